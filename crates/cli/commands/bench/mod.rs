@@ -1,0 +1,18 @@
+//! `sumito bench <part>`: measurements printed as `name: value unit` lines, so
+//! that scripts and closing notes can quote them. Each part has its own module.
+
+use clap::{Args as ClapArgs, ValueEnum};
+
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// Which part of the system to measure.
+    #[arg(value_enum)]
+    part: Part,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Part {}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.part {}
+}

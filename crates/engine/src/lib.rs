@@ -1,0 +1,1 @@
+//! The rules of Abalone. This crate knows nothing of search or networks.

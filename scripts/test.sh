@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs every check of the project on a fresh machine: installs what is missing
+# (idempotently), then formatting, lints and the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# libgomp spin-waits for work by default, which starves the other threads of a
+# small machine; tests and tools run many threads of their own.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
+
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo test --workspace
