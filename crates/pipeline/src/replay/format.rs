@@ -1,0 +1,622 @@
+//! The replay file: one finished self-play game, compact, versioned and
+//! checksummed. Little-endian throughout:
+//!
+//! ```text
+//! magic            8  b"SUMITOG\0"
+//! version          2  FORMAT_VERSION
+//! marbles_to_win   1  ┐
+//! max_plies        4  │ the game's Rules (0 = no limit)
+//! no_push_off      4  ┘
+//! model generation 4  the model that played it
+//! outcome          1  0 Black won, 1 White won, 2 draw
+//! end reason       1  0 marbles off, 1 move limit, 2 no push-off, 3 no legal move, 4 resignation
+//! resignation      1  bit 0: resignation was disabled to measure false resignations
+//!                     bits 1-2: who would have resigned (0 nobody, 1 Black, 2 White)
+//! off at the end   2  marbles of Black, White pushed off when the game ended
+//! position count   4
+//! positions        …  one record per position (below)
+//! crc32c           4  of every byte before it
+//! ```
+//!
+//! A position record (29 bytes + one per legal move when it has a policy):
+//!
+//! ```text
+//! black, white     8+8  one bit per cell index (0 = A1 … 60 = I9)
+//! side and flags   1    bit 0: White to move; bit 1: has a policy target (a full search)
+//! off              2    marbles of Black, White pushed off
+//! ply              4
+//! since push-off   4    plies since the last push-off
+//! played action    2    the move played from here
+//! root value       2    the search's value for the side to move, × 32767
+//! legal count      2    number of legal moves (checked against the rules at load)
+//! policy           n    only with a policy target: one byte per legal move, in
+//!                       Position::legal_moves() order, probability × 255
+//! ```
+
+use sumito_engine::{Cell, Color, EndReason, Move, Outcome, Position, Rules};
+
+use crate::crc::crc32c;
+
+pub const MAGIC: [u8; 8] = *b"SUMITOG\0";
+pub const FORMAT_VERSION: u16 = 1;
+const HEADER_LEN: usize = 8 + 2 + 9 + 4 + 3 + 2 + 4;
+const POSITION_FIXED_LEN: usize = 16 + 1 + 2 + 4 + 4 + 2 + 2 + 2;
+
+/// How a recorded game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum GameEnd {
+    /// By the rules (marbles off, move limit, no push-off, no legal move).
+    Rules(EndReason),
+    /// The loser resigned because the search's value stayed below the threshold.
+    Resignation,
+}
+
+/// One position of a recorded game.
+#[derive(Clone, PartialEq, Debug)]
+pub struct PositionRecord {
+    pub position: Position,
+    /// The move played from this position.
+    pub played: Move,
+    /// The root search value for the side to move, in [-1, 1].
+    pub root_value: f32,
+    /// The policy target over `position.legal_moves()` in that order,
+    /// quantized to 0..=255; `None` for a cheap search (playout cap
+    /// randomization) that is not a training target.
+    pub policy: Option<Vec<u8>>,
+}
+
+/// A finished self-play game.
+#[derive(Clone, PartialEq, Debug)]
+pub struct GameRecord {
+    pub rules: Rules,
+    pub model_generation: u32,
+    pub outcome: Outcome,
+    pub end: GameEnd,
+    /// Resignation was switched off for this game so that it is played out
+    /// and false resignations can be measured.
+    pub resignation_disabled: bool,
+    /// The first side whose value fell below the resignation threshold for
+    /// long enough, whether or not it resigned.
+    pub would_resign: Option<Color>,
+    /// Marbles of Black and White pushed off at the end.
+    pub final_off: [u8; 2],
+    pub positions: Vec<PositionRecord>,
+}
+
+impl GameRecord {
+    /// The final marble difference from `color`'s side: the opponent's
+    /// marbles pushed off minus its own.
+    pub fn marble_difference_for(&self, color: Color) -> i32 {
+        i32::from(self.final_off[color.opponent().index()])
+            - i32::from(self.final_off[color.index()])
+    }
+
+    /// The result for `color`: 1 win, 0 draw, -1 loss.
+    pub fn result_for(&self, color: Color) -> i8 {
+        match self.outcome {
+            Outcome::Win(winner) if winner == color => 1,
+            Outcome::Win(_) => -1,
+            Outcome::Draw => 0,
+        }
+    }
+
+    /// Positions that carry a policy target.
+    pub fn training_positions(&self) -> usize {
+        self.positions
+            .iter()
+            .filter(|record| record.policy.is_some())
+            .count()
+    }
+}
+
+/// Quantizes a probability distribution to bytes (the stored policy form).
+pub fn quantize_policy(probabilities: impl IntoIterator<Item = f32>) -> Vec<u8> {
+    probabilities
+        .into_iter()
+        .map(|p| (p.clamp(0.0, 1.0) * 255.0).round() as u8)
+        .collect()
+}
+
+/// Turns a stored policy back into probabilities summing to one (uniform if
+/// every entry rounded to zero).
+pub fn dequantize_policy(policy: &[u8]) -> Vec<f32> {
+    let total: u32 = policy.iter().map(|&q| u32::from(q)).sum();
+    if total == 0 {
+        return vec![1.0 / policy.len().max(1) as f32; policy.len()];
+    }
+    policy
+        .iter()
+        .map(|&q| f32::from(q) / total as f32)
+        .collect()
+}
+
+/// What is wrong with a replay file's bytes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    #[error("not a replay file (bad magic bytes)")]
+    BadMagic,
+    #[error(
+        "replay format version {found} is not supported (this sumito reads version {FORMAT_VERSION})"
+    )]
+    UnsupportedVersion { found: u16 },
+    #[error("truncated: {length} bytes, {needed} needed")]
+    Truncated { length: usize, needed: usize },
+    #[error("checksum mismatch (stored {stored:08x}, computed {computed:08x})")]
+    Checksum { stored: u32, computed: u32 },
+    #[error("position {index}: {problem}")]
+    BadPosition { index: usize, problem: String },
+    #[error("{0}")]
+    BadHeader(String),
+    #[error("{extra} unexpected bytes after the last position")]
+    TrailingBytes { extra: usize },
+}
+
+fn dense_board(position: &Position, color: Color) -> u64 {
+    position
+        .marbles(color)
+        .fold(0u64, |board, cell| board | (1u64 << cell.index()))
+}
+
+/// Writes the position text of the given parts and reads it back: the
+/// engine's public way to build a position from its contents.
+fn rebuild_position(boards: [u64; 2], side: Color, off: [u8; 2]) -> Result<Position, String> {
+    if boards[0] & boards[1] != 0 {
+        return Err("a cell holds both colours".into());
+    }
+    if (boards[0] | boards[1]) >> sumito_engine::CELL_COUNT != 0 {
+        return Err("a marble lies outside the 61 cells".into());
+    }
+    let mut text = String::with_capacity(80);
+    for row in (0..9u8).rev() {
+        let mut empty = 0;
+        for cell in Cell::all().filter(|cell| cell.row() == row) {
+            let bit = 1u64 << cell.index();
+            let letter = if boards[0] & bit != 0 {
+                'b'
+            } else if boards[1] & bit != 0 {
+                'w'
+            } else {
+                empty += 1;
+                continue;
+            };
+            if empty > 0 {
+                text.push(char::from(b'0' + empty));
+                empty = 0;
+            }
+            text.push(letter);
+        }
+        if empty > 0 {
+            text.push(char::from(b'0' + empty));
+        }
+        text.push(if row == 0 { ' ' } else { '/' });
+    }
+    text.push(if side == Color::Black { 'b' } else { 'w' });
+    text.push_str(&format!(" {} {}", off[0], off[1]));
+    Position::from_fen(&text).map_err(|err| err.to_string())
+}
+
+fn encode_rules(out: &mut Vec<u8>, rules: Rules) {
+    out.push(rules.marbles_to_win);
+    out.extend_from_slice(&rules.max_plies.unwrap_or(0).to_le_bytes());
+    out.extend_from_slice(&rules.no_push_off_plies.unwrap_or(0).to_le_bytes());
+}
+
+fn end_code(end: GameEnd) -> u8 {
+    match end {
+        GameEnd::Rules(EndReason::MarblesOff) => 0,
+        GameEnd::Rules(EndReason::MoveLimit) => 1,
+        GameEnd::Rules(EndReason::NoPushOff) => 2,
+        GameEnd::Rules(EndReason::NoLegalMoves) => 3,
+        GameEnd::Resignation => 4,
+    }
+}
+
+fn color_code(color: Option<Color>) -> u8 {
+    match color {
+        None => 0,
+        Some(Color::Black) => 1,
+        Some(Color::White) => 2,
+    }
+}
+
+/// The bytes of a replay file holding `game`.
+pub fn encode_game(game: &GameRecord) -> Vec<u8> {
+    let policy_bytes: usize = game
+        .positions
+        .iter()
+        .map(|p| p.policy.as_ref().map_or(0, Vec::len))
+        .sum();
+    let mut out = Vec::with_capacity(
+        HEADER_LEN + game.positions.len() * POSITION_FIXED_LEN + policy_bytes + 4,
+    );
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    encode_rules(&mut out, game.rules);
+    out.extend_from_slice(&game.model_generation.to_le_bytes());
+    out.push(match game.outcome {
+        Outcome::Win(Color::Black) => 0,
+        Outcome::Win(Color::White) => 1,
+        Outcome::Draw => 2,
+    });
+    out.push(end_code(game.end));
+    out.push(u8::from(game.resignation_disabled) | (color_code(game.would_resign) << 1));
+    out.extend_from_slice(&game.final_off);
+    out.extend_from_slice(&(game.positions.len() as u32).to_le_bytes());
+    for record in &game.positions {
+        let position = &record.position;
+        out.extend_from_slice(&dense_board(position, Color::Black).to_le_bytes());
+        out.extend_from_slice(&dense_board(position, Color::White).to_le_bytes());
+        let side = u8::from(position.side_to_move() == Color::White);
+        out.push(side | (u8::from(record.policy.is_some()) << 1));
+        out.push(position.marbles_off(Color::Black));
+        out.push(position.marbles_off(Color::White));
+        out.extend_from_slice(&position.ply().to_le_bytes());
+        out.extend_from_slice(&position.plies_since_push_off().to_le_bytes());
+        out.extend_from_slice(&(record.played.action() as u16).to_le_bytes());
+        out.extend_from_slice(
+            &((record.root_value.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes(),
+        );
+        let legal = position.count_legal_moves();
+        out.extend_from_slice(&(legal as u16).to_le_bytes());
+        if let Some(policy) = &record.policy {
+            debug_assert_eq!(policy.len(), legal, "policy must cover the legal moves");
+            out.extend_from_slice(policy);
+        }
+    }
+    let crc = crc32c(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, count: usize) -> Result<&'a [u8], FormatError> {
+        let end = self.at + count;
+        let slice = self.bytes.get(self.at..end).ok_or(FormatError::Truncated {
+            length: self.bytes.len(),
+            needed: end,
+        })?;
+        self.at = end;
+        Ok(slice)
+    }
+    fn u8(&mut self) -> Result<u8, FormatError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16, FormatError> {
+        Ok(u16::from_le_bytes(
+            self.take(2)?.try_into().expect("2 bytes"),
+        ))
+    }
+    fn u32(&mut self) -> Result<u32, FormatError> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+    fn u64(&mut self) -> Result<u64, FormatError> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+}
+
+fn nonzero(value: u32) -> Option<u32> {
+    (value != 0).then_some(value)
+}
+
+/// The header fields every reader needs before the positions: checked
+/// magic and version.
+fn read_header(cursor: &mut Cursor<'_>) -> Result<(), FormatError> {
+    if cursor.take(8).map_err(|_| FormatError::BadMagic)? != MAGIC {
+        return Err(FormatError::BadMagic);
+    }
+    let version = cursor.u16()?;
+    if version != FORMAT_VERSION {
+        return Err(FormatError::UnsupportedVersion { found: version });
+    }
+    Ok(())
+}
+
+/// Reads the bytes of a replay file, checking the checksum, every field, and
+/// that each stored position and policy agree with the rules.
+pub fn decode_game(bytes: &[u8]) -> Result<GameRecord, FormatError> {
+    let mut cursor = Cursor { bytes, at: 0 };
+    read_header(&mut cursor)?;
+    if bytes.len() < HEADER_LEN + 4 {
+        return Err(FormatError::Truncated {
+            length: bytes.len(),
+            needed: HEADER_LEN + 4,
+        });
+    }
+    let (body, stored) = bytes.split_at(bytes.len() - 4);
+    let stored = u32::from_le_bytes(stored.try_into().expect("4 bytes"));
+    let computed = crc32c(body);
+    if stored != computed {
+        return Err(FormatError::Checksum { stored, computed });
+    }
+    let mut cursor = Cursor {
+        bytes: body,
+        at: 10,
+    };
+    let marbles_to_win = cursor.u8()?;
+    let rules = Rules {
+        marbles_to_win,
+        max_plies: nonzero(cursor.u32()?),
+        no_push_off_plies: nonzero(cursor.u32()?),
+    };
+    if !(1..=14).contains(&marbles_to_win) {
+        return Err(FormatError::BadHeader(format!(
+            "marbles to win {marbles_to_win} is not 1-14"
+        )));
+    }
+    let model_generation = cursor.u32()?;
+    let outcome = match cursor.u8()? {
+        0 => Outcome::Win(Color::Black),
+        1 => Outcome::Win(Color::White),
+        2 => Outcome::Draw,
+        other => {
+            return Err(FormatError::BadHeader(format!(
+                "unknown outcome code {other}"
+            )));
+        }
+    };
+    let end = match cursor.u8()? {
+        0 => GameEnd::Rules(EndReason::MarblesOff),
+        1 => GameEnd::Rules(EndReason::MoveLimit),
+        2 => GameEnd::Rules(EndReason::NoPushOff),
+        3 => GameEnd::Rules(EndReason::NoLegalMoves),
+        4 => GameEnd::Resignation,
+        other => return Err(FormatError::BadHeader(format!("unknown end code {other}"))),
+    };
+    let resignation = cursor.u8()?;
+    let would_resign = match resignation >> 1 {
+        0 => None,
+        1 => Some(Color::Black),
+        2 => Some(Color::White),
+        _ => {
+            return Err(FormatError::BadHeader(format!(
+                "bad resignation byte {resignation:#04x}"
+            )));
+        }
+    };
+    let final_off = [cursor.u8()?, cursor.u8()?];
+    let count = cursor.u32()? as usize;
+    // Each record is at least POSITION_FIXED_LEN bytes: refuse absurd counts
+    // before allocating for them.
+    if count > body.len() / POSITION_FIXED_LEN {
+        return Err(FormatError::BadHeader(format!(
+            "position count {count} exceeds the file size"
+        )));
+    }
+    let mut positions = Vec::with_capacity(count);
+    for index in 0..count {
+        let bad = |problem: String| FormatError::BadPosition { index, problem };
+        let boards = [cursor.u64()?, cursor.u64()?];
+        let flags = cursor.u8()?;
+        let side = if flags & 1 == 1 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let off = [cursor.u8()?, cursor.u8()?];
+        let ply = cursor.u32()?;
+        let since_push_off = cursor.u32()?;
+        let position = rebuild_position(boards, side, off)
+            .map_err(bad)?
+            .with_rules(rules)
+            .with_ply_counters(ply, since_push_off);
+        let played = Move::from_action(usize::from(cursor.u16()?))
+            .ok_or_else(|| bad("unknown action".into()))?;
+        if !position.is_legal(played) {
+            return Err(bad(format!("played move {played} is not legal here")));
+        }
+        let root_value = f32::from(cursor.u16()? as i16) / 32767.0;
+        let legal = usize::from(cursor.u16()?);
+        let actual = position.count_legal_moves();
+        if legal != actual {
+            return Err(bad(format!(
+                "records {legal} legal moves, the rules give {actual}"
+            )));
+        }
+        let policy = if flags & 2 != 0 {
+            Some(cursor.take(legal)?.to_vec())
+        } else {
+            None
+        };
+        positions.push(PositionRecord {
+            position,
+            played,
+            root_value,
+            policy,
+        });
+    }
+    if cursor.at != body.len() {
+        return Err(FormatError::TrailingBytes {
+            extra: body.len() - cursor.at,
+        });
+    }
+    Ok(GameRecord {
+        rules,
+        model_generation,
+        outcome,
+        end,
+        resignation_disabled: resignation & 1 == 1,
+        would_resign,
+        final_off,
+        positions,
+    })
+}
+
+/// The header of a replay file without its positions, for counting a store's
+/// contents without decoding every game.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct GameSummary {
+    pub model_generation: u32,
+    pub positions: u32,
+}
+
+/// Reads only the header (no checksum check: the full load does that).
+pub fn peek_summary(bytes: &[u8]) -> Result<GameSummary, FormatError> {
+    let mut cursor = Cursor { bytes, at: 0 };
+    read_header(&mut cursor)?;
+    cursor.take(9)?;
+    let model_generation = cursor.u32()?;
+    cursor.take(5)?;
+    Ok(GameSummary {
+        model_generation,
+        positions: cursor.u32()?,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use sumito_engine::Layout;
+
+    /// A random game under `rules`, with a policy target on every other position.
+    pub(crate) fn random_game(seed: u64, rules: Rules) -> GameRecord {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut position = Position::start(Layout::BelgianDaisy, rules);
+        let mut positions = Vec::new();
+        while position.outcome().is_none() {
+            let moves = position.legal_moves();
+            let played = moves[rng.random_range(0..moves.len())];
+            let policy = (positions.len() % 2 == 0).then(|| {
+                let raw: Vec<f32> = (0..moves.len()).map(|_| rng.random::<f32>()).collect();
+                let sum: f32 = raw.iter().sum();
+                quantize_policy(raw.iter().map(|p| p / sum))
+            });
+            positions.push(PositionRecord {
+                position,
+                played,
+                root_value: rng.random_range(-1.0..1.0),
+                policy,
+            });
+            position = position.play(played);
+        }
+        let (outcome, reason) = position.outcome().unwrap();
+        GameRecord {
+            rules,
+            model_generation: 7,
+            outcome,
+            end: GameEnd::Rules(reason),
+            resignation_disabled: true,
+            would_resign: Some(Color::White),
+            final_off: [
+                position.marbles_off(Color::Black),
+                position.marbles_off(Color::White),
+            ],
+            positions,
+        }
+    }
+
+    fn limited_rules() -> Rules {
+        Rules {
+            marbles_to_win: 6,
+            max_plies: Some(120),
+            no_push_off_plies: None,
+        }
+    }
+
+    #[test]
+    fn a_game_round_trips_exactly() {
+        let game = random_game(1, limited_rules());
+        let bytes = encode_game(&game);
+        let decoded = decode_game(&bytes).unwrap();
+        assert_eq!(decoded.positions.len(), game.positions.len());
+        for (a, b) in decoded.positions.iter().zip(&game.positions) {
+            assert_eq!(a.position, b.position);
+            assert_eq!(a.played, b.played);
+            assert_eq!(a.policy, b.policy);
+            assert!((a.root_value - b.root_value).abs() < 1e-4);
+        }
+        assert_eq!(decoded.rules, game.rules);
+        assert_eq!(
+            (decoded.outcome, decoded.end, decoded.final_off),
+            (game.outcome, game.end, game.final_off)
+        );
+        assert_eq!(
+            (decoded.resignation_disabled, decoded.would_resign),
+            (true, Some(Color::White))
+        );
+        let summary = peek_summary(&bytes).unwrap();
+        assert_eq!(
+            summary,
+            GameSummary {
+                model_generation: 7,
+                positions: game.positions.len() as u32
+            }
+        );
+    }
+
+    #[test]
+    fn positions_stay_within_256_bytes_on_average_and_worst_case() {
+        let game = random_game(2, limited_rules());
+        let bytes = encode_game(&game).len();
+        let per_position = bytes as f64 / game.positions.len() as f64;
+        assert!(per_position <= 256.0, "{per_position} bytes per position");
+        let worst = game
+            .positions
+            .iter()
+            .map(|p| POSITION_FIXED_LEN + p.position.count_legal_moves())
+            .max()
+            .unwrap();
+        assert!(worst <= 256, "worst position takes {worst} bytes");
+    }
+
+    #[test]
+    fn every_truncation_and_every_flipped_bit_is_detected() {
+        let game = random_game(
+            3,
+            Rules {
+                max_plies: Some(12),
+                ..limited_rules()
+            },
+        );
+        let bytes = encode_game(&game);
+        for length in 0..bytes.len() {
+            assert!(
+                decode_game(&bytes[..length]).is_err(),
+                "truncated to {length} bytes"
+            );
+        }
+        for index in 0..bytes.len() {
+            let mut corrupt = bytes.clone();
+            corrupt[index] ^= 1 << (index % 8);
+            assert!(decode_game(&corrupt).is_err(), "flip at byte {index}");
+        }
+    }
+
+    #[test]
+    fn versions_are_checked_before_anything_else() {
+        let mut bytes = encode_game(&random_game(
+            4,
+            Rules {
+                max_plies: Some(4),
+                ..limited_rules()
+            },
+        ));
+        bytes[8] = 9;
+        assert_eq!(
+            decode_game(&bytes),
+            Err(FormatError::UnsupportedVersion { found: 9 })
+        );
+        assert_eq!(
+            decode_game(b"PK\x03\x04 not a replay"),
+            Err(FormatError::BadMagic)
+        );
+    }
+
+    #[test]
+    fn policies_dequantize_to_distributions() {
+        let policy = quantize_policy([0.5, 0.25, 0.25, 0.0]);
+        assert_eq!(policy, vec![128, 64, 64, 0]);
+        let back = dequantize_policy(&policy);
+        assert!((back.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        assert_eq!(dequantize_policy(&[0, 0]), vec![0.5, 0.5]);
+    }
+}

@@ -1,0 +1,4 @@
+//! Self-play games on disk ([`format`], [`files`]) and the sliding-window
+//! store the trainer samples from ([`store`]).
+
+pub mod format;
