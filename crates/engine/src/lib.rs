@@ -1,1 +1,61 @@
-//! The rules of Abalone. This crate knows nothing of search or networks.
+//! The complete rules of two-player Abalone on bitboards: positions, legal
+//! moves, the fixed action space, notation, start layouts, symmetries, game
+//! end and perft. This crate knows nothing of search or networks.
+//!
+//! # Board and bitboards
+//!
+//! The 61 [`Cell`]s are numbered 0..61 row by row: A1..A5, B1..B6, …, I5..I9
+//! (row A at the bottom, Black's side; diagonals 1..9 from the left). A
+//! [`Position`] keeps one `u128` bitboard per colour in which cell
+//! `(row, diag)` (row 0 = A … 8 = I) is bit `(row + 1) * 10 + diag`. Column 0
+//! of every row and the rows below A and above I are padding and never hold a
+//! marble, so a step in a [`Direction`] is a constant shift (E +1, W −1,
+//! NE +11, SW −11, NW +10, SE −10) and a marble stepping off the board lands
+//! on a padding bit rather than on another cell. Move generation works on
+//! whole bitboards: for each direction a few shifts and ands give the set of
+//! leading marbles of every legal inline move of each group size (including
+//! the sumitos 2-1, 3-1, 3-2 and push-offs), and for each of the three group
+//! axes and four sideways directions the first cells of every legal
+//! broadside. Counting the moves of a position is then a popcount per set,
+//! which is how [`perft`] counts the last ply without making the moves.
+//!
+//! # Action space
+//!
+//! A [`Move`] is one of the [`ACTION_COUNT`] = 1734 (group, direction) pairs
+//! that can ever be legal, identified by its action index (the network's
+//! policy index): 312 single-marble moves, then 462 inline moves of 2–3
+//! marbles, then 960 broadsides. The exact, stable ordering is documented in
+//! [`action`] and pinned by tests. [`Symmetry`] maps action indices under the
+//! 12 symmetries of the hexagon.
+//!
+//! # Game end
+//!
+//! [`Rules`] (part of each position) say when the game ends: at
+//! `marbles_to_win` marbles pushed off (6 by default), optionally at a move
+//! limit, and optionally after K plies without a push-off (then row E
+//! decides). Both limits count plies, i.e. single turns. A finished position
+//! has no legal moves.
+//!
+//! # Text
+//!
+//! Positions read and print the text format of [`fen`]
+//! (`wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0`), moves print in
+//! Aba-Pro notation and parse in Aba-Pro or the comma form ([`notation`]).
+
+pub mod action;
+mod board;
+pub mod fen;
+mod layout;
+pub mod notation;
+mod perft;
+mod position;
+mod symmetry;
+
+pub use action::{ACTION_COUNT, MAX_LEGAL_MOVES, Move, MoveList, MoveListIntoIter};
+pub use board::{CELL_COUNT, Cell, CellParseError, Color, Direction};
+pub use fen::PositionParseError;
+pub use layout::{Layout, LayoutError};
+pub use notation::MoveParseError;
+pub use perft::{perft, perft_divide};
+pub use position::{EndReason, IllegalMove, MARBLES_PER_SIDE, Outcome, Position, Rules};
+pub use symmetry::Symmetry;

@@ -1,0 +1,261 @@
+//! The position text format ("FEN"), read and written with an exact round trip:
+//!
+//! ```text
+//! <row I>/<row H>/…/<row A> <side> <black off> <white off>
+//! ```
+//!
+//! Each row lists its cells from the lowest diagonal up: `b` a black marble,
+//! `w` a white one, a digit 1–9 that many empty cells (adjacent digits add
+//! up; printing always merges them). The side to move is `b` or `w`; the last
+//! two numbers say how many black and white marbles are already off the
+//! board. The Standard start is
+//! `wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0`.
+//!
+//! The text carries no ply counters and no rules: a position read from text
+//! starts at ply 0 under the default [`Rules`] (see [`Position::with_rules`]).
+
+use crate::board::{Cell, Color, row_max_diag, row_min_diag};
+use crate::position::{MARBLES_PER_SIDE, Position, Rules};
+use std::fmt;
+use std::str::FromStr;
+
+/// What is wrong with a position text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionParseError {
+    #[error(
+        "expected 4 fields separated by spaces (board, side to move, black marbles off, white marbles off), found {found}"
+    )]
+    FieldCount { found: usize },
+    #[error("the board has {found} rows separated by '/', expected 9 (row I first, row A last)")]
+    RowCount { found: usize },
+    #[error("row {row} has {found} cells, expected {expected}")]
+    RowLength {
+        row: char,
+        found: usize,
+        expected: usize,
+    },
+    #[error("row {row}, character {column}: unknown {found:?} (expected b, w or a digit 1-9)")]
+    UnknownCharacter {
+        row: char,
+        column: usize,
+        found: char,
+    },
+    #[error("side to move {found:?} must be b or w")]
+    BadSide { found: String },
+    #[error("{color} marbles off {found:?} is not a whole number 0-14")]
+    BadOffCount { color: Color, found: String },
+    #[error("{count} {color} marbles on the board, at most 14 allowed")]
+    TooManyOnBoard { color: Color, count: u32 },
+    #[error(
+        "{color} has {on_board} marbles on the board and {off} off, {} in all; each side has 14",
+        on_board + u32::from(*off)
+    )]
+    TooManyMarbles {
+        color: Color,
+        on_board: u32,
+        off: u8,
+    },
+}
+
+const ROW_LETTERS: &[u8; 9] = b"ABCDEFGHI";
+
+impl Position {
+    /// Reads the position text format (see [`crate::fen`]) under default [`Rules`].
+    pub fn from_fen(text: &str) -> Result<Position, PositionParseError> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        let [board, side, black_off, white_off] = fields[..] else {
+            return Err(PositionParseError::FieldCount {
+                found: fields.len(),
+            });
+        };
+        let rows: Vec<&str> = board.split('/').collect();
+        if rows.len() != 9 {
+            return Err(PositionParseError::RowCount { found: rows.len() });
+        }
+        let mut marbles = [0u128; 2];
+        for (text_row, row_text) in rows.iter().enumerate() {
+            let row = 8 - text_row as u8;
+            let letter = char::from(ROW_LETTERS[usize::from(row)]);
+            let first = row_min_diag(i32::from(row)) as u8;
+            let expected =
+                (row_max_diag(i32::from(row)) - row_min_diag(i32::from(row)) + 1) as usize;
+            let mut filled = 0usize;
+            for (column, ch) in row_text.chars().enumerate() {
+                let color = match ch {
+                    'b' => Some(Color::Black),
+                    'w' => Some(Color::White),
+                    '1'..='9' => None,
+                    _ => {
+                        return Err(PositionParseError::UnknownCharacter {
+                            row: letter,
+                            column: column + 1,
+                            found: ch,
+                        });
+                    }
+                };
+                match color {
+                    Some(color) => {
+                        // Cells past the row's end are reported below as a length error.
+                        if let Some(cell) = Cell::from_row_diag(row, first + filled as u8)
+                            .filter(|_| filled < expected)
+                        {
+                            marbles[color.index()] |= cell.bit();
+                        }
+                        filled += 1;
+                    }
+                    None => filled += ch as usize - '0' as usize,
+                }
+            }
+            if filled != expected {
+                return Err(PositionParseError::RowLength {
+                    row: letter,
+                    found: filled,
+                    expected,
+                });
+            }
+        }
+        let side = match side {
+            "b" => Color::Black,
+            "w" => Color::White,
+            _ => {
+                return Err(PositionParseError::BadSide {
+                    found: side.to_string(),
+                });
+            }
+        };
+        let mut off = [0u8; 2];
+        for (color, text) in [(Color::Black, black_off), (Color::White, white_off)] {
+            let count = text
+                .parse::<u8>()
+                .ok()
+                .filter(|&n| n <= MARBLES_PER_SIDE && text.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| PositionParseError::BadOffCount {
+                    color,
+                    found: text.to_string(),
+                })?;
+            let on_board = marbles[color.index()].count_ones();
+            if on_board > u32::from(MARBLES_PER_SIDE) {
+                return Err(PositionParseError::TooManyOnBoard {
+                    color,
+                    count: on_board,
+                });
+            }
+            if on_board + u32::from(count) > u32::from(MARBLES_PER_SIDE) {
+                return Err(PositionParseError::TooManyMarbles {
+                    color,
+                    on_board,
+                    off: count,
+                });
+            }
+            off[color.index()] = count;
+        }
+        Ok(Position::from_parts(marbles, side, off, Rules::default()))
+    }
+}
+
+impl FromStr for Position {
+    type Err = PositionParseError;
+    fn from_str(text: &str) -> Result<Position, PositionParseError> {
+        Position::from_fen(text)
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for row in (0..9u8).rev() {
+            let mut empty_run = 0;
+            for diag in row_min_diag(i32::from(row))..=row_max_diag(i32::from(row)) {
+                let cell = Cell::from_row_diag(row, diag as u8).expect("diagonal within the row");
+                match self.at(cell) {
+                    None => empty_run += 1,
+                    Some(color) => {
+                        if empty_run > 0 {
+                            write!(f, "{empty_run}")?;
+                            empty_run = 0;
+                        }
+                        write!(f, "{}", color.letter())?;
+                    }
+                }
+            }
+            if empty_run > 0 {
+                write!(f, "{empty_run}")?;
+            }
+            if row > 0 {
+                f.write_str("/")?;
+            }
+        }
+        write!(
+            f,
+            " {} {} {}",
+            self.side_to_move().letter(),
+            self.marbles_off(Color::Black),
+            self.marbles_off(Color::White)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STANDARD: &str = "wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0";
+
+    #[test]
+    fn standard_round_trip() {
+        let position = Position::from_fen(STANDARD).unwrap();
+        assert_eq!(position.to_string(), STANDARD);
+        assert_eq!(position.marble_count(Color::Black), 14);
+        assert_eq!(position.marble_count(Color::White), 14);
+        assert_eq!(position.at("C3".parse().unwrap()), Some(Color::Black));
+        assert_eq!(position.at("G7".parse().unwrap()), Some(Color::White));
+        assert_eq!(position.at("C2".parse().unwrap()), None);
+        assert_eq!(position.side_to_move(), Color::Black);
+    }
+
+    #[test]
+    fn printing_merges_empty_runs() {
+        let position = Position::from_fen("5/6/7/8/54/8/7/6/32 w 3 4").unwrap();
+        assert_eq!(position.to_string(), "5/6/7/8/9/8/7/6/5 w 3 4");
+        let position = Position::from_fen("5/6/7/8/1b1b1b3/8/7/6/32  w\t0 0").unwrap();
+        assert_eq!(position.to_string(), "5/6/7/8/1b1b1b3/8/7/6/5 w 0 0");
+    }
+
+    fn error(text: &str) -> String {
+        Position::from_fen(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn errors_say_what_and_where() {
+        assert!(error("").contains("found 0"));
+        assert!(error(STANDARD.strip_suffix(" 0").unwrap()).contains("found 3"));
+        assert!(error(&format!("{STANDARD} 7")).contains("found 5"));
+        assert!(error("5/6/7/8/9/8/7/6 b 0 0").contains("8 rows"));
+        assert_eq!(
+            error("5/6/7/8/9/8/7/6/4 b 0 0"),
+            "row A has 4 cells, expected 5"
+        );
+        assert_eq!(
+            error("5/6/7/8/bbbbbbbbbb/8/7/6/5 b 0 0"),
+            "row E has 10 cells, expected 9"
+        );
+        assert_eq!(
+            error("5/6/7/8/4x4/8/7/6/5 b 0 0"),
+            "row E, character 2: unknown 'x' (expected b, w or a digit 1-9)"
+        );
+        assert!(error("5/6/7/8/405/8/7/6/5 b 0 0").contains("unknown '0'"));
+        assert!(error("5/6/7/8/9/8/7/6/5 B 0 0").contains("side to move \"B\""));
+        assert!(error("5/6/7/8/9/8/7/6/5 b x 0").contains("black marbles off \"x\""));
+        assert!(error("5/6/7/8/9/8/7/6/5 b 0 15").contains("white marbles off \"15\""));
+        assert!(error("5/6/7/8/9/8/7/6/5 b +1 0").contains("black marbles off"));
+        assert_eq!(
+            error("5/6/7/8/9/8/bbbbbbb/bbbbbb/bbbbb b 0 0"),
+            "18 black marbles on the board, at most 14 allowed"
+        );
+        assert_eq!(
+            error(&STANDARD.replace("b 0 0", "b 0 1")),
+            "white has 14 marbles on the board and 1 off, 15 in all; each side has 14"
+        );
+        // Game-over positions are fine.
+        assert!(Position::from_fen("5/6/7/8/9/8/7/6/bbbbb w 0 6").is_ok());
+    }
+}

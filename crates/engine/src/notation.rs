@@ -1,0 +1,331 @@
+//! Move notation, printed and parsed.
+//!
+//! **Aba-Pro** (what [`Move`] displays): an inline move is the trailing
+//! marble's cell followed by the cell it moves to (`A1B2`); the group's size
+//! is not written, so reading it in a position takes the run of the mover's
+//! own marbles that starts at the trailing cell and goes in the direction of
+//! motion, capped at 3 (with own marbles on A1, B2, C3, `A1B2` moves all
+//! three; with a fourth on D4 it is blocked by it). A broadside move is the
+//! group's two end cells followed by the destination of the first one
+//! (`C3C5D4`: C3-C4-C5 step NE); this crate prints the end with the lower
+//! cell index first.
+//!
+//! **Comma form** (accepted on input, printed by [`Move::to_comma_notation`]):
+//! `GROUP,DESTINATION`. `GROUP` is one cell or two end cells joined by `-`
+//! (`g5-h6`, `c3-c5`), naming exactly the marbles that move. `DESTINATION` is
+//! either
+//! * one cell: where the **first named** end of the group goes (`b2,c2`;
+//!   `g5-h6,f4` moves g5-h6 inline SW, g5 entering f4; `c3-c5,d4` steps
+//!   C3-C5 NE). If that cell is not next to the first end but is next to the
+//!   second one, it is where the second end goes (`g5-h6,i7` moves NE); or
+//! * two cells: the group's end cells after the move, in either order
+//!   (`g5-h6,g4-h5` steps W; `g5-h6,h6-i7` moves inline NE).
+//!
+//! A destination along the group's line makes an inline move, any other a
+//! broadside. Both forms are case-insensitive and ignore surrounding spaces.
+
+use crate::action::Move;
+use crate::board::{Cell, CellParseError, Direction};
+use crate::position::{IllegalMove, Position};
+use std::fmt;
+
+impl fmt::Display for Move {
+    /// Aba-Pro notation; see [`crate::notation`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cells: Vec<Cell> = self.cells().collect();
+        let first = cells[0];
+        let dest = first
+            .neighbour(self.direction())
+            .expect("every action's destinations are on the board");
+        if self.is_broadside() {
+            write!(f, "{first}{}{dest}", cells[cells.len() - 1])
+        } else {
+            write!(f, "{first}{dest}")
+        }
+    }
+}
+
+impl Move {
+    /// The comma form: `b2,c2`; inline groups as `g5-h6,f4` (the end cells
+    /// with the leading marble first, then where it goes); broadsides as
+    /// `g5-h6,g4-h5` (end cells from the lower index, then their destinations).
+    pub fn to_comma_notation(self) -> String {
+        let cells: Vec<Cell> = self.cells().collect();
+        let dir = self.direction();
+        let lower = |cell: Cell| cell.to_string().to_ascii_lowercase();
+        let dest = |cell: Cell| {
+            lower(
+                cell.neighbour(dir)
+                    .expect("every action's destinations are on the board"),
+            )
+        };
+        let (first, last) = (cells[0], cells[cells.len() - 1]);
+        if cells.len() == 1 {
+            format!("{},{}", lower(first), dest(first))
+        } else if self.is_broadside() {
+            format!(
+                "{}-{},{}-{}",
+                lower(first),
+                lower(last),
+                dest(first),
+                dest(last)
+            )
+        } else {
+            format!("{}-{},{}", lower(last), lower(first), dest(last))
+        }
+    }
+}
+
+/// Why a text is not a legal move in a position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveParseError {
+    #[error(
+        "cannot read {text:?} as a move: expected Aba-Pro (A1B2, C3C5D4) or the comma form (b2,c2 / g5-h6,f4 / g5-h6,g4-h5)"
+    )]
+    Syntax { text: String },
+    #[error("in move {text:?}: {source}")]
+    BadCell {
+        text: String,
+        source: CellParseError,
+    },
+    #[error("move {text:?}: {from} and {to} are not on one line")]
+    NotInLine { text: String, from: Cell, to: Cell },
+    #[error("move {text:?}: {from} to {to} spans more than three marbles")]
+    TooManyMarbles { text: String, from: Cell, to: Cell },
+    #[error("move {text:?}: {dest} is not next to the group")]
+    NotAdjacent { text: String, dest: Cell },
+    #[error("move {text:?}: the destination is not the group moved one step")]
+    DestinationMismatch { text: String },
+    #[error("move {text:?} is illegal: {reason}")]
+    Illegal { text: String, reason: IllegalMove },
+}
+
+/// A group named by its two end cells: the first end, the direction towards
+/// the other end (`None` for a single marble), and its length.
+struct Group {
+    first: Cell,
+    last: Cell,
+    axis: Option<Direction>,
+    len: usize,
+}
+
+impl Group {
+    fn contains(&self, cell: Cell) -> bool {
+        let mut current = self.first;
+        for _ in 0..self.len {
+            if current == cell {
+                return true;
+            }
+            match self.axis.and_then(|axis| current.neighbour(axis)) {
+                Some(next) => current = next,
+                None => break,
+            }
+        }
+        false
+    }
+}
+
+fn parse_cell(text: &str, token: &str) -> Result<Cell, MoveParseError> {
+    token.parse().map_err(|source| MoveParseError::BadCell {
+        text: text.to_string(),
+        source,
+    })
+}
+
+/// Splits concatenated two-character cell names (`A1B2` → A1, B2).
+fn split_cells(text: &str, joined: &str) -> Result<Vec<Cell>, MoveParseError> {
+    if !joined.is_ascii() || !joined.len().is_multiple_of(2) {
+        return Err(MoveParseError::Syntax {
+            text: text.to_string(),
+        });
+    }
+    (0..joined.len())
+        .step_by(2)
+        .map(|i| parse_cell(text, &joined[i..i + 2]))
+        .collect()
+}
+
+fn group(text: &str, first: Cell, last: Cell) -> Result<Group, MoveParseError> {
+    if first == last {
+        return Ok(Group {
+            first,
+            last,
+            axis: None,
+            len: 1,
+        });
+    }
+    for axis in Direction::ALL {
+        let mut current = first;
+        let mut len = 1;
+        while let Some(next) = current.neighbour(axis) {
+            len += 1;
+            if next == last {
+                if len > 3 {
+                    return Err(MoveParseError::TooManyMarbles {
+                        text: text.to_string(),
+                        from: first,
+                        to: last,
+                    });
+                }
+                return Ok(Group {
+                    first,
+                    last,
+                    axis: Some(axis),
+                    len,
+                });
+            }
+            current = next;
+        }
+    }
+    Err(MoveParseError::NotInLine {
+        text: text.to_string(),
+        from: first,
+        to: last,
+    })
+}
+
+impl Position {
+    /// Reads a move in Aba-Pro or comma form (see [`crate::notation`]) and
+    /// checks that it is legal here; the error says what is wrong.
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveParseError> {
+        let trimmed = text.trim();
+        let syntax = || MoveParseError::Syntax {
+            text: text.to_string(),
+        };
+        let (group, direction) = if let Some((group_text, dest_text)) = trimmed.split_once(',') {
+            let ends: Vec<&str> = group_text.trim().split('-').map(str::trim).collect();
+            let dests: Vec<&str> = dest_text.trim().split('-').map(str::trim).collect();
+            if ends.len() > 2 || dests.len() > 2 {
+                return Err(syntax());
+            }
+            let first = parse_cell(text, ends[0])?;
+            let last = parse_cell(text, ends[ends.len() - 1])?;
+            let group = group(text, first, last)?;
+            let dests = dests
+                .iter()
+                .map(|token| parse_cell(text, token))
+                .collect::<Result<Vec<Cell>, _>>()?;
+            let direction = if dests.len() == 1 {
+                single_destination(text, &group, dests[0])?
+            } else {
+                Direction::ALL
+                    .into_iter()
+                    .find(|&dir| {
+                        let moved = [group.first.neighbour(dir), group.last.neighbour(dir)];
+                        moved == [Some(dests[0]), Some(dests[1])]
+                            || moved == [Some(dests[1]), Some(dests[0])]
+                    })
+                    .ok_or_else(|| MoveParseError::DestinationMismatch {
+                        text: text.to_string(),
+                    })?
+            };
+            (group, direction)
+        } else {
+            let cells = split_cells(text, trimmed)?;
+            match cells[..] {
+                [trailing, dest] => {
+                    let direction =
+                        trailing
+                            .direction_to(dest)
+                            .ok_or_else(|| MoveParseError::NotAdjacent {
+                                text: text.to_string(),
+                                dest,
+                            })?;
+                    (self.aba_pro_inline_group(trailing, direction), direction)
+                }
+                [first, last, dest] => {
+                    let group = group(text, first, last)?;
+                    let direction = single_destination(text, &group, dest)?;
+                    (group, direction)
+                }
+                _ => return Err(syntax()),
+            }
+        };
+        let axis = group.axis.unwrap_or(direction);
+        let mv = Move::from_group(group.first, axis, group.len, direction);
+        let illegal = |reason| MoveParseError::Illegal {
+            text: text.to_string(),
+            reason,
+        };
+        // Every move whose marbles and destinations are on the board is in
+        // the action space, so a missing one means a marble would fall off.
+        let Some(mv) = mv else {
+            return Err(illegal(self.off_board_reason(&group, direction)));
+        };
+        self.check_move(mv).map_err(illegal)?;
+        Ok(mv)
+    }
+
+    /// The Aba-Pro inline group: the run of own marbles from `trailing`
+    /// towards `direction`, at most 3. (A missing or opposing marble on the
+    /// trailing cell is left for the legality check to report.)
+    fn aba_pro_inline_group(&self, trailing: Cell, direction: Direction) -> Group {
+        let mover = self.side_to_move();
+        let mut last = trailing;
+        let mut len = 1;
+        if self.at(trailing) == Some(mover) {
+            while len < 3 {
+                match last.neighbour(direction) {
+                    Some(next) if self.at(next) == Some(mover) => {
+                        last = next;
+                        len += 1;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        Group {
+            first: trailing,
+            last,
+            axis: (len > 1).then_some(direction),
+            len,
+        }
+    }
+
+    /// Why moving `group` towards `direction` is illegal when the move is not
+    /// in the action space: the game is over, a marble is missing or not the
+    /// mover's, or else a marble would leave the board.
+    fn off_board_reason(&self, group: &Group, direction: Direction) -> IllegalMove {
+        let mover = self.side_to_move();
+        let mut cells = vec![group.first];
+        while cells.len() < group.len {
+            let next = group
+                .axis
+                .and_then(|axis| cells[cells.len() - 1].neighbour(axis))
+                .expect("groups lie on the board");
+            cells.push(next);
+        }
+        if self.outcome().is_some() {
+            return IllegalMove::GameOver;
+        }
+        for &cell in &cells {
+            match self.at(cell) {
+                None => return IllegalMove::NoMarble(cell),
+                Some(owner) if owner != mover => {
+                    return IllegalMove::NotYours { cell, owner, mover };
+                }
+                Some(_) => {}
+            }
+        }
+        // Inline, only the leading marble can have no cell ahead; broadside,
+        // name the first marble that would fall.
+        let leaving = cells
+            .into_iter()
+            .find(|cell| cell.neighbour(direction).is_none())
+            .expect("a move outside the action space has a marble leaving the board");
+        IllegalMove::OwnMarbleOffBoard(leaving)
+    }
+}
+
+/// The direction given by one destination cell: where the first named end
+/// goes, or else where the second named end goes.
+fn single_destination(text: &str, group: &Group, dest: Cell) -> Result<Direction, MoveParseError> {
+    [group.first, group.last]
+        .into_iter()
+        .filter(|_| !group.contains(dest))
+        .find_map(|end| end.direction_to(dest))
+        .ok_or_else(|| MoveParseError::NotAdjacent {
+            text: text.to_string(),
+            dest,
+        })
+}

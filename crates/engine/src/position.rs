@@ -1,0 +1,864 @@
+//! Positions, the rules of play, game end and Zobrist hashing.
+
+use crate::action::{
+    ACTION_COUNT, ACTION_TABLES, ACTIONS, AXES, Move, MoveList, broadside_table, inline_table,
+};
+use crate::board::{BOARD_MASK, CELL_BIT, CELL_COUNT, Cell, Color, DIR_SHIFT, ROW_E_MASK, bits};
+use std::fmt;
+
+/// Marbles each player starts with.
+pub const MARBLES_PER_SIDE: u8 = 14;
+
+/// How a game ends. Part of every [`Position`]; small and `Copy`.
+///
+/// Both limits count **plies** (single turns of one player), not full moves.
+/// A position where the game has ended has no legal moves. When several
+/// conditions hold at once they are checked in this order: marbles pushed off,
+/// the move limit, the no-push-off rule (and, outside these rules, a side to
+/// move without any legal move loses).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Rules {
+    /// The first player to push off this many opposing marbles wins (6 by the
+    /// rule sheets; other values give handicap games).
+    pub marbles_to_win: u8,
+    /// Move limit in plies: once `ply` reaches it the game ends and the player
+    /// who pushed off more marbles wins; equal is a draw.
+    pub max_plies: Option<u32>,
+    /// "No push-off within K plies": after K consecutive plies without a
+    /// marble pushed off the game ends and the player holding more cells of
+    /// row E (the centre line) wins; equal is a draw. The rule sheets use 15.
+    pub no_push_off_plies: Option<u32>,
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules {
+            marbles_to_win: 6,
+            max_plies: None,
+            no_push_off_plies: None,
+        }
+    }
+}
+
+/// The result of a finished game.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Outcome {
+    Win(Color),
+    Draw,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Win(color) => write!(f, "{color} wins"),
+            Outcome::Draw => f.write_str("draw"),
+        }
+    }
+}
+
+/// Why a game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EndReason {
+    /// A player pushed off [`Rules::marbles_to_win`] marbles.
+    MarblesOff,
+    /// [`Rules::max_plies`] reached; decided by marbles pushed off.
+    MoveLimit,
+    /// [`Rules::no_push_off_plies`] plies without a push-off; decided by row E.
+    NoPushOff,
+    /// The side to move has no legal move (it loses). The rule sheets do not
+    /// cover this; it can only arise from contrived positions.
+    NoLegalMoves,
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EndReason::MarblesOff => "enough marbles pushed off",
+            EndReason::MoveLimit => "move limit reached, decided by marbles pushed off",
+            EndReason::NoPushOff => "no marble pushed off for too long, decided by row E",
+            EndReason::NoLegalMoves => "no legal move for the side to move",
+        })
+    }
+}
+
+/// Why a move is not legal in a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IllegalMove {
+    #[error("the game is over")]
+    GameOver,
+    #[error("there is no marble on {0}")]
+    NoMarble(Cell),
+    #[error("the marble on {cell} is {owner} but {mover} is to move")]
+    NotYours {
+        cell: Cell,
+        owner: Color,
+        mover: Color,
+    },
+    #[error("the marble on {0} would leave the board (own marbles never move off)")]
+    OwnMarbleOffBoard(Cell),
+    #[error("blocked by own marble on {0}")]
+    BlockedByOwn(Cell),
+    #[error("{0} against {0} is a pac: the pushing line must outnumber the opponent's")]
+    Pac(u8),
+    #[error(
+        "{pushers} marble(s) cannot push {opponents}: the pushing line must outnumber the opponent's"
+    )]
+    NotOutnumbering { pushers: u8, opponents: u8 },
+    #[error("the push is blocked by own marble on {0} behind the opponent's marbles")]
+    PushBlockedByOwn(Cell),
+    #[error("broadside destination {0} is occupied")]
+    BroadsideOccupied(Cell),
+}
+
+/// Zobrist keys: one per (colour, bitboard bit) (zero for padding bits), one
+/// for White to move, one per (colour, marbles off).
+struct ZobristKeys {
+    marble: [[u64; 128]; 2],
+    white_to_move: u64,
+    off: [[u64; MARBLES_PER_SIDE as usize + 1]; 2],
+}
+
+const fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+const fn build_zobrist() -> ZobristKeys {
+    let mut state = 0x5375_6D69_746F_2121; // "Sumito!!"
+    let mut keys = ZobristKeys {
+        marble: [[0; 128]; 2],
+        white_to_move: 0,
+        off: [[0; MARBLES_PER_SIDE as usize + 1]; 2],
+    };
+    let mut color = 0;
+    while color < 2 {
+        let mut cell = 0;
+        while cell < CELL_COUNT {
+            keys.marble[color][CELL_BIT[cell] as usize] = splitmix64(&mut state);
+            cell += 1;
+        }
+        let mut n = 0;
+        while n <= MARBLES_PER_SIDE as usize {
+            keys.off[color][n] = splitmix64(&mut state);
+            n += 1;
+        }
+        color += 1;
+    }
+    keys.white_to_move = splitmix64(&mut state);
+    keys
+}
+
+const ZOBRIST_KEYS: ZobristKeys = build_zobrist();
+static ZOBRIST: ZobristKeys = ZOBRIST_KEYS;
+
+/// For each colour and action: how the mover's own marbles change the hash
+/// (the group leaves its cells and enters its destinations).
+const fn build_action_hash() -> [[u64; ACTION_COUNT]; 2] {
+    let mut out = [[0; ACTION_COUNT]; 2];
+    let mut color = 0;
+    while color < 2 {
+        let mut action = 0;
+        while action < ACTION_COUNT {
+            let changed = ACTIONS[action].from_bits ^ ACTIONS[action].to_bits;
+            let mut bit = 0;
+            while bit < 128 {
+                if changed >> bit & 1 == 1 {
+                    out[color][action] ^= ZOBRIST_KEYS.marble[color][bit];
+                }
+                bit += 1;
+            }
+            action += 1;
+        }
+        color += 1;
+    }
+    out
+}
+
+static ACTION_HASH: [[u64; ACTION_COUNT]; 2] = build_action_hash();
+
+/// A game position: the marbles of both colours as bitboards (see the crate
+/// docs for the layout), the side to move, how many marbles of each colour
+/// have been pushed off, the ply count, the plies since the last push-off,
+/// the [`Rules`] in force, and a Zobrist hash kept up to date incrementally.
+///
+/// The hash covers the marbles, the side to move and the off counts; not the
+/// ply counters and not the rules.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Position {
+    marbles: [u128; 2],
+    side: Color,
+    off: [u8; 2],
+    ply: u32,
+    plies_since_push_off: u32,
+    rules: Rules,
+    hash: u64,
+}
+
+/// Moves every bit of `board` by `shift` bit positions (positive: up).
+#[inline(always)]
+fn step(board: u128, shift: i32) -> u128 {
+    if shift >= 0 {
+        board << shift
+    } else {
+        board >> -shift
+    }
+}
+
+/// Receives the legal moves of one kind as a bitboard of the cells that
+/// identify them (the leading marble of an inline group, the first cell of a
+/// broadside group) and the lookup table that turns those cells into actions.
+trait MoveSink {
+    fn add(&mut self, cells: u128, table: usize);
+}
+
+/// Counts moves without listing them.
+struct MoveCounter(u32);
+
+impl MoveSink for MoveCounter {
+    #[inline(always)]
+    fn add(&mut self, cells: u128, _table: usize) {
+        self.0 += cells.count_ones();
+    }
+}
+
+impl MoveSink for MoveList {
+    #[inline(always)]
+    fn add(&mut self, cells: u128, table: usize) {
+        let table = &ACTION_TABLES[table];
+        for bit in bits(cells) {
+            self.push_action(table[bit as usize]);
+        }
+    }
+}
+
+/// Inline moves (groups of 1–3) in direction `D`, found by their leading marble L.
+#[inline(always)]
+fn inline_moves<S: MoveSink, const D: usize>(
+    own: u128,
+    opp: u128,
+    free: u128,
+    empty: u128,
+    sink: &mut S,
+) {
+    let s = DIR_SHIFT[D];
+    // Sets of cells L such that the cell k steps ahead of L (L + k·D) is ...
+    let empty_1 = step(empty, -s);
+    let opp_1 = step(opp, -s);
+    let opp_2 = step(opp, -2 * s);
+    // ... empty or off the board. Only read where the cell before it is an
+    // opponent's marble on the board, so the bit is exact (padding is free).
+    let free_2 = step(free, -2 * s);
+    let free_3 = step(free, -3 * s);
+    let lead_2 = own & step(own, s);
+    let lead_3 = lead_2 & step(own, 2 * s);
+    sink.add(own & empty_1, inline_table(1, D));
+    // 2 push 1.
+    sink.add(lead_2 & (empty_1 | (opp_1 & free_2)), inline_table(2, D));
+    // 3 push 1, 3 push 2.
+    sink.add(
+        lead_3 & (empty_1 | (opp_1 & (free_2 | (opp_2 & free_3)))),
+        inline_table(3, D),
+    );
+}
+
+/// Broadside moves of groups along axis slot `A` (E, NE, NW) stepping towards `D`,
+/// found by the group's first cell.
+#[inline(always)]
+fn broadside_moves<S: MoveSink, const A: usize, const D: usize>(
+    pairs: u128,
+    triples: u128,
+    empty_ahead: &[u128; 6],
+    sink: &mut S,
+) {
+    let a = DIR_SHIFT[AXES[A]];
+    let pair_free = empty_ahead[D] & step(empty_ahead[D], -a);
+    let triple_free = pair_free & step(pair_free, -a);
+    sink.add(pairs & pair_free, broadside_table(2, A, D));
+    sink.add(triples & triple_free, broadside_table(3, A, D));
+}
+
+#[inline(always)]
+fn generate<S: MoveSink>(own: u128, opp: u128, sink: &mut S) {
+    let free = !(own | opp);
+    let empty = free & BOARD_MASK;
+    inline_moves::<S, 0>(own, opp, free, empty, sink);
+    inline_moves::<S, 1>(own, opp, free, empty, sink);
+    inline_moves::<S, 2>(own, opp, free, empty, sink);
+    inline_moves::<S, 3>(own, opp, free, empty, sink);
+    inline_moves::<S, 4>(own, opp, free, empty, sink);
+    inline_moves::<S, 5>(own, opp, free, empty, sink);
+    let empty_ahead = [
+        step(empty, -DIR_SHIFT[0]),
+        step(empty, -DIR_SHIFT[1]),
+        step(empty, -DIR_SHIFT[2]),
+        step(empty, -DIR_SHIFT[3]),
+        step(empty, -DIR_SHIFT[4]),
+        step(empty, -DIR_SHIFT[5]),
+    ];
+    // Axis E (shift 1): steps NE, SW, NW, SE.
+    let pairs = own & step(own, -DIR_SHIFT[0]);
+    let triples = pairs & step(pairs, -DIR_SHIFT[0]);
+    broadside_moves::<S, 0, 2>(pairs, triples, &empty_ahead, sink);
+    broadside_moves::<S, 0, 3>(pairs, triples, &empty_ahead, sink);
+    broadside_moves::<S, 0, 4>(pairs, triples, &empty_ahead, sink);
+    broadside_moves::<S, 0, 5>(pairs, triples, &empty_ahead, sink);
+    // Axis NE: steps E, W, NW, SE.
+    let pairs = own & step(own, -DIR_SHIFT[2]);
+    let triples = pairs & step(pairs, -DIR_SHIFT[2]);
+    broadside_moves::<S, 1, 0>(pairs, triples, &empty_ahead, sink);
+    broadside_moves::<S, 1, 1>(pairs, triples, &empty_ahead, sink);
+    broadside_moves::<S, 1, 4>(pairs, triples, &empty_ahead, sink);
+    broadside_moves::<S, 1, 5>(pairs, triples, &empty_ahead, sink);
+    // Axis NW: steps E, W, NE, SW.
+    let pairs = own & step(own, -DIR_SHIFT[4]);
+    let triples = pairs & step(pairs, -DIR_SHIFT[4]);
+    broadside_moves::<S, 2, 0>(pairs, triples, &empty_ahead, sink);
+    broadside_moves::<S, 2, 1>(pairs, triples, &empty_ahead, sink);
+    broadside_moves::<S, 2, 2>(pairs, triples, &empty_ahead, sink);
+    broadside_moves::<S, 2, 3>(pairs, triples, &empty_ahead, sink);
+}
+
+impl Position {
+    /// A position from raw parts; the caller guarantees disjoint on-board
+    /// bitboards and consistent counts.
+    pub(crate) fn from_parts(
+        marbles: [u128; 2],
+        side: Color,
+        off: [u8; 2],
+        rules: Rules,
+    ) -> Position {
+        debug_assert_eq!(marbles[0] & marbles[1], 0);
+        debug_assert_eq!((marbles[0] | marbles[1]) & !BOARD_MASK, 0);
+        let mut position = Position {
+            marbles,
+            side,
+            off,
+            ply: 0,
+            plies_since_push_off: 0,
+            rules,
+            hash: 0,
+        };
+        position.hash = position.compute_hash();
+        position
+    }
+
+    /// The same position with other marbles on the board (hash recomputed).
+    pub(crate) fn with_marbles(self, marbles: [u128; 2]) -> Position {
+        let mut position = Position { marbles, ..self };
+        position.hash = position.compute_hash();
+        position
+    }
+
+    /// The same position under other rules.
+    pub fn with_rules(self, rules: Rules) -> Position {
+        Position { rules, ..self }
+    }
+
+    /// The same position with other ply counters (for games resumed from a
+    /// position text, which does not carry them).
+    pub fn with_ply_counters(self, ply: u32, plies_since_push_off: u32) -> Position {
+        Position {
+            ply,
+            plies_since_push_off,
+            ..self
+        }
+    }
+
+    /// The rules in force.
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// The player to move.
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    /// How many marbles of `color` have been pushed off the board.
+    pub fn marbles_off(&self, color: Color) -> u8 {
+        self.off[color.index()]
+    }
+
+    /// Plies played since the start (or since the position text was read).
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    /// Plies since a marble was last pushed off.
+    pub fn plies_since_push_off(&self) -> u32 {
+        self.plies_since_push_off
+    }
+
+    /// The incrementally maintained Zobrist hash.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The Zobrist hash computed from scratch; always equals [`Position::hash`].
+    pub fn compute_hash(&self) -> u64 {
+        let mut hash = 0;
+        for color in Color::ALL {
+            for bit in bits(self.marbles[color.index()]) {
+                hash ^= ZOBRIST.marble[color.index()][bit as usize];
+            }
+            hash ^= ZOBRIST.off[color.index()][usize::from(self.off[color.index()])];
+        }
+        if self.side == Color::White {
+            hash ^= ZOBRIST.white_to_move;
+        }
+        hash
+    }
+
+    /// The marble on `cell`, if any.
+    pub fn at(&self, cell: Cell) -> Option<Color> {
+        let bit = cell.bit();
+        Color::ALL
+            .into_iter()
+            .find(|color| self.marbles[color.index()] & bit != 0)
+    }
+
+    /// The cells holding marbles of `color`, in cell order.
+    pub fn marbles(&self, color: Color) -> impl Iterator<Item = Cell> + use<> {
+        bits(self.marbles[color.index()]).filter_map(Cell::from_bit)
+    }
+
+    /// Number of marbles of `color` on the board.
+    pub fn marble_count(&self, color: Color) -> u32 {
+        self.marbles[color.index()].count_ones()
+    }
+
+    /// Cells of row E held by `color`.
+    pub fn row_e_count(&self, color: Color) -> u32 {
+        (self.marbles[color.index()] & ROW_E_MASK).count_ones()
+    }
+
+    /// The game's end under its rules, not counting a side without moves.
+    fn outcome_by_rules(&self) -> Option<(Outcome, EndReason)> {
+        let black_off = self.off[Color::Black.index()];
+        let white_off = self.off[Color::White.index()];
+        // The player who pushed off more (= whose opponent has more off) wins.
+        let by_marbles_off = || match black_off.cmp(&white_off) {
+            std::cmp::Ordering::Less => Outcome::Win(Color::White),
+            std::cmp::Ordering::Greater => Outcome::Win(Color::Black),
+            std::cmp::Ordering::Equal => Outcome::Draw,
+        };
+        if black_off.max(white_off) >= self.rules.marbles_to_win {
+            return Some((by_marbles_off(), EndReason::MarblesOff));
+        }
+        if self.rules.max_plies.is_some_and(|limit| self.ply >= limit) {
+            return Some((by_marbles_off(), EndReason::MoveLimit));
+        }
+        if self
+            .rules
+            .no_push_off_plies
+            .is_some_and(|limit| self.plies_since_push_off >= limit)
+        {
+            let black = self.row_e_count(Color::Black);
+            let white = self.row_e_count(Color::White);
+            let outcome = match black.cmp(&white) {
+                std::cmp::Ordering::Less => Outcome::Win(Color::White),
+                std::cmp::Ordering::Greater => Outcome::Win(Color::Black),
+                std::cmp::Ordering::Equal => Outcome::Draw,
+            };
+            return Some((outcome, EndReason::NoPushOff));
+        }
+        None
+    }
+
+    /// `Some` once the game is over: who won (or a draw) and why. See [`Rules`].
+    pub fn outcome(&self) -> Option<(Outcome, EndReason)> {
+        self.outcome_by_rules().or_else(|| {
+            (self.count_moves() == 0)
+                .then(|| (Outcome::Win(self.side.opponent()), EndReason::NoLegalMoves))
+        })
+    }
+
+    /// Whether the game is over.
+    pub fn is_game_over(&self) -> bool {
+        self.outcome().is_some()
+    }
+
+    fn count_moves(&self) -> u32 {
+        let mut counter = MoveCounter(0);
+        let us = self.side.index();
+        generate(self.marbles[us], self.marbles[us ^ 1], &mut counter);
+        counter.0
+    }
+
+    /// Number of legal moves, without listing them (fast; used by perft).
+    pub fn count_legal_moves(&self) -> usize {
+        if self.outcome_by_rules().is_some() {
+            0
+        } else {
+            self.count_moves() as usize
+        }
+    }
+
+    /// Every legal move, in increasing action order; empty once the game is over.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = self.legal_moves_unordered();
+        list.sort();
+        list
+    }
+
+    /// The legal moves in generation order (for perft).
+    pub(crate) fn legal_moves_unordered(&self) -> MoveList {
+        let mut list = MoveList::new();
+        if self.outcome_by_rules().is_none() {
+            let us = self.side.index();
+            generate(self.marbles[us], self.marbles[us ^ 1], &mut list);
+        }
+        list
+    }
+
+    /// Whether `mv` is legal here.
+    pub fn is_legal(&self, mv: Move) -> bool {
+        self.check_move(mv).is_ok()
+    }
+
+    /// `Ok` if `mv` is legal here, otherwise why not. Works cell by cell,
+    /// independently of the bitboard move generator.
+    pub fn check_move(&self, mv: Move) -> Result<(), IllegalMove> {
+        if self.outcome().is_some() {
+            return Err(IllegalMove::GameOver);
+        }
+        let mover = self.side;
+        for cell in mv.cells() {
+            match self.at(cell) {
+                None => return Err(IllegalMove::NoMarble(cell)),
+                Some(owner) if owner != mover => {
+                    return Err(IllegalMove::NotYours { cell, owner, mover });
+                }
+                Some(_) => {}
+            }
+        }
+        let dir = mv.direction();
+        if mv.is_broadside() {
+            for cell in mv.cells() {
+                let dest = cell
+                    .neighbour(dir)
+                    .ok_or(IllegalMove::OwnMarbleOffBoard(cell))?;
+                if self.at(dest).is_some() {
+                    return Err(IllegalMove::BroadsideOccupied(dest));
+                }
+            }
+            return Ok(());
+        }
+        let leading = mv.cells().last().expect("groups are never empty");
+        let ahead = leading
+            .neighbour(dir)
+            .ok_or(IllegalMove::OwnMarbleOffBoard(leading))?;
+        match self.at(ahead) {
+            None => Ok(()),
+            Some(owner) if owner == mover => Err(IllegalMove::BlockedByOwn(ahead)),
+            Some(_) => {
+                let pushers = mv.group_len() as u8;
+                let mut opponents = 1u8;
+                let mut last = ahead;
+                let behind = loop {
+                    match last.neighbour(dir) {
+                        Some(next) if self.at(next) == Some(mover.opponent()) => {
+                            opponents += 1;
+                            last = next;
+                        }
+                        other => break other,
+                    }
+                };
+                if opponents == pushers {
+                    Err(IllegalMove::Pac(pushers))
+                } else if opponents > pushers {
+                    Err(IllegalMove::NotOutnumbering { pushers, opponents })
+                } else {
+                    match behind {
+                        Some(cell) if self.at(cell).is_some() => {
+                            Err(IllegalMove::PushBlockedByOwn(cell))
+                        }
+                        _ => Ok(()),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Where the opponent's marbles pushed by inline move `mv` end up:
+    /// `None` if `mv` pushes nothing, `Some(None)` if the last one goes off the
+    /// board, `Some(Some(bit))` otherwise. `mv` must be legal.
+    #[inline]
+    fn push_destination(&self, mv: Move) -> Option<Option<u8>> {
+        let info = mv.info();
+        let opp = self.marbles[self.side.index() ^ 1];
+        if info.broadside || opp >> info.ahead[0] & 1 == 0 {
+            return None;
+        }
+        let dest = if opp >> info.ahead[1] & 1 == 0 {
+            info.ahead[1]
+        } else {
+            info.ahead[2]
+        };
+        Some((BOARD_MASK >> dest & 1 == 1).then_some(dest))
+    }
+
+    /// Whether `mv` moves opponent marbles. `mv` must be legal.
+    pub fn is_push(&self, mv: Move) -> bool {
+        self.push_destination(mv).is_some()
+    }
+
+    /// Whether `mv` pushes an opponent marble off the board. `mv` must be legal.
+    pub fn is_push_off(&self, mv: Move) -> bool {
+        self.push_destination(mv) == Some(None)
+    }
+
+    /// The position after the legal move `mv` (copy-make).
+    pub fn play(&self, mv: Move) -> Position {
+        debug_assert!(self.is_legal(mv), "illegal move {mv} in {self}");
+        let us = self.side.index();
+        let them = us ^ 1;
+        let info = mv.info();
+        let mut next = *self;
+        next.marbles[us] ^= info.from_bits ^ info.to_bits;
+        next.hash ^= ACTION_HASH[us][mv.action()];
+        let mut pushed_off = false;
+        if let Some(dest) = self.push_destination(mv) {
+            // The opponent's line moves one cell: its first cell is now ours,
+            // and one marble appears at `dest` or leaves the board.
+            let first = info.ahead[0] as usize;
+            next.marbles[them] ^= 1u128 << first;
+            next.hash ^= ZOBRIST.marble[them][first];
+            match dest {
+                Some(bit) => {
+                    next.marbles[them] |= 1u128 << bit;
+                    next.hash ^= ZOBRIST.marble[them][usize::from(bit)];
+                }
+                None => {
+                    let off = usize::from(self.off[them]);
+                    next.hash ^= ZOBRIST.off[them][off] ^ ZOBRIST.off[them][off + 1];
+                    next.off[them] += 1;
+                    pushed_off = true;
+                }
+            }
+        }
+        next.side = self.side.opponent();
+        next.hash ^= ZOBRIST.white_to_move;
+        next.ply += 1;
+        next.plies_since_push_off = if pushed_off {
+            0
+        } else {
+            self.plies_since_push_off + 1
+        };
+        next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Direction, Layout};
+
+    fn cell(name: &str) -> Cell {
+        name.parse().unwrap()
+    }
+
+    /// A position with Black's and White's marbles on the named cells (space
+    /// separated), `side` to move.
+    pub(crate) fn setup(black: &str, white: &str, side: Color) -> Position {
+        let mut marbles = [0u128; 2];
+        for (color, list) in [(0, black), (1, white)] {
+            for name in list.split_whitespace() {
+                marbles[color] |= cell(name).bit();
+            }
+        }
+        Position::from_parts(marbles, side, [0, 0], Rules::default())
+    }
+
+    /// The move written in Aba-Pro, parsed in `position` (legal or not).
+    fn check(position: &Position, text: &str) -> Result<Position, IllegalMove> {
+        match position.parse_move(text) {
+            Ok(mv) => Ok(position.play(mv)),
+            Err(crate::MoveParseError::Illegal { reason, .. }) => Err(reason),
+            Err(other) => panic!("{text}: {other}"),
+        }
+    }
+
+    fn cells_of(position: &Position, color: Color) -> String {
+        position
+            .marbles(color)
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn standard_start_has_44_moves() {
+        let position = Position::start(Layout::Standard, Rules::default());
+        let moves = position.legal_moves();
+        assert_eq!(moves.len(), 44);
+        assert_eq!(position.count_legal_moves(), 44);
+        let singles = moves.iter().filter(|m| m.group_len() == 1).count();
+        let inline = moves
+            .iter()
+            .filter(|m| m.group_len() > 1 && !m.is_broadside())
+            .count();
+        let broadside = moves.iter().filter(|m| m.is_broadside()).count();
+        assert_eq!((singles, inline, broadside), (14, 20, 10));
+        assert!(moves.windows(2).all(|w| w[0] < w[1]), "sorted by action");
+        for &mv in moves.iter() {
+            assert!(position.is_legal(mv));
+        }
+        let legal: Vec<Move> = Move::all().filter(|&m| position.is_legal(m)).collect();
+        assert_eq!(legal, moves.to_vec());
+    }
+
+    #[test]
+    fn three_push_one_into_an_empty_cell_even_with_a_marble_beyond() {
+        let position = setup("E1 E2 E3", "E4 E6", Color::Black);
+        let next = check(&position, "E1E2").unwrap();
+        assert_eq!(cells_of(&next, Color::Black), "E2 E3 E4");
+        assert_eq!(cells_of(&next, Color::White), "E5 E6");
+        assert!(position.is_push(position.parse_move("E1E2").unwrap()));
+        assert!(!position.is_push_off(position.parse_move("E1E2").unwrap()));
+    }
+
+    #[test]
+    fn own_marble_behind_the_opponent_blocks_the_push() {
+        let position = setup("E1 E2 E3 E5", "E4", Color::Black);
+        assert_eq!(
+            check(&position, "E1E2"),
+            Err(IllegalMove::PushBlockedByOwn(cell("E5")))
+        );
+        let position = setup("E1 E2 E3 E6", "E4 E5", Color::Black);
+        assert_eq!(
+            check(&position, "E1E2"),
+            Err(IllegalMove::PushBlockedByOwn(cell("E6")))
+        );
+    }
+
+    #[test]
+    fn a_pac_cannot_push() {
+        let position = setup("E1", "E2", Color::Black);
+        assert_eq!(check(&position, "E1E2"), Err(IllegalMove::Pac(1)));
+        let position = setup("E1 E2", "E3 E4", Color::Black);
+        assert_eq!(check(&position, "E1E2"), Err(IllegalMove::Pac(2)));
+        let position = setup("E1 E2 E3", "E4 E5 E6", Color::Black);
+        assert_eq!(check(&position, "E1E2"), Err(IllegalMove::Pac(3)));
+        let position = setup("E1 E2", "E3 E4 E5", Color::Black);
+        assert_eq!(
+            check(&position, "E1E2"),
+            Err(IllegalMove::NotOutnumbering {
+                pushers: 2,
+                opponents: 3
+            })
+        );
+        // The side to move matters: White's pair cannot push Black's pair either way.
+        let position = setup("E3 E4", "E1 E2", Color::White);
+        assert_eq!(check(&position, "E1E2"), Err(IllegalMove::Pac(2)));
+    }
+
+    #[test]
+    fn four_in_line_push_with_their_front_three() {
+        let position = setup("E1 E2 E3 E4", "E5 E6", Color::Black);
+        let next = check(&position, "E2E3").unwrap();
+        assert_eq!(cells_of(&next, Color::Black), "E1 E3 E4 E5");
+        assert_eq!(cells_of(&next, Color::White), "E6 E7");
+        // Naming the rearmost marble names the group E1-E3, which its own E4 blocks.
+        assert_eq!(
+            check(&position, "E1E2"),
+            Err(IllegalMove::BlockedByOwn(cell("E4")))
+        );
+        assert_eq!(
+            check(&position, "e1-e3,e4"),
+            Err(IllegalMove::BlockedByOwn(cell("E4")))
+        );
+    }
+
+    #[test]
+    fn pushing_off_the_edge_counts_the_marble_off() {
+        // 3 push 1 off.
+        let position = setup("E6 E7 E8", "E9", Color::Black).with_ply_counters(10, 10);
+        let mv = position.parse_move("E6E7").unwrap();
+        assert!(position.is_push_off(mv));
+        let next = position.play(mv);
+        assert_eq!(next.marbles_off(Color::White), 1);
+        assert_eq!(next.marble_count(Color::White), 0);
+        assert_eq!(next.plies_since_push_off(), 0);
+        assert_eq!(next.ply(), 11);
+        assert_eq!(next.hash(), next.compute_hash());
+        // 2 push 1 off.
+        let position = setup("E7 E8", "E9", Color::Black);
+        let next = check(&position, "E7E8").unwrap();
+        assert_eq!(next.marbles_off(Color::White), 1);
+        assert_eq!(cells_of(&next, Color::Black), "E8 E9");
+        // 3 push 2, the last goes off.
+        let position = setup("E5 E6 E7", "E8 E9", Color::Black);
+        let next = check(&position, "E5E6").unwrap();
+        assert_eq!(next.marbles_off(Color::White), 1);
+        assert_eq!(cells_of(&next, Color::White), "E9");
+        assert_eq!(cells_of(&next, Color::Black), "E6 E7 E8");
+        // Down the board towards row A, diagonally.
+        let position = setup("A1", "B2 C3 D4", Color::White);
+        let next = check(&position, "D4C3").unwrap();
+        assert_eq!(next.marbles_off(Color::Black), 1);
+        assert_eq!(cells_of(&next, Color::White), "A1 B2 C3");
+        assert_eq!(next.side_to_move(), Color::Black);
+    }
+
+    #[test]
+    fn broadside_needs_every_destination_empty_and_on_the_board() {
+        let position = setup("C3 C4 C5", "D6", Color::Black);
+        assert_eq!(
+            check(&position, "C3C5D4"),
+            Err(IllegalMove::BroadsideOccupied(cell("D6")))
+        );
+        let position = setup("C3 C4 C5 D5", "", Color::Black);
+        assert_eq!(
+            check(&position, "C3C5D4"),
+            Err(IllegalMove::BroadsideOccupied(cell("D5")))
+        );
+        let position = setup("C3 C4 C5", "", Color::Black);
+        let next = check(&position, "C3C5D4").unwrap();
+        assert_eq!(cells_of(&next, Color::Black), "D4 D5 D6");
+        // B6 would step SE off the board.
+        let position = setup("B5 B6", "", Color::Black);
+        assert_eq!(
+            check(&position, "B5B6A5"),
+            Err(IllegalMove::OwnMarbleOffBoard(cell("B6")))
+        );
+        let next = check(&position, "b5-b6,a4-a5").unwrap();
+        assert_eq!(cells_of(&next, Color::Black), "A4 A5");
+    }
+
+    #[test]
+    fn gap_between_opponent_and_own_marble_lets_the_push_through() {
+        let position = setup("E1 E2 E5", "E3", Color::Black);
+        let next = check(&position, "E1E2").unwrap();
+        assert_eq!(cells_of(&next, Color::White), "E4");
+        assert_eq!(cells_of(&next, Color::Black), "E2 E3 E5");
+    }
+
+    #[test]
+    fn own_marbles_never_leave_the_board() {
+        // Inline at the edge with nothing ahead but the edge.
+        let position = setup("E8 E9", "", Color::Black);
+        assert_eq!(
+            check(&position, "E8E9"),
+            Err(IllegalMove::OwnMarbleOffBoard(cell("E9")))
+        );
+        assert_eq!(
+            check(&position, "e9,e8"),
+            Err(IllegalMove::BlockedByOwn(cell("E8")))
+        );
+        let position = setup("A1 B2 C3", "", Color::Black);
+        assert_eq!(
+            check(&position, "C3B2"),
+            Err(IllegalMove::OwnMarbleOffBoard(cell("A1")))
+        );
+        // Such moves are not even in the action space.
+        assert_eq!(Move::inline(cell("E9"), Direction::E, 1), None);
+        assert_eq!(Move::inline(cell("C3"), Direction::SW, 3), None);
+        // A lone marble in a corner has exactly its three inward moves.
+        let position = setup("A1", "", Color::Black);
+        assert_eq!(position.legal_moves().len(), 3);
+    }
+}
