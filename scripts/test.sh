@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 # small machine; tests and tools run many threads of their own.
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
 
+# libtorch for the network crate (downloaded once into .libtorch/).
+bash scripts/setup-libtorch.sh
+
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
