@@ -21,12 +21,18 @@ struct Cli {
 enum Command {
     /// Print `name: value unit` lines measuring one part of the system.
     Bench(commands::bench::Args),
+    /// Count the leaves of the game tree to a depth (move generator check).
+    Perft(commands::perft::Args),
+    /// List the legal moves of a position in Aba-Pro notation.
+    Moves(commands::moves::Args),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bench(args) => commands::bench::run(args),
+        Command::Perft(args) => commands::perft::run(args),
+        Command::Moves(args) => commands::moves::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -48,6 +48,7 @@ pub mod fen;
 mod layout;
 pub mod notation;
 mod perft;
+mod playout;
 mod position;
 mod symmetry;
 
@@ -57,5 +58,6 @@ pub use fen::PositionParseError;
 pub use layout::{Layout, LayoutError};
 pub use notation::MoveParseError;
 pub use perft::{perft, perft_divide};
+pub use playout::{midgame_positions, random_playout};
 pub use position::{EndReason, IllegalMove, MARBLES_PER_SIDE, Outcome, Position, Rules};
 pub use symmetry::Symmetry;

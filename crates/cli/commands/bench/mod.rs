@@ -3,6 +3,8 @@
 
 use clap::{Args as ClapArgs, ValueEnum};
 
+mod movegen;
+
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// Which part of the system to measure.
@@ -11,8 +13,13 @@ pub struct Args {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum Part {}
+enum Part {
+    /// Move generation: perft, legal moves, play.
+    Movegen,
+}
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    match args.part {}
+    match args.part {
+        Part::Movegen => movegen::run(),
+    }
 }
