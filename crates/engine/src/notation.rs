@@ -329,3 +329,112 @@ fn single_destination(text: &str, group: &Group, dest: Cell) -> Result<Direction
             dest,
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Layout, Rules};
+
+    fn standard() -> Position {
+        Position::start(Layout::Standard, Rules::default())
+    }
+
+    fn parsed(position: &Position, text: &str) -> Move {
+        position
+            .parse_move(text)
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    fn error(position: &Position, text: &str) -> String {
+        position.parse_move(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn aba_pro_inline_takes_the_run_of_own_marbles() {
+        let position = standard();
+        // A1 B2 C3 are black: A1B2 moves all three NE into D4.
+        let mv = parsed(&position, "A1B2");
+        assert_eq!(mv.group_len(), 3);
+        assert_eq!(mv.direction(), Direction::NE);
+        assert_eq!(mv.to_string(), "A1B2");
+        // C3 alone moves NE; B3 and C4 (D5 empty) move NE as a pair.
+        assert_eq!(parsed(&position, "C3D4").group_len(), 1);
+        assert_eq!(parsed(&position, "b3c4").group_len(), 2);
+        assert_eq!(parsed(&position, " B3C4 "), parsed(&position, "b3c4"));
+    }
+
+    #[test]
+    fn broadside_and_comma_forms() {
+        let position = standard();
+        let mv = parsed(&position, "C3C5D4");
+        assert!(mv.is_broadside());
+        assert_eq!(mv.direction(), Direction::NE);
+        assert_eq!(mv.to_string(), "C3C5D4");
+        assert_eq!(mv.to_comma_notation(), "c3-c5,d4-d6");
+        // Either end first, one or two destination cells.
+        for text in [
+            "c3-c5,d4",
+            "C5-C3,D6",
+            "c3-c5,d4-d6",
+            "c3-c5,d6-d4",
+            "C5C3D6",
+        ] {
+            assert_eq!(parsed(&position, text), mv, "{text}");
+        }
+        // Single marble.
+        let single = parsed(&position, "c3,d4");
+        assert_eq!(single, parsed(&position, "C3D4"));
+        assert_eq!(single.to_comma_notation(), "c3,d4");
+        // Inline pair: destination of the first named end, or beyond the second.
+        let pair = parsed(&position, "b3-c4,d5");
+        assert_eq!(pair, parsed(&position, "B3C4"));
+        assert_eq!(parsed(&position, "c4-b3,d5"), pair);
+        assert_eq!(parsed(&position, "b3-c4,c4-d5"), pair);
+        assert_eq!(pair.to_comma_notation(), "c4-b3,d5");
+        // g5-h6,f4 is the pair moving SW with g5 entering f4; g5-h6,g4-h5 steps W.
+        let white = Position::from_fen("5/2w3/2w4/8/9/8/7/6/5 w 0 0").unwrap();
+        let inline = parsed(&white, "g5-h6,f4");
+        assert_eq!(
+            (inline.direction(), inline.is_broadside()),
+            (Direction::SW, false)
+        );
+        assert_eq!(inline.to_string(), "H6G5");
+        let across = parsed(&white, "g5-h6,g4-h5");
+        assert_eq!(
+            (across.direction(), across.is_broadside()),
+            (Direction::W, true)
+        );
+        assert_eq!(across.to_string(), "G5H6G4");
+    }
+
+    #[test]
+    fn errors_say_why() {
+        let position = standard();
+        assert!(error(&position, "").contains("cannot read"));
+        assert!(error(&position, "A1B").contains("cannot read"));
+        assert!(error(&position, "A1B2C3D4").contains("cannot read"));
+        assert!(error(&position, "a1-b2-c3,d4").contains("cannot read"));
+        assert!(error(&position, "A1Z2").contains("\"Z2\" is not a cell"));
+        assert!(error(&position, "A1A6").contains("\"A6\" is not a cell"));
+        assert!(error(&position, "E5E6").contains("no marble on E5"));
+        assert!(
+            error(&position, "I5H5").contains("the marble on I5 is white but black is to move")
+        );
+        assert!(error(&position, "A1C3").contains("C3 is not next to the group"));
+        assert!(error(&position, "a1-a5,b1").contains("more than three marbles"));
+        assert!(error(&position, "a1-b3,c3").contains("not on one line"));
+        assert!(error(&position, "b1-b3,e5").contains("E5 is not next to the group"));
+        assert!(error(&position, "b1-b3,c1-c2").contains("not the group moved one step"));
+        // A1A2 names the run A1-A3, which A4 blocks.
+        assert!(error(&position, "A1A2").contains("blocked by own marble on A4"));
+        assert!(error(&position, "a1,a2").contains("blocked by own marble on A2"));
+        assert!(error(&position, "B1B3C1").contains("broadside destination C3 is occupied"));
+        assert!(error(&position, "A1A3B1").contains("broadside destination B1 is occupied"));
+        assert!(error(&position, "A1A2A0").contains("\"A0\" is not a cell"));
+        assert!(error(&position, "A1").contains("cannot read"));
+        assert!(error(&position, "é1A2").contains("cannot read"));
+        let over = Position::from_fen("5/6/7/8/9/8/7/bbbbbb/bbbbb w 0 6").unwrap();
+        assert!(error(&over, "A1B2").contains("the game is over"));
+        assert!(error(&over, "A5A6").contains("not a cell"));
+    }
+}

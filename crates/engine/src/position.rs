@@ -441,8 +441,8 @@ impl Position {
         let white_off = self.off[Color::White.index()];
         // The player who pushed off more (= whose opponent has more off) wins.
         let by_marbles_off = || match black_off.cmp(&white_off) {
-            std::cmp::Ordering::Less => Outcome::Win(Color::White),
-            std::cmp::Ordering::Greater => Outcome::Win(Color::Black),
+            std::cmp::Ordering::Less => Outcome::Win(Color::Black),
+            std::cmp::Ordering::Greater => Outcome::Win(Color::White),
             std::cmp::Ordering::Equal => Outcome::Draw,
         };
         if black_off.max(white_off) >= self.rules.marbles_to_win {
@@ -860,5 +860,156 @@ mod tests {
         // A lone marble in a corner has exactly its three inward moves.
         let position = setup("A1", "", Color::Black);
         assert_eq!(position.legal_moves().len(), 3);
+    }
+
+    #[test]
+    fn marbles_off_ends_the_game() {
+        let over = Position::from_fen("5/6/7/8/9/8/7/bbbbbb/bbbbb w 0 6").unwrap();
+        assert_eq!(
+            over.outcome(),
+            Some((Outcome::Win(Color::Black), EndReason::MarblesOff))
+        );
+        assert!(over.legal_moves().is_empty());
+        assert_eq!(over.count_legal_moves(), 0);
+        let mv = Move::inline(cell("A1"), Direction::NE, 1).unwrap();
+        assert_eq!(over.check_move(mv), Err(IllegalMove::GameOver));
+        let close = Position::from_fen("5/6/7/8/4w4/8/7/bbbbbb/bbbbb w 0 5").unwrap();
+        assert_eq!(close.outcome(), None);
+        // Handicap: fewer push-offs needed.
+        let handicap = close.with_rules(Rules {
+            marbles_to_win: 5,
+            ..Rules::default()
+        });
+        assert_eq!(
+            handicap.outcome(),
+            Some((Outcome::Win(Color::Black), EndReason::MarblesOff))
+        );
+        // The winning push itself.
+        let position = Position::from_fen("5/6/7/8/5bbbw/8/7/6/5 b 0 5").unwrap();
+        let next = position.play(position.parse_move("E6E7").unwrap());
+        assert_eq!(next.marbles_off(Color::White), 6);
+        assert_eq!(
+            next.outcome(),
+            Some((Outcome::Win(Color::Black), EndReason::MarblesOff))
+        );
+    }
+
+    #[test]
+    fn move_limit_is_adjudicated_by_marbles_off() {
+        let rules = Rules {
+            max_plies: Some(2),
+            ..Rules::default()
+        };
+        let start = Position::start(Layout::Standard, rules);
+        let first = start.play(start.legal_moves()[0]);
+        assert_eq!(first.outcome(), None);
+        let second = first.play(first.legal_moves()[0]);
+        assert_eq!(second.ply(), 2);
+        assert_eq!(
+            second.outcome(),
+            Some((Outcome::Draw, EndReason::MoveLimit))
+        );
+        assert!(second.legal_moves().is_empty());
+        let ahead = Position::from_fen("5/6/7/8/9/8/7/6/bbbbb b 1 3")
+            .unwrap()
+            .with_rules(Rules {
+                max_plies: Some(10),
+                ..Rules::default()
+            });
+        assert_eq!(ahead.with_ply_counters(9, 0).outcome(), None);
+        assert_eq!(
+            ahead.with_ply_counters(10, 0).outcome(),
+            Some((Outcome::Win(Color::Black), EndReason::MoveLimit))
+        );
+    }
+
+    #[test]
+    fn no_push_off_rule_is_decided_by_row_e() {
+        let rules = Rules {
+            no_push_off_plies: Some(15),
+            ..Rules::default()
+        };
+        let position = Position::from_fen("5/6/7/8/bbw6/8/7/6/w4 b 0 0")
+            .unwrap()
+            .with_rules(rules);
+        assert_eq!(position.row_e_count(Color::Black), 2);
+        assert_eq!(position.with_ply_counters(30, 14).outcome(), None);
+        assert_eq!(
+            position.with_ply_counters(30, 15).outcome(),
+            Some((Outcome::Win(Color::Black), EndReason::NoPushOff))
+        );
+        let level = Position::from_fen("5/6/7/8/bw7/8/7/6/5 w 0 0")
+            .unwrap()
+            .with_rules(rules)
+            .with_ply_counters(15, 15);
+        assert_eq!(level.outcome(), Some((Outcome::Draw, EndReason::NoPushOff)));
+        assert!(level.legal_moves().is_empty());
+        // The counter runs with play and restarts at a push-off.
+        let start = Position::start(
+            Layout::Standard,
+            Rules {
+                no_push_off_plies: Some(3),
+                ..Rules::default()
+            },
+        );
+        let mut position = start;
+        for _ in 0..3 {
+            assert_eq!(position.outcome(), None);
+            position = position.play(position.legal_moves()[0]);
+        }
+        assert_eq!(position.plies_since_push_off(), 3);
+        assert_eq!(
+            position.outcome(),
+            Some((Outcome::Draw, EndReason::NoPushOff))
+        );
+        // Checked after marbles off and the move limit.
+        let both = position.with_rules(Rules {
+            max_plies: Some(3),
+            no_push_off_plies: Some(3),
+            ..Rules::default()
+        });
+        assert_eq!(
+            both.outcome().map(|(_, why)| why),
+            Some(EndReason::MoveLimit)
+        );
+    }
+
+    #[test]
+    fn a_side_without_moves_loses() {
+        // Black's last marble, in a corner behind three backed-up white pairs.
+        let position = Position::from_fen("5/6/7/8/9/8/w1w4/ww4/bww2 b 13 0")
+            .unwrap()
+            .with_rules(Rules {
+                marbles_to_win: 14,
+                ..Rules::default()
+            });
+        assert!(position.legal_moves().is_empty());
+        assert_eq!(
+            position.outcome(),
+            Some((Outcome::Win(Color::White), EndReason::NoLegalMoves))
+        );
+        assert_eq!(
+            EndReason::NoLegalMoves.to_string(),
+            "no legal move for the side to move"
+        );
+        assert_eq!(Outcome::Win(Color::White).to_string(), "white wins");
+    }
+
+    #[test]
+    fn play_keeps_counters_and_hash() {
+        let mut position = Position::start(Layout::BelgianDaisy, Rules::default());
+        for ply in 1..=40 {
+            let moves = position.legal_moves();
+            position = position.play(moves[ply * 7 % moves.len()]);
+            assert_eq!(position.ply(), ply as u32);
+            assert_eq!(position.hash(), position.compute_hash());
+        }
+        let standard = Position::start(Layout::Standard, Rules::default());
+        let white_to_move =
+            Position::from_fen(&standard.to_string().replace(" b ", " w ")).unwrap();
+        assert_ne!(standard.hash(), white_to_move.hash());
+        let one_off = Position::from_fen("5/6/7/8/9/8/7/6/5 b 1 0").unwrap();
+        let none_off = Position::from_fen("5/6/7/8/9/8/7/6/5 b 0 0").unwrap();
+        assert_ne!(one_off.hash(), none_off.hash());
     }
 }
