@@ -1,0 +1,301 @@
+//! The evaluator contract: a batch of states in, policy logits and values out.
+
+use crate::Game;
+use crate::error::EvalError;
+
+/// Win, draw and loss probabilities from the point of view of the side to move.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct Wdl {
+    pub win: f32,
+    pub draw: f32,
+    pub loss: f32,
+}
+
+impl Wdl {
+    /// A certain draw.
+    pub const DRAW: Wdl = Wdl {
+        win: 0.0,
+        draw: 1.0,
+        loss: 0.0,
+    };
+    /// No knowledge: win, draw and loss equally likely (expected value 0).
+    pub const UNKNOWN: Wdl = Wdl {
+        win: 1.0 / 3.0,
+        draw: 1.0 / 3.0,
+        loss: 1.0 / 3.0,
+    };
+
+    /// Marks an output slot as not yet written.
+    pub(crate) const UNSET: Wdl = Wdl {
+        win: f32::NAN,
+        draw: f32::NAN,
+        loss: f32::NAN,
+    };
+
+    /// The WDL without draws whose expected value is `value` (clamped to `[-1, 1]`),
+    /// for evaluators with a scalar value head.
+    pub fn from_value(value: f32) -> Wdl {
+        let value = value.clamp(-1.0, 1.0);
+        Wdl {
+            win: (1.0 + value) / 2.0,
+            draw: 0.0,
+            loss: (1.0 - value) / 2.0,
+        }
+    }
+
+    /// The expected value `win - loss`, in `[-1, 1]`.
+    pub fn value(self) -> f32 {
+        self.win - self.loss
+    }
+
+    /// The same outcome seen by the opponent.
+    pub fn flipped(self) -> Wdl {
+        Wdl {
+            win: self.loss,
+            draw: self.draw,
+            loss: self.win,
+        }
+    }
+
+    /// Checks that this is a probability distribution (to within rounding) and
+    /// returns it normalised to sum exactly to 1.
+    pub(crate) fn validated(self) -> Result<Wdl, String> {
+        let parts = [self.win, self.draw, self.loss];
+        if parts.iter().any(|p| !p.is_finite()) {
+            return Err(format!("value {self:?} was not written or is not finite"));
+        }
+        if parts.iter().any(|&p| p < -1e-4) {
+            return Err(format!("value {self:?} has a negative probability"));
+        }
+        let sum: f32 = parts.iter().sum();
+        if (sum - 1.0).abs() > 1e-2 {
+            return Err(format!("value {self:?} sums to {sum}, not 1"));
+        }
+        let [win, draw, loss] = parts.map(|p| p.max(0.0) / sum);
+        Ok(Wdl { win, draw, loss })
+    }
+}
+
+/// The states a search wants evaluated, and the evaluator's answers.
+///
+/// Item `i` has a state ([`EvalBatch::state`]), its legal actions
+/// ([`EvalBatch::legal_actions`], computed once by the search), one logit slot
+/// per legal action and one value slot. Buffers are reused between calls, so
+/// a batch costs no allocation once warm.
+#[derive(Clone, Debug)]
+pub struct EvalBatch<G> {
+    states: Vec<G>,
+    /// `legal_starts[i]..legal_starts[i + 1]` indexes item `i`'s legal actions and logits.
+    legal_starts: Vec<usize>,
+    legal_actions: Vec<usize>,
+    logits: Vec<f32>,
+    values: Vec<Wdl>,
+}
+
+impl<G> Default for EvalBatch<G> {
+    fn default() -> Self {
+        EvalBatch {
+            states: Vec::new(),
+            legal_starts: vec![0],
+            legal_actions: Vec::new(),
+            logits: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+}
+
+/// One item of an [`EvalBatch`], with its outputs open for writing.
+#[derive(Debug)]
+pub struct EvalSlot<'a, G> {
+    pub state: &'a G,
+    /// The legal actions of `state`; `logits[j]` belongs to `legal_actions[j]`.
+    pub legal_actions: &'a [usize],
+    pub logits: &'a mut [f32],
+    /// From the point of view of the side to move in `state`.
+    pub value: &'a mut Wdl,
+}
+
+impl<G> EvalBatch<G> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+
+    /// All states, in item order (convenient for encoding a whole batch at once).
+    pub fn states(&self) -> &[G] {
+        &self.states
+    }
+
+    pub fn state(&self, item: usize) -> &G {
+        &self.states[item]
+    }
+
+    pub fn legal_actions(&self, item: usize) -> &[usize] {
+        &self.legal_actions[self.legal_starts[item]..self.legal_starts[item + 1]]
+    }
+
+    pub fn logits(&self, item: usize) -> &[f32] {
+        &self.logits[self.legal_starts[item]..self.legal_starts[item + 1]]
+    }
+
+    pub fn logits_mut(&mut self, item: usize) -> &mut [f32] {
+        &mut self.logits[self.legal_starts[item]..self.legal_starts[item + 1]]
+    }
+
+    pub fn value(&self, item: usize) -> Wdl {
+        self.values[item]
+    }
+
+    pub fn set_value(&mut self, item: usize, value: Wdl) {
+        self.values[item] = value;
+    }
+
+    /// Every item with its outputs open for writing, in item order.
+    pub fn slots_mut(&mut self) -> impl Iterator<Item = EvalSlot<'_, G>> {
+        let starts = &self.legal_starts;
+        let legal_actions = &self.legal_actions;
+        let mut logits_left: &mut [f32] = &mut self.logits;
+        self.states
+            .iter()
+            .zip(self.values.iter_mut())
+            .enumerate()
+            .map(move |(item, (state, value))| {
+                let range = starts[item]..starts[item + 1];
+                let (logits, rest) = std::mem::take(&mut logits_left).split_at_mut(range.len());
+                logits_left = rest;
+                EvalSlot {
+                    state,
+                    legal_actions: &legal_actions[range],
+                    logits,
+                    value,
+                }
+            })
+    }
+
+    /// Adds a state with its legal actions; its outputs start unset (NaN).
+    pub fn push(&mut self, state: G, legal_actions: &[usize]) {
+        self.states.push(state);
+        self.legal_actions.extend_from_slice(legal_actions);
+        self.logits.resize(self.legal_actions.len(), f32::NAN);
+        self.legal_starts.push(self.legal_actions.len());
+        self.values.push(Wdl::UNSET);
+    }
+
+    /// Empties the batch, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.states.clear();
+        self.legal_starts.truncate(1);
+        self.legal_actions.clear();
+        self.logits.clear();
+        self.values.clear();
+    }
+}
+
+/// Evaluates whole batches of states; see the crate documentation for the contract.
+pub trait Evaluator<G: Game>: Send + Sync {
+    /// Writes logits and a value for every item of `batch`.
+    fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError>;
+}
+
+impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &E {
+    fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
+        (**self).evaluate(batch)
+    }
+}
+
+impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
+    fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
+        (**self).evaluate(batch)
+    }
+}
+
+/// The evaluator that knows nothing: a uniform prior over the legal actions
+/// and [`Wdl::UNKNOWN`] (value 0) everywhere. Search with it is pure tree
+/// search driven by terminal positions; it is the baseline for tests and for
+/// measuring the search's own speed.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct UniformEvaluator;
+
+impl<G: Game> Evaluator<G> for UniformEvaluator {
+    fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
+        batch.logits.fill(0.0);
+        batch.values.fill(Wdl::UNKNOWN);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toy::TicTacToe;
+
+    #[test]
+    fn slots_cover_each_item_with_its_own_legal_actions() {
+        let mut batch = EvalBatch::new();
+        batch.push(TicTacToe::new(), &[0, 1, 2]);
+        batch.push(TicTacToe::new(), &[5]);
+        batch.push(TicTacToe::new(), &[6, 7]);
+        for (item, slot) in batch.slots_mut().enumerate() {
+            for (logit, &action) in slot.logits.iter_mut().zip(slot.legal_actions) {
+                *logit = (action * 10 + item) as f32;
+            }
+            *slot.value = Wdl::from_value(item as f32 / 2.0);
+        }
+        assert_eq!(batch.logits(0), &[0.0, 10.0, 20.0]);
+        assert_eq!(batch.logits(1), &[51.0]);
+        assert_eq!(batch.logits(2), &[62.0, 72.0]);
+        assert_eq!(batch.value(2), Wdl::from_value(1.0));
+        batch.clear();
+        assert!(batch.is_empty());
+        batch.push(TicTacToe::new(), &[3]);
+        assert!(batch.logits(0)[0].is_nan(), "a reused batch starts unset");
+        assert!(batch.value(0).validated().is_err());
+    }
+
+    #[test]
+    fn wdl_validation_rejects_non_distributions() {
+        assert!(
+            Wdl {
+                win: 0.5,
+                draw: 0.5,
+                loss: 0.5
+            }
+            .validated()
+            .is_err()
+        );
+        assert!(
+            Wdl {
+                win: -0.5,
+                draw: 1.0,
+                loss: 0.5
+            }
+            .validated()
+            .is_err()
+        );
+        assert!(
+            Wdl {
+                win: f32::INFINITY,
+                draw: 0.0,
+                loss: 0.0
+            }
+            .validated()
+            .is_err()
+        );
+        let ok = Wdl {
+            win: 0.6,
+            draw: 0.1,
+            loss: 0.3,
+        }
+        .validated()
+        .unwrap();
+        assert!((ok.value() - 0.3).abs() < 1e-6);
+        assert_eq!(Wdl::from_value(0.5).flipped(), Wdl::from_value(-0.5));
+    }
+}

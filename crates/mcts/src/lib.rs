@@ -1,0 +1,188 @@
+//! Game-agnostic Monte Carlo tree search that turns a policy-value evaluator
+//! into a player and produces training targets.
+//!
+//! The crate knows nothing of Abalone or of neural networks. It is built for
+//! the case where the evaluator (a network on a small CPU) is the bottleneck:
+//!
+//! * [`MultiGameDriver`] advances many independent [`Search`]es in lockstep and
+//!   hands the evaluator one large batch built from all of them per call, as
+//!   KataGo and minigo do for self-play.
+//! * The Gumbel root of "Policy improvement by planning with Gumbel"
+//!   (Danihelka et al., 2022) learns from few simulations: Gumbel-top-k
+//!   sampling, sequential halving, completed Q-values and the improved policy
+//!   target. PUCT (AlphaZero) with Dirichlet noise is the alternative root.
+//!
+//! # Contracts
+//!
+//! ## [`Game`]
+//! A game state that is cheap to clone (the search clones the root once per
+//! simulation and applies the actions on the way down).
+//!
+//! * Actions are indices into a fixed action space `0..Game::NUM_ACTIONS`.
+//! * [`Game::legal_actions`] clears its output and fills it with the legal
+//!   actions of the state, in a deterministic order. A state for which
+//!   [`Game::outcome`] is `None` must have at least one legal action.
+//! * [`Game::apply`] is only ever called with an action that
+//!   [`Game::legal_actions`] returned for that state.
+//! * [`Game::outcome`] is `Some` exactly when the game is over, and names the
+//!   winner absolutely ([`Outcome::Win`]`(`[`Player`]`)`) or a draw, not
+//!   relative to the side to move.
+//! * [`Game::to_play`] may return the same player twice in a row (passes);
+//!   the search never assumes strict alternation.
+//!
+//! ## [`Evaluator`]
+//! `evaluate(&self, batch: &mut EvalBatch<G>)` evaluates every state of the
+//! batch in one call. For each item it writes
+//!
+//! * **policy logits** for that state's legal actions only, in the order of
+//!   [`EvalBatch::legal_actions`] (which is the order of
+//!   [`Game::legal_actions`]). Logits are unnormalised log-probabilities: the
+//!   search applies the softmax over the legal actions itself, so a network
+//!   can copy its raw outputs (`logits[j] = dense[legal[j]]`); a uniform prior
+//!   is all zeros. `-inf` masks an action out; NaN, `+inf`, or all `-inf` is
+//!   rejected. Logits rather than priors, because the Gumbel root needs them.
+//! * a **value** as [`Wdl`] (win, draw, loss probabilities summing to 1) from
+//!   the point of view of the **side to move** in that state. A network with a
+//!   scalar value head uses [`Wdl::from_value`].
+//!
+//! The batch arrives with every output set to NaN; anything left unwritten, a
+//! NaN, or a WDL that is not a probability distribution makes the search fail
+//! with [`SearchError::InvalidEvaluation`] rather than search on garbage.
+//! Evaluator failures are returned as [`EvalError`] and propagate out of
+//! [`Search::search`] and [`MultiGameDriver::step`] unchanged; the searches
+//! involved drop their unfinished simulation round and stay usable.
+//!
+//! Writing into reused buffers instead of returning fresh vectors keeps the
+//! search free of allocation per simulation, which matters at hundreds of
+//! thousands of simulations per second with a cheap evaluator.
+//!
+//! ## Values inside the search
+//! Every node stores its statistics from the point of view of
+//! [`Player::First`]; the evaluation of a leaf is converted once, and selection
+//! multiplies by the sign of the player choosing. This keeps the backup free of
+//! per-node sign flips and makes tree reuse trivially correct. Everything the
+//! search reports ([`SearchResult`]) is from the point of view of the player
+//! to move at the root. Internally a value is the scalar `win - loss` in
+//! `[-1, 1]` (a draw is 0); the draw probability is carried along for reporting.
+//!
+//! ## Determinism
+//! A [`Search`] is single-threaded and deterministic given its seed, its
+//! configuration and an evaluator that returns the same output for the same
+//! state. Driving it through [`MultiGameDriver`] gives exactly the same results
+//! as [`Search::search`], whatever the other games in the batch are.
+//!
+//! # Example
+//! ```
+//! use sumito_mcts::{Search, SearchConfig, UniformEvaluator, toy::TicTacToe};
+//!
+//! let config = SearchConfig { simulations: 400, ..SearchConfig::default() };
+//! let mut search = Search::new(TicTacToe::new(), config, 7).unwrap();
+//! let result = search.search(&UniformEvaluator).unwrap();
+//! search.advance(result.action).unwrap();
+//! assert_eq!(search.moves_played(), 1);
+//! ```
+//!
+//! Self-play with many games and one batched evaluator call per round:
+//! ```
+//! use sumito_mcts::{MultiGameDriver, Search, SearchConfig, UniformEvaluator, toy::TicTacToe};
+//!
+//! let config = SearchConfig { simulations: 64, ..SearchConfig::default() };
+//! let mut driver = MultiGameDriver::new();
+//! for seed in 0..8 {
+//!     driver.push(Search::new(TicTacToe::new(), config.clone(), seed).unwrap());
+//! }
+//! while !driver.all_games_over() {
+//!     for (index, result) in driver.step(&UniformEvaluator).unwrap() {
+//!         // Record (state, result.root_actions[..].policy_target) for training here.
+//!         driver.search_mut(index).advance(result.action).unwrap();
+//!     }
+//! }
+//! ```
+
+mod config;
+mod driver;
+mod error;
+mod eval;
+mod gumbel;
+mod sampling;
+mod search;
+pub mod toy;
+mod tree;
+
+pub use config::{ConfigError, DirichletConfig, GumbelConfig, PlayoutCapConfig, SearchConfig};
+pub use driver::MultiGameDriver;
+pub use error::{EvalError, SearchError};
+pub use eval::{EvalBatch, EvalSlot, Evaluator, UniformEvaluator, Wdl};
+pub use search::{RootAction, Search, SearchResult};
+
+/// One of the two players. [`Player::First`] moves first in the game's usual
+/// starting position (Black in Abalone).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum Player {
+    First,
+    Second,
+}
+
+impl Player {
+    /// 0 for [`Player::First`], 1 for [`Player::Second`].
+    pub fn index(self) -> usize {
+        match self {
+            Player::First => 0,
+            Player::Second => 1,
+        }
+    }
+
+    pub fn opponent(self) -> Player {
+        match self {
+            Player::First => Player::Second,
+            Player::Second => Player::First,
+        }
+    }
+
+    /// +1 for [`Player::First`], -1 for [`Player::Second`]: multiplies a value
+    /// stored from the first player's point of view into this player's.
+    pub(crate) fn sign(self) -> f32 {
+        match self {
+            Player::First => 1.0,
+            Player::Second => -1.0,
+        }
+    }
+}
+
+/// How a finished game ended, named absolutely (not relative to the side to move).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Outcome {
+    Win(Player),
+    Draw,
+}
+
+impl Outcome {
+    /// The value of this outcome for `player`: 1 for a win, 0 for a draw, -1 for a loss.
+    pub fn value_for(self, player: Player) -> f32 {
+        match self {
+            Outcome::Win(winner) if winner == player => 1.0,
+            Outcome::Win(_) => -1.0,
+            Outcome::Draw => 0.0,
+        }
+    }
+}
+
+/// A two-player game the search can play. See the crate documentation for the
+/// full contract.
+pub trait Game: Clone + Send + Sync {
+    /// Size of the fixed action space; every action is `< NUM_ACTIONS`.
+    const NUM_ACTIONS: usize;
+
+    /// The player to move. Meaningless (but must not panic) once the game is over.
+    fn to_play(&self) -> Player;
+
+    /// Clears `out` and fills it with the legal actions, in a deterministic
+    /// order. Empty once the game is over.
+    fn legal_actions(&self, out: &mut Vec<usize>);
+
+    /// Plays `action`, which must be one of [`Game::legal_actions`].
+    fn apply(&mut self, action: usize);
+
+    /// `Some` exactly when the game is over.
+    fn outcome(&self) -> Option<Outcome>;
+}

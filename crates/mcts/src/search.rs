@@ -1,0 +1,775 @@
+//! One game's search: the tree walk, expansion, backup, and the result.
+//!
+//! A [`Search`] is a small state machine so that a driver can interleave many
+//! of them around one evaluator call: `gather` walks the tree and puts the
+//! leaves that need evaluation into a batch, `absorb` expands them from the
+//! evaluator's answers and backs the values up, and `finish` turns the root's
+//! statistics into a [`SearchResult`]. [`Search::search`] runs the same cycle
+//! with a batch of its own, which is why a game gives identical results alone
+//! or inside a [`crate::MultiGameDriver`].
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::config::{GumbelConfig, SearchConfig};
+use crate::error::SearchError;
+use crate::eval::{EvalBatch, Evaluator, Wdl};
+use crate::gumbel::{considered_visit_sequence, improved_policy, sigma_completed_q};
+use crate::sampling::{dirichlet, gumbel, sample_with_temperature};
+use crate::tree::{Kind, Node, NodeId, ROOT, Tree};
+use crate::{Game, Player};
+
+/// What a search reports for its root.
+#[derive(Clone, PartialEq, Debug)]
+pub struct SearchResult {
+    /// The action to play, chosen with the temperature of this move.
+    pub action: usize,
+    /// The action the search rates best (what temperature 0 plays): the most
+    /// visited action for PUCT, the sequential-halving winner for Gumbel.
+    pub best_action: usize,
+    /// Whether this was a full search whose policy target should be trained on
+    /// (false for the reduced searches of playout cap randomization).
+    pub full_search: bool,
+    /// Simulations run by this search (not counting visits kept by tree reuse).
+    pub simulations: u32,
+    /// The root's mean value in `[-1, 1]` for the side to move.
+    pub value: f32,
+    /// The root's win/draw/loss estimate for the side to move.
+    pub wdl: Wdl,
+    /// One entry per legal action, in [`Game::legal_actions`] order.
+    pub root_actions: Vec<RootAction>,
+    /// The expected line of play, starting with `best_action`: after the first
+    /// move, the most visited child at each step.
+    pub principal_variation: Vec<usize>,
+}
+
+/// The search's statistics for one legal action at the root.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct RootAction {
+    pub action: usize,
+    /// The evaluator's prior (before any Dirichlet noise).
+    pub prior: f32,
+    /// Visits of this action in the tree (including visits kept by tree reuse).
+    pub visits: u32,
+    /// Mean value for the side to move at the root; `None` if never visited.
+    pub q: Option<f32>,
+    /// The training target: visit share for PUCT, the improved policy
+    /// `softmax(logits + sigma(completed Q))` for Gumbel. Sums to 1.
+    pub policy_target: f32,
+}
+
+impl SearchResult {
+    /// `(action, policy_target)` for every legal action.
+    pub fn policy_target(&self) -> impl Iterator<Item = (usize, f32)> + '_ {
+        self.root_actions
+            .iter()
+            .map(|a| (a.action, a.policy_target))
+    }
+}
+
+/// What `gather` left for the caller to do.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Gathered {
+    /// Leaves were added to the batch; call `absorb` once it is evaluated.
+    Pending,
+    /// The search has run all its simulations; call `finish`.
+    Finished,
+}
+
+/// The move search in progress.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    simulations: u32,
+    full_search: bool,
+    /// Simulations begun (completed or waiting for their leaf's evaluation).
+    started: u32,
+    completed: u32,
+    /// The root is expanded and noise (PUCT) or Gumbel sampling (Gumbel) is set up.
+    root_ready: bool,
+    /// Dirichlet noise was mixed into the root priors (the clean ones are in `saved_priors`).
+    noised: bool,
+}
+
+/// A leaf in the batch, waiting for its evaluation.
+#[derive(Clone, Copy, Debug)]
+struct PendingLeaf {
+    node: NodeId,
+    /// Its path from the root, as a range of `Search::pending_paths`.
+    path_start: u32,
+    path_end: u32,
+}
+
+enum Descent<G> {
+    /// A new leaf that needs evaluation; the state and its legal actions
+    /// (in `Search::legal`).
+    Leaf(G),
+    /// A terminal node: back up its exact value.
+    Terminal,
+    /// The walk reached a leaf already waiting in this batch.
+    Collision,
+}
+
+/// The search of one game: its current position, its tree (reused between
+/// moves), its configuration and its random generator.
+#[derive(Clone, Debug)]
+pub struct Search<G: Game> {
+    config: SearchConfig,
+    root_state: G,
+    tree: Tree,
+    rng: ChaCha8Rng,
+    moves_played: u32,
+    run: Option<Run>,
+    // Buffers reused across simulations and moves.
+    path: Vec<NodeId>,
+    legal: Vec<usize>,
+    pending: Vec<PendingLeaf>,
+    pending_paths: Vec<NodeId>,
+    scores: Vec<f32>,
+    saved_priors: Vec<f32>,
+    /// Gumbel root: the noise `g` and this search's visits per root child, and
+    /// the sequential-halving schedule.
+    root_noise: Vec<f32>,
+    root_search_visits: Vec<u32>,
+    schedule: Vec<u32>,
+    own_batch: EvalBatch<G>,
+}
+
+impl<G: Game> Search<G> {
+    /// A search of `root` that will play its moves with `config`, drawing its
+    /// randomness from `seed`.
+    pub fn new(root: G, config: SearchConfig, seed: u64) -> Result<Search<G>, SearchError> {
+        const {
+            assert!(
+                G::NUM_ACTIONS <= u32::MAX as usize,
+                "actions are stored as u32"
+            )
+        };
+        config.validate()?;
+        Ok(Search {
+            config,
+            root_state: root,
+            tree: Tree::new(),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            moves_played: 0,
+            run: None,
+            path: Vec::new(),
+            legal: Vec::new(),
+            pending: Vec::new(),
+            pending_paths: Vec::new(),
+            scores: Vec::new(),
+            saved_priors: Vec::new(),
+            root_noise: Vec::new(),
+            root_search_visits: Vec::new(),
+            schedule: Vec::new(),
+            own_batch: EvalBatch::new(),
+        })
+    }
+
+    /// The current position.
+    pub fn root(&self) -> &G {
+        &self.root_state
+    }
+
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Replaces the configuration (e.g. another simulation count for analysis).
+    /// The tree is kept.
+    pub fn set_config(&mut self, config: SearchConfig) -> Result<(), SearchError> {
+        if self.run.is_some() {
+            return Err(SearchError::SearchInProgress);
+        }
+        config.validate()?;
+        self.config = config;
+        Ok(())
+    }
+
+    /// Moves played with [`Search::advance`] since the search was created; the
+    /// temperature schedule counts these.
+    pub fn moves_played(&self) -> u32 {
+        self.moves_played
+    }
+
+    pub fn is_game_over(&self) -> bool {
+        self.root_state.outcome().is_some()
+    }
+
+    /// Nodes in the tree (for diagnostics and memory estimates).
+    pub fn tree_size(&self) -> usize {
+        self.tree.nodes.len()
+    }
+
+    /// Visits of the current root, including those kept by tree reuse.
+    pub fn root_visits(&self) -> u32 {
+        self.tree.root().visits
+    }
+
+    /// Searches the current position and returns the result, calling
+    /// `evaluator` with batches of up to `virtual_loss_batch` states. Runs
+    /// `simulations` new simulations; searching the same position again
+    /// continues the same tree (deeper analysis), and the reported visits
+    /// include the earlier ones.
+    pub fn search<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+    ) -> Result<SearchResult, SearchError> {
+        let mut batch = std::mem::take(&mut self.own_batch);
+        let result = self.search_with(evaluator, &mut batch);
+        self.own_batch = batch;
+        result
+    }
+
+    fn search_with<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+        batch: &mut EvalBatch<G>,
+    ) -> Result<SearchResult, SearchError> {
+        loop {
+            batch.clear();
+            if self.gather(batch)? == Gathered::Finished {
+                return Ok(self.finish());
+            }
+            if let Err(err) = evaluator.evaluate(batch) {
+                self.abort();
+                return Err(err.into());
+            }
+            self.absorb(batch, 0)?;
+        }
+    }
+
+    /// Plays `action` in the current position. With tree reuse the subtree
+    /// below it becomes the new tree.
+    pub fn advance(&mut self, action: usize) -> Result<(), SearchError> {
+        if self.run.is_some() {
+            return Err(SearchError::SearchInProgress);
+        }
+        if self.is_game_over() {
+            return Err(SearchError::GameOver);
+        }
+        let root = *self.tree.root();
+        let child = if root.kind == Kind::Expanded {
+            let child = root
+                .children()
+                .find(|&c| self.tree.nodes[c].action as usize == action);
+            Some(child.ok_or(SearchError::IllegalAction { action })?)
+        } else {
+            self.root_state.legal_actions(&mut self.legal);
+            if !self.legal.contains(&action) {
+                return Err(SearchError::IllegalAction { action });
+            }
+            None
+        };
+        self.root_state.apply(action);
+        match child {
+            Some(child)
+                if self.config.tree_reuse && self.tree.nodes[child].kind == Kind::Expanded =>
+            {
+                self.tree.reroot(child as NodeId);
+            }
+            _ => self.tree.reset(),
+        }
+        self.moves_played += 1;
+        Ok(())
+    }
+
+    /// True when the current move search has run all its simulations.
+    pub(crate) fn is_complete(&self) -> bool {
+        self.run
+            .is_some_and(|run| run.root_ready && run.completed == run.simulations)
+    }
+
+    /// Puts the leaves this search needs evaluated into `batch` (starting a new
+    /// move search if none is under way). On error the move search is dropped.
+    pub(crate) fn gather(&mut self, batch: &mut EvalBatch<G>) -> Result<Gathered, SearchError> {
+        let result = self.try_gather(batch);
+        if result.is_err() {
+            self.abort();
+        }
+        result
+    }
+
+    fn try_gather(&mut self, batch: &mut EvalBatch<G>) -> Result<Gathered, SearchError> {
+        debug_assert!(
+            self.pending.is_empty(),
+            "absorb must follow every pending gather"
+        );
+        if self.run.is_none() {
+            self.start_run()?;
+        }
+        let root = self.tree.root();
+        if root.kind == Kind::Unvisited {
+            // A fresh root is evaluated first; that is not a simulation.
+            self.path.clear();
+            self.path.push(ROOT);
+            let state = self.root_state.clone();
+            self.prepare_leaf(ROOT, &state)?;
+            self.commit_leaf(state, batch);
+            return Ok(Gathered::Pending);
+        }
+        let mut run = self.run.expect("started above");
+        if !run.root_ready {
+            self.prepare_root(&mut run);
+        }
+        let mut leaves = 0;
+        while leaves < self.config.virtual_loss_batch && run.started < run.simulations {
+            match self.descend()? {
+                Descent::Leaf(state) => {
+                    self.commit_leaf(state, batch);
+                    leaves += 1;
+                }
+                Descent::Terminal => {
+                    let (value, draw) = self.tree.nodes
+                        [*self.path.last().expect("non-empty path") as usize]
+                        .terminal_backup();
+                    backup(&mut self.tree.nodes, &self.path, value, draw, false);
+                    run.completed += 1;
+                }
+                // Nothing was changed; the next batch will take this walk again.
+                Descent::Collision => break,
+            }
+            if self.config.gumbel.is_some() {
+                let root_child = self.path[1] as usize - self.tree.root().first_child as usize;
+                self.root_search_visits[root_child] += 1;
+            }
+            run.started += 1;
+        }
+        self.run = Some(run);
+        Ok(if leaves == 0 {
+            Gathered::Finished
+        } else {
+            Gathered::Pending
+        })
+    }
+
+    /// Expands the batch items `start..` (this search's leaves, in the order
+    /// `gather` added them) and backs their values up. On error the move
+    /// search is dropped.
+    pub(crate) fn absorb(&mut self, batch: &EvalBatch<G>, start: usize) -> Result<(), SearchError> {
+        for index in 0..self.pending.len() {
+            if let Err(err) = self.absorb_leaf(batch, start + index, self.pending[index]) {
+                self.pending.drain(..index);
+                self.abort();
+                return Err(err);
+            }
+        }
+        self.pending.clear();
+        self.pending_paths.clear();
+        Ok(())
+    }
+
+    fn absorb_leaf(
+        &mut self,
+        batch: &EvalBatch<G>,
+        item: usize,
+        leaf: PendingLeaf,
+    ) -> Result<(), SearchError> {
+        let invalid = |problem: String| SearchError::InvalidEvaluation { item, problem };
+        let wdl = batch.value(item).validated().map_err(invalid)?;
+        let logits = batch.logits(item);
+        let mut max_logit = f32::NEG_INFINITY;
+        for (j, &logit) in logits.iter().enumerate() {
+            if logit.is_nan() || logit == f32::INFINITY {
+                return Err(invalid(format!(
+                    "logit {logit} for action {}",
+                    batch.legal_actions(item)[j]
+                )));
+            }
+            max_logit = max_logit.max(logit);
+        }
+        if max_logit == f32::NEG_INFINITY {
+            return Err(invalid("every legal action has logit -inf".into()));
+        }
+        let sum_exp: f32 = logits.iter().map(|&l| (l - max_logit).exp()).sum();
+        let log_sum = sum_exp.ln();
+        let children = batch
+            .legal_actions(item)
+            .iter()
+            .zip(logits)
+            .map(|(&action, &logit)| {
+                let log_prior = logit - max_logit - log_sum;
+                (action, log_prior.exp(), log_prior)
+            });
+        self.tree.add_children(leaf.node, children)?;
+        let node = &mut self.tree.nodes[leaf.node as usize];
+        let value = node.to_play.sign() * wdl.value();
+        node.raw_value = value;
+        let path = &self.pending_paths[leaf.path_start as usize..leaf.path_end as usize];
+        backup(&mut self.tree.nodes, path, value, wdl.draw, true);
+        if leaf.node != ROOT {
+            self.run.as_mut().expect("a run is under way").completed += 1;
+        }
+        Ok(())
+    }
+
+    /// Drops the move search under way: releases the virtual losses of leaves
+    /// still waiting, forgets them, and restores clean root priors. Completed
+    /// simulations stay in the tree.
+    pub(crate) fn abort(&mut self) {
+        for leaf in self.pending.drain(..) {
+            let path = &self.pending_paths[leaf.path_start as usize..leaf.path_end as usize];
+            for &id in path {
+                self.tree.nodes[id as usize].in_flight -= 1;
+            }
+            let node = &mut self.tree.nodes[leaf.node as usize];
+            node.kind = Kind::Unvisited;
+        }
+        self.pending_paths.clear();
+        self.end_run();
+    }
+
+    fn end_run(&mut self) {
+        if let Some(run) = self.run.take()
+            && run.noised
+        {
+            let children = self.tree.root().children();
+            for (node, &prior) in self.tree.nodes[children].iter_mut().zip(&self.saved_priors) {
+                node.prior = prior;
+            }
+        }
+    }
+
+    fn start_run(&mut self) -> Result<(), SearchError> {
+        if self.is_game_over() {
+            return Err(SearchError::GameOver);
+        }
+        let (simulations, full_search) = match &self.config.playout_cap {
+            Some(cap) if self.rng.random::<f32>() >= cap.full_search_probability => {
+                (cap.reduced_simulations, false)
+            }
+            _ => (self.config.simulations, true),
+        };
+        self.run = Some(Run {
+            simulations,
+            full_search,
+            started: 0,
+            completed: 0,
+            root_ready: false,
+            noised: false,
+        });
+        Ok(())
+    }
+
+    /// Sets up the root of an expanded tree for this move search: Gumbel
+    /// sampling and the halving schedule, or Dirichlet noise on the priors.
+    fn prepare_root(&mut self, run: &mut Run) {
+        let children = self.tree.root().children();
+        let count = children.len();
+        if let Some(config) = &self.config.gumbel {
+            gumbel(
+                &mut self.rng,
+                config.gumbel_scale,
+                count,
+                &mut self.root_noise,
+            );
+            self.root_search_visits.clear();
+            self.root_search_visits.resize(count, 0);
+            let considered = config.considered_actions.min(count as u32);
+            considered_visit_sequence(considered, run.simulations, &mut self.schedule);
+        } else if let Some(noise) = &self.config.dirichlet
+            && run.full_search
+        {
+            self.saved_priors.clear();
+            self.saved_priors
+                .extend(self.tree.nodes[children.clone()].iter().map(|n| n.prior));
+            dirichlet(&mut self.rng, noise.total_alpha, count, &mut self.scores);
+            for (node, &eta) in self.tree.nodes[children].iter_mut().zip(&self.scores) {
+                node.prior = (1.0 - noise.weight) * node.prior + noise.weight * eta;
+            }
+            run.noised = true;
+        }
+        run.root_ready = true;
+    }
+
+    /// Walks from the root to a node that is not expanded, leaving the walk in
+    /// `self.path`.
+    fn descend(&mut self) -> Result<Descent<G>, SearchError> {
+        let mut state = self.root_state.clone();
+        self.path.clear();
+        self.path.push(ROOT);
+        let mut node = ROOT;
+        loop {
+            match self.tree.nodes[node as usize].kind {
+                Kind::Expanded => {
+                    let child = match (&self.config.gumbel, node == ROOT) {
+                        (None, is_root) => self.select_puct(node, is_root),
+                        (Some(config), true) => self.select_gumbel_root(*config),
+                        (Some(config), false) => self.select_gumbel_interior(node, *config),
+                    };
+                    state.apply(self.tree.nodes[child as usize].action as usize);
+                    self.path.push(child);
+                    node = child;
+                }
+                Kind::Unvisited => {
+                    if let Some(outcome) = state.outcome() {
+                        self.tree.nodes[node as usize].mark_terminal(outcome);
+                        return Ok(Descent::Terminal);
+                    }
+                    self.prepare_leaf(node, &state)?;
+                    return Ok(Descent::Leaf(state));
+                }
+                Kind::Terminal => return Ok(Descent::Terminal),
+                Kind::Pending => return Ok(Descent::Collision),
+            }
+        }
+    }
+
+    /// Records what the leaf `node` needs before its state goes into a batch.
+    fn prepare_leaf(&mut self, node: NodeId, state: &G) -> Result<(), SearchError> {
+        state.legal_actions(&mut self.legal);
+        if self.legal.is_empty() {
+            return Err(SearchError::NoLegalActions);
+        }
+        let node = &mut self.tree.nodes[node as usize];
+        node.to_play = state.to_play();
+        node.kind = Kind::Pending;
+        Ok(())
+    }
+
+    /// Puts the leaf at the end of `self.path` into the batch and applies
+    /// virtual loss along its path.
+    fn commit_leaf(&mut self, state: G, batch: &mut EvalBatch<G>) {
+        let path_start = self.pending_paths.len() as u32;
+        for &id in &self.path {
+            self.tree.nodes[id as usize].in_flight += 1;
+        }
+        self.pending_paths.extend_from_slice(&self.path);
+        let node = *self.path.last().expect("non-empty path");
+        self.pending.push(PendingLeaf {
+            node,
+            path_start,
+            path_end: self.pending_paths.len() as u32,
+        });
+        batch.push(state, &self.legal);
+    }
+
+    /// PUCT: `Q + c * P * sqrt(N_parent) / (1 + N)`, with virtual losses counted
+    /// as lost visits and first-play urgency for unvisited children.
+    fn select_puct(&self, parent: NodeId, is_root: bool) -> NodeId {
+        let parent_node = &self.tree.nodes[parent as usize];
+        let player = parent_node.to_play;
+        let sign = f64::from(player.sign());
+        let parent_visits = parent_node.effective_visits() as f32;
+        let exploration = self.config.exploration(parent_visits) * parent_visits.sqrt();
+        let children = parent_node.children();
+        let first = children.start;
+        let mut best_visited: Option<(usize, f32)> = None;
+        let mut best_unvisited: Option<(usize, f32)> = None;
+        let mut visited_prior = 0.0f32;
+        for (offset, child) in self.tree.nodes[children].iter().enumerate() {
+            let visits = child.effective_visits();
+            if visits == 0 {
+                if best_unvisited.is_none_or(|(_, prior)| child.prior > prior) {
+                    best_unvisited = Some((offset, child.prior));
+                }
+                continue;
+            }
+            visited_prior += child.prior;
+            let q =
+                ((sign * child.value_sum - f64::from(child.in_flight)) / f64::from(visits)) as f32;
+            let score = q + exploration * child.prior / (1.0 + visits as f32);
+            if best_visited.is_none_or(|(_, best)| score > best) {
+                best_visited = Some((offset, score));
+            }
+        }
+        let choice = match (best_visited, best_unvisited) {
+            (Some((visited, _)), None) => visited,
+            (visited, Some((unvisited, prior))) => {
+                let reduction = if is_root {
+                    self.config.fpu_reduction_root
+                } else {
+                    self.config.fpu_reduction
+                };
+                let fpu = parent_node.q(player) - reduction * visited_prior.sqrt();
+                let score = fpu + exploration * prior;
+                match visited {
+                    Some((visited, best)) if best >= score => visited,
+                    _ => unvisited,
+                }
+            }
+            (None, None) => unreachable!("an expanded node has children"),
+        };
+        (first + choice) as NodeId
+    }
+
+    /// Fills `self.scores` with `sigma(completed Q)` of the children of
+    /// `parent`, seen by the player to move there.
+    fn sigma_of_children(&mut self, parent: NodeId, config: &GumbelConfig) {
+        let node = &self.tree.nodes[parent as usize];
+        let player = node.to_play;
+        let children = &self.tree.nodes[node.children()];
+        sigma_completed_q(
+            children,
+            player,
+            player.sign() * node.raw_value,
+            config,
+            &mut self.scores,
+        );
+    }
+
+    /// Gumbel root: among the actions with exactly the visit count that the
+    /// sequential-halving schedule asks for at this simulation, the one with
+    /// the highest `g + logit + sigma(completed Q)`.
+    fn select_gumbel_root(&mut self, config: GumbelConfig) -> NodeId {
+        self.sigma_of_children(ROOT, &config);
+        let root = self.tree.root();
+        let children = &self.tree.nodes[root.children()];
+        let simulation: u32 = self.root_search_visits.iter().sum();
+        let wanted = self.schedule[simulation as usize];
+        let score = |i: usize| self.root_noise[i] + children[i].log_prior + self.scores[i];
+        let best = argmax(
+            (0..children.len()).filter(|&i| self.root_search_visits[i] == wanted),
+            score,
+        )
+        // The schedule guarantees a candidate; stay total anyway.
+        .or_else(|| {
+            let least = *self.root_search_visits.iter().min().expect("children");
+            argmax(
+                (0..children.len()).filter(|&i| self.root_search_visits[i] == least),
+                score,
+            )
+        })
+        .expect("an expanded root has children");
+        root.first_child + best as NodeId
+    }
+
+    /// Gumbel interior rule: `argmax(pi'(a) - N(a) / (1 + sum_b N(b)))` with
+    /// `pi' = softmax(logits + sigma(completed Q))`; deterministic.
+    fn select_gumbel_interior(&mut self, parent: NodeId, config: GumbelConfig) -> NodeId {
+        self.sigma_of_children(parent, &config);
+        let parent_node = &self.tree.nodes[parent as usize];
+        let children = &self.tree.nodes[parent_node.children()];
+        improved_policy(children, &mut self.scores);
+        let total = children
+            .iter()
+            .map(|c| c.effective_visits() as f32)
+            .sum::<f32>();
+        let score =
+            |i: usize| self.scores[i] - children[i].effective_visits() as f32 / (1.0 + total);
+        let best = argmax(0..children.len(), score).expect("an expanded node has children");
+        parent_node.first_child + best as NodeId
+    }
+
+    /// Turns the finished move search into its result and ends it.
+    pub(crate) fn finish(&mut self) -> SearchResult {
+        let run = self.run.expect("finish follows a complete run");
+        debug_assert!(run.completed == run.simulations && self.pending.is_empty());
+        self.end_run(); // restores clean priors for the report
+        let root = *self.tree.root();
+        let player = root.to_play;
+        // `best` is what temperature 0 plays; `self.scores` gets the policy target.
+        let best = match self.config.gumbel {
+            Some(config) => {
+                self.sigma_of_children(ROOT, &config);
+                let children = &self.tree.nodes[root.children()];
+                let most = *self.root_search_visits.iter().max().expect("children");
+                let best = argmax(
+                    (0..children.len()).filter(|&i| self.root_search_visits[i] == most),
+                    |i| self.root_noise[i] + children[i].log_prior + self.scores[i],
+                )
+                .expect("children");
+                improved_policy(children, &mut self.scores);
+                best
+            }
+            None => {
+                let children = &self.tree.nodes[root.children()];
+                let total: u32 = children.iter().map(|c| c.visits).sum();
+                self.scores.clear();
+                self.scores
+                    .extend(children.iter().map(|c| c.visits as f32 / total as f32));
+                most_visited(children, player)
+                    .expect("a finished search visited the root's children")
+            }
+        };
+        let temperature = self.config.temperature_after(self.moves_played);
+        let chosen = if temperature > 0.0 {
+            sample_with_temperature(&mut self.rng, &self.scores, temperature)
+        } else {
+            best
+        };
+        let children = &self.tree.nodes[root.children()];
+        let root_actions = children
+            .iter()
+            .zip(&self.scores)
+            .map(|(child, &policy_target)| RootAction {
+                action: child.action as usize,
+                prior: child.prior,
+                visits: child.visits,
+                q: (child.visits > 0).then(|| child.q(player)),
+                policy_target,
+            })
+            .collect();
+        let value = root.q(player);
+        let draw = (root.draw_sum / root.visits as f32).clamp(0.0, 1.0);
+        let wdl = Wdl {
+            win: ((1.0 + value - draw) / 2.0).max(0.0),
+            draw,
+            loss: ((1.0 - value - draw) / 2.0).max(0.0),
+        };
+        SearchResult {
+            action: children[chosen].action as usize,
+            best_action: children[best].action as usize,
+            full_search: run.full_search,
+            simulations: run.simulations,
+            value,
+            wdl,
+            root_actions,
+            principal_variation: self.principal_variation(root.first_child + best as NodeId),
+        }
+    }
+
+    /// `first`, then the most visited child at each step while there is one.
+    fn principal_variation(&self, first: NodeId) -> Vec<usize> {
+        let mut node = &self.tree.nodes[first as usize];
+        let mut line = vec![node.action as usize];
+        while node.kind == Kind::Expanded {
+            let children = &self.tree.nodes[node.children()];
+            let Some(best) = most_visited(children, node.to_play) else {
+                break;
+            };
+            node = &children[best];
+            line.push(node.action as usize);
+        }
+        line
+    }
+}
+
+/// Adds one visit with `value` (first player's view) and `draw` to every node
+/// of `path`, releasing one virtual loss each if `in_flight`.
+fn backup(nodes: &mut [Node], path: &[NodeId], value: f32, draw: f32, in_flight: bool) {
+    for &id in path {
+        let node = &mut nodes[id as usize];
+        node.visits += 1;
+        node.value_sum += f64::from(value);
+        node.draw_sum += draw;
+        if in_flight {
+            node.in_flight -= 1;
+        }
+    }
+}
+
+/// The index of the most visited of `children` (ties: better Q for `player`,
+/// then the higher prior), or `None` if none has been visited.
+fn most_visited(children: &[Node], player: Player) -> Option<usize> {
+    let key = |c: &Node| (c.visits, c.q(player), c.prior);
+    (0..children.len())
+        .filter(|&i| children[i].visits > 0)
+        .max_by(|&a, &b| {
+            key(&children[a])
+                .partial_cmp(&key(&children[b]))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(b.cmp(&a))
+        })
+}
+
+/// The first index with the highest score.
+fn argmax(indices: impl Iterator<Item = usize>, score: impl Fn(usize) -> f32) -> Option<usize> {
+    let mut best: Option<(usize, f32)> = None;
+    for i in indices {
+        let s = score(i);
+        if best.is_none_or(|(_, b)| s > b) {
+            best = Some((i, s));
+        }
+    }
+    best.map(|(i, _)| i)
+}

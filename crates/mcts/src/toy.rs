@@ -1,0 +1,278 @@
+//! Small complete games for tests, examples and smoke tests of pipelines that
+//! are generic over [`Game`]: tic-tac-toe and connect-k on a small board.
+//! Both are solved by brute force in this crate's tests.
+
+use std::fmt;
+
+use crate::{Game, Outcome, Player};
+
+const LINES: [[usize; 3]; 8] = [
+    [0, 1, 2],
+    [3, 4, 5],
+    [6, 7, 8],
+    [0, 3, 6],
+    [1, 4, 7],
+    [2, 5, 8],
+    [0, 4, 8],
+    [2, 4, 6],
+];
+
+/// `game` after playing `actions` in turn, or `None` if one is illegal.
+pub fn play_all<G: Game>(mut game: G, actions: &[usize]) -> Option<G> {
+    let mut legal = Vec::new();
+    for &action in actions {
+        game.legal_actions(&mut legal);
+        if !legal.contains(&action) {
+            return None;
+        }
+        game.apply(action);
+    }
+    Some(game)
+}
+
+/// Who moves after `moves` moves in a game of strict alternation.
+fn mover_after(moves: u32) -> Player {
+    if moves.is_multiple_of(2) {
+        Player::First
+    } else {
+        Player::Second
+    }
+}
+
+/// Tic-tac-toe. Action `i` marks cell `i` (row-major, 0 is the top left).
+/// [`Player::First`] plays X.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct TicTacToe {
+    /// Bit `i` set: cell `i` holds a mark of that player.
+    marks: [u16; 2],
+}
+
+impl TicTacToe {
+    pub fn new() -> TicTacToe {
+        TicTacToe::default()
+    }
+
+    /// The position after `actions`, or `None` if one of them is illegal.
+    pub fn from_actions(actions: &[usize]) -> Option<TicTacToe> {
+        play_all(TicTacToe::new(), actions)
+    }
+
+    fn occupied(&self) -> u16 {
+        self.marks[0] | self.marks[1]
+    }
+
+    fn has_line(marks: u16) -> bool {
+        LINES
+            .iter()
+            .any(|line| line.iter().all(|&cell| marks & (1 << cell) != 0))
+    }
+}
+
+impl Game for TicTacToe {
+    const NUM_ACTIONS: usize = 9;
+
+    fn to_play(&self) -> Player {
+        mover_after(self.occupied().count_ones())
+    }
+
+    fn legal_actions(&self, out: &mut Vec<usize>) {
+        out.clear();
+        if self.outcome().is_none() {
+            out.extend((0..9).filter(|&cell| self.occupied() & (1 << cell) == 0));
+        }
+    }
+
+    fn apply(&mut self, action: usize) {
+        debug_assert!(
+            self.occupied() & (1 << action) == 0,
+            "cell {action} is taken"
+        );
+        self.marks[self.to_play().index()] |= 1 << action;
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if TicTacToe::has_line(self.marks[0]) {
+            Some(Outcome::Win(Player::First))
+        } else if TicTacToe::has_line(self.marks[1]) {
+            Some(Outcome::Win(Player::Second))
+        } else if self.occupied() == 0x1ff {
+            Some(Outcome::Draw)
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for TicTacToe {
+    /// Three rows of `X`, `O` and `.`, separated by `/`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for cell in 0..9 {
+            if cell > 0 && cell % 3 == 0 {
+                write!(f, "/")?;
+            }
+            let mark = match (self.marks[0] >> cell & 1, self.marks[1] >> cell & 1) {
+                (1, _) => 'X',
+                (_, 1) => 'O',
+                _ => '.',
+            };
+            write!(f, "{mark}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Connect-`K` on a board `W` columns wide and `H` rows high: players drop
+/// pieces into columns (action = column) and win with `K` in a row
+/// horizontally, vertically or diagonally. `ConnectK<7, 6, 4>` is Connect Four.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ConnectK<const W: usize, const H: usize, const K: usize> {
+    /// `cells[column][row]`, row 0 at the bottom: 0 empty, 1 first, 2 second.
+    cells: [[u8; H]; W],
+    heights: [u8; W],
+    moves: u16,
+    winner: Option<Player>,
+}
+
+impl<const W: usize, const H: usize, const K: usize> Default for ConnectK<W, H, K> {
+    fn default() -> Self {
+        ConnectK {
+            cells: [[0; H]; W],
+            heights: [0; W],
+            moves: 0,
+            winner: None,
+        }
+    }
+}
+
+impl<const W: usize, const H: usize, const K: usize> ConnectK<W, H, K> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The position after dropping into `columns` in turn, or `None` if a
+    /// move is illegal.
+    pub fn from_actions(columns: &[usize]) -> Option<Self> {
+        play_all(Self::new(), columns)
+    }
+
+    fn owner(&self, column: isize, row: isize) -> u8 {
+        if (0..W as isize).contains(&column) && (0..H as isize).contains(&row) {
+            self.cells[column as usize][row as usize]
+        } else {
+            0
+        }
+    }
+
+    /// Whether the piece just placed at (column, row) completes a line.
+    fn completes_line(&self, column: usize, row: usize) -> bool {
+        let piece = self.cells[column][row];
+        let (column, row) = (column as isize, row as isize);
+        [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dc, dr)| {
+            let run = |sign: isize| {
+                (1..K as isize)
+                    .take_while(|&k| {
+                        self.owner(column + sign * k * dc, row + sign * k * dr) == piece
+                    })
+                    .count()
+            };
+            1 + run(1) + run(-1) >= K
+        })
+    }
+}
+
+impl<const W: usize, const H: usize, const K: usize> Game for ConnectK<W, H, K> {
+    const NUM_ACTIONS: usize = W;
+
+    fn to_play(&self) -> Player {
+        mover_after(u32::from(self.moves))
+    }
+
+    fn legal_actions(&self, out: &mut Vec<usize>) {
+        out.clear();
+        if self.outcome().is_none() {
+            out.extend((0..W).filter(|&column| (self.heights[column] as usize) < H));
+        }
+    }
+
+    fn apply(&mut self, column: usize) {
+        let row = self.heights[column] as usize;
+        debug_assert!(row < H, "column {column} is full");
+        let player = self.to_play();
+        self.cells[column][row] = player.index() as u8 + 1;
+        self.heights[column] += 1;
+        self.moves += 1;
+        if self.completes_line(column, row) {
+            self.winner = Some(player);
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        match self.winner {
+            Some(player) => Some(Outcome::Win(player)),
+            None if self.moves as usize == W * H => Some(Outcome::Draw),
+            None => None,
+        }
+    }
+}
+
+impl<const W: usize, const H: usize, const K: usize> fmt::Display for ConnectK<W, H, K> {
+    /// Rows from the top, `X` first player, `O` second, `.` empty, separated by `/`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for row in (0..H).rev() {
+            if row + 1 < H {
+                write!(f, "/")?;
+            }
+            for column in 0..W {
+                write!(f, "{}", ['.', 'X', 'O'][self.cells[column][row] as usize])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tictactoe_rules() {
+        let game = TicTacToe::from_actions(&[0, 3, 1, 4, 2]).unwrap();
+        assert_eq!(game.outcome(), Some(Outcome::Win(Player::First)));
+        assert_eq!(game.to_string(), "XXX/OO./...");
+        let mut legal = vec![42];
+        game.legal_actions(&mut legal);
+        assert!(legal.is_empty());
+        assert!(TicTacToe::from_actions(&[0, 0]).is_none());
+        let draw = TicTacToe::from_actions(&[0, 1, 2, 4, 3, 5, 7, 6, 8]).unwrap();
+        assert_eq!(draw.outcome(), Some(Outcome::Draw));
+        let game = TicTacToe::from_actions(&[4]).unwrap();
+        assert_eq!(game.to_play(), Player::Second);
+        game.legal_actions(&mut legal);
+        assert_eq!(legal, vec![0, 1, 2, 3, 5, 6, 7, 8]);
+    }
+
+    #[test]
+    fn connect_rules() {
+        type C4 = ConnectK<7, 6, 4>;
+        assert_eq!(
+            C4::from_actions(&[0, 1, 0, 1, 0, 1, 0]).unwrap().outcome(),
+            Some(Outcome::Win(Player::First))
+        );
+        assert_eq!(
+            C4::from_actions(&[0, 0, 1, 1, 2, 2, 3]).unwrap().outcome(),
+            Some(Outcome::Win(Player::First))
+        );
+        // Diagonal for the second player: O at (1,0) (2,1) (3,2) (4,3).
+        let diag = C4::from_actions(&[0, 1, 2, 2, 3, 3, 4, 3, 4, 4, 6, 4]).unwrap();
+        assert_eq!(diag.outcome(), Some(Outcome::Win(Player::Second)), "{diag}");
+        assert!(
+            C4::from_actions(&[0, 0, 0, 0, 0, 0, 0]).is_none(),
+            "column 0 holds six"
+        );
+        let game = ConnectK::<3, 2, 3>::from_actions(&[0, 0, 1, 1, 2]).unwrap();
+        assert_eq!(game.outcome(), Some(Outcome::Win(Player::First)));
+        assert_eq!(game.to_string(), "OO./XXX");
+        let full = ConnectK::<2, 2, 3>::from_actions(&[0, 0, 1, 1]).unwrap();
+        assert_eq!(full.outcome(), Some(Outcome::Draw));
+    }
+}
