@@ -225,8 +225,8 @@ proptest! {
 fn every_action_maps_back_through_every_symmetry() {
     for sym in Symmetry::ALL {
         let mut images: Vec<usize> = (0..ACTION_COUNT).map(|a| sym.apply_action(a)).collect();
-        for action in 0..ACTION_COUNT {
-            assert_eq!(sym.inverse().apply_action(images[action]), action);
+        for (action, &image) in images.iter().enumerate() {
+            assert_eq!(sym.inverse().apply_action(image), action);
         }
         images.sort();
         images.dedup();
