@@ -207,42 +207,10 @@ fn step(board: u128, shift: i32) -> u128 {
     }
 }
 
-/// Receives the legal moves of one kind as a bitboard of the cells that
-/// identify them (the leading marble of an inline group, the first cell of a
-/// broadside group) and the lookup table that turns those cells into actions.
-trait MoveSink {
-    fn add(&mut self, cells: u128, table: usize);
-}
-
-/// Counts moves without listing them.
-struct MoveCounter(u32);
-
-impl MoveSink for MoveCounter {
-    #[inline(always)]
-    fn add(&mut self, cells: u128, _table: usize) {
-        self.0 += cells.count_ones();
-    }
-}
-
-impl MoveSink for MoveList {
-    #[inline(always)]
-    fn add(&mut self, cells: u128, table: usize) {
-        let table = &ACTION_TABLES[table];
-        for bit in bits(cells) {
-            self.push_action(table[bit as usize]);
-        }
-    }
-}
-
-/// Inline moves (groups of 1–3) in direction `D`, found by their leading marble L.
+/// The legal inline moves (groups of 1, 2, 3) in direction `D`, as the sets
+/// of their leading marbles L.
 #[inline(always)]
-fn inline_moves<S: MoveSink, const D: usize>(
-    own: u128,
-    opp: u128,
-    free: u128,
-    empty: u128,
-    sink: &mut S,
-) {
+fn inline_sets<const D: usize>(own: u128, opp: u128, free: u128, empty: u128) -> [u128; 3] {
     let s = DIR_SHIFT[D];
     // Sets of cells L such that the cell k steps ahead of L (L + k·D) is ...
     let empty_1 = step(empty, -s);
@@ -254,71 +222,182 @@ fn inline_moves<S: MoveSink, const D: usize>(
     let free_3 = step(free, -3 * s);
     let lead_2 = own & step(own, s);
     let lead_3 = lead_2 & step(own, 2 * s);
-    sink.add(own & empty_1, inline_table(1, D));
-    // 2 push 1.
-    sink.add(lead_2 & (empty_1 | (opp_1 & free_2)), inline_table(2, D));
-    // 3 push 1, 3 push 2.
-    sink.add(
+    [
+        own & empty_1,
+        // 2 push 1.
+        lead_2 & (empty_1 | (opp_1 & free_2)),
+        // 3 push 1, 3 push 2.
         lead_3 & (empty_1 | (opp_1 & (free_2 | (opp_2 & free_3)))),
-        inline_table(3, D),
-    );
+    ]
 }
 
-/// Broadside moves of groups along axis slot `A` (E, NE, NW) stepping towards `D`,
-/// found by the group's first cell.
+/// The legal broadside moves of groups of 2 and 3 along axis slot `A` (E,
+/// NE, NW) stepping towards `D`, as the sets of the groups' first cells.
+/// `ready[D]` holds the own marbles whose neighbour towards `D` is empty.
 #[inline(always)]
-fn broadside_moves<S: MoveSink, const A: usize, const D: usize>(
-    pairs: u128,
-    triples: u128,
-    empty_ahead: &[u128; 6],
-    sink: &mut S,
-) {
+fn broadside_sets<const A: usize, const D: usize>(ready: &[u128; 6]) -> [u128; 2] {
     let a = DIR_SHIFT[AXES[A]];
-    let pair_free = empty_ahead[D] & step(empty_ahead[D], -a);
-    let triple_free = pair_free & step(pair_free, -a);
-    sink.add(pairs & pair_free, broadside_table(2, A, D));
-    sink.add(triples & triple_free, broadside_table(3, A, D));
+    let pairs = ready[D] & step(ready[D], -a);
+    [pairs, pairs & step(pairs, -a)]
 }
 
+/// Own marbles whose neighbour in each direction is an empty cell.
 #[inline(always)]
-fn generate<S: MoveSink>(own: u128, opp: u128, sink: &mut S) {
+fn ready_to_step(own: u128, empty: u128) -> [u128; 6] {
+    [
+        own & step(empty, -DIR_SHIFT[0]),
+        own & step(empty, -DIR_SHIFT[1]),
+        own & step(empty, -DIR_SHIFT[2]),
+        own & step(empty, -DIR_SHIFT[3]),
+        own & step(empty, -DIR_SHIFT[4]),
+        own & step(empty, -DIR_SHIFT[5]),
+    ]
+}
+
+/// Calls `$visit!(A, D)` for the 12 (axis slot, sideways direction) pairs of
+/// broadside moves: axis E steps NE, SW, NW, SE; axis NE steps E, W, NW, SE;
+/// axis NW steps E, W, NE, SW.
+macro_rules! for_each_broadside {
+    ($visit:ident) => {
+        $visit!(0, 2);
+        $visit!(0, 3);
+        $visit!(0, 4);
+        $visit!(0, 5);
+        $visit!(1, 0);
+        $visit!(1, 1);
+        $visit!(1, 4);
+        $visit!(1, 5);
+        $visit!(2, 0);
+        $visit!(2, 1);
+        $visit!(2, 2);
+        $visit!(2, 3);
+    };
+}
+
+/// Calls `$visit!(D)` for the six directions.
+macro_rules! for_each_direction {
+    ($visit:ident) => {
+        $visit!(0);
+        $visit!(1);
+        $visit!(2);
+        $visit!(3);
+        $visit!(4);
+        $visit!(5);
+    };
+}
+
+/// Lists the legal moves of the side owning `own` into `list`.
+fn generate(own: u128, opp: u128, list: &mut MoveList) {
     let free = !(own | opp);
     let empty = free & BOARD_MASK;
-    inline_moves::<S, 0>(own, opp, free, empty, sink);
-    inline_moves::<S, 1>(own, opp, free, empty, sink);
-    inline_moves::<S, 2>(own, opp, free, empty, sink);
-    inline_moves::<S, 3>(own, opp, free, empty, sink);
-    inline_moves::<S, 4>(own, opp, free, empty, sink);
-    inline_moves::<S, 5>(own, opp, free, empty, sink);
-    let empty_ahead = [
-        step(empty, -DIR_SHIFT[0]),
-        step(empty, -DIR_SHIFT[1]),
-        step(empty, -DIR_SHIFT[2]),
-        step(empty, -DIR_SHIFT[3]),
-        step(empty, -DIR_SHIFT[4]),
-        step(empty, -DIR_SHIFT[5]),
-    ];
-    // Axis E (shift 1): steps NE, SW, NW, SE.
-    let pairs = own & step(own, -DIR_SHIFT[0]);
-    let triples = pairs & step(pairs, -DIR_SHIFT[0]);
-    broadside_moves::<S, 0, 2>(pairs, triples, &empty_ahead, sink);
-    broadside_moves::<S, 0, 3>(pairs, triples, &empty_ahead, sink);
-    broadside_moves::<S, 0, 4>(pairs, triples, &empty_ahead, sink);
-    broadside_moves::<S, 0, 5>(pairs, triples, &empty_ahead, sink);
-    // Axis NE: steps E, W, NW, SE.
-    let pairs = own & step(own, -DIR_SHIFT[2]);
-    let triples = pairs & step(pairs, -DIR_SHIFT[2]);
-    broadside_moves::<S, 1, 0>(pairs, triples, &empty_ahead, sink);
-    broadside_moves::<S, 1, 1>(pairs, triples, &empty_ahead, sink);
-    broadside_moves::<S, 1, 4>(pairs, triples, &empty_ahead, sink);
-    broadside_moves::<S, 1, 5>(pairs, triples, &empty_ahead, sink);
-    // Axis NW: steps E, W, NE, SW.
-    let pairs = own & step(own, -DIR_SHIFT[4]);
-    let triples = pairs & step(pairs, -DIR_SHIFT[4]);
-    broadside_moves::<S, 2, 0>(pairs, triples, &empty_ahead, sink);
-    broadside_moves::<S, 2, 1>(pairs, triples, &empty_ahead, sink);
-    broadside_moves::<S, 2, 2>(pairs, triples, &empty_ahead, sink);
-    broadside_moves::<S, 2, 3>(pairs, triples, &empty_ahead, sink);
+    let mut add = |cells: u128, table: usize| {
+        let table = &ACTION_TABLES[table];
+        for bit in bits(cells) {
+            list.push_action(table[bit as usize]);
+        }
+    };
+    macro_rules! inline {
+        ($d:literal) => {
+            let [one, two, three] = inline_sets::<$d>(own, opp, free, empty);
+            add(one, inline_table(1, $d));
+            add(two, inline_table(2, $d));
+            add(three, inline_table(3, $d));
+        };
+    }
+    for_each_direction!(inline);
+    let ready = ready_to_step(own, empty);
+    macro_rules! broadside {
+        ($a:literal, $d:literal) => {
+            let [two, three] = broadside_sets::<$a, $d>(&ready);
+            add(two, broadside_table(2, $a, $d));
+            add(three, broadside_table(3, $a, $d));
+        };
+    }
+    for_each_broadside!(broadside);
+}
+
+/// A sum of the popcounts of many bitboards, kept bit-sliced (carry-save
+/// adders) so that only five popcounts are needed at the end. Each bit may be
+/// added at most 31 times.
+#[derive(Default)]
+struct BitSum {
+    planes: [u128; 5],
+}
+
+/// Full adder on bitboards: (sum, carry).
+#[inline(always)]
+fn carry_save(a: u128, b: u128, c: u128) -> (u128, u128) {
+    let half = a ^ b;
+    (half ^ c, (a & b) | (half & c))
+}
+
+impl BitSum {
+    #[inline(always)]
+    fn add4(&mut self, a: u128, b: u128, c: u128, d: u128) {
+        let [ones, twos, fours, eights, sixteens] = &mut self.planes;
+        let (sum, carry_a) = carry_save(*ones, a, b);
+        let (sum, carry_b) = carry_save(sum, c, d);
+        *ones = sum;
+        let (sum, carry) = carry_save(*twos, carry_a, carry_b);
+        *twos = sum;
+        let carry_8 = *fours & carry;
+        *fours ^= carry;
+        let carry_16 = *eights & carry_8;
+        *eights ^= carry_8;
+        *sixteens ^= carry_16;
+    }
+
+    #[inline(always)]
+    fn total(&self) -> u32 {
+        self.planes
+            .iter()
+            .enumerate()
+            .map(|(weight, plane)| plane.count_ones() << weight)
+            .sum()
+    }
+}
+
+/// Counts the legal moves of the side owning `own` without listing them.
+///
+/// Inline moves are keyed by their trailing marble here: for one trailing
+/// marble and direction at most one group size can move (a group of k needs
+/// its k-th cell ahead own and the (k+1)-th not), so the three sets of a
+/// direction are disjoint and merge into one. Each bit is then counted at
+/// most 6 (inline) + 24 (broadside first cell) = 30 times.
+#[inline]
+fn count(own: u128, opp: u128) -> u32 {
+    let free = !(own | opp);
+    let empty = free & BOARD_MASK;
+    let mut sum = BitSum::default();
+    let mut inline = [0u128; 6];
+    macro_rules! inline {
+        ($d:literal) => {
+            let [one, two, three] = inline_sets::<$d>(own, opp, free, empty);
+            let s = DIR_SHIFT[$d];
+            inline[$d] = one | step(two, -s) | step(three, -2 * s);
+        };
+    }
+    for_each_direction!(inline);
+    let ready = ready_to_step(own, empty);
+    let mut broadside = [0u128; 24];
+    let mut next = 0;
+    macro_rules! broadside {
+        ($a:literal, $d:literal) => {
+            let [two, three] = broadside_sets::<$a, $d>(&ready);
+            broadside[next] = two;
+            broadside[next + 1] = three;
+            next += 2;
+        };
+    }
+    for_each_broadside!(broadside);
+    debug_assert_eq!(next, 24);
+    sum.add4(inline[0], inline[1], inline[2], inline[3]);
+    sum.add4(inline[4], inline[5], broadside[0], broadside[1]);
+    for four in broadside[2..22].chunks_exact(4) {
+        sum.add4(four[0], four[1], four[2], four[3]);
+    }
+    sum.add4(broadside[22], broadside[23], 0, 0);
+    sum.total()
 }
 
 impl Position {
@@ -482,10 +561,8 @@ impl Position {
     }
 
     fn count_moves(&self) -> u32 {
-        let mut counter = MoveCounter(0);
         let us = self.side.index();
-        generate(self.marbles[us], self.marbles[us ^ 1], &mut counter);
-        counter.0
+        count(self.marbles[us], self.marbles[us ^ 1])
     }
 
     /// Number of legal moves, without listing them (fast; used by perft).
