@@ -34,6 +34,105 @@ pub(crate) fn considered_visit_sequence(considered: u32, simulations: u32, out: 
     out.truncate(simulations);
 }
 
+/// What the completed-Q transform needs to know about a node's children,
+/// gathered in one pass.
+struct ChildStats {
+    /// The player choosing among the children, whose values they are.
+    player: Player,
+    /// `N = sum_b N(b)` and `max_b N(b)` over real (not in-flight) visits.
+    sum_visits: u64,
+    max_visits: u32,
+    /// Sums over visited children of `p(a)` and `p(a) q(a)`.
+    visited_prior: f32,
+    visited_prior_q: f32,
+    /// Range of the completed Q-values (for `rescale_q`).
+    q_min: f32,
+    q_max: f32,
+    /// The mixed value `v_mix`: the completed Q of unvisited children.
+    mixed_value: f32,
+    /// Sum of all priors, and of the priors of children with visits or
+    /// visits in flight ("touched").
+    total_prior: f32,
+    touched_prior: f32,
+    /// Sum over children of visits including those in flight.
+    total_effective: u64,
+    /// The untouched child with the highest prior, and that prior.
+    best_untouched: Option<(usize, f32)>,
+}
+
+impl ChildStats {
+    fn gather(children: &[Node], player: Player, raw_value: f32) -> ChildStats {
+        let mut stats = ChildStats {
+            player,
+            sum_visits: 0,
+            max_visits: 0,
+            visited_prior: 0.0,
+            visited_prior_q: 0.0,
+            q_min: f32::INFINITY,
+            q_max: f32::NEG_INFINITY,
+            mixed_value: raw_value,
+            total_prior: 0.0,
+            touched_prior: 0.0,
+            total_effective: 0,
+            best_untouched: None,
+        };
+        let mut any_unvisited = false;
+        for (index, child) in children.iter().enumerate() {
+            stats.total_prior += child.prior;
+            if child.visits > 0 {
+                let q = child.q(player);
+                stats.sum_visits += u64::from(child.visits);
+                stats.max_visits = stats.max_visits.max(child.visits);
+                let prior = child.prior.max(f32::MIN_POSITIVE);
+                stats.visited_prior += prior;
+                stats.visited_prior_q += prior * q;
+                stats.q_min = stats.q_min.min(q);
+                stats.q_max = stats.q_max.max(q);
+            } else {
+                any_unvisited = true;
+            }
+            let effective = child.effective_visits();
+            if effective > 0 {
+                stats.total_effective += u64::from(effective);
+                stats.touched_prior += child.prior;
+            } else if stats
+                .best_untouched
+                .is_none_or(|(_, prior)| child.prior > prior)
+            {
+                stats.best_untouched = Some((index, child.prior));
+            }
+        }
+        if stats.sum_visits > 0 {
+            let n = stats.sum_visits as f32;
+            stats.mixed_value =
+                (raw_value + n * stats.visited_prior_q / stats.visited_prior) / (1.0 + n);
+        }
+        if any_unvisited {
+            stats.q_min = stats.q_min.min(stats.mixed_value);
+            stats.q_max = stats.q_max.max(stats.mixed_value);
+        }
+        stats
+    }
+
+    fn completed_q(&self, child: &Node) -> f32 {
+        if child.visits > 0 {
+            child.q(self.player)
+        } else {
+            self.mixed_value
+        }
+    }
+
+    /// `sigma` of a completed Q-value.
+    fn sigma(&self, config: &GumbelConfig, q: f32) -> f32 {
+        let normalized = if config.rescale_q {
+            (q - self.q_min) / (self.q_max - self.q_min).max(1e-8)
+        } else {
+            (q + 1.0) / 2.0
+        };
+        (config.c_visit + self.max_visits as f32) * config.c_scale * normalized
+    }
+}
+
 /// Fills `out` with `sigma(completed_q)` for each of `children`, seen by
 /// `player` (the player choosing among them); `raw_value` is the evaluator's
 /// value of the parent for `player`.
@@ -49,46 +148,62 @@ pub(crate) fn sigma_completed_q(
     config: &GumbelConfig,
     out: &mut Vec<f32>,
 ) {
-    let mut sum_visits = 0u64;
-    let mut max_visits = 0u32;
-    let mut visited_prior = 0.0f32;
-    let mut visited_prior_q = 0.0f32;
-    for child in children {
-        if child.visits > 0 {
-            sum_visits += u64::from(child.visits);
-            max_visits = max_visits.max(child.visits);
-            let prior = child.prior.max(f32::MIN_POSITIVE);
-            visited_prior += prior;
-            visited_prior_q += prior * child.q(player);
-        }
-    }
-    let mixed_value = if sum_visits == 0 {
-        raw_value
-    } else {
-        let n = sum_visits as f32;
-        (raw_value + n * visited_prior_q / visited_prior) / (1.0 + n)
-    };
+    let stats = ChildStats::gather(children, player, raw_value);
     out.clear();
-    out.extend(children.iter().map(|child| {
-        if child.visits > 0 {
-            child.q(player)
-        } else {
-            mixed_value
-        }
-    }));
-    if config.rescale_q {
-        let (min, max) = out
+    out.extend(
+        children
             .iter()
-            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &q| {
-                (lo.min(q), hi.max(q))
-            });
-        let range = (max - min).max(1e-8);
-        out.iter_mut().for_each(|q| *q = (*q - min) / range);
-    } else {
-        out.iter_mut().for_each(|q| *q = (*q + 1.0) / 2.0);
+            .map(|child| stats.sigma(config, stats.completed_q(child))),
+    );
+}
+
+/// The child picked by the Gumbel interior rule,
+/// `argmax(pi'(a) - N(a) / (1 + sum_b N(b)))` with
+/// `pi' = softmax(log_prior + sigma(completed Q))` and `N` counting visits in
+/// flight. Equal to building `pi'` with [`sigma_completed_q`] and
+/// [`improved_policy`], but cheaper: untouched children all have the
+/// completed Q `v_mix`, so their softmax mass is their prior times one common
+/// factor and the best of them is the one with the highest prior; only the
+/// touched children need an exponential each. `touched` is scratch space.
+pub(crate) fn interior_choice(
+    children: &[Node],
+    player: Player,
+    raw_value: f32,
+    config: &GumbelConfig,
+    touched: &mut Vec<(u32, f32)>,
+) -> usize {
+    let stats = ChildStats::gather(children, player, raw_value);
+    let sigma_mixed = stats.sigma(config, stats.mixed_value);
+    let mut max_logit = match stats.best_untouched {
+        Some((_, prior)) => prior.ln() + sigma_mixed,
+        None => f32::NEG_INFINITY,
+    };
+    touched.clear();
+    for (index, child) in children.iter().enumerate() {
+        if child.effective_visits() > 0 {
+            let logit = child.log_prior + stats.sigma(config, stats.completed_q(child));
+            max_logit = max_logit.max(logit);
+            touched.push((index as u32, logit));
+        }
     }
-    let scale = (config.c_visit + max_visits as f32) * config.c_scale;
-    out.iter_mut().for_each(|q| *q *= scale);
+    let untouched_factor = (sigma_mixed - max_logit).exp();
+    let mut partition = (stats.total_prior - stats.touched_prior).max(0.0) * untouched_factor;
+    for (_, logit) in touched.iter_mut() {
+        *logit = (*logit - max_logit).exp();
+        partition += *logit;
+    }
+    let denominator = 1.0 + stats.total_effective as f32;
+    let mut best = stats
+        .best_untouched
+        .map(|(index, prior)| (index, prior * untouched_factor / partition));
+    for &(index, mass) in touched.iter() {
+        let index = index as usize;
+        let score = mass / partition - children[index].effective_visits() as f32 / denominator;
+        if best.is_none_or(|(_, best_score)| score > best_score) {
+            best = Some((index, score));
+        }
+    }
+    best.expect("an expanded node has children").0
 }
 
 /// Turns `sigma` (from [`sigma_completed_q`]) into the improved policy
@@ -230,5 +345,43 @@ mod tests {
         improved_policy(&children, &mut sigma);
         assert!((sigma.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(sigma[0] > 0.99, "{sigma:?}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_interior_rule_matches_the_definition(
+            children in proptest::collection::vec((-3.0f32..3.0, 0u32..5, 0u32..3, -1.0f32..1.0), 1..30),
+            raw_value in -1.0f32..1.0,
+            second_player in proptest::bool::ANY,
+            rescale_q in proptest::bool::ANY,
+            c_visit in 0.0f32..60.0,
+            c_scale in 0.05f32..2.0,
+        ) {
+            let config = GumbelConfig { c_visit, c_scale, rescale_q, ..GumbelConfig::default() };
+            let player = if second_player { Player::Second } else { Player::First };
+            let mut logits: Vec<f32> = children.iter().map(|c| c.0).collect();
+            softmax_in_place(&mut logits);
+            let nodes: Vec<Node> = children
+                .iter()
+                .zip(&logits)
+                .map(|(&(_, visits, in_flight, q), &prior)| {
+                    let mut node = child(prior, visits, q);
+                    node.in_flight = in_flight;
+                    node
+                })
+                .collect();
+            let mut policy = Vec::new();
+            sigma_completed_q(&nodes, player, raw_value, &config, &mut policy);
+            improved_policy(&nodes, &mut policy);
+            let total: u32 = nodes.iter().map(|n| n.effective_visits()).sum();
+            let naive: Vec<f32> = nodes
+                .iter()
+                .zip(&policy)
+                .map(|(n, p)| p - n.effective_visits() as f32 / (1.0 + total as f32))
+                .collect();
+            let best = naive.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let chosen = interior_choice(&nodes, player, raw_value, &config, &mut Vec::new());
+            proptest::prop_assert!(naive[chosen] >= best - 1e-5, "chose {chosen}: {naive:?}");
+        }
     }
 }

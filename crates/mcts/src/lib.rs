@@ -20,8 +20,10 @@
 //!
 //! * Actions are indices into a fixed action space `0..Game::NUM_ACTIONS`.
 //! * [`Game::legal_actions`] clears its output and fills it with the legal
-//!   actions of the state, in a deterministic order. A state for which
-//!   [`Game::outcome`] is `None` must have at least one legal action.
+//!   actions of the state, in a deterministic order. It is empty exactly when
+//!   the game is over: a state for which [`Game::outcome`] is `None` must have
+//!   at least one legal action. The search asks for the legal actions of a new
+//!   leaf first and calls [`Game::outcome`] only when there are none.
 //! * [`Game::apply`] is only ever called with an action that
 //!   [`Game::legal_actions`] returned for that state.
 //! * [`Game::outcome`] is `Some` exactly when the game is over, and names the

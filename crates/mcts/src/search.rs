@@ -14,7 +14,9 @@ use rand_chacha::ChaCha8Rng;
 use crate::config::{GumbelConfig, SearchConfig};
 use crate::error::SearchError;
 use crate::eval::{EvalBatch, Evaluator, Wdl};
-use crate::gumbel::{considered_visit_sequence, improved_policy, sigma_completed_q};
+use crate::gumbel::{
+    considered_visit_sequence, improved_policy, interior_choice, sigma_completed_q,
+};
 use crate::sampling::{dirichlet, gumbel, sample_with_temperature};
 use crate::tree::{Kind, Node, NodeId, ROOT, Tree};
 use crate::{Game, Player};
@@ -115,6 +117,9 @@ enum Descent<G> {
 pub struct Search<G: Game> {
     config: SearchConfig,
     root_state: G,
+    /// `root_state.outcome().is_some()`, kept because the driver asks every
+    /// round and an outcome check can cost a move generation.
+    game_over: bool,
     tree: Tree,
     rng: ChaCha8Rng,
     moves_played: u32,
@@ -125,6 +130,7 @@ pub struct Search<G: Game> {
     pending: Vec<PendingLeaf>,
     pending_paths: Vec<NodeId>,
     scores: Vec<f32>,
+    touched: Vec<(u32, f32)>,
     saved_priors: Vec<f32>,
     /// Gumbel root: the noise `g` and this search's visits per root child, and
     /// the sequential-halving schedule.
@@ -147,6 +153,7 @@ impl<G: Game> Search<G> {
         config.validate()?;
         Ok(Search {
             config,
+            game_over: root.outcome().is_some(),
             root_state: root,
             tree: Tree::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -157,6 +164,7 @@ impl<G: Game> Search<G> {
             pending: Vec::new(),
             pending_paths: Vec::new(),
             scores: Vec::new(),
+            touched: Vec::new(),
             saved_priors: Vec::new(),
             root_noise: Vec::new(),
             root_search_visits: Vec::new(),
@@ -192,7 +200,7 @@ impl<G: Game> Search<G> {
     }
 
     pub fn is_game_over(&self) -> bool {
-        self.root_state.outcome().is_some()
+        self.game_over
     }
 
     /// Nodes in the tree (for diagnostics and memory estimates).
@@ -261,6 +269,7 @@ impl<G: Game> Search<G> {
             None
         };
         self.root_state.apply(action);
+        self.game_over = self.root_state.outcome().is_some();
         match child {
             Some(child)
                 if self.config.tree_reuse && self.tree.nodes[child].kind == Kind::Expanded =>
@@ -303,7 +312,10 @@ impl<G: Game> Search<G> {
             self.path.clear();
             self.path.push(ROOT);
             let state = self.root_state.clone();
-            self.prepare_leaf(ROOT, &state)?;
+            if self.reach(ROOT, &state)? {
+                // `outcome` said the game goes on but there are no legal actions.
+                return Err(SearchError::NoLegalActions);
+            }
             self.commit_leaf(state, batch);
             return Ok(Gathered::Pending);
         }
@@ -501,12 +513,11 @@ impl<G: Game> Search<G> {
                     node = child;
                 }
                 Kind::Unvisited => {
-                    if let Some(outcome) = state.outcome() {
-                        self.tree.nodes[node as usize].mark_terminal(outcome);
-                        return Ok(Descent::Terminal);
-                    }
-                    self.prepare_leaf(node, &state)?;
-                    return Ok(Descent::Leaf(state));
+                    return Ok(if self.reach(node, &state)? {
+                        Descent::Terminal
+                    } else {
+                        Descent::Leaf(state)
+                    });
                 }
                 Kind::Terminal => return Ok(Descent::Terminal),
                 Kind::Pending => return Ok(Descent::Collision),
@@ -514,16 +525,23 @@ impl<G: Game> Search<G> {
         }
     }
 
-    /// Records what the leaf `node` needs before its state goes into a batch.
-    fn prepare_leaf(&mut self, node: NodeId, state: &G) -> Result<(), SearchError> {
+    /// First visit of `node`, whose state is `state`: marks it terminal (and
+    /// returns true) if the game is over, otherwise computes its legal actions
+    /// into `self.legal` and marks it pending evaluation. Asks for the legal
+    /// actions first and for the outcome only when there are none, which
+    /// saves a move generation per leaf in games like Abalone where the
+    /// outcome check itself has to look for legal moves.
+    fn reach(&mut self, node: NodeId, state: &G) -> Result<bool, SearchError> {
         state.legal_actions(&mut self.legal);
-        if self.legal.is_empty() {
-            return Err(SearchError::NoLegalActions);
-        }
         let node = &mut self.tree.nodes[node as usize];
+        if self.legal.is_empty() {
+            let outcome = state.outcome().ok_or(SearchError::NoLegalActions)?;
+            node.mark_terminal(outcome);
+            return Ok(true);
+        }
         node.to_play = state.to_play();
         node.kind = Kind::Pending;
-        Ok(())
+        Ok(false)
     }
 
     /// Puts the leaf at the end of `self.path` into the batch and applies
@@ -636,18 +654,12 @@ impl<G: Game> Search<G> {
     /// Gumbel interior rule: `argmax(pi'(a) - N(a) / (1 + sum_b N(b)))` with
     /// `pi' = softmax(logits + sigma(completed Q))`; deterministic.
     fn select_gumbel_interior(&mut self, parent: NodeId, config: GumbelConfig) -> NodeId {
-        self.sigma_of_children(parent, &config);
-        let parent_node = &self.tree.nodes[parent as usize];
-        let children = &self.tree.nodes[parent_node.children()];
-        improved_policy(children, &mut self.scores);
-        let total = children
-            .iter()
-            .map(|c| c.effective_visits() as f32)
-            .sum::<f32>();
-        let score =
-            |i: usize| self.scores[i] - children[i].effective_visits() as f32 / (1.0 + total);
-        let best = argmax(0..children.len(), score).expect("an expanded node has children");
-        parent_node.first_child + best as NodeId
+        let node = &self.tree.nodes[parent as usize];
+        let player = node.to_play;
+        let children = &self.tree.nodes[node.children()];
+        let raw_value = player.sign() * node.raw_value;
+        let best = interior_choice(children, player, raw_value, &config, &mut self.touched);
+        node.first_child + best as NodeId
     }
 
     /// Turns the finished move search into its result and ends it.

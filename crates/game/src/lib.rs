@@ -1,0 +1,144 @@
+//! Abalone as a [`sumito_mcts::Game`]: the one place where the rules engine
+//! and the game-agnostic search meet (the engine knows nothing of search, the
+//! search nothing of Abalone).
+//!
+//! * State: [`AbaloneGame`], a newtype over the engine's `Copy`
+//!   [`Position`] (the search clones it once per simulation, so this is cheap).
+//! * Actions: the engine's fixed action space, `NUM_ACTIONS =`
+//!   [`ACTION_COUNT`] = 1734; an action is [`Move::action`], legal actions come
+//!   in increasing action order (the order of [`Position::legal_moves`]).
+//! * Players: Black is [`Player::First`], White [`Player::Second`].
+//! * Outcome: [`Position::outcome`], with the winner's colour turned into a
+//!   player; draws (move limit or no-push-off rule with equal counts) are draws.
+//!
+//! ```
+//! use sumito_engine::{Layout, Position, Rules};
+//! use sumito_game::AbaloneGame;
+//! use sumito_mcts::{Search, SearchConfig, UniformEvaluator};
+//!
+//! let start = AbaloneGame(Position::start(Layout::BelgianDaisy, Rules::default()));
+//! let config = SearchConfig { simulations: 64, ..SearchConfig::default() };
+//! let mut search = Search::new(start, config, 1).unwrap();
+//! let result = search.search(&UniformEvaluator).unwrap();
+//! let mv = AbaloneGame::move_of(result.action).unwrap();
+//! assert!(search.root().position().is_legal(mv));
+//! ```
+
+use std::fmt;
+
+use sumito_engine::{ACTION_COUNT, Color, Move, Outcome as EngineOutcome, Position};
+use sumito_mcts::{Game, Outcome, Player};
+
+/// An Abalone position that the search can play.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct AbaloneGame(pub Position);
+
+impl AbaloneGame {
+    pub fn position(&self) -> &Position {
+        &self.0
+    }
+
+    /// The move of an action index (`None` outside `0..ACTION_COUNT`).
+    pub fn move_of(action: usize) -> Option<Move> {
+        Move::from_action(action)
+    }
+}
+
+impl From<Position> for AbaloneGame {
+    fn from(position: Position) -> Self {
+        AbaloneGame(position)
+    }
+}
+
+impl fmt::Display for AbaloneGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// The search's player for a colour: Black moves first.
+pub fn player_of(color: Color) -> Player {
+    match color {
+        Color::Black => Player::First,
+        Color::White => Player::Second,
+    }
+}
+
+/// The colour of a search player.
+pub fn color_of(player: Player) -> Color {
+    match player {
+        Player::First => Color::Black,
+        Player::Second => Color::White,
+    }
+}
+
+impl Game for AbaloneGame {
+    const NUM_ACTIONS: usize = ACTION_COUNT;
+
+    fn to_play(&self) -> Player {
+        player_of(self.0.side_to_move())
+    }
+
+    fn legal_actions(&self, out: &mut Vec<usize>) {
+        out.clear();
+        out.extend(self.0.legal_moves().iter().map(|mv| mv.action()));
+    }
+
+    fn apply(&mut self, action: usize) {
+        let mv = Move::from_action(action).expect("the search applies only legal actions");
+        self.0 = self.0.play(mv);
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.0.outcome().map(|(outcome, _)| match outcome {
+            EngineOutcome::Win(color) => Outcome::Win(player_of(color)),
+            EngineOutcome::Draw => Outcome::Draw,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sumito_engine::{Layout, Rules, midgame_positions};
+
+    #[test]
+    fn actions_round_trip_through_the_engine() {
+        for position in midgame_positions() {
+            let game = AbaloneGame(position);
+            let mut actions = Vec::new();
+            game.legal_actions(&mut actions);
+            assert_eq!(actions.len(), position.legal_moves().len());
+            assert!(
+                actions.windows(2).all(|w| w[0] < w[1]),
+                "increasing action order"
+            );
+            for &action in &actions {
+                assert!(action < AbaloneGame::NUM_ACTIONS);
+                let mut next = game;
+                next.apply(action);
+                assert_eq!(next.0, position.play(AbaloneGame::move_of(action).unwrap()));
+                assert_eq!(next.to_play(), game.to_play().opponent());
+            }
+        }
+    }
+
+    #[test]
+    fn players_and_outcomes_follow_colours() {
+        let start = AbaloneGame(Position::start(Layout::Standard, Rules::default()));
+        assert_eq!(start.to_play(), Player::First);
+        assert_eq!(start.outcome(), None);
+        assert_eq!(color_of(player_of(Color::White)), Color::White);
+        // White has just pushed the sixth black marble off.
+        let won: Position = "w4/1w4/2w4/8/bbbb5/bbbb4/7/wwwwww/wwwww b 6 0"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            AbaloneGame(won).outcome(),
+            Some(Outcome::Win(Player::Second))
+        );
+        let mut legal = vec![1];
+        AbaloneGame(won).legal_actions(&mut legal);
+        assert!(legal.is_empty(), "a finished game has no legal actions");
+    }
+}
