@@ -1,6 +1,38 @@
 //! Fixed opponents of graded strength, matches between any players, game
 //! records, and ratings.
+//!
+//! - [`player`]: the [`Player`] interface, [`SearchLimit`], and the
+//!   [`PlayerRegistry`] that turns specs like `alphabeta:depth=3` into
+//!   [`Entrant`]s; other crates register their own kinds.
+//! - [`players`]: `random`, `greedy` and `alphabeta`; [`eval`]: the
+//!   evaluation the last two use, with weights from TOML.
+//! - [`arena`]: round-robin matches in parallel ([`play_match`]), with
+//!   varied openings, progress, standings and saved records.
+//! - [`record`]: the plain-text game record, replayed and checked by the engine.
+//! - [`elo`]: maximum-likelihood ratings with 95 % intervals; [`sprt`]: the
+//!   sequential test that can stop a two-player match early.
+//! - [`report`]: the tables and the machine-readable `result:` line.
 
+pub mod arena;
 pub mod elo;
+pub mod eval;
+pub mod player;
+pub mod players;
+pub mod record;
+pub mod report;
 pub mod spec;
 pub mod sprt;
+
+pub use arena::{MatchConfig, MatchObserver, MatchResults, play_match};
+pub use elo::{GameResult, Ratings, fit_elo};
+pub use player::{Entrant, Player, PlayerError, PlayerFactory, PlayerRegistry, SearchLimit};
+pub use spec::{PlayerSpec, SpecError};
+
+/// One SplitMix64 step: a well-mixed 64-bit function of `x`, for deriving
+/// seeds and keys from small numbers.
+pub(crate) fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

@@ -1,0 +1,293 @@
+//! The one interface every player implements, and the registry that turns
+//! player specs (`alphabeta:depth=3`) into players.
+//!
+//! A match needs a fresh player per game and per thread, so a spec is first
+//! *prepared* once into an [`Entrant`] (parameters checked, files read), and
+//! the entrant then builds as many [`Player`]s as the games need, each with
+//! its own seed. Crates above this one (the pipeline's network players) add
+//! their own kinds by implementing [`PlayerFactory`] and registering it.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sumito_engine::{Move, Position};
+use thiserror::Error;
+
+use crate::spec::{PlayerSpec, SpecError};
+
+/// How much a player may think about one move. Fields left `None` do not
+/// limit; a player with no limit at all uses its own default (documented by
+/// its kind). Players that do not search (random, greedy) ignore it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SearchLimit {
+    /// Maximum search depth in plies.
+    pub depth: Option<u32>,
+    /// Maximum thinking time per move.
+    pub time: Option<Duration>,
+    /// Maximum number of search nodes (positions visited) per move.
+    pub nodes: Option<u64>,
+}
+
+impl SearchLimit {
+    pub fn depth(depth: u32) -> SearchLimit {
+        SearchLimit {
+            depth: Some(depth),
+            ..SearchLimit::default()
+        }
+    }
+
+    pub fn time(time: Duration) -> SearchLimit {
+        SearchLimit {
+            time: Some(time),
+            ..SearchLimit::default()
+        }
+    }
+
+    /// Whether no field limits anything.
+    pub fn is_unlimited(&self) -> bool {
+        self.depth.is_none() && self.time.is_none() && self.nodes.is_none()
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum PlayerError {
+    #[error("no legal move: the game is over")]
+    NoLegalMove,
+    /// Anything else, such as a network player's evaluation failing.
+    #[error("{0}")]
+    Failed(#[from] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// A player: given a position and what it may spend, a legal move.
+pub trait Player: Send {
+    /// A short label for tables and records (normally the spec).
+    fn name(&self) -> String;
+
+    /// A legal move in `position`, which is not over. The game's [`Rules`]
+    /// (marbles to win, move limit) are part of the position.
+    ///
+    /// [`Rules`]: sumito_engine::Rules
+    fn choose_move(
+        &mut self,
+        position: &Position,
+        limit: &SearchLimit,
+    ) -> Result<Move, PlayerError>;
+
+    /// Called before the first move of each game, so that state kept from a
+    /// previous game (search trees, tables) can be dropped.
+    fn new_game(&mut self) {}
+
+    /// Called after every move of the game, by either side, with the position
+    /// before it; a player that keeps a search tree can reuse the subtree.
+    fn observe_move(&mut self, _before: &Position, _mv: Move) {}
+}
+
+/// A prepared player spec: what a match needs to make players for its games.
+#[derive(Clone)]
+pub struct Entrant {
+    /// The label in tables, records and the `result:` line.
+    pub name: String,
+    /// The allowance given to each move.
+    pub limit: SearchLimit,
+    builder: Arc<dyn Fn(u64) -> Box<dyn Player> + Send + Sync>,
+}
+
+impl fmt::Debug for Entrant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Entrant")
+            .field("name", &self.name)
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Entrant {
+    /// An entrant whose players are made by `builder` from a seed (for the
+    /// player's own randomness; deterministic players may ignore it).
+    pub fn new(
+        name: impl Into<String>,
+        limit: SearchLimit,
+        builder: impl Fn(u64) -> Box<dyn Player> + Send + Sync + 'static,
+    ) -> Entrant {
+        Entrant {
+            name: name.into(),
+            limit,
+            builder: Arc::new(builder),
+        }
+    }
+
+    /// A new player for one game.
+    pub fn build(&self, seed: u64) -> Box<dyn Player> {
+        (self.builder)(seed)
+    }
+}
+
+/// Makes entrants of one player kind from specs.
+pub trait PlayerFactory: Send + Sync {
+    /// The kind's name, as written before `:` in a spec.
+    fn kind(&self) -> &str;
+
+    /// One line for help texts: what the player does and its parameters.
+    fn help(&self) -> String;
+
+    /// Checks the spec's parameters (through [`PlayerSpec::params`], so that
+    /// unknown keys are rejected) and prepares the entrant.
+    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError>;
+}
+
+/// The player kinds a program knows.
+pub struct PlayerRegistry {
+    factories: Vec<Box<dyn PlayerFactory>>,
+}
+
+impl fmt::Debug for PlayerRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.factories.iter().map(|factory| factory.kind()))
+            .finish()
+    }
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("player kind {0:?} is registered twice")]
+pub struct DuplicateKind(pub String);
+
+impl Default for PlayerRegistry {
+    fn default() -> PlayerRegistry {
+        PlayerRegistry::builtin()
+    }
+}
+
+impl PlayerRegistry {
+    /// A registry with no kinds.
+    pub fn empty() -> PlayerRegistry {
+        PlayerRegistry {
+            factories: Vec::new(),
+        }
+    }
+
+    /// `random`, `greedy` and `alphabeta`.
+    pub fn builtin() -> PlayerRegistry {
+        let mut registry = PlayerRegistry::empty();
+        let kinds: [Box<dyn PlayerFactory>; 3] = [
+            Box::new(crate::players::RandomFactory),
+            Box::new(crate::players::GreedyFactory),
+            Box::new(crate::players::AlphaBetaFactory),
+        ];
+        for factory in kinds {
+            registry
+                .register(factory)
+                .expect("built-in kinds are distinct");
+        }
+        registry
+    }
+
+    /// Adds a kind; its name must be new.
+    pub fn register(&mut self, factory: Box<dyn PlayerFactory>) -> Result<(), DuplicateKind> {
+        if self.factories.iter().any(|f| f.kind() == factory.kind()) {
+            return Err(DuplicateKind(factory.kind().to_string()));
+        }
+        self.factories.push(factory);
+        Ok(())
+    }
+
+    /// The names of the registered kinds.
+    pub fn kinds(&self) -> Vec<&str> {
+        self.factories.iter().map(|f| f.kind()).collect()
+    }
+
+    /// One help line per kind.
+    pub fn help(&self) -> String {
+        self.factories
+            .iter()
+            .map(|f| format!("  {}", f.help()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The entrant for `spec`.
+    pub fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
+        let factory = self
+            .factories
+            .iter()
+            .find(|f| f.kind() == spec.kind)
+            .ok_or_else(|| SpecError::UnknownPlayer {
+                name: spec.kind.clone(),
+                known: self.kinds().join(", "),
+            })?;
+        factory.prepare(spec)
+    }
+
+    /// Parses and prepares `text`, such as `alphabeta:depth=3`.
+    pub fn prepare_str(&self, text: &str) -> Result<Entrant, SpecError> {
+        self.prepare(&text.parse()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct FirstMove;
+
+    impl Player for FirstMove {
+        fn name(&self) -> String {
+            "first".into()
+        }
+        fn choose_move(
+            &mut self,
+            position: &Position,
+            _: &SearchLimit,
+        ) -> Result<Move, PlayerError> {
+            position
+                .legal_moves()
+                .first()
+                .copied()
+                .ok_or(PlayerError::NoLegalMove)
+        }
+    }
+
+    struct FirstMoveFactory;
+
+    impl PlayerFactory for FirstMoveFactory {
+        fn kind(&self) -> &str {
+            "first"
+        }
+        fn help(&self) -> String {
+            "first: the first legal move".into()
+        }
+        fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
+            spec.params().finish()?;
+            Ok(Entrant::new(
+                spec.to_string(),
+                SearchLimit::default(),
+                |_| Box::new(FirstMove),
+            ))
+        }
+    }
+
+    #[test]
+    fn registry_knows_the_builtin_kinds_and_takes_new_ones() {
+        let mut registry = PlayerRegistry::builtin();
+        assert_eq!(registry.kinds(), vec!["random", "greedy", "alphabeta"]);
+        let err = registry.prepare_str("minimax").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown player \"minimax\"; known players: random, greedy, alphabeta"
+        );
+        registry.register(Box::new(FirstMoveFactory)).unwrap();
+        assert_eq!(
+            registry.register(Box::new(FirstMoveFactory)),
+            Err(DuplicateKind("first".into()))
+        );
+        let entrant = registry.prepare_str("first").unwrap();
+        let mut player = entrant.build(0);
+        let start = Position::start(sumito_engine::Layout::Standard, Default::default());
+        assert!(start.is_legal(player.choose_move(&start, &entrant.limit).unwrap()));
+        assert!(matches!(
+            registry.prepare_str("first:depth=2"),
+            Err(SpecError::UnknownKey { .. })
+        ));
+    }
+}

@@ -1,0 +1,701 @@
+//! The `alphabeta` player: iterative deepening negamax with alpha-beta
+//! (principal variation search), a transposition table keyed by the Zobrist
+//! hash, move ordering (push-offs and pushes first, then the table's best
+//! move, killer moves and the history heuristic), and a bounded quiescence
+//! search over pushes at the horizon, limited by depth, time or nodes.
+//!
+//! Scores are evaluation points from the side to move's point of view. A
+//! finished game scores `±(MATE - plies from the root)`, so the search
+//! prefers the fastest win and the slowest loss; a draw scores 0.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sumito_engine::{ACTION_COUNT, Color, MAX_LEGAL_MOVES, Move, Outcome, Position};
+
+use super::table::{Bound, TranspositionTable, table_key};
+use crate::eval::{EvalWeights, evaluate};
+use crate::player::{Entrant, Player, PlayerError, PlayerFactory, SearchLimit};
+use crate::spec::{PlayerSpec, SpecError};
+
+/// The score of a game won at the root; wins further away score less.
+pub const MATE: i32 = 1_000_000;
+/// Scores beyond this are game ends, not evaluations.
+const MATE_BOUND: i32 = MATE - 10_000;
+const INFINITY: i32 = MATE + 1;
+/// Deepest search, in plies from the root (depth plus quiescence).
+const MAX_PLY: usize = 128;
+/// How often (in nodes) the clock is read.
+const CHECK_EVERY: u64 = 1024;
+
+/// Ordering keys: higher is searched first.
+const ORDER_PUSH_OFF: i32 = 4_000_000;
+const ORDER_PUSH: i32 = 3_000_000;
+const ORDER_TABLE_MOVE: i32 = 2_000_000;
+const ORDER_KILLER: i32 = 1_000_000;
+/// History scores are halved when one reaches this, to stay below the killers.
+const HISTORY_MAX: i32 = 500_000;
+
+/// Settings of an alpha-beta player that do not change from move to move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlphaBetaConfig {
+    pub weights: Arc<EvalWeights>,
+    /// Plies of pushes searched beyond the nominal depth.
+    pub quiescence_depth: u32,
+    /// Size of the transposition table.
+    pub table_megabytes: usize,
+    /// The depth used when a move comes with no limit at all.
+    pub default_depth: u32,
+}
+
+impl Default for AlphaBetaConfig {
+    fn default() -> AlphaBetaConfig {
+        AlphaBetaConfig {
+            weights: Arc::new(EvalWeights::default()),
+            quiescence_depth: 4,
+            table_megabytes: 16,
+            default_depth: 3,
+        }
+    }
+}
+
+/// What one search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchReport {
+    pub best_move: Move,
+    /// The score of `best_move` for the side to move.
+    pub score: i32,
+    /// The deepest iteration that finished (0 if even depth 1 was cut short).
+    pub depth: u32,
+    /// Positions visited, quiescence included.
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// The expected line of play, starting with `best_move`.
+    pub principal_variation: Vec<Move>,
+}
+
+impl SearchReport {
+    /// Plies to the end of the game if the score is a forced win (positive)
+    /// or loss (negative).
+    pub fn mate_in(&self) -> Option<i32> {
+        (self.score.abs() > MATE_BOUND).then(|| self.score.signum() * (MATE - self.score.abs()))
+    }
+}
+
+/// The alpha-beta player. It keeps its table and history between the moves
+/// of a game.
+pub struct AlphaBeta {
+    name: String,
+    config: AlphaBetaConfig,
+    table: TranspositionTable,
+    killers: Vec<[Option<Move>; 2]>,
+    /// `history[side][action]`: how often the move caused a cut-off, by depth².
+    history: Box<[[i32; ACTION_COUNT]; 2]>,
+    nodes: u64,
+    deadline: Option<Instant>,
+    node_limit: Option<u64>,
+    stopped: bool,
+}
+
+impl std::fmt::Debug for AlphaBeta {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AlphaBeta")
+            .field("name", &self.name)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A move and its ordering key.
+#[derive(Clone, Copy)]
+struct Scored {
+    key: i32,
+    mv: Move,
+}
+
+/// Moves in search order, picked lazily (a cut-off often comes early, so a
+/// full sort would mostly be wasted).
+struct Ordered {
+    moves: [Scored; MAX_LEGAL_MOVES],
+    len: usize,
+    next: usize,
+}
+
+impl Ordered {
+    fn next(&mut self) -> Option<Move> {
+        if self.next >= self.len {
+            return None;
+        }
+        let mut best = self.next;
+        for i in self.next + 1..self.len {
+            if self.moves[i].key > self.moves[best].key {
+                best = i;
+            }
+        }
+        self.moves.swap(self.next, best);
+        self.next += 1;
+        Some(self.moves[self.next - 1].mv)
+    }
+}
+
+/// The score of a finished game for the side to move, `ply` plies from the root.
+fn game_end_score(position: &Position, ply: usize) -> i32 {
+    match position.outcome() {
+        Some((Outcome::Win(winner), _)) if winner == position.side_to_move() => MATE - ply as i32,
+        Some((Outcome::Win(_), _)) => -(MATE - ply as i32),
+        Some((Outcome::Draw, _)) | None => 0,
+    }
+}
+
+/// Whether the game has ended under its rules (marbles off, move limit,
+/// no push-off), without generating moves.
+fn ended_by_rules(position: &Position) -> bool {
+    let rules = position.rules();
+    Color::ALL
+        .iter()
+        .any(|&c| position.marbles_off(c) >= rules.marbles_to_win)
+        || rules.max_plies.is_some_and(|limit| position.ply() >= limit)
+        || rules
+            .no_push_off_plies
+            .is_some_and(|limit| position.plies_since_push_off() >= limit)
+}
+
+/// Game-end scores are stored relative to the node, not the root.
+fn to_table(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score + ply as i32
+    } else if score < -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_table(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score - ply as i32
+    } else if score < -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+impl AlphaBeta {
+    pub fn new(name: impl Into<String>, config: AlphaBetaConfig) -> AlphaBeta {
+        AlphaBeta {
+            name: name.into(),
+            table: TranspositionTable::new(config.table_megabytes),
+            config,
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: Box::new([[0; ACTION_COUNT]; 2]),
+            nodes: 0,
+            deadline: None,
+            node_limit: None,
+            stopped: false,
+        }
+    }
+
+    /// Forgets everything learnt in earlier searches.
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.killers.fill([None; 2]);
+        self.history.iter_mut().for_each(|h| h.fill(0));
+    }
+
+    /// Searches `position` within `limit` (with no limit at all, to the
+    /// configured default depth). With a time limit, a new iteration starts
+    /// only while less than half the time is used, and a running one stops
+    /// when the time is up; the result is then that of the last finished
+    /// iteration, or a better move found in the unfinished one.
+    pub fn search(
+        &mut self,
+        position: &Position,
+        limit: &SearchLimit,
+    ) -> Result<SearchReport, PlayerError> {
+        let start = Instant::now();
+        let root_moves = position.legal_moves();
+        if root_moves.is_empty() {
+            return Err(PlayerError::NoLegalMove);
+        }
+        let max_depth = match limit.depth {
+            Some(depth) => depth.clamp(1, (MAX_PLY / 2) as u32),
+            None if limit.is_unlimited() => self.config.default_depth,
+            None => (MAX_PLY / 2) as u32,
+        };
+        self.nodes = 0;
+        self.stopped = false;
+        self.deadline = limit.time.map(|t| start + t);
+        self.node_limit = limit.nodes;
+        self.table.new_search();
+        self.killers.fill([None; 2]);
+        self.history
+            .iter_mut()
+            .for_each(|h| h.iter_mut().for_each(|v| *v /= 8));
+
+        let mut root = self.order(position, &root_moves, 0);
+        let mut order: Vec<Move> = std::iter::from_fn(|| root.next()).collect();
+        let mut best = (order[0], 0);
+        let mut completed = 0;
+        for depth in 1..=max_depth {
+            let mut alpha = -INFINITY;
+            let mut iteration_best = None;
+            for (i, &mv) in order.iter().enumerate() {
+                let child = position.play(mv);
+                let d = depth as i32 - 1;
+                let mut score = if i == 0 {
+                    -self.negamax(&child, d, -INFINITY, -alpha, 1)
+                } else {
+                    -self.negamax(&child, d, -alpha - 1, -alpha, 1)
+                };
+                if !self.stopped && i > 0 && score > alpha {
+                    score = -self.negamax(&child, d, -INFINITY, -alpha, 1);
+                }
+                if self.stopped {
+                    break;
+                }
+                if score > alpha {
+                    alpha = score;
+                    iteration_best = Some((mv, score));
+                }
+            }
+            if let Some(found) = iteration_best {
+                // In an unfinished iteration, a move that beat the previous
+                // best (searched first) under a full window is still better.
+                best = found;
+                let index = order
+                    .iter()
+                    .position(|&m| m == found.0)
+                    .expect("a root move");
+                order[..=index].rotate_right(1);
+            }
+            if self.stopped {
+                break;
+            }
+            completed = depth;
+            self.table.store(
+                table_key(position),
+                best.1,
+                Some(best.0),
+                depth as i16,
+                Bound::Exact,
+            );
+            let decided = best.1.abs() > MATE_BOUND && MATE - best.1.abs() <= depth as i32;
+            let half_time_used = self
+                .deadline
+                .is_some_and(|deadline| Instant::now() + (deadline - start) / 2 >= deadline);
+            if decided || half_time_used {
+                break;
+            }
+        }
+        Ok(SearchReport {
+            best_move: best.0,
+            score: best.1,
+            depth: completed,
+            nodes: self.nodes,
+            elapsed: start.elapsed(),
+            principal_variation: self.principal_variation(position, best.0, completed.max(1)),
+        })
+    }
+
+    /// The best moves stored in the table from `position` on, after `first`.
+    fn principal_variation(&self, position: &Position, first: Move, length: u32) -> Vec<Move> {
+        let mut line = vec![first];
+        let mut current = position.play(first);
+        while line.len() < length as usize {
+            let Some(mv) = self
+                .table
+                .probe(table_key(&current))
+                .and_then(|entry| entry.best_move)
+                .filter(|&mv| current.is_legal(mv))
+            else {
+                break;
+            };
+            line.push(mv);
+            current = current.play(mv);
+        }
+        line
+    }
+
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(CHECK_EVERY) {
+            let out_of_time = self.deadline.is_some_and(|d| Instant::now() >= d);
+            let out_of_nodes = self.node_limit.is_some_and(|n| self.nodes >= n);
+            self.stopped |= out_of_time || out_of_nodes;
+        }
+    }
+
+    /// The legal `moves` of `position` with their ordering keys.
+    fn order(&self, position: &Position, moves: &[Move], ply: usize) -> Ordered {
+        let table_move = self
+            .table
+            .probe(table_key(position))
+            .and_then(|entry| entry.best_move);
+        let killers = self.killers[ply.min(MAX_PLY)];
+        let side = position.side_to_move().index();
+        let mut ordered = Ordered {
+            moves: [Scored {
+                key: 0,
+                mv: moves[0],
+            }; MAX_LEGAL_MOVES],
+            len: moves.len(),
+            next: 0,
+        };
+        for (slot, &mv) in ordered.moves.iter_mut().zip(moves) {
+            let key = if position.is_push_off(mv) {
+                ORDER_PUSH_OFF
+            } else if position.is_push(mv) {
+                ORDER_PUSH + mv.group_len() as i32
+            } else if Some(mv) == table_move {
+                ORDER_TABLE_MOVE
+            } else if Some(mv) == killers[0] {
+                ORDER_KILLER + 1
+            } else if Some(mv) == killers[1] {
+                ORDER_KILLER
+            } else {
+                self.history[side][mv.action()]
+            };
+            // Among pushes, the table's move first.
+            let bonus = i32::from(Some(mv) == table_move && key >= ORDER_PUSH) * 100;
+            *slot = Scored {
+                key: key + bonus,
+                mv,
+            };
+        }
+        ordered
+    }
+
+    fn remember_cutoff(&mut self, position: &Position, mv: Move, depth: i32, ply: usize) {
+        if position.is_push(mv) {
+            return;
+        }
+        let killers = &mut self.killers[ply.min(MAX_PLY)];
+        if killers[0] != Some(mv) {
+            killers[1] = killers[0];
+            killers[0] = Some(mv);
+        }
+        let side = position.side_to_move().index();
+        let entry = &mut self.history[side][mv.action()];
+        *entry += depth * depth;
+        if *entry >= HISTORY_MAX {
+            self.history
+                .iter_mut()
+                .for_each(|h| h.iter_mut().for_each(|v| *v /= 2));
+        }
+    }
+
+    fn negamax(
+        &mut self,
+        position: &Position,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        if depth <= 0 || ply >= MAX_PLY {
+            return self.quiescence(position, alpha, beta, ply, self.config.quiescence_depth);
+        }
+        self.count_node();
+        if self.stopped {
+            return 0;
+        }
+        let moves = position.legal_moves();
+        if moves.is_empty() {
+            return game_end_score(position, ply);
+        }
+        let key = table_key(position);
+        if let Some(entry) = self.table.probe(key)
+            && i32::from(entry.depth) >= depth
+        {
+            let score = from_table(entry.score, ply);
+            match entry.bound {
+                Bound::Exact => return score,
+                Bound::Lower if score >= beta => return score,
+                Bound::Upper if score <= alpha => return score,
+                _ => {}
+            }
+        }
+        let original_alpha = alpha;
+        let mut best_score = -INFINITY;
+        let mut best_move = None;
+        let mut ordered = self.order(position, &moves, ply);
+        let mut first = true;
+        while let Some(mv) = ordered.next() {
+            let child = position.play(mv);
+            let mut score;
+            if first {
+                score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+                first = false;
+            } else {
+                score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                if score > alpha && score < beta && !self.stopped {
+                    score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+                }
+            }
+            if self.stopped {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                best_move = Some(mv);
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        self.remember_cutoff(position, mv, depth, ply);
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best_score <= original_alpha {
+            Bound::Upper
+        } else if best_score >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.table.store(
+            key,
+            to_table(best_score, ply),
+            best_move,
+            depth as i16,
+            bound,
+        );
+        best_score
+    }
+
+    /// Stand pat on the evaluation, or try pushes (push-offs first) for up
+    /// to `left` more plies.
+    fn quiescence(
+        &mut self,
+        position: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        left: u32,
+    ) -> i32 {
+        self.count_node();
+        if self.stopped {
+            return 0;
+        }
+        if ended_by_rules(position) {
+            return game_end_score(position, ply);
+        }
+        // Standing pat before generating moves saves the generation at most
+        // quiescence nodes. It misjudges only a side without any legal move,
+        // which the rules sheets never produce (see `EndReason::NoLegalMoves`).
+        let stand_pat = evaluate(position, &self.config.weights);
+        if stand_pat >= beta || left == 0 || ply >= MAX_PLY {
+            return stand_pat;
+        }
+        let moves = position.legal_moves();
+        if moves.is_empty() {
+            return game_end_score(position, ply);
+        }
+        alpha = alpha.max(stand_pat);
+        let mut best = stand_pat;
+        let mut pushes = Ordered {
+            moves: [Scored {
+                key: 0,
+                mv: moves[0],
+            }; MAX_LEGAL_MOVES],
+            len: 0,
+            next: 0,
+        };
+        for &mv in moves.iter() {
+            if position.is_push(mv) {
+                let key = if position.is_push_off(mv) { 2 } else { 1 };
+                pushes.moves[pushes.len] = Scored { key, mv };
+                pushes.len += 1;
+            }
+        }
+        while let Some(mv) = pushes.next() {
+            let score = -self.quiescence(&position.play(mv), -beta, -alpha, ply + 1, left - 1);
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+impl Player for AlphaBeta {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose_move(
+        &mut self,
+        position: &Position,
+        limit: &SearchLimit,
+    ) -> Result<Move, PlayerError> {
+        Ok(self.search(position, limit)?.best_move)
+    }
+
+    fn new_game(&mut self) {
+        self.clear();
+    }
+}
+
+#[derive(Debug)]
+pub struct AlphaBetaFactory;
+
+impl PlayerFactory for AlphaBetaFactory {
+    fn kind(&self) -> &str {
+        "alphabeta"
+    }
+
+    fn help(&self) -> String {
+        "alphabeta[:depth=N,time=DURATION,nodes=N,quiescence=N,tt_mb=N,weights=PATH]: \
+         iterative deepening alpha-beta search; without depth, time or nodes it searches depth 3 \
+         (quiescence default 4 plies of pushes, table 16 MB)"
+            .to_string()
+    }
+
+    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
+        let mut params = spec.params();
+        let defaults = AlphaBetaConfig::default();
+        let limit = SearchLimit {
+            depth: params.get_u32("depth", 1, (MAX_PLY / 2) as u32)?,
+            time: params.get_duration("time")?,
+            nodes: params.get_u64("nodes", 1, u64::MAX)?,
+        };
+        let quiescence_depth = params
+            .get_u32("quiescence", 0, 16)?
+            .unwrap_or(defaults.quiescence_depth);
+        let table_megabytes = params
+            .get_u64("tt_mb", 1, 65_536)?
+            .map_or(defaults.table_megabytes, |mb| mb as usize);
+        let weights = super::weights_param(&mut params)?;
+        params.finish()?;
+        let config = AlphaBetaConfig {
+            weights,
+            quiescence_depth,
+            table_megabytes,
+            default_depth: defaults.default_depth,
+        };
+        let name = spec.to_string();
+        Ok(Entrant::new(name.clone(), limit, move |_seed| {
+            Box::new(AlphaBeta::new(name.clone(), config.clone()))
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sumito_engine::{Layout, Rules};
+
+    fn search(fen: &str, depth: u32) -> SearchReport {
+        let position = Position::from_fen(fen).unwrap();
+        AlphaBeta::new("test", AlphaBetaConfig::default())
+            .search(&position, &SearchLimit::depth(depth))
+            .unwrap()
+    }
+
+    #[test]
+    fn finds_the_push_off_that_wins() {
+        // White has lost 5 marbles; Black's E7-E8 pushes E9 off and wins.
+        // Black also has plenty of quiet moves with its E1-E2.
+        let fen = "5/6/7/8/bb4bbw/w7/7/6/5 b 0 5";
+        let position = Position::from_fen(fen).unwrap();
+        for depth in 1..=4 {
+            let report = search(fen, depth);
+            let after = position.play(report.best_move);
+            assert_eq!(
+                after.outcome().map(|o| o.0),
+                Some(Outcome::Win(Color::Black)),
+                "depth {depth}"
+            );
+            assert_eq!(report.mate_in(), Some(1));
+        }
+    }
+
+    #[test]
+    fn avoids_a_move_that_lets_the_opponent_push_off() {
+        // Black's D8 is on the edge, and White's D6-D7 stand behind it on
+        // row D: unless Black moves D8 (to E8, E9 or C7), White's 2-push-1
+        // sends it off. Black's B1-B2 have plenty of quiet moves that lose it.
+        let fen = "5/6/7/8/9/5wwb/7/bb4/5 b 0 0";
+        let position = Position::from_fen(fen).unwrap();
+        for depth in 1..=4 {
+            let report = search(fen, depth);
+            let after = position.play(report.best_move);
+            // No white reply pushes a black marble off.
+            for &reply in after.legal_moves().iter() {
+                assert!(
+                    !after.is_push_off(reply),
+                    "depth {depth}: {} allows {reply}",
+                    report.best_move
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn respects_time_and_node_limits() {
+        let start = Position::start(Layout::BelgianDaisy, Rules::default());
+        let mut player = AlphaBeta::new("test", AlphaBetaConfig::default());
+        let report = player
+            .search(
+                &start,
+                &SearchLimit {
+                    nodes: Some(5_000),
+                    ..SearchLimit::default()
+                },
+            )
+            .unwrap();
+        // The clock and node count are checked every CHECK_EVERY nodes.
+        assert!(report.nodes < 5_000 + CHECK_EVERY, "{}", report.nodes);
+        assert!(start.is_legal(report.best_move));
+        let report = player
+            .search(&start, &SearchLimit::time(Duration::from_millis(50)))
+            .unwrap();
+        assert!(start.is_legal(report.best_move));
+        assert!(report.depth >= 1);
+    }
+
+    #[test]
+    fn deeper_search_keeps_a_legal_principal_variation() {
+        let start = Position::start(Layout::BelgianDaisy, Rules::default());
+        let report = AlphaBeta::new("test", AlphaBetaConfig::default())
+            .search(&start, &SearchLimit::depth(3))
+            .unwrap();
+        assert_eq!(report.depth, 3);
+        let mut position = start;
+        assert_eq!(report.principal_variation[0], report.best_move);
+        for &mv in &report.principal_variation {
+            assert!(position.is_legal(mv));
+            position = position.play(mv);
+        }
+    }
+
+    #[test]
+    fn sees_the_move_limit() {
+        // White has pushed off one more marble; one ply before the move limit
+        // Black cannot catch up, so the game is lost whatever Black does.
+        let position = Position::from_fen("5/6/7/8/bb4bbw/w7/7/6/5 b 1 0")
+            .unwrap()
+            .with_rules(Rules {
+                max_plies: Some(10),
+                ..Rules::default()
+            })
+            .with_ply_counters(9, 0);
+        let report = AlphaBeta::new("test", AlphaBetaConfig::default())
+            .search(&position, &SearchLimit::depth(3))
+            .unwrap();
+        // Pushing E9 off draws on marbles (1-1): the best Black can do.
+        assert_eq!(report.score, 0);
+        assert!(position.is_push_off(report.best_move));
+    }
+}

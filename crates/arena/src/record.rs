@@ -1,0 +1,807 @@
+//! Game records: a plain, line-oriented text that the engine replays exactly.
+//!
+//! ```text
+//! # sumito game record v1
+//! # results read Black-White: 1-0 = Black won, 0-1 = White won
+//! layout: belgian-daisy
+//! rules: marbles_to_win=6 max_plies=400 no_push_off_plies=none
+//! black: alphabeta:depth=3
+//! white: random
+//! opening_plies: 4
+//! moves:
+//! A1B2
+//! I5H5
+//! …
+//! result: 1-0
+//! reason: marbles-off
+//! ```
+//!
+//! - The first line is exactly `# sumito game record v1`; other lines starting
+//!   with `#`, and blank lines, are comments anywhere.
+//! - The header has `key: value` lines before `moves:`. The start is either
+//!   `layout: NAME` (a layout name of the engine) or `start: TEXT` (the
+//!   engine's position text), optionally with `start_ply: N` and
+//!   `start_plies_since_push_off: N` for a position taken from a game in
+//!   progress. `rules:` (every key optional: `marbles_to_win=N`,
+//!   `max_plies=N|none`, `no_push_off_plies=N|none`; default 6, none, none),
+//!   `black:`, `white:` (player names) and `opening_plies:` (how many of the
+//!   first moves were a random opening rather than the players' choices)
+//!   are optional.
+//! - After `moves:`, one move per line in Aba-Pro notation (the comma form is
+//!   read too); each must be legal in the position reached so far.
+//! - `result:` is `1-0`, `0-1`, `1/2-1/2` or `*` (unfinished); a finished game
+//!   adds `reason:` with `marbles-off`, `move-limit`, `no-push-off` or
+//!   `no-legal-moves`. Both must agree with the replay: the game ends exactly
+//!   after the last move, and in the stated way.
+//!
+//! Errors name the line and the problem.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use sumito_engine::{Color, EndReason, Layout, Move, Outcome, Position, Rules};
+use thiserror::Error;
+
+/// The first line of every record.
+pub const MAGIC: &str = "# sumito game record v1";
+
+/// Where a recorded game starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    Layout(Layout),
+    /// A position given as text (with its ply counters; the rules are the
+    /// record's).
+    Position(Position),
+}
+
+/// A whole game, as written to and read from a record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    pub start: Start,
+    pub rules: Rules,
+    pub black: String,
+    pub white: String,
+    /// How many of the first `moves` were a random opening.
+    pub opening_plies: u32,
+    pub moves: Vec<Move>,
+    /// How the game ended; `None` if it is unfinished.
+    pub result: Option<(Outcome, EndReason)>,
+}
+
+/// A problem in a record's text, at a line (1-based).
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("line {line}: {problem}")]
+pub struct RecordError {
+    pub line: usize,
+    pub problem: String,
+}
+
+#[derive(Debug, Error)]
+pub enum RecordFileError {
+    #[error("cannot read game record {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("game record {path}: {source}")]
+    Parse { path: PathBuf, source: RecordError },
+    #[error("cannot write game record {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn outcome_token(outcome: Option<Outcome>) -> &'static str {
+    match outcome {
+        Some(Outcome::Win(Color::Black)) => "1-0",
+        Some(Outcome::Win(Color::White)) => "0-1",
+        Some(Outcome::Draw) => "1/2-1/2",
+        None => "*",
+    }
+}
+
+const REASONS: [(EndReason, &str); 4] = [
+    (EndReason::MarblesOff, "marbles-off"),
+    (EndReason::MoveLimit, "move-limit"),
+    (EndReason::NoPushOff, "no-push-off"),
+    (EndReason::NoLegalMoves, "no-legal-moves"),
+];
+
+fn reason_token(reason: EndReason) -> &'static str {
+    REASONS
+        .iter()
+        .find(|(r, _)| *r == reason)
+        .map(|(_, token)| *token)
+        .expect("every end reason has a token")
+}
+
+fn limit_text(limit: Option<u32>) -> String {
+    limit.map_or_else(|| "none".to_string(), |n| n.to_string())
+}
+
+/// `rules:` line value.
+pub fn rules_text(rules: &Rules) -> String {
+    format!(
+        "marbles_to_win={} max_plies={} no_push_off_plies={}",
+        rules.marbles_to_win,
+        limit_text(rules.max_plies),
+        limit_text(rules.no_push_off_plies)
+    )
+}
+
+/// Reads a `rules:` value; the error says which item is wrong.
+pub fn parse_rules(text: &str) -> Result<Rules, String> {
+    let mut rules = Rules::default();
+    for item in text.split_whitespace() {
+        let (key, value) = item
+            .split_once('=')
+            .ok_or_else(|| format!("rules item {item:?} is not key=value"))?;
+        let limit = || -> Result<Option<u32>, String> {
+            if value == "none" {
+                return Ok(None);
+            }
+            match value.parse::<u32>() {
+                Ok(n) if n > 0 => Ok(Some(n)),
+                _ => Err(format!(
+                    "rules item {key}={value:?}: expected a positive whole number or none"
+                )),
+            }
+        };
+        match key {
+            "marbles_to_win" => {
+                rules.marbles_to_win = match value.parse::<u8>() {
+                    Ok(n) if (1..=14).contains(&n) => n,
+                    _ => {
+                        return Err(format!(
+                            "rules item marbles_to_win={value:?}: expected a whole number from 1 to 14"
+                        ));
+                    }
+                }
+            }
+            "max_plies" => rules.max_plies = limit()?,
+            "no_push_off_plies" => rules.no_push_off_plies = limit()?,
+            _ => {
+                return Err(format!(
+                    "unknown rules item {key:?} (known: marbles_to_win, max_plies, no_push_off_plies)"
+                ));
+            }
+        }
+    }
+    Ok(rules)
+}
+
+impl GameRecord {
+    /// The position before the first move.
+    pub fn start_position(&self) -> Position {
+        match self.start {
+            Start::Layout(layout) => Position::start(layout, self.rules),
+            Start::Position(position) => position.with_rules(self.rules),
+        }
+    }
+
+    /// Every position of the game: the start, then one after each move.
+    /// The moves of a parsed or arena-made record are legal.
+    pub fn positions(&self) -> Vec<Position> {
+        let mut positions = vec![self.start_position()];
+        for &mv in &self.moves {
+            let next = positions[positions.len() - 1].play(mv);
+            positions.push(next);
+        }
+        positions
+    }
+
+    /// The record as text (see the module docs).
+    pub fn to_text(&self) -> String {
+        let mut text = String::new();
+        let mut line = |s: &str| {
+            text.push_str(s);
+            text.push('\n');
+        };
+        line(MAGIC);
+        line("# results read Black-White: 1-0 = Black won, 0-1 = White won");
+        match &self.start {
+            Start::Layout(layout) => line(&format!("layout: {layout}")),
+            Start::Position(position) => {
+                line(&format!("start: {position}"));
+                if position.ply() != 0 {
+                    line(&format!("start_ply: {}", position.ply()));
+                }
+                if position.plies_since_push_off() != 0 {
+                    line(&format!(
+                        "start_plies_since_push_off: {}",
+                        position.plies_since_push_off()
+                    ));
+                }
+            }
+        }
+        line(&format!("rules: {}", rules_text(&self.rules)));
+        line(&format!("black: {}", self.black));
+        line(&format!("white: {}", self.white));
+        if self.opening_plies > 0 {
+            line(&format!("opening_plies: {}", self.opening_plies));
+        }
+        line("moves:");
+        for mv in &self.moves {
+            line(&mv.to_string());
+        }
+        line(&format!(
+            "result: {}",
+            outcome_token(self.result.map(|(o, _)| o))
+        ));
+        if let Some((_, reason)) = self.result {
+            line(&format!("reason: {}", reason_token(reason)));
+        }
+        text
+    }
+
+    /// Reads and replays a record; see the module docs for the format.
+    pub fn parse(text: &str) -> Result<GameRecord, RecordError> {
+        Parser::default().parse(text)
+    }
+
+    /// Reads a record file.
+    pub fn read(path: &Path) -> Result<GameRecord, RecordFileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RecordFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        GameRecord::parse(&text).map_err(|source| RecordFileError::Parse {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Writes the record atomically (a temporary file renamed into place).
+    pub fn write(&self, path: &Path) -> Result<(), RecordFileError> {
+        write_atomic(path, self.to_text().as_bytes()).map_err(|source| RecordFileError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+/// Writes `bytes` to `path` so that readers see the old file or the whole new
+/// one, never a part: a temporary file in the same folder, flushed to disk,
+/// then renamed over `path`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(".{}.tmp", std::process::id()));
+    let temp = dir.join(temp_name);
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)?;
+        // Make the rename itself durable; not every platform can open a folder.
+        if let Ok(folder) = std::fs::File::open(&dir) {
+            let _ = folder.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+#[derive(Default)]
+struct Parser {
+    layout: Option<(usize, Layout)>,
+    start: Option<(usize, Position)>,
+    start_ply: Option<u32>,
+    start_plies_since_push_off: Option<u32>,
+    rules: Option<Rules>,
+    black: Option<String>,
+    white: Option<String>,
+    opening_plies: Option<(usize, u32)>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Header,
+    Moves,
+    /// After `result:`; holds the result's line and whether it was `*`.
+    Result,
+}
+
+fn error(line: usize, problem: impl Into<String>) -> RecordError {
+    RecordError {
+        line,
+        problem: problem.into(),
+    }
+}
+
+impl Parser {
+    fn header(&mut self, n: usize, key: &str, value: &str) -> Result<(), RecordError> {
+        let duplicate = || error(n, format!("{key:?} is given twice"));
+        let count = |v: &str| {
+            v.parse::<u32>()
+                .map_err(|_| error(n, format!("{key}: {v:?} is not a whole number")))
+        };
+        match key {
+            "layout" => {
+                let layout =
+                    Layout::from_name(value).map_err(|e| error(n, format!("layout: {e}")))?;
+                if self.layout.replace((n, layout)).is_some() {
+                    return Err(duplicate());
+                }
+            }
+            "start" => {
+                let position =
+                    Position::from_fen(value).map_err(|e| error(n, format!("start: {e}")))?;
+                if self.start.replace((n, position)).is_some() {
+                    return Err(duplicate());
+                }
+            }
+            "start_ply" => {
+                if self.start_ply.replace(count(value)?).is_some() {
+                    return Err(duplicate());
+                }
+            }
+            "start_plies_since_push_off" => {
+                if self
+                    .start_plies_since_push_off
+                    .replace(count(value)?)
+                    .is_some()
+                {
+                    return Err(duplicate());
+                }
+            }
+            "rules" => {
+                let rules = parse_rules(value).map_err(|e| error(n, e))?;
+                if self.rules.replace(rules).is_some() {
+                    return Err(duplicate());
+                }
+            }
+            "black" | "white" => {
+                let slot = if key == "black" {
+                    &mut self.black
+                } else {
+                    &mut self.white
+                };
+                if slot.replace(value.to_string()).is_some() {
+                    return Err(duplicate());
+                }
+            }
+            "opening_plies" => {
+                if self.opening_plies.replace((n, count(value)?)).is_some() {
+                    return Err(duplicate());
+                }
+            }
+            _ => {
+                return Err(error(
+                    n,
+                    format!(
+                        "unknown header {key:?} (known: layout, start, start_ply, \
+                         start_plies_since_push_off, rules, black, white, opening_plies)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The start position once the header is complete (`n`: the `moves:` line).
+    fn start(&self, n: usize) -> Result<(Start, Position, Rules), RecordError> {
+        let rules = self.rules.unwrap_or_default();
+        let start = match (self.layout, self.start) {
+            (Some(_), Some((line, _))) => {
+                return Err(error(line, "give either layout: or start:, not both"));
+            }
+            (None, None) => {
+                return Err(error(
+                    n,
+                    "the header needs a layout: or start: line before moves:",
+                ));
+            }
+            (Some((line, _)), None)
+                if self.start_ply.is_some() || self.start_plies_since_push_off.is_some() =>
+            {
+                return Err(error(
+                    line,
+                    "start_ply and start_plies_since_push_off go with start:, not layout:",
+                ));
+            }
+            (Some((_, layout)), None) => Start::Layout(layout),
+            (None, Some((_, position))) => Start::Position(position.with_ply_counters(
+                self.start_ply.unwrap_or(0),
+                self.start_plies_since_push_off.unwrap_or(0),
+            )),
+        };
+        let position = match start {
+            Start::Layout(layout) => Position::start(layout, rules),
+            Start::Position(position) => position.with_rules(rules),
+        };
+        Ok((start, position, rules))
+    }
+
+    fn parse(mut self, text: &str) -> Result<GameRecord, RecordError> {
+        let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim()));
+        match lines.next() {
+            Some((_, first)) if first == MAGIC => {}
+            _ => return Err(error(1, format!("the first line must be {MAGIC:?}"))),
+        }
+        let mut section = Section::Header;
+        let mut replay: Option<(Start, Position, Rules)> = None;
+        let mut moves = Vec::new();
+        let mut result: Option<(usize, Option<Outcome>)> = None;
+        let mut reason: Option<(usize, EndReason)> = None;
+        let mut last_line = 1;
+        for (n, line) in lines {
+            last_line = n;
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            match section {
+                Section::Header => {
+                    if line == "moves:" {
+                        replay = Some(self.start(n)?);
+                        section = Section::Moves;
+                        continue;
+                    }
+                    let (key, value) = line
+                        .split_once(':')
+                        .ok_or_else(|| error(n, format!("expected key: value, found {line:?}")))?;
+                    self.header(n, key.trim(), value.trim())?;
+                }
+                Section::Moves => {
+                    let (_, position, _) = replay.as_mut().expect("set at moves:");
+                    if let Some(value) = line.strip_prefix("result:") {
+                        let outcome = match value.trim() {
+                            "1-0" => Some(Outcome::Win(Color::Black)),
+                            "0-1" => Some(Outcome::Win(Color::White)),
+                            "1/2-1/2" => Some(Outcome::Draw),
+                            "*" => None,
+                            other => {
+                                return Err(error(
+                                    n,
+                                    format!("result {other:?}: expected 1-0, 0-1, 1/2-1/2 or *"),
+                                ));
+                            }
+                        };
+                        result = Some((n, outcome));
+                        section = Section::Result;
+                        continue;
+                    }
+                    if position.is_game_over() {
+                        return Err(error(
+                            n,
+                            format!("move {line:?} comes after the end of the game"),
+                        ));
+                    }
+                    let mv = position
+                        .parse_move(line)
+                        .map_err(|e| error(n, format!("move {}: {e}", moves.len() + 1)))?;
+                    *position = position.play(mv);
+                    moves.push(mv);
+                }
+                Section::Result => {
+                    let Some(value) = line.strip_prefix("reason:") else {
+                        return Err(error(
+                            n,
+                            format!("only reason: may follow result:, found {line:?}"),
+                        ));
+                    };
+                    if reason.is_some() {
+                        return Err(error(n, "\"reason\" is given twice"));
+                    }
+                    let value = value.trim();
+                    let token = REASONS
+                        .iter()
+                        .find(|(_, t)| *t == value)
+                        .map(|(r, _)| *r)
+                        .ok_or_else(|| {
+                            error(
+                                n,
+                                format!(
+                                    "reason {value:?}: expected marbles-off, move-limit, \
+                                     no-push-off or no-legal-moves"
+                                ),
+                            )
+                        })?;
+                    reason = Some((n, token));
+                }
+            }
+        }
+        let Some((start, position, rules)) = replay else {
+            return Err(error(last_line, "the record has no moves: line"));
+        };
+        let Some((result_line, stated)) = result else {
+            return Err(error(last_line, "the record ends without a result: line"));
+        };
+        let actual = position.outcome();
+        let result = match (stated, actual) {
+            (None, None) => {
+                if let Some((line, _)) = reason {
+                    return Err(error(line, "an unfinished game (result *) has no reason"));
+                }
+                None
+            }
+            (None, Some((outcome, why))) => {
+                return Err(error(
+                    result_line,
+                    format!("result * but the game is over: {outcome} ({why})"),
+                ));
+            }
+            (Some(_), None) => {
+                return Err(error(
+                    result_line,
+                    "the game is not over after the last move, so the result must be *",
+                ));
+            }
+            (Some(stated), Some((outcome, why))) => {
+                if stated != outcome {
+                    return Err(error(
+                        result_line,
+                        format!(
+                            "result {} but the replay ends {} ({outcome})",
+                            outcome_token(Some(stated)),
+                            outcome_token(Some(outcome))
+                        ),
+                    ));
+                }
+                match reason {
+                    None => {
+                        return Err(error(
+                            result_line,
+                            "a finished game needs a reason: line after result:",
+                        ));
+                    }
+                    Some((line, stated_why)) if stated_why != why => {
+                        return Err(error(
+                            line,
+                            format!(
+                                "reason {} but the replay ends by {}",
+                                reason_token(stated_why),
+                                reason_token(why)
+                            ),
+                        ));
+                    }
+                    Some(_) => {}
+                }
+                Some((outcome, why))
+            }
+        };
+        let opening_plies = match self.opening_plies {
+            Some((line, n)) if n as usize > moves.len() => {
+                return Err(error(
+                    line,
+                    format!("opening_plies {n} exceeds the {} moves", moves.len()),
+                ));
+            }
+            Some((_, n)) => n,
+            None => 0,
+        };
+        Ok(GameRecord {
+            start,
+            rules,
+            black: self.black.unwrap_or_default(),
+            white: self.white.unwrap_or_default(),
+            opening_plies,
+            moves,
+            result,
+        })
+    }
+}
+
+/// A short, file-name-safe form of a player name.
+pub fn file_safe(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let short: String = out.trim_matches('-').chars().take(40).collect();
+    if short.is_empty() {
+        "player".to_string()
+    } else {
+        short
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> GameRecord {
+        let rules = Rules {
+            max_plies: Some(400),
+            ..Rules::default()
+        };
+        let start = Position::start(Layout::BelgianDaisy, rules);
+        let moves: Vec<Move> = sumito_engine::random_playout(&start, 12, 9)
+            .windows(2)
+            .map(|pair| {
+                *pair[0]
+                    .legal_moves()
+                    .iter()
+                    .find(|&&mv| pair[0].play(mv) == pair[1])
+                    .unwrap()
+            })
+            .collect();
+        GameRecord {
+            start: Start::Layout(Layout::BelgianDaisy),
+            rules,
+            black: "alphabeta:depth=3".into(),
+            white: "random".into(),
+            opening_plies: 4,
+            moves,
+            result: None,
+        }
+    }
+
+    #[test]
+    fn round_trips_an_unfinished_game() {
+        let record = sample();
+        let text = record.to_text();
+        assert!(text.starts_with(MAGIC));
+        assert_eq!(GameRecord::parse(&text).unwrap(), record);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_random_game_round_trips(layout in 0usize..9, seed in 0u64..10_000, max_plies in 1u32..200) {
+            let rules = Rules { max_plies: Some(max_plies), ..Rules::default() };
+            let start = Position::start(Layout::NAMED[layout], rules);
+            let positions = sumito_engine::random_playout(&start, 250, seed);
+            let moves: Vec<Move> = positions
+                .windows(2)
+                .map(|pair| {
+                    *pair[0].legal_moves().iter().find(|&&mv| pair[0].play(mv) == pair[1]).unwrap()
+                })
+                .collect();
+            let record = GameRecord {
+                start: Start::Layout(Layout::NAMED[layout]),
+                rules,
+                black: "random".into(),
+                white: "random".into(),
+                opening_plies: 0,
+                moves,
+                result: positions.last().unwrap().outcome(),
+            };
+            proptest::prop_assert_eq!(GameRecord::parse(&record.to_text()).unwrap(), record);
+        }
+    }
+
+    #[test]
+    fn round_trips_a_finished_game_from_a_position() {
+        // Black pushes E9 off for the sixth marble.
+        let position = Position::from_fen("5/6/7/8/6bbw/8/7/6/5 b 0 5")
+            .unwrap()
+            .with_ply_counters(57, 3);
+        let mv = position.parse_move("E7E8").unwrap();
+        let record = GameRecord {
+            start: Start::Position(position),
+            rules: Rules::default(),
+            black: "a".into(),
+            white: "b".into(),
+            opening_plies: 0,
+            moves: vec![mv],
+            result: Some((Outcome::Win(Color::Black), EndReason::MarblesOff)),
+        };
+        let text = record.to_text();
+        assert!(text.contains("start_ply: 57"), "{text}");
+        let parsed = GameRecord::parse(&text).unwrap();
+        assert_eq!(parsed, record);
+        assert_eq!(
+            parsed.positions().last().unwrap().marbles_off(Color::White),
+            6
+        );
+    }
+
+    /// Parses `text` with line `n` (1-based) replaced by `line`.
+    fn with_line(text: &str, n: usize, line: &str) -> Result<GameRecord, RecordError> {
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines[n - 1] = line;
+        GameRecord::parse(&lines.join("\n"))
+    }
+
+    fn line_of(text: &str, prefix: &str) -> usize {
+        text.lines().position(|l| l.starts_with(prefix)).unwrap() + 1
+    }
+
+    #[test]
+    fn malformed_records_name_the_line() {
+        let record = sample();
+        let text = record.to_text();
+        let err = with_line(&text, 1, "# some other file").unwrap_err();
+        assert_eq!(err.line, 1);
+
+        let layout = line_of(&text, "layout:");
+        let err = with_line(&text, layout, "layout: hexagon").unwrap_err();
+        assert_eq!(err.line, layout);
+        assert!(err.problem.contains("hexagon"), "{err}");
+
+        let rules = line_of(&text, "rules:");
+        let err = with_line(&text, rules, "rules: max_plies=-3").unwrap_err();
+        assert_eq!(err.line, rules);
+        assert!(err.to_string().contains("max_plies"), "{err}");
+
+        let err = with_line(&text, rules, "colour: green").unwrap_err();
+        assert!(err.problem.contains("unknown header"), "{err}");
+
+        // The third move replaced by one that is not legal there.
+        let third = line_of(&text, "moves:") + 3;
+        let before_third = record.positions()[2];
+        // (Aba-Pro text leaves the group size to the position, so look for a
+        // text that no legal move there has.)
+        let illegal = Move::all()
+            .map(|mv| mv.to_string())
+            .find(|text| before_third.parse_move(text).is_err())
+            .unwrap();
+        let err = with_line(&text, third, &illegal).unwrap_err();
+        assert_eq!(err.line, third);
+        assert!(err.problem.starts_with("move 3:"), "{err}");
+        let err = with_line(&text, third, "Z9").unwrap_err();
+        assert_eq!(err.line, third);
+
+        let result = line_of(&text, "result:");
+        let err = with_line(&text, result, "result: 1-0").unwrap_err();
+        assert_eq!(err.line, result);
+        assert!(err.problem.contains("not over"), "{err}");
+        let err = with_line(&text, result, "result: win").unwrap_err();
+        assert_eq!(err.line, result);
+
+        let truncated: String = text.lines().take(result - 1).collect::<Vec<_>>().join("\n");
+        let err = GameRecord::parse(&truncated).unwrap_err();
+        assert!(err.problem.contains("without a result"), "{err}");
+    }
+
+    #[test]
+    fn results_must_match_the_replay() {
+        let position = Position::from_fen("5/6/7/8/6bbw/8/7/6/5 b 0 5").unwrap();
+        let text =
+            format!("{MAGIC}\nstart: {position}\nmoves:\nE7E8\nresult: 0-1\nreason: marbles-off\n");
+        let err = GameRecord::parse(&text).unwrap_err();
+        assert_eq!(err.line, 5);
+        assert!(err.problem.contains("replay ends 1-0"), "{err}");
+        let text = text
+            .replace("0-1", "1-0")
+            .replace("marbles-off", "move-limit");
+        let err = GameRecord::parse(&text).unwrap_err();
+        assert_eq!(err.line, 6);
+        let text = text
+            .replace("move-limit", "marbles-off")
+            .replace("E7E8\n", "E7E8\nE1E2\n");
+        let err = GameRecord::parse(&text).unwrap_err();
+        assert_eq!(err.line, 5);
+        assert!(err.problem.contains("after the end"), "{err}");
+    }
+
+    #[test]
+    fn writes_atomically() {
+        let dir = std::env::temp_dir().join(format!("sumito-record-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("game.txt");
+        let record = sample();
+        record.write(&path).unwrap();
+        record.write(&path).unwrap();
+        assert_eq!(GameRecord::read(&path).unwrap(), record);
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("game.txt")]);
+        let err = GameRecord::read(&dir.join("missing.txt")).unwrap_err();
+        assert!(err.to_string().contains("missing.txt"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn file_safe_names() {
+        assert_eq!(file_safe("alphabeta:depth=3"), "alphabeta-depth-3");
+        assert_eq!(file_safe("::"), "player");
+    }
+}
