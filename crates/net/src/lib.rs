@@ -1,0 +1,45 @@
+//! The policy-value network on libtorch (through `tch`).
+//!
+//! * [`encoding`]: positions → input planes seen by the side to move, engine
+//!   actions ⇄ policy indices, and the 12 hexagon symmetries on both.
+//! * [`model`]: the residual network ([`PolicyValueNet`]) with policy, WDL
+//!   value and marble-difference heads.
+//! * [`config`]: [`NetConfig`] presets (`configs/net-*.toml`), devices, torch
+//!   threads.
+//! * Evaluation: [`DirectEvaluator`] (same thread, for callers that batch by
+//!   themselves) and the batched [`InferenceService`] (many threads), both
+//!   [`PositionEvaluator`]s and `sumito_mcts::Evaluator`s for
+//!   `sumito_game::AbaloneGame`.
+//! * [`train`]: [`TrainingSample`], [`Trainer::train_step`].
+//! * [`checkpoint`]: safetensors weights + optimiser state + JSON metadata,
+//!   written atomically, checked on load.
+//! * [`export`]: TorchScript for play ([`TorchScriptModel`]).
+//!
+//! libtorch comes from `scripts/setup-libtorch.sh`; see the README section
+//! "libtorch and GPU".
+
+pub mod checkpoint;
+pub mod config;
+pub mod encoding;
+mod error;
+mod evaluate;
+pub mod export;
+mod fsutil;
+pub mod model;
+mod service;
+pub mod train;
+
+pub use checkpoint::{CheckpointMeta, RulesMeta, read_checkpoint_meta};
+pub use config::{
+    DeviceSpec, InferenceConfig, LrSchedule, ModelConfig, NetConfig, OptimizerKind, SymmetryMode,
+    ThreadsConfig, TrainingConfig, configure_threads, intra_op_threads,
+};
+pub use encoding::{ENCODING_VERSION, policy_index, symmetries_for};
+pub use error::NetError;
+pub use evaluate::{DirectEvaluator, NetOutput, PackedModel, PositionEvaluator, run_packed};
+pub use export::{ExportMeta, TorchScriptModel};
+pub use model::PolicyValueNet;
+pub use service::{InferenceClient, InferenceService, ServiceStats};
+pub use train::{TrainMetrics, Trainer, TrainingSample};
+
+use sumito_engine::CELL_COUNT;

@@ -1,0 +1,348 @@
+//! The policy-value network: a residual tower with a policy head, a WDL value
+//! head and an auxiliary marble-difference head.
+//!
+//! # Shape
+//! * **Trunk**: a 3×3 convolution from the [`INPUT_PLANES`] planes to
+//!   `channels`, then `blocks` residual blocks (two 3×3 convolutions with batch
+//!   norm, the second one's scale starting at 0 so each block starts as the
+//!   identity). After every layer the 20 grid points off the hexagon are zeroed.
+//! * **Policy head** (per cell, gathered into the action space): a 1×1
+//!   convolution to `policy_channels`, biased per channel by a global-pooling
+//!   branch (mean and max over the board, KataGo-style), then a 1×1 convolution
+//!   to [`POLICY_CELL_CHANNELS`] = 42 logits at every grid point. Each of the
+//!   1734 actions owns one of those (point, channel) logits: the point of its
+//!   group's lowest cell and a channel for (group line, group length,
+//!   direction) — see [`policy_slot`]. So the head is as translation-equivariant
+//!   as the trunk, with few parameters.
+//! * **Value head**: a 1×1 convolution to `value_channels`, global mean and max
+//!   pooling, a hidden layer of `value_hidden`, then 3 WDL logits (win, draw,
+//!   loss for the side to move) and one `tanh` output predicting the final
+//!   marble difference (opponent's marbles off minus own, / 6, clamped to ±1).
+//!
+//! # Packed output
+//! [`PolicyValueNet::forward_packed`] (and the TorchScript export) returns one
+//! tensor `[batch, PACKED_LEN]`: columns `0..1734` the policy logits (network
+//! frame, unmasked), `1734..1737` the WDL logits, `1737` the marble-difference
+//! prediction in `[-1, 1]`.
+
+use std::sync::OnceLock;
+
+use sumito_engine::{Cell, Direction, Move};
+use tch::nn::{self, Module, ModuleT};
+use tch::{Device, Kind, Tensor};
+
+use crate::config::ModelConfig;
+use crate::encoding::{GRID, GRID_POINTS, INPUT_PLANES, POLICY_LEN, grid_point_of};
+use crate::{CELL_COUNT, NetError};
+
+/// Logit channels per grid point of the policy head: 6 directions for a single
+/// marble, plus 3 lines × 2 lengths × 6 directions for groups of 2 and 3.
+pub const POLICY_CELL_CHANNELS: usize = 6 + 3 * 2 * 6;
+/// Column of the first WDL logit in the packed output.
+pub const PACKED_WDL: usize = POLICY_LEN;
+/// Column of the marble-difference prediction in the packed output.
+pub const PACKED_AUX: usize = POLICY_LEN + 3;
+/// Columns of the packed output.
+pub const PACKED_LEN: usize = POLICY_LEN + 4;
+
+/// The (channel, grid point) logit of the policy head that belongs to a move:
+/// the point of the group's lowest cell (lowest row, then lowest diagonal),
+/// and a channel for the line the group lies on (E, NE or NW from that cell),
+/// its length and the direction of the move.
+pub fn policy_slot(mv: Move) -> (usize, usize) {
+    let mut cells: Vec<Cell> = mv.cells().collect();
+    cells.sort();
+    let anchor = cells[0];
+    let direction = mv.direction().index();
+    let channel = if cells.len() == 1 {
+        direction
+    } else {
+        let line = [Direction::E, Direction::NE, Direction::NW]
+            .iter()
+            .position(|&line| anchor.neighbour(line) == Some(cells[1]))
+            .expect("a group lies on a line through its lowest cell");
+        6 + (line * 2 + cells.len() - 2) * 6 + direction
+    };
+    (channel, grid_point_of(anchor))
+}
+
+/// For every action, its index into the flattened `[channel, point]` logits.
+fn policy_gather_index() -> &'static [i64] {
+    static INDEX: OnceLock<Vec<i64>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        (0..POLICY_LEN)
+            .map(|action| {
+                let mv = Move::from_action(action).expect("every action index is a move");
+                let (channel, point) = policy_slot(mv);
+                (channel * GRID_POINTS + point) as i64
+            })
+            .collect()
+    })
+}
+
+fn board_mask() -> Vec<f32> {
+    let mut mask = vec![0.0; GRID_POINTS];
+    for cell in Cell::all() {
+        mask[grid_point_of(cell)] = 1.0;
+    }
+    mask
+}
+
+#[derive(Debug)]
+struct ConvBn {
+    conv: nn::Conv2D,
+    norm: nn::BatchNorm,
+}
+
+impl ConvBn {
+    fn new(path: nn::Path<'_>, inputs: usize, outputs: usize, kernel: i64, scale: f64) -> ConvBn {
+        let conv_config = nn::ConvConfig {
+            padding: kernel / 2,
+            bias: false,
+            ..Default::default()
+        };
+        let norm_config = nn::BatchNormConfig {
+            ws_init: nn::Init::Const(scale),
+            ..Default::default()
+        };
+        ConvBn {
+            conv: nn::conv2d(
+                &path / "conv",
+                inputs as i64,
+                outputs as i64,
+                kernel,
+                conv_config,
+            ),
+            norm: nn::batch_norm2d(&path / "norm", outputs as i64, norm_config),
+        }
+    }
+
+    fn forward(&self, input: &Tensor, train: bool) -> Tensor {
+        self.norm.forward_t(&self.conv.forward(input), train)
+    }
+}
+
+#[derive(Debug)]
+struct ResidualBlock {
+    first: ConvBn,
+    second: ConvBn,
+}
+
+/// The network. Its variables live in a [`nn::VarStore`] on one device.
+///
+/// `Send` but not `Sync` (torch tensors are not): share it between threads
+/// through the inference service or a mutex ([`crate::DirectEvaluator`]).
+#[derive(Debug)]
+pub struct PolicyValueNet {
+    vars: nn::VarStore,
+    config: ModelConfig,
+    stem: ConvBn,
+    blocks: Vec<ResidualBlock>,
+    policy: ConvBn,
+    policy_pool: ConvBn,
+    policy_pool_bias: nn::Linear,
+    policy_out: nn::Conv2D,
+    value: ConvBn,
+    value_hidden: nn::Linear,
+    value_wdl: nn::Linear,
+    value_aux: nn::Linear,
+    /// `[1, 1, 9, 9]`: 1 on the hexagon.
+    mask: Tensor,
+    /// `[1734]`: see [`policy_gather_index`].
+    gather: Tensor,
+}
+
+impl PolicyValueNet {
+    /// A freshly initialised network on `device`.
+    pub fn new(config: &ModelConfig, device: Device) -> Result<PolicyValueNet, NetError> {
+        config.validate()?;
+        let vars = nn::VarStore::new(device);
+        let root = vars.root();
+        let channels = config.channels;
+        let stem = ConvBn::new(&root / "stem", INPUT_PLANES, channels, 3, 1.0);
+        let blocks = (0..config.blocks)
+            .map(|index| {
+                let path = &root / "blocks" / index;
+                ResidualBlock {
+                    first: ConvBn::new(&path / "first", channels, channels, 3, 1.0),
+                    second: ConvBn::new(&path / "second", channels, channels, 3, 0.0),
+                }
+            })
+            .collect();
+        let head = &root / "policy";
+        let pc = config.policy_channels;
+        let policy = ConvBn::new(&head / "main", channels, pc, 1, 1.0);
+        let policy_pool = ConvBn::new(&head / "pool", channels, pc, 1, 1.0);
+        let policy_pool_bias = nn::linear(
+            &head / "pool_bias",
+            2 * pc as i64,
+            pc as i64,
+            Default::default(),
+        );
+        let policy_out = nn::conv2d(
+            &head / "out",
+            pc as i64,
+            POLICY_CELL_CHANNELS as i64,
+            1,
+            Default::default(),
+        );
+        let head = &root / "value";
+        let vc = config.value_channels as i64;
+        let hidden = config.value_hidden as i64;
+        let value = ConvBn::new(&head / "main", channels, config.value_channels, 1, 1.0);
+        let value_hidden = nn::linear(&head / "hidden", 2 * vc, hidden, Default::default());
+        let value_wdl = nn::linear(&head / "wdl", hidden, 3, Default::default());
+        let value_aux = nn::linear(&head / "aux", hidden, 1, Default::default());
+        let mask = Tensor::from_slice(&board_mask())
+            .view([1, 1, GRID as i64, GRID as i64])
+            .to_device(device);
+        let gather = Tensor::from_slice(policy_gather_index()).to_device(device);
+        Ok(PolicyValueNet {
+            vars,
+            config: *config,
+            stem,
+            blocks,
+            policy,
+            policy_pool,
+            policy_pool_bias,
+            policy_out,
+            value,
+            value_hidden,
+            value_wdl,
+            value_aux,
+            mask,
+            gather,
+        })
+    }
+
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    pub fn device(&self) -> Device {
+        self.vars.device()
+    }
+
+    pub fn vars(&self) -> &nn::VarStore {
+        &self.vars
+    }
+
+    pub(crate) fn vars_mut(&mut self) -> &mut nn::VarStore {
+        &mut self.vars
+    }
+
+    /// Number of trainable parameters.
+    pub fn parameter_count(&self) -> usize {
+        self.vars
+            .trainable_variables()
+            .iter()
+            .map(|tensor| tensor.numel())
+            .sum()
+    }
+
+    /// Mean and max over the hexagon of non-negative, masked features:
+    /// `[batch, 2 * channels]`. Written without any size taken from the input,
+    /// so that a traced module accepts any batch size.
+    fn pool(features: &Tensor) -> Tensor {
+        let mean =
+            features.sum_dim_intlist([2i64, 3].as_slice(), false, Kind::Float) / CELL_COUNT as f64;
+        let max = features.amax([2i64, 3].as_slice(), false);
+        Tensor::cat(&[mean, max], 1)
+    }
+
+    /// The three heads: policy logits `[batch, 1734]`, WDL logits
+    /// `[batch, 3]`, marble difference `[batch, 1]` (after `tanh`).
+    pub fn forward_heads(&self, input: &Tensor, train: bool) -> (Tensor, Tensor, Tensor) {
+        let mut x = (self.stem.forward(input, train).relu()) * &self.mask;
+        for block in &self.blocks {
+            let y = block.first.forward(&x, train).relu() * &self.mask;
+            let y = block.second.forward(&y, train);
+            x = (x + y).relu() * &self.mask;
+        }
+        let pooled = Self::pool(&(self.policy_pool.forward(&x, train).relu() * &self.mask));
+        let bias = self
+            .policy_pool_bias
+            .forward(&pooled)
+            .unsqueeze(-1)
+            .unsqueeze(-1);
+        let policy = (self.policy.forward(&x, train) + bias).relu() * &self.mask;
+        let policy = self
+            .policy_out
+            .forward(&policy)
+            .flatten(1, -1)
+            .index_select(1, &self.gather);
+        let value = self.value.forward(&x, train).relu() * &self.mask;
+        let hidden = self.value_hidden.forward(&Self::pool(&value)).relu();
+        let wdl = self.value_wdl.forward(&hidden);
+        let aux = self.value_aux.forward(&hidden).tanh();
+        (policy, wdl, aux)
+    }
+
+    /// Inference: the packed output `[batch, PACKED_LEN]` (see the module
+    /// documentation), without gradients, batch norm in evaluation mode.
+    pub fn forward_packed(&self, input: &Tensor) -> Tensor {
+        tch::no_grad(|| self.forward_packed_traceable(input))
+    }
+
+    /// [`Self::forward_packed`] without the `no_grad` wrapper, for tracing.
+    pub(crate) fn forward_packed_traceable(&self, input: &Tensor) -> Tensor {
+        let (policy, wdl, aux) = self.forward_heads(input, false);
+        Tensor::cat(&[policy, wdl, aux], 1)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// A network small enough for fast tests.
+    pub(crate) fn tiny_config() -> ModelConfig {
+        ModelConfig {
+            blocks: 2,
+            channels: 16,
+            policy_channels: 8,
+            value_channels: 8,
+            value_hidden: 16,
+        }
+    }
+
+    #[test]
+    fn every_action_owns_its_own_policy_logit() {
+        let slots: HashSet<i64> = policy_gather_index().iter().copied().collect();
+        assert_eq!(slots.len(), POLICY_LEN);
+        assert!(
+            slots
+                .iter()
+                .all(|&slot| (slot as usize) < POLICY_CELL_CHANNELS * GRID_POINTS)
+        );
+    }
+
+    #[test]
+    fn forward_shapes_and_packed_layout() {
+        let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
+        let input = Tensor::rand(
+            [5, INPUT_PLANES as i64, GRID as i64, GRID as i64],
+            (Kind::Float, Device::Cpu),
+        );
+        let (policy, wdl, aux) = net.forward_heads(&input, false);
+        assert_eq!(policy.size(), [5, POLICY_LEN as i64]);
+        assert_eq!(wdl.size(), [5, 3]);
+        assert_eq!(aux.size(), [5, 1]);
+        let packed = net.forward_packed(&input);
+        assert_eq!(packed.size(), [5, PACKED_LEN as i64]);
+        let packed_policy = packed.narrow(1, 0, POLICY_LEN as i64);
+        assert!(packed_policy.allclose(&policy, 0.0, 0.0, false));
+        assert!(
+            packed
+                .narrow(1, PACKED_WDL as i64, 3)
+                .allclose(&wdl, 0.0, 0.0, false)
+        );
+        assert!(
+            packed
+                .narrow(1, PACKED_AUX as i64, 1)
+                .allclose(&aux, 0.0, 0.0, false)
+        );
+        assert!(net.parameter_count() > 10_000);
+    }
+}
