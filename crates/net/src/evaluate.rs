@@ -183,30 +183,18 @@ pub(crate) fn decode_position(
     (wdl.map(|p| p / count), marble_diff / count)
 }
 
-/// Decodes a whole batch whose rows were produced by [`encode_batch`]:
-/// calls `sink(position index, logits, wdl, marble difference)` per position.
-pub(crate) fn decode_batch(
-    positions: &[Position],
-    legal_actions: &dyn Fn(usize) -> Vec<usize>,
+/// The packed rows of every position of a batch made by [`encode_batch`],
+/// with the symmetry each row was encoded under, indexed by position.
+pub(crate) fn rows_by_position<'a>(
     batch: &EncodedBatch,
-    packed: &[f32],
-    mut sink: impl FnMut(usize, Vec<f32>, [f32; 3], f32),
-) {
-    let mut row = 0;
-    for (index, position) in positions.iter().enumerate() {
-        let mut rows = Vec::new();
-        while row < batch.rows.len() && batch.rows[row].0 == index {
-            rows.push((
-                batch.rows[row].1,
-                &packed[row * PACKED_LEN..(row + 1) * PACKED_LEN],
-            ));
-            row += 1;
-        }
-        let actions = legal_actions(index);
-        let mut logits = vec![0.0; actions.len()];
-        let (wdl, marble_diff) = decode_position(position, &actions, &rows, &mut logits);
-        sink(index, logits, wdl, marble_diff);
+    packed: &'a [f32],
+    positions: usize,
+) -> Vec<Vec<(Symmetry, &'a [f32])>> {
+    let mut rows = vec![Vec::new(); positions];
+    for (row, &(index, symmetry)) in batch.rows.iter().enumerate() {
+        rows[index].push((symmetry, &packed[row * PACKED_LEN..(row + 1) * PACKED_LEN]));
     }
+    rows
 }
 
 /// The legal engine actions of a position, in `legal_moves()` order.
@@ -233,7 +221,7 @@ pub trait PositionEvaluator: Send + Sync {
 #[derive(Debug)]
 pub struct DirectEvaluator<M> {
     model: Mutex<M>,
-    symmetry: SymmetryMode,
+    pub(crate) symmetry: SymmetryMode,
 }
 
 impl<M: PackedModel> DirectEvaluator<M> {
@@ -271,21 +259,21 @@ pub(crate) fn evaluate_with(
     }
     let batch = encode_batch(positions, symmetry)?;
     let packed = forward(&batch.inputs, batch.len())?;
-    let mut outputs = Vec::with_capacity(positions.len());
-    decode_batch(
-        positions,
-        &|index| legal_actions_of(&positions[index]),
-        &batch,
-        &packed,
-        |_, logits, wdl, marble_diff| {
-            outputs.push(NetOutput {
+    let rows = rows_by_position(&batch, &packed, positions.len());
+    Ok(positions
+        .iter()
+        .zip(rows)
+        .map(|(position, rows)| {
+            let actions = legal_actions_of(position);
+            let mut logits = vec![0.0; actions.len()];
+            let (wdl, marble_diff) = decode_position(position, &actions, &rows, &mut logits);
+            NetOutput {
                 logits,
                 wdl,
                 marble_diff,
-            })
-        },
-    );
-    Ok(outputs)
+            }
+        })
+        .collect())
 }
 
 impl<M: PackedModel> PositionEvaluator for DirectEvaluator<M> {

@@ -9,7 +9,7 @@
 //! * Evaluation: [`DirectEvaluator`] (same thread, for callers that batch by
 //!   themselves) and the batched [`InferenceService`] (many threads), both
 //!   [`PositionEvaluator`]s and `sumito_mcts::Evaluator`s for
-//!   `sumito_game::AbaloneGame`.
+//!   `sumito_game::AbaloneGame` (module `search`).
 //! * [`train`]: [`TrainingSample`], [`Trainer::train_step`].
 //! * [`checkpoint`]: safetensors weights + optimiser state + JSON metadata,
 //!   written atomically, checked on load.
@@ -26,6 +26,7 @@ mod evaluate;
 pub mod export;
 mod fsutil;
 pub mod model;
+mod search;
 mod service;
 pub mod train;
 

@@ -80,7 +80,7 @@ pub struct InferenceService {
 pub struct InferenceClient {
     sender: Sender<Message>,
     shared: Arc<Shared>,
-    symmetry: SymmetryMode,
+    pub(crate) symmetry: SymmetryMode,
 }
 
 impl InferenceService {
