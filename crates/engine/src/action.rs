@@ -201,8 +201,7 @@ pub(crate) const NO_ACTION: u16 = u16::MAX;
 
 /// Lookup tables from a bitboard bit to an action, one table per move kind.
 /// Inline tables (singles are inline groups of 1) are keyed by the bit of the
-/// *leading* marble (the move generator finds leading marbles), broadside
-/// tables by the group's first cell.
+/// trailing marble, broadside tables by the group's first cell.
 pub(crate) const fn inline_table(len: usize, dir: usize) -> usize {
     6 * (len - 1) + dir
 }
@@ -231,8 +230,8 @@ const fn build_tables() -> [[u16; 128]; TABLE_COUNT] {
                 slot += 1;
             }
         } else {
-            let leading = info.cells[len - 1] as usize;
-            out[inline_table(len, dir)][CELL_BIT[leading] as usize] = action as u16;
+            let trailing = info.cells[0] as usize;
+            out[inline_table(len, dir)][CELL_BIT[trailing] as usize] = action as u16;
         }
         action += 1;
     }
@@ -295,12 +294,8 @@ impl Move {
         if !(1..=3).contains(&len) {
             return None;
         }
-        let mut leading = trailing;
-        for _ in 1..len {
-            leading = leading.neighbour(dir)?;
-        }
         let table = &ACTION_TABLES[inline_table(len, dir.index())];
-        let action = table[usize::from(CELL_BIT[leading.index()])];
+        let action = table[usize::from(CELL_BIT[trailing.index()])];
         (action != NO_ACTION).then_some(Move(action))
     }
 

@@ -13,11 +13,13 @@
 //! NE +11, SW −11, NW +10, SE −10) and a marble stepping off the board lands
 //! on a padding bit rather than on another cell. Move generation works on
 //! whole bitboards: for each direction a few shifts and ands give the set of
-//! leading marbles of every legal inline move of each group size (including
+//! trailing marbles of every legal inline move of each group size (including
 //! the sumitos 2-1, 3-1, 3-2 and push-offs), and for each of the three group
 //! axes and four sideways directions the first cells of every legal
-//! broadside. Counting the moves of a position is then a popcount per set,
-//! which is how [`perft`] counts the last ply without making the moves.
+//! broadside; a table per set turns each bit into an action index. Counting
+//! the moves of a position adds up the sizes of these sets with carry-save
+//! adders and five popcounts, which is how [`perft`] counts the last ply
+//! without making the moves ([`Position::count_legal_moves`]).
 //!
 //! # Action space
 //!

@@ -208,26 +208,26 @@ fn step(board: u128, shift: i32) -> u128 {
 }
 
 /// The legal inline moves (groups of 1, 2, 3) in direction `D`, as the sets
-/// of their leading marbles L.
+/// of their trailing marbles T.
 #[inline(always)]
 fn inline_sets<const D: usize>(own: u128, opp: u128, free: u128, empty: u128) -> [u128; 3] {
     let s = DIR_SHIFT[D];
-    // Sets of cells L such that the cell k steps ahead of L (L + k·D) is ...
-    let empty_1 = step(empty, -s);
-    let opp_1 = step(opp, -s);
-    let opp_2 = step(opp, -2 * s);
-    // ... empty or off the board. Only read where the cell before it is an
-    // opponent's marble on the board, so the bit is exact (padding is free).
-    let free_2 = step(free, -2 * s);
-    let free_3 = step(free, -3 * s);
-    let lead_2 = own & step(own, s);
-    let lead_3 = lead_2 & step(own, 2 * s);
+    // Cells X that a group's leading marble may enter, by group size: empty
+    // for any group; an opponent's marble with a free cell (empty or off the
+    // board) behind it for 2 or 3 (x push 1); two opponent's marbles then a
+    // free cell for 3 (3 push 2). Shifted bits are read only where the cells
+    // before them are on the board, so padding bits make them exact.
+    let push_1 = opp & step(free, -s);
+    let push_2 = opp & step(push_1, -s);
+    let enter_2 = empty | push_1;
+    let enter_3 = enter_2 | push_2;
+    // T + D and T + 2·D own.
+    let own_1 = own & step(own, -s);
+    let own_2 = own_1 & step(own, -2 * s);
     [
-        own & empty_1,
-        // 2 push 1.
-        lead_2 & (empty_1 | (opp_1 & free_2)),
-        // 3 push 1, 3 push 2.
-        lead_3 & (empty_1 | (opp_1 & (free_2 | (opp_2 & free_3)))),
+        own & step(empty, -s),
+        own_1 & step(enter_2, -2 * s),
+        own_2 & step(enter_3, -3 * s),
     ]
 }
 
@@ -359,11 +359,10 @@ impl BitSum {
 
 /// Counts the legal moves of the side owning `own` without listing them.
 ///
-/// Inline moves are keyed by their trailing marble here: for one trailing
-/// marble and direction at most one group size can move (a group of k needs
-/// its k-th cell ahead own and the (k+1)-th not), so the three sets of a
-/// direction are disjoint and merge into one. Each bit is then counted at
-/// most 6 (inline) + 24 (broadside first cell) = 30 times.
+/// For one trailing marble and direction at most one inline group size can
+/// move (a group of k needs its k-th cell ahead own and the (k+1)-th not), so
+/// the three inline sets of a direction are disjoint and merge into one. Each
+/// bit is then counted at most 6 (inline) + 24 (broadside first cell) = 30 times.
 #[inline]
 fn count(own: u128, opp: u128) -> u32 {
     let free = !(own | opp);
@@ -373,8 +372,7 @@ fn count(own: u128, opp: u128) -> u32 {
     macro_rules! inline {
         ($d:literal) => {
             let [one, two, three] = inline_sets::<$d>(own, opp, free, empty);
-            let s = DIR_SHIFT[$d];
-            inline[$d] = one | step(two, -s) | step(three, -2 * s);
+            inline[$d] = one | two | three;
         };
     }
     for_each_direction!(inline);
