@@ -22,7 +22,7 @@
 //!   (`g5-h6,g4-h5` steps W; `g5-h6,h6-i7` moves inline NE).
 //!
 //! A destination along the group's line makes an inline move, any other a
-//! broadside. Both forms are case-insensitive and ignore surrounding spaces.
+//! broadside. Both forms are case-insensitive and ignore spaces between cells.
 
 use crate::action::Move;
 use crate::board::{Cell, CellParseError, Direction};
@@ -221,7 +221,8 @@ impl Position {
             };
             (group, direction)
         } else {
-            let cells = split_cells(text, trimmed)?;
+            let compact: String = trimmed.split_whitespace().collect();
+            let cells = split_cells(text, &compact)?;
             match cells[..] {
                 [trailing, dest] => {
                     let direction =
@@ -361,6 +362,12 @@ mod tests {
         assert_eq!(parsed(&position, "C3D4").group_len(), 1);
         assert_eq!(parsed(&position, "b3c4").group_len(), 2);
         assert_eq!(parsed(&position, " B3C4 "), parsed(&position, "b3c4"));
+        assert_eq!(parsed(&position, "B3 C4"), parsed(&position, "b3c4"));
+        assert_eq!(parsed(&position, "c3 c5 d4"), parsed(&position, "C3C5D4"));
+        assert_eq!(
+            parsed(&position, "c3 - c5 , d4"),
+            parsed(&position, "C3C5D4")
+        );
     }
 
     #[test]
