@@ -21,6 +21,8 @@ struct Cli {
 enum Command {
     /// Print `name: value unit` lines measuring one part of the system.
     Bench(commands::bench::Args),
+    /// Play a round-robin match between players and rate them (Elo).
+    Arena(commands::arena::Args),
     /// Count the leaves of the game tree to a depth (move generator check).
     Perft(commands::perft::Args),
     /// List the legal moves of a position in Aba-Pro notation.
@@ -31,6 +33,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bench(args) => commands::bench::run(args),
+        Command::Arena(args) => commands::arena::run(args),
         Command::Perft(args) => commands::perft::run(args),
         Command::Moves(args) => commands::moves::run(args),
     };

@@ -575,12 +575,12 @@ fn record_game(state: &mut Progress, game: &FinishedGame, config: &MatchConfig) 
     for player in [result.black, result.white] {
         state.standings.tallies[player].add(result.score_of(player).expect("a player of the game"));
     }
-    state
-        .first_player
-        .add(result.score_of(0).expect("two-player match"));
-    if let (Some(test), Some(status)) = (config.sprt, state.standings.sprt)
+    // The test only runs in two-player matches, where player 0 plays every game.
+    if let (Some(test), Some(status), Some(score)) =
+        (config.sprt, state.standings.sprt, result.score_of(0))
         && status.verdict == SprtVerdict::Continue
     {
+        state.first_player.add(score);
         let t = state.first_player;
         state.standings.sprt = Some(test.status(t.wins, t.draws, t.losses));
     }
@@ -707,6 +707,19 @@ mod tests {
             }
             Ok(position.legal_moves()[0])
         }
+    }
+
+    #[test]
+    fn three_players_play_a_round_robin() {
+        let players = entrants(&["random", "greedy", "alphabeta:depth=1"]);
+        let results = play_match(&players, &quick_config(), &Silent).unwrap();
+        assert_eq!(results.games.len(), 12);
+        let pairings = results.pairings();
+        assert_eq!(pairings.len(), 3);
+        assert!(pairings.iter().all(|p| p.tally.games() == 4));
+        assert!(results.tallies().iter().all(|t| t.games() == 8));
+        let ratings = results.ratings().unwrap();
+        assert_eq!(ratings.anchor, crate::elo::Anchor::Player(0));
     }
 
     #[test]

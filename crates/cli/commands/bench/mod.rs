@@ -3,6 +3,7 @@
 
 use clap::{Args as ClapArgs, ValueEnum};
 
+mod alphabeta;
 mod movegen;
 
 #[derive(Debug, ClapArgs)]
@@ -14,12 +15,15 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Part {
+    /// The alpha-beta player: nodes per second, time to depth 4 from Belgian Daisy.
+    Alphabeta,
     /// Move generation: perft, legal moves, play.
     Movegen,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.part {
+        Part::Alphabeta => alphabeta::run(),
         Part::Movegen => movegen::run(),
     }
 }

@@ -1,0 +1,245 @@
+//! `sumito arena`: a round-robin match between two or more players, with a
+//! progress bar, tables of results and Elo ratings, a saved record of every
+//! game, and a machine-readable last line `result: NAME=SCORE ...`.
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, bail};
+use clap::Args as ClapArgs;
+use sumito_arena::arena::{DEFAULT_MAX_PLIES, MatchConfig, Silent, play_match};
+use sumito_arena::player::{Entrant, PlayerRegistry};
+use sumito_arena::report::{ProgressObserver, result_line, summary};
+use sumito_arena::sprt::SprtConfig;
+use sumito_arena::{MatchObserver, PlayerSpec};
+use sumito_engine::{Layout, Rules};
+
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// A player, as NAME or NAME:key=value,... (give two or more):
+    /// `random`; `greedy[:weights=PATH]`;
+    /// `alphabeta[:depth=N,time=DURATION,nodes=N,quiescence=N,tt_mb=N,weights=PATH]`
+    /// (depth 3 if no depth, time or nodes is given; DURATION like 250ms or 2s).
+    #[arg(long = "player", value_name = "SPEC", required = true)]
+    players: Vec<String>,
+    /// Games per pairing; even, since every opening is played once with each
+    /// player as Black.
+    #[arg(long, default_value_t = 20)]
+    games: u32,
+    /// Start layouts (comma-separated or repeated), used in turn by successive
+    /// openings: standard, belgian-daisy, german-daisy, dutch-daisy,
+    /// swiss-daisy, domination, pyramid, snakes, the-wall, random:SEED,
+    /// partly-random:SEED.
+    #[arg(long = "layout", value_delimiter = ',', default_value = "belgian-daisy", value_parser = Layout::from_name)]
+    layouts: Vec<Layout>,
+    /// Random plies (no pushes) played from the layout before the players take
+    /// over, the same for both colour assignments, so that deterministic
+    /// players meet varied positions.
+    #[arg(long, default_value_t = 4)]
+    opening_plies: u32,
+    /// Worker threads (games played at once); 0 means one per core.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Seed of the openings and of the players' randomness.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Folder for the game records [default: runs/arena/<UTC date-time>].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Move limit in plies: weak players can shuffle forever, so every game
+    /// ends here; the player who pushed off more marbles wins, equal is a draw.
+    #[arg(long, default_value_t = DEFAULT_MAX_PLIES, value_parser = clap::value_parser!(u32).range(1..))]
+    max_plies: u32,
+    /// Marbles to push off to win.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u8).range(1..=14))]
+    marbles_to_win: u8,
+    /// Also end a game after this many plies without a push-off (the player
+    /// holding more of row E wins; equal is a draw).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    no_push_off_plies: Option<u32>,
+    /// Stop a two-player match as soon as a sequential probability ratio test
+    /// (α = β = 0.05) decides between H0: the first player is ELO0 stronger
+    /// and H1: it is ELO1 stronger.
+    #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt)]
+    sprt: Option<SprtConfig>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
+    SprtConfig::parse(text).map_err(|e| e.to_string())
+}
+
+/// The players, named by their specs; a name given twice gets `#2`, `#3`, …
+/// so that tables and the result line tell them apart.
+fn entrants(registry: &PlayerRegistry, specs: &[String]) -> anyhow::Result<Vec<Entrant>> {
+    let mut entrants: Vec<Entrant> = Vec::new();
+    for text in specs {
+        let spec: PlayerSpec = text
+            .parse()
+            .with_context(|| format!("reading --player {text:?}"))?;
+        let mut entrant = registry
+            .prepare(&spec)
+            .with_context(|| format!("preparing --player {text:?}"))?;
+        let base = entrant.name.clone();
+        let mut copy = 1;
+        while entrants.iter().any(|e| e.name == entrant.name) {
+            copy += 1;
+            entrant.name = format!("{base}#{copy}");
+        }
+        entrants.push(entrant);
+    }
+    Ok(entrants)
+}
+
+/// `YYYYMMDD-HHMMSS` in UTC, for default folder names.
+fn utc_stamp(time: SystemTime) -> String {
+    let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.players.len() < 2 {
+        bail!(
+            "give at least two --player options (got {}), e.g. --player random --player alphabeta:depth=3",
+            args.players.len()
+        );
+    }
+    if args.games == 0 || !args.games.is_multiple_of(2) {
+        bail!(
+            "--games {} must be even and positive: every opening is played once with each player as Black",
+            args.games
+        );
+    }
+    let registry = PlayerRegistry::builtin();
+    let entrants = entrants(&registry, &args.players)?;
+    let out = args.out.unwrap_or_else(|| {
+        PathBuf::from("runs")
+            .join("arena")
+            .join(utc_stamp(SystemTime::now()))
+    });
+    let config = MatchConfig {
+        games_per_pairing: args.games,
+        layouts: args.layouts,
+        rules: Rules {
+            marbles_to_win: args.marbles_to_win,
+            max_plies: Some(args.max_plies),
+            no_push_off_plies: args.no_push_off_plies,
+        },
+        opening_plies: args.opening_plies,
+        seed: args.seed,
+        threads: args.threads,
+        record_dir: Some(out.clone()),
+        sprt: args.sprt,
+    };
+    let progress = ProgressObserver::new();
+    let observer: &dyn MatchObserver = if args.quiet { &Silent } else { &progress };
+    let results = play_match(&entrants, &config, observer).context("playing the match")?;
+    let ratings = results.ratings().map_err(|e| e.to_string());
+    print!("{}", summary(&results, &ratings));
+    println!("game records: {}", out.display());
+    println!("{}", result_line(&results));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_stamps() {
+        assert_eq!(utc_stamp(UNIX_EPOCH), "19700101-000000");
+        let leap_day = UNIX_EPOCH + std::time::Duration::from_secs(951_827_696);
+        assert_eq!(utc_stamp(leap_day), "20000229-123456");
+    }
+
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn parse(line: &[&str]) -> Result<Args, clap::Error> {
+        use clap::Parser;
+        Cli::try_parse_from(std::iter::once("arena").chain(line.iter().copied())).map(|c| c.args)
+    }
+
+    #[test]
+    fn runs_a_match_and_saves_replayable_records() {
+        let dir = std::env::temp_dir().join(format!("sumito-cli-arena-{}", std::process::id()));
+        let out = dir.to_str().unwrap();
+        let args = parse(&[
+            "--player",
+            "random",
+            "--player",
+            "greedy",
+            "--games",
+            "2",
+            "--max-plies",
+            "80",
+            "--layout",
+            "standard,german-daisy",
+            "--quiet",
+            "--out",
+            out,
+        ])
+        .unwrap();
+        run(args).unwrap();
+        let records: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(records.len(), 2);
+        for path in records {
+            let record = sumito_arena::record::GameRecord::read(&path).unwrap();
+            assert_eq!(record.rules.max_plies, Some(80));
+            assert!(record.result.is_some());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_arguments_are_refused_with_the_reason() {
+        let err = parse(&["--player", "random", "--layout", "hexagon"]).unwrap_err();
+        assert!(err.to_string().contains("hexagon"), "{err}");
+        let err = parse(&["--player", "random", "--sprt", "50,0"]).unwrap_err();
+        assert!(err.to_string().contains("elo0 < elo1"), "{err}");
+        let err = parse(&["--player", "random", "--max-plies", "0"]).unwrap_err();
+        assert!(err.to_string().contains("max-plies"), "{err}");
+        let one = run(parse(&["--player", "random"]).unwrap()).unwrap_err();
+        assert!(one.to_string().contains("at least two"), "{one}");
+        let odd = parse(&["--player", "random", "--player", "greedy", "--games", "3"]).unwrap();
+        assert!(run(odd).unwrap_err().to_string().contains("even"));
+    }
+
+    #[test]
+    fn duplicate_players_get_numbered() {
+        let registry = PlayerRegistry::builtin();
+        let specs = ["random", "random", "greedy"].map(String::from);
+        let names: Vec<String> = entrants(&registry, &specs)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(names, ["random", "random#2", "greedy"]);
+        let err = entrants(&registry, &["alphabeta:depht=3".to_string()]).unwrap_err();
+        assert!(format!("{err:#}").contains("depht"), "{err:#}");
+    }
+}
