@@ -174,7 +174,11 @@ pub(crate) fn interior_choice(
 ) -> usize {
     let stats = ChildStats::gather(children, player, raw_value);
     let sigma_mixed = stats.sigma(config, stats.mixed_value);
-    let mut max_logit = match stats.best_untouched {
+    // Untouched children with some prior take part in the softmax through
+    // the best of them. (Without any, `sigma_mixed` may lie far outside the
+    // range of the other logits and must not enter the computation.)
+    let untouched = stats.best_untouched.filter(|&(_, prior)| prior > 0.0);
+    let mut max_logit = match untouched {
         Some((_, prior)) => prior.ln() + sigma_mixed,
         None => f32::NEG_INFINITY,
     };
@@ -186,7 +190,12 @@ pub(crate) fn interior_choice(
             touched.push((index as u32, logit));
         }
     }
-    let untouched_factor = (sigma_mixed - max_logit).exp();
+    // At most 1 / (best untouched prior), so finite.
+    let untouched_factor = if untouched.is_some() {
+        (sigma_mixed - max_logit).exp()
+    } else {
+        0.0
+    };
     let mut partition = (stats.total_prior - stats.touched_prior).max(0.0) * untouched_factor;
     for (_, logit) in touched.iter_mut() {
         *logit = (*logit - max_logit).exp();

@@ -67,6 +67,50 @@
 //! to move at the root. Internally a value is the scalar `win - loss` in
 //! `[-1, 1]` (a draw is 0); the draw probability is carried along for reporting.
 //!
+//! # The search
+//!
+//! One simulation walks from the root to a node that has not been evaluated,
+//! evaluates it (in a batch), and adds its value to every node on the way.
+//! The evaluation of a fresh root is not a simulation.
+//!
+//! * **Selection, PUCT** ([`SearchConfig::gumbel`] unset): the child with the
+//!   highest `Q + c * P * sqrt(N_parent) / (1 + N)`, where `c` is
+//!   [`SearchConfig::c_puct`] or the AlphaZero schedule with
+//!   [`SearchConfig::c_puct_base`]. An unvisited child is valued at the
+//!   parent's value minus `fpu_reduction * sqrt(visited prior mass)`
+//!   (first-play urgency, separate reduction at the root).
+//! * **Root noise**: with [`SearchConfig::dirichlet`], Dirichlet noise with
+//!   `alpha = total_alpha / n_legal` is mixed into the root priors of full
+//!   searches (and taken out again afterwards; reported priors are clean).
+//! * **Selection, Gumbel** ([`SearchConfig::gumbel`] set): at the root,
+//!   Gumbel-top-k sampling of `m` actions and sequential halving of the
+//!   budget (each phase scores `g + logit + sigma(completed Q)` and keeps the
+//!   better half); below the root, the deterministic rule
+//!   `argmax(pi'(a) - N(a) / (1 + sum_b N(b)))` with
+//!   `pi' = softmax(logit + sigma(completed Q))`. Completed Q fills
+//!   unvisited actions with the mixed value `v_mix`; `sigma(q) = (c_visit +
+//!   max_b N(b)) * c_scale * q`, q brought to `[0, 1]`.
+//! * **Terminal positions** carry their exact value (win 1, draw 0, loss -1)
+//!   and are re-used without evaluation on every visit.
+//! * **Virtual loss**: with [`SearchConfig::virtual_loss_batch`] `> 1`, one
+//!   tree puts several leaves into each batch; a leaf waiting for its
+//!   evaluation counts as a lost visit on its path so the next walks spread
+//!   out. A walk that reaches a waiting leaf ends the batch.
+//! * **The played move**: the temperature schedule samples from
+//!   `visits^(1/T)` (PUCT) or from the improved policy (Gumbel); at
+//!   temperature 0 it plays [`SearchResult::best_action`].
+//! * **Training targets** ([`SearchResult`]): the visit distribution (PUCT) or
+//!   the improved policy `softmax(logit + sigma(completed Q))` (Gumbel), and
+//!   under playout cap randomization the flag saying whether this move's
+//!   search was a full one, whose target should be trained on.
+//! * **Tree reuse**: [`Search::advance`] keeps the subtree of the played move.
+//!
+//! The tree is an arena (`Vec` of nodes, children contiguous, addressed by
+//! index). An evaluated leaf stores only its (action, logit) pairs; its
+//! children become nodes, with the softmax of the logits as priors, the first
+//! time a walk continues through it. The search allocates nothing per
+//! simulation once its buffers have grown.
+//!
 //! ## Determinism
 //! A [`Search`] is single-threaded and deterministic given its seed, its
 //! configuration and an evaluator that returns the same output for the same

@@ -203,9 +203,9 @@ impl<G: Game> Search<G> {
         self.game_over
     }
 
-    /// Nodes in the tree (for diagnostics and memory estimates).
+    /// Nodes and stored edges in the tree (for diagnostics and memory estimates).
     pub fn tree_size(&self) -> usize {
-        self.tree.nodes.len()
+        self.tree.size()
     }
 
     /// Visits of the current root, including those kept by tree reuse.
@@ -255,6 +255,9 @@ impl<G: Game> Search<G> {
         if self.is_game_over() {
             return Err(SearchError::GameOver);
         }
+        if self.tree.root().kind == Kind::Evaluated {
+            self.tree.expand(ROOT)?;
+        }
         let root = *self.tree.root();
         let child = if root.kind == Kind::Expanded {
             let child = root
@@ -272,7 +275,11 @@ impl<G: Game> Search<G> {
         self.game_over = self.root_state.outcome().is_some();
         match child {
             Some(child)
-                if self.config.tree_reuse && self.tree.nodes[child].kind == Kind::Expanded =>
+                if self.config.tree_reuse
+                    && matches!(
+                        self.tree.nodes[child].kind,
+                        Kind::Evaluated | Kind::Expanded
+                    ) =>
             {
                 self.tree.reroot(child as NodeId);
             }
@@ -320,8 +327,21 @@ impl<G: Game> Search<G> {
             return Ok(Gathered::Pending);
         }
         let mut run = self.run.expect("started above");
+        // Written back before returning, also on error, so that `abort` sees
+        // whether the root priors carry noise.
+        let gathered = self.gather_leaves(&mut run, batch);
+        self.run = Some(run);
+        gathered
+    }
+
+    /// Walks the tree for the leaves of one batch (see `gather`).
+    fn gather_leaves(
+        &mut self,
+        run: &mut Run,
+        batch: &mut EvalBatch<G>,
+    ) -> Result<Gathered, SearchError> {
         if !run.root_ready {
-            self.prepare_root(&mut run);
+            self.prepare_root(run)?;
         }
         let mut leaves = 0;
         while leaves < self.config.virtual_loss_batch && run.started < run.simulations {
@@ -346,7 +366,6 @@ impl<G: Game> Search<G> {
             }
             run.started += 1;
         }
-        self.run = Some(run);
         Ok(if leaves == 0 {
             Gathered::Finished
         } else {
@@ -392,17 +411,8 @@ impl<G: Game> Search<G> {
         if max_logit == f32::NEG_INFINITY {
             return Err(invalid("every legal action has logit -inf".into()));
         }
-        let sum_exp: f32 = logits.iter().map(|&l| (l - max_logit).exp()).sum();
-        let log_sum = sum_exp.ln();
-        let children = batch
-            .legal_actions(item)
-            .iter()
-            .zip(logits)
-            .map(|(&action, &logit)| {
-                let log_prior = logit - max_logit - log_sum;
-                (action, log_prior.exp(), log_prior)
-            });
-        self.tree.add_children(leaf.node, children)?;
+        self.tree
+            .add_edges(leaf.node, batch.legal_actions(item), logits)?;
         let node = &mut self.tree.nodes[leaf.node as usize];
         let value = node.to_play.sign() * wdl.value();
         node.raw_value = value;
@@ -462,9 +472,13 @@ impl<G: Game> Search<G> {
         Ok(())
     }
 
-    /// Sets up the root of an expanded tree for this move search: Gumbel
-    /// sampling and the halving schedule, or Dirichlet noise on the priors.
-    fn prepare_root(&mut self, run: &mut Run) {
+    /// Sets up the root of an evaluated tree for this move search: its
+    /// children, Gumbel sampling and the halving schedule, or Dirichlet noise
+    /// on the priors.
+    fn prepare_root(&mut self, run: &mut Run) -> Result<(), SearchError> {
+        if self.tree.root().kind == Kind::Evaluated {
+            self.tree.expand(ROOT)?;
+        }
         let children = self.tree.root().children();
         let count = children.len();
         if let Some(config) = &self.config.gumbel {
@@ -491,6 +505,7 @@ impl<G: Game> Search<G> {
             run.noised = true;
         }
         run.root_ready = true;
+        Ok(())
     }
 
     /// Walks from the root to a node that is not expanded, leaving the walk in
@@ -502,7 +517,10 @@ impl<G: Game> Search<G> {
         let mut node = ROOT;
         loop {
             match self.tree.nodes[node as usize].kind {
-                Kind::Expanded => {
+                kind @ (Kind::Evaluated | Kind::Expanded) => {
+                    if kind == Kind::Evaluated {
+                        self.tree.expand(node)?;
+                    }
                     let child = match (&self.config.gumbel, node == ROOT) {
                         (None, is_root) => self.select_puct(node, is_root),
                         (Some(config), true) => self.select_gumbel_root(*config),

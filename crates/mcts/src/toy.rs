@@ -1,10 +1,53 @@
 //! Small complete games for tests, examples and smoke tests of pipelines that
-//! are generic over [`Game`]: tic-tac-toe and connect-k on a small board.
-//! Both are solved by brute force in this crate's tests.
+//! are generic over [`Game`]: tic-tac-toe and connect-k on a small board
+//! (both solved by brute force in this crate's tests), and [`HashEvaluator`],
+//! an evaluator with varied but fixed answers for testing code built on the
+//! search.
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
+use crate::error::EvalError;
+use crate::eval::{EvalBatch, Evaluator, Wdl};
 use crate::{Game, Outcome, Player};
+
+/// A fixed pseudo-random function of the state: logits in `[-1, 1]` and a WDL
+/// that vary from state to state, the same answer for the same state whatever
+/// batch it arrives in. Tests use it where a uniform evaluator would hide
+/// mistakes (a mixed-up batch order, a search that ignores its priors).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HashEvaluator;
+
+impl<G: Game + Hash> Evaluator<G> for HashEvaluator {
+    fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
+        for slot in batch.slots_mut() {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            slot.state.hash(&mut hasher);
+            let hash = hasher.finish();
+            for (logit, &action) in slot.logits.iter_mut().zip(slot.legal_actions) {
+                *logit = 2.0 * unit_interval(hash ^ action as u64) - 1.0;
+            }
+            let win = 0.8 * unit_interval(hash.wrapping_add(1));
+            let draw = 0.2 * unit_interval(hash.wrapping_add(2));
+            *slot.value = Wdl {
+                win,
+                draw,
+                loss: 1.0 - win - draw,
+            };
+        }
+        Ok(())
+    }
+}
+
+/// A well-mixed number in `[0, 1)` from `x` (the splitmix64 finaliser).
+fn unit_interval(mut x: u64) -> f32 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    (x >> 40) as f32 / (1u64 << 24) as f32
+}
 
 const LINES: [[usize; 3]; 8] = [
     [0, 1, 2],

@@ -1,5 +1,12 @@
-//! The search tree as an arena: one `Vec<Node>`, children stored contiguously
-//! and addressed by index range. No reference counting, no per-node allocation.
+//! The search tree as two arenas: `nodes` and `edges`, children stored
+//! contiguously and addressed by index range. No reference counting, no
+//! per-node allocation.
+//!
+//! An evaluated leaf keeps only its edges: the evaluator's (action, logit)
+//! pairs, 8 bytes each. Its children become nodes, with the softmax of the
+//! logits as priors, the first time the search selects from it. Most leaves
+//! of a search are never visited again, so this saves both the nodes and the
+//! exponentials for them.
 
 use crate::error::SearchError;
 use crate::{Outcome, Player};
@@ -15,10 +22,19 @@ pub(crate) enum Kind {
     Unvisited,
     /// Reached, its state is in an evaluation batch that has not come back yet.
     Pending,
-    /// Evaluated, children created.
+    /// Evaluated; its children exist only as edges (`first_child` indexes `edges`).
+    Evaluated,
+    /// Evaluated and its children are nodes (`first_child` indexes `nodes`).
     Expanded,
     /// The game is over here; `raw_value` holds the exact value.
     Terminal,
+}
+
+/// An evaluated leaf's answer for one legal action.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Edge {
+    pub action: u32,
+    pub logit: f32,
 }
 
 /// A node and the edge leading to it. Values are from [`Player::First`]'s point
@@ -31,7 +47,9 @@ pub(crate) struct Node {
     pub draw_sum: f32,
     /// The evaluator's value of this node's state, or its exact value if terminal.
     pub raw_value: f32,
-    pub first_child: NodeId,
+    /// First child in `nodes` ([`Kind::Expanded`]) or first edge in `edges`
+    /// ([`Kind::Evaluated`]).
+    pub first_child: u32,
     pub num_children: u32,
     /// The action that leads from the parent to this node.
     pub action: u32,
@@ -64,6 +82,8 @@ impl Node {
         }
     }
 
+    /// The range of this node's children in `nodes` (or of its edges in
+    /// `edges` while it is [`Kind::Evaluated`]).
     pub fn children(&self) -> std::ops::Range<usize> {
         let first = self.first_child as usize;
         first..first + self.num_children as usize
@@ -94,15 +114,21 @@ impl Node {
 #[derive(Clone, Debug)]
 pub(crate) struct Tree {
     pub nodes: Vec<Node>,
-    /// Second arena used while re-rooting, kept to avoid reallocating.
-    spare: Vec<Node>,
+    edges: Vec<Edge>,
+    /// Second arenas used while re-rooting, kept to avoid reallocating.
+    spare_nodes: Vec<Node>,
+    spare_edges: Vec<Edge>,
 }
+
+const MAX_ENTRIES: usize = u32::MAX as usize;
 
 impl Tree {
     pub fn new() -> Tree {
         let mut tree = Tree {
             nodes: Vec::new(),
-            spare: Vec::new(),
+            edges: Vec::new(),
+            spare_nodes: Vec::new(),
+            spare_edges: Vec::new(),
         };
         tree.reset();
         tree
@@ -111,6 +137,7 @@ impl Tree {
     /// Back to a single unvisited root.
     pub fn reset(&mut self) {
         self.nodes.clear();
+        self.edges.clear();
         self.nodes.push(Node::new(u32::MAX, 1.0, 0.0));
     }
 
@@ -118,46 +145,145 @@ impl Tree {
         &self.nodes[ROOT as usize]
     }
 
-    /// Appends the children of `parent` and links them; `children` yields
-    /// (action, prior, log_prior).
-    pub fn add_children(
+    /// Nodes and edges held.
+    pub fn size(&self) -> usize {
+        self.nodes.len() + self.edges.len()
+    }
+
+    /// Stores the evaluator's logits for the legal actions of `node`, which
+    /// becomes [`Kind::Evaluated`].
+    pub fn add_edges(
         &mut self,
-        parent: NodeId,
-        children: impl ExactSizeIterator<Item = (usize, f32, f32)>,
+        node: NodeId,
+        actions: &[usize],
+        logits: &[f32],
     ) -> Result<(), SearchError> {
-        let first = self.nodes.len();
-        let count = children.len();
-        let max = NodeId::MAX as usize;
-        if first + count > max {
-            return Err(SearchError::TreeTooLarge { max });
+        let first = self.edges.len();
+        if first + actions.len() > MAX_ENTRIES {
+            return Err(SearchError::TreeTooLarge { max: MAX_ENTRIES });
         }
-        self.nodes.extend(
-            children.map(|(action, prior, log_prior)| Node::new(action as u32, prior, log_prior)),
-        );
-        let node = &mut self.nodes[parent as usize];
-        node.first_child = first as NodeId;
-        node.num_children = count as u32;
-        node.kind = Kind::Expanded;
+        self.edges
+            .extend(actions.iter().zip(logits).map(|(&action, &logit)| Edge {
+                action: action as u32,
+                logit,
+            }));
+        let node = &mut self.nodes[node as usize];
+        node.first_child = first as u32;
+        node.num_children = actions.len() as u32;
+        node.kind = Kind::Evaluated;
+        Ok(())
+    }
+
+    /// Turns the edges of an [`Kind::Evaluated`] node into child nodes whose
+    /// priors are the softmax of the logits; the node becomes [`Kind::Expanded`].
+    pub fn expand(&mut self, node: NodeId) -> Result<(), SearchError> {
+        let parent = self.nodes[node as usize];
+        debug_assert_eq!(parent.kind, Kind::Evaluated);
+        let first = self.nodes.len();
+        if first + parent.num_children as usize > MAX_ENTRIES {
+            return Err(SearchError::TreeTooLarge { max: MAX_ENTRIES });
+        }
+        let edges = &self.edges[parent.children()];
+        let max_logit = edges
+            .iter()
+            .map(|e| e.logit)
+            .fold(f32::NEG_INFINITY, f32::max);
+        // Store exp(logit - max) as the prior first, then normalise.
+        let mut sum = 0.0;
+        self.nodes.extend(edges.iter().map(|edge| {
+            let weight = (edge.logit - max_logit).exp();
+            sum += weight;
+            Node::new(edge.action, weight, edge.logit - max_logit)
+        }));
+        let log_sum = sum.ln();
+        for child in &mut self.nodes[first..] {
+            child.prior /= sum;
+            child.log_prior -= log_sum;
+        }
+        let parent = &mut self.nodes[node as usize];
+        parent.first_child = first as NodeId;
+        parent.kind = Kind::Expanded;
         Ok(())
     }
 
     /// Makes `child` (a child of the root) the new root, keeping its subtree
     /// and dropping everything else. The kept nodes are copied breadth-first
-    /// into the spare arena, which keeps each family contiguous.
+    /// into the spare arenas, which keeps each family contiguous.
     pub fn reroot(&mut self, child: NodeId) {
-        let spare = &mut self.spare;
-        spare.clear();
-        spare.push(self.nodes[child as usize]);
+        let (nodes, edges) = (&mut self.spare_nodes, &mut self.spare_edges);
+        nodes.clear();
+        edges.clear();
+        nodes.push(self.nodes[child as usize]);
         let mut next = 0;
-        while next < spare.len() {
-            let node = spare[next];
-            if node.num_children > 0 {
-                let first = spare.len() as NodeId;
-                spare.extend_from_slice(&self.nodes[node.children()]);
-                spare[next].first_child = first;
+        while next < nodes.len() {
+            let node = nodes[next];
+            match node.kind {
+                Kind::Expanded => {
+                    nodes[next].first_child = nodes.len() as u32;
+                    nodes.extend_from_slice(&self.nodes[node.children()]);
+                }
+                Kind::Evaluated => {
+                    nodes[next].first_child = edges.len() as u32;
+                    edges.extend_from_slice(&self.edges[node.children()]);
+                }
+                Kind::Unvisited | Kind::Pending | Kind::Terminal => {}
             }
             next += 1;
         }
-        std::mem::swap(&mut self.nodes, &mut self.spare);
+        std::mem::swap(&mut self.nodes, &mut self.spare_nodes);
+        std::mem::swap(&mut self.edges, &mut self.spare_edges);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expansion_turns_logits_into_normalised_priors() {
+        let mut tree = Tree::new();
+        tree.add_edges(ROOT, &[4, 7, 9], &[0.0, 2f32.ln(), f32::NEG_INFINITY])
+            .unwrap();
+        assert_eq!(tree.root().kind, Kind::Evaluated);
+        tree.expand(ROOT).unwrap();
+        let children: Vec<Node> = tree.nodes[tree.root().children()].to_vec();
+        let actions: Vec<u32> = children.iter().map(|c| c.action).collect();
+        assert_eq!(actions, vec![4, 7, 9]);
+        for (child, prior) in children.iter().zip([1.0 / 3.0, 2.0 / 3.0, 0.0]) {
+            assert!((child.prior - prior).abs() < 1e-6);
+            assert!((child.log_prior.exp() - prior).abs() < 1e-6);
+            assert_eq!(child.kind, Kind::Unvisited);
+        }
+    }
+
+    #[test]
+    fn reroot_keeps_the_subtree_with_its_edges() {
+        let mut tree = Tree::new();
+        tree.add_edges(ROOT, &[0, 1], &[0.0, 0.0]).unwrap();
+        tree.expand(ROOT).unwrap();
+        let first = tree.root().first_child;
+        tree.add_edges(first, &[5], &[1.0]).unwrap(); // evaluated, not expanded
+        tree.add_edges(first + 1, &[6, 8], &[0.0, 1.0]).unwrap();
+        tree.expand(first + 1).unwrap();
+        tree.nodes[first as usize + 1].visits = 3;
+        tree.reroot(first + 1);
+        assert_eq!(tree.root().visits, 3);
+        let actions: Vec<u32> = tree.nodes[tree.root().children()]
+            .iter()
+            .map(|c| c.action)
+            .collect();
+        assert_eq!(actions, vec![6, 8]);
+        assert_eq!(tree.size(), 3, "the sibling's edges are gone");
+
+        let mut tree2 = Tree::new();
+        tree2.add_edges(ROOT, &[0], &[0.0]).unwrap();
+        tree2.expand(ROOT).unwrap();
+        tree2.add_edges(1, &[2, 3], &[0.5, 0.0]).unwrap();
+        tree2.reroot(1);
+        assert_eq!(tree2.root().kind, Kind::Evaluated);
+        tree2.expand(ROOT).unwrap();
+        let children = &tree2.nodes[tree2.root().children()];
+        assert_eq!((children[0].action, children[1].action), (2, 3));
+        assert!(children[0].prior > children[1].prior);
     }
 }

@@ -4,7 +4,8 @@ mod common;
 
 use std::sync::Mutex;
 
-use common::{FailingEvaluator, ForgetfulEvaluator, HashEvaluator, gumbel, puct, run};
+use common::{FailingEvaluator, ForgetfulEvaluator, gumbel, puct, run};
+use sumito_mcts::toy::HashEvaluator;
 use sumito_mcts::toy::{ConnectK, TicTacToe};
 use sumito_mcts::{
     DirichletConfig, EvalBatch, EvalError, Evaluator, Game, GumbelConfig, MultiGameDriver,

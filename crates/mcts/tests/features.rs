@@ -3,8 +3,9 @@
 
 mod common;
 
-use common::{HashEvaluator, gumbel, puct, root_action, run};
+use common::{gumbel, puct, root_action, run};
 use proptest::prelude::*;
+use sumito_mcts::toy::HashEvaluator;
 use sumito_mcts::toy::{ConnectK, TicTacToe};
 use sumito_mcts::{
     DirichletConfig, Game, GumbelConfig, PlayoutCapConfig, Search, SearchConfig, SearchResult,

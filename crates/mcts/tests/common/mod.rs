@@ -5,10 +5,10 @@
 #![allow(dead_code)] // each test binary uses a different part
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 
 use sumito_mcts::{
-    EvalBatch, EvalError, Evaluator, Game, RootAction, Search, SearchConfig, SearchResult, Wdl,
+    EvalBatch, EvalError, Evaluator, Game, RootAction, Search, SearchConfig, SearchResult,
 };
 
 /// Game-theoretic value for the side to move, by negamax with memoisation.
@@ -64,44 +64,6 @@ impl<G: Game + Hash + Eq> Solver<G> {
             .into_iter()
             .filter(|&a| self.action_value(state, a) == value)
             .collect()
-    }
-}
-
-/// A fixed pseudo-random function of the state: varied logits and values, the
-/// same answer for the same state whatever batch it arrives in.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct HashEvaluator;
-
-fn mix(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ceb9fe1a85ec53);
-    x ^ (x >> 33)
-}
-
-fn unit(x: u64) -> f32 {
-    (mix(x) >> 40) as f32 / (1u64 << 24) as f32
-}
-
-impl<G: Game + Hash> Evaluator<G> for HashEvaluator {
-    fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
-        for slot in batch.slots_mut() {
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            slot.state.hash(&mut hasher);
-            let h = hasher.finish();
-            for (logit, &action) in slot.logits.iter_mut().zip(slot.legal_actions) {
-                *logit = 2.0 * unit(h ^ action as u64) - 1.0;
-            }
-            let (w, d) = (unit(h.wrapping_add(1)), unit(h.wrapping_add(2)));
-            let (w, d) = (w * 0.8, d * 0.2);
-            *slot.value = Wdl {
-                win: w,
-                draw: d,
-                loss: 1.0 - w - d,
-            };
-        }
-        Ok(())
     }
 }
 
