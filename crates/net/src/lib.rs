@@ -43,4 +43,8 @@ pub use model::PolicyValueNet;
 pub use service::{InferenceClient, InferenceService, ServiceStats};
 pub use train::{TrainMetrics, Trainer, TrainingSample};
 
+/// The torch device type, re-exported so that callers need not depend on
+/// `tch` themselves.
+pub use tch::Device;
+
 use sumito_engine::CELL_COUNT;

@@ -5,12 +5,16 @@ use clap::{Args as ClapArgs, ValueEnum};
 
 mod alphabeta;
 mod movegen;
+mod net;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// Which part of the system to measure.
     #[arg(value_enum)]
     part: Part,
+    /// Device of the `net` measurements: cpu, cuda or cuda:N.
+    #[arg(long, value_name = "DEVICE")]
+    device: Option<sumito_net::DeviceSpec>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -19,11 +23,18 @@ enum Part {
     Alphabeta,
     /// Move generation: perft, legal moves, play.
     Movegen,
+    /// The network: forward passes per preset and batch size, the inference
+    /// service against a raw forward pass, training samples/s (`--device`).
+    Net,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.device.is_some() && !matches!(args.part, Part::Net) {
+        anyhow::bail!("--device applies only to `sumito bench net`");
+    }
     match args.part {
         Part::Alphabeta => alphabeta::run(),
         Part::Movegen => movegen::run(),
+        Part::Net => net::run(args.device.unwrap_or_default()),
     }
 }

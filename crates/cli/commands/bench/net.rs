@@ -1,0 +1,190 @@
+//! `sumito bench net`: speed of the network on one device: raw forward passes
+//! per preset and batch size, the batched inference service against a raw
+//! forward pass at the same batch size, and training samples per second.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use sumito_engine::{Layout, Position, Rules, random_playout};
+use sumito_net::encoding::{INPUT_LEN, encode_position};
+use sumito_net::{
+    DeviceSpec, InferenceConfig, InferenceService, NetConfig, PolicyValueNet, PositionEvaluator,
+    Trainer, TrainingSample, configure_threads, intra_op_threads, run_packed,
+};
+
+/// Minimum time of each measurement (at least one timed run is always made,
+/// after one untimed warm-up run).
+const MEASURE_FOR: Duration = Duration::from_millis(1500);
+const BATCH_SIZES: [usize; 4] = [1, 16, 64, 256];
+/// The service comparison: batch size, and callers (two batches' worth, so
+/// that a full batch is waiting whenever a forward pass ends).
+const SERVICE_BATCH: usize = 64;
+const SERVICE_CALLERS: usize = 2 * SERVICE_BATCH;
+const TRAIN_BATCH: usize = 256;
+
+/// Calls `work` (which does `items` items) until [`MEASURE_FOR`] has passed;
+/// returns items per second.
+fn throughput(items: usize, mut work: impl FnMut() -> anyhow::Result<()>) -> anyhow::Result<f64> {
+    work()?;
+    let started = Instant::now();
+    let mut runs = 0usize;
+    while runs == 0 || started.elapsed() < MEASURE_FOR {
+        work()?;
+        runs += 1;
+    }
+    Ok((runs * items) as f64 / started.elapsed().as_secs_f64())
+}
+
+/// Positions from random games: varied, and all still in play.
+fn sample_positions(count: usize) -> Vec<Position> {
+    let start = Position::start(Layout::BelgianDaisy, Rules::default());
+    let mut positions: Vec<Position> = Vec::with_capacity(count);
+    let mut seed = 0;
+    while positions.len() < count {
+        positions.extend(
+            random_playout(&start, 80, seed)
+                .into_iter()
+                .filter(|position| position.outcome().is_none()),
+        );
+        seed += 1;
+    }
+    positions.truncate(count);
+    positions
+}
+
+fn encode(positions: &[Position]) -> Vec<f32> {
+    let mut inputs = vec![0.0; positions.len() * INPUT_LEN];
+    for (position, chunk) in positions.iter().zip(inputs.chunks_exact_mut(INPUT_LEN)) {
+        encode_position(position, chunk);
+    }
+    inputs
+}
+
+/// One round of [`SERVICE_CALLERS`] threads asking for one position at a
+/// time; returns evaluations per second.
+fn service_round(service: &InferenceService, positions: &[Position]) -> anyhow::Result<f64> {
+    const PER_CALLER: usize = 30;
+    let started = Instant::now();
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        let callers: Vec<_> = (0..SERVICE_CALLERS)
+            .map(|caller| {
+                let client = service.client();
+                scope.spawn(move || -> anyhow::Result<()> {
+                    for request in 0..PER_CALLER {
+                        let position = positions[(caller * 7 + request) % positions.len()];
+                        client.evaluate_positions(&[position])?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        for caller in callers {
+            caller.join().expect("bench caller thread panicked")?;
+        }
+        Ok(())
+    })?;
+    Ok((SERVICE_CALLERS * PER_CALLER) as f64 / started.elapsed().as_secs_f64())
+}
+
+pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
+    let small = NetConfig::preset("small")?;
+    configure_threads(&small.threads)?;
+    let torch_device = device.resolve()?;
+    println!("device: {device}");
+    println!("torch_intra_op_threads: {} threads", intra_op_threads());
+    // libgomp reads this when it is loaded, before main: it cannot be set here.
+    let wait_policy = std::env::var("OMP_WAIT_POLICY").unwrap_or_else(|_| "unset".to_owned());
+    if wait_policy == "unset" {
+        eprintln!(
+            "note: OMP_WAIT_POLICY is unset: idle OpenMP threads spin, which distorts timings on a busy machine (set OMP_WAIT_POLICY=PASSIVE)"
+        );
+    }
+    println!("omp_wait_policy: {wait_policy}");
+    let positions = sample_positions(256);
+
+    for preset in ["small", "large"] {
+        let config = NetConfig::preset(preset)?;
+        let net = PolicyValueNet::new(&config.model, torch_device)?;
+        let name = format!(
+            "net_{preset}_{}x{}",
+            config.model.blocks, config.model.channels
+        );
+        println!("{name}_parameters: {} params", net.parameter_count());
+        for batch in BATCH_SIZES {
+            let inputs = encode(&positions[..batch]);
+            let rate = throughput(batch, || {
+                run_packed(&net, &inputs, batch)?;
+                Ok(())
+            })
+            .with_context(|| format!("forward pass of {name} at batch {batch}"))?;
+            println!("{name}_forward_batch{batch}: {rate:.1} evals/s");
+        }
+    }
+
+    // The service against a raw forward pass of the same batch size, in the
+    // same process, on the small preset. Measured in alternation, so that a
+    // change of load on the machine affects both alike.
+    let net = PolicyValueNet::new(&small.model, torch_device)?;
+    let inputs = encode(&positions[..SERVICE_BATCH]);
+    let raw_round = |net: &PolicyValueNet| {
+        throughput(SERVICE_BATCH, || {
+            run_packed(net, &inputs, SERVICE_BATCH)?;
+            Ok(())
+        })
+    };
+    let mut raw_rates = vec![raw_round(&net)?];
+    let service_config = InferenceConfig {
+        device,
+        max_batch: SERVICE_BATCH,
+        ..small.inference.clone()
+    };
+    let service = InferenceService::start(net, &service_config)?;
+    let mut service_rates = Vec::new();
+    for round in 0..3 {
+        let rate = service_round(&service, &positions)?;
+        // The first round warms up the callers' threads.
+        if round > 0 {
+            service_rates.push(rate);
+            // The raw forward pass again, through the service's own model
+            // would need it back: use a twin network of the same shape.
+            raw_rates.push(raw_round(&PolicyValueNet::new(
+                &small.model,
+                torch_device,
+            )?)?);
+        }
+    }
+    let mean = |rates: &[f64]| rates.iter().sum::<f64>() / rates.len() as f64;
+    let (raw, served) = (mean(&raw_rates), mean(&service_rates));
+    let stats = service.stats();
+    println!("service_raw_forward_batch{SERVICE_BATCH}: {raw:.1} evals/s");
+    println!("service_{SERVICE_CALLERS}_callers_batch{SERVICE_BATCH}: {served:.1} evals/s");
+    println!("service_mean_batch: {:.1} positions", stats.mean_batch());
+    println!("service_over_raw: {:.3} ratio", served / raw);
+    drop(service);
+
+    // Training: AdamW steps at batch 256 on the small preset.
+    let net = PolicyValueNet::new(&small.model, torch_device)?;
+    let mut trainer = Trainer::new(net, &small.training)?;
+    let samples: Vec<TrainingSample> = positions
+        .iter()
+        .take(TRAIN_BATCH)
+        .map(|&position| {
+            let policy = position
+                .legal_moves()
+                .iter()
+                .take(8)
+                .map(|&mv| (mv, 1.0))
+                .collect();
+            TrainingSample::from_game(position, policy, sumito_engine::Outcome::Draw, [0, 0])
+        })
+        .collect();
+    let rate = throughput(TRAIN_BATCH, || {
+        trainer.train_step(&samples)?;
+        Ok(())
+    })?;
+    println!(
+        "train_small_{}_batch{TRAIN_BATCH}: {rate:.1} samples/s",
+        small.training.optimizer.name()
+    );
+    Ok(())
+}
