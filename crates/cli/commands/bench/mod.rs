@@ -4,6 +4,7 @@
 use clap::{Args as ClapArgs, ValueEnum};
 
 mod alphabeta;
+mod mcts;
 mod movegen;
 mod net;
 
@@ -21,6 +22,9 @@ pub struct Args {
 enum Part {
     /// The alpha-beta player: nodes per second, time to depth 4 from Belgian Daisy.
     Alphabeta,
+    /// The tree search with a free evaluator: simulations/s of PUCT, Gumbel,
+    /// virtual-loss batching and the 64-game self-play driver.
+    Mcts,
     /// Move generation: perft, legal moves, play.
     Movegen,
     /// The network: forward passes per preset and batch size, the inference
@@ -34,6 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     match args.part {
         Part::Alphabeta => alphabeta::run(),
+        Part::Mcts => mcts::run(),
         Part::Movegen => movegen::run(),
         Part::Net => net::run(args.device.unwrap_or_default()),
     }
