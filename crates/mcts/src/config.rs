@@ -1,4 +1,4 @@
-//! Search configuration, readable from TOML.
+//! Search configuration, readable from (and writable to) TOML.
 //!
 //! Every field has a default, so a TOML table only names what it changes.
 //! The optional parts (Dirichlet noise, the Gumbel root, playout cap
@@ -32,10 +32,10 @@
 //! considered_actions = 16
 //! ```
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// How one [`crate::Search`] searches and picks its moves.
-#[derive(Clone, PartialEq, Debug, Deserialize)]
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SearchConfig {
     /// Simulations per move (a full search under playout cap randomization).
@@ -102,7 +102,7 @@ impl Default for SearchConfig {
 /// Dirichlet noise mixed into the root priors: `(1 - weight) * p + weight * eta`
 /// with `eta ~ Dirichlet(total_alpha / n_legal, ...)` (KataGo's "total alpha",
 /// so the noise has the same shape whatever the number of legal moves).
-#[derive(Clone, Copy, PartialEq, Debug, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DirichletConfig {
     pub total_alpha: f32,
@@ -119,7 +119,7 @@ impl Default for DirichletConfig {
 }
 
 /// The Gumbel root of Danihelka et al. (2022).
-#[derive(Clone, Copy, PartialEq, Debug, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GumbelConfig {
     /// `m`: how many actions Gumbel-top-k sampling considers at the root.
@@ -152,7 +152,7 @@ impl Default for GumbelConfig {
 /// `full_search_probability` a move gets the full `simulations` and its policy
 /// target is marked for training; otherwise it gets `reduced_simulations`, no
 /// Dirichlet noise, and is marked not to be used as a policy target.
-#[derive(Clone, Copy, PartialEq, Debug, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PlayoutCapConfig {
     pub full_search_probability: f32,
@@ -319,6 +319,18 @@ mod tests {
         );
         assert_eq!(config.dirichlet, None);
         config.validate().unwrap();
+    }
+
+    #[test]
+    fn toml_round_trip() {
+        let config = SearchConfig {
+            c_puct_base: Some(19652.0),
+            dirichlet: Some(DirichletConfig::default()),
+            playout_cap: Some(PlayoutCapConfig::default()),
+            ..SearchConfig::default()
+        };
+        let text = toml::to_string(&config).unwrap();
+        assert_eq!(toml::from_str::<SearchConfig>(&text).unwrap(), config);
     }
 
     #[test]
