@@ -23,6 +23,14 @@ enum Command {
     Bench(commands::bench::Args),
     /// Play a round-robin match between players and rate them (Elo).
     Arena(commands::arena::Args),
+    /// Train a network from scratch: self-play, training, evaluation, promotion, again.
+    Train(commands::train::Args),
+    /// Self-play worker on a shared run directory (any number, any machine).
+    Selfplay(commands::selfplay::Args),
+    /// Trainer of a shared run directory: trains as games arrive, writes candidates.
+    Trainer(commands::trainer::Args),
+    /// Evaluator of a shared run directory: gates and rates every new candidate.
+    Evaluate(commands::evaluate::Args),
     /// Count the leaves of the game tree to a depth (move generator check).
     Perft(commands::perft::Args),
     /// List the legal moves of a position in Aba-Pro notation.
@@ -34,6 +42,10 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Bench(args) => commands::bench::run(args),
         Command::Arena(args) => commands::arena::run(args),
+        Command::Train(args) => commands::train::run(args),
+        Command::Selfplay(args) => commands::selfplay::run(args),
+        Command::Trainer(args) => commands::trainer::run(args),
+        Command::Evaluate(args) => commands::evaluate::run(args),
         Command::Perft(args) => commands::perft::run(args),
         Command::Moves(args) => commands::moves::run(args),
     };

@@ -2,5 +2,9 @@
 
 pub mod arena;
 pub mod bench;
+pub mod evaluate;
 pub mod moves;
 pub mod perft;
+pub mod selfplay;
+pub mod train;
+pub mod trainer;

@@ -3,8 +3,19 @@
 //! rating, all kept in one run directory that several processes (and
 //! machines) can share.
 
+pub mod config;
 pub mod crc;
+pub mod error;
+pub mod evaluation;
 pub mod fsutil;
+pub mod matches;
+pub mod models;
+pub mod opponents;
+pub mod players;
+pub mod ratings;
 pub mod replay;
+pub mod run;
 pub mod rundir;
+pub mod selfplay;
 pub mod tensorboard;
+pub mod trainer;

@@ -8,7 +8,7 @@
 //! run.json                  format marker and version (refused if incompatible)
 //! config.toml               the configuration the run uses
 //! log.txt                   one line per event, from every role
-//! models/gen-NNNNNN.*       candidate N: weights (.safetensors) + metadata (.json)
+//! models/gen-NNNNNN/        candidate N: a sumito-net checkpoint (weights.safetensors, meta.json, manifest.json)
 //! models/best.json          which generation self-play and gating use now
 //! trainer/                  the trainer's own checkpoint (weights + optimizer) and state
 //! replay/model-NNNNNN/*.game   self-play games played by generation N's model
@@ -202,10 +202,9 @@ impl RunDir {
     pub fn models_dir(&self) -> PathBuf {
         self.root.join("models")
     }
-    /// The weights file of generation `generation` (0 is the random start).
+    /// The checkpoint directory of generation `generation` (0 is the random start).
     pub fn model_path(&self, generation: u32) -> PathBuf {
-        self.models_dir()
-            .join(format!("gen-{generation:06}.safetensors"))
+        self.models_dir().join(format!("gen-{generation:06}"))
     }
     pub fn best_path(&self) -> PathBuf {
         self.models_dir().join("best.json")
@@ -246,16 +245,14 @@ impl RunDir {
         write_atomic(&path, text.as_bytes()).map_err(io_error(&path))
     }
 
-    /// The generations that have a model file, in increasing order.
+    /// The generations that have a model, in increasing order.
     pub fn model_generations(&self) -> Result<Vec<u32>> {
         let dir = self.models_dir();
         let mut generations = Vec::new();
         for entry in std::fs::read_dir(&dir).map_err(io_error(&dir))? {
             let name = entry.map_err(io_error(&dir))?.file_name();
             let name = name.to_string_lossy();
-            if let Some(number) = name
-                .strip_prefix("gen-")
-                .and_then(|rest| rest.strip_suffix(".safetensors"))
+            if let Some(number) = name.strip_prefix("gen-")
                 && let Ok(generation) = number.parse()
             {
                 generations.push(generation);
@@ -511,7 +508,7 @@ mod tests {
         run.set_best(3).unwrap();
         assert_eq!(run.best().unwrap().unwrap().generation, 3);
         for generation in [2, 0, 10] {
-            std::fs::write(run.model_path(generation), b"").unwrap();
+            std::fs::create_dir(run.model_path(generation)).unwrap();
         }
         assert_eq!(run.model_generations().unwrap(), vec![0, 2, 10]);
     }

@@ -7,6 +7,7 @@ mod alphabeta;
 mod mcts;
 mod movegen;
 mod net;
+mod selfplay;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -30,6 +31,9 @@ enum Part {
     /// The network: forward passes per preset and batch size, the inference
     /// service against a raw forward pass, training samples/s (`--device`).
     Net,
+    /// Self-play with the quick config: positions/s and network evaluations/s
+    /// against the raw forward throughput of the same network and batch.
+    Selfplay,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -41,5 +45,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Part::Mcts => mcts::run(),
         Part::Movegen => movegen::run(),
         Part::Net => net::run(args.device.unwrap_or_default()),
+        Part::Selfplay => selfplay::run(),
     }
 }

@@ -14,6 +14,7 @@
 //!                     bits 1-2: who would have resigned (0 nobody, 1 Black, 2 White)
 //! off at the end   2  marbles of Black, White pushed off when the game ended
 //! position count   4
+//! training count   4  positions with a policy target (readable without decoding)
 //! positions        …  one record per position (below)
 //! crc32c           4  of every byte before it
 //! ```
@@ -39,7 +40,7 @@ use crate::crc::crc32c;
 
 pub const MAGIC: [u8; 8] = *b"SUMITOG\0";
 pub const FORMAT_VERSION: u16 = 1;
-const HEADER_LEN: usize = 8 + 2 + 9 + 4 + 3 + 2 + 4;
+const HEADER_LEN: usize = 8 + 2 + 9 + 4 + 3 + 2 + 4 + 4;
 const POSITION_FIXED_LEN: usize = 16 + 1 + 2 + 4 + 4 + 2 + 2 + 2;
 
 /// How a recorded game ended.
@@ -242,6 +243,7 @@ pub fn encode_game(game: &GameRecord) -> Vec<u8> {
     out.push(u8::from(game.resignation_disabled) | (color_code(game.would_resign) << 1));
     out.extend_from_slice(&game.final_off);
     out.extend_from_slice(&(game.positions.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(game.training_positions() as u32).to_le_bytes());
     for record in &game.positions {
         let position = &record.position;
         out.extend_from_slice(&dense_board(position, Color::Black).to_le_bytes());
@@ -384,6 +386,7 @@ pub fn decode_game(bytes: &[u8]) -> Result<GameRecord, FormatError> {
     };
     let final_off = [cursor.u8()?, cursor.u8()?];
     let count = cursor.u32()? as usize;
+    let training_count = cursor.u32()? as usize;
     // Each record is at least POSITION_FIXED_LEN bytes: refuse absurd counts
     // before allocating for them.
     if count > body.len() / POSITION_FIXED_LEN {
@@ -438,7 +441,7 @@ pub fn decode_game(bytes: &[u8]) -> Result<GameRecord, FormatError> {
             extra: body.len() - cursor.at,
         });
     }
-    Ok(GameRecord {
+    let game = GameRecord {
         rules,
         model_generation,
         outcome,
@@ -447,7 +450,14 @@ pub fn decode_game(bytes: &[u8]) -> Result<GameRecord, FormatError> {
         would_resign,
         final_off,
         positions,
-    })
+    };
+    if game.training_positions() != training_count {
+        return Err(FormatError::BadHeader(format!(
+            "header counts {training_count} training positions, the file holds {}",
+            game.training_positions()
+        )));
+    }
+    Ok(game)
 }
 
 /// The header of a replay file without its positions, for counting a store's
@@ -456,6 +466,7 @@ pub fn decode_game(bytes: &[u8]) -> Result<GameRecord, FormatError> {
 pub struct GameSummary {
     pub model_generation: u32,
     pub positions: u32,
+    pub training_positions: u32,
 }
 
 /// Reads only the header (no checksum check: the full load does that).
@@ -465,9 +476,11 @@ pub fn peek_summary(bytes: &[u8]) -> Result<GameSummary, FormatError> {
     cursor.take(9)?;
     let model_generation = cursor.u32()?;
     cursor.take(5)?;
+    let positions = cursor.u32()?;
     Ok(GameSummary {
         model_generation,
-        positions: cursor.u32()?,
+        positions,
+        training_positions: cursor.u32()?,
     })
 }
 
@@ -548,7 +561,8 @@ pub(crate) mod tests {
             summary,
             GameSummary {
                 model_generation: 7,
-                positions: game.positions.len() as u32
+                positions: game.positions.len() as u32,
+                training_positions: game.training_positions() as u32,
             }
         );
     }

@@ -1,0 +1,92 @@
+//! `sumito bench selfplay`: self-play speed with the default (quick) config's
+//! network and search, against the raw forward throughput of the same
+//! network at the same batch size, measured in the same process.
+
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use sumito_engine::Position;
+use sumito_net::encoding::{INPUT_LEN, encode_position};
+use sumito_net::{DirectEvaluator, PolicyValueNet, configure_threads};
+use sumito_pipeline::config::Config;
+use sumito_pipeline::selfplay::{WorkerSettings, play_games};
+
+const QUICK: &str = include_str!("../../../../configs/quick.toml");
+/// How long self-play runs (unfinished games count by their moves).
+const SELFPLAY_FOR: Duration = Duration::from_secs(20);
+const FORWARD_FOR: Duration = Duration::from_secs(5);
+
+/// `batch` positions a few random plies into games from the config's layouts.
+fn sample_positions(config: &Config, batch: usize) -> Vec<Position> {
+    let layouts = config.rules.parsed_layouts();
+    (0..batch)
+        .map(|index| {
+            let mut position =
+                Position::start(layouts[index % layouts.len()], config.rules.rules());
+            for ply in 0..(index % 24) {
+                let moves = position.legal_moves();
+                position = position.play(moves[(index * 7 + ply * 13) % moves.len()]);
+            }
+            position
+        })
+        .collect()
+}
+
+pub fn run() -> anyhow::Result<()> {
+    let config = Config::parse(QUICK, std::path::Path::new("configs/quick.toml"))?;
+    configure_threads(&config.net.threads)?;
+    let device = config.net.inference.device.resolve()?;
+    let batch = config.selfplay.games_in_parallel;
+    println!("config: configs/quick.toml");
+    println!("batch: {batch} positions");
+
+    // Raw forward passes of the network on encoded positions.
+    let net = PolicyValueNet::new(&config.net.model, device)?;
+    let direct = DirectEvaluator::new(net, config.net.inference.symmetry);
+    let positions = sample_positions(&config, batch);
+    let mut inputs = vec![0.0f32; batch * INPUT_LEN];
+    for (position, out) in positions.iter().zip(inputs.chunks_mut(INPUT_LEN)) {
+        encode_position(position, out);
+    }
+    direct.run_encoded(&inputs, batch)?; // warm-up
+    let started = Instant::now();
+    let mut rows = 0u64;
+    while started.elapsed() < FORWARD_FOR {
+        direct.run_encoded(&inputs, batch)?;
+        rows += batch as u64;
+    }
+    let raw = rows as f64 / started.elapsed().as_secs_f64();
+    println!("raw_forward_evaluations_per_second: {raw:.0} evals/s");
+
+    // Self-play with the same network through the search.
+    let settings = WorkerSettings {
+        rules: config.rules.clone(),
+        selfplay: config.selfplay.clone(),
+        search: config.mcts.clone(),
+        model_generation: 0,
+        seed: 1,
+    };
+    let out_dir =
+        std::env::temp_dir().join(format!("sumito-bench-selfplay-{}", std::process::id()));
+    let quota = AtomicU64::new(u64::MAX);
+    let started = Instant::now();
+    let stop = || started.elapsed() >= SELFPLAY_FOR;
+    let stats = play_games(&direct, &settings, &out_dir, &quota, &stop, &|_| {})
+        .context("self-play for the benchmark")?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let evals = stats.evaluations as f64 / elapsed;
+    println!(
+        "selfplay_positions_per_second: {:.1} positions/s",
+        stats.moves as f64 / elapsed
+    );
+    println!("selfplay_evaluations_per_second: {evals:.0} evals/s");
+    println!("selfplay_to_raw_forward_ratio: {:.3} ratio", evals / raw);
+    println!(
+        "selfplay_share_outside_network: {:.3} share",
+        1.0 - stats.evaluator_time.as_secs_f64() / elapsed
+    );
+    println!("selfplay_games_finished: {} games", stats.games);
+    Ok(())
+}

@@ -1,0 +1,39 @@
+//! `sumito selfplay`: a self-play worker on a shared run directory. Any number
+//! may run at once, on any machine that mounts the directory; each plays with
+//! the newest best model as it appears. Its arguments are those of every role
+//! command (`trainer` and `evaluate` use this `Args`).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args as ClapArgs;
+use sumito_pipeline::run::{RunOptions, open_for_role, selfplay};
+
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// The run directory (shared by every role; its config.toml is used).
+    #[arg(long, value_name = "DIR")]
+    pub run_dir: PathBuf,
+    /// Create the run with this configuration if the directory holds none
+    /// (or update the run's configuration, as `sumito train` does).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Do not draw progress bars.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+impl Args {
+    pub fn options(&self) -> RunOptions {
+        RunOptions {
+            progress: !self.no_progress,
+            ..RunOptions::default()
+        }
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
+    selfplay(&run, &config, &args.options())
+        .with_context(|| format!("self-play in {}", args.run_dir.display()))
+}

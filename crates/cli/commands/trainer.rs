@@ -1,0 +1,13 @@
+//! `sumito trainer`: the trainer of a shared run directory (one at a time):
+//! trains as games arrive and writes candidates.
+
+use anyhow::Context;
+use sumito_pipeline::run::{open_for_role, trainer};
+
+pub use super::selfplay::Args;
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
+    trainer(&run, &config, &args.options())
+        .with_context(|| format!("the trainer in {}", args.run_dir.display()))
+}

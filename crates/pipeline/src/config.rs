@@ -1,0 +1,616 @@
+//! The run configuration (`configs/*.toml`): one TOML file with a table per
+//! part of the loop. Unknown keys are rejected, and every error names the
+//! file, the key and the problem.
+//!
+//! ```toml
+//! [rules]        # the game self-play and evaluation play (move limit!)
+//! [selfplay]     # workers, games in parallel, games per generation, resignation
+//! [mcts]         # the self-play search (sumito_mcts::SearchConfig)
+//! [net]          # the network (sumito_net::NetConfig: model, inference, training, threads)
+//! [training]     # samples per position, replay window, checkpoints
+//! [gating]       # off, sprt or threshold; games; SPRT and threshold parameters
+//! [evaluation]   # search and openings of evaluation games; fixed opponents for Elo
+//! [budget]       # when to stop: generations, hours, games
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use sumito_engine::{Layout, Rules};
+use sumito_mcts::SearchConfig;
+use sumito_net::NetConfig;
+
+/// Why a configuration cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Syntax errors, unknown keys and wrong types, as the TOML reader words
+    /// them (with the line and the key).
+    #[error("config {path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("config {path}: `{key}` {problem}")]
+    Invalid {
+        path: PathBuf,
+        key: String,
+        problem: String,
+    },
+}
+
+/// A whole run configuration.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub rules: RulesConfig,
+    #[serde(default)]
+    pub selfplay: SelfPlayConfig,
+    /// The self-play search. Evaluation games derive theirs from it (see
+    /// [`Config::evaluation_search`]).
+    #[serde(default)]
+    pub mcts: SearchConfig,
+    pub net: NetConfig,
+    #[serde(default)]
+    pub training: TrainingConfig,
+    #[serde(default)]
+    pub gating: GatingConfig,
+    #[serde(default)]
+    pub evaluation: EvaluationConfig,
+    #[serde(default)]
+    pub budget: BudgetConfig,
+}
+
+/// `[rules]`: the game played.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RulesConfig {
+    pub marbles_to_win: u8,
+    /// Move limit in plies, decided by marbles pushed off (equal: draw).
+    /// Games between weak players can otherwise last forever.
+    pub max_plies: Option<u32>,
+    /// "No push-off within K plies", decided by row E.
+    pub no_push_off_plies: Option<u32>,
+    /// Start layouts of self-play games, drawn uniformly per game
+    /// (`standard`, `belgian-daisy`, ..., `random:SEED`).
+    pub layouts: Vec<String>,
+}
+
+impl Default for RulesConfig {
+    fn default() -> Self {
+        RulesConfig {
+            marbles_to_win: 6,
+            max_plies: Some(200),
+            no_push_off_plies: None,
+            layouts: vec!["standard".into(), "belgian-daisy".into()],
+        }
+    }
+}
+
+impl RulesConfig {
+    /// The engine's rules.
+    pub fn rules(&self) -> Rules {
+        Rules {
+            marbles_to_win: self.marbles_to_win,
+            max_plies: self.max_plies,
+            no_push_off_plies: self.no_push_off_plies,
+        }
+    }
+
+    /// The parsed start layouts (valid once the config is validated).
+    pub fn parsed_layouts(&self) -> Vec<Layout> {
+        self.layouts
+            .iter()
+            .filter_map(|name| Layout::from_name(name).ok())
+            .collect()
+    }
+}
+
+/// `[selfplay]`: how games are generated.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfPlayConfig {
+    /// Threads, each advancing its own batch of games through the MCTS
+    /// multi-game driver; all share one batched inference service.
+    pub workers: usize,
+    /// Games each worker plays at once (its evaluator batch size).
+    pub games_in_parallel: usize,
+    /// Games per generation: the trainer makes a candidate after this many
+    /// new games.
+    pub games_per_generation: u64,
+    /// A side resigns when its search value stays below this for
+    /// `resign_consecutive_plies` of its moves; absent: never.
+    pub resign_threshold: Option<f32>,
+    pub resign_consecutive_plies: u32,
+    /// Share of games played out with resignation off, to measure how often
+    /// a resignation would have been wrong.
+    pub resign_playout_share: f64,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            workers: 1,
+            games_in_parallel: 64,
+            games_per_generation: 256,
+            resign_threshold: None,
+            resign_consecutive_plies: 6,
+            resign_playout_share: 0.1,
+        }
+    }
+}
+
+/// `[training]`: what the trainer does with the replay store.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainingConfig {
+    /// Training samples drawn per new training position (KataGo's
+    /// "samples per row"); batch size is `net.training.batch_size`.
+    pub samples_per_position: f64,
+    /// The replay window: every position while there are at most this many...
+    pub window_min_positions: u64,
+    /// ...growing as `min * (1 + scale * ((N/min)^exponent - 1) / exponent)`
+    /// with the total `N` of positions ever generated (KataGo's power law) ...
+    pub window_exponent: f64,
+    pub window_scale: f64,
+    /// ... and never more than this (the memory bound).
+    pub window_max_positions: u64,
+    /// Steps between trainer checkpoints inside a generation (what a killed
+    /// trainer resumes from).
+    pub checkpoint_every_steps: u64,
+}
+
+impl Default for TrainingConfig {
+    fn default() -> Self {
+        TrainingConfig {
+            samples_per_position: 4.0,
+            window_min_positions: 20_000,
+            window_exponent: 0.75,
+            window_scale: 0.4,
+            window_max_positions: 500_000,
+            checkpoint_every_steps: 200,
+        }
+    }
+}
+
+/// How a candidate becomes the best model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GatingMode {
+    /// Every candidate is promoted (AlphaZero): self-play always uses the latest.
+    Off,
+    /// A match against the best model, stopped by a sequential probability
+    /// ratio test (or after `games`, rejected if undecided).
+    Sprt,
+    /// A match of `games` games; promoted when the score reaches `threshold`
+    /// and its lower confidence bound is above one half.
+    Threshold,
+}
+
+/// `[gating]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GatingConfig {
+    pub mode: GatingMode,
+    /// Most games of a gating match (an even number: each opening is played
+    /// with both colours).
+    pub games: u32,
+    /// SPRT hypotheses (Elo of the candidate over the best) and error rates.
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    /// `threshold` mode: the score the candidate needs...
+    pub threshold: f64,
+    /// ...and the one-sided confidence with which its score must beat 0.5.
+    pub confidence: f64,
+}
+
+impl Default for GatingConfig {
+    fn default() -> Self {
+        GatingConfig {
+            mode: GatingMode::Sprt,
+            games: 100,
+            elo0: 0.0,
+            elo1: 35.0,
+            alpha: 0.05,
+            beta: 0.05,
+            threshold: 0.55,
+            confidence: 0.9,
+        }
+    }
+}
+
+/// `[evaluation]`: every evaluation game (gating and rating).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvaluationConfig {
+    /// Simulations per move of a network player in evaluation games.
+    pub simulations: u32,
+    /// Games played at once (one network batch).
+    pub games_in_parallel: usize,
+    /// Start layouts of evaluation games, each played with both colours...
+    pub openings: Vec<String>,
+    /// ... after this many uniformly random plies, so that games differ.
+    pub random_opening_plies: u32,
+    /// Fixed opponents every candidate plays for the Elo table, as arena
+    /// player specs (`random`, `greedy`, `alphabeta:depth=2`).
+    pub opponents: Vec<String>,
+    /// Games against each fixed opponent per candidate (even).
+    pub games_per_opponent: u32,
+}
+
+impl Default for EvaluationConfig {
+    fn default() -> Self {
+        EvaluationConfig {
+            simulations: 64,
+            games_in_parallel: 32,
+            openings: vec![
+                "standard".into(),
+                "belgian-daisy".into(),
+                "german-daisy".into(),
+            ],
+            random_opening_plies: 2,
+            opponents: vec!["random".into(), "greedy".into(), "alphabeta:depth=2".into()],
+            games_per_opponent: 20,
+        }
+    }
+}
+
+/// `[budget]`: the run stops when any of these is spent (none: never).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BudgetConfig {
+    pub generations: Option<u32>,
+    pub hours: Option<f64>,
+    pub games: Option<u64>,
+}
+
+impl Config {
+    /// Reads, parses and validates a configuration file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// Parses and validates configuration text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|err| ConfigError::Parse {
+            path: path.to_owned(),
+            message: err.to_string().trim_end().to_owned(),
+        })?;
+        config.validate(path)?;
+        Ok(config)
+    }
+
+    /// Checks every value a type cannot check.
+    pub fn validate(&self, path: &Path) -> Result<(), ConfigError> {
+        let invalid = |key: &str, problem: String| {
+            Err(ConfigError::Invalid {
+                path: path.to_owned(),
+                key: key.to_owned(),
+                problem,
+            })
+        };
+        let rules = &self.rules;
+        if !(1..=14).contains(&rules.marbles_to_win) {
+            return invalid(
+                "rules.marbles_to_win",
+                format!("is {}, must be 1 to 14", rules.marbles_to_win),
+            );
+        }
+        if rules.max_plies == Some(0) || rules.no_push_off_plies == Some(0) {
+            let key = if rules.max_plies == Some(0) {
+                "rules.max_plies"
+            } else {
+                "rules.no_push_off_plies"
+            };
+            return invalid(key, "must be at least 1 (leave it out for no limit)".into());
+        }
+        check_layouts("rules.layouts", &rules.layouts, path)?;
+
+        let selfplay = &self.selfplay;
+        for (key, value) in [
+            ("selfplay.workers", selfplay.workers as u64),
+            (
+                "selfplay.games_in_parallel",
+                selfplay.games_in_parallel as u64,
+            ),
+            (
+                "selfplay.games_per_generation",
+                selfplay.games_per_generation,
+            ),
+        ] {
+            if value == 0 {
+                return invalid(key, "must be at least 1".into());
+            }
+        }
+        if let Some(threshold) = selfplay.resign_threshold
+            && !(-1.0..=1.0).contains(&threshold)
+        {
+            return invalid(
+                "selfplay.resign_threshold",
+                format!("is {threshold}, must be a value in [-1, 1]"),
+            );
+        }
+        if selfplay.resign_consecutive_plies == 0 {
+            return invalid(
+                "selfplay.resign_consecutive_plies",
+                "must be at least 1".into(),
+            );
+        }
+        if !(0.0..=1.0).contains(&selfplay.resign_playout_share) {
+            return invalid(
+                "selfplay.resign_playout_share",
+                "must be a share in [0, 1]".into(),
+            );
+        }
+
+        if let Err(err) = self.mcts.validate() {
+            return invalid(&format!("mcts.{}", err.field), err.problem);
+        }
+        if let Err(err) = self.net.validate() {
+            return invalid("net", err.to_string());
+        }
+
+        let training = &self.training;
+        if !(training.samples_per_position.is_finite() && training.samples_per_position > 0.0) {
+            return invalid(
+                "training.samples_per_position",
+                "must be a positive number".into(),
+            );
+        }
+        if training.window_min_positions == 0 {
+            return invalid("training.window_min_positions", "must be at least 1".into());
+        }
+        if training.window_max_positions < training.window_min_positions {
+            return invalid(
+                "training.window_max_positions",
+                format!(
+                    "({}) must be at least window_min_positions ({})",
+                    training.window_max_positions, training.window_min_positions
+                ),
+            );
+        }
+        if !(training.window_exponent > 0.0 && training.window_exponent <= 1.0) {
+            return invalid("training.window_exponent", "must be in (0, 1]".into());
+        }
+        if !(training.window_scale.is_finite() && training.window_scale >= 0.0) {
+            return invalid("training.window_scale", "must be zero or positive".into());
+        }
+        if training.checkpoint_every_steps == 0 {
+            return invalid(
+                "training.checkpoint_every_steps",
+                "must be at least 1".into(),
+            );
+        }
+
+        let gating = &self.gating;
+        if gating.games == 0 || gating.games % 2 == 1 {
+            return invalid(
+                "gating.games",
+                format!(
+                    "is {}, must be a positive even number (both colours)",
+                    gating.games
+                ),
+            );
+        }
+        if gating.mode == GatingMode::Sprt {
+            if gating.elo0.partial_cmp(&gating.elo1) != Some(std::cmp::Ordering::Less) {
+                return invalid(
+                    "gating.elo1",
+                    format!(
+                        "({}) must be greater than gating.elo0 ({})",
+                        gating.elo1, gating.elo0
+                    ),
+                );
+            }
+            for (key, value) in [("gating.alpha", gating.alpha), ("gating.beta", gating.beta)] {
+                if !(value > 0.0 && value < 0.5) {
+                    return invalid(key, format!("is {value}, must be in (0, 0.5)"));
+                }
+            }
+        }
+        if !(0.0..=1.0).contains(&gating.threshold) {
+            return invalid(
+                "gating.threshold",
+                format!("is {}, must be a score in [0, 1]", gating.threshold),
+            );
+        }
+        if !(gating.confidence > 0.0 && gating.confidence < 1.0) {
+            return invalid(
+                "gating.confidence",
+                format!("is {}, must be in (0, 1)", gating.confidence),
+            );
+        }
+
+        let evaluation = &self.evaluation;
+        if evaluation.simulations == 0 {
+            return invalid("evaluation.simulations", "must be at least 1".into());
+        }
+        if evaluation.games_in_parallel == 0 {
+            return invalid("evaluation.games_in_parallel", "must be at least 1".into());
+        }
+        if evaluation.openings.is_empty() {
+            return invalid(
+                "evaluation.openings",
+                "must name at least one layout".into(),
+            );
+        }
+        check_layouts("evaluation.openings", &evaluation.openings, path)?;
+        if evaluation.games_per_opponent % 2 == 1 {
+            return invalid(
+                "evaluation.games_per_opponent",
+                "must be even (both colours)".into(),
+            );
+        }
+        for (index, spec) in evaluation.opponents.iter().enumerate() {
+            if let Err(err) = crate::opponents::check_opponent(spec) {
+                return invalid(&format!("evaluation.opponents[{index}]"), err);
+            }
+        }
+
+        let budget = &self.budget;
+        if budget.generations == Some(0) || budget.games == Some(0) {
+            let key = if budget.generations == Some(0) {
+                "budget.generations"
+            } else {
+                "budget.games"
+            };
+            return invalid(key, "must be at least 1 (leave it out for no limit)".into());
+        }
+        if let Some(hours) = budget.hours
+            && !(hours.is_finite() && hours > 0.0)
+        {
+            return invalid(
+                "budget.hours",
+                format!("is {hours}, must be a positive number"),
+            );
+        }
+        Ok(())
+    }
+
+    /// The search of a network player in evaluation games: the self-play
+    /// search without its exploration (no noise, no Gumbel sampling, no
+    /// playout cap, best move), with `evaluation.simulations`.
+    pub fn evaluation_search(&self) -> SearchConfig {
+        let mut search = self.mcts.clone();
+        search.simulations = self.evaluation.simulations;
+        search.dirichlet = None;
+        search.playout_cap = None;
+        search.temperature_plies = 0;
+        search.final_temperature = 0.0;
+        if let Some(gumbel) = &mut search.gumbel {
+            gumbel.gumbel_scale = 0.0;
+            gumbel.considered_actions = gumbel.considered_actions.min(self.evaluation.simulations);
+        }
+        search
+    }
+}
+
+fn check_layouts(key: &str, names: &[String], path: &Path) -> Result<(), ConfigError> {
+    if names.is_empty() {
+        return Err(ConfigError::Invalid {
+            path: path.to_owned(),
+            key: key.to_owned(),
+            problem: "must name at least one layout".into(),
+        });
+    }
+    for (index, name) in names.iter().enumerate() {
+        if let Err(err) = Layout::from_name(name) {
+            return Err(ConfigError::Invalid {
+                path: path.to_owned(),
+                key: format!("{key}[{index}]"),
+                problem: err.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = "[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n";
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("test.toml"))
+    }
+
+    #[test]
+    fn a_minimal_config_takes_the_defaults() {
+        let config = parse(MINIMAL).unwrap();
+        assert_eq!(config.selfplay, SelfPlayConfig::default());
+        assert_eq!(config.rules.rules().max_plies, Some(200));
+        assert_eq!(config.gating.mode, GatingMode::Sprt);
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_with_their_name_and_line() {
+        let err = parse(&format!("{MINIMAL}[selfplay]\ngames_in_paralel = 3\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("games_in_paralel") && err.contains("line 8"),
+            "{err}"
+        );
+        let err = parse(&format!("{MINIMAL}[selfpaly]\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("selfpaly"), "{err}");
+    }
+
+    #[test]
+    fn wrong_types_name_the_key() {
+        let err = parse(&format!("{MINIMAL}[budget]\nhours = \"two\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("hours"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_name_the_key_and_problem() {
+        let cases = [
+            ("[selfplay]\nworkers = 0\n", "selfplay.workers"),
+            (
+                "[rules]\nlayouts = [\"standard\", \"tulip\"]\n",
+                "rules.layouts[1]",
+            ),
+            ("[gating]\ngames = 7\n", "gating.games"),
+            ("[gating]\nelo0 = 10.0\nelo1 = 5.0\n", "gating.elo1"),
+            (
+                "[training]\nwindow_min_positions = 10\nwindow_max_positions = 5\n",
+                "training.window_max_positions",
+            ),
+            ("[mcts]\nsimulations = 0\n", "mcts.simulations"),
+            (
+                "[evaluation]\nopponents = [\"grandmaster\"]\n",
+                "evaluation.opponents[0]",
+            ),
+            ("[budget]\nhours = -1.0\n", "budget.hours"),
+        ];
+        for (section, key) in cases {
+            let err = parse(&format!("{MINIMAL}{section}")).unwrap_err();
+            assert!(
+                matches!(&err, ConfigError::Invalid { key: found, .. } if found == key),
+                "{section}: {err}"
+            );
+            assert!(err.to_string().contains(key), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_net_section_is_required() {
+        let err = parse("[selfplay]\nworkers = 1\n").unwrap_err().to_string();
+        assert!(err.contains("net"), "{err}");
+    }
+
+    #[test]
+    fn evaluation_search_drops_exploration() {
+        let config = parse(&format!(
+            "{MINIMAL}[mcts]\nsimulations = 16\ntemperature_plies = 30\n[mcts.gumbel]\nconsidered_actions = 16\n[mcts.playout_cap]\nreduced_simulations = 4\n[evaluation]\nsimulations = 8\n"
+        ))
+        .unwrap();
+        let search = config.evaluation_search();
+        assert_eq!(search.simulations, 8);
+        assert!(search.playout_cap.is_none());
+        assert_eq!(search.temperature_after(0), 0.0);
+        assert_eq!(search.gumbel.unwrap().gumbel_scale, 0.0);
+        assert_eq!(search.gumbel.unwrap().considered_actions, 8);
+        search.validate().unwrap();
+    }
+
+    #[test]
+    fn shipped_configs_are_valid() {
+        let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+        for name in ["quick.toml", "standard.toml", "tiny.toml"] {
+            Config::load(&configs.join(name)).unwrap_or_else(|err| panic!("{name}: {err}"));
+        }
+    }
+}

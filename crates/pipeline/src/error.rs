@@ -1,0 +1,53 @@
+//! The pipeline's error type.
+
+use std::path::PathBuf;
+
+use crate::config::ConfigError;
+use crate::rundir::RunDirError;
+use crate::selfplay::SelfPlayError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
+    #[error(transparent)]
+    SelfPlay(#[from] SelfPlayError),
+    #[error("{context}")]
+    Net {
+        context: String,
+        #[source]
+        source: sumito_net::NetError,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("evaluation failed: {0}")]
+    Evaluation(String),
+    #[error(transparent)]
+    Events(#[from] crate::tensorboard::EventError),
+    /// Another process took over a single-writer role of the run.
+    #[error("lost the {0} lease of the run directory to another process; stopping")]
+    LeaseLost(String),
+}
+
+impl PipelineError {
+    pub(crate) fn net(
+        context: impl Into<String>,
+    ) -> impl FnOnce(sumito_net::NetError) -> PipelineError {
+        let context = context.into();
+        move |source| PipelineError::Net { context, source }
+    }
+
+    pub(crate) fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> PipelineError + '_ {
+        move |source| PipelineError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, PipelineError>;

@@ -1,0 +1,87 @@
+//! The models of a run: the random generation 0, candidates written
+//! atomically as checkpoint directories, and loading one for inference.
+
+use std::path::Path;
+
+use sumito_net::PolicyValueNet;
+use tch::Device;
+
+use crate::config::Config;
+use crate::error::{PipelineError, Result};
+use crate::rundir::RunDir;
+
+/// The device of the run's network.
+pub fn device(config: &Config) -> Result<Device> {
+    config
+        .net
+        .inference
+        .device
+        .resolve()
+        .map_err(PipelineError::net("choosing the network's device"))
+}
+
+/// Writes `net` as the checkpoint directory `path`, atomically: it is saved
+/// under a temporary name beside it and renamed into place, so `path` is
+/// either absent or complete.
+pub fn save_model(
+    net: &PolicyValueNet,
+    path: &Path,
+    training_step: u64,
+    config: &Config,
+) -> Result<()> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
+    if temp.exists() {
+        std::fs::remove_dir_all(&temp).map_err(PipelineError::io(&temp))?;
+    }
+    net.save_checkpoint(&temp, training_step, Some(config.rules.rules()))
+        .map_err(PipelineError::net(format!(
+            "saving the model {}",
+            path.display()
+        )))?;
+    if path.exists() {
+        // Only a re-export of the same weights after a crash gets here.
+        std::fs::remove_dir_all(path).map_err(PipelineError::io(path))?;
+    }
+    std::fs::rename(&temp, path).map_err(PipelineError::io(path))?;
+    if let Ok(dir) = std::fs::File::open(parent) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+/// Loads generation `generation`'s model, checking it has the configured
+/// architecture.
+pub fn load_model(
+    run: &RunDir,
+    generation: u32,
+    config: &Config,
+    device: Device,
+) -> Result<PolicyValueNet> {
+    let path = run.model_path(generation);
+    let (net, _) =
+        PolicyValueNet::load_checkpoint(&path, Some(&config.net.model), device).map_err(
+            PipelineError::net(format!("loading the model {}", path.display())),
+        )?;
+    Ok(net)
+}
+
+/// Creates the random generation-0 model and makes it the best, unless the
+/// run already has them.
+pub fn ensure_initial_model(run: &RunDir, config: &Config, seed: u64) -> Result<()> {
+    if !run.model_path(0).exists() {
+        tch::manual_seed(seed as i64);
+        let net = PolicyValueNet::new(&config.net.model, device(config)?)
+            .map_err(PipelineError::net("building the initial network"))?;
+        save_model(&net, &run.model_path(0), 0, config)?;
+        run.log("trainer", "generation 0: a randomly initialised network")?;
+    }
+    if run.best()?.is_none() {
+        run.set_best(0)?;
+    }
+    Ok(())
+}

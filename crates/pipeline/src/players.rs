@@ -1,0 +1,114 @@
+//! The network as an arena player (`net:model=DIR,simulations=64`), so that
+//! `sumito arena` and other match code can pit trained models against the
+//! fixed opponents. Register [`NetPlayerFactory`] in a `PlayerRegistry`.
+
+use std::sync::Arc;
+
+use sumito_arena::player::{Entrant, Player, PlayerError, PlayerFactory, SearchLimit};
+use sumito_arena::spec::{PlayerSpec, SpecError};
+use sumito_engine::{Move, Position};
+use sumito_game::AbaloneGame;
+use sumito_mcts::{Search, SearchConfig};
+use sumito_net::{DirectEvaluator, PolicyValueNet, SymmetryMode};
+
+/// Simulations per move when the spec does not say.
+pub const DEFAULT_SIMULATIONS: u32 = 64;
+
+/// Makes `net` players: `net:model=DIR[,simulations=N]`, where DIR is a
+/// checkpoint directory such as `runs/quick/models/gen-000012`.
+#[derive(Debug, Default)]
+pub struct NetPlayerFactory;
+
+impl PlayerFactory for NetPlayerFactory {
+    fn kind(&self) -> &str {
+        "net"
+    }
+
+    fn help(&self) -> String {
+        format!(
+            "net: a trained network with MCTS (PUCT, no noise); model=CHECKPOINT_DIR (e.g. runs/quick/models/gen-000012), simulations=N (default {DEFAULT_SIMULATIONS})"
+        )
+    }
+
+    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
+        let mut params = spec.params();
+        let model = params
+            .get_path("model")
+            .ok_or_else(|| params.invalid("needs model=CHECKPOINT_DIR"))?;
+        let simulations = params
+            .get_u32("simulations", 1, 1_000_000)?
+            .unwrap_or(DEFAULT_SIMULATIONS);
+        params.finish()?;
+        let (net, _) =
+            PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu).map_err(|err| {
+                spec.params()
+                    .invalid(format!("cannot load {}: {err}", model.display()))
+            })?;
+        let evaluator = Arc::new(DirectEvaluator::new(net, SymmetryMode::None));
+        let search = SearchConfig {
+            simulations,
+            virtual_loss_batch: 8,
+            ..SearchConfig::default()
+        };
+        Ok(Entrant::new(
+            spec.to_string(),
+            SearchLimit::default(),
+            move |seed| {
+                Box::new(NetPlayer {
+                    evaluator: Arc::clone(&evaluator),
+                    config: search.clone(),
+                    seed,
+                    search: None,
+                })
+            },
+        ))
+    }
+}
+
+/// One game's network player: a search tree kept across moves.
+struct NetPlayer {
+    evaluator: Arc<DirectEvaluator<PolicyValueNet>>,
+    config: SearchConfig,
+    seed: u64,
+    search: Option<Search<AbaloneGame>>,
+}
+
+impl Player for NetPlayer {
+    fn name(&self) -> String {
+        "net".to_owned()
+    }
+
+    fn choose_move(
+        &mut self,
+        position: &Position,
+        _limit: &SearchLimit,
+    ) -> Result<Move, PlayerError> {
+        let reusable = self
+            .search
+            .as_ref()
+            .is_some_and(|search| search.root().position() == position);
+        if !reusable {
+            self.seed = self.seed.wrapping_add(1);
+            let search = Search::new(AbaloneGame(*position), self.config.clone(), self.seed)
+                .map_err(|err| PlayerError::Failed(Box::new(err)))?;
+            self.search = Some(search);
+        }
+        let search = self.search.as_mut().expect("set above");
+        let result = search
+            .search(&*self.evaluator)
+            .map_err(|err| PlayerError::Failed(Box::new(err)))?;
+        Move::from_action(result.best_action).ok_or(PlayerError::NoLegalMove)
+    }
+
+    fn new_game(&mut self) {
+        self.search = None;
+    }
+
+    fn observe_move(&mut self, before: &Position, mv: Move) {
+        if let Some(search) = &mut self.search
+            && (search.root().position() != before || search.advance(mv.action()).is_err())
+        {
+            self.search = None;
+        }
+    }
+}

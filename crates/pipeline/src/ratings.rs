@@ -1,0 +1,259 @@
+//! Evaluation records (one JSON file per candidate in `evaluations/`) and the
+//! Elo table fitted over all of them: every version and every fixed opponent,
+//! by maximum likelihood (`sumito_arena::elo`), anchored at `random`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sumito_arena::elo::{Anchor, GameOutcome, GameResult, fit_elo};
+
+use crate::rundir::{RunDir, RunDirError, read_json, write_json};
+
+/// The name of generation `generation`'s model in records and the Elo table.
+pub fn model_name(generation: u32) -> String {
+    format!("gen-{generation}")
+}
+
+/// One evaluation game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluationGame {
+    pub black: String,
+    pub white: String,
+    /// "black", "white" or "draw".
+    pub winner: String,
+    /// The start layout and random opening plies.
+    pub opening: String,
+    pub plies: u32,
+    /// Why it ended, in words.
+    pub end: String,
+    /// The moves in Aba-Pro notation, from the opening's start position.
+    pub moves: String,
+}
+
+impl EvaluationGame {
+    fn outcome(&self) -> Option<GameOutcome> {
+        match self.winner.as_str() {
+            "black" => Some(GameOutcome::BlackWin),
+            "white" => Some(GameOutcome::WhiteWin),
+            "draw" => Some(GameOutcome::Draw),
+            _ => None,
+        }
+    }
+
+    /// The score of `player` (1, ½, 0), if it played.
+    pub fn score_of(&self, player: &str) -> Option<f64> {
+        let black = self.outcome()?.black_score();
+        if self.black == player {
+            Some(black)
+        } else if self.white == player {
+            Some(1.0 - black)
+        } else {
+            None
+        }
+    }
+}
+
+/// The gating match of a candidate against the best model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatingRecord {
+    /// The best model it played.
+    pub opponent: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// The candidate's score share.
+    pub score: f64,
+    /// How the decision was reached, in words (SPRT bounds, threshold, ...).
+    pub reason: String,
+}
+
+/// `evaluations/gen-N.json`: everything decided about candidate N.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluationRecord {
+    pub generation: u32,
+    /// Whether it became the best model.
+    pub promoted: bool,
+    /// `None` when gating is off.
+    pub gating: Option<GatingRecord>,
+    /// Score against each fixed opponent.
+    pub opponent_scores: BTreeMap<String, f64>,
+    /// Every game it played (gating and rating).
+    pub games: Vec<EvaluationGame>,
+}
+
+/// One row of the Elo table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EloEntry {
+    pub player: String,
+    pub elo: f64,
+    /// 95 % interval.
+    pub low: f64,
+    pub high: f64,
+    pub games: u32,
+}
+
+/// Reads every evaluation record of the run, by generation.
+pub fn read_evaluations(run: &RunDir) -> Result<Vec<EvaluationRecord>, RunDirError> {
+    let dir = run.evaluations_dir();
+    let mut records = Vec::new();
+    let entries = std::fs::read_dir(&dir).map_err(|source| RunDirError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    for entry in entries {
+        let path = entry
+            .map_err(|source| RunDirError::Io {
+                path: dir.clone(),
+                source,
+            })?
+            .path();
+        if is_record(&path) {
+            records.push(read_json::<EvaluationRecord>(&path)?);
+        }
+    }
+    records.sort_by_key(|record| record.generation);
+    Ok(records)
+}
+
+fn is_record(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.starts_with("gen-") && name.ends_with(".json")
+}
+
+/// Fits the Elo table over every evaluation game, anchored at `random` when
+/// it played (else at the mean); `None` when there are no games yet.
+pub fn fit_table(records: &[EvaluationRecord]) -> Result<Option<Vec<EloEntry>>, String> {
+    let mut names: Vec<String> = Vec::new();
+    let index_of = |name: &str, names: &mut Vec<String>| match names.iter().position(|n| n == name)
+    {
+        Some(index) => index,
+        None => {
+            names.push(name.to_owned());
+            names.len() - 1
+        }
+    };
+    let mut games = Vec::new();
+    for game in records.iter().flat_map(|record| &record.games) {
+        let Some(outcome) = game.outcome() else {
+            continue;
+        };
+        let black = index_of(&game.black, &mut names);
+        let white = index_of(&game.white, &mut names);
+        games.push(GameResult {
+            black,
+            white,
+            outcome,
+        });
+    }
+    if games.is_empty() {
+        return Ok(None);
+    }
+    let anchor = names
+        .iter()
+        .position(|n| n == "random")
+        .map_or(Anchor::Mean, Anchor::Player);
+    let ratings = fit_elo(names.len(), &games, anchor).map_err(|err| err.to_string())?;
+    let mut table: Vec<EloEntry> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let (low, high) = ratings.interval(i);
+            let played = games
+                .iter()
+                .filter(|g| g.black == i || g.white == i)
+                .count() as u32;
+            EloEntry {
+                player: name.clone(),
+                elo: ratings.elo[i],
+                low,
+                high,
+                games: played,
+            }
+        })
+        .collect();
+    table.sort_by(|a, b| b.elo.total_cmp(&a.elo));
+    Ok(Some(table))
+}
+
+/// Refits the table and writes `elo.json` and `elo.txt`; returns it.
+pub fn update_elo_files(run: &RunDir) -> Result<Option<Vec<EloEntry>>, String> {
+    let records = read_evaluations(run).map_err(|err| err.to_string())?;
+    let Some(table) = fit_table(&records)? else {
+        return Ok(None);
+    };
+    write_json(&run.elo_json_path(), &table).map_err(|err| err.to_string())?;
+    let mut text = format!(
+        "{:<24} {:>8} {:>19} {:>6}\n",
+        "player", "elo", "95% interval", "games"
+    );
+    for entry in &table {
+        text.push_str(&format!(
+            "{:<24} {:>8.0} {:>9.0}..{:<8.0} {:>6}\n",
+            entry.player, entry.elo, entry.low, entry.high, entry.games
+        ));
+    }
+    crate::fsutil::write_atomic(&run.elo_text_path(), text.as_bytes())
+        .map_err(|err| err.to_string())?;
+    Ok(Some(table))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fsutil::testing::TempDir;
+
+    fn game(black: &str, white: &str, winner: &str) -> EvaluationGame {
+        EvaluationGame {
+            black: black.into(),
+            white: white.into(),
+            winner: winner.into(),
+            opening: "standard".into(),
+            plies: 10,
+            end: "test".into(),
+            moves: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_table_covers_versions_and_opponents_anchored_at_random() {
+        let dir = TempDir::new("elo");
+        let run = RunDir::create(dir.path(), "").unwrap();
+        let mut games = Vec::new();
+        for _ in 0..6 {
+            games.push(game("gen-1", "random", "black"));
+            games.push(game("random", "gen-1", "white"));
+            games.push(game("gen-1", "greedy", "draw"));
+        }
+        games.push(game("random", "gen-1", "black"));
+        let record = EvaluationRecord {
+            generation: 1,
+            promoted: true,
+            gating: None,
+            opponent_scores: BTreeMap::new(),
+            games,
+        };
+        write_json(&run.evaluation_path(1), &record).unwrap();
+        let table = update_elo_files(&run).unwrap().unwrap();
+        let random = table.iter().find(|e| e.player == "random").unwrap();
+        let gen1 = table.iter().find(|e| e.player == "gen-1").unwrap();
+        assert_eq!(random.elo, 0.0);
+        assert!(
+            gen1.elo > 200.0 && gen1.low < gen1.elo && gen1.high > gen1.elo,
+            "{gen1:?}"
+        );
+        assert_eq!(gen1.games, 19);
+        assert!(
+            std::fs::read_to_string(run.elo_text_path())
+                .unwrap()
+                .contains("gen-1")
+        );
+        assert_eq!(record.games[0].score_of("gen-1"), Some(1.0));
+    }
+}

@@ -1,0 +1,337 @@
+//! The replay store: a sliding window over the newest training positions,
+//! whose size grows with the total number of positions ever generated
+//! (KataGo's power law), bounded in memory. The trainer samples it uniformly
+//! and sees each sample under a random symmetry of the hexagon.
+//!
+//! The store follows the replay folder incrementally: [`ReplayStore::refresh`]
+//! reads only files it has not seen. A file that cannot be read or decoded is
+//! skipped with a warning that names it, once.
+
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rand::Rng;
+use sumito_engine::{Move, Position, Symmetry};
+
+use super::files::list_games;
+use super::format::{GameRecord, decode_game, dequantize_policy, peek_summary};
+use crate::config::TrainingConfig;
+
+/// The window size for `total` positions generated so far.
+pub fn window_size(total: u64, config: &TrainingConfig) -> u64 {
+    let min = config.window_min_positions as f64;
+    let total_f = total as f64;
+    if total_f <= min {
+        return total;
+    }
+    let alpha = config.window_exponent;
+    let grown = min * (1.0 + config.window_scale * ((total_f / min).powf(alpha) - 1.0) / alpha);
+    (grown as u64).min(config.window_max_positions).min(total)
+}
+
+/// One training example drawn from the store, already under its symmetry.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    pub position: Position,
+    /// The policy target over legal moves (sums to 1).
+    pub policy: Vec<(Move, f32)>,
+    /// The game's result for the side to move: 1 win, 0 draw, -1 loss.
+    pub result: i8,
+    /// The final marble difference for the side to move (opponent's
+    /// marbles off minus own).
+    pub marble_difference: i32,
+    /// Plies left until the game ended.
+    pub plies_left: u32,
+}
+
+/// What one [`ReplayStore::refresh`] found.
+#[derive(Debug, Default, Clone)]
+pub struct RefreshReport {
+    pub new_games: u64,
+    pub new_positions: u64,
+    /// Files that were skipped, with the reason.
+    pub skipped: Vec<(PathBuf, String)>,
+}
+
+/// Loaded games and the window of their training positions.
+#[derive(Debug)]
+pub struct ReplayStore {
+    replay_dir: PathBuf,
+    config: TrainingConfig,
+    seen: HashSet<PathBuf>,
+    /// (game, position index) of each training position in the window, oldest first.
+    window: VecDeque<(Arc<GameRecord>, u32)>,
+    total_games: u64,
+    total_positions: u64,
+}
+
+impl ReplayStore {
+    /// An empty store following `replay_dir`; call [`ReplayStore::refresh`].
+    pub fn new(replay_dir: &Path, config: TrainingConfig) -> ReplayStore {
+        ReplayStore {
+            replay_dir: replay_dir.to_owned(),
+            config,
+            seen: HashSet::new(),
+            window: VecDeque::new(),
+            total_games: 0,
+            total_positions: 0,
+        }
+    }
+
+    /// Games ever generated (every readable replay file seen).
+    pub fn total_games(&self) -> u64 {
+        self.total_games
+    }
+
+    /// Training positions ever generated.
+    pub fn total_positions(&self) -> u64 {
+        self.total_positions
+    }
+
+    /// Training positions in the window now.
+    pub fn len(&self) -> usize {
+        self.window.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.window.is_empty()
+    }
+
+    /// Reads the replay files that appeared since the last call. Older files
+    /// that would fall out of the window at once are only counted (from
+    /// their header), not decoded.
+    pub fn refresh(&mut self) -> std::io::Result<RefreshReport> {
+        let mut report = RefreshReport::default();
+        let mut new = Vec::new();
+        for path in list_games(&self.replay_dir)? {
+            if self.seen.insert(path.clone()) {
+                match std::fs::read(&path)
+                    .map_err(|err| err.to_string())
+                    .and_then(|bytes| {
+                        peek_summary(&bytes)
+                            .map(|summary| (bytes, summary))
+                            .map_err(|err| err.to_string())
+                    }) {
+                    Ok((bytes, summary)) => new.push((path, bytes, summary)),
+                    Err(why) => report.skipped.push((path, why)),
+                }
+            }
+        }
+        // The window after this refresh; decode the newest files that fill
+        // it, only count the older ones (they would be dropped at once).
+        let announced: u64 = new
+            .iter()
+            .map(|(_, _, summary)| u64::from(summary.training_positions))
+            .sum();
+        let target = window_size(self.total_positions + announced, &self.config);
+        let mut decoded = Vec::new();
+        let mut filled = 0u64;
+        for (path, bytes, summary) in new.into_iter().rev() {
+            if filled >= target {
+                report.new_games += 1;
+                report.new_positions += u64::from(summary.training_positions);
+                continue;
+            }
+            match decode_game(&bytes) {
+                Ok(game) => {
+                    filled += game.training_positions() as u64;
+                    decoded.push(game);
+                }
+                Err(err) => report.skipped.push((path, err.to_string())),
+            }
+        }
+        // Oldest first, so that the front of the window stays the oldest.
+        for game in decoded.into_iter().rev() {
+            report.new_games += 1;
+            report.new_positions += game.training_positions() as u64;
+            let game = Arc::new(game);
+            for (index, record) in game.positions.iter().enumerate() {
+                if record.policy.is_some() {
+                    self.window.push_back((Arc::clone(&game), index as u32));
+                }
+            }
+        }
+        self.total_games += report.new_games;
+        self.total_positions += report.new_positions;
+        let target = window_size(self.total_positions, &self.config) as usize;
+        while self.window.len() > target {
+            self.window.pop_front();
+        }
+        Ok(report)
+    }
+
+    /// A uniformly drawn training position under a uniformly drawn symmetry
+    /// among `symmetries` (the ones the position's rules allow); `None` when
+    /// the window is empty.
+    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R, symmetries: &[Symmetry]) -> Option<Sample> {
+        if self.window.is_empty() {
+            return None;
+        }
+        let (game, index) = &self.window[rng.random_range(0..self.window.len())];
+        let record = &game.positions[*index as usize];
+        let symmetry = if symmetries.is_empty() {
+            Symmetry::IDENTITY
+        } else {
+            symmetries[rng.random_range(0..symmetries.len())]
+        };
+        let moves = record.position.legal_moves();
+        let probabilities = dequantize_policy(
+            record
+                .policy
+                .as_deref()
+                .expect("window holds policy positions"),
+        );
+        let policy = moves
+            .iter()
+            .zip(probabilities)
+            .map(|(mv, p)| (symmetry.apply_move(*mv), p))
+            .collect();
+        let side = record.position.side_to_move();
+        let final_ply = game
+            .positions
+            .last()
+            .map_or(0, |last| last.position.ply() + 1);
+        Some(Sample {
+            position: symmetry.apply_position(&record.position),
+            policy,
+            result: game.result_for(side),
+            marble_difference: game.marble_difference_for(side),
+            plies_left: final_ply.saturating_sub(record.position.ply()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fsutil::testing::TempDir;
+    use crate::replay::files::write_game;
+    use crate::replay::format::tests::random_game;
+    use rand::SeedableRng;
+    use sumito_engine::Rules;
+
+    fn small_window() -> TrainingConfig {
+        TrainingConfig {
+            window_min_positions: 100,
+            window_max_positions: 150,
+            ..TrainingConfig::default()
+        }
+    }
+
+    #[test]
+    fn the_window_grows_sublinearly_and_is_bounded() {
+        let config = TrainingConfig {
+            window_min_positions: 1000,
+            window_max_positions: 5000,
+            ..TrainingConfig::default()
+        };
+        assert_eq!(window_size(500, &config), 500);
+        assert_eq!(window_size(1000, &config), 1000);
+        let at_2k = window_size(2000, &config);
+        let at_4k = window_size(4000, &config);
+        assert!(at_2k > 1000 && at_2k < 2000, "{at_2k}");
+        assert!(
+            at_4k > at_2k && at_4k - at_2k < at_2k - 1000 + 400,
+            "{at_4k}"
+        );
+        assert_eq!(window_size(10_000_000, &config), 5000);
+    }
+
+    #[test]
+    fn loads_new_files_incrementally_and_keeps_the_window() {
+        let dir = TempDir::new("store");
+        let rules = Rules {
+            max_plies: Some(60),
+            ..Rules::default()
+        };
+        let folder = dir.path().join("model-000000");
+        let mut expected_positions = 0;
+        for seed in 0..3 {
+            let game = random_game(seed, rules);
+            expected_positions += game.training_positions() as u64;
+            write_game(&folder, &game).unwrap();
+        }
+        let mut store = ReplayStore::new(dir.path(), small_window());
+        let report = store.refresh().unwrap();
+        assert_eq!(
+            (report.new_games, report.new_positions),
+            (3, expected_positions)
+        );
+        assert_eq!(store.len() as u64, expected_positions.min(100));
+        assert_eq!(store.refresh().unwrap().new_games, 0);
+        for seed in 3..10 {
+            write_game(&folder, &random_game(seed, rules)).unwrap();
+        }
+        let report = store.refresh().unwrap();
+        assert_eq!(report.new_games, 7);
+        assert!(store.total_positions() > 150);
+        assert_eq!(
+            store.len() as u64,
+            window_size(store.total_positions(), &small_window())
+        );
+    }
+
+    #[test]
+    fn corrupted_and_truncated_files_are_skipped_by_name() {
+        let dir = TempDir::new("store-corrupt");
+        let rules = Rules {
+            max_plies: Some(40),
+            ..Rules::default()
+        };
+        let folder = dir.path().join("model-000001");
+        let good = write_game(&folder, &random_game(1, rules)).unwrap();
+        let truncated = write_game(&folder, &random_game(2, rules)).unwrap();
+        let flipped = write_game(&folder, &random_game(3, rules)).unwrap();
+        let bytes = std::fs::read(&truncated).unwrap();
+        std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+        let mut bytes = std::fs::read(&flipped).unwrap();
+        bytes[40] ^= 0x10;
+        std::fs::write(&flipped, &bytes).unwrap();
+        let mut store = ReplayStore::new(dir.path(), small_window());
+        let report = store.refresh().unwrap();
+        let skipped: Vec<&PathBuf> = report.skipped.iter().map(|(path, _)| path).collect();
+        assert_eq!(report.new_games, 1);
+        assert!(
+            skipped.contains(&&truncated)
+                && skipped.contains(&&flipped)
+                && !skipped.contains(&&good)
+        );
+        assert!(
+            report
+                .skipped
+                .iter()
+                .all(|(_, why)| why.contains("truncated") || why.contains("checksum")),
+            "{:?}",
+            report.skipped
+        );
+        // Reported once, not on every refresh.
+        assert!(store.refresh().unwrap().skipped.is_empty());
+    }
+
+    #[test]
+    fn samples_are_legal_under_their_symmetry() {
+        let dir = TempDir::new("store-sample");
+        let rules = Rules {
+            max_plies: Some(50),
+            ..Rules::default()
+        };
+        write_game(&dir.path().join("model-000000"), &random_game(5, rules)).unwrap();
+        let mut store = ReplayStore::new(dir.path(), small_window());
+        store.refresh().unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        for _ in 0..50 {
+            let sample = store.sample(&mut rng, &Symmetry::ALL).unwrap();
+            let total: f32 = sample.policy.iter().map(|(_, p)| p).sum();
+            assert!((total - 1.0).abs() < 1e-4);
+            assert!(
+                sample
+                    .policy
+                    .iter()
+                    .all(|(mv, _)| sample.position.is_legal(*mv))
+            );
+            assert_eq!(sample.policy.len(), sample.position.count_legal_moves());
+            assert!((-1..=1).contains(&sample.result));
+        }
+    }
+}

@@ -1,0 +1,733 @@
+//! The loop and its roles. `train` runs self-play → training → candidate →
+//! evaluation → promotion in one process; `selfplay`, `trainer` and
+//! `evaluate` run the same steps as separate long-lived processes on one
+//! shared run directory, coordinating only through its files.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use sumito_game::AbaloneGame;
+use sumito_mcts::Evaluator;
+use sumito_net::{DirectEvaluator, InferenceService, configure_threads};
+
+use crate::config::{Config, GatingMode};
+use crate::error::{PipelineError, Result};
+use crate::evaluation::{
+    EvaluationSummary, evaluate_candidate, pending_candidates, reconcile_best,
+};
+use crate::models::{device, ensure_initial_model, load_model};
+use crate::ratings::model_name;
+use crate::rundir::{RunDir, read_json, write_json};
+use crate::selfplay::{SelfPlayStats, WorkerSettings, play_games};
+use crate::tensorboard::EventWriter;
+use crate::trainer::TrainerRole;
+
+/// How long a single-writer role's lease lasts without renewal.
+pub const LEASE_TTL: Duration = Duration::from_secs(60);
+
+/// Options of every role.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Draw progress bars (they are drawn only on a terminal anyway).
+    pub progress: bool,
+    /// Set to stop at the next safe point (e.g. on Ctrl-C).
+    pub stop: Arc<AtomicBool>,
+    /// Print one summary line per generation (and role messages) on stdout.
+    pub print: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            progress: true,
+            stop: Arc::new(AtomicBool::new(false)),
+            print: true,
+        }
+    }
+}
+
+/// `loop.json`: time the combined loop has run, across resumptions (for
+/// `budget.hours`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LoopState {
+    elapsed_seconds: f64,
+}
+
+struct Ui {
+    bars: MultiProgress,
+    options: RunOptions,
+}
+
+impl Ui {
+    fn new(options: &RunOptions) -> Ui {
+        let target = if options.progress {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        Ui {
+            bars: MultiProgress::with_draw_target(target),
+            options: options.clone(),
+        }
+    }
+
+    fn bar(&self, length: u64, prefix: &str, unit: &str) -> ProgressBar {
+        let style = ProgressStyle::with_template(&format!(
+            "{{prefix:>10}} [{{bar:30}}] {{pos}}/{{len}} {unit} {{msg}} (ETA {{eta}})"
+        ))
+        .expect("valid template")
+        .progress_chars("=> ");
+        let bar = self.bars.add(
+            ProgressBar::new(length)
+                .with_style(style)
+                .with_prefix(prefix.to_owned()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(500));
+        bar
+    }
+
+    fn say(&self, line: &str) {
+        if !self.options.print {
+            return;
+        }
+        // Above the bars when they are drawn; plain stdout otherwise (a
+        // hidden MultiProgress prints nothing).
+        if self.bars.is_hidden() {
+            println!("{line}");
+        } else {
+            let _ = self.bars.println(line);
+        }
+    }
+
+    fn stopping(&self) -> bool {
+        self.options.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Self-play of `games` games with generation `generation`'s model, on
+/// `selfplay.workers` threads sharing one network. With `follow_best`, no
+/// new game starts once another model became the best.
+fn play_with_model(
+    run: &RunDir,
+    config: &Config,
+    generation: u32,
+    games: u64,
+    ui: &Ui,
+    follow_best: bool,
+) -> Result<(SelfPlayStats, Duration)> {
+    let device = device(config)?;
+    let net = load_model(run, generation, config, device)?;
+    let workers = config.selfplay.workers;
+    // One worker calls the network directly; several share the batching
+    // service (each worker's batch is already a whole driver round).
+    let service;
+    let evaluators: Vec<Box<dyn Evaluator<AbaloneGame>>> = if workers == 1 {
+        vec![Box::new(DirectEvaluator::new(
+            net,
+            config.net.inference.symmetry,
+        ))]
+    } else {
+        service = InferenceService::start(net, &config.net.inference)
+            .map_err(PipelineError::net("starting the inference service"))?;
+        (0..workers)
+            .map(|_| Box::new(service.client()) as Box<dyn Evaluator<AbaloneGame>>)
+            .collect()
+    };
+    let bar = ui.bar(games, "self-play", "games");
+    let quota = AtomicU64::new(games);
+    let started = Instant::now();
+    let positions = AtomicU64::new(0);
+    let last_best_check = Mutex::new(Instant::now());
+    let out_dir = run.replay_model_dir(generation);
+    let stop = || ui.stopping();
+    let on_game = |game: &crate::replay::format::GameRecord| {
+        bar.inc(1);
+        let done = positions.fetch_add(game.positions.len() as u64, Ordering::Relaxed)
+            + game.positions.len() as u64;
+        bar.set_message(format!(
+            "{:.1} positions/s",
+            done as f64 / started.elapsed().as_secs_f64()
+        ));
+        if follow_best {
+            let mut last = last_best_check.lock().unwrap_or_else(|p| p.into_inner());
+            if last.elapsed() > Duration::from_secs(5) {
+                *last = Instant::now();
+                if run
+                    .best()
+                    .ok()
+                    .flatten()
+                    .is_some_and(|best| best.generation != generation)
+                {
+                    quota.store(0, Ordering::SeqCst);
+                }
+            }
+        }
+    };
+    let base_seed: u64 = rand::random();
+    let results: Vec<Result<SelfPlayStats>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = evaluators
+            .iter()
+            .enumerate()
+            .map(|(worker, evaluator)| {
+                let settings = WorkerSettings {
+                    rules: config.rules.clone(),
+                    selfplay: config.selfplay.clone(),
+                    search: config.mcts.clone(),
+                    model_generation: generation,
+                    seed: base_seed.wrapping_add(worker as u64),
+                };
+                let (quota, out_dir, stop, on_game) = (&quota, &out_dir, &stop, &on_game);
+                scope.spawn(move || {
+                    play_games(&**evaluator, &settings, out_dir, quota, stop, on_game)
+                        .map_err(PipelineError::from)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().expect("self-play worker panicked"))
+            .collect()
+    });
+    bar.finish_and_clear();
+    let mut total = SelfPlayStats::default();
+    for result in results {
+        total.add(&result?);
+    }
+    Ok((total, started.elapsed()))
+}
+
+fn selfplay_scalars(stats: &SelfPlayStats, elapsed: Duration) -> Vec<(&'static str, f64)> {
+    let seconds = elapsed.as_secs_f64().max(1e-9);
+    let games = stats.games.max(1) as f64;
+    let mut scalars = vec![
+        ("selfplay/games_per_second", stats.games as f64 / seconds),
+        (
+            "selfplay/positions_per_second",
+            stats.positions as f64 / seconds,
+        ),
+        (
+            "selfplay/evaluations_per_second",
+            stats.evaluations as f64 / seconds,
+        ),
+        (
+            "selfplay/average_game_length",
+            stats.positions as f64 / games,
+        ),
+        ("selfplay/decisive_share", stats.decisive as f64 / games),
+        (
+            "selfplay/share_outside_network",
+            1.0 - stats.evaluator_time.as_secs_f64()
+                / seconds.max(stats.evaluator_time.as_secs_f64()),
+        ),
+    ];
+    if stats.resign_checks > 0 {
+        scalars.push((
+            "selfplay/false_resignation_share",
+            stats.false_resignations as f64 / stats.resign_checks as f64,
+        ));
+    }
+    scalars
+}
+
+fn evaluation_scalars(summary: &EvaluationSummary) -> Vec<(String, f64)> {
+    let record = &summary.record;
+    let mut scalars = vec![(
+        "eval/promoted".to_owned(),
+        if record.promoted { 1.0 } else { 0.0 },
+    )];
+    if let Some(gating) = &record.gating {
+        scalars.push(("eval/score_vs_best".to_owned(), gating.score));
+    }
+    for (opponent, score) in &record.opponent_scores {
+        scalars.push((format!("eval/score_vs_{opponent}"), *score));
+    }
+    if let Some(table) = &summary.elo {
+        let name = model_name(record.generation);
+        if let Some(entry) = table.iter().find(|entry| entry.player == name) {
+            scalars.push(("elo/candidate".to_owned(), entry.elo));
+        }
+        for entry in table
+            .iter()
+            .filter(|entry| !entry.player.starts_with("gen-"))
+        {
+            scalars.push((format!("elo/{}", entry.player), entry.elo));
+        }
+    }
+    scalars
+}
+
+fn log_scalars(events: &mut EventWriter, step: u64, scalars: &[(String, f64)]) -> Result<()> {
+    let borrowed: Vec<(&str, f64)> = scalars
+        .iter()
+        .map(|(tag, value)| (tag.as_str(), *value))
+        .collect();
+    Ok(events.scalars(step, &borrowed)?)
+}
+
+/// Trains the steps owed to the store, with a bar; returns the last metrics.
+fn train_pending(
+    trainer: &mut TrainerRole,
+    events: &mut EventWriter,
+    ui: &Ui,
+    lease_check: &dyn Fn() -> Result<()>,
+) -> Result<Option<sumito_net::TrainMetrics>> {
+    let steps = trainer.pending_steps();
+    if steps == 0 {
+        return Ok(None);
+    }
+    let bar = ui.bar(steps, "training", "steps");
+    let mut last = None;
+    for _ in 0..steps {
+        if ui.stopping() {
+            break;
+        }
+        let metrics = trainer.train_step()?;
+        bar.inc(1);
+        bar.set_message(format!("loss {:.3}", metrics.loss));
+        if metrics.step % 10 == 0 || bar.position() == steps {
+            events.scalars(
+                metrics.step + 1,
+                &[
+                    ("loss/total", metrics.loss),
+                    ("loss/policy", metrics.policy_loss),
+                    ("loss/value", metrics.value_loss),
+                    ("loss/aux", metrics.aux_loss),
+                    ("train/policy_entropy", metrics.policy_entropy),
+                    ("train/value_accuracy", metrics.value_accuracy),
+                    ("train/learning_rate", metrics.learning_rate),
+                    ("train/grad_norm", metrics.grad_norm),
+                ],
+            )?;
+        }
+        if metrics.step % 50 == 0 {
+            lease_check()?;
+        }
+        last = Some(metrics);
+    }
+    bar.finish_and_clear();
+    Ok(last)
+}
+
+/// Reads new replay files into the trainer's store; warns about skipped
+/// files (the trainer logs them too).
+fn refresh_store(trainer: &mut TrainerRole, ui: &Ui) -> Result<()> {
+    for (path, why) in trainer.refresh()?.skipped {
+        ui.say(&format!(
+            "warning: skipped replay file {}: {why}",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+fn budget_spent(
+    config: &Config,
+    generation: u32,
+    games: u64,
+    elapsed_seconds: f64,
+) -> Option<String> {
+    let budget = &config.budget;
+    if budget.generations.is_some_and(|limit| generation >= limit) {
+        return Some(format!("{generation} generations"));
+    }
+    if budget.games.is_some_and(|limit| games >= limit) {
+        return Some(format!("{games} games"));
+    }
+    if budget
+        .hours
+        .is_some_and(|hours| elapsed_seconds >= hours * 3600.0)
+    {
+        return Some(format!("{:.2} hours", elapsed_seconds / 3600.0));
+    }
+    None
+}
+
+fn prepare(run: &RunDir, config: &Config) -> Result<()> {
+    configure_threads(&config.net.threads)
+        .map_err(PipelineError::net("configuring libtorch threads"))?;
+    ensure_initial_model(run, config, 0x5u64)?;
+    reconcile_best(run)
+}
+
+fn evaluate_and_report(
+    run: &RunDir,
+    config: &Config,
+    generation: u32,
+    ui: &Ui,
+    events: &mut EventWriter,
+) -> Result<EvaluationSummary> {
+    let bar = ui.bar(0, "evaluation", "games");
+    let progress = |done: u32, planned: u32, score: f64| {
+        bar.set_length(u64::from(planned));
+        bar.set_position(u64::from(done));
+        bar.set_message(format!("score {:.0}%", score * 100.0));
+    };
+    let summary = evaluate_candidate(run, config, generation, &progress)?;
+    bar.finish_and_clear();
+    log_scalars(events, u64::from(generation), &evaluation_scalars(&summary))?;
+    Ok(summary)
+}
+
+fn summary_line(
+    generation: u32,
+    selfplay: Option<&(SelfPlayStats, Duration)>,
+    training: Option<&sumito_net::TrainMetrics>,
+    evaluation: &EvaluationSummary,
+) -> String {
+    let mut line = format!("gen {generation}:");
+    if let Some((stats, elapsed)) = selfplay {
+        line.push_str(&format!(
+            " {} games ({:.1} positions/s, {:.0} plies, {:.0}% decisive) |",
+            stats.games,
+            stats.positions as f64 / elapsed.as_secs_f64().max(1e-9),
+            stats.positions as f64 / stats.games.max(1) as f64,
+            100.0 * stats.decisive as f64 / stats.games.max(1) as f64
+        ));
+    }
+    if let Some(metrics) = training {
+        line.push_str(&format!(
+            " step {} loss {:.3} |",
+            metrics.step + 1,
+            metrics.loss
+        ));
+    }
+    let record = &evaluation.record;
+    if let Some(gating) = &record.gating {
+        line.push_str(&format!(
+            " vs gen-{} +{}={}-{}",
+            gating.opponent, gating.wins, gating.draws, gating.losses
+        ));
+    }
+    line.push_str(if record.promoted {
+        " promoted"
+    } else {
+        " rejected"
+    });
+    for (opponent, score) in &record.opponent_scores {
+        line.push_str(&format!(" | {opponent} {:.0}%", score * 100.0));
+    }
+    if let Some(entry) = evaluation
+        .elo
+        .as_ref()
+        .and_then(|table| table.iter().find(|e| e.player == model_name(generation)))
+    {
+        line.push_str(&format!(
+            " | Elo {:.0} ±{:.0}",
+            entry.elo,
+            (entry.high - entry.low) / 2.0
+        ));
+    }
+    line
+}
+
+/// `sumito train`: the whole loop in one process, until the budget is spent
+/// or `options.stop` is set.
+pub fn train(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> {
+    let trainer_lease = run.acquire_lease("trainer", LEASE_TTL)?;
+    let evaluator_lease = run.acquire_lease("evaluator", LEASE_TTL)?;
+    let lease_check = || {
+        if trainer_lease.is_lost() || evaluator_lease.is_lost() {
+            Err(PipelineError::LeaseLost("trainer".into()))
+        } else {
+            Ok(())
+        }
+    };
+    prepare(run, config)?;
+    let ui = Ui::new(options);
+    let mut events = EventWriter::create(&run.tensorboard_dir(), "train")?;
+    let loop_path = run.root().join("loop.json");
+    let mut loop_state: LoopState = if loop_path.exists() {
+        read_json(&loop_path)?
+    } else {
+        LoopState::default()
+    };
+    let session_start = Instant::now();
+    let elapsed = |state: &LoopState| state.elapsed_seconds + session_start.elapsed().as_secs_f64();
+    let mut trainer = TrainerRole::open(run, config)?;
+    refresh_store(&mut trainer, &ui)?;
+    run.log(
+        "train",
+        &format!(
+            "started at generation {} with {} games in the replay store",
+            trainer.state().generation,
+            trainer.store().total_games()
+        ),
+    )?;
+    // A candidate left unevaluated by an interrupted run comes first.
+    for generation in pending_candidates(run)? {
+        let summary = evaluate_and_report(run, config, generation, &ui, &mut events)?;
+        ui.say(&summary_line(generation, None, None, &summary));
+    }
+    loop {
+        lease_check()?;
+        if ui.stopping() {
+            run.log("train", "stopped on request")?;
+            break;
+        }
+        let generation = trainer.state().generation;
+        if let Some(spent) = budget_spent(
+            config,
+            generation,
+            trainer.store().total_games(),
+            elapsed(&loop_state),
+        ) {
+            ui.say(&format!("budget spent: {spent}"));
+            run.log("train", &format!("budget spent ({spent}); stopping"))?;
+            break;
+        }
+        let missing = config
+            .selfplay
+            .games_per_generation
+            .saturating_sub(trainer.games_since_candidate());
+        let best = run.best()?.map_or(0, |best| best.generation);
+        let selfplay = if missing > 0 {
+            let result = play_with_model(run, config, best, missing, &ui, false)?;
+            refresh_store(&mut trainer, &ui)?;
+            log_scalars(
+                &mut events,
+                u64::from(generation + 1),
+                &selfplay_scalars(&result.0, result.1)
+                    .into_iter()
+                    .map(|(t, v)| (t.to_owned(), v))
+                    .collect::<Vec<_>>(),
+            )?;
+            Some(result)
+        } else {
+            None
+        };
+        if ui.stopping() {
+            continue;
+        }
+        let training = train_pending(&mut trainer, &mut events, &ui, &lease_check)?;
+        if ui.stopping() || !trainer.candidate_due() {
+            continue;
+        }
+        let candidate = trainer.write_candidate()?;
+        if config.gating.mode == GatingMode::Off {
+            run.set_best(candidate)?;
+        }
+        let summary = evaluate_and_report(run, config, candidate, &ui, &mut events)?;
+        loop_state.elapsed_seconds = elapsed(&loop_state);
+        write_json(&loop_path, &loop_state)?;
+        let elapsed_now = loop_state.elapsed_seconds;
+        let line = format!(
+            "{} | {:02}:{:02}:{:02}",
+            summary_line(candidate, selfplay.as_ref(), training.as_ref(), &summary),
+            (elapsed_now / 3600.0) as u64,
+            (elapsed_now / 60.0) as u64 % 60,
+            elapsed_now as u64 % 60
+        );
+        run.log("train", &line)?;
+        ui.say(&line);
+    }
+    loop_state.elapsed_seconds = elapsed(&loop_state);
+    write_json(&loop_path, &loop_state)?;
+    Ok(())
+}
+
+/// `sumito selfplay`: plays games with the newest best model, forever (or
+/// until `budget.games` games are in the run, or `options.stop`). Any
+/// number may run at once, on any machine that sees the run directory.
+pub fn selfplay(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> {
+    configure_threads(&config.net.threads)
+        .map_err(PipelineError::net("configuring libtorch threads"))?;
+    let ui = Ui::new(options);
+    let mut events = EventWriter::create(&run.tensorboard_dir(), "selfplay")?;
+    let mut round = 0u64;
+    while !ui.stopping() {
+        let Some(best) = run.best()? else {
+            ui.say("waiting for the trainer to create the first model...");
+            std::thread::sleep(Duration::from_secs(5));
+            continue;
+        };
+        if let Some(limit) = config.budget.games {
+            let played = crate::replay::files::list_games(&run.replay_dir())
+                .map_err(PipelineError::io(&run.replay_dir()))?
+                .len() as u64;
+            if played >= limit {
+                ui.say(&format!("budget spent: {played} games"));
+                break;
+            }
+        }
+        let games = config.selfplay.games_in_parallel as u64 * config.selfplay.workers as u64;
+        let (stats, elapsed) = play_with_model(run, config, best.generation, games, &ui, true)?;
+        round += 1;
+        let scalars: Vec<(String, f64)> = selfplay_scalars(&stats, elapsed)
+            .into_iter()
+            .map(|(t, v)| (t.to_owned(), v))
+            .collect();
+        log_scalars(&mut events, round, &scalars)?;
+        let line = format!(
+            "self-play with gen-{}: {} games, {:.1} positions/s",
+            best.generation,
+            stats.games,
+            stats.positions as f64 / elapsed.as_secs_f64().max(1e-9)
+        );
+        run.log("selfplay", &line)?;
+        ui.say(&line);
+    }
+    Ok(())
+}
+
+/// `sumito trainer`: trains as games arrive and writes a candidate after
+/// each generation's worth of games (promoting it at once when gating is off).
+pub fn trainer(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> {
+    let lease = run.acquire_lease("trainer", LEASE_TTL)?;
+    let lease_check = || {
+        if lease.is_lost() {
+            Err(PipelineError::LeaseLost("trainer".into()))
+        } else {
+            Ok(())
+        }
+    };
+    prepare(run, config)?;
+    let ui = Ui::new(options);
+    let mut events = EventWriter::create(&run.tensorboard_dir(), "trainer")?;
+    let mut trainer = TrainerRole::open(run, config)?;
+    let mut waiting_said = false;
+    while !ui.stopping() {
+        lease_check()?;
+        let generation = trainer.state().generation;
+        if let Some(spent) = budget_spent(config, generation, trainer.store().total_games(), 0.0) {
+            ui.say(&format!("budget spent: {spent}"));
+            break;
+        }
+        refresh_store(&mut trainer, &ui)?;
+        if trainer.pending_steps() > 0 {
+            waiting_said = false;
+            train_pending(&mut trainer, &mut events, &ui, &lease_check)?;
+        } else if trainer.candidate_due() {
+            let candidate = trainer.write_candidate()?;
+            if config.gating.mode == GatingMode::Off {
+                run.set_best(candidate)?;
+            }
+            ui.say(&format!(
+                "candidate gen-{candidate} written ({} games, {} positions)",
+                trainer.store().total_games(),
+                trainer.store().total_positions()
+            ));
+        } else {
+            if !waiting_said {
+                ui.say(&format!(
+                    "waiting for games: {} of {} for the next candidate",
+                    trainer.games_since_candidate(),
+                    config.selfplay.games_per_generation
+                ));
+                waiting_said = true;
+            }
+            std::thread::sleep(Duration::from_secs(2));
+        }
+    }
+    trainer.save_checkpoint()?;
+    Ok(())
+}
+
+/// `sumito evaluate`: evaluates every candidate as it appears.
+pub fn evaluate(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> {
+    let lease = run.acquire_lease("evaluator", LEASE_TTL)?;
+    configure_threads(&config.net.threads)
+        .map_err(PipelineError::net("configuring libtorch threads"))?;
+    let ui = Ui::new(options);
+    let mut events = EventWriter::create(&run.tensorboard_dir(), "evaluate")?;
+    while !ui.stopping() {
+        if lease.is_lost() {
+            return Err(PipelineError::LeaseLost("evaluator".into()));
+        }
+        reconcile_best(run)?;
+        let pending = pending_candidates(run)?;
+        if pending.is_empty() {
+            if config.budget.generations.is_some_and(|limit| {
+                run.model_generations()
+                    .ok()
+                    .and_then(|g| g.last().copied())
+                    .unwrap_or(0)
+                    >= limit
+            }) {
+                ui.say("budget spent: every generation evaluated");
+                break;
+            }
+            std::thread::sleep(Duration::from_secs(2));
+            continue;
+        }
+        for generation in pending {
+            let summary = evaluate_and_report(run, config, generation, &ui, &mut events)?;
+            ui.say(&summary_line(generation, None, None, &summary));
+        }
+    }
+    Ok(())
+}
+
+/// Opens an existing run and its stored configuration (for the role commands).
+pub fn open_run(root: &std::path::Path) -> Result<(RunDir, Config)> {
+    let run = RunDir::open(root)?;
+    let config = Config::load(&run.config_path())?;
+    Ok((run, config))
+}
+
+/// Starts a run in `root` with the configuration at `config_path`, or
+/// resumes the run already there. `fresh` deletes an existing run first.
+/// A changed configuration is taken over (and logged) unless it changes the
+/// network's shape or the rules, which would make the run's files
+/// meaningless; that is refused with the reason.
+pub fn start_or_resume(
+    root: &std::path::Path,
+    config_path: &std::path::Path,
+    fresh: bool,
+) -> Result<(RunDir, Config, bool)> {
+    let text =
+        std::fs::read_to_string(config_path).map_err(|source| crate::config::ConfigError::Io {
+            path: config_path.to_owned(),
+            source,
+        })?;
+    let config = Config::parse(&text, config_path)?;
+    if fresh {
+        RunDir::delete(root)?;
+    }
+    if !RunDir::exists(root) {
+        let run = RunDir::create(root, &text)?;
+        run.log("train", &format!("new run with {}", config_path.display()))?;
+        return Ok((run, config, false));
+    }
+    let run = RunDir::open(root)?;
+    let stored_text = std::fs::read_to_string(run.config_path())
+        .map_err(PipelineError::io(&run.config_path()))?;
+    if stored_text != text {
+        let stored = Config::parse(&stored_text, &run.config_path())?;
+        let incompatible = |what: &str| crate::rundir::RunDirError::Incompatible {
+            path: root.to_owned(),
+            reason: format!(
+                "{} changes {what} of the run ({}); use the run's own config, or --fresh to start over",
+                config_path.display(),
+                run.config_path().display()
+            ),
+        };
+        if stored.net.model != config.net.model {
+            return Err(incompatible("[net.model]").into());
+        }
+        if stored.rules.rules() != config.rules.rules() {
+            return Err(incompatible("the game's [rules]").into());
+        }
+        run.write_config(&text)?;
+        run.log(
+            "train",
+            &format!("configuration updated from {}", config_path.display()),
+        )?;
+    }
+    Ok((run, config, true))
+}
+
+/// The run a role command works on: created or updated from `config_path`
+/// when given (as `sumito train` does), else opened with its own config.
+pub fn open_for_role(
+    root: &std::path::Path,
+    config_path: Option<&std::path::Path>,
+) -> Result<(RunDir, Config)> {
+    match config_path {
+        Some(path) => start_or_resume(root, path, false).map(|(run, config, _)| (run, config)),
+        None => open_run(root),
+    }
+}

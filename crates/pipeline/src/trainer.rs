@@ -1,0 +1,240 @@
+//! The trainer: samples the replay store, trains the network a configured
+//! number of samples per generated position, checkpoints itself atomically
+//! (weights + optimiser) so that a killed trainer resumes where it was, and
+//! writes a candidate model after each generation's worth of new games.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use sumito_net::{TrainMetrics, Trainer, TrainingSample, symmetries_for};
+use tch::Device;
+
+use crate::config::Config;
+use crate::error::{PipelineError, Result};
+use crate::models::{device, load_model, save_model};
+use crate::replay::store::{RefreshReport, ReplayStore};
+use crate::rundir::{RunDir, read_json, write_json};
+
+/// `trainer/state.json`: where the trainer stands. Written after the
+/// checkpoint it names, so it never names a missing one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainerState {
+    /// The newest candidate written (0: only the random start).
+    pub generation: u32,
+    /// Samples trained on so far.
+    pub trained_samples: u64,
+    /// Games in the replay store when the newest candidate was decided.
+    pub games_at_candidate: u64,
+    /// The checkpoint directory inside `trainer/` (none before the first save).
+    pub checkpoint: Option<String>,
+}
+
+/// The trainer with its replay store.
+#[derive(Debug)]
+pub struct TrainerRole {
+    run: RunDir,
+    config: Config,
+    device: Device,
+    trainer: Trainer,
+    store: ReplayStore,
+    state: TrainerState,
+    rng: ChaCha8Rng,
+}
+
+impl TrainerRole {
+    /// Resumes the trainer of `run` from its checkpoint, or starts it from
+    /// the newest candidate (generation 0 at first).
+    pub fn open(run: &RunDir, config: &Config) -> Result<TrainerRole> {
+        let device = device(config)?;
+        let state_path = run.trainer_dir().join("state.json");
+        let state: TrainerState = if state_path.exists() {
+            read_json(&state_path)?
+        } else {
+            TrainerState {
+                generation: 0,
+                trained_samples: 0,
+                games_at_candidate: 0,
+                checkpoint: None,
+            }
+        };
+        let trainer = match &state.checkpoint {
+            Some(name) => {
+                let path = run.trainer_dir().join(name);
+                Trainer::load_checkpoint(&path, &config.net.model, &config.net.training, device)
+                    .map_err(PipelineError::net(format!(
+                        "resuming the trainer from {}",
+                        path.display()
+                    )))?
+                    .0
+            }
+            None => {
+                let net = load_model(run, state.generation, config, device)?;
+                Trainer::new(net, &config.net.training)
+                    .map_err(PipelineError::net("starting the trainer"))?
+            }
+        };
+        let store = ReplayStore::new(&run.replay_dir(), config.training.clone());
+        let rng = ChaCha8Rng::seed_from_u64(state.trained_samples ^ 0x5EED);
+        let role = TrainerRole {
+            run: run.clone(),
+            config: config.clone(),
+            device,
+            trainer,
+            store,
+            state,
+            rng,
+        };
+        // A crash between saving the state and exporting the candidate
+        // leaves the candidate missing: export it again from the checkpoint.
+        if role.state.generation > 0 && !run.model_path(role.state.generation).exists() {
+            role.export_candidate()?;
+        }
+        Ok(role)
+    }
+
+    pub fn state(&self) -> &TrainerState {
+        &self.state
+    }
+
+    pub fn store(&self) -> &ReplayStore {
+        &self.store
+    }
+
+    pub fn step(&self) -> u64 {
+        self.trainer.step()
+    }
+
+    /// Reads new replay files; skipped files are logged with their names.
+    pub fn refresh(&mut self) -> Result<RefreshReport> {
+        let dir = self.run.replay_dir();
+        let report = self.store.refresh().map_err(PipelineError::io(&dir))?;
+        for (path, why) in &report.skipped {
+            self.run.log(
+                "trainer",
+                &format!("warning: skipped replay file {}: {why}", path.display()),
+            )?;
+        }
+        Ok(report)
+    }
+
+    /// Optimiser steps still owed to the positions generated so far
+    /// (`samples_per_position` samples each). None while the window holds
+    /// less than one batch.
+    pub fn pending_steps(&self) -> u64 {
+        let batch = self.config.net.training.batch_size as u64;
+        if (self.store.len() as u64) < batch {
+            return 0;
+        }
+        let owed = (self.store.total_positions() as f64 * self.config.training.samples_per_position)
+            as u64;
+        owed.saturating_sub(self.state.trained_samples) / batch
+    }
+
+    /// Whether a generation's worth of games arrived since the last
+    /// candidate and the training they call for is done.
+    pub fn candidate_due(&self) -> bool {
+        self.games_since_candidate() >= self.config.selfplay.games_per_generation
+            && self.pending_steps() == 0
+    }
+
+    /// Games in the store since the newest candidate.
+    pub fn games_since_candidate(&self) -> u64 {
+        self.store
+            .total_games()
+            .saturating_sub(self.state.games_at_candidate)
+    }
+
+    /// One optimiser step on a batch drawn uniformly from the window, each
+    /// sample under a random allowed symmetry. Checkpoints every
+    /// `training.checkpoint_every_steps` steps.
+    pub fn train_step(&mut self) -> Result<TrainMetrics> {
+        let batch_size = self.config.net.training.batch_size;
+        let symmetries = symmetries_for(self.config.rules.rules());
+        let mut batch = Vec::with_capacity(batch_size);
+        for _ in 0..batch_size {
+            let sample = self
+                .store
+                .sample(&mut self.rng, symmetries)
+                .expect("train_step needs a non-empty store");
+            let wdl = match sample.result {
+                1 => [1.0, 0.0, 0.0],
+                0 => [0.0, 1.0, 0.0],
+                _ => [0.0, 0.0, 1.0],
+            };
+            batch.push(TrainingSample {
+                position: sample.position,
+                policy: sample.policy,
+                wdl,
+                marble_diff: sample.marble_difference as f32,
+            });
+        }
+        let metrics = self
+            .trainer
+            .train_step(&batch)
+            .map_err(PipelineError::net("training step"))?;
+        self.state.trained_samples += batch_size as u64;
+        if self
+            .trainer
+            .step()
+            .is_multiple_of(self.config.training.checkpoint_every_steps)
+        {
+            self.save_checkpoint()?;
+        }
+        Ok(metrics)
+    }
+
+    /// Saves weights and optimiser under a new name, then the state naming
+    /// it, then removes the previous checkpoint.
+    pub fn save_checkpoint(&mut self) -> Result<()> {
+        let name = format!("ckpt-{:09}", self.trainer.step());
+        let dir = self.run.trainer_dir();
+        let path = dir.join(&name);
+        if path.exists() {
+            std::fs::remove_dir_all(&path).map_err(PipelineError::io(&path))?;
+        }
+        self.trainer
+            .save_checkpoint(&path, Some(self.config.rules.rules()))
+            .map_err(PipelineError::net(format!(
+                "saving the trainer checkpoint {}",
+                path.display()
+            )))?;
+        let previous = self.state.checkpoint.replace(name.clone());
+        write_json(&dir.join("state.json"), &self.state)?;
+        if let Some(previous) = previous.filter(|previous| *previous != name) {
+            let _ = std::fs::remove_dir_all(dir.join(previous));
+        }
+        Ok(())
+    }
+
+    /// Writes the next candidate: first the trainer's own checkpoint and
+    /// state (which count the candidate as made), then the model. Returns
+    /// its generation.
+    pub fn write_candidate(&mut self) -> Result<u32> {
+        self.state.generation += 1;
+        self.state.games_at_candidate = self.store.total_games();
+        self.save_checkpoint()?;
+        self.export_candidate()?;
+        let generation = self.state.generation;
+        self.run.log(
+            "trainer",
+            &format!(
+                "candidate gen-{generation}: {} training steps, {} samples, {} games, {} positions",
+                self.trainer.step(),
+                self.state.trained_samples,
+                self.store.total_games(),
+                self.store.total_positions()
+            ),
+        )?;
+        Ok(generation)
+    }
+
+    fn export_candidate(&self) -> Result<()> {
+        let path = self.run.model_path(self.state.generation);
+        save_model(self.trainer.net(), &path, self.trainer.step(), &self.config)
+    }
+
+    pub fn device(&self) -> Device {
+        self.device
+    }
+}

@@ -1,0 +1,281 @@
+//! End-to-end tests of `sumito train` and its run directory, on the tiny
+//! configuration: a whole run, a run killed (SIGKILL) mid-generation and
+//! resumed, a corrupted replay file, and configuration errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use sumito_pipeline::replay::files::list_games;
+use sumito_pipeline::replay::format::decode_game;
+use sumito_pipeline::tensorboard::read_events;
+
+const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh scratch directory for one test, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("sumito-e2e-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The tiny config with `generations` generations, written into `dir`.
+fn tiny_config(dir: &Path, generations: u32) -> PathBuf {
+    let text = std::fs::read_to_string(repo().join("configs/tiny.toml")).unwrap();
+    let text = text.replace("generations = 2", &format!("generations = {generations}"));
+    let path = dir.join(format!("tiny-{generations}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn train(config: &Path, run_dir: &Path, extra: &[&str]) -> Output {
+    Command::new(SUMITO)
+        .args(["train", "--no-progress", "--config"])
+        .arg(config)
+        .arg("--run-dir")
+        .arg(run_dir)
+        .args(extra)
+        .env("OMP_WAIT_POLICY", "PASSIVE")
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn replay_files(run_dir: &Path) -> Vec<PathBuf> {
+    list_games(&run_dir.join("replay")).unwrap()
+}
+
+/// Checks the files a finished run of `generations` generations must hold.
+fn check_finished_run(run_dir: &Path, generations: u32) {
+    for generation in 0..=generations {
+        let model = run_dir.join(format!("models/gen-{generation:06}"));
+        assert!(
+            model.join("weights.safetensors").is_file(),
+            "missing {}",
+            model.display()
+        );
+        assert!(model.join("meta.json").is_file());
+    }
+    let best: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("models/best.json")).unwrap()).unwrap();
+    assert!(best["generation"].as_u64().unwrap() <= u64::from(generations));
+    let games = replay_files(run_dir);
+    assert!(
+        games.len() >= 8 * generations as usize,
+        "{} replay files",
+        games.len()
+    );
+    for path in &games {
+        let game = decode_game(&std::fs::read(path).unwrap())
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        assert!(!game.positions.is_empty());
+    }
+    for generation in 1..=generations {
+        let record: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(run_dir.join(format!("evaluations/gen-{generation:06}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert!(record["promoted"].is_boolean());
+        assert!(record["gating"]["reason"].is_string(), "{record}");
+        assert!(!record["games"].as_array().unwrap().is_empty());
+    }
+    let elo: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("elo.json")).unwrap()).unwrap();
+    let players: Vec<&str> = elo
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["player"].as_str().unwrap())
+        .collect();
+    assert!(
+        players.contains(&"random") && players.contains(&"gen-1"),
+        "{players:?}"
+    );
+    let mut tags = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(run_dir.join("tensorboard")).unwrap() {
+        let path = entry.unwrap().path();
+        assert!(
+            path.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("events.out.tfevents.")
+        );
+        for event in read_events(&path).unwrap() {
+            tags.extend(event.scalars.into_iter().map(|(tag, _)| tag));
+        }
+    }
+    for tag in [
+        "loss/total",
+        "loss/policy",
+        "train/learning_rate",
+        "selfplay/positions_per_second",
+        "eval/score_vs_random",
+        "elo/candidate",
+    ] {
+        assert!(tags.contains(tag), "no {tag} in {tags:?}");
+    }
+    let log = std::fs::read_to_string(run_dir.join("log.txt")).unwrap();
+    assert!(
+        log.contains("gen 1:") && log.contains(&format!("gen {generations}:")),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_tiny_run_trains_two_generations_and_resumes_as_finished() {
+    let scratch = Scratch::new("two-generations");
+    let run_dir = scratch.0.join("run");
+    let config = tiny_config(&scratch.0, 2);
+    let started = Instant::now();
+    let output = train(&config, &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    println!(
+        "two generations took {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    check_finished_run(&run_dir, 2);
+    assert!(text(&output).contains("gen 2:"), "{}", text(&output));
+
+    // The same command again: the budget is spent, nothing changes.
+    let games_before = replay_files(&run_dir).len();
+    let output = train(&config, &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        text(&output).contains("resuming") && text(&output).contains("budget spent"),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(replay_files(&run_dir).len(), games_before);
+}
+
+#[test]
+fn a_run_killed_mid_generation_resumes_without_losing_games() {
+    let scratch = Scratch::new("killed");
+    let run_dir = scratch.0.join("run");
+    let config = tiny_config(&scratch.0, 2);
+    let mut child = Command::new(SUMITO)
+        .args(["train", "--no-progress", "--config"])
+        .arg(&config)
+        .arg("--run-dir")
+        .arg(&run_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it (SIGKILL) once some games of the second generation are on disk.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while replay_files(&run_dir).len() < 10 {
+        assert!(Instant::now() < deadline, "no games appeared");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it could be killed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let survivors = replay_files(&run_dir);
+    for path in &survivors {
+        decode_game(&std::fs::read(path).unwrap())
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    }
+
+    let output = train(&config, &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(text(&output).contains("resuming"), "{}", text(&output));
+    check_finished_run(&run_dir, 2);
+    let after = replay_files(&run_dir);
+    for path in &survivors {
+        assert!(after.contains(path), "lost {}", path.display());
+    }
+    // No temporary file is left behind as a replay file.
+    assert!(
+        after
+            .iter()
+            .all(|path| !path.file_name().unwrap().to_string_lossy().starts_with('.'))
+    );
+}
+
+#[test]
+fn a_corrupted_replay_file_is_skipped_with_a_warning_naming_it() {
+    let scratch = Scratch::new("corrupt");
+    let run_dir = scratch.0.join("run");
+    let output = train(&tiny_config(&scratch.0, 1), &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let victim = replay_files(&run_dir)[0].clone();
+    let bytes = std::fs::read(&victim).unwrap();
+    std::fs::write(&victim, &bytes[..bytes.len() - 7]).unwrap();
+
+    let output = train(&tiny_config(&scratch.0, 2), &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let name = victim.file_name().unwrap().to_string_lossy().into_owned();
+    let warning = text(&output)
+        .lines()
+        .find(|line| line.contains("warning") && line.contains(&name))
+        .map(str::to_owned);
+    assert!(
+        warning.is_some(),
+        "no warning naming {name}:\n{}",
+        text(&output)
+    );
+    assert!(
+        std::fs::read_to_string(run_dir.join("log.txt"))
+            .unwrap()
+            .contains(&name)
+    );
+    assert!(run_dir.join("models/gen-000002").is_dir());
+}
+
+#[test]
+fn configuration_errors_name_the_key_and_runs_are_not_overwritten() {
+    let scratch = Scratch::new("config-errors");
+    let typo = scratch.0.join("typo.toml");
+    let text_with_typo = std::fs::read_to_string(repo().join("configs/tiny.toml"))
+        .unwrap()
+        .replace("games_in_parallel = 8", "games_in_paralel = 8");
+    std::fs::write(&typo, text_with_typo).unwrap();
+    let output = train(&typo, &scratch.0.join("run"), &[]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("games_in_paralel"),
+        "{}",
+        text(&output)
+    );
+    assert!(!scratch.0.join("run").exists());
+
+    let precious = scratch.0.join("precious");
+    std::fs::create_dir_all(&precious).unwrap();
+    std::fs::write(precious.join("notes.txt"), "keep me").unwrap();
+    for extra in [&[][..], &["--fresh"][..]] {
+        let output = train(&repo().join("configs/tiny.toml"), &precious, extra);
+        assert!(!output.status.success());
+        assert!(
+            text(&output).contains("not a sumito run directory"),
+            "{}",
+            text(&output)
+        );
+    }
+    assert!(precious.join("notes.txt").exists());
+}
