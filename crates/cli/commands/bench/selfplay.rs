@@ -10,12 +10,14 @@ use sumito_engine::Position;
 use sumito_net::encoding::{INPUT_LEN, encode_position};
 use sumito_net::{DirectEvaluator, PolicyValueNet, configure_threads};
 use sumito_pipeline::config::Config;
-use sumito_pipeline::selfplay::{WorkerSettings, play_games};
+use sumito_pipeline::selfplay::{SelfPlayStats, WorkerSettings, play_games};
 
 const QUICK: &str = include_str!("../../../../configs/quick.toml");
-/// How long self-play runs (unfinished games count by their moves).
-const SELFPLAY_FOR: Duration = Duration::from_secs(20);
-const FORWARD_FOR: Duration = Duration::from_secs(5);
+/// Rounds of (raw forward passes, then self-play); unfinished games count
+/// by their moves.
+const ROUNDS: u64 = 5;
+const FORWARD_FOR: Duration = Duration::from_secs(1);
+const SELFPLAY_FOR: Duration = Duration::from_secs(4);
 
 /// `batch` positions a few random plies into games from the config's layouts.
 fn sample_positions(config: &Config, batch: usize) -> Vec<Position> {
@@ -50,16 +52,9 @@ pub fn run() -> anyhow::Result<()> {
         encode_position(position, out);
     }
     direct.run_encoded(&inputs, batch)?; // warm-up
-    let started = Instant::now();
-    let mut rows = 0u64;
-    while started.elapsed() < FORWARD_FOR {
-        direct.run_encoded(&inputs, batch)?;
-        rows += batch as u64;
-    }
-    let raw = rows as f64 / started.elapsed().as_secs_f64();
-    println!("raw_forward_evaluations_per_second: {raw:.0} evals/s");
 
-    // Self-play with the same network through the search.
+    // Raw forward passes and self-play take turns, so that both see the same
+    // machine (the load of a shared machine drifts).
     let settings = WorkerSettings {
         rules: config.rules.clone(),
         selfplay: config.selfplay.clone(),
@@ -69,14 +64,33 @@ pub fn run() -> anyhow::Result<()> {
     };
     let out_dir =
         std::env::temp_dir().join(format!("sumito-bench-selfplay-{}", std::process::id()));
-    let quota = AtomicU64::new(u64::MAX);
-    let started = Instant::now();
-    let stop = || started.elapsed() >= SELFPLAY_FOR;
-    let stats = play_games(&direct, &settings, &out_dir, &quota, &stop, &|_| {})
-        .context("self-play for the benchmark")?;
-    let elapsed = started.elapsed().as_secs_f64();
+    let (mut raw_rows, mut raw_time) = (0u64, Duration::ZERO);
+    let mut stats = SelfPlayStats::default();
+    let mut selfplay_time = Duration::ZERO;
+    for round in 0..ROUNDS {
+        let started = Instant::now();
+        while started.elapsed() < FORWARD_FOR {
+            direct.run_encoded(&inputs, batch)?;
+            raw_rows += batch as u64;
+        }
+        raw_time += started.elapsed();
+        let quota = AtomicU64::new(u64::MAX);
+        let started = Instant::now();
+        let stop = || started.elapsed() >= SELFPLAY_FOR;
+        let settings = WorkerSettings {
+            seed: round,
+            ..settings.clone()
+        };
+        let round_stats = play_games(&direct, &settings, &out_dir, &quota, &stop, &|_| {})
+            .context("self-play for the benchmark")?;
+        selfplay_time += started.elapsed();
+        stats.add(&round_stats);
+    }
     let _ = std::fs::remove_dir_all(&out_dir);
+    let raw = raw_rows as f64 / raw_time.as_secs_f64();
+    let elapsed = selfplay_time.as_secs_f64();
     let evals = stats.evaluations as f64 / elapsed;
+    println!("raw_forward_evaluations_per_second: {raw:.0} evals/s");
     println!(
         "selfplay_positions_per_second: {:.1} positions/s",
         stats.moves as f64 / elapsed
@@ -87,6 +101,5 @@ pub fn run() -> anyhow::Result<()> {
         "selfplay_share_outside_network: {:.3} share",
         1.0 - stats.evaluator_time.as_secs_f64() / elapsed
     );
-    println!("selfplay_games_finished: {} games", stats.games);
     Ok(())
 }
