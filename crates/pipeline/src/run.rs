@@ -274,8 +274,9 @@ fn train_pending(
     events: &mut EventWriter,
     ui: &Ui,
     lease_check: &dyn Fn() -> Result<()>,
+    max_steps: u64,
 ) -> Result<Option<sumito_net::TrainMetrics>> {
-    let steps = trainer.pending_steps();
+    let steps = trainer.pending_steps().min(max_steps);
     if steps == 0 {
         return Ok(None);
     }
@@ -502,7 +503,8 @@ pub fn train(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> 
         if ui.stopping() {
             continue;
         }
-        let training = train_pending(&mut trainer, &mut events, &ui, &lease_check)?;
+        // No game arrives while this process trains: train all that is owed.
+        let training = train_pending(&mut trainer, &mut events, &ui, &lease_check, u64::MAX)?;
         if ui.stopping() || !trainer.candidate_due() {
             continue;
         }
@@ -597,10 +599,7 @@ pub fn trainer(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()
             break;
         }
         refresh_store(&mut trainer, &ui)?;
-        if trainer.pending_steps() > 0 {
-            waiting_said = false;
-            train_pending(&mut trainer, &mut events, &ui, &lease_check)?;
-        } else if trainer.candidate_due() {
+        if trainer.candidate_due() {
             let candidate = trainer.write_candidate()?;
             if config.gating.mode == GatingMode::Off {
                 run.set_best(candidate)?;
@@ -610,6 +609,11 @@ pub fn trainer(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()
                 trainer.store().total_games(),
                 trainer.store().total_positions()
             ));
+        } else if trainer.pending_steps() > 0 {
+            waiting_said = false;
+            // In chunks, so that new games and due candidates are seen.
+            let chunk = config.training.checkpoint_every_steps;
+            train_pending(&mut trainer, &mut events, &ui, &lease_check, chunk)?;
         } else {
             if !waiting_said {
                 ui.say(&format!(

@@ -40,6 +40,8 @@ pub struct TrainerRole {
     store: ReplayStore,
     state: TrainerState,
     rng: ChaCha8Rng,
+    /// Samples owed when the current generation's games were complete.
+    generation_boundary: Option<u64>,
 }
 
 impl TrainerRole {
@@ -84,6 +86,7 @@ impl TrainerRole {
             store,
             state,
             rng,
+            generation_boundary: None,
         };
         // A crash between saving the state and exporting the candidate
         // leaves the candidate missing: export it again from the checkpoint.
@@ -122,20 +125,33 @@ impl TrainerRole {
     /// (`samples_per_position` samples each). None while the window holds
     /// less than one batch.
     pub fn pending_steps(&self) -> u64 {
+        self.steps_owed_for(self.owed_samples())
+    }
+
+    fn owed_samples(&self) -> u64 {
+        (self.store.total_positions() as f64 * self.config.training.samples_per_position) as u64
+    }
+
+    fn steps_owed_for(&self, samples: u64) -> u64 {
         let batch = self.config.net.training.batch_size as u64;
         if (self.store.len() as u64) < batch {
             return 0;
         }
-        let owed = (self.store.total_positions() as f64 * self.config.training.samples_per_position)
-            as u64;
-        owed.saturating_sub(self.state.trained_samples) / batch
+        samples.saturating_sub(self.state.trained_samples) / batch
     }
 
     /// Whether a generation's worth of games arrived since the last
-    /// candidate and the training they call for is done.
-    pub fn candidate_due(&self) -> bool {
-        self.games_since_candidate() >= self.config.selfplay.games_per_generation
-            && self.pending_steps() == 0
+    /// candidate and the training owed to the positions generated up to that
+    /// point is done. (Positions that arrive later belong to the next
+    /// generation, so that self-play running faster than training never
+    /// holds candidates back.)
+    pub fn candidate_due(&mut self) -> bool {
+        if self.games_since_candidate() < self.config.selfplay.games_per_generation {
+            return false;
+        }
+        let owed = self.owed_samples();
+        let boundary = *self.generation_boundary.get_or_insert(owed);
+        self.steps_owed_for(boundary) == 0
     }
 
     /// Games in the store since the newest candidate.
@@ -213,6 +229,7 @@ impl TrainerRole {
     pub fn write_candidate(&mut self) -> Result<u32> {
         self.state.generation += 1;
         self.state.games_at_candidate = self.store.total_games();
+        self.generation_boundary = None;
         self.save_checkpoint()?;
         self.export_candidate()?;
         let generation = self.state.generation;
