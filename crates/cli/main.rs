@@ -31,10 +31,18 @@ enum Command {
     Trainer(commands::trainer::Args),
     /// Evaluator of a shared run directory: gates and rates every new candidate.
     Evaluate(commands::evaluate::Args),
+    /// Export a trained model as a bundle for play, or a checkpoint as TorchScript.
+    Export(commands::export::Args),
     /// Count the leaves of the game tree to a depth (move generator check).
     Perft(commands::perft::Args),
     /// List the legal moves of a position in Aba-Pro notation.
     Moves(commands::moves::Args),
+    /// Draw a position, or each position of a game record, as SVG.
+    Render(commands::render::Args),
+    /// Play a game in the terminal against a model or a classical opponent.
+    Play(commands::play::Args),
+    /// Show what a model's search thinks of a position or of each move of a game.
+    Analyze(commands::analyze::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -46,8 +54,12 @@ fn main() -> std::process::ExitCode {
         Command::Selfplay(args) => commands::selfplay::run(args),
         Command::Trainer(args) => commands::trainer::run(args),
         Command::Evaluate(args) => commands::evaluate::run(args),
+        Command::Export(args) => commands::export::run(args),
         Command::Perft(args) => commands::perft::run(args),
         Command::Moves(args) => commands::moves::run(args),
+        Command::Render(args) => commands::render::run(args),
+        Command::Play(args) => commands::play::run(args),
+        Command::Analyze(args) => commands::analyze::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

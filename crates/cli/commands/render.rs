@@ -1,0 +1,88 @@
+//! `sumito render`: SVG pictures of a position, or of every position of a
+//! recorded game, with coordinates, marbles, the last move as arrows, and
+//! the marbles pushed off.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use clap::Args as ClapArgs;
+use sumito_engine::Position;
+use sumito_play::record::{GameRecord, write_atomic};
+use sumito_play::svg::{render_game, render_svg};
+
+#[derive(Debug, ClapArgs)]
+#[command(group = clap::ArgGroup::new("source").required(true))]
+pub struct Args {
+    /// The position to draw, in the text format, e.g.
+    /// "wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0".
+    #[arg(long, group = "source")]
+    fen: Option<String>,
+    /// A game record (as written by `sumito play`'s save or by matches):
+    /// one picture per position, written as OUT-000.svg (the start),
+    /// OUT-001.svg (after the first move), … next to OUT.
+    #[arg(long, group = "source")]
+    record: Option<PathBuf>,
+    /// The SVG file to write (for --record, the name the numbered files
+    /// are made from).
+    #[arg(long)]
+    out: PathBuf,
+    /// A title for the picture of --fen (default: the position text).
+    #[arg(long, requires = "fen")]
+    title: Option<String>,
+}
+
+/// `dir/game.svg` and 7 → `dir/game-007.svg` (at least three digits, more
+/// when the game has more positions, so that the names sort in order).
+fn numbered(out: &Path, index: usize, count: usize) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "game".into(), |s| s.to_string_lossy().into_owned());
+    let digits = count.saturating_sub(1).to_string().len().max(3);
+    out.with_file_name(format!("{stem}-{index:0digits$}.svg"))
+}
+
+fn write(path: &Path, svg: &str) -> anyhow::Result<()> {
+    write_atomic(path, svg.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    println!("{}", path.display());
+    Ok(())
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.out.extension().is_none_or(|ext| ext != "svg") {
+        bail!(
+            "--out {}: the file name must end in .svg",
+            args.out.display()
+        );
+    }
+    if let Some(text) = &args.fen {
+        let position = Position::from_fen(text)
+            .with_context(|| format!("reading the position given by --fen {text:?}"))?;
+        let title = args
+            .title
+            .clone()
+            .unwrap_or_else(|| text.trim().to_string());
+        return write(&args.out, &render_svg(&position, None, &title));
+    }
+    let path = args
+        .record
+        .as_ref()
+        .expect("clap requires --fen or --record");
+    let record = GameRecord::read(path)?;
+    let pictures = render_game(&record);
+    for (index, svg) in pictures.iter().enumerate() {
+        write(&numbered(&args.out, index, pictures.len()), svg)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_names_sort_in_order() {
+        let out = Path::new("pics/game.svg");
+        assert_eq!(numbered(out, 0, 10), Path::new("pics/game-000.svg"));
+        assert_eq!(numbered(out, 42, 1001), Path::new("pics/game-0042.svg"));
+    }
+}

@@ -1,0 +1,239 @@
+//! Analysis for people: the search's view of one position (its value and
+//! its top moves with visits, Q and prior), and of a whole recorded game
+//! (the value after each move).
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use sumito_arena::record::GameRecord;
+use sumito_engine::{Color, Move, Outcome, Position};
+use sumito_mcts::{SearchError, Wdl};
+
+use crate::network::{Analysis, NetworkSearch};
+use crate::{color_title, outcome_title};
+
+/// `+0.12` style: a value in `[-1, 1]` with its sign.
+fn signed(value: f32) -> String {
+    format!("{value:+.3}")
+}
+
+fn percent(p: f32) -> String {
+    format!("{:.0}%", 100.0 * p)
+}
+
+/// The search's report on `position` with the `top` most visited moves.
+pub fn format_position(position: &Position, analysis: &Analysis, top: usize) -> String {
+    let mut text = String::new();
+    let side = color_title(position.side_to_move());
+    let wdl = analysis.wdl;
+    let _ = writeln!(text, "position: {position}");
+    let _ = writeln!(
+        text,
+        "{side} to move: value {} for {side} (win {}, draw {}, loss {}), {} simulations in {:.1} s",
+        signed(wdl.value()),
+        percent(wdl.win),
+        percent(wdl.draw),
+        percent(wdl.loss),
+        analysis.simulations,
+        analysis.elapsed.as_secs_f64()
+    );
+    let _ = writeln!(
+        text,
+        "  {:<8} {:>7} {:>6} {:>7} {:>6}",
+        "move", "visits", "share", "Q", "prior"
+    );
+    let total = analysis.visits.max(1);
+    for stats in analysis.moves.iter().take(top) {
+        let q = stats.q.map_or_else(|| "-".to_string(), signed);
+        let _ = writeln!(
+            text,
+            "  {:<8} {:>7} {:>6} {:>7} {:>6.3}",
+            stats.mv.to_string(),
+            stats.visits,
+            format!("{:.1}%", 100.0 * stats.visits as f64 / f64::from(total)),
+            q,
+            stats.prior
+        );
+    }
+    if analysis.moves.len() > top {
+        let _ = writeln!(
+            text,
+            "  ... {} more legal moves",
+            analysis.moves.len() - top
+        );
+    }
+    let line: Vec<String> = analysis
+        .principal_variation
+        .iter()
+        .map(Move::to_string)
+        .collect();
+    let _ = writeln!(text, "principal variation: {}", line.join(" "));
+    text
+}
+
+/// The view after one move of a game (or of its start).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlyReport {
+    /// 0 for the start, then the number of moves played.
+    pub ply: usize,
+    /// The move that led here and who played it.
+    pub played: Option<(Color, Move)>,
+    /// The outcome if the game is over here.
+    pub over: Option<Outcome>,
+    /// Win/draw/loss for Black (searched, or exact when over).
+    pub black: Wdl,
+    /// The search's best move here (none when over).
+    pub best: Option<Move>,
+}
+
+/// Searches every position of `record` with `search`'s budget.
+pub fn analyse_game(
+    search: &mut NetworkSearch,
+    record: &GameRecord,
+) -> Result<Vec<PlyReport>, SearchError> {
+    let positions = record.positions();
+    let mut reports = Vec::with_capacity(positions.len());
+    for (ply, position) in positions.iter().enumerate() {
+        let played = ply
+            .checked_sub(1)
+            .map(|previous| (positions[previous].side_to_move(), record.moves[previous]));
+        let report = match position.outcome() {
+            Some((outcome, _)) => PlyReport {
+                ply,
+                played,
+                over: Some(outcome),
+                black: match outcome {
+                    Outcome::Win(Color::Black) => Wdl::from_value(1.0),
+                    Outcome::Win(Color::White) => Wdl::from_value(-1.0),
+                    Outcome::Draw => Wdl::DRAW,
+                },
+                best: None,
+            },
+            None => {
+                let analysis = search.analyse(position, None)?;
+                let black = match position.side_to_move() {
+                    Color::Black => analysis.wdl,
+                    Color::White => analysis.wdl.flipped(),
+                };
+                PlyReport {
+                    ply,
+                    played,
+                    over: None,
+                    black,
+                    best: Some(analysis.best),
+                }
+            }
+        };
+        reports.push(report);
+    }
+    Ok(reports)
+}
+
+/// One line per position: the move, the value for Black, and the best
+/// continuation.
+pub fn format_game(reports: &[PlyReport], elapsed: Duration) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "{:>4}  {:<14} {:>8} {:>8} {:>6} {:>8}  best next move",
+        "ply", "move", "value", "Black", "draw", "White"
+    );
+    for report in reports {
+        let played = report.played.map_or_else(
+            || "start".to_string(),
+            |(color, mv)| format!("{} {mv}", color_title(color)),
+        );
+        let next = match (report.best, report.over) {
+            (Some(best), _) => best.to_string(),
+            (None, Some(outcome)) => format!("game over: {}", outcome_title(outcome)),
+            (None, None) => String::new(),
+        };
+        let _ = writeln!(
+            text,
+            "{:>4}  {:<14} {:>8} {:>8} {:>6} {:>8}  {next}",
+            report.ply,
+            played,
+            signed(report.black.value()),
+            percent(report.black.win),
+            percent(report.black.draw),
+            percent(report.black.loss),
+        );
+    }
+    let _ = writeln!(
+        text,
+        "(value and win chances for Black; {} positions in {:.1} s)",
+        reports.len(),
+        elapsed.as_secs_f64()
+    );
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::SearchBudget;
+    use sumito_arena::record::Start;
+    use sumito_engine::{EndReason, Layout, Rules};
+    use sumito_mcts::UniformEvaluator;
+
+    fn uniform() -> NetworkSearch {
+        NetworkSearch::new(
+            "uniform",
+            Box::new(UniformEvaluator),
+            SearchBudget::Simulations(64),
+            3,
+        )
+    }
+
+    #[test]
+    fn a_position_report_lists_the_top_moves() {
+        let start = Position::start(Layout::Standard, Rules::default());
+        let analysis = uniform().analyse(&start, None).unwrap();
+        let text = format_position(&start, &analysis, 5);
+        assert!(text.contains("Black to move: value "), "{text}");
+        assert!(text.contains("64 simulations"), "{text}");
+        assert!(text.contains("... 39 more legal moves"), "{text}");
+        assert!(
+            text.contains(&format!("principal variation: {}", analysis.best)),
+            "{text}"
+        );
+        // Header plus five moves between the summary and the "more" line.
+        let rows = text
+            .lines()
+            .skip_while(|line| !line.trim_start().starts_with("move"))
+            .skip(1)
+            .take_while(|line| !line.contains("more legal moves"))
+            .count();
+        assert_eq!(rows, 5, "{text}");
+    }
+
+    #[test]
+    fn a_game_report_has_one_line_per_position_and_the_result() {
+        // Black's E7-E8 pushes White's E9 off, the sixth marble.
+        let position = Position::from_fen("5/6/7/8/6bbw/8/7/6/5 b 0 5").unwrap();
+        let push_off = position.parse_move("E7E8").unwrap();
+        let record = GameRecord {
+            start: Start::Position(position),
+            rules: Rules::default(),
+            black: "b".into(),
+            white: "w".into(),
+            opening_plies: 0,
+            moves: vec![push_off],
+            result: Some((Outcome::Win(Color::Black), EndReason::MarblesOff)),
+        };
+        let reports = analyse_game(&mut uniform(), &record).unwrap();
+        assert_eq!(reports.len(), 2);
+        assert_eq!(reports[0].played, None);
+        assert!(reports[0].best.is_some());
+        assert_eq!(reports[1].played, Some((Color::Black, push_off)));
+        assert_eq!(reports[1].over, Some(Outcome::Win(Color::Black)));
+        assert_eq!(reports[1].black, Wdl::from_value(1.0));
+        let text = format_game(&reports, Duration::from_millis(1500));
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(text.contains("start"), "{text}");
+        assert!(text.contains("Black E7E8"), "{text}");
+        assert!(text.contains("+1.000"), "{text}");
+        assert!(text.contains("game over: Black wins"), "{text}");
+        assert!(text.contains("2 positions in 1.5 s"), "{text}");
+    }
+}

@@ -1,0 +1,924 @@
+//! Model bundles: one self-contained folder per trained model, what
+//! `sumito export` writes and `sumito play` / `sumito analyze` load.
+//!
+//! ```text
+//! models/NAME/
+//!   bundle.json            what the model is (BundleMeta): architecture, input encoding
+//!                          version, rules, training provenance, Elo and scores against
+//!                          the fixed opponents, and the size and CRC-32C of every file below
+//!   model.pt               the network as TorchScript (sumito_net::TorchScriptModel)
+//!   model.pt.json          its description (input/output layout, encoding version)
+//!   weights.safetensors    the same weights as safetensors (a sumito-net checkpoint,
+//!   meta.json              with these two files: loadable for further training)
+//!   manifest.json
+//!   training-config.toml   the configuration of the run the model came from
+//! ```
+//!
+//! The bundle is written into a temporary folder beside the target and
+//! renamed into place, so a folder named like a bundle is always complete.
+//! Opening one checks, in this order, that `bundle.json` exists and is ours,
+//! that its format version and the network's input encoding version are
+//! the ones this program reads, and that every listed file is present with
+//! its recorded size and checksum; each failure says what is wrong and how
+//! to get a good bundle.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sumito_engine::Rules;
+use sumito_net::{
+    Device, DirectEvaluator, ENCODING_VERSION, ModelConfig, NetError, PolicyValueNet, RulesMeta,
+    SymmetryMode, TorchScriptModel,
+};
+use sumito_pipeline::crc::crc32c;
+
+use crate::network::{NetworkSearch, SearchBudget};
+use sumito_pipeline::fsutil::{utc_timestamp, write_atomic};
+use sumito_pipeline::ratings::{EloEntry, EvaluationRecord, model_name};
+use sumito_pipeline::rundir::{RunDir, RunDirError, read_json};
+
+/// Names this folder layout in `bundle.json`.
+pub const BUNDLE_FORMAT: &str = "sumito-model-bundle";
+/// Bumped whenever the layout changes incompatibly.
+pub const BUNDLE_VERSION: u32 = 1;
+pub const BUNDLE_FILE: &str = "bundle.json";
+pub const TORCHSCRIPT_FILE: &str = "model.pt";
+pub const TRAINING_CONFIG_FILE: &str = "training-config.toml";
+/// The shipped model's folder name under `models/`, used when no model is named.
+pub const DEFAULT_MODEL: &str = "quick";
+
+/// Where the model came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainingProvenance {
+    /// The run directory it was exported from, as given to `sumito export`.
+    pub run_dir: String,
+    /// The generation (checkpoint) exported.
+    pub generation: u32,
+    /// Optimiser steps of its weights.
+    pub training_step: u64,
+    /// The newest generation the run had when exported.
+    pub generations: u32,
+    /// Wall-clock hours the run's training loop had run, if it recorded them.
+    pub hours: Option<f64>,
+}
+
+/// One row of the run's Elo table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EloRow {
+    pub player: String,
+    pub elo: f64,
+    /// 95 % interval.
+    pub low: f64,
+    pub high: f64,
+    pub games: u32,
+}
+
+/// A file of the bundle with its size and CRC-32C.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BundleFile {
+    pub name: String,
+    pub bytes: u64,
+    pub crc32c: String,
+}
+
+/// `bundle.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BundleMeta {
+    pub format: String,
+    pub format_version: u32,
+    pub name: String,
+    /// Input encoding of the network (`sumito_net::ENCODING_VERSION`).
+    pub encoding_version: u32,
+    pub architecture: ModelConfig,
+    pub parameters: usize,
+    /// The rules the model was trained under; play uses them.
+    pub rules: RulesMeta,
+    pub training: TrainingProvenance,
+    /// The exported generation and the fixed opponents in the run's Elo
+    /// table (empty if the run had rated nothing yet).
+    pub elo: Vec<EloRow>,
+    /// The exported generation's score share against each fixed opponent
+    /// in its evaluation games.
+    pub opponent_scores: BTreeMap<String, f64>,
+    /// When, by what and from which source commit it was exported.
+    pub exported_at: String,
+    pub exported_by: String,
+    pub git_commit: Option<String>,
+    pub files: Vec<BundleFile>,
+}
+
+impl BundleMeta {
+    pub fn rules(&self) -> Rules {
+        self.rules.into()
+    }
+
+    /// The exported generation's Elo row, if rated.
+    pub fn own_elo(&self) -> Option<&EloRow> {
+        let own = model_name(self.training.generation);
+        self.elo.iter().find(|row| row.player == own)
+    }
+}
+
+/// What can go wrong exporting or opening a bundle.
+#[derive(Debug, thiserror::Error)]
+pub enum BundleError {
+    #[error("no model bundle at {}: the folder does not exist", dir.display())]
+    NotFound { dir: PathBuf },
+    #[error(
+        "{} is not a model bundle: it has no {BUNDLE_FILE} (make one with `sumito export --run-dir RUN --out {}`)",
+        dir.display(), dir.display()
+    )]
+    NotABundle { dir: PathBuf },
+    #[error("{} is not a valid bundle description: {problem}", path.display())]
+    Malformed { path: PathBuf, problem: String },
+    #[error(
+        "{} is not a sumito model bundle (its format is {found:?}, expected {BUNDLE_FORMAT:?})",
+        path.display()
+    )]
+    Foreign { path: PathBuf, found: String },
+    #[error(
+        "{} has bundle format version {found}, but this sumito reads version {BUNDLE_VERSION}; use the sumito that exported it, or export the model again with this one",
+        path.display()
+    )]
+    FormatVersion { path: PathBuf, found: u32 },
+    #[error(
+        "the model in {} was trained on input encoding version {found}, but this sumito encodes positions with version {ENCODING_VERSION}; it cannot play here (export a model trained with this version)",
+        dir.display()
+    )]
+    EncodingMismatch { dir: PathBuf, found: u32 },
+    #[error("the bundle {} is incomplete: {name} is missing (export it again)", dir.display())]
+    MissingFile { dir: PathBuf, name: String },
+    #[error("the bundle {} is corrupt: {name} {problem} (export it again)", dir.display())]
+    Corrupt {
+        dir: PathBuf,
+        name: String,
+        problem: String,
+    },
+    #[error(
+        "{} already exists; give --force to replace it",
+        path.display()
+    )]
+    Exists { path: PathBuf },
+    #[error(
+        "{} exists and is not a model bundle; refusing to replace it",
+        path.display()
+    )]
+    ForeignTarget { path: PathBuf },
+    #[error(
+        "the run {} has no generation {generation} (it has: {available})",
+        run.display()
+    )]
+    NoSuchGeneration {
+        run: PathBuf,
+        generation: u32,
+        available: String,
+    },
+    #[error("the run {} has no model yet", run.display())]
+    NoModel { run: PathBuf },
+    #[error(
+        "no --model given and no shipped model found (looked for {}). Train one and export it:\n  \
+         sumito train --config configs/quick.toml --run-dir runs/quick\n  \
+         sumito export --run-dir runs/quick --out models/{DEFAULT_MODEL}\n\
+         or play a classical opponent instead: sumito play --opponent alphabeta:depth=3",
+        searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    NoDefaultModel { searched: Vec<PathBuf> },
+    #[error("{context}: {source}")]
+    Net {
+        context: String,
+        #[source]
+        source: NetError,
+    },
+    #[error("run directory: {0}")]
+    Run(#[from] RunDirError),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BundleError + '_ {
+    move |source| BundleError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn net(context: impl Into<String>) -> impl FnOnce(NetError) -> BundleError {
+    let context = context.into();
+    move |source| BundleError::Net { context, source }
+}
+
+/// What `export_bundle` needs besides the run.
+#[derive(Clone, Debug)]
+pub struct ExportRequest {
+    pub run_dir: PathBuf,
+    /// The generation to export; the run's best model (or, before one is
+    /// chosen, its newest) when `None`.
+    pub generation: Option<u32>,
+    pub out: PathBuf,
+    /// Replace an existing bundle at `out`.
+    pub force: bool,
+    /// The source commit of the exporting program, if known.
+    pub git_commit: Option<String>,
+}
+
+/// The run's recorded training time: `loop.json`'s `elapsed_seconds`,
+/// written by `sumito train`. `None` for runs driven by the separate role
+/// commands, which do not keep it.
+fn training_hours(run: &RunDir) -> Option<f64> {
+    let bytes = std::fs::read(run.root().join("loop.json")).ok()?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    value
+        .get("elapsed_seconds")?
+        .as_f64()
+        .map(|seconds| seconds / 3600.0)
+}
+
+/// The Elo rows of `generation` and of every fixed opponent (the players
+/// that are not generations of the run).
+fn elo_rows(run: &RunDir, generation: u32) -> Result<Vec<EloRow>, BundleError> {
+    let path = run.elo_json_path();
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let table: Vec<EloEntry> = read_json(&path)?;
+    let own = model_name(generation);
+    Ok(table
+        .into_iter()
+        .filter(|entry| entry.player == own || !entry.player.starts_with("gen-"))
+        .map(|entry| EloRow {
+            player: entry.player,
+            elo: entry.elo,
+            low: entry.low,
+            high: entry.high,
+            games: entry.games,
+        })
+        .collect())
+}
+
+fn opponent_scores(run: &RunDir, generation: u32) -> Result<BTreeMap<String, f64>, BundleError> {
+    let path = run.evaluation_path(generation);
+    if !path.exists() {
+        return Ok(BTreeMap::new());
+    }
+    let record: EvaluationRecord = read_json(&path)?;
+    Ok(record.opponent_scores)
+}
+
+fn describe_file(dir: &Path, name: &str) -> Result<BundleFile, BundleError> {
+    let path = dir.join(name);
+    let bytes = std::fs::read(&path).map_err(io(&path))?;
+    Ok(BundleFile {
+        name: name.to_string(),
+        bytes: bytes.len() as u64,
+        crc32c: format!("{:08x}", crc32c(&bytes)),
+    })
+}
+
+/// Exports generation `request.generation` of a run as a bundle at
+/// `request.out`; returns its description.
+pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError> {
+    let run = RunDir::open(&request.run_dir)?;
+    let generations = run.model_generations()?;
+    let newest = *generations.last().ok_or_else(|| BundleError::NoModel {
+        run: request.run_dir.clone(),
+    })?;
+    let generation = match request.generation {
+        Some(generation) => generation,
+        None => run.best()?.map_or(newest, |best| best.generation),
+    };
+    if !generations.contains(&generation) {
+        return Err(BundleError::NoSuchGeneration {
+            run: request.run_dir.clone(),
+            generation,
+            available: generations
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    let checkpoint = run.model_path(generation);
+    let (network, checkpoint_meta) =
+        PolicyValueNet::load_checkpoint(&checkpoint, None, Device::Cpu)
+            .map_err(net(format!("loading {}", checkpoint.display())))?;
+    let rules: RulesMeta = checkpoint_meta
+        .rules
+        .unwrap_or_else(|| Rules::default().into());
+    check_target(&request.out, request.force)?;
+    let parent = parent_of(&request.out);
+    std::fs::create_dir_all(parent).map_err(io(parent))?;
+    let name = request
+        .out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".to_string());
+    let staging = parent.join(format!(".{name}.export-{}.tmp", std::process::id()));
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).map_err(io(&staging))?;
+    }
+    let written = (|| {
+        let step = checkpoint_meta.training_step;
+        network
+            .save_checkpoint(&staging, step, Some(rules.into()))
+            .map_err(net("writing the weights"))?;
+        network
+            .export_torchscript(&staging.join(TORCHSCRIPT_FILE), step, Some(rules.into()))
+            .map_err(net("exporting TorchScript"))?;
+        let config = std::fs::read(run.config_path()).map_err(io(&run.config_path()))?;
+        let config_path = staging.join(TRAINING_CONFIG_FILE);
+        write_atomic(&config_path, &config).map_err(io(&config_path))?;
+        let mut names: Vec<String> = std::fs::read_dir(&staging)
+            .map_err(io(&staging))?
+            .map(|entry| entry.map(|e| e.file_name().to_string_lossy().into_owned()))
+            .collect::<Result<_, _>>()
+            .map_err(io(&staging))?;
+        names.sort();
+        let files = names
+            .iter()
+            .map(|name| describe_file(&staging, name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let meta = BundleMeta {
+            format: BUNDLE_FORMAT.to_string(),
+            format_version: BUNDLE_VERSION,
+            name: name.clone(),
+            encoding_version: checkpoint_meta.encoding_version,
+            architecture: checkpoint_meta.model,
+            parameters: checkpoint_meta.parameters,
+            rules,
+            training: TrainingProvenance {
+                run_dir: request.run_dir.display().to_string(),
+                generation,
+                training_step: step,
+                generations: newest,
+                hours: training_hours(&run),
+            },
+            elo: elo_rows(&run, generation)?,
+            opponent_scores: opponent_scores(&run, generation)?,
+            exported_at: utc_timestamp(),
+            exported_by: format!("sumito {}", env!("CARGO_PKG_VERSION")),
+            git_commit: request.git_commit.clone(),
+            files,
+        };
+        let mut json = serde_json::to_string_pretty(&meta).expect("bundle metadata serialises");
+        json.push('\n');
+        let meta_path = staging.join(BUNDLE_FILE);
+        write_atomic(&meta_path, json.as_bytes()).map_err(io(&meta_path))?;
+        Ok(meta)
+    })();
+    match written {
+        Ok(meta) => {
+            replace_dir(&staging, &request.out)?;
+            Ok(meta)
+        }
+        Err(err) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            Err(err)
+        }
+    }
+}
+
+fn parent_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Refuses to overwrite anything but a bundle, and a bundle without `force`.
+fn check_target(out: &Path, force: bool) -> Result<(), BundleError> {
+    if !out.exists() {
+        return Ok(());
+    }
+    let empty_dir = out.is_dir() && std::fs::read_dir(out).map_err(io(out))?.next().is_none();
+    if empty_dir {
+        return Ok(());
+    }
+    if !out.join(BUNDLE_FILE).is_file() {
+        return Err(BundleError::ForeignTarget {
+            path: out.to_owned(),
+        });
+    }
+    if !force {
+        return Err(BundleError::Exists {
+            path: out.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// Moves the finished `staging` folder to `out`, replacing what is there
+/// (checked by `check_target`) with two renames.
+fn replace_dir(staging: &Path, out: &Path) -> Result<(), BundleError> {
+    let old = parent_of(out).join(format!(
+        ".{}.old-{}.tmp",
+        out.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
+    let had_old = out.exists();
+    if had_old {
+        std::fs::rename(out, &old).map_err(io(out))?;
+    }
+    if let Err(source) = std::fs::rename(staging, out) {
+        if had_old {
+            let _ = std::fs::rename(&old, out);
+        }
+        let _ = std::fs::remove_dir_all(staging);
+        return Err(BundleError::Io {
+            path: out.to_owned(),
+            source,
+        });
+    }
+    if had_old {
+        std::fs::remove_dir_all(&old).map_err(io(&old))?;
+    }
+    if let Ok(dir) = std::fs::File::open(parent_of(out)) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+/// Where models are looked up by name: the folder in `SUMITO_MODELS` if
+/// set; otherwise `models/` in the current folder, then `models/` of the
+/// repository the program was built in (found from `target/*/sumito`).
+pub fn model_folders(program: Option<&Path>, env_models: Option<PathBuf>) -> Vec<PathBuf> {
+    if let Some(folder) = env_models {
+        return vec![folder];
+    }
+    let mut folders = vec![PathBuf::from("models")];
+    if let Some(repo) = program.and_then(|exe| {
+        exe.ancestors()
+            .find(|dir| dir.file_name().is_some_and(|name| name == "target"))
+            .and_then(Path::parent)
+    }) {
+        folders.push(repo.join("models"));
+    }
+    folders
+}
+
+/// The folder of the bundle `given` (a path, or a name looked up in
+/// `folders`), or without one the shipped model [`DEFAULT_MODEL`].
+pub fn locate_bundle(given: Option<&Path>, folders: &[PathBuf]) -> Result<PathBuf, BundleError> {
+    if let Some(given) = given {
+        if !given.exists()
+            && given.components().count() == 1
+            && let Some(found) = folders
+                .iter()
+                .map(|folder| folder.join(given))
+                .find(|dir| dir.exists())
+        {
+            return Ok(found);
+        }
+        return Ok(given.to_owned());
+    }
+    let searched: Vec<PathBuf> = folders
+        .iter()
+        .map(|folder| folder.join(DEFAULT_MODEL))
+        .collect();
+    searched
+        .iter()
+        .find(|dir| dir.join(BUNDLE_FILE).is_file())
+        .cloned()
+        .ok_or(BundleError::NoDefaultModel { searched })
+}
+
+/// An opened, verified bundle.
+#[derive(Clone, Debug)]
+pub struct ModelBundle {
+    pub dir: PathBuf,
+    pub meta: BundleMeta,
+}
+
+impl ModelBundle {
+    /// Reads `bundle.json` and verifies the bundle (see the module docs).
+    pub fn open(dir: &Path) -> Result<ModelBundle, BundleError> {
+        if !dir.is_dir() {
+            return Err(BundleError::NotFound {
+                dir: dir.to_owned(),
+            });
+        }
+        let path = dir.join(BUNDLE_FILE);
+        if !path.is_file() {
+            return Err(BundleError::NotABundle {
+                dir: dir.to_owned(),
+            });
+        }
+        let bytes = std::fs::read(&path).map_err(io(&path))?;
+        let value: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|err| BundleError::Malformed {
+                path: path.clone(),
+                problem: err.to_string(),
+            })?;
+        // Identify the file before reading it whole, so that a foreign or
+        // newer file gets that message rather than a field-level one.
+        let found = value.get("format").and_then(|v| v.as_str()).unwrap_or("");
+        if found != BUNDLE_FORMAT {
+            return Err(BundleError::Foreign {
+                path,
+                found: found.to_string(),
+            });
+        }
+        let version = value.get("format_version").and_then(|v| v.as_u64());
+        if version != Some(u64::from(BUNDLE_VERSION)) {
+            return Err(BundleError::FormatVersion {
+                path,
+                found: version.map_or(0, |v| v as u32),
+            });
+        }
+        let meta: BundleMeta =
+            serde_json::from_value(value).map_err(|err| BundleError::Malformed {
+                path: path.clone(),
+                problem: err.to_string(),
+            })?;
+        if meta.encoding_version != ENCODING_VERSION {
+            return Err(BundleError::EncodingMismatch {
+                dir: dir.to_owned(),
+                found: meta.encoding_version,
+            });
+        }
+        for file in &meta.files {
+            if file.name.contains(['/', '\\']) || file.name == ".." {
+                return Err(BundleError::Malformed {
+                    path: path.clone(),
+                    problem: format!("it lists a file outside the bundle: {:?}", file.name),
+                });
+            }
+            let file_path = dir.join(&file.name);
+            if !file_path.is_file() {
+                return Err(BundleError::MissingFile {
+                    dir: dir.to_owned(),
+                    name: file.name.clone(),
+                });
+            }
+            let actual = describe_file(dir, &file.name)?;
+            let corrupt = |problem: String| BundleError::Corrupt {
+                dir: dir.to_owned(),
+                name: file.name.clone(),
+                problem,
+            };
+            if actual.bytes != file.bytes {
+                return Err(corrupt(format!(
+                    "has {} bytes, {} expected",
+                    actual.bytes, file.bytes
+                )));
+            }
+            if actual.crc32c != file.crc32c {
+                return Err(corrupt(format!(
+                    "has checksum {}, {} expected",
+                    actual.crc32c, file.crc32c
+                )));
+            }
+        }
+        for required in [TORCHSCRIPT_FILE, "weights.safetensors"] {
+            if !meta.files.iter().any(|file| file.name == required) {
+                return Err(BundleError::MissingFile {
+                    dir: dir.to_owned(),
+                    name: required.to_string(),
+                });
+            }
+        }
+        Ok(ModelBundle {
+            dir: dir.to_owned(),
+            meta,
+        })
+    }
+
+    /// The TorchScript network, for play and analysis.
+    pub fn load_torchscript(&self, device: Device) -> Result<TorchScriptModel, BundleError> {
+        let path = self.dir.join(TORCHSCRIPT_FILE);
+        TorchScriptModel::load(&path, device).map_err(net(format!("loading {}", path.display())))
+    }
+
+    /// The network from its safetensors weights (for further training or
+    /// comparison with the TorchScript module).
+    pub fn load_network(&self, device: Device) -> Result<PolicyValueNet, BundleError> {
+        PolicyValueNet::load_checkpoint(&self.dir, Some(&self.meta.architecture), device)
+            .map(|(network, _)| network)
+            .map_err(net(format!(
+                "loading the weights of {}",
+                self.dir.display()
+            )))
+    }
+
+    /// The model as a player and analyst: a search of `budget` on the
+    /// TorchScript network, on `device`.
+    pub fn search(
+        &self,
+        budget: SearchBudget,
+        seed: u64,
+        device: Device,
+    ) -> Result<NetworkSearch, BundleError> {
+        let model = self.load_torchscript(device)?;
+        let evaluator = DirectEvaluator::new(model, SymmetryMode::None);
+        let name = format!("{} (gen {})", self.meta.name, self.meta.training.generation);
+        Ok(NetworkSearch::new(name, Box::new(evaluator), budget, seed))
+    }
+
+    /// A few lines for people: what the model is and how strong.
+    pub fn summary(&self) -> String {
+        let meta = &self.meta;
+        let arch = meta.architecture;
+        let mut text = format!(
+            "model {}: {} blocks x {} channels ({} parameters), generation {} of {} (training step {})",
+            meta.name,
+            arch.blocks,
+            arch.channels,
+            meta.parameters,
+            meta.training.generation,
+            meta.training.generations,
+            meta.training.training_step
+        );
+        if let Some(hours) = meta.training.hours {
+            text.push_str(&format!(", {hours:.1} h of training"));
+        }
+        if let Some(row) = meta.own_elo() {
+            text.push_str(&format!(
+                ", Elo {:.0} [{:.0}, {:.0}]",
+                row.elo, row.low, row.high
+            ));
+        }
+        if !meta.opponent_scores.is_empty() {
+            let scores: Vec<String> = meta
+                .opponent_scores
+                .iter()
+                .map(|(opponent, score)| format!("{opponent} {:.0}%", 100.0 * score))
+                .collect();
+            text.push_str(&format!("; scores: {}", scores.join(", ")));
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use sumito_engine::{Layout, Position};
+    use sumito_net::SymmetryMode;
+
+    /// A scratch folder removed when dropped.
+    pub(crate) struct Scratch(pub PathBuf);
+
+    impl Scratch {
+        pub(crate) fn new(name: &str) -> Scratch {
+            let dir =
+                std::env::temp_dir().join(format!("sumito-bundle-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Scratch(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn tiny() -> ModelConfig {
+        ModelConfig {
+            blocks: 1,
+            channels: 8,
+            policy_channels: 4,
+            value_channels: 4,
+            value_hidden: 8,
+        }
+    }
+
+    /// A run directory with freshly initialised generations 0 and 1 (the
+    /// best), trained under a 200-ply move limit.
+    fn tiny_run(root: &Path) -> RunDir {
+        let run = RunDir::create(root, "# a test run\n").unwrap();
+        let rules = Rules {
+            max_plies: Some(200),
+            ..Rules::default()
+        };
+        for generation in [0, 1] {
+            let network = PolicyValueNet::new(&tiny(), Device::Cpu).unwrap();
+            network
+                .save_checkpoint(
+                    &run.model_path(generation),
+                    10 * u64::from(generation),
+                    Some(rules),
+                )
+                .unwrap();
+        }
+        run.set_best(1).unwrap();
+        run
+    }
+
+    fn request(run: &Path, out: &Path) -> ExportRequest {
+        ExportRequest {
+            run_dir: run.to_owned(),
+            generation: None,
+            out: out.to_owned(),
+            force: false,
+            git_commit: Some("abc123".into()),
+        }
+    }
+
+    #[test]
+    fn an_exported_bundle_plays_the_same_moves_as_its_checkpoint() {
+        let scratch = Scratch::new("same-moves");
+        let run = tiny_run(&scratch.0.join("run"));
+        let out = scratch.0.join("models").join("tiny");
+        let meta = export_bundle(&request(run.root(), &out)).unwrap();
+        assert_eq!(meta.training.generation, 1);
+        assert_eq!(meta.training.training_step, 10);
+        assert_eq!(meta.training.generations, 1);
+        assert_eq!(meta.encoding_version, ENCODING_VERSION);
+        assert_eq!(meta.rules().max_plies, Some(200));
+        assert_eq!(meta.git_commit.as_deref(), Some("abc123"));
+        let names: Vec<&str> = meta.files.iter().map(|f| f.name.as_str()).collect();
+        for name in [
+            TORCHSCRIPT_FILE,
+            "model.pt.json",
+            "weights.safetensors",
+            "meta.json",
+            TRAINING_CONFIG_FILE,
+        ] {
+            assert!(names.contains(&name), "{names:?}");
+        }
+        let bundle = ModelBundle::open(&out).unwrap();
+        assert_eq!(bundle.meta, meta);
+        assert!(
+            bundle.summary().contains("generation 1 of 1"),
+            "{}",
+            bundle.summary()
+        );
+
+        let (checkpoint, _) =
+            PolicyValueNet::load_checkpoint(&run.model_path(1), None, Device::Cpu).unwrap();
+        let budget = SearchBudget::Simulations(48);
+        let mut original = NetworkSearch::new(
+            "checkpoint",
+            Box::new(DirectEvaluator::new(checkpoint, SymmetryMode::None)),
+            budget,
+            5,
+        );
+        let mut exported = bundle.search(budget, 5, Device::Cpu).unwrap();
+        let mut from_weights = NetworkSearch::new(
+            "weights",
+            Box::new(DirectEvaluator::new(
+                bundle.load_network(Device::Cpu).unwrap(),
+                SymmetryMode::None,
+            )),
+            budget,
+            5,
+        );
+        let start = Position::start(Layout::BelgianDaisy, meta.rules());
+        let positions = sumito_engine::random_playout(&start, 8, 3);
+        for position in positions.iter().filter(|p| !p.is_game_over()) {
+            let a = original.analyse(position, None).unwrap();
+            let b = exported.analyse(position, None).unwrap();
+            let c = from_weights.analyse(position, None).unwrap();
+            assert_eq!(a.best, b.best, "{position}");
+            assert_eq!(a.best, c.best, "{position}");
+            assert!((a.wdl.win - b.wdl.win).abs() < 1e-3, "{position}");
+        }
+    }
+
+    #[test]
+    fn damaged_or_foreign_bundles_say_what_is_wrong() {
+        let scratch = Scratch::new("damaged");
+        let run = tiny_run(&scratch.0.join("run"));
+        let out = scratch.0.join("model");
+        export_bundle(&request(run.root(), &out)).unwrap();
+        let message = |dir: &Path| ModelBundle::open(dir).unwrap_err().to_string();
+
+        assert!(message(&scratch.0.join("nothing")).contains("does not exist"));
+        assert!(message(run.root()).contains("has no bundle.json"));
+
+        let original = std::fs::read(out.join(BUNDLE_FILE)).unwrap();
+        let edit = |from: &str, to: &str| {
+            let text = String::from_utf8(original.clone())
+                .unwrap()
+                .replacen(from, to, 1);
+            std::fs::write(out.join(BUNDLE_FILE), text).unwrap();
+        };
+        edit("sumito-model-bundle", "some-other-format");
+        assert!(
+            message(&out).contains("not a sumito model bundle"),
+            "{}",
+            message(&out)
+        );
+        edit("\"format_version\": 1", "\"format_version\": 7");
+        assert!(
+            message(&out).contains("bundle format version 7"),
+            "{}",
+            message(&out)
+        );
+        edit(
+            &format!("\"encoding_version\": {ENCODING_VERSION}"),
+            &format!("\"encoding_version\": {}", ENCODING_VERSION + 1),
+        );
+        let text = message(&out);
+        assert!(text.contains("input encoding version"), "{text}");
+        std::fs::write(out.join(BUNDLE_FILE), b"{ not json").unwrap();
+        assert!(
+            message(&out).contains("not a valid bundle description"),
+            "{}",
+            message(&out)
+        );
+        std::fs::write(out.join(BUNDLE_FILE), &original).unwrap();
+        ModelBundle::open(&out).unwrap();
+
+        let module = std::fs::read(out.join(TORCHSCRIPT_FILE)).unwrap();
+        let mut damaged = module.clone();
+        let middle = damaged.len() / 2;
+        damaged[middle] ^= 0x55;
+        std::fs::write(out.join(TORCHSCRIPT_FILE), &damaged).unwrap();
+        let text = message(&out);
+        assert!(text.contains("is corrupt: model.pt has checksum"), "{text}");
+        std::fs::write(out.join(TORCHSCRIPT_FILE), &module[..100]).unwrap();
+        assert!(
+            message(&out).contains("model.pt has 100 bytes"),
+            "{}",
+            message(&out)
+        );
+        std::fs::remove_file(out.join(TORCHSCRIPT_FILE)).unwrap();
+        assert!(
+            message(&out).contains("incomplete: model.pt is missing"),
+            "{}",
+            message(&out)
+        );
+    }
+
+    #[test]
+    fn export_refuses_to_clobber_and_names_missing_generations() {
+        let scratch = Scratch::new("clobber");
+        let run = tiny_run(&scratch.0.join("run"));
+        let out = scratch.0.join("model");
+        let mut ask = request(run.root(), &out);
+        ask.generation = Some(0);
+        export_bundle(&ask).unwrap();
+        let err = export_bundle(&ask).unwrap_err().to_string();
+        assert!(err.contains("give --force"), "{err}");
+        ask.force = true;
+        ask.generation = Some(1);
+        assert_eq!(export_bundle(&ask).unwrap().training.generation, 1);
+        assert_eq!(ModelBundle::open(&out).unwrap().meta.training.generation, 1);
+        ask.generation = Some(9);
+        let err = export_bundle(&ask).unwrap_err().to_string();
+        assert!(err.contains("has no generation 9 (it has: 0, 1)"), "{err}");
+        let foreign = scratch.0.join("foreign");
+        std::fs::create_dir_all(&foreign).unwrap();
+        std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+        ask.out = foreign;
+        ask.generation = None;
+        let err = export_bundle(&ask).unwrap_err().to_string();
+        assert!(err.contains("is not a model bundle; refusing"), "{err}");
+        let err = export_bundle(&request(&scratch.0.join("nowhere"), &out)).unwrap_err();
+        assert!(
+            err.to_string().contains("not a sumito run directory"),
+            "{err}"
+        );
+        // Nothing is left behind in the models folder but the bundles.
+        let left: Vec<String> = std::fs::read_dir(&scratch.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with('.'))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
+    fn models_are_found_by_path_by_name_or_as_the_shipped_default() {
+        let scratch = Scratch::new("locate");
+        let folders = vec![scratch.0.clone()];
+        let err = locate_bundle(None, &folders).unwrap_err().to_string();
+        assert!(
+            err.contains("sumito export --run-dir runs/quick --out models/quick"),
+            "{err}"
+        );
+        assert!(
+            err.contains("sumito play --opponent alphabeta:depth=3"),
+            "{err}"
+        );
+        let shipped = scratch.0.join(DEFAULT_MODEL);
+        std::fs::create_dir_all(&shipped).unwrap();
+        std::fs::write(shipped.join(BUNDLE_FILE), "{}").unwrap();
+        assert_eq!(locate_bundle(None, &folders).unwrap(), shipped);
+        assert_eq!(
+            locate_bundle(Some(Path::new("quick")), &folders).unwrap(),
+            shipped
+        );
+        let elsewhere = Path::new("/no/such/model");
+        assert_eq!(locate_bundle(Some(elsewhere), &folders).unwrap(), elsewhere);
+        let exe = Path::new("/repo/target/release/sumito");
+        assert_eq!(
+            model_folders(Some(exe), None),
+            [PathBuf::from("models"), PathBuf::from("/repo/models")]
+        );
+        assert_eq!(
+            model_folders(Some(exe), Some("/m".into())),
+            [PathBuf::from("/m")]
+        );
+    }
+}

@@ -1,0 +1,131 @@
+//! What the terminal session plays against and asks for hints: an engine
+//! that, given a position, proposes a move and, when it can, says how good
+//! the position is and which line of play it expects.
+
+use std::time::{Duration, Instant};
+
+use sumito_arena::player::{Entrant, Player, PlayerError, SearchLimit};
+use sumito_engine::{Move, Position};
+
+/// Win, draw and loss probabilities for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WinProbability {
+    pub win: f32,
+    pub draw: f32,
+    pub loss: f32,
+}
+
+/// An engine's answer for one position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Thought {
+    pub mv: Move,
+    /// The outlook of the side to move, from engines that estimate it.
+    pub outlook: Option<WinProbability>,
+    /// The expected line of play, starting with `mv` (may be just `mv`).
+    pub principal_variation: Vec<Move>,
+    /// How much it searched, e.g. "800 simulations"; empty if nothing to say.
+    pub effort: String,
+    pub elapsed: Duration,
+}
+
+/// A move chooser for interactive play.
+pub trait Opponent {
+    /// Label for the board and the game record.
+    fn name(&self) -> String;
+
+    /// A legal move in `position` (not over), thinking at most about `cap`
+    /// if given (the clock's budget), otherwise within the engine's own limit.
+    fn think(&mut self, position: &Position, cap: Option<Duration>)
+    -> Result<Thought, PlayerError>;
+
+    /// Before a new game, after an undo or a load: forget earlier positions.
+    fn new_game(&mut self);
+
+    /// After every move played in the game, by either side.
+    fn observe_move(&mut self, before: &Position, mv: Move);
+}
+
+/// One of the arena's players (random, greedy, alpha-beta): a move, and
+/// nothing else, through the common [`Player`] interface.
+pub struct ClassicalOpponent {
+    name: String,
+    limit: SearchLimit,
+    player: Box<dyn Player>,
+}
+
+impl std::fmt::Debug for ClassicalOpponent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClassicalOpponent")
+            .field("name", &self.name)
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClassicalOpponent {
+    /// A player of `entrant` with its own limit, seeded with `seed`.
+    pub fn new(entrant: &Entrant, seed: u64) -> ClassicalOpponent {
+        ClassicalOpponent {
+            name: entrant.name.clone(),
+            limit: entrant.limit,
+            player: entrant.build(seed),
+        }
+    }
+}
+
+impl Opponent for ClassicalOpponent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn think(
+        &mut self,
+        position: &Position,
+        cap: Option<Duration>,
+    ) -> Result<Thought, PlayerError> {
+        let mut limit = self.limit;
+        if let Some(cap) = cap {
+            limit.time = Some(limit.time.map_or(cap, |own| own.min(cap)));
+        }
+        let start = Instant::now();
+        let mv = self.player.choose_move(position, &limit)?;
+        Ok(Thought {
+            mv,
+            outlook: None,
+            principal_variation: vec![mv],
+            effort: String::new(),
+            elapsed: start.elapsed(),
+        })
+    }
+
+    fn new_game(&mut self) {
+        self.player.new_game();
+    }
+
+    fn observe_move(&mut self, before: &Position, mv: Move) {
+        self.player.observe_move(before, mv);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sumito_arena::player::PlayerRegistry;
+    use sumito_engine::{Layout, Rules};
+
+    #[test]
+    fn a_classical_opponent_answers_with_a_legal_move_within_the_cap() {
+        let entrant = PlayerRegistry::builtin()
+            .prepare_str("alphabeta:depth=2")
+            .unwrap();
+        let mut opponent = ClassicalOpponent::new(&entrant, 7);
+        assert_eq!(opponent.name(), "alphabeta:depth=2");
+        let start = Position::start(Layout::Standard, Rules::default());
+        let thought = opponent
+            .think(&start, Some(Duration::from_secs(30)))
+            .unwrap();
+        assert!(start.is_legal(thought.mv));
+        assert_eq!(thought.principal_variation, vec![thought.mv]);
+        assert!(thought.outlook.is_none());
+    }
+}
