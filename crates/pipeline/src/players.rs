@@ -112,3 +112,64 @@ impl Player for NetPlayer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fsutil::testing::TempDir;
+    use sumito_arena::player::PlayerRegistry;
+    use sumito_engine::{Layout, Rules};
+    use sumito_net::ModelConfig;
+
+    fn registry() -> PlayerRegistry {
+        let mut registry = PlayerRegistry::builtin();
+        registry.register(Box::new(NetPlayerFactory)).unwrap();
+        registry
+    }
+
+    #[test]
+    fn a_saved_model_plays_legal_moves_and_keeps_its_tree() {
+        let dir = TempDir::new("net-player");
+        let model = ModelConfig {
+            blocks: 1,
+            channels: 8,
+            policy_channels: 4,
+            value_channels: 4,
+            value_hidden: 8,
+        };
+        let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
+        let path = dir.path().join("gen-000001");
+        net.save_checkpoint(&path, 0, None).unwrap();
+        let entrant = registry()
+            .prepare_str(&format!("net:model={},simulations=8", path.display()))
+            .unwrap();
+        let mut player = entrant.build(3);
+        player.new_game();
+        let mut position = Position::start(Layout::BelgianDaisy, Rules::default());
+        for _ in 0..4 {
+            let mv = player.choose_move(&position, &entrant.limit).unwrap();
+            assert!(position.is_legal(mv));
+            player.observe_move(&position, mv);
+            position = position.play(mv);
+        }
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_wrong() {
+        let err = registry()
+            .prepare_str("net:simulations=8")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("model="), "{err}");
+        let err = registry()
+            .prepare_str("net:model=/nonexistent/gen-1")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("/nonexistent/gen-1"), "{err}");
+        let err = registry()
+            .prepare_str("net:model=x,depth=3")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("depth"), "{err}");
+    }
+}
