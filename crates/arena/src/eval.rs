@@ -55,8 +55,8 @@ impl Default for EvalWeights {
             reference_centre: 1.0,
             reference_mass: 1.0,
             cohesion: 4.0,
-            danger: 60.0,
-            sumito: 15.0,
+            danger: 10.0,
+            sumito: 4.0,
         }
     }
 }
