@@ -1,0 +1,82 @@
+//! The network's costs outside the forward pass itself (encoding positions,
+//! reading outputs back per legal move) and the small preset's forward pass
+//! and training step. `sumito bench net` prints the throughput figures of
+//! both presets, the inference service and training as `name: value unit`
+//! lines.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use sumito_engine::{Outcome, Position, midgame_positions};
+use sumito_net::encoding::{INPUT_LEN, encode_position};
+use sumito_net::{
+    Device, DirectEvaluator, NetConfig, PolicyValueNet, PositionEvaluator, SymmetryMode, Trainer,
+    TrainingSample, configure_threads, run_packed,
+};
+
+const BATCH: usize = 64;
+
+/// `count` positions still in play, repeating the midgame set.
+fn positions(count: usize) -> Vec<Position> {
+    let midgame: Vec<Position> = midgame_positions()
+        .into_iter()
+        .filter(|position| position.outcome().is_none())
+        .collect();
+    midgame.iter().copied().cycle().take(count).collect()
+}
+
+fn encoding(c: &mut Criterion) {
+    let positions = positions(BATCH);
+    let mut inputs = vec![0.0f32; INPUT_LEN];
+    let mut group = c.benchmark_group("encoding");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    group.bench_function("encode_position", |b| {
+        b.iter(|| {
+            for position in &positions {
+                encode_position(black_box(position), &mut inputs);
+            }
+        })
+    });
+    group.finish();
+}
+
+fn small_preset(c: &mut Criterion) {
+    let config = NetConfig::preset("small").unwrap();
+    configure_threads(&config.threads).unwrap();
+    let positions = positions(BATCH);
+    let mut inputs = vec![0.0f32; BATCH * INPUT_LEN];
+    for (position, chunk) in positions.iter().zip(inputs.chunks_exact_mut(INPUT_LEN)) {
+        encode_position(position, chunk);
+    }
+    let mut group = c.benchmark_group("net_small");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let net = PolicyValueNet::new(&config.model, Device::Cpu).unwrap();
+    group.bench_function("forward_batch64", |b| {
+        b.iter(|| run_packed(&net, black_box(&inputs), BATCH).unwrap())
+    });
+    let evaluator = DirectEvaluator::new(net, SymmetryMode::None);
+    group.bench_function("evaluate_positions_batch64", |b| {
+        b.iter(|| evaluator.evaluate_positions(black_box(&positions)).unwrap())
+    });
+    let samples: Vec<TrainingSample> = positions
+        .iter()
+        .map(|&position| {
+            let policy = position
+                .legal_moves()
+                .iter()
+                .take(8)
+                .map(|&mv| (mv, 1.0))
+                .collect();
+            TrainingSample::from_game(position, policy, Outcome::Draw, [0, 0])
+        })
+        .collect();
+    let mut trainer = Trainer::new(evaluator.into_inner(), &config.training).unwrap();
+    group.bench_function("train_step_batch64", |b| {
+        b.iter(|| trainer.train_step(black_box(&samples)).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, encoding, small_preset);
+criterion_main!(benches);
