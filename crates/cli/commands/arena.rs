@@ -3,7 +3,6 @@
 //! game, and a machine-readable last line `result: NAME=SCORE ...`.
 
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
@@ -93,26 +92,18 @@ fn entrants(registry: &PlayerRegistry, specs: &[String]) -> anyhow::Result<Vec<E
     Ok(entrants)
 }
 
-/// `YYYYMMDD-HHMMSS` in UTC, for default folder names.
-fn utc_stamp(time: SystemTime) -> String {
-    let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rest) = (seconds / 86_400, seconds % 86_400);
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
+/// `runs/arena/YYYYMMDD-HHMMSS` (UTC now), the default record folder.
+fn default_out_dir() -> PathBuf {
+    // `utc_timestamp` writes `YYYY-MM-DD HH:MM:SS`; keep the digits.
+    let stamp: String = sumito_pipeline::fsutil::utc_timestamp()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            '-' | ':' => None,
+            c => Some(c),
+        })
+        .collect();
+    PathBuf::from("runs").join("arena").join(stamp)
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -130,11 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let registry = PlayerRegistry::builtin();
     let entrants = entrants(&registry, &args.players)?;
-    let out = args.out.unwrap_or_else(|| {
-        PathBuf::from("runs")
-            .join("arena")
-            .join(utc_stamp(SystemTime::now()))
-    });
+    let out = args.out.unwrap_or_else(default_out_dir);
     let config = MatchConfig {
         games_per_pairing: args.games,
         layouts: args.layouts,
@@ -164,10 +151,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn utc_stamps() {
-        assert_eq!(utc_stamp(UNIX_EPOCH), "19700101-000000");
-        let leap_day = UNIX_EPOCH + std::time::Duration::from_secs(951_827_696);
-        assert_eq!(utc_stamp(leap_day), "20000229-123456");
+    fn default_folder_is_named_by_the_time() {
+        let dir = default_out_dir();
+        let name = dir.file_name().unwrap().to_str().unwrap();
+        assert!(dir.starts_with("runs/arena"));
+        assert_eq!(name.len(), 15, "{name}");
+        assert_eq!(&name[8..9], "-");
+        assert!(
+            name.chars()
+                .filter(|c| *c != '-')
+                .all(|c| c.is_ascii_digit())
+        );
     }
 
     #[derive(Debug, clap::Parser)]
