@@ -1,6 +1,7 @@
-//! Finds libtorch before torch-sys tries to compile against it, so that a
-//! missing install fails with a message saying what to run, and makes the
-//! binaries of this build find libtorch at run time without LD_LIBRARY_PATH.
+//! Makes the binaries of this build find libtorch at run time without
+//! LD_LIBRARY_PATH. (A missing libtorch has already stopped the build, with a
+//! message saying what to run, in the build script of the build-dependency
+//! sumito-libtorch-probe, which runs before torch-sys's.)
 //!
 //! The workspace's `.cargo/config.toml` gives every Linux binary the rpath
 //! `$ORIGIN/libtorch:$ORIGIN/../libtorch`; this script puts a `libtorch` symlink
@@ -15,29 +16,19 @@
 
 use std::env;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const SETUP_HINT: &str = "run scripts/setup-libtorch.sh (CPU) or scripts/setup-libtorch.sh --cuda, \
-     or point LIBTORCH at a libtorch 2.13.0 folder (holding include/ and lib/)";
 
 fn main() {
-    for var in [
-        "LIBTORCH",
-        "LIBTORCH_LIB",
-        "LIBTORCH_USE_PYTORCH",
-        "VIRTUAL_ENV",
-    ] {
-        println!("cargo:rerun-if-env-changed={var}");
+    for variable in sumito_libtorch_probe::LIBTORCH_VARIABLES {
+        println!("cargo:rerun-if-env-changed={variable}");
     }
-    let lib_dir = libtorch_lib_dir();
-    let cpu_library = lib_dir.join("libtorch_cpu.so");
-    if !cpu_library.is_file() {
-        panic!(
-            "\n\nlibtorch not found at {}: {SETUP_HINT}.\n\n",
-            lib_dir.display()
-        );
-    }
-    println!("cargo:rerun-if-changed={}", cpu_library.display());
+    // The probe's own build script has already stopped a build without
+    // libtorch; this repeats the check in case the environment changed.
+    let lib_dir =
+        sumito_libtorch_probe::libtorch_lib_dir().unwrap_or_else(|message| fail(&message));
+    println!(
+        "cargo:rerun-if-changed={}",
+        lib_dir.join("libtorch_cpu.so").display()
+    );
     link_into_profile_dir(&lib_dir);
     // This package's own tests and examples also get the absolute path, so that
     // they run even when RUSTFLAGS in the shell replaces the configured rpath.
@@ -45,44 +36,6 @@ fn main() {
 
     #[cfg(feature = "cuda")]
     keep_libtorch_cuda(&lib_dir);
-}
-
-/// The lib folder torch-sys links against, found the same way torch-sys
-/// finds it.
-fn libtorch_lib_dir() -> PathBuf {
-    if env::var_os("LIBTORCH_USE_PYTORCH").is_some() {
-        let python = if env::var_os("VIRTUAL_ENV").is_some() {
-            "python"
-        } else {
-            "python3"
-        };
-        let output = Command::new(python)
-            .args([
-                "-c",
-                "from torch.utils import cpp_extension; print(cpp_extension.library_paths()[0])",
-            ])
-            .output()
-            .unwrap_or_else(|err| {
-                panic!("\n\nLIBTORCH_USE_PYTORCH is set but `{python}` does not run ({err}).\n\n")
-            });
-        if !output.status.success() {
-            panic!(
-                "\n\nLIBTORCH_USE_PYTORCH is set but `{python}` cannot import torch:\n{}\n{SETUP_HINT}.\n\n",
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        return PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
-    }
-    if let Some(lib) = env::var_os("LIBTORCH_LIB") {
-        return PathBuf::from(lib).join("lib");
-    }
-    match env::var_os("LIBTORCH") {
-        Some(root) => PathBuf::from(root).join("lib"),
-        None if Path::new("/usr/lib/libtorch.so").exists() => PathBuf::from("/usr/lib"),
-        None => panic!(
-            "\n\nLIBTORCH is not set and no libtorch is installed in /usr/lib: {SETUP_HINT}.\n\n"
-        ),
-    }
 }
 
 /// Points `<profile dir>/libtorch` at `lib_dir`. OUT_DIR is
@@ -112,18 +65,29 @@ fn link_into_profile_dir(lib_dir: &Path) {
     let _ = std::fs::remove_file(&temporary);
     std::os::unix::fs::symlink(lib_dir, &temporary)
         .and_then(|()| std::fs::rename(&temporary, &link))
-        .unwrap_or_else(|err| panic!("cannot create the symlink {}: {err}", link.display()));
+        .unwrap_or_else(|err| {
+            fail(&format!(
+                "cannot create the symlink {}: {err}",
+                link.display()
+            ))
+        });
+}
+
+/// Stops the build with `message` (not a panic: a backtrace would bury it).
+fn fail(message: &str) -> ! {
+    eprintln!("\n{message}.\n");
+    std::process::exit(1)
 }
 
 #[cfg(feature = "cuda")]
 fn keep_libtorch_cuda(lib_dir: &Path) {
     if !lib_dir.join("libtorch_cuda.so").is_file() {
-        panic!(
-            "\n\nthe `cuda` feature needs a CUDA build of libtorch, but {} has no libtorch_cuda.so: \
+        fail(&format!(
+            "the `cuda` feature needs a CUDA build of libtorch, but {} has no libtorch_cuda.so: \
              run scripts/setup-libtorch.sh --cuda and build with LIBTORCH=$PWD/.libtorch/cuda \
-             (see README, \"libtorch and GPU\").\n\n",
+             (see README, \"libtorch and GPU\")",
             lib_dir.display()
-        );
+        ));
     }
     println!("cargo:rerun-if-changed=src/keep_libtorch_cuda.c");
     // Linked whole-archive, so that the object (and its reference into
