@@ -252,26 +252,48 @@ impl PolicyValueNet {
 
     /// The three heads: policy logits `[batch, 1734]`, WDL logits
     /// `[batch, 3]`, marble difference `[batch, 1]` (after `tanh`).
+    ///
+    /// With `train` false (batch norm in evaluation mode) intermediate
+    /// tensors are updated in place, so call it under `tch::no_grad`, as
+    /// [`Self::forward_packed`] does; nothing can be backpropagated then.
     pub fn forward_heads(&self, input: &Tensor, train: bool) -> (Tensor, Tensor, Tensor) {
-        let mut x = (self.stem.forward(input, train).relu()) * &self.mask;
+        // ReLU, then zero the points off the hexagon. Out of training the
+        // tensors are updated in place (fewer allocations: about 10% faster
+        // on a small CPU); training keeps them, since backward needs them.
+        let activate = |features: Tensor| {
+            if train {
+                features.relu() * &self.mask
+            } else {
+                let mut features = features;
+                let _ = features.relu_();
+                let _ = features.g_mul_(&self.mask);
+                features
+            }
+        };
+        let mut x = activate(self.stem.forward(input, train));
         for block in &self.blocks {
-            let y = block.first.forward(&x, train).relu() * &self.mask;
-            let y = block.second.forward(&y, train);
-            x = (x + y).relu() * &self.mask;
+            let y = activate(block.first.forward(&x, train));
+            let mut y = block.second.forward(&y, train);
+            x = if train {
+                activate(x + y)
+            } else {
+                let _ = y.g_add_(&x);
+                activate(y)
+            };
         }
-        let pooled = Self::pool(&(self.policy_pool.forward(&x, train).relu() * &self.mask));
+        let pooled = Self::pool(&activate(self.policy_pool.forward(&x, train)));
         let bias = self
             .policy_pool_bias
             .forward(&pooled)
             .unsqueeze(-1)
             .unsqueeze(-1);
-        let policy = (self.policy.forward(&x, train) + bias).relu() * &self.mask;
+        let policy = activate(self.policy.forward(&x, train) + bias);
         let policy = self
             .policy_out
             .forward(&policy)
             .flatten(1, -1)
             .index_select(1, &self.gather);
-        let value = self.value.forward(&x, train).relu() * &self.mask;
+        let value = activate(self.value.forward(&x, train));
         let hidden = self.value_hidden.forward(&Self::pool(&value)).relu();
         let wdl = self.value_wdl.forward(&hidden);
         let aux = self.value_aux.forward(&hidden).tanh();
