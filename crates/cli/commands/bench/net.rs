@@ -12,9 +12,9 @@ use sumito_net::{
     Trainer, TrainingSample, configure_threads, intra_op_threads, run_packed,
 };
 
-/// Minimum time of each measurement (at least one timed run is always made,
-/// after one untimed warm-up run).
+/// Minimum time of each measurement (at least one timed run is always made).
 const MEASURE_FOR: Duration = Duration::from_millis(1500);
+const WARM_UP: Duration = Duration::from_millis(500);
 const BATCH_SIZES: [usize; 4] = [1, 16, 64, 256];
 /// The service comparison: batch size, and callers (two batches' worth, so
 /// that a full batch is waiting whenever a forward pass ends).
@@ -23,9 +23,14 @@ const SERVICE_CALLERS: usize = 2 * SERVICE_BATCH;
 const TRAIN_BATCH: usize = 256;
 
 /// Calls `work` (which does `items` items) until [`MEASURE_FOR`] has passed;
-/// returns items per second.
+/// returns items per second. A warm-up of [`WARM_UP`] (at least one call)
+/// comes first: libtorch's first calls at a new shape are slower.
 fn throughput(items: usize, mut work: impl FnMut() -> anyhow::Result<()>) -> anyhow::Result<f64> {
+    let warming = Instant::now();
     work()?;
+    while warming.elapsed() < WARM_UP {
+        work()?;
+    }
     let started = Instant::now();
     let mut runs = 0usize;
     while runs == 0 || started.elapsed() < MEASURE_FOR {
