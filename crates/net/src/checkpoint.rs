@@ -124,11 +124,15 @@ fn tensor_bytes(tensor: &Tensor) -> Result<(Vec<usize>, Vec<u8>), NetError> {
     Ok((shape, values.iter().flat_map(|v| v.to_le_bytes()).collect()))
 }
 
-/// Serialises named tensors to safetensors bytes.
+/// Serialises named tensors to the safetensors bytes of `path`.
 fn safetensors_bytes(
+    path: &Path,
     tensors: &BTreeMap<String, Tensor>,
     metadata: HashMap<String, String>,
 ) -> Result<Vec<u8>, NetError> {
+    let failed = |err: safetensors::SafeTensorError| {
+        NetError::checkpoint(path, format!("cannot serialise the tensors: {err}"))
+    };
     let raw: Vec<(String, Vec<usize>, Vec<u8>)> = tensors
         .iter()
         .map(|(name, tensor)| {
@@ -141,9 +145,8 @@ fn safetensors_bytes(
             TensorView::new(Dtype::F32, shape.clone(), bytes).map(|view| (name.as_str(), view))
         })
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|err| NetError::Service(format!("safetensors: {err}")))?;
-    safetensors::serialize(views, Some(metadata))
-        .map_err(|err| NetError::Service(format!("safetensors: {err}")))
+        .map_err(failed)?;
+    safetensors::serialize(views, Some(metadata)).map_err(failed)
 }
 
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<ManifestEntry, NetError> {
@@ -176,14 +179,18 @@ fn save(
     let mut files = vec![write_file(
         dir,
         WEIGHTS_FILE,
-        &safetensors_bytes(&weights, encoding.clone())?,
+        &safetensors_bytes(&dir.join(WEIGHTS_FILE), &weights, encoding.clone())?,
     )?];
     let optimizer_meta = match optimizer {
         Some((optimizer, training)) => {
             files.push(write_file(
                 dir,
                 OPTIMIZER_FILE,
-                &safetensors_bytes(&optimizer.named_state(), encoding)?,
+                &safetensors_bytes(
+                    &dir.join(OPTIMIZER_FILE),
+                    &optimizer.named_state(),
+                    encoding,
+                )?,
             )?);
             Some(OptimizerMeta {
                 kind: optimizer.kind,

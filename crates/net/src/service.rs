@@ -90,6 +90,17 @@ impl InferenceService {
         config: &InferenceConfig,
     ) -> Result<InferenceService, NetError> {
         config.validate()?;
+        let device = config.device.resolve()?;
+        if model.device() != device {
+            return Err(NetError::Config {
+                key: "inference.device",
+                problem: format!(
+                    "is {}, but the model was loaded on {:?}",
+                    config.device,
+                    model.device()
+                ),
+            });
+        }
         let (sender, receiver) = mpsc::channel();
         let shared = Arc::new(Shared::default());
         let worker_shared = Arc::clone(&shared);
@@ -367,6 +378,20 @@ mod tests {
             }
         });
         assert_eq!(service.stats().rows, 40);
+    }
+
+    #[test]
+    fn a_model_on_another_device_is_refused() {
+        let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
+        let config = InferenceConfig {
+            device: crate::DeviceSpec::Cuda(0),
+            ..InferenceConfig::default()
+        };
+        // Without CUDA the device itself is refused; with it, the mismatch.
+        let message = InferenceService::start(net, &config)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("cuda:0"), "{message}");
     }
 
     #[test]
