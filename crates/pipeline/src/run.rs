@@ -446,8 +446,11 @@ pub fn train(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> 
     } else {
         LoopState::default()
     };
+    // Time spent by earlier sessions of this run, plus this session's: the
+    // base is read once, so storing the total back does not count it twice.
     let session_start = Instant::now();
-    let elapsed = |state: &LoopState| state.elapsed_seconds + session_start.elapsed().as_secs_f64();
+    let earlier_seconds = loop_state.elapsed_seconds;
+    let elapsed = || earlier_seconds + session_start.elapsed().as_secs_f64();
     let mut trainer = TrainerRole::open(run, config)?;
     refresh_store(&mut trainer, &ui)?;
     run.log(
@@ -474,7 +477,7 @@ pub fn train(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> 
             config,
             generation,
             trainer.store().total_games(),
-            elapsed(&loop_state),
+            elapsed(),
         ) {
             ui.say(&format!("budget spent: {spent}"));
             run.log("train", &format!("budget spent ({spent}); stopping"))?;
@@ -513,7 +516,7 @@ pub fn train(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> 
             run.set_best(candidate)?;
         }
         let summary = evaluate_and_report(run, config, candidate, &ui, &mut events)?;
-        loop_state.elapsed_seconds = elapsed(&loop_state);
+        loop_state.elapsed_seconds = elapsed();
         write_json(&loop_path, &loop_state)?;
         let elapsed_now = loop_state.elapsed_seconds;
         let line = format!(
@@ -526,7 +529,7 @@ pub fn train(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> 
         run.log("train", &line)?;
         ui.say(&line);
     }
-    loop_state.elapsed_seconds = elapsed(&loop_state);
+    loop_state.elapsed_seconds = elapsed();
     write_json(&loop_path, &loop_state)?;
     Ok(())
 }
