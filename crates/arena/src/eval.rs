@@ -17,10 +17,10 @@
 //! they can be tuned without recompiling.
 
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
-use sumito_engine::{Cell, Color, Direction, Position};
+use sumito_engine::bitboard::{DIRECTION_SHIFTS, ON_BOARD, step};
+use sumito_engine::{Color, Direction, Position};
 use thiserror::Error;
 
 /// Weights of the evaluation features, in evaluation points (the alpha-beta
@@ -143,37 +143,6 @@ impl EvalWeights {
     }
 }
 
-/// Bitboard geometry, as in the engine: cell `(row, diag)` is bit
-/// `(row + 1) * 10 + diag`, so that a step in a direction is a constant
-/// shift and a marble stepping off the board lands on a padding bit, which
-/// never holds a marble.
-const ROW_STRIDE: i32 = 10;
-
-fn cell_bit(cell: Cell) -> u32 {
-    (u32::from(cell.row()) + 1) * ROW_STRIDE as u32 + u32::from(cell.diag())
-}
-
-/// The shift of one step in each direction, by [`Direction::index`].
-static SHIFTS: LazyLock<[i32; 6]> = LazyLock::new(|| {
-    Direction::ALL.map(|dir| {
-        let (dr, dd) = dir.delta();
-        dr * ROW_STRIDE + dd
-    })
-});
-
-/// The bits of the 61 cells.
-static BOARD: LazyLock<u128> = LazyLock::new(|| Cell::all().fold(0, |b, c| b | 1 << cell_bit(c)));
-
-/// Moves every bit by `shift` places (positive: up the board).
-#[inline(always)]
-fn step(board: u128, shift: i32) -> u128 {
-    if shift >= 0 {
-        board << shift
-    } else {
-        board >> -shift
-    }
-}
-
 /// The cells `t` such that `t + k·dir` is in `board`.
 #[inline(always)]
 fn ahead(board: u128, shift: i32, k: i32) -> u128 {
@@ -223,12 +192,11 @@ struct Marbles {
 impl Marbles {
     fn of(position: &Position, color: Color) -> Marbles {
         let mut marbles = Marbles {
-            bits: 0,
+            bits: position.bitboard(color),
             coords: [(0.0, 0.0); 14],
             count: 0,
         };
         for cell in position.marbles(color) {
-            marbles.bits |= 1 << cell_bit(cell);
             marbles.coords[marbles.count] = (f64::from(cell.row()), f64::from(cell.diag()));
             marbles.count += 1;
         }
@@ -256,7 +224,7 @@ impl Marbles {
 /// marbles and then an empty cell or the edge.
 fn sumito_count(own: u128, opp: u128) -> u32 {
     let free = !(own | opp);
-    SHIFTS
+    DIRECTION_SHIFTS
         .iter()
         .map(|&s| {
             let pair = own & ahead(own, s, 1);
@@ -274,8 +242,8 @@ fn sumito_count(own: u128, opp: u128) -> u32 {
 /// facing a direction, with (after at most one more own marble) more
 /// opposing marbles lined up behind.
 fn danger_count(own: u128, opp: u128) -> u32 {
-    let off_board = !*BOARD;
-    let endangered = SHIFTS.iter().fold(0, |set, &s| {
+    let off_board = !ON_BOARD;
+    let endangered = DIRECTION_SHIFTS.iter().fold(0, |set, &s| {
         let at_edge = own & ahead(off_board, s, 1);
         let two_behind = ahead(opp, s, -1) & ahead(opp, s, -2);
         let pair_then_three =
@@ -289,7 +257,7 @@ fn danger_count(own: u128, opp: u128) -> u32 {
 fn cohesion_count(own: u128) -> u32 {
     [Direction::E, Direction::NE, Direction::NW]
         .iter()
-        .map(|dir| (own & ahead(own, SHIFTS[dir.index()], 1)).count_ones())
+        .map(|dir| (own & ahead(own, DIRECTION_SHIFTS[dir.index()], 1)).count_ones())
         .sum()
 }
 

@@ -45,6 +45,7 @@
 //! Aba-Pro notation and parse in Aba-Pro or the comma form ([`notation`]).
 
 pub mod action;
+pub mod bitboard;
 mod board;
 pub mod fen;
 mod layout;

@@ -3,6 +3,7 @@
 use crate::action::{
     ACTION_COUNT, ACTION_TABLES, ACTIONS, AXES, Move, MoveList, broadside_table, inline_table,
 };
+use crate::bitboard::step;
 use crate::board::{BOARD_MASK, CELL_BIT, CELL_COUNT, Cell, Color, DIR_SHIFT, ROW_E_MASK, bits};
 use std::fmt;
 
@@ -195,16 +196,6 @@ pub struct Position {
     plies_since_push_off: u32,
     rules: Rules,
     hash: u64,
-}
-
-/// Moves every bit of `board` by `shift` bit positions (positive: up).
-#[inline(always)]
-fn step(board: u128, shift: i32) -> u128 {
-    if shift >= 0 {
-        board << shift
-    } else {
-        board >> -shift
-    }
 }
 
 /// The legal inline moves (groups of 1, 2, 3) in direction `D`, as the sets
@@ -500,6 +491,12 @@ impl Position {
     /// The cells holding marbles of `color`, in cell order.
     pub fn marbles(&self, color: Color) -> impl Iterator<Item = Cell> + use<> {
         bits(self.marbles[color.index()]).filter_map(Cell::from_bit)
+    }
+
+    /// The marbles of `color` as a bitboard in the layout of
+    /// [`crate::bitboard`], for evaluations that work on whole bitboards.
+    pub fn bitboard(&self, color: Color) -> u128 {
+        self.marbles[color.index()]
     }
 
     /// Number of marbles of `color` on the board.
