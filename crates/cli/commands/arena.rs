@@ -12,13 +12,20 @@ use sumito_arena::report::{ProgressObserver, result_line, summary};
 use sumito_arena::sprt::SprtConfig;
 use sumito_arena::{MatchObserver, PlayerSpec};
 use sumito_engine::{Layout, Rules};
+use sumito_pipeline::players::NetPlayerFactory;
+use sumito_play::arena_player::BundlePlayerFactory;
+use sumito_play::bundle::model_folders;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// A player, as NAME or NAME:key=value,... (give two or more):
     /// `random`; `greedy[:weights=PATH]`;
     /// `alphabeta[:depth=N,time=DURATION,nodes=N,quiescence=N,tt_mb=N,weights=PATH]`
-    /// (depth 3 if no depth, time or nodes is given; DURATION like 250ms or 2s).
+    /// (depth 3 if no depth, time or nodes is given; DURATION like 250ms or 2s);
+    /// `net:model=CHECKPOINT_DIR[,simulations=N]` (a checkpoint of a run, e.g.
+    /// runs/quick/models/gen-000012); `bundle[:model=NAME_OR_DIR,simulations=N]`
+    /// (an exported model; without model=, the shipped one). Network players
+    /// search with 64 simulations per move unless told otherwise.
     #[arg(long = "player", value_name = "SPEC", required = true)]
     players: Vec<String>,
     /// Games per pairing; even, since every opening is played once with each
@@ -36,7 +43,9 @@ pub struct Args {
     /// players meet varied positions.
     #[arg(long, default_value_t = 4)]
     opening_plies: u32,
-    /// Worker threads (games played at once); 0 means one per core.
+    /// Worker threads (games played at once); 0 means one per core. Network
+    /// players of all games share one inference service per player, so more
+    /// threads than cores (e.g. 16) give it larger batches.
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Seed of the openings and of the players' randomness.
@@ -68,6 +77,20 @@ pub struct Args {
 
 fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
     SprtConfig::parse(text).map_err(|e| e.to_string())
+}
+
+/// The built-in players plus the network players: checkpoints (`net`) and
+/// exported bundles (`bundle`, looked up like `sumito play --model`).
+fn registry() -> anyhow::Result<PlayerRegistry> {
+    let mut registry = PlayerRegistry::builtin();
+    registry.register(Box::new(NetPlayerFactory))?;
+    let program = std::env::current_exe().ok();
+    let folders = model_folders(
+        program.as_deref(),
+        std::env::var_os("SUMITO_MODELS").map(Into::into),
+    );
+    registry.register(Box::new(BundlePlayerFactory::new(folders)))?;
+    Ok(registry)
 }
 
 /// The players, named by their specs; a name given twice gets `#2`, `#3`, …
@@ -119,8 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.games
         );
     }
-    let registry = PlayerRegistry::builtin();
-    let entrants = entrants(&registry, &args.players)?;
+    let entrants = entrants(&registry()?, &args.players)?;
     let out = args.out.unwrap_or_else(default_out_dir);
     let config = MatchConfig {
         games_per_pairing: args.games,
@@ -225,7 +247,7 @@ mod tests {
 
     #[test]
     fn duplicate_players_get_numbered() {
-        let registry = PlayerRegistry::builtin();
+        let registry = registry().unwrap();
         let specs = ["random", "random", "greedy"].map(String::from);
         let names: Vec<String> = entrants(&registry, &specs)
             .unwrap()

@@ -9,7 +9,9 @@ use sumito_arena::spec::{PlayerSpec, SpecError};
 use sumito_engine::{Move, Position};
 use sumito_game::AbaloneGame;
 use sumito_mcts::{Search, SearchConfig};
-use sumito_net::{DirectEvaluator, PolicyValueNet, SymmetryMode};
+use sumito_net::{
+    InferenceClient, InferenceConfig, InferenceService, NetError, PackedModel, PolicyValueNet,
+};
 
 /// Simulations per move when the spec does not say.
 pub const DEFAULT_SIMULATIONS: u32 = 64;
@@ -39,35 +41,50 @@ impl PlayerFactory for NetPlayerFactory {
             .get_u32("simulations", 1, 1_000_000)?
             .unwrap_or(DEFAULT_SIMULATIONS);
         params.finish()?;
-        let (net, _) =
-            PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu).map_err(|err| {
-                spec.params()
-                    .invalid(format!("cannot load {}: {err}", model.display()))
-            })?;
-        let evaluator = Arc::new(DirectEvaluator::new(net, SymmetryMode::None));
-        let search = SearchConfig {
-            simulations,
-            virtual_loss_batch: 8,
-            ..SearchConfig::default()
+        let cannot_load = |err: NetError| {
+            spec.params()
+                .invalid(format!("cannot load {}: {err}", model.display()))
         };
-        Ok(Entrant::new(
-            spec.to_string(),
-            SearchLimit::default(),
-            move |seed| {
-                Box::new(NetPlayer {
-                    evaluator: Arc::clone(&evaluator),
-                    config: search.clone(),
-                    seed,
-                    search: None,
-                })
-            },
-        ))
+        let (net, _) =
+            PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu).map_err(cannot_load)?;
+        network_entrant(spec.to_string(), net, simulations).map_err(cannot_load)
     }
 }
 
+/// An arena entrant that searches with `model`: `simulations` PUCT playouts
+/// per move without noise, the tree kept across moves. All games the arena
+/// plays at once share one [`InferenceService`], so their searches are
+/// evaluated together in batches (one game alone would run batches of
+/// [`VIRTUAL_LOSS_BATCH`] leaves). Used for checkpoints (`net`) and for
+/// exported bundles by the play layer.
+pub fn network_entrant<M: PackedModel + 'static>(
+    name: String,
+    model: M,
+    simulations: u32,
+) -> Result<Entrant, NetError> {
+    // The default configuration: on the CPU, batches of up to 64 leaves.
+    let service = Arc::new(InferenceService::start(model, &InferenceConfig::default())?);
+    let search = SearchConfig {
+        simulations,
+        virtual_loss_batch: VIRTUAL_LOSS_BATCH,
+        ..SearchConfig::default()
+    };
+    Ok(Entrant::new(name, SearchLimit::default(), move |seed| {
+        Box::new(NetPlayer {
+            evaluator: service.client(),
+            config: search.clone(),
+            seed,
+            search: None,
+        })
+    }))
+}
+
+/// Leaves gathered per network call by one game's search.
+pub const VIRTUAL_LOSS_BATCH: u32 = 8;
+
 /// One game's network player: a search tree kept across moves.
 struct NetPlayer {
-    evaluator: Arc<DirectEvaluator<PolicyValueNet>>,
+    evaluator: InferenceClient,
     config: SearchConfig,
     seed: u64,
     search: Option<Search<AbaloneGame>>,
@@ -95,7 +112,7 @@ impl Player for NetPlayer {
         }
         let search = self.search.as_mut().expect("set above");
         let result = search
-            .search(&*self.evaluator)
+            .search(&self.evaluator)
             .map_err(|err| PlayerError::Failed(Box::new(err)))?;
         Move::from_action(result.best_action).ok_or(PlayerError::NoLegalMove)
     }

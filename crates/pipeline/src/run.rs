@@ -473,12 +473,9 @@ pub fn train(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> 
             break;
         }
         let generation = trainer.state().generation;
-        if let Some(spent) = budget_spent(
-            config,
-            generation,
-            trainer.store().total_games(),
-            elapsed(),
-        ) {
+        if let Some(spent) =
+            budget_spent(config, generation, trainer.store().total_games(), elapsed())
+        {
             ui.say(&format!("budget spent: {spent}"));
             run.log("train", &format!("budget spent ({spent}); stopping"))?;
             break;

@@ -693,7 +693,7 @@ pub(crate) mod tests {
 
     /// A run directory with freshly initialised generations 0 and 1 (the
     /// best), trained under a 200-ply move limit.
-    fn tiny_run(root: &Path) -> RunDir {
+    pub(crate) fn tiny_run(root: &Path) -> RunDir {
         let run = RunDir::create(root, "# a test run\n").unwrap();
         let rules = Rules {
             max_plies: Some(200),
@@ -713,7 +713,7 @@ pub(crate) mod tests {
         run
     }
 
-    fn request(run: &Path, out: &Path) -> ExportRequest {
+    pub(crate) fn request(run: &Path, out: &Path) -> ExportRequest {
         ExportRequest {
             run_dir: run.to_owned(),
             generation: None,

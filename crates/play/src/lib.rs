@@ -3,6 +3,7 @@
 //! clocks, the interactive play session, model bundles and analysis.
 
 pub mod analysis;
+pub mod arena_player;
 pub mod board_text;
 pub mod bundle;
 pub mod clock;

@@ -1,0 +1,133 @@
+//! An exported model bundle as an arena player
+//! (`bundle:model=quick,simulations=64`), so that a shipped model can be
+//! measured against the fixed opponents and against checkpoints with
+//! `sumito arena`. The player searches with the bundle's TorchScript network,
+//! the file `sumito play` uses.
+
+use std::path::PathBuf;
+
+use sumito_arena::player::{Entrant, PlayerFactory};
+use sumito_arena::spec::{PlayerSpec, SpecError};
+use sumito_net::DeviceSpec;
+use sumito_pipeline::players::{DEFAULT_SIMULATIONS, network_entrant};
+
+use crate::bundle::{DEFAULT_MODEL, ModelBundle, locate_bundle};
+
+/// Makes `bundle` players: `bundle[:model=NAME_OR_DIR][,simulations=N]`. A
+/// bare name is looked up in the model folders (as `sumito play --model`
+/// does); without `model=` the shipped model is used.
+#[derive(Debug, Clone)]
+pub struct BundlePlayerFactory {
+    folders: Vec<PathBuf>,
+}
+
+impl BundlePlayerFactory {
+    /// `folders`: where bare model names are looked up, in order (see
+    /// [`crate::bundle::model_folders`]).
+    pub fn new(folders: Vec<PathBuf>) -> BundlePlayerFactory {
+        BundlePlayerFactory { folders }
+    }
+}
+
+impl PlayerFactory for BundlePlayerFactory {
+    fn kind(&self) -> &str {
+        "bundle"
+    }
+
+    fn help(&self) -> String {
+        format!(
+            "bundle: an exported model (sumito export) with MCTS (PUCT, no noise); model=NAME or DIR (default: the shipped model `{DEFAULT_MODEL}`), simulations=N (default {DEFAULT_SIMULATIONS})"
+        )
+    }
+
+    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
+        let mut params = spec.params();
+        let given = params.get_path("model");
+        let simulations = params
+            .get_u32("simulations", 1, 1_000_000)?
+            .unwrap_or(DEFAULT_SIMULATIONS);
+        params.finish()?;
+        let invalid = |problem: String| spec.params().invalid(problem);
+        let dir = locate_bundle(given.as_deref(), &self.folders)
+            .map_err(|err| invalid(err.to_string()))?;
+        let bundle = ModelBundle::open(&dir).map_err(|err| invalid(err.to_string()))?;
+        let device = DeviceSpec::Cpu
+            .resolve()
+            .map_err(|err| invalid(err.to_string()))?;
+        let model = bundle
+            .load_torchscript(device)
+            .map_err(|err| invalid(err.to_string()))?;
+        network_entrant(spec.to_string(), model, simulations)
+            .map_err(|err| invalid(format!("cannot start {}: {err}", dir.display())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sumito_arena::player::PlayerRegistry;
+
+    fn registry(folders: Vec<PathBuf>) -> PlayerRegistry {
+        let mut registry = PlayerRegistry::builtin();
+        registry
+            .register(Box::new(BundlePlayerFactory::new(folders)))
+            .unwrap();
+        registry
+    }
+
+    #[test]
+    fn an_exported_bundle_plays_a_match_by_name() {
+        use crate::bundle::export_bundle;
+        use crate::bundle::tests::{Scratch, request, tiny_run};
+        use sumito_arena::arena::{MatchConfig, Silent, play_match};
+        use sumito_engine::{EndReason, Rules};
+
+        let scratch = Scratch::new("arena-player");
+        let run = tiny_run(&scratch.0.join("run"));
+        let models = scratch.0.join("models");
+        export_bundle(&request(run.root(), &models.join("tiny"))).unwrap();
+        let registry = registry(vec![models]);
+        let entrants = [
+            registry
+                .prepare_str("bundle:model=tiny,simulations=8")
+                .unwrap(),
+            registry.prepare_str("random").unwrap(),
+        ];
+        // Two games at once: both searches share the bundle's service.
+        let config = MatchConfig {
+            games_per_pairing: 2,
+            rules: Rules {
+                max_plies: Some(12),
+                ..Rules::default()
+            },
+            threads: 2,
+            ..MatchConfig::default()
+        };
+        let results = play_match(&entrants, &config, &Silent).unwrap();
+        assert_eq!(results.games.len(), 2);
+        for game in &results.games {
+            assert_eq!(game.reason, EndReason::MoveLimit, "{game:?}");
+        }
+    }
+
+    #[test]
+    fn a_missing_or_foreign_bundle_is_named() {
+        let nowhere = std::env::temp_dir().join("sumito-no-such-models-folder");
+        let err = registry(vec![nowhere.clone()])
+            .prepare_str("bundle")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("sumito-no-such-models-folder"), "{err}");
+        // A folder that exists but holds no bundle.json.
+        let err = registry(vec![nowhere])
+            .prepare_str(&format!("bundle:model={}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("bundle.json"), "{err}");
+        let err = registry(Vec::new())
+            .prepare_str("bundle:model=x,depth=3")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("depth"), "{err}");
+    }
+}
