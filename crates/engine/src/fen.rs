@@ -15,7 +15,7 @@
 //! starts at ply 0 under the default [`Rules`] (see [`Position::with_rules`]).
 
 use crate::board::{Cell, Color, row_max_diag, row_min_diag};
-use crate::position::{MARBLES_PER_SIDE, Position, Rules};
+use crate::position::{BoardError, MARBLES_PER_SIDE, Position, Rules, check_marble_total};
 use std::fmt;
 use std::str::FromStr;
 
@@ -44,17 +44,10 @@ pub enum PositionParseError {
     BadSide { found: String },
     #[error("{color} marbles off {found:?} is not a whole number 0-14")]
     BadOffCount { color: Color, found: String },
-    #[error("{count} {color} marbles on the board, at most 14 allowed")]
-    TooManyOnBoard { color: Color, count: u32 },
-    #[error(
-        "{color} has {on_board} marbles on the board and {off} off, {} in all; each side has 14",
-        on_board + u32::from(*off)
-    )]
-    TooManyMarbles {
-        color: Color,
-        on_board: u32,
-        off: u8,
-    },
+    /// Too many marbles of one colour (the other [`BoardError`]s cannot
+    /// arise from a text, which places each marble on one cell).
+    #[error(transparent)]
+    Board(#[from] BoardError),
 }
 
 const ROW_LETTERS: &[u8; 9] = b"ABCDEFGHI";
@@ -133,20 +126,7 @@ impl Position {
                     color,
                     found: text.to_string(),
                 })?;
-            let on_board = marbles[color.index()].count_ones();
-            if on_board > u32::from(MARBLES_PER_SIDE) {
-                return Err(PositionParseError::TooManyOnBoard {
-                    color,
-                    count: on_board,
-                });
-            }
-            if on_board + u32::from(count) > u32::from(MARBLES_PER_SIDE) {
-                return Err(PositionParseError::TooManyMarbles {
-                    color,
-                    on_board,
-                    off: count,
-                });
-            }
+            check_marble_total(color, marbles[color.index()].count_ones(), count)?;
             off[color.index()] = count;
         }
         Ok(Position::from_parts(marbles, side, off, Rules::default()))

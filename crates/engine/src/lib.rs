@@ -62,5 +62,7 @@ pub use layout::{Layout, LayoutError};
 pub use notation::MoveParseError;
 pub use perft::{perft, perft_divide};
 pub use playout::{midgame_positions, random_playout};
-pub use position::{EndReason, IllegalMove, MARBLES_PER_SIDE, Outcome, Position, Rules};
+pub use position::{
+    BoardError, EndReason, IllegalMove, MARBLES_PER_SIDE, Outcome, Position, Rules,
+};
 pub use symmetry::Symmetry;

@@ -82,6 +82,47 @@ impl fmt::Display for EndReason {
     }
 }
 
+/// What is wrong with the marbles given for a position (by
+/// [`Position::from_cell_masks`] or a position text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    #[error("{color} has a marble on cell index {index}, but the cells are numbered 0-60")]
+    OffBoard { color: Color, index: u32 },
+    #[error("{0} holds both a black and a white marble")]
+    Overlap(Cell),
+    #[error("{count} {color} marbles on the board, at most 14 allowed")]
+    TooManyOnBoard { color: Color, count: u32 },
+    #[error(
+        "{color} has {on_board} marbles on the board and {off} off, {} in all; each side has 14",
+        on_board + u32::from(*off)
+    )]
+    TooManyMarbles {
+        color: Color,
+        on_board: u32,
+        off: u8,
+    },
+}
+
+/// Checks one colour's marble count: at most 14 on the board, and at most 14
+/// on and off the board together (which also bounds `off`, an index into the
+/// Zobrist keys).
+pub(crate) fn check_marble_total(color: Color, on_board: u32, off: u8) -> Result<(), BoardError> {
+    if on_board > u32::from(MARBLES_PER_SIDE) {
+        return Err(BoardError::TooManyOnBoard {
+            color,
+            count: on_board,
+        });
+    }
+    if on_board + u32::from(off) > u32::from(MARBLES_PER_SIDE) {
+        return Err(BoardError::TooManyMarbles {
+            color,
+            on_board,
+            off,
+        });
+    }
+    Ok(())
+}
+
 /// Why a move is not legal in a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum IllegalMove {
@@ -411,6 +452,58 @@ impl Position {
         };
         position.hash = position.compute_hash();
         position
+    }
+
+    /// A position from its contents, checked: `cell_masks` holds the marbles
+    /// of Black and White (by [`Color::index`]) with bit `i` for the cell of
+    /// [`Cell::index`] `i` (0 = A1 … 60 = I9), the compact form that stored
+    /// games use (see [`Position::cell_mask`]). Builds the bitboards directly
+    /// rather than through the position text, so loading stored games costs
+    /// no formatting and parsing.
+    ///
+    /// Refuses bits above 60, a cell held by both colours, and a colour with
+    /// more than 14 marbles on the board or on and off it together. The hash
+    /// is computed from the contents.
+    pub fn from_cell_masks(
+        cell_masks: [u64; 2],
+        side: Color,
+        off: [u8; 2],
+        rules: Rules,
+        ply: u32,
+        plies_since_push_off: u32,
+    ) -> Result<Position, BoardError> {
+        let mut marbles = [0u128; 2];
+        for color in Color::ALL {
+            let mask = cell_masks[color.index()];
+            if mask >> CELL_COUNT != 0 {
+                return Err(BoardError::OffBoard {
+                    color,
+                    index: 63 - mask.leading_zeros(),
+                });
+            }
+            marbles[color.index()] = bits(u128::from(mask))
+                .fold(0, |board, index| board | 1 << CELL_BIT[index as usize]);
+        }
+        let both = cell_masks[0] & cell_masks[1];
+        if both != 0 {
+            let index = both.trailing_zeros() as usize;
+            return Err(BoardError::Overlap(
+                Cell::new(index).expect("bits above 60 were refused"),
+            ));
+        }
+        for color in Color::ALL {
+            let on_board = cell_masks[color.index()].count_ones();
+            check_marble_total(color, on_board, off[color.index()])?;
+        }
+        Ok(Position::from_parts(marbles, side, off, rules)
+            .with_ply_counters(ply, plies_since_push_off))
+    }
+
+    /// The marbles of `color` with bit `i` for the cell of [`Cell::index`]
+    /// `i`: the compact form read by [`Position::from_cell_masks`].
+    pub fn cell_mask(&self, color: Color) -> u64 {
+        self.marbles(color)
+            .fold(0, |mask, cell| mask | 1 << cell.index())
     }
 
     /// The same position with other marbles on the board (hash recomputed).
@@ -1083,5 +1176,88 @@ mod tests {
         let one_off = Position::from_fen("5/6/7/8/9/8/7/6/5 b 1 0").unwrap();
         let none_off = Position::from_fen("5/6/7/8/9/8/7/6/5 b 0 0").unwrap();
         assert_ne!(one_off.hash(), none_off.hash());
+    }
+
+    /// `position` rebuilt from its cell masks and other parts.
+    fn rebuilt(position: &Position) -> Result<Position, BoardError> {
+        Position::from_cell_masks(
+            [
+                position.cell_mask(Color::Black),
+                position.cell_mask(Color::White),
+            ],
+            position.side_to_move(),
+            [
+                position.marbles_off(Color::Black),
+                position.marbles_off(Color::White),
+            ],
+            position.rules(),
+            position.ply(),
+            position.plies_since_push_off(),
+        )
+    }
+
+    #[test]
+    fn cell_masks_round_trip_every_position_of_random_games() {
+        let rules = Rules {
+            marbles_to_win: 6,
+            max_plies: Some(200),
+            no_push_off_plies: Some(50),
+        };
+        for (seed, layout) in Layout::NAMED.into_iter().enumerate() {
+            let start = Position::start(layout, rules);
+            for position in crate::random_playout(&start, 200, seed as u64) {
+                // Equality covers the bitboards, counters, rules and hash.
+                assert_eq!(rebuilt(&position), Ok(position), "{position}");
+            }
+        }
+        let mask = setup("A1 I9", "E5", Color::White).cell_mask(Color::Black);
+        assert_eq!(mask, 1 | 1 << 60, "A1 is bit 0, I9 bit 60");
+    }
+
+    #[test]
+    fn cell_masks_refuse_impossible_boards() {
+        let build = |black: u64, white: u64, off: [u8; 2]| {
+            Position::from_cell_masks([black, white], Color::Black, off, Rules::default(), 0, 0)
+        };
+        assert_eq!(
+            build(1 << 61, 0, [0, 0]),
+            Err(BoardError::OffBoard {
+                color: Color::Black,
+                index: 61
+            })
+        );
+        assert_eq!(
+            build(0, 1 << 63 | 1, [0, 0]),
+            Err(BoardError::OffBoard {
+                color: Color::White,
+                index: 63
+            })
+        );
+        let e5 = cell("E5");
+        assert_eq!(
+            build(1 << e5.index() | 1, 1 << e5.index(), [0, 0]),
+            Err(BoardError::Overlap(e5))
+        );
+        assert_eq!(
+            build((1 << 15) - 1, 0, [0, 0]),
+            Err(BoardError::TooManyOnBoard {
+                color: Color::Black,
+                count: 15
+            })
+        );
+        assert_eq!(
+            build(0, 0b111, [0, 12]),
+            Err(BoardError::TooManyMarbles {
+                color: Color::White,
+                on_board: 3,
+                off: 12
+            })
+        );
+        // Off counts beyond 14 are refused even without marbles on the board.
+        assert!(build(0, 0, [15, 0]).is_err());
+        assert_eq!(
+            build(0, 1 << e5.index(), [0, 13]).map(|position| position.at(e5)),
+            Ok(Some(Color::White))
+        );
     }
 }

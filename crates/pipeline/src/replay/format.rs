@@ -34,7 +34,7 @@
 //!                       Position::legal_moves() order, probability × 255
 //! ```
 
-use sumito_engine::{Cell, Color, EndReason, Move, Outcome, Position, Rules};
+use sumito_engine::{Color, EndReason, Move, Outcome, Position, Rules};
 
 use crate::crc::crc32c;
 
@@ -152,50 +152,6 @@ pub enum FormatError {
     TrailingBytes { extra: usize },
 }
 
-fn dense_board(position: &Position, color: Color) -> u64 {
-    position
-        .marbles(color)
-        .fold(0u64, |board, cell| board | (1u64 << cell.index()))
-}
-
-/// Writes the position text of the given parts and reads it back: the
-/// engine's public way to build a position from its contents.
-fn rebuild_position(boards: [u64; 2], side: Color, off: [u8; 2]) -> Result<Position, String> {
-    if boards[0] & boards[1] != 0 {
-        return Err("a cell holds both colours".into());
-    }
-    if (boards[0] | boards[1]) >> sumito_engine::CELL_COUNT != 0 {
-        return Err("a marble lies outside the 61 cells".into());
-    }
-    let mut text = String::with_capacity(80);
-    for row in (0..9u8).rev() {
-        let mut empty = 0;
-        for cell in Cell::all().filter(|cell| cell.row() == row) {
-            let bit = 1u64 << cell.index();
-            let letter = if boards[0] & bit != 0 {
-                'b'
-            } else if boards[1] & bit != 0 {
-                'w'
-            } else {
-                empty += 1;
-                continue;
-            };
-            if empty > 0 {
-                text.push(char::from(b'0' + empty));
-                empty = 0;
-            }
-            text.push(letter);
-        }
-        if empty > 0 {
-            text.push(char::from(b'0' + empty));
-        }
-        text.push(if row == 0 { ' ' } else { '/' });
-    }
-    text.push(if side == Color::Black { 'b' } else { 'w' });
-    text.push_str(&format!(" {} {}", off[0], off[1]));
-    Position::from_fen(&text).map_err(|err| err.to_string())
-}
-
 fn encode_rules(out: &mut Vec<u8>, rules: Rules) {
     out.push(rules.marbles_to_win);
     out.extend_from_slice(&rules.max_plies.unwrap_or(0).to_le_bytes());
@@ -246,8 +202,8 @@ pub fn encode_game(game: &GameRecord) -> Vec<u8> {
     out.extend_from_slice(&(game.training_positions() as u32).to_le_bytes());
     for record in &game.positions {
         let position = &record.position;
-        out.extend_from_slice(&dense_board(position, Color::Black).to_le_bytes());
-        out.extend_from_slice(&dense_board(position, Color::White).to_le_bytes());
+        out.extend_from_slice(&position.cell_mask(Color::Black).to_le_bytes());
+        out.extend_from_slice(&position.cell_mask(Color::White).to_le_bytes());
         let side = u8::from(position.side_to_move() == Color::White);
         out.push(side | (u8::from(record.policy.is_some()) << 1));
         out.push(position.marbles_off(Color::Black));
@@ -407,10 +363,8 @@ pub fn decode_game(bytes: &[u8]) -> Result<GameRecord, FormatError> {
         let off = [cursor.u8()?, cursor.u8()?];
         let ply = cursor.u32()?;
         let since_push_off = cursor.u32()?;
-        let position = rebuild_position(boards, side, off)
-            .map_err(bad)?
-            .with_rules(rules)
-            .with_ply_counters(ply, since_push_off);
+        let position = Position::from_cell_masks(boards, side, off, rules, ply, since_push_off)
+            .map_err(|err| bad(err.to_string()))?;
         let played = Move::from_action(usize::from(cursor.u16()?))
             .ok_or_else(|| bad("unknown action".into()))?;
         if !position.is_legal(played) {
@@ -602,6 +556,24 @@ pub(crate) mod tests {
             let mut corrupt = bytes.clone();
             corrupt[index] ^= 1 << (index % 8);
             assert!(decode_game(&corrupt).is_err(), "flip at byte {index}");
+        }
+    }
+
+    #[test]
+    fn impossible_boards_are_refused_with_the_position_named() {
+        let mut bytes = encode_game(&random_game(5, limited_rules()));
+        // Copy the first position's black board onto its white board and
+        // seal the file again, so that only the board is wrong.
+        let black = bytes[HEADER_LEN..HEADER_LEN + 8].to_vec();
+        bytes[HEADER_LEN + 8..HEADER_LEN + 16].copy_from_slice(&black);
+        let body = bytes.len() - 4;
+        let crc = crc32c(&bytes[..body]);
+        bytes[body..].copy_from_slice(&crc.to_le_bytes());
+        match decode_game(&bytes) {
+            Err(FormatError::BadPosition { index: 0, problem }) => {
+                assert!(problem.contains("holds both"), "{problem}")
+            }
+            other => panic!("expected a bad position 0, got {other:?}"),
         }
     }
 
