@@ -55,6 +55,10 @@ pub enum NetError {
     #[error("position {index} of the batch: {problem}")]
     InvalidPosition { index: usize, problem: String },
     /// The inference service has stopped (its worker failed or was shut down).
+    #[error(
+        "this network has its batch norms folded for inference and cannot be trained: load the checkpoint again"
+    )]
+    FoldedNetwork,
     #[error("inference service: {0}")]
     Service(String),
 }

@@ -88,10 +88,18 @@ fn board_mask() -> Vec<f32> {
     mask
 }
 
+/// Batch norm's epsilon, set explicitly so that folding uses the same value.
+const BATCH_NORM_EPS: f64 = 1e-5;
+
 #[derive(Debug)]
 struct ConvBn {
     conv: nn::Conv2D,
     norm: nn::BatchNorm,
+    padding: i64,
+    /// The convolution with the batch norm's evaluation-mode affine map
+    /// folded in (see [`PolicyValueNet::fold_batch_norm`]): one convolution
+    /// with a bias instead of a convolution and a normalisation pass.
+    folded: Option<(Tensor, Tensor)>,
 }
 
 impl ConvBn {
@@ -103,6 +111,7 @@ impl ConvBn {
         };
         let norm_config = nn::BatchNormConfig {
             ws_init: nn::Init::Const(scale),
+            eps: BATCH_NORM_EPS,
             ..Default::default()
         };
         ConvBn {
@@ -114,11 +123,34 @@ impl ConvBn {
                 conv_config,
             ),
             norm: nn::batch_norm2d(&path / "norm", outputs as i64, norm_config),
+            padding: kernel / 2,
+            folded: None,
         }
     }
 
     fn forward(&self, input: &Tensor, train: bool) -> Tensor {
-        self.norm.forward_t(&self.conv.forward(input), train)
+        match &self.folded {
+            Some((weight, bias)) if !train => {
+                input.conv2d(weight, Some(bias), [1, 1], [self.padding; 2], [1, 1], 1)
+            }
+            _ => self.norm.forward_t(&self.conv.forward(input), train),
+        }
+    }
+
+    /// In evaluation mode the batch norm is `y = (x - mean) * scale + beta`
+    /// with `scale = gamma / sqrt(var + eps)`: a per-channel affine map that
+    /// the (bias-free) convolution absorbs.
+    fn fold(&mut self) {
+        let folded = tch::no_grad(|| {
+            let norm = &self.norm;
+            let gamma = norm.ws.as_ref().expect("batch norm is affine");
+            let beta = norm.bs.as_ref().expect("batch norm is affine");
+            let scale = gamma / (&norm.running_var + BATCH_NORM_EPS).sqrt();
+            let weight = &self.conv.ws * scale.view([-1, 1, 1, 1]);
+            let bias = beta - &norm.running_mean * &scale;
+            (weight.contiguous(), bias)
+        });
+        self.folded = Some(folded);
     }
 }
 
@@ -150,6 +182,8 @@ pub struct PolicyValueNet {
     mask: Tensor,
     /// `[1734]`: see [`policy_gather_index`].
     gather: Tensor,
+    /// Set by [`Self::fold_batch_norm`].
+    folded: bool,
 }
 
 impl PolicyValueNet {
@@ -212,6 +246,7 @@ impl PolicyValueNet {
             value_aux,
             mask,
             gather,
+            folded: false,
         })
     }
 
@@ -229,6 +264,33 @@ impl PolicyValueNet {
 
     pub(crate) fn vars_mut(&mut self) -> &mut nn::VarStore {
         &mut self.vars
+    }
+
+    /// The network for inference only: every convolution with its batch norm
+    /// folded into it, which saves a pass over every feature map (about a
+    /// fifth of a small net's CPU time; `sumito bench net` measures it).
+    /// Outputs equal [`Self::forward_packed`]'s up to float rounding. The
+    /// variables are kept as they are, so the checkpoint it came from is
+    /// unchanged, but training must start from an unfolded network:
+    /// [`crate::Trainer::new`] refuses a folded one.
+    pub fn fold_batch_norm(mut self) -> PolicyValueNet {
+        let layers = std::iter::once(&mut self.stem)
+            .chain(
+                self.blocks
+                    .iter_mut()
+                    .flat_map(|block| [&mut block.first, &mut block.second]),
+            )
+            .chain([&mut self.policy, &mut self.policy_pool, &mut self.value]);
+        for layer in layers {
+            layer.fold();
+        }
+        self.folded = true;
+        self
+    }
+
+    /// Whether [`Self::fold_batch_norm`] made this an inference-only network.
+    pub fn is_folded(&self) -> bool {
+        self.folded
     }
 
     /// Number of trainable parameters.
@@ -338,6 +400,41 @@ pub(crate) mod tests {
                 .iter()
                 .all(|&slot| (slot as usize) < POLICY_CELL_CHANNELS * GRID_POINTS)
         );
+    }
+
+    #[test]
+    fn folding_batch_norm_keeps_the_outputs() {
+        let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
+        // Random statistics and affine parameters everywhere (a fresh net's
+        // are 0 and 1, which would hide a wrong fold).
+        tch::no_grad(|| {
+            for (name, mut variable) in net.vars().variables() {
+                let noise = Tensor::rand_like(&variable) + 0.5;
+                let noise = if name.contains("running_mean") || name.ends_with("norm.bias") {
+                    noise - 1.0
+                } else {
+                    noise
+                };
+                variable.copy_(&noise);
+            }
+        });
+        let input = Tensor::rand(
+            [7, INPUT_PLANES as i64, GRID as i64, GRID as i64],
+            (Kind::Float, Device::Cpu),
+        );
+        let expected = net.forward_packed(&input);
+        let folded = net.fold_batch_norm();
+        assert!(folded.is_folded());
+        let actual = folded.forward_packed(&input);
+        let difference = (&actual - &expected).abs().max().double_value(&[]);
+        let size = expected.abs().max().double_value(&[]);
+        assert!(difference <= 1e-4 * size.max(1.0), "{difference} vs {size}");
+        assert!(
+            difference > 0.0 || size == 0.0,
+            "the folded path was not taken"
+        );
+        let refused = crate::Trainer::new(folded, &crate::config::TrainingConfig::default());
+        assert!(matches!(refused, Err(NetError::FoldedNetwork)));
     }
 
     #[test]

@@ -370,6 +370,9 @@ impl Trainer {
     /// Starts training `net` from step 0 with fresh optimiser state.
     pub fn new(net: PolicyValueNet, config: &TrainingConfig) -> Result<Trainer, NetError> {
         config.validate()?;
+        if net.is_folded() {
+            return Err(NetError::FoldedNetwork);
+        }
         let optimizer = Optimizer::new(&net, config.optimizer);
         Ok(Trainer {
             net,

@@ -138,7 +138,7 @@ pub fn pending_candidates(run: &RunDir) -> Result<Vec<u32>> {
 }
 
 fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<PolicyValueNet> {
-    DirectEvaluator::new(net, config.net.inference.symmetry)
+    DirectEvaluator::new(net.fold_batch_norm(), config.net.inference.symmetry)
 }
 
 /// Evaluates candidate `generation`: gating against the best model (unless

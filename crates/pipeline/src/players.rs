@@ -47,7 +47,7 @@ impl PlayerFactory for NetPlayerFactory {
         };
         let (net, _) =
             PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu).map_err(cannot_load)?;
-        network_entrant(spec.to_string(), net, simulations).map_err(cannot_load)
+        network_entrant(spec.to_string(), net.fold_batch_norm(), simulations).map_err(cannot_load)
     }
 }
 

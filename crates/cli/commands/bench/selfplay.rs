@@ -44,7 +44,8 @@ pub fn run() -> anyhow::Result<()> {
     println!("batch: {batch} positions");
 
     // Raw forward passes of the network on encoded positions.
-    let net = PolicyValueNet::new(&config.net.model, device)?;
+    // Folded as self-play folds it.
+    let net = PolicyValueNet::new(&config.net.model, device)?.fold_batch_norm();
     let direct = DirectEvaluator::new(net, config.net.inference.symmetry);
     let positions = sample_positions(&config, batch);
     let mut inputs = vec![0.0f32; batch * INPUT_LEN];
