@@ -45,7 +45,32 @@ enum Command {
     Analyze(commands::analyze::Args),
 }
 
+/// libgomp (torch's OpenMP) reads `OMP_WAIT_POLICY` when it is loaded,
+/// before `main`; without `PASSIVE` its idle threads spin, and on a busy
+/// small machine spinning threads starve the ones doing the work (several
+/// times slower inference measured here). So a `sumito` started without the
+/// variable starts itself again with it; the user's own value is kept.
+#[cfg(unix)]
+fn ensure_passive_openmp() {
+    use std::os::unix::process::CommandExt;
+    if std::env::var_os("OMP_WAIT_POLICY").is_some() {
+        return;
+    }
+    let Ok(program) = std::env::current_exe() else {
+        return;
+    };
+    // `exec` returns only on failure; then run as we are.
+    let _ = std::process::Command::new(program)
+        .args(std::env::args_os().skip(1))
+        .env("OMP_WAIT_POLICY", "PASSIVE")
+        .exec();
+}
+
+#[cfg(not(unix))]
+fn ensure_passive_openmp() {}
+
 fn main() -> std::process::ExitCode {
+    ensure_passive_openmp();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bench(args) => commands::bench::run(args),
