@@ -10,28 +10,14 @@ use sumito_pipeline::replay::files::list_games;
 use sumito_pipeline::replay::format::decode_game;
 use sumito_pipeline::tensorboard::read_events;
 
+mod common;
+
+use common::Scratch;
+
 const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A fresh scratch directory for one test, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("sumito-e2e-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// The tiny config with `generations` generations, written into `dir`.
