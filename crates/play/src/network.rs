@@ -3,6 +3,7 @@
 //! network evaluator, searching either a number of simulations or for a
 //! time, and keeping its tree between the moves of a game.
 
+use std::fmt;
 use std::time::{Duration, Instant};
 
 use sumito_arena::player::PlayerError;
@@ -10,7 +11,7 @@ use sumito_engine::{Move, Position};
 use sumito_game::AbaloneGame;
 use sumito_mcts::{Evaluator, Search, SearchConfig, SearchError, SearchResult, Wdl};
 
-use crate::opponent::{Opponent, Thought, WinProbability};
+use crate::opponent::{Opponent, Thought, WinProbability, debug_opponent, tighter_time};
 
 /// How long the search thinks about a move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,12 +110,9 @@ pub struct NetworkSearch {
     search: Option<Search<AbaloneGame>>,
 }
 
-impl std::fmt::Debug for NetworkSearch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NetworkSearch")
-            .field("name", &self.name)
-            .field("budget", &self.budget)
-            .finish_non_exhaustive()
+impl fmt::Debug for NetworkSearch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        debug_opponent(f, "NetworkSearch", &self.name, ("budget", &self.budget))
     }
 }
 
@@ -151,7 +149,7 @@ impl NetworkSearch {
         };
         let (target, time) = match self.budget {
             SearchBudget::Simulations(n) => (Some(n.max(1)), cap),
-            SearchBudget::Time(time) => (None, Some(cap.map_or(time, |cap| cap.min(time)))),
+            SearchBudget::Time(time) => (None, tighter_time(Some(time), cap)),
         };
         let mut done = 0u32;
         let result = loop {

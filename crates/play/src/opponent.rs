@@ -2,6 +2,7 @@
 //! that, given a position, proposes a move and, when it can, says how good
 //! the position is and which line of play it expects.
 
+use std::fmt;
 use std::time::{Duration, Instant};
 
 use sumito_arena::player::{Entrant, Player, PlayerError, SearchLimit};
@@ -53,12 +54,33 @@ pub struct ClassicalOpponent {
     player: Box<dyn Player>,
 }
 
-impl std::fmt::Debug for ClassicalOpponent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClassicalOpponent")
-            .field("name", &self.name)
-            .field("limit", &self.limit)
-            .finish_non_exhaustive()
+/// The tighter of an engine's own time limit and the clock's cap, either of
+/// which may be absent: every opponent obeys both.
+pub(crate) fn tighter_time(own: Option<Duration>, cap: Option<Duration>) -> Option<Duration> {
+    match (own, cap) {
+        (Some(own), Some(cap)) => Some(own.min(cap)),
+        (own, cap) => own.or(cap),
+    }
+}
+
+/// Writes an opponent's `Debug` form: its type, its name and how long it
+/// thinks (`limit`, a label and value), but not the engine inside, as boxed
+/// players and evaluators have no `Debug` form.
+pub(crate) fn debug_opponent(
+    f: &mut fmt::Formatter<'_>,
+    type_name: &str,
+    name: &str,
+    (limit_label, limit): (&str, &dyn fmt::Debug),
+) -> fmt::Result {
+    f.debug_struct(type_name)
+        .field("name", &name)
+        .field(limit_label, limit)
+        .finish_non_exhaustive()
+}
+
+impl fmt::Debug for ClassicalOpponent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        debug_opponent(f, "ClassicalOpponent", &self.name, ("limit", &self.limit))
     }
 }
 
@@ -84,9 +106,7 @@ impl Opponent for ClassicalOpponent {
         cap: Option<Duration>,
     ) -> Result<Thought, PlayerError> {
         let mut limit = self.limit;
-        if let Some(cap) = cap {
-            limit.time = Some(limit.time.map_or(cap, |own| own.min(cap)));
-        }
+        limit.time = tighter_time(limit.time, cap);
         let start = Instant::now();
         let mv = self.player.choose_move(position, &limit)?;
         Ok(Thought {
@@ -112,6 +132,16 @@ mod tests {
     use super::*;
     use sumito_arena::player::PlayerRegistry;
     use sumito_engine::{Layout, Rules};
+
+    #[test]
+    fn the_tighter_time_limit_wins_and_an_absent_one_does_not_count() {
+        let (short, long) = (Duration::from_secs(1), Duration::from_secs(5));
+        assert_eq!(tighter_time(Some(long), Some(short)), Some(short));
+        assert_eq!(tighter_time(Some(short), Some(long)), Some(short));
+        assert_eq!(tighter_time(None, Some(long)), Some(long));
+        assert_eq!(tighter_time(Some(long), None), Some(long));
+        assert_eq!(tighter_time(None, None), None);
+    }
 
     #[test]
     fn a_classical_opponent_answers_with_a_legal_move_within_the_cap() {
