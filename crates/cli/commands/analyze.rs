@@ -9,20 +9,23 @@ use clap::Args as ClapArgs;
 use sumito_engine::{Layout, Position};
 use sumito_play::analysis::{analyse_game, format_game, format_position};
 use sumito_play::network::SearchBudget;
-use sumito_play::record::GameRecord;
 
 use super::play::{load_model, parse_seconds};
+use super::source::{Source, SourceArgs};
 
 #[derive(Debug, ClapArgs)]
-#[command(group = clap::ArgGroup::new("source"))]
+#[command(
+    mut_arg("fen", |arg| arg.help(
+        "The position to analyse, in the text format (default: the start of \
+         the Standard layout). It is analysed under the model's training rules."
+    )),
+    mut_arg("record", |arg| arg.help(
+        "A game record: the value after each move, under the record's rules."
+    )),
+)]
 pub struct Args {
-    /// The position to analyse, in the text format (default: the start of
-    /// the Standard layout). It is analysed under the model's training rules.
-    #[arg(long, group = "source")]
-    fen: Option<String>,
-    /// A game record: the value after each move, under the record's rules.
-    #[arg(long, group = "source")]
-    record: Option<PathBuf>,
+    #[command(flatten)]
+    source: SourceArgs,
     /// The model bundle: a folder, or a name under models/ (default: the
     /// shipped model, models/quick).
     #[arg(long)]
@@ -48,18 +51,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let (bundle, mut search) = load_model(args.model.as_deref(), budget, 0, &args.device)?;
     eprintln!("{}", bundle.summary());
-    if let Some(path) = &args.record {
-        let record = GameRecord::read(path)?;
-        let started = Instant::now();
-        let reports = analyse_game(&mut search, &record)
-            .with_context(|| format!("analysing {}", path.display()))?;
-        print!("{}", format_game(&reports, started.elapsed()));
-        return Ok(());
-    }
-    let position = match &args.fen {
-        Some(text) => Position::from_fen(text)
-            .with_context(|| format!("reading the position given by --fen {text:?}"))?,
-        None => Position::start(Layout::Standard, bundle.meta.rules()),
+    let position = match args.source.read()? {
+        Source::Record { record, path } => {
+            let started = Instant::now();
+            let reports = analyse_game(&mut search, &record)
+                .with_context(|| format!("analysing {}", path.display()))?;
+            print!("{}", format_game(&reports, started.elapsed()));
+            return Ok(());
+        }
+        Source::Position { position, .. } => position,
+        Source::Neither => Position::start(Layout::Standard, bundle.meta.rules()),
     }
     .with_rules(bundle.meta.rules());
     if let Some((outcome, reason)) = position.outcome() {

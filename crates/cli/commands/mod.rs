@@ -10,5 +10,7 @@ pub mod perft;
 pub mod play;
 pub mod render;
 pub mod selfplay;
+/// Not a subcommand: the --fen/--record arguments of analyze and render.
+pub mod source;
 pub mod train;
 pub mod trainer;

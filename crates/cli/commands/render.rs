@@ -6,22 +6,27 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
-use sumito_engine::Position;
-use sumito_play::record::{GameRecord, write_atomic};
+use sumito_play::record::write_atomic;
 use sumito_play::svg::{render_game, render_svg};
 
+use super::source::{Source, SourceArgs};
+
 #[derive(Debug, ClapArgs)]
-#[command(group = clap::ArgGroup::new("source").required(true))]
+#[command(
+    mut_group("source", |group| group.required(true)),
+    mut_arg("fen", |arg| arg.help(
+        "The position to draw, in the text format, e.g. \
+         \"wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0\"."
+    )),
+    mut_arg("record", |arg| arg.help(
+        "A game record (as written by `sumito play`'s save or by matches): \
+         one picture per position, written as OUT-000.svg (the start), \
+         OUT-001.svg (after the first move), … next to OUT."
+    )),
+)]
 pub struct Args {
-    /// The position to draw, in the text format, e.g.
-    /// "wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0".
-    #[arg(long, group = "source")]
-    fen: Option<String>,
-    /// A game record (as written by `sumito play`'s save or by matches):
-    /// one picture per position, written as OUT-000.svg (the start),
-    /// OUT-001.svg (after the first move), … next to OUT.
-    #[arg(long, group = "source")]
-    record: Option<PathBuf>,
+    #[command(flatten)]
+    source: SourceArgs,
     /// The SVG file to write (for --record, the name the numbered files
     /// are made from).
     #[arg(long)]
@@ -54,25 +59,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.out.display()
         );
     }
-    if let Some(text) = &args.fen {
-        let position = Position::from_fen(text)
-            .with_context(|| format!("reading the position given by --fen {text:?}"))?;
-        let title = args
-            .title
-            .clone()
-            .unwrap_or_else(|| text.trim().to_string());
-        return write(&args.out, &render_svg(&position, None, &title));
+    match args.source.read()? {
+        Source::Position { position, text } => {
+            let title = args
+                .title
+                .clone()
+                .unwrap_or_else(|| text.trim().to_string());
+            write(&args.out, &render_svg(&position, None, &title))
+        }
+        Source::Record { record, .. } => {
+            let pictures = render_game(&record);
+            for (index, svg) in pictures.iter().enumerate() {
+                write(&numbered(&args.out, index, pictures.len()), svg)?;
+            }
+            Ok(())
+        }
+        // Clap requires one of the two; this is for a caller that builds Args by hand.
+        Source::Neither => bail!("give the position to draw with --fen or a game with --record"),
     }
-    let path = args
-        .record
-        .as_ref()
-        .expect("clap requires --fen or --record");
-    let record = GameRecord::read(path)?;
-    let pictures = render_game(&record);
-    for (index, svg) in pictures.iter().enumerate() {
-        write(&numbered(&args.out, index, pictures.len()), svg)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
