@@ -11,11 +11,12 @@ use sumito_net::{DirectEvaluator, PolicyValueNet};
 
 use crate::config::{Config, GatingMode};
 use crate::error::{PipelineError, Result};
-use crate::matches::{Contestant, paired_openings, play_match};
+use crate::matches::{Contestant, Pairing, paired_openings, play_match};
 use crate::models::{device, load_model};
 use crate::opponents::fixed_player;
 use crate::ratings::{
-    EloEntry, EvaluationRecord, GatingRecord, model_name, read_evaluations, update_elo_files,
+    EloEntry, EvaluationGame, EvaluationRecord, GatingRecord, model_name, read_evaluations,
+    update_elo_files,
 };
 use crate::rundir::{RunDir, write_json};
 
@@ -201,6 +202,24 @@ pub fn evaluate_candidate(
         score_sum += game.score_of(&candidate_name).unwrap_or(0.0);
         progress(played, planned, score_sum / f64::from(played));
     };
+    // The gating match and the rating games run alike: every game is
+    // reported, and a failure names the match and the candidate.
+    let mut run_match =
+        |pairings: &[Pairing],
+         what: &str,
+         on_game: &mut dyn FnMut(&EvaluationGame) -> ControlFlow<()>| {
+            play_match(
+                &contestants,
+                pairings,
+                rules,
+                evaluation.games_in_parallel,
+                |game| {
+                    report(game);
+                    on_game(game)
+                },
+            )
+            .map_err(|err| PipelineError::Evaluation(format!("{what} of gen-{generation}: {err}")))
+        };
 
     let gating = if gating_on {
         let gating = &config.gating;
@@ -215,29 +234,19 @@ pub fn evaluate_candidate(
             seed,
         );
         let mut so_far = Tally::default();
-        let match_games = play_match(
-            &contestants,
-            &pairings,
-            rules,
-            evaluation.games_in_parallel,
-            |game| {
-                report(game);
-                so_far.add(game.score_of(&candidate_name));
-                let decided = gating.mode == GatingMode::Sprt
-                    && sprt.is_some_and(|sprt| {
-                        sprt.status(so_far.wins, so_far.draws, so_far.losses)
-                            .verdict
-                            != SprtVerdict::Continue
-                    });
-                if decided {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            },
-        )
-        .map_err(|err| {
-            PipelineError::Evaluation(format!("gating match of gen-{generation}: {err}"))
+        let match_games = run_match(&pairings, "gating match", &mut |game: &EvaluationGame| {
+            so_far.add(game.score_of(&candidate_name));
+            let decided = gating.mode == GatingMode::Sprt
+                && sprt.is_some_and(|sprt| {
+                    sprt.status(so_far.wins, so_far.draws, so_far.losses)
+                        .verdict
+                        != SprtVerdict::Continue
+                });
+            if decided {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         })?;
         // Games under way when the test decided also finished, and count.
         let mut tally = Tally::default();
@@ -317,18 +326,8 @@ pub fn evaluate_candidate(
                 seed ^ opponent as u64,
             ));
         }
-        let rating_games = play_match(
-            &contestants,
-            &pairings,
-            rules,
-            evaluation.games_in_parallel,
-            |game| {
-                report(game);
-                ControlFlow::Continue(())
-            },
-        )
-        .map_err(|err| {
-            PipelineError::Evaluation(format!("rating games of gen-{generation}: {err}"))
+        let rating_games = run_match(&pairings, "rating games", &mut |_: &EvaluationGame| {
+            ControlFlow::Continue(())
         })?;
         for contestant in &contestants[first_opponent..] {
             let scores: Vec<f64> = rating_games
