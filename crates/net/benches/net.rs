@@ -7,11 +7,12 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use sumito_engine::{Outcome, Position, midgame_positions};
+use sumito_engine::{Position, midgame_positions};
+use sumito_net::bench_support::{encode_batch, training_samples};
 use sumito_net::encoding::{INPUT_LEN, encode_position};
 use sumito_net::{
     Device, DirectEvaluator, NetConfig, PolicyValueNet, PositionEvaluator, SymmetryMode, Trainer,
-    TrainingSample, configure_threads, run_packed,
+    configure_threads, run_packed,
 };
 
 const BATCH: usize = 64;
@@ -44,10 +45,7 @@ fn small_preset(c: &mut Criterion) {
     let config = NetConfig::preset("small").unwrap();
     configure_threads(&config.threads).unwrap();
     let positions = positions(BATCH);
-    let mut inputs = vec![0.0f32; BATCH * INPUT_LEN];
-    for (position, chunk) in positions.iter().zip(inputs.chunks_exact_mut(INPUT_LEN)) {
-        encode_position(position, chunk);
-    }
+    let inputs = encode_batch(&positions);
     let mut group = c.benchmark_group("net_small");
     group.sample_size(10);
     group.throughput(Throughput::Elements(BATCH as u64));
@@ -59,18 +57,7 @@ fn small_preset(c: &mut Criterion) {
     group.bench_function("evaluate_positions_batch64", |b| {
         b.iter(|| evaluator.evaluate_positions(black_box(&positions)).unwrap())
     });
-    let samples: Vec<TrainingSample> = positions
-        .iter()
-        .map(|&position| {
-            let policy = position
-                .legal_moves()
-                .iter()
-                .take(8)
-                .map(|&mv| (mv, 1.0))
-                .collect();
-            TrainingSample::from_game(position, policy, Outcome::Draw, [0, 0])
-        })
-        .collect();
+    let samples = training_samples(&positions);
     let mut trainer = Trainer::new(evaluator.into_inner(), &config.training).unwrap();
     group.bench_function("train_step_batch64", |b| {
         b.iter(|| trainer.train_step(black_box(&samples)).unwrap())

@@ -14,10 +14,13 @@
 //! * [`checkpoint`]: safetensors weights + optimiser state + JSON metadata,
 //!   written atomically, checked on load.
 //! * [`export`]: TorchScript for play ([`TorchScriptModel`]).
+//! * [`bench_support`]: the inputs that the speed measurements feed the
+//!   network (criterion bench and `sumito bench net`).
 //!
 //! libtorch comes from `scripts/setup-libtorch.sh`; see the README section
 //! "libtorch and GPU".
 
+pub mod bench_support;
 pub mod checkpoint;
 pub mod config;
 pub mod encoding;

@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use sumito_engine::{Layout, Position, Rules, random_playout};
-use sumito_net::encoding::{INPUT_LEN, encode_position};
+use sumito_net::bench_support::{encode_batch, training_samples};
 use sumito_net::{
     DeviceSpec, InferenceConfig, InferenceService, NetConfig, PolicyValueNet, PositionEvaluator,
-    Trainer, TrainingSample, configure_threads, intra_op_threads, run_packed,
+    Trainer, configure_threads, intra_op_threads, run_packed,
 };
 
 /// Minimum time of each measurement (at least one timed run is always made).
@@ -55,14 +55,6 @@ fn sample_positions(count: usize) -> Vec<Position> {
     }
     positions.truncate(count);
     positions
-}
-
-fn encode(positions: &[Position]) -> Vec<f32> {
-    let mut inputs = vec![0.0; positions.len() * INPUT_LEN];
-    for (position, chunk) in positions.iter().zip(inputs.chunks_exact_mut(INPUT_LEN)) {
-        encode_position(position, chunk);
-    }
-    inputs
 }
 
 /// One round of [`SERVICE_CALLERS`] threads asking for one position at a
@@ -116,7 +108,7 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
         );
         println!("{name}_parameters: {} params", net.parameter_count());
         for batch in BATCH_SIZES {
-            let inputs = encode(&positions[..batch]);
+            let inputs = encode_batch(&positions[..batch]);
             let rate = throughput(batch, || {
                 run_packed(&net, &inputs, batch)?;
                 Ok(())
@@ -130,7 +122,7 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
     // same process, on the small preset. Measured in alternation, so that a
     // change of load on the machine affects both alike.
     let net = PolicyValueNet::new(&small.model, torch_device)?;
-    let inputs = encode(&positions[..SERVICE_BATCH]);
+    let inputs = encode_batch(&positions[..SERVICE_BATCH]);
     let raw_round = |net: &PolicyValueNet| {
         throughput(SERVICE_BATCH, || {
             run_packed(net, &inputs, SERVICE_BATCH)?;
@@ -170,19 +162,7 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
     // Training: AdamW steps at batch 256 on the small preset.
     let net = PolicyValueNet::new(&small.model, torch_device)?;
     let mut trainer = Trainer::new(net, &small.training)?;
-    let samples: Vec<TrainingSample> = positions
-        .iter()
-        .take(TRAIN_BATCH)
-        .map(|&position| {
-            let policy = position
-                .legal_moves()
-                .iter()
-                .take(8)
-                .map(|&mv| (mv, 1.0))
-                .collect();
-            TrainingSample::from_game(position, policy, sumito_engine::Outcome::Draw, [0, 0])
-        })
-        .collect();
+    let samples = training_samples(&positions[..TRAIN_BATCH]);
     let rate = throughput(TRAIN_BATCH, || {
         trainer.train_step(&samples)?;
         Ok(())
