@@ -267,8 +267,8 @@ impl PolicyValueNet {
     }
 
     /// The network for inference only: every convolution with its batch norm
-    /// folded into it, which saves a pass over every feature map (about a
-    /// fifth of a small net's CPU time; `sumito bench net` measures it).
+    /// folded into it, which saves a pass over every feature map (`sumito
+    /// bench net` prints the speed of both forms and their ratio).
     /// Outputs equal [`Self::forward_packed`]'s up to float rounding. The
     /// variables are kept as they are, so the checkpoint it came from is
     /// unchanged, but training must start from an unfolded network:

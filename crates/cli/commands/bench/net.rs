@@ -89,13 +89,9 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
     let torch_device = device.resolve()?;
     println!("device: {device}");
     println!("torch_intra_op_threads: {} threads", intra_op_threads());
-    // libgomp reads this when it is loaded, before main: it cannot be set here.
+    // main.rs restarts the program with PASSIVE when the variable is unset;
+    // a value the user set (ACTIVE spins) is shown, since it changes timings.
     let wait_policy = std::env::var("OMP_WAIT_POLICY").unwrap_or_else(|_| "unset".to_owned());
-    if wait_policy == "unset" {
-        eprintln!(
-            "note: OMP_WAIT_POLICY is unset: idle OpenMP threads spin, which distorts timings on a busy machine (set OMP_WAIT_POLICY=PASSIVE)"
-        );
-    }
     println!("omp_wait_policy: {wait_policy}");
     let positions = sample_positions(256);
 
@@ -107,21 +103,32 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
             config.model.blocks, config.model.channels
         );
         println!("{name}_parameters: {} params", net.parameter_count());
+        // The same weights with batch norm folded, as inference runs them.
+        let folded = PolicyValueNet::new(&config.model, torch_device)?.fold_batch_norm();
         for batch in BATCH_SIZES {
             let inputs = encode_batch(&positions[..batch]);
-            let rate = throughput(batch, || {
-                run_packed(&net, &inputs, batch)?;
-                Ok(())
-            })
-            .with_context(|| format!("forward pass of {name} at batch {batch}"))?;
-            println!("{name}_forward_batch{batch}: {rate:.1} evals/s");
+            let forward = |net: &PolicyValueNet| {
+                throughput(batch, || {
+                    run_packed(net, &inputs, batch)?;
+                    Ok(())
+                })
+                .with_context(|| format!("forward pass of {name} at batch {batch}"))
+            };
+            let plain = forward(&net)?;
+            let fast = forward(&folded)?;
+            println!("{name}_forward_batch{batch}: {plain:.1} evals/s");
+            println!("{name}_folded_forward_batch{batch}: {fast:.1} evals/s");
+            println!(
+                "{name}_folded_over_plain_batch{batch}: {:.3} ratio",
+                fast / plain
+            );
         }
     }
 
     // The service against a raw forward pass of the same batch size, in the
-    // same process, on the small preset. Measured in alternation, so that a
-    // change of load on the machine affects both alike.
-    let net = PolicyValueNet::new(&small.model, torch_device)?;
+    // same process, on the small preset folded for inference. Measured in
+    // alternation, so that a change of load on the machine affects both alike.
+    let net = PolicyValueNet::new(&small.model, torch_device)?.fold_batch_norm();
     let inputs = encode_batch(&positions[..SERVICE_BATCH]);
     let raw_round = |net: &PolicyValueNet| {
         throughput(SERVICE_BATCH, || {
@@ -144,10 +151,9 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
             service_rates.push(rate);
             // The raw forward pass again, through the service's own model
             // would need it back: use a twin network of the same shape.
-            raw_rates.push(raw_round(&PolicyValueNet::new(
-                &small.model,
-                torch_device,
-            )?)?);
+            raw_rates.push(raw_round(
+                &PolicyValueNet::new(&small.model, torch_device)?.fold_batch_norm(),
+            )?);
         }
     }
     let mean = |rates: &[f64]| rates.iter().sum::<f64>() / rates.len() as f64;
