@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use sumito_arena::player::{Entrant, Player, PlayerError, PlayerFactory, SearchLimit};
-use sumito_arena::spec::{PlayerSpec, SpecError};
+use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
 use sumito_engine::{Move, Position};
 use sumito_game::AbaloneGame;
-use sumito_mcts::{Search, SearchConfig};
+use sumito_mcts::{GumbelConfig, Search, SearchConfig};
 use sumito_net::{
     InferenceClient, InferenceConfig, InferenceService, NetError, PackedModel, PolicyValueNet,
 };
@@ -28,7 +28,7 @@ impl PlayerFactory for NetPlayerFactory {
 
     fn help(&self) -> String {
         format!(
-            "net: a trained network with MCTS (PUCT, no noise); model=CHECKPOINT_DIR (e.g. runs/quick/models/gen-000012), simulations=N (default {DEFAULT_SIMULATIONS})"
+            "net: a trained network with MCTS; model=CHECKPOINT_DIR (e.g. runs/quick/models/gen-000012), {SEARCH_PARAMS_HELP}"
         )
     }
 
@@ -37,9 +37,7 @@ impl PlayerFactory for NetPlayerFactory {
         let model = params
             .get_path("model")
             .ok_or_else(|| params.invalid("needs model=CHECKPOINT_DIR"))?;
-        let simulations = params
-            .get_u32("simulations", 1, 1_000_000)?
-            .unwrap_or(DEFAULT_SIMULATIONS);
+        let search = network_search(&mut params)?;
         params.finish()?;
         let cannot_load = |err: NetError| {
             spec.params()
@@ -47,12 +45,37 @@ impl PlayerFactory for NetPlayerFactory {
         };
         let (net, _) =
             PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu).map_err(cannot_load)?;
-        network_entrant(spec.to_string(), net.fold_batch_norm(), simulations).map_err(cannot_load)
+        network_entrant(spec.to_string(), net.fold_batch_norm(), search).map_err(cannot_load)
     }
 }
 
-/// An arena entrant that searches with `model`: `simulations` PUCT playouts
-/// per move without noise, the tree kept across moves. All games the arena
+/// The search parameters of network players, as [`network_search`] reads them.
+pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), gumbel=M: the Gumbel root with sequential halving over the M most likely moves instead of PUCT (deterministic; often stronger at few simulations)";
+
+/// The search of a network player from its spec: `simulations` (default
+/// [`DEFAULT_SIMULATIONS`]) and, with `gumbel=M`, the Gumbel root over `M`
+/// actions without sampling noise; PUCT otherwise. No noise, best move.
+pub fn network_search(params: &mut SpecParams<'_>) -> Result<SearchConfig, SpecError> {
+    let simulations = params
+        .get_u32("simulations", 1, 1_000_000)?
+        .unwrap_or(DEFAULT_SIMULATIONS);
+    let gumbel = params
+        .get_u32("gumbel", 2, 1734)?
+        .map(|considered_actions| GumbelConfig {
+            considered_actions: considered_actions.min(simulations),
+            gumbel_scale: 0.0,
+            ..GumbelConfig::default()
+        });
+    Ok(SearchConfig {
+        simulations,
+        gumbel,
+        virtual_loss_batch: VIRTUAL_LOSS_BATCH,
+        ..SearchConfig::default()
+    })
+}
+
+/// An arena entrant that searches with `model` and `search` (see
+/// [`network_search`]), the tree kept across moves. All games the arena
 /// plays at once share one [`InferenceService`], so their searches are
 /// evaluated together in batches (one game alone would run batches of
 /// [`VIRTUAL_LOSS_BATCH`] leaves). Used for checkpoints (`net`) and for
@@ -60,15 +83,10 @@ impl PlayerFactory for NetPlayerFactory {
 pub fn network_entrant<M: PackedModel + 'static>(
     name: String,
     model: M,
-    simulations: u32,
+    search: SearchConfig,
 ) -> Result<Entrant, NetError> {
     // The default configuration: on the CPU, batches of up to 64 leaves.
     let service = Arc::new(InferenceService::start(model, &InferenceConfig::default())?);
-    let search = SearchConfig {
-        simulations,
-        virtual_loss_batch: VIRTUAL_LOSS_BATCH,
-        ..SearchConfig::default()
-    };
     Ok(Entrant::new(name, SearchLimit::default(), move |seed| {
         Box::new(NetPlayer {
             evaluator: service.client(),
@@ -169,6 +187,27 @@ mod tests {
             player.observe_move(&position, mv);
             position = position.play(mv);
         }
+    }
+
+    #[test]
+    fn search_parameters_choose_the_root() {
+        let search = |text: &str| {
+            let spec: PlayerSpec = text.parse().unwrap();
+            let mut params = spec.params();
+            let search = network_search(&mut params);
+            search.and_then(|search| params.finish().map(|()| search))
+        };
+        let puct = search("net").unwrap();
+        assert_eq!(puct.simulations, DEFAULT_SIMULATIONS);
+        assert!(puct.gumbel.is_none());
+        let gumbel = search("net:simulations=12,gumbel=16").unwrap();
+        assert_eq!(gumbel.simulations, 12);
+        let root = gumbel.gumbel.unwrap();
+        // No more actions considered than simulations, and no sampling noise.
+        assert_eq!(root.considered_actions, 12);
+        assert_eq!(root.gumbel_scale, 0.0);
+        let err = search("net:gumbel=1").unwrap_err().to_string();
+        assert!(err.contains("gumbel"), "{err}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use sumito_arena::player::{Entrant, PlayerFactory};
 use sumito_arena::spec::{PlayerSpec, SpecError};
 use sumito_net::DeviceSpec;
-use sumito_pipeline::players::{DEFAULT_SIMULATIONS, network_entrant};
+use sumito_pipeline::players::{SEARCH_PARAMS_HELP, network_entrant, network_search};
 
 use crate::bundle::{DEFAULT_MODEL, ModelBundle, locate_bundle};
 
@@ -36,16 +36,14 @@ impl PlayerFactory for BundlePlayerFactory {
 
     fn help(&self) -> String {
         format!(
-            "bundle: an exported model (sumito export) with MCTS (PUCT, no noise); model=NAME or DIR (default: the shipped model `{DEFAULT_MODEL}`), simulations=N (default {DEFAULT_SIMULATIONS})"
+            "bundle: an exported model (sumito export) with MCTS; model=NAME or DIR (default: the shipped model `{DEFAULT_MODEL}`), {SEARCH_PARAMS_HELP}"
         )
     }
 
     fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
         let mut params = spec.params();
         let given = params.get_path("model");
-        let simulations = params
-            .get_u32("simulations", 1, 1_000_000)?
-            .unwrap_or(DEFAULT_SIMULATIONS);
+        let search = network_search(&mut params)?;
         params.finish()?;
         let invalid = |problem: String| spec.params().invalid(problem);
         let dir = locate_bundle(given.as_deref(), &self.folders)
@@ -57,7 +55,7 @@ impl PlayerFactory for BundlePlayerFactory {
         let model = bundle
             .load_torchscript(device)
             .map_err(|err| invalid(err.to_string()))?;
-        network_entrant(spec.to_string(), model, simulations)
+        network_entrant(spec.to_string(), model, search)
             .map_err(|err| invalid(format!("cannot start {}: {err}", dir.display())))
     }
 }
