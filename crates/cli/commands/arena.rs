@@ -25,7 +25,8 @@ pub struct Args {
     /// `net:model=CHECKPOINT_DIR[,simulations=N]` (a checkpoint of a run, e.g.
     /// runs/quick/models/gen-000012); `bundle[:model=NAME_OR_DIR,simulations=N]`
     /// (an exported model; without model=, the shipped one). Network players
-    /// search with 64 simulations per move unless told otherwise.
+    /// search with `simulations=N` (64) per move, with the Gumbel root over
+    /// `considered=M` (16) moves, or with `puct=true` a PUCT root.
     #[arg(long = "player", value_name = "SPEC", required = true)]
     players: Vec<String>,
     /// Games per pairing; even, since every opening is played once with each
