@@ -1,7 +1,7 @@
 //! The network as a player and an analyst: Monte Carlo tree search
-//! (`sumito_mcts`, PUCT without noise, best move) over `AbaloneGame` with a
-//! network evaluator, searching either a number of simulations or for a
-//! time, and keeping its tree between the moves of a game.
+//! (`sumito_mcts`, without noise, best move) over `AbaloneGame` with a
+//! network evaluator, searching either a number of simulations (Gumbel root)
+//! or for a time (PUCT), and keeping its tree between the moves of a game.
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use sumito_arena::player::PlayerError;
 use sumito_engine::{Move, Position};
 use sumito_game::AbaloneGame;
-use sumito_mcts::{Evaluator, Search, SearchConfig, SearchError, SearchResult, Wdl};
+use sumito_mcts::{Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, Wdl};
 
 use crate::opponent::{Opponent, Thought, WinProbability, debug_opponent, tighter_time};
 
@@ -23,9 +23,27 @@ pub enum SearchBudget {
 /// Simulations per step of a timed search: the clock is read between steps.
 const TIMED_STEP: u32 = 32;
 
-/// The search settings for play and analysis: PUCT with the defaults of
-/// `sumito_mcts` (no noise, the most visited move), leaves evaluated in
-/// batches of 8 (one game has no other games to batch with).
+/// Moves the Gumbel root considers in play and analysis.
+const CONSIDERED_ACTIONS: u32 = 16;
+
+/// The root of a search of `simulations` known in advance (no clock to
+/// watch): the Gumbel root, deterministic, whose sequential halving needs
+/// the whole budget up front. At the budgets of play it is much stronger
+/// than PUCT with the quick networks: 400 simulations scored 0.75 against
+/// `alphabeta:depth=2` with it and 0.45 with PUCT (20 games each). A timed
+/// search, which stops whenever the clock says, keeps the PUCT root.
+fn gumbel_root(simulations: u32) -> GumbelConfig {
+    GumbelConfig {
+        considered_actions: CONSIDERED_ACTIONS.min(simulations).max(2),
+        gumbel_scale: 0.0,
+        ..GumbelConfig::default()
+    }
+}
+
+/// The search settings for play and analysis: the defaults of `sumito_mcts`
+/// (PUCT, no noise, the most visited move), leaves evaluated in batches of 8
+/// (one game has no other games to batch with). A search of a fixed number
+/// of simulations replaces the PUCT root by the Gumbel root.
 pub fn play_search_config() -> SearchConfig {
     SearchConfig {
         temperature: 0.0,
@@ -161,6 +179,7 @@ impl NetworkSearch {
             };
             search.set_config(SearchConfig {
                 simulations: step,
+                gumbel: time.is_none().then(|| gumbel_root(step)),
                 ..self.config.clone()
             })?;
             let result = search.search(self.evaluator.as_ref())?;
@@ -250,6 +269,24 @@ mod tests {
             .unwrap();
         assert!(analysis.simulations < 1_000_000);
         assert!(analysis.simulations >= TIMED_STEP);
+    }
+
+    #[test]
+    fn a_simulation_budget_uses_the_gumbel_root_and_a_clock_puct() {
+        let start = Position::start(Layout::Standard, Rules::default());
+        let visited = |analysis: &Analysis| analysis.moves.iter().filter(|m| m.visits > 0).count();
+        // Sequential halving visits only the considered moves.
+        let mut counted = uniform(SearchBudget::Simulations(200));
+        let analysis = counted.analyse(&start, None).unwrap();
+        assert_eq!(visited(&analysis), CONSIDERED_ACTIONS as usize);
+        // Under a clock (here one that never runs out) the root is PUCT,
+        // which with equal priors and values tries every move.
+        let mut clocked = uniform(SearchBudget::Simulations(200));
+        let analysis = clocked
+            .analyse(&start, Some(Duration::from_secs(3600)))
+            .unwrap();
+        assert_eq!(analysis.simulations, 200);
+        assert_eq!(visited(&analysis), 44);
     }
 
     #[test]
