@@ -451,3 +451,25 @@ fn a_damaged_bundle_or_no_model_gets_a_clear_error() {
         "{text}"
     );
 }
+
+#[test]
+fn the_shipped_model_plays_without_being_named() {
+    // From the repository root, as a user right after set-up: no --model,
+    // so the bundle in models/quick is opened, verified and played.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = play_in(
+        root,
+        &["--sims", "16"],
+        "A1B2\nhint\nquit\n",
+        Duration::ZERO,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("White (quick (gen "), "{text}");
+    assert!(text.contains(", win probability "), "{text}");
+    assert!(text.contains("hint: "), "{text}");
+    assert_eq!(
+        text.lines().last(),
+        Some("result: unfinished (quit after 2 moves)")
+    );
+}
