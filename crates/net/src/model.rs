@@ -182,8 +182,6 @@ pub struct PolicyValueNet {
     mask: Tensor,
     /// `[1734]`: see [`policy_gather_index`].
     gather: Tensor,
-    /// Set by [`Self::fold_batch_norm`].
-    folded: bool,
 }
 
 impl PolicyValueNet {
@@ -246,7 +244,6 @@ impl PolicyValueNet {
             value_aux,
             mask,
             gather,
-            folded: false,
         })
     }
 
@@ -284,13 +281,13 @@ impl PolicyValueNet {
         for layer in layers {
             layer.fold();
         }
-        self.folded = true;
         self
     }
 
-    /// Whether [`Self::fold_batch_norm`] made this an inference-only network.
+    /// Whether [`Self::fold_batch_norm`] made this an inference-only network
+    /// (it folds every layer, the stem included).
     pub fn is_folded(&self) -> bool {
-        self.folded
+        self.stem.folded.is_some()
     }
 
     /// Number of trainable parameters.
