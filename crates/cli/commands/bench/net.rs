@@ -103,7 +103,8 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
             config.model.blocks, config.model.channels
         );
         println!("{name}_parameters: {} params", net.parameter_count());
-        // The same weights with batch norm folded, as inference runs them.
+        // A twin of the same shape with batch norm folded, as inference runs it
+        // (the speed does not depend on the weights' values).
         let folded = PolicyValueNet::new(&config.model, torch_device)?.fold_batch_norm();
         for batch in BATCH_SIZES {
             let inputs = encode_batch(&positions[..batch]);
