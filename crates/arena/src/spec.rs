@@ -245,6 +245,16 @@ impl SpecParams<'_> {
         )
     }
 
+    /// A value of a type that parses itself, such as an enumeration;
+    /// `expected` names the accepted values for the error message.
+    pub fn get_parsed<T: std::str::FromStr>(
+        &mut self,
+        key: &'static str,
+        expected: &str,
+    ) -> Result<Option<T>, SpecError> {
+        self.get_with(key, || expected.to_string(), |v| v.parse().ok())
+    }
+
     /// A file path (not checked here; the factory opens it).
     pub fn get_path(&mut self, key: &'static str) -> Option<PathBuf> {
         self.raw(key).map(PathBuf::from)

@@ -22,8 +22,9 @@ pub struct Args {
     /// `random`; `greedy[:weights=PATH]`;
     /// `alphabeta[:depth=N,time=DURATION,nodes=N,quiescence=N,tt_mb=N,weights=PATH]`
     /// (depth 3 if no depth, time or nodes is given; DURATION like 250ms or 2s);
-    /// `net:model=CHECKPOINT_DIR[,simulations=N]` (a checkpoint of a run, e.g.
-    /// runs/quick/models/gen-000012); `bundle[:model=NAME_OR_DIR,simulations=N]`
+    /// `net:model=CHECKPOINT_DIR[,simulations=N,precision=auto|f32|bf16]` (a
+    /// checkpoint of a run, e.g. runs/quick/models/gen-000012; precision auto
+    /// is bf16 where the CPU has it natively); `bundle[:model=NAME_OR_DIR,simulations=N]`
     /// (an exported model; without model=, the shipped one). Network players
     /// search with `simulations=N` (64) per move, with the Gumbel root over
     /// `considered=M` (16) moves, or with `puct=true` a PUCT root.

@@ -167,6 +167,11 @@ fn save(
     training_step: u64,
     rules: Option<Rules>,
 ) -> Result<(), NetError> {
+    // A folded network's variables are the unfolded ones, but reduced
+    // precision would be saved as lost digits: refuse both alike.
+    if net.is_folded() {
+        return Err(NetError::FoldedNetwork);
+    }
     std::fs::create_dir_all(dir).map_err(NetError::io(dir))?;
     let manifest_path = dir.join(MANIFEST_FILE);
     match std::fs::remove_file(&manifest_path) {

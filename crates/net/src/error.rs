@@ -54,11 +54,14 @@ pub enum NetError {
     /// A position cannot be evaluated (e.g. the game is over: no legal moves).
     #[error("position {index} of the batch: {problem}")]
     InvalidPosition { index: usize, problem: String },
-    /// The inference service has stopped (its worker failed or was shut down).
+    /// Training or saving was asked of a network prepared for inference
+    /// ([`crate::PolicyValueNet::for_inference`]).
     #[error(
-        "this network has its batch norms folded for inference and cannot be trained: load the checkpoint again"
+        "this network was prepared for inference (batch norms folded, maybe reduced precision) \
+         and cannot be trained or saved: load the checkpoint again"
     )]
     FoldedNetwork,
+    /// The inference service has stopped (its worker failed or was shut down).
     #[error("inference service: {0}")]
     Service(String),
 }

@@ -31,7 +31,7 @@ use sumito_engine::{Cell, Direction, Move};
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
 
-use crate::config::ModelConfig;
+use crate::config::{ModelConfig, Precision};
 use crate::encoding::{GRID, GRID_POINTS, INPUT_PLANES, POLICY_LEN, grid_point_of};
 use crate::{CELL_COUNT, NetError};
 
@@ -290,23 +290,53 @@ impl PolicyValueNet {
     /// unchanged, but training must start from an unfolded network:
     /// [`crate::Trainer::new`] refuses a folded one.
     pub fn fold_batch_norm(mut self) -> PolicyValueNet {
-        let layers = std::iter::once(&mut self.stem)
+        for layer in self.conv_bn_layers_mut() {
+            layer.fold();
+        }
+        self
+    }
+
+    fn conv_bn_layers_mut(&mut self) -> impl Iterator<Item = &mut ConvBn> {
+        std::iter::once(&mut self.stem)
             .chain(
                 self.blocks
                     .iter_mut()
                     .flat_map(|block| [&mut block.first, &mut block.second]),
             )
-            .chain([&mut self.policy, &mut self.policy_pool, &mut self.value]);
-        for layer in layers {
-            layer.fold();
-        }
-        self
+            .chain([&mut self.policy, &mut self.policy_pool, &mut self.value])
     }
 
     /// Whether [`Self::fold_batch_norm`] made this an inference-only network
     /// (it folds every layer, the stem included).
     pub fn is_folded(&self) -> bool {
         self.stem.folded.is_some()
+    }
+
+    /// The network as inference runs it: batch norm folded
+    /// ([`Self::fold_batch_norm`]), and every weight and feature map in the
+    /// number format `precision` gives on this network's device. Inputs are
+    /// converted on the way in; [`Self::forward_packed`]'s output is in that
+    /// format too ([`crate::run_packed`] returns 32-bit floats either way).
+    pub fn for_inference(self, precision: Precision) -> PolicyValueNet {
+        let mut net = self.fold_batch_norm();
+        let kind = precision.kind_on(net.device());
+        if kind != net.kind() {
+            net.vars.set_kind(kind);
+            for layer in net.conv_bn_layers_mut() {
+                if let Some((weight, bias)) = &mut layer.folded {
+                    *weight = weight.to_kind(kind);
+                    *bias = bias.to_kind(kind);
+                }
+            }
+            net.mask = net.mask.to_kind(kind);
+        }
+        net
+    }
+
+    /// The number format the network computes in: 32-bit floats unless
+    /// [`Self::for_inference`] chose another.
+    pub fn kind(&self) -> Kind {
+        self.mask.kind()
     }
 
     /// Number of trainable parameters.
@@ -322,8 +352,8 @@ impl PolicyValueNet {
     /// `[batch, 2 * channels]`. Written without any size taken from the input,
     /// so that a traced module accepts any batch size.
     fn pool(features: &Tensor) -> Tensor {
-        let mean =
-            features.sum_dim_intlist([2i64, 3].as_slice(), false, Kind::Float) / CELL_COUNT as f64;
+        let mean = features.sum_dim_intlist([2i64, 3].as_slice(), false, features.kind())
+            / CELL_COUNT as f64;
         let max = features.amax([2i64, 3].as_slice(), false);
         Tensor::cat(&[mean, max], 1)
     }
@@ -348,7 +378,8 @@ impl PolicyValueNet {
                 features
             }
         };
-        let mut x = activate(self.stem.forward(&channels_last(input), train));
+        let input = channels_last(&input.to_kind(self.kind()));
+        let mut x = activate(self.stem.forward(&input, train));
         for block in &self.blocks {
             let y = activate(block.first.forward(&x, train));
             let mut y = block.second.forward(&y, train);
@@ -429,11 +460,10 @@ pub(crate) mod tests {
         );
     }
 
-    #[test]
-    fn folding_batch_norm_keeps_the_outputs() {
+    /// A network with random statistics and affine parameters everywhere (a
+    /// fresh net's are 0 and 1, which would hide a wrong fold).
+    fn randomised_net() -> PolicyValueNet {
         let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
-        // Random statistics and affine parameters everywhere (a fresh net's
-        // are 0 and 1, which would hide a wrong fold).
         tch::no_grad(|| {
             for (name, mut variable) in net.vars().variables() {
                 let noise = Tensor::rand_like(&variable) + 0.5;
@@ -445,10 +475,20 @@ pub(crate) mod tests {
                 variable.copy_(&noise);
             }
         });
-        let input = Tensor::rand(
-            [7, INPUT_PLANES as i64, GRID as i64, GRID as i64],
+        net
+    }
+
+    fn random_input(batch: i64) -> Tensor {
+        Tensor::rand(
+            [batch, INPUT_PLANES as i64, GRID as i64, GRID as i64],
             (Kind::Float, Device::Cpu),
-        );
+        )
+    }
+
+    #[test]
+    fn folding_batch_norm_keeps_the_outputs() {
+        let net = randomised_net();
+        let input = random_input(7);
         let expected = net.forward_packed(&input);
         let folded = net.fold_batch_norm();
         assert!(folded.is_folded());
@@ -462,6 +502,64 @@ pub(crate) mod tests {
         );
         let refused = crate::Trainer::new(folded, &crate::config::TrainingConfig::default());
         assert!(matches!(refused, Err(NetError::FoldedNetwork)));
+    }
+
+    #[test]
+    fn bfloat16_inference_stays_close_to_f32() {
+        tch::manual_seed(3);
+        // Trained-like scales: default weights, batch norms near identity.
+        let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
+        tch::no_grad(|| {
+            for (name, mut variable) in net.vars().variables() {
+                let noise = Tensor::rand_like(&variable) - 0.5;
+                if name.contains("running_var") || name.ends_with("norm.weight") {
+                    variable.copy_(&(noise + 1.0));
+                } else if name.contains("norm") {
+                    variable.copy_(&noise);
+                }
+            }
+        });
+        let input = random_input(9);
+        let expected = net.forward_packed(&input);
+        let fast = net.for_inference(Precision::Bf16);
+        assert_eq!(fast.kind(), Kind::BFloat16);
+        assert!(fast.is_folded());
+        let actual = fast.forward_packed(&input).to_kind(Kind::Float);
+        assert_eq!(actual.size(), expected.size());
+        // Policy logits: within 3 % of their range.
+        let policy = |t: &Tensor| t.narrow(1, 0, POLICY_LEN as i64);
+        let difference = (policy(&actual) - policy(&expected)).abs().max();
+        let range = policy(&expected).abs().max();
+        let (difference, range) = (difference.double_value(&[]), range.double_value(&[]));
+        assert!(difference <= 0.03 * range, "{difference} vs {range}");
+        assert!(difference > 0.0, "bfloat16 rounds somewhere");
+        // Win/draw/loss probabilities: within 0.03.
+        let wdl = |t: &Tensor| t.narrow(1, PACKED_WDL as i64, 3).softmax(1, Kind::Float);
+        let difference = (wdl(&actual) - wdl(&expected))
+            .abs()
+            .max()
+            .double_value(&[]);
+        assert!(difference <= 0.03, "{difference}");
+
+        let dir = std::env::temp_dir().join(format!("sumito-bf16-save-{}", std::process::id()));
+        let refused = fast.save_checkpoint(&dir, 0, None);
+        assert!(
+            matches!(refused, Err(NetError::FoldedNetwork)),
+            "{refused:?}"
+        );
+        assert!(!dir.exists(), "nothing is written");
+    }
+
+    #[test]
+    fn precision_resolves_per_device() {
+        let native = crate::config::cpu_has_native_bf16();
+        let auto = Precision::Auto.kind_on(Device::Cpu);
+        assert_eq!(auto == Kind::BFloat16, native);
+        assert_eq!(Precision::Auto.kind_on(Device::Cuda(0)), Kind::Float);
+        assert_eq!(Precision::F32.kind_on(Device::Cpu), Kind::Float);
+        assert_eq!(Precision::Bf16.kind_on(Device::Cpu), Kind::BFloat16);
+        let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
+        assert_eq!(net.for_inference(Precision::F32).kind(), Kind::Float);
     }
 
     #[test]

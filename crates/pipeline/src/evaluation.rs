@@ -139,7 +139,8 @@ pub fn pending_candidates(run: &RunDir) -> Result<Vec<u32>> {
 }
 
 fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<PolicyValueNet> {
-    DirectEvaluator::new(net.fold_batch_norm(), config.net.inference.symmetry)
+    let inference = &config.net.inference;
+    DirectEvaluator::new(net.for_inference(inference.precision), inference.symmetry)
 }
 
 /// Evaluates candidate `generation`: gating against the best model (unless

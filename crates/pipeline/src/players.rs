@@ -11,6 +11,7 @@ use sumito_game::AbaloneGame;
 use sumito_mcts::{GumbelConfig, Search, SearchConfig};
 use sumito_net::{
     InferenceClient, InferenceConfig, InferenceService, NetError, PackedModel, PolicyValueNet,
+    Precision,
 };
 
 /// Simulations per move when the spec does not say.
@@ -28,7 +29,7 @@ impl PlayerFactory for NetPlayerFactory {
 
     fn help(&self) -> String {
         format!(
-            "net: a trained network with MCTS; model=CHECKPOINT_DIR (e.g. runs/quick/models/gen-000012), {SEARCH_PARAMS_HELP}"
+            "net: a trained network with MCTS; model=CHECKPOINT_DIR (e.g. runs/quick/models/gen-000012), precision=auto|f32|bf16 (default auto: bf16 where the CPU has it natively), {SEARCH_PARAMS_HELP}"
         )
     }
 
@@ -38,6 +39,9 @@ impl PlayerFactory for NetPlayerFactory {
             .get_path("model")
             .ok_or_else(|| params.invalid("needs model=CHECKPOINT_DIR"))?;
         let search = network_search(&mut params)?;
+        let precision = params
+            .get_parsed("precision", Precision::NAMES)?
+            .unwrap_or(InferenceConfig::default().precision);
         params.finish()?;
         let cannot_load = |err: NetError| {
             spec.params()
@@ -45,7 +49,7 @@ impl PlayerFactory for NetPlayerFactory {
         };
         let (net, _) =
             PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu).map_err(cannot_load)?;
-        network_entrant(spec.to_string(), net.fold_batch_norm(), search).map_err(cannot_load)
+        network_entrant(spec.to_string(), net.for_inference(precision), search).map_err(cannot_load)
     }
 }
 
@@ -193,17 +197,22 @@ mod tests {
         let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
         let path = dir.path().join("gen-000001");
         net.save_checkpoint(&path, 0, None).unwrap();
-        let entrant = registry()
-            .prepare_str(&format!("net:model={},simulations=8", path.display()))
-            .unwrap();
-        let mut player = entrant.build(3);
-        player.new_game();
-        let mut position = Position::start(Layout::BelgianDaisy, Rules::default());
-        for _ in 0..4 {
-            let mv = player.choose_move(&position, &entrant.limit).unwrap();
-            assert!(position.is_legal(mv));
-            player.observe_move(&position, mv);
-            position = position.play(mv);
+        for precision in ["auto", "f32", "bf16"] {
+            let entrant = registry()
+                .prepare_str(&format!(
+                    "net:model={},simulations=8,precision={precision}",
+                    path.display()
+                ))
+                .unwrap();
+            let mut player = entrant.build(3);
+            player.new_game();
+            let mut position = Position::start(Layout::BelgianDaisy, Rules::default());
+            for _ in 0..4 {
+                let mv = player.choose_move(&position, &entrant.limit).unwrap();
+                assert!(position.is_legal(mv));
+                player.observe_move(&position, mv);
+                position = position.play(mv);
+            }
         }
     }
 
@@ -253,5 +262,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("depth"), "{err}");
+        let err = registry()
+            .prepare_str("net:model=x,precision=fp8")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("precision") && err.contains("fp8"), "{err}");
+        assert!(err.contains("auto, f32 or bf16"), "{err}");
     }
 }

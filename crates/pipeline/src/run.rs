@@ -120,7 +120,8 @@ fn play_with_model(
     follow_best: bool,
 ) -> Result<(SelfPlayStats, Duration)> {
     let device = device(config)?;
-    let net = load_model(run, generation, config, device)?.fold_batch_norm();
+    let net =
+        load_model(run, generation, config, device)?.for_inference(config.net.inference.precision);
     let workers = config.selfplay.workers;
     // One worker calls the network directly; several share the batching
     // service (each worker's batch is already a whole driver round).

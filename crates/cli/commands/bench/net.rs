@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use sumito_engine::{Layout, Position, Rules, random_playout};
-use sumito_net::bench_support::{encode_batch, training_samples};
+use sumito_net::bench_support::{ReferenceResNet, encode_batch, training_samples};
 use sumito_net::{
     DeviceSpec, InferenceConfig, InferenceService, NetConfig, PolicyValueNet, PositionEvaluator,
-    Trainer, configure_threads, intra_op_threads, run_packed,
+    Precision, Trainer, configure_threads, intra_op_threads, run_packed,
 };
 
 /// Minimum time of each measurement (at least one timed run is always made).
@@ -103,9 +103,13 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
             config.model.blocks, config.model.channels
         );
         println!("{name}_parameters: {} params", net.parameter_count());
-        // A twin of the same shape with batch norm folded, as inference runs it
-        // (the speed does not depend on the weights' values).
-        let folded = PolicyValueNet::new(&config.model, torch_device)?.fold_batch_norm();
+        // Twins of the same shape prepared for inference, in 32 bits and in
+        // bfloat16 (the speed does not depend on the weights' values).
+        let twin = |precision| {
+            anyhow::Ok(PolicyValueNet::new(&config.model, torch_device)?.for_inference(precision))
+        };
+        let folded = twin(Precision::F32)?;
+        let bf16 = twin(Precision::Bf16)?;
         for batch in BATCH_SIZES {
             let inputs = encode_batch(&positions[..batch]);
             let forward = |net: &PolicyValueNet| {
@@ -123,13 +127,25 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
                 "{name}_folded_over_plain_batch{batch}: {:.3} ratio",
                 fast / plain
             );
+            let half = forward(&bf16)?;
+            println!("{name}_folded_bf16_forward_batch{batch}: {half:.1} evals/s");
+            println!(
+                "{name}_bf16_over_f32_batch{batch}: {:.3} ratio",
+                half / fast
+            );
         }
     }
 
     // The service against a raw forward pass of the same batch size, in the
-    // same process, on the small preset folded for inference. Measured in
-    // alternation, so that a change of load on the machine affects both alike.
-    let net = PolicyValueNet::new(&small.model, torch_device)?.fold_batch_norm();
+    // same process, on the small preset prepared for inference as configured.
+    // Measured in alternation, so that a change of load on the machine
+    // affects both alike.
+    let precision = small.inference.precision;
+    println!(
+        "inference_precision: {} format",
+        precision.resolved(torch_device)
+    );
+    let net = PolicyValueNet::new(&small.model, torch_device)?.for_inference(precision);
     let inputs = encode_batch(&positions[..SERVICE_BATCH]);
     let raw_round = |net: &PolicyValueNet| {
         throughput(SERVICE_BATCH, || {
@@ -153,7 +169,7 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
             // The raw forward pass again, through the service's own model
             // would need it back: use a twin network of the same shape.
             raw_rates.push(raw_round(
-                &PolicyValueNet::new(&small.model, torch_device)?.fold_batch_norm(),
+                &PolicyValueNet::new(&small.model, torch_device)?.for_inference(precision),
             )?);
         }
     }
@@ -170,13 +186,58 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
     let net = PolicyValueNet::new(&small.model, torch_device)?;
     let mut trainer = Trainer::new(net, &small.training)?;
     let samples = training_samples(&positions[..TRAIN_BATCH]);
-    let rate = throughput(TRAIN_BATCH, || {
-        trainer.train_step(&samples)?;
-        Ok(())
-    })?;
+    let mut train_round = || {
+        throughput(TRAIN_BATCH, || {
+            trainer.train_step(&samples)?;
+            Ok(())
+        })
+    };
+    let rate = train_round()?;
     println!(
         "train_small_{}_batch{TRAIN_BATCH}: {rate:.1} samples/s",
         small.training.optimizer.name()
+    );
+
+    // The yardstick: a plain ResNet of the small preset's trunk, written with
+    // libtorch's defaults, against the network in alternation (as above).
+    let (blocks, channels) = (small.model.blocks, small.model.channels);
+    let reference = ReferenceResNet::new(blocks, channels, torch_device);
+    let name = format!("reference_resnet_{blocks}x{channels}");
+    let inputs = encode_batch(&positions[..SERVICE_BATCH]);
+    let input = reference.input_tensor(&inputs, SERVICE_BATCH);
+    let ours = PolicyValueNet::new(&small.model, torch_device)?.for_inference(Precision::F32);
+    let (mut reference_rates, mut our_rates) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        reference_rates.push(throughput(SERVICE_BATCH, || {
+            let _ = reference.infer(&input);
+            Ok(())
+        })?);
+        our_rates.push(raw_round(&ours)?);
+    }
+    let (theirs, ours) = (mean(&reference_rates), mean(&our_rates));
+    println!("{name}_forward_batch{SERVICE_BATCH}: {theirs:.1} evals/s");
+    println!(
+        "net_small_f32_over_reference_batch{SERVICE_BATCH}: {:.3} ratio",
+        ours / theirs
+    );
+
+    let input = reference.input_tensor(&encode_batch(&positions[..TRAIN_BATCH]), TRAIN_BATCH);
+    let mut optimizer = reference.optimizer(1e-3)?;
+    let (mut reference_rates, mut our_rates) = (Vec::new(), vec![rate]);
+    for round in 0..2 {
+        reference_rates.push(throughput(TRAIN_BATCH, || {
+            reference.train_step(&mut optimizer, &input);
+            Ok(())
+        })?);
+        if round == 0 {
+            our_rates.push(train_round()?);
+        }
+    }
+    let (theirs, ours) = (mean(&reference_rates), mean(&our_rates));
+    println!("{name}_train_adamw_batch{TRAIN_BATCH}: {theirs:.1} samples/s");
+    println!(
+        "train_small_over_reference_batch{TRAIN_BATCH}: {:.3} ratio",
+        ours / theirs
     );
     Ok(())
 }

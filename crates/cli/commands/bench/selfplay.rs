@@ -45,7 +45,8 @@ pub fn run() -> anyhow::Result<()> {
 
     // Raw forward passes of the network on encoded positions.
     // Folded as self-play folds it.
-    let net = PolicyValueNet::new(&config.net.model, device)?.fold_batch_norm();
+    let net = PolicyValueNet::new(&config.net.model, device)?
+        .for_inference(config.net.inference.precision);
     let direct = DirectEvaluator::new(net, config.net.inference.symmetry);
     let positions = sample_positions(&config, batch);
     let mut inputs = vec![0.0f32; batch * INPUT_LEN];
