@@ -17,6 +17,10 @@ pub struct Args {
     /// Device of the `net` measurements: cpu, cuda or cuda:N.
     #[arg(long, value_name = "DEVICE")]
     device: Option<sumito_net::DeviceSpec>,
+    /// Number format of the `selfplay` network (auto, f32 or bf16), in place
+    /// of the quick config's (auto).
+    #[arg(long, value_name = "PRECISION")]
+    precision: Option<sumito_net::Precision>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -40,11 +44,48 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.device.is_some() && !matches!(args.part, Part::Net) {
         anyhow::bail!("--device applies only to `sumito bench net`");
     }
+    if args.precision.is_some() && !matches!(args.part, Part::Selfplay) {
+        anyhow::bail!(
+            "--precision applies only to `sumito bench selfplay` (`bench net` measures both)"
+        );
+    }
     match args.part {
         Part::Alphabeta => alphabeta::run(),
         Part::Mcts => mcts::run(),
         Part::Movegen => movegen::run(),
         Part::Net => net::run(args.device.unwrap_or_default()),
-        Part::Selfplay => selfplay::run(),
+        Part::Selfplay => selfplay::run(args.precision),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_of_one_part_are_refused_for_another() {
+        let args = |part, device, precision| Args {
+            part,
+            device,
+            precision,
+        };
+        let refused = run(args(Part::Net, None, Some(sumito_net::Precision::Bf16)));
+        assert!(
+            refused
+                .unwrap_err()
+                .to_string()
+                .contains("--precision applies only to `sumito bench selfplay`")
+        );
+        let refused = run(args(
+            Part::Selfplay,
+            Some(sumito_net::DeviceSpec::Cpu),
+            None,
+        ));
+        assert!(
+            refused
+                .unwrap_err()
+                .to_string()
+                .contains("--device applies only")
+        );
     }
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use sumito_engine::Position;
 use sumito_net::encoding::{INPUT_LEN, encode_position};
-use sumito_net::{DirectEvaluator, PolicyValueNet, configure_threads};
+use sumito_net::{DirectEvaluator, PolicyValueNet, Precision, configure_threads};
 use sumito_pipeline::config::Config;
 use sumito_pipeline::selfplay::{SelfPlayStats, WorkerSettings, play_games};
 
@@ -35,13 +35,20 @@ fn sample_positions(config: &Config, batch: usize) -> Vec<Position> {
         .collect()
 }
 
-pub fn run() -> anyhow::Result<()> {
-    let config = Config::parse(QUICK, std::path::Path::new("configs/quick.toml"))?;
+pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
+    let mut config = Config::parse(QUICK, std::path::Path::new("configs/quick.toml"))?;
+    if let Some(precision) = precision {
+        config.net.inference.precision = precision;
+    }
     configure_threads(&config.net.threads)?;
     let device = config.net.inference.device.resolve()?;
     let batch = config.selfplay.games_in_parallel;
     println!("config: configs/quick.toml");
     println!("batch: {batch} positions");
+    println!(
+        "precision: {} format",
+        config.net.inference.precision.resolved(device)
+    );
 
     // Raw forward passes of the network on encoded positions.
     // Folded as self-play folds it.
