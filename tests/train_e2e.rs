@@ -3,7 +3,7 @@
 //! resumed, a corrupted replay file, and configuration errors.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use sumito_pipeline::replay::files::list_games;
@@ -38,6 +38,21 @@ fn train(config: &Path, run_dir: &Path, extra: &[&str]) -> Output {
         .args(extra)
         .env("OMP_WAIT_POLICY", "PASSIVE")
         .output()
+        .unwrap()
+}
+
+/// `sumito train` started in the background, its output captured (a few
+/// lines: no progress bars).
+fn spawn_train(config: &Path, run_dir: &Path) -> Child {
+    Command::new(SUMITO)
+        .args(["train", "--no-progress", "--config"])
+        .arg(config)
+        .arg("--run-dir")
+        .arg(run_dir)
+        .env("OMP_WAIT_POLICY", "PASSIVE")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap()
 }
 
@@ -161,15 +176,7 @@ fn a_run_killed_mid_generation_resumes_without_losing_games() {
     let scratch = Scratch::new("killed");
     let run_dir = scratch.0.join("run");
     let config = tiny_config(&scratch.0, 2);
-    let mut child = Command::new(SUMITO)
-        .args(["train", "--no-progress", "--config"])
-        .arg(&config)
-        .arg("--run-dir")
-        .arg(&run_dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_train(&config, &run_dir);
     // Kill it (SIGKILL) once some games of the second generation are on disk.
     let deadline = Instant::now() + Duration::from_secs(120);
     while replay_files(&run_dir).len() < 10 {
@@ -202,6 +209,48 @@ fn a_run_killed_mid_generation_resumes_without_losing_games() {
             .iter()
             .all(|path| !path.file_name().unwrap().to_string_lossy().starts_with('.'))
     );
+}
+
+#[test]
+fn an_interrupted_run_stops_at_a_safe_point_and_resumes() {
+    let scratch = Scratch::new("interrupted");
+    let run_dir = scratch.0.join("run");
+    // A budget it cannot reach before the signal; the resumed run is given
+    // the usual two generations.
+    let endless = tiny_config(&scratch.0, 1000);
+    let config = tiny_config(&scratch.0, 2);
+    let child = spawn_train(&endless, &run_dir);
+    // Interrupt it (SIGINT, as Ctrl-C does) once some games are on disk.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while replay_files(&run_dir).len() < 4 {
+        assert!(Instant::now() < deadline, "no games appeared");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let signalled = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        text(&output).contains("stopping at the next safe point"),
+        "{}",
+        text(&output)
+    );
+    let log = std::fs::read_to_string(run_dir.join("log.txt")).unwrap();
+    assert!(log.contains("stopped on request"), "{log}");
+    // The trainer's state names a checkpoint that is there.
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("trainer/state.json")).unwrap())
+            .unwrap();
+    let checkpoint = state["checkpoint"].as_str().expect("a checkpoint is named");
+    assert!(run_dir.join("trainer").join(checkpoint).is_dir());
+
+    let output = train(&config, &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(text(&output).contains("resuming"), "{}", text(&output));
+    check_finished_run(&run_dir, 2);
 }
 
 #[test]

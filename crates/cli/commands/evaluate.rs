@@ -8,6 +8,6 @@ pub use super::selfplay::Args;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
-    evaluate(&run, &config, &args.options())
+    evaluate(&run, &config, &args.options()?)
         .with_context(|| format!("the evaluator in {}", args.run_dir.display()))
 }

@@ -5,6 +5,8 @@ pub mod arena;
 pub mod bench;
 pub mod evaluate;
 pub mod export;
+/// Not a subcommand: Ctrl-C handling of the long-running commands.
+pub mod interrupt;
 pub mod moves;
 pub mod perft;
 pub mod play;

@@ -9,6 +9,8 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use sumito_pipeline::run::{RunOptions, open_for_role, selfplay};
 
+use super::interrupt::stop_flag_on_signal;
+
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// The run directory (shared by every role; its config.toml is used).
@@ -24,16 +26,18 @@ pub struct Args {
 }
 
 impl Args {
-    pub fn options(&self) -> RunOptions {
-        RunOptions {
+    /// The role's options, with Ctrl-C (or SIGTERM) stopping it cleanly.
+    pub fn options(&self) -> anyhow::Result<RunOptions> {
+        Ok(RunOptions {
             progress: !self.no_progress,
+            stop: stop_flag_on_signal()?,
             ..RunOptions::default()
-        }
+        })
     }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
-    selfplay(&run, &config, &args.options())
+    selfplay(&run, &config, &args.options()?)
         .with_context(|| format!("self-play in {}", args.run_dir.display()))
 }

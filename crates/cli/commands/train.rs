@@ -6,6 +6,8 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use sumito_pipeline::run::{RunOptions, start_or_resume, train};
 
+use super::interrupt::stop_flag_on_signal;
+
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// The run configuration, e.g. configs/quick.toml.
@@ -47,6 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     let options = RunOptions {
         progress: !args.no_progress,
+        stop: stop_flag_on_signal()?,
         ..RunOptions::default()
     };
     train(&run, &config, &options).with_context(|| format!("training in {}", run_dir.display()))

@@ -8,6 +8,6 @@ pub use super::selfplay::Args;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
-    trainer(&run, &config, &args.options())
+    trainer(&run, &config, &args.options()?)
         .with_context(|| format!("the trainer in {}", args.run_dir.display()))
 }

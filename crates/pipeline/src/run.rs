@@ -527,6 +527,9 @@ pub fn train(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> 
         run.log("train", &line)?;
         ui.say(&line);
     }
+    // Steps trained since the last periodic checkpoint are kept (on a stop
+    // request in the middle of a generation, say).
+    trainer.save_checkpoint()?;
     loop_state.elapsed_seconds = elapsed();
     write_json(&loop_path, &loop_state)?;
     Ok(())

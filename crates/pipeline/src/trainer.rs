@@ -206,6 +206,11 @@ impl TrainerRole {
         let name = format!("ckpt-{:09}", self.trainer.step());
         let dir = self.run.trainer_dir();
         let path = dir.join(&name);
+        // Nothing trained since the checkpoint the state names: it is this
+        // one already (and deleting it to rewrite it would risk losing it).
+        if self.state.checkpoint.as_deref() == Some(name.as_str()) && path.exists() {
+            return Ok(());
+        }
         if path.exists() {
             std::fs::remove_dir_all(&path).map_err(PipelineError::io(&path))?;
         }
