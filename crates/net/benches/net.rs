@@ -1,6 +1,6 @@
 //! The network's costs outside the forward pass itself (encoding positions,
 //! reading outputs back per legal move) and the small preset's forward pass
-//! and training step. `sumito bench net` prints the throughput figures of
+//! (as trained, and prepared for inference in f32 and bf16) and training step. `sumito bench net` prints the throughput figures of
 //! both presets, the inference service and training as `name: value unit`
 //! lines.
 
@@ -11,8 +11,8 @@ use sumito_engine::{Position, midgame_positions};
 use sumito_net::bench_support::{encode_batch, training_samples};
 use sumito_net::encoding::{INPUT_LEN, encode_position};
 use sumito_net::{
-    Device, DirectEvaluator, NetConfig, PolicyValueNet, PositionEvaluator, SymmetryMode, Trainer,
-    configure_threads, run_packed,
+    Device, DirectEvaluator, NetConfig, PolicyValueNet, PositionEvaluator, Precision, SymmetryMode,
+    Trainer, configure_threads, run_packed,
 };
 
 const BATCH: usize = 64;
@@ -53,6 +53,15 @@ fn small_preset(c: &mut Criterion) {
     group.bench_function("forward_batch64", |b| {
         b.iter(|| run_packed(&net, black_box(&inputs), BATCH).unwrap())
     });
+    // Prepared for inference as self-play runs it, in both number formats.
+    for precision in [Precision::F32, Precision::Bf16] {
+        let inference = PolicyValueNet::new(&config.model, Device::Cpu)
+            .unwrap()
+            .for_inference(precision);
+        group.bench_function(format!("inference_{precision}_forward_batch64"), |b| {
+            b.iter(|| run_packed(&inference, black_box(&inputs), BATCH).unwrap())
+        });
+    }
     let evaluator = DirectEvaluator::new(net, SymmetryMode::None);
     group.bench_function("evaluate_positions_batch64", |b| {
         b.iter(|| evaluator.evaluate_positions(black_box(&positions)).unwrap())
