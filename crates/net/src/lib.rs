@@ -23,6 +23,8 @@
 pub mod bench_support;
 pub mod checkpoint;
 pub mod config;
+#[cfg(test)]
+mod cuda_checks;
 pub mod encoding;
 mod error;
 mod evaluate;
