@@ -3,7 +3,8 @@
 //! * [`encoding`]: positions → input planes seen by the side to move, engine
 //!   actions ⇄ policy indices, and the 12 hexagon symmetries on both.
 //! * [`model`]: the residual network ([`PolicyValueNet`]) with policy, WDL
-//!   value and marble-difference heads.
+//!   value and marble-difference heads; `for_inference` folds batch norm and
+//!   converts it to the configured [`Precision`] (bf16 on CPUs that have it).
 //! * [`config`]: [`NetConfig`] presets (`configs/net-*.toml`), devices, torch
 //!   threads.
 //! * Evaluation: [`DirectEvaluator`] (same thread, for callers that batch by
@@ -15,7 +16,10 @@
 //!   written atomically, checked on load.
 //! * [`export`]: TorchScript for play ([`TorchScriptModel`]).
 //! * [`bench_support`]: the inputs that the speed measurements feed the
-//!   network (criterion bench and `sumito bench net`).
+//!   network (criterion bench and `sumito bench net`), and the plain
+//!   reference ResNet they compare it with.
+//! * `cuda_checks` (tests only): GPU tests, ignored unless run by
+//!   `scripts/check-gpu.sh` on a machine with a GPU.
 //!
 //! libtorch comes from `scripts/setup-libtorch.sh`; see the README section
 //! "libtorch and GPU".
