@@ -89,10 +89,13 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
     let torch_device = device.resolve()?;
     println!("device: {device}");
     println!("torch_intra_op_threads: {} threads", intra_op_threads());
-    // main.rs restarts the program with PASSIVE when the variable is unset;
-    // a value the user set (ACTIVE spins) is shown, since it changes timings.
-    let wait_policy = std::env::var("OMP_WAIT_POLICY").unwrap_or_else(|_| "unset".to_owned());
-    println!("omp_wait_policy: {wait_policy}");
+    // main.rs restarts the program with PASSIVE and a short spin when they
+    // are unset; values the user set (ACTIVE spins) are shown, since they
+    // change timings.
+    for variable in ["OMP_WAIT_POLICY", "GOMP_SPINCOUNT"] {
+        let value = std::env::var(variable).unwrap_or_else(|_| "unset".to_owned());
+        println!("{}: {value} setting", variable.to_lowercase());
+    }
     let positions = sample_positions(256);
 
     for preset in ["small", "large"] {
