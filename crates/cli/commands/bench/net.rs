@@ -219,6 +219,9 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
     }
     let (theirs, ours) = (mean(&reference_rates), mean(&our_rates));
     println!("{name}_forward_batch{SERVICE_BATCH}: {theirs:.1} evals/s");
+    // Ours again, from the alternating rounds (the table above was timed
+    // earlier, on a machine whose speed may have drifted since).
+    println!("net_small_f32_alternating_forward_batch{SERVICE_BATCH}: {ours:.1} evals/s");
     println!(
         "net_small_f32_over_reference_batch{SERVICE_BATCH}: {:.3} ratio",
         ours / theirs
@@ -238,6 +241,7 @@ pub fn run(device: DeviceSpec) -> anyhow::Result<()> {
     }
     let (theirs, ours) = (mean(&reference_rates), mean(&our_rates));
     println!("{name}_train_adamw_batch{TRAIN_BATCH}: {theirs:.1} samples/s");
+    println!("train_small_alternating_batch{TRAIN_BATCH}: {ours:.1} samples/s");
     println!(
         "train_small_over_reference_batch{TRAIN_BATCH}: {:.3} ratio",
         ours / theirs
