@@ -482,15 +482,9 @@ mod tests {
     use crate::model::tests::tiny_config;
     use crate::train::tests::random_samples;
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("sumito-net-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
-
     /// A fresh tiny network, saved (weights only) at `training_step`.
     fn saved_tiny_checkpoint(name: &str, training_step: u64) -> (PathBuf, PolicyValueNet) {
-        let dir = temp_dir(name);
+        let dir = crate::fsutil::fresh_test_path(name);
         let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
         net.save_checkpoint(&dir, training_step, None).unwrap();
         (dir, net)
@@ -516,7 +510,7 @@ mod tests {
 
     #[test]
     fn save_and_load_give_identical_outputs_and_resume_training() {
-        let dir = temp_dir("roundtrip");
+        let dir = crate::fsutil::fresh_test_path("roundtrip");
         let trainer = trained_trainer();
         let rules = Rules {
             max_plies: Some(400),

@@ -3,14 +3,13 @@
 //! `scripts/check-gpu.sh` with `--ignored`, where each one fails unless
 //! libtorch really computes on the GPU and agrees with the CPU.
 
-use std::path::PathBuf;
-
 use tch::{Device, Kind, Tensor};
 
 use crate::config::{InferenceConfig, Precision, TrainingConfig};
 use crate::encoding::tests::sample_positions;
 use crate::encoding::{GRID, INPUT_PLANES};
 use crate::evaluate::{DirectEvaluator, NetOutput, PositionEvaluator};
+use crate::fsutil::fresh_test_path;
 use crate::model::PolicyValueNet;
 use crate::model::tests::tiny_config;
 use crate::service::InferenceService;
@@ -28,16 +27,10 @@ fn gpu() -> Device {
         .unwrap_or_else(|err| panic!("{err} ({WHY_IGNORED})"))
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sumito-net-cuda-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 /// The same weights on the CPU and on the GPU (through a checkpoint).
 fn twin_networks(name: &str) -> (PolicyValueNet, PolicyValueNet) {
     tch::manual_seed(11);
-    let dir = temp_dir(name);
+    let dir = fresh_test_path(&format!("cuda-{name}"));
     let cpu = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
     cpu.save_checkpoint(&dir, 0, None).unwrap();
     let (on_gpu, _) = PolicyValueNet::load_checkpoint(&dir, None, gpu()).unwrap();
@@ -151,7 +144,7 @@ fn training_on_the_gpu_learns_and_its_checkpoint_loads_on_the_cpu() {
         last.loss
     );
 
-    let dir = temp_dir("trained");
+    let dir = fresh_test_path("cuda-trained");
     trainer.save_checkpoint(&dir, None).unwrap();
     let (on_cpu, _) = PolicyValueNet::load_checkpoint(&dir, None, Device::Cpu).unwrap();
     let (on_gpu, _) = PolicyValueNet::load_checkpoint(&dir, None, gpu()).unwrap();

@@ -179,8 +179,7 @@ mod tests {
 
     #[test]
     fn exported_module_matches_the_network_at_any_batch_size() {
-        let dir = std::env::temp_dir().join(format!("sumito-net-export-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::fsutil::fresh_test_path("export");
         // Trained a little, so that batch-norm statistics are not the defaults.
         let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
         let mut trainer = Trainer::new(net, &TrainingConfig::default()).unwrap();

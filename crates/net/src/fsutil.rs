@@ -48,6 +48,15 @@ pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     })
 }
 
+/// A path under the system's temporary folder for test `name`, unique to
+/// this process and not there yet (a leftover of an earlier run is removed).
+#[cfg(test)]
+pub(crate) fn fresh_test_path(name: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("sumito-net-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&path);
+    path
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

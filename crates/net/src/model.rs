@@ -541,7 +541,7 @@ pub(crate) mod tests {
             .double_value(&[]);
         assert!(difference <= 0.03, "{difference}");
 
-        let dir = std::env::temp_dir().join(format!("sumito-bf16-save-{}", std::process::id()));
+        let dir = crate::fsutil::fresh_test_path("bf16-save");
         let refused = fast.save_checkpoint(&dir, 0, None);
         assert!(
             matches!(refused, Err(NetError::FoldedNetwork)),
