@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
 # libtorch for the network (downloaded once into .libtorch/).
 bash scripts/setup-libtorch.sh
-# `cargo run` builds the release binary first (once) and finds it wherever
-# CARGO_TARGET_DIR points.
-exec cargo run --release --quiet --bin sumito -- train --config configs/quick.toml --run-dir runs/quick "$@"
+# Both binaries: `sumito` hands training to `sumito-torch` beside it (a
+# `cargo run --bin sumito` would build only the first).
+cargo build --release --quiet --bins
+exec "${CARGO_TARGET_DIR:-target}/release/sumito" train --config configs/quick.toml --run-dir runs/quick "$@"

@@ -1,17 +1,13 @@
-//! `sumito analyze`: what a model's search thinks of a position (its value
-//! and top moves with visits, Q and prior) or of every position of a game.
+//! The arguments of `sumito analyze`: what a model's search thinks of a
+//! position or of every position of a game. `sumito-torch` runs it
+//! (`network/analyze.rs`).
 
 use std::path::PathBuf;
-use std::time::Instant;
 
-use anyhow::Context;
 use clap::Args as ClapArgs;
-use sumito_engine::{Layout, Position};
-use sumito_play::analysis::{analyse_game, format_game, format_position};
-use sumito_play::network::SearchBudget;
 
-use super::play::{load_model, parse_seconds};
-use super::source::{Source, SourceArgs};
+use super::play::parse_seconds;
+use super::source::SourceArgs;
 
 #[derive(Debug, ClapArgs)]
 #[command(
@@ -25,52 +21,21 @@ use super::source::{Source, SourceArgs};
 )]
 pub struct Args {
     #[command(flatten)]
-    source: SourceArgs,
+    pub source: SourceArgs,
     /// The model bundle: a folder, or a name under models/ (default: the
     /// shipped model, models/quick).
     #[arg(long)]
-    model: Option<PathBuf>,
+    pub model: Option<PathBuf>,
     /// Simulations per position.
     #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..=10_000_000), conflicts_with = "time_per_position")]
-    sims: u32,
+    pub sims: u32,
     /// Search each position for this many seconds instead.
     #[arg(long, value_parser = parse_seconds)]
-    time_per_position: Option<std::time::Duration>,
+    pub time_per_position: Option<std::time::Duration>,
     /// How many moves to list for a position.
     #[arg(long, default_value_t = 10)]
-    top: usize,
+    pub top: usize,
     /// Torch device: cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu")]
-    device: String,
-}
-
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let budget = match args.time_per_position {
-        Some(time) => SearchBudget::Time(time),
-        None => SearchBudget::Simulations(args.sims),
-    };
-    let (bundle, mut search) = load_model(args.model.as_deref(), budget, 0, &args.device)?;
-    eprintln!("{}", bundle.summary());
-    let position = match args.source.read()? {
-        Source::Record { record, path } => {
-            let started = Instant::now();
-            let reports = analyse_game(&mut search, &record)
-                .with_context(|| format!("analysing {}", path.display()))?;
-            print!("{}", format_game(&reports, started.elapsed()));
-            return Ok(());
-        }
-        Source::Position { position, .. } => position,
-        Source::Neither => Position::start(Layout::Standard, bundle.meta.rules()),
-    }
-    .with_rules(bundle.meta.rules());
-    if let Some((outcome, reason)) = position.outcome() {
-        anyhow::bail!(
-            "the game is over in that position ({outcome}: {reason}); there is nothing to analyse"
-        );
-    }
-    let analysis = search
-        .analyse(&position, None)
-        .context("searching the position")?;
-    print!("{}", format_position(&position, &analysis, args.top));
-    Ok(())
+    pub device: String,
 }

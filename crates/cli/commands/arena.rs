@@ -1,6 +1,8 @@
 //! `sumito arena`: a round-robin match between two or more players, with a
 //! progress bar, tables of results and Elo ratings, a saved record of every
-//! game, and a machine-readable last line `result: NAME=SCORE ...`.
+//! game, and a machine-readable last line `result: NAME=SCORE ...`. Matches
+//! of classical players are played here; with a network player,
+//! `sumito-torch` plays it with its own registry (`network/arena.rs`).
 
 use std::path::PathBuf;
 
@@ -12,9 +14,6 @@ use sumito_arena::report::{ProgressObserver, result_line, summary};
 use sumito_arena::sprt::SprtConfig;
 use sumito_arena::{MatchObserver, PlayerSpec};
 use sumito_engine::{Layout, Rules};
-use sumito_pipeline::players::NetPlayerFactory;
-use sumito_play::arena_player::BundlePlayerFactory;
-use sumito_play::bundle::model_folders;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -81,18 +80,25 @@ fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
     SprtConfig::parse(text).map_err(|e| e.to_string())
 }
 
-/// The built-in players plus the network players: checkpoints (`net`) and
-/// exported bundles (`bundle`, looked up like `sumito play --model`).
-fn registry() -> anyhow::Result<PlayerRegistry> {
-    let mut registry = PlayerRegistry::builtin();
-    registry.register(Box::new(NetPlayerFactory))?;
-    let program = std::env::current_exe().ok();
-    let folders = model_folders(
-        program.as_deref(),
-        std::env::var_os("SUMITO_MODELS").map(Into::into),
-    );
-    registry.register(Box::new(BundlePlayerFactory::new(folders)))?;
-    Ok(registry)
+/// The kinds of player that are networks: `sumito-torch` registers them
+/// (`network/arena.rs`), and a match with one of them is played there.
+pub const NETWORK_PLAYER_KINDS: [&str; 2] = ["net", "bundle"];
+
+/// The players `sumito` itself knows: the classical ones.
+pub fn registry() -> PlayerRegistry {
+    PlayerRegistry::builtin()
+}
+
+impl Args {
+    /// Whether a player is a network (`net:` or `bundle`), so that the match
+    /// is played by `sumito-torch`. A spec that does not parse is read here,
+    /// where its error is reported.
+    pub fn needs_network(&self) -> bool {
+        self.players.iter().any(|text| {
+            text.parse::<PlayerSpec>()
+                .is_ok_and(|spec| NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()))
+        })
+    }
 }
 
 /// The players, named by their specs; a name given twice gets `#2`, `#3`, …
@@ -120,7 +126,7 @@ fn entrants(registry: &PlayerRegistry, specs: &[String]) -> anyhow::Result<Vec<E
 /// `runs/arena/YYYYMMDD-HHMMSS` (UTC now), the default record folder.
 fn default_out_dir() -> PathBuf {
     // `utc_timestamp` writes `YYYY-MM-DD HH:MM:SS`; keep the digits.
-    let stamp: String = sumito_pipeline::fsutil::utc_timestamp()
+    let stamp: String = sumito_arena::record::utc_timestamp()
         .chars()
         .filter_map(|c| match c {
             ' ' => Some('-'),
@@ -131,7 +137,8 @@ fn default_out_dir() -> PathBuf {
     PathBuf::from("runs").join("arena").join(stamp)
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+/// Plays the match of `args` with the players `registry` knows.
+pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
     if args.players.len() < 2 {
         bail!(
             "give at least two --player options (got {}), e.g. --player random --player alphabeta:depth=3",
@@ -144,7 +151,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.games
         );
     }
-    let entrants = entrants(&registry()?, &args.players)?;
+    let entrants = entrants(registry, &args.players)?;
     let out = args.out.unwrap_or_else(default_out_dir);
     let config = MatchConfig {
         games_per_pairing: args.games,
@@ -219,7 +226,7 @@ mod tests {
             out,
         ])
         .unwrap();
-        run(args).unwrap();
+        run(args, &registry()).unwrap();
         let records: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -241,15 +248,20 @@ mod tests {
         assert!(err.to_string().contains("elo0 < elo1"), "{err}");
         let err = parse(&["--player", "random", "--max-plies", "0"]).unwrap_err();
         assert!(err.to_string().contains("max-plies"), "{err}");
-        let one = run(parse(&["--player", "random"]).unwrap()).unwrap_err();
+        let one = run(parse(&["--player", "random"]).unwrap(), &registry()).unwrap_err();
         assert!(one.to_string().contains("at least two"), "{one}");
         let odd = parse(&["--player", "random", "--player", "greedy", "--games", "3"]).unwrap();
-        assert!(run(odd).unwrap_err().to_string().contains("even"));
+        assert!(
+            run(odd, &registry())
+                .unwrap_err()
+                .to_string()
+                .contains("even")
+        );
     }
 
     #[test]
     fn duplicate_players_get_numbered() {
-        let registry = registry().unwrap();
+        let registry = registry();
         let specs = ["random", "random", "greedy"].map(String::from);
         let names: Vec<String> = entrants(&registry, &specs)
             .unwrap()

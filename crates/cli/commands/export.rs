@@ -1,16 +1,10 @@
-//! `sumito export`: a trained model of a run as a self-contained bundle
-//! (TorchScript, safetensors weights, metadata) that `sumito play` and
-//! `sumito analyze` load (layout: `sumito_play::bundle`); or, from any
-//! checkpoint folder, just the TorchScript module and its JSON sidecar, for
-//! Python (`torch.jit.load`) or other programs.
+//! The arguments of `sumito export`: a trained model of a run as a
+//! self-contained bundle, or a checkpoint as TorchScript. `sumito-torch` runs
+//! it (`network/export.rs`).
 
 use std::path::PathBuf;
-use std::process::Command;
 
-use anyhow::Context;
 use clap::Args as ClapArgs;
-use sumito_net::{Device, PolicyValueNet, export::sidecar_path};
-use sumito_play::bundle::{ExportRequest, ModelBundle, export_bundle};
 
 #[derive(Debug, ClapArgs)]
 #[command(group = clap::ArgGroup::new("source").required(true))]
@@ -18,86 +12,21 @@ pub struct Args {
     /// The run directory the model was trained in (`sumito train --run-dir`):
     /// writes a model bundle folder at --out.
     #[arg(long, group = "source")]
-    run_dir: Option<PathBuf>,
+    pub run_dir: Option<PathBuf>,
     /// With --run-dir: the generation (checkpoint) to export; default: the
     /// run's best model.
     #[arg(long, requires = "run_dir")]
-    checkpoint: Option<u32>,
+    pub checkpoint: Option<u32>,
     /// A checkpoint folder (weights.safetensors, meta.json, manifest.json):
     /// writes only the TorchScript module at --out (e.g. model.pt) and its
     /// description next to it (model.pt.json).
     #[arg(long, group = "source")]
-    checkpoint_dir: Option<PathBuf>,
+    pub checkpoint_dir: Option<PathBuf>,
     /// The bundle folder (e.g. models/NAME), or with --checkpoint-dir the
     /// TorchScript file, to write.
     #[arg(long)]
-    out: PathBuf,
+    pub out: PathBuf,
     /// Replace an existing bundle at --out.
     #[arg(long, requires = "run_dir")]
-    force: bool,
-}
-
-/// The commit of the source tree in the current folder (with `-dirty` if it
-/// has uncommitted changes), when git is available and this is a checkout.
-fn git_commit() -> Option<String> {
-    let run = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .output()
-            .ok()
-            .filter(|output| output.status.success())
-            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
-    };
-    let commit = run(&["rev-parse", "HEAD"]).filter(|commit| !commit.is_empty())?;
-    let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
-        .is_some_and(|status| !status.is_empty());
-    Some(if dirty {
-        format!("{commit}-dirty")
-    } else {
-        commit
-    })
-}
-
-/// The TorchScript module of a checkpoint folder, with its sidecar.
-fn export_torchscript(checkpoint: &std::path::Path, out: &std::path::Path) -> anyhow::Result<()> {
-    let (network, meta) = PolicyValueNet::load_checkpoint(checkpoint, None, Device::Cpu)
-        .with_context(|| format!("loading the checkpoint {}", checkpoint.display()))?;
-    let rules = meta.rules.map(Into::into);
-    network
-        .export_torchscript(out, meta.training_step, rules)
-        .with_context(|| format!("exporting TorchScript to {}", out.display()))?;
-    println!(
-        "wrote {} and {}",
-        out.display(),
-        sidecar_path(out).display()
-    );
-    Ok(())
-}
-
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let Some(run_dir) = &args.run_dir else {
-        let checkpoint = args
-            .checkpoint_dir
-            .as_ref()
-            .expect("clap requires --run-dir or --checkpoint-dir");
-        return export_torchscript(checkpoint, &args.out);
-    };
-    let request = ExportRequest {
-        run_dir: run_dir.clone(),
-        generation: args.checkpoint,
-        out: args.out.clone(),
-        force: args.force,
-        git_commit: git_commit(),
-    };
-    export_bundle(&request)
-        .with_context(|| format!("exporting {} to {}", run_dir.display(), args.out.display()))?;
-    // Read back what was written: the same checks `play` makes.
-    let bundle = ModelBundle::open(&args.out)
-        .with_context(|| format!("checking the bundle {}", args.out.display()))?;
-    println!("wrote {}", args.out.display());
-    println!("{}", bundle.summary());
-    for file in &bundle.meta.files {
-        println!("  {:<24} {:>10} bytes", file.name, file.bytes);
-    }
-    Ok(())
+    pub force: bool,
 }

@@ -1,12 +1,10 @@
-//! One module per subcommand.
+//! One module per subcommand, with its arguments. The commands that need no
+//! network run here; the network ones run in `sumito-torch` (`network/`).
 
 pub mod analyze;
 pub mod arena;
 pub mod bench;
-pub mod evaluate;
 pub mod export;
-/// Not a subcommand: Ctrl-C handling of the long-running commands.
-pub mod interrupt;
 pub mod moves;
 pub mod perft;
 pub mod play;
@@ -15,4 +13,3 @@ pub mod selfplay;
 /// Not a subcommand: the --fen/--record arguments of analyze and render.
 pub mod source;
 pub mod train;
-pub mod trainer;

@@ -1,20 +1,19 @@
 //! `sumito play`: a game in the terminal against a trained model or a
 //! classical opponent. Moves and commands are read line by line from
-//! standard input, so a script can play through a pipe.
+//! standard input, so a script can play through a pipe. A classical game is
+//! played here; a model is loaded by `sumito-torch` (`network/play.rs`),
+//! which then plays the same session.
 
 use std::io::IsTerminal;
-use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::player::PlayerRegistry;
 use sumito_engine::{Color, Layout, Rules};
-use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_play::board_text::BoardStyle;
-use sumito_play::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_play::clock::TimeControl;
-use sumito_play::network::{NetworkSearch, SearchBudget};
+use sumito_play::network::SearchBudget;
 use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::record::Start;
 use sumito_play::session::{SessionConfig, run_session};
@@ -35,7 +34,7 @@ pub struct Args {
     /// under $SUMITO_MODELS if set); default: the shipped model, quick. The game is played under
     /// the rules the model was trained with.
     #[arg(long, conflicts_with = "opponent")]
-    model: Option<std::path::PathBuf>,
+    pub model: Option<std::path::PathBuf>,
     /// Play a classical opponent instead of a network: random, greedy,
     /// or alphabeta (e.g. alphabeta:depth=3, alphabeta:time=2s). The game
     /// is played under the rule sheets' rules (no move limit).
@@ -51,7 +50,7 @@ pub struct Args {
     time_per_move: Option<Duration>,
     /// Torch device of the model: cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu", conflicts_with = "opponent")]
-    device: String,
+    pub device: String,
     /// The colour you play; Black moves first.
     #[arg(long, value_enum, default_value = "black")]
     color: Side,
@@ -68,7 +67,7 @@ pub struct Args {
     /// Seed of the opponent's own randomness (random and greedy players,
     /// the search's tie-breaks).
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    pub seed: u64,
 }
 
 fn parse_clock(text: &str) -> Result<TimeControl, String> {
@@ -102,49 +101,38 @@ fn classical_opponent(
     Ok(ClassicalOpponent::new(&entrant, seed))
 }
 
-/// Opens the bundle `given` (or the shipped one) and builds its search.
-pub fn load_model(
-    given: Option<&Path>,
-    budget: SearchBudget,
-    seed: u64,
-    device: &str,
-) -> anyhow::Result<(ModelBundle, NetworkSearch)> {
-    let device = device
-        .parse::<DeviceSpec>()
-        .map_err(anyhow::Error::msg)?
-        .resolve()?;
-    let program = std::env::current_exe().ok();
-    let folders = model_folders(
-        program.as_deref(),
-        std::env::var_os("SUMITO_MODELS").map(Into::into),
-    );
-    let dir = locate_bundle(given, &folders)?;
-    let bundle = ModelBundle::open(&dir)?;
-    configure_threads(&ThreadsConfig::default())?;
-    let search = bundle.search(budget, seed, device)?;
-    Ok((bundle, search))
+impl Args {
+    /// Whether the opponent is a network (no --opponent), which
+    /// `sumito-torch` plays.
+    pub fn needs_network(&self) -> bool {
+        self.opponent.is_none()
+    }
+
+    /// The model's search budget: --time-per-move, else --sims (default 400).
+    pub fn model_budget(&self) -> SearchBudget {
+        match (self.sims, self.time_per_move) {
+            (_, Some(time)) => SearchBudget::Time(time),
+            (sims, None) => SearchBudget::Simulations(sims.unwrap_or(DEFAULT_SIMULATIONS)),
+        }
+    }
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+/// `sumito play --opponent SPEC`: a game against a classical opponent, under
+/// the rule sheets' rules.
+pub fn run_classical(args: Args) -> anyhow::Result<()> {
+    let Some(spec) = &args.opponent else {
+        anyhow::bail!("no --opponent given: playing a model needs sumito-torch");
+    };
+    let mut opponent = classical_opponent(spec, args.time_per_move, args.seed)?;
+    play_session(&args, &mut opponent, Rules::default())
+}
+
+/// Plays the session of `args` against `opponent` under `rules`, on the
+/// terminal (or a pipe).
+pub fn play_session(args: &Args, opponent: &mut dyn Opponent, rules: Rules) -> anyhow::Result<()> {
     let human = match args.color {
         Side::Black => Color::Black,
         Side::White => Color::White,
-    };
-    let (mut opponent, rules): (Box<dyn Opponent>, Rules) = match &args.opponent {
-        Some(spec) => (
-            Box::new(classical_opponent(spec, args.time_per_move, args.seed)?),
-            Rules::default(),
-        ),
-        None => {
-            let budget = match (args.sims, args.time_per_move) {
-                (_, Some(time)) => SearchBudget::Time(time),
-                (sims, None) => SearchBudget::Simulations(sims.unwrap_or(DEFAULT_SIMULATIONS)),
-            };
-            let (bundle, search) =
-                load_model(args.model.as_deref(), budget, args.seed, &args.device)?;
-            println!("{}", bundle.summary());
-            (Box::new(search), bundle.meta.rules())
-        }
     };
     let stdout = std::io::stdout();
     let stdin = std::io::stdin();
@@ -158,6 +146,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         echo_input: !stdin.is_terminal(),
         human_name: "human".to_string(),
     };
-    run_session(config, opponent.as_mut(), stdin.lock(), stdout.lock())?;
+    run_session(config, opponent, stdin.lock(), stdout.lock())?;
     Ok(())
 }

@@ -1,15 +1,10 @@
-//! `sumito selfplay`: a self-play worker on a shared run directory. Any number
-//! may run at once, on any machine that mounts the directory; each plays with
-//! the newest best model as it appears. Its arguments are those of every role
-//! command (`trainer` and `evaluate` use this `Args`).
+//! The arguments of `sumito selfplay`, a self-play worker on a shared run
+//! directory, which are those of every role command (`trainer` and
+//! `evaluate` use this `Args`). `sumito-torch` runs them (`network/`).
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args as ClapArgs;
-use sumito_pipeline::run::{RunOptions, open_for_role, selfplay};
-
-use super::interrupt::stop_flag_on_signal;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -23,21 +18,4 @@ pub struct Args {
     /// Do not draw progress bars.
     #[arg(long)]
     pub no_progress: bool,
-}
-
-impl Args {
-    /// The role's options, with Ctrl-C (or SIGTERM) stopping it cleanly.
-    pub fn options(&self) -> anyhow::Result<RunOptions> {
-        Ok(RunOptions {
-            progress: !self.no_progress,
-            stop: stop_flag_on_signal()?,
-            ..RunOptions::default()
-        })
-    }
-}
-
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
-    selfplay(&run, &config, &args.options()?)
-        .with_context(|| format!("self-play in {}", args.run_dir.display()))
 }

@@ -26,6 +26,7 @@ pub struct SourceArgs {
 }
 
 /// What the command line names, read and checked.
+#[derive(Debug)]
 pub enum Source<'a> {
     /// `--fen`: the position and the text it was read from.
     Position { position: Position, text: &'a str },

@@ -1,12 +1,9 @@
-//! `sumito train`: the whole training loop in one process.
+//! `sumito train`: the whole training loop in one process. Its arguments;
+//! `sumito-torch` runs it (`network/train.rs`).
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args as ClapArgs;
-use sumito_pipeline::run::{RunOptions, start_or_resume, train};
-
-use super::interrupt::stop_flag_on_signal;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -23,34 +20,4 @@ pub struct Args {
     /// Do not draw progress bars.
     #[arg(long)]
     pub no_progress: bool,
-}
-
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let run_dir = match args.run_dir {
-        Some(dir) => dir,
-        None => {
-            let name = args
-                .config
-                .file_stem()
-                .context("the config path has no file name")?;
-            PathBuf::from("runs").join(name)
-        }
-    };
-    let (run, config, resumed) = start_or_resume(&run_dir, &args.config, args.fresh)?;
-    println!(
-        "{} {} (config {})",
-        if resumed {
-            "resuming the run in"
-        } else {
-            "starting a new run in"
-        },
-        run_dir.display(),
-        args.config.display()
-    );
-    let options = RunOptions {
-        progress: !args.no_progress,
-        stop: stop_flag_on_signal()?,
-        ..RunOptions::default()
-    };
-    train(&run, &config, &options).with_context(|| format!("training in {}", run_dir.display()))
 }

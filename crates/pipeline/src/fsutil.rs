@@ -84,27 +84,9 @@ pub fn unix_seconds() -> f64 {
         .as_secs_f64()
 }
 
-/// A UTC timestamp `YYYY-MM-DD HH:MM:SS` for log lines.
-pub fn utc_timestamp() -> String {
-    let secs = unix_seconds() as i64;
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
+/// A UTC timestamp `YYYY-MM-DD HH:MM:SS` for log lines (the arena's records
+/// use the same stamp, so it lives in the lowest crate that needs it).
+pub use sumito_arena::record::utc_timestamp;
 
 #[cfg(test)]
 pub(crate) mod testing {

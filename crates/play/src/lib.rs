@@ -1,11 +1,13 @@
-//! The user-facing layer of Sumito: what a person sees and touches once a
-//! model exists. SVG pictures of positions and games, the terminal board,
-//! clocks, the interactive play session, model bundles and analysis.
+//! The user-facing layer of Sumito: what a person sees and touches. SVG
+//! pictures of positions and games, the terminal board, clocks, the
+//! interactive play session, the search a network plays with and analysis.
+//!
+//! Nothing here links libtorch: a network reaches this crate only as a
+//! `sumito_mcts::Evaluator`. Model bundles (the torch side) live in
+//! `sumito-bundle`, so that the light `sumito` binary can use this crate.
 
 pub mod analysis;
-pub mod arena_player;
 pub mod board_text;
-pub mod bundle;
 pub mod clock;
 pub mod motion;
 pub mod network;

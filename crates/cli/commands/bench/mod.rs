@@ -1,30 +1,30 @@
 //! `sumito bench <part>`: measurements printed as `name: value unit` lines, so
-//! that scripts and closing notes can quote them. Each part has its own module.
+//! that scripts and closing notes can quote them. Each part has its own module:
+//! the engine and search parts here, the network parts (`net`, `selfplay`) in
+//! `sumito-torch` (`network/bench/`).
 
 use clap::{Args as ClapArgs, ValueEnum};
 
 mod alphabeta;
 mod mcts;
 mod movegen;
-mod net;
-mod selfplay;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// Which part of the system to measure.
     #[arg(value_enum)]
-    part: Part,
+    pub part: Part,
     /// Device of the `net` measurements: cpu, cuda or cuda:N.
     #[arg(long, value_name = "DEVICE")]
-    device: Option<sumito_net::DeviceSpec>,
+    pub device: Option<String>,
     /// Number format of the `selfplay` network (auto, f32 or bf16), in place
     /// of the quick config's (auto).
     #[arg(long, value_name = "PRECISION")]
-    precision: Option<sumito_net::Precision>,
+    pub precision: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum Part {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Part {
     /// The alpha-beta player: nodes per second, time to depth 4 from Belgian Daisy.
     Alphabeta,
     /// The tree search with a free evaluator: simulations/s of PUCT, Gumbel,
@@ -40,21 +40,36 @@ enum Part {
     Selfplay,
 }
 
+impl Args {
+    /// Whether the part measures a network (run by `sumito-torch`).
+    pub fn needs_network(&self) -> bool {
+        matches!(self.part, Part::Net | Part::Selfplay)
+    }
+
+    /// Refuses the options of one part given to another.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.device.is_some() && self.part != Part::Net {
+            anyhow::bail!("--device applies only to `sumito bench net`");
+        }
+        if self.precision.is_some() && self.part != Part::Selfplay {
+            anyhow::bail!(
+                "--precision applies only to `sumito bench selfplay` (`bench net` measures both)"
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Runs a part that needs no network.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if args.device.is_some() && !matches!(args.part, Part::Net) {
-        anyhow::bail!("--device applies only to `sumito bench net`");
-    }
-    if args.precision.is_some() && !matches!(args.part, Part::Selfplay) {
-        anyhow::bail!(
-            "--precision applies only to `sumito bench selfplay` (`bench net` measures both)"
-        );
-    }
+    args.check()?;
     match args.part {
         Part::Alphabeta => alphabeta::run(),
         Part::Mcts => mcts::run(),
         Part::Movegen => movegen::run(),
-        Part::Net => net::run(args.device.unwrap_or_default()),
-        Part::Selfplay => selfplay::run(args.precision),
+        Part::Net | Part::Selfplay => {
+            anyhow::bail!("`sumito bench {:?}` needs sumito-torch", args.part)
+        }
     }
 }
 
@@ -64,28 +79,25 @@ mod tests {
 
     #[test]
     fn options_of_one_part_are_refused_for_another() {
-        let args = |part, device, precision| Args {
+        let args = |part, device: Option<&str>, precision: Option<&str>| Args {
             part,
-            device,
-            precision,
+            device: device.map(String::from),
+            precision: precision.map(String::from),
         };
-        let refused = run(args(Part::Net, None, Some(sumito_net::Precision::Bf16)));
+        let refused = args(Part::Net, None, Some("bf16")).check();
         assert!(
             refused
                 .unwrap_err()
                 .to_string()
                 .contains("--precision applies only to `sumito bench selfplay`")
         );
-        let refused = run(args(
-            Part::Selfplay,
-            Some(sumito_net::DeviceSpec::Cpu),
-            None,
-        ));
+        let refused = args(Part::Selfplay, Some("cpu"), None).check();
         assert!(
             refused
                 .unwrap_err()
                 .to_string()
                 .contains("--device applies only")
         );
+        assert!(args(Part::Net, Some("cuda"), None).check().is_ok());
     }
 }

@@ -33,10 +33,10 @@ use sumito_net::{
 };
 use sumito_pipeline::crc::crc32c;
 
-use crate::network::{NetworkSearch, SearchBudget};
 use sumito_pipeline::fsutil::{utc_timestamp, write_atomic};
 use sumito_pipeline::ratings::{EloEntry, EvaluationRecord, model_name};
 use sumito_pipeline::rundir::{RunDir, RunDirError, read_json};
+use sumito_play::network::{NetworkSearch, SearchBudget};
 
 /// Names this folder layout in `bundle.json`.
 pub const BUNDLE_FORMAT: &str = "sumito-model-bundle";

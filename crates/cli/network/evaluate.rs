@@ -4,10 +4,12 @@
 use anyhow::Context;
 use sumito_pipeline::run::{evaluate, open_for_role};
 
-pub use super::selfplay::Args;
+use sumito_cli::commands::selfplay::Args;
+
+use super::selfplay::options;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
-    evaluate(&run, &config, &args.options()?)
+    evaluate(&run, &config, &options(&args)?)
         .with_context(|| format!("the evaluator in {}", args.run_dir.display()))
 }

@@ -1,0 +1,149 @@
+//! The command line of `sumito`, shared by its two binaries: the light
+//! `sumito` parses it (so help and argument errors come in milliseconds) and
+//! `sumito-torch` parses the same words again when `sumito` hands a network
+//! verb to it. [`Command::needs_network`] is the one place that decides which
+//! binary runs a command.
+
+use clap::{Parser, Subcommand};
+
+use crate::commands;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sumito",
+    bin_name = "sumito",
+    version,
+    about = "Teach a neural network to play Abalone by self-play, then play against it."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print `name: value unit` lines measuring one part of the system.
+    Bench(commands::bench::Args),
+    /// Play a round-robin match between players and rate them (Elo).
+    Arena(commands::arena::Args),
+    /// Train a network from scratch: self-play, training, evaluation, promotion, again.
+    Train(commands::train::Args),
+    /// Self-play worker on a shared run directory (any number, any machine).
+    Selfplay(commands::selfplay::Args),
+    /// Trainer of a shared run directory: trains as games arrive, writes candidates.
+    Trainer(commands::selfplay::Args),
+    /// Evaluator of a shared run directory: gates and rates every new candidate.
+    Evaluate(commands::selfplay::Args),
+    /// Export a trained model as a bundle for play, or a checkpoint as TorchScript.
+    Export(commands::export::Args),
+    /// Count the leaves of the game tree to a depth (move generator check).
+    Perft(commands::perft::Args),
+    /// List the legal moves of a position in Aba-Pro notation.
+    Moves(commands::moves::Args),
+    /// Draw a position, or each position of a game record, as SVG.
+    Render(commands::render::Args),
+    /// Play a game in the terminal against a model or a classical opponent.
+    Play(commands::play::Args),
+    /// Show what a model's search thinks of a position or of each move of a game.
+    Analyze(commands::analyze::Args),
+}
+
+impl Command {
+    /// Whether the command uses a network, so that `sumito-torch` (which
+    /// links libtorch) must run it; everything else runs in `sumito` itself.
+    pub fn needs_network(&self) -> bool {
+        match self {
+            Command::Train(_)
+            | Command::Selfplay(_)
+            | Command::Trainer(_)
+            | Command::Evaluate(_)
+            | Command::Export(_)
+            | Command::Analyze(_) => true,
+            Command::Bench(args) => args.needs_network(),
+            Command::Arena(args) => args.needs_network(),
+            Command::Play(args) => args.needs_network(),
+            Command::Perft(_) | Command::Moves(_) | Command::Render(_) => false,
+        }
+    }
+
+    /// Runs a command that needs no network; a network command is an error
+    /// here (the caller hands those to `sumito-torch`).
+    pub fn run_light(self) -> anyhow::Result<()> {
+        match self {
+            Command::Bench(args) => commands::bench::run(args),
+            Command::Arena(args) => commands::arena::run(args, &commands::arena::registry()),
+            Command::Perft(args) => commands::perft::run(args),
+            Command::Moves(args) => commands::moves::run(args),
+            Command::Render(args) => commands::render::run(args),
+            Command::Play(args) => commands::play::run_classical(args),
+            Command::Train(_)
+            | Command::Selfplay(_)
+            | Command::Trainer(_)
+            | Command::Evaluate(_)
+            | Command::Export(_)
+            | Command::Analyze(_) => {
+                anyhow::bail!("this command needs the network binary, sumito-torch")
+            }
+        }
+    }
+}
+
+/// Prints a command's error the way both binaries do; the exit status.
+pub fn report(result: anyhow::Result<()>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Command {
+        Cli::try_parse_from(std::iter::once("sumito").chain(line.split_whitespace()))
+            .unwrap_or_else(|err| panic!("{line}: {err}"))
+            .command
+    }
+
+    #[test]
+    fn only_network_commands_go_to_the_network_binary() {
+        for light in [
+            "perft --depth 2",
+            "moves --layout standard",
+            "render --record game.txt --out x.svg",
+            "play --opponent alphabeta:depth=2",
+            "arena --player random --player alphabeta:depth=1",
+            "bench movegen",
+            "bench mcts",
+            "bench alphabeta",
+        ] {
+            assert!(!parse(light).needs_network(), "{light}");
+        }
+        for network in [
+            "train --config configs/tiny.toml",
+            "selfplay --run-dir runs/x",
+            "trainer --run-dir runs/x",
+            "evaluate --run-dir runs/x",
+            "export --run-dir runs/x --out models/x",
+            "analyze --sims 1",
+            "play",
+            "play --model quick",
+            "arena --player bundle --player greedy",
+            "arena --player random --player net:model=runs/q/models/gen-000001",
+            "bench net",
+            "bench selfplay",
+        ] {
+            assert!(parse(network).needs_network(), "{network}");
+        }
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,34 @@
+//! `sumito bench net` and `sumito bench selfplay`, the parts that measure a
+//! network (arguments: `sumito_cli::commands::bench`).
+
+use sumito_cli::commands::bench::{Args, Part};
+use sumito_net::{DeviceSpec, Precision};
+
+mod net;
+mod selfplay;
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    args.check()?;
+    match args.part {
+        Part::Net => {
+            let device = match &args.device {
+                Some(text) => text
+                    .parse::<DeviceSpec>()
+                    .map_err(|err| anyhow::anyhow!("--device {text:?}: {err}"))?,
+                None => DeviceSpec::default(),
+            };
+            net::run(device)
+        }
+        Part::Selfplay => {
+            let precision = match &args.precision {
+                Some(text) => Some(
+                    text.parse::<Precision>()
+                        .map_err(|err| anyhow::anyhow!("--precision {text:?}: {err}"))?,
+                ),
+                None => None,
+            };
+            selfplay::run(precision)
+        }
+        Part::Alphabeta | Part::Mcts | Part::Movegen => sumito_cli::commands::bench::run(args),
+    }
+}

@@ -1,0 +1,77 @@
+//! `sumito export`: a trained model of a run as a self-contained bundle
+//! (TorchScript, safetensors weights, metadata) that `sumito play` and
+//! `sumito analyze` load (layout: `sumito_bundle::bundle`); or, from any
+//! checkpoint folder, just the TorchScript module and its JSON sidecar, for
+//! Python (`torch.jit.load`) or other programs.
+
+use std::process::Command;
+
+use anyhow::Context;
+use sumito_bundle::bundle::{ExportRequest, ModelBundle, export_bundle};
+use sumito_cli::commands::export::Args;
+use sumito_net::{Device, PolicyValueNet, export::sidecar_path};
+
+/// The commit of the source tree in the current folder (with `-dirty` if it
+/// has uncommitted changes), when git is available and this is a checkout.
+fn git_commit() -> Option<String> {
+    let run = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
+    };
+    let commit = run(&["rev-parse", "HEAD"]).filter(|commit| !commit.is_empty())?;
+    let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|status| !status.is_empty());
+    Some(if dirty {
+        format!("{commit}-dirty")
+    } else {
+        commit
+    })
+}
+
+/// The TorchScript module of a checkpoint folder, with its sidecar.
+fn export_torchscript(checkpoint: &std::path::Path, out: &std::path::Path) -> anyhow::Result<()> {
+    let (network, meta) = PolicyValueNet::load_checkpoint(checkpoint, None, Device::Cpu)
+        .with_context(|| format!("loading the checkpoint {}", checkpoint.display()))?;
+    let rules = meta.rules.map(Into::into);
+    network
+        .export_torchscript(out, meta.training_step, rules)
+        .with_context(|| format!("exporting TorchScript to {}", out.display()))?;
+    println!(
+        "wrote {} and {}",
+        out.display(),
+        sidecar_path(out).display()
+    );
+    Ok(())
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let Some(run_dir) = &args.run_dir else {
+        let checkpoint = args
+            .checkpoint_dir
+            .as_ref()
+            .expect("clap requires --run-dir or --checkpoint-dir");
+        return export_torchscript(checkpoint, &args.out);
+    };
+    let request = ExportRequest {
+        run_dir: run_dir.clone(),
+        generation: args.checkpoint,
+        out: args.out.clone(),
+        force: args.force,
+        git_commit: git_commit(),
+    };
+    export_bundle(&request)
+        .with_context(|| format!("exporting {} to {}", run_dir.display(), args.out.display()))?;
+    // Read back what was written: the same checks `play` makes.
+    let bundle = ModelBundle::open(&args.out)
+        .with_context(|| format!("checking the bundle {}", args.out.display()))?;
+    println!("wrote {}", args.out.display());
+    println!("{}", bundle.summary());
+    for file in &bundle.meta.files {
+        println!("  {:<24} {:>10} bytes", file.name, file.bytes);
+    }
+    Ok(())
+}

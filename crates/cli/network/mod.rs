@@ -1,0 +1,33 @@
+//! The commands that use a network, one module per command (their arguments
+//! are in `sumito_cli::commands`, shared with `sumito`, which parses them
+//! first). Only `sumito-torch` compiles these, so only it links libtorch.
+
+use sumito_cli::cli::Command;
+
+pub mod analyze;
+pub mod arena;
+pub mod bench;
+pub mod evaluate;
+pub mod export;
+/// Not a command: Ctrl-C handling of the long-running commands.
+pub mod interrupt;
+pub mod play;
+pub mod selfplay;
+pub mod train;
+pub mod trainer;
+
+/// Runs a command that [`Command::needs_network`].
+pub fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Train(args) => train::run(args),
+        Command::Selfplay(args) => selfplay::run(args),
+        Command::Trainer(args) => trainer::run(args),
+        Command::Evaluate(args) => evaluate::run(args),
+        Command::Export(args) => export::run(args),
+        Command::Analyze(args) => analyze::run(args),
+        Command::Play(args) => play::run(args),
+        Command::Arena(args) => arena::run(args),
+        Command::Bench(args) => bench::run(args),
+        light @ (Command::Perft(_) | Command::Moves(_) | Command::Render(_)) => light.run_light(),
+    }
+}

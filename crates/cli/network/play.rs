@@ -1,0 +1,49 @@
+//! `sumito play` against a model: loads the bundle and plays the session of
+//! `sumito_cli::commands::play` with the model's search as the opponent.
+
+use std::path::Path;
+
+use anyhow::Context;
+use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
+use sumito_cli::commands::play::{Args, play_session, run_classical};
+use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
+use sumito_play::network::{NetworkSearch, SearchBudget};
+
+/// Opens the bundle `given` (or the shipped one) and builds its search.
+pub fn load_model(
+    given: Option<&Path>,
+    budget: SearchBudget,
+    seed: u64,
+    device: &str,
+) -> anyhow::Result<(ModelBundle, NetworkSearch)> {
+    let device = device
+        .parse::<DeviceSpec>()
+        .map_err(anyhow::Error::msg)?
+        .resolve()?;
+    let program = std::env::current_exe().ok();
+    let folders = model_folders(
+        program.as_deref(),
+        std::env::var_os("SUMITO_MODELS").map(Into::into),
+    );
+    let dir = locate_bundle(given, &folders)?;
+    let bundle = ModelBundle::open(&dir)?;
+    configure_threads(&ThreadsConfig::default())?;
+    let search = bundle.search(budget, seed, device)?;
+    Ok((bundle, search))
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if !args.needs_network() {
+        return run_classical(args);
+    }
+    let (bundle, mut search) = load_model(
+        args.model.as_deref(),
+        args.model_budget(),
+        args.seed,
+        &args.device,
+    )
+    .context("loading the model")?;
+    println!("{}", bundle.summary());
+    let rules = bundle.meta.rules();
+    play_session(&args, &mut search, rules)
+}

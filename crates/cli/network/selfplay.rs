@@ -1,0 +1,26 @@
+//! `sumito selfplay`: a self-play worker on a shared run directory. Any number
+//! may run at once, on any machine that mounts the directory; each plays with
+//! the newest best model as it appears. Its arguments are those of every role
+//! command (`sumito_cli::commands::selfplay::Args`).
+
+use anyhow::Context;
+use sumito_pipeline::run::{RunOptions, open_for_role, selfplay};
+
+use sumito_cli::commands::selfplay::Args;
+
+use super::interrupt::stop_flag_on_signal;
+
+/// The role's options, with Ctrl-C (or SIGTERM) stopping it cleanly.
+pub fn options(args: &Args) -> anyhow::Result<RunOptions> {
+    Ok(RunOptions {
+        progress: !args.no_progress,
+        stop: stop_flag_on_signal()?,
+        ..RunOptions::default()
+    })
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
+    selfplay(&run, &config, &options(&args)?)
+        .with_context(|| format!("self-play in {}", args.run_dir.display()))
+}

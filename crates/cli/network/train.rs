@@ -1,0 +1,41 @@
+//! `sumito train`: the whole training loop in one process (arguments:
+//! `sumito_cli::commands::train`).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use sumito_pipeline::run::{RunOptions, start_or_resume, train};
+
+use sumito_cli::commands::train::Args;
+
+use super::interrupt::stop_flag_on_signal;
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let run_dir = match args.run_dir {
+        Some(dir) => dir,
+        None => {
+            let name = args
+                .config
+                .file_stem()
+                .context("the config path has no file name")?;
+            PathBuf::from("runs").join(name)
+        }
+    };
+    let (run, config, resumed) = start_or_resume(&run_dir, &args.config, args.fresh)?;
+    println!(
+        "{} {} (config {})",
+        if resumed {
+            "resuming the run in"
+        } else {
+            "starting a new run in"
+        },
+        run_dir.display(),
+        args.config.display()
+    );
+    let options = RunOptions {
+        progress: !args.no_progress,
+        stop: stop_flag_on_signal()?,
+        ..RunOptions::default()
+    };
+    train(&run, &config, &options).with_context(|| format!("training in {}", run_dir.display()))
+}
