@@ -410,6 +410,30 @@ fn a_damaged_bundle_or_no_model_gets_a_clear_error() {
         &[],
     );
     assert!(export.status.success(), "{}", stderr(&export));
+    // A file of the bundle instead of its folder: the folder is named.
+    let output = play_in(&scratch.0, &["--model", "bundle/model.pt"], "quit\n", none);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains(
+            "bundle/model.pt is a file, not a model bundle: give the bundle's folder (bundle)"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    // A bad position is reported before any model is looked for.
+    let output = sumito_in(
+        &scratch.0,
+        &["analyze", "--model", "no-such-model", "--fen", "9/9 b 0 0"],
+        "",
+        none,
+        &[],
+    );
+    assert!(!output.status.success());
+    let text = stderr(&output);
+    assert!(
+        text.contains("--fen") && !text.contains("no-such-model"),
+        "{text}"
+    );
     let weights = scratch.0.join("bundle/weights.safetensors");
     let mut bytes = std::fs::read(&weights).unwrap();
     let last = bytes.len() - 1;

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use sumito_engine::Rules;
 use sumito_net::{
     Device, DirectEvaluator, ENCODING_VERSION, ModelConfig, NetError, PolicyValueNet, RulesMeta,
-    SymmetryMode, TorchScriptModel,
+    SymmetryMode, TorchScriptModel, read_checkpoint_meta,
 };
 use sumito_pipeline::crc::crc32c;
 
@@ -188,32 +188,45 @@ pub enum BundleError {
         searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
     )]
     NoDefaultModel { searched: Vec<PathBuf> },
-    #[error("{context}: {source}")]
-    Net {
-        context: String,
-        #[source]
-        source: NetError,
-    },
+    // The cause is part of the message and not also a `source()`, so that
+    // an error chain printed whole (`{:#}`) names it once.
+    #[error("{context}: {cause}")]
+    Net { context: String, cause: NetError },
     #[error("run directory: {0}")]
     Run(#[from] RunDirError),
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
+    },
+    #[error(
+        "{} is a file, not a model bundle: give the bundle's folder{}",
+        path.display(),
+        path.parent().filter(|dir| dir.join(BUNDLE_FILE).is_file())
+            .map(|dir| format!(" ({})", dir.display())).unwrap_or_default()
+    )]
+    NotAFolder { path: PathBuf },
+    #[error(
+        "{} does not match the weights of its bundle: it says {declared}, the weights (meta.json) are {weights} (export the model again)",
+        path.display()
+    )]
+    ArchitectureMismatch {
+        path: PathBuf,
+        declared: String,
+        weights: String,
     },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BundleError + '_ {
-    move |source| BundleError::Io {
+    move |cause| BundleError::Io {
         path: path.to_owned(),
-        source,
+        cause,
     }
 }
 
 fn net(context: impl Into<String>) -> impl FnOnce(NetError) -> BundleError {
     let context = context.into();
-    move |source| BundleError::Net { context, source }
+    move |cause| BundleError::Net { context, cause }
 }
 
 /// What `export_bundle` needs besides the run.
@@ -433,7 +446,7 @@ fn replace_dir(staging: &Path, out: &Path) -> Result<(), BundleError> {
         let _ = std::fs::remove_dir_all(staging);
         return Err(BundleError::Io {
             path: out.to_owned(),
-            source,
+            cause: source,
         });
     }
     if had_old {
@@ -489,6 +502,31 @@ pub fn locate_bundle(given: Option<&Path>, folders: &[PathBuf]) -> Result<PathBu
         .ok_or(BundleError::NoDefaultModel { searched })
 }
 
+/// `bundle.json` is not covered by the checksums it lists, so what it says of
+/// the network (shape, size, rules) is checked against the weights' own
+/// description, `meta.json`, which is.
+fn check_architecture(path: &Path, meta: &BundleMeta, dir: &Path) -> Result<(), BundleError> {
+    let weights = read_checkpoint_meta(dir).map_err(net(format!(
+        "reading the description of the weights in {}",
+        dir.display()
+    )))?;
+    let describe = |model: &ModelConfig, parameters: usize, rules: Option<RulesMeta>| {
+        let rules = rules.map_or_else(|| "no rules".to_string(), |rules| format!("{rules:?}"));
+        format!("{model:?} with {parameters} parameters, rules {rules}")
+    };
+    if weights.model != meta.architecture
+        || weights.parameters != meta.parameters
+        || weights.rules.is_some_and(|rules| rules != meta.rules)
+    {
+        return Err(BundleError::ArchitectureMismatch {
+            path: path.to_owned(),
+            declared: describe(&meta.architecture, meta.parameters, Some(meta.rules)),
+            weights: describe(&weights.model, weights.parameters, weights.rules),
+        });
+    }
+    Ok(())
+}
+
 /// An opened, verified bundle.
 #[derive(Clone, Debug)]
 pub struct ModelBundle {
@@ -499,6 +537,11 @@ pub struct ModelBundle {
 impl ModelBundle {
     /// Reads `bundle.json` and verifies the bundle (see the module docs).
     pub fn open(dir: &Path) -> Result<ModelBundle, BundleError> {
+        if dir.is_file() {
+            return Err(BundleError::NotAFolder {
+                path: dir.to_owned(),
+            });
+        }
         if !dir.is_dir() {
             return Err(BundleError::NotFound {
                 dir: dir.to_owned(),
@@ -576,7 +619,7 @@ impl ModelBundle {
                 )));
             }
         }
-        for required in [TORCHSCRIPT_FILE, "weights.safetensors"] {
+        for required in [TORCHSCRIPT_FILE, "weights.safetensors", "meta.json"] {
             if !meta.files.iter().any(|file| file.name == required) {
                 return Err(BundleError::MissingFile {
                     dir: dir.to_owned(),
@@ -584,6 +627,7 @@ impl ModelBundle {
                 });
             }
         }
+        check_architecture(&path, &meta, dir)?;
         Ok(ModelBundle {
             dir: dir.to_owned(),
             meta,
@@ -826,8 +870,25 @@ pub(crate) mod tests {
             "{}",
             message(&out)
         );
+        // What bundle.json says of the network must be what the weights are.
+        edit("\"blocks\": 1", "\"blocks\": 10");
+        let text = message(&out);
+        assert!(
+            text.contains("does not match the weights") && text.contains("blocks: 10"),
+            "{text}"
+        );
+        edit("\"max_plies\": 200", "\"max_plies\": 300");
+        let text = message(&out);
+        assert!(text.contains("does not match the weights"), "{text}");
         std::fs::write(out.join(BUNDLE_FILE), &original).unwrap();
         ModelBundle::open(&out).unwrap();
+        // A file of the bundle given in its place names the folder to give.
+        let text = message(&out.join(TORCHSCRIPT_FILE));
+        assert!(
+            text.contains("is a file, not a model bundle")
+                && text.contains(&format!("({})", out.display())),
+            "{text}"
+        );
 
         let module = std::fs::read(out.join(TORCHSCRIPT_FILE)).unwrap();
         let mut damaged = module.clone();
