@@ -26,6 +26,8 @@ pub enum Command {
     Bench(commands::bench::Args),
     /// Play a round-robin match between players and rate them (Elo).
     Arena(commands::arena::Args),
+    /// Measure a player (by default the shipped model) against greedy and alpha-beta depths 1-4.
+    Ladder(commands::ladder::Args),
     /// Train a network from scratch: self-play, training, evaluation, promotion, again.
     Train(commands::train::Args),
     /// Self-play worker on a shared run directory (any number, any machine).
@@ -61,6 +63,7 @@ impl Command {
             | Command::Analyze(_) => true,
             Command::Bench(args) => args.needs_network(),
             Command::Arena(args) => args.needs_network(),
+            Command::Ladder(args) => args.needs_network(),
             Command::Play(args) => args.needs_network(),
             Command::Perft(_) | Command::Moves(_) | Command::Render(_) => false,
         }
@@ -72,6 +75,7 @@ impl Command {
         match self {
             Command::Bench(args) => commands::bench::run(args),
             Command::Arena(args) => commands::arena::run(args, &commands::arena::registry()),
+            Command::Ladder(args) => commands::ladder::run(args, &commands::arena::registry()),
             Command::Perft(args) => commands::perft::run(args),
             Command::Moves(args) => commands::moves::run(args),
             Command::Render(args) => commands::render::run(args),
@@ -120,6 +124,7 @@ mod tests {
             "bench movegen",
             "bench mcts",
             "bench alphabeta",
+            "ladder alphabeta:depth=1",
         ] {
             assert!(!parse(light).needs_network(), "{light}");
         }
@@ -136,6 +141,8 @@ mod tests {
             "arena --player random --player net:model=runs/q/models/gen-000001",
             "bench net",
             "bench selfplay",
+            "ladder",
+            "ladder quick --time-per-move 1",
         ] {
             assert!(parse(network).needs_network(), "{network}");
         }

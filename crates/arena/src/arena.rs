@@ -23,6 +23,7 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -139,6 +140,20 @@ pub struct FinishedGame {
     pub record: GameRecord,
     /// Where the record was saved.
     pub record_path: Option<PathBuf>,
+    /// Time each colour (Black, White) spent choosing its moves.
+    pub thinking: [Thinking; 2],
+    /// The first ply (counted from the start, the opening included) whose
+    /// position repeats an earlier one of the game: the same marbles, marbles
+    /// off and side to move. Two players that choose deterministically from
+    /// the position alone then cycle until the move limit.
+    pub first_repetition: Option<u32>,
+}
+
+/// The moves a player chose in a game and the time it took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Thinking {
+    pub moves: u32,
+    pub time: Duration,
 }
 
 impl FinishedGame {
@@ -410,20 +425,25 @@ pub fn play_game(
     for &mv in &opening.moves {
         play(&mut position, mv, &mut players);
     }
+    let mut thinking = [Thinking::default(); 2];
+    let mut seen = std::collections::HashSet::from([position.hash()]);
+    let mut first_repetition = None;
     let (outcome, reason) = loop {
         if let Some(end) = position.outcome() {
             break end;
         }
         let side = position.side_to_move().index();
         let entrant = &entrants[sides[side]];
-        let mv = players[side]
-            .choose_move(&position, &entrant.limit)
-            .map_err(|source| ArenaError::Player {
-                game: fixture.index,
-                player: entrant.name.clone(),
-                ply: position.ply(),
-                source,
-            })?;
+        let started = Instant::now();
+        let chosen = players[side].choose_move(&position, &entrant.limit);
+        thinking[side].moves += 1;
+        thinking[side].time += started.elapsed();
+        let mv = chosen.map_err(|source| ArenaError::Player {
+            game: fixture.index,
+            player: entrant.name.clone(),
+            ply: position.ply(),
+            source,
+        })?;
         if !position.is_legal(mv) {
             return Err(ArenaError::IllegalMove {
                 game: fixture.index,
@@ -433,6 +453,9 @@ pub fn play_game(
             });
         }
         play(&mut position, mv, &mut players);
+        if !seen.insert(position.hash()) && first_repetition.is_none() {
+            first_repetition = Some(position.ply());
+        }
     };
     let record = GameRecord {
         start: Start::Layout(opening.layout),
@@ -462,6 +485,8 @@ pub fn play_game(
         reason,
         record,
         record_path,
+        thinking,
+        first_repetition,
     })
 }
 

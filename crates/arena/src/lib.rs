@@ -8,6 +8,8 @@
 //!   evaluation the last two use, with weights from TOML.
 //! - [`arena`]: round-robin matches in parallel ([`play_match`]), with
 //!   varied openings, progress, standings and saved records.
+//! - [`ladder`]: one player against fixed opponents at fixed settings, as
+//!   Markdown and JSON.
 //! - [`record`]: the plain-text game record, replayed and checked by the engine.
 //! - [`elo`]: maximum-likelihood ratings with 95 % intervals; [`sprt`]: the
 //!   sequential test that can stop a two-player match early.
@@ -16,6 +18,7 @@
 pub mod arena;
 pub mod elo;
 pub mod eval;
+pub mod ladder;
 pub mod player;
 pub mod players;
 pub mod record;

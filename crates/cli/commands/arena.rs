@@ -125,6 +125,11 @@ fn entrants(registry: &PlayerRegistry, specs: &[String]) -> anyhow::Result<Vec<E
 
 /// `runs/arena/YYYYMMDD-HHMMSS` (UTC now), the default record folder.
 fn default_out_dir() -> PathBuf {
+    stamped_dir("arena")
+}
+
+/// `runs/KIND/YYYYMMDD-HHMMSS` (UTC now): a fresh folder for one command's output.
+pub fn stamped_dir(kind: &str) -> PathBuf {
     // `utc_timestamp` writes `YYYY-MM-DD HH:MM:SS`; keep the digits.
     let stamp: String = sumito_arena::record::utc_timestamp()
         .chars()
@@ -134,7 +139,7 @@ fn default_out_dir() -> PathBuf {
             c => Some(c),
         })
         .collect();
-    PathBuf::from("runs").join("arena").join(stamp)
+    PathBuf::from("runs").join(kind).join(stamp)
 }
 
 /// Plays the match of `args` with the players `registry` knows.

@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod arena;
 pub mod bench;
 pub mod export;
+pub mod ladder;
 pub mod moves;
 pub mod perft;
 pub mod play;

@@ -11,6 +11,7 @@ pub mod evaluate;
 pub mod export;
 /// Not a command: Ctrl-C handling of the long-running commands.
 pub mod interrupt;
+pub mod ladder;
 pub mod play;
 pub mod selfplay;
 pub mod train;
@@ -27,6 +28,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Analyze(args) => analyze::run(args),
         Command::Play(args) => play::run(args),
         Command::Arena(args) => arena::run(args),
+        Command::Ladder(args) => ladder::run(args),
         Command::Bench(args) => bench::run(args),
         light @ (Command::Perft(_) | Command::Moves(_) | Command::Render(_)) => light.run_light(),
     }

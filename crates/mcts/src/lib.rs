@@ -150,6 +150,7 @@ mod driver;
 mod error;
 mod eval;
 mod gumbel;
+mod planner;
 mod sampling;
 mod search;
 pub mod toy;
@@ -159,6 +160,7 @@ pub use config::{ConfigError, DirichletConfig, GumbelConfig, PlayoutCapConfig, S
 pub use driver::MultiGameDriver;
 pub use error::{EvalError, SearchError};
 pub use eval::{EvalBatch, EvalSlot, Evaluator, UniformEvaluator, Wdl};
+pub use planner::{PROBE_SIMULATIONS, TimePlanner, search_for_time};
 pub use search::{RootAction, Search, SearchResult};
 
 /// One of the two players. [`Player::First`] moves first in the game's usual

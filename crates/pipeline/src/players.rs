@@ -8,7 +8,7 @@ use sumito_arena::player::{Entrant, Player, PlayerError, PlayerFactory, SearchLi
 use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
 use sumito_engine::{Move, Position};
 use sumito_game::AbaloneGame;
-use sumito_mcts::{GumbelConfig, Search, SearchConfig};
+use sumito_mcts::{GumbelConfig, Search, SearchConfig, SearchError, TimePlanner, search_for_time};
 use sumito_net::{
     InferenceClient, InferenceConfig, InferenceService, NetError, PackedModel, PolicyValueNet,
     Precision,
@@ -115,6 +115,7 @@ pub fn network_entrant<M: PackedModel + 'static>(
             config: search.clone(),
             seed,
             search: None,
+            planner: TimePlanner::new(),
         })
     }))
 }
@@ -128,6 +129,8 @@ struct NetPlayer {
     config: SearchConfig,
     seed: u64,
     search: Option<Search<AbaloneGame>>,
+    /// The speed of its searches, which plans those under a time limit.
+    planner: TimePlanner,
 }
 
 impl Player for NetPlayer {
@@ -135,10 +138,13 @@ impl Player for NetPlayer {
         "net".to_owned()
     }
 
+    /// Searches its configured simulations, or under a time limit
+    /// (`alphabeta:time=` style, from `sumito ladder --time-per-move`) as many
+    /// as the measured speed fits in the time, with the same root.
     fn choose_move(
         &mut self,
         position: &Position,
-        _limit: &SearchLimit,
+        limit: &SearchLimit,
     ) -> Result<Move, PlayerError> {
         let reusable = self
             .search
@@ -151,9 +157,33 @@ impl Player for NetPlayer {
             self.search = Some(search);
         }
         let search = self.search.as_mut().expect("set above");
-        let result = search
-            .search(&self.evaluator)
-            .map_err(|err| PlayerError::Failed(Box::new(err)))?;
+        let failed = |err: SearchError| PlayerError::Failed(Box::new(err));
+        let result = match limit.time {
+            None => search.search(&self.evaluator).map_err(failed)?,
+            Some(time) => {
+                let base = &self.config;
+                let configure = |simulations: u32| SearchConfig {
+                    simulations,
+                    gumbel: base.gumbel.map(|gumbel| GumbelConfig {
+                        considered_actions: gumbel.considered_actions.min(simulations).max(2),
+                        ..gumbel
+                    }),
+                    ..base.clone()
+                };
+                let (result, _) = search_for_time(
+                    search,
+                    &self.evaluator,
+                    &mut self.planner,
+                    time,
+                    u32::MAX,
+                    configure,
+                )
+                .map_err(failed)?;
+                // The next move starts from the configured search again.
+                search.set_config(self.config.clone()).map_err(failed)?;
+                result
+            }
+        };
         Move::from_action(result.best_action).ok_or(PlayerError::NoLegalMove)
     }
 
@@ -214,6 +244,41 @@ mod tests {
                 position = position.play(mv);
             }
         }
+    }
+
+    #[test]
+    fn under_a_time_limit_the_player_plans_its_simulations() {
+        let dir = TempDir::new("net-player-timed");
+        let model = ModelConfig {
+            blocks: 1,
+            channels: 8,
+            policy_channels: 4,
+            value_channels: 4,
+            value_hidden: 8,
+        };
+        let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
+        let path = dir.path().join("gen-000001");
+        net.save_checkpoint(&path, 0, None).unwrap();
+        let entrant = registry()
+            .prepare_str(&format!("net:model={},simulations=8", path.display()))
+            .unwrap();
+        let mut player = entrant.build(5);
+        player.new_game();
+        let limit = SearchLimit::time(std::time::Duration::from_millis(150));
+        let mut position = Position::start(Layout::Standard, Rules::default());
+        let started = std::time::Instant::now();
+        for _ in 0..3 {
+            let mv = player.choose_move(&position, &limit).unwrap();
+            assert!(position.is_legal(mv));
+            player.observe_move(&position, mv);
+            position = position.play(mv);
+        }
+        // Three moves of about 150 ms each, not 8 simulations each (a few ms).
+        let elapsed = started.elapsed();
+        assert!(
+            elapsed > std::time::Duration::from_millis(150),
+            "{elapsed:?}"
+        );
     }
 
     #[test]

@@ -1,0 +1,365 @@
+//! The strength ladder: one player against fixed opponents of graded
+//! strength, each in its own match at fixed, stated settings (openings,
+//! move limit, seeds), so that anyone can rerun it and get the same games
+//! from deterministic players. The report is a Markdown table and JSON with
+//! per opponent: wins, draws and losses, the score with its 95 % interval,
+//! the Elo difference that score means, each side's time per move, and how
+//! the games ended (marbles pushed off, cycled, length).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde::Serialize;
+use sumito_engine::{EndReason, Layout, Rules};
+
+use crate::arena::{ArenaError, FinishedGame, MatchConfig, MatchObserver, Tally, play_match};
+use crate::player::Entrant;
+
+/// The opponents of the ladder, weakest first.
+pub const DEFAULT_OPPONENTS: [&str; 5] = [
+    "greedy",
+    "alphabeta:depth=1",
+    "alphabeta:depth=2",
+    "alphabeta:depth=3",
+    "alphabeta:depth=4",
+];
+
+/// The ladder's openings: these layouts in turn, each plus
+/// [`LADDER_OPENING_PLIES`] random plies, each played with both colours.
+pub const LADDER_LAYOUTS: [Layout; 3] =
+    [Layout::Standard, Layout::BelgianDaisy, Layout::GermanDaisy];
+pub const LADDER_OPENING_PLIES: u32 = 2;
+/// The move limit of ladder games, in plies.
+pub const LADDER_MAX_PLIES: u32 = 200;
+/// The seed of the openings and of the players' own randomness.
+pub const LADDER_SEED: u64 = 2026;
+
+/// How the ladder is played.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LadderConfig {
+    /// Games against each opponent (even: both colours of every opening).
+    pub games_per_opponent: u32,
+    /// Worker threads (games at once) per match; 0 means one per core.
+    pub threads: usize,
+    /// Where each match's game records go (a folder per opponent), if anywhere.
+    pub record_dir: Option<PathBuf>,
+    /// The time per move both sides were given, in the equal-time mode
+    /// (only reported: the entrants carry their own limits).
+    pub time_per_move: Option<f64>,
+}
+
+/// The settings a ladder was played under, as reported.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LadderSettings {
+    pub games_per_opponent: u32,
+    pub layouts: Vec<String>,
+    pub opening_plies: u32,
+    pub max_plies: u32,
+    pub marbles_to_win: u8,
+    pub seed: u64,
+    pub threads: usize,
+    pub time_per_move_seconds: Option<f64>,
+}
+
+/// The player's results against one opponent.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LadderRow {
+    pub opponent: String,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// Points per game (a draw is half a point) and its 95 % interval.
+    pub score: f64,
+    pub score_low: f64,
+    pub score_high: f64,
+    /// The Elo difference (player minus opponent) the score means, and its
+    /// 95 % interval; `None` where unbounded (a score of 0 or 1).
+    pub elo: Option<f64>,
+    pub elo_low: Option<f64>,
+    pub elo_high: Option<f64>,
+    /// Average time per move, in milliseconds.
+    pub player_ms_per_move: f64,
+    pub opponent_ms_per_move: f64,
+    /// Games that ended with enough marbles pushed off.
+    pub decisive: u32,
+    /// Games in which a position repeated (see `FinishedGame::first_repetition`).
+    pub cycled: u32,
+    /// Games that reached the move limit.
+    pub move_limit: u32,
+    pub average_plies: f64,
+}
+
+/// A whole ladder.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LadderReport {
+    pub player: String,
+    pub settings: LadderSettings,
+    pub rows: Vec<LadderRow>,
+    pub seconds: f64,
+}
+
+/// The match configuration of one ladder rung.
+pub fn rung_config(config: &LadderConfig, opponent_index: usize) -> MatchConfig {
+    MatchConfig {
+        games_per_pairing: config.games_per_opponent,
+        layouts: LADDER_LAYOUTS.to_vec(),
+        rules: ladder_rules(),
+        opening_plies: LADDER_OPENING_PLIES,
+        seed: LADDER_SEED,
+        threads: config.threads,
+        record_dir: config
+            .record_dir
+            .as_ref()
+            .map(|dir| dir.join(format!("opponent-{}", opponent_index + 1))),
+        sprt: None,
+    }
+}
+
+/// The rule sheets' rules with the ladder's move limit.
+pub fn ladder_rules() -> Rules {
+    Rules {
+        max_plies: Some(LADDER_MAX_PLIES),
+        ..Rules::default()
+    }
+}
+
+/// Plays `player` against each of `opponents` in turn; `observer` hears
+/// each match (one at a time).
+pub fn run_ladder(
+    player: &Entrant,
+    opponents: &[Entrant],
+    config: &LadderConfig,
+    observer: &dyn MatchObserver,
+) -> Result<LadderReport, ArenaError> {
+    let started = Instant::now();
+    let mut rows = Vec::new();
+    for (index, opponent) in opponents.iter().enumerate() {
+        let entrants = [player.clone(), opponent.clone()];
+        let results = play_match(&entrants, &rung_config(config, index), observer)?;
+        rows.push(row(&opponent.name, &results.games));
+    }
+    let rules = ladder_rules();
+    Ok(LadderReport {
+        player: player.name.clone(),
+        settings: LadderSettings {
+            games_per_opponent: config.games_per_opponent,
+            layouts: LADDER_LAYOUTS.iter().map(Layout::name).collect(),
+            opening_plies: LADDER_OPENING_PLIES,
+            max_plies: LADDER_MAX_PLIES,
+            marbles_to_win: rules.marbles_to_win,
+            seed: LADDER_SEED,
+            threads: config.threads,
+            time_per_move_seconds: config.time_per_move,
+        },
+        rows,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// One rung's row from its games (player 0 against player 1).
+fn row(opponent: &str, games: &[FinishedGame]) -> LadderRow {
+    let mut tally = Tally::default();
+    let mut thinking = [(0u32, 0f64); 2];
+    let (mut decisive, mut cycled, mut move_limit, mut plies) = (0, 0, 0, 0usize);
+    for game in games {
+        let result = game.result();
+        let score = result.score_of(0).expect("the player plays every game");
+        match score {
+            1.0 => tally.wins += 1,
+            0.0 => tally.losses += 1,
+            _ => tally.draws += 1,
+        }
+        for (side, who) in [result.black, result.white].into_iter().enumerate() {
+            thinking[who].0 += game.thinking[side].moves;
+            thinking[who].1 += game.thinking[side].time.as_secs_f64();
+        }
+        decisive += u32::from(game.reason == EndReason::MarblesOff);
+        move_limit += u32::from(game.reason == EndReason::MoveLimit);
+        cycled += u32::from(game.first_repetition.is_some());
+        plies += game.plies();
+    }
+    let games_played = tally.games();
+    let score = tally.score().unwrap_or(0.5);
+    let (score_low, score_high) = wilson_interval(score, games_played);
+    let per_move = |(moves, seconds): (u32, f64)| {
+        if moves == 0 {
+            0.0
+        } else {
+            1000.0 * seconds / f64::from(moves)
+        }
+    };
+    LadderRow {
+        opponent: opponent.to_string(),
+        games: games_played,
+        wins: tally.wins,
+        draws: tally.draws,
+        losses: tally.losses,
+        score,
+        score_low,
+        score_high,
+        elo: elo_of_score(score),
+        elo_low: elo_of_score(score_low),
+        elo_high: elo_of_score(score_high),
+        player_ms_per_move: per_move(thinking[0]),
+        opponent_ms_per_move: per_move(thinking[1]),
+        decisive,
+        cycled,
+        move_limit,
+        average_plies: if games.is_empty() {
+            0.0
+        } else {
+            plies as f64 / games.len() as f64
+        },
+    }
+}
+
+/// The 95 % Wilson interval of a score over `games` games (a draw counting
+/// as half a win). Unlike the plain normal interval it does not shrink to a
+/// point at a score of 0 or 1.
+pub fn wilson_interval(score: f64, games: u32) -> (f64, f64) {
+    if games == 0 {
+        return (0.0, 1.0);
+    }
+    const Z: f64 = 1.959_963_984_540_054;
+    let n = f64::from(games);
+    let z2 = Z * Z;
+    let centre = (score + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z / (1.0 + z2 / n) * (score * (1.0 - score) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// The Elo difference a score means against one opponent; `None` at 0 or 1.
+pub fn elo_of_score(score: f64) -> Option<f64> {
+    (score > 0.0 && score < 1.0).then(|| -400.0 * (1.0 / score - 1.0).log10())
+}
+
+impl LadderReport {
+    /// The report as Markdown: a line of settings, then one row per opponent.
+    pub fn markdown(&self) -> String {
+        let settings = &self.settings;
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
+            "Ladder of `{}`: {} games per opponent, openings {} each plus {} random plies \
+             (both colours), {}-ply limit, {} marbles to win, seed {}{}; {:.0} s in all.\n",
+            self.player,
+            settings.games_per_opponent,
+            settings.layouts.join(", "),
+            settings.opening_plies,
+            settings.max_plies,
+            settings.marbles_to_win,
+            settings.seed,
+            settings
+                .time_per_move_seconds
+                .map_or_else(String::new, |t| format!(", {t} s per move for both sides")),
+            self.seconds
+        );
+        text.push_str(
+            "| opponent | W–D–L | score [95 %] | Elo [95 %] | marbles off | cycled | move limit | plies | ms/move (player / opponent) |\n\
+             |---|---|---|---|---:|---:|---:|---:|---|\n",
+        );
+        for row in &self.rows {
+            let _ = writeln!(
+                text,
+                "| `{}` | {}–{}–{} | {:.3} [{:.3}, {:.3}] | {} [{}, {}] | {} | {} | {} | {:.0} | {:.1} / {:.1} |",
+                row.opponent,
+                row.wins,
+                row.draws,
+                row.losses,
+                row.score,
+                row.score_low,
+                row.score_high,
+                elo_text(row.elo, row.score),
+                elo_text(row.elo_low, row.score_low),
+                elo_text(row.elo_high, row.score_high),
+                share(row.decisive, row.games),
+                share(row.cycled, row.games),
+                share(row.move_limit, row.games),
+                row.average_plies,
+                row.player_ms_per_move,
+                row.opponent_ms_per_move
+            );
+        }
+        text
+    }
+}
+
+fn elo_text(elo: Option<f64>, score: f64) -> String {
+    match elo {
+        // `+ 0.0` turns a negative zero into zero.
+        Some(elo) => format!("{:+.0}", elo.round() + 0.0),
+        None if score >= 1.0 => "+∞".to_string(),
+        None => "−∞".to_string(),
+    }
+}
+
+fn share(count: u32, games: u32) -> String {
+    if games == 0 {
+        return "–".to_string();
+    }
+    format!("{:.0} %", 100.0 * f64::from(count) / f64::from(games))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::Silent;
+    use crate::player::PlayerRegistry;
+
+    #[test]
+    fn intervals_and_elo_follow_the_score() {
+        let (low, high) = wilson_interval(0.5, 200);
+        assert!((low - 0.432).abs() < 0.005 && (high - 0.568).abs() < 0.005);
+        let (low, high) = wilson_interval(1.0, 20);
+        assert!(low > 0.8 && low < 0.9 && high == 1.0, "{low} {high}");
+        assert_eq!(wilson_interval(0.3, 0), (0.0, 1.0));
+        assert_eq!(elo_of_score(0.5), Some(0.0));
+        assert_eq!(elo_text(Some(-0.2), 0.5), "+0");
+        assert_eq!(elo_text(None, 1.0), "+∞");
+        assert!((elo_of_score(0.75).unwrap() - 190.85).abs() < 0.01);
+        assert_eq!(elo_of_score(1.0), None);
+        assert_eq!(elo_of_score(0.0), None);
+    }
+
+    #[test]
+    fn a_ladder_plays_every_opponent_and_reports_each() {
+        let registry = PlayerRegistry::builtin();
+        let player = registry.prepare_str("greedy").unwrap();
+        let opponents =
+            ["random", "alphabeta:depth=1"].map(|spec| registry.prepare_str(spec).unwrap());
+        let config = LadderConfig {
+            games_per_opponent: 6,
+            threads: 2,
+            record_dir: None,
+            time_per_move: None,
+        };
+        let report = run_ladder(&player, &opponents, &config, &Silent).unwrap();
+        assert_eq!(report.rows.len(), 2);
+        for row in &report.rows {
+            assert_eq!(row.games, 6);
+            assert_eq!(row.wins + row.draws + row.losses, 6);
+            assert!(row.score_low <= row.score && row.score <= row.score_high);
+            assert!(row.player_ms_per_move > 0.0 && row.opponent_ms_per_move > 0.0);
+            assert!(row.decisive + row.move_limit <= 6);
+            assert!(row.average_plies > f64::from(LADDER_OPENING_PLIES));
+        }
+        // greedy beats random.
+        assert!(report.rows[0].score > 0.5, "{:?}", report.rows[0]);
+        let table = report.markdown();
+        assert_eq!(
+            table.lines().filter(|line| line.starts_with("| `")).count(),
+            2
+        );
+        assert!(table.contains("| `random` |") && table.contains("6 games per opponent"));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["rows"][1]["opponent"], "alphabeta:depth=1");
+        assert_eq!(json["settings"]["max_plies"], LADDER_MAX_PLIES);
+        // Deterministic players, fixed seeds: the same games again.
+        let again = run_ladder(&player, &opponents, &config, &Silent).unwrap();
+        for (a, b) in report.rows.iter().zip(&again.rows) {
+            assert_eq!((a.wins, a.draws, a.losses), (b.wins, b.draws, b.losses));
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! `sumito ladder`: the strength ladder of one player (by default the shipped
+//! model at 400 simulations a move) against `greedy` and `alphabeta` at
+//! depths 1 to 4, at fixed openings, move limit and seeds
+//! (`sumito_arena::ladder`), or in the equal-time mode against
+//! `alphabeta:time=T`. Prints the table and writes it as `ladder.md` and
+//! `ladder.json` beside the game records, so that READMEs quote the file,
+//! not hand-copied numbers. A network player is played by `sumito-torch`
+//! (`network/ladder.rs`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args as ClapArgs;
+use sumito_arena::arena::MatchObserver;
+use sumito_arena::ladder::{DEFAULT_OPPONENTS, LadderConfig, run_ladder};
+use sumito_arena::player::PlayerRegistry;
+use sumito_arena::record::write_atomic;
+use sumito_arena::report::ProgressObserver;
+use sumito_arena::{PlayerSpec, arena::Silent};
+
+use super::arena::{NETWORK_PLAYER_KINDS, stamped_dir};
+use super::play::parse_seconds;
+
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// The player to measure: a model bundle's name or folder (quick,
+    /// models/quick), or any player spec (`bundle:model=quick`,
+    /// `net:model=runs/quick/models/gen-000040`, `alphabeta:depth=2`).
+    #[arg(default_value = "bundle")]
+    pub player: String,
+    /// Simulations per move of a network player whose spec does not set
+    /// `simulations=` (ignored with --time-per-move).
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    pub simulations: u32,
+    /// The equal-time mode: the player gets this many seconds per move (a
+    /// network plans its simulations from its measured speed), and the
+    /// opponent is `alphabeta:time=` the same, unless --opponent is given.
+    #[arg(long, value_parser = parse_seconds)]
+    pub time_per_move: Option<Duration>,
+    /// An opponent spec (repeat for several), in place of the ladder's:
+    /// greedy and alphabeta at depths 1, 2, 3 and 4.
+    #[arg(long = "opponent", value_name = "SPEC")]
+    pub opponents: Vec<String>,
+    /// Games against each opponent (even: every opening with both colours).
+    #[arg(long, default_value_t = 200)]
+    pub games: u32,
+    /// Games played at once; default 16 (a network batches the searches of
+    /// all its games), or one per core in the equal-time mode, so that each
+    /// side's time per move is time on a core.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Folder for ladder.md, ladder.json and the game records
+    /// [default: runs/ladder/<UTC date-time>].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl Args {
+    /// The player's spec as the ladder plays it: a bare name that is no kind
+    /// of player is a bundle, and a network player gets --simulations unless
+    /// its spec sets them.
+    pub fn player_spec(&self) -> anyhow::Result<PlayerSpec> {
+        let known = PlayerRegistry::builtin();
+        let is_kind =
+            |kind: &str| known.kinds().contains(&kind) || NETWORK_PLAYER_KINDS.contains(&kind);
+        // A spec has a colon or names a kind; anything else is a bundle's
+        // name or folder.
+        let mut spec: PlayerSpec = if self.player.contains(':') || is_kind(&self.player) {
+            self.player
+                .parse()
+                .with_context(|| format!("reading the player {:?}", self.player))?
+        } else {
+            PlayerSpec {
+                kind: "bundle".to_string(),
+                params: vec![("model".to_string(), self.player.clone())],
+            }
+        };
+        let network = NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str());
+        if network
+            && self.time_per_move.is_none()
+            && !spec.params.iter().any(|(key, _)| key == "simulations")
+        {
+            spec.params
+                .push(("simulations".to_string(), self.simulations.to_string()));
+        }
+        Ok(spec)
+    }
+
+    /// Whether the player is a network, so that `sumito-torch` plays the ladder.
+    pub fn needs_network(&self) -> bool {
+        self.player_spec()
+            .is_ok_and(|spec| NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()))
+    }
+
+    fn opponent_specs(&self) -> Vec<String> {
+        if !self.opponents.is_empty() {
+            return self.opponents.clone();
+        }
+        match self.time_per_move {
+            Some(time) => vec![format!("alphabeta:time={}ms", time.as_millis().max(1))],
+            None => DEFAULT_OPPONENTS.map(String::from).to_vec(),
+        }
+    }
+}
+
+/// Plays the ladder of `args` with the players `registry` knows.
+pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
+    if args.games == 0 || !args.games.is_multiple_of(2) {
+        anyhow::bail!(
+            "--games {} must be even and positive: every opening is played once with each colour",
+            args.games
+        );
+    }
+    let spec = args.player_spec()?;
+    let mut player = registry
+        .prepare(&spec)
+        .with_context(|| format!("preparing the player {spec}"))?;
+    if let Some(time) = args.time_per_move {
+        player.limit.time = Some(time);
+    }
+    let opponents = args
+        .opponent_specs()
+        .iter()
+        .map(|text| {
+            registry
+                .prepare_str(text)
+                .with_context(|| format!("preparing the opponent {text:?}"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let out = args.out.clone().unwrap_or_else(|| stamped_dir("ladder"));
+    let threads = match (args.threads, args.time_per_move) {
+        (Some(threads), _) => threads,
+        (None, Some(_)) => 0,
+        (None, None) => 16,
+    };
+    let config = LadderConfig {
+        games_per_opponent: args.games,
+        threads,
+        record_dir: Some(out.join("records")),
+        time_per_move: args.time_per_move.map(|time| time.as_secs_f64()),
+    };
+    let progress = ProgressObserver::new();
+    let observer: &dyn MatchObserver = if args.quiet { &Silent } else { &progress };
+    let report =
+        run_ladder(&player, &opponents, &config, observer).context("playing the ladder")?;
+    let markdown = report.markdown();
+    let json = serde_json::to_string_pretty(&report).context("writing the report as JSON")?;
+    for (name, bytes) in [
+        ("ladder.md", markdown.as_bytes()),
+        ("ladder.json", json.as_bytes()),
+    ] {
+        let path = out.join(name);
+        write_atomic(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    }
+    print!("{markdown}");
+    println!(
+        "wrote {} and {} (game records in {})",
+        out.join("ladder.md").display(),
+        out.join("ladder.json").display(),
+        out.join("records").display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn parse(line: &[&str]) -> Args {
+        use clap::Parser;
+        Cli::try_parse_from(std::iter::once("ladder").chain(line.iter().copied()))
+            .unwrap()
+            .args
+    }
+
+    #[test]
+    fn the_player_is_a_bundle_unless_it_names_a_kind() {
+        let spec = |line: &[&str]| parse(line).player_spec().unwrap().to_string();
+        assert_eq!(spec(&[]), "bundle:simulations=400");
+        assert_eq!(spec(&["quick"]), "bundle:model=quick,simulations=400");
+        assert_eq!(
+            spec(&["models/quick", "--simulations", "64"]),
+            "bundle:model=models/quick,simulations=64"
+        );
+        assert_eq!(
+            spec(&["net:model=runs/q/models/gen-000003,simulations=8"]),
+            "net:model=runs/q/models/gen-000003,simulations=8"
+        );
+        assert_eq!(spec(&["alphabeta:depth=2"]), "alphabeta:depth=2");
+        assert_eq!(
+            spec(&["quick", "--time-per-move", "1"]),
+            "bundle:model=quick"
+        );
+        assert!(parse(&[]).needs_network());
+        assert!(!parse(&["greedy"]).needs_network());
+    }
+
+    #[test]
+    fn the_opponents_follow_the_mode() {
+        assert_eq!(
+            parse(&[]).opponent_specs(),
+            DEFAULT_OPPONENTS.map(String::from)
+        );
+        assert_eq!(
+            parse(&["--time-per-move", "0.5"]).opponent_specs(),
+            ["alphabeta:time=500ms"]
+        );
+        assert_eq!(
+            parse(&["--opponent", "random"]).opponent_specs(),
+            ["random"]
+        );
+    }
+
+    #[test]
+    fn a_classical_ladder_writes_its_table_as_markdown_and_json() {
+        let dir = std::env::temp_dir().join(format!("sumito-cli-ladder-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let args = parse(&[
+            "greedy",
+            "--opponent",
+            "random",
+            "--opponent",
+            "alphabeta:depth=1",
+            "--games",
+            "2",
+            "--threads",
+            "2",
+            "--quiet",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        run(args, &PlayerRegistry::builtin()).unwrap();
+        let markdown = std::fs::read_to_string(dir.join("ladder.md")).unwrap();
+        assert!(markdown.contains("| `random` |") && markdown.contains("| `alphabeta:depth=1` |"));
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("ladder.json")).unwrap()).unwrap();
+        assert_eq!(json["player"], "greedy");
+        assert_eq!(json["rows"].as_array().unwrap().len(), 2);
+        let records = std::fs::read_dir(dir.join("records/opponent-1"))
+            .unwrap()
+            .count();
+        assert_eq!(records, 2);
+        let odd = parse(&["greedy", "--games", "3"]);
+        assert!(
+            run(odd, &PlayerRegistry::builtin())
+                .unwrap_err()
+                .to_string()
+                .contains("even")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
