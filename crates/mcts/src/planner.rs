@@ -143,47 +143,24 @@ mod tests {
             }),
             ..SearchConfig::default()
         };
-        let mut search = Search::new(game, gumbel(8), 1).unwrap();
+        let timed = |seed: u64, planner: &mut TimePlanner, time: Duration, limit: u32| {
+            let mut search = Search::new(game, gumbel(8), seed).unwrap();
+            search_for_time(&mut search, &UniformEvaluator, planner, time, limit, gumbel).unwrap()
+        };
         let mut planner = TimePlanner::new();
         let time = Duration::from_millis(60);
         let started = Instant::now();
-        let (_, first) = search_for_time(
-            &mut search,
-            &UniformEvaluator,
-            &mut planner,
-            time,
-            u32::MAX,
-            gumbel,
-        )
-        .unwrap();
+        let (_, first) = timed(1, &mut planner, time, u32::MAX);
         let elapsed = started.elapsed();
         assert!(first > PROBE_SIMULATIONS, "{first}");
         assert!(planner.rate().is_some());
         assert!(elapsed < 3 * time, "{elapsed:?}");
         // Once the speed is known, a single planned search.
-        let mut again = Search::new(game, gumbel(8), 2).unwrap();
-        let (result, second) = search_for_time(
-            &mut again,
-            &UniformEvaluator,
-            &mut planner,
-            time,
-            u32::MAX,
-            gumbel,
-        )
-        .unwrap();
+        let (result, second) = timed(2, &mut planner, time, u32::MAX);
         assert_eq!(result.simulations, second);
         assert!(second > PROBE_SIMULATIONS, "{second}");
         // A limit caps the probe and the plan together.
-        let mut capped = Search::new(game, gumbel(8), 3).unwrap();
-        let (_, limited) = search_for_time(
-            &mut capped,
-            &UniformEvaluator,
-            &mut TimePlanner::new(),
-            Duration::from_secs(3600),
-            40,
-            gumbel,
-        )
-        .unwrap();
+        let (_, limited) = timed(3, &mut TimePlanner::new(), Duration::from_secs(3600), 40);
         assert_eq!(limited, 40);
     }
 }

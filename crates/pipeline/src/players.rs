@@ -214,9 +214,8 @@ mod tests {
         registry
     }
 
-    #[test]
-    fn a_saved_model_plays_legal_moves_and_keeps_its_tree() {
-        let dir = TempDir::new("net-player");
+    /// A freshly initialised tiny network saved as `gen-000001` in `dir`.
+    fn tiny_checkpoint(dir: &TempDir) -> std::path::PathBuf {
         let model = ModelConfig {
             blocks: 1,
             channels: 8,
@@ -227,6 +226,13 @@ mod tests {
         let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
         let path = dir.path().join("gen-000001");
         net.save_checkpoint(&path, 0, None).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_saved_model_plays_legal_moves_and_keeps_its_tree() {
+        let dir = TempDir::new("net-player");
+        let path = tiny_checkpoint(&dir);
         for precision in ["auto", "f32", "bf16"] {
             let entrant = registry()
                 .prepare_str(&format!(
@@ -249,16 +255,7 @@ mod tests {
     #[test]
     fn under_a_time_limit_the_player_plans_its_simulations() {
         let dir = TempDir::new("net-player-timed");
-        let model = ModelConfig {
-            blocks: 1,
-            channels: 8,
-            policy_channels: 4,
-            value_channels: 4,
-            value_hidden: 8,
-        };
-        let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
-        let path = dir.path().join("gen-000001");
-        net.save_checkpoint(&path, 0, None).unwrap();
+        let path = tiny_checkpoint(&dir);
         let entrant = registry()
             .prepare_str(&format!("net:model={},simulations=8", path.display()))
             .unwrap();
