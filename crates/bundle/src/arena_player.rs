@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use sumito_arena::player::{Entrant, PlayerFactory};
 use sumito_arena::spec::{PlayerSpec, SpecError};
 use sumito_net::DeviceSpec;
-use sumito_pipeline::players::{SEARCH_PARAMS_HELP, network_entrant, network_search};
+use sumito_pipeline::players::{
+    SEARCH_PARAMS_HELP, network_entrant, network_limit, network_search,
+};
 
 use crate::bundle::{DEFAULT_MODEL, ModelBundle, locate_bundle};
 
@@ -44,6 +46,7 @@ impl PlayerFactory for BundlePlayerFactory {
         let mut params = spec.params();
         let given = params.get_path("model");
         let search = network_search(&mut params)?;
+        let limit = network_limit(&mut params)?;
         params.finish()?;
         let invalid = |problem: String| spec.params().invalid(problem);
         let dir = locate_bundle(given.as_deref(), &self.folders)
@@ -55,7 +58,7 @@ impl PlayerFactory for BundlePlayerFactory {
         let model = bundle
             .load_torchscript(device)
             .map_err(|err| invalid(err.to_string()))?;
-        network_entrant(spec.to_string(), model, search)
+        network_entrant(spec.to_string(), model, search, limit)
             .map_err(|err| invalid(format!("cannot start {}: {err}", dir.display())))
     }
 }

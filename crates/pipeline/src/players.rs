@@ -39,6 +39,7 @@ impl PlayerFactory for NetPlayerFactory {
             .get_path("model")
             .ok_or_else(|| params.invalid("needs model=CHECKPOINT_DIR"))?;
         let search = network_search(&mut params)?;
+        let limit = network_limit(&mut params)?;
         let precision = params
             .get_parsed("precision", Precision::NAMES)?
             .unwrap_or(InferenceConfig::default().precision);
@@ -49,12 +50,27 @@ impl PlayerFactory for NetPlayerFactory {
         };
         let (net, _) =
             PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu).map_err(cannot_load)?;
-        network_entrant(spec.to_string(), net.for_inference(precision), search).map_err(cannot_load)
+        network_entrant(
+            spec.to_string(),
+            net.for_inference(precision),
+            search,
+            limit,
+        )
+        .map_err(cannot_load)
     }
 }
 
 /// The search parameters of network players, as [`network_search`] reads them.
-pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root";
+pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed";
+
+/// A network player's time per move (`time=DURATION`), if its spec gives one:
+/// then it searches as many simulations as its measured speed fits.
+pub fn network_limit(params: &mut SpecParams<'_>) -> Result<SearchLimit, SpecError> {
+    Ok(SearchLimit {
+        time: params.get_duration("time")?,
+        ..SearchLimit::default()
+    })
+}
 
 /// Moves the Gumbel root of a network player considers unless told.
 pub const DEFAULT_CONSIDERED_ACTIONS: u32 = 16;
@@ -97,7 +113,8 @@ pub fn network_search(params: &mut SpecParams<'_>) -> Result<SearchConfig, SpecE
 }
 
 /// An arena entrant that searches with `model` and `search` (see
-/// [`network_search`]), the tree kept across moves. All games the arena
+/// [`network_search`]) within `limit` (see [`network_limit`]), the tree
+/// kept across moves. All games the arena
 /// plays at once share one [`InferenceService`], so their searches are
 /// evaluated together in batches (one game alone would run batches of
 /// [`VIRTUAL_LOSS_BATCH`] leaves). Used for checkpoints (`net`) and for
@@ -106,10 +123,11 @@ pub fn network_entrant<M: PackedModel + 'static>(
     name: String,
     model: M,
     search: SearchConfig,
+    limit: SearchLimit,
 ) -> Result<Entrant, NetError> {
     // The default configuration: on the CPU, batches of up to 64 leaves.
     let service = Arc::new(InferenceService::start(model, &InferenceConfig::default())?);
-    Ok(Entrant::new(name, SearchLimit::default(), move |seed| {
+    Ok(Entrant::new(name, limit, move |seed| {
         Box::new(NetPlayer {
             evaluator: service.client(),
             config: search.clone(),
@@ -257,11 +275,12 @@ mod tests {
         let dir = TempDir::new("net-player-timed");
         let path = tiny_checkpoint(&dir);
         let entrant = registry()
-            .prepare_str(&format!("net:model={},simulations=8", path.display()))
+            .prepare_str(&format!("net:model={},time=150ms", path.display()))
             .unwrap();
+        let limit = entrant.limit;
+        assert_eq!(limit.time, Some(std::time::Duration::from_millis(150)));
         let mut player = entrant.build(5);
         player.new_game();
-        let limit = SearchLimit::time(std::time::Duration::from_millis(150));
         let mut position = Position::start(Layout::Standard, Rules::default());
         let started = std::time::Instant::now();
         for _ in 0..3 {
