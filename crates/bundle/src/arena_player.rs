@@ -9,9 +9,7 @@ use std::path::PathBuf;
 use sumito_arena::player::{Entrant, PlayerFactory};
 use sumito_arena::spec::{PlayerSpec, SpecError};
 use sumito_net::DeviceSpec;
-use sumito_pipeline::players::{
-    SEARCH_PARAMS_HELP, network_entrant, network_limit, network_search,
-};
+use sumito_pipeline::players::{SEARCH_PARAMS_HELP, network_entrant, network_settings};
 
 use crate::bundle::{DEFAULT_MODEL, ModelBundle, locate_bundle};
 
@@ -45,8 +43,7 @@ impl PlayerFactory for BundlePlayerFactory {
     fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
         let mut params = spec.params();
         let given = params.get_path("model");
-        let search = network_search(&mut params)?;
-        let limit = network_limit(&mut params)?;
+        let settings = network_settings(&mut params)?;
         params.finish()?;
         let invalid = |problem: String| spec.params().invalid(problem);
         let dir = locate_bundle(given.as_deref(), &self.folders)
@@ -58,7 +55,7 @@ impl PlayerFactory for BundlePlayerFactory {
         let model = bundle
             .load_torchscript(device)
             .map_err(|err| invalid(err.to_string()))?;
-        network_entrant(spec.to_string(), model, search, limit)
+        network_entrant(spec.to_string(), model, settings)
             .map_err(|err| invalid(format!("cannot start {}: {err}", dir.display())))
     }
 }

@@ -26,6 +26,10 @@
 
 use std::fmt;
 
+pub mod repetition;
+
+pub use repetition::GameHistory;
+
 use sumito_engine::{ACTION_COUNT, Color, Move, Outcome as EngineOutcome, Position};
 use sumito_mcts::{Game, Outcome, Player};
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use sumito_arena::player::{Entrant, Player, PlayerError, PlayerFactory, SearchLimit};
 use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
 use sumito_engine::{Move, Position};
-use sumito_game::AbaloneGame;
+use sumito_game::{AbaloneGame, GameHistory};
 use sumito_mcts::{GumbelConfig, Search, SearchConfig, SearchError, TimePlanner, search_for_time};
 use sumito_net::{
     InferenceClient, InferenceConfig, InferenceService, NetError, PackedModel, PolicyValueNet,
@@ -38,8 +38,7 @@ impl PlayerFactory for NetPlayerFactory {
         let model = params
             .get_path("model")
             .ok_or_else(|| params.invalid("needs model=CHECKPOINT_DIR"))?;
-        let search = network_search(&mut params)?;
-        let limit = network_limit(&mut params)?;
+        let settings = network_settings(&mut params)?;
         let precision = params
             .get_parsed("precision", Precision::NAMES)?
             .unwrap_or(InferenceConfig::default().precision);
@@ -50,18 +49,32 @@ impl PlayerFactory for NetPlayerFactory {
         };
         let (net, _) =
             PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu).map_err(cannot_load)?;
-        network_entrant(
-            spec.to_string(),
-            net.for_inference(precision),
-            search,
-            limit,
-        )
-        .map_err(cannot_load)
+        network_entrant(spec.to_string(), net.for_inference(precision), settings)
+            .map_err(cannot_load)
     }
 }
 
 /// The search parameters of network players, as [`network_search`] reads them.
-pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed";
+pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead)";
+
+/// How a network player plays, from its spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetworkPlayerSettings {
+    pub search: SearchConfig,
+    pub limit: SearchLimit,
+    /// Step out of cycles unless ahead (`sumito_game::repetition`).
+    pub avoid_repetition: bool,
+}
+
+/// All the play parameters of a network player's spec (see
+/// [`SEARCH_PARAMS_HELP`]).
+pub fn network_settings(params: &mut SpecParams<'_>) -> Result<NetworkPlayerSettings, SpecError> {
+    Ok(NetworkPlayerSettings {
+        search: network_search(params)?,
+        limit: network_limit(params)?,
+        avoid_repetition: params.get_bool("avoid_repetition")?.unwrap_or(true),
+    })
+}
 
 /// A network player's time per move (`time=DURATION`), if its spec gives one:
 /// then it searches as many simulations as its measured speed fits.
@@ -112,9 +125,8 @@ pub fn network_search(params: &mut SpecParams<'_>) -> Result<SearchConfig, SpecE
     })
 }
 
-/// An arena entrant that searches with `model` and `search` (see
-/// [`network_search`]) within `limit` (see [`network_limit`]), the tree
-/// kept across moves. All games the arena
+/// An arena entrant that plays `model` with `settings` (see
+/// [`network_settings`]), the tree kept across moves. All games the arena
 /// plays at once share one [`InferenceService`], so their searches are
 /// evaluated together in batches (one game alone would run batches of
 /// [`VIRTUAL_LOSS_BATCH`] leaves). Used for checkpoints (`net`) and for
@@ -122,18 +134,18 @@ pub fn network_search(params: &mut SpecParams<'_>) -> Result<SearchConfig, SpecE
 pub fn network_entrant<M: PackedModel + 'static>(
     name: String,
     model: M,
-    search: SearchConfig,
-    limit: SearchLimit,
+    settings: NetworkPlayerSettings,
 ) -> Result<Entrant, NetError> {
     // The default configuration: on the CPU, batches of up to 64 leaves.
     let service = Arc::new(InferenceService::start(model, &InferenceConfig::default())?);
-    Ok(Entrant::new(name, limit, move |seed| {
+    Ok(Entrant::new(name, settings.limit, move |seed| {
         Box::new(NetPlayer {
             evaluator: service.client(),
-            config: search.clone(),
+            config: settings.search.clone(),
             seed,
             search: None,
             planner: TimePlanner::new(),
+            history: settings.avoid_repetition.then(GameHistory::new),
         })
     }))
 }
@@ -149,6 +161,8 @@ struct NetPlayer {
     search: Option<Search<AbaloneGame>>,
     /// The speed of its searches, which plans those under a time limit.
     planner: TimePlanner,
+    /// The positions of the game, when it avoids repeating them.
+    history: Option<GameHistory>,
 }
 
 impl Player for NetPlayer {
@@ -164,6 +178,9 @@ impl Player for NetPlayer {
         position: &Position,
         limit: &SearchLimit,
     ) -> Result<Move, PlayerError> {
+        if let Some(history) = &mut self.history {
+            history.record(position);
+        }
         let reusable = self
             .search
             .as_ref()
@@ -202,14 +219,25 @@ impl Player for NetPlayer {
                 result
             }
         };
-        Move::from_action(result.best_action).ok_or(PlayerError::NoLegalMove)
+        match &self.history {
+            Some(history) => history.choose(position, &result),
+            None => Move::from_action(result.best_action),
+        }
+        .ok_or(PlayerError::NoLegalMove)
     }
 
     fn new_game(&mut self) {
         self.search = None;
+        if let Some(history) = &mut self.history {
+            history.clear();
+        }
     }
 
     fn observe_move(&mut self, before: &Position, mv: Move) {
+        if let Some(history) = &mut self.history {
+            history.record(before);
+            history.record(&before.play(mv));
+        }
         if let Some(search) = &mut self.search
             && (search.root().position() != before || search.advance(mv.action()).is_err())
         {
@@ -349,5 +377,10 @@ mod tests {
             .to_string();
         assert!(err.contains("precision") && err.contains("fp8"), "{err}");
         assert!(err.contains("auto, f32 or bf16"), "{err}");
+        let err = registry()
+            .prepare_str("net:model=x,avoid_repetition=maybe")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("avoid_repetition"), "{err}");
     }
 }

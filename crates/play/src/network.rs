@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use sumito_arena::player::PlayerError;
 use sumito_engine::{Move, Position};
-use sumito_game::AbaloneGame;
+use sumito_game::{AbaloneGame, GameHistory};
 use sumito_mcts::{
     Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, TimePlanner, Wdl,
     search_for_time,
@@ -129,6 +129,9 @@ pub struct NetworkSearch {
     search: Option<Search<AbaloneGame>>,
     /// The speed of the searches so far, which plans timed searches.
     planner: TimePlanner,
+    /// The positions of the game played so far: as a player it steps out of
+    /// cycles unless ahead (`sumito_game::repetition`).
+    history: GameHistory,
 }
 
 impl fmt::Debug for NetworkSearch {
@@ -153,6 +156,7 @@ impl NetworkSearch {
             seed,
             search: None,
             planner: TimePlanner::new(),
+            history: GameHistory::new(),
         }
     }
 
@@ -163,6 +167,16 @@ impl NetworkSearch {
         position: &Position,
         cap: Option<Duration>,
     ) -> Result<Analysis, SearchError> {
+        self.search_position(position, cap)
+            .map(|(analysis, _)| analysis)
+    }
+
+    /// [`NetworkSearch::analyse`], with the search's own result.
+    fn search_position(
+        &mut self,
+        position: &Position,
+        cap: Option<Duration>,
+    ) -> Result<(Analysis, SearchResult), SearchError> {
         let start = Instant::now();
         let game = AbaloneGame(*position);
         let mut search = match self.search.take() {
@@ -196,7 +210,7 @@ impl NetworkSearch {
         };
         let analysis = Analysis::from_result(&result, done, start.elapsed());
         self.search = Some(search);
-        Ok(analysis)
+        Ok((analysis, result))
     }
 }
 
@@ -210,17 +224,28 @@ impl Opponent for NetworkSearch {
         position: &Position,
         cap: Option<Duration>,
     ) -> Result<Thought, PlayerError> {
-        let analysis = self
-            .analyse(position, cap)
+        self.history.record(position);
+        let (analysis, result) = self
+            .search_position(position, cap)
             .map_err(|err| PlayerError::Failed(Box::new(err)))?;
+        let mv = self
+            .history
+            .choose(position, &result)
+            .ok_or(PlayerError::NoLegalMove)?;
+        // Stepping out of a cycle leaves the search's line.
+        let principal_variation = if mv == analysis.best {
+            analysis.principal_variation
+        } else {
+            vec![mv]
+        };
         Ok(Thought {
-            mv: analysis.best,
+            mv,
             outlook: Some(WinProbability {
                 win: analysis.wdl.win,
                 draw: analysis.wdl.draw,
                 loss: analysis.wdl.loss,
             }),
-            principal_variation: analysis.principal_variation,
+            principal_variation,
             effort: format!("{} simulations", analysis.simulations),
             elapsed: analysis.elapsed,
         })
@@ -228,9 +253,12 @@ impl Opponent for NetworkSearch {
 
     fn new_game(&mut self) {
         self.search = None;
+        self.history.clear();
     }
 
     fn observe_move(&mut self, before: &Position, mv: Move) {
+        self.history.record(before);
+        self.history.record(&before.play(mv));
         // Keep the subtree of the move played; anything else starts afresh.
         self.search = self
             .search
