@@ -61,7 +61,9 @@ fn commands_without_a_network_never_load_libtorch() {
     let scratch = Scratch::new("startup-light");
     let out = scratch.0.join("records");
     let out = out.to_str().unwrap();
-    let light: [(&[&str], &str); 7] = [
+    let ladder = scratch.0.join("ladder");
+    let ladder = ladder.to_str().unwrap();
+    let light: [(&[&str], &str); 8] = [
         (&["--version"], ""),
         (&["moves", "--layout", "standard"], ""),
         (&["perft", "--depth", "2"], ""),
@@ -81,6 +83,20 @@ fn commands_without_a_network_never_load_libtorch() {
                 "40",
                 "--out",
                 out,
+            ],
+            "",
+        ),
+        (
+            &[
+                "ladder",
+                "greedy",
+                "--opponent",
+                "random",
+                "--games",
+                "2",
+                "--quiet",
+                "--out",
+                ladder,
             ],
             "",
         ),
