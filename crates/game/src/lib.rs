@@ -26,9 +26,9 @@
 
 use std::fmt;
 
-pub mod repetition;
+pub mod choice;
 
-pub use repetition::GameHistory;
+pub use choice::{GameHistory, choose_move};
 
 use sumito_engine::{ACTION_COUNT, Color, Move, Outcome as EngineOutcome, Position};
 use sumito_mcts::{Game, Outcome, Player};

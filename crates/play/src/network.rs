@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use sumito_arena::player::PlayerError;
 use sumito_engine::{Move, Position};
-use sumito_game::{AbaloneGame, GameHistory};
+use sumito_game::{AbaloneGame, GameHistory, choose_move};
 use sumito_mcts::{
     Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, TimePlanner, Wdl,
     search_for_time,
@@ -228,11 +228,10 @@ impl Opponent for NetworkSearch {
         let (analysis, result) = self
             .search_position(position, cap)
             .map_err(|err| PlayerError::Failed(Box::new(err)))?;
-        let mv = self
-            .history
-            .choose(position, &result)
-            .ok_or(PlayerError::NoLegalMove)?;
-        // Stepping out of a cycle leaves the search's line.
+        let mv =
+            choose_move(position, &result, Some(&self.history)).ok_or(PlayerError::NoLegalMove)?;
+        // A move other than the search's best (a win it missed, a way out of
+        // a cycle or of a loss) leaves the search's line.
         let principal_variation = if mv == analysis.best {
             analysis.principal_variation
         } else {
@@ -327,14 +326,11 @@ mod tests {
         let mut search = uniform(SearchBudget::Time(Duration::from_millis(100)));
         for _ in 0..3 {
             let analysis = search.analyse(&start, None).unwrap();
-            // Planned from the measured speed: most of the time, not much more.
-            assert!(
-                analysis.elapsed >= Duration::from_millis(30)
-                    && analysis.elapsed < Duration::from_secs(1),
-                "{:?}",
-                analysis.elapsed
-            );
+            // Planned from the measured speed (the planner's own tests check
+            // the plan; wall-clock bounds would be flaky on a shared machine):
+            // more than the probe, and an end.
             assert!(analysis.simulations > sumito_mcts::PROBE_SIMULATIONS);
+            assert!(analysis.elapsed < Duration::from_secs(30));
             search.new_game();
         }
     }

@@ -1,0 +1,239 @@
+//! From a search to the move a player plays. The search ranks the moves; a
+//! few facts it may miss are then checked exactly, in this order:
+//!
+//! 1. A move that wins at once (pushes off the last marble needed) is always
+//!    played. The Gumbel root considers only the moves the network likes
+//!    best, so a winning push the network rates low could be missed.
+//! 2. A move after which the opponent wins at once is not played while
+//!    another move the search rated nearly as well (within
+//!    [`REPETITION_MARGIN`]) does not allow that.
+//! 3. Cycles. Abalone has no repetition rule, and two players that choose
+//!    their move from the position alone, deterministically, repeat the whole
+//!    cycle once one position repeats, until the move limit ends the game (in
+//!    matches of the quick model against alpha-beta nearly every game did,
+//!    the first repetition around ply 33–55). So a network player remembers
+//!    the positions of the game and, unless it is ahead in marbles pushed
+//!    off, does not walk back into one of them when it has a move nearly as
+//!    good; a player that is ahead may repeat, since a cycle then ends the
+//!    game at the move limit, which it wins on marbles. This is the contempt
+//!    of chess engines, who avoid a draw by repetition when they think
+//!    themselves stronger.
+
+use std::collections::HashSet;
+
+use sumito_engine::Outcome;
+
+use sumito_engine::{Move, Position};
+use sumito_mcts::SearchResult;
+
+use crate::AbaloneGame;
+
+/// How much worse (in the search's value, from −1 to 1) a move may be than
+/// the best one and still be played to avoid a repetition or a loss at once.
+pub const REPETITION_MARGIN: f32 = 0.15;
+
+/// The positions a game has passed through (by their Zobrist hash: the
+/// marbles, the marbles pushed off and the side to move).
+#[derive(Clone, Debug, Default)]
+pub struct GameHistory {
+    seen: HashSet<u64>,
+}
+
+impl GameHistory {
+    pub fn new() -> GameHistory {
+        GameHistory::default()
+    }
+
+    /// Forgets the game (a new one starts).
+    pub fn clear(&mut self) {
+        self.seen.clear();
+    }
+
+    /// Notes that the game passed through `position`.
+    pub fn record(&mut self, position: &Position) {
+        self.seen.insert(position.hash());
+    }
+
+    /// Whether the game has passed through `position`.
+    pub fn contains(&self, position: &Position) -> bool {
+        self.seen.contains(&position.hash())
+    }
+}
+
+/// A move that ends the game at once with `position`'s side to move winning.
+pub fn winning_move(position: &Position) -> Option<Move> {
+    let me = position.side_to_move();
+    position
+        .legal_moves()
+        .into_iter()
+        .find(|mv| matches!(position.play(*mv).outcome(), Some((Outcome::Win(winner), _)) if winner == me))
+}
+
+/// Whether after `mv` the opponent can win at once.
+pub fn allows_a_win(position: &Position, mv: Move) -> bool {
+    let after = position.play(mv);
+    after.outcome().is_none() && winning_move(&after).is_some()
+}
+
+/// The move to play in `position` after a search of it (`result`), with the
+/// checks of the module docs; `history` holds the game's positions when the
+/// player avoids repeating them. `None` only when the search names no move.
+pub fn choose_move(
+    position: &Position,
+    result: &SearchResult,
+    history: Option<&GameHistory>,
+) -> Option<Move> {
+    if let Some(win) = winning_move(position) {
+        return Some(win);
+    }
+    let best = AbaloneGame::move_of(result.best_action)?;
+    let value_of = |action: usize| {
+        result
+            .root_actions
+            .iter()
+            .find(|root| root.action == action)
+            .and_then(|root| root.q)
+    };
+    // The search's other moves that are rated nearly as well, best first.
+    let floor = value_of(result.best_action).map_or(f32::NEG_INFINITY, |q| q - REPETITION_MARGIN);
+    let mut others: Vec<_> = result
+        .root_actions
+        .iter()
+        .filter(|root| root.action != result.best_action && root.q.is_some_and(|q| q >= floor))
+        .collect();
+    others.sort_by(|a, b| {
+        b.policy_target
+            .total_cmp(&a.policy_target)
+            .then(b.visits.cmp(&a.visits))
+    });
+    let others: Vec<Move> = others
+        .into_iter()
+        .filter_map(|root| AbaloneGame::move_of(root.action))
+        .filter(|mv| !allows_a_win(position, *mv))
+        .collect();
+    let safe_best = !allows_a_win(position, best);
+    let me = position.side_to_move();
+    let ahead = position.marbles_off(me.opponent()) > position.marbles_off(me);
+    let repeats =
+        |mv: Move| !ahead && history.is_some_and(|history| history.contains(&position.play(mv)));
+    if safe_best && !repeats(best) {
+        return Some(best);
+    }
+    others
+        .iter()
+        .copied()
+        .find(|mv| !repeats(*mv))
+        .or(if safe_best {
+            None
+        } else {
+            others.first().copied()
+        })
+        .or(Some(best))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sumito_engine::{Layout, Rules};
+    use sumito_mcts::RootAction;
+
+    /// A search result that rates `moves` in order (the first best), with
+    /// the values `q`.
+    fn rated(moves: &[Move], q: &[f32]) -> SearchResult {
+        let root_actions: Vec<RootAction> = moves
+            .iter()
+            .zip(q)
+            .enumerate()
+            .map(|(rank, (mv, &q))| RootAction {
+                action: mv.action(),
+                prior: 0.1,
+                visits: 100 - rank as u32,
+                q: Some(q),
+                policy_target: 0.5 / (rank as f32 + 1.0),
+            })
+            .collect();
+        SearchResult {
+            action: moves[0].action(),
+            best_action: moves[0].action(),
+            full_search: true,
+            simulations: 100,
+            value: q[0],
+            wdl: sumito_mcts::Wdl {
+                win: 0.5,
+                draw: 0.0,
+                loss: 0.5,
+            },
+            root_actions,
+            principal_variation: vec![moves[0].action()],
+        }
+    }
+
+    #[test]
+    fn a_player_not_ahead_steps_out_of_a_cycle_when_it_costs_little() {
+        let start = Position::start(Layout::Standard, Rules::default());
+        let moves = start.legal_moves();
+        let (best, second, third) = (moves[0], moves[1], moves[2]);
+        let mut history = GameHistory::new();
+        history.record(&start);
+        let result = rated(&[best, second, third], &[0.2, 0.1, 0.15]);
+        // Nothing repeats: the best move.
+        assert_eq!(choose_move(&start, &result, Some(&history)), Some(best));
+        // The best move repeats: the best-ranked other one within the margin.
+        history.record(&start.play(best));
+        assert_eq!(choose_move(&start, &result, Some(&history)), Some(second));
+        // Alternatives much worse than a repetition: repeat.
+        let costly = rated(&[best, second, third], &[0.2, -0.5, -0.4]);
+        assert_eq!(choose_move(&start, &costly, Some(&history)), Some(best));
+        // Every alternative repeats too: the best move.
+        history.record(&start.play(second));
+        history.record(&start.play(third));
+        assert_eq!(choose_move(&start, &result, Some(&history)), Some(best));
+        history.clear();
+        assert!(!history.contains(&start));
+    }
+
+    #[test]
+    fn a_win_at_once_is_never_missed_and_a_loss_at_once_is_avoided() {
+        // Black to move has pushed off five White marbles; E7-E8 pushes the
+        // White marble on E9 off the board and wins.
+        let black = Position::from_fen("wwwww/www3/7/8/6bbw/8/b6/bbbbbb/bbbbb b 0 5").unwrap();
+        let win = winning_move(&black).expect("a winning push");
+        assert!(matches!(
+            black.play(win).outcome(),
+            Some((Outcome::Win(sumito_engine::Color::Black), _))
+        ));
+        // The search rated another move best: the win is played all the same.
+        let other = black
+            .legal_moves()
+            .into_iter()
+            .find(|mv| *mv != win)
+            .unwrap();
+        let result = rated(&[other], &[0.0]);
+        assert_eq!(choose_move(&black, &result, None), Some(win));
+
+        // The same board with White to move: most moves let Black win.
+        let white = Position::from_fen("wwwww/www3/7/8/6bbw/8/b6/bbbbbb/bbbbb w 0 5").unwrap();
+        let (losing, safe): (Vec<Move>, Vec<Move>) = white
+            .legal_moves()
+            .into_iter()
+            .partition(|mv| allows_a_win(&white, *mv));
+        assert!(!losing.is_empty() && !safe.is_empty());
+        let result = rated(&[losing[0], safe[0]], &[0.1, 0.0]);
+        assert_eq!(choose_move(&white, &result, None), Some(safe[0]));
+        // A safe move rated far worse is not taken on the search's behalf.
+        let result = rated(&[losing[0], safe[0]], &[0.1, -0.9]);
+        assert_eq!(choose_move(&white, &result, None), Some(losing[0]));
+    }
+
+    #[test]
+    fn a_player_ahead_may_repeat() {
+        // Black to move, having pushed off one of White's marbles.
+        let ahead =
+            Position::from_fen("wwww1/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 1").unwrap();
+        let moves = ahead.legal_moves();
+        let mut history = GameHistory::new();
+        history.record(&ahead.play(moves[0]));
+        let result = rated(&[moves[0], moves[1]], &[0.3, 0.29]);
+        assert_eq!(choose_move(&ahead, &result, Some(&history)), Some(moves[0]));
+    }
+}
