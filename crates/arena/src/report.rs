@@ -7,6 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::arena::{FinishedGame, MatchObserver, MatchResults, Standings, Tally};
 use crate::elo::{Anchor, Ratings};
+use sumito_engine::EndReason;
 
 /// `W-D-L` per player, for the progress bar.
 pub fn standings_line(standings: &Standings) -> String {
@@ -165,6 +166,9 @@ pub fn summary(results: &MatchResults, ratings: &Result<Ratings, String>) -> Str
             r.prior_draws
         );
     }
+    if let Some(line) = endings_line(&results.games) {
+        out.push_str(&line);
+    }
     if let Some(sprt) = results.sprt {
         let _ = writeln!(
             out,
@@ -180,6 +184,32 @@ pub fn summary(results: &MatchResults, ratings: &Result<Ratings, String>) -> Str
         );
     }
     out
+}
+
+/// How the games ended: by marbles pushed off or at the move limit, and how
+/// many cycled (a position repeated), with the median ply of the first
+/// repetition; `None` without games.
+pub fn endings_line(games: &[FinishedGame]) -> Option<String> {
+    if games.is_empty() {
+        return None;
+    }
+    let count = |reason: EndReason| games.iter().filter(|game| game.reason == reason).count();
+    let mut repeated: Vec<u32> = games
+        .iter()
+        .filter_map(|game| game.first_repetition)
+        .collect();
+    repeated.sort_unstable();
+    let median = repeated
+        .get(repeated.len() / 2)
+        .map_or_else(String::new, |ply| {
+            format!(" (the first repetition at a median ply of {ply})")
+        });
+    Some(format!(
+        "games: {} ended by marbles pushed off, {} at the move limit; {} cycled{median}\n",
+        count(EndReason::MarblesOff),
+        count(EndReason::MoveLimit),
+        repeated.len()
+    ))
 }
 
 /// The last line of `sumito arena`: `result: NAME=SCORE ...`, each player's
@@ -223,6 +253,20 @@ mod tests {
         let text = summary(&results, &ratings);
         assert!(text.contains("greedy vs random"), "{text}");
         assert!(text.contains("(anchor)"), "{text}");
+        let ended = |reason| results.games.iter().filter(|g| g.reason == reason).count();
+        let cycled = results
+            .games
+            .iter()
+            .filter(|g| g.first_repetition.is_some())
+            .count();
+        assert!(
+            text.contains(&format!(
+                "games: {} ended by marbles pushed off, {} at the move limit; {cycled} cycled",
+                ended(EndReason::MarblesOff),
+                ended(EndReason::MoveLimit)
+            )),
+            "{text}"
+        );
         let line = result_line(&results);
         let tallies = results.tallies();
         let expected = format!(
