@@ -154,6 +154,12 @@ impl<W: Write> Session<'_, W> {
         loop {
             if let Some((outcome, reason)) = self.position.outcome() {
                 self.draw()?;
+                if let Some(ply) = self.first_repetition() {
+                    writeln!(
+                        self.out,
+                        "The game first returned to an earlier position after move {ply}."
+                    )?;
+                }
                 writeln!(self.out, "result: {} ({reason})", outcome_title(outcome))?;
                 return Ok(SessionEnd::Finished(outcome));
             }
@@ -251,6 +257,17 @@ impl<W: Write> Session<'_, W> {
             color_title(color)
         )?;
         Ok(Some(SessionEnd::OutOfTime(color)))
+    }
+
+    /// The number of moves after which the game first stood in a position it
+    /// had been in before (the same marbles, marbles off and side to move).
+    fn first_repetition(&self) -> Option<usize> {
+        let mut seen = std::collections::HashSet::new();
+        self.history
+            .iter()
+            .map(|played| played.before)
+            .chain([self.position])
+            .position(|position| !seen.insert(position.hash()))
     }
 
     /// Plays a legal move for the side to move and starts the other clock.
@@ -588,6 +605,59 @@ mod tests {
         let mut out = Vec::new();
         let end = run_session(config, opponent, input.as_bytes(), &mut out).unwrap();
         (end, String::from_utf8(out).unwrap())
+    }
+
+    /// Plays the moves of `script` in turn (Aba-Pro notation).
+    struct Scripted {
+        script: Vec<&'static str>,
+        next: usize,
+    }
+
+    impl Opponent for Scripted {
+        fn name(&self) -> String {
+            "scripted".into()
+        }
+        fn think(
+            &mut self,
+            position: &Position,
+            _cap: Option<Duration>,
+        ) -> Result<Thought, PlayerError> {
+            let text = self.script[self.next % self.script.len()];
+            self.next += 1;
+            Ok(Thought {
+                mv: position.parse_move(text).unwrap(),
+                outlook: None,
+                principal_variation: Vec::new(),
+                effort: "scripted".into(),
+                elapsed: Duration::ZERO,
+            })
+        }
+        fn new_game(&mut self) {}
+        fn observe_move(&mut self, _: &Position, _: Move) {}
+    }
+
+    #[test]
+    fn a_game_that_cycles_says_when_it_first_repeated() {
+        // Both sides move one marble out and back until the move limit.
+        let mut engine = Scripted {
+            script: vec!["G5F4", "F4G5"],
+            next: 0,
+        };
+        let limited = SessionConfig {
+            rules: Rules {
+                max_plies: Some(8),
+                ..Rules::default()
+            },
+            ..config(Color::Black)
+        };
+        let (_, out) = play(limited, &mut engine, "C3D3\nD3C3\nC3D3\nD3C3\n");
+        assert!(
+            out.contains("The game first returned to an earlier position after move 4."),
+            "{out}"
+        );
+        // A game without a repetition says nothing of it.
+        let (_, out) = play(config(Color::Black), &mut opponent(), "quit\n");
+        assert!(!out.contains("returned to an earlier position"), "{out}");
     }
 
     fn opponent() -> FirstMove {
