@@ -95,19 +95,19 @@ pub enum ArenaError {
     OpeningTooLong { opening_plies: u32, max_plies: u32 },
     #[error("SPRT needs exactly two players, got {0}")]
     SprtPlayers(usize),
-    #[error("cannot create the record folder {path}: {source}")]
+    #[error("cannot create the record folder {path}: {cause}")]
     RecordDir {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("cannot build the worker threads: {0}")]
     Threads(String),
-    #[error("game {game}: player {player} failed at ply {ply}: {source}")]
+    #[error("game {game}: player {player} failed at ply {ply}: {cause}")]
     Player {
         game: usize,
         player: String,
         ply: u32,
-        source: PlayerError,
+        cause: PlayerError,
     },
     #[error("game {game}: player {player} chose the illegal move {mv} in position {position}")]
     IllegalMove {
@@ -422,7 +422,7 @@ pub fn play_game(
                 game: fixture.index,
                 player: entrant.name.clone(),
                 ply: position.ply(),
-                source,
+                cause: source,
             })?;
         if !position.is_legal(mv) {
             return Err(ArenaError::IllegalMove {
@@ -484,7 +484,7 @@ pub fn play_match(
     if let Some(dir) = &config.record_dir {
         std::fs::create_dir_all(dir).map_err(|source| ArenaError::RecordDir {
             path: dir.clone(),
-            source,
+            cause: source,
         })?;
     }
     let fixtures = schedule(entrants.len(), config.games_per_pairing);

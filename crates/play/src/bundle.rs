@@ -188,32 +188,27 @@ pub enum BundleError {
         searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
     )]
     NoDefaultModel { searched: Vec<PathBuf> },
-    #[error("{context}: {source}")]
-    Net {
-        context: String,
-        #[source]
-        source: NetError,
-    },
-    #[error("run directory: {0}")]
+    #[error("{context}: {cause}")]
+    Net { context: String, cause: NetError },
+    #[error(transparent)]
     Run(#[from] RunDirError),
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BundleError + '_ {
     move |source| BundleError::Io {
         path: path.to_owned(),
-        source,
+        cause: source,
     }
 }
 
 fn net(context: impl Into<String>) -> impl FnOnce(NetError) -> BundleError {
     let context = context.into();
-    move |source| BundleError::Net { context, source }
+    move |cause| BundleError::Net { context, cause }
 }
 
 /// What `export_bundle` needs besides the run.
@@ -433,7 +428,7 @@ fn replace_dir(staging: &Path, out: &Path) -> Result<(), BundleError> {
         let _ = std::fs::remove_dir_all(staging);
         return Err(BundleError::Io {
             path: out.to_owned(),
-            source,
+            cause: source,
         });
     }
     if had_old {

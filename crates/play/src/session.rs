@@ -78,10 +78,11 @@ pub enum SessionEnd {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    #[error("terminal input/output failed: {0}")]
+    // The cause follows in the error's chain (`source`).
+    #[error("terminal input/output failed")]
     Io(#[from] std::io::Error),
-    #[error("the opponent {name} failed: {source}")]
-    Opponent { name: String, source: PlayerError },
+    #[error("the opponent {name} failed: {cause}")]
+    Opponent { name: String, cause: PlayerError },
 }
 
 /// One move of the game with what it did to the clocks.
@@ -278,7 +279,7 @@ impl<W: Write> Session<'_, W> {
                 .think(&self.position, cap)
                 .map_err(|source| SessionError::Opponent {
                     name: self.opponent.name(),
-                    source,
+                    cause: source,
                 })?;
         if let Some(end) = self.charge_clock(color)? {
             return Ok(Some(end));
@@ -286,7 +287,7 @@ impl<W: Write> Session<'_, W> {
         if !self.position.is_legal(thought.mv) {
             return Err(SessionError::Opponent {
                 name: self.opponent.name(),
-                source: PlayerError::Failed(
+                cause: PlayerError::Failed(
                     format!("it chose {}, which is not legal here", thought.mv).into(),
                 ),
             });
