@@ -198,9 +198,10 @@ impl Position {
                 };
                 match color {
                     Some(color) => {
-                        // Cells past the row's end are reported below as a length error.
-                        if let Some(cell) = Cell::from_row_diag(row, first + filled as u8)
-                            .filter(|_| filled < expected)
+                        // Cells past the row's end are reported below as a
+                        // length error (and would overflow the diagonal).
+                        if filled < expected
+                            && let Some(cell) = Cell::from_row_diag(row, first + filled as u8)
                         {
                             marbles[color.index()] |= cell.bit();
                         }
@@ -392,6 +393,10 @@ mod tests {
                 "x".repeat(22)
             )
         );
+        // Hundreds of marbles in a row: an error, not an overflow.
+        let long_row = format!("5/6/7/8/{}/8/7/6/5 b 0 0", "w".repeat(300));
+        let err = Position::from_fen(&long_row).unwrap_err();
+        assert_eq!(err.to_string(), "row E has 300 cells, expected 9");
         let board = format!("{}/6/7/8/9/8/7/6/5 b 0 0", "5".repeat(1000));
         let err = Position::from_fen(&board).unwrap_err();
         assert_eq!(err.to_string(), "row I has 5000 cells, expected 5");
