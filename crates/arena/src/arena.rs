@@ -20,7 +20,7 @@
 //! the set of games played can depend on which games finish first; with
 //! time-limited players, on the machine's speed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -53,7 +53,9 @@ pub struct MatchConfig {
     pub seed: u64,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
-    /// Where to save a record of every game, if anywhere.
+    /// Where to save a record of every game, if anywhere: a folder that
+    /// holds no game records yet (records already there are never
+    /// overwritten: the match is refused).
     pub record_dir: Option<PathBuf>,
     /// Stop a two-entrant match once this test decides.
     pub sprt: Option<SprtConfig>,
@@ -96,19 +98,24 @@ pub enum ArenaError {
     OpeningTooLong { opening_plies: u32, max_plies: u32 },
     #[error("SPRT needs exactly two players, got {0}")]
     SprtPlayers(usize),
-    #[error("cannot create the record folder {path}: {source}")]
+    #[error("cannot create the record folder {path}: {cause}")]
     RecordDir {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
+    #[error(
+        "the record folder {path} already holds {count} game record(s) of an earlier match; \
+         refusing to overwrite them: choose a new or empty folder"
+    )]
+    RecordsExist { path: PathBuf, count: usize },
     #[error("cannot build the worker threads: {0}")]
     Threads(String),
-    #[error("game {game}: player {player} failed at ply {ply}: {source}")]
+    #[error("game {game}: player {player} failed at ply {ply}: {cause}")]
     Player {
         game: usize,
         player: String,
         ply: u32,
-        source: PlayerError,
+        cause: PlayerError,
     },
     #[error("game {game}: player {player} chose the illegal move {mv} in position {position}")]
     IllegalMove {
@@ -442,7 +449,7 @@ pub fn play_game(
             game: fixture.index,
             player: entrant.name.clone(),
             ply: position.ply(),
-            source,
+            cause: source,
         })?;
         if !position.is_legal(mv) {
             return Err(ArenaError::IllegalMove {
@@ -498,6 +505,37 @@ struct Progress {
     first_player: Tally,
 }
 
+/// Whether a match's game records may go into `dir`: refuses a folder that
+/// already holds game records (`game-*.txt`), which the match's records
+/// would overwrite or mix with, naming how many it holds. A missing folder,
+/// or one holding only other files, is fine.
+pub fn check_record_dir(dir: &Path) -> Result<(), ArenaError> {
+    let io = |source| ArenaError::RecordDir {
+        path: dir.to_owned(),
+        cause: source,
+    };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(err) => return Err(io(err)),
+    };
+    let mut count = 0;
+    for entry in entries {
+        let name = entry.map_err(io)?.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("game-") && name.ends_with(".txt") {
+            count += 1;
+        }
+    }
+    if count > 0 {
+        return Err(ArenaError::RecordsExist {
+            path: dir.to_owned(),
+            count,
+        });
+    }
+    Ok(())
+}
+
 /// Plays a match between `entrants` (see the module docs), reporting to
 /// `observer` as games finish.
 pub fn play_match(
@@ -507,9 +545,10 @@ pub fn play_match(
 ) -> Result<MatchResults, ArenaError> {
     validate(entrants, config)?;
     if let Some(dir) = &config.record_dir {
+        check_record_dir(dir)?;
         std::fs::create_dir_all(dir).map_err(|source| ArenaError::RecordDir {
             path: dir.clone(),
-            source,
+            cause: source,
         })?;
     }
     let fixtures = schedule(entrants.len(), config.games_per_pairing);
@@ -711,6 +750,24 @@ mod tests {
         let tallies = first.tallies();
         assert_eq!(tallies[0].games() + tallies[1].games(), 8);
         assert_eq!(tallies[0].wins, tallies[1].losses);
+        // A second match into the same folder is refused: the records stay.
+        let before: Vec<String> = first
+            .games
+            .iter()
+            .map(|game| std::fs::read_to_string(game.record_path.as_ref().unwrap()).unwrap())
+            .collect();
+        let refused = play_match(&players, &MatchConfig { seed: 9, ..config }, &Silent);
+        let Err(err @ ArenaError::RecordsExist { count: 4, .. }) = &refused else {
+            panic!("{refused:?}");
+        };
+        assert!(
+            err.to_string().contains(&dir.display().to_string()),
+            "{err}"
+        );
+        for (game, text) in first.games.iter().zip(&before) {
+            let path = game.record_path.as_ref().unwrap();
+            assert_eq!(&std::fs::read_to_string(path).unwrap(), text);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

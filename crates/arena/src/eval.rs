@@ -63,15 +63,15 @@ impl Default for EvalWeights {
 
 #[derive(Debug, Error)]
 pub enum WeightsError {
-    #[error("cannot read evaluation weights {path}: {source}")]
+    #[error("cannot read evaluation weights {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("evaluation weights {path}: {source}")]
+    #[error("evaluation weights {path}: {cause}")]
     Parse {
         path: PathBuf,
-        source: Box<toml::de::Error>,
+        cause: Box<toml::de::Error>,
     },
     #[error("evaluation weights {path}: {field} = {value} must be a finite number{extra}")]
     Value {
@@ -88,7 +88,7 @@ impl EvalWeights {
     pub fn from_toml_file(path: &Path) -> Result<EvalWeights, WeightsError> {
         let text = std::fs::read_to_string(path).map_err(|source| WeightsError::Read {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         EvalWeights::from_toml_str(&text, path)
     }
@@ -97,7 +97,7 @@ impl EvalWeights {
     pub fn from_toml_str(text: &str, path: &Path) -> Result<EvalWeights, WeightsError> {
         let weights: EvalWeights = toml::from_str(text).map_err(|source| WeightsError::Parse {
             path: path.to_path_buf(),
-            source: Box::new(source),
+            cause: Box::new(source),
         })?;
         let fields = [
             ("marble_off", weights.marble_off),

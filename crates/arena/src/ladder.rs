@@ -13,7 +13,9 @@ use std::time::Instant;
 use serde::Serialize;
 use sumito_engine::{EndReason, Layout, Rules};
 
-use crate::arena::{ArenaError, FinishedGame, MatchConfig, MatchObserver, Tally, play_match};
+use crate::arena::{
+    ArenaError, FinishedGame, MatchConfig, MatchObserver, Tally, check_record_dir, play_match,
+};
 use crate::player::Entrant;
 
 /// The opponents of the ladder, weakest first.
@@ -134,6 +136,12 @@ pub fn run_ladder(
     observer: &dyn MatchObserver,
 ) -> Result<LadderReport, ArenaError> {
     let started = Instant::now();
+    // Refuse a folder of earlier records before hours of games, not after.
+    for index in 0..opponents.len() {
+        if let Some(dir) = &rung_config(config, index).record_dir {
+            check_record_dir(dir)?;
+        }
+    }
     let mut rows = Vec::new();
     for (index, opponent) in opponents.iter().enumerate() {
         let entrants = [player.clone(), opponent.clone()];

@@ -55,7 +55,7 @@ pub enum PlayerError {
     #[error("no legal move: the game is over")]
     NoLegalMove,
     /// Anything else, such as a network player's evaluation failing.
-    #[error("{0}")]
+    #[error(transparent)]
     Failed(#[from] Box<dyn std::error::Error + Send + Sync>),
 }
 

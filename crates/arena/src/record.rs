@@ -78,17 +78,17 @@ pub struct RecordError {
 
 #[derive(Debug, Error)]
 pub enum RecordFileError {
-    #[error("cannot read game record {path}: {source}")]
+    #[error("cannot read game record {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("game record {path}: {source}")]
-    Parse { path: PathBuf, source: RecordError },
-    #[error("cannot write game record {path}: {source}")]
+    #[error("game record {path}: {cause}")]
+    Parse { path: PathBuf, cause: RecordError },
+    #[error("cannot write game record {path}: {cause}")]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -244,11 +244,11 @@ impl GameRecord {
     pub fn read(path: &Path) -> Result<GameRecord, RecordFileError> {
         let text = std::fs::read_to_string(path).map_err(|source| RecordFileError::Read {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
         GameRecord::parse(&text).map_err(|source| RecordFileError::Parse {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })
     }
 
@@ -256,7 +256,7 @@ impl GameRecord {
     pub fn write(&self, path: &Path) -> Result<(), RecordFileError> {
         write_atomic(path, self.to_text().as_bytes()).map_err(|source| RecordFileError::Write {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })
     }
 }

@@ -192,7 +192,7 @@ pub enum BundleError {
     // an error chain printed whole (`{:#}`) names it once.
     #[error("{context}: {cause}")]
     Net { context: String, cause: NetError },
-    #[error("run directory: {0}")]
+    #[error(transparent)]
     Run(#[from] RunDirError),
     #[error("{}: {cause}", path.display())]
     Io {

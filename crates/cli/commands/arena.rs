@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
-use sumito_arena::arena::{DEFAULT_MAX_PLIES, MatchConfig, Silent, play_match};
+use sumito_arena::arena::{DEFAULT_MAX_PLIES, MatchConfig, Silent, check_record_dir, play_match};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::report::{ProgressObserver, result_line, summary};
 use sumito_arena::sprt::SprtConfig;
@@ -52,7 +52,8 @@ pub struct Args {
     /// Seed of the openings and of the players' randomness.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Folder for the game records [default: runs/arena/<UTC date-time>].
+    /// Folder for the game records [default: runs/arena/<UTC date-time>]; a
+    /// folder that already holds game records is refused, never overwritten.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Move limit in plies: weak players can shuffle forever, so every game
@@ -156,8 +157,10 @@ pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
             args.games
         );
     }
-    let entrants = entrants(registry, &args.players)?;
     let out = args.out.unwrap_or_else(default_out_dir);
+    // Before the players load: records already in --out are never overwritten.
+    check_record_dir(&out).context("--out")?;
+    let entrants = entrants(registry, &args.players)?;
     let config = MatchConfig {
         games_per_pairing: args.games,
         layouts: args.layouts,

@@ -8,9 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::Args as ClapArgs;
-use sumito_engine::Position;
+use sumito_engine::{Position, quote_position_text};
 use sumito_play::record::GameRecord;
 
 #[derive(Debug, ClapArgs)]
@@ -41,8 +40,12 @@ impl SourceArgs {
     /// line; errors name the flag and what is wrong.
     pub fn read(&self) -> anyhow::Result<Source<'_>> {
         if let Some(text) = &self.fen {
-            let position = Position::from_fen(text)
-                .with_context(|| format!("reading the position given by --fen {text:?}"))?;
+            // The text is quoted back cut short: it may be huge.
+            let position = Position::from_fen(text).map_err(|err| {
+                let quoted = quote_position_text(text, err.column());
+                anyhow::Error::new(err)
+                    .context(format!("reading the position given by --fen {quoted}"))
+            })?;
             return Ok(Source::Position { position, text });
         }
         if let Some(path) = &self.record {

@@ -19,31 +19,45 @@ use crate::position::{BoardError, MARBLES_PER_SIDE, Position, Rules, check_marbl
 use std::fmt;
 use std::str::FromStr;
 
-/// What is wrong with a position text.
+/// What is wrong with a position text. Where the problem has a place, `at`
+/// is its character in the whole text (1-based; see
+/// [`PositionParseError::column`]); a field quoted back is cut to
+/// [`QUOTED_FIELD_CHARS`] characters, so that a huge input does not make a
+/// huge message.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PositionParseError {
     #[error(
         "expected 4 fields separated by spaces (board, side to move, black marbles off, white marbles off), found {found}"
     )]
-    FieldCount { found: usize },
+    FieldCount {
+        found: usize,
+        /// The first field too many, if there are too many.
+        at: Option<usize>,
+    },
     #[error("the board has {found} rows separated by '/', expected 9 (row I first, row A last)")]
-    RowCount { found: usize },
+    RowCount { found: usize, at: usize },
     #[error("row {row} has {found} cells, expected {expected}")]
     RowLength {
         row: char,
         found: usize,
         expected: usize,
+        at: usize,
     },
     #[error("row {row}, character {column}: unknown {found:?} (expected b, w or a digit 1-9)")]
     UnknownCharacter {
         row: char,
         column: usize,
         found: char,
+        at: usize,
     },
     #[error("side to move {found:?} must be b or w")]
-    BadSide { found: String },
+    BadSide { found: String, at: usize },
     #[error("{color} marbles off {found:?} is not a whole number 0-14")]
-    BadOffCount { color: Color, found: String },
+    BadOffCount {
+        color: Color,
+        found: String,
+        at: usize,
+    },
     /// Too many marbles of one colour (the other [`BoardError`]s cannot
     /// arise from a text, which places each marble on one cell).
     #[error(transparent)]
@@ -52,21 +66,116 @@ pub enum PositionParseError {
 
 const ROW_LETTERS: &[u8; 9] = b"ABCDEFGHI";
 
+/// The most characters of a field an error quotes back.
+pub const QUOTED_FIELD_CHARS: usize = 24;
+
+impl PositionParseError {
+    /// The character of the text (1-based) where the problem is, if it has
+    /// one place.
+    pub fn column(&self) -> Option<usize> {
+        match self {
+            PositionParseError::FieldCount { at, .. } => *at,
+            PositionParseError::RowCount { at, .. }
+            | PositionParseError::RowLength { at, .. }
+            | PositionParseError::UnknownCharacter { at, .. }
+            | PositionParseError::BadSide { at, .. }
+            | PositionParseError::BadOffCount { at, .. } => Some(*at),
+            PositionParseError::Board(_) => None,
+        }
+    }
+}
+
+/// `text`'s first `max` characters, with `…` if it is longer.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+/// How an error message quotes a position text given by the user: whole
+/// (as a Rust string literal) when it is short; otherwise about 40
+/// characters around character `at` (1-based; the start without one), with
+/// `…` where it is cut, and the text's length. `at` is named either way.
+pub fn quote_position_text(text: &str, at: Option<usize>) -> String {
+    const SHORT: usize = 80;
+    const HALF: usize = 20;
+    let place = at.map(|at| format!("at character {at}"));
+    let length = text.chars().count();
+    if length <= SHORT {
+        return match place {
+            Some(place) => format!("{text:?} ({place})"),
+            None => format!("{text:?}"),
+        };
+    }
+    let centre = at.unwrap_or(1).saturating_sub(1).min(length);
+    let start = centre.saturating_sub(HALF);
+    let mut excerpt: String = if start > 0 {
+        "…".into()
+    } else {
+        String::new()
+    };
+    excerpt.extend(text.chars().skip(start).take(2 * HALF));
+    if start + 2 * HALF < length {
+        excerpt.push('…');
+    }
+    match place {
+        Some(place) => format!("{excerpt:?} ({length} characters, {place})"),
+        None => format!("{excerpt:?} ({length} characters)"),
+    }
+}
+
+/// The fields of `text` separated by whitespace, each with the character
+/// (1-based) it starts at.
+fn fields_with_columns(text: &str) -> Vec<(usize, &str)> {
+    let mut fields = Vec::new();
+    let mut start: Option<(usize, usize)> = None;
+    for (column, (byte, ch)) in text.char_indices().enumerate() {
+        if ch.is_whitespace() {
+            if let Some((from, at)) = start.take() {
+                fields.push((at, &text[from..byte]));
+            }
+        } else if start.is_none() {
+            start = Some((byte, column + 1));
+        }
+    }
+    if let Some((from, at)) = start {
+        fields.push((at, &text[from..]));
+    }
+    fields
+}
+
 impl Position {
     /// Reads the position text format (see [`crate::fen`]) under default [`Rules`].
     pub fn from_fen(text: &str) -> Result<Position, PositionParseError> {
-        let fields: Vec<&str> = text.split_whitespace().collect();
-        let [board, side, black_off, white_off] = fields[..] else {
+        let fields = fields_with_columns(text);
+        let [
+            (board_at, board),
+            (side_at, side),
+            (black_at, black_off),
+            (white_at, white_off),
+        ] = fields[..]
+        else {
             return Err(PositionParseError::FieldCount {
                 found: fields.len(),
+                at: fields.get(4).map(|(at, _)| *at),
             });
         };
-        let rows: Vec<&str> = board.split('/').collect();
+        // Each row with the character it starts at.
+        let mut rows = Vec::new();
+        let mut row_at = board_at;
+        for row_text in board.split('/') {
+            rows.push((row_at, row_text));
+            row_at += row_text.chars().count() + 1;
+        }
         if rows.len() != 9 {
-            return Err(PositionParseError::RowCount { found: rows.len() });
+            return Err(PositionParseError::RowCount {
+                found: rows.len(),
+                at: rows.get(9).map_or(row_at - 1, |(at, _)| *at),
+            });
         }
         let mut marbles = [0u128; 2];
-        for (text_row, row_text) in rows.iter().enumerate() {
+        for (text_row, &(row_at, row_text)) in rows.iter().enumerate() {
             let row = 8 - text_row as u8;
             let letter = char::from(ROW_LETTERS[usize::from(row)]);
             let first = row_min_diag(i32::from(row)) as u8;
@@ -83,14 +192,16 @@ impl Position {
                             row: letter,
                             column: column + 1,
                             found: ch,
+                            at: row_at + column,
                         });
                     }
                 };
                 match color {
                     Some(color) => {
-                        // Cells past the row's end are reported below as a length error.
-                        if let Some(cell) = Cell::from_row_diag(row, first + filled as u8)
-                            .filter(|_| filled < expected)
+                        // Cells past the row's end are reported below as a
+                        // length error (and would overflow the diagonal).
+                        if filled < expected
+                            && let Some(cell) = Cell::from_row_diag(row, first + filled as u8)
                         {
                             marbles[color.index()] |= cell.bit();
                         }
@@ -104,6 +215,7 @@ impl Position {
                     row: letter,
                     found: filled,
                     expected,
+                    at: row_at,
                 });
             }
         }
@@ -112,19 +224,24 @@ impl Position {
             "w" => Color::White,
             _ => {
                 return Err(PositionParseError::BadSide {
-                    found: side.to_string(),
+                    found: cut(side, QUOTED_FIELD_CHARS),
+                    at: side_at,
                 });
             }
         };
         let mut off = [0u8; 2];
-        for (color, text) in [(Color::Black, black_off), (Color::White, white_off)] {
+        for (color, text, at) in [
+            (Color::Black, black_off, black_at),
+            (Color::White, white_off, white_at),
+        ] {
             let count = text
                 .parse::<u8>()
                 .ok()
                 .filter(|&n| n <= MARBLES_PER_SIDE && text.bytes().all(|b| b.is_ascii_digit()))
                 .ok_or_else(|| PositionParseError::BadOffCount {
                     color,
-                    found: text.to_string(),
+                    found: cut(text, QUOTED_FIELD_CHARS),
+                    at,
                 })?;
             check_marble_total(color, marbles[color.index()].count_ones(), count)?;
             off[color.index()] = count;
@@ -237,5 +354,63 @@ mod tests {
         );
         // Game-over positions are fine.
         assert!(Position::from_fen("5/6/7/8/9/8/7/6/bbbbb w 0 6").is_ok());
+    }
+
+    fn column(text: &str) -> Option<usize> {
+        Position::from_fen(text).unwrap_err().column()
+    }
+
+    #[test]
+    fn errors_point_at_the_character_where_the_problem_is() {
+        assert_eq!(column("5/6/7/8/4x4/8/7/6/5 b 0 0"), Some(10));
+        assert_eq!(column("5/6/7/8/9/8/7/6/4 b 0 0"), Some(17));
+        assert_eq!(column("5/6/7/8/9/8/7/6/5/9/9 b 0 0"), Some(19));
+        // Where the missing row would start.
+        assert_eq!(column("5/6/7/8/9/8/7/6 b 0 0"), Some(16));
+        assert_eq!(column("  5/6/7/8/9/8/7/6/5 B 0 0"), Some(21));
+        assert_eq!(column("5/6/7/8/9/8/7/6/5 b 0 x"), Some(23));
+        assert_eq!(column("5/6/7/8/9/8/7/6/5 b 0 0 extra"), Some(25));
+        assert_eq!(column("5/6/7/8/9/8/7/6/5 b"), None);
+        assert_eq!(column("5/6/7/8/9/8/bbbbbbb/bbbbbb/bbbbb b 0 0"), None);
+    }
+
+    #[test]
+    fn a_huge_text_is_quoted_back_as_a_short_excerpt() {
+        let side = "x".repeat(100_000);
+        let text = format!("5/6/7/8/9/8/7/6/5 {side} 0 0");
+        let err = Position::from_fen(&text).unwrap_err();
+        let message = err.to_string();
+        assert!(message.len() < 100, "{message}");
+        assert!(
+            message.contains(&format!("\"{}…\"", "x".repeat(QUOTED_FIELD_CHARS))),
+            "{message}"
+        );
+        let quoted = quote_position_text(&text, err.column());
+        assert_eq!(
+            quoted,
+            format!(
+                "\"5/6/7/8/9/8/7/6/5 {}…\" (100022 characters, at character 19)",
+                "x".repeat(22)
+            )
+        );
+        // Hundreds of marbles in a row: an error, not an overflow.
+        let long_row = format!("5/6/7/8/{}/8/7/6/5 b 0 0", "w".repeat(300));
+        let err = Position::from_fen(&long_row).unwrap_err();
+        assert_eq!(err.to_string(), "row E has 300 cells, expected 9");
+        let board = format!("{}/6/7/8/9/8/7/6/5 b 0 0", "5".repeat(1000));
+        let err = Position::from_fen(&board).unwrap_err();
+        assert_eq!(err.to_string(), "row I has 5000 cells, expected 5");
+        assert_eq!(
+            quote_position_text(&board, Some(600)),
+            format!(
+                "\"…{}…\" (1022 characters, at character 600)",
+                "5".repeat(40)
+            )
+        );
+        assert_eq!(quote_position_text("9/9 b 0 0", None), "\"9/9 b 0 0\"");
+        assert_eq!(
+            quote_position_text("9/9 b", Some(1)),
+            "\"9/9 b\" (at character 1)"
+        );
     }
 }

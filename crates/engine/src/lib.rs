@@ -57,7 +57,7 @@ mod symmetry;
 
 pub use action::{ACTION_COUNT, MAX_LEGAL_MOVES, Move, MoveList, MoveListIntoIter};
 pub use board::{CELL_COUNT, Cell, CellParseError, Color, Direction};
-pub use fen::PositionParseError;
+pub use fen::{PositionParseError, quote_position_text};
 pub use layout::{Layout, LayoutError};
 pub use notation::MoveParseError;
 pub use perft::{perft, perft_divide};

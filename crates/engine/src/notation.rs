@@ -83,10 +83,10 @@ pub enum MoveParseError {
         "cannot read {text:?} as a move: expected Aba-Pro (A1B2, C3C5D4) or the comma form (b2,c2 / g5-h6,f4 / g5-h6,g4-h5)"
     )]
     Syntax { text: String },
-    #[error("in move {text:?}: {source}")]
+    #[error("in move {text:?}: {problem}")]
     BadCell {
         text: String,
-        source: CellParseError,
+        problem: CellParseError,
     },
     #[error("move {text:?}: {from} and {to} are not on one line")]
     NotInLine { text: String, from: Cell, to: Cell },
@@ -128,7 +128,7 @@ impl Group {
 fn parse_cell(text: &str, token: &str) -> Result<Cell, MoveParseError> {
     token.parse().map_err(|source| MoveParseError::BadCell {
         text: text.to_string(),
-        source,
+        problem: source,
     })
 }
 

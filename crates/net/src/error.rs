@@ -21,11 +21,10 @@ pub enum NetError {
         source: tch::TchError,
     },
     /// A file could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A checkpoint is missing pieces, damaged, or not one of ours.
     #[error("checkpoint {}: {problem}", path.display())]
@@ -74,7 +73,7 @@ impl NetError {
 
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> NetError {
         let path = path.into();
-        move |source| NetError::Io { path, source }
+        move |cause| NetError::Io { path, cause }
     }
 
     pub(crate) fn checkpoint(path: impl Into<PathBuf>, problem: impl Into<String>) -> NetError {

@@ -23,10 +23,10 @@ use sumito_net::NetConfig;
 /// Why a configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config {path}: {source}")]
+    #[error("cannot read config {path}: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// Syntax errors, unknown keys and wrong types, as the TOML reader words
     /// them (with the line and the key).
@@ -273,7 +273,7 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
             path: path.to_owned(),
-            source,
+            cause: source,
         })?;
         Config::parse(&text, path)
     }
@@ -516,6 +516,29 @@ fn check_layouts(key: &str, names: &[String], path: &Path) -> Result<(), ConfigE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The message and its causes joined as `anyhow`'s `{:#}` prints them.
+    fn chain(err: &dyn std::error::Error) -> String {
+        let mut text = err.to_string();
+        let mut cause = err.source();
+        while let Some(next) = cause {
+            text.push_str(&format!(": {next}"));
+            cause = next.source();
+        }
+        text
+    }
+
+    #[test]
+    fn an_unreadable_config_names_the_file_and_its_cause_once() {
+        let path = Path::new("/nonexistent/sumito.toml");
+        let text = chain(&Config::load(path).unwrap_err());
+        assert!(text.contains("/nonexistent/sumito.toml"), "{text}");
+        assert_eq!(
+            text.matches("No such file or directory").count(),
+            1,
+            "{text}"
+        );
+    }
 
     const MINIMAL: &str = "[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n";
 

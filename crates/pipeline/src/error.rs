@@ -20,10 +20,10 @@ pub enum PipelineError {
         #[source]
         source: sumito_net::NetError,
     },
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("evaluation failed: {0}")]
     Evaluation(String),
@@ -45,7 +45,7 @@ impl PipelineError {
     pub(crate) fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> PipelineError + '_ {
         move |source| PipelineError::Io {
             path: path.to_owned(),
-            source,
+            cause: source,
         }
     }
 }

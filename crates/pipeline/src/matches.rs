@@ -95,10 +95,10 @@ struct LiveGame {
 pub enum MatchError {
     #[error(transparent)]
     Search(#[from] SearchError),
-    #[error("player {player}: {source}")]
+    #[error("player {player}: {cause}")]
     Player {
         player: String,
-        source: sumito_arena::player::PlayerError,
+        cause: sumito_arena::player::PlayerError,
     },
 }
 
@@ -167,7 +167,7 @@ pub fn play_match(
                     .choose_move(&game.position, &entrant.limit)
                     .map_err(|source| MatchError::Player {
                         player: entrant.name.clone(),
-                        source,
+                        cause: source,
                     });
                 Some((g, chosen))
             })
@@ -184,7 +184,7 @@ pub fn play_match(
                 let problem = format!("chose the illegal move {mv} in {}", game.position);
                 return Err(MatchError::Player {
                     player,
-                    source: sumito_arena::player::PlayerError::Failed(problem.into()),
+                    cause: sumito_arena::player::PlayerError::Failed(problem.into()),
                 });
             }
             game.moves.push(mv.to_string());

@@ -102,13 +102,13 @@ pub fn read_evaluations(run: &RunDir) -> Result<Vec<EvaluationRecord>, RunDirErr
     let mut records = Vec::new();
     let entries = std::fs::read_dir(&dir).map_err(|source| RunDirError::Io {
         path: dir.clone(),
-        source,
+        cause: source,
     })?;
     for entry in entries {
         let path = entry
             .map_err(|source| RunDirError::Io {
                 path: dir.clone(),
-                source,
+                cause: source,
             })?
             .path();
         if is_record(&path) {

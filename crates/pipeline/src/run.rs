@@ -689,7 +689,7 @@ pub fn start_or_resume(
     let text =
         std::fs::read_to_string(config_path).map_err(|source| crate::config::ConfigError::Io {
             path: config_path.to_owned(),
-            source,
+            cause: source,
         })?;
     let config = Config::parse(&text, config_path)?;
     if fresh {

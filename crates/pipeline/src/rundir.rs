@@ -36,10 +36,10 @@ pub const RUN_FORMAT_VERSION: u32 = 1;
 /// Errors about the run directory itself.
 #[derive(Debug, thiserror::Error)]
 pub enum RunDirError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("{path} is not a sumito run directory (it has no run.json)")]
     NotARun { path: PathBuf },
@@ -71,7 +71,7 @@ type Result<T> = std::result::Result<T, RunDirError>;
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> RunDirError + '_ {
     move |source| RunDirError::Io {
         path: path.to_owned(),
-        source,
+        cause: source,
     }
 }
 
@@ -386,7 +386,7 @@ fn read_lease(path: &Path) -> Result<Option<LeaseRecord>> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(RunDirError::Io {
             path: path.to_owned(),
-            source,
+            cause: source,
         }),
     }
 }

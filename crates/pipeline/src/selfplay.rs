@@ -25,8 +25,8 @@ use crate::replay::format::{GameEnd, GameRecord, PositionRecord, quantize_policy
 pub enum SelfPlayError {
     #[error("self-play search failed")]
     Search(#[from] SearchError),
-    #[error("cannot write a replay file into {dir}: {source}")]
-    Write { dir: String, source: std::io::Error },
+    #[error("cannot write a replay file into {dir}: {cause}")]
+    Write { dir: String, cause: std::io::Error },
 }
 
 /// Counters of finished self-play games.
@@ -230,7 +230,7 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
             };
             write_game(out_dir, &record).map_err(|source| SelfPlayError::Write {
                 dir: out_dir.display().to_string(),
-                source,
+                cause: source,
             })?;
             stats.count_game(&record);
             on_game(&record);

@@ -18,15 +18,15 @@ use crate::fsutil::hostname;
 /// Errors while writing or reading event files.
 #[derive(Debug, thiserror::Error)]
 pub enum EventError {
-    #[error("cannot write TensorBoard events to {path}: {source}")]
+    #[error("cannot write TensorBoard events to {path}: {cause}")]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("cannot read TensorBoard events from {path}: {source}")]
+    #[error("cannot read TensorBoard events from {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("TensorBoard event file {path} is malformed at byte {offset}: {problem}")]
     Malformed {
@@ -61,7 +61,7 @@ impl EventWriter {
         let path = dir.join(name);
         let write_err = |source| EventError::Write {
             path: path.clone(),
-            source,
+            cause: source,
         };
         std::fs::create_dir_all(dir).map_err(write_err)?;
         let file = OpenOptions::new()
@@ -121,14 +121,14 @@ impl EventWriter {
         })();
         result.map_err(|source| EventError::Write {
             path: self.path.clone(),
-            source,
+            cause: source,
         })
     }
 
     fn flush(&mut self) -> Result<(), EventError> {
         self.out.flush().map_err(|source| EventError::Write {
             path: self.path.clone(),
-            source,
+            cause: source,
         })
     }
 }
@@ -168,7 +168,7 @@ pub struct Event {
 pub fn read_events(path: &Path) -> Result<Vec<Event>, EventError> {
     let data = std::fs::read(path).map_err(|source| EventError::Read {
         path: path.to_owned(),
-        source,
+        cause: source,
     })?;
     let malformed = |offset: usize, problem: &str| EventError::Malformed {
         path: path.to_owned(),

@@ -78,10 +78,27 @@ pub enum SessionEnd {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    #[error("terminal input/output failed: {0}")]
+    // The cause follows in the error's chain (`source`).
+    #[error("terminal input/output failed")]
     Io(#[from] std::io::Error),
-    #[error("the opponent {name} failed: {source}")]
-    Opponent { name: String, source: PlayerError },
+    #[error("the opponent {name} failed: {cause}")]
+    Opponent { name: String, cause: PlayerError },
+}
+
+/// The next line of `input` without its line ending, as bytes (it need not
+/// be UTF-8); `None` at the end of the input.
+fn read_line(input: &mut impl BufRead) -> std::io::Result<Option<Vec<u8>>> {
+    let mut line = Vec::new();
+    if input.read_until(b'\n', &mut line)? == 0 {
+        return Ok(None);
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+    }
+    Ok(Some(line))
 }
 
 /// One move of the game with what it did to the clocks.
@@ -136,8 +153,7 @@ impl<W: Write> Session<'_, W> {
         self.config.human.opponent()
     }
 
-    fn run<R: BufRead>(&mut self, input: R) -> Result<SessionEnd, SessionError> {
-        let mut lines = input.lines();
+    fn run<R: BufRead>(&mut self, mut input: R) -> Result<SessionEnd, SessionError> {
         self.opponent.new_game();
         writeln!(
             self.out,
@@ -181,17 +197,33 @@ impl<W: Write> Session<'_, W> {
                 color_title(self.config.human)
             )?;
             self.out.flush()?;
-            let Some(line) = lines.next() else {
-                writeln!(self.out)?;
-                return self.unfinished("input ended");
+            let line = match read_line(&mut input) {
+                Ok(Some(line)) => line,
+                Ok(None) => {
+                    writeln!(self.out)?;
+                    return self.unfinished("input ended");
+                }
+                Err(err) => {
+                    // The game still ends with its result line.
+                    writeln!(self.out)?;
+                    self.unfinished("input failed")?;
+                    return Err(err.into());
+                }
             };
-            let line = line?;
             if self.config.echo_input {
-                writeln!(self.out, "{line}")?;
+                writeln!(self.out, "{}", String::from_utf8_lossy(&line))?;
             }
             if let Some(end) = self.charge_clock(self.config.human)? {
                 return Ok(end);
             }
+            // Refused like any other line that is not a move or a command.
+            let Ok(line) = String::from_utf8(line) else {
+                writeln!(
+                    self.out,
+                    "that line is not valid UTF-8 text: type a move or a command (help lists them)"
+                )?;
+                continue;
+            };
             let line = line.trim();
             let (command, argument) = match line.split_once(char::is_whitespace) {
                 Some((command, argument)) => (command, argument.trim()),
@@ -295,7 +327,7 @@ impl<W: Write> Session<'_, W> {
                 .think(&self.position, cap)
                 .map_err(|source| SessionError::Opponent {
                     name: self.opponent.name(),
-                    source,
+                    cause: source,
                 })?;
         if let Some(end) = self.charge_clock(color)? {
             return Ok(Some(end));
@@ -303,7 +335,7 @@ impl<W: Write> Session<'_, W> {
         if !self.position.is_legal(thought.mv) {
             return Err(SessionError::Opponent {
                 name: self.opponent.name(),
-                source: PlayerError::Failed(
+                cause: PlayerError::Failed(
                     format!("it chose {}, which is not legal here", thought.mv).into(),
                 ),
             });
@@ -696,6 +728,27 @@ mod tests {
         );
         // The prompt came back after each refused move.
         assert_eq!(out.matches("move 1, Black (you)> ").count(), 3);
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_refused_and_the_game_goes_on() {
+        let mut engine = opponent();
+        let mut out = Vec::new();
+        let input: &[u8] = b"\xff\xfe A1B2\r\nA1B2\r\nquit\n";
+        let end = run_session(config(Color::Black), &mut engine, input, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(end, SessionEnd::Unfinished);
+        assert!(out.contains("that line is not valid UTF-8 text"), "{out}");
+        // The next line (with a CRLF ending) is played, and the game ends
+        // with its result line.
+        assert!(
+            out.contains("last move: Black A1B2") || out.contains("plays"),
+            "{out}"
+        );
+        assert_eq!(
+            out.lines().last(),
+            Some("result: unfinished (quit after 2 moves)")
+        );
     }
 
     #[test]

@@ -1,0 +1,165 @@
+//! End-to-end tests of bad input that must neither end a session nor
+//! destroy data nor flood the terminal: a line of `sumito play` that is not
+//! UTF-8, `sumito arena --out` into a folder that holds records, a huge bad
+//! `--fen`, and an I/O error's cause said once.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+mod common;
+
+use common::Scratch;
+
+const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
+
+/// Runs `sumito ARGS` in `dir` with `input` on its standard input.
+fn sumito(dir: &Path, args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(SUMITO)
+        .args(args)
+        .current_dir(dir)
+        .env("OMP_WAIT_POLICY", "PASSIVE")
+        .env_remove("SUMITO_MODELS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The process may have ended already (bad options): ignore a closed pipe.
+    let _ = child.stdin.take().unwrap().write_all(input);
+    child.wait_with_output().unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_refused_and_the_game_goes_on() {
+    let scratch = Scratch::new("play-not-utf8");
+    let output = sumito(
+        &scratch.0,
+        &["play", "--opponent", "random"],
+        b"A1B2\xff\xfe\nA1B2\nquit\n",
+    );
+    assert!(output.status.success(), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("that line is not valid UTF-8 text"),
+        "{stdout}"
+    );
+    // The next line is played and answered, and the game ends with its
+    // result line.
+    assert!(stdout.contains("White (random) plays "), "{stdout}");
+    assert_eq!(
+        stdout.lines().last(),
+        Some("result: unfinished (quit after 2 moves)"),
+        "{stdout}"
+    );
+}
+
+fn arena(dir: &Path, out: &str, seed: &str) -> Output {
+    sumito(
+        dir,
+        &[
+            "arena",
+            "--player",
+            "random",
+            "--player",
+            "greedy",
+            "--games",
+            "2",
+            "--max-plies",
+            "60",
+            "--quiet",
+            "--seed",
+            seed,
+            "--out",
+            out,
+        ],
+        b"",
+    )
+}
+
+/// The names and contents of the files in `dir`, sorted.
+fn files(dir: &Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn arena_refuses_to_overwrite_the_records_of_an_earlier_match() {
+    let scratch = Scratch::new("arena-out");
+    let first = arena(&scratch.0, "records", "1");
+    assert!(first.status.success(), "{}", text(&first));
+    let records = scratch.0.join("records");
+    let before = files(&records);
+    assert_eq!(before.len(), 2, "{before:?}");
+
+    let second = arena(&scratch.0, "records", "2");
+    assert!(!second.status.success(), "{}", text(&second));
+    let message = text(&second);
+    assert!(
+        message.contains("records") && message.contains("already holds 2 game record(s)"),
+        "{message}"
+    );
+    assert_eq!(files(&records), before);
+
+    // A folder with other files only is fine.
+    std::fs::create_dir(scratch.0.join("notes")).unwrap();
+    std::fs::write(scratch.0.join("notes/README"), "mine").unwrap();
+    let third = arena(&scratch.0, "notes", "3");
+    assert!(third.status.success(), "{}", text(&third));
+    assert_eq!(files(&scratch.0.join("notes")).len(), 3);
+}
+
+#[test]
+fn a_huge_bad_fen_gets_a_short_error_pointing_at_the_character() {
+    let scratch = Scratch::new("huge-fen");
+    let fen = format!("5/6/7/8/{}/8/7/6/5 b 0 0", "b".repeat(120_000));
+    let output = sumito(
+        &scratch.0,
+        &["render", "--fen", &fen, "--out", "x.svg"],
+        b"",
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.len() < 400, "{} bytes: {stderr}", stderr.len());
+    assert!(
+        stderr.contains("--fen")
+            && stderr.contains(&format!("{} characters, at character 9", fen.len()))
+            && stderr.contains("row E has 120000 cells, expected 9"),
+        "{stderr}"
+    );
+    assert!(!scratch.0.join("x.svg").exists());
+}
+
+#[test]
+fn an_io_error_names_its_cause_once() {
+    let scratch = Scratch::new("cause-once");
+    let output = sumito(
+        &scratch.0,
+        &["train", "--config", "missing.toml", "--run-dir", "run"],
+        b"",
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("missing.toml"), "{stderr}");
+    assert_eq!(
+        stderr.matches("No such file or directory").count(),
+        1,
+        "{stderr}"
+    );
+}
