@@ -11,8 +11,22 @@
 //! board. The Standard start is
 //! `wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0`.
 //!
-//! The text carries no ply counters and no rules: a position read from text
-//! starts at ply 0 under the default [`Rules`] (see [`Position::with_rules`]).
+//! Two more numbers may follow: the plies played and the plies since a
+//! marble was last pushed off, which the move limit and the no-push-off rule
+//! count (and the network's input, which sees how near the move limit is):
+//!
+//! ```text
+//! <row I>/<row H>/…/<row A> <side> <black off> <white off> [<ply> <plies since push-off>]
+//! ```
+//!
+//! Without them a position starts at ply 0; they are printed only when one
+//! of them is not 0, so a text without them reads and prints back exactly
+//! (and `… 0 0 0 0` prints as `… 0 0`). For example, 57 plies into a game
+//! whose last push-off was 12 plies ago:
+//! `wwww1/wwwwww/2ww3/8/4b4/8/2bb3/bbbbbb/bbbbb w 0 1 57 12`.
+//!
+//! The text carries no rules: a position read from text is under the default
+//! [`Rules`] (see [`Position::with_rules`]).
 
 use crate::board::{Cell, Color, row_max_diag, row_min_diag};
 use crate::position::{BoardError, MARBLES_PER_SIDE, Position, Rules, check_marble_total};
@@ -27,7 +41,7 @@ use std::str::FromStr;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PositionParseError {
     #[error(
-        "expected 4 fields separated by spaces (board, side to move, black marbles off, white marbles off), found {found}"
+        "expected 4 fields separated by spaces (board, side to move, black marbles off, white marbles off), or 6 with the ply counters (plies played, plies since a push-off), found {found}"
     )]
     FieldCount {
         found: usize,
@@ -58,6 +72,14 @@ pub enum PositionParseError {
         found: String,
         at: usize,
     },
+    #[error("{counter} {found:?} is not a whole number")]
+    BadPlyCounter {
+        counter: &'static str,
+        found: String,
+        at: usize,
+    },
+    #[error("plies since a push-off ({since}) cannot exceed the plies played ({ply})")]
+    PliesSincePushOffExceedPly { since: u32, ply: u32, at: usize },
     /// Too many marbles of one colour (the other [`BoardError`]s cannot
     /// arise from a text, which places each marble on one cell).
     #[error(transparent)]
@@ -79,7 +101,9 @@ impl PositionParseError {
             | PositionParseError::RowLength { at, .. }
             | PositionParseError::UnknownCharacter { at, .. }
             | PositionParseError::BadSide { at, .. }
-            | PositionParseError::BadOffCount { at, .. } => Some(*at),
+            | PositionParseError::BadOffCount { at, .. }
+            | PositionParseError::BadPlyCounter { at, .. }
+            | PositionParseError::PliesSincePushOffExceedPly { at, .. } => Some(*at),
             PositionParseError::Board(_) => None,
         }
     }
@@ -149,6 +173,18 @@ impl Position {
     /// Reads the position text format (see [`crate::fen`]) under default [`Rules`].
     pub fn from_fen(text: &str) -> Result<Position, PositionParseError> {
         let fields = fields_with_columns(text);
+        let (fields, counters) = match fields.len() {
+            4 => (&fields[..], None),
+            6 => (&fields[..4], Some((fields[4], fields[5]))),
+            found => {
+                return Err(PositionParseError::FieldCount {
+                    found,
+                    at: fields
+                        .get(if found == 5 { 4 } else { 6 })
+                        .map(|(at, _)| *at),
+                });
+            }
+        };
         let [
             (board_at, board),
             (side_at, side),
@@ -156,10 +192,7 @@ impl Position {
             (white_at, white_off),
         ] = fields[..]
         else {
-            return Err(PositionParseError::FieldCount {
-                found: fields.len(),
-                at: fields.get(4).map(|(at, _)| *at),
-            });
+            unreachable!("four fields, split off above");
         };
         // Each row with the character it starts at.
         let mut rows = Vec::new();
@@ -246,7 +279,30 @@ impl Position {
             check_marble_total(color, marbles[color.index()].count_ones(), count)?;
             off[color.index()] = count;
         }
-        Ok(Position::from_parts(marbles, side, off, Rules::default()))
+        let position = Position::from_parts(marbles, side, off, Rules::default());
+        let Some(((ply_at, ply), (since_at, since))) = counters else {
+            return Ok(position);
+        };
+        let number = |counter: &'static str, text: &str, at: usize| {
+            text.parse::<u32>()
+                .ok()
+                .filter(|_| text.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| PositionParseError::BadPlyCounter {
+                    counter,
+                    found: cut(text, QUOTED_FIELD_CHARS),
+                    at,
+                })
+        };
+        let ply = number("plies played", ply, ply_at)?;
+        let since = number("plies since a push-off", since, since_at)?;
+        if since > ply {
+            return Err(PositionParseError::PliesSincePushOffExceedPly {
+                since,
+                ply,
+                at: since_at,
+            });
+        }
+        Ok(position.with_ply_counters(ply, since))
     }
 }
 
@@ -287,7 +343,11 @@ impl fmt::Display for Position {
             self.side_to_move().letter(),
             self.marbles_off(Color::Black),
             self.marbles_off(Color::White)
-        )
+        )?;
+        if self.ply() != 0 || self.plies_since_push_off() != 0 {
+            write!(f, " {} {}", self.ply(), self.plies_since_push_off())?;
+        }
+        Ok(())
     }
 }
 
@@ -307,6 +367,31 @@ mod tests {
         assert_eq!(position.at("G7".parse().unwrap()), Some(Color::White));
         assert_eq!(position.at("C2".parse().unwrap()), None);
         assert_eq!(position.side_to_move(), Color::Black);
+    }
+
+    #[test]
+    fn ply_counters_are_optional_and_round_trip() {
+        let text = "wwww1/wwwwww/2ww3/8/4b4/8/2bb3/bbbbbb/bbbbb w 0 1 57 12";
+        let position = Position::from_fen(text).unwrap();
+        assert_eq!((position.ply(), position.plies_since_push_off()), (57, 12));
+        assert_eq!(position.to_string(), text);
+        // Played on, the counters follow the game.
+        let start = Position::from_fen(STANDARD).unwrap();
+        let mv = start.legal_moves()[0];
+        let after = start.play(mv);
+        assert_eq!(after.ply(), 1);
+        assert_eq!(Position::from_fen(&after.to_string()), Ok(after));
+        // Zero counters print as the four-field form.
+        let zero = Position::from_fen(&format!("{STANDARD} 0 0")).unwrap();
+        assert_eq!(zero.to_string(), STANDARD);
+        assert!(error(&format!("{STANDARD} 5")).contains("found 5"));
+        assert!(error(&format!("{STANDARD} 5 x")).contains("plies since a push-off \"x\""));
+        assert!(error(&format!("{STANDARD} -1 0")).contains("plies played \"-1\""));
+        let text = error(&format!("{STANDARD} 3 4"));
+        assert!(
+            text.contains("cannot exceed the plies played (3)"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -342,6 +342,12 @@ fn aba_pro_spellings(mv: &RefMove) -> Vec<String> {
         .collect()
 }
 
+/// A position's text without its ply counters: the reference knows the
+/// board, the marbles off and the side to move, not the game's length.
+fn board_text(position: &Position) -> String {
+    position.with_ply_counters(0, 0).to_string()
+}
+
 /// Every way the engine disagrees with the reference about one position:
 /// reading and printing it, the number of legal moves, the set of child
 /// positions, and for each engine move its child, kind, push flags and
@@ -375,7 +381,7 @@ fn disagreements(reference: &RefPosition, ref_children: &[RefChild]) -> Vec<Stri
         .collect();
     let mut engine_by_child: BTreeMap<String, Move> = BTreeMap::new();
     for &mv in moves.iter() {
-        let child = engine.play(mv).to_string();
+        let child = board_text(&engine.play(mv));
         let ref_mv = ref_move_of(mv);
         if let Some(earlier) = engine_by_child.insert(child.clone(), mv) {
             problems.push(format!(
@@ -733,7 +739,7 @@ fn check_perft(name: &str, depth: u32) {
         })
         .collect();
     for (mv, count) in perft_divide(&engine, depth) {
-        let child = engine.play(mv).to_string();
+        let child = board_text(&engine.play(mv));
         match ref_divide.get(&child) {
             Some((_, ref_count)) if *ref_count == count => {}
             other => report.push(format!(
