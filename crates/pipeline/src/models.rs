@@ -8,6 +8,7 @@ use tch::Device;
 
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
+use crate::fsutil::temporary_path;
 use crate::rundir::RunDir;
 
 /// The device of the run's network.
@@ -30,14 +31,9 @@ pub fn save_model(
     config: &Config,
 ) -> Result<()> {
     let parent = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
-    if temp.exists() {
-        std::fs::remove_dir_all(&temp).map_err(PipelineError::io(&temp))?;
-    }
+    // Named with this process's host and id: a killed writer's folder is
+    // removed by the next start (`RunDir::remove_leftovers`).
+    let temp = temporary_path(path).map_err(PipelineError::io(path))?;
     net.save_checkpoint(&temp, training_step, Some(config.rules.rules()))
         .map_err(PipelineError::net(format!(
             "saving the model {}",
