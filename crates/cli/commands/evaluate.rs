@@ -2,12 +2,13 @@
 //! time): gates and rates every new candidate.
 
 use anyhow::Context;
-use sumito_pipeline::run::{evaluate, open_for_role};
+use sumito_pipeline::run::{RunCommand, evaluate, open_for_role};
 
 pub use super::selfplay::Args;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
-    evaluate(&run, &config, &args.options()?)
+    let open = open_for_role(&args.run_dir, args.config.as_deref(), RunCommand::Evaluate)?;
+    super::selfplay::print_notes(&open);
+    evaluate(&open, &args.options()?)
         .with_context(|| format!("the evaluator in {}", args.run_dir.display()))
 }

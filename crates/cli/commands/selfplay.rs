@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use sumito_pipeline::run::{RunOptions, open_for_role, selfplay};
+use sumito_pipeline::run::{OpenRun, RunCommand, RunOptions, open_for_role, selfplay};
 
 use super::interrupt::stop_flag_on_signal;
 
@@ -36,8 +36,17 @@ impl Args {
     }
 }
 
+/// Prints what opening the run did to it (leftovers removed, configuration
+/// updated); the run's log has it too.
+pub fn print_notes(open: &OpenRun) {
+    for note in &open.notes {
+        println!("{note}");
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
-    selfplay(&run, &config, &args.options()?)
+    let open = open_for_role(&args.run_dir, args.config.as_deref(), RunCommand::SelfPlay)?;
+    print_notes(&open);
+    selfplay(&open, &args.options()?)
         .with_context(|| format!("self-play in {}", args.run_dir.display()))
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use sumito_pipeline::run::{RunOptions, start_or_resume, train};
+use sumito_pipeline::run::{RunCommand, RunOptions, start_or_resume, train};
 
 use super::interrupt::stop_flag_on_signal;
 
@@ -36,10 +36,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             PathBuf::from("runs").join(name)
         }
     };
-    let (run, config, resumed) = start_or_resume(&run_dir, &args.config, args.fresh)?;
+    let open = start_or_resume(&run_dir, &args.config, args.fresh, RunCommand::Train)?;
+    super::selfplay::print_notes(&open);
     println!(
         "{} {} (config {})",
-        if resumed {
+        if open.resumed {
             "resuming the run in"
         } else {
             "starting a new run in"
@@ -52,5 +53,5 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         stop: stop_flag_on_signal()?,
         ..RunOptions::default()
     };
-    train(&run, &config, &options).with_context(|| format!("training in {}", run_dir.display()))
+    train(&open, &options).with_context(|| format!("training in {}", run_dir.display()))
 }

@@ -2,12 +2,13 @@
 //! trains as games arrive and writes candidates.
 
 use anyhow::Context;
-use sumito_pipeline::run::{open_for_role, trainer};
+use sumito_pipeline::run::{RunCommand, open_for_role, trainer};
 
 pub use super::selfplay::Args;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
-    trainer(&run, &config, &args.options()?)
+    let open = open_for_role(&args.run_dir, args.config.as_deref(), RunCommand::Trainer)?;
+    super::selfplay::print_notes(&open);
+    trainer(&open, &args.options()?)
         .with_context(|| format!("the trainer in {}", args.run_dir.display()))
 }

@@ -100,16 +100,6 @@ pub fn hostname() -> String {
     .clone()
 }
 
-/// Whether a process with this id runs on this machine. Where that cannot be
-/// known (no /proc), a process is assumed alive, which errs on the safe side
-/// for leases.
-pub fn process_alive(pid: u32) -> bool {
-    if !Path::new("/proc/self").exists() {
-        return true;
-    }
-    Path::new(&format!("/proc/{pid}")).exists()
-}
-
 /// Seconds since the Unix epoch.
 pub fn unix_seconds() -> f64 {
     std::time::SystemTime::now()

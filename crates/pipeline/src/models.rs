@@ -9,7 +9,7 @@ use tch::Device;
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
 use crate::fsutil::temporary_path;
-use crate::rundir::RunDir;
+use crate::rundir::{Removed, RunDir};
 
 /// The device of the run's network.
 pub fn device(config: &Config) -> Result<Device> {
@@ -80,4 +80,24 @@ pub fn ensure_initial_model(run: &RunDir, config: &Config, seed: u64) -> Result<
         run.set_best(0)?;
     }
     Ok(())
+}
+
+/// Removes the model folders (`models/gen-*`) that lack their manifest,
+/// which is written last: they can never load. (Models are written under a
+/// temporary name and renamed when complete, so only damage outside Sumito
+/// leaves one.) Call it holding the trainer role, which re-exports the
+/// current candidate if it was among them; returns what it removed.
+pub fn prune_incomplete(run: &RunDir) -> Result<Vec<Removed>> {
+    let mut removed = Vec::new();
+    for generation in run.model_generations()? {
+        let path = run.model_path(generation);
+        if path.is_dir() && !path.join(sumito_net::checkpoint::MANIFEST_FILE).is_file() {
+            std::fs::remove_dir_all(&path).map_err(PipelineError::io(&path))?;
+            removed.push(Removed {
+                path,
+                what: "an incomplete model",
+            });
+        }
+    }
+    Ok(removed)
 }
