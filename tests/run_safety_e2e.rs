@@ -51,13 +51,19 @@ fn aside_folders(root: &Path) -> Vec<String> {
         .collect()
 }
 
+/// `sumito train` on the run `scratch/run`, with a budget it never
+/// reaches, once `games` games are on disk.
+fn live_run(scratch: &Scratch, games: usize) -> (PathBuf, Child) {
+    let run_dir = scratch.0.join("run");
+    let mut child = spawn_train(&tiny_config(&scratch.0, 100_000), &run_dir);
+    wait_for_games(&run_dir, games, &mut child);
+    (run_dir, child)
+}
+
 #[test]
 fn fresh_refuses_to_delete_a_live_run_naming_its_process() {
     let scratch = Scratch::new("fresh-live");
-    let run_dir = scratch.0.join("run");
-    let endless = tiny_config(&scratch.0, 100_000);
-    let mut child = spawn_train(&endless, &run_dir);
-    wait_for_games(&run_dir, 4, &mut child);
+    let (run_dir, mut child) = live_run(&scratch, 4);
     let games = replay_files(&run_dir);
 
     let output = train(&tiny_config(&scratch.0, 1), &run_dir, &["--fresh"]);
@@ -151,10 +157,7 @@ fn a_fresh_killed_while_deleting_leaves_the_whole_run_or_none_and_is_finished() 
 #[test]
 fn a_refused_second_command_writes_nothing_into_the_run() {
     let scratch = Scratch::new("refused-writes");
-    let run_dir = scratch.0.join("run");
-    let endless = tiny_config(&scratch.0, 100_000);
-    let mut child = spawn_train(&endless, &run_dir);
-    wait_for_games(&run_dir, 2, &mut child);
+    let (run_dir, child) = live_run(&scratch, 2);
     let stored = std::fs::read_to_string(run_dir.join("config.toml")).unwrap();
     let changed = scratch.0.join("changed.toml");
     let changed_text = stored.replace("games = 4", "games = 6");
@@ -212,9 +215,7 @@ fn is_zombie(pid: u32) -> bool {
 #[test]
 fn a_restart_right_after_kill_9_is_accepted_while_the_killed_process_is_unreaped() {
     let scratch = Scratch::new("unreaped");
-    let run_dir = scratch.0.join("run");
-    let mut child = spawn_train(&tiny_config(&scratch.0, 100_000), &run_dir);
-    wait_for_games(&run_dir, 2, &mut child);
+    let (run_dir, mut child) = live_run(&scratch, 2);
     // Killed and not reaped: its /proc entry stays, as when its parent died
     // too and nothing reaps orphans.
     signal(child.id(), "KILL");
@@ -407,7 +408,7 @@ fn kill_9_at_random_moments_loses_no_game_and_the_run_resumes_at_once() {
             // so, what the killed processes left is gone. (Killed early, the
             // first one may not have made the run yet: then this one does.)
             assert!(
-                lines.wait_for("the run in ", Duration::from_secs(30)),
+                lines.wait_for(" run in ", Duration::from_secs(30)),
                 "round {round}: {:?}",
                 lines.seen
             );
