@@ -2,71 +2,19 @@
 //! configuration: a whole run, a run killed (SIGKILL) mid-generation and
 //! resumed, a corrupted replay file, and configuration errors.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
 
-use sumito_pipeline::replay::files::list_games;
 use sumito_pipeline::replay::format::decode_game;
 use sumito_pipeline::tensorboard::read_events;
 
 mod common;
+#[path = "common/training.rs"]
+mod training;
 
 use common::Scratch;
-
-const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The tiny config with `generations` generations, written into `dir`.
-fn tiny_config(dir: &Path, generations: u32) -> PathBuf {
-    let text = std::fs::read_to_string(repo().join("configs/tiny.toml")).unwrap();
-    let text = text.replace("generations = 2", &format!("generations = {generations}"));
-    let path = dir.join(format!("tiny-{generations}.toml"));
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn train(config: &Path, run_dir: &Path, extra: &[&str]) -> Output {
-    Command::new(SUMITO)
-        .args(["train", "--no-progress", "--config"])
-        .arg(config)
-        .arg("--run-dir")
-        .arg(run_dir)
-        .args(extra)
-        .env("OMP_WAIT_POLICY", "PASSIVE")
-        .output()
-        .unwrap()
-}
-
-/// `sumito train` started in the background, its output captured (a few
-/// lines: no progress bars).
-fn spawn_train(config: &Path, run_dir: &Path) -> Child {
-    Command::new(SUMITO)
-        .args(["train", "--no-progress", "--config"])
-        .arg(config)
-        .arg("--run-dir")
-        .arg(run_dir)
-        .env("OMP_WAIT_POLICY", "PASSIVE")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn replay_files(run_dir: &Path) -> Vec<PathBuf> {
-    list_games(&run_dir.join("replay")).unwrap()
-}
+use training::{replay_files, repo, spawn_train, text, tiny_config, train, wait_for_games};
 
 /// Checks the files a finished run of `generations` generations must hold.
 fn check_finished_run(run_dir: &Path, generations: u32) {
@@ -178,15 +126,7 @@ fn a_run_killed_mid_generation_resumes_without_losing_games() {
     let config = tiny_config(&scratch.0, 2);
     let mut child = spawn_train(&config, &run_dir);
     // Kill it (SIGKILL) once some games of the second generation are on disk.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while replay_files(&run_dir).len() < 10 {
-        assert!(Instant::now() < deadline, "no games appeared");
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the run ended before it could be killed"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_games(&run_dir, 10, &mut child);
     child.kill().unwrap();
     child.wait().unwrap();
     let survivors = replay_files(&run_dir);
@@ -219,13 +159,9 @@ fn an_interrupted_run_stops_at_a_safe_point_and_resumes() {
     // the usual two generations.
     let endless = tiny_config(&scratch.0, 1000);
     let config = tiny_config(&scratch.0, 2);
-    let child = spawn_train(&endless, &run_dir);
+    let mut child = spawn_train(&endless, &run_dir);
     // Interrupt it (SIGINT, as Ctrl-C does) once some games are on disk.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while replay_files(&run_dir).len() < 4 {
-        assert!(Instant::now() < deadline, "no games appeared");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_games(&run_dir, 4, &mut child);
     let signalled = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

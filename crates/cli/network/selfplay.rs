@@ -4,7 +4,7 @@
 //! command (`sumito_cli::commands::selfplay::Args`).
 
 use anyhow::Context;
-use sumito_pipeline::run::{RunOptions, open_for_role, selfplay};
+use sumito_pipeline::run::{OpenRun, RunCommand, RunOptions, open_for_role, selfplay};
 
 use sumito_cli::commands::selfplay::Args;
 
@@ -19,8 +19,17 @@ pub fn options(args: &Args) -> anyhow::Result<RunOptions> {
     })
 }
 
+/// Prints what opening the run did to it (leftovers removed, configuration
+/// updated); the run's log has it too.
+pub fn print_notes(open: &OpenRun) {
+    for note in &open.notes {
+        println!("{note}");
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let (run, config) = open_for_role(&args.run_dir, args.config.as_deref())?;
-    selfplay(&run, &config, &options(&args)?)
+    let open = open_for_role(&args.run_dir, args.config.as_deref(), RunCommand::SelfPlay)?;
+    print_notes(&open);
+    selfplay(&open, &options(&args)?)
         .with_context(|| format!("self-play in {}", args.run_dir.display()))
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sumito_pipeline::run::{RunOptions, start_or_resume, train};
+use sumito_pipeline::run::{RunCommand, RunOptions, start_or_resume, train};
 
 use sumito_cli::commands::train::Args;
 
@@ -21,10 +21,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             PathBuf::from("runs").join(name)
         }
     };
-    let (run, config, resumed) = start_or_resume(&run_dir, &args.config, args.fresh)?;
+    let open = start_or_resume(&run_dir, &args.config, args.fresh, RunCommand::Train)?;
+    super::selfplay::print_notes(&open);
     println!(
         "{} {} (config {})",
-        if resumed {
+        if open.resumed {
             "resuming the run in"
         } else {
             "starting a new run in"
@@ -37,5 +38,5 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         stop: stop_flag_on_signal()?,
         ..RunOptions::default()
     };
-    train(&run, &config, &options).with_context(|| format!("training in {}", run_dir.display()))
+    train(&open, &options).with_context(|| format!("training in {}", run_dir.display()))
 }

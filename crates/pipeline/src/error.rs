@@ -29,6 +29,15 @@ pub enum PipelineError {
     Evaluation(String),
     #[error(transparent)]
     Events(#[from] crate::tensorboard::EventError),
+    /// A changed configuration could not be taken over: only the holder of
+    /// the trainer role changes it.
+    #[error(
+        "{config} differs from the run's configuration, which only the run's trainer may change"
+    )]
+    ConfigChange {
+        config: PathBuf,
+        source: crate::rundir::RunDirError,
+    },
     /// Another process took over a single-writer role of the run.
     #[error("lost the {0} lease of the run directory to another process; stopping")]
     LeaseLost(String),

@@ -1,30 +1,19 @@
 //! Small file-system helpers shared by every file this crate writes: atomic
-//! replacement, host and process identity (for leases and file names).
+//! replacement, temporary names that say who wrote them, host identity (for
+//! leases and file names).
 
 use std::fs::{self, File};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Writes `bytes` to `path` so that readers (and a process killed at any
 /// moment) see either the old file or the whole new one: the data goes to a
-/// temporary name in the same directory, is flushed to disk, then renamed
-/// over `path`, and the directory entry is flushed too.
+/// temporary name in the same directory ([`temporary_path`]), is flushed to
+/// disk, then renamed over `path`, and the directory entry is flushed too.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| {
-        std::io::Error::new(std::io::ErrorKind::InvalidInput, "path has no file name")
-    })?;
-    let temp = dir.join(format!(
-        ".{}.{}-{}.tmp",
-        name.to_string_lossy(),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+    let dir = parent_dir(path);
+    let temp = temporary_path(path)?;
     let result = (|| {
         let mut file = File::create(&temp)?;
         file.write_all(bytes)?;
@@ -43,37 +32,72 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// The folder `path` is in (`.` for a bare name).
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// A fresh temporary name beside `path` for a file or folder that will be
+/// renamed to `path`: `.NAME.HOST-PID-N.tmp`. The writer's host and process
+/// id in the name let a later process tell the leftover of a killed writer
+/// (removed on start, see `RunDir::remove_leftovers`) from a write under way.
+pub fn temporary_path(path: &Path) -> std::io::Result<PathBuf> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "path has no file name")
+    })?;
+    Ok(parent_dir(path).join(format!(
+        ".{}.{}-{}-{}.tmp",
+        name.to_string_lossy(),
+        hostname(),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )))
+}
+
 /// Whether `name` is a temporary file left by an interrupted [`write_atomic`].
 pub fn is_temporary(name: &str) -> bool {
     name.starts_with('.') && name.ends_with(".tmp")
 }
 
-/// This machine's host name, reduced to characters safe in file names.
-pub fn hostname() -> String {
-    let raw = fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_default();
-    let clean: String = raw
-        .trim()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-        .collect();
-    if clean.is_empty() {
-        "host".to_owned()
-    } else {
-        clean
-    }
+/// The host and process id that wrote the temporary file `name` (named by
+/// [`temporary_path`]); `None` for any other name, including temporaries of
+/// older versions, which named no host.
+pub fn temporary_writer(name: &str) -> Option<(&str, u32)> {
+    let stem = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (_, writer) = stem.rsplit_once('.')?;
+    let mut parts = writer.rsplitn(3, '-');
+    let counter = parts.next()?;
+    let pid = parts.next()?.parse().ok()?;
+    let host = parts.next()?;
+    let host_ok = !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    (host_ok && !counter.is_empty() && counter.bytes().all(|b| b.is_ascii_digit()))
+        .then_some((host, pid))
 }
 
-/// Whether a process with this id runs on this machine. Where that cannot be
-/// known (no /proc), a process is assumed alive, which errs on the safe side
-/// for leases.
-pub fn process_alive(pid: u32) -> bool {
-    if !Path::new("/proc/self").exists() {
-        return true;
-    }
-    Path::new(&format!("/proc/{pid}")).exists()
+/// This machine's host name, reduced to characters safe in file names
+/// (ASCII letters, digits and `-`), read once.
+pub fn hostname() -> String {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let raw = fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .unwrap_or_default();
+        let clean: String = raw
+            .trim()
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if clean.is_empty() {
+            "host".to_owned()
+        } else {
+            clean
+        }
+    })
+    .clone()
 }
 
 /// Seconds since the Unix epoch.
@@ -142,8 +166,24 @@ mod tests {
     }
 
     #[test]
-    fn own_process_is_alive() {
-        assert!(process_alive(std::process::id()));
+    fn temporary_names_carry_their_writer() {
+        let temp = temporary_path(Path::new("runs/x/replay/1-h-2-000003.game")).unwrap();
+        let name = temp.file_name().unwrap().to_str().unwrap();
+        assert!(is_temporary(name), "{name}");
+        assert_eq!(temp.parent(), Some(Path::new("runs/x/replay")));
+        assert_eq!(
+            temporary_writer(name),
+            Some((hostname().as_str(), std::process::id()))
+        );
+        assert_eq!(
+            temporary_writer(".state.json.my-host-2-77-5.tmp"),
+            Some(("my-host-2", 77))
+        );
+        // Older versions named no host: their writer is unknown.
+        assert_eq!(temporary_writer(".state.json.77-5.tmp"), None);
+        assert_eq!(temporary_writer(".gen-000001.1234.tmp"), None);
+        assert_eq!(temporary_writer("state.json"), None);
+        assert_eq!(temporary_writer(".a.b c-1-2.tmp"), None);
     }
 
     #[test]

@@ -8,7 +8,8 @@ use tch::Device;
 
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
-use crate::rundir::RunDir;
+use crate::fsutil::temporary_path;
+use crate::rundir::{Removed, RunDir};
 
 /// The device of the run's network.
 pub fn device(config: &Config) -> Result<Device> {
@@ -30,14 +31,9 @@ pub fn save_model(
     config: &Config,
 ) -> Result<()> {
     let parent = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
-    if temp.exists() {
-        std::fs::remove_dir_all(&temp).map_err(PipelineError::io(&temp))?;
-    }
+    // Named with this process's host and id: a killed writer's folder is
+    // removed by the next start (`RunDir::remove_leftovers`).
+    let temp = temporary_path(path).map_err(PipelineError::io(path))?;
     net.save_checkpoint(&temp, training_step, Some(config.rules.rules()))
         .map_err(PipelineError::net(format!(
             "saving the model {}",
@@ -84,4 +80,24 @@ pub fn ensure_initial_model(run: &RunDir, config: &Config, seed: u64) -> Result<
         run.set_best(0)?;
     }
     Ok(())
+}
+
+/// Removes the model folders (`models/gen-*`) that lack their manifest,
+/// which is written last: they can never load. (Models are written under a
+/// temporary name and renamed when complete, so only damage outside Sumito
+/// leaves one.) Call it holding the trainer role, which re-exports the
+/// current candidate if it was among them; returns what it removed.
+pub fn prune_incomplete(run: &RunDir) -> Result<Vec<Removed>> {
+    let mut removed = Vec::new();
+    for generation in run.model_generations()? {
+        let path = run.model_path(generation);
+        if path.is_dir() && !path.join(sumito_net::checkpoint::MANIFEST_FILE).is_file() {
+            std::fs::remove_dir_all(&path).map_err(PipelineError::io(&path))?;
+            removed.push(Removed {
+                path,
+                what: "an incomplete model",
+            });
+        }
+    }
+    Ok(removed)
 }

@@ -20,13 +20,81 @@ use crate::evaluation::{
 };
 use crate::models::{device, ensure_initial_model, load_model};
 use crate::ratings::model_name;
-use crate::rundir::{RunDir, read_json, write_json};
+use crate::rundir::{Leases, RunDir, RunDirError, read_json, write_json};
 use crate::selfplay::{SelfPlayStats, WorkerSettings, play_games};
 use crate::tensorboard::EventWriter;
 use crate::trainer::TrainerRole;
 
-/// How long a single-writer role's lease lasts without renewal.
-pub const LEASE_TTL: Duration = Duration::from_secs(60);
+/// The command working on a run: which leases it holds, and how the log
+/// and lease records name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunCommand {
+    /// `sumito train`: the whole loop, holding both single-writer roles.
+    Train,
+    /// `sumito trainer`: the trainer role.
+    Trainer,
+    /// `sumito evaluate`: the evaluator role.
+    Evaluate,
+    /// `sumito selfplay`: no single-writer role (any number run at once).
+    SelfPlay,
+}
+
+impl RunCommand {
+    /// The name of the command (and of its lines in the run's log).
+    pub fn name(self) -> &'static str {
+        match self {
+            RunCommand::Train => "train",
+            RunCommand::Trainer => "trainer",
+            RunCommand::Evaluate => "evaluate",
+            RunCommand::SelfPlay => "selfplay",
+        }
+    }
+
+    /// The single-writer roles it holds for as long as it runs.
+    pub fn roles(self) -> &'static [&'static str] {
+        match self {
+            RunCommand::Train => &[TRAINER, EVALUATOR],
+            RunCommand::Trainer => &[TRAINER],
+            RunCommand::Evaluate => &[EVALUATOR],
+            RunCommand::SelfPlay => &[],
+        }
+    }
+
+    fn label(self) -> String {
+        format!("sumito {}", self.name())
+    }
+}
+
+/// The single-writer role that trains, writes candidates and owns the run's
+/// configuration and checkpoints.
+pub const TRAINER: &str = "trainer";
+/// The single-writer role that evaluates candidates and promotes them.
+pub const EVALUATOR: &str = "evaluator";
+
+/// A run opened by a command, with the leases the command holds for as long
+/// as it works on it (taken before anything was written into the run).
+#[derive(Debug)]
+pub struct OpenRun {
+    pub run: RunDir,
+    pub config: Config,
+    /// Whether the run existed before (false: this command created it).
+    pub resumed: bool,
+    /// What the command did to the run directory before working on it
+    /// (leftovers removed, configuration updated), one line each, also in
+    /// the run's log.
+    pub notes: Vec<String>,
+    leases: Leases,
+}
+
+impl OpenRun {
+    /// An error once another process took over one of the command's roles.
+    fn check_leases(&self) -> Result<()> {
+        match self.leases.lost() {
+            Some(role) => Err(PipelineError::LeaseLost(role.to_owned())),
+            None => Ok(()),
+        }
+    }
+}
 
 /// Options of every role.
 #[derive(Debug, Clone)]
@@ -428,16 +496,9 @@ fn summary_line(
 
 /// `sumito train`: the whole loop in one process, until the budget is spent
 /// or `options.stop` is set.
-pub fn train(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> {
-    let trainer_lease = run.acquire_lease("trainer", LEASE_TTL)?;
-    let evaluator_lease = run.acquire_lease("evaluator", LEASE_TTL)?;
-    let lease_check = || {
-        if trainer_lease.is_lost() || evaluator_lease.is_lost() {
-            Err(PipelineError::LeaseLost("trainer".into()))
-        } else {
-            Ok(())
-        }
-    };
+pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
+    let (run, config) = (&open.run, &open.config);
+    let lease_check = || open.check_leases();
     prepare(run, config)?;
     let ui = Ui::new(options);
     let mut events = EventWriter::create(&run.tensorboard_dir(), "train")?;
@@ -538,7 +599,8 @@ pub fn train(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> 
 /// `sumito selfplay`: plays games with the newest best model, forever (or
 /// until `budget.games` games are in the run, or `options.stop`). Any
 /// number may run at once, on any machine that sees the run directory.
-pub fn selfplay(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> {
+pub fn selfplay(open: &OpenRun, options: &RunOptions) -> Result<()> {
+    let (run, config) = (&open.run, &open.config);
     configure_threads(&config.net.threads)
         .map_err(PipelineError::net("configuring libtorch threads"))?;
     let ui = Ui::new(options);
@@ -581,15 +643,9 @@ pub fn selfplay(run: &RunDir, config: &Config, options: &RunOptions) -> Result<(
 
 /// `sumito trainer`: trains as games arrive and writes a candidate after
 /// each generation's worth of games (promoting it at once when gating is off).
-pub fn trainer(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> {
-    let lease = run.acquire_lease("trainer", LEASE_TTL)?;
-    let lease_check = || {
-        if lease.is_lost() {
-            Err(PipelineError::LeaseLost("trainer".into()))
-        } else {
-            Ok(())
-        }
-    };
+pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
+    let (run, config) = (&open.run, &open.config);
+    let lease_check = || open.check_leases();
     prepare(run, config)?;
     let ui = Ui::new(options);
     let mut events = EventWriter::create(&run.tensorboard_dir(), "trainer")?;
@@ -635,16 +691,14 @@ pub fn trainer(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()
 }
 
 /// `sumito evaluate`: evaluates every candidate as it appears.
-pub fn evaluate(run: &RunDir, config: &Config, options: &RunOptions) -> Result<()> {
-    let lease = run.acquire_lease("evaluator", LEASE_TTL)?;
+pub fn evaluate(open: &OpenRun, options: &RunOptions) -> Result<()> {
+    let (run, config) = (&open.run, &open.config);
     configure_threads(&config.net.threads)
         .map_err(PipelineError::net("configuring libtorch threads"))?;
     let ui = Ui::new(options);
     let mut events = EventWriter::create(&run.tensorboard_dir(), "evaluate")?;
     while !ui.stopping() {
-        if lease.is_lost() {
-            return Err(PipelineError::LeaseLost("evaluator".into()));
-        }
+        open.check_leases()?;
         reconcile_best(run)?;
         let pending = pending_candidates(run)?;
         if pending.is_empty() {
@@ -669,63 +723,148 @@ pub fn evaluate(run: &RunDir, config: &Config, options: &RunOptions) -> Result<(
     Ok(())
 }
 
-/// Opens an existing run and its stored configuration (for the role commands).
-pub fn open_run(root: &std::path::Path) -> Result<(RunDir, Config)> {
+/// Opens the existing run in `root` for `command`, with its stored
+/// configuration (for the role commands without `--config`).
+pub fn open_run(root: &std::path::Path, command: RunCommand) -> Result<OpenRun> {
     let run = RunDir::open(root)?;
+    let leases = run.enter(&command.label(), command.roles())?;
     let config = Config::load(&run.config_path())?;
-    Ok((run, config))
+    let mut open = OpenRun {
+        run,
+        config,
+        resumed: true,
+        notes: Vec::new(),
+        leases,
+    };
+    clean_up(&mut open, command)?;
+    Ok(open)
 }
 
 /// Starts a run in `root` with the configuration at `config_path`, or
-/// resumes the run already there. `fresh` deletes an existing run first.
-/// A changed configuration is taken over (and logged) unless it changes the
-/// network's shape or the rules, which would make the run's files
-/// meaningless; that is refused with the reason.
+/// resumes the run already there, for `command`. `fresh` deletes an existing
+/// run first (see [`RunDir::delete`]: refused while another process works on
+/// it). Nothing is written into an existing run before the command holds
+/// its leases. A changed configuration is taken over (and logged) by the
+/// holder of the trainer role (a command without it takes the role for the
+/// moment, and is refused while another process holds it), unless it
+/// changes the network's shape or the rules, which would make the run's
+/// files meaningless; that is refused with the reason.
 pub fn start_or_resume(
     root: &std::path::Path,
     config_path: &std::path::Path,
     fresh: bool,
-) -> Result<(RunDir, Config, bool)> {
+    command: RunCommand,
+) -> Result<OpenRun> {
     let text =
         std::fs::read_to_string(config_path).map_err(|source| crate::config::ConfigError::Io {
             path: config_path.to_owned(),
             cause: source,
         })?;
     let config = Config::parse(&text, config_path)?;
-    if fresh {
-        RunDir::delete(root)?;
-    }
-    if !RunDir::exists(root) {
-        let run = RunDir::create(root, &text)?;
-        run.log("train", &format!("new run with {}", config_path.display()))?;
-        return Ok((run, config, false));
-    }
+    let mut notes = Vec::new();
+    let finished = if fresh {
+        let finished = RunDir::delete(root)?;
+        notes.push(format!("deleted the run in {} (--fresh)", root.display()));
+        finished
+    } else {
+        crate::rundir::finish_interrupted(root)?
+    };
+    notes.extend(finished.iter().map(|removed| format!("removed {removed}")));
+    // Another process may create the run at the same moment: then this one
+    // resumes it.
+    let created = !RunDir::exists(root)
+        && match RunDir::create(root, &text) {
+            Ok(_) => true,
+            Err(RunDirError::AlreadyExists { .. }) => false,
+            Err(err) => return Err(err.into()),
+        };
     let run = RunDir::open(root)?;
+    let leases = run.enter(&command.label(), command.roles())?;
+    let mut open = OpenRun {
+        run,
+        config,
+        resumed: !created,
+        notes,
+        leases,
+    };
+    for note in &open.notes {
+        open.run.log(command.name(), note)?;
+    }
+    if created {
+        open.run.log(
+            command.name(),
+            &format!("new run with {}", config_path.display()),
+        )?;
+    } else {
+        update_config(&mut open, &text, config_path, command)?;
+    }
+    clean_up(&mut open, command)?;
+    Ok(open)
+}
+
+/// Takes over the configuration `text` (read from `config_path`) if it
+/// differs from the run's; see [`start_or_resume`].
+fn update_config(
+    open: &mut OpenRun,
+    text: &str,
+    config_path: &std::path::Path,
+    command: RunCommand,
+) -> Result<()> {
+    let run = &open.run;
     let stored_text = std::fs::read_to_string(run.config_path())
         .map_err(PipelineError::io(&run.config_path()))?;
-    if stored_text != text {
-        let stored = Config::parse(&stored_text, &run.config_path())?;
-        let incompatible = |what: &str| crate::rundir::RunDirError::Incompatible {
-            path: root.to_owned(),
-            reason: format!(
-                "{} changes {what} of the run ({}); use the run's own config, or --fresh to start over",
-                config_path.display(),
-                run.config_path().display()
-            ),
-        };
-        if stored.net.model != config.net.model {
-            return Err(incompatible("[net.model]").into());
-        }
-        if stored.rules.rules() != config.rules.rules() {
-            return Err(incompatible("the game's [rules]").into());
-        }
-        run.write_config(&text)?;
-        run.log(
-            "train",
-            &format!("configuration updated from {}", config_path.display()),
-        )?;
+    if stored_text == text {
+        return Ok(());
     }
-    Ok((run, config, true))
+    let stored = Config::parse(&stored_text, &run.config_path())?;
+    let incompatible = |what: &str| RunDirError::Incompatible {
+        path: run.root().to_owned(),
+        reason: format!(
+            "{} changes {what} of the run ({}); use the run's own config, or --fresh to start over",
+            config_path.display(),
+            run.config_path().display()
+        ),
+    };
+    if stored.net.model != open.config.net.model {
+        return Err(incompatible("[net.model]").into());
+    }
+    if stored.rules.rules() != open.config.rules.rules() {
+        return Err(incompatible("the game's [rules]").into());
+    }
+    let _trainer = if open.leases.holds(TRAINER) {
+        None
+    } else {
+        Some(
+            run.acquire_lease(TRAINER, &command.label())
+                .map_err(|source| PipelineError::ConfigChange {
+                    config: config_path.to_owned(),
+                    source,
+                })?,
+        )
+    };
+    run.write_config(text)?;
+    let note = format!("configuration updated from {}", config_path.display());
+    run.log(command.name(), &note)?;
+    open.notes.push(note);
+    Ok(())
+}
+
+/// Removes what killed processes left in the run (see
+/// [`RunDir::remove_leftovers`]), and with the trainer role the trainer's
+/// incomplete or superseded checkpoints and incomplete models; logs it.
+fn clean_up(open: &mut OpenRun, command: RunCommand) -> Result<()> {
+    let run = &open.run;
+    let mut removed = run.remove_leftovers()?;
+    if open.leases.holds(TRAINER) {
+        removed.extend(crate::trainer::prune_checkpoints(run)?);
+        removed.extend(crate::models::prune_incomplete(run)?);
+    }
+    for removed in removed {
+        let note = format!("removed {removed}");
+        run.log(command.name(), &note)?;
+        open.notes.push(note);
+    }
+    Ok(())
 }
 
 /// The run a role command works on: created or updated from `config_path`
@@ -733,9 +872,10 @@ pub fn start_or_resume(
 pub fn open_for_role(
     root: &std::path::Path,
     config_path: Option<&std::path::Path>,
-) -> Result<(RunDir, Config)> {
+    command: RunCommand,
+) -> Result<OpenRun> {
     match config_path {
-        Some(path) => start_or_resume(root, path, false).map(|(run, config, _)| (run, config)),
-        None => open_run(root),
+        Some(path) => start_or_resume(root, path, false, command),
+        None => open_run(root, command),
     }
 }

@@ -15,18 +15,34 @@
 //! evaluations/gen-NNNNNN.json  gating decision and rating games of candidate N
 //! elo.json, elo.txt         the Elo table over every evaluation game so far
 //! tensorboard/              TensorBoard event files, one per process and role
-//! leases/ROLE.json          which process holds a single-writer role
+//! leases/                   who works on the run and holds each role (see [`lease`])
 //! ```
+//!
+//! A run is created under a temporary name beside it and renamed into place
+//! when complete, and deleted by being renamed aside and then removed, each
+//! only while holding every lease of the run; what a killed process leaves
+//! is removed by later ones (see [`leftovers`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::fsutil::{hostname, process_alive, unix_seconds, utc_timestamp, write_atomic};
+use crate::fsutil::{hostname, utc_timestamp, write_atomic};
+
+pub mod lease;
+pub mod leftovers;
+
+pub use lease::Holder;
+use lease::{HeldLease, LeaseBackend, LocalLeases, Mode, OPEN, process_lease};
+use leftovers::{CREATING, DELETING, aside_path, parent_of, remove_tree};
+pub use leftovers::{Removed, finish_interrupted};
+
+/// How long a lease lasts without renewal: a holder on another machine that
+/// has not renewed its lease for this long is presumed dead. (On the same
+/// machine the OS lock tells at once.)
+pub const LEASE_TTL: Duration = Duration::from_secs(60);
 
 /// The marker in `run.json`.
 pub const RUN_FORMAT: &str = "sumito-run";
@@ -53,17 +69,45 @@ pub enum RunDirError {
     Incompatible { path: PathBuf, reason: String },
     #[error("{path} is malformed: {problem}")]
     Malformed { path: PathBuf, problem: String },
-    #[error(
-        "the {role} role of {path} is held by process {pid} on {host} (lease renewed {age:.0} s ago); stop it first, or wait {wait:.0} s if it died"
-    )]
+    #[error("the {role} role of {path} is held by {}", busy_holder(holder))]
     Busy {
         path: PathBuf,
         role: String,
-        host: String,
-        pid: u32,
-        age: f64,
-        wait: f64,
+        /// `None` while the holder has not yet written who it is. (Boxed:
+        /// every result of the crate carries this error's size.)
+        holder: Option<Box<Holder>>,
     },
+    #[error("cannot delete {path}: {}", in_use_by(holders))]
+    InUse { path: PathBuf, holders: Vec<Holder> },
+    #[error("{path} is being deleted by another process; run the command again once it is done")]
+    BeingDeleted { path: PathBuf },
+    #[error("{path} names no folder; give the run directory as a path ending in its name")]
+    NoName { path: PathBuf },
+}
+
+fn busy_holder(holder: &Option<Box<Holder>>) -> String {
+    match holder.as_deref() {
+        Some(holder @ Holder { renewed: None, .. }) => format!("{holder}; stop it first"),
+        Some(
+            holder @ Holder {
+                renewed: Some((_, wait)),
+                ..
+            },
+        ) => format!("{holder}; stop it first, or wait {wait:.0} s if it died"),
+        None => "another process that is starting up; try again in a moment".to_owned(),
+    }
+}
+
+fn in_use_by(holders: &[Holder]) -> String {
+    if holders.is_empty() {
+        return "another process is working on it; stop it first".to_owned();
+    }
+    let names: Vec<String> = holders.iter().map(Holder::to_string).collect();
+    format!(
+        "it is in use by {}; stop {} first",
+        names.join(", "),
+        if holders.len() == 1 { "it" } else { "them" }
+    )
 }
 
 type Result<T> = std::result::Result<T, RunDirError>;
@@ -96,32 +140,62 @@ impl RunDir {
     }
 
     /// Creates a new run in `root`, which must not exist or be empty, storing
-    /// `config_text` as its configuration.
+    /// `config_text` as its configuration. The run is built beside `root`
+    /// (`.NAME.creating-HOST-PID`) and renamed into place when complete, so
+    /// `root` never holds half a run.
     pub fn create(root: &Path, config_text: &str) -> Result<RunDir> {
-        if root.exists() {
-            let mut entries = std::fs::read_dir(root).map_err(io_error(root))?;
-            if entries.next().is_some() {
-                return Err(if Self::exists(root) {
-                    RunDirError::AlreadyExists {
-                        path: root.to_owned(),
-                    }
-                } else {
-                    RunDirError::Foreign {
-                        path: root.to_owned(),
-                    }
-                });
-            }
+        Self::check_unused(root)?;
+        let parent = parent_of(root);
+        std::fs::create_dir_all(parent).map_err(io_error(parent))?;
+        let staging = aside_path(root, CREATING)?;
+        // A folder of this name is a leftover of a process that had this id.
+        remove_tree(&staging).map_err(io_error(&staging))?;
+        std::fs::create_dir(&staging).map_err(io_error(&staging))?;
+        let built = Self::build(&staging, config_text, root);
+        if built.is_err() {
+            let _ = remove_tree(&staging);
         }
-        let run = RunDir {
+        built?;
+        Ok(RunDir {
             root: root.to_owned(),
+        })
+    }
+
+    /// Refuses a `root` that holds anything.
+    fn check_unused(root: &Path) -> Result<()> {
+        if !root.exists() {
+            return Ok(());
+        }
+        let mut entries = std::fs::read_dir(root).map_err(io_error(root))?;
+        if entries.next().is_none() {
+            return Ok(());
+        }
+        Err(if Self::exists(root) {
+            RunDirError::AlreadyExists {
+                path: root.to_owned(),
+            }
+        } else {
+            RunDirError::Foreign {
+                path: root.to_owned(),
+            }
+        })
+    }
+
+    /// Fills the new run folder `staging`, then renames it to `root`.
+    fn build(staging: &Path, config_text: &str, root: &Path) -> Result<()> {
+        let run = RunDir {
+            root: staging.to_owned(),
         };
+        std::fs::create_dir(run.leases_dir()).map_err(io_error(&run.leases_dir()))?;
+        // Held until the run has its name: shows that the folder is being
+        // made (see `leftovers::finish_interrupted`).
+        let _building = run.lease_backend().acquire(OPEN, Mode::Exclusive, "")?;
         for dir in [
             run.models_dir(),
             run.replay_dir(),
             run.evaluations_dir(),
             run.trainer_dir(),
             run.tensorboard_dir(),
-            run.leases_dir(),
         ] {
             std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
         }
@@ -132,11 +206,19 @@ impl RunDir {
             created: utc_timestamp(),
             created_by: format!("sumito {}", env!("CARGO_PKG_VERSION")),
         };
-        // run.json goes last: a directory without it was never a complete run.
-        write_json(&root.join("run.json"), &marker)?;
-        Ok(run)
+        write_json(&staging.join("run.json"), &marker)?;
+        // Onto a missing or empty `root`; fails if another process made a
+        // run there meanwhile.
+        if let Err(source) = std::fs::rename(staging, root) {
+            Self::check_unused(root)?;
+            return Err(RunDirError::Io {
+                path: root.to_owned(),
+                cause: source,
+            });
+        }
+        sync_dir(parent_of(root));
+        Ok(())
     }
-
     /// Opens an existing run, refusing one written in another format version.
     pub fn open(root: &Path) -> Result<RunDir> {
         let marker_path = root.join("run.json");
@@ -173,23 +255,67 @@ impl RunDir {
     }
 
     /// Deletes the run in `root` (for `--fresh`), refusing to delete a
-    /// non-empty directory that is not a run.
-    pub fn delete(root: &Path) -> Result<()> {
+    /// non-empty directory that is not a run. It first takes every lease of
+    /// the run, refusing while another process holds one (and naming it),
+    /// then renames the run aside (`.NAME.deleting-HOST-PID`) and removes it
+    /// there: killed at any point, it leaves either the whole run, or no run
+    /// and that folder, which the next creation or deletion of the run
+    /// removes ([`finish_interrupted`]). Returns the leftovers of earlier
+    /// interrupted creations and deletions it removed first.
+    pub fn delete(root: &Path) -> Result<Vec<Removed>> {
+        let finished = finish_interrupted(root)?;
         if !root.exists() {
-            return Ok(());
+            return Ok(finished);
         }
         let empty = std::fs::read_dir(root)
             .map_err(io_error(root))?
             .next()
             .is_none();
-        if !empty && !Self::exists(root) {
+        if empty {
+            std::fs::remove_dir(root).map_err(io_error(root))?;
+            return Ok(finished);
+        }
+        if !Self::exists(root) {
             return Err(RunDirError::Foreign {
                 path: root.to_owned(),
             });
         }
-        std::fs::remove_dir_all(root).map_err(io_error(root))
+        // Not `open`: a run of another format version is deleted all the same.
+        let run = RunDir {
+            root: root.to_owned(),
+        };
+        let held = run.lease_backend().acquire_all()?;
+        let aside = aside_path(root, DELETING)?;
+        std::fs::rename(root, &aside).map_err(io_error(root))?;
+        sync_dir(parent_of(root));
+        // The leases stay held (in the moved folder) until it is gone.
+        remove_tree(&aside).map_err(io_error(&aside))?;
+        drop(held);
+        Ok(finished)
     }
 
+    /// The lease backend of this run's storage: file locks for a path.
+    fn lease_backend(&self) -> Box<dyn LeaseBackend> {
+        Box::new(LocalLeases::new(&self.root, LEASE_TTL))
+    }
+
+    /// Takes the leases `command` (e.g. `sumito train`, for messages) holds
+    /// while it works on the run: the shared `open` lease that keeps the run
+    /// from being deleted, this process's own lease, then each of `roles`
+    /// (single-writer roles such as "trainer"), refusing while another
+    /// process holds one. Take them before writing anything into the run.
+    pub fn enter(&self, command: &str, roles: &[&str]) -> Result<Leases> {
+        let backend = self.lease_backend();
+        let own = process_lease(&hostname(), std::process::id());
+        let mut held = vec![
+            Lease::new(OPEN, backend.acquire(OPEN, Mode::Shared, command)?),
+            Lease::new(&own, backend.acquire(&own, Mode::Exclusive, command)?),
+        ];
+        for role in roles {
+            held.push(self.acquire_lease(role, command)?);
+        }
+        Ok(Leases { held })
+    }
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -293,73 +419,24 @@ impl RunDir {
         file.write_all(line.as_bytes()).map_err(io_error(&path))
     }
 
-    /// Takes the single-writer lease of `role` (e.g. "trainer"), renewed in
-    /// the background until the returned guard is dropped. A lease left by a
-    /// dead process on this machine is taken over at once; one from another
-    /// machine after `ttl` without renewal.
-    pub fn acquire_lease(&self, role: &str, ttl: Duration) -> Result<Lease> {
-        let path = self.leases_dir().join(format!("{role}.json"));
-        std::fs::create_dir_all(self.leases_dir()).map_err(io_error(&path))?;
-        let me = LeaseRecord {
-            host: hostname(),
-            pid: std::process::id(),
-            token: rand::random(),
-            renewed: unix_seconds(),
-        };
-        if let Some(holder) = read_lease(&path)? {
-            let age = unix_seconds() - holder.renewed;
-            let dead_here = holder.host == me.host && !process_alive(holder.pid);
-            if !dead_here && age < ttl.as_secs_f64() && holder.token != me.token {
-                return Err(RunDirError::Busy {
-                    path: self.root.clone(),
-                    role: role.to_owned(),
-                    host: holder.host,
-                    pid: holder.pid,
-                    age,
-                    wait: ttl.as_secs_f64() - age,
-                });
-            }
-        }
-        write_json(&path, &me)?;
-        let lost = Arc::new(AtomicBool::new(false));
-        let stop = Arc::new(AtomicBool::new(false));
-        let renewer = {
-            let (lease_path, lost, stop) = (path.clone(), Arc::clone(&lost), Arc::clone(&stop));
-            let mut record = me.clone();
-            std::thread::Builder::new()
-                .name(format!("lease-{role}"))
-                .spawn(move || {
-                    let period = ttl / 3;
-                    let tick = Duration::from_millis(100).min(period);
-                    let mut waited = Duration::ZERO;
-                    while !stop.load(Ordering::Relaxed) {
-                        std::thread::sleep(tick);
-                        waited += tick;
-                        if waited < period {
-                            continue;
-                        }
-                        waited = Duration::ZERO;
-                        match read_lease(&lease_path) {
-                            Ok(Some(holder)) if holder.token != record.token => {
-                                lost.store(true, Ordering::Relaxed);
-                                return;
-                            }
-                            _ => {
-                                record.renewed = unix_seconds();
-                                let _ = write_json(&lease_path, &record);
-                            }
-                        }
-                    }
-                })
-                .map_err(io_error(&path))?
-        };
-        Ok(Lease {
-            path,
-            token: me.token,
-            lost,
-            stop,
-            renewer: Some(renewer),
-        })
+    /// Takes the single-writer lease of `role` (e.g. "trainer") for
+    /// `command`, until the returned lease is dropped; refuses while another
+    /// process holds it, naming that process. A lease of a dead process on
+    /// this machine is free at once; one from another machine after
+    /// [`LEASE_TTL`] without renewal.
+    pub fn acquire_lease(&self, role: &str, command: &str) -> Result<Lease> {
+        let held = self
+            .lease_backend()
+            .acquire(role, Mode::Exclusive, command)?;
+        Ok(Lease::new(role, held))
+    }
+}
+
+fn sync_dir(dir: &Path) {
+    // Makes renames durable; some file systems cannot open a folder, which
+    // costs only durability.
+    if let Ok(handle) = std::fs::File::open(dir) {
+        let _ = handle.sync_all();
     }
 }
 
@@ -372,54 +449,56 @@ pub struct BestModel {
     pub since: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct LeaseRecord {
-    host: String,
-    pid: u32,
-    token: u64,
-    renewed: f64,
-}
-
-fn read_lease(path: &Path) -> Result<Option<LeaseRecord>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(serde_json::from_slice(&bytes).ok()),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(RunDirError::Io {
-            path: path.to_owned(),
-            cause: source,
-        }),
-    }
-}
-
-/// A held single-writer role. Dropping it releases the role.
+/// A lease this process holds. Dropping it gives it back.
 #[derive(Debug)]
 pub struct Lease {
-    path: PathBuf,
-    token: u64,
-    lost: Arc<AtomicBool>,
-    stop: Arc<AtomicBool>,
-    renewer: Option<std::thread::JoinHandle<()>>,
+    name: String,
+    held: Box<dyn HeldLease>,
 }
 
 impl Lease {
+    fn new(name: &str, held: Box<dyn HeldLease>) -> Lease {
+        Lease {
+            name: name.to_owned(),
+            held,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Whether another process took the role over (after this one stalled
     /// past the lease time); the holder must then stop writing.
     pub fn is_lost(&self) -> bool {
-        self.lost.load(Ordering::Relaxed)
+        self.held.is_lost()
     }
 }
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(renewer) = self.renewer.take() {
-            let _ = renewer.join();
-        }
-        if let Ok(Some(holder)) = read_lease(&self.path)
-            && holder.token == self.token
-        {
-            let _ = std::fs::remove_file(&self.path);
-        }
+        self.held.release();
+    }
+}
+
+/// The leases a command holds while it works on a run ([`RunDir::enter`]).
+#[derive(Debug)]
+pub struct Leases {
+    held: Vec<Lease>,
+}
+
+impl Leases {
+    /// The first lease another process took over, if any.
+    pub fn lost(&self) -> Option<&str> {
+        self.held
+            .iter()
+            .find(|lease| lease.is_lost())
+            .map(Lease::name)
+    }
+
+    /// Whether `name` is among them.
+    pub fn holds(&self, name: &str) -> bool {
+        self.held.iter().any(|lease| lease.name == name)
     }
 }
 
@@ -513,37 +592,204 @@ mod tests {
         assert_eq!(run.model_generations().unwrap(), vec![0, 2, 10]);
     }
 
+    const COMMAND: &str = "sumito test";
+
     #[test]
     fn a_live_lease_excludes_a_second_holder_until_released() {
         let dir = TempDir::new("lease");
         let run = RunDir::create(dir.path(), "").unwrap();
-        let lease = run
-            .acquire_lease("trainer", Duration::from_secs(60))
-            .unwrap();
-        // Same process, so alive: a second acquisition must be refused.
-        let err = run
-            .acquire_lease("trainer", Duration::from_secs(60))
-            .unwrap_err();
-        assert!(matches!(err, RunDirError::Busy { .. }), "{err}");
+        let lease = run.acquire_lease("trainer", COMMAND).unwrap();
+        // Another handle of the lock, even in this process, is refused.
+        let err = run.acquire_lease("trainer", COMMAND).unwrap_err();
+        let RunDirError::Busy {
+            role,
+            holder: Some(holder),
+            ..
+        } = &err
+        else {
+            panic!("{err}");
+        };
+        assert_eq!(role, "trainer");
+        assert_eq!(
+            (holder.pid, holder.host.as_str()),
+            (std::process::id(), hostname().as_str())
+        );
+        let message = err.to_string();
+        assert!(
+            message.contains(&format!("process {} on {}", std::process::id(), hostname()))
+                && message.contains(COMMAND),
+            "{message}"
+        );
         assert!(!lease.is_lost());
         drop(lease);
-        run.acquire_lease("trainer", Duration::from_secs(60))
-            .unwrap();
+        run.acquire_lease("trainer", COMMAND).unwrap();
+    }
+
+    /// Writes the record a lease holder writes, as `host`'s process `pid`
+    /// renewed `age` seconds ago, without holding its lock.
+    fn write_record(run: &RunDir, name: &str, host: &str, pid: u32, age: f64) {
+        let record = serde_json::json!({
+            "host": host, "pid": pid, "token": 1,
+            "renewed": crate::fsutil::unix_seconds() - age, "command": "sumito train",
+        });
+        write_json(&run.leases_dir().join(format!("{name}.json")), &record).unwrap();
     }
 
     #[test]
-    fn a_lease_of_a_dead_process_is_taken_over() {
+    fn a_lease_whose_holder_on_this_machine_died_is_taken_at_once() {
         let dir = TempDir::new("lease-dead");
         let run = RunDir::create(dir.path(), "").unwrap();
-        let dead = LeaseRecord {
-            host: hostname(),
-            pid: u32::MAX - 1,
-            token: 1,
-            renewed: unix_seconds(),
-        };
-        write_json(&run.leases_dir().join("evaluator.json"), &dead).unwrap();
-        run.acquire_lease("evaluator", Duration::from_secs(60))
+        // A fresh record, but no one holds the lock: the holder is dead,
+        // whatever /proc says about its process id.
+        write_record(&run, "evaluator", &hostname(), std::process::id(), 0.0);
+        std::fs::write(run.leases_dir().join("evaluator.lock"), "").unwrap();
+        run.acquire_lease("evaluator", COMMAND).unwrap();
+    }
+
+    #[test]
+    fn a_holder_on_another_machine_counts_until_its_record_is_stale() {
+        let dir = TempDir::new("lease-remote");
+        let run = RunDir::create(dir.path(), "").unwrap();
+        write_record(&run, "trainer", "elsewhere", 77, 5.0);
+        let err = run
+            .acquire_lease("trainer", COMMAND)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("process 77 on elsewhere (sumito train)")
+                && err.contains("renewed 5 s ago")
+                && err.contains("wait 55 s if it died"),
+            "{err}"
+        );
+        write_record(
+            &run,
+            "trainer",
+            "elsewhere",
+            77,
+            LEASE_TTL.as_secs_f64() + 1.0,
+        );
+        run.acquire_lease("trainer", COMMAND).unwrap();
+    }
+
+    #[test]
+    fn a_run_in_use_is_not_deleted_and_one_being_deleted_is_not_used() {
+        let dir = TempDir::new("delete-live");
+        let root = dir.path().join("run");
+        let run = RunDir::create(&root, "").unwrap();
+        let leases = run.enter(COMMAND, &["trainer"]).unwrap();
+        assert!(leases.holds("trainer") && leases.lost().is_none());
+        let err = RunDir::delete(&root).unwrap_err();
+        assert!(matches!(err, RunDirError::InUse { .. }), "{err}");
+        let message = err.to_string();
+        assert!(
+            message.contains(&format!("process {} on {}", std::process::id(), hostname())),
+            "{message}"
+        );
+        assert!(run.config_path().exists() && root.join("run.json").exists());
+        drop(leases);
+
+        let deleting = run.lease_backend().acquire_all().unwrap();
+        let err = run.enter(COMMAND, &[]).unwrap_err();
+        assert!(matches!(err, RunDirError::BeingDeleted { .. }), "{err}");
+        drop(deleting);
+        // Every lease taken, the run is deleted, and nothing is left beside it.
+        RunDir::delete(&root).unwrap();
+        assert!(!root.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn interrupted_creations_and_deletions_are_finished_unless_still_under_way() {
+        let dir = TempDir::new("aside");
+        let root = dir.path().join("run");
+        let host = hostname();
+        // As a deletion and a creation killed half-way leave them: their
+        // `open` lock is free.
+        for (what, pid) in [("deleting", 4_000_000_001u32), ("creating", 4_000_000_002)] {
+            let aside = dir.path().join(format!(".run.{what}-{host}-{pid}"));
+            RunDir::create(&aside, "").unwrap();
+            std::fs::write(aside.join("leases/open.lock"), "").unwrap();
+        }
+        // One under way: its process holds the lock.
+        let busy = dir.path().join(format!(".run.creating-{host}-4000000003"));
+        let busy_run = RunDir::create(&busy, "").unwrap();
+        let _working = busy_run
+            .lease_backend()
+            .acquire(OPEN, Mode::Exclusive, "")
             .unwrap();
+        let other = dir.path().join(".other.deleting-h-1");
+        std::fs::create_dir(&other).unwrap();
+
+        let removed = RunDir::delete(&root).unwrap();
+        let mut names: Vec<String> = removed
+            .iter()
+            .map(|r| r.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                format!(".run.creating-{host}-4000000002"),
+                format!(".run.deleting-{host}-4000000001")
+            ]
+        );
+        assert!(removed.iter().all(|r| r.what.starts_with("an interrupted")));
+        assert!(busy.exists() && other.exists());
+    }
+
+    #[test]
+    fn leftovers_of_dead_writers_are_removed_and_live_ones_kept() {
+        let dir = TempDir::new("leftovers");
+        let run = RunDir::create(dir.path(), "").unwrap();
+        let leases = run.enter(COMMAND, &[]).unwrap();
+        let host = hostname();
+        let me = std::process::id();
+        let games = run.replay_model_dir(0);
+        std::fs::create_dir_all(&games).unwrap();
+        let dead = games.join(format!(".1-{host}-9-000001.game.{host}-4000000004-0.tmp"));
+        let dead_dir = run
+            .models_dir()
+            .join(format!(".gen-000001.{host}-4000000004-3.tmp"));
+        let mine = run
+            .trainer_dir()
+            .join(format!(".state.json.{host}-{me}-7.tmp"));
+        let remote = games.join(".2-far-1-000001.game.far-5-0.tmp");
+        let old_style = run.root().join(".loop.json.123-0.tmp");
+        for file in [&dead, &mine, &remote, &old_style] {
+            std::fs::write(file, "partial").unwrap();
+        }
+        std::fs::create_dir(&dead_dir).unwrap();
+        std::fs::write(dead_dir.join("weights.safetensors"), "partial").unwrap();
+        // The lease files a killed process on this machine left.
+        write_record(
+            &run,
+            &process_lease(&host, 4_000_000_004),
+            &host,
+            4_000_000_004,
+            0.0,
+        );
+        std::fs::write(
+            run.leases_dir()
+                .join(format!("{}.lock", process_lease(&host, 4_000_000_004))),
+            "",
+        )
+        .unwrap();
+
+        let removed = run.remove_leftovers().unwrap();
+        let paths: Vec<&Path> = removed.iter().map(|r| r.path.as_path()).collect();
+        assert!(
+            paths.contains(&dead.as_path()) && paths.contains(&dead_dir.as_path()),
+            "{removed:?}"
+        );
+        assert_eq!(removed.len(), 4, "{removed:?}");
+        assert!(!dead.exists() && !dead_dir.exists());
+        assert!(mine.exists() && remote.exists() && old_style.exists());
+        // This process's own lease is kept.
+        let own = process_lease(&host, me);
+        assert!(run.leases_dir().join(format!("{own}.lock")).exists());
+        assert!(run.leases_dir().join(format!("{own}.json")).exists());
+        drop(leases);
+        assert!(!run.leases_dir().join(format!("{own}.lock")).exists());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::error::{PipelineError, Result};
 use crate::models::{device, load_model, save_model};
 use crate::replay::store::{RefreshReport, ReplayStore};
-use crate::rundir::{RunDir, read_json, write_json};
+use crate::rundir::{Removed, RunDir, read_json, write_json};
 
 /// `trainer/state.json`: where the trainer stands. Written after the
 /// checkpoint it names, so it never names a missing one.
@@ -259,4 +259,40 @@ impl TrainerRole {
     pub fn device(&self) -> Device {
         self.device
     }
+}
+
+/// Removes the trainer checkpoints (`trainer/ckpt-*`) that its state does
+/// not name: one a killed trainer was writing (incomplete), or one it wrote
+/// or had replaced but never got to name or remove. Call it holding the
+/// trainer role; returns what it removed.
+pub fn prune_checkpoints(run: &RunDir) -> Result<Vec<Removed>> {
+    let dir = run.trainer_dir();
+    let state_path = dir.join("state.json");
+    let named = if state_path.exists() {
+        read_json::<TrainerState>(&state_path)?.checkpoint
+    } else {
+        None
+    };
+    let mut removed = Vec::new();
+    for entry in std::fs::read_dir(&dir).map_err(PipelineError::io(&dir))? {
+        let path = entry.map_err(PipelineError::io(&dir))?.path();
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !name.starts_with("ckpt-") || named.as_deref() == Some(name.as_str()) {
+            continue;
+        }
+        let complete = path.join(sumito_net::checkpoint::MANIFEST_FILE).is_file();
+        std::fs::remove_dir_all(&path).map_err(PipelineError::io(&path))?;
+        removed.push(Removed {
+            path,
+            what: if complete {
+                "a trainer checkpoint its state does not name"
+            } else {
+                "an incomplete trainer checkpoint"
+            },
+        });
+    }
+    Ok(removed)
 }

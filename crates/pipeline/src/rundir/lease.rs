@@ -1,0 +1,611 @@
+//! Leases: which processes work on a run, and which one holds each
+//! single-writer role.
+//!
+//! Every lease goes through one small interface: [`LeaseBackend::acquire`]
+//! takes a named lease, shared or exclusive, or refuses naming who holds it;
+//! the [`HeldLease`] it returns says whether it was lost
+//! ([`HeldLease::is_lost`]) and is given back with [`HeldLease::release`]
+//! (or on drop). [`LeaseBackend::acquire_all`] takes every lease of the run
+//! at once, to delete it. The one backend today, [`LocalLeases`], serves a
+//! run on a local or shared file system; a run on object storage (issue 15)
+//! adds a backend that acquires by conditional create of epoch-numbered
+//! lease objects with an expiry, and nothing above this interface changes.
+//!
+//! The leases of a run:
+//!
+//! - `open`: held shared by every process that works on the run, and
+//!   exclusively by a process deleting it, so that a run is never deleted
+//!   under a process using it, nor used while being deleted;
+//! - `process-HOST-PID`: each process's own, exclusive. It names the process
+//!   (host, process id, command) in messages, and tells whether the writer
+//!   of a temporary file (whose name carries its host and process id) still
+//!   lives;
+//! - `trainer`, `evaluator`: the single-writer roles, exclusive.
+//!
+//! [`LocalLeases`] keeps `leases/NAME.lock`, on which the holder keeps an OS
+//! file lock (`flock`) for as long as it holds the lease. The kernel releases
+//! that lock when the process dies, however it dies and whether or not its
+//! parent reaps it, so a lease of a killed process on the same machine is
+//! free at once. An exclusive holder also writes `leases/NAME.json` (host,
+//! process id, command, renewal time) and renews it every third of the lease
+//! time: the record names the holder in messages, and stands for it on
+//! machines that share the run directory through a file system whose locks
+//! they do not see. Such a holder is presumed dead once its record is older
+//! than the lease time.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Result, RunDirError, io_error, write_json};
+use crate::fsutil::{hostname, is_temporary, unix_seconds};
+
+/// The lease every process working on the run holds shared, and deletion
+/// holds exclusively.
+pub const OPEN: &str = "open";
+
+/// The name of the lease of process `pid` on `host`.
+pub fn process_lease(host: &str, pid: u32) -> String {
+    format!("process-{host}-{pid}")
+}
+
+/// How a lease is held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// With any number of other shared holders, but no exclusive one.
+    Shared,
+    /// Alone.
+    Exclusive,
+}
+
+/// Takes and gives back the leases of one run (see the module docs).
+pub trait LeaseBackend: std::fmt::Debug {
+    /// Takes lease `name` for this process, running `command` (for
+    /// messages), or refuses naming who holds it: [`RunDirError::Busy`] for
+    /// a role, [`RunDirError::InUse`] for `open` taken exclusively,
+    /// [`RunDirError::BeingDeleted`] for `open` taken shared.
+    fn acquire(&self, name: &str, mode: Mode, command: &str) -> Result<Box<dyn HeldLease>>;
+    /// Takes every lease of the run exclusively (to delete it), `open`
+    /// first, refusing as [`LeaseBackend::acquire`] does if any is held.
+    fn acquire_all(&self) -> Result<Vec<Box<dyn HeldLease>>>;
+}
+
+/// A lease this process holds.
+pub trait HeldLease: std::fmt::Debug + Send {
+    /// Whether another process took the lease over (after this one failed to
+    /// renew it for the lease time); the holder must then stop writing.
+    fn is_lost(&self) -> bool;
+    /// Gives the lease back (dropping it does too). Later calls do nothing.
+    fn release(&mut self);
+}
+
+/// What a process writes about itself in an exclusive lease.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct LeaseRecord {
+    host: String,
+    pid: u32,
+    token: u64,
+    /// Unix seconds of the last renewal.
+    renewed: f64,
+    /// The command holding the lease, e.g. `sumito train`.
+    #[serde(default)]
+    command: String,
+}
+
+/// A process holding a lease, as messages name it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Holder {
+    pub host: String,
+    pub pid: u32,
+    pub command: String,
+    /// The single-writer roles it holds, where known.
+    pub roles: Vec<String>,
+    /// For a holder on another machine, known only by its record: the
+    /// seconds since it renewed its lease, and how many more until it is
+    /// presumed dead.
+    pub renewed: Option<(f64, f64)>,
+}
+
+impl std::fmt::Display for Holder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "process {} on {}", self.pid, self.host)?;
+        let mut about = Vec::new();
+        if !self.command.is_empty() {
+            about.push(self.command.clone());
+        }
+        if !self.roles.is_empty() {
+            let plural = if self.roles.len() == 1 {
+                "role"
+            } else {
+                "roles"
+            };
+            about.push(format!("the {} {plural}", self.roles.join(" and ")));
+        }
+        if !about.is_empty() {
+            write!(f, " ({})", about.join(", "))?;
+        }
+        if let Some((age, _)) = self.renewed {
+            write!(f, ", whose lease was renewed {age:.0} s ago")?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether a process on this machine that held a lease is alive, by its lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Liveness {
+    /// It holds its lock.
+    Alive,
+    /// Nothing holds the lock, or there is none.
+    Dead,
+}
+
+/// The leases of a run in a directory (see the module docs).
+#[derive(Debug, Clone)]
+pub struct LocalLeases {
+    root: PathBuf,
+    ttl: Duration,
+}
+
+/// How many times a lock held by another process is tried again, 50 ms
+/// apart, before the lease is refused: a process checking whether a holder
+/// lives holds its lock for a moment.
+const LOCK_RETRIES: u32 = 3;
+
+impl LocalLeases {
+    /// The leases of the run in `root`, presumed dead on other machines after
+    /// `ttl` without renewal.
+    pub fn new(root: &Path, ttl: Duration) -> LocalLeases {
+        LocalLeases {
+            root: root.to_owned(),
+            ttl,
+        }
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.root.join("leases")
+    }
+
+    fn lock_path(&self, name: &str) -> PathBuf {
+        self.dir().join(format!("{name}.lock"))
+    }
+
+    fn record_path(&self, name: &str) -> PathBuf {
+        self.dir().join(format!("{name}.json"))
+    }
+
+    /// Whether the holder of lease `name` on this machine is alive: whether
+    /// its lock is held (by anyone, this process included).
+    pub fn liveness(&self, name: &str) -> Result<Liveness> {
+        let path = self.lock_path(name);
+        match try_lock(&path, Mode::Shared, false) {
+            Ok(Some(_probe)) => Ok(Liveness::Dead),
+            Ok(None) => Ok(Liveness::Alive),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Liveness::Dead),
+            Err(cause) => Err(RunDirError::Io { path, cause }),
+        }
+    }
+
+    /// Whether process `pid` of `host` may still write into the run: on this
+    /// machine, whether it holds its process lease; on another, whether its
+    /// record was renewed within the lease time (or cannot be read, which
+    /// errs on the safe side).
+    pub fn writer_alive(&self, host: &str, pid: u32) -> Result<bool> {
+        let name = process_lease(host, pid);
+        if host == hostname() {
+            return Ok(pid == std::process::id() || self.liveness(&name)? == Liveness::Alive);
+        }
+        Ok(match read_record(&self.record_path(&name))? {
+            Some(record) => unix_seconds() - record.renewed < self.ttl.as_secs_f64(),
+            None => true,
+        })
+    }
+
+    /// Removes the files of this machine's process leases whose process is
+    /// gone; returns their paths.
+    pub fn remove_dead_process_leases(&self) -> Result<Vec<PathBuf>> {
+        let me = hostname();
+        let mut removed = Vec::new();
+        for name in self.names()? {
+            let Some((host, _pid)) = name
+                .strip_prefix("process-")
+                .and_then(|rest| rest.rsplit_once('-'))
+            else {
+                continue;
+            };
+            if host != me {
+                continue;
+            }
+            let lock_path = self.lock_path(&name);
+            // Taking its lock proves its process gone, and keeps anyone else
+            // from taking it while its files go.
+            let lock = match try_lock(&lock_path, Mode::Exclusive, false) {
+                Ok(Some(lock)) => Some(lock),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+                Ok(None) => continue,
+                Err(cause) => {
+                    return Err(RunDirError::Io {
+                        path: lock_path,
+                        cause,
+                    });
+                }
+            };
+            for path in [self.record_path(&name), lock_path] {
+                if std::fs::remove_file(&path).is_ok() {
+                    removed.push(path);
+                }
+            }
+            drop(lock);
+        }
+        Ok(removed)
+    }
+
+    /// Every lease name the run has files for.
+    fn names(&self) -> Result<Vec<String>> {
+        let dir = self.dir();
+        let mut names = Vec::new();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(names),
+            Err(cause) => return Err(RunDirError::Io { path: dir, cause }),
+        };
+        for entry in entries {
+            let name = entry.map_err(io_error(&dir))?.file_name();
+            let name = name.to_string_lossy();
+            if is_temporary(&name) {
+                continue;
+            }
+            if let Some(stem) = name
+                .strip_suffix(".lock")
+                .or_else(|| name.strip_suffix(".json"))
+                && !names.iter().any(|known| known == stem)
+            {
+                names.push(stem.to_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// The processes holding an exclusive lease now, with their roles: on
+    /// this machine those holding its lock, on others those whose record is
+    /// fresh.
+    pub fn holders(&self) -> Result<Vec<Holder>> {
+        let mut holders: Vec<Holder> = Vec::new();
+        for name in self.names()? {
+            let Some(holder) = self.live_holder(&name)? else {
+                continue;
+            };
+            let known = holders
+                .iter_mut()
+                .find(|known| known.host == holder.host && known.pid == holder.pid);
+            let holder = match known {
+                Some(known) => known,
+                None => {
+                    holders.push(holder);
+                    holders.last_mut().expect("just pushed")
+                }
+            };
+            if !name.starts_with("process-") {
+                holder.roles.push(name);
+            }
+        }
+        Ok(holders)
+    }
+
+    /// The holder of lease `name` if it is alive (see [`Self::holders`]).
+    fn live_holder(&self, name: &str) -> Result<Option<Holder>> {
+        let Some(record) = read_record(&self.record_path(name))? else {
+            return Ok(None);
+        };
+        let alive = if record.host == hostname() {
+            self.liveness(name)? == Liveness::Alive
+        } else {
+            self.other_machine(&record).is_some()
+        };
+        Ok(alive.then(|| self.holder(&record)))
+    }
+
+    /// How long ago a holder on another machine renewed its lease and how
+    /// long until it is presumed dead; `None` once it is.
+    fn other_machine(&self, record: &LeaseRecord) -> Option<(f64, f64)> {
+        let age = unix_seconds() - record.renewed;
+        let ttl = self.ttl.as_secs_f64();
+        (age < ttl).then_some((age.max(0.0), ttl - age))
+    }
+
+    fn holder(&self, record: &LeaseRecord) -> Holder {
+        let renewed = if record.host == hostname() {
+            None
+        } else {
+            self.other_machine(record)
+        };
+        Holder {
+            host: record.host.clone(),
+            pid: record.pid,
+            command: record.command.clone(),
+            roles: Vec::new(),
+            renewed,
+        }
+    }
+
+    fn busy(&self, name: &str, holder: Option<Holder>) -> RunDirError {
+        RunDirError::Busy {
+            path: self.root.clone(),
+            role: name.to_owned(),
+            holder: holder.map(Box::new),
+        }
+    }
+
+    /// Locks lease `name`, trying again a few times while another process
+    /// holds it; refuses as [`LeaseBackend::acquire`] says.
+    fn lock(&self, name: &str, mode: Mode) -> Result<File> {
+        let path = self.lock_path(name);
+        for attempt in 0..=LOCK_RETRIES {
+            match try_lock(&path, mode, true) {
+                Ok(Some(file)) => return Ok(file),
+                Ok(None) if attempt < LOCK_RETRIES => {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                Ok(None) => break,
+                // No leases folder: the run is gone (deleted or moved).
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(RunDirError::NotARun {
+                        path: self.root.clone(),
+                    });
+                }
+                Err(cause) => return Err(RunDirError::Io { path, cause }),
+            }
+        }
+        Err(match (name, mode) {
+            (OPEN, Mode::Shared) => RunDirError::BeingDeleted {
+                path: self.root.clone(),
+            },
+            (OPEN, Mode::Exclusive) => RunDirError::InUse {
+                path: self.root.clone(),
+                holders: self.holders()?,
+            },
+            _ => {
+                let record = read_record(&self.record_path(name))?;
+                self.busy(name, record.map(|record| self.holder(&record)))
+            }
+        })
+    }
+
+    /// Locks lease `name` exclusively and checks that no holder on another
+    /// machine has renewed it within the lease time.
+    fn lock_exclusive(&self, name: &str) -> Result<File> {
+        let file = self.lock(name, Mode::Exclusive)?;
+        if let Some(record) = read_record(&self.record_path(name))?
+            && record.host != hostname()
+            && self.other_machine(&record).is_some()
+        {
+            return Err(self.busy(name, Some(self.holder(&record))));
+        }
+        Ok(file)
+    }
+}
+
+impl LeaseBackend for LocalLeases {
+    fn acquire(&self, name: &str, mode: Mode, command: &str) -> Result<Box<dyn HeldLease>> {
+        // `open` has no record: its shared holders are named by their own
+        // process leases, and its exclusive holder is a deletion or creation.
+        if mode == Mode::Shared || name == OPEN {
+            let lock = self.lock(name, mode)?;
+            return Ok(Box::new(LocalHeld::new(lock, None, None)));
+        }
+        let lock = self.lock_exclusive(name)?;
+        let record = LeaseRecord {
+            host: hostname(),
+            pid: std::process::id(),
+            token: rand::random(),
+            renewed: unix_seconds(),
+            command: command.to_owned(),
+        };
+        let keeper = RecordKeeper::start(self.record_path(name), record, self.ttl)?;
+        // A process's own lease has a name no other process takes: its files
+        // go with it. (Role leases keep their lock file: removing a lock file
+        // that another process may have just opened would let two hold it.)
+        let own_files = name.starts_with("process-").then(|| self.lock_path(name));
+        Ok(Box::new(LocalHeld::new(lock, Some(keeper), own_files)))
+    }
+
+    fn acquire_all(&self) -> Result<Vec<Box<dyn HeldLease>>> {
+        let mut held: Vec<Box<dyn HeldLease>> = vec![Box::new(LocalHeld::new(
+            self.lock(OPEN, Mode::Exclusive)?,
+            None,
+            None,
+        ))];
+        for name in self.names()? {
+            if name != OPEN {
+                let lock = self.lock_exclusive(&name)?;
+                held.push(Box::new(LocalHeld::new(lock, None, None)));
+            }
+        }
+        Ok(held)
+    }
+}
+
+/// Opens `path` (creating it if `create`) and locks it in `mode` without
+/// waiting; `None` if another holder (another process, or another handle of
+/// this one) prevents it. The lock is checked to be on the file the path
+/// names now: a lock file removed (with its lease) between opening and
+/// locking is opened again.
+fn try_lock(path: &Path, mode: Mode, create: bool) -> std::io::Result<Option<File>> {
+    for _ in 0..5 {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(create)
+            .truncate(false)
+            .open(path)?;
+        let locked = match mode {
+            Mode::Shared => file.try_lock_shared(),
+            Mode::Exclusive => file.try_lock(),
+        };
+        match locked {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => return Ok(None),
+            Err(TryLockError::Error(err)) => return Err(err),
+        }
+        if names_file(path, &file)? {
+            return Ok(Some(file));
+        }
+        if !create {
+            return Err(std::io::ErrorKind::NotFound.into());
+        }
+    }
+    Err(std::io::Error::other(
+        "the lock file was replaced five times while being locked",
+    ))
+}
+
+/// Whether `path` names the open `file` (and not a file created after it
+/// was removed).
+#[cfg(unix)]
+fn names_file(path: &Path, file: &File) -> std::io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let open = file.metadata()?;
+    match std::fs::metadata(path) {
+        Ok(named) => Ok(named.dev() == open.dev() && named.ino() == open.ino()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(err) => Err(err),
+    }
+}
+
+#[cfg(not(unix))]
+fn names_file(path: &Path, _file: &File) -> std::io::Result<bool> {
+    Ok(path.exists())
+}
+
+fn read_record(path: &Path) -> Result<Option<LeaseRecord>> {
+    match std::fs::read(path) {
+        // A record that does not parse (written by something else) names no
+        // one; the lock still decides on this machine.
+        Ok(bytes) => Ok(serde_json::from_slice(&bytes).ok()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(RunDirError::Io {
+            path: path.to_owned(),
+            cause: source,
+        }),
+    }
+}
+
+/// Keeps an exclusive lease's record fresh from a thread of its own.
+#[derive(Debug)]
+struct RecordKeeper {
+    path: PathBuf,
+    token: u64,
+    lost: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    renewer: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RecordKeeper {
+    fn start(path: PathBuf, mut record: LeaseRecord, ttl: Duration) -> Result<RecordKeeper> {
+        write_json(&path, &record)?;
+        let lost = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let token = record.token;
+        let renewer = {
+            let (record_path, lost, stop) = (path.clone(), Arc::clone(&lost), Arc::clone(&stop));
+            std::thread::Builder::new()
+                .name("lease".into())
+                .spawn(move || {
+                    let period = ttl / 3;
+                    let tick = Duration::from_millis(100).min(period);
+                    let mut waited = Duration::ZERO;
+                    while !stop.load(Ordering::Relaxed) {
+                        std::thread::sleep(tick);
+                        waited += tick;
+                        if waited < period {
+                            continue;
+                        }
+                        waited = Duration::ZERO;
+                        match read_record(&record_path) {
+                            // Taken over by a process on another machine
+                            // that presumed this one dead.
+                            Ok(Some(holder)) if holder.token != record.token => {
+                                lost.store(true, Ordering::Relaxed);
+                                return;
+                            }
+                            _ => {
+                                record.renewed = unix_seconds();
+                                let _ = write_json(&record_path, &record);
+                            }
+                        }
+                    }
+                })
+                .map_err(io_error(&path))?
+        };
+        Ok(RecordKeeper {
+            path,
+            token,
+            lost,
+            stop,
+            renewer: Some(renewer),
+        })
+    }
+
+    fn stop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(renewer) = self.renewer.take() {
+            let _ = renewer.join();
+        }
+        if let Ok(Some(holder)) = read_record(&self.path)
+            && holder.token == self.token
+        {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// A lease held through [`LocalLeases`]: the locked file, the record keeper
+/// of an exclusive lease, and for a process's own lease the lock file to
+/// remove with it.
+#[derive(Debug)]
+struct LocalHeld {
+    lock: Option<File>,
+    keeper: Option<RecordKeeper>,
+    own_lock_file: Option<PathBuf>,
+}
+
+impl LocalHeld {
+    fn new(lock: File, keeper: Option<RecordKeeper>, own_lock_file: Option<PathBuf>) -> Self {
+        LocalHeld {
+            lock: Some(lock),
+            keeper,
+            own_lock_file,
+        }
+    }
+}
+
+impl HeldLease for LocalHeld {
+    fn is_lost(&self) -> bool {
+        self.keeper
+            .as_ref()
+            .is_some_and(|keeper| keeper.lost.load(Ordering::Relaxed))
+    }
+
+    fn release(&mut self) {
+        if let Some(mut keeper) = self.keeper.take() {
+            keeper.stop();
+        }
+        // Removed while still locked, so that no one locks it in between.
+        if let Some(path) = self.own_lock_file.take() {
+            let _ = std::fs::remove_file(path);
+        }
+        // Closing the file releases the lock.
+        self.lock.take();
+    }
+}
+
+impl Drop for LocalHeld {
+    fn drop(&mut self) {
+        self.release();
+    }
+}

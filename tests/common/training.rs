@@ -1,0 +1,129 @@
+//! Helpers of the end-to-end tests that train (`#[path]`-included by them
+//! only, so that the other test crates do not carry them unused).
+
+// Each of those test crates uses a part of them.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use sumito_pipeline::replay::files::list_games;
+
+pub const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The tiny config with `generations` generations, written into `dir`.
+pub fn tiny_config(dir: &Path, generations: u32) -> PathBuf {
+    let text = std::fs::read_to_string(repo().join("configs/tiny.toml")).unwrap();
+    let text = text.replace("generations = 2", &format!("generations = {generations}"));
+    let path = dir.join(format!("tiny-{generations}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `sumito ROLE --no-progress --config CONFIG --run-dir RUN_DIR EXTRA...`.
+pub fn role_command(role: &str, config: &Path, run_dir: &Path, extra: &[&str]) -> Command {
+    let mut command = Command::new(SUMITO);
+    command
+        .args([role, "--no-progress", "--config"])
+        .arg(config)
+        .arg("--run-dir")
+        .arg(run_dir)
+        .args(extra)
+        .env("OMP_WAIT_POLICY", "PASSIVE");
+    command
+}
+
+/// Runs `sumito train` to the end.
+pub fn train(config: &Path, run_dir: &Path, extra: &[&str]) -> Output {
+    role_command("train", config, run_dir, extra)
+        .output()
+        .unwrap()
+}
+
+/// `sumito train` started in the background, its output captured (a few
+/// lines: no progress bars).
+pub fn spawn_train(config: &Path, run_dir: &Path) -> Child {
+    role_command("train", config, run_dir, &[])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+pub fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+pub fn replay_files(run_dir: &Path) -> Vec<PathBuf> {
+    list_games(&run_dir.join("replay")).unwrap()
+}
+
+/// Waits until `run_dir` holds at least `games` replay files, while `child`
+/// runs.
+pub fn wait_for_games(run_dir: &Path, games: usize, child: &mut Child) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while replay_files(run_dir).len() < games {
+        assert!(Instant::now() < deadline, "no games appeared");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it had {games} games"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The lines a child writes to its standard output, as they come.
+pub struct Lines {
+    receiver: Receiver<String>,
+    pub seen: Vec<String>,
+}
+
+impl Lines {
+    /// Reads `child`'s standard output (which must be piped) on a thread.
+    pub fn of(child: &mut Child) -> Lines {
+        let stdout = child.stdout.take().expect("piped standard output");
+        let (sender, receiver) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Lines {
+            receiver,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits up to `timeout` for a line containing `pattern`; false if the
+    /// output ended or the time ran out first.
+    pub fn wait_for(&mut self, pattern: &str, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.receiver.recv_timeout(left) {
+                Ok(line) => {
+                    let found = line.contains(pattern);
+                    self.seen.push(line);
+                    if found {
+                        return true;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return false,
+            }
+        }
+    }
+}
