@@ -49,6 +49,7 @@ fn check_finished_run(run_dir: &Path, generations: u32) {
         assert!(record["promoted"].is_boolean());
         assert!(record["gating"]["reason"].is_string(), "{record}");
         assert!(!record["games"].as_array().unwrap().is_empty());
+        assert!(record["run_hours"].as_f64().unwrap() > 0.0, "{record}");
     }
     let elo: serde_json::Value =
         serde_json::from_slice(&std::fs::read(run_dir.join("elo.json")).unwrap()).unwrap();
@@ -117,6 +118,22 @@ fn a_tiny_run_trains_two_generations_and_resumes_as_finished() {
         text(&output)
     );
     assert_eq!(replay_files(&run_dir).len(), games_before);
+
+    // The learning curve of the run: one point per generation, by hours.
+    let output = Command::new(env!("CARGO_BIN_EXE_sumito"))
+        .args(["curve", "--run-dir"])
+        .arg(&run_dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        text(&output).contains("2 generations against hours of training"),
+        "{}",
+        text(&output)
+    );
+    let svg = std::fs::read_to_string(run_dir.join("curve.svg")).unwrap();
+    assert_eq!(svg.matches(r#"class="generation""#).count(), 2, "{svg}");
+    assert!(roxmltree::Document::parse(&svg).is_ok());
 }
 
 #[test]

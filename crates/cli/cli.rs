@@ -48,6 +48,8 @@ pub enum Command {
     Play(commands::play::Args),
     /// Show what a model's search thinks of a position or of each move of a game.
     Analyze(commands::analyze::Args),
+    /// Draw a run's learning curve (Elo of every generation against hours) as SVG.
+    Curve(commands::curve::Args),
 }
 
 impl Command {
@@ -60,7 +62,8 @@ impl Command {
             | Command::Trainer(_)
             | Command::Evaluate(_)
             | Command::Export(_)
-            | Command::Analyze(_) => true,
+            | Command::Analyze(_)
+            | Command::Curve(_) => true,
             Command::Bench(args) => args.needs_network(),
             Command::Arena(args) => args.needs_network(),
             Command::Ladder(args) => args.needs_network(),
@@ -85,7 +88,8 @@ impl Command {
             | Command::Trainer(_)
             | Command::Evaluate(_)
             | Command::Export(_)
-            | Command::Analyze(_) => {
+            | Command::Analyze(_)
+            | Command::Curve(_) => {
                 anyhow::bail!("this command needs the network binary, sumito-torch")
             }
         }
@@ -135,6 +139,7 @@ mod tests {
             "evaluate --run-dir runs/x",
             "export --run-dir runs/x --out models/x",
             "analyze --sims 1",
+            "curve --run-dir runs/x",
             "play",
             "play --model quick",
             "arena --player bundle --player greedy",

@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod arena;
 pub mod bench;
+pub mod curve;
 pub mod export;
 pub mod ladder;
 pub mod moves;

@@ -7,6 +7,7 @@ use sumito_cli::cli::Command;
 pub mod analyze;
 pub mod arena;
 pub mod bench;
+pub mod curve;
 pub mod evaluate;
 pub mod export;
 /// Not a command: Ctrl-C handling of the long-running commands.
@@ -26,6 +27,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Evaluate(args) => evaluate::run(args),
         Command::Export(args) => export::run(args),
         Command::Analyze(args) => analyze::run(args),
+        Command::Curve(args) => curve::run(args),
         Command::Play(args) => play::run(args),
         Command::Arena(args) => arena::run(args),
         Command::Ladder(args) => ladder::run(args),

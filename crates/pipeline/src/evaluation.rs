@@ -145,11 +145,13 @@ fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<Policy
 
 /// Evaluates candidate `generation`: gating against the best model (unless
 /// gating is off), then the fixed opponents; writes the record, promotes,
-/// refits the Elo table.
+/// refits the Elo table. `run_hours`: the run's training time when the
+/// candidate was written, if known (the learning curve's axis).
 pub fn evaluate_candidate(
     run: &RunDir,
     config: &Config,
     generation: u32,
+    run_hours: Option<f64>,
     progress: EvaluationProgress<'_>,
 ) -> Result<EvaluationSummary> {
     let device = device(config)?;
@@ -353,6 +355,7 @@ pub fn evaluate_candidate(
         gating: gating.map(|(record, _)| record),
         opponent_scores,
         games,
+        run_hours,
     };
     write_json(&run.evaluation_path(generation), &record)?;
     // Never step back to an older model (with gating off the trainer has

@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod crc;
+pub mod curve;
 pub mod error;
 pub mod evaluation;
 pub mod fsutil;

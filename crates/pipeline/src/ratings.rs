@@ -83,6 +83,11 @@ pub struct EvaluationRecord {
     pub opponent_scores: BTreeMap<String, f64>,
     /// Every game it played (gating and rating).
     pub games: Vec<EvaluationGame>,
+    /// Hours the run had trained when the candidate was written (the time of
+    /// `sumito train`, as `budget.hours` counts it); absent in records of the
+    /// separate evaluator role and of older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_hours: Option<f64>,
 }
 
 /// One row of the Elo table.
@@ -205,11 +210,11 @@ pub fn update_elo_files(run: &RunDir) -> Result<Option<Vec<EloEntry>>, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
 
-    fn game(black: &str, white: &str, winner: &str) -> EvaluationGame {
+    pub(crate) fn game(black: &str, white: &str, winner: &str) -> EvaluationGame {
         EvaluationGame {
             black: black.into(),
             white: white.into(),
@@ -238,6 +243,7 @@ mod tests {
             gating: None,
             opponent_scores: BTreeMap::new(),
             games,
+            run_hours: None,
         };
         write_json(&run.evaluation_path(1), &record).unwrap();
         let table = update_elo_files(&run).unwrap().unwrap();

@@ -427,6 +427,7 @@ fn evaluate_and_report(
     run: &RunDir,
     config: &Config,
     generation: u32,
+    run_hours: Option<f64>,
     ui: &Ui,
     events: &mut EventWriter,
 ) -> Result<EvaluationSummary> {
@@ -436,7 +437,7 @@ fn evaluate_and_report(
         bar.set_position(u64::from(done));
         bar.set_message(format!("score {:.0}%", score * 100.0));
     };
-    let summary = evaluate_candidate(run, config, generation, &progress)?;
+    let summary = evaluate_candidate(run, config, generation, run_hours, &progress)?;
     bar.finish_and_clear();
     log_scalars(events, u64::from(generation), &evaluation_scalars(&summary))?;
     Ok(summary)
@@ -525,7 +526,8 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     )?;
     // A candidate left unevaluated by an interrupted run comes first.
     for generation in pending_candidates(run)? {
-        let summary = evaluate_and_report(run, config, generation, &ui, &mut events)?;
+        let hours = Some(earlier_seconds / 3600.0);
+        let summary = evaluate_and_report(run, config, generation, hours, &ui, &mut events)?;
         ui.say(&summary_line(generation, None, None, &summary));
     }
     loop {
@@ -574,7 +576,8 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
         if config.gating.mode == GatingMode::Off {
             run.set_best(candidate)?;
         }
-        let summary = evaluate_and_report(run, config, candidate, &ui, &mut events)?;
+        let hours = Some(elapsed() / 3600.0);
+        let summary = evaluate_and_report(run, config, candidate, hours, &ui, &mut events)?;
         loop_state.elapsed_seconds = elapsed();
         write_json(&loop_path, &loop_state)?;
         let elapsed_now = loop_state.elapsed_seconds;
@@ -716,7 +719,7 @@ pub fn evaluate(open: &OpenRun, options: &RunOptions) -> Result<()> {
             continue;
         }
         for generation in pending {
-            let summary = evaluate_and_report(run, config, generation, &ui, &mut events)?;
+            let summary = evaluate_and_report(run, config, generation, None, &ui, &mut events)?;
             ui.say(&summary_line(generation, None, None, &summary));
         }
     }

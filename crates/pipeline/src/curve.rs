@@ -1,0 +1,337 @@
+//! The learning curve of a run as a picture: the Elo of every generation
+//! (with its 95 % interval) against the hours the run had trained, beside
+//! the fixed opponents' Elo as level lines, fitted over every evaluation game
+//! of the run (`ratings::fit_table`, anchored at `random` = 0). Written as a
+//! self-contained SVG by `sumito curve`.
+
+use std::fmt::Write as _;
+
+use crate::ratings::{EloEntry, EvaluationRecord, fit_table, model_name};
+
+/// One generation on the curve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurvePoint {
+    pub generation: u32,
+    /// Hours the run had trained when it was written, if recorded.
+    pub hours: Option<f64>,
+    pub elo: f64,
+    pub low: f64,
+    pub high: f64,
+    /// Whether it became the best model.
+    pub promoted: bool,
+}
+
+/// A run's learning curve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LearningCurve {
+    /// By generation.
+    pub points: Vec<CurvePoint>,
+    /// The fixed opponents and their Elo.
+    pub opponents: Vec<(String, f64)>,
+}
+
+impl LearningCurve {
+    /// The curve of a run's evaluation records; `None` before any game.
+    pub fn from_records(records: &[EvaluationRecord]) -> Result<Option<LearningCurve>, String> {
+        let Some(table) = fit_table(records)? else {
+            return Ok(None);
+        };
+        let find = |name: &str| table.iter().find(|entry| entry.player == name);
+        let mut points: Vec<CurvePoint> = records
+            .iter()
+            .filter_map(|record| {
+                let EloEntry { elo, low, high, .. } = *find(&model_name(record.generation))?;
+                Some(CurvePoint {
+                    generation: record.generation,
+                    hours: record.run_hours,
+                    elo,
+                    low,
+                    high,
+                    promoted: record.promoted,
+                })
+            })
+            .collect();
+        points.sort_by_key(|point| point.generation);
+        let opponents = table
+            .iter()
+            .filter(|entry| !is_generation(&entry.player))
+            .map(|entry| (entry.player.clone(), entry.elo))
+            .collect();
+        Ok(Some(LearningCurve { points, opponents }))
+    }
+
+    /// Whether the horizontal axis is hours (every point knows its time) or
+    /// generations.
+    pub fn by_hours(&self) -> bool {
+        !self.points.is_empty() && self.points.iter().all(|point| point.hours.is_some())
+    }
+
+    fn x_of(&self, point: &CurvePoint) -> f64 {
+        match (self.by_hours(), point.hours) {
+            (true, Some(hours)) => hours,
+            _ => f64::from(point.generation),
+        }
+    }
+
+    /// The curve as an SVG picture titled `title`.
+    pub fn svg(&self, title: &str) -> String {
+        const WIDTH: f64 = 760.0;
+        const HEIGHT: f64 = 440.0;
+        const LEFT: f64 = 70.0;
+        const RIGHT: f64 = 150.0;
+        const TOP: f64 = 50.0;
+        const BOTTOM: f64 = 60.0;
+        let xs: Vec<f64> = self.points.iter().map(|p| self.x_of(p)).collect();
+        let x_max = xs.iter().copied().fold(0.0, f64::max).max(1e-9);
+        let ys = self
+            .points
+            .iter()
+            .flat_map(|p| [p.low, p.high])
+            .chain(self.opponents.iter().map(|(_, elo)| *elo));
+        let (y_min, y_max) = ys.fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+        let y_ticks = ticks(y_min, y_max);
+        let x_ticks = ticks(0.0, x_max);
+        let (y_lo, y_hi) = (y_ticks[0], *y_ticks.last().expect("ticks"));
+        let x_hi = *x_ticks.last().expect("ticks");
+        let plot_w = WIDTH - LEFT - RIGHT;
+        let plot_h = HEIGHT - TOP - BOTTOM;
+        let sx = |x: f64| LEFT + plot_w * x / x_hi.max(1e-9);
+        let sy = |y: f64| TOP + plot_h * (1.0 - (y - y_lo) / (y_hi - y_lo).max(1e-9));
+
+        let mut svg = String::new();
+        let _ = writeln!(
+            svg,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
+        );
+        let _ = writeln!(
+            svg,
+            r##"<rect width="100%" height="100%" fill="#ffffff"/>"##
+        );
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="24" font-size="15" text-anchor="middle">{}</text>"#,
+            WIDTH / 2.0,
+            escape(title)
+        );
+        // Grid and tick labels.
+        for &y in &y_ticks {
+            let _ = writeln!(
+                svg,
+                r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#e0e0e0"/><text x="{2:.1}" y="{3:.1}" text-anchor="end">{4}</text>"##,
+                sy(y),
+                LEFT + plot_w,
+                LEFT - 6.0,
+                sy(y) + 4.0,
+                tick_label(y, &y_ticks)
+            );
+        }
+        for &x in &x_ticks {
+            let _ = writeln!(
+                svg,
+                r##"<line x1="{0:.1}" y1="{TOP}" x2="{0:.1}" y2="{1:.1}" stroke="#e0e0e0"/><text x="{0:.1}" y="{2:.1}" text-anchor="middle">{3}</text>"##,
+                sx(x),
+                TOP + plot_h,
+                TOP + plot_h + 16.0,
+                tick_label(x, &x_ticks)
+            );
+        }
+        let x_label = if self.by_hours() {
+            "hours of training"
+        } else {
+            "generation"
+        };
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{x_label}</text>"#,
+            LEFT + plot_w / 2.0,
+            HEIGHT - 18.0
+        );
+        let _ = writeln!(
+            svg,
+            r#"<text x="18" y="{:.1}" text-anchor="middle" transform="rotate(-90 18 {:.1})">Elo (random = 0)</text>"#,
+            TOP + plot_h / 2.0,
+            TOP + plot_h / 2.0
+        );
+        let _ = writeln!(
+            svg,
+            r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#888888"/>"##
+        );
+        // The fixed opponents as level lines, named at the right.
+        for (name, elo) in &self.opponents {
+            let _ = writeln!(
+                svg,
+                r##"<line class="opponent" x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#b03030" stroke-dasharray="5 4"/><text x="{2:.1}" y="{3:.1}" fill="#b03030">{4} ({5:.0})</text>"##,
+                sy(*elo),
+                LEFT + plot_w,
+                LEFT + plot_w + 6.0,
+                sy(*elo) + 4.0,
+                escape(name),
+                elo
+            );
+        }
+        if !self.points.is_empty() {
+            // The 95 % band: along the highs, back along the lows.
+            let band: Vec<String> = self
+                .points
+                .iter()
+                .map(|p| format!("{:.1},{:.1}", sx(self.x_of(p)), sy(p.high)))
+                .chain(
+                    self.points
+                        .iter()
+                        .rev()
+                        .map(|p| format!("{:.1},{:.1}", sx(self.x_of(p)), sy(p.low))),
+                )
+                .collect();
+            let _ = writeln!(
+                svg,
+                r##"<polygon class="interval" points="{}" fill="#3060b0" fill-opacity="0.15" stroke="none"/>"##,
+                band.join(" ")
+            );
+            let line: Vec<String> = self
+                .points
+                .iter()
+                .map(|p| format!("{:.1},{:.1}", sx(self.x_of(p)), sy(p.elo)))
+                .collect();
+            let _ = writeln!(
+                svg,
+                r##"<polyline class="elo" points="{}" fill="none" stroke="#3060b0" stroke-width="2"/>"##,
+                line.join(" ")
+            );
+            for p in &self.points {
+                let _ = writeln!(
+                    svg,
+                    r##"<circle class="generation" cx="{:.1}" cy="{:.1}" r="3" fill="{}" stroke="#3060b0"><title>generation {}: Elo {:.0} [{:.0}, {:.0}]{}</title></circle>"##,
+                    sx(self.x_of(p)),
+                    sy(p.elo),
+                    if p.promoted { "#3060b0" } else { "#ffffff" },
+                    p.generation,
+                    p.elo,
+                    p.low,
+                    p.high,
+                    if p.promoted { ", promoted" } else { "" }
+                );
+            }
+        }
+        svg.push_str("</svg>\n");
+        svg
+    }
+}
+
+/// Whether an Elo table's player is a generation of the run (`gen-N`).
+fn is_generation(player: &str) -> bool {
+    player
+        .strip_prefix("gen-")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Round tick values covering `low..=high`: a step of 1, 2 or 5 times a
+/// power of ten, about six ticks.
+fn ticks(low: f64, high: f64) -> Vec<f64> {
+    let span = (high - low).max(1e-9);
+    let raw = span / 6.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * magnitude)
+        .find(|step| *step >= raw)
+        .unwrap_or(10.0 * magnitude);
+    let first = (low / step).floor() as i64;
+    let last = (high / step).ceil() as i64;
+    (first..=last.max(first + 1))
+        .map(|i| {
+            let value = i as f64 * step;
+            // Rounded to the step's own precision, so labels print cleanly.
+            (value / step).round() * step
+        })
+        .collect()
+}
+
+/// A tick's label, with as many decimals as the ticks' step needs.
+fn tick_label(value: f64, ticks: &[f64]) -> String {
+    let step = match ticks {
+        [a, b, ..] => (b - a).abs(),
+        _ => 1.0,
+    };
+    let decimals = (-step.log10().floor()).max(0.0) as usize;
+    format!("{value:.decimals$}")
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ratings::tests::game;
+    use std::collections::BTreeMap;
+
+    /// Generation `n` winning `wins` of 6 games against random and drawing
+    /// greedy twice, trained until `hours`.
+    fn record(generation: u32, wins: usize, hours: Option<f64>) -> EvaluationRecord {
+        let name = model_name(generation);
+        let mut games = Vec::new();
+        for i in 0..6 {
+            let winner = if i < wins { "black" } else { "white" };
+            games.push(game(&name, "random", winner));
+        }
+        games.push(game(&name, "greedy", "draw"));
+        games.push(game("greedy", &name, "draw"));
+        EvaluationRecord {
+            generation,
+            promoted: generation != 2,
+            gating: None,
+            opponent_scores: BTreeMap::new(),
+            games,
+            run_hours: hours,
+        }
+    }
+
+    #[test]
+    fn the_curve_follows_the_generations_against_the_hours() {
+        let records = [
+            record(1, 1, Some(0.2)),
+            record(2, 3, Some(0.5)),
+            record(3, 5, Some(0.9)),
+        ];
+        let curve = LearningCurve::from_records(&records).unwrap().unwrap();
+        assert!(curve.by_hours());
+        assert_eq!(curve.points.len(), 3);
+        assert!(
+            curve.points[0].elo < curve.points[2].elo,
+            "{:?}",
+            curve.points
+        );
+        let names: Vec<&str> = curve.opponents.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names.len(), 2);
+        assert!(names.contains(&"random") && names.contains(&"greedy"));
+        let svg = curve.svg("a test run");
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        assert_eq!(svg.matches(r#"class="generation""#).count(), 3);
+        assert_eq!(svg.matches(r#"class="opponent""#).count(), 2);
+        assert!(svg.contains("hours of training") && svg.contains("a test run"));
+        // One point without its time: the axis is the generation.
+        let mixed = [record(1, 1, None), record(2, 4, Some(1.0))];
+        let curve = LearningCurve::from_records(&mixed).unwrap().unwrap();
+        assert!(!curve.by_hours());
+        assert!(curve.svg("x").contains(">generation<"));
+        assert_eq!(LearningCurve::from_records(&[]).unwrap(), None);
+    }
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        assert_eq!(ticks(0.0, 2.0), [0.0, 0.5, 1.0, 1.5, 2.0]);
+        let t = ticks(-130.0, 820.0);
+        assert!(t[0] <= -130.0 && *t.last().unwrap() >= 820.0, "{t:?}");
+        assert!(
+            t.windows(2).all(|w| (w[1] - w[0] - 200.0).abs() < 1e-9),
+            "{t:?}"
+        );
+        let small = ticks(0.0, 0.0007);
+        assert_eq!(tick_label(small[3], &small), "0.0006");
+        assert_eq!(tick_label(200.0, &t), "200");
+        assert!(is_generation("gen-12") && !is_generation("greedy") && !is_generation("gen-"));
+    }
+}
