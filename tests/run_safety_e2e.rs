@@ -320,7 +320,9 @@ fn check_files(run_dir: &Path, complete: bool) {
     }
 }
 
-/// Temporary files anywhere in `dir` written by one of `pids`.
+/// Temporary files anywhere in `dir` written by one of `pids` on this
+/// machine (named `.NAME.HOST-PID-N.tmp`, or `.NAME.PID-N.tmp` and
+/// `.NAME.PID.tmp` as older versions did).
 fn temporaries_of(dir: &Path, pids: &[u32]) -> Vec<PathBuf> {
     let host = hostname();
     let mut found = Vec::new();
@@ -329,8 +331,16 @@ fn temporaries_of(dir: &Path, pids: &[u32]) -> Vec<PathBuf> {
         for entry in std::fs::read_dir(&folder).unwrap() {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let by =
-                |pid: &u32| name.ends_with(".tmp") && name.contains(&format!(".{host}-{pid}-"));
+            let by = |pid: &u32| {
+                name.ends_with(".tmp")
+                    && [
+                        format!(".{host}-{pid}-"),
+                        format!(".{pid}-"),
+                        format!(".{pid}.tmp"),
+                    ]
+                    .iter()
+                    .any(|writer| name.contains(writer.as_str()))
+            };
             if pids.iter().any(by) {
                 found.push(path);
             } else if path.is_dir() {
@@ -341,13 +351,14 @@ fn temporaries_of(dir: &Path, pids: &[u32]) -> Vec<PathBuf> {
     found
 }
 
-/// `sumito train` started under `sh`, which is killed with it: the killed
-/// process's parent dies too, as under `timeout -s KILL`. Returns the shell
-/// and the pid of `sumito`.
+/// `sumito train` started by a shell that then becomes `sleep`: a parent
+/// that never reaps it. Killed, it stays a zombie, its /proc entry there,
+/// until that parent dies too, as after `timeout -s KILL sumito train ...`
+/// where nothing reaps orphans. Returns the shell and the pid of `sumito`.
 fn spawn_train_under_a_shell(config: &Path, run_dir: &Path, pid_file: &Path) -> (Child, u32) {
     let mut shell = Command::new("sh")
         .arg("-c")
-        .arg(r#""$0" train --no-progress --config "$1" --run-dir "$2" & echo $! > "$3"; wait"#)
+        .arg(r#""$0" train --no-progress --config "$1" --run-dir "$2" & echo $! > "$3"; exec sleep 600"#)
         .arg(SUMITO)
         .args([config, run_dir, pid_file])
         .env("OMP_WAIT_POLICY", "PASSIVE")
@@ -391,6 +402,8 @@ fn kill_9_at_random_moments_loses_no_game_and_the_run_resumes_at_once() {
     };
     let mut killed: Vec<u32> = Vec::new();
     let mut games_before: BTreeSet<PathBuf> = BTreeSet::new();
+    // A killed process left unreaped, with its parent.
+    let mut unreaped: Option<(Child, u32)> = None;
     for round in 0..5 {
         let under_shell = round == 2;
         let pid_file = scratch.0.join(format!("pid-{round}"));
@@ -412,6 +425,13 @@ fn kill_9_at_random_moments_loses_no_game_and_the_run_resumes_at_once() {
                 "round {round}: {:?}",
                 lines.seen
             );
+            if let Some((mut parent, zombie)) = unreaped.take() {
+                // It started while the killed one was a zombie, without
+                // waiting for anything; now the parent dies too.
+                assert!(is_zombie(zombie), "round {round}: {zombie} was reaped");
+                signal(parent.id(), "KILL");
+                parent.wait().unwrap();
+            }
             let stale = temporaries_of(&run_dir, &killed);
             assert!(stale.is_empty(), "round {round}: {stale:?}");
             let games: BTreeSet<PathBuf> = replay_files(&run_dir).into_iter().collect();
@@ -425,11 +445,17 @@ fn kill_9_at_random_moments_loses_no_game_and_the_run_resumes_at_once() {
             break;
         }
         std::thread::sleep(moment());
-        if under_shell {
-            signal(child.id(), "KILL");
-        }
         signal(pid, "KILL");
-        child.wait().unwrap();
+        if under_shell {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !is_zombie(pid) {
+                assert!(Instant::now() < deadline, "process {pid} did not die");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            unreaped = Some((child, pid));
+        } else {
+            child.wait().unwrap();
+        }
         drop(lines);
         killed.push(pid);
         // Killed while creating the run, the first leaves none (the next

@@ -625,6 +625,22 @@ mod tests {
         run.acquire_lease("trainer", COMMAND).unwrap();
     }
 
+    #[test]
+    fn a_run_that_lost_its_leases_folder_gets_it_back_and_a_deleted_one_does_not() {
+        let dir = TempDir::new("no-leases");
+        let root = dir.path().join("run");
+        let run = RunDir::create(&root, "").unwrap();
+        std::fs::remove_dir_all(run.leases_dir()).unwrap();
+        drop(run.enter(COMMAND, &["trainer"]).unwrap());
+        std::fs::remove_dir_all(run.leases_dir()).unwrap();
+        RunDir::delete(&root).unwrap();
+        assert!(!root.exists());
+        // Gone: nothing is made again under its name.
+        let err = run.enter(COMMAND, &[]).unwrap_err();
+        assert!(matches!(err, RunDirError::NotARun { .. }), "{err}");
+        assert!(!root.exists());
+    }
+
     /// Writes the record a lease holder writes, as `host`'s process `pid`
     /// renewed `age` seconds ago, without holding its lock.
     fn write_record(run: &RunDir, name: &str, host: &str, pid: u32, age: f64) {

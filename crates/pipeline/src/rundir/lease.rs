@@ -352,11 +352,21 @@ impl LocalLeases {
                     std::thread::sleep(Duration::from_millis(50));
                 }
                 Ok(None) => break,
-                // No leases folder: the run is gone (deleted or moved).
+                // No leases folder: the run is gone (deleted or moved), or
+                // lost the folder. Only in the second case is it made again
+                // (not recursively: the run's own folder must still be there).
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(RunDirError::NotARun {
+                    let gone = || RunDirError::NotARun {
                         path: self.root.clone(),
-                    });
+                    };
+                    if attempt > 0 || !self.root.join("run.json").is_file() {
+                        return Err(gone());
+                    }
+                    match std::fs::create_dir(self.dir()) {
+                        Ok(()) => {}
+                        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+                        Err(_) => return Err(gone()),
+                    }
                 }
                 Err(cause) => return Err(RunDirError::Io { path, cause }),
             }
