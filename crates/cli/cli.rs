@@ -83,15 +83,8 @@ impl Command {
             Command::Moves(args) => commands::moves::run(args),
             Command::Render(args) => commands::render::run(args),
             Command::Play(args) => commands::play::run_classical(args),
-            Command::Train(_)
-            | Command::Selfplay(_)
-            | Command::Trainer(_)
-            | Command::Evaluate(_)
-            | Command::Export(_)
-            | Command::Analyze(_)
-            | Command::Curve(_) => {
-                anyhow::bail!("this command needs the network binary, sumito-torch")
-            }
+            // The network verbs (`needs_network` lists them all).
+            _ => anyhow::bail!("this command needs the network binary, sumito-torch"),
         }
     }
 }

@@ -205,7 +205,8 @@ impl Tally {
         (self.games() > 0).then(|| self.points() / f64::from(self.games()))
     }
 
-    fn add(&mut self, score: f64) {
+    /// Counts a game in which this side scored `score` (1, ½ or 0).
+    pub(crate) fn add(&mut self, score: f64) {
         if score == 1.0 {
             self.wins += 1;
         } else if score == 0.0 {

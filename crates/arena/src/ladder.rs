@@ -174,11 +174,7 @@ fn row(opponent: &str, games: &[FinishedGame]) -> LadderRow {
     for game in games {
         let result = game.result();
         let score = result.score_of(0).expect("the player plays every game");
-        match score {
-            1.0 => tally.wins += 1,
-            0.0 => tally.losses += 1,
-            _ => tally.draws += 1,
-        }
+        tally.add(score);
         for (side, who) in [result.black, result.white].into_iter().enumerate() {
             thinking[who].0 += game.thinking[side].moves;
             thinking[who].1 += game.thinking[side].time.as_secs_f64();

@@ -87,6 +87,16 @@ pub fn choose_move(
         return Some(win);
     }
     let best = AbaloneGame::move_of(result.best_action)?;
+    let me = position.side_to_move();
+    let ahead = position.marbles_off(me.opponent()) > position.marbles_off(me);
+    let repeats =
+        |mv: Move| !ahead && history.is_some_and(|history| history.contains(&position.play(mv)));
+    let safe_best = !allows_a_win(position, best);
+    if safe_best && !repeats(best) {
+        return Some(best);
+    }
+    // The search's other moves that are rated nearly as well and do not let
+    // the opponent win at once, best first (looked at only when needed).
     let value_of = |action: usize| {
         result
             .root_actions
@@ -94,7 +104,6 @@ pub fn choose_move(
             .find(|root| root.action == action)
             .and_then(|root| root.q)
     };
-    // The search's other moves that are rated nearly as well, best first.
     let floor = value_of(result.best_action).map_or(f32::NEG_INFINITY, |q| q - REPETITION_MARGIN);
     let mut others: Vec<_> = result
         .root_actions
@@ -111,14 +120,6 @@ pub fn choose_move(
         .filter_map(|root| AbaloneGame::move_of(root.action))
         .filter(|mv| !allows_a_win(position, *mv))
         .collect();
-    let safe_best = !allows_a_win(position, best);
-    let me = position.side_to_move();
-    let ahead = position.marbles_off(me.opponent()) > position.marbles_off(me);
-    let repeats =
-        |mv: Move| !ahead && history.is_some_and(|history| history.contains(&position.play(mv)));
-    if safe_best && !repeats(best) {
-        return Some(best);
-    }
     others
         .iter()
         .copied()

@@ -231,8 +231,8 @@ impl Player for NetPlayer {
 
     fn observe_move(&mut self, before: &Position, mv: Move) {
         if let Some(history) = &mut self.history {
+            // The position after it is recorded when this player moves there.
             history.record(before);
-            history.record(&before.play(mv));
         }
         if let Some(search) = &mut self.search
             && (search.root().position() != before || search.advance(mv.action()).is_err())

@@ -256,8 +256,8 @@ impl Opponent for NetworkSearch {
     }
 
     fn observe_move(&mut self, before: &Position, mv: Move) {
+        // The position after it is recorded when this player moves there.
         self.history.record(before);
-        self.history.record(&before.play(mv));
         // Keep the subtree of the move played; anything else starts afresh.
         self.search = self
             .search
