@@ -137,6 +137,46 @@ fn a_tiny_run_trains_two_generations_and_resumes_as_finished() {
 }
 
 #[test]
+fn with_gating_off_only_every_nth_candidate_is_rated_and_every_generation_reports_its_time() {
+    let scratch = Scratch::new("every-second");
+    let run_dir = scratch.0.join("run");
+    let tiny = std::fs::read_to_string(tiny_config(&scratch.0, 2)).unwrap();
+    let gating_start = tiny.find("[gating]").unwrap();
+    let gating_end = gating_start + tiny[gating_start..].find("\n\n").unwrap();
+    let text = format!(
+        "{}[gating]\nmode = \"off\"{}",
+        &tiny[..gating_start],
+        &tiny[gating_end..]
+    )
+    .replace("[evaluation]\n", "[evaluation]\nevery_generations = 2\n");
+    let config = scratch.0.join("every-second.toml");
+    std::fs::write(&config, text).unwrap();
+    let output = train(&config, &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let out = text(&output);
+    assert!(out.contains("gen 1:") && out.contains("not rated"), "{out}");
+    assert!(out.contains("% self-play,"), "{out}");
+    assert!(!run_dir.join("evaluations/gen-000001.json").exists());
+    assert!(run_dir.join("evaluations/gen-000002.json").is_file());
+    let best: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("models/best.json")).unwrap()).unwrap();
+    assert_eq!(best["generation"], 2, "gating off promotes every candidate");
+    let mut tags = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(run_dir.join("tensorboard")).unwrap() {
+        for event in read_events(&entry.unwrap().path()).unwrap() {
+            tags.extend(event.scalars.into_iter().map(|(tag, _)| tag));
+        }
+    }
+    for tag in [
+        "time/selfplay_share",
+        "time/training_seconds",
+        "time/evaluation_share",
+    ] {
+        assert!(tags.contains(tag), "no {tag} in {tags:?}");
+    }
+}
+
+#[test]
 fn a_run_killed_mid_generation_resumes_without_losing_games() {
     let scratch = Scratch::new("killed");
     let run_dir = scratch.0.join("run");

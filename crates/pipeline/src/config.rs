@@ -240,6 +240,18 @@ pub struct EvaluationConfig {
     pub opponents: Vec<String>,
     /// Games against each fixed opponent per candidate (even).
     pub games_per_opponent: u32,
+    /// Rate only every Nth candidate (generations N, 2N, ...): with gating
+    /// off the rating games teach the network nothing, and on a small
+    /// machine they cost as much as the self-play. Gating needs every
+    /// candidate evaluated, so N > 1 requires `gating.mode = "off"`.
+    pub every_generations: u32,
+}
+
+impl EvaluationConfig {
+    /// Whether candidate `generation` is evaluated at all.
+    pub fn evaluates(&self, generation: u32) -> bool {
+        generation > 0 && generation % self.every_generations.max(1) == 0
+    }
 }
 
 impl Default for EvaluationConfig {
@@ -255,6 +267,7 @@ impl Default for EvaluationConfig {
             random_opening_plies: 2,
             opponents: vec!["random".into(), "greedy".into(), "alphabeta:depth=2".into()],
             games_per_opponent: 20,
+            every_generations: 1,
         }
     }
 }
@@ -449,6 +462,18 @@ impl Config {
                 "must be even (both colours)".into(),
             );
         }
+        if evaluation.every_generations == 0 {
+            return invalid("evaluation.every_generations", "must be at least 1".into());
+        }
+        if evaluation.every_generations > 1 && gating.mode != GatingMode::Off {
+            return invalid(
+                "evaluation.every_generations",
+                format!(
+                    "is {}, but gating must evaluate every candidate: set it to 1 or gating.mode = \"off\"",
+                    evaluation.every_generations
+                ),
+            );
+        }
         for (index, spec) in evaluation.opponents.iter().enumerate() {
             if let Err(err) = crate::opponents::check_opponent(spec) {
                 return invalid(&format!("evaluation.opponents[{index}]"), err);
@@ -597,6 +622,15 @@ mod tests {
                 "evaluation.opponents[0]",
             ),
             ("[budget]\nhours = -1.0\n", "budget.hours"),
+            (
+                "[evaluation]\nevery_generations = 0\n",
+                "evaluation.every_generations",
+            ),
+            // Gating (on by default) must see every candidate.
+            (
+                "[evaluation]\nevery_generations = 3\n",
+                "evaluation.every_generations",
+            ),
         ];
         for (section, key) in cases {
             let err = parse(&format!("{MINIMAL}{section}")).unwrap_err();
@@ -606,6 +640,24 @@ mod tests {
             );
             assert!(err.to_string().contains(key), "{err}");
         }
+    }
+
+    #[test]
+    fn every_nth_candidate_is_evaluated() {
+        let config = parse(&format!(
+            "{MINIMAL}[gating]\nmode = \"off\"\n[evaluation]\nevery_generations = 3\n"
+        ))
+        .unwrap();
+        let evaluated: Vec<u32> = (0..10)
+            .filter(|&g| config.evaluation.evaluates(g))
+            .collect();
+        assert_eq!(evaluated, [3, 6, 9]);
+        let every = parse(MINIMAL).unwrap();
+        assert!((1..5).all(|g| every.evaluation.evaluates(g)));
+        assert!(
+            !every.evaluation.evaluates(0),
+            "the random net is not rated"
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 use sumito_arena::sprt::{SprtConfig, SprtVerdict};
 use sumito_net::{DirectEvaluator, PolicyValueNet};
 
-use crate::config::{Config, GatingMode};
+use crate::config::{Config, EvaluationConfig, GatingMode};
 use crate::error::{PipelineError, Result};
 use crate::matches::{Contestant, Pairing, paired_openings, play_match};
 use crate::models::{device, load_model};
@@ -127,11 +127,12 @@ pub fn reconcile_best(run: &RunDir) -> Result<()> {
     Ok(())
 }
 
-/// Candidates that have a model but no evaluation record yet, oldest first.
-pub fn pending_candidates(run: &RunDir) -> Result<Vec<u32>> {
+/// Candidates due for evaluation (`evaluation.every_generations`) that have
+/// a model but no evaluation record yet, oldest first.
+pub fn pending_candidates(run: &RunDir, config: &EvaluationConfig) -> Result<Vec<u32>> {
     let mut pending = Vec::new();
     for generation in run.model_generations()? {
-        if generation > 0 && !run.evaluation_path(generation).exists() {
+        if config.evaluates(generation) && !run.evaluation_path(generation).exists() {
             pending.push(generation);
         }
     }

@@ -443,11 +443,55 @@ fn evaluate_and_report(
     Ok(summary)
 }
 
+/// Where one generation of `sumito train` spent its wall-clock time.
+#[derive(Debug, Clone, Copy, Default)]
+struct GenerationTimes {
+    selfplay: Duration,
+    training: Duration,
+    evaluation: Duration,
+}
+
+impl GenerationTimes {
+    fn parts(&self) -> [(&'static str, Duration); 3] {
+        [
+            ("selfplay", self.selfplay),
+            ("training", self.training),
+            ("evaluation", self.evaluation),
+        ]
+    }
+
+    fn share(&self, part: Duration) -> f64 {
+        let total = self.selfplay + self.training + self.evaluation;
+        part.as_secs_f64() / total.as_secs_f64().max(1e-9)
+    }
+
+    fn scalars(&self) -> Vec<(String, f64)> {
+        let mut scalars = Vec::new();
+        for (name, part) in self.parts() {
+            scalars.push((format!("time/{name}_seconds"), part.as_secs_f64()));
+            scalars.push((format!("time/{name}_share"), self.share(part)));
+        }
+        scalars
+    }
+
+    /// `time 41s = 58% self-play, 25% training, 17% evaluation`.
+    fn describe(&self) -> String {
+        let total = self.selfplay + self.training + self.evaluation;
+        format!(
+            "time {:.0}s = {:.0}% self-play, {:.0}% training, {:.0}% evaluation",
+            total.as_secs_f64(),
+            100.0 * self.share(self.selfplay),
+            100.0 * self.share(self.training),
+            100.0 * self.share(self.evaluation)
+        )
+    }
+}
+
 fn summary_line(
     generation: u32,
     selfplay: Option<&(SelfPlayStats, Duration)>,
     training: Option<&sumito_net::TrainMetrics>,
-    evaluation: &EvaluationSummary,
+    evaluation: Option<&EvaluationSummary>,
 ) -> String {
     let mut line = format!("gen {generation}:");
     if let Some((stats, elapsed)) = selfplay {
@@ -466,6 +510,10 @@ fn summary_line(
             metrics.loss
         ));
     }
+    let Some(evaluation) = evaluation else {
+        line.push_str(" promoted (not rated this generation)");
+        return line;
+    };
     let record = &evaluation.record;
     if let Some(gating) = &record.gating {
         line.push_str(&format!(
@@ -525,10 +573,10 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
         ),
     )?;
     // A candidate left unevaluated by an interrupted run comes first.
-    for generation in pending_candidates(run)? {
+    for generation in pending_candidates(run, &config.evaluation)? {
         let hours = Some(earlier_seconds / 3600.0);
         let summary = evaluate_and_report(run, config, generation, hours, &ui, &mut events)?;
-        ui.say(&summary_line(generation, None, None, &summary));
+        ui.say(&summary_line(generation, None, None, Some(&summary)));
     }
     loop {
         lease_check()?;
@@ -568,7 +616,13 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
             continue;
         }
         // No game arrives while this process trains: train all that is owed.
+        let training_start = Instant::now();
         let training = train_pending(&mut trainer, &mut events, &ui, &lease_check, u64::MAX)?;
+        let mut times = GenerationTimes {
+            selfplay: selfplay.as_ref().map_or(Duration::ZERO, |result| result.1),
+            training: training_start.elapsed(),
+            evaluation: Duration::ZERO,
+        };
         if ui.stopping() || !trainer.candidate_due() {
             continue;
         }
@@ -577,13 +631,33 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
             run.set_best(candidate)?;
         }
         let hours = Some(elapsed() / 3600.0);
-        let summary = evaluate_and_report(run, config, candidate, hours, &ui, &mut events)?;
+        let evaluation_start = Instant::now();
+        let summary = if config.evaluation.evaluates(candidate) {
+            Some(evaluate_and_report(
+                run,
+                config,
+                candidate,
+                hours,
+                &ui,
+                &mut events,
+            )?)
+        } else {
+            None
+        };
+        times.evaluation = evaluation_start.elapsed();
+        log_scalars(&mut events, u64::from(candidate), &times.scalars())?;
         loop_state.elapsed_seconds = elapsed();
         write_json(&loop_path, &loop_state)?;
         let elapsed_now = loop_state.elapsed_seconds;
         let line = format!(
-            "{} | {:02}:{:02}:{:02}",
-            summary_line(candidate, selfplay.as_ref(), training.as_ref(), &summary),
+            "{} | {} | {:02}:{:02}:{:02}",
+            summary_line(
+                candidate,
+                selfplay.as_ref(),
+                training.as_ref(),
+                summary.as_ref()
+            ),
+            times.describe(),
             (elapsed_now / 3600.0) as u64,
             (elapsed_now / 60.0) as u64 % 60,
             elapsed_now as u64 % 60
@@ -703,7 +777,7 @@ pub fn evaluate(open: &OpenRun, options: &RunOptions) -> Result<()> {
     while !ui.stopping() {
         open.check_leases()?;
         reconcile_best(run)?;
-        let pending = pending_candidates(run)?;
+        let pending = pending_candidates(run, &config.evaluation)?;
         if pending.is_empty() {
             if config.budget.generations.is_some_and(|limit| {
                 run.model_generations()
@@ -720,7 +794,7 @@ pub fn evaluate(open: &OpenRun, options: &RunOptions) -> Result<()> {
         }
         for generation in pending {
             let summary = evaluate_and_report(run, config, generation, None, &ui, &mut events)?;
-            ui.say(&summary_line(generation, None, None, &summary));
+            ui.say(&summary_line(generation, None, None, Some(&summary)));
         }
     }
     Ok(())
