@@ -151,7 +151,7 @@ pub fn quote_position_text(text: &str, at: Option<usize>) -> String {
 
 /// The fields of `text` separated by whitespace, each with the character
 /// (1-based) it starts at.
-fn fields_with_columns(text: &str) -> Vec<(usize, &str)> {
+pub(crate) fn fields_with_columns(text: &str) -> Vec<(usize, &str)> {
     let mut fields = Vec::new();
     let mut start: Option<(usize, usize)> = None;
     for (column, (byte, ch)) in text.char_indices().enumerate() {

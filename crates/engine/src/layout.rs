@@ -26,11 +26,14 @@ pub enum Layout {
     Random {
         seed: u64,
     },
-    /// The Standard layout with 3 marbles of each colour moved into the
-    /// centre: a ChaCha8 stream seeded with `seed` picks 3 of Black's 14
-    /// standard cells to empty, then 3 of White's, then shuffles the free
-    /// central cells (within distance 2 of E5, 19 cells in all) and puts
-    /// Black's 3 marbles on the first 3 of them and White's on the next 3.
+    /// The Standard layout with 3 marbles of each colour thrown onto the
+    /// board, as the rules file says: Black keeps A1–A5 and B1–B6, White
+    /// keeps I5–I9 and H4–H9; then Black's three marbles of row C and
+    /// White's three of row G are thrown, Black's first, each onto a cell of
+    /// rows D–F (25 cells) drawn uniformly from a ChaCha8 stream seeded with
+    /// `seed`. A marble that lands on a cell already taken falls off the
+    /// board and counts as pushed off by the opponent
+    /// ([`Layout::fallen`]).
     PartlyRandom {
         seed: u64,
     },
@@ -179,24 +182,7 @@ impl Layout {
                 shuffle(&mut rng, &mut cells);
                 [cells[..14].to_vec(), cells[14..28].to_vec()]
             }
-            Layout::PartlyRandom { seed } => {
-                let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                let [mut black, mut white] = Layout::Standard.cells();
-                for own in [&mut black, &mut white] {
-                    shuffle(&mut rng, own);
-                    own.drain(..3);
-                }
-                let mut central: Vec<Cell> = Cell::all()
-                    .filter(|c| c.distance_from_centre() <= 2)
-                    .filter(|c| !black.contains(c) && !white.contains(c))
-                    .collect();
-                shuffle(&mut rng, &mut central);
-                black.extend_from_slice(&central[..3]);
-                white.extend_from_slice(&central[3..6]);
-                black.sort();
-                white.sort();
-                [black, white]
-            }
+            Layout::PartlyRandom { seed } => thrown(seed).0,
             named => {
                 let index = Layout::NAMED
                     .iter()
@@ -205,6 +191,47 @@ impl Layout {
                 let (_, black, white) = NAMED_CELLS[index];
                 [cells_of(black), cells_of(white)]
             }
+        }
+    }
+}
+
+/// The marbles of `partly-random:SEED` on the board, and how many of each
+/// colour fell off when thrown.
+fn thrown(seed: u64) -> ([Vec<Cell>; 2], [u8; 2]) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let [standard_black, standard_white] = Layout::Standard.cells();
+    let kept = |cells: Vec<Cell>, thrown_row: u8| -> Vec<Cell> {
+        cells
+            .into_iter()
+            .filter(|c| c.row() != thrown_row)
+            .collect()
+    };
+    let mut placed = [kept(standard_black, 2), kept(standard_white, 6)];
+    let targets: Vec<Cell> = Cell::all().filter(|c| (3..=5).contains(&c.row())).collect();
+    let mut fallen = [0u8; 2];
+    for color in 0..2 {
+        for _ in 0..3 {
+            let cell = targets[draw_below(&mut rng, targets.len())];
+            if placed.iter().any(|cells| cells.contains(&cell)) {
+                fallen[color] += 1;
+            } else {
+                placed[color].push(cell);
+            }
+        }
+    }
+    for cells in &mut placed {
+        cells.sort();
+    }
+    (placed, fallen)
+}
+
+impl Layout {
+    /// Marbles of each colour (Black, White) that are off the board at the
+    /// start: only `partly-random` throws marbles off.
+    pub fn fallen(&self) -> [u8; 2] {
+        match *self {
+            Layout::PartlyRandom { seed } => thrown(seed).1,
+            _ => [0, 0],
         }
     }
 }
@@ -223,7 +250,8 @@ impl FromStr for Layout {
 }
 
 impl Position {
-    /// The start position of `layout` under `rules`, Black to move.
+    /// The start position of `layout` under `rules`, Black to move (with the
+    /// marbles that fell off a `partly-random` start already off).
     pub fn start(layout: Layout, rules: Rules) -> Position {
         let mut marbles = [0u128; 2];
         for (color, cells) in Color::ALL.into_iter().zip(layout.cells()) {
@@ -232,7 +260,7 @@ impl Position {
             }
         }
         debug_assert_eq!(CELL_COUNT, 61);
-        Position::from_parts(marbles, Color::Black, [0, 0], rules)
+        Position::from_parts(marbles, Color::Black, layout.fallen(), rules)
     }
 }
 
@@ -275,14 +303,26 @@ mod tests {
         );
         for layout in layouts {
             let [black, white] = layout.cells();
+            let fallen = layout.fallen();
             let mut all: Vec<Cell> = black.iter().chain(&white).copied().collect();
-            assert_eq!((black.len(), white.len()), (14, 14), "{layout}");
+            assert_eq!(
+                (
+                    black.len() + usize::from(fallen[0]),
+                    white.len() + usize::from(fallen[1])
+                ),
+                (14, 14),
+                "{layout}"
+            );
             all.sort();
             all.dedup();
-            assert_eq!(all.len(), 28, "{layout}");
+            assert_eq!(all.len(), black.len() + white.len(), "{layout}");
             let position = Position::start(layout, Rules::default());
-            assert_eq!(position.marble_count(Color::Black), 14);
-            assert_eq!(position.marble_count(Color::White), 14);
+            for color in Color::ALL {
+                assert_eq!(
+                    position.marble_count(color) + u32::from(position.marbles_off(color)),
+                    14
+                );
+            }
         }
     }
 
@@ -326,18 +366,20 @@ mod tests {
         assert_eq!(a, Layout::Random { seed: 1 }.cells());
         assert_ne!(a, Layout::Random { seed: 2 }.cells());
         let [std_black, std_white] = Layout::Standard.cells();
-        let mut moved_any = false;
-        for seed in 0..50 {
-            let cells = Layout::PartlyRandom { seed }.cells();
+        let mut fell_any = false;
+        for seed in 0..200 {
+            let layout = Layout::PartlyRandom { seed };
+            let cells = layout.cells();
             for (cells, standard) in cells.iter().zip([&std_black, &std_white]) {
-                // At least 11 marbles stay on standard cells; the others
-                // (at most 3) were dropped into the centre.
-                let moved: Vec<&Cell> = cells.iter().filter(|c| !standard.contains(c)).collect();
-                assert!(moved.len() <= 3, "seed {seed}");
-                assert!(moved.iter().all(|c| c.distance_from_centre() <= 2));
-                moved_any |= !moved.is_empty();
+                // Rows A-B (I-H) stay; the three of row C (G) were thrown
+                // into rows D-F.
+                let thrown: Vec<&Cell> = cells.iter().filter(|c| !standard.contains(c)).collect();
+                assert_eq!(cells.len() - thrown.len(), 11, "seed {seed}");
+                assert!(thrown.iter().all(|c| (3..=5).contains(&c.row())));
             }
+            fell_any |= layout.fallen() != [0, 0];
         }
-        assert!(moved_any);
+        // 6 throws onto 25 cells collide in about half the starts.
+        assert!(fell_any);
     }
 }

@@ -54,6 +54,7 @@ mod perft;
 mod playout;
 mod position;
 mod symmetry;
+pub mod variant;
 
 pub use action::{ACTION_COUNT, MAX_LEGAL_MOVES, Move, MoveList, MoveListIntoIter};
 pub use board::{CELL_COUNT, Cell, CellParseError, Color, Direction};

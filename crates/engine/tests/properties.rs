@@ -164,7 +164,8 @@ proptest! {
     fn playouts_from_every_layout(positions in playout()) {
         let start = positions[0];
         for color in Color::ALL {
-            prop_assert_eq!(start.marble_count(color), 14);
+            // (A partly random start may have thrown marbles off.)
+            prop_assert_eq!(start.marble_count(color) + u32::from(start.marbles_off(color)), 14);
         }
         for position in &positions {
             check_position(position);
