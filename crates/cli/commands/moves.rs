@@ -1,7 +1,7 @@
 //! `sumito moves`: the legal moves of a position in Aba-Pro notation, one
 //! per line, optionally with the position each one leads to.
 
-use super::perft::PositionArgs;
+use super::perft::{PositionArgs, Start};
 use clap::Args as ClapArgs;
 use std::io::Write;
 
@@ -15,16 +15,31 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let position = args.position.position()?;
-    if let Some((outcome, reason)) = position.outcome() {
-        eprintln!("the game is over ({outcome}: {reason}); no legal moves");
-    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for mv in position.legal_moves() {
-        if args.children {
-            writeln!(out, "{mv}\t{}", position.play(mv))?;
-        } else {
-            writeln!(out, "{mv}")?;
+    match args.position.start()? {
+        Start::Two(position) => {
+            if let Some((outcome, reason)) = position.outcome() {
+                eprintln!("the game is over ({outcome}: {reason}); no legal moves");
+            }
+            for mv in position.legal_moves() {
+                if args.children {
+                    writeln!(out, "{mv}\t{}", position.play(mv))?;
+                } else {
+                    writeln!(out, "{mv}")?;
+                }
+            }
+        }
+        Start::General(position) => {
+            if let Some(result) = position.describe_outcome() {
+                eprintln!("the game is over ({result}); no legal moves");
+            }
+            for mv in position.legal_moves() {
+                if args.children {
+                    writeln!(out, "{}\t{}", mv.to_text(), position.play(mv))?;
+                } else {
+                    writeln!(out, "{}", mv.to_text())?;
+                }
+            }
         }
     }
     out.flush()?;

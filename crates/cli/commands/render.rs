@@ -6,8 +6,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
+use sumito_engine::Position;
+use sumito_engine::variant::VariantLayout;
 use sumito_play::record::write_atomic;
 use sumito_play::svg::{render_game, render_svg};
+use sumito_play::variant_view::render_variant_svg;
+
+use super::perft::{Start, resolve_start};
 
 use super::source::{Source, SourceArgs};
 
@@ -31,9 +36,19 @@ pub struct Args {
     /// are made from).
     #[arg(long)]
     out: PathBuf,
-    /// A title for the picture of --fen (default: the position text).
-    #[arg(long, requires = "fen")]
+    /// A title for the picture of --fen or --layout (default: the position
+    /// text).
+    #[arg(long, conflicts_with = "record")]
     title: Option<String>,
+    /// Draw the start of this layout (any two-player layout, or
+    /// three-player, three-player-trapezoid, four-player, five-player,
+    /// six-player).
+    #[arg(long, group = "source", value_parser = VariantLayout::from_name)]
+    layout: Option<VariantLayout>,
+    /// A TOML file whose [rules] table gives the rules of --fen or --layout
+    /// (obstacles, holes, neutral marbles, ...; see `sumito perft --help`).
+    #[arg(long, value_name = "FILE", conflicts_with = "record")]
+    rules: Option<PathBuf>,
 }
 
 /// `dir/game.svg` and 7 → `dir/game-007.svg` (at least three digits, more
@@ -58,6 +73,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "--out {}: the file name must end in .svg",
             args.out.display()
         );
+    }
+    if args.layout.is_some()
+        || (args.rules.is_some() && args.source.fen.is_some())
+        || args
+            .source
+            .fen
+            .as_deref()
+            .is_some_and(|fen| Position::from_fen(fen).is_err())
+    {
+        let start = resolve_start(
+            args.layout,
+            args.source.fen.as_deref(),
+            args.rules.as_deref(),
+        )?;
+        let svg = match start {
+            Start::Two(position) => {
+                let title = args.title.clone().unwrap_or_else(|| position.to_string());
+                render_svg(&position, None, &title)
+            }
+            Start::General(position) => {
+                let title = args.title.clone().unwrap_or_else(|| position.to_string());
+                render_variant_svg(&position, &title)
+            }
+        };
+        return write(&args.out, &svg);
     }
     match args.source.read()? {
         Source::Position { position, text } => {

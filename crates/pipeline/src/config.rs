@@ -250,7 +250,7 @@ pub struct EvaluationConfig {
 impl EvaluationConfig {
     /// Whether candidate `generation` is evaluated at all.
     pub fn evaluates(&self, generation: u32) -> bool {
-        generation > 0 && generation % self.every_generations.max(1) == 0
+        generation > 0 && generation.is_multiple_of(self.every_generations.max(1))
     }
 }
 

@@ -26,20 +26,20 @@ use crate::{color_title, outcome_title};
 const SPACING: f64 = 44.0;
 const MARBLE_RADIUS: f64 = 19.0;
 const CELL_RADIUS: f64 = 20.0;
-const OFF_RADIUS: f64 = 9.0;
-const MARGIN: f64 = 20.0;
-const HEADER: f64 = 44.0;
+pub(crate) const OFF_RADIUS: f64 = 9.0;
+pub(crate) const MARGIN: f64 = 20.0;
+pub(crate) const HEADER: f64 = 44.0;
 /// How far (in cell steps) coordinates sit outside the outermost cells.
 const LABEL_OFFSET: f64 = 1.3;
 /// The board spans diagonal units −2.5 (row letters) to 8.5 (right edge).
 const LEFT_UNITS: f64 = 2.5;
-const WIDTH: f64 = 2.0 * MARGIN + 11.0 * SPACING;
+pub(crate) const WIDTH: f64 = 2.0 * MARGIN + 11.0 * SPACING;
 const ROW_HEIGHT: f64 = SPACING * 0.866_025_403_784_438_6;
 /// The centre of cell (row 0, diagonal 0); rows go up, diagonals right.
 const ORIGIN_Y: f64 = HEADER + SPACING + 8.0 * ROW_HEIGHT;
 const ORIGIN_X: f64 = MARGIN + LEFT_UNITS * SPACING;
-const OFF_PANEL_Y: f64 = ORIGIN_Y + ROW_HEIGHT + 44.0;
-const HEIGHT: f64 = OFF_PANEL_Y + 2.0 * 30.0 + MARGIN;
+pub(crate) const OFF_PANEL_Y: f64 = ORIGIN_Y + ROW_HEIGHT + 44.0;
+pub(crate) const HEIGHT: f64 = OFF_PANEL_Y + 2.0 * 30.0 + MARGIN;
 
 /// The last move, to be drawn as arrows on the position after it.
 #[derive(Clone, Copy, Debug)]
@@ -51,19 +51,19 @@ pub struct LastMove {
 
 /// The centre of the point at `row` (0 = A) and `diag` (1..=9), which may
 /// lie off the board (labels, marbles pushed off).
-fn point(row: f64, diag: f64) -> (f64, f64) {
+pub(crate) fn point(row: f64, diag: f64) -> (f64, f64) {
     (
         ORIGIN_X + SPACING * (diag - row / 2.0),
         ORIGIN_Y - ROW_HEIGHT * row,
     )
 }
 
-fn cell_point(cell: Cell) -> (f64, f64) {
+pub(crate) fn cell_point(cell: Cell) -> (f64, f64) {
     point(f64::from(cell.row()), f64::from(cell.diag()))
 }
 
 /// Escapes text for use in SVG text content and attribute values.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
         match ch {
@@ -87,13 +87,21 @@ fn color_class(color: Color) -> &'static str {
     }
 }
 
-const STYLE: &str = "\
+pub(crate) const STYLE: &str = "\
 .board{fill:#d8b27a;stroke:#7a5a30;stroke-width:3}
 .cell{fill:#b48a55;stroke:#8a6638;stroke-width:1}
 .marble.black{fill:#1e1e1e;stroke:#000;stroke-width:1.5}
 .marble.white{fill:#f5f5f0;stroke:#555;stroke-width:1.5}
 .off.black{fill:#1e1e1e;stroke:#000}
 .off.white{fill:#f5f5f0;stroke:#555}
+.marble.red,.off.red{fill:#c8322d;stroke:#6a1410;stroke-width:1.5}
+.marble.green,.off.green{fill:#2f8a3b;stroke:#134d1c;stroke-width:1.5}
+.marble.blue,.off.blue{fill:#2f5fc8;stroke:#142d6a;stroke-width:1.5}
+.marble.yellow,.off.yellow{fill:#e8c61e;stroke:#7a6608;stroke-width:1.5}
+.marble.neutral{fill:#9a9a9a;stroke:#444;stroke-width:1.5}
+.marble.common{fill:#6b4a8a;stroke:#2e1a40;stroke-width:1.5}
+.obstacle{fill:#4a3420;stroke:#2a1a08;stroke-width:2}
+.hole{fill:#1a120a;stroke:#5a3d1a;stroke-width:3}
 .coordinate{font:bold 15px sans-serif;fill:#5a3d1a;text-anchor:middle;dominant-baseline:central}
 .title{font:18px sans-serif;fill:#222}
 .label{font:15px sans-serif;fill:#222;dominant-baseline:central}
@@ -101,15 +109,14 @@ const STYLE: &str = "\
 .arrow.pushed{stroke:#e08a00;stroke-dasharray:7 5}
 ";
 
-/// The SVG document of `position`, with `title` at the top (typically which
-/// move led here) and `last_move`, if given, drawn as arrows.
-pub fn render_svg(position: &Position, last_move: Option<&LastMove>, title: &str) -> String {
-    let mut svg = String::with_capacity(16 * 1024);
+/// The document's start: prologue, style, arrow heads, background and the
+/// title line.
+pub(crate) fn open_document(svg: &mut String, title: &str, height: f64) {
     // `write!` into a String cannot fail.
     let _ = writeln!(
         svg,
         r##"<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{WIDTH:.0}" height="{HEIGHT:.0}" viewBox="0 0 {WIDTH:.0} {HEIGHT:.0}">
+<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{WIDTH:.0}" height="{height:.0}" viewBox="0 0 {WIDTH:.0} {height:.0}">
 <title>{}</title>
 <defs>
 <style>
@@ -126,6 +133,13 @@ pub fn render_svg(position: &Position, last_move: Option<&LastMove>, title: &str
         HEADER - 14.0,
         escape(title)
     );
+}
+
+/// The SVG document of `position`, with `title` at the top (typically which
+/// move led here) and `last_move`, if given, drawn as arrows.
+pub fn render_svg(position: &Position, last_move: Option<&LastMove>, title: &str) -> String {
+    let mut svg = String::with_capacity(16 * 1024);
+    open_document(&mut svg, title, HEIGHT);
     let status = match position.outcome() {
         Some((outcome, reason)) => format!("{} ({reason})", outcome_title(outcome)),
         None => format!("{} to move", color_title(position.side_to_move())),
@@ -147,6 +161,12 @@ pub fn render_svg(position: &Position, last_move: Option<&LastMove>, title: &str
 }
 
 fn write_board(svg: &mut String, position: &Position) {
+    write_board_cells(svg, &|cell| position.at(cell).map(color_class));
+}
+
+/// The board, with on each cell what `content` says: the class of a marble
+/// (`black`, `red`, `neutral`, ...), `obstacle`, `hole`, or nothing.
+pub(crate) fn write_board_cells(svg: &mut String, content: &dyn Fn(Cell) -> Option<&'static str>) {
     // The board's outline: the six corner cells pushed outwards from E5.
     let centre = point(4.0, 5.0);
     let corners = [
@@ -182,13 +202,33 @@ fn write_board(svg: &mut String, position: &Position) {
         );
     }
     for cell in Cell::all() {
-        if let Some(color) = position.at(cell) {
-            let (x, y) = cell_point(cell);
-            let _ = writeln!(
-                svg,
-                r#"<circle class="marble {}" data-cell="{cell}" cx="{x:.1}" cy="{y:.1}" r="{MARBLE_RADIUS}"/>"#,
-                color_class(color)
-            );
+        let (x, y) = cell_point(cell);
+        match content(cell) {
+            None => {}
+            Some("obstacle") => {
+                let half = MARBLE_RADIUS * 0.9;
+                let _ = writeln!(
+                    svg,
+                    r#"<rect class="obstacle" data-cell="{cell}" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="4"/>"#,
+                    x - half,
+                    y - half,
+                    2.0 * half,
+                    2.0 * half
+                );
+            }
+            Some("hole") => {
+                let _ = writeln!(
+                    svg,
+                    r#"<circle class="hole" data-cell="{cell}" cx="{x:.1}" cy="{y:.1}" r="{:.1}"/>"#,
+                    CELL_RADIUS - 2.0
+                );
+            }
+            Some(class) => {
+                let _ = writeln!(
+                    svg,
+                    r#"<circle class="marble {class}" data-cell="{cell}" cx="{x:.1}" cy="{y:.1}" r="{MARBLE_RADIUS}"/>"#
+                );
+            }
         }
     }
     // Row letters left of each row's first cell; diagonal numbers

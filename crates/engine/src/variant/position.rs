@@ -261,6 +261,23 @@ impl VariantPosition {
         self.result
     }
 
+    /// The result in words: `black wins (enough marbles pushed off)`,
+    /// `draw between black and red (move limit ...)`.
+    pub fn describe_outcome(&self) -> Option<String> {
+        let (outcome, end) = self.result?;
+        let seating = self.rules.seating;
+        Some(match outcome {
+            VariantOutcome::Win(side) => format!("{} wins ({end})", seating.side_name(side)),
+            VariantOutcome::Draw(mask) => {
+                let sides: Vec<String> = (0..seating.sides())
+                    .filter(|side| mask >> side & 1 == 1)
+                    .map(|side| seating.side_name(side))
+                    .collect();
+                format!("draw between {} ({end})", sides.join(" and "))
+            }
+        })
+    }
+
     pub fn is_game_over(&self) -> bool {
         self.result.is_some()
     }

@@ -1,0 +1,352 @@
+//! The `[rules]` table: the rules of a game as a person writes them, in a
+//! `--rules FILE` and in a run configuration (same keys). It resolves, with
+//! the start layout, into the engine's general rules value and start.
+//!
+//! ```toml
+//! [rules]
+//! marbles_to_win = [6, 4]          # one number, or one per player/team in turn order
+//! max_plies = 200
+//! obstacles = ["E5"]
+//! holes = ["C3", "G7"]
+//! neutral = ["D4"]
+//! neutral_push_off = "opponent-scores"   # or "pusher-wins"
+//! removed_marbles = ["A1"]         # handicap: taken off the layout before the game
+//! shield_moves = true
+//! rotation_moves = false
+//! one_colour = false
+//! partners_in_a_row = false        # team games (4 or 6 players) only
+//! ```
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use sumito_engine::Cell;
+use sumito_engine::variant::{
+    NeutralPushOff, Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
+};
+
+/// `marbles_to_win`: one number for every side, or one per side.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Targets {
+    All(u8),
+    PerSide(Vec<u8>),
+}
+
+/// Every key of the `[rules]` table; absent keys keep the plain rules.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesTable {
+    pub marbles_to_win: Option<Targets>,
+    pub max_plies: Option<u32>,
+    pub no_push_off_plies: Option<u32>,
+    /// Run configurations: the layouts self-play draws from. A `--rules`
+    /// file may name one layout here instead of `--layout`.
+    pub layouts: Option<Vec<String>>,
+    pub obstacles: Option<Vec<String>>,
+    pub holes: Option<Vec<String>>,
+    pub neutral: Option<Vec<String>>,
+    pub neutral_push_off: Option<String>,
+    pub removed_marbles: Option<Vec<String>>,
+    pub shield_moves: Option<bool>,
+    pub rotation_moves: Option<bool>,
+    pub one_colour: Option<bool>,
+    pub partners_in_a_row: Option<bool>,
+}
+
+/// A file holding a `[rules]` table (and nothing else).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesFile {
+    rules: RulesTable,
+}
+
+/// What is wrong with a rules table; `key` is the table key at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RulesTableError {
+    #[error("{path}: {message}")]
+    File { path: String, message: String },
+    #[error("rules.{key}: {message}")]
+    Key { key: String, message: String },
+}
+
+fn key_error(key: &str, message: impl ToString) -> RulesTableError {
+    RulesTableError::Key {
+        key: key.to_string(),
+        message: message.to_string(),
+    }
+}
+
+fn cells(key: &str, names: &Option<Vec<String>>) -> Result<Vec<Cell>, RulesTableError> {
+    let mut out = Vec::new();
+    for (index, name) in names.iter().flatten().enumerate() {
+        let cell: Cell = name
+            .parse()
+            .map_err(|err| key_error(&format!("{key}[{index}]"), err))?;
+        if out.contains(&cell) {
+            return Err(key_error(
+                &format!("{key}[{index}]"),
+                format!("{cell} is named twice"),
+            ));
+        }
+        out.push(cell);
+    }
+    Ok(out)
+}
+
+impl RulesTable {
+    /// Reads the `[rules]` table of a TOML file; errors name the file, and
+    /// the line and key where TOML places them.
+    pub fn read(path: &Path) -> Result<RulesTable, RulesTableError> {
+        let file_error = |message: String| RulesTableError::File {
+            path: path.display().to_string(),
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|err| file_error(err.to_string()))?;
+        let file: RulesFile = toml::from_str(&text)
+            .map_err(|err| file_error(err.to_string().trim_end().to_string()))?;
+        Ok(file.rules)
+    }
+
+    /// Whether anything here needs the general game (the two-player engine
+    /// plays only targets and limits).
+    pub fn is_variant(&self) -> bool {
+        matches!(self.marbles_to_win, Some(Targets::PerSide(_)))
+            || [
+                &self.obstacles,
+                &self.holes,
+                &self.neutral,
+                &self.removed_marbles,
+            ]
+            .iter()
+            .any(|list| list.as_ref().is_some_and(|l| !l.is_empty()))
+            || self.neutral_push_off.is_some()
+            || [
+                self.shield_moves,
+                self.rotation_moves,
+                self.one_colour,
+                self.partners_in_a_row,
+            ]
+            .contains(&Some(true))
+    }
+
+    /// The layout the table names (`layouts` with exactly one name), if any.
+    pub fn layout(&self) -> Result<Option<VariantLayout>, RulesTableError> {
+        match self.layouts.as_deref() {
+            None | Some([]) => Ok(None),
+            Some([one]) => VariantLayout::from_name(one)
+                .map(Some)
+                .map_err(|err| key_error("layouts[0]", err)),
+            Some(_) => Err(key_error(
+                "layouts",
+                "names several layouts; for one game name one, or use --layout",
+            )),
+        }
+    }
+
+    /// The rules value for a position given as text, with `seats` players:
+    /// the keys of the start (`neutral`, `removed_marbles`) do not apply.
+    pub fn rules_for_text(&self, seats: usize) -> Result<VariantRules, RulesTableError> {
+        for (key, list) in [
+            ("neutral", &self.neutral),
+            ("removed_marbles", &self.removed_marbles),
+        ] {
+            if list.as_ref().is_some_and(|l| !l.is_empty()) {
+                return Err(key_error(
+                    key,
+                    "describes a start layout; a position given as text holds its own marbles",
+                ));
+            }
+        }
+        let mut table = self.clone();
+        table.neutral_push_off = None;
+        let seats_layout = match seats {
+            2 => VariantLayout::Two(sumito_engine::Layout::Standard),
+            n => *VariantLayout::MANY_PLAYER
+                .iter()
+                .find(|layout| layout.seats() == n)
+                .ok_or_else(|| key_error("layouts", format!("no layout seats {n} players")))?,
+        };
+        let (mut rules, _) = table.resolve_rules(seats_layout)?;
+        if let Some(name) = &self.neutral_push_off {
+            rules.neutral_push_off = NeutralPushOff::from_name(name).ok_or_else(|| {
+                key_error(
+                    "neutral_push_off",
+                    format!("{name:?}: expected \"opponent-scores\" or \"pusher-wins\""),
+                )
+            })?;
+        }
+        Ok(rules)
+    }
+
+    /// The rules value and the start, for `layout`.
+    pub fn resolve(
+        &self,
+        layout: VariantLayout,
+    ) -> Result<(VariantRules, VariantSetup), RulesTableError> {
+        let (rules, setup) = self.resolve_rules(layout)?;
+        // The start must exist: a conflict names its cell (and so its key).
+        setup.start(&rules).map_err(|err| {
+            let key = match &err {
+                sumito_engine::variant::SetupError::NothingToRemove { .. } => "removed_marbles",
+                sumito_engine::variant::SetupError::CellTaken { what, .. } => match *what {
+                    "an obstacle" => "obstacles",
+                    "a hole" => "holes",
+                    _ => "neutral",
+                },
+                _ => "layouts",
+            };
+            key_error(key, err)
+        })?;
+        Ok((rules, setup))
+    }
+
+    fn resolve_rules(
+        &self,
+        layout: VariantLayout,
+    ) -> Result<(VariantRules, VariantSetup), RulesTableError> {
+        let seats = layout.seats();
+        let partners = self.partners_in_a_row.unwrap_or(false);
+        if self.partners_in_a_row.is_some() && !(seats == 4 || seats == 6) {
+            return Err(key_error(
+                "partners_in_a_row",
+                format!(
+                    "applies only to team games (4 or 6 players); the layout {layout} seats {seats}"
+                ),
+            ));
+        }
+        let seating =
+            Seating::new(seats, partners).map_err(|err| key_error("partners_in_a_row", err))?;
+        let mut rules = VariantRules::plain(seating);
+        if let Some(targets) = &self.marbles_to_win {
+            let list = match targets {
+                Targets::All(n) => vec![*n],
+                Targets::PerSide(list) => list.clone(),
+            };
+            rules = rules
+                .with_targets(&list)
+                .map_err(|err| key_error("marbles_to_win", err))?;
+        }
+        rules.max_plies = self.max_plies;
+        rules.no_push_off_plies = self.no_push_off_plies;
+        if self.max_plies == Some(0) {
+            return Err(key_error(
+                "max_plies",
+                "must be at least 1 (leave it out for no limit)",
+            ));
+        }
+        if self.no_push_off_plies == Some(0) {
+            return Err(key_error(
+                "no_push_off_plies",
+                "must be at least 1 (leave it out for none)",
+            ));
+        }
+        let obstacles = cells("obstacles", &self.obstacles)?;
+        let holes = cells("holes", &self.holes)?;
+        rules = rules
+            .with_cells(&obstacles, &holes)
+            .map_err(|err| key_error("holes", err))?;
+        let neutral = cells("neutral", &self.neutral)?;
+        if let Some(cell) = neutral
+            .iter()
+            .find(|c| obstacles.contains(c) || holes.contains(c))
+        {
+            return Err(key_error(
+                "neutral",
+                format!("{cell} is also an obstacle or a hole"),
+            ));
+        }
+        if let Some(name) = &self.neutral_push_off {
+            if neutral.is_empty() {
+                return Err(key_error(
+                    "neutral_push_off",
+                    "applies only with neutral marbles (rules.neutral)",
+                ));
+            }
+            rules.neutral_push_off = NeutralPushOff::from_name(name).ok_or_else(|| {
+                key_error(
+                    "neutral_push_off",
+                    format!("{name:?}: expected \"opponent-scores\" or \"pusher-wins\""),
+                )
+            })?;
+        }
+        rules.shield_moves = self.shield_moves.unwrap_or(false);
+        rules.rotation_moves = self.rotation_moves.unwrap_or(false);
+        rules.one_colour = self.one_colour.unwrap_or(false);
+        let setup = VariantSetup {
+            layout,
+            neutral,
+            removed: cells("removed_marbles", &self.removed_marbles)?,
+        };
+        Ok((rules, setup))
+    }
+
+    /// The two-player engine's rules (targets and limits), when
+    /// [`RulesTable::is_variant`] is false.
+    pub fn two_player_rules(&self) -> sumito_engine::Rules {
+        sumito_engine::Rules {
+            marbles_to_win: match self.marbles_to_win {
+                Some(Targets::All(n)) => n,
+                _ => 6,
+            },
+            max_plies: self.max_plies,
+            no_push_off_plies: self.no_push_off_plies,
+        }
+    }
+
+    /// The start position for `layout`.
+    pub fn start(&self, layout: VariantLayout) -> Result<VariantPosition, RulesTableError> {
+        let (rules, setup) = self.resolve(layout)?;
+        setup.start(&rules).map_err(|err| key_error("layouts", err))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(text: &str) -> RulesTable {
+        toml::from_str::<RulesFile>(text).unwrap().rules
+    }
+
+    #[test]
+    fn every_key_resolves_and_errors_name_their_key() {
+        let rules = table(
+            "[rules]\nmarbles_to_win = [6, 4]\nmax_plies = 100\nholes = [\"E5\"]\nneutral = [\"D4\"]\nneutral_push_off = \"pusher-wins\"\nremoved_marbles = [\"A1\"]\nshield_moves = true\nrotation_moves = true\n",
+        );
+        assert!(rules.is_variant());
+        let standard = VariantLayout::from_name("standard").unwrap();
+        let (resolved, setup) = rules.resolve(standard).unwrap();
+        assert_eq!((resolved.target(0), resolved.target(1)), (6, 4));
+        assert_eq!(resolved.neutral_push_off, NeutralPushOff::PusherWins);
+        assert!(resolved.shield_moves && resolved.rotation_moves);
+        let start = setup.start(&resolved).unwrap();
+        assert_eq!(start.marble_count(0), 13);
+        for (text, key) in [
+            ("partners_in_a_row = true\n", "partners_in_a_row"),
+            ("holes = [\"Z9\"]\n", "holes[0]"),
+            ("obstacles = [\"A1\"]\n", "obstacles"),
+            ("neutral_push_off = \"pusher-wins\"\n", "neutral_push_off"),
+            ("marbles_to_win = [6, 5, 4]\n", "marbles_to_win"),
+            ("removed_marbles = [\"E5\"]\n", "removed_marbles"),
+        ] {
+            let err = table(&format!("[rules]\n{text}"))
+                .resolve(standard)
+                .unwrap_err();
+            assert!(
+                matches!(&err, RulesTableError::Key { key: found, .. } if found == key),
+                "{text}: {err}"
+            );
+        }
+        let four = VariantLayout::from_name("four-player").unwrap();
+        let (rules, _) = table("[rules]\npartners_in_a_row = true\n")
+            .resolve(four)
+            .unwrap();
+        assert!(rules.seating.partners_in_a_row());
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_with_their_name() {
+        let err = toml::from_str::<RulesFile>("[rules]\nholse = []\n").unwrap_err();
+        assert!(err.to_string().contains("holse"), "{err}");
+    }
+}

@@ -1,0 +1,243 @@
+//! The general game (variants, 3–6 players) drawn for a terminal and as SVG,
+//! in the same layout as the two-player board ([`crate::board_text`],
+//! [`crate::svg`]).
+//!
+//! Plain ASCII: `@` black, `O` white, `R` red, `G` green, `U` blue, `Y`
+//! yellow, `*` a common marble of the one-colour game, `+` a neutral marble,
+//! `#` an obstacle, `_` a hole, `.` an empty cell. With colour (ANSI) the
+//! marbles are coloured discs. A panel below the board lists every seat with
+//! its score and target, and whose turn it is.
+
+use std::fmt::Write as _;
+
+use sumito_engine::Cell;
+use sumito_engine::variant::{CellContent, SEAT_NAMES, VariantPosition};
+
+use crate::board_text::BoardStyle;
+use crate::svg::{
+    HEADER, MARGIN, OFF_PANEL_Y, OFF_RADIUS, WIDTH, escape, open_document, write_board_cells,
+};
+
+const ASCII_SEATS: [&str; 6] = ["@", "O", "R", "G", "U", "Y"];
+const ANSI_SEATS: [&str; 6] = [
+    "\x1b[1;34m●\x1b[0m",
+    "\x1b[1;97m○\x1b[0m",
+    "\x1b[1;31m●\x1b[0m",
+    "\x1b[1;32m●\x1b[0m",
+    "\x1b[1;36m●\x1b[0m",
+    "\x1b[1;33m●\x1b[0m",
+];
+
+/// "Black", "Red", ... for seat `seat`.
+pub fn seat_title(seat: usize) -> String {
+    let name = SEAT_NAMES[seat];
+    let mut chars = name.chars();
+    chars
+        .next()
+        .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+        .unwrap_or_default()
+}
+
+fn cell_text(position: &VariantPosition, cell: Cell, style: BoardStyle) -> &'static str {
+    let common = position.rules().one_colour;
+    match (style, position.at(cell)) {
+        (BoardStyle::Ascii, CellContent::Empty) => ".",
+        (BoardStyle::Ascii, CellContent::Marble(_)) if common => "*",
+        (BoardStyle::Ascii, CellContent::Marble(seat)) => ASCII_SEATS[seat],
+        (BoardStyle::Ascii, CellContent::Neutral) => "+",
+        (BoardStyle::Ascii, CellContent::Obstacle) => "#",
+        (BoardStyle::Ascii, CellContent::Hole) => "_",
+        (BoardStyle::Ansi, CellContent::Empty) => "\x1b[2m·\x1b[0m",
+        (BoardStyle::Ansi, CellContent::Marble(_)) if common => "\x1b[1;35m●\x1b[0m",
+        (BoardStyle::Ansi, CellContent::Marble(seat)) => ANSI_SEATS[seat],
+        (BoardStyle::Ansi, CellContent::Neutral) => "\x1b[1;90m◍\x1b[0m",
+        (BoardStyle::Ansi, CellContent::Obstacle) => "\x1b[33m■\x1b[0m",
+        (BoardStyle::Ansi, CellContent::Hole) => "\x1b[2m◌\x1b[0m",
+    }
+}
+
+/// One line per seat: `Black   score 2/6  <- to move` (teams show the
+/// team's score), each with `labels[seat]` (who plays it) when not empty.
+pub fn seat_lines(position: &VariantPosition, labels: &[String]) -> Vec<String> {
+    let rules = position.rules();
+    let seating = rules.seating;
+    (0..seating.seats())
+        .map(|seat| {
+            let side = seating.side_of(seat);
+            let mut line = format!("{:<7}", seat_title(seat));
+            if seating.teams() {
+                line.push_str(&format!(
+                    " score {} (team {}: {}/{})",
+                    position.seat_score(seat),
+                    seating.side_name(side),
+                    position.side_score(side),
+                    rules.target(side)
+                ));
+            } else {
+                line.push_str(&format!(
+                    " score {}/{}",
+                    position.side_score(side),
+                    rules.target(side)
+                ));
+            }
+            line.push_str(&format!("  marbles {}", position.marble_count(seat)));
+            if let Some(label) = labels.get(seat).filter(|l| !l.is_empty()) {
+                line.push_str(&format!("  {label}"));
+            }
+            if position.seat_to_move() == seat && !position.is_game_over() {
+                line.push_str("  <- to move");
+            }
+            line
+        })
+        .collect()
+}
+
+/// The board as text, rows I to A, then the seats' panel.
+pub fn draw_variant_board(
+    position: &VariantPosition,
+    style: BoardStyle,
+    labels: &[String],
+) -> String {
+    let mut out = String::new();
+    for row in (0..9i32).rev() {
+        let first = (row - 3).max(1);
+        let last = (row + 5).min(9);
+        let mut line = " ".repeat((row - 4).unsigned_abs() as usize);
+        line.push(char::from(b'A' + row as u8));
+        for diag in first..=last {
+            let cell = Cell::from_row_diag(row as u8, diag as u8).expect("cell within the row");
+            line.push(' ');
+            line.push_str(cell_text(position, cell, style));
+        }
+        if row < 4 {
+            line.push_str(&format!(" {}", row + 6));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str("       1 2 3 4 5\n");
+    if let Some(result) = position.describe_outcome() {
+        out.push_str(&format!("Game over: {result}\n"));
+    }
+    for line in seat_lines(position, labels) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The SVG class of what stands on a cell.
+fn svg_class(position: &VariantPosition, cell: Cell) -> Option<&'static str> {
+    match position.at(cell) {
+        CellContent::Empty => None,
+        CellContent::Marble(_) if position.rules().one_colour => Some("common"),
+        CellContent::Marble(seat) => Some(SEAT_NAMES[seat]),
+        CellContent::Neutral => Some("neutral"),
+        CellContent::Obstacle => Some("obstacle"),
+        CellContent::Hole => Some("hole"),
+    }
+}
+
+/// The SVG document of a general position: the board (marbles of every
+/// seat, neutral marbles, obstacles, holes) and one line per seat with its
+/// score, the marbles it pushed off drawn beside it.
+pub fn render_variant_svg(position: &VariantPosition, title: &str) -> String {
+    let seats = position.rules().seating.seats();
+    let height = OFF_PANEL_Y + 30.0 * seats as f64 + MARGIN;
+    let mut svg = String::with_capacity(16 * 1024);
+    open_document(&mut svg, title, height);
+    let status = match position.describe_outcome() {
+        Some(result) => result,
+        None => format!("{} to move", seat_title(position.seat_to_move())),
+    };
+    let _ = writeln!(
+        svg,
+        r#"<text class="title" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+        WIDTH - MARGIN,
+        HEADER - 14.0,
+        escape(&status)
+    );
+    write_board_cells(&mut svg, &|cell| svg_class(position, cell));
+    for (seat, line) in seat_lines(position, &[]).into_iter().enumerate() {
+        let y = OFF_PANEL_Y + 30.0 * seat as f64;
+        let _ = writeln!(
+            svg,
+            r#"<text class="label" x="{MARGIN}" y="{y:.1}">{}</text>"#,
+            escape(&line)
+        );
+        for i in 0..position.seat_score(seat) {
+            let x = WIDTH - MARGIN - OFF_RADIUS - f64::from(i) * (2.0 * OFF_RADIUS + 4.0);
+            let _ = writeln!(
+                svg,
+                r#"<circle class="off {}" cx="{x:.1}" cy="{y:.1}" r="{OFF_RADIUS}"/>"#,
+                SEAT_NAMES[seat]
+            );
+        }
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
+
+    fn start(layout: &str, neutral: &[&str], holes: &[&str]) -> VariantPosition {
+        let layout = VariantLayout::from_name(layout).unwrap();
+        let rules = VariantRules::plain(Seating::new(layout.seats(), false).unwrap())
+            .with_cells(
+                &[],
+                &holes.iter().map(|c| c.parse().unwrap()).collect::<Vec<_>>(),
+            )
+            .unwrap();
+        let setup = VariantSetup {
+            layout,
+            neutral: neutral.iter().map(|c| c.parse().unwrap()).collect(),
+            removed: Vec::new(),
+        };
+        setup.start(&rules).unwrap()
+    }
+
+    #[test]
+    fn every_seat_and_cell_role_is_drawn_in_ascii_and_svg() {
+        let six = start("six-player", &["E5"], &["E1"]);
+        let text = draw_variant_board(&six, BoardStyle::Ascii, &[]);
+        let (board, panel) = text.split_once("1 2 3 4 5").unwrap();
+        // (The row letter G is not a marble: skip the letters.)
+        let cells: String = board
+            .lines()
+            .filter_map(|line| line.trim_start().get(1..))
+            .collect();
+        for symbol in ["@", "O", "R", "G", "U", "Y"] {
+            assert_eq!(cells.matches(symbol).count(), 6, "{symbol}\n{text}");
+        }
+        assert_eq!(cells.matches('+').count(), 1);
+        assert_eq!(cells.matches('_').count(), 1);
+        assert!(
+            panel.contains("Black   score 0 (team black+green: 0/6)"),
+            "{text}"
+        );
+        assert!(text.contains("<- to move"));
+        assert!(!text.contains('\x1b'));
+        let svg = render_variant_svg(&six, "six");
+        for name in SEAT_NAMES {
+            assert_eq!(
+                svg.matches(&format!(r#"class="marble {name}""#)).count(),
+                6,
+                "{name}"
+            );
+        }
+        assert_eq!(svg.matches(r#"class="marble neutral""#).count(), 1);
+        assert_eq!(svg.matches(r#"class="hole""#).count(), 1);
+        assert!(roxmltree_like_balanced(&svg));
+        let colour = draw_variant_board(&six, BoardStyle::Ansi, &[]);
+        assert_eq!(colour.matches('●').count(), 6 * 5);
+    }
+
+    /// Every `<` opens a tag that is closed or self-closed (a light check
+    /// that the document is well formed).
+    fn roxmltree_like_balanced(svg: &str) -> bool {
+        svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>")
+    }
+}
