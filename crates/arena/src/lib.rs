@@ -19,6 +19,7 @@ pub mod arena;
 pub mod elo;
 pub mod eval;
 pub mod ladder;
+pub mod multi;
 pub mod player;
 pub mod players;
 pub mod record;

@@ -9,11 +9,14 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use sumito_arena::arena::{DEFAULT_MAX_PLIES, MatchConfig, Silent, check_record_dir, play_match};
+use sumito_arena::multi::play_multi_match;
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::report::{ProgressObserver, result_line, summary};
+use sumito_arena::rules_table::{RulesTable, Targets};
 use sumito_arena::sprt::SprtConfig;
 use sumito_arena::{MatchObserver, PlayerSpec};
-use sumito_engine::{Layout, Rules};
+use sumito_engine::Rules;
+use sumito_engine::variant::VariantLayout;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -36,9 +39,18 @@ pub struct Args {
     /// Start layouts (comma-separated or repeated), used in turn by successive
     /// openings: standard, belgian-daisy, german-daisy, dutch-daisy,
     /// swiss-daisy, domination, pyramid, snakes, the-wall, random:SEED,
-    /// partly-random:SEED.
-    #[arg(long = "layout", value_delimiter = ',', default_value = "belgian-daisy", value_parser = Layout::from_name)]
-    layouts: Vec<Layout>,
+    /// partly-random:SEED; for more players one of three-player,
+    /// three-player-trapezoid, four-player, five-player, six-player (then
+    /// give one --player per player, or per team in team games: seats are
+    /// rotated from game to game).
+    #[arg(long = "layout", value_delimiter = ',', default_value = "belgian-daisy", value_parser = VariantLayout::from_name)]
+    layouts: Vec<VariantLayout>,
+    /// A TOML file whose [rules] table gives the rules (holes, obstacles,
+    /// neutral marbles, shield and rotation moves, one colour, handicaps,
+    /// partners in a row; see `sumito perft --help`). Its max_plies and
+    /// marbles_to_win replace --max-plies and --marbles-to-win.
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
     /// Random plies (no pushes) played from the layout before the players take
     /// over, the same for both colour assignments, so that deterministic
     /// players meet varied positions.
@@ -143,8 +155,73 @@ pub fn stamped_dir(kind: &str) -> PathBuf {
     PathBuf::from("runs").join(kind).join(stamp)
 }
 
+/// A match of the general game: one layout, the players by side in turn.
+fn run_general(args: &Args, table: &RulesTable) -> anyhow::Result<()> {
+    let [layout] = args.layouts[..] else {
+        bail!(
+            "a match of the variants or of more players takes one --layout (got {})",
+            args.layouts.len()
+        );
+    };
+    let mut table = table.clone();
+    table.max_plies = table.max_plies.or(Some(args.max_plies));
+    table.no_push_off_plies = table.no_push_off_plies.or(args.no_push_off_plies);
+    if table.marbles_to_win.is_none() {
+        table.marbles_to_win = Some(Targets::All(args.marbles_to_win));
+    }
+    let (rules, setup) = table.resolve(layout)?;
+    let threads = if args.threads == 0 {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        args.threads
+    };
+    println!("{layout}: {rules}");
+    let report = play_multi_match(
+        &args.players,
+        &setup,
+        &rules,
+        args.games as usize,
+        args.opening_plies,
+        args.seed,
+        threads,
+    )
+    .map_err(|err| anyhow::anyhow!(err))
+    .context("playing the match")?;
+    print!("{}", report.table());
+    let plies: u32 = report.games.iter().map(|g| g.plies).sum();
+    println!(
+        "{} games, {:.0} plies on average; seats rotated (entrant e plays side (e + game) mod {}); Elo from the pairs of each game's finishing order, the first player at 0",
+        report.games.len(),
+        f64::from(plies) / report.games.len().max(1) as f64,
+        rules.seating.sides()
+    );
+    let points: Vec<String> = report
+        .entrants
+        .iter()
+        .enumerate()
+        .map(|(e, name)| {
+            let total: f64 = report.games.iter().map(|g| g.points_of(e)).sum();
+            format!("{name}={:.3}", total / report.games.len().max(1) as f64)
+        })
+        .collect();
+    println!("result: {}", points.join(" "));
+    Ok(())
+}
+
 /// Plays the match of `args` with the players `registry` knows.
 pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
+    let table = match &args.rules {
+        Some(path) => RulesTable::read(path)?,
+        None => RulesTable::default(),
+    };
+    if table.is_variant()
+        || args
+            .layouts
+            .iter()
+            .any(|l| !matches!(l, VariantLayout::Two(_)))
+    {
+        return run_general(&args, &table);
+    }
     if args.players.len() < 2 {
         bail!(
             "give at least two --player options (got {}), e.g. --player random --player alphabeta:depth=3",
@@ -152,6 +229,7 @@ pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
         );
     }
     if args.games == 0 || !args.games.is_multiple_of(2) {
+        // (Matches of the general game rotate seats instead.)
         bail!(
             "--games {} must be even and positive: every opening is played once with each player as Black",
             args.games
@@ -163,11 +241,21 @@ pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
     let entrants = entrants(registry, &args.players)?;
     let config = MatchConfig {
         games_per_pairing: args.games,
-        layouts: args.layouts,
+        layouts: args
+            .layouts
+            .iter()
+            .filter_map(|layout| match layout {
+                VariantLayout::Two(two) => Some(*two),
+                _ => None,
+            })
+            .collect(),
         rules: Rules {
-            marbles_to_win: args.marbles_to_win,
-            max_plies: Some(args.max_plies),
-            no_push_off_plies: args.no_push_off_plies,
+            marbles_to_win: match table.marbles_to_win {
+                Some(Targets::All(n)) => n,
+                _ => args.marbles_to_win,
+            },
+            max_plies: Some(table.max_plies.unwrap_or(args.max_plies)),
+            no_push_off_plies: table.no_push_off_plies.or(args.no_push_off_plies),
         },
         opening_plies: args.opening_plies,
         seed: args.seed,

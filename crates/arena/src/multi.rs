@@ -1,0 +1,549 @@
+//! Classical players and matches for the general game (variants, 3–6
+//! players): `random`, `greedy` and a paranoid alpha-beta, and matches with
+//! seats rotated, reported as wins, points and a pairwise Elo.
+//!
+//! **Paranoid alpha-beta** (Sturtevant and Korf): the player to move
+//! assumes every other side plays against it, which turns the game into a
+//! two-sided one that alpha-beta can prune (max^n cannot prune beyond the
+//! immediate level; paranoid reaches deeper in the same time). With two
+//! sides it is plain alpha-beta.
+//!
+//! **The evaluation** knows every variant: marbles pushed off by each side
+//! (against its target), own marbles next to the edge or a hole (where a
+//! push sends them off), distance to the centre, and adjacent pairs of own
+//! marbles (obstacles and neutral marbles are neither). From one side's
+//! point of view the other sides count as one: their average in free-for-all
+//! games, so that an evaluation of 3–6 sides stays on the scale of two.
+//!
+//! **Ratings** of a many-player match: each game is split into pairs of
+//! players, scored by finishing order (the winner beats everyone; among the
+//! others the higher side score finishes ahead, equal scores are a draw),
+//! and the pairs are fitted with the two-player Elo model
+//! ([`crate::elo::fit_elo`]). The pairs of one game are not independent, so
+//! the intervals are narrower than they should be; the points table is the
+//! plain measure.
+
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use sumito_engine::Cell;
+use sumito_engine::variant::{
+    CellContent, MoveKind, VariantMove, VariantOutcome, VariantPosition, VariantRules, VariantSetup,
+};
+
+use crate::elo::{Anchor, GameOutcome, GameResult, Ratings, fit_elo};
+use crate::player::PlayerError;
+use crate::spec::{PlayerSpec, SpecError};
+
+/// A player of the general game.
+pub trait SeatPlayer: Send {
+    /// A short label (normally the spec).
+    fn name(&self) -> String;
+    /// A legal move of the seat to move in `position`, which is not over.
+    fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError>;
+}
+
+/// The player a spec names: `random`, `greedy`, `alphabeta:depth=N` or
+/// `alphabeta:time=DURATION` (iterative deepening to the time).
+pub fn seat_player(spec: &str, seed: u64) -> Result<Box<dyn SeatPlayer>, SpecError> {
+    let spec: PlayerSpec = spec.parse()?;
+    let mut params = spec.params();
+    let player: Box<dyn SeatPlayer> = match spec.kind.as_str() {
+        "random" => Box::new(RandomSeat {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }),
+        "greedy" => Box::new(GreedySeat {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }),
+        "alphabeta" => {
+            let depth = params.get_u32("depth", 1, 8)?;
+            let time = params.get_duration("time")?;
+            if depth.is_some() && time.is_some() {
+                return Err(params.invalid("give depth or time, not both"));
+            }
+            Box::new(ParanoidSeat {
+                name: spec.to_string(),
+                depth: depth.unwrap_or(if time.is_some() { 8 } else { 2 }),
+                time,
+            })
+        }
+        _ => {
+            return Err(SpecError::UnknownPlayer {
+                name: spec.kind.clone(),
+                known: "random, greedy, alphabeta (for the variants and many players)".into(),
+            });
+        }
+    };
+    params.finish()?;
+    Ok(player)
+}
+
+struct RandomSeat {
+    rng: ChaCha8Rng,
+}
+
+impl SeatPlayer for RandomSeat {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError> {
+        let moves = position.legal_moves();
+        if moves.is_empty() {
+            return Err(PlayerError::NoLegalMove);
+        }
+        Ok(moves[self.rng.random_range(0..moves.len())])
+    }
+}
+
+struct GreedySeat {
+    rng: ChaCha8Rng,
+}
+
+impl SeatPlayer for GreedySeat {
+    fn name(&self) -> String {
+        "greedy".into()
+    }
+
+    /// The move whose result evaluates best for the mover's side; ties are
+    /// broken at random.
+    fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError> {
+        let side = position.side_to_move();
+        let mut best = Vec::new();
+        let mut best_value = f64::NEG_INFINITY;
+        for mv in position.legal_moves() {
+            let value = evaluate(&position.play(mv), side);
+            if value > best_value + 1e-9 {
+                best_value = value;
+                best.clear();
+            }
+            if (value - best_value).abs() <= 1e-9 {
+                best.push(mv);
+            }
+        }
+        if best.is_empty() {
+            return Err(PlayerError::NoLegalMove);
+        }
+        Ok(best[self.rng.random_range(0..best.len())])
+    }
+}
+
+const WIN: f64 = 1.0e6;
+
+/// The static value of `position` for `side` (higher is better for it).
+pub fn evaluate(position: &VariantPosition, side: usize) -> f64 {
+    let rules = position.rules();
+    let seating = rules.seating;
+    if let Some((outcome, _)) = position.outcome() {
+        return match outcome {
+            VariantOutcome::Win(winner) if winner == side => WIN,
+            VariantOutcome::Win(_) => -WIN,
+            VariantOutcome::Draw(mask) if mask >> side & 1 == 1 => 0.0,
+            VariantOutcome::Draw(_) => -WIN / 2.0,
+        };
+    }
+    let sides = seating.sides();
+    let mut value_of = vec![0.0f64; sides];
+    for (s, value) in value_of.iter_mut().enumerate() {
+        let score = f64::from(position.side_score(s));
+        *value += 1000.0 * score * 6.0 / f64::from(rules.target(s));
+    }
+    for cell in Cell::all() {
+        let CellContent::Marble(seat) = position.at(cell) else {
+            continue;
+        };
+        let s = if rules.one_colour {
+            // Common marbles belong to nobody: only scores matter.
+            continue;
+        } else {
+            seating.side_of(seat)
+        };
+        let centre = f64::from(cell.distance_from_centre());
+        let mut exposed = false;
+        let mut friends = 0.0;
+        for dir in sumito_engine::Direction::ALL {
+            match cell.neighbour(dir) {
+                None => exposed = true,
+                Some(next) => match position.at(next) {
+                    CellContent::Hole => exposed = true,
+                    CellContent::Marble(other) if seating.side_of(other) == s => friends += 0.5,
+                    _ => {}
+                },
+            }
+        }
+        value_of[s] += -10.0 * centre + 4.0 * friends - if exposed { 12.0 } else { 0.0 };
+    }
+    let others: Vec<f64> = (0..sides)
+        .filter(|&o| o != side)
+        .map(|o| value_of[o])
+        .collect();
+    let others = others.iter().sum::<f64>() / others.len().max(1) as f64;
+    value_of[side] - others
+}
+
+struct ParanoidSeat {
+    name: String,
+    depth: u32,
+    time: Option<Duration>,
+}
+
+/// Moves that push first (they change the score or the game), then the rest.
+fn ordered(position: &VariantPosition) -> Vec<(VariantMove, VariantPosition)> {
+    let mut children: Vec<(VariantMove, VariantPosition)> = position
+        .legal_moves()
+        .into_iter()
+        .map(|mv| (mv, position.play(mv)))
+        .collect();
+    let scores = position.scores();
+    children.sort_by_key(|(mv, child)| {
+        let scored = child.scores() != scores || child.is_game_over();
+        let group = matches!(mv.kind(), MoveKind::Group(g) if g.group_len() > 1);
+        (!scored, !group)
+    });
+    children
+}
+
+struct Deadline(Option<Instant>);
+
+impl Deadline {
+    fn passed(&self) -> bool {
+        self.0.is_some_and(|at| Instant::now() >= at)
+    }
+}
+
+/// Paranoid alpha-beta value of `position` for `root_side`; `None` when the
+/// deadline passed.
+fn paranoid(
+    position: &VariantPosition,
+    root_side: usize,
+    depth: u32,
+    mut alpha: f64,
+    mut beta: f64,
+    deadline: &Deadline,
+) -> Option<f64> {
+    if depth == 0 || position.is_game_over() {
+        return Some(evaluate(position, root_side));
+    }
+    if deadline.passed() {
+        return None;
+    }
+    let maximizing = position.side_to_move() == root_side;
+    let mut best = if maximizing {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
+    for (_, child) in ordered(position) {
+        let value = paranoid(&child, root_side, depth - 1, alpha, beta, deadline)?;
+        if maximizing {
+            best = best.max(value);
+            alpha = alpha.max(value);
+        } else {
+            best = best.min(value);
+            beta = beta.min(value);
+        }
+        if alpha >= beta {
+            break;
+        }
+    }
+    Some(best)
+}
+
+impl SeatPlayer for ParanoidSeat {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError> {
+        let side = position.side_to_move();
+        let children = ordered(position);
+        let Some(first) = children.first() else {
+            return Err(PlayerError::NoLegalMove);
+        };
+        let deadline = Deadline(self.time.map(|t| Instant::now() + t));
+        let mut chosen = first.0;
+        // With a time limit, deepen until it runs out; else one search.
+        let shallowest = if self.time.is_some() { 1 } else { self.depth };
+        for depth in shallowest..=self.depth {
+            let mut best = f64::NEG_INFINITY;
+            let mut best_move = None;
+            for (mv, child) in &children {
+                let Some(value) = paranoid(child, side, depth - 1, best, f64::INFINITY, &deadline)
+                else {
+                    best_move = None;
+                    break;
+                };
+                if value > best || best_move.is_none() {
+                    best = value;
+                    best_move = Some(*mv);
+                }
+            }
+            match best_move {
+                Some(mv) => chosen = mv,
+                None => break, // out of time: keep the last full depth
+            }
+        }
+        Ok(chosen)
+    }
+}
+
+/// One game of a many-player match.
+#[derive(Clone, Debug)]
+pub struct MultiGame {
+    /// The entrant playing each side, by side.
+    pub entrant_of_side: Vec<usize>,
+    pub outcome: Option<VariantOutcome>,
+    /// Each side's score at the end.
+    pub side_scores: Vec<u32>,
+    pub plies: u32,
+}
+
+impl MultiGame {
+    /// The points of entrant `e`: 1 for a win, 1/k for a draw among k
+    /// sides, 0 otherwise.
+    pub fn points_of(&self, entrant: usize) -> f64 {
+        let Some(side) = self.entrant_of_side.iter().position(|&e| e == entrant) else {
+            return 0.0;
+        };
+        match self.outcome {
+            Some(VariantOutcome::Win(winner)) => f64::from(u8::from(winner == side)),
+            Some(VariantOutcome::Draw(mask)) if mask >> side & 1 == 1 => {
+                1.0 / f64::from(mask.count_ones())
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// The finishing rank of each side (0 first; equal ranks are ties):
+    /// the winner (or the sides of a draw) first, then the others by score.
+    fn ranks(&self) -> Vec<u32> {
+        let sides = self.entrant_of_side.len();
+        let first = |s: usize| match self.outcome {
+            Some(VariantOutcome::Win(winner)) => winner == s,
+            Some(VariantOutcome::Draw(mask)) => mask >> s & 1 == 1,
+            None => false,
+        };
+        (0..sides)
+            .map(|s| {
+                if first(s) {
+                    0
+                } else {
+                    1 + (0..sides)
+                        .filter(|&o| !first(o) && self.side_scores[o] > self.side_scores[s])
+                        .count() as u32
+                }
+            })
+            .collect()
+    }
+}
+
+/// A finished many-player match.
+#[derive(Clone, Debug)]
+pub struct MultiReport {
+    pub entrants: Vec<String>,
+    pub games: Vec<MultiGame>,
+    pub ratings: Option<Ratings>,
+}
+
+impl MultiReport {
+    /// A Markdown table: per entrant the games, wins, draws, points and
+    /// pairwise Elo with its 95 % interval.
+    pub fn table(&self) -> String {
+        let mut out = String::from(
+            "| player | games | wins | draws | points | share | Elo [95 %] |\n|---|---:|---:|---:|---:|---:|---|\n",
+        );
+        let games = self.games.len();
+        for (e, name) in self.entrants.iter().enumerate() {
+            let wins = self.games.iter().filter(|g| g.points_of(e) == 1.0).count();
+            let draws = self
+                .games
+                .iter()
+                .filter(|g| {
+                    let p = g.points_of(e);
+                    p > 0.0 && p < 1.0
+                })
+                .count();
+            let points: f64 = self.games.iter().map(|g| g.points_of(e)).sum();
+            let elo = self.ratings.as_ref().map_or_else(String::new, |r| {
+                let (low, high) = r.interval(e);
+                format!("{:+.0} [{:+.0}, {:+.0}]", r.elo[e], low, high)
+            });
+            out.push_str(&format!(
+                "| `{name}` | {games} | {wins} | {draws} | {points:.1} | {:.3} | {elo} |\n",
+                points / games.max(1) as f64
+            ));
+        }
+        out
+    }
+}
+
+/// Plays `games` games of `setup` under `rules` between `entrants` (one
+/// per side, in turn: entrant `e` plays side `(e + game) % sides`, all the
+/// seats of a team), each game opened with `opening_plies` random moves
+/// from the seed; on `threads` threads.
+pub fn play_multi_match(
+    entrants: &[String],
+    setup: &VariantSetup,
+    rules: &VariantRules,
+    games: usize,
+    opening_plies: u32,
+    seed: u64,
+    threads: usize,
+) -> Result<MultiReport, String> {
+    let sides = rules.seating.sides();
+    if entrants.len() != sides {
+        return Err(format!(
+            "{} players for {} sides: give one --player per {} in turn order",
+            entrants.len(),
+            sides,
+            if rules.seating.teams() {
+                "team"
+            } else {
+                "player"
+            }
+        ));
+    }
+    for spec in entrants {
+        seat_player(spec, 0).map_err(|err| err.to_string())?;
+    }
+    let start = setup.start(rules).map_err(|err| err.to_string())?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|err| err.to_string())?;
+    let results: Vec<Result<MultiGame, String>> = pool.install(|| {
+        (0..games)
+            .into_par_iter()
+            .map(|game| {
+                let game_seed = seed ^ (game as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let entrant_of_side: Vec<usize> = (0..sides)
+                    .map(|s| (s + sides - game % sides) % sides)
+                    .collect();
+                let mut players: Vec<Box<dyn SeatPlayer>> = entrant_of_side
+                    .iter()
+                    .enumerate()
+                    .map(|(side, &e)| {
+                        seat_player(&entrants[e], game_seed ^ side as u64).expect("checked above")
+                    })
+                    .collect();
+                let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
+                let mut position = start;
+                for _ in 0..opening_plies {
+                    let moves = position.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    position = position.play(moves[rng.random_range(0..moves.len())]);
+                }
+                while !position.is_game_over() {
+                    let side = position.side_to_move();
+                    let mv = players[side]
+                        .choose(&position)
+                        .map_err(|err| err.to_string())?;
+                    position = position.play(mv);
+                }
+                Ok(MultiGame {
+                    entrant_of_side,
+                    outcome: position.outcome().map(|(o, _)| o),
+                    side_scores: (0..sides).map(|s| position.side_score(s)).collect(),
+                    plies: position.ply(),
+                })
+            })
+            .collect()
+    });
+    let games: Vec<MultiGame> = results.into_iter().collect::<Result<_, _>>()?;
+    let mut pairs = Vec::new();
+    for game in &games {
+        let ranks = game.ranks();
+        for a in 0..sides {
+            for b in a + 1..sides {
+                let outcome = match ranks[a].cmp(&ranks[b]) {
+                    std::cmp::Ordering::Less => GameOutcome::BlackWin,
+                    std::cmp::Ordering::Greater => GameOutcome::WhiteWin,
+                    std::cmp::Ordering::Equal => GameOutcome::Draw,
+                };
+                pairs.push(GameResult {
+                    black: game.entrant_of_side[a],
+                    white: game.entrant_of_side[b],
+                    outcome,
+                });
+            }
+        }
+    }
+    let ratings = fit_elo(entrants.len(), &pairs, Anchor::Player(0)).ok();
+    Ok(MultiReport {
+        entrants: entrants.to_vec(),
+        games,
+        ratings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sumito_engine::variant::{Seating, VariantLayout};
+
+    fn rules_for(layout: VariantLayout, max_plies: u32) -> VariantRules {
+        let mut rules = VariantRules::plain(Seating::new(layout.seats(), false).unwrap());
+        rules.max_plies = Some(max_plies);
+        rules
+    }
+
+    #[test]
+    fn greedy_outscores_random_in_a_three_player_match_with_seats_rotated() {
+        let layout = VariantLayout::from_name("three-player").unwrap();
+        let rules = rules_for(layout, 120);
+        let entrants = vec![
+            "greedy".to_string(),
+            "random".to_string(),
+            "random".to_string(),
+        ];
+        let report =
+            play_multi_match(&entrants, &VariantSetup::layout(layout), &rules, 6, 2, 7, 2).unwrap();
+        assert_eq!(report.games.len(), 6);
+        // Every entrant sat at every seat twice.
+        for e in 0..3 {
+            let seats: Vec<usize> = report
+                .games
+                .iter()
+                .map(|g| g.entrant_of_side.iter().position(|&x| x == e).unwrap())
+                .collect();
+            for side in 0..3 {
+                assert_eq!(seats.iter().filter(|&&s| s == side).count(), 2);
+            }
+        }
+        let points = |e: usize| report.games.iter().map(|g| g.points_of(e)).sum::<f64>();
+        assert!(points(0) > points(1) + points(2), "{}", report.table());
+        let total: f64 = (0..3).map(points).sum();
+        assert!((total - 6.0).abs() < 1e-9, "every game gives out one point");
+        assert!(
+            report.table().contains("| `greedy` | 6 |"),
+            "{}",
+            report.table()
+        );
+    }
+
+    #[test]
+    fn paranoid_alphabeta_takes_a_push_off_and_plays_teams() {
+        // Two players, a hole behind White's marble: pushing it in scores.
+        let rules = VariantRules::plain(Seating::TWO)
+            .with_cells(&[], &["E5".parse().unwrap()])
+            .unwrap();
+        let position =
+            VariantPosition::from_text("5/6/7/8/1bbwo4/8/7/6/4w b 0 0", Some(&rules)).unwrap();
+        let mut player = seat_player("alphabeta:depth=2", 1).unwrap();
+        let mv = player.choose(&position).unwrap();
+        assert_eq!(position.play(mv).seat_score(0), 1, "{}", mv.to_text());
+        // A four-player team game runs to its end.
+        let layout = VariantLayout::from_name("four-player").unwrap();
+        let rules = rules_for(layout, 40);
+        let entrants = vec!["alphabeta:depth=1".to_string(), "random".to_string()];
+        let report =
+            play_multi_match(&entrants, &VariantSetup::layout(layout), &rules, 2, 0, 3, 2).unwrap();
+        assert!(report.games.iter().all(|g| g.outcome.is_some()));
+        assert!(seat_player("alphabeta:depth=2,time=1s", 0).is_err());
+        assert!(seat_player("grandmaster", 0).is_err());
+    }
+}
