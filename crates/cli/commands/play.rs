@@ -9,14 +9,19 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
+use sumito_arena::PlayerSpec;
+use sumito_arena::multi::seat_player;
 use sumito_arena::player::PlayerRegistry;
-use sumito_engine::{Color, Layout, Rules};
+use sumito_arena::rules_table::RulesTable;
+use sumito_engine::variant::VariantLayout;
+use sumito_engine::{Color, Rules};
 use sumito_play::board_text::BoardStyle;
 use sumito_play::clock::TimeControl;
 use sumito_play::network::SearchBudget;
 use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::record::Start;
 use sumito_play::session::{SessionConfig, run_session};
+use sumito_play::variant_session::{SeatControl, run_variant_session};
 
 /// Simulations per move of the model when neither --sims nor
 /// --time-per-move is given.
@@ -56,9 +61,22 @@ pub struct Args {
     color: Side,
     /// Start layout: standard, belgian-daisy, german-daisy, dutch-daisy,
     /// swiss-daisy, domination, pyramid, snakes, the-wall, random:SEED or
-    /// partly-random:SEED.
-    #[arg(long, default_value = "standard", value_parser = Layout::from_name)]
-    layout: Layout,
+    /// partly-random:SEED; for more players three-player,
+    /// three-player-trapezoid, four-player, five-player, six-player.
+    #[arg(long, default_value = "standard", value_parser = VariantLayout::from_name)]
+    layout: VariantLayout,
+    /// A TOML file whose [rules] table gives the rules (holes, obstacles,
+    /// neutral marbles, shield and rotation moves, one colour, handicaps,
+    /// partners in a row; see `sumito perft --help`).
+    #[arg(long, value_name = "FILE")]
+    rules: Option<std::path::PathBuf>,
+    /// Who plays each seat, in turn order (give one per player): `human`,
+    /// `human:names=Ann/Cid` (people taking the seat's turns in order, e.g.
+    /// four people at two colours), or a classical engine (random, greedy,
+    /// alphabeta:depth=N, alphabeta:time=DURATION). Without --seat you play
+    /// the first seat and --opponent (or greedy) the others.
+    #[arg(long = "seat", value_name = "SPEC", conflicts_with = "model")]
+    seats: Vec<String>,
     /// Time control MINUTES[+SECONDS]: minutes per player for the game,
     /// plus seconds earned per opposing marble pushed off (e.g. 10 or
     /// 15+90). Whoever runs out of time loses.
@@ -105,7 +123,15 @@ impl Args {
     /// Whether the opponent is a network (no --opponent), which
     /// `sumito-torch` plays.
     pub fn needs_network(&self) -> bool {
-        self.opponent.is_none()
+        self.opponent.is_none() && !self.is_general()
+    }
+
+    /// Whether the game is one of the general engine (variants, more
+    /// players, or seats given one by one), played with classical engines.
+    pub fn is_general(&self) -> bool {
+        !self.seats.is_empty()
+            || self.rules.is_some()
+            || !matches!(self.layout, VariantLayout::Two(_))
     }
 
     /// The model's search budget: --time-per-move, else --sims (default 400).
@@ -120,6 +146,9 @@ impl Args {
 /// `sumito play --opponent SPEC`: a game against a classical opponent, under
 /// the rule sheets' rules.
 pub fn run_classical(args: Args) -> anyhow::Result<()> {
+    if args.is_general() {
+        return run_general(&args);
+    }
     let Some(spec) = &args.opponent else {
         anyhow::bail!("no --opponent given: playing a model needs sumito-torch");
     };
@@ -137,9 +166,15 @@ pub fn play_session(args: &Args, opponent: &mut dyn Opponent, rules: Rules) -> a
     let stdout = std::io::stdout();
     let stdin = std::io::stdin();
     let no_color = std::env::var("NO_COLOR").ok();
+    let VariantLayout::Two(layout) = args.layout else {
+        anyhow::bail!(
+            "--layout {}: a model plays only the two-player game; give --seat for each player to play it with classical engines",
+            args.layout
+        );
+    };
     let config = SessionConfig {
         human,
-        start: Start::Layout(args.layout),
+        start: Start::Layout(layout),
         rules,
         time_control: args.clock,
         style: BoardStyle::detect(stdout.is_terminal(), no_color.as_deref()),
@@ -147,5 +182,79 @@ pub fn play_session(args: &Args, opponent: &mut dyn Opponent, rules: Rules) -> a
         human_name: "human".to_string(),
     };
     run_session(config, opponent, stdin.lock(), stdout.lock())?;
+    Ok(())
+}
+
+/// Who plays a seat, from `--seat SPEC`.
+fn seat_control(spec: &str, seed: u64) -> anyhow::Result<SeatControl> {
+    let parsed: PlayerSpec = spec.parse().with_context(|| format!("--seat {spec:?}"))?;
+    if parsed.kind == "human" {
+        let mut params = parsed.params();
+        let names = params
+            .get_parsed::<String>("names", "names separated by '/', e.g. Ann/Cid")
+            .with_context(|| format!("--seat {spec:?}"))?;
+        params
+            .finish()
+            .with_context(|| format!("--seat {spec:?}"))?;
+        let names = names
+            .map(|list| {
+                list.split('/')
+                    .map(str::to_string)
+                    .filter(|n| !n.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Ok(SeatControl::People(names));
+    }
+    Ok(SeatControl::Engine(seat_player(spec, seed).with_context(
+        || format!("--seat {spec:?} (human, or random, greedy, alphabeta)"),
+    )?))
+}
+
+/// A game of the general engine in the terminal.
+fn run_general(args: &Args) -> anyhow::Result<()> {
+    let table = match &args.rules {
+        Some(path) => RulesTable::read(path)?,
+        None => RulesTable::default(),
+    };
+    let (rules, setup) = table.resolve(args.layout)?;
+    let start = setup.start(&rules)?;
+    let seats = rules.seating.seats();
+    let specs: Vec<String> = if args.seats.is_empty() {
+        let other = args
+            .opponent
+            .clone()
+            .unwrap_or_else(|| "greedy".to_string());
+        std::iter::once("human".to_string())
+            .chain(std::iter::repeat_n(other, seats - 1))
+            .collect()
+    } else {
+        args.seats.clone()
+    };
+    if specs.len() != seats {
+        anyhow::bail!(
+            "{} --seat given, but the layout {} seats {seats} players: give one per player in turn order",
+            specs.len(),
+            args.layout
+        );
+    }
+    let controls = specs
+        .iter()
+        .enumerate()
+        .map(|(seat, spec)| seat_control(spec, args.seed ^ seat as u64))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let stdout = std::io::stdout();
+    let no_color = std::env::var("NO_COLOR").ok();
+    let style = BoardStyle::detect(stdout.is_terminal(), no_color.as_deref());
+    let stdin = std::io::stdin();
+    let echo = !stdin.is_terminal();
+    run_variant_session(
+        start,
+        controls,
+        style,
+        echo,
+        &mut stdin.lock(),
+        &mut stdout.lock(),
+    )?;
     Ok(())
 }

@@ -14,6 +14,7 @@ pub mod network;
 pub mod opponent;
 pub mod session;
 pub mod svg;
+pub mod variant_session;
 pub mod variant_view;
 
 /// Game records (the arena's format), which sessions save and load.
