@@ -35,21 +35,48 @@ fn perft_counts_every_new_layout_and_variant() {
     let scratch = Scratch::new("variants-perft");
     let four = sumito(&["perft", "--layout", "four-player", "--depth", "2"]);
     assert!(four.status.success(), "{}", text(&four));
-    assert!(text(&four).contains("perft(1) = 43\nperft(2) = 1696\n"), "{}", text(&four));
-    let rules = rules_file(&scratch, "holes.toml", "holes = [\"E5\"]\nneutral = [\"D4\"]\nshield_moves = true\nrotation_moves = true\n");
+    assert!(
+        text(&four).contains("perft(1) = 43\nperft(2) = 1696\n"),
+        "{}",
+        text(&four)
+    );
+    let rules = rules_file(
+        &scratch,
+        "holes.toml",
+        "holes = [\"E5\"]\nneutral = [\"D4\"]\nshield_moves = true\nrotation_moves = true\n",
+    );
     let holes = sumito(&["perft", "--rules", &rules, "--depth", "2"]);
-    assert!(text(&holes).contains("perft(1) = 42\nperft(2) = 2184\n"), "{}", text(&holes));
+    assert!(
+        text(&holes).contains("perft(1) = 42\nperft(2) = 2184\n"),
+        "{}",
+        text(&holes)
+    );
     // The plain game through --rules still goes to the two-player engine.
     let plain = rules_file(&scratch, "plain.toml", "max_plies = 100\n");
     let standard = sumito(&["perft", "--rules", &plain, "--depth", "2"]);
-    assert!(text(&standard).contains("perft(2) = 1936\n"), "{}", text(&standard));
+    assert!(
+        text(&standard).contains("perft(2) = 1936\n"),
+        "{}",
+        text(&standard)
+    );
 }
 
 #[test]
 fn moves_print_children_that_read_back() {
     let scratch = Scratch::new("variants-moves");
-    let rules = rules_file(&scratch, "r.toml", "obstacles = [\"E5\"]\nrotation_moves = true\n");
-    let output = sumito(&["moves", "--rules", &rules, "--layout", "belgian-daisy", "--children"]);
+    let rules = rules_file(
+        &scratch,
+        "r.toml",
+        "obstacles = [\"E5\"]\nrotation_moves = true\n",
+    );
+    let output = sumito(&[
+        "moves",
+        "--rules",
+        &rules,
+        "--layout",
+        "belgian-daisy",
+        "--children",
+    ]);
     assert!(output.status.success(), "{}", text(&output));
     let stdout = String::from_utf8(output.stdout).unwrap();
     let lines: Vec<&str> = stdout.lines().collect();
@@ -64,7 +91,11 @@ fn moves_print_children_that_read_back() {
     // A three-player position given as text.
     let output = sumito(&["moves", "--fen", "r4/6/7/8/9/8/7/6/b3w w 0,1,0"]);
     assert!(output.status.success(), "{}", text(&output));
-    assert!(String::from_utf8_lossy(&output.stdout).contains("A5A4"), "{}", text(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("A5A4"),
+        "{}",
+        text(&output)
+    );
 }
 
 #[test]
@@ -72,11 +103,23 @@ fn render_draws_six_players_and_the_cells_with_a_role() {
     let scratch = Scratch::new("variants-render");
     let out = scratch.0.join("six.svg");
     let rules = rules_file(&scratch, "r.toml", "holes = [\"E5\"]\nneutral = [\"E4\"]\n");
-    let output = sumito(&["render", "--layout", "six-player", "--rules", &rules, "--out", out.to_str().unwrap()]);
+    let output = sumito(&[
+        "render",
+        "--layout",
+        "six-player",
+        "--rules",
+        &rules,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(output.status.success(), "{}", text(&output));
     let svg = std::fs::read_to_string(&out).unwrap();
     for colour in ["black", "white", "red", "green", "blue", "yellow"] {
-        assert_eq!(svg.matches(&format!("class=\"marble {colour}\"")).count(), 6, "{colour}");
+        assert_eq!(
+            svg.matches(&format!("class=\"marble {colour}\"")).count(),
+            6,
+            "{colour}"
+        );
     }
     assert_eq!(svg.matches("class=\"hole\"").count(), 1);
     assert_eq!(svg.matches("class=\"marble neutral\"").count(), 1);
@@ -84,23 +127,73 @@ fn render_draws_six_players_and_the_cells_with_a_role() {
 
 #[test]
 fn arena_plays_many_player_matches_with_seats_rotated() {
+    let scratch = Scratch::new("variants-arena");
+    let records = scratch.0.join("records");
     let output = sumito(&[
-        "arena", "--layout", "three-player", "--player", "greedy", "--player", "random", "--player", "random",
-        "--games", "3", "--max-plies", "60", "--threads", "2", "--seed", "3",
+        "arena",
+        "--layout",
+        "three-player",
+        "--player",
+        "greedy",
+        "--player",
+        "random",
+        "--player",
+        "random",
+        "--games",
+        "3",
+        "--max-plies",
+        "60",
+        "--threads",
+        "2",
+        "--seed",
+        "3",
+        "--out",
+        records.to_str().unwrap(),
     ]);
     assert!(output.status.success(), "{}", text(&output));
     let out = text(&output);
     assert!(out.contains("| `greedy` | 3 |"), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("result: greedy=")), "{out}");
-    let output = sumito(&["arena", "--layout", "four-player", "--player", "greedy", "--player", "random", "--player", "random"]);
+    assert!(
+        out.lines().any(|l| l.starts_with("result: greedy=")),
+        "{out}"
+    );
+    let output = sumito(&[
+        "arena",
+        "--layout",
+        "four-player",
+        "--player",
+        "greedy",
+        "--player",
+        "random",
+        "--player",
+        "random",
+    ]);
     assert!(!output.status.success());
-    assert!(text(&output).contains("one --player per team"), "{}", text(&output));
+    assert!(
+        text(&output).contains("one --player per team"),
+        "{}",
+        text(&output)
+    );
 }
 
 #[test]
 fn four_people_play_at_two_colours_and_engines_fill_the_other_seats() {
     let mut child = Command::new(SUMITO)
-        .args(["play", "--layout", "four-player", "--seat", "human:names=Ann/Cid", "--seat", "greedy", "--seat", "human:names=Bob", "--seat", "random", "--seed", "1"])
+        .args([
+            "play",
+            "--layout",
+            "four-player",
+            "--seat",
+            "human:names=Ann/Cid",
+            "--seat",
+            "greedy",
+            "--seat",
+            "human:names=Bob",
+            "--seat",
+            "random",
+            "--seed",
+            "1",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -127,13 +220,37 @@ fn bad_rules_name_the_file_and_the_key() {
     let typo = rules_file(&scratch, "typo.toml", "holse = [\"E5\"]\n");
     let output = sumito(&["perft", "--rules", &typo, "--depth", "1"]);
     assert!(!output.status.success());
-    assert!(text(&output).contains("typo.toml") && text(&output).contains("holse"), "{}", text(&output));
+    assert!(
+        text(&output).contains("typo.toml") && text(&output).contains("holse"),
+        "{}",
+        text(&output)
+    );
     let partners = rules_file(&scratch, "partners.toml", "partners_in_a_row = true\n");
-    let output = sumito(&["perft", "--rules", &partners, "--layout", "three-player", "--depth", "1"]);
-    assert!(text(&output).contains("rules.partners_in_a_row"), "{}", text(&output));
+    let output = sumito(&[
+        "perft",
+        "--rules",
+        &partners,
+        "--layout",
+        "three-player",
+        "--depth",
+        "1",
+    ]);
+    assert!(
+        text(&output).contains("rules.partners_in_a_row"),
+        "{}",
+        text(&output)
+    );
     let taken = rules_file(&scratch, "taken.toml", "holes = [\"A1\"]\n");
     let output = sumito(&["moves", "--rules", &taken]);
-    assert!(text(&output).contains("rules.holes") && text(&output).contains("A1"), "{}", text(&output));
+    assert!(
+        text(&output).contains("rules.holes") && text(&output).contains("A1"),
+        "{}",
+        text(&output)
+    );
     let output = sumito(&["moves", "--fen", "r4/6/7/8/9/8/7/6/b3w w 0,1"]);
-    assert!(!output.status.success(), "two scores in a comma list: {}", text(&output));
+    assert!(
+        !output.status.success(),
+        "two scores in a comma list: {}",
+        text(&output)
+    );
 }

@@ -27,6 +27,7 @@ pub mod report;
 pub mod rules_table;
 pub mod spec;
 pub mod sprt;
+pub mod variant_record;
 
 pub use arena::{MatchConfig, MatchObserver, MatchResults, play_match};
 pub use elo::{GameResult, Ratings, fit_elo};

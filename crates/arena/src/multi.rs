@@ -298,6 +298,8 @@ pub struct MultiGame {
     /// Each side's score at the end.
     pub side_scores: Vec<u32>,
     pub plies: u32,
+    /// The moves from the start (the opening's first).
+    pub moves: Vec<VariantMove>,
 }
 
 impl MultiGame {
@@ -430,18 +432,22 @@ pub fn play_multi_match(
                     .collect();
                 let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
                 let mut position = start;
+                let mut played = Vec::new();
                 for _ in 0..opening_plies {
                     let moves = position.legal_moves();
                     if moves.is_empty() {
                         break;
                     }
-                    position = position.play(moves[rng.random_range(0..moves.len())]);
+                    let mv = moves[rng.random_range(0..moves.len())];
+                    played.push(mv);
+                    position = position.play(mv);
                 }
                 while !position.is_game_over() {
                     let side = position.side_to_move();
                     let mv = players[side]
                         .choose(&position)
                         .map_err(|err| err.to_string())?;
+                    played.push(mv);
                     position = position.play(mv);
                 }
                 Ok(MultiGame {
@@ -449,6 +455,7 @@ pub fn play_multi_match(
                     outcome: position.outcome().map(|(o, _)| o),
                     side_scores: (0..sides).map(|s| position.side_score(s)).collect(),
                     plies: position.ply(),
+                    moves: played,
                 })
             })
             .collect()

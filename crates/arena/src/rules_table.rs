@@ -36,20 +36,33 @@ pub enum Targets {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RulesTable {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub marbles_to_win: Option<Targets>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_plies: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub no_push_off_plies: Option<u32>,
     /// Run configurations: the layouts self-play draws from. A `--rules`
     /// file may name one layout here instead of `--layout`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub layouts: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub obstacles: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub holes: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub neutral: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub neutral_push_off: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub removed_marbles: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub shield_moves: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rotation_moves: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub one_colour: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub partners_in_a_row: Option<bool>,
 }
 

@@ -14,6 +14,7 @@ use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::report::{ProgressObserver, result_line, summary};
 use sumito_arena::rules_table::{RulesTable, Targets};
 use sumito_arena::sprt::SprtConfig;
+use sumito_arena::variant_record::{VariantRecord, VariantStart};
 use sumito_arena::{MatchObserver, PlayerSpec};
 use sumito_engine::Rules;
 use sumito_engine::variant::VariantLayout;
@@ -170,6 +171,9 @@ fn run_general(args: &Args, table: &RulesTable) -> anyhow::Result<()> {
         table.marbles_to_win = Some(Targets::All(args.marbles_to_win));
     }
     let (rules, setup) = table.resolve(layout)?;
+    // Before the match: records already in --out are never overwritten.
+    let out = args.out.clone().unwrap_or_else(default_out_dir);
+    check_record_dir(&out).context("--out")?;
     let threads = if args.threads == 0 {
         std::thread::available_parallelism().map_or(1, usize::from)
     } else {
@@ -188,6 +192,30 @@ fn run_general(args: &Args, table: &RulesTable) -> anyhow::Result<()> {
     .map_err(|err| anyhow::anyhow!(err))
     .context("playing the match")?;
     print!("{}", report.table());
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    for (index, game) in report.games.iter().enumerate() {
+        let record = VariantRecord {
+            start: VariantStart::Layout(layout),
+            rules: table.clone(),
+            seats: (0..rules.seating.seats())
+                .map(|seat| {
+                    report.entrants[game.entrant_of_side[rules.seating.side_of(seat)]].clone()
+                })
+                .collect(),
+            opening_plies: args.opening_plies.min(game.moves.len() as u32),
+            moves: game.moves.clone(),
+            result: None,
+        };
+        let mut record = record;
+        record.result = record
+            .positions()
+            .map_err(|err| anyhow::anyhow!(err))?
+            .last()
+            .and_then(|p| p.describe_outcome());
+        let path = out.join(format!("game-{:04}.txt", index + 1));
+        record.write(&path)?;
+    }
+    println!("game records: {}", out.display());
     let plies: u32 = report.games.iter().map(|g| g.plies).sum();
     println!(
         "{} games, {:.0} plies on average; seats rotated (entrant e plays side (e + game) mod {}); Elo from the pairs of each game's finishing order, the first player at 0",

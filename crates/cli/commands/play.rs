@@ -13,6 +13,7 @@ use sumito_arena::PlayerSpec;
 use sumito_arena::multi::seat_player;
 use sumito_arena::player::PlayerRegistry;
 use sumito_arena::rules_table::RulesTable;
+use sumito_arena::variant_record::{VariantRecord, VariantStart};
 use sumito_engine::variant::VariantLayout;
 use sumito_engine::{Color, Rules};
 use sumito_play::board_text::BoardStyle;
@@ -217,8 +218,7 @@ fn run_general(args: &Args) -> anyhow::Result<()> {
         Some(path) => RulesTable::read(path)?,
         None => RulesTable::default(),
     };
-    let (rules, setup) = table.resolve(args.layout)?;
-    let start = setup.start(&rules)?;
+    let (rules, _) = table.resolve(args.layout)?;
     let seats = rules.seating.seats();
     let specs: Vec<String> = if args.seats.is_empty() {
         let other = args
@@ -248,8 +248,16 @@ fn run_general(args: &Args) -> anyhow::Result<()> {
     let style = BoardStyle::detect(stdout.is_terminal(), no_color.as_deref());
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();
+    let record = VariantRecord {
+        start: VariantStart::Layout(args.layout),
+        rules: table,
+        seats: specs,
+        opening_plies: 0,
+        moves: Vec::new(),
+        result: None,
+    };
     run_variant_session(
-        start,
+        record,
         controls,
         style,
         echo,

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
+use sumito_arena::variant_record::{VARIANT_MAGIC, VariantRecord};
 use sumito_engine::Position;
 use sumito_engine::variant::VariantLayout;
 use sumito_play::record::write_atomic;
@@ -98,6 +99,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         };
         return write(&args.out, &svg);
+    }
+    // A record of the general game: one picture per position.
+    if let Some(path) = &args.source.record
+        && std::fs::read_to_string(path).is_ok_and(|text| text.starts_with(VARIANT_MAGIC))
+    {
+        let record = VariantRecord::read(path)?;
+        let positions = record.positions().map_err(|err| anyhow::anyhow!(err))?;
+        for (index, position) in positions.iter().enumerate() {
+            let title = match index {
+                0 => format!("Start. {}", record.seats.join(", ")),
+                n => format!("{n}. {}", record.moves[n - 1].to_text()),
+            };
+            write(
+                &numbered(&args.out, index, positions.len()),
+                &render_variant_svg(position, &title),
+            )?;
+        }
+        return Ok(());
     }
     match args.source.read()? {
         Source::Position { position, text } => {

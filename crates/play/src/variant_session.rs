@@ -10,7 +10,8 @@
 use std::io::{BufRead, Write};
 
 use sumito_arena::multi::SeatPlayer;
-use sumito_engine::variant::{SEAT_NAMES, VariantPosition};
+use sumito_arena::variant_record::VariantRecord;
+use sumito_engine::variant::{SEAT_NAMES, VariantMove};
 
 use crate::board_text::BoardStyle;
 use crate::variant_view::{draw_variant_board, seat_title};
@@ -47,21 +48,23 @@ pub enum SessionEnd {
     EndOfInput,
 }
 
-const HELP: &str = "Type a move (A1B2, C3C5D4, shield A1A2B2B1, rotation C3D4E5+, or b2,c2 / g5-h6,f4), or: moves, undo, board, help, quit";
+const HELP: &str = "Type a move (A1B2, C3C5D4, shield A1A2B2B1, rotation C3D4E5+, or b2,c2 / g5-h6,f4), or: moves, undo, board, save FILE, help, quit";
 
 /// Plays from `start` until the game ends, a person quits, or the input
 /// ends. `seats[s]` plays seat `s`. With `echo_input` each line read is
 /// printed after its prompt (input from a pipe, so that the transcript
 /// reads like a terminal session).
 pub fn run_variant_session(
-    start: VariantPosition,
+    record: VariantRecord,
     mut seats: Vec<SeatControl>,
     style: BoardStyle,
     echo_input: bool,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> std::io::Result<SessionEnd> {
+    let start = record.start_position().map_err(std::io::Error::other)?;
     let mut history = vec![start];
+    let mut moves: Vec<VariantMove> = Vec::new();
     let labels: Vec<String> = seats.iter().map(SeatControl::label).collect();
     writeln!(out, "{}\n{HELP}", start.rules())?;
     let mut show_board = true;
@@ -90,6 +93,7 @@ pub fn run_variant_session(
                     mv.to_text()
                 )?;
                 history.push(position.play(mv));
+                moves.push(mv);
             }
             SeatControl::People(names) => {
                 // The seat's turns so far decide whose turn it is.
@@ -135,6 +139,7 @@ pub fn run_variant_session(
                             show_board = false;
                         } else {
                             history.pop();
+                            moves.pop();
                             while history.len() > 1
                                 && matches!(
                                     seats[history.last().expect("not empty").seat_to_move()],
@@ -142,11 +147,27 @@ pub fn run_variant_session(
                                 )
                             {
                                 history.pop();
+                                moves.pop();
                             }
                         }
                     }
+                    save if save.starts_with("save ") => {
+                        let path = std::path::Path::new(save["save ".len()..].trim());
+                        let mut game = record.clone();
+                        game.seats = labels.clone();
+                        game.moves = moves.clone();
+                        game.result = position.describe_outcome();
+                        match game.write(path) {
+                            Ok(()) => writeln!(out, "saved to {}", path.display())?,
+                            Err(err) => writeln!(out, "{err}")?,
+                        }
+                        show_board = false;
+                    }
                     text => match position.parse_move(text) {
-                        Ok(mv) => history.push(position.play(mv)),
+                        Ok(mv) => {
+                            history.push(position.play(mv));
+                            moves.push(mv);
+                        }
                         Err(err) => {
                             writeln!(out, "{err}")?;
                             show_board = false;
@@ -162,18 +183,35 @@ pub fn run_variant_session(
 mod tests {
     use super::*;
     use sumito_arena::multi::seat_player;
-    use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
+    use sumito_arena::rules_table::RulesTable;
+    use sumito_arena::variant_record::VariantStart;
+    use sumito_engine::variant::VariantLayout;
+
+    fn record(layout: &str, rules: RulesTable) -> VariantRecord {
+        VariantRecord {
+            start: VariantStart::Layout(VariantLayout::from_name(layout).unwrap()),
+            rules,
+            seats: Vec::new(),
+            opening_plies: 0,
+            moves: Vec::new(),
+            result: None,
+        }
+    }
 
     #[test]
     fn people_share_seats_engines_reply_and_undo_goes_back_to_a_person() {
-        let layout = VariantLayout::from_name("standard").unwrap();
-        let rules = VariantRules::plain(Seating::TWO);
-        let start = VariantSetup::layout(layout).start(&rules).unwrap();
+        let start = record("standard", RulesTable::default());
         let seats = vec![
             SeatControl::People(vec!["Ann".into(), "Cid".into()]),
             SeatControl::Engine(seat_player("greedy", 1).unwrap()),
         ];
-        let mut input = "A1B2\nZ9Z8\nI5H5\nB1C2\nundo\nmoves\nquit\n".as_bytes();
+        let saved =
+            std::env::temp_dir().join(format!("sumito-variant-session-{}.txt", std::process::id()));
+        let script = format!(
+            "A1B2\nZ9Z8\nI5H5\nB1C2\nundo\nmoves\nsave {}\nquit\n",
+            saved.display()
+        );
+        let mut input = script.as_bytes();
         let mut out = Vec::new();
         let end = run_variant_session(start, seats, BoardStyle::Ascii, false, &mut input, &mut out)
             .unwrap();
@@ -192,18 +230,27 @@ mod tests {
             "I5H5 is White's marble: {text}"
         );
         // Cid: two refused moves, B1C2, then (Ann's turn came and was
-        // undone with the engine's reply) Cid again, and after `moves`.
-        assert_eq!(text.matches("Cid (black) to move").count(), 5, "{text}");
+        // undone with the engine's reply) Cid again, after `moves` and
+        // after `save`.
+        assert_eq!(text.matches("Cid (black) to move").count(), 6, "{text}");
         assert_eq!(text.matches("Ann (black) to move").count(), 2, "{text}");
         assert!(text.contains("legal moves:"), "{text}");
+        // The saved record replays to the position on the board.
+        let game = VariantRecord::read(&saved).unwrap();
+        std::fs::remove_file(&saved).unwrap();
+        assert_eq!(game.moves.len(), 2, "A1B2 and the reply; B1C2 was undone");
+        assert_eq!(game.seats, ["Ann/Cid", "greedy"]);
     }
 
     #[test]
     fn a_three_player_game_between_engines_runs_to_its_end() {
-        let layout = VariantLayout::from_name("three-player").unwrap();
-        let mut rules = VariantRules::plain(Seating::new(3, false).unwrap());
-        rules.max_plies = Some(60);
-        let start = VariantSetup::layout(layout).start(&rules).unwrap();
+        let start = record(
+            "three-player",
+            RulesTable {
+                max_plies: Some(60),
+                ..RulesTable::default()
+            },
+        );
         let seats = (0..3)
             .map(|seat| SeatControl::Engine(seat_player("greedy", seat).unwrap()))
             .collect();

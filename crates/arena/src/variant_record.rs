@@ -1,0 +1,327 @@
+//! Records of games of the general engine (variants, 3–6 players): the rules
+//! value travels with the game, so a record replays exactly anywhere.
+//!
+//! ```text
+//! # sumito variant game record v1
+//! layout: four-player
+//! rules: { holes = ["E5"], shield_moves = true, max_plies = 200 }
+//! seats: human:names=Ann/Cid | greedy | human | random
+//! opening_plies: 0
+//! moves:
+//! A2B2
+//! I9H8
+//! …
+//! result: black+red wins (enough marbles pushed off)
+//! ```
+//!
+//! - The first line is exactly `# sumito variant game record v1`; other
+//!   lines starting with `#`, and blank lines, are comments.
+//! - Header lines `key: value` before `moves:`. The start is `layout: NAME`
+//!   (any layout, two-player or many-player) or `start: TEXT` (a general
+//!   position text). `rules:` is the `[rules]` table as one TOML inline
+//!   table (the same keys as `--rules` files and run configurations; `{}` or
+//!   absent for the plain rules). `seats:` names who played each seat, in
+//!   turn order, separated by ` | `. `opening_plies:` counts the random
+//!   opening moves.
+//! - After `moves:`, one move per line (Aba-Pro or comma form, shield and
+//!   rotation moves included), each legal where it is played.
+//! - `result:` is the result as the engine words it, or `*` for an
+//!   unfinished game; it must agree with the replay.
+//!
+//! Errors name the line and the problem.
+
+use std::path::Path;
+
+use serde::Deserialize;
+use sumito_engine::variant::{VariantLayout, VariantMove, VariantPosition};
+
+use crate::record::{RecordError, RecordFileError, write_atomic};
+use crate::rules_table::RulesTable;
+
+/// The first line of every variant record.
+pub const VARIANT_MAGIC: &str = "# sumito variant game record v1";
+
+/// Where a recorded general game starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VariantStart {
+    Layout(VariantLayout),
+    /// A general position text (the rules are the record's).
+    Text(String),
+}
+
+/// A whole general game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariantRecord {
+    pub start: VariantStart,
+    pub rules: RulesTable,
+    /// Who played each seat.
+    pub seats: Vec<String>,
+    pub opening_plies: u32,
+    pub moves: Vec<VariantMove>,
+    /// The result as the engine words it ([`VariantPosition::describe_outcome`]).
+    pub result: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct InlineRules {
+    rules: RulesTable,
+}
+
+fn problem(line: usize, problem: impl ToString) -> RecordError {
+    RecordError {
+        line,
+        problem: problem.to_string(),
+    }
+}
+
+/// One TOML inline table of the rules' keys, in a fixed order.
+fn inline_rules(table: &RulesTable) -> String {
+    let text = toml::to_string(table).unwrap_or_default();
+    let items: Vec<String> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| line.trim().to_string())
+        .collect();
+    if items.is_empty() {
+        "{}".into()
+    } else {
+        format!("{{ {} }}", items.join(", "))
+    }
+}
+
+impl VariantRecord {
+    /// The start position.
+    pub fn start_position(&self) -> Result<VariantPosition, String> {
+        match &self.start {
+            VariantStart::Layout(layout) => {
+                self.rules.start(*layout).map_err(|err| err.to_string())
+            }
+            VariantStart::Text(text) => {
+                let seats = VariantPosition::from_text(text, None)
+                    .map_err(|err| err.to_string())?
+                    .rules()
+                    .seating
+                    .seats();
+                let rules = self
+                    .rules
+                    .rules_for_text(seats)
+                    .map_err(|err| err.to_string())?;
+                VariantPosition::from_text(text, Some(&rules)).map_err(|err| err.to_string())
+            }
+        }
+    }
+
+    /// Every position of the game, the start first.
+    pub fn positions(&self) -> Result<Vec<VariantPosition>, String> {
+        let mut positions = vec![self.start_position()?];
+        for &mv in &self.moves {
+            let last = positions[positions.len() - 1];
+            positions.push(last.play(mv));
+        }
+        Ok(positions)
+    }
+
+    /// The record as text.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("{VARIANT_MAGIC}\n");
+        match &self.start {
+            VariantStart::Layout(layout) => out.push_str(&format!("layout: {layout}\n")),
+            VariantStart::Text(text) => out.push_str(&format!("start: {text}\n")),
+        }
+        out.push_str(&format!("rules: {}\n", inline_rules(&self.rules)));
+        if !self.seats.is_empty() {
+            out.push_str(&format!("seats: {}\n", self.seats.join(" | ")));
+        }
+        out.push_str(&format!("opening_plies: {}\nmoves:\n", self.opening_plies));
+        for mv in &self.moves {
+            out.push_str(&mv.to_text());
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "result: {}\n",
+            self.result.as_deref().unwrap_or("*")
+        ));
+        out
+    }
+
+    /// Reads a record's text and replays it.
+    pub fn parse(text: &str) -> Result<VariantRecord, RecordError> {
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, line)| (i + 1, line.trim()));
+        match lines.next() {
+            Some((_, VARIANT_MAGIC)) => {}
+            _ => {
+                return Err(problem(
+                    1,
+                    format!("the first line must be {VARIANT_MAGIC:?}"),
+                ));
+            }
+        }
+        let mut start = None;
+        let mut rules = RulesTable::default();
+        let mut seats = Vec::new();
+        let mut opening_plies = 0;
+        let mut in_moves = false;
+        let mut move_lines = Vec::new();
+        let mut result_line = None;
+        for (number, line) in lines {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if in_moves {
+                if let Some(result) = line.strip_prefix("result:") {
+                    result_line = Some((number, result.trim().to_string()));
+                    in_moves = false;
+                } else {
+                    move_lines.push((number, line));
+                }
+                continue;
+            }
+            if line == "moves:" {
+                in_moves = true;
+                continue;
+            }
+            let Some((key, value)) = line.split_once(':') else {
+                return Err(problem(
+                    number,
+                    format!("expected `key: value` or `moves:`, found {line:?}"),
+                ));
+            };
+            let value = value.trim();
+            match key.trim() {
+                "layout" => {
+                    start = Some(VariantStart::Layout(
+                        VariantLayout::from_name(value).map_err(|err| problem(number, err))?,
+                    ))
+                }
+                "start" => start = Some(VariantStart::Text(value.to_string())),
+                "rules" => {
+                    rules = toml::from_str::<InlineRules>(&format!("rules = {value}"))
+                        .map_err(|err| {
+                            problem(number, format!("rules: {}", err.to_string().trim_end()))
+                        })?
+                        .rules;
+                }
+                "seats" => seats = value.split('|').map(|s| s.trim().to_string()).collect(),
+                "opening_plies" => {
+                    opening_plies = value.parse().map_err(|_| {
+                        problem(
+                            number,
+                            format!("opening_plies {value:?} is not a whole number"),
+                        )
+                    })?;
+                }
+                "result" => result_line = Some((number, value.to_string())),
+                other => return Err(problem(number, format!("unknown key {other:?}"))),
+            }
+        }
+        let start = start.ok_or_else(|| problem(1, "no `layout:` or `start:` line"))?;
+        let mut record = VariantRecord {
+            start,
+            rules,
+            seats,
+            opening_plies,
+            moves: Vec::new(),
+            result: None,
+        };
+        let mut position = record.start_position().map_err(|err| problem(1, err))?;
+        for (number, text) in move_lines {
+            let mv = position
+                .parse_move(text)
+                .map_err(|err| problem(number, err))?;
+            record.moves.push(mv);
+            position = position.play(mv);
+        }
+        let replayed = position.describe_outcome();
+        if let Some((number, result)) = result_line {
+            let stated = (result != "*").then_some(result);
+            if stated != replayed {
+                return Err(problem(
+                    number,
+                    format!(
+                        "the result says {:?} but the moves give {:?}",
+                        stated.as_deref().unwrap_or("*"),
+                        replayed.as_deref().unwrap_or("*")
+                    ),
+                ));
+            }
+        }
+        record.result = replayed;
+        Ok(record)
+    }
+
+    /// Reads a record file.
+    pub fn read(path: &Path) -> Result<VariantRecord, RecordFileError> {
+        let text = std::fs::read_to_string(path).map_err(|cause| RecordFileError::Read {
+            path: path.to_path_buf(),
+            cause,
+        })?;
+        VariantRecord::parse(&text).map_err(|cause| RecordFileError::Parse {
+            path: path.to_path_buf(),
+            cause,
+        })
+    }
+
+    /// Writes the record atomically.
+    pub fn write(&self, path: &Path) -> Result<(), RecordFileError> {
+        write_atomic(path, self.to_text().as_bytes()).map_err(|cause| RecordFileError::Write {
+            path: path.to_path_buf(),
+            cause,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::multi::seat_player;
+
+    #[test]
+    fn a_variant_game_round_trips_and_replays_exactly() {
+        let rules: RulesTable = toml::from_str::<InlineRules>(
+            "rules = { holes = [\"E5\"], shield_moves = true, rotation_moves = true, max_plies = 30 }",
+        )
+        .unwrap()
+        .rules;
+        let layout = VariantLayout::from_name("three-player").unwrap();
+        let mut record = VariantRecord {
+            start: VariantStart::Layout(layout),
+            rules,
+            seats: vec!["greedy".into(), "random".into(), "alphabeta:depth=1".into()],
+            opening_plies: 0,
+            moves: Vec::new(),
+            result: None,
+        };
+        let mut position = record.start_position().unwrap();
+        let mut players: Vec<_> = record
+            .seats
+            .iter()
+            .map(|s| seat_player(s, 5).unwrap())
+            .collect();
+        while !position.is_game_over() {
+            let mv = players[position.seat_to_move()].choose(&position).unwrap();
+            record.moves.push(mv);
+            position = position.play(mv);
+        }
+        record.result = position.describe_outcome();
+        let text = record.to_text();
+        let back = VariantRecord::parse(&text).unwrap();
+        assert_eq!(back, record, "{text}");
+        assert_eq!(back.to_text(), text);
+        // A wrong result or an illegal move names its line.
+        let wrong = text.replace(
+            &format!("result: {}", record.result.clone().unwrap()),
+            "result: *",
+        );
+        let err = VariantRecord::parse(&wrong).unwrap_err();
+        assert!(err.problem.contains("the moves give"), "{err}");
+        let lines: Vec<&str> = text.lines().collect();
+        let first_move = lines.iter().position(|l| *l == "moves:").unwrap() + 1;
+        let mut broken: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        broken[first_move] = "E5E6".into();
+        let err = VariantRecord::parse(&broken.join("\n")).unwrap_err();
+        assert_eq!(err.line, first_move + 1, "{err}");
+    }
+}
