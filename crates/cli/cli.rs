@@ -50,6 +50,8 @@ pub enum Command {
     Analyze(commands::analyze::Args),
     /// Draw a run's learning curve (Elo of every generation against hours) as SVG.
     Curve(commands::curve::Args),
+    /// Play and analyse in the browser: a local web server and its page.
+    Serve(commands::serve::Args),
 }
 
 impl Command {
@@ -68,6 +70,7 @@ impl Command {
             Command::Arena(args) => args.needs_network(),
             Command::Ladder(args) => args.needs_network(),
             Command::Play(args) => args.needs_network(),
+            Command::Serve(args) => args.needs_network(),
             Command::Perft(_) | Command::Moves(_) | Command::Render(_) => false,
         }
     }
@@ -83,6 +86,7 @@ impl Command {
             Command::Moves(args) => commands::moves::run(args),
             Command::Render(args) => commands::render::run(args),
             Command::Play(args) => commands::play::run_classical(args),
+            Command::Serve(args) => commands::serve::run(args),
             // The network verbs (`needs_network` lists them all).
             _ => anyhow::bail!("this command needs the network binary, sumito-torch"),
         }

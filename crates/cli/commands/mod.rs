@@ -12,6 +12,7 @@ pub mod perft;
 pub mod play;
 pub mod render;
 pub mod selfplay;
+pub mod serve;
 /// Not a subcommand: the --fen/--record arguments of analyze and render.
 pub mod source;
 pub mod train;

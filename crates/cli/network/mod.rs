@@ -15,6 +15,7 @@ pub mod interrupt;
 pub mod ladder;
 pub mod play;
 pub mod selfplay;
+pub mod serve;
 pub mod train;
 pub mod trainer;
 
@@ -32,6 +33,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Arena(args) => arena::run(args),
         Command::Ladder(args) => ladder::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Serve(args) => serve::run(args),
         light @ (Command::Perft(_) | Command::Moves(_) | Command::Render(_)) => light.run_light(),
     }
 }

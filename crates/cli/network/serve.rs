@@ -1,0 +1,82 @@
+//! `sumito serve` with a model: the bundle's network plays and analyses the
+//! plain two-player game in the page; one loaded network is shared by every
+//! search (`Arc` of the evaluator).
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
+use sumito_cli::commands::serve::{Args, run as run_classical};
+use sumito_engine::Position;
+use sumito_game::AbaloneGame;
+use sumito_mcts::Evaluator;
+use sumito_net::{DeviceSpec, DirectEvaluator, SymmetryMode, ThreadsConfig, configure_threads};
+use sumito_play::network::{Analysis, NetworkSearch, SearchBudget};
+use sumito_play::opponent::Opponent;
+use sumito_serve::{Engines, serve_blocking};
+
+struct ModelEngines {
+    name: String,
+    evaluator: Arc<dyn Evaluator<AbaloneGame>>,
+}
+
+impl Engines for ModelEngines {
+    fn model_name(&self) -> Option<String> {
+        Some(self.name.clone())
+    }
+
+    fn model_opponent(
+        &self,
+        budget: SearchBudget,
+        seed: u64,
+    ) -> Result<Box<dyn Opponent + Send>, String> {
+        Ok(Box::new(NetworkSearch::new(
+            self.name.clone(),
+            Box::new(self.evaluator.clone()),
+            budget,
+            seed,
+        )))
+    }
+
+    fn analyse(&self, position: &Position, simulations: u32) -> Result<Analysis, String> {
+        let mut search = NetworkSearch::new(
+            self.name.clone(),
+            Box::new(self.evaluator.clone()),
+            SearchBudget::Simulations(simulations),
+            0,
+        );
+        search
+            .analyse(position, None)
+            .map_err(|err| err.to_string())
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if !args.needs_network() {
+        return run_classical(args);
+    }
+    let device = args
+        .device
+        .parse::<DeviceSpec>()
+        .map_err(anyhow::Error::msg)?
+        .resolve()?;
+    let program = std::env::current_exe().ok();
+    let folders = model_folders(
+        program.as_deref(),
+        std::env::var_os("SUMITO_MODELS").map(Into::into),
+    );
+    let dir = locate_bundle(args.model.as_deref(), &folders)?;
+    let bundle = ModelBundle::open(&dir).context("loading the model")?;
+    configure_threads(&ThreadsConfig::default())?;
+    let model = bundle.load_torchscript(device)?;
+    println!("{}", bundle.summary());
+    let engines = ModelEngines {
+        name: format!(
+            "{} (gen {})",
+            bundle.meta.name, bundle.meta.training.generation
+        ),
+        evaluator: Arc::new(DirectEvaluator::new(model, SymmetryMode::None)),
+    };
+    serve_blocking(args.options(), Arc::new(engines))?;
+    Ok(())
+}

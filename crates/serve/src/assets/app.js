@@ -1,0 +1,316 @@
+// Sumito's page: draws what the server says (board cell by cell, legal
+// moves as cells picked up and where each goes) and sends what the person
+// does. It knows no rules: every variant and 3-6 players draw the same way.
+"use strict";
+
+const SPACING = 44, ROW_H = SPACING * 0.8660254, MARGIN = 20;
+const ORIGIN_X = MARGIN + 2.5 * SPACING, ORIGIN_Y = 20 + SPACING + 8 * ROW_H;
+const NS = "http://www.w3.org/2000/svg";
+let socket, state = null, selection = [], flipped = false, analysis = null, pvStep = -1;
+
+const $ = (id) => document.getElementById(id);
+const rowOf = (cell) => cell.charCodeAt(0) - 65;
+const diagOf = (cell) => Number(cell.slice(1));
+
+function point(row, diag) {
+  if (flipped) { row = 8 - row; diag = 10 - diag; }
+  return [ORIGIN_X + SPACING * (diag - row / 2), ORIGIN_Y - ROW_H * row];
+}
+const cellPoint = (cell) => point(rowOf(cell), diagOf(cell));
+
+function el(name, attrs, parent) {
+  const node = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function say(text) { $("message").textContent = text || ""; }
+
+function send(message) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+function connect() {
+  socket = new WebSocket(`ws://${location.host}/ws`);
+  socket.onopen = () => { $("status").textContent = "connected"; };
+  socket.onclose = () => { $("status").textContent = "disconnected (reload the page)"; };
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === "state") { state = message; selection = []; say(""); render(); }
+    else if (message.type === "analysis") { analysis = message; pvStep = -1; renderAnalysis(); render(); }
+    else if (message.type === "record") { showRecord(message.text); }
+    else if (message.type === "error") { say(message.message); }
+  };
+}
+
+// ---- the board ----
+
+function boardCells() {
+  if (analysis && pvStep >= 0 && analysis.pv_boards[pvStep]) return analysis.pv_boards[pvStep];
+  return state.board;
+}
+
+function legalFrom() {
+  const cells = new Set();
+  for (const mv of state.legal) for (const c of mv.from) cells.add(c);
+  return cells;
+}
+
+function render() {
+  if (!state) return;
+  const svg = $("board");
+  svg.innerHTML = "";
+  const centre = point(4, 5);
+  const corners = [[0, 1], [0, 5], [4, 9], [8, 9], [8, 5], [4, 1]].map(([r, d]) => {
+    const [x, y] = point(r, d);
+    return `${centre[0] + (x - centre[0]) * 1.1625},${centre[1] + (y - centre[1]) * 1.1625}`;
+  });
+  el("polygon", { class: "hexboard", points: corners.join(" ") }, svg);
+  const movable = $("show-movable").checked ? legalFrom() : new Set();
+  const targets = new Set(candidates().flatMap((mv) => mv.to));
+  for (const { cell, content } of boardCells()) {
+    const [x, y] = cellPoint(cell);
+    const classes = ["cell"];
+    if (movable.has(cell)) classes.push("movable");
+    if (targets.has(cell)) classes.push("target");
+    const circle = el("circle", { class: classes.join(" "), "data-cell": cell, cx: x, cy: y, r: 20 }, svg);
+    circle.addEventListener("click", () => clickCell(cell));
+    if (content === "empty") continue;
+    if (content === "obstacle") {
+      el("rect", { class: "obstacle", "data-cell": cell, x: x - 17, y: y - 17, width: 34, height: 34, rx: 4 }, svg);
+      continue;
+    }
+    if (content === "hole") { el("circle", { class: "hole", "data-cell": cell, cx: x, cy: y, r: 18 }, svg); continue; }
+    const marble = el("circle", {
+      class: `marble ${content}` + (selection.includes(cell) ? " selected" : ""),
+      "data-cell": cell, cx: x, cy: y, r: 18,
+    }, svg);
+    marble.addEventListener("click", () => clickCell(cell));
+    marble.addEventListener("pointerdown", () => { dragging = true; dragStart(cell); });
+    marble.addEventListener("pointerenter", () => { if (dragging) dragOver(cell); });
+  }
+  for (let row = 0; row < 9; row++) {
+    const first = Math.max(1, row - 3);
+    const [x, y] = point(row, first - 1.3);
+    el("text", { class: "coordinate", x, y }, svg).textContent = String.fromCharCode(65 + row);
+  }
+  for (let diag = 1; diag <= 9; diag++) {
+    const lowest = Math.max(0, diag - 5);
+    const [x, y] = point(lowest - 1.3, diag);
+    el("text", { class: "coordinate", x, y }, svg).textContent = diag;
+  }
+  drawLastMove(svg);
+  if (analysis && analysis.position === state.position && pvStep < 0) drawArrows(svg);
+  renderSeats();
+  renderMoves();
+  renderGraph();
+  $("rules-line").textContent = `${state.layout}: ${state.rules}`;
+  $("status").textContent = state.result ? `Game over: ${state.result}`
+    : `${state.seats[state.to_move].colour} to move` + (state.human_to_move ? "" : " (thinking…)");
+  $("analyze").disabled = !state.can_analyze;
+}
+
+function drawLastMove(svg) {
+  if (state.cursor === 0) return;
+  const ply = state.history[state.cursor - 1];
+  const mv = ply.text;
+  const cells = mv.match(/[A-I][1-9]/g) || [];
+  for (const cell of cells.slice(0, 2)) {
+    const [x, y] = cellPoint(cell);
+    el("circle", { class: "last", cx: x, cy: y, r: 22 }, svg);
+  }
+}
+
+function drawArrows(svg) {
+  const total = analysis.moves.reduce((s, m) => s + m.visits, 0) || 1;
+  analysis.moves.slice(0, 5).forEach((mv, index) => {
+    if (!mv.from.length) return;
+    const [x1, y1] = cellPoint(mv.from[0]);
+    const [x2, y2] = cellPoint(mv.to[0]);
+    el("line", { class: "arrow" + (index === 0 ? " best" : ""), "data-move": mv.text, x1, y1, x2, y2 }, svg);
+    el("text", { class: "arrow-label", x: x2 + 6, y: y2 - 6 }, svg).textContent =
+      `${Math.round(100 * mv.visits / total)}%`;
+  });
+}
+
+// ---- selecting a move ----
+
+let dragging = false;
+document.addEventListener("pointerup", () => { dragging = false; });
+
+function dragStart(cell) { if (!selection.includes(cell)) clickCell(cell); }
+function dragOver(cell) { if (!selection.includes(cell) && legalFrom().has(cell)) { selection.push(cell); render(); } }
+
+function sameSet(a, b) { return a.length === b.length && a.every((c) => b.includes(c)); }
+
+// Legal moves that pick up exactly the selected marbles.
+function candidates() {
+  if (!state || !selection.length) return [];
+  return state.legal.filter((mv) => sameSet(mv.from, selection));
+}
+
+function clickCell(cell) {
+  if (!state || !state.human_to_move || state.cursor !== state.history.length) {
+    say(state && state.result ? "the game is over" : "not your turn here");
+    return;
+  }
+  if (selection.includes(cell)) { selection = selection.filter((c) => c !== cell); render(); return; }
+  const moves = candidates().filter((mv) => mv.to.includes(cell));
+  if (selection.length && moves.length) {
+    // The destination of the first marble decides among equal groups.
+    const chosen = moves.find((mv) => mv.to[0] === cell) || moves[0];
+    send({ type: "move", text: chosen.text });
+    selection = [];
+    return;
+  }
+  if (legalFrom().has(cell) && selection.length < 3) {
+    selection.push(cell);
+    render();
+    if (!state.legal.some((mv) => selection.every((c) => mv.from.includes(c)))) {
+      say(`no legal move picks up ${selection.join(" ")}`);
+      selection = [];
+      render();
+    }
+    return;
+  }
+  say(selection.length ? `no legal move takes ${selection.join(" ")} to ${cell}` : `no legal move starts on ${cell}`);
+  selection = [];
+  render();
+}
+
+// ---- panels ----
+
+function clock(ms) {
+  if (ms === null || ms === undefined) return "";
+  const s = Math.max(0, ms) / 1000;
+  return s < 10 ? s.toFixed(1) : `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
+}
+
+function renderSeats() {
+  $("seats").innerHTML = "";
+  state.seats.forEach((seat, index) => {
+    const div = document.createElement("div");
+    div.className = "seat" + (index === state.to_move && !state.result ? " to-move" : "");
+    div.dataset.seat = index;
+    div.textContent = `${seat.colour}: ${seat.player} — off ${seat.side_score}/${seat.target}, ${seat.marbles} marbles ${clock(seat.clock_ms)}`;
+    $("seats").appendChild(div);
+  });
+}
+
+function renderMoves() {
+  const box = $("moves");
+  box.innerHTML = "";
+  const start = document.createElement("span");
+  start.textContent = "start";
+  start.dataset.ply = 0;
+  if (state.cursor === 0) start.className = "current";
+  start.onclick = () => send({ type: "goto", ply: 0 });
+  box.appendChild(start);
+  for (const ply of state.history) {
+    const span = document.createElement("span");
+    span.textContent = `${ply.ply}. ${ply.text}`;
+    span.dataset.ply = ply.ply;
+    if (ply.ply === state.cursor) span.className = "current";
+    span.onclick = () => send({ type: "goto", ply: ply.ply });
+    box.appendChild(span);
+  }
+}
+
+// Black's (the first seat's) win probability over the game.
+function renderGraph() {
+  const svg = $("graph");
+  svg.innerHTML = "";
+  el("line", { x1: 0, y1: 40, x2: 300, y2: 40, stroke: "#ccc" }, svg);
+  const points = [];
+  state.history.forEach((ply, i) => {
+    if (ply.win === null || ply.win === undefined) return;
+    const first = ply.seat === 0 ? ply.win : 1 - ply.win;
+    points.push(`${(300 * (i + 1)) / Math.max(1, state.history.length)},${80 - 80 * first}`);
+  });
+  if (points.length) el("polyline", { points: points.join(" "), fill: "none", stroke: "#2060d0", "stroke-width": 2, "data-points": points.length }, svg);
+}
+
+function renderAnalysis() {
+  const [w, d, l] = analysis.wdl;
+  const bar = $("wdl");
+  bar.querySelector(".w").style.width = `${100 * w}%`;
+  bar.querySelector(".d").style.width = `${100 * d}%`;
+  bar.querySelector(".l").style.width = `${100 * l}%`;
+  bar.title = `win ${(100 * w).toFixed(0)}%, draw ${(100 * d).toFixed(0)}%, loss ${(100 * l).toFixed(0)}%`;
+  const table = $("top-moves");
+  table.innerHTML = "<tr><th>move</th><th>visits</th><th>prior</th><th>Q</th></tr>";
+  for (const mv of analysis.moves) {
+    const row = table.insertRow();
+    row.dataset.move = mv.text;
+    for (const value of [mv.text, mv.visits, mv.prior.toFixed(3), mv.q === null ? "-" : mv.q.toFixed(3)]) row.insertCell().textContent = value;
+  }
+  const pv = $("pv");
+  pv.innerHTML = "PV: ";
+  analysis.pv.forEach((text, i) => {
+    const span = document.createElement("span");
+    span.textContent = ` ${text}`;
+    span.style.cursor = "pointer";
+    span.dataset.step = i;
+    span.onclick = () => { pvStep = pvStep === i ? -1 : i; render(); };
+    pv.appendChild(span);
+  });
+  pv.appendChild(document.createTextNode(` (${analysis.simulations} simulations, ${analysis.elapsed_ms} ms)`));
+}
+
+function showRecord(text) {
+  $("record").value = text;
+  const link = $("download");
+  link.href = "data:text/plain;charset=utf-8," + encodeURIComponent(text);
+  link.hidden = false;
+}
+
+// ---- controls ----
+
+$("move-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("move-input").value.trim();
+  if (text) send({ type: "move", text });
+  $("move-input").value = "";
+});
+$("undo").onclick = () => send({ type: "undo" });
+$("resign").onclick = () => send({ type: "resign" });
+$("flip").onclick = () => { flipped = !flipped; render(); };
+$("show-movable").onchange = () => render();
+$("analyze").onclick = () => send({ type: "analyze", simulations: Number($("analysis-sims").value) || 800 });
+$("paste-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  send({ type: "analyze", position: $("paste").value.trim(), simulations: Number($("analysis-sims").value) || 800 });
+});
+$("save").onclick = () => send({ type: "save" });
+$("load").onclick = () => send({ type: "load", record: $("record").value });
+$("new-game-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const layout = $("layout").value;
+  const players = { "three-player": 3, "three-player-trapezoid": 3, "four-player": 4, "five-player": 5, "six-player": 6 }[layout] || 2;
+  const you = Number($("colour").value);
+  const opponent = $("opponent").value;
+  const seats = [];
+  for (let seat = 0; seat < players; seat++) {
+    if (seat === you || opponent === "human") seats.push({ kind: "human" });
+    else if (opponent === "model") seats.push({ kind: "model", simulations: Number($("sims").value) || 400 });
+    else seats.push({ kind: "engine", spec: opponent });
+  }
+  const message = { type: "new_game", layout, seats };
+  const minutes = Number($("minutes").value);
+  if (minutes > 0) message.clock = { minutes, increment_seconds: Number($("increment").value) || 0 };
+  const rules = $("rules").value.trim();
+  if (rules) {
+    try { message.rules = JSON.parse(rules); } catch (err) { say(`rules: ${err.message}`); return; }
+  }
+  analysis = null;
+  send(message);
+});
+// The clocks tick between the server's states.
+setInterval(() => {
+  if (!state || state.result) return;
+  const seat = state.seats[state.to_move];
+  if (seat && seat.clock_ms !== null && seat.clock_ms !== undefined) { seat.clock_ms -= 200; renderSeats(); }
+}, 200);
+
+connect();

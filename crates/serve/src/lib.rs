@@ -1,0 +1,14 @@
+//! `sumito serve`: play and analysis in the browser. A local web server
+//! (axum, one WebSocket per page) serves a page built into the binary and
+//! plays every variant and 3–6 players with the classical engines, and the
+//! plain two-player game with a model (play and analysis) when the command
+//! line loads one. Nothing here links libtorch: a model reaches the server
+//! through [`session::Engines`], which `sumito-torch` implements with a
+//! model bundle.
+
+pub mod protocol;
+pub mod server;
+pub mod session;
+
+pub use server::{ServeOptions, serve, serve_blocking};
+pub use session::{Engines, NoModel};

@@ -1,0 +1,189 @@
+//! The messages between the page and the server, as JSON objects with a
+//! `type` field, one per WebSocket text message. The board is described
+//! cell by cell and the legal moves by the cells they pick up and where each
+//! goes, so the page needs no rules of its own and draws every variant and
+//! 3–6 players the same way.
+//!
+//! From the page:
+//!
+//! | `type` | fields | what |
+//! |---|---|---|
+//! | `new_game` | `layout`, `rules` (a `[rules]` table as JSON, optional), `seats` (one per seat: `{"kind":"human"}`, `{"kind":"engine","spec":"alphabeta:depth=2"}`, `{"kind":"model","simulations":400}` or with `"time_ms"`), `clock` (`{"minutes":10,"increment_seconds":60}`, optional) | starts a game |
+//! | `move` | `text` (Aba-Pro or comma form) | plays a move for the person to move |
+//! | `undo` | | takes back to the previous turn of a person |
+//! | `resign` | | the person to move resigns |
+//! | `goto` | `ply` | shows the position after `ply` moves (the move list) |
+//! | `analyze` | `simulations` (optional), `position` (optional position text) | searches the shown (or given) position with the model |
+//! | `load` | `record` (a Sumito record, or Aba-Pro moves one per line or separated by spaces) | replaces the game |
+//! | `save` | | asks for the game as a record |
+//!
+//! From the server: `state` (everything the page shows), `analysis`,
+//! `record` (`text`), `error` (`message`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who plays a seat, as the page asks for it.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SeatRequest {
+    Human {
+        #[serde(default)]
+        name: Option<String>,
+    },
+    Engine {
+        spec: String,
+    },
+    Model {
+        #[serde(default)]
+        simulations: Option<u32>,
+        #[serde(default)]
+        time_ms: Option<u64>,
+    },
+}
+
+/// A time control: minutes per player, seconds added per marble pushed off.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockRequest {
+    pub minutes: f64,
+    #[serde(default)]
+    pub increment_seconds: f64,
+}
+
+/// A message from the page.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMessage {
+    NewGame {
+        layout: String,
+        #[serde(default)]
+        rules: Option<Value>,
+        seats: Vec<SeatRequest>,
+        #[serde(default)]
+        clock: Option<ClockRequest>,
+    },
+    Move {
+        text: String,
+    },
+    Undo,
+    Resign,
+    Goto {
+        ply: usize,
+    },
+    Analyze {
+        #[serde(default)]
+        simulations: Option<u32>,
+        #[serde(default)]
+        position: Option<String>,
+    },
+    Load {
+        record: String,
+    },
+    Save,
+}
+
+/// What stands on one cell.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CellView {
+    pub cell: String,
+    /// `empty`, a colour (`black`, `white`, `red`, ...), `common`,
+    /// `neutral`, `obstacle` or `hole`.
+    pub content: &'static str,
+}
+
+/// One seat of the game.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeatView {
+    pub colour: &'static str,
+    /// Who plays it: `you`, a name, or the engine's spec.
+    pub player: String,
+    pub human: bool,
+    /// Marbles it pushed off.
+    pub score: u8,
+    /// Its side's score and target.
+    pub side_score: u32,
+    pub target: u8,
+    pub marbles: u32,
+    /// Milliseconds left on its clock, if the game is timed.
+    pub clock_ms: Option<u64>,
+}
+
+/// One legal move: its text, the cells it picks up and where each goes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MoveView {
+    pub text: String,
+    pub comma: String,
+    pub from: Vec<String>,
+    pub to: Vec<String>,
+}
+
+/// One move of the game so far.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlyView {
+    pub ply: usize,
+    pub seat: usize,
+    pub text: String,
+    /// The position after it.
+    pub position: String,
+    /// The mover's win probability after the search that chose it, if an
+    /// engine that estimates it played it or an analysis ran there.
+    pub win: Option<f32>,
+}
+
+/// Everything the page shows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StateView {
+    pub layout: String,
+    pub rules: String,
+    pub position: String,
+    /// The ply shown (the move list's cursor); equal to `history.len()` at
+    /// the end of the game so far.
+    pub cursor: usize,
+    pub board: Vec<CellView>,
+    pub seats: Vec<SeatView>,
+    pub to_move: usize,
+    /// Whether a person is to move at the end of the game so far.
+    pub human_to_move: bool,
+    pub legal: Vec<MoveView>,
+    pub history: Vec<PlyView>,
+    pub result: Option<String>,
+    /// Whether analysis is available (a model is loaded and the game is a
+    /// two-player one).
+    pub can_analyze: bool,
+}
+
+/// One move of an analysis.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AnalysisMove {
+    pub text: String,
+    pub from: Vec<String>,
+    pub to: Vec<String>,
+    pub visits: u32,
+    pub prior: f32,
+    pub q: Option<f32>,
+}
+
+/// A message to the page.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    State(StateView),
+    Analysis {
+        position: String,
+        /// Win, draw, loss for the side to move.
+        wdl: [f32; 3],
+        moves: Vec<AnalysisMove>,
+        pv: Vec<String>,
+        /// The board after each move of `pv`, to step through it.
+        pv_boards: Vec<Vec<CellView>>,
+        simulations: u32,
+        elapsed_ms: u64,
+    },
+    Record {
+        text: String,
+    },
+    Error {
+        message: String,
+    },
+}

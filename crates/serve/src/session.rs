@@ -1,0 +1,1080 @@
+//! One page's game: the positions so far (general engine, so every variant
+//! and 3–6 players), who plays each seat, the clocks, the shown ply, and the
+//! answers to the page's messages. Engines think outside this struct (the
+//! server takes a seat's engine out, runs it on a blocking thread and puts
+//! it back), so nothing here blocks for long.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sumito_arena::multi::{SeatPlayer, seat_player};
+use sumito_arena::player::PlayerRegistry;
+use sumito_arena::record::GameRecord;
+use sumito_arena::rules_table::{RulesTable, Targets};
+use sumito_arena::variant_record::{VARIANT_MAGIC, VariantRecord, VariantStart};
+use sumito_engine::variant::{
+    CellContent, MoveKind, SEAT_NAMES, VariantLayout, VariantMove, VariantPosition,
+};
+use sumito_engine::{Cell, Move, Position, Rules};
+use sumito_play::network::{Analysis, SearchBudget};
+use sumito_play::opponent::{ClassicalOpponent, Opponent};
+
+use crate::protocol::{
+    AnalysisMove, CellView, ClientMessage, ClockRequest, MoveView, PlyView, SeatRequest, SeatView,
+    ServerMessage, StateView,
+};
+
+/// The most simulations one request may ask for, and the longest a model
+/// may think per move: the work any one page can start is bounded.
+pub const MAX_SIMULATIONS: u32 = 20_000;
+pub const MAX_THINK: Duration = Duration::from_secs(30);
+/// Simulations of an analysis that names none.
+pub const DEFAULT_ANALYSIS_SIMULATIONS: u32 = 800;
+
+/// What a network gives the server (`sumito-torch` provides it from a
+/// model bundle; `sumito` alone has none).
+pub trait Engines: Send + Sync {
+    /// The model's name, if one is loaded.
+    fn model_name(&self) -> Option<String>;
+    /// A model opponent for plain two-player games.
+    fn model_opponent(
+        &self,
+        budget: SearchBudget,
+        seed: u64,
+    ) -> Result<Box<dyn Opponent + Send>, String>;
+    /// Searches `position` with the model for `simulations`.
+    fn analyse(&self, position: &Position, simulations: u32) -> Result<Analysis, String>;
+}
+
+/// No model: classical engines only.
+#[derive(Debug)]
+pub struct NoModel;
+
+impl Engines for NoModel {
+    fn model_name(&self) -> Option<String> {
+        None
+    }
+    fn model_opponent(&self, _: SearchBudget, _: u64) -> Result<Box<dyn Opponent + Send>, String> {
+        Err(
+            "no model is loaded: start `sumito serve --model NAME` to play or analyse with one"
+                .into(),
+        )
+    }
+    fn analyse(&self, _: &Position, _: u32) -> Result<Analysis, String> {
+        Err("no model is loaded: start `sumito serve --model NAME` to analyse".into())
+    }
+}
+
+/// An engine playing a seat.
+pub enum SeatEngine {
+    /// The two-player engine's players and the model (plain two-player games).
+    Classic(Box<dyn Opponent + Send>),
+    /// The general game's classical players.
+    General(Box<dyn SeatPlayer>),
+}
+
+impl std::fmt::Debug for SeatEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeatEngine")
+    }
+}
+
+/// An engine's answer: the move and, if it estimates it, its win probability.
+#[derive(Clone, Copy, Debug)]
+pub struct EngineMove {
+    pub mv: VariantMove,
+    pub win: Option<f32>,
+}
+
+impl SeatEngine {
+    /// Thinks about `position` (a seat's turn), at most `cap`.
+    pub fn think(
+        &mut self,
+        position: &VariantPosition,
+        cap: Option<Duration>,
+    ) -> Result<EngineMove, String> {
+        match self {
+            SeatEngine::General(player) => player
+                .choose(position)
+                .map(|mv| EngineMove { mv, win: None })
+                .map_err(|err| err.to_string()),
+            SeatEngine::Classic(opponent) => {
+                let classic = to_classic(position)?;
+                let thought = opponent
+                    .think(&classic, cap)
+                    .map_err(|err| err.to_string())?;
+                Ok(EngineMove {
+                    mv: VariantMove::group(thought.mv),
+                    win: thought.outlook.map(|o| o.win + 0.5 * o.draw),
+                })
+            }
+        }
+    }
+
+    fn observe(&mut self, before: &VariantPosition, mv: VariantMove) {
+        if let (SeatEngine::Classic(opponent), Ok(classic), Some(group)) =
+            (self, to_classic(before), mv.as_group())
+        {
+            opponent.observe_move(&classic, group);
+        }
+    }
+
+    fn new_game(&mut self) {
+        if let SeatEngine::Classic(opponent) = self {
+            opponent.new_game();
+        }
+    }
+}
+
+/// The two-player engine's position for a plain two-player game.
+fn to_classic(position: &VariantPosition) -> Result<Position, String> {
+    let rules = position.rules();
+    let classic = Position::from_fen(&position.to_string()).map_err(|err| err.to_string())?;
+    Ok(classic.with_rules(Rules {
+        marbles_to_win: rules.target(0),
+        max_plies: rules.max_plies,
+        no_push_off_plies: rules.no_push_off_plies,
+    }))
+}
+
+/// Who plays a seat.
+#[derive(Debug)]
+enum Seat {
+    Human(String),
+    /// `engine` is `None` while it thinks on another thread.
+    Engine {
+        name: String,
+        engine: Option<SeatEngine>,
+    },
+}
+
+/// A game and everything the page asked for.
+pub struct GameSession {
+    engines: Arc<dyn Engines>,
+    record: VariantRecord,
+    positions: Vec<VariantPosition>,
+    moves: Vec<VariantMove>,
+    wins: Vec<Option<f32>>,
+    seats: Vec<Seat>,
+    cursor: usize,
+    plain_two_player: bool,
+    clock: Option<ClockRequest>,
+    clocks: Vec<Duration>,
+    turn_started: Instant,
+    /// Set when a seat ran out of time or resigned.
+    ended: Option<String>,
+    seed: u64,
+}
+
+impl std::fmt::Debug for GameSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "GameSession({})",
+            self.positions
+                .last()
+                .map(|p| p.to_string())
+                .unwrap_or_default()
+        )
+    }
+}
+
+fn cell_names(cells: &[Cell]) -> Vec<String> {
+    cells.iter().map(Cell::to_string).collect()
+}
+
+/// The cells a move picks up and where each goes, for the page.
+fn move_cells(position: &VariantPosition, mv: VariantMove) -> (Vec<String>, Vec<String>) {
+    let _ = position;
+    match mv.kind() {
+        MoveKind::Group(group) => {
+            let from: Vec<Cell> = group.cells().collect();
+            let to: Vec<Cell> = from
+                .iter()
+                .filter_map(|c| c.neighbour(group.direction()))
+                .collect();
+            (cell_names(&from), cell_names(&to))
+        }
+        MoveKind::Shield(shield) => {
+            let to: Vec<Cell> = shield
+                .cells
+                .iter()
+                .filter_map(|c| c.neighbour(shield.dir))
+                .collect();
+            (cell_names(&shield.cells), cell_names(&to))
+        }
+        MoveKind::Rotation(rotation) => (cell_names(&rotation.ends), cell_names(&rotation.to)),
+    }
+}
+
+fn content_name(position: &VariantPosition, cell: Cell) -> &'static str {
+    match position.at(cell) {
+        CellContent::Empty => "empty",
+        CellContent::Marble(_) if position.rules().one_colour => "common",
+        CellContent::Marble(seat) => SEAT_NAMES[seat],
+        CellContent::Neutral => "neutral",
+        CellContent::Obstacle => "obstacle",
+        CellContent::Hole => "hole",
+    }
+}
+
+fn board_view(position: &VariantPosition) -> Vec<CellView> {
+    Cell::all()
+        .map(|cell| CellView {
+            cell: cell.to_string(),
+            content: content_name(position, cell),
+        })
+        .collect()
+}
+
+impl GameSession {
+    /// A first game: the Standard layout, the person as Black against
+    /// `alphabeta:depth=2` (or the model, when one is loaded).
+    pub fn new(engines: Arc<dyn Engines>, seed: u64) -> GameSession {
+        let opponent = if engines.model_name().is_some() {
+            SeatRequest::Model {
+                simulations: Some(400),
+                time_ms: None,
+            }
+        } else {
+            SeatRequest::Engine {
+                spec: "alphabeta:depth=2".into(),
+            }
+        };
+        let mut session = GameSession {
+            engines,
+            record: VariantRecord {
+                start: VariantStart::Layout(VariantLayout::Two(sumito_engine::Layout::Standard)),
+                rules: RulesTable::default(),
+                seats: Vec::new(),
+                opening_plies: 0,
+                moves: Vec::new(),
+                result: None,
+            },
+            positions: Vec::new(),
+            moves: Vec::new(),
+            wins: Vec::new(),
+            seats: Vec::new(),
+            cursor: 0,
+            plain_two_player: true,
+            clock: None,
+            clocks: Vec::new(),
+            turn_started: Instant::now(),
+            ended: None,
+            seed,
+        };
+        session
+            .new_game(
+                "standard",
+                None,
+                &[SeatRequest::Human { name: None }, opponent],
+                None,
+            )
+            .expect("the default game starts");
+        session
+    }
+
+    fn current(&self) -> &VariantPosition {
+        self.positions.last().expect("a game has its start")
+    }
+
+    /// Starts a game.
+    pub fn new_game(
+        &mut self,
+        layout: &str,
+        rules: Option<&serde_json::Value>,
+        seats: &[SeatRequest],
+        clock: Option<ClockRequest>,
+    ) -> Result<(), String> {
+        let layout = VariantLayout::from_name(layout).map_err(|err| err.to_string())?;
+        let table: RulesTable = match rules {
+            Some(value) => {
+                serde_json::from_value(value.clone()).map_err(|err| format!("rules: {err}"))?
+            }
+            None => RulesTable::default(),
+        };
+        let (rules, setup) = table.resolve(layout).map_err(|err| err.to_string())?;
+        let start = setup.start(&rules).map_err(|err| err.to_string())?;
+        let seat_count = rules.seating.seats();
+        if seats.len() != seat_count {
+            return Err(format!(
+                "{} seats given, the layout {layout} seats {seat_count} players",
+                seats.len()
+            ));
+        }
+        let plain = !table.is_variant() && matches!(layout, VariantLayout::Two(_));
+        if let Some(clock) = clock
+            && !(clock.minutes > 0.0
+                && clock.minutes <= 600.0
+                && (0.0..=3600.0).contains(&clock.increment_seconds))
+        {
+            return Err(
+                "clock: minutes must be in (0, 600] and increment_seconds in [0, 3600]".into(),
+            );
+        }
+        let mut made = Vec::new();
+        for (index, request) in seats.iter().enumerate() {
+            let seed = self.seed ^ index as u64;
+            made.push(match request {
+                SeatRequest::Human { name } => {
+                    Seat::Human(name.clone().unwrap_or_else(|| "you".into()))
+                }
+                SeatRequest::Engine { spec } => {
+                    let engine = if plain {
+                        let registry = PlayerRegistry::builtin();
+                        let entrant = registry
+                            .prepare_str(spec)
+                            .map_err(|err| format!("seat {}: {err}", index + 1))?;
+                        SeatEngine::Classic(Box::new(ClassicalOpponent::new(&entrant, seed)))
+                    } else {
+                        SeatEngine::General(
+                            seat_player(spec, seed)
+                                .map_err(|err| format!("seat {}: {err}", index + 1))?,
+                        )
+                    };
+                    Seat::Engine {
+                        name: spec.clone(),
+                        engine: Some(engine),
+                    }
+                }
+                SeatRequest::Model {
+                    simulations,
+                    time_ms,
+                } => {
+                    if !plain {
+                        return Err("a model plays only the plain two-player game".into());
+                    }
+                    let budget = match (simulations, time_ms) {
+                        (_, Some(ms)) => {
+                            SearchBudget::Time(Duration::from_millis(*ms).min(MAX_THINK))
+                        }
+                        (sims, None) => {
+                            SearchBudget::Simulations(sims.unwrap_or(400).clamp(1, MAX_SIMULATIONS))
+                        }
+                    };
+                    let opponent = self.engines.model_opponent(budget, seed)?;
+                    Seat::Engine {
+                        name: self.engines.model_name().unwrap_or_else(|| "model".into()),
+                        engine: Some(SeatEngine::Classic(opponent)),
+                    }
+                }
+            });
+        }
+        self.record = VariantRecord {
+            start: VariantStart::Layout(layout),
+            rules: table,
+            seats: made
+                .iter()
+                .map(|seat| match seat {
+                    Seat::Human(name) => name.clone(),
+                    Seat::Engine { name, .. } => name.clone(),
+                })
+                .collect(),
+            opening_plies: 0,
+            moves: Vec::new(),
+            result: None,
+        };
+        self.seats = made;
+        self.positions = vec![start];
+        self.moves.clear();
+        self.wins.clear();
+        self.cursor = 0;
+        self.plain_two_player = plain;
+        self.clock = clock;
+        self.clocks =
+            vec![Duration::from_secs_f64(clock.map_or(0.0, |c| c.minutes * 60.0)); seat_count];
+        self.turn_started = Instant::now();
+        self.ended = None;
+        Ok(())
+    }
+
+    /// Whether the game (so far) is over.
+    pub fn is_over(&self) -> bool {
+        self.ended.is_some() || self.current().is_game_over()
+    }
+
+    /// The seat to move, if an engine plays it and the game goes on.
+    pub fn engine_to_move(&self) -> Option<usize> {
+        if self.is_over() {
+            return None;
+        }
+        let seat = self.current().seat_to_move();
+        matches!(self.seats[seat], Seat::Engine { .. }).then_some(seat)
+    }
+
+    /// Takes the engine of `seat` out to think: the position, the engine,
+    /// and the time it may take.
+    pub fn take_engine(
+        &mut self,
+        seat: usize,
+    ) -> Option<(VariantPosition, SeatEngine, Option<Duration>)> {
+        let position = *self.current();
+        let cap = self.clock.map(|_| self.clocks[seat] / 20);
+        match &mut self.seats[seat] {
+            Seat::Engine { engine, .. } => engine.take().map(|e| (position, e, cap)),
+            Seat::Human(_) => None,
+        }
+    }
+
+    /// Puts the engine back with its answer, and plays the move if the game
+    /// is still at the position it thought about.
+    pub fn engine_done(
+        &mut self,
+        seat: usize,
+        engine: SeatEngine,
+        thought_about: VariantPosition,
+        answer: Result<EngineMove, String>,
+    ) -> Result<(), String> {
+        if let Seat::Engine { engine: slot, .. } = &mut self.seats[seat] {
+            *slot = Some(engine);
+        }
+        let answer = answer?;
+        if *self.current() != thought_about || !thought_about.is_legal(answer.mv) {
+            return Ok(()); // the game moved on (undo, new game): drop it
+        }
+        self.play(answer.mv, answer.win);
+        Ok(())
+    }
+
+    fn play(&mut self, mv: VariantMove, win: Option<f32>) {
+        let before = *self.current();
+        let seat = before.seat_to_move();
+        // The clock of the seat that moved.
+        if self.clock.is_some() {
+            let spent = self.turn_started.elapsed();
+            if spent >= self.clocks[seat] {
+                self.clocks[seat] = Duration::ZERO;
+                self.ended = Some(format!("{} ran out of time", SEAT_NAMES[seat]));
+                return;
+            }
+            self.clocks[seat] -= spent;
+        }
+        let after = before.play(mv);
+        if let Some(clock) = self.clock {
+            let gained = after
+                .seat_score(seat)
+                .saturating_sub(before.seat_score(seat));
+            self.clocks[seat] +=
+                Duration::from_secs_f64(clock.increment_seconds * f64::from(gained));
+        }
+        for other in &mut self.seats {
+            if let Seat::Engine {
+                engine: Some(engine),
+                ..
+            } = other
+            {
+                engine.observe(&before, mv);
+            }
+        }
+        self.positions.push(after);
+        self.moves.push(mv);
+        self.wins.push(win);
+        self.cursor = self.moves.len();
+        self.turn_started = Instant::now();
+    }
+
+    fn reset_engines(&mut self) {
+        for seat in &mut self.seats {
+            if let Seat::Engine {
+                engine: Some(engine),
+                ..
+            } = seat
+            {
+                engine.new_game();
+            }
+        }
+        self.turn_started = Instant::now();
+    }
+
+    /// Answers a message; `None` when the answer is the new state. Engines
+    /// to move are then run by the caller ([`GameSession::engine_to_move`]).
+    pub fn handle(&mut self, message: ClientMessage) -> Result<Option<ServerMessage>, String> {
+        match message {
+            ClientMessage::NewGame {
+                layout,
+                rules,
+                seats,
+                clock,
+            } => {
+                self.new_game(&layout, rules.as_ref(), &seats, clock)?;
+                Ok(None)
+            }
+            ClientMessage::Move { text } => {
+                if self.is_over() {
+                    return Err("the game is over".into());
+                }
+                let position = *self.current();
+                if !matches!(self.seats[position.seat_to_move()], Seat::Human(_)) {
+                    return Err("it is an engine's turn".into());
+                }
+                let mv = position.parse_move(&text).map_err(|err| err.to_string())?;
+                self.play(mv, None);
+                Ok(None)
+            }
+            ClientMessage::Undo => {
+                let person = |session: &GameSession, index: usize| {
+                    matches!(
+                        session.seats[session.positions[index].seat_to_move()],
+                        Seat::Human(_)
+                    )
+                };
+                if self.moves.is_empty() {
+                    return Err("nothing to undo".into());
+                }
+                self.positions.pop();
+                self.moves.pop();
+                self.wins.pop();
+                while self.moves.len() > 0 && !person(self, self.positions.len() - 1) {
+                    self.positions.pop();
+                    self.moves.pop();
+                    self.wins.pop();
+                }
+                self.cursor = self.moves.len();
+                self.ended = None;
+                self.reset_engines();
+                Ok(None)
+            }
+            ClientMessage::Resign => {
+                if self.is_over() {
+                    return Err("the game is over".into());
+                }
+                let seat = self.current().seat_to_move();
+                self.ended = Some(format!("{} resigned", SEAT_NAMES[seat]));
+                Ok(None)
+            }
+            ClientMessage::Goto { ply } => {
+                if ply > self.moves.len() {
+                    return Err(format!(
+                        "ply {ply}: the game has {} moves",
+                        self.moves.len()
+                    ));
+                }
+                self.cursor = ply;
+                Ok(None)
+            }
+            ClientMessage::Load { record } => {
+                self.load(&record)?;
+                Ok(None)
+            }
+            ClientMessage::Save => Ok(Some(ServerMessage::Record { text: self.save() })),
+            ClientMessage::Analyze { .. } => {
+                Err("analysis is run by the server, not the session".into())
+            }
+        }
+    }
+
+    /// The position and budget of an analysis request: the shown position,
+    /// or one given as text.
+    pub fn analysis_target(
+        &self,
+        simulations: Option<u32>,
+        position: Option<&str>,
+    ) -> Result<(Position, u32), String> {
+        if self.engines.model_name().is_none() {
+            return Err("no model is loaded: start `sumito serve --model NAME` to analyse".into());
+        }
+        let classic = match position {
+            Some(text) => Position::from_fen(text).map_err(|err| err.to_string())?,
+            None => {
+                if !self.plain_two_player {
+                    return Err("the model analyses plain two-player games only".into());
+                }
+                to_classic(&self.positions[self.cursor])?
+            }
+        };
+        if classic.is_game_over() {
+            return Err("the game is over in that position".into());
+        }
+        let sims = simulations
+            .unwrap_or(DEFAULT_ANALYSIS_SIMULATIONS)
+            .clamp(1, MAX_SIMULATIONS);
+        Ok((classic, sims))
+    }
+
+    /// The analysis message for the page.
+    pub fn analysis_message(position: &Position, analysis: &Analysis) -> ServerMessage {
+        let general = VariantPosition::from_text(&position.to_string(), None).ok();
+        let moves = analysis
+            .moves
+            .iter()
+            .take(12)
+            .map(|stats| {
+                let mv = VariantMove::group(stats.mv);
+                let (from, to) = general
+                    .as_ref()
+                    .map_or_else(Default::default, |g| move_cells(g, mv));
+                AnalysisMove {
+                    text: stats.mv.to_string(),
+                    from,
+                    to,
+                    visits: stats.visits,
+                    prior: stats.prior,
+                    q: stats.q,
+                }
+            })
+            .collect();
+        let mut pv_boards = Vec::new();
+        if let Some(mut line) = general {
+            for &mv in &analysis.principal_variation {
+                let mv = VariantMove::group(mv);
+                if !line.is_legal(mv) {
+                    break;
+                }
+                line = line.play(mv);
+                pv_boards.push(board_view(&line));
+            }
+        }
+        ServerMessage::Analysis {
+            position: position.to_string(),
+            wdl: [analysis.wdl.win, analysis.wdl.draw, analysis.wdl.loss],
+            moves,
+            pv: analysis
+                .principal_variation
+                .iter()
+                .map(Move::to_string)
+                .collect(),
+            pv_boards,
+            simulations: analysis.simulations,
+            elapsed_ms: analysis.elapsed.as_millis() as u64,
+        }
+    }
+
+    /// Records the analysis's win probability at the shown ply (the graph).
+    pub fn note_analysis(&mut self, position: &Position, analysis: &Analysis) {
+        if self.cursor > 0
+            && self.positions[self.cursor].to_string().split(' ').next()
+                == position.to_string().split(' ').next()
+        {
+            // The mover of the last ply's view: 1 - the side to move's.
+            self.wins[self.cursor - 1] = Some(1.0 - (analysis.wdl.win + 0.5 * analysis.wdl.draw));
+        }
+    }
+
+    /// The game as a Sumito record: the two-player format for plain
+    /// two-player games, the variant format otherwise.
+    pub fn save(&self) -> String {
+        let mut record = self.record.clone();
+        record.moves = self.moves.clone();
+        record.result = self.current().describe_outcome();
+        if self.plain_two_player
+            && let Some(start) = self.positions.first().and_then(|p| to_classic(p).ok())
+        {
+            let layout = match self.record.start {
+                VariantStart::Layout(VariantLayout::Two(layout)) => layout,
+                _ => sumito_engine::Layout::Standard,
+            };
+            let classic = GameRecord {
+                start: sumito_arena::record::Start::Layout(layout),
+                rules: start.rules(),
+                black: record.seats.first().cloned().unwrap_or_default(),
+                white: record.seats.get(1).cloned().unwrap_or_default(),
+                opening_plies: 0,
+                moves: self.moves.iter().filter_map(|m| m.as_group()).collect(),
+                result: to_classic(self.current()).ok().and_then(|p| p.outcome()),
+            };
+            return classic.to_text();
+        }
+        record.to_text()
+    }
+
+    /// Replaces the game with a record: Sumito's two-player or variant
+    /// format, or plain Aba-Pro moves from the Standard start.
+    pub fn load(&mut self, text: &str) -> Result<(), String> {
+        let record = if text.trim_start().starts_with(VARIANT_MAGIC) {
+            VariantRecord::parse(text).map_err(|err| err.to_string())?
+        } else if text.trim_start().starts_with(sumito_arena::record::MAGIC) {
+            let classic = GameRecord::parse(text).map_err(|err| err.to_string())?;
+            let start = match classic.start {
+                sumito_arena::record::Start::Layout(layout) => {
+                    VariantStart::Layout(VariantLayout::Two(layout))
+                }
+                sumito_arena::record::Start::Position(position) => {
+                    VariantStart::Text(position.to_string())
+                }
+            };
+            VariantRecord {
+                start,
+                rules: RulesTable {
+                    marbles_to_win: Some(Targets::All(classic.rules.marbles_to_win)),
+                    max_plies: classic.rules.max_plies,
+                    no_push_off_plies: classic.rules.no_push_off_plies,
+                    ..RulesTable::default()
+                },
+                seats: vec![classic.black.clone(), classic.white.clone()],
+                opening_plies: classic.opening_plies,
+                moves: classic
+                    .moves
+                    .iter()
+                    .map(|&m| VariantMove::group(m))
+                    .collect(),
+                result: None,
+            }
+        } else {
+            // Aba-Pro moves, from the Standard start.
+            let mut position = VariantPosition::from_text(
+                &Position::start(sumito_engine::Layout::Standard, Rules::default()).to_string(),
+                None,
+            )
+            .map_err(|err| err.to_string())?;
+            let mut moves = Vec::new();
+            for (index, word) in text.split_whitespace().enumerate() {
+                // Move numbers such as "1." are skipped.
+                if word
+                    .trim_end_matches('.')
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+                {
+                    continue;
+                }
+                let mv = position
+                    .parse_move(word)
+                    .map_err(|err| format!("move {} ({word}): {err}", index + 1))?;
+                moves.push(mv);
+                position = position.play(mv);
+            }
+            VariantRecord {
+                start: VariantStart::Layout(VariantLayout::Two(sumito_engine::Layout::Standard)),
+                rules: RulesTable::default(),
+                seats: vec!["black".into(), "white".into()],
+                opening_plies: 0,
+                moves,
+                result: None,
+            }
+        };
+        let positions = record.positions()?;
+        let seats = positions[0].rules().seating.seats();
+        let layout = match &record.start {
+            VariantStart::Layout(layout) => *layout,
+            VariantStart::Text(_) => VariantLayout::Two(sumito_engine::Layout::Standard),
+        };
+        // A loaded game is for reading and analysis: every seat a person.
+        self.plain_two_player =
+            !record.rules.is_variant() && seats == 2 && matches!(layout, VariantLayout::Two(_));
+        self.seats = (0..seats)
+            .map(|s| {
+                Seat::Human(
+                    record
+                        .seats
+                        .get(s)
+                        .cloned()
+                        .unwrap_or_else(|| SEAT_NAMES[s].into()),
+                )
+            })
+            .collect();
+        self.moves = record.moves.clone();
+        self.wins = vec![None; record.moves.len()];
+        self.positions = positions;
+        self.cursor = self.moves.len();
+        self.clock = None;
+        self.clocks = vec![Duration::ZERO; seats];
+        self.ended = None;
+        self.record = record;
+        Ok(())
+    }
+
+    /// Everything the page shows.
+    pub fn state(&self) -> StateView {
+        let shown = &self.positions[self.cursor];
+        let last = self.current();
+        let rules = last.rules();
+        let seating = rules.seating;
+        let human_to_move =
+            !self.is_over() && matches!(self.seats[last.seat_to_move()], Seat::Human(_));
+        let running = self.clock.is_some() && !self.is_over();
+        let legal = if self.cursor == self.moves.len() && human_to_move {
+            last.legal_moves()
+                .into_iter()
+                .map(|mv| {
+                    let (from, to) = move_cells(last, mv);
+                    MoveView {
+                        text: mv.to_text(),
+                        comma: mv.to_comma(),
+                        from,
+                        to,
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        StateView {
+            layout: match &self.record.start {
+                VariantStart::Layout(layout) => layout.name(),
+                VariantStart::Text(_) => "position".into(),
+            },
+            rules: rules.to_string(),
+            position: shown.to_string(),
+            cursor: self.cursor,
+            board: board_view(shown),
+            seats: (0..seating.seats())
+                .map(|seat| {
+                    let side = seating.side_of(seat);
+                    let clock_ms = self.clock.map(|_| {
+                        let mut left = self.clocks[seat];
+                        if running && last.seat_to_move() == seat {
+                            left = left.saturating_sub(self.turn_started.elapsed());
+                        }
+                        left.as_millis() as u64
+                    });
+                    SeatView {
+                        colour: SEAT_NAMES[seat],
+                        player: match &self.seats[seat] {
+                            Seat::Human(name) => name.clone(),
+                            Seat::Engine { name, .. } => name.clone(),
+                        },
+                        human: matches!(self.seats[seat], Seat::Human(_)),
+                        score: shown.seat_score(seat),
+                        side_score: shown.side_score(side),
+                        target: rules.target(side),
+                        marbles: shown.marble_count(seat),
+                        clock_ms,
+                    }
+                })
+                .collect(),
+            to_move: shown.seat_to_move(),
+            human_to_move,
+            legal,
+            history: self
+                .moves
+                .iter()
+                .enumerate()
+                .map(|(index, mv)| PlyView {
+                    ply: index + 1,
+                    seat: self.positions[index].seat_to_move(),
+                    text: mv.to_text(),
+                    position: self.positions[index + 1].to_string(),
+                    win: self.wins[index],
+                })
+                .collect(),
+            result: self.ended.clone().or_else(|| last.describe_outcome()),
+            can_analyze: self.engines.model_name().is_some() && self.plain_two_player,
+        }
+    }
+}
+
+/// The error message for the page.
+pub fn error(message: impl Into<String>) -> ServerMessage {
+    ServerMessage::Error {
+        message: message.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> GameSession {
+        GameSession::new(Arc::new(NoModel), 1)
+    }
+
+    fn people(n: usize) -> Vec<SeatRequest> {
+        (0..n).map(|_| SeatRequest::Human { name: None }).collect()
+    }
+
+    /// Runs the engine to move, as the server does (on this thread).
+    fn engine_turn(session: &mut GameSession) {
+        let seat = session.engine_to_move().expect("an engine's turn");
+        let (position, mut engine, cap) = session.take_engine(seat).unwrap();
+        let answer = engine.think(&position, cap);
+        session.engine_done(seat, engine, position, answer).unwrap();
+    }
+
+    #[test]
+    fn a_game_against_an_engine_plays_undoes_and_refuses_illegal_moves() {
+        let mut game = session();
+        let state = game.state();
+        assert_eq!(state.board.len(), 61);
+        assert_eq!(state.legal.len(), 44, "Standard, Black to move");
+        assert!(state.human_to_move && !state.can_analyze);
+        let a1b2 = state.legal.iter().find(|m| m.text == "A1B2").unwrap();
+        assert_eq!(a1b2.from, ["A1", "B2", "C3"]);
+        assert_eq!(a1b2.to, ["B2", "C3", "D4"]);
+        let err = game
+            .handle(ClientMessage::Move {
+                text: "I5H5".into(),
+            })
+            .unwrap_err();
+        assert!(err.contains("not legal"), "{err}");
+        game.handle(ClientMessage::Move {
+            text: "A1B2".into(),
+        })
+        .unwrap();
+        assert_eq!(game.engine_to_move(), Some(1));
+        assert!(
+            game.handle(ClientMessage::Move {
+                text: "B1C2".into()
+            })
+            .is_err(),
+            "the engine's turn"
+        );
+        engine_turn(&mut game);
+        let state = game.state();
+        assert_eq!(state.history.len(), 2);
+        assert!(state.human_to_move);
+        // Undo takes back the engine's reply and the person's move.
+        game.handle(ClientMessage::Undo).unwrap();
+        assert_eq!(game.state().history.len(), 0);
+        game.handle(ClientMessage::Resign).unwrap();
+        assert_eq!(game.state().result.as_deref(), Some("black resigned"));
+    }
+
+    #[test]
+    fn every_layout_and_variant_starts_and_bad_requests_are_refused() {
+        let mut game = session();
+        game.handle(ClientMessage::NewGame {
+            layout: "six-player".into(),
+            rules: Some(serde_json::json!({"holes": ["E5"], "partners_in_a_row": true})),
+            seats: people(6),
+            clock: None,
+        })
+        .unwrap();
+        let state = game.state();
+        assert_eq!(state.seats.len(), 6);
+        assert_eq!(
+            state.board.iter().filter(|c| c.content == "hole").count(),
+            1
+        );
+        assert!(!state.legal.is_empty());
+        for (layout, rules, seats, expected) in [
+            ("hexagon", None, people(2), "hexagon"),
+            (
+                "standard",
+                Some(serde_json::json!({"holse": []})),
+                people(2),
+                "holse",
+            ),
+            ("four-player", None, people(2), "seats 4"),
+            (
+                "standard",
+                None,
+                vec![
+                    SeatRequest::Engine {
+                        spec: "grandmaster".into(),
+                    },
+                    SeatRequest::Human { name: None },
+                ],
+                "grandmaster",
+            ),
+            (
+                "three-player",
+                None,
+                vec![
+                    SeatRequest::Model {
+                        simulations: None,
+                        time_ms: None,
+                    },
+                    SeatRequest::Human { name: None },
+                    SeatRequest::Human { name: None },
+                ],
+                "model",
+            ),
+        ] {
+            let err = game
+                .handle(ClientMessage::NewGame {
+                    layout: layout.into(),
+                    rules,
+                    seats,
+                    clock: None,
+                })
+                .unwrap_err();
+            assert!(err.contains(expected), "{expected}: {err}");
+        }
+        assert!(game.handle(ClientMessage::Goto { ply: 5 }).is_err());
+        assert!(
+            game.analysis_target(None, None)
+                .unwrap_err()
+                .contains("no model")
+        );
+    }
+
+    #[test]
+    fn records_save_and_load_in_both_formats_and_as_aba_pro_lists() {
+        let mut game = session();
+        game.handle(ClientMessage::NewGame {
+            layout: "standard".into(),
+            rules: None,
+            seats: people(2),
+            clock: None,
+        })
+        .unwrap();
+        for mv in ["A1B2", "I5H5", "B1C2"] {
+            game.handle(ClientMessage::Move { text: mv.into() })
+                .unwrap();
+        }
+        let Some(ServerMessage::Record { text }) = game.handle(ClientMessage::Save).unwrap() else {
+            panic!("a record")
+        };
+        assert!(text.starts_with(sumito_arena::record::MAGIC), "{text}");
+        let mut other = session();
+        other.handle(ClientMessage::Load { record: text }).unwrap();
+        assert_eq!(other.state().position, game.state().position);
+        other.handle(ClientMessage::Goto { ply: 1 }).unwrap();
+        assert_eq!(other.state().cursor, 1);
+        // A plain list of Aba-Pro moves, with move numbers.
+        other
+            .handle(ClientMessage::Load {
+                record: "1. A1B2 I5H5\n2. B1C2".into(),
+            })
+            .unwrap();
+        assert_eq!(other.state().position, game.state().position);
+        let err = other
+            .handle(ClientMessage::Load {
+                record: "A1B2 A1B2".into(),
+            })
+            .unwrap_err();
+        assert!(err.contains("move 2"), "{err}");
+        // A variant game saves in the variant format.
+        game.handle(ClientMessage::NewGame {
+            layout: "three-player".into(),
+            rules: None,
+            seats: people(3),
+            clock: None,
+        })
+        .unwrap();
+        game.handle(ClientMessage::Move {
+            text: "B1C2".into(),
+        })
+        .unwrap();
+        let Some(ServerMessage::Record { text }) = game.handle(ClientMessage::Save).unwrap() else {
+            panic!("a record")
+        };
+        assert!(text.starts_with(VARIANT_MAGIC), "{text}");
+        other.handle(ClientMessage::Load { record: text }).unwrap();
+        assert_eq!(other.state().seats.len(), 3);
+        assert_eq!(other.state().history.len(), 1);
+    }
+
+    #[test]
+    fn clocks_count_down_and_add_the_increment() {
+        let mut game = session();
+        game.handle(ClientMessage::NewGame {
+            layout: "standard".into(),
+            rules: None,
+            seats: people(2),
+            clock: Some(ClockRequest {
+                minutes: 1.0,
+                increment_seconds: 5.0,
+            }),
+        })
+        .unwrap();
+        let before = game.state().seats[0].clock_ms.unwrap();
+        assert!(before <= 60_000 && before > 59_000);
+        game.handle(ClientMessage::Move {
+            text: "A1B2".into(),
+        })
+        .unwrap();
+        assert!(game.state().seats[0].clock_ms.unwrap() <= before);
+        let err = game
+            .handle(ClientMessage::NewGame {
+                layout: "standard".into(),
+                rules: None,
+                seats: people(2),
+                clock: Some(ClockRequest {
+                    minutes: -1.0,
+                    increment_seconds: 0.0,
+                }),
+            })
+            .unwrap_err();
+        assert!(err.contains("clock"), "{err}");
+    }
+}
