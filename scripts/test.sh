@@ -10,6 +10,8 @@ export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
 
 # libtorch for the network crate (downloaded once into .libtorch/).
 bash scripts/setup-libtorch.sh
+# Chromium and ChromeDriver for the browser tests of `sumito serve`.
+bash scripts/setup-browser.sh
 
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings

@@ -1,0 +1,257 @@
+//! End-to-end tests of `sumito serve` in a real browser: Debian's headless
+//! Chromium driven through chromedriver (WebDriver), both installed by
+//! `scripts/test.sh`. A game is started, moves are made by clicking
+//! marbles and cells, an illegal selection is refused, the engine replies,
+//! a move is undone, a short game is played to its end, and a record is
+//! loaded. A screenshot of the page is written to
+//! `target/serve-screenshot.png`.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+
+const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// A child process killed when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `sumito serve --no-model --port 0` and the address it printed.
+fn start_server() -> (Running, String) {
+    let mut child = Command::new(SUMITO)
+        .args(["serve", "--no-model", "--port", "0", "--seed", "3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    (Running(child), url)
+}
+
+fn start_chromedriver() -> (Running, u16) {
+    assert!(
+        std::path::Path::new(CHROMEDRIVER).exists() && std::path::Path::new(CHROMIUM).exists(),
+        "{CHROMEDRIVER} and {CHROMIUM} are needed: `bash scripts/test.sh` installs them (Debian's chromium and chromium-driver)"
+    );
+    let port = free_port();
+    let child = Command::new(CHROMEDRIVER)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (Running(child), port)
+}
+
+async fn browser(driver_port: u16, profile: &std::path::Path) -> Client {
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        serde_json::json!({
+            "binary": CHROMIUM,
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--window-size=1200,900",
+                format!("--user-data-dir={}", profile.display()),
+            ],
+        }),
+    );
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{driver_port}"))
+        .await
+        .expect("a browser session")
+}
+
+/// Waits until `check` on the page's text of `selector` holds.
+async fn wait_text(client: &Client, selector: &str, check: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(element) = client.find(Locator::Css(selector)).await
+            && let Ok(text) = element.text().await
+            && check(&text)
+        {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting on {selector}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn click(client: &Client, selector: &str) {
+    client
+        .find(Locator::Css(selector))
+        .await
+        .unwrap_or_else(|err| panic!("{selector}: {err}"))
+        .click()
+        .await
+        .unwrap_or_else(|err| panic!("clicking {selector}: {err}"));
+}
+
+/// The number of moves in the page's move list.
+async fn moves_listed(client: &Client) -> usize {
+    client
+        .find_all(Locator::Css("#moves span"))
+        .await
+        .unwrap()
+        .len()
+        - 1
+}
+
+async fn wait_moves(client: &Client, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while moves_listed(client).await != count {
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {count} moves"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn select(client: &Client, selector: &str, value: &str) {
+    let script = format!(
+        "const s = document.querySelector('{selector}'); s.value = '{value}'; s.dispatchEvent(new Event('change'));"
+    );
+    client.execute(&script, vec![]).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
+    let (_server, url) = start_server();
+    let (_driver, driver_port) = start_chromedriver();
+    let profile = std::env::temp_dir().join(format!("sumito-chromium-{}", std::process::id()));
+    let client = browser(driver_port, &profile).await;
+    client.goto(&url).await.unwrap();
+    wait_text(&client, "#status", |t| t.contains("black to move")).await;
+
+    // A new game against `random`.
+    select(&client, "#opponent", "random").await;
+    click(&client, "[data-testid=new-game]").await;
+    wait_text(&client, "#rules-line", |t| t.starts_with("standard")).await;
+
+    // An illegal selection: a white marble is refused with the reason.
+    click(&client, "circle.marble[data-cell=I5]").await;
+    let message = wait_text(&client, "#message", |t| !t.is_empty()).await;
+    assert!(message.contains("no legal move starts on I5"), "{message}");
+
+    // C3 one step north-west, by clicking the marble and then the cell.
+    click(&client, "circle.marble[data-cell=C3]").await;
+    click(&client, "circle.cell[data-cell=D3]").await;
+    // The engine replies: two moves in the list.
+    wait_moves(&client, 2).await;
+    let board = client
+        .find(Locator::Css("circle.marble.black[data-cell=D3]"))
+        .await;
+    assert!(board.is_ok(), "the black marble stands on D3");
+
+    // Undo takes back the reply and the move.
+    click(&client, "[data-testid=undo]").await;
+    wait_moves(&client, 0).await;
+    assert!(
+        client
+            .find(Locator::Css("circle.marble.black[data-cell=C3]"))
+            .await
+            .is_ok()
+    );
+
+    // A group of three by clicking three marbles, typed moves too.
+    click(&client, "circle.marble[data-cell=A1]").await;
+    click(&client, "circle.marble[data-cell=B2]").await;
+    click(&client, "circle.marble[data-cell=C3]").await;
+    click(&client, "circle.cell[data-cell=D4]").await;
+    wait_moves(&client, 2).await;
+    let first = client
+        .find(Locator::Css("#moves span[data-ply='1']"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(first, "1. A1B2");
+
+    // A short game (a 4-ply limit) played to its end.
+    client
+        .find(Locator::Css("#rules"))
+        .await
+        .unwrap()
+        .send_keys(r#"{"max_plies": 4}"#)
+        .await
+        .unwrap();
+    click(&client, "[data-testid=new-game]").await;
+    wait_moves(&client, 0).await;
+    for _ in 0..2 {
+        let typed = client.find(Locator::Css("#move-input")).await.unwrap();
+        let before = moves_listed(&client).await;
+        let legal: String = client
+            .execute("return state.legal[0].text;", vec![])
+            .await
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_string();
+        typed.send_keys(&format!("{legal}\n")).await.unwrap();
+        wait_moves(&client, before + 2).await;
+    }
+    let status = wait_text(&client, "#status", |t| t.starts_with("Game over")).await;
+    assert!(status.contains("move limit"), "{status}");
+
+    // Loading a record: Aba-Pro moves pasted in the box.
+    client
+        .execute(
+            "document.querySelector('details:last-of-type').open = true;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    client
+        .find(Locator::Css("#record"))
+        .await
+        .unwrap()
+        .send_keys("1. A1B2 I5H5 2. B1C2")
+        .await
+        .unwrap();
+    click(&client, "[data-testid=load]").await;
+    wait_moves(&client, 3).await;
+    // Back to the first move in the list.
+    click(&client, "#moves span[data-ply='1']").await;
+    wait_text(&client, "#moves span.current", |t| t == "1. A1B2").await;
+
+    let png = client.screenshot().await.unwrap();
+    let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::write(target.join("serve-screenshot.png"), png).unwrap();
+    client.close().await.unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+}
