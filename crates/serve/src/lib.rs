@@ -10,5 +10,5 @@ pub mod protocol;
 pub mod server;
 pub mod session;
 
-pub use server::{ServeOptions, serve, serve_blocking};
+pub use server::{ServeOptions, serve, serve_blocking, serve_on};
 pub use session::{Engines, NoModel};

@@ -129,6 +129,9 @@ pub struct PlyView {
     /// The mover's win probability after the search that chose it, if an
     /// engine that estimates it played it or an analysis ran there.
     pub win: Option<f32>,
+    /// How long the engine thought about it (engine moves only), so that
+    /// the page (and `sumito bench serve`) can tell the server's overhead.
+    pub think_ms: Option<f64>,
 }
 
 /// Everything the page shows.

@@ -6,7 +6,6 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::Router;
 use axum::extract::State;
@@ -14,6 +13,7 @@ use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use tokio::sync::Semaphore;
 
 use crate::protocol::{ClientMessage, ServerMessage};
@@ -150,14 +150,12 @@ async fn play(mut socket: WebSocket, state: Arc<ServerState>) {
                         return;
                     };
                     let engines = state.engines.clone();
-                    let started = Instant::now();
                     let joined = tokio::task::spawn_blocking(move || {
                         let result = engines.analyse(&target, sims);
                         drop(permit);
                         (target, result)
                     })
                     .await;
-                    let _ = started;
                     match joined {
                         Ok((target, Ok(analysis))) => {
                             session.note_analysis(&target, &analysis);
@@ -189,23 +187,40 @@ async fn play(mut socket: WebSocket, state: Arc<ServerState>) {
     }
 }
 
-/// Serves until Ctrl-C (or SIGTERM); prints the address once listening.
+/// Serves until Ctrl-C; prints the address once listening.
 pub async fn serve(options: ServeOptions, engines: Arc<dyn Engines>) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(options.address).await?;
+    let address = listener.local_addr()?;
+    println!("sumito serve: open http://{address}/ (Ctrl-C stops)");
+    serve_on(listener, &options, engines, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await?;
+    println!("sumito serve: stopped");
+    Ok(())
+}
+
+/// Serves on `listener` until `stop` completes (the benchmark and tests run
+/// a server in their own process this way).
+pub async fn serve_on(
+    listener: tokio::net::TcpListener,
+    options: &ServeOptions,
+    engines: Arc<dyn Engines>,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let state = Arc::new(ServerState {
         engines,
         searches: Arc::new(Semaphore::new(options.max_searches.max(1))),
         seed: options.seed,
     });
-    let listener = tokio::net::TcpListener::bind(options.address).await?;
-    let address = listener.local_addr()?;
-    println!("sumito serve: open http://{address}/ (Ctrl-C stops)");
+    // Small messages go out at once: without TCP_NODELAY a reply waits for
+    // the peer's delayed acknowledgement (about 40 ms on Linux).
+    let listener = listener.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    });
     axum::serve(listener, router(state))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
-    println!("sumito serve: stopped");
-    Ok(())
+        .with_graceful_shutdown(stop)
+        .await
 }
 
 /// [`serve`] on a runtime of its own, for the command line.

@@ -84,6 +84,8 @@ impl std::fmt::Debug for SeatEngine {
 pub struct EngineMove {
     pub mv: VariantMove,
     pub win: Option<f32>,
+    /// Wall-clock time of the thinking.
+    pub think: Duration,
 }
 
 impl SeatEngine {
@@ -93,10 +95,25 @@ impl SeatEngine {
         position: &VariantPosition,
         cap: Option<Duration>,
     ) -> Result<EngineMove, String> {
+        let started = Instant::now();
+        let mut answer = self.think_untimed(position, cap)?;
+        answer.think = started.elapsed();
+        Ok(answer)
+    }
+
+    fn think_untimed(
+        &mut self,
+        position: &VariantPosition,
+        cap: Option<Duration>,
+    ) -> Result<EngineMove, String> {
         match self {
             SeatEngine::General(player) => player
                 .choose(position)
-                .map(|mv| EngineMove { mv, win: None })
+                .map(|mv| EngineMove {
+                    mv,
+                    win: None,
+                    think: Duration::ZERO,
+                })
                 .map_err(|err| err.to_string()),
             SeatEngine::Classic(opponent) => {
                 let classic = to_classic(position)?;
@@ -106,6 +123,7 @@ impl SeatEngine {
                 Ok(EngineMove {
                     mv: VariantMove::group(thought.mv),
                     win: thought.outlook.map(|o| o.win + 0.5 * o.draw),
+                    think: Duration::ZERO,
                 })
             }
         }
@@ -155,6 +173,7 @@ pub struct GameSession {
     positions: Vec<VariantPosition>,
     moves: Vec<VariantMove>,
     wins: Vec<Option<f32>>,
+    thinks: Vec<Option<Duration>>,
     seats: Vec<Seat>,
     cursor: usize,
     plain_two_player: bool,
@@ -254,6 +273,7 @@ impl GameSession {
             positions: Vec::new(),
             moves: Vec::new(),
             wins: Vec::new(),
+            thinks: Vec::new(),
             seats: Vec::new(),
             cursor: 0,
             plain_two_player: true,
@@ -378,6 +398,7 @@ impl GameSession {
         self.positions = vec![start];
         self.moves.clear();
         self.wins.clear();
+        self.thinks.clear();
         self.cursor = 0;
         self.plain_two_player = plain;
         self.clock = clock;
@@ -432,7 +453,13 @@ impl GameSession {
         if *self.current() != thought_about || !thought_about.is_legal(answer.mv) {
             return Ok(()); // the game moved on (undo, new game): drop it
         }
+        let played = self.moves.len();
         self.play(answer.mv, answer.win);
+        if self.moves.len() > played
+            && let Some(last) = self.thinks.last_mut()
+        {
+            *last = Some(answer.think);
+        }
         Ok(())
     }
 
@@ -469,6 +496,7 @@ impl GameSession {
         self.positions.push(after);
         self.moves.push(mv);
         self.wins.push(win);
+        self.thinks.push(None);
         self.cursor = self.moves.len();
         self.turn_started = Instant::now();
     }
@@ -524,10 +552,12 @@ impl GameSession {
                 self.positions.pop();
                 self.moves.pop();
                 self.wins.pop();
+                self.thinks.pop();
                 while self.moves.len() > 0 && !person(self, self.positions.len() - 1) {
                     self.positions.pop();
                     self.moves.pop();
                     self.wins.pop();
+                    self.thinks.pop();
                 }
                 self.cursor = self.moves.len();
                 self.ended = None;
@@ -763,6 +793,7 @@ impl GameSession {
             .collect();
         self.moves = record.moves.clone();
         self.wins = vec![None; record.moves.len()];
+        self.thinks = vec![None; record.moves.len()];
         self.positions = positions;
         self.cursor = self.moves.len();
         self.clock = None;
@@ -844,6 +875,7 @@ impl GameSession {
                     text: mv.to_text(),
                     position: self.positions[index + 1].to_string(),
                     win: self.wins[index],
+                    think_ms: self.thinks[index].map(|d| d.as_secs_f64() * 1000.0),
                 })
                 .collect(),
             result: self.ended.clone().or_else(|| last.describe_outcome()),
@@ -911,6 +943,8 @@ mod tests {
         let state = game.state();
         assert_eq!(state.history.len(), 2);
         assert!(state.human_to_move);
+        assert!(state.history[0].think_ms.is_none(), "a person's move");
+        assert!(state.history[1].think_ms.is_some_and(|ms| ms > 0.0), "the engine's");
         // Undo takes back the engine's reply and the person's move.
         game.handle(ClientMessage::Undo).unwrap();
         assert_eq!(game.state().history.len(), 0);

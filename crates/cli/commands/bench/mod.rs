@@ -8,6 +8,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 mod alphabeta;
 mod mcts;
 mod movegen;
+mod serve;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -35,6 +36,9 @@ pub enum Part {
     /// The network: forward passes per preset and batch size, the inference
     /// service against a raw forward pass, training samples/s (`--device`).
     Net,
+    /// The web server: its time around an engine's reply, beyond the
+    /// engine's own thinking.
+    Serve,
     /// Self-play with the quick config: positions/s and network evaluations/s
     /// against the raw forward throughput of the same network and batch.
     Selfplay,
@@ -67,6 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Part::Alphabeta => alphabeta::run(),
         Part::Mcts => mcts::run(),
         Part::Movegen => movegen::run(),
+        Part::Serve => serve::run(),
         Part::Net | Part::Selfplay => {
             anyhow::bail!("`sumito bench {:?}` needs sumito-torch", args.part)
         }

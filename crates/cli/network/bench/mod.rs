@@ -29,6 +29,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             selfplay::run(precision)
         }
-        Part::Alphabeta | Part::Mcts | Part::Movegen => sumito_cli::commands::bench::run(args),
+        Part::Alphabeta | Part::Mcts | Part::Movegen | Part::Serve => {
+            sumito_cli::commands::bench::run(args)
+        }
     }
 }

@@ -1,0 +1,153 @@
+//! `sumito bench serve`: the server's own time around an engine's reply.
+//! A server runs in this process on a loopback port; a WebSocket client
+//! plays the page's part: it sends a move and waits for the state with the
+//! engine's reply. The engine reports how long it thought (`think_ms`); the
+//! rest of the round trip is the server's overhead (message parsing, the
+//! game state with its legal moves, the blocking thread, two sends).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use sumito_serve::{NoModel, ServeOptions, serve_on};
+use tokio_tungstenite::tungstenite::Message;
+
+/// Games played and moves measured per game.
+const GAMES: usize = 6;
+const MOVES_PER_GAME: usize = 10;
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn next_message(socket: &mut Socket) -> anyhow::Result<Value> {
+    loop {
+        match socket
+            .next()
+            .await
+            .context("the server closed the socket")??
+        {
+            Message::Text(text) => return Ok(serde_json::from_str(text.as_str())?),
+            Message::Close(_) => bail!("the server closed the socket"),
+            _ => {}
+        }
+    }
+}
+
+/// The next `state` message (an `error` is an error).
+async fn next_state(socket: &mut Socket) -> anyhow::Result<Value> {
+    loop {
+        let message = next_message(socket).await?;
+        match message["type"].as_str() {
+            Some("state") => return Ok(message),
+            Some("error") => bail!("the server said: {}", message["message"]),
+            _ => {}
+        }
+    }
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+async fn measure(url: String) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+    // Nagle off on the client too, as browsers have it.
+    let (mut socket, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
+    next_state(&mut socket).await?;
+    let mut overheads = Vec::new();
+    let mut thinks = Vec::new();
+    for game in 0..GAMES {
+        let new_game = json!({
+            "type": "new_game",
+            "layout": "belgian-daisy",
+            "seats": [{"kind": "human"}, {"kind": "engine", "spec": "alphabeta:depth=2"}],
+        });
+        socket
+            .send(Message::Text(new_game.to_string().into()))
+            .await?;
+        let mut state = next_state(&mut socket).await?;
+        for ply in 0..MOVES_PER_GAME {
+            let legal = state["legal"].as_array().context("legal moves")?;
+            if legal.is_empty() || !state["result"].is_null() {
+                break;
+            }
+            let text = legal[(game * 13 + ply * 7) % legal.len()]["text"].clone();
+            let before = state["history"].as_array().map_or(0, Vec::len);
+            let started = Instant::now();
+            socket
+                .send(Message::Text(
+                    json!({"type": "move", "text": text}).to_string().into(),
+                ))
+                .await?;
+            loop {
+                state = next_state(&mut socket).await?;
+                let history = state["history"].as_array().context("history")?;
+                if history.len() >= before + 2 || !state["result"].is_null() {
+                    break;
+                }
+            }
+            let round_trip = started.elapsed().as_secs_f64() * 1000.0;
+            let history = state["history"].as_array().context("history")?;
+            if history.len() < before + 2 {
+                break;
+            }
+            let think = history[before + 1]["think_ms"]
+                .as_f64()
+                .context("think_ms")?;
+            overheads.push(round_trip - think);
+            thinks.push(think);
+        }
+    }
+    Ok((overheads, thinks))
+}
+
+pub fn run() -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let (mut overheads, mut thinks) = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let address = listener.local_addr()?;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let options = ServeOptions {
+            address,
+            max_searches: 2,
+            seed: 7,
+        };
+        let server = tokio::spawn(async move {
+            serve_on(listener, &options, Arc::new(NoModel), async {
+                let _ = stopped.await;
+            })
+            .await
+        });
+        let measured = measure(format!("ws://{address}/ws")).await;
+        let _ = stop.send(());
+        let _ = tokio::time::timeout(Duration::from_secs(5), server).await;
+        measured
+    })?;
+    if overheads.is_empty() {
+        bail!("no engine reply was measured");
+    }
+    overheads.sort_by(f64::total_cmp);
+    thinks.sort_by(f64::total_cmp);
+    println!("serve_replies_measured: {} replies", overheads.len());
+    println!(
+        "serve_engine_think_median: {:.2} ms",
+        percentile(&thinks, 0.5)
+    );
+    println!(
+        "serve_reply_overhead_median: {:.2} ms",
+        percentile(&overheads, 0.5)
+    );
+    println!(
+        "serve_reply_overhead_p90: {:.2} ms",
+        percentile(&overheads, 0.9)
+    );
+    println!(
+        "serve_reply_overhead_max: {:.2} ms",
+        percentile(&overheads, 1.0)
+    );
+    Ok(())
+}
