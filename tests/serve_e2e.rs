@@ -248,6 +248,19 @@ async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
     click(&client, "#moves span[data-ply='1']").await;
     wait_text(&client, "#moves span.current", |t| t == "1. A1B2").await;
 
+    // A three-player game between people at one screen: three seats, and
+    // a click-made move passes the turn to white.
+    select(&client, "#layout", "three-player").await;
+    select(&client, "#opponent", "human").await;
+    client.execute("document.querySelector('#rules').value = '';", vec![]).await.unwrap();
+    click(&client, "[data-testid=new-game]").await;
+    wait_text(&client, "#rules-line", |t| t.starts_with("three-player")).await;
+    assert_eq!(client.find_all(Locator::Css("#seats .seat")).await.unwrap().len(), 3);
+    assert_eq!(client.find_all(Locator::Css("circle.marble.red")).await.unwrap().len(), 11);
+    click(&client, "circle.marble[data-cell=B2]").await;
+    click(&client, "circle.cell[data-cell=C3]").await;
+    wait_text(&client, "#status", |t| t.starts_with("white to move")).await;
+
     let png = client.screenshot().await.unwrap();
     let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
     std::fs::create_dir_all(&target).unwrap();
