@@ -143,14 +143,14 @@ fn with_gating_off_only_every_nth_candidate_is_rated_and_every_generation_report
     let tiny = std::fs::read_to_string(tiny_config(&scratch.0, 2)).unwrap();
     let gating_start = tiny.find("[gating]").unwrap();
     let gating_end = gating_start + tiny[gating_start..].find("\n\n").unwrap();
-    let text = format!(
+    let config_text = format!(
         "{}[gating]\nmode = \"off\"{}",
         &tiny[..gating_start],
         &tiny[gating_end..]
     )
     .replace("[evaluation]\n", "[evaluation]\nevery_generations = 2\n");
     let config = scratch.0.join("every-second.toml");
-    std::fs::write(&config, text).unwrap();
+    std::fs::write(&config, config_text).unwrap();
     let output = train(&config, &run_dir, &[]);
     assert!(output.status.success(), "{}", text(&output));
     let out = text(&output);

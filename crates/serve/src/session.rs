@@ -553,7 +553,7 @@ impl GameSession {
                 self.moves.pop();
                 self.wins.pop();
                 self.thinks.pop();
-                while self.moves.len() > 0 && !person(self, self.positions.len() - 1) {
+                while !self.moves.is_empty() && !person(self, self.positions.len() - 1) {
                     self.positions.pop();
                     self.moves.pop();
                     self.wins.pop();
