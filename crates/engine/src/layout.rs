@@ -46,6 +46,10 @@ pub enum LayoutError {
         "unknown layout {name:?}; known: standard, belgian-daisy, german-daisy, dutch-daisy, swiss-daisy, domination, pyramid, snakes, the-wall, random:SEED, partly-random:SEED"
     )]
     Unknown { name: String },
+    #[error(
+        "unknown layout {name:?}; known: standard, belgian-daisy, german-daisy, dutch-daisy, swiss-daisy, domination, pyramid, snakes, the-wall, random:SEED, partly-random:SEED, and for more players three-player, three-player-trapezoid, four-player, five-player, six-player"
+    )]
+    UnknownAny { name: String },
     #[error("layout {name:?}: the seed {seed:?} is not a whole number 0..2^64")]
     BadSeed { name: String, seed: String },
 }

@@ -125,14 +125,12 @@ impl VariantLayout {
         if let Some((_, layout, _)) = MANY.iter().find(|(n, _, _)| *n == lower) {
             return Ok(*layout);
         }
-        Layout::from_name(name).map(VariantLayout::Two).map_err(|err| match err {
-            LayoutError::Unknown { name } => LayoutError::Unknown {
-                name: format!(
-                    "{name}\" (or three-player, three-player-trapezoid, four-player, five-player, six-player) \""
-                ),
-            },
-            other => other,
-        })
+        Layout::from_name(name)
+            .map(VariantLayout::Two)
+            .map_err(|err| match err {
+                LayoutError::Unknown { name } => LayoutError::UnknownAny { name },
+                other => other,
+            })
     }
 
     /// The name [`VariantLayout::from_name`] reads.
