@@ -275,21 +275,35 @@ impl VariantPosition {
             Shape::Move(mv) => mv,
             Shape::Inline { trailing, dir } => {
                 let team = self.team_of(self.seat_to_move());
-                let mut len = 1;
+                let mut run = 1;
                 let mut cell = trailing;
-                while len < 3 {
+                while run < 3 {
                     match cell.neighbour(dir) {
                         Some(next) if team & next.bit() != 0 => {
-                            len += 1;
+                            run += 1;
                             cell = next;
                         }
                         _ => break,
                     }
                 }
-                VariantMove::group(
-                    Move::inline(trailing, dir, len)
-                        .ok_or_else(|| syntax("the group would leave the board".into()))?,
-                )
+                // The run of the mover's marbles is the group. In the
+                // one-colour game a shorter group may push the rest of the
+                // run (all legal sizes give the same position): the longest
+                // legal one is read.
+                let candidates: Vec<VariantMove> = (1..=run)
+                    .rev()
+                    .filter_map(|len| Move::inline(trailing, dir, len).map(VariantMove::group))
+                    .collect();
+                let legal = self.legal_moves();
+                candidates
+                    .iter()
+                    .copied()
+                    .find(|mv| {
+                        legal.contains(mv)
+                            || (self.rules().one_colour && self.why_illegal(*mv).is_none())
+                    })
+                    .or_else(|| candidates.first().copied())
+                    .ok_or_else(|| syntax("the group would leave the board".into()))?
             }
         };
         let legal = self.legal_moves();

@@ -182,6 +182,16 @@ impl VariantPosition {
         self
     }
 
+    /// The same position, won by seat `seat`'s side by a neutral marble
+    /// pushed off (`won:X` of the position text).
+    pub(crate) fn with_neutral_win(mut self, seat: usize) -> VariantPosition {
+        self.result = Some((
+            VariantOutcome::Win(self.rules.seating.side_of(seat)),
+            VariantEnd::NeutralPushedOff,
+        ));
+        self
+    }
+
     pub fn rules(&self) -> &VariantRules {
         &self.rules
     }

@@ -20,6 +20,9 @@
 //!   number of scores.
 //! * The ply counters are optional, as in the two-player text, and printed
 //!   only when one is not 0.
+//! * `won:X` (last, optional): the side of seat `X` won by pushing off a
+//!   neutral marble under `neutral_push_off = "pusher-wins"`, the one result
+//!   the rest of the text cannot show.
 //!
 //! The two-player text of [`crate::fen`] is this text without `c`, `n`, `x`
 //! and `o`, and it reads and prints back exactly. Examples:
@@ -117,6 +120,8 @@ struct Parsed {
     to_move: usize,
     scores: [u8; MAX_SEATS],
     counters: Option<(u32, u32)>,
+    /// `won:X`: the seat whose side won by a neutral marble.
+    neutral_win: Option<usize>,
 }
 
 fn role(bits: u128, cell: Cell, obstacles: u128) -> &'static str {
@@ -189,8 +194,12 @@ impl VariantPosition {
             parsed.to_move,
             parsed.scores,
         )?;
-        Ok(match parsed.counters {
+        let position = match parsed.counters {
             Some((ply, since)) => position.with_ply_counters(ply, since),
+            None => position,
+        };
+        Ok(match parsed.neutral_win {
+            Some(seat) => position.with_neutral_win(seat),
             None => position,
         })
     }
@@ -221,6 +230,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
         to_move: 0,
         scores: [0; MAX_SEATS],
         counters: None,
+        neutral_win: None,
     };
     let mut highest_seat: Option<(char, usize, Cell)> = None;
     let mut coloured: Option<(char, Cell)> = None;
@@ -298,7 +308,19 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
     }
     // Scores: two numbers (two players) or one comma list (3-6 players).
     let (side_at, side) = fields[1];
-    let rest = &fields[2..];
+    let mut rest = &fields[2..];
+    let mut won: Option<(usize, &str)> = None;
+    if let Some((&(at, last), before)) = rest.split_last()
+        && let Some(letter) = last.strip_prefix("won:")
+    {
+        won = Some((at, letter));
+        rest = before;
+    }
+    if rest.is_empty() {
+        return Err(VariantTextError::FieldCount {
+            found: fields.len(),
+        });
+    }
     let (scores_len, counters) = if rest[0].1.contains(',') {
         let (scores_at, list) = rest[0];
         let values: Vec<&str> = list.split(',').collect();
@@ -363,6 +385,17 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
             seats: parsed.seats,
         });
     }
+    if let Some((at, letter)) = won {
+        let seat = SEAT_LETTERS[..parsed.seats]
+            .iter()
+            .position(|l| l.to_string() == letter)
+            .ok_or_else(|| VariantTextError::BadSeat {
+                found: letter.to_string(),
+                seats: parsed.seats,
+                at,
+            })?;
+        parsed.neutral_win = Some(seat);
+    }
     let mut letters = side.chars();
     parsed.to_move = match (letters.next(), letters.next()) {
         (Some(letter), None) => SEAT_LETTERS[..parsed.seats]
@@ -419,6 +452,14 @@ impl fmt::Display for VariantPosition {
         }
         if self.ply() != 0 || self.plies_since_push_off() != 0 {
             write!(f, " {} {}", self.ply(), self.plies_since_push_off())?;
+        }
+        if let Some((
+            super::position::VariantOutcome::Win(side),
+            super::position::VariantEnd::NeutralPushedOff,
+        )) = self.outcome()
+        {
+            let seat = self.rules().seating.seats_of(side).next().unwrap_or(0);
+            write!(f, " won:{}", SEAT_LETTERS[seat])?;
         }
         Ok(())
     }
