@@ -34,22 +34,31 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// `sumito serve --no-model --port 0` and the address it printed.
-fn start_server() -> (Running, String) {
+/// `sumito serve --port 0 EXTRA...` and the address it printed.
+fn start_server(extra: &[&str]) -> (Running, String) {
     let mut child = Command::new(SUMITO)
-        .args(["serve", "--no-model", "--port", "0", "--seed", "3"])
+        .args(["serve", "--port", "0", "--seed", "3"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
+    let mut reader = BufReader::new(stdout);
+    // (A model's summary comes first.)
+    let url = loop {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "the server printed no address"
+        );
+        if let Some(url) = line
+            .split_whitespace()
+            .find(|word| word.starts_with("http://"))
+        {
+            break url.to_string();
+        }
+    };
     (Running(child), url)
 }
 
@@ -149,7 +158,7 @@ async fn select(client: &Client, selector: &str, value: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
-    let (_server, url) = start_server();
+    let (_server, url) = start_server(&["--no-model"]);
     let (_driver, driver_port) = start_chromedriver();
     let profile = std::env::temp_dir().join(format!("sumito-chromium-{}", std::process::id()));
     let client = browser(driver_port, &profile).await;
@@ -252,11 +261,28 @@ async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
     // a click-made move passes the turn to white.
     select(&client, "#layout", "three-player").await;
     select(&client, "#opponent", "human").await;
-    client.execute("document.querySelector('#rules').value = '';", vec![]).await.unwrap();
+    client
+        .execute("document.querySelector('#rules').value = '';", vec![])
+        .await
+        .unwrap();
     click(&client, "[data-testid=new-game]").await;
     wait_text(&client, "#rules-line", |t| t.starts_with("three-player")).await;
-    assert_eq!(client.find_all(Locator::Css("#seats .seat")).await.unwrap().len(), 3);
-    assert_eq!(client.find_all(Locator::Css("circle.marble.red")).await.unwrap().len(), 11);
+    assert_eq!(
+        client
+            .find_all(Locator::Css("#seats .seat"))
+            .await
+            .unwrap()
+            .len(),
+        3
+    );
+    assert_eq!(
+        client
+            .find_all(Locator::Css("circle.marble.red"))
+            .await
+            .unwrap()
+            .len(),
+        11
+    );
     click(&client, "circle.marble[data-cell=B2]").await;
     click(&client, "circle.cell[data-cell=C3]").await;
     wait_text(&client, "#status", |t| t.starts_with("white to move")).await;
@@ -265,6 +291,68 @@ async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
     let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
     std::fs::create_dir_all(&target).unwrap();
     std::fs::write(target.join("serve-screenshot.png"), png).unwrap();
+    client.close().await.unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_plays_and_its_analysis_streams_to_the_page() {
+    // The shipped model (models/quick), loaded by sumito-torch.
+    let (_server, url) = start_server(&["--model", "quick", "--max-searches", "1"]);
+    let (_driver, driver_port) = start_chromedriver();
+    let profile =
+        std::env::temp_dir().join(format!("sumito-chromium-model-{}", std::process::id()));
+    let client = browser(driver_port, &profile).await;
+    client.goto(&url).await.unwrap();
+    // The first game is against the model: a move, and its reply.
+    wait_text(&client, "#status", |t| t.contains("black to move")).await;
+    client
+        .find(Locator::Css("#move-input"))
+        .await
+        .unwrap()
+        .send_keys("A1B2\n")
+        .await
+        .unwrap();
+    wait_moves(&client, 2).await;
+    // Analysis: updates stream in, the last with the top moves drawn as
+    // arrows, the PV, and the win/draw/loss bar.
+    client
+        .execute(
+            "document.querySelector('#analysis-sims').value = '400';",
+            vec![],
+        )
+        .await
+        .unwrap();
+    click(&client, "[data-testid=analyze]").await;
+    let pv = wait_text(&client, "#pv", |t| {
+        t.contains("400 simulations") && !t.contains("searching")
+    })
+    .await;
+    assert!(pv.starts_with("PV:"), "{pv}");
+    let updates: i64 = client
+        .execute("return analysisUpdates;", vec![])
+        .await
+        .unwrap()
+        .as_i64()
+        .unwrap();
+    assert!(updates >= 2, "{updates} analysis messages");
+    assert!(
+        client
+            .find_all(Locator::Css("#top-moves tr"))
+            .await
+            .unwrap()
+            .len()
+            > 2
+    );
+    assert!(
+        !client
+            .find_all(Locator::Css("line.arrow"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // A PV step shows the board after it.
+    click(&client, "#pv span[data-step='0']").await;
     client.close().await.unwrap();
     let _ = std::fs::remove_dir_all(&profile);
 }

@@ -38,15 +38,22 @@ impl Engines for ModelEngines {
         )))
     }
 
-    fn analyse(&self, position: &Position, simulations: u32) -> Result<Analysis, String> {
+    fn analyse(
+        &self,
+        position: &Position,
+        simulations: u32,
+        on_update: &mut dyn FnMut(&Analysis),
+    ) -> Result<Analysis, String> {
         let mut search = NetworkSearch::new(
             self.name.clone(),
             Box::new(self.evaluator.clone()),
             SearchBudget::Simulations(simulations),
             0,
         );
+        // An update about every 100 simulations, at most 10.
+        let steps = (simulations / 100).clamp(1, 10);
         search
-            .analyse(position, None)
+            .analyse_in_steps(position, simulations, steps, on_update)
             .map_err(|err| err.to_string())
     }
 }

@@ -171,6 +171,43 @@ impl NetworkSearch {
             .map(|(analysis, _)| analysis)
     }
 
+    /// Analyses `position` for `total` simulations in `steps` parts, calling
+    /// `on_step` after each with the analysis so far (the tree is kept
+    /// between the parts, so each refines the last): a page can show the
+    /// search as it grows. The analyses report the simulations so far.
+    pub fn analyse_in_steps(
+        &mut self,
+        position: &Position,
+        total: u32,
+        steps: u32,
+        on_step: &mut dyn FnMut(&Analysis),
+    ) -> Result<Analysis, SearchError> {
+        let steps = steps.clamp(1, total.max(1));
+        let saved = self.budget;
+        let started = Instant::now();
+        let mut done = 0;
+        let mut last = None;
+        for step in 0..steps {
+            let part = total / steps + u32::from(step < total % steps);
+            self.budget = SearchBudget::Simulations(part.max(1));
+            let result = self.analyse(position, None);
+            let mut analysis = match result {
+                Ok(analysis) => analysis,
+                Err(err) => {
+                    self.budget = saved;
+                    return Err(err);
+                }
+            };
+            done += analysis.simulations;
+            analysis.simulations = done;
+            analysis.elapsed = started.elapsed();
+            on_step(&analysis);
+            last = Some(analysis);
+        }
+        self.budget = saved;
+        Ok(last.expect("at least one step"))
+    }
+
     /// [`NetworkSearch::analyse`], with the search's own result.
     fn search_position(
         &mut self,

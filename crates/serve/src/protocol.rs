@@ -17,7 +17,8 @@
 //! | `load` | `record` (a Sumito record, or Aba-Pro moves one per line or separated by spaces) | replaces the game |
 //! | `save` | | asks for the game as a record |
 //!
-//! From the server: `state` (everything the page shows), `analysis`,
+//! From the server: `state` (everything the page shows), `analysis`
+//! (several per request as the search grows, the last with `done: true`),
 //! `record` (`text`), `error` (`message`).
 
 use serde::{Deserialize, Serialize};
@@ -182,6 +183,9 @@ pub enum ServerMessage {
         pv_boards: Vec<Vec<CellView>>,
         simulations: u32,
         elapsed_ms: u64,
+        /// Whether this is the search's last update (they stream: several
+        /// `analysis` messages as the search grows).
+        done: bool,
     },
     Record {
         text: String,

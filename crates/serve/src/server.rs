@@ -149,17 +149,34 @@ async fn play(mut socket: WebSocket, state: Arc<ServerState>) {
                     let Ok(permit) = state.searches.clone().acquire_owned().await else {
                         return;
                     };
+                    // The search runs on a blocking thread and streams its
+                    // updates here through a channel.
+                    let (updates, mut received) = tokio::sync::mpsc::unbounded_channel();
                     let engines = state.engines.clone();
-                    let joined = tokio::task::spawn_blocking(move || {
-                        let result = engines.analyse(&target, sims);
+                    let search = tokio::task::spawn_blocking(move || {
+                        let result = engines.analyse(&target, sims, &mut |analysis| {
+                            let _ = updates.send(analysis.clone());
+                        });
                         drop(permit);
                         (target, result)
-                    })
-                    .await;
-                    match joined {
+                    });
+                    let mut previous = None;
+                    while let Some(analysis) = received.recv().await {
+                        // Every update but the last goes out as it comes.
+                        if let Some(earlier) = previous.replace(analysis)
+                            && !send(
+                                &mut socket,
+                                &GameSession::analysis_message(&target, &earlier, false),
+                            )
+                            .await
+                        {
+                            return;
+                        }
+                    }
+                    match search.await {
                         Ok((target, Ok(analysis))) => {
                             session.note_analysis(&target, &analysis);
-                            let message = GameSession::analysis_message(&target, &analysis);
+                            let message = GameSession::analysis_message(&target, &analysis, true);
                             if !send(&mut socket, &message).await {
                                 return;
                             }
@@ -187,16 +204,26 @@ async fn play(mut socket: WebSocket, state: Arc<ServerState>) {
     }
 }
 
+fn say(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
 /// Serves until Ctrl-C; prints the address once listening.
 pub async fn serve(options: ServeOptions, engines: Arc<dyn Engines>) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(options.address).await?;
     let address = listener.local_addr()?;
-    println!("sumito serve: open http://{address}/ (Ctrl-C stops)");
+    // (A closed standard output must not stop the server: no println!.)
+    say(&format!(
+        "sumito serve: open http://{address}/ (Ctrl-C stops)"
+    ));
     serve_on(listener, &options, engines, async {
         let _ = tokio::signal::ctrl_c().await;
     })
     .await?;
-    println!("sumito serve: stopped");
+    say("sumito serve: stopped");
     Ok(())
 }
 

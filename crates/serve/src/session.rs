@@ -42,8 +42,15 @@ pub trait Engines: Send + Sync {
         budget: SearchBudget,
         seed: u64,
     ) -> Result<Box<dyn Opponent + Send>, String>;
-    /// Searches `position` with the model for `simulations`.
-    fn analyse(&self, position: &Position, simulations: u32) -> Result<Analysis, String>;
+    /// Searches `position` with the model for `simulations`, calling
+    /// `on_update` with the analysis so far several times on the way (the
+    /// page shows the search as it grows); returns the last.
+    fn analyse(
+        &self,
+        position: &Position,
+        simulations: u32,
+        on_update: &mut dyn FnMut(&Analysis),
+    ) -> Result<Analysis, String>;
 }
 
 /// No model: classical engines only.
@@ -60,7 +67,12 @@ impl Engines for NoModel {
                 .into(),
         )
     }
-    fn analyse(&self, _: &Position, _: u32) -> Result<Analysis, String> {
+    fn analyse(
+        &self,
+        _: &Position,
+        _: u32,
+        _: &mut dyn FnMut(&Analysis),
+    ) -> Result<Analysis, String> {
         Err("no model is loaded: start `sumito serve --model NAME` to analyse".into())
     }
 }
@@ -621,8 +633,9 @@ impl GameSession {
         Ok((classic, sims))
     }
 
-    /// The analysis message for the page.
-    pub fn analysis_message(position: &Position, analysis: &Analysis) -> ServerMessage {
+    /// The analysis message for the page; `done` marks the last of a
+    /// search's updates.
+    pub fn analysis_message(position: &Position, analysis: &Analysis, done: bool) -> ServerMessage {
         let general = VariantPosition::from_text(&position.to_string(), None).ok();
         let moves = analysis
             .moves
@@ -666,6 +679,7 @@ impl GameSession {
             pv_boards,
             simulations: analysis.simulations,
             elapsed_ms: analysis.elapsed.as_millis() as u64,
+            done,
         }
     }
 
@@ -944,7 +958,10 @@ mod tests {
         assert_eq!(state.history.len(), 2);
         assert!(state.human_to_move);
         assert!(state.history[0].think_ms.is_none(), "a person's move");
-        assert!(state.history[1].think_ms.is_some_and(|ms| ms > 0.0), "the engine's");
+        assert!(
+            state.history[1].think_ms.is_some_and(|ms| ms > 0.0),
+            "the engine's"
+        );
         // Undo takes back the engine's reply and the person's move.
         game.handle(ClientMessage::Undo).unwrap();
         assert_eq!(game.state().history.len(), 0);

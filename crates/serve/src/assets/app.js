@@ -7,6 +7,8 @@ const SPACING = 44, ROW_H = SPACING * 0.8660254, MARGIN = 20;
 const ORIGIN_X = MARGIN + 2.5 * SPACING, ORIGIN_Y = 20 + SPACING + 8 * ROW_H;
 const NS = "http://www.w3.org/2000/svg";
 let socket, state = null, selection = [], flipped = false, analysis = null, pvStep = -1;
+// Analysis messages received (they stream while a search grows).
+let analysisUpdates = 0;
 
 const $ = (id) => document.getElementById(id);
 const rowOf = (cell) => cell.charCodeAt(0) - 65;
@@ -38,7 +40,7 @@ function connect() {
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "state") { state = message; selection = []; say(""); render(); }
-    else if (message.type === "analysis") { analysis = message; pvStep = -1; renderAnalysis(); render(); }
+    else if (message.type === "analysis") { analysisUpdates += 1; analysis = message; pvStep = -1; renderAnalysis(); render(); }
     else if (message.type === "record") { showRecord(message.text); }
     else if (message.type === "error") { say(message.message); }
   };
@@ -255,7 +257,8 @@ function renderAnalysis() {
     span.onclick = () => { pvStep = pvStep === i ? -1 : i; render(); };
     pv.appendChild(span);
   });
-  pv.appendChild(document.createTextNode(` (${analysis.simulations} simulations, ${analysis.elapsed_ms} ms)`));
+  pv.appendChild(document.createTextNode(
+    ` (${analysis.simulations} simulations, ${analysis.elapsed_ms} ms${analysis.done ? "" : ", searching…"})`));
 }
 
 function showRecord(text) {
