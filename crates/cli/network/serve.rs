@@ -15,7 +15,8 @@ use sumito_play::network::{Analysis, NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
 use sumito_serve::{Engines, serve_blocking};
 
-struct ModelEngines {
+/// The model's side of the server.
+pub struct ModelEngines {
     name: String,
     evaluator: Arc<dyn Evaluator<AbaloneGame>>,
 }
@@ -58,12 +59,12 @@ impl Engines for ModelEngines {
     }
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
-    if !args.needs_network() {
-        return run_classical(args);
-    }
-    let device = args
-        .device
+/// Loads the bundle `given` (or the shipped one) as the server's engines.
+pub fn model_engines(
+    given: Option<&std::path::Path>,
+    device: &str,
+) -> anyhow::Result<ModelEngines> {
+    let device = device
         .parse::<DeviceSpec>()
         .map_err(anyhow::Error::msg)?
         .resolve()?;
@@ -72,18 +73,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         program.as_deref(),
         std::env::var_os("SUMITO_MODELS").map(Into::into),
     );
-    let dir = locate_bundle(args.model.as_deref(), &folders)?;
+    let dir = locate_bundle(given, &folders)?;
     let bundle = ModelBundle::open(&dir).context("loading the model")?;
     configure_threads(&ThreadsConfig::default())?;
     let model = bundle.load_torchscript(device)?;
     println!("{}", bundle.summary());
-    let engines = ModelEngines {
+    Ok(ModelEngines {
         name: format!(
             "{} (gen {})",
             bundle.meta.name, bundle.meta.training.generation
         ),
         evaluator: Arc::new(DirectEvaluator::new(model, SymmetryMode::None)),
-    };
+    })
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if !args.needs_network() {
+        return run_classical(args);
+    }
+    let engines = model_engines(args.model.as_deref(), &args.device)?;
     serve_blocking(args.options(), Arc::new(engines))?;
     Ok(())
 }

@@ -8,7 +8,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 mod alphabeta;
 mod mcts;
 mod movegen;
-mod serve;
+pub mod serve;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -22,6 +22,10 @@ pub struct Args {
     /// of the quick config's (auto).
     #[arg(long, value_name = "PRECISION")]
     pub precision: Option<String>,
+    /// `serve` also measures the model's analysis through the server with
+    /// this model bundle (a name under models/ or a folder).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -48,12 +52,16 @@ impl Args {
     /// Whether the part measures a network (run by `sumito-torch`).
     pub fn needs_network(&self) -> bool {
         matches!(self.part, Part::Net | Part::Selfplay)
+            || (self.part == Part::Serve && self.model.is_some())
     }
 
     /// Refuses the options of one part given to another.
     pub fn check(&self) -> anyhow::Result<()> {
         if self.device.is_some() && self.part != Part::Net {
             anyhow::bail!("--device applies only to `sumito bench net`");
+        }
+        if self.model.is_some() && self.part != Part::Serve {
+            anyhow::bail!("--model applies only to `sumito bench serve`");
         }
         if self.precision.is_some() && self.part != Part::Selfplay {
             anyhow::bail!(
@@ -71,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Part::Alphabeta => alphabeta::run(),
         Part::Mcts => mcts::run(),
         Part::Movegen => movegen::run(),
-        Part::Serve => serve::run(),
+        Part::Serve => serve::run(std::sync::Arc::new(sumito_serve::NoModel), false),
         Part::Net | Part::Selfplay => {
             anyhow::bail!("`sumito bench {:?}` needs sumito-torch", args.part)
         }

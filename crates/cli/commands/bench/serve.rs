@@ -3,7 +3,10 @@
 //! plays the page's part: it sends a move and waits for the state with the
 //! engine's reply. The engine reports how long it thought (`think_ms`); the
 //! rest of the round trip is the server's overhead (message parsing, the
-//! game state with its legal moves, the blocking thread, two sends).
+//! game state with its legal moves, the blocking thread, two sends). With a
+//! model (`--model`, run by `sumito-torch`) it also asks for analyses and
+//! takes the search's own time (`elapsed_ms`) from the time until the last
+//! update arrives.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use sumito_serve::{NoModel, ServeOptions, serve_on};
+use sumito_serve::{Engines, ServeOptions, serve_on};
 use tokio_tungstenite::tungstenite::Message;
 
 /// Games played and moves measured per game.
@@ -102,12 +105,68 @@ async fn measure(url: String) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
     Ok((overheads, thinks))
 }
 
-pub fn run() -> anyhow::Result<()> {
+/// Analyses of the position after a few moves: (overhead, search) in ms.
+async fn measure_analysis(url: String) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+    let (mut socket, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
+    next_state(&mut socket).await?;
+    let people = json!({
+        "type": "new_game",
+        "layout": "belgian-daisy",
+        "seats": [{"kind": "human"}, {"kind": "human"}],
+    });
+    socket
+        .send(Message::Text(people.to_string().into()))
+        .await?;
+    let mut state = next_state(&mut socket).await?;
+    let (mut overheads, mut searches) = (Vec::new(), Vec::new());
+    for round in 0..10 {
+        let started = Instant::now();
+        let ask = json!({"type": "analyze", "simulations": 400});
+        socket.send(Message::Text(ask.to_string().into())).await?;
+        loop {
+            let message = next_message(&mut socket).await?;
+            match message["type"].as_str() {
+                Some("analysis") if message["done"] == true => {
+                    let total = started.elapsed().as_secs_f64() * 1000.0;
+                    let search = message["elapsed_ms"].as_f64().context("elapsed_ms")?;
+                    overheads.push(total - search);
+                    searches.push(search);
+                    break;
+                }
+                Some("error") => bail!("the server said: {}", message["message"]),
+                _ => {}
+            }
+        }
+        state = next_state(&mut socket).await?;
+        // The next round analyses the position after one more move.
+        let legal = state["legal"].as_array().context("legal moves")?;
+        let text = legal[(round * 11) % legal.len()]["text"].clone();
+        socket
+            .send(Message::Text(
+                json!({"type": "move", "text": text}).to_string().into(),
+            ))
+            .await?;
+        state = next_state(&mut socket).await?;
+    }
+    let _ = state;
+    Ok((overheads, searches))
+}
+
+fn report(name: &str, mut values: Vec<f64>) {
+    values.sort_by(f64::total_cmp);
+    println!("{name}_median: {:.2} ms", percentile(&values, 0.5));
+    println!("{name}_p90: {:.2} ms", percentile(&values, 0.9));
+    println!("{name}_max: {:.2} ms", percentile(&values, 1.0));
+}
+
+/// Measures a server with `engines`; `analysis` also measures analyses
+/// (which need a model).
+pub fn run(engines: Arc<dyn Engines>, analysis: bool) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let (mut overheads, mut thinks) = runtime.block_on(async {
+    let (replies, analyses) = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let address = listener.local_addr()?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -117,37 +176,36 @@ pub fn run() -> anyhow::Result<()> {
             seed: 7,
         };
         let server = tokio::spawn(async move {
-            serve_on(listener, &options, Arc::new(NoModel), async {
+            serve_on(listener, &options, engines, async {
                 let _ = stopped.await;
             })
             .await
         });
-        let measured = measure(format!("ws://{address}/ws")).await;
+        let replies = measure(format!("ws://{address}/ws")).await;
+        let analyses = if analysis {
+            Some(measure_analysis(format!("ws://{address}/ws")).await)
+        } else {
+            None
+        };
         let _ = stop.send(());
         let _ = tokio::time::timeout(Duration::from_secs(5), server).await;
-        measured
+        anyhow::Ok((replies, analyses))
     })?;
+    let (overheads, thinks) = replies?;
     if overheads.is_empty() {
         bail!("no engine reply was measured");
     }
-    overheads.sort_by(f64::total_cmp);
-    thinks.sort_by(f64::total_cmp);
     println!("serve_replies_measured: {} replies", overheads.len());
-    println!(
-        "serve_engine_think_median: {:.2} ms",
-        percentile(&thinks, 0.5)
-    );
-    println!(
-        "serve_reply_overhead_median: {:.2} ms",
-        percentile(&overheads, 0.5)
-    );
-    println!(
-        "serve_reply_overhead_p90: {:.2} ms",
-        percentile(&overheads, 0.9)
-    );
-    println!(
-        "serve_reply_overhead_max: {:.2} ms",
-        percentile(&overheads, 1.0)
-    );
+    report("serve_engine_think", thinks);
+    report("serve_reply_overhead", overheads);
+    if let Some(analyses) = analyses {
+        let (overheads, searches) = analyses?;
+        println!(
+            "serve_analyses_measured: {} analyses of 400 simulations",
+            overheads.len()
+        );
+        report("serve_analysis_search", searches);
+        report("serve_analysis_overhead", overheads);
+    }
     Ok(())
 }

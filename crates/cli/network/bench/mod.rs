@@ -29,8 +29,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             selfplay::run(precision)
         }
-        Part::Alphabeta | Part::Mcts | Part::Movegen | Part::Serve => {
-            sumito_cli::commands::bench::run(args)
-        }
+        Part::Serve => match &args.model {
+            Some(model) => {
+                let engines = crate::network::serve::model_engines(Some(model), "cpu")?;
+                sumito_cli::commands::bench::serve::run(std::sync::Arc::new(engines), true)
+            }
+            None => sumito_cli::commands::bench::run(args),
+        },
+        Part::Alphabeta | Part::Mcts | Part::Movegen => sumito_cli::commands::bench::run(args),
     }
 }
