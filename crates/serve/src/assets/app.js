@@ -296,7 +296,11 @@ $("new-game-form").addEventListener("submit", (event) => {
   const seats = [];
   for (let seat = 0; seat < players; seat++) {
     if (seat === you || opponent === "human") seats.push({ kind: "human" });
-    else if (opponent === "model") seats.push({ kind: "model", simulations: Number($("sims").value) || 400 });
+    else if (opponent === "model") {
+      const seconds = Number($("seconds").value);
+      seats.push(seconds > 0 ? { kind: "model", time_ms: Math.round(1000 * seconds) }
+        : { kind: "model", simulations: Number($("sims").value) || 400 });
+    }
     else seats.push({ kind: "engine", spec: opponent });
   }
   const message = { type: "new_game", layout, seats };
