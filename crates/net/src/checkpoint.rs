@@ -40,6 +40,8 @@ use crate::train::{Optimizer, Trainer};
 pub const CHECKPOINT_FORMAT: u32 = 1;
 pub const WEIGHTS_FILE: &str = "weights.safetensors";
 pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
+/// The moving average of the weights of a trainer with `ema_decay`.
+pub const AVERAGE_FILE: &str = "average.safetensors";
 pub const META_FILE: &str = "meta.json";
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -164,6 +166,7 @@ fn save(
     dir: &Path,
     net: &PolicyValueNet,
     optimizer: Option<(&Optimizer, &TrainingConfig)>,
+    average: Option<&PolicyValueNet>,
     training_step: u64,
     rules: Option<Rules>,
 ) -> Result<(), NetError> {
@@ -186,6 +189,21 @@ fn save(
         WEIGHTS_FILE,
         &safetensors_bytes(&dir.join(WEIGHTS_FILE), &weights, encoding.clone())?,
     )?];
+    let stale_average = dir.join(AVERAGE_FILE);
+    match average {
+        Some(average) => {
+            let values: BTreeMap<String, Tensor> = average.vars().variables().into_iter().collect();
+            files.push(write_file(
+                dir,
+                AVERAGE_FILE,
+                &safetensors_bytes(&stale_average, &values, encoding.clone())?,
+            )?);
+        }
+        None if stale_average.exists() => {
+            std::fs::remove_file(&stale_average).map_err(NetError::io(&stale_average))?;
+        }
+        None => {}
+    }
     let optimizer_meta = match optimizer {
         Some((optimizer, training)) => {
             files.push(write_file(
@@ -238,6 +256,11 @@ struct VerifiedFiles {
 }
 
 impl VerifiedFiles {
+    /// Whether the checkpoint lists `name`.
+    fn has(&self, name: &str) -> bool {
+        self.files.contains_key(name)
+    }
+
     fn read(dir: &Path) -> Result<VerifiedFiles, NetError> {
         if !dir.is_dir() {
             return Err(NetError::checkpoint(dir, "is not a directory"));
@@ -413,7 +436,7 @@ impl PolicyValueNet {
         training_step: u64,
         rules: Option<Rules>,
     ) -> Result<(), NetError> {
-        save(dir, self, None, training_step, rules)
+        save(dir, self, None, None, training_step, rules)
     }
 
     /// Loads a checkpoint onto `device`, building the network its metadata
@@ -440,6 +463,7 @@ impl Trainer {
             dir,
             self.net(),
             Some((self.optimizer(), self.config())),
+            self.average(),
             self.step(),
             rules,
         )
@@ -469,7 +493,15 @@ impl Trainer {
         {
             files.load_tensors(OPTIMIZER_FILE, &optimizer.named_state())?;
         }
-        let trainer = Trainer::from_parts(net, optimizer, training, meta.training_step);
+        // The moving average, where the checkpoint has one and it is wanted.
+        let average = if training.ema_decay.is_some() && files.has(AVERAGE_FILE) {
+            let average = PolicyValueNet::new(&meta.model, device)?;
+            files.load_tensors(AVERAGE_FILE, &named_variables(&average))?;
+            Some(average)
+        } else {
+            None
+        };
+        let trainer = Trainer::from_parts(net, optimizer, training, meta.training_step, average)?;
         Ok((trainer, meta))
     }
 }
@@ -545,6 +577,71 @@ mod tests {
             false
         ));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_moving_average_plays_lags_the_trained_weights_and_resumes_exactly() {
+        let config = TrainingConfig {
+            ema_decay: Some(0.9),
+            ..TrainingConfig::default()
+        };
+        let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
+        let input = probe();
+        let initial = net.forward_packed(&input);
+        let mut trainer = Trainer::new(net, &config).unwrap();
+        let samples = random_samples(8, 23);
+        for _ in 0..4 {
+            trainer.train_step(&samples).unwrap();
+        }
+        let trained = trainer.net().forward_packed(&input);
+        let played = trainer.played_net().forward_packed(&input);
+        assert!(
+            !played.allclose(&trained, 1e-6, 1e-6, false),
+            "the average is not the trained net"
+        );
+        assert!(
+            !played.allclose(&initial, 1e-6, 1e-6, false),
+            "the average moved"
+        );
+        // Saved and resumed, the average is the same and keeps moving alike.
+        let dir = crate::fsutil::fresh_test_path("average");
+        trainer.save_checkpoint(&dir, None).unwrap();
+        assert!(dir.join(AVERAGE_FILE).is_file());
+        let (mut resumed, _) =
+            Trainer::load_checkpoint(&dir, &tiny_config(), &config, Device::Cpu).unwrap();
+        assert!(resumed.played_net().forward_packed(&input).equal(&played));
+        trainer.train_step(&samples).unwrap();
+        resumed.train_step(&samples).unwrap();
+        assert!(trainer.played_net().forward_packed(&input).allclose(
+            &resumed.played_net().forward_packed(&input),
+            1e-5,
+            1e-5,
+            false
+        ));
+        // Without ema_decay the trained weights play, and a resumed trainer
+        // drops the average file at its next save.
+        let plain = TrainingConfig::default();
+        let (without, _) =
+            Trainer::load_checkpoint(&dir, &tiny_config(), &plain, Device::Cpu).unwrap();
+        assert!(
+            without
+                .played_net()
+                .forward_packed(&input)
+                .equal(&without.net().forward_packed(&input))
+        );
+        without.save_checkpoint(&dir, None).unwrap();
+        assert!(!dir.join(AVERAGE_FILE).exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+        let bad = TrainingConfig {
+            ema_decay: Some(1.0),
+            ..TrainingConfig::default()
+        };
+        assert!(
+            bad.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("ema_decay")
+        );
     }
 
     #[test]

@@ -282,6 +282,13 @@ impl PolicyValueNet {
         &mut self.vars
     }
 
+    /// Copies every variable's value from `other` (same architecture).
+    pub(crate) fn copy_values_from(&mut self, other: &PolicyValueNet) -> Result<(), NetError> {
+        self.vars
+            .copy(&other.vars)
+            .map_err(NetError::torch("copying the network's variables"))
+    }
+
     /// The network for inference only: every convolution with its batch norm
     /// folded into it, which saves a pass over every feature map (`sumito
     /// bench net` prints the speed of both forms and their ratio).

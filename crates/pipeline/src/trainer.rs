@@ -253,7 +253,14 @@ impl TrainerRole {
 
     fn export_candidate(&self) -> Result<()> {
         let path = self.run.model_path(self.state.generation);
-        save_model(self.trainer.net(), &path, self.trainer.step(), &self.config)
+        // The network that plays: the moving average of the weights when
+        // `[net.training] ema_decay` asks for one.
+        save_model(
+            self.trainer.played_net(),
+            &path,
+            self.trainer.step(),
+            &self.config,
+        )
     }
 
     pub fn device(&self) -> Device {
