@@ -163,3 +163,23 @@ fn an_io_error_names_its_cause_once() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_the_command_without_a_panic() {
+    // The read end is closed before the command prints anything.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sumito"))
+        .args(["perft", "--depth", "2", "--divide"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        output.status.code() == Some(141) || output.status.success(),
+        "{:?}: {stderr}",
+        output.status
+    );
+}

@@ -4,10 +4,11 @@
 //! milliseconds.
 
 use clap::Parser;
-use sumito_cli::cli::{Cli, report};
+use sumito_cli::cli::{Cli, quiet_on_closed_stdout, report};
 use sumito_cli::handoff::exec_torch;
 
 fn main() -> std::process::ExitCode {
+    quiet_on_closed_stdout();
     let cli = Cli::parse();
     if cli.command.needs_network() {
         return report(Err(exec_torch(std::env::args_os().skip(1))));

@@ -32,6 +32,7 @@ fn ensure_openmp_settings() {
 fn ensure_openmp_settings() {}
 
 fn main() -> std::process::ExitCode {
+    sumito_cli::cli::quiet_on_closed_stdout();
     ensure_openmp_settings();
     if let Err(err) = check_build(std::env::var_os(BUILD_ID_VARIABLE).as_deref()) {
         return report(Err(err));
