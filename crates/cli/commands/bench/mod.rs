@@ -96,6 +96,7 @@ mod tests {
             part,
             device: device.map(String::from),
             precision: precision.map(String::from),
+            model: None,
         };
         let refused = args(Part::Net, None, Some("bf16")).check();
         assert!(
@@ -112,5 +113,12 @@ mod tests {
                 .contains("--device applies only")
         );
         assert!(args(Part::Net, Some("cuda"), None).check().is_ok());
+        let mut serve = args(Part::Serve, None, None);
+        assert!(!serve.needs_network(), "replies alone need no network");
+        serve.model = Some("quick".into());
+        assert!(serve.needs_network() && serve.check().is_ok());
+        let mut movegen = args(Part::Movegen, None, None);
+        movegen.model = Some("quick".into());
+        assert!(movegen.check().unwrap_err().to_string().contains("--model applies only"));
     }
 }
