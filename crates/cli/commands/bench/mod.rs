@@ -119,6 +119,12 @@ mod tests {
         assert!(serve.needs_network() && serve.check().is_ok());
         let mut movegen = args(Part::Movegen, None, None);
         movegen.model = Some("quick".into());
-        assert!(movegen.check().unwrap_err().to_string().contains("--model applies only"));
+        assert!(
+            movegen
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("--model applies only")
+        );
     }
 }
