@@ -104,6 +104,26 @@ pub fn report(result: anyhow::Result<()>) -> std::process::ExitCode {
     }
 }
 
+/// A closed standard output (`sumito perft --divide | head`) ends the
+/// command quietly with the shell's status for SIGPIPE (141), as C programs
+/// end, instead of a panic message: Rust ignores SIGPIPE, so `println!`
+/// panics when the reader has gone. Every other panic is reported as usual.
+pub fn quiet_on_closed_stdout() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        previous(info);
+    }));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,24 +175,4 @@ mod tests {
         use clap::CommandFactory;
         Cli::command().debug_assert();
     }
-}
-
-/// A closed standard output (`sumito perft --divide | head`) ends the
-/// command quietly with the shell's status for SIGPIPE (141), as C programs
-/// end, instead of a panic message: Rust ignores SIGPIPE, so `println!`
-/// panics when the reader has gone. Every other panic is reported as usual.
-pub fn quiet_on_closed_stdout() {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let message = info
-            .payload()
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| info.payload().downcast_ref::<&str>().copied())
-            .unwrap_or("");
-        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
-            std::process::exit(141);
-        }
-        previous(info);
-    }));
 }
