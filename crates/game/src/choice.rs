@@ -164,6 +164,8 @@ mod tests {
                 draw: 0.0,
                 loss: 0.5,
             },
+            side_values: vec![q[0], -q[0]],
+            solved: None,
             root_actions,
             principal_variation: vec![moves[0].action()],
         }

@@ -7,7 +7,7 @@
 //! * Actions: the engine's fixed action space, `NUM_ACTIONS =`
 //!   [`ACTION_COUNT`] = 1734; an action is [`Move::action`], legal actions come
 //!   in increasing action order (the order of [`Position::legal_moves`]).
-//! * Players: Black is [`Player::First`], White [`Player::Second`].
+//! * Players: Black is [`Player::FIRST`], White [`Player::SECOND`].
 //! * Outcome: [`Position::outcome`], with the winner's colour turned into a
 //!   player; draws (move limit or no-push-off rule with equal counts) are draws.
 //!
@@ -31,7 +31,7 @@ pub mod choice;
 pub use choice::{GameHistory, choose_move};
 
 use sumito_engine::{ACTION_COUNT, Color, Move, Outcome as EngineOutcome, Position};
-use sumito_mcts::{Game, Outcome, Player};
+use sumito_mcts::{Game, Outcome, Player, ZeroSum};
 
 /// An Abalone position that the search can play.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -63,20 +63,22 @@ impl fmt::Display for AbaloneGame {
 /// The search's player for a colour: Black moves first.
 pub fn player_of(color: Color) -> Player {
     match color {
-        Color::Black => Player::First,
-        Color::White => Player::Second,
+        Color::Black => Player::FIRST,
+        Color::White => Player::SECOND,
     }
 }
 
-/// The colour of a search player.
+/// The colour of a search player (the two-player game has sides 0 and 1).
 pub fn color_of(player: Player) -> Color {
-    match player {
-        Player::First => Color::Black,
-        Player::Second => Color::White,
+    if player == Player::FIRST {
+        Color::Black
+    } else {
+        Color::White
     }
 }
 
 impl Game for AbaloneGame {
+    type Values = ZeroSum;
     const NUM_ACTIONS: usize = ACTION_COUNT;
 
     fn to_play(&self) -> Player {
@@ -130,7 +132,7 @@ mod tests {
     #[test]
     fn players_and_outcomes_follow_colours() {
         let start = AbaloneGame(Position::start(Layout::Standard, Rules::default()));
-        assert_eq!(start.to_play(), Player::First);
+        assert_eq!(start.to_play(), Player::FIRST);
         assert_eq!(start.outcome(), None);
         assert_eq!(color_of(player_of(Color::White)), Color::White);
         // White has just pushed the sixth black marble off.
@@ -139,7 +141,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             AbaloneGame(won).outcome(),
-            Some(Outcome::Win(Player::Second))
+            Some(Outcome::Win(Player::SECOND))
         );
         let mut legal = vec![1];
         AbaloneGame(won).legal_actions(&mut legal);

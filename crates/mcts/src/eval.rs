@@ -2,6 +2,7 @@
 
 use crate::Game;
 use crate::error::EvalError;
+use crate::values::Values;
 
 /// Win, draw and loss probabilities from the point of view of the side to move.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -80,19 +81,20 @@ impl Wdl {
 ///
 /// Item `i` has a state ([`EvalBatch::state`]), its legal actions
 /// ([`EvalBatch::legal_actions`], computed once by the search), one logit slot
-/// per legal action and one value slot. Buffers are reused between calls, so
+/// per legal action and one value slot (the game's estimate type: a [`Wdl`]
+/// for two sides, a [`crate::SideShares`] for more). Buffers are reused between calls, so
 /// a batch costs no allocation once warm.
 #[derive(Clone, Debug)]
-pub struct EvalBatch<G> {
+pub struct EvalBatch<G: Game> {
     states: Vec<G>,
     /// `legal_starts[i]..legal_starts[i + 1]` indexes item `i`'s legal actions and logits.
     legal_starts: Vec<usize>,
     legal_actions: Vec<usize>,
     logits: Vec<f32>,
-    values: Vec<Wdl>,
+    values: Vec<Estimate<G>>,
 }
 
-impl<G> Default for EvalBatch<G> {
+impl<G: Game> Default for EvalBatch<G> {
     fn default() -> Self {
         EvalBatch {
             states: Vec::new(),
@@ -106,16 +108,17 @@ impl<G> Default for EvalBatch<G> {
 
 /// One item of an [`EvalBatch`], with its outputs open for writing.
 #[derive(Debug)]
-pub struct EvalSlot<'a, G> {
+pub struct EvalSlot<'a, G: Game> {
     pub state: &'a G,
     /// The legal actions of `state`; `logits[j]` belongs to `legal_actions[j]`.
     pub legal_actions: &'a [usize],
     pub logits: &'a mut [f32],
-    /// From the point of view of the side to move in `state`.
-    pub value: &'a mut Wdl,
+    /// For two sides a [`Wdl`] from the point of view of the side to move
+    /// in `state`; for more, [`crate::SideShares`] indexed by side.
+    pub value: &'a mut Estimate<G>,
 }
 
-impl<G> EvalBatch<G> {
+impl<G: Game> EvalBatch<G> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -149,11 +152,11 @@ impl<G> EvalBatch<G> {
         &mut self.logits[self.legal_starts[item]..self.legal_starts[item + 1]]
     }
 
-    pub fn value(&self, item: usize) -> Wdl {
+    pub fn value(&self, item: usize) -> Estimate<G> {
         self.values[item]
     }
 
-    pub fn set_value(&mut self, item: usize, value: Wdl) {
+    pub fn set_value(&mut self, item: usize, value: Estimate<G>) {
         self.values[item] = value;
     }
 
@@ -185,7 +188,7 @@ impl<G> EvalBatch<G> {
         self.legal_actions.extend_from_slice(legal_actions);
         self.logits.resize(self.legal_actions.len(), f32::NAN);
         self.legal_starts.push(self.legal_actions.len());
-        self.values.push(Wdl::UNSET);
+        self.values.push(G::Values::UNSET);
     }
 
     /// Empties the batch, keeping its buffers.
@@ -197,6 +200,9 @@ impl<G> EvalBatch<G> {
         self.values.clear();
     }
 }
+
+/// What an evaluator writes for one state of the game `G`.
+pub type Estimate<G> = <<G as Game>::Values as Values>::Estimate;
 
 /// Evaluates whole batches of states; see the crate documentation for the contract.
 pub trait Evaluator<G: Game>: Send + Sync {
@@ -217,7 +223,7 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
 }
 
 /// The evaluator that knows nothing: a uniform prior over the legal actions
-/// and [`Wdl::UNKNOWN`] (value 0) everywhere. Search with it is pure tree
+/// and every result equally likely ([`Wdl::UNKNOWN`], value 0, for two sides). Search with it is pure tree
 /// search driven by terminal positions; it is the baseline for tests and for
 /// measuring the search's own speed.
 #[derive(Clone, Copy, Default, Debug)]
@@ -226,7 +232,9 @@ pub struct UniformEvaluator;
 impl<G: Game> Evaluator<G> for UniformEvaluator {
     fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
         batch.logits.fill(0.0);
-        batch.values.fill(Wdl::UNKNOWN);
+        for (state, value) in batch.states.iter().zip(batch.values.iter_mut()) {
+            *value = G::Values::unknown(state.sides());
+        }
         Ok(())
     }
 }

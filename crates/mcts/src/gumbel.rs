@@ -6,6 +6,7 @@
 use crate::Player;
 use crate::config::GumbelConfig;
 use crate::tree::Node;
+use crate::values::Values;
 
 /// The visit count an action must have to be chosen at each root simulation,
 /// for `considered` actions and `simulations` simulations: sequential halving
@@ -61,7 +62,7 @@ struct ChildStats {
 }
 
 impl ChildStats {
-    fn gather(children: &[Node], player: Player, raw_value: f32) -> ChildStats {
+    fn gather<V: Values>(children: &[Node<V>], player: Player, raw_value: f32) -> ChildStats {
         let mut stats = ChildStats {
             player,
             sum_visits: 0,
@@ -80,12 +81,17 @@ impl ChildStats {
         for (index, child) in children.iter().enumerate() {
             stats.total_prior += child.prior;
             if child.visits > 0 {
-                let q = child.q(player);
+                // Exact once proven (MCTS-solver), else the mean.
+                let q = child.settled_q(player).expect("visited");
                 stats.sum_visits += u64::from(child.visits);
                 stats.max_visits = stats.max_visits.max(child.visits);
                 let prior = child.prior.max(f32::MIN_POSITIVE);
                 stats.visited_prior += prior;
                 stats.visited_prior_q += prior * q;
+                stats.q_min = stats.q_min.min(q);
+                stats.q_max = stats.q_max.max(q);
+            } else if let Some(q) = child.exact(player) {
+                // A game-ending move found without a visit.
                 stats.q_min = stats.q_min.min(q);
                 stats.q_max = stats.q_max.max(q);
             } else {
@@ -114,12 +120,8 @@ impl ChildStats {
         stats
     }
 
-    fn completed_q(&self, child: &Node) -> f32 {
-        if child.visits > 0 {
-            child.q(self.player)
-        } else {
-            self.mixed_value
-        }
+    fn completed_q<V: Values>(&self, child: &Node<V>) -> f32 {
+        child.settled_q(self.player).unwrap_or(self.mixed_value)
     }
 
     /// `sigma` of a completed Q-value.
@@ -141,8 +143,8 @@ impl ChildStats {
 /// `v_mix = (raw_value + N * sum_visited(p q) / sum_visited(p)) / (1 + N)` with
 /// `N = sum_b N(b)` (eq. 33 of the paper). It is brought to `[0, 1]` (see
 /// [`GumbelConfig::rescale_q`]) and scaled by `(c_visit + max_b N(b)) * c_scale`.
-pub(crate) fn sigma_completed_q(
-    children: &[Node],
+pub(crate) fn sigma_completed_q<V: Values>(
+    children: &[Node<V>],
     player: Player,
     raw_value: f32,
     config: &GumbelConfig,
@@ -165,8 +167,8 @@ pub(crate) fn sigma_completed_q(
 /// completed Q `v_mix`, so their softmax mass is their prior times one common
 /// factor and the best of them is the one with the highest prior; only the
 /// touched children need an exponential each. `touched` is scratch space.
-pub(crate) fn interior_choice(
-    children: &[Node],
+pub(crate) fn interior_choice<V: Values>(
+    children: &[Node<V>],
     player: Player,
     raw_value: f32,
     config: &GumbelConfig,
@@ -217,7 +219,7 @@ pub(crate) fn interior_choice(
 
 /// Turns `sigma` (from [`sigma_completed_q`]) into the improved policy
 /// `softmax(log_prior + sigma)` over `children`, in place.
-pub(crate) fn improved_policy(children: &[Node], sigma: &mut [f32]) {
+pub(crate) fn improved_policy<V: Values>(children: &[Node<V>], sigma: &mut [f32]) {
     for (logit, child) in sigma.iter_mut().zip(children) {
         *logit += child.log_prior;
     }
@@ -237,6 +239,7 @@ pub(crate) fn softmax_in_place(logits: &mut [f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ZeroSum;
 
     fn sequence(considered: u32, simulations: u32) -> Vec<u32> {
         let mut out = Vec::new();
@@ -282,7 +285,7 @@ mod tests {
         }
     }
 
-    fn child(prior: f32, visits: u32, q_first: f32) -> Node {
+    fn child(prior: f32, visits: u32, q_first: f32) -> Node<ZeroSum> {
         let mut node = Node::new(0, prior, prior.ln());
         node.visits = visits;
         node.value_sum = f64::from(q_first) * f64::from(visits);
@@ -302,7 +305,7 @@ mod tests {
             child(0.25, 0, 0.0),
         ];
         let mut sigma = Vec::new();
-        sigma_completed_q(&children, Player::First, 0.1, &config, &mut sigma);
+        sigma_completed_q(&children, Player::FIRST, 0.1, &config, &mut sigma);
         // v_mix = (0.1 + 4 * (0.5*0.5 + 0.25*-0.5)/0.75) / 5
         let v_mix = (0.1 + 4.0 * (0.125 / 0.75)) / 5.0;
         let scale = 3.0; // (c_visit + max visits) * c_scale
@@ -311,7 +314,7 @@ mod tests {
             assert!((got - want).abs() < 1e-5, "{sigma:?} vs {expected:?}");
         }
         // From the other player's side the values flip.
-        sigma_completed_q(&children, Player::Second, -0.1, &config, &mut sigma);
+        sigma_completed_q(&children, Player::SECOND, -0.1, &config, &mut sigma);
         let expected = [-0.5, 0.5, -v_mix].map(|q| (q + 1.0) / 2.0 * scale);
         for (got, want) in sigma.iter().zip(expected) {
             assert!((got - want).abs() < 1e-5, "{sigma:?} vs {expected:?}");
@@ -323,7 +326,7 @@ mod tests {
         let config = GumbelConfig::default();
         let children = [child(0.7, 0, 0.0), child(0.2, 0, 0.0), child(0.1, 0, 0.0)];
         let mut sigma = Vec::new();
-        sigma_completed_q(&children, Player::First, 0.3, &config, &mut sigma);
+        sigma_completed_q(&children, Player::FIRST, 0.3, &config, &mut sigma);
         assert!(sigma.iter().all(|&s| (s - sigma[0]).abs() < 1e-6));
         improved_policy(&children, &mut sigma);
         for (p, c) in sigma.iter().zip(&children) {
@@ -341,7 +344,7 @@ mod tests {
         };
         let children = [child(0.5, 2, 0.2), child(0.5, 2, 0.1)];
         let mut sigma = Vec::new();
-        sigma_completed_q(&children, Player::First, 0.0, &config, &mut sigma);
+        sigma_completed_q(&children, Player::FIRST, 0.0, &config, &mut sigma);
         assert_eq!(sigma, vec![2.0, 0.0]);
     }
 
@@ -350,7 +353,7 @@ mod tests {
         let config = GumbelConfig::default();
         let children = [child(0.5, 4, 0.6), child(0.5, 4, -0.2)];
         let mut sigma = Vec::new();
-        sigma_completed_q(&children, Player::First, 0.0, &config, &mut sigma);
+        sigma_completed_q(&children, Player::FIRST, 0.0, &config, &mut sigma);
         improved_policy(&children, &mut sigma);
         assert!((sigma.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(sigma[0] > 0.99, "{sigma:?}");
@@ -367,10 +370,10 @@ mod tests {
             c_scale in 0.05f32..2.0,
         ) {
             let config = GumbelConfig { c_visit, c_scale, rescale_q, ..GumbelConfig::default() };
-            let player = if second_player { Player::Second } else { Player::First };
+            let player = if second_player { Player::SECOND } else { Player::FIRST };
             let mut logits: Vec<f32> = children.iter().map(|c| c.0).collect();
             softmax_in_place(&mut logits);
-            let nodes: Vec<Node> = children
+            let nodes: Vec<Node<ZeroSum>> = children
                 .iter()
                 .zip(&logits)
                 .map(|(&(_, visits, in_flight, q), &prior)| {

@@ -27,8 +27,9 @@
 //! * [`Game::apply`] is only ever called with an action that
 //!   [`Game::legal_actions`] returned for that state.
 //! * [`Game::outcome`] is `Some` exactly when the game is over, and names the
-//!   winner absolutely ([`Outcome::Win`]`(`[`Player`]`)`) or a draw, not
-//!   relative to the side to move.
+//!   winner absolutely ([`Outcome::Win`]`(`[`Player`]`)`), a draw of all
+//!   sides, or a tie among some ([`Outcome::Tie`]), not relative to the side
+//!   to move.
 //! * [`Game::to_play`] may return the same player twice in a row (passes);
 //!   the search never assumes strict alternation.
 //!
@@ -43,9 +44,11 @@
 //!   can copy its raw outputs (`logits[j] = dense[legal[j]]`); a uniform prior
 //!   is all zeros. `-inf` masks an action out; NaN, `+inf`, or all `-inf` is
 //!   rejected. Logits rather than priors, because the Gumbel root needs them.
-//! * a **value** as [`Wdl`] (win, draw, loss probabilities summing to 1) from
-//!   the point of view of the **side to move** in that state. A network with a
-//!   scalar value head uses [`Wdl::from_value`].
+//! * a **value**: for two sides a [`Wdl`] (win, draw, loss probabilities
+//!   summing to 1) from the point of view of the **side to move** in that
+//!   state (a network with a scalar value head uses [`Wdl::from_value`]); for
+//!   more, [`SideShares`]: each side's probability of winning, indexed by
+//!   side, and of a draw shared by all.
 //!
 //! The batch arrives with every output set to NaN; anything left unwritten, a
 //! NaN, or a WDL that is not a probability distribution makes the search fail
@@ -59,13 +62,23 @@
 //! thousands of simulations per second with a cheap evaluator.
 //!
 //! ## Values inside the search
-//! Every node stores its statistics from the point of view of
-//! [`Player::First`]; the evaluation of a leaf is converted once, and selection
-//! multiplies by the sign of the player choosing. This keeps the backup free of
-//! per-node sign flips and makes tree reuse trivially correct. Everything the
-//! search reports ([`SearchResult`]) is from the point of view of the player
-//! to move at the root. Internally a value is the scalar `win - loss` in
-//! `[-1, 1]` (a draw is 0); the draw probability is carried along for reporting.
+//! A game has two sides or more ([`Game::sides`]; a side is a player, or a
+//! team whose players share one value), and names the side to move with
+//! [`Game::to_play`]. Every side's value lies in `[-1, 1]`: twice its expected
+//! share of the result, minus one (a win 1, a draw among `k` sides `1 / k`
+//! each, a loss 0), so two sides get the familiar `win - loss` (module
+//! [`values`]). The game picks how the tree stores them ([`Game::Values`]):
+//! [`ZeroSum`] keeps one number per node, the first side's value (the other's
+//! is its negation), and selection multiplies by the sign of the side
+//! choosing, exactly a two-player search with no cost for the generality;
+//! [`SideValues`] keeps one per side, and each node is chosen by the side
+//! that moves there (max^n), which may be the same side several times in a
+//! row. Either way a node's statistics are absolute, not relative to the side
+//! to move, which keeps the backup free of per-node conversions and makes
+//! tree reuse trivially correct. Everything the search reports
+//! ([`SearchResult`]) is from the point of view of the side to move at the
+//! root, plus [`SearchResult::side_values`] for every side. The draw
+//! probability is carried along for reporting.
 //!
 //! # The search
 //!
@@ -90,8 +103,19 @@
 //!   `pi' = softmax(logit + sigma(completed Q))`. Completed Q fills
 //!   unvisited actions with the mixed value `v_mix`; `sigma(q) = (c_visit +
 //!   max_b N(b)) * c_scale * q`, q brought to `[0, 1]`.
-//! * **Terminal positions** carry their exact value (win 1, draw 0, loss -1)
-//!   and are re-used without evaluation on every visit.
+//! * **Terminal positions** carry their exact values (for two sides: win 1,
+//!   draw 0, loss -1) and are re-used without evaluation on every visit.
+//! * **Proven results** (MCTS-solver): a node whose result is known exactly
+//!   is *proven*: the game is over there, a move there wins outright for the
+//!   side choosing (value 1), or every move there is proven (then the best of
+//!   them for the side choosing). Proofs propagate up the path after every
+//!   visit of a proven node; a walk that reaches one backs up its exact value
+//!   as it would a game's end, and selection uses exact values where known.
+//!   The moves of the root that end the game are found before each search,
+//!   without a visit, so a win in one is never missed whatever the priors or
+//!   the Gumbel sampling; a proven win at the root is played whatever the
+//!   temperature, and a move proven worse than another's prospects is never
+//!   chosen. [`SearchResult::solved`] reports a proven root.
 //! * **Virtual loss**: with [`SearchConfig::virtual_loss_batch`] `> 1`, one
 //!   tree puts several leaves into each batch; a leaf waiting for its
 //!   evaluation counts as a lost visit on its path so the next walks spread
@@ -155,45 +179,46 @@ mod sampling;
 mod search;
 pub mod toy;
 mod tree;
+pub mod values;
 
 pub use config::{ConfigError, DirichletConfig, GumbelConfig, PlayoutCapConfig, SearchConfig};
 pub use driver::MultiGameDriver;
 pub use error::{EvalError, SearchError};
-pub use eval::{EvalBatch, EvalSlot, Evaluator, UniformEvaluator, Wdl};
+pub use eval::{Estimate, EvalBatch, EvalSlot, Evaluator, UniformEvaluator, Wdl};
 pub use planner::{PROBE_SIMULATIONS, TimePlanner, search_for_time};
 pub use search::{RootAction, Search, SearchResult};
+pub use values::{MAX_SIDES, SideShares, SideValues, Values, ZeroSum};
 
-/// One of the two players. [`Player::First`] moves first in the game's usual
-/// starting position (Black in Abalone).
+/// A side: a player, or a team whose players share one value (see
+/// [`values`]). [`Player::FIRST`] moves first in the game's usual starting
+/// position (Black in Abalone); a game has at most [`MAX_SIDES`] sides.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub enum Player {
-    First,
-    Second,
-}
+pub struct Player(u8);
 
 impl Player {
-    /// 0 for [`Player::First`], 1 for [`Player::Second`].
+    pub const FIRST: Player = Player(0);
+    pub const SECOND: Player = Player(1);
+
+    /// The side with this index (`< MAX_SIDES`).
+    pub fn new(side: usize) -> Player {
+        assert!(side < MAX_SIDES, "side {side} of at most {MAX_SIDES}");
+        Player(side as u8)
+    }
+
+    /// 0 for [`Player::FIRST`], 1 for [`Player::SECOND`], and so on.
     pub fn index(self) -> usize {
-        match self {
-            Player::First => 0,
-            Player::Second => 1,
-        }
+        usize::from(self.0)
     }
 
+    /// The other side of a two-sided game.
     pub fn opponent(self) -> Player {
-        match self {
-            Player::First => Player::Second,
-            Player::Second => Player::First,
-        }
+        Player(1 - self.0.min(1))
     }
 
-    /// +1 for [`Player::First`], -1 for [`Player::Second`]: multiplies a value
-    /// stored from the first player's point of view into this player's.
+    /// +1 for [`Player::FIRST`], -1 for the other: multiplies a two-sided
+    /// value stored from the first side's point of view into this side's.
     pub(crate) fn sign(self) -> f32 {
-        match self {
-            Player::First => 1.0,
-            Player::Second => -1.0,
-        }
+        if self.0 == 0 { 1.0 } else { -1.0 }
     }
 }
 
@@ -201,27 +226,56 @@ impl Player {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Outcome {
     Win(Player),
+    /// A draw shared by every side.
     Draw,
+    /// A draw shared by some sides only (bit `i` set: side `i` shares it),
+    /// the others lose. Only games of more than two sides end so.
+    Tie(u8),
 }
 
 impl Outcome {
-    /// The value of this outcome for `player`: 1 for a win, 0 for a draw, -1 for a loss.
+    /// The value of this outcome for `player` in a two-sided game: 1 for a
+    /// win, 0 for a draw, -1 for a loss.
     pub fn value_for(self, player: Player) -> f32 {
-        match self {
-            Outcome::Win(winner) if winner == player => 1.0,
-            Outcome::Win(_) => -1.0,
-            Outcome::Draw => 0.0,
-        }
+        self.value_for_side(player, 2)
+    }
+
+    /// The value of this outcome for `player` in a game of `sides` sides:
+    /// `2 * share - 1`, where a win is a share of 1 and a draw among `k`
+    /// sides a share of `1 / k` each (see [`values`]).
+    pub fn value_for_side(self, player: Player, sides: usize) -> f32 {
+        let share = match self {
+            Outcome::Win(winner) => f32::from(u8::from(winner == player)),
+            Outcome::Draw => 1.0 / sides as f32,
+            Outcome::Tie(mask) if mask & (1 << player.0) != 0 => 1.0 / mask.count_ones() as f32,
+            Outcome::Tie(_) => 0.0,
+        };
+        2.0 * share - 1.0
+    }
+
+    /// 1 for a draw shared by every side, else 0 (for reporting).
+    pub fn draw_share(self) -> f32 {
+        if self == Outcome::Draw { 1.0 } else { 0.0 }
     }
 }
 
-/// A two-player game the search can play. See the crate documentation for the
-/// full contract.
+/// A game the search can play: two sides or more. See the crate
+/// documentation for the full contract.
 pub trait Game: Clone + Send + Sync {
     /// Size of the fixed action space; every action is `< NUM_ACTIONS`.
     const NUM_ACTIONS: usize;
 
-    /// The player to move. Meaningless (but must not panic) once the game is over.
+    /// How the tree stores values: [`ZeroSum`] for two sides, [`SideValues`]
+    /// for more.
+    type Values: Values;
+
+    /// The number of sides (players or teams); 2 unless the game says
+    /// otherwise, constant over a game.
+    fn sides(&self) -> usize {
+        2
+    }
+
+    /// The side to move. Meaningless (but must not panic) once the game is over.
     fn to_play(&self) -> Player;
 
     /// Clears `out` and fills it with the legal actions, in a deterministic

@@ -19,6 +19,7 @@ use crate::gumbel::{
 };
 use crate::sampling::{dirichlet, gumbel, sample_with_temperature};
 use crate::tree::{Kind, Node, NodeId, ROOT, Tree};
+use crate::values::Values;
 use crate::{Game, Player};
 
 /// What a search reports for its root.
@@ -36,8 +37,14 @@ pub struct SearchResult {
     pub simulations: u32,
     /// The root's mean value in `[-1, 1]` for the side to move.
     pub value: f32,
-    /// The root's win/draw/loss estimate for the side to move.
+    /// The root's win/draw/loss estimate for the side to move (with more
+    /// than two sides, a loss is any result but a win or a draw of all).
     pub wdl: Wdl,
+    /// The root's mean value in `[-1, 1]` for every side, indexed by side.
+    pub side_values: Vec<f32>,
+    /// The exact value for the side to move when the search has proven the
+    /// result (MCTS-solver): 1 a certain win, -1 a certain loss, and so on.
+    pub solved: Option<f32>,
     /// One entry per legal action, in [`Game::legal_actions`] order.
     pub root_actions: Vec<RootAction>,
     /// The expected line of play, starting with `best_action`: after the first
@@ -120,7 +127,9 @@ pub struct Search<G: Game> {
     /// `root_state.outcome().is_some()`, kept because the driver asks every
     /// round and an outcome check can cost a move generation.
     game_over: bool,
-    tree: Tree,
+    tree: Tree<G::Values>,
+    /// The game's number of sides.
+    sides: usize,
     rng: ChaCha8Rng,
     moves_played: u32,
     run: Option<Run>,
@@ -154,6 +163,7 @@ impl<G: Game> Search<G> {
         Ok(Search {
             config,
             game_over: root.outcome().is_some(),
+            sides: root.sides(),
             root_state: root,
             tree: Tree::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -353,8 +363,9 @@ impl<G: Game> Search<G> {
                 Descent::Terminal => {
                     let (value, draw) = self.tree.nodes
                         [*self.path.last().expect("non-empty path") as usize]
-                        .terminal_backup();
+                        .exact_backup();
                     backup(&mut self.tree.nodes, &self.path, value, draw, false);
+                    self.tree.propagate_proof(&self.path);
                     run.completed += 1;
                 }
                 // Nothing was changed; the next batch will take this walk again.
@@ -396,7 +407,9 @@ impl<G: Game> Search<G> {
         leaf: PendingLeaf,
     ) -> Result<(), SearchError> {
         let invalid = |problem: String| SearchError::InvalidEvaluation { item, problem };
-        let wdl = batch.value(item).validated().map_err(invalid)?;
+        let to_play = self.tree.nodes[leaf.node as usize].to_play;
+        let (value, draw) =
+            G::Values::from_estimate(batch.value(item), to_play, self.sides).map_err(invalid)?;
         let logits = batch.logits(item);
         let mut max_logit = f32::NEG_INFINITY;
         for (j, &logit) in logits.iter().enumerate() {
@@ -413,11 +426,9 @@ impl<G: Game> Search<G> {
         }
         self.tree
             .add_edges(leaf.node, batch.legal_actions(item), logits)?;
-        let node = &mut self.tree.nodes[leaf.node as usize];
-        let value = node.to_play.sign() * wdl.value();
-        node.raw_value = value;
+        self.tree.nodes[leaf.node as usize].raw_value = value;
         let path = &self.pending_paths[leaf.path_start as usize..leaf.path_end as usize];
-        backup(&mut self.tree.nodes, path, value, wdl.draw, true);
+        backup(&mut self.tree.nodes, path, value, draw, true);
         if leaf.node != ROOT {
             self.run.as_mut().expect("a run is under way").completed += 1;
         }
@@ -479,6 +490,7 @@ impl<G: Game> Search<G> {
         if self.tree.root().kind == Kind::Evaluated {
             self.tree.expand(ROOT)?;
         }
+        self.mark_game_ending_moves();
         let children = self.tree.root().children();
         let count = children.len();
         if let Some(config) = &self.config.gumbel {
@@ -516,6 +528,10 @@ impl<G: Game> Search<G> {
         self.path.push(ROOT);
         let mut node = ROOT;
         loop {
+            if node != ROOT && self.tree.nodes[node as usize].proven {
+                // Solved: its exact result is backed up like a game's end.
+                return Ok(Descent::Terminal);
+            }
             match self.tree.nodes[node as usize].kind {
                 kind @ (Kind::Evaluated | Kind::Expanded) => {
                     if kind == Kind::Evaluated {
@@ -554,7 +570,7 @@ impl<G: Game> Search<G> {
         let node = &mut self.tree.nodes[node as usize];
         if self.legal.is_empty() {
             let outcome = state.outcome().ok_or(SearchError::NoLegalActions)?;
-            node.mark_terminal(outcome);
+            node.mark_terminal(outcome, self.sides);
             return Ok(true);
         }
         node.to_play = state.to_play();
@@ -584,7 +600,6 @@ impl<G: Game> Search<G> {
     fn select_puct(&self, parent: NodeId, is_root: bool) -> NodeId {
         let parent_node = &self.tree.nodes[parent as usize];
         let player = parent_node.to_play;
-        let sign = f64::from(player.sign());
         let parent_visits = parent_node.effective_visits() as f32;
         let exploration = self.config.exploration(parent_visits) * parent_visits.sqrt();
         let children = parent_node.children();
@@ -601,8 +616,13 @@ impl<G: Game> Search<G> {
                 continue;
             }
             visited_prior += child.prior;
-            let q =
-                ((sign * child.value_sum - f64::from(child.in_flight)) / f64::from(visits)) as f32;
+            let q = match child.exact(player) {
+                Some(exact) => exact,
+                None => {
+                    ((G::Values::sum_for(&child.value_sum, player) - f64::from(child.in_flight))
+                        / f64::from(visits)) as f32
+                }
+            };
             let score = q + exploration * child.prior / (1.0 + visits as f32);
             if best_visited.is_none_or(|(_, best)| score > best) {
                 best_visited = Some((offset, score));
@@ -637,7 +657,7 @@ impl<G: Game> Search<G> {
         sigma_completed_q(
             children,
             player,
-            player.sign() * node.raw_value,
+            node.raw_value.for_player(player),
             config,
             &mut self.scores,
         );
@@ -675,7 +695,7 @@ impl<G: Game> Search<G> {
         let node = &self.tree.nodes[parent as usize];
         let player = node.to_play;
         let children = &self.tree.nodes[node.children()];
-        let raw_value = player.sign() * node.raw_value;
+        let raw_value = node.raw_value.for_player(player);
         let best = interior_choice(children, player, raw_value, &config, &mut self.touched);
         node.first_child + best as NodeId
     }
@@ -711,8 +731,9 @@ impl<G: Game> Search<G> {
                     .expect("a finished search visited the root's children")
             }
         };
+        let (best, proven_win) = self.solved_choice(best);
         let temperature = self.config.temperature_after(self.moves_played);
-        let chosen = if temperature > 0.0 {
+        let chosen = if temperature > 0.0 && !proven_win {
             sample_with_temperature(&mut self.rng, &self.scores, temperature)
         } else {
             best
@@ -731,11 +752,16 @@ impl<G: Game> Search<G> {
             .collect();
         let value = root.q(player);
         let draw = (root.draw_sum / root.visits as f32).clamp(0.0, 1.0);
+        // value = 2 * (win + draw / sides) - 1 (see `values`).
+        let win = ((1.0 + value) / 2.0 - draw / self.sides as f32).clamp(0.0, 1.0);
         let wdl = Wdl {
-            win: ((1.0 + value - draw) / 2.0).max(0.0),
+            win,
             draw,
-            loss: ((1.0 - value - draw) / 2.0).max(0.0),
+            loss: (1.0 - win - draw).max(0.0),
         };
+        let side_values = (0..self.sides)
+            .map(|side| root.q(Player::new(side)))
+            .collect();
         SearchResult {
             action: children[chosen].action as usize,
             best_action: children[best].action as usize,
@@ -743,9 +769,57 @@ impl<G: Game> Search<G> {
             simulations: run.simulations,
             value,
             wdl,
+            side_values,
+            solved: root.exact(player),
             root_actions,
             principal_variation: self.principal_variation(root.first_child + best as NodeId),
         }
+    }
+
+    /// Marks the root's moves that end the game (found without a visit, so
+    /// that a win in one is never missed, whatever the priors), and the root
+    /// proven if one of them wins.
+    fn mark_game_ending_moves(&mut self) {
+        let children = self.tree.root().children();
+        for index in children {
+            let child = &self.tree.nodes[index];
+            if child.kind != Kind::Unvisited {
+                continue;
+            }
+            let mut state = self.root_state.clone();
+            state.apply(child.action as usize);
+            if let Some(outcome) = state.outcome() {
+                self.tree.nodes[index].mark_terminal(outcome, self.sides);
+            }
+        }
+        if !self.tree.root().proven {
+            self.tree.prove(ROOT);
+        }
+    }
+
+    /// The move to play given the search's choice `best` and what is proven:
+    /// a move that wins outright (one that ends the game first), and never a
+    /// move proven worse than another move's prospects. Also says whether the
+    /// move is a proven win (which is played whatever the temperature).
+    fn solved_choice(&self, best: usize) -> (usize, bool) {
+        let root = self.tree.root();
+        let player = root.to_play;
+        let children = &self.tree.nodes[root.children()];
+        let win = (0..children.len())
+            .filter(|&i| children[i].exact(player) == Some(1.0))
+            .max_by_key(|&i| (children[i].kind == Kind::Terminal, children[i].visits));
+        if let Some(win) = win {
+            return (win, true);
+        }
+        if let Some(exact) = children[best].exact(player) {
+            let better = (0..children.len())
+                .filter(|&i| children[i].settled_q(player).is_some_and(|q| q > exact))
+                .max_by_key(|&i| children[i].visits);
+            if let Some(better) = better {
+                return (better, false);
+            }
+        }
+        (best, false)
     }
 
     /// `first`, then the most visited child at each step while there is one.
@@ -764,13 +838,13 @@ impl<G: Game> Search<G> {
     }
 }
 
-/// Adds one visit with `value` (first player's view) and `draw` to every node
-/// of `path`, releasing one virtual loss each if `in_flight`.
-fn backup(nodes: &mut [Node], path: &[NodeId], value: f32, draw: f32, in_flight: bool) {
+/// Adds one visit with `value` and `draw` to every node of `path`, releasing
+/// one virtual loss each if `in_flight`.
+fn backup<V: Values>(nodes: &mut [Node<V>], path: &[NodeId], value: V, draw: f32, in_flight: bool) {
     for &id in path {
         let node = &mut nodes[id as usize];
         node.visits += 1;
-        node.value_sum += f64::from(value);
+        value.add_to(&mut node.value_sum);
         node.draw_sum += draw;
         if in_flight {
             node.in_flight -= 1;
@@ -780,8 +854,8 @@ fn backup(nodes: &mut [Node], path: &[NodeId], value: f32, draw: f32, in_flight:
 
 /// The index of the most visited of `children` (ties: better Q for `player`,
 /// then the higher prior), or `None` if none has been visited.
-fn most_visited(children: &[Node], player: Player) -> Option<usize> {
-    let key = |c: &Node| (c.visits, c.q(player), c.prior);
+fn most_visited<V: Values>(children: &[Node<V>], player: Player) -> Option<usize> {
+    let key = |c: &Node<V>| (c.visits, c.q(player), c.prior);
     (0..children.len())
         .filter(|&i| children[i].visits > 0)
         .max_by(|&a, &b| {

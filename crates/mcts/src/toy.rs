@@ -1,6 +1,8 @@
 //! Small complete games for tests, examples and smoke tests of pipelines that
 //! are generic over [`Game`]: tic-tac-toe and connect-k on a small board
-//! (both solved by brute force in this crate's tests), and [`HashEvaluator`],
+//! (both solved by brute force in this crate's tests), [`CoinRow`] for three
+//! to five sides and for partners moving in a row (solved exactly, max^n, in
+//! `tests/many_sides.rs`), and [`HashEvaluator`],
 //! an evaluator with varied but fixed answers for testing code built on the
 //! search.
 
@@ -9,6 +11,7 @@ use std::hash::{Hash, Hasher};
 
 use crate::error::EvalError;
 use crate::eval::{EvalBatch, Evaluator, Wdl};
+use crate::values::{MAX_SIDES, SideShares, SideValues, Values, ZeroSum};
 use crate::{Game, Outcome, Player};
 
 /// A fixed pseudo-random function of the state: logits in `[-1, 1]` and a WDL
@@ -18,7 +21,10 @@ use crate::{Game, Outcome, Player};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HashEvaluator;
 
-impl<G: Game + Hash> Evaluator<G> for HashEvaluator {
+impl<G: Game + Hash> Evaluator<G> for HashEvaluator
+where
+    G::Values: HashedEstimate,
+{
     fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
         for slot in batch.slots_mut() {
             let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -27,15 +33,42 @@ impl<G: Game + Hash> Evaluator<G> for HashEvaluator {
             for (logit, &action) in slot.logits.iter_mut().zip(slot.legal_actions) {
                 *logit = 2.0 * unit_interval(hash ^ action as u64) - 1.0;
             }
-            let win = 0.8 * unit_interval(hash.wrapping_add(1));
-            let draw = 0.2 * unit_interval(hash.wrapping_add(2));
-            *slot.value = Wdl {
-                win,
-                draw,
-                loss: 1.0 - win - draw,
-            };
+            *slot.value = G::Values::hashed_estimate(hash, slot.state.sides());
         }
         Ok(())
+    }
+}
+
+/// Values whose estimate [`HashEvaluator`] can make up from a hash.
+pub trait HashedEstimate: Values {
+    fn hashed_estimate(hash: u64, sides: usize) -> Self::Estimate;
+}
+
+impl HashedEstimate for ZeroSum {
+    fn hashed_estimate(hash: u64, _sides: usize) -> Wdl {
+        let win = 0.8 * unit_interval(hash.wrapping_add(1));
+        let draw = 0.2 * unit_interval(hash.wrapping_add(2));
+        Wdl {
+            win,
+            draw,
+            loss: 1.0 - win - draw,
+        }
+    }
+}
+
+impl HashedEstimate for SideValues {
+    fn hashed_estimate(hash: u64, sides: usize) -> SideShares {
+        let mut win = [0.0; MAX_SIDES];
+        for (side, share) in win.iter_mut().enumerate().take(sides) {
+            *share = 0.1 + unit_interval(hash.wrapping_add(side as u64 + 1));
+        }
+        let draw = 0.2 * unit_interval(hash.wrapping_add(7));
+        let total: f32 = win.iter().sum::<f32>() + draw;
+        win.iter_mut().for_each(|share| *share /= total);
+        SideShares {
+            win,
+            draw: draw / total,
+        }
     }
 }
 
@@ -76,14 +109,14 @@ pub fn play_all<G: Game>(mut game: G, actions: &[usize]) -> Option<G> {
 /// Who moves after `moves` moves in a game of strict alternation.
 fn mover_after(moves: u32) -> Player {
     if moves.is_multiple_of(2) {
-        Player::First
+        Player::FIRST
     } else {
-        Player::Second
+        Player::SECOND
     }
 }
 
 /// Tic-tac-toe. Action `i` marks cell `i` (row-major, 0 is the top left).
-/// [`Player::First`] plays X.
+/// [`Player::FIRST`] plays X.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct TicTacToe {
     /// Bit `i` set: cell `i` holds a mark of that player.
@@ -112,6 +145,7 @@ impl TicTacToe {
 }
 
 impl Game for TicTacToe {
+    type Values = ZeroSum;
     const NUM_ACTIONS: usize = 9;
 
     fn to_play(&self) -> Player {
@@ -135,9 +169,9 @@ impl Game for TicTacToe {
 
     fn outcome(&self) -> Option<Outcome> {
         if TicTacToe::has_line(self.marks[0]) {
-            Some(Outcome::Win(Player::First))
+            Some(Outcome::Win(Player::FIRST))
         } else if TicTacToe::has_line(self.marks[1]) {
-            Some(Outcome::Win(Player::Second))
+            Some(Outcome::Win(Player::SECOND))
         } else if self.occupied() == 0x1ff {
             Some(Outcome::Draw)
         } else {
@@ -224,6 +258,7 @@ impl<const W: usize, const H: usize, const K: usize> ConnectK<W, H, K> {
 }
 
 impl<const W: usize, const H: usize, const K: usize> Game for ConnectK<W, H, K> {
+    type Values = ZeroSum;
     const NUM_ACTIONS: usize = W;
 
     fn to_play(&self) -> Player {
@@ -273,6 +308,117 @@ impl<const W: usize, const H: usize, const K: usize> fmt::Display for ConnectK<W
     }
 }
 
+/// The most coins of a [`CoinRow`].
+pub const MAX_COINS: usize = 12;
+
+/// A game of several sides: coins lie in a row, and the sides take turns (in
+/// a fixed order that may give a side several turns in a row, as partners in
+/// a row do) taking the coin at either end of the row. When the row is empty
+/// the highest total wins; equal highest totals share the result (a draw if
+/// every side has it). Small enough to solve exactly (max^n), which this
+/// crate's tests do to check the search with more than two sides.
+///
+/// Actions: 0 takes the left end, 1 the right end (only 0 with one coin left).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct CoinRow {
+    coins: [u8; MAX_COINS],
+    left: u8,
+    right: u8,
+    /// The turn order: `order[ply % order_len]` is the side to move.
+    order: [u8; 8],
+    order_len: u8,
+    sides: u8,
+    ply: u8,
+    scores: [u16; MAX_SIDES],
+}
+
+impl CoinRow {
+    /// A row of `coins` (at most [`MAX_COINS`]) taken by the sides in `order`
+    /// (1 to 8 turns, naming every side of `0..sides` at least once).
+    pub fn new(coins: &[u8], order: &[usize]) -> Option<CoinRow> {
+        let sides = order.iter().max()? + 1;
+        let named_all = (0..sides).all(|side| order.contains(&side));
+        if coins.len() > MAX_COINS || order.len() > 8 || sides > MAX_SIDES || !named_all {
+            return None;
+        }
+        let mut row = CoinRow {
+            coins: [0; MAX_COINS],
+            left: 0,
+            right: coins.len() as u8,
+            order: [0; 8],
+            order_len: order.len() as u8,
+            sides: sides as u8,
+            ply: 0,
+            scores: [0; MAX_SIDES],
+        };
+        row.coins[..coins.len()].copy_from_slice(coins);
+        for (to, &side) in row.order.iter_mut().zip(order) {
+            *to = side as u8;
+        }
+        Some(row)
+    }
+
+    /// Each side's total so far.
+    pub fn scores(&self) -> &[u16] {
+        &self.scores[..usize::from(self.sides)]
+    }
+}
+
+impl Game for CoinRow {
+    type Values = SideValues;
+    const NUM_ACTIONS: usize = 2;
+
+    fn sides(&self) -> usize {
+        usize::from(self.sides)
+    }
+
+    fn to_play(&self) -> Player {
+        Player::new(usize::from(
+            self.order[usize::from(self.ply % self.order_len)],
+        ))
+    }
+
+    fn legal_actions(&self, out: &mut Vec<usize>) {
+        out.clear();
+        match self.right - self.left {
+            0 => {}
+            1 => out.push(0),
+            _ => out.extend([0, 1]),
+        }
+    }
+
+    fn apply(&mut self, action: usize) {
+        let side = self.to_play().index();
+        let coin = if action == 0 {
+            self.left += 1;
+            self.coins[usize::from(self.left) - 1]
+        } else {
+            self.right -= 1;
+            self.coins[usize::from(self.right)]
+        };
+        self.scores[side] += u16::from(coin);
+        self.ply += 1;
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if self.left < self.right {
+            return None;
+        }
+        let scores = self.scores();
+        let best = *scores.iter().max().expect("at least one side");
+        let mask = scores
+            .iter()
+            .enumerate()
+            .filter(|&(_, &score)| score == best)
+            .fold(0u8, |mask, (side, _)| mask | 1 << side);
+        Some(match mask.count_ones() {
+            1 => Outcome::Win(Player::new(mask.trailing_zeros() as usize)),
+            n if n as usize == scores.len() => Outcome::Draw,
+            _ => Outcome::Tie(mask),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,7 +426,7 @@ mod tests {
     #[test]
     fn tictactoe_rules() {
         let game = TicTacToe::from_actions(&[0, 3, 1, 4, 2]).unwrap();
-        assert_eq!(game.outcome(), Some(Outcome::Win(Player::First)));
+        assert_eq!(game.outcome(), Some(Outcome::Win(Player::FIRST)));
         assert_eq!(game.to_string(), "XXX/OO./...");
         let mut legal = vec![42];
         game.legal_actions(&mut legal);
@@ -289,7 +435,7 @@ mod tests {
         let draw = TicTacToe::from_actions(&[0, 1, 2, 4, 3, 5, 7, 6, 8]).unwrap();
         assert_eq!(draw.outcome(), Some(Outcome::Draw));
         let game = TicTacToe::from_actions(&[4]).unwrap();
-        assert_eq!(game.to_play(), Player::Second);
+        assert_eq!(game.to_play(), Player::SECOND);
         game.legal_actions(&mut legal);
         assert_eq!(legal, vec![0, 1, 2, 3, 5, 6, 7, 8]);
     }
@@ -299,21 +445,21 @@ mod tests {
         type C4 = ConnectK<7, 6, 4>;
         assert_eq!(
             C4::from_actions(&[0, 1, 0, 1, 0, 1, 0]).unwrap().outcome(),
-            Some(Outcome::Win(Player::First))
+            Some(Outcome::Win(Player::FIRST))
         );
         assert_eq!(
             C4::from_actions(&[0, 0, 1, 1, 2, 2, 3]).unwrap().outcome(),
-            Some(Outcome::Win(Player::First))
+            Some(Outcome::Win(Player::FIRST))
         );
         // Diagonal for the second player: O at (1,0) (2,1) (3,2) (4,3).
         let diag = C4::from_actions(&[0, 1, 2, 2, 3, 3, 4, 3, 4, 4, 6, 4]).unwrap();
-        assert_eq!(diag.outcome(), Some(Outcome::Win(Player::Second)), "{diag}");
+        assert_eq!(diag.outcome(), Some(Outcome::Win(Player::SECOND)), "{diag}");
         assert!(
             C4::from_actions(&[0, 0, 0, 0, 0, 0, 0]).is_none(),
             "column 0 holds six"
         );
         let game = ConnectK::<3, 2, 3>::from_actions(&[0, 0, 1, 1, 2]).unwrap();
-        assert_eq!(game.outcome(), Some(Outcome::Win(Player::First)));
+        assert_eq!(game.outcome(), Some(Outcome::Win(Player::FIRST)));
         assert_eq!(game.to_string(), "OO./XXX");
         let full = ConnectK::<2, 2, 3>::from_actions(&[0, 0, 1, 1]).unwrap();
         assert_eq!(full.outcome(), Some(Outcome::Draw));

@@ -9,6 +9,7 @@
 //! exponentials for them.
 
 use crate::error::SearchError;
+use crate::values::Values;
 use crate::{Outcome, Player};
 
 /// Index of a node in [`Tree::nodes`].
@@ -37,16 +38,17 @@ pub(crate) struct Edge {
     pub logit: f32,
 }
 
-/// A node and the edge leading to it. Values are from [`Player::First`]'s point
-/// of view (see the crate documentation).
+/// A node and the edge leading to it. Values are stored for every side as the
+/// game's [`Values`] say (for two sides: one number, the first side's value).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Node {
-    /// Sum of backed-up values `win - loss`.
-    pub value_sum: f64,
+pub(crate) struct Node<V: Values> {
+    /// Sum of backed-up values.
+    pub value_sum: V::Sum,
     /// Sum of backed-up draw probabilities (for reporting WDL).
     pub draw_sum: f32,
-    /// The evaluator's value of this node's state, or its exact value if terminal.
-    pub raw_value: f32,
+    /// The evaluator's value of this node's state, or its exact value once
+    /// `proven`.
+    pub raw_value: V,
     /// First child in `nodes` ([`Kind::Expanded`]) or first edge in `edges`
     /// ([`Kind::Evaluated`]).
     pub first_child: u32,
@@ -60,16 +62,22 @@ pub(crate) struct Node {
     /// Simulations through this node whose leaf is still being evaluated.
     pub in_flight: u32,
     pub kind: Kind,
+    /// The result here is known exactly (in `raw_value`): the game is over
+    /// ([`Kind::Terminal`]), or the search has proven it (MCTS-solver: a
+    /// move that wins for the side to move, or every move's result known).
+    pub proven: bool,
+    /// A proven node's result is a draw shared by every side.
+    pub proven_draw: bool,
     /// The player to move in this node's state; set once the node is reached.
     pub to_play: Player,
 }
 
-impl Node {
-    pub fn new(action: u32, prior: f32, log_prior: f32) -> Node {
+impl<V: Values> Node<V> {
+    pub fn new(action: u32, prior: f32, log_prior: f32) -> Node<V> {
         Node {
-            value_sum: 0.0,
+            value_sum: V::ZERO_SUM,
             draw_sum: 0.0,
-            raw_value: 0.0,
+            raw_value: V::ZERO,
             first_child: 0,
             num_children: 0,
             action,
@@ -78,7 +86,9 @@ impl Node {
             visits: 0,
             in_flight: 0,
             kind: Kind::Unvisited,
-            to_play: Player::First,
+            proven: false,
+            proven_draw: false,
+            to_play: Player::FIRST,
         }
     }
 
@@ -90,8 +100,9 @@ impl Node {
     }
 
     /// Mean value from `player`'s point of view; only meaningful with visits.
+    #[inline]
     pub fn q(&self, player: Player) -> f32 {
-        player.sign() * (self.value_sum / f64::from(self.visits)) as f32
+        (V::sum_for(&self.value_sum, player) / f64::from(self.visits)) as f32
     }
 
     /// Visits including those still in flight.
@@ -99,31 +110,52 @@ impl Node {
         self.visits + self.in_flight
     }
 
-    pub fn mark_terminal(&mut self, outcome: Outcome) {
+    /// The game is over here, in a game of `sides` sides.
+    pub fn mark_terminal(&mut self, outcome: Outcome, sides: usize) {
         self.kind = Kind::Terminal;
-        self.raw_value = outcome.value_for(Player::First);
+        self.raw_value = V::of_outcome(outcome, sides);
+        self.proven = true;
+        self.proven_draw = outcome.draw_share() > 0.0;
     }
 
-    /// Value and draw probability to back up for a visit of this terminal node.
-    pub fn terminal_backup(&self) -> (f32, f32) {
-        let draw = if self.raw_value == 0.0 { 1.0 } else { 0.0 };
-        (self.raw_value, draw)
+    /// Values and draw probability to back up for a visit of this proven node.
+    pub fn exact_backup(&self) -> (V, f32) {
+        (self.raw_value, f32::from(u8::from(self.proven_draw)))
+    }
+
+    /// The exact value for `player` if proven.
+    #[inline]
+    pub fn exact(&self, player: Player) -> Option<f32> {
+        self.proven.then(|| self.raw_value.for_player(player))
+    }
+
+    /// The value `player` can count on here: the exact value once proven,
+    /// else the mean (`None` without visits).
+    #[inline]
+    pub fn settled_q(&self, player: Player) -> Option<f32> {
+        if self.proven {
+            Some(self.raw_value.for_player(player))
+        } else if self.visits > 0 {
+            Some(self.q(player))
+        } else {
+            None
+        }
     }
 }
 
 #[derive(Clone, Debug)]
-pub(crate) struct Tree {
-    pub nodes: Vec<Node>,
+pub(crate) struct Tree<V: Values> {
+    pub nodes: Vec<Node<V>>,
     edges: Vec<Edge>,
     /// Second arenas used while re-rooting, kept to avoid reallocating.
-    spare_nodes: Vec<Node>,
+    spare_nodes: Vec<Node<V>>,
     spare_edges: Vec<Edge>,
 }
 
 const MAX_ENTRIES: usize = u32::MAX as usize;
 
-impl Tree {
-    pub fn new() -> Tree {
+impl<V: Values> Tree<V> {
+    pub fn new() -> Tree<V> {
         let mut tree = Tree {
             nodes: Vec::new(),
             edges: Vec::new(),
@@ -141,7 +173,7 @@ impl Tree {
         self.nodes.push(Node::new(u32::MAX, 1.0, 0.0));
     }
 
-    pub fn root(&self) -> &Node {
+    pub fn root(&self) -> &Node<V> {
         &self.nodes[ROOT as usize]
     }
 
@@ -206,6 +238,57 @@ impl Tree {
         Ok(())
     }
 
+    /// MCTS-solver: after `path` (root first) ended at a proven node, marks
+    /// the nodes above it proven while their result has become exact: a move
+    /// wins outright for the side choosing (value 1), or every move is proven
+    /// (the best of them for the side choosing). Stops at the first node that
+    /// stays open.
+    pub fn propagate_proof(&mut self, path: &[NodeId]) {
+        for &id in path.iter().rev().skip(1) {
+            let node = self.nodes[id as usize];
+            if node.proven {
+                continue;
+            }
+            if node.kind != Kind::Expanded || !self.prove(id) {
+                return;
+            }
+        }
+    }
+
+    /// Marks the expanded node `id` proven if its children make its result
+    /// exact; returns whether it did.
+    pub fn prove(&mut self, id: NodeId) -> bool {
+        let node = self.nodes[id as usize];
+        let player = node.to_play;
+        let mut best: Option<(usize, f32)> = None;
+        for index in node.children() {
+            let child = &self.nodes[index];
+            let Some(value) = child.exact(player) else {
+                // An open move: only an outright win decides now.
+                best = None;
+                if let Some(win) = self.nodes[node.children()]
+                    .iter()
+                    .position(|c| c.exact(player) == Some(1.0))
+                {
+                    best = Some((node.first_child as usize + win, 1.0));
+                }
+                break;
+            };
+            if best.is_none_or(|(_, b)| value > b) {
+                best = Some((index, value));
+            }
+        }
+        let Some((child, _)) = best else {
+            return false;
+        };
+        let child = self.nodes[child];
+        let node = &mut self.nodes[id as usize];
+        node.raw_value = child.raw_value;
+        node.proven_draw = child.proven_draw;
+        node.proven = true;
+        true
+    }
+
     /// Makes `child` (a child of the root) the new root, keeping its subtree
     /// and dropping everything else. The kept nodes are copied breadth-first
     /// into the spare arenas, which keeps each family contiguous.
@@ -241,12 +324,12 @@ mod tests {
 
     #[test]
     fn expansion_turns_logits_into_normalised_priors() {
-        let mut tree = Tree::new();
+        let mut tree = Tree::<crate::ZeroSum>::new();
         tree.add_edges(ROOT, &[4, 7, 9], &[0.0, 2f32.ln(), f32::NEG_INFINITY])
             .unwrap();
         assert_eq!(tree.root().kind, Kind::Evaluated);
         tree.expand(ROOT).unwrap();
-        let children: Vec<Node> = tree.nodes[tree.root().children()].to_vec();
+        let children: Vec<Node<crate::ZeroSum>> = tree.nodes[tree.root().children()].to_vec();
         let actions: Vec<u32> = children.iter().map(|c| c.action).collect();
         assert_eq!(actions, vec![4, 7, 9]);
         for (child, prior) in children.iter().zip([1.0 / 3.0, 2.0 / 3.0, 0.0]) {
@@ -258,7 +341,7 @@ mod tests {
 
     #[test]
     fn reroot_keeps_the_subtree_with_its_edges() {
-        let mut tree = Tree::new();
+        let mut tree = Tree::<crate::ZeroSum>::new();
         tree.add_edges(ROOT, &[0, 1], &[0.0, 0.0]).unwrap();
         tree.expand(ROOT).unwrap();
         let first = tree.root().first_child;
@@ -275,7 +358,7 @@ mod tests {
         assert_eq!(actions, vec![6, 8]);
         assert_eq!(tree.size(), 3, "the sibling's edges are gone");
 
-        let mut tree2 = Tree::new();
+        let mut tree2 = Tree::<crate::ZeroSum>::new();
         tree2.add_edges(ROOT, &[0], &[0.0]).unwrap();
         tree2.expand(ROOT).unwrap();
         tree2.add_edges(1, &[2, 3], &[0.5, 0.0]).unwrap();

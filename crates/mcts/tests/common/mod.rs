@@ -143,3 +143,24 @@ pub fn root_action(result: &SearchResult, action: usize) -> RootAction {
         .find(|a| a.action == action)
         .unwrap()
 }
+
+/// Every state reachable from `start` that is not over, in order of discovery.
+pub fn open_positions<G: Game + Hash + Eq>(start: G) -> Vec<G> {
+    let mut seen = std::collections::HashSet::from([start.clone()]);
+    let mut found = vec![start];
+    let mut next = 0;
+    let mut actions = Vec::new();
+    while next < found.len() {
+        let state = found[next].clone();
+        next += 1;
+        state.legal_actions(&mut actions);
+        for &action in &actions {
+            let mut child = state.clone();
+            child.apply(action);
+            if child.outcome().is_none() && seen.insert(child.clone()) {
+                found.push(child);
+            }
+        }
+    }
+    found
+}
