@@ -27,8 +27,10 @@
 use std::fmt;
 
 pub mod choice;
+pub mod variant;
 
 pub use choice::{GameHistory, choose_move};
+pub use variant::{VARIANT_ACTIONS, VariantGame};
 
 use sumito_engine::{ACTION_COUNT, Color, Move, Outcome as EngineOutcome, Position};
 use sumito_mcts::{Game, Outcome, Player, ZeroSum};
