@@ -38,6 +38,7 @@ pub mod model;
 mod search;
 mod service;
 pub mod train;
+pub mod variant_encoding;
 
 pub use checkpoint::{CheckpointMeta, RulesMeta, read_checkpoint_meta};
 pub use config::{
