@@ -37,6 +37,14 @@ pub fn format_position(position: &Position, analysis: &Analysis, top: usize) -> 
         analysis.simulations,
         analysis.elapsed.as_secs_f64()
     );
+    if let Some(solved) = analysis.solved {
+        let result = match solved {
+            v if v > 0.5 => "a win",
+            v if v < -0.5 => "a loss",
+            _ => "a draw",
+        };
+        let _ = writeln!(text, "proven: {result} for {side} with best play");
+    }
     let _ = writeln!(
         text,
         "  {:<8} {:>7} {:>6} {:>7} {:>6}",
@@ -205,6 +213,20 @@ mod tests {
             .take_while(|line| !line.contains("more legal moves"))
             .count();
         assert_eq!(rows, 5, "{text}");
+    }
+
+    #[test]
+    fn a_win_in_one_is_reported_proven() {
+        // Black's E7-E8 pushes White's E9 off, the sixth marble.
+        let position = Position::from_fen("5/6/7/8/6bbw/8/7/6/5 b 0 5").unwrap();
+        let analysis = uniform().analyse(&position, None).unwrap();
+        assert_eq!(analysis.best, position.parse_move("E7E8").unwrap());
+        assert_eq!(analysis.solved, Some(1.0));
+        let text = format_position(&position, &analysis, 3);
+        assert!(
+            text.contains("proven: a win for Black with best play"),
+            "{text}"
+        );
     }
 
     #[test]

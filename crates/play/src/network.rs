@@ -72,6 +72,9 @@ pub struct Analysis {
     pub best: Move,
     /// Win/draw/loss for the side to move at the root.
     pub wdl: Wdl,
+    /// The exact value for the side to move if the search proved the
+    /// result (1 a certain win, -1 a certain loss, 0 a certain draw).
+    pub solved: Option<f32>,
     /// Visits at the root (including those kept from earlier moves).
     pub visits: u32,
     /// Simulations run for this analysis.
@@ -108,6 +111,7 @@ impl Analysis {
         Analysis {
             best: AbaloneGame::move_of(result.best_action).expect("the search returns an action"),
             wdl: result.wdl,
+            solved: result.solved,
             visits: moves.iter().map(|stats| stats.visits).sum(),
             simulations,
             moves,
