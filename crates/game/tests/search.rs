@@ -145,7 +145,9 @@ fn gumbel_finds_the_win_with_two_to_four_simulations() {
             );
         }
     }
-    // PUCT with two simulations spends both on the prior's favourite.
+    // PUCT with two simulations would spend both on the prior's favourite;
+    // the solver marks the game-ending push-off at the root before any
+    // simulation, so PUCT plays the win too.
     let puct = SearchConfig {
         simulations: 2,
         ..SearchConfig::default()
@@ -154,7 +156,8 @@ fn gumbel_finds_the_win_with_two_to_four_simulations() {
         .unwrap()
         .search(&evaluator)
         .unwrap();
-    assert_eq!(result.action, favourite);
+    assert_plays_a_win(&position, &result, "PUCT, 2 simulations");
+    assert_eq!(result.solved, Some(1.0), "the win is proven");
 }
 
 fn configs() -> Vec<SearchConfig> {
