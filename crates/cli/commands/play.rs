@@ -96,12 +96,21 @@ fn parse_clock(text: &str) -> Result<TimeControl, String> {
 
 /// A positive number of seconds, at most a day.
 pub fn parse_seconds(text: &str) -> Result<Duration, String> {
-    match text.trim().parse::<f64>() {
-        Ok(seconds) if seconds > 0.0 && seconds <= 86_400.0 => Ok(Duration::from_secs_f64(seconds)),
-        _ => Err(format!(
-            "{text:?} is not a number of seconds between 0 (exclusive) and 86400"
-        )),
-    }
+    // A bare number is seconds; a duration as players write it (`1s`,
+    // `250ms`, `1m`) is accepted too.
+    let parsed = match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds <= 86_400.0 => {
+            Some(Duration::from_secs_f64(seconds))
+        }
+        Ok(_) => None,
+        Err(_) => sumito_arena::spec::parse_duration(text.trim())
+            .filter(|time| !time.is_zero() && *time <= Duration::from_secs(86_400)),
+    };
+    parsed.ok_or_else(|| {
+        format!(
+            "{text:?} is not a time per move: seconds between 0 (exclusive) and 86400, or a duration such as 250ms or 2s"
+        )
+    })
 }
 
 /// A classical opponent from its spec, with --time-per-move as a cap.
@@ -265,4 +274,22 @@ fn run_general(args: &Args) -> anyhow::Result<()> {
         &mut stdout.lock(),
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_seconds;
+    use std::time::Duration;
+
+    #[test]
+    fn times_per_move_read_as_seconds_or_durations() {
+        assert_eq!(parse_seconds("1"), Ok(Duration::from_secs(1)));
+        assert_eq!(parse_seconds("0.25"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_seconds("1s"), Ok(Duration::from_secs(1)));
+        assert_eq!(parse_seconds("250ms"), Ok(Duration::from_millis(250)));
+        for bad in ["0", "-1", "0s", "soon", "100000"] {
+            let message = parse_seconds(bad).unwrap_err();
+            assert!(message.contains("not a time per move"), "{bad}: {message}");
+        }
+    }
 }
