@@ -288,6 +288,7 @@ fn tiny_run(root: &Path) {
             policy_channels: 4,
             value_channels: 4,
             value_hidden: 8,
+            game: sumito_net::NetGame::TwoPlayer,
         },
         sumito_net::Device::Cpu,
     )

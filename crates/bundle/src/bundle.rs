@@ -732,6 +732,7 @@ pub(crate) mod tests {
             policy_channels: 4,
             value_channels: 4,
             value_hidden: 8,
+            game: sumito_net::NetGame::TwoPlayer,
         }
     }
 

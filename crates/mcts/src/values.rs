@@ -123,6 +123,30 @@ pub struct SideShares {
 }
 
 impl SideShares {
+    /// The shares of a finished game (a value target): the winner's win
+    /// share 1, a draw among every side a draw share of 1, a tie among `k`
+    /// sides a win share of `1 / k` for each of them, so that
+    /// [`Self::values`] gives [`Outcome::value_for_side`].
+    pub fn of_outcome(outcome: Outcome, sides: usize) -> SideShares {
+        let mut shares = SideShares {
+            win: [0.0; MAX_SIDES],
+            draw: 0.0,
+        };
+        match outcome {
+            Outcome::Win(winner) => shares.win[winner.index()] = 1.0,
+            Outcome::Draw => shares.draw = 1.0,
+            Outcome::Tie(mask) => {
+                let share = 1.0 / mask.count_ones() as f32;
+                for (side, win) in shares.win.iter_mut().enumerate().take(sides) {
+                    if mask & (1 << side) != 0 {
+                        *win = share;
+                    }
+                }
+            }
+        }
+        shares
+    }
+
     /// The values these shares give each side: `2 * (win + draw / sides) - 1`.
     pub fn values(&self, sides: usize) -> [f32; MAX_SIDES] {
         let mut values = [0.0; MAX_SIDES];
@@ -234,6 +258,25 @@ mod tests {
         ZeroSum(0.5).add_to(&mut sum);
         ZeroSum(-0.25).add_to(&mut sum);
         assert_eq!(ZeroSum::sum_for(&sum, Player::SECOND), -0.25);
+    }
+
+    #[test]
+    fn shares_of_outcomes_give_the_outcomes_values() {
+        for outcome in [
+            Outcome::Win(Player::new(2)),
+            Outcome::Draw,
+            Outcome::Tie(0b101),
+            Outcome::Tie(0b011),
+        ] {
+            let shares = SideShares::of_outcome(outcome, 3);
+            let total: f32 = shares.win.iter().sum::<f32>() + shares.draw;
+            assert!((total - 1.0).abs() < 1e-6, "{outcome:?}");
+            let values = shares.values(3);
+            for (side, value) in values.iter().enumerate().take(3) {
+                let expected = outcome.value_for_side(Player::new(side), 3);
+                assert!((value - expected).abs() < 1e-6, "{outcome:?} side {side}");
+            }
+        }
     }
 
     #[test]

@@ -31,7 +31,6 @@ use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
 use crate::config::{ModelConfig, OptimizerKind, TrainingConfig};
-use crate::encoding::ENCODING_VERSION;
 use crate::fsutil::{fnv1a64, write_atomically};
 use crate::model::PolicyValueNet;
 use crate::train::{Optimizer, Trainer};
@@ -182,7 +181,8 @@ fn save(
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
         Err(err) => return Err(NetError::io(&manifest_path)(err)),
     }
-    let encoding = HashMap::from([("encoding_version".to_owned(), ENCODING_VERSION.to_string())]);
+    let encoding_version = net.game().encoding_version();
+    let encoding = HashMap::from([("encoding_version".to_owned(), encoding_version.to_string())]);
     let weights: BTreeMap<String, Tensor> = net.vars().variables().into_iter().collect();
     let mut files = vec![write_file(
         dir,
@@ -230,7 +230,7 @@ fn save(
     };
     let meta = CheckpointMeta {
         format: CHECKPOINT_FORMAT,
-        encoding_version: ENCODING_VERSION,
+        encoding_version,
         model: *net.config(),
         training_step,
         rules: rules.map(RulesMeta::from),
@@ -341,11 +341,14 @@ impl VerifiedFiles {
                 ),
             ));
         }
-        if meta.encoding_version != ENCODING_VERSION {
+        // The game comes from the metadata (two-player where older
+        // checkpoints do not name one), and with it the encoding expected.
+        let expected = meta.model.game.encoding_version();
+        if meta.encoding_version != expected {
             return Err(NetError::EncodingMismatch {
                 path: self.dir.clone(),
                 found: meta.encoding_version,
-                expected: ENCODING_VERSION,
+                expected,
             });
         }
         meta.model.validate().map_err(|err| {
@@ -510,7 +513,8 @@ impl Trainer {
 mod tests {
     use super::*;
     use crate::config::ModelConfig;
-    use crate::encoding::{GRID, INPUT_PLANES};
+    use crate::config::NetGame;
+    use crate::encoding::{ENCODING_VERSION, GRID, INPUT_PLANES};
     use crate::model::tests::tiny_config;
     use crate::train::tests::random_samples;
 
@@ -642,6 +646,46 @@ mod tests {
                 .to_string()
                 .contains("ema_decay")
         );
+    }
+
+    #[test]
+    fn a_general_game_network_saves_and_loads_as_one() {
+        let dir = crate::fsutil::fresh_test_path("variant");
+        let config = ModelConfig {
+            game: NetGame::Variant,
+            ..tiny_config()
+        };
+        let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
+        net.save_checkpoint(&dir, 0, None).unwrap();
+        let meta = read_checkpoint_meta(&dir).unwrap();
+        assert_eq!(meta.model.game, NetGame::Variant);
+        assert_eq!(
+            meta.encoding_version,
+            crate::variant_encoding::VARIANT_ENCODING_VERSION
+        );
+        let (loaded, _) = PolicyValueNet::load_checkpoint(&dir, None, Device::Cpu).unwrap();
+        assert_eq!(loaded.game(), NetGame::Variant);
+        let input = Tensor::rand(
+            [
+                2,
+                config.game.input_planes() as i64,
+                GRID as i64,
+                GRID as i64,
+            ],
+            (Kind::Float, Device::Cpu),
+        );
+        assert!(net.forward_packed(&input).allclose(
+            &loaded.forward_packed(&input),
+            0.0,
+            0.0,
+            false
+        ));
+        // Asked for as a two-player network, it is refused by name.
+        let message = PolicyValueNet::load_checkpoint(&dir, Some(&tiny_config()), Device::Cpu)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("for the general game"), "{message}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -38,6 +38,31 @@ pub struct ModelConfig {
     pub value_channels: usize,
     /// Width of the value head's hidden fully-connected layer.
     pub value_hidden: usize,
+    /// The game the network plays, which fixes its inputs and outputs;
+    /// chosen from the rules by whoever builds the network, not in presets.
+    #[serde(default, skip_serializing_if = "NetGame::is_two_player")]
+    pub game: NetGame,
+}
+
+/// Which game a network plays: its input planes, policy and value outputs
+/// (`crate::model::HeadShape`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NetGame {
+    /// The two-player game (`crate::encoding`): WDL and the marble
+    /// difference.
+    #[default]
+    TwoPlayer,
+    /// The general game, variants and 3 to 6 players
+    /// (`crate::variant_encoding`): a win share per side and a draw share,
+    /// and the marbles each seat pushes off.
+    Variant,
+}
+
+impl NetGame {
+    pub fn is_two_player(&self) -> bool {
+        *self == NetGame::TwoPlayer
+    }
 }
 
 /// Where inference runs and how requests of many threads are batched.
@@ -461,7 +486,11 @@ impl fmt::Display for ModelConfig {
             self.policy_channels,
             self.value_channels,
             self.value_hidden
-        )
+        )?;
+        match self.game {
+            NetGame::TwoPlayer => Ok(()),
+            NetGame::Variant => write!(f, ", for the general game"),
+        }
     }
 }
 

@@ -9,9 +9,9 @@ use sumito_engine::{Position, Symmetry};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
-use crate::config::SymmetryMode;
+use crate::config::{NetGame, SymmetryMode};
 use crate::encoding::{
-    GRID, INPUT_LEN, INPUT_PLANES, check_evaluable, encode_position, policy_index, symmetries_for,
+    GRID, INPUT_LEN, check_evaluable, encode_position, policy_index, symmetries_for,
 };
 use crate::model::{PACKED_AUX, PACKED_LEN, PACKED_WDL, PolicyValueNet};
 
@@ -53,6 +53,10 @@ pub(crate) fn softmax(logits: &[f32]) -> Vec<f32> {
 pub trait PackedModel: Send {
     fn device(&self) -> Device;
     fn forward_packed(&self, input: &Tensor) -> Result<Tensor, NetError>;
+    /// The game whose inputs it takes and outputs it packs.
+    fn game(&self) -> NetGame {
+        NetGame::TwoPlayer
+    }
 }
 
 impl PackedModel for PolicyValueNet {
@@ -60,26 +64,40 @@ impl PackedModel for PolicyValueNet {
         PolicyValueNet::device(self)
     }
 
+    fn game(&self) -> NetGame {
+        PolicyValueNet::game(self)
+    }
+
     fn forward_packed(&self, input: &Tensor) -> Result<Tensor, NetError> {
         Ok(PolicyValueNet::forward_packed(self, input))
     }
 }
 
-/// Runs `model` on `rows` encoded positions (`inputs.len() == rows * INPUT_LEN`)
-/// and returns the packed outputs, `rows * PACKED_LEN` floats.
+/// Runs `model` on `rows` encoded positions (`inputs.len() == rows *
+/// model.game().input_len()`, `INPUT_LEN` for the two-player game) and
+/// returns the packed outputs, `rows * model.game().packed_len()` floats.
 pub fn run_packed<M: PackedModel + ?Sized>(
     model: &M,
     inputs: &[f32],
     rows: usize,
 ) -> Result<Vec<f32>, NetError> {
-    debug_assert_eq!(inputs.len(), rows * INPUT_LEN);
+    let game = model.game();
+    if inputs.len() != rows * game.input_len() {
+        return Err(NetError::Service(format!(
+            "{} input floats for {rows} positions, but a network of the {game:?} game takes {} per position",
+            inputs.len(),
+            game.input_len()
+        )));
+    }
+    let planes = game.input_planes() as i64;
     let input = Tensor::from_slice(inputs)
-        .view([rows as i64, INPUT_PLANES as i64, GRID as i64, GRID as i64])
+        .view([rows as i64, planes, GRID as i64, GRID as i64])
         .to_device(model.device());
     let output = model.forward_packed(&input)?;
-    if output.size() != [rows as i64, PACKED_LEN as i64] {
+    let columns = game.packed_len();
+    if output.size() != [rows as i64, columns as i64] {
         return Err(NetError::Service(format!(
-            "the model returned shape {:?}, expected [{rows}, {PACKED_LEN}]",
+            "the model returned shape {:?}, expected [{rows}, {columns}]",
             output.size()
         )));
     }
@@ -222,6 +240,9 @@ pub trait PositionEvaluator: Send + Sync {
 pub struct DirectEvaluator<M> {
     model: Mutex<M>,
     pub(crate) symmetry: SymmetryMode,
+    /// Weight of the predicted marble difference in the values the search
+    /// gets (`crate::search::with_score_utility`); 0 by default.
+    pub(crate) score_utility: f32,
 }
 
 impl<M: PackedModel> DirectEvaluator<M> {
@@ -229,7 +250,16 @@ impl<M: PackedModel> DirectEvaluator<M> {
         DirectEvaluator {
             model: Mutex::new(model),
             symmetry,
+            score_utility: 0.0,
         }
+    }
+
+    /// The same evaluator with the search's values shifted by `weight` times
+    /// the predicted marble difference (see `crate::search`).
+    #[must_use]
+    pub fn with_score_utility(mut self, weight: f32) -> DirectEvaluator<M> {
+        self.score_utility = weight;
+        self
     }
 
     pub fn into_inner(self) -> M {

@@ -11,6 +11,10 @@
 //! the trace takes no size from its example input. Batch norm is in
 //! evaluation mode; the weights are frozen float32 on the CPU
 //! (`load` moves them to the device asked for).
+//!
+//! A network of the general game ([`NetGame::Variant`]) exports the same
+//! way with its own sizes (`crate::variant_encoding`); the sidecar's `model`
+//! names the game and its `input` and `output` the layout.
 
 use std::path::{Path, PathBuf};
 
@@ -19,11 +23,11 @@ use tch::{CModule, Device, Kind, Tensor};
 
 use crate::NetError;
 use crate::checkpoint::RulesMeta;
-use crate::config::ModelConfig;
-use crate::encoding::{ENCODING_VERSION, GRID, INPUT_PLANES};
+use crate::config::{ModelConfig, NetGame};
+use crate::encoding::GRID;
 use crate::evaluate::PackedModel;
 use crate::fsutil::write_atomically;
-use crate::model::{PACKED_LEN, PolicyValueNet};
+use crate::model::PolicyValueNet;
 
 /// Identifies the sidecar of an exported module.
 pub const EXPORT_FORMAT: &str = "sumito-torchscript-1";
@@ -65,8 +69,10 @@ impl PolicyValueNet {
             .copy(self.vars())
             .map_err(NetError::torch("copying the weights for export"))?;
         copy.vars_mut().freeze();
+        let game = self.game();
+        let planes = game.input_planes();
         let example = Tensor::zeros(
-            [2, INPUT_PLANES as i64, GRID as i64, GRID as i64],
+            [2, planes as i64, GRID as i64, GRID as i64],
             (Kind::Float, Device::Cpu),
         );
         let module = tch::no_grad(|| {
@@ -89,19 +95,34 @@ impl PolicyValueNet {
         let bytes = std::fs::read(&staging).map_err(NetError::io(&staging));
         let _ = std::fs::remove_file(&staging);
         write_atomically(path, &bytes?)?;
+        let encoding_version = game.encoding_version();
+        let (policy, value, aux, columns) = (
+            game.packed_value(),
+            game.packed_aux(),
+            game.packed_len() - 1,
+            game.packed_len(),
+        );
+        let output = match game {
+            NetGame::TwoPlayer => format!(
+                "float32 [batch, {columns}]: policy logits 0..{policy} (network frame) | \
+                 win/draw/loss logits {policy}..{value} | marble difference / 6 at {aux}"
+            ),
+            NetGame::Variant => format!(
+                "float32 [batch, {columns}]: policy logits 0..{policy} (network frame, every move kind) | \
+                 value logits {policy}..{value} (a win per side from the mover's, then a draw) | \
+                 marbles pushed off / 6 per seat from the mover's {value}..{columns}"
+            ),
+        };
         let meta = ExportMeta {
             format: EXPORT_FORMAT.to_owned(),
-            encoding_version: ENCODING_VERSION,
+            encoding_version,
             model: *self.config(),
             training_step,
             rules: rules.map(RulesMeta::from),
             input: format!(
-                "float32 [batch, {INPUT_PLANES}, {GRID}, {GRID}], encoding version {ENCODING_VERSION}"
+                "float32 [batch, {planes}, {GRID}, {GRID}], encoding version {encoding_version}"
             ),
-            output: format!(
-                "float32 [batch, {PACKED_LEN}]: policy logits 0..1734 (network frame) | \
-                 win/draw/loss logits 1734..1737 | marble difference / 6 at 1737"
-            ),
+            output,
         };
         let json = serde_json::to_vec_pretty(&meta).expect("export metadata serialises");
         write_atomically(&sidecar_path(path), &json)
@@ -135,11 +156,12 @@ impl TorchScriptModel {
                 problem: format!("has format '{}', expected '{EXPORT_FORMAT}'", meta.format),
             });
         }
-        if meta.encoding_version != ENCODING_VERSION {
+        let expected = meta.model.game.encoding_version();
+        if meta.encoding_version != expected {
             return Err(NetError::EncodingMismatch {
                 path: path.to_owned(),
                 found: meta.encoding_version,
-                expected: ENCODING_VERSION,
+                expected,
             });
         }
         let mut module = CModule::load_on_device(path, device).map_err(NetError::torch(
@@ -163,6 +185,10 @@ impl PackedModel for TorchScriptModel {
         self.device
     }
 
+    fn game(&self) -> NetGame {
+        self.meta.model.game
+    }
+
     fn forward_packed(&self, input: &Tensor) -> Result<Tensor, NetError> {
         tch::no_grad(|| self.module.forward_ts(&[input]))
             .map_err(NetError::torch("forward pass of the TorchScript module"))
@@ -173,9 +199,45 @@ impl PackedModel for TorchScriptModel {
 mod tests {
     use super::*;
     use crate::TrainingConfig;
+    use crate::encoding::INPUT_PLANES;
+    use crate::model::PACKED_LEN;
     use crate::model::tests::tiny_config;
     use crate::train::Trainer;
     use crate::train::tests::random_samples;
+
+    #[test]
+    fn a_general_game_network_exports_with_its_sizes() {
+        let dir = crate::fsutil::fresh_test_path("export-variant");
+        let config = ModelConfig {
+            game: NetGame::Variant,
+            ..tiny_config()
+        };
+        let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
+        let path = dir.join("model.pt");
+        net.export_torchscript(&path, 0, None).unwrap();
+        let model = TorchScriptModel::load(&path, Device::Cpu).unwrap();
+        assert_eq!(PackedModel::game(&model), NetGame::Variant);
+        assert_eq!(
+            model.meta().encoding_version,
+            crate::variant_encoding::VARIANT_ENCODING_VERSION
+        );
+        let input = Tensor::rand(
+            [
+                3,
+                config.game.input_planes() as i64,
+                GRID as i64,
+                GRID as i64,
+            ],
+            (Kind::Float, Device::Cpu),
+        );
+        let exported = model.forward_packed(&input).unwrap();
+        assert_eq!(exported.size(), [3, config.game.packed_len() as i64]);
+        assert!(
+            net.forward_packed(&input)
+                .allclose(&exported, 1e-5, 1e-6, false)
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn exported_module_matches_the_network_at_any_batch_size() {

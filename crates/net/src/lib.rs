@@ -39,11 +39,13 @@ mod search;
 mod service;
 pub mod train;
 pub mod variant_encoding;
+pub mod variant_search;
+pub mod variant_train;
 
 pub use checkpoint::{CheckpointMeta, RulesMeta, read_checkpoint_meta};
 pub use config::{
-    DeviceSpec, InferenceConfig, LrSchedule, ModelConfig, NetConfig, OptimizerKind, Precision,
-    SymmetryMode, ThreadsConfig, TrainingConfig, configure_threads, intra_op_threads,
+    DeviceSpec, InferenceConfig, LrSchedule, ModelConfig, NetConfig, NetGame, OptimizerKind,
+    Precision, SymmetryMode, ThreadsConfig, TrainingConfig, configure_threads, intra_op_threads,
 };
 pub use encoding::{ENCODING_VERSION, policy_index, symmetries_for};
 pub use error::NetError;
@@ -51,7 +53,8 @@ pub use evaluate::{DirectEvaluator, NetOutput, PackedModel, PositionEvaluator, r
 pub use export::{ExportMeta, TorchScriptModel};
 pub use model::PolicyValueNet;
 pub use service::{InferenceClient, InferenceService, ServiceStats};
-pub use train::{TrainMetrics, Trainer, TrainingSample};
+pub use train::{Sample, TrainMetrics, Trainer, TrainingSample};
+pub use variant_train::VariantTrainingSample;
 
 /// The torch device type, re-exported so that callers need not depend on
 /// `tch` themselves.

@@ -27,23 +27,116 @@
 
 use std::sync::OnceLock;
 
+use sumito_engine::variant::MAX_SEATS;
+use sumito_engine::variant::moves::ANTICLOCKWISE;
+use sumito_engine::variant::{MoveKind, VariantMove};
 use sumito_engine::{Cell, Direction, Move};
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
 
-use crate::config::{ModelConfig, Precision};
-use crate::encoding::{GRID, GRID_POINTS, INPUT_PLANES, POLICY_LEN, grid_point_of};
+use crate::config::{ModelConfig, NetGame, Precision};
+use crate::encoding::{
+    ENCODING_VERSION, GRID, GRID_POINTS, INPUT_PLANES, POLICY_LEN, grid_point_of,
+};
+use crate::variant_encoding::{
+    VARIANT_ENCODING_VERSION, VARIANT_INPUT_PLANES, VARIANT_POLICY_LEN, VARIANT_VALUE_LEN,
+};
 use crate::{CELL_COUNT, NetError};
 
 /// Logit channels per grid point of the policy head: 6 directions for a single
 /// marble, plus 3 lines × 2 lengths × 6 directions for groups of 2 and 3.
 pub const POLICY_CELL_CHANNELS: usize = 6 + 3 * 2 * 6;
+/// Logit channels per grid point of the general game's policy head: the
+/// group moves' [`POLICY_CELL_CHANNELS`], then 2 triangles × 6 directions
+/// for shield moves, then 9 shapes × 2 turns for rotations (see
+/// [`variant_policy_slot`]).
+pub const VARIANT_POLICY_CELL_CHANNELS: usize = POLICY_CELL_CHANNELS + 2 * 6 + 9 * 2;
 /// Column of the first WDL logit in the packed output.
 pub const PACKED_WDL: usize = POLICY_LEN;
 /// Column of the marble-difference prediction in the packed output.
 pub const PACKED_AUX: usize = POLICY_LEN + 3;
 /// Columns of the packed output.
 pub const PACKED_LEN: usize = POLICY_LEN + 4;
+
+/// The sizes a network's game fixes: its input planes and the columns of
+/// its packed output (policy, value logits, auxiliary predictions).
+impl NetGame {
+    pub fn input_planes(self) -> usize {
+        match self {
+            NetGame::TwoPlayer => INPUT_PLANES,
+            NetGame::Variant => VARIANT_INPUT_PLANES,
+        }
+    }
+
+    /// Floats of one encoded position.
+    pub fn input_len(self) -> usize {
+        self.input_planes() * GRID_POINTS
+    }
+
+    pub fn policy_len(self) -> usize {
+        match self {
+            NetGame::TwoPlayer => POLICY_LEN,
+            NetGame::Variant => VARIANT_POLICY_LEN,
+        }
+    }
+
+    /// Value logits: win, draw, loss; or a win per side (relative to the
+    /// mover's side) and a draw.
+    pub fn value_len(self) -> usize {
+        match self {
+            NetGame::TwoPlayer => 3,
+            NetGame::Variant => VARIANT_VALUE_LEN,
+        }
+    }
+
+    /// Auxiliary predictions: the final marble difference (`tanh`), or the
+    /// marbles each relative seat will have pushed off, / 6 (`sigmoid`).
+    pub fn aux_len(self) -> usize {
+        match self {
+            NetGame::TwoPlayer => 1,
+            NetGame::Variant => MAX_SEATS,
+        }
+    }
+
+    /// Column of the first value logit in the packed output.
+    pub fn packed_value(self) -> usize {
+        self.policy_len()
+    }
+
+    /// Column of the first auxiliary prediction in the packed output.
+    pub fn packed_aux(self) -> usize {
+        self.policy_len() + self.value_len()
+    }
+
+    /// Columns of the packed output.
+    pub fn packed_len(self) -> usize {
+        self.packed_aux() + self.aux_len()
+    }
+
+    /// The version of the encoding its inputs and outputs follow.
+    pub fn encoding_version(self) -> u32 {
+        match self {
+            NetGame::TwoPlayer => ENCODING_VERSION,
+            NetGame::Variant => VARIANT_ENCODING_VERSION,
+        }
+    }
+
+    fn policy_cell_channels(self) -> usize {
+        match self {
+            NetGame::TwoPlayer => POLICY_CELL_CHANNELS,
+            NetGame::Variant => VARIANT_POLICY_CELL_CHANNELS,
+        }
+    }
+
+    /// For every policy column, its index into the flattened `[channel,
+    /// point]` logits of the policy head.
+    fn policy_gather_index(self) -> &'static [i64] {
+        match self {
+            NetGame::TwoPlayer => policy_gather_index(),
+            NetGame::Variant => variant_policy_gather_index(),
+        }
+    }
+}
 
 /// The (channel, grid point) logit of the policy head that belongs to a move:
 /// the point of the group's lowest cell (lowest row, then lowest diagonal),
@@ -64,6 +157,66 @@ pub fn policy_slot(mv: Move) -> (usize, usize) {
         6 + (line * 2 + cells.len() - 2) * 6 + direction
     };
     (channel, grid_point_of(anchor))
+}
+
+/// The (channel, grid point) logit of the general game's policy head that
+/// belongs to a move. Group moves as in [`policy_slot`]; a shield move at
+/// the point of its triangle's lowest cell, with a channel for the triangle
+/// (`{c, c+E, c+NE}` or `{c, c+NW, c+NE}`) and the direction; a rotation at
+/// its middle cell, with a channel for the shape (3 lances, 6 arcs) and the
+/// turn. Like the group moves', these slots move with the board, so the
+/// head stays translation-equivariant.
+pub fn variant_policy_slot(mv: VariantMove) -> (usize, usize) {
+    let turn_index = |direction: Direction| {
+        ANTICLOCKWISE
+            .iter()
+            .position(|&d| d == direction)
+            .expect("every direction is in ANTICLOCKWISE")
+    };
+    match mv.kind() {
+        MoveKind::Group(group) => policy_slot(group),
+        MoveKind::Shield(shield) => {
+            let anchor = shield.cells[0];
+            let triangle = usize::from(anchor.neighbour(Direction::E) != Some(shield.cells[1]));
+            let channel = POLICY_CELL_CHANNELS + triangle * 6 + shield.dir.index();
+            (channel, grid_point_of(anchor))
+        }
+        MoveKind::Rotation(rotation) => {
+            let [a, b] = rotation.ends.map(|end| {
+                turn_index(
+                    rotation
+                        .middle
+                        .direction_to(end)
+                        .expect("a rotation's ends neighbour its middle"),
+                )
+            });
+            let shape = if (a + 3) % 6 == b {
+                a.min(b)
+            } else if (a + 2) % 6 == b {
+                3 + a
+            } else {
+                3 + b
+            };
+            let channel =
+                POLICY_CELL_CHANNELS + 12 + shape * 2 + usize::from(rotation.anticlockwise);
+            (channel, grid_point_of(rotation.middle))
+        }
+    }
+}
+
+/// For every move of the general game, its index into the flattened
+/// `[channel, point]` logits.
+fn variant_policy_gather_index() -> &'static [i64] {
+    static INDEX: OnceLock<Vec<i64>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        (0..VARIANT_POLICY_LEN)
+            .map(|index| {
+                let mv = VariantMove::from_index(index).expect("every index is a move");
+                let (channel, point) = variant_policy_slot(mv);
+                (channel * GRID_POINTS + point) as i64
+            })
+            .collect()
+    })
 }
 
 /// For every action, its index into the flattened `[channel, point]` logits.
@@ -210,7 +363,8 @@ impl PolicyValueNet {
         let vars = nn::VarStore::new(device);
         let root = vars.root();
         let channels = config.channels;
-        let stem = ConvBn::new(&root / "stem", INPUT_PLANES, channels, 3, 1.0);
+        let game = config.game;
+        let stem = ConvBn::new(&root / "stem", game.input_planes(), channels, 3, 1.0);
         let blocks = (0..config.blocks)
             .map(|index| {
                 let path = &root / "blocks" / index;
@@ -233,7 +387,7 @@ impl PolicyValueNet {
         let policy_out = nn::conv2d(
             &head / "out",
             pc as i64,
-            POLICY_CELL_CHANNELS as i64,
+            game.policy_cell_channels() as i64,
             1,
             Default::default(),
         );
@@ -242,12 +396,22 @@ impl PolicyValueNet {
         let hidden = config.value_hidden as i64;
         let value = ConvBn::new(&head / "main", channels, config.value_channels, 1, 1.0);
         let value_hidden = nn::linear(&head / "hidden", 2 * vc, hidden, Default::default());
-        let value_wdl = nn::linear(&head / "wdl", hidden, 3, Default::default());
-        let value_aux = nn::linear(&head / "aux", hidden, 1, Default::default());
+        let value_wdl = nn::linear(
+            &head / "wdl",
+            hidden,
+            game.value_len() as i64,
+            Default::default(),
+        );
+        let value_aux = nn::linear(
+            &head / "aux",
+            hidden,
+            game.aux_len() as i64,
+            Default::default(),
+        );
         let mask = Tensor::from_slice(&board_mask())
             .view([1, 1, GRID as i64, GRID as i64])
             .to_device(device);
-        let gather = Tensor::from_slice(policy_gather_index()).to_device(device);
+        let gather = Tensor::from_slice(game.policy_gather_index()).to_device(device);
         Ok(PolicyValueNet {
             vars,
             config: *config,
@@ -272,6 +436,11 @@ impl PolicyValueNet {
 
     pub fn device(&self) -> Device {
         self.vars.device()
+    }
+
+    /// The game it plays (its inputs and outputs).
+    pub fn game(&self) -> NetGame {
+        self.config.game
     }
 
     pub fn vars(&self) -> &nn::VarStore {
@@ -366,7 +535,10 @@ impl PolicyValueNet {
     }
 
     /// The three heads: policy logits `[batch, 1734]`, WDL logits
-    /// `[batch, 3]`, marble difference `[batch, 1]` (after `tanh`).
+    /// `[batch, 3]`, marble difference `[batch, 1]` (after `tanh`); for the
+    /// general game policy logits `[batch, 2916]`, value logits `[batch,
+    /// MAX_SIDES + 1]` and each relative seat's marbles pushed off / 6
+    /// `[batch, 6]` (after a sigmoid). See [`NetGame`].
     ///
     /// With `train` false (batch norm in evaluation mode) intermediate
     /// tensors are updated in place, so call it under `tch::no_grad`, as
@@ -412,7 +584,11 @@ impl PolicyValueNet {
         let value = activate(self.value.forward(&x, train));
         let hidden = self.value_hidden.forward(&Self::pool(&value)).relu();
         let wdl = self.value_wdl.forward(&hidden);
-        let aux = self.value_aux.forward(&hidden).tanh();
+        let aux = self.value_aux.forward(&hidden);
+        let aux = match self.config.game {
+            NetGame::TwoPlayer => aux.tanh(),
+            NetGame::Variant => aux.sigmoid(),
+        };
         (policy, wdl, aux)
     }
 
@@ -442,6 +618,7 @@ pub(crate) mod tests {
             policy_channels: 8,
             value_channels: 8,
             value_hidden: 16,
+            game: NetGame::TwoPlayer,
         }
     }
 
@@ -454,6 +631,52 @@ pub(crate) mod tests {
         assert!(converted.equal(&tensor));
         let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
         assert_eq!(net.stem.conv.ws.stride()[1], 1, "weights are channels-last");
+    }
+
+    #[test]
+    fn every_move_of_the_general_game_owns_its_own_policy_logit() {
+        let index = NetGame::Variant.policy_gather_index();
+        let slots: HashSet<i64> = index.iter().copied().collect();
+        assert_eq!(slots.len(), VARIANT_POLICY_LEN);
+        assert!(
+            slots
+                .iter()
+                .all(|&slot| (slot as usize) < VARIANT_POLICY_CELL_CHANNELS * GRID_POINTS)
+        );
+        // The group moves keep the two-player game's slots, and every
+        // channel is used.
+        assert_eq!(&index[..POLICY_LEN], policy_gather_index());
+        let channels: HashSet<i64> = index
+            .iter()
+            .map(|&slot| slot / GRID_POINTS as i64)
+            .collect();
+        assert_eq!(channels.len(), VARIANT_POLICY_CELL_CHANNELS);
+    }
+
+    #[test]
+    fn a_general_game_network_has_its_shapes() {
+        let config = ModelConfig {
+            game: NetGame::Variant,
+            ..tiny_config()
+        };
+        let game = config.game;
+        let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
+        let input = Tensor::rand(
+            [3, game.input_planes() as i64, GRID as i64, GRID as i64],
+            (Kind::Float, Device::Cpu),
+        );
+        let (policy, value, aux) = tch::no_grad(|| net.forward_heads(&input, false));
+        assert_eq!(policy.size(), [3, VARIANT_POLICY_LEN as i64]);
+        assert_eq!(value.size(), [3, VARIANT_VALUE_LEN as i64]);
+        assert_eq!(aux.size(), [3, MAX_SEATS as i64]);
+        let aux = Vec::<f32>::try_from(aux.flatten(0, -1)).unwrap();
+        assert!(aux.iter().all(|&x| (0.0..=1.0).contains(&x)));
+        let packed = net.forward_packed(&input);
+        assert_eq!(packed.size(), [3, game.packed_len() as i64]);
+        assert_eq!(game.packed_len(), 2916 + 6 + 6);
+        assert_eq!(NetGame::TwoPlayer.packed_len(), PACKED_LEN);
+        assert_eq!(NetGame::TwoPlayer.packed_aux(), PACKED_AUX);
+        assert_eq!(NetGame::TwoPlayer.packed_value(), PACKED_WDL);
     }
 
     #[test]

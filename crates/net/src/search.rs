@@ -18,9 +18,30 @@ use crate::evaluate::{
 };
 use crate::service::InferenceClient;
 
+/// The value the search gets for a position: the network's WDL, with the
+/// expected result shifted by `weight` times the predicted final marble
+/// difference (KataGo's score utility). A positive weight makes the search
+/// prefer, among moves of equal winning chances, those that push off more
+/// marbles and lose fewer: under the move-limit rule a one-marble lead wins,
+/// and without it the network's play settles for that lead.
+///
+/// The shift moves probability between win and loss (the draw share stays),
+/// and is clamped so that both stay in `[0, 1]`; `win - loss` grows by
+/// `weight * marble_diff` unless clamped.
+pub fn with_score_utility(wdl: [f32; 3], marble_diff: f32, weight: f32) -> Wdl {
+    let [win, draw, loss] = wdl;
+    let shift = (weight * marble_diff / 2.0).clamp(-win, loss);
+    Wdl {
+        win: win + shift,
+        draw,
+        loss: loss - shift,
+    }
+}
+
 fn evaluate_batch(
     batch: &mut EvalBatch<AbaloneGame>,
     symmetry: SymmetryMode,
+    score_utility: f32,
     forward: impl FnOnce(&[f32], usize) -> Result<Vec<f32>, NetError>,
 ) -> Result<(), EvalError> {
     if batch.is_empty() {
@@ -33,16 +54,15 @@ fn evaluate_batch(
         .map_err(|err| EvalError::backend("network forward pass", err))?;
     let rows = rows_by_position(&encoded, &packed, positions.len());
     for ((slot, position), rows) in batch.slots_mut().zip(&positions).zip(&rows) {
-        let ([win, draw, loss], _) =
-            decode_position(position, slot.legal_actions, rows, slot.logits);
-        *slot.value = Wdl { win, draw, loss };
+        let (wdl, marble_diff) = decode_position(position, slot.legal_actions, rows, slot.logits);
+        *slot.value = with_score_utility(wdl, marble_diff, score_utility);
     }
     Ok(())
 }
 
 impl<M: PackedModel> Evaluator<AbaloneGame> for DirectEvaluator<M> {
     fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
-        evaluate_batch(batch, self.symmetry, |inputs, rows| {
+        evaluate_batch(batch, self.symmetry, self.score_utility, |inputs, rows| {
             self.run_encoded(inputs, rows)
         })
     }
@@ -50,7 +70,7 @@ impl<M: PackedModel> Evaluator<AbaloneGame> for DirectEvaluator<M> {
 
 impl Evaluator<AbaloneGame> for InferenceClient {
     fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
-        evaluate_batch(batch, self.symmetry, |inputs, rows| {
+        evaluate_batch(batch, self.symmetry, self.score_utility, |inputs, rows| {
             self.run_encoded(inputs.to_vec(), rows)
         })
     }
@@ -103,6 +123,36 @@ mod tests {
                 assert!((a - b).abs() < 1e-4);
             }
         }
+    }
+
+    #[test]
+    fn the_score_utility_shifts_values_by_the_marble_difference() {
+        let positions = sample_positions(6, 7);
+        let plain = DirectEvaluator::new(
+            PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap(),
+            SymmetryMode::None,
+        );
+        let outputs = plain.evaluate_positions(&positions).unwrap();
+        let scored =
+            DirectEvaluator::new(plain.into_inner(), SymmetryMode::None).with_score_utility(0.5);
+        let mut batch = batch_of(&positions);
+        scored.evaluate(&mut batch).unwrap();
+        for (item, output) in outputs.iter().enumerate() {
+            let wdl = batch.value(item);
+            let expected = (output.value() + 0.5 * output.marble_diff).clamp(
+                output.value() - 2.0 * output.wdl[0],
+                output.value() + 2.0 * output.wdl[2],
+            );
+            assert!((wdl.win - wdl.loss - expected).abs() < 1e-5);
+            assert!((wdl.draw - output.wdl[1]).abs() < 1e-6);
+            assert!(wdl.win >= 0.0 && wdl.loss >= 0.0);
+            assert_eq!(batch.logits(item), output.logits.as_slice());
+        }
+        // Clamped: a certain loss with the best marble outlook stays a loss.
+        let clamped = with_score_utility([0.0, 0.2, 0.8], 1.0, 4.0);
+        assert_eq!((clamped.win, clamped.draw, clamped.loss), (0.8, 0.2, 0.0));
+        let lower = with_score_utility([0.3, 0.0, 0.7], -1.0, 4.0);
+        assert_eq!((lower.win, lower.loss), (0.0, 1.0));
     }
 
     #[test]

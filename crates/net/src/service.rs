@@ -19,10 +19,8 @@ use std::time::{Duration, Instant};
 use sumito_engine::Position;
 
 use crate::NetError;
-use crate::config::{InferenceConfig, SymmetryMode};
-use crate::encoding::INPUT_LEN;
+use crate::config::{InferenceConfig, NetGame, SymmetryMode};
 use crate::evaluate::{NetOutput, PackedModel, PositionEvaluator, evaluate_with, run_packed};
-use crate::model::PACKED_LEN;
 
 type Reply = Result<Vec<f32>, String>;
 
@@ -71,6 +69,7 @@ pub struct InferenceService {
     sender: Sender<Message>,
     shared: Arc<Shared>,
     symmetry: SymmetryMode,
+    game: NetGame,
     worker: Option<JoinHandle<()>>,
 }
 
@@ -81,6 +80,10 @@ pub struct InferenceClient {
     sender: Sender<Message>,
     shared: Arc<Shared>,
     pub(crate) symmetry: SymmetryMode,
+    /// Weight of the predicted marble difference in the values the search
+    /// gets (`crate::search::with_score_utility`); 0 by default.
+    pub(crate) score_utility: f32,
+    game: NetGame,
 }
 
 impl InferenceService {
@@ -101,6 +104,7 @@ impl InferenceService {
                 ),
             });
         }
+        let game = model.game();
         let (sender, receiver) = mpsc::channel();
         let shared = Arc::new(Shared::default());
         let worker_shared = Arc::clone(&shared);
@@ -114,6 +118,7 @@ impl InferenceService {
             sender,
             shared,
             symmetry: config.symmetry,
+            game,
             worker: Some(worker),
         })
     }
@@ -125,6 +130,8 @@ impl InferenceService {
             sender: self.sender.clone(),
             shared: Arc::clone(&self.shared),
             symmetry: self.symmetry,
+            score_utility: 0.0,
+            game: self.game,
         }
     }
 
@@ -153,6 +160,8 @@ impl Clone for InferenceClient {
             sender: self.sender.clone(),
             shared: Arc::clone(&self.shared),
             symmetry: self.symmetry,
+            score_utility: self.score_utility,
+            game: self.game,
         }
     }
 }
@@ -164,13 +173,27 @@ impl Drop for InferenceClient {
 }
 
 impl InferenceClient {
-    /// Evaluates `rows` encoded positions (`inputs.len() == rows * INPUT_LEN`)
-    /// and returns their packed outputs (`rows * PACKED_LEN` floats); blocks
-    /// until the batch that holds them has run.
+    /// The same client with the search's values shifted by `weight` times
+    /// the predicted marble difference (see `crate::search`).
+    #[must_use]
+    pub fn with_score_utility(mut self, weight: f32) -> InferenceClient {
+        self.score_utility = weight;
+        self
+    }
+
+    /// The game of the service's network (its inputs and outputs).
+    pub fn game(&self) -> NetGame {
+        self.game
+    }
+
+    /// Evaluates `rows` encoded positions (`inputs.len() == rows *
+    /// self.game().input_len()`) and returns their packed outputs (`rows *
+    /// self.game().packed_len()` floats); blocks until the batch that holds
+    /// them has run.
     pub fn run_encoded(&self, inputs: Vec<f32>, rows: usize) -> Result<Vec<f32>, NetError> {
         assert_eq!(
             inputs.len(),
-            rows * INPUT_LEN,
+            rows * self.game.input_len(),
             "inputs must hold {rows} encoded positions"
         );
         let (reply, answer) = mpsc::sync_channel(1);
@@ -277,7 +300,7 @@ fn serve<M: PackedModel>(
             Ok(outputs) => {
                 let mut offset = 0;
                 for request in batch.drain(..) {
-                    let end = offset + request.rows * PACKED_LEN;
+                    let end = offset + request.rows * model.game().packed_len();
                     let _ = request.reply.send(Ok(outputs[offset..end].to_vec()));
                     offset = end;
                 }

@@ -6,6 +6,9 @@
 //! legal moves only) + `value_loss_weight` × WDL cross-entropy against the game
 //! result + `aux_loss_weight` × squared error of the marble-difference head;
 //! weight decay is applied by the optimiser to convolution and linear weights.
+//! The general game's samples (`crate::variant_train`) train the same way:
+//! the value cross-entropy over the sides the game has and the draw, the
+//! auxiliary error over the seats it has.
 
 use std::collections::BTreeMap;
 
@@ -13,7 +16,7 @@ use sumito_engine::{Color, Move, Outcome, Position, Symmetry};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
-use crate::config::{OptimizerKind, TrainingConfig};
+use crate::config::{NetGame, OptimizerKind, TrainingConfig};
 use crate::encoding::{
     GRID, INPUT_LEN, INPUT_PLANES, POLICY_LEN, encode_policy_target, encode_position, policy_index,
 };
@@ -246,13 +249,53 @@ impl Optimizer {
     }
 }
 
-/// A batch of samples as tensors on the training device.
-struct Batch {
-    inputs: Tensor,
-    policy: Tensor,
-    illegal: Tensor,
-    wdl: Tensor,
-    marble_diff: Tensor,
+/// A batch of samples as tensors on the training device (opaque outside
+/// this crate: [`Sample`] builds it).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Batch {
+    pub(crate) inputs: Tensor,
+    /// Target policy `[n, policy_len]`, and the moves that are not legal.
+    pub(crate) policy: Tensor,
+    pub(crate) illegal: Tensor,
+    /// Target distribution over the value outputs `[n, value_len]`.
+    pub(crate) value: Tensor,
+    /// Value outputs the sample's game does not have (the win outputs of
+    /// absent sides), left out of the softmax; `None` if every output counts.
+    pub(crate) value_absent: Option<Tensor>,
+    /// Targets of the auxiliary head `[n, aux_len]`, and a weight per target
+    /// (0 for the seats a game does not have).
+    pub(crate) aux: Tensor,
+    pub(crate) aux_weight: Tensor,
+}
+
+/// What a trainer can learn from: the samples of one game (the two-player
+/// [`TrainingSample`], the general game's
+/// [`crate::variant_train::VariantTrainingSample`]).
+pub trait Sample: Sized {
+    /// The game of the networks it trains.
+    const GAME: NetGame;
+    /// The batch of `samples` on `device`; a sample with an impossible target
+    /// is an [`NetError::InvalidSample`] naming it.
+    #[doc(hidden)]
+    fn build_batch(samples: &[Self], device: Device) -> Result<Batch, NetError>;
+}
+
+impl Sample for TrainingSample {
+    const GAME: NetGame = NetGame::TwoPlayer;
+
+    fn build_batch(samples: &[Self], device: Device) -> Result<Batch, NetError> {
+        build_batch(samples, device)
+    }
+}
+
+/// Checks that a value target is a probability distribution.
+pub(crate) fn check_distribution(target: &[f32], what: &str) -> Result<(), String> {
+    let total: f32 = target.iter().sum();
+    if target.iter().any(|p| !p.is_finite() || *p < 0.0) || (total - 1.0).abs() > 1e-3 {
+        return Err(format!("{what} {target:?} is not a distribution"));
+    }
+    Ok(())
 }
 
 fn build_batch(samples: &[TrainingSample], device: Device) -> Result<Batch, NetError> {
@@ -281,13 +324,7 @@ fn build_batch(samples: &[TrainingSample], device: Device) -> Result<Batch, NetE
         for mv in position.legal_moves().iter() {
             illegal[index * POLICY_LEN + policy_index(position, mv.action())] = false;
         }
-        let total: f32 = sample.wdl.iter().sum();
-        if sample.wdl.iter().any(|p| !p.is_finite() || *p < 0.0) || (total - 1.0).abs() > 1e-3 {
-            return Err(invalid(format!(
-                "WDL target {:?} is not a distribution",
-                sample.wdl
-            )));
-        }
+        check_distribution(&sample.wdl, "WDL target").map_err(invalid)?;
         wdl.extend_from_slice(&sample.wdl);
         if !sample.marble_diff.is_finite() {
             return Err(invalid(format!(
@@ -308,8 +345,12 @@ fn build_batch(samples: &[TrainingSample], device: Device) -> Result<Batch, NetE
         illegal: Tensor::from_slice(&illegal)
             .view([n, POLICY_LEN as i64])
             .to_device(device),
-        wdl: Tensor::from_slice(&wdl).view([n, 3]).to_device(device),
-        marble_diff: Tensor::from_slice(&marble_diff).to_device(device),
+        value: Tensor::from_slice(&wdl).view([n, 3]).to_device(device),
+        value_absent: None,
+        aux: Tensor::from_slice(&marble_diff)
+            .view([n, 1])
+            .to_device(device),
+        aux_weight: Tensor::ones([n, 1], (Kind::Float, device)),
     })
 }
 
@@ -334,16 +375,21 @@ fn losses(net: &PolicyValueNet, batch: &Batch, config: &TrainingConfig, train: b
     let entropy = -(log_policy.exp() * &log_policy)
         .sum_dim_intlist(1, false, Kind::Float)
         .mean(Kind::Float);
-    let log_wdl = wdl_logits.log_softmax(1, Kind::Float);
-    let value = -(&batch.wdl * &log_wdl)
+    let value_logits = match &batch.value_absent {
+        Some(absent) => wdl_logits.masked_fill(absent, ILLEGAL_LOGIT),
+        None => wdl_logits,
+    };
+    let log_value = value_logits.log_softmax(1, Kind::Float);
+    let value = -(&batch.value * &log_value)
         .sum_dim_intlist(1, false, Kind::Float)
         .mean(Kind::Float);
-    let aux = (aux.squeeze_dim(1) - &batch.marble_diff)
-        .square()
-        .mean(Kind::Float);
-    let accuracy = wdl_logits
+    // The mean squared error over the targets that count (all of them in
+    // the two-player game: the mean over the batch).
+    let aux = ((aux - &batch.aux).square() * &batch.aux_weight).sum(Kind::Float)
+        / batch.aux_weight.sum(Kind::Float).clamp_min(1.0);
+    let accuracy = value_logits
         .argmax(1, false)
-        .eq_tensor(&batch.wdl.argmax(1, false))
+        .eq_tensor(&batch.value.argmax(1, false))
         .to_kind(Kind::Float)
         .mean(Kind::Float);
     let total = &policy + &value * config.value_loss_weight + &aux * config.aux_loss_weight;
@@ -477,15 +523,31 @@ impl Trainer {
         self.step
     }
 
+    /// The batch of `samples`, after checking that they are of this
+    /// network's game.
+    fn batch_of<S: Sample>(&self, samples: &[S]) -> Result<Batch, NetError> {
+        if S::GAME != self.net.game() {
+            return Err(NetError::InvalidSample {
+                index: 0,
+                problem: format!(
+                    "samples of the {:?} game cannot train a network of the {:?} game",
+                    S::GAME,
+                    self.net.game()
+                ),
+            });
+        }
+        S::build_batch(samples, self.net.device())
+    }
+
     /// One optimiser step on `samples` (batch norm in training mode).
-    pub fn train_step(&mut self, samples: &[TrainingSample]) -> Result<TrainMetrics, NetError> {
+    pub fn train_step<S: Sample>(&mut self, samples: &[S]) -> Result<TrainMetrics, NetError> {
         if samples.is_empty() {
             return Err(NetError::InvalidSample {
                 index: 0,
                 problem: "a training batch needs at least one sample".to_owned(),
             });
         }
-        let batch = build_batch(samples, self.net.device())?;
+        let batch = self.batch_of(samples)?;
         let lr = self.config.learning_rate_at(self.step);
         self.optimizer.zero_grad();
         let losses = losses(&self.net, &batch, &self.config, true);
@@ -503,8 +565,8 @@ impl Trainer {
 
     /// The losses on `samples` without changing anything (batch norm in
     /// evaluation mode), e.g. on held-out samples.
-    pub fn evaluate(&self, samples: &[TrainingSample]) -> Result<TrainMetrics, NetError> {
-        let batch = build_batch(samples, self.net.device())?;
+    pub fn evaluate<S: Sample>(&self, samples: &[S]) -> Result<TrainMetrics, NetError> {
+        let batch = self.batch_of(samples)?;
         let losses = tch::no_grad(|| losses(&self.net, &batch, &self.config, false));
         Ok(metrics_of(
             &losses,

@@ -105,7 +105,7 @@ fn frame(position: &VariantPosition) -> Symmetry {
 }
 
 /// The seat `k` turns after the mover.
-fn relative_seat(position: &VariantPosition, k: usize) -> usize {
+pub(crate) fn relative_seat(position: &VariantPosition, k: usize) -> usize {
     let seating = position.rules().seating;
     (0..k).fold(position.seat_to_move(), |seat, _| seating.next(seat))
 }

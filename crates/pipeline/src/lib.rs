@@ -20,3 +20,4 @@ pub mod rundir;
 pub mod selfplay;
 pub mod tensorboard;
 pub mod trainer;
+pub mod variant_selfplay;

@@ -55,7 +55,7 @@ impl PlayerFactory for NetPlayerFactory {
 }
 
 /// The search parameters of network players, as [`network_search`] reads them.
-pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead)";
+pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); score=W (0 to 1, default 0) adds W times the predicted final marble difference to the search's values, so that it plays for more marbles pushed off";
 
 /// How a network player plays, from its spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,6 +64,9 @@ pub struct NetworkPlayerSettings {
     pub limit: SearchLimit,
     /// Step out of cycles unless ahead (`sumito_game::repetition`).
     pub avoid_repetition: bool,
+    /// Weight of the predicted marble difference in the search's values
+    /// (`score=W`, `sumito_net::InferenceClient::with_score_utility`).
+    pub score_utility: f32,
 }
 
 /// All the play parameters of a network player's spec (see
@@ -73,6 +76,7 @@ pub fn network_settings(params: &mut SpecParams<'_>) -> Result<NetworkPlayerSett
         search: network_search(params)?,
         limit: network_limit(params)?,
         avoid_repetition: params.get_bool("avoid_repetition")?.unwrap_or(true),
+        score_utility: params.get_f64("score", 0.0, 1.0)?.unwrap_or(0.0) as f32,
     })
 }
 
@@ -140,7 +144,7 @@ pub fn network_entrant<M: PackedModel + 'static>(
     let service = Arc::new(InferenceService::start(model, &InferenceConfig::default())?);
     Ok(Entrant::new(name, settings.limit, move |seed| {
         Box::new(NetPlayer {
-            evaluator: service.client(),
+            evaluator: service.client().with_score_utility(settings.score_utility),
             config: settings.search.clone(),
             seed,
             search: None,
@@ -264,6 +268,7 @@ mod tests {
             policy_channels: 4,
             value_channels: 4,
             value_hidden: 8,
+            game: sumito_net::NetGame::TwoPlayer,
         };
         let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
         let path = dir.path().join("gen-000001");

@@ -180,6 +180,12 @@ impl VariantMove {
         VariantMove((ACTION_COUNT + SHIELD_COUNT + index) as u16)
     }
 
+    /// The move with index `index` among every move of every kind (the
+    /// inverse of [`VariantMove::index`]), if there is one.
+    pub fn from_index(index: usize) -> Option<VariantMove> {
+        (index < ACTION_COUNT + SHIELD_COUNT + ROTATION_COUNT).then_some(VariantMove(index as u16))
+    }
+
     /// Its index among every move of every kind.
     pub fn index(self) -> usize {
         usize::from(self.0)

@@ -7,12 +7,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::format::{GameRecord, encode_game};
+use super::variant_format::{VariantReplay, encode_variant_game};
 use crate::fsutil::{hostname, is_temporary, write_atomic};
 
 pub const EXTENSION: &str = "game";
+/// The extension of general-game replay files ([`super::variant_format`]).
+pub const VARIANT_EXTENSION: &str = "vgame";
 
-/// Writes `game` into `dir` (created if needed) and returns its path.
-pub fn write_game(dir: &Path, game: &GameRecord) -> std::io::Result<PathBuf> {
+/// Writes `bytes` into `dir` (created if needed) under a new unique name
+/// with `extension`, atomically, and returns its path.
+fn write_unique(dir: &Path, extension: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     std::fs::create_dir_all(dir)?;
     let millis = std::time::SystemTime::now()
@@ -20,14 +24,25 @@ pub fn write_game(dir: &Path, game: &GameRecord) -> std::io::Result<PathBuf> {
         .unwrap_or_default()
         .as_millis();
     let name = format!(
-        "{millis:013}-{}-{}-{:06}.{EXTENSION}",
+        "{millis:013}-{}-{}-{:06}.{extension}",
         hostname(),
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     );
     let path = dir.join(name);
-    write_atomic(&path, &encode_game(game))?;
+    write_atomic(&path, bytes)?;
     Ok(path)
+}
+
+/// Writes `game` into `dir` (created if needed) and returns its path.
+pub fn write_game(dir: &Path, game: &GameRecord) -> std::io::Result<PathBuf> {
+    write_unique(dir, EXTENSION, &encode_game(game))
+}
+
+/// Writes a general-game replay into `dir` (created if needed) and returns
+/// its path.
+pub fn write_variant_game(dir: &Path, replay: &VariantReplay) -> std::io::Result<PathBuf> {
+    write_unique(dir, VARIANT_EXTENSION, &encode_variant_game(replay))
 }
 
 /// Every replay file under `replay_dir` (in its `model-*` folders), oldest

@@ -226,13 +226,13 @@ pub fn encode_game(game: &GameRecord) -> Vec<u8> {
     out
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
+pub(crate) struct Cursor<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) at: usize,
 }
 
 impl<'a> Cursor<'a> {
-    fn take(&mut self, count: usize) -> Result<&'a [u8], FormatError> {
+    pub(crate) fn take(&mut self, count: usize) -> Result<&'a [u8], FormatError> {
         let end = self.at + count;
         let slice = self.bytes.get(self.at..end).ok_or(FormatError::Truncated {
             length: self.bytes.len(),
@@ -241,20 +241,20 @@ impl<'a> Cursor<'a> {
         self.at = end;
         Ok(slice)
     }
-    fn u8(&mut self) -> Result<u8, FormatError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, FormatError> {
         Ok(self.take(1)?[0])
     }
-    fn u16(&mut self) -> Result<u16, FormatError> {
+    pub(crate) fn u16(&mut self) -> Result<u16, FormatError> {
         Ok(u16::from_le_bytes(
             self.take(2)?.try_into().expect("2 bytes"),
         ))
     }
-    fn u32(&mut self) -> Result<u32, FormatError> {
+    pub(crate) fn u32(&mut self) -> Result<u32, FormatError> {
         Ok(u32::from_le_bytes(
             self.take(4)?.try_into().expect("4 bytes"),
         ))
     }
-    fn u64(&mut self) -> Result<u64, FormatError> {
+    pub(crate) fn u64(&mut self) -> Result<u64, FormatError> {
         Ok(u64::from_le_bytes(
             self.take(8)?.try_into().expect("8 bytes"),
         ))

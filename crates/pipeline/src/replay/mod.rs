@@ -4,3 +4,4 @@
 pub mod files;
 pub mod format;
 pub mod store;
+pub mod variant_format;

@@ -1,0 +1,373 @@
+//! The replay file of one finished self-play game of the general game
+//! (variants, 3 to 6 players): versioned and checksummed like the
+//! two-player file ([`super::format`]), but storing the start and the moves,
+//! from which every position is replayed and checked when it is read.
+//! Little-endian throughout:
+//!
+//! ```text
+//! magic            8  b"SUMITOV\0"
+//! version          2  VARIANT_FORMAT_VERSION
+//! model generation 4  the model that played it
+//! rules            4 + n  length, then the `[rules]` table as JSON
+//! start            2 + n  length, then the start as a general position text
+//! outcome          2  kind (0 a side won, 1 a draw among all, 2 a tie), then the side or the mask of sides
+//! final scores     6  marbles each seat had pushed off at the end
+//! position count   4
+//! positions        …  one record per position (below)
+//! crc32c           4  of every byte before it
+//! ```
+//!
+//! A position record:
+//!
+//! ```text
+//! played move      2  VariantMove::index of the move played from here
+//! flags            1  bit 0: has a policy target (a full search)
+//! sides            1  number of side values that follow
+//! side values      2 × sides  the search's value for each side, × 32767
+//! legal count      2  number of legal moves (checked at load)
+//! policy           n  only with a policy target: one byte per legal move,
+//!                     in VariantPosition::legal_moves() order, probability × 255
+//! ```
+
+use sumito_arena::rules_table::RulesTable;
+use sumito_engine::variant::{MAX_SEATS, VariantMove, VariantPosition};
+use sumito_mcts::{MAX_SIDES, Outcome, Player};
+
+use super::format::{Cursor, FormatError, dequantize_policy, quantize_policy};
+use crate::crc::crc32c;
+use crate::variant_selfplay::{VariantGameRecord, VariantPositionRecord};
+
+pub const VARIANT_MAGIC: [u8; 8] = *b"SUMITOV\0";
+pub const VARIANT_FORMAT_VERSION: u16 = 1;
+
+/// A general-game replay file's contents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariantReplay {
+    /// The rules the game was played under.
+    pub rules: RulesTable,
+    pub model_generation: u32,
+    pub game: VariantGameRecord,
+}
+
+fn outcome_code(outcome: Outcome) -> [u8; 2] {
+    match outcome {
+        Outcome::Win(side) => [0, side.index() as u8],
+        Outcome::Draw => [1, 0],
+        Outcome::Tie(mask) => [2, mask],
+    }
+}
+
+/// The bytes of a replay file holding `replay`. The first position of the
+/// game is its start.
+pub fn encode_variant_game(replay: &VariantReplay) -> Vec<u8> {
+    let game = &replay.game;
+    let mut out = Vec::new();
+    out.extend_from_slice(&VARIANT_MAGIC);
+    out.extend_from_slice(&VARIANT_FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&replay.model_generation.to_le_bytes());
+    let rules = serde_json::to_vec(&replay.rules).expect("a rules table serialises");
+    out.extend_from_slice(&(rules.len() as u32).to_le_bytes());
+    out.extend_from_slice(&rules);
+    let start = game
+        .positions
+        .first()
+        .map(|record| record.position.to_string())
+        .unwrap_or_default();
+    out.extend_from_slice(&(start.len() as u16).to_le_bytes());
+    out.extend_from_slice(start.as_bytes());
+    out.extend_from_slice(&outcome_code(game.outcome));
+    out.extend_from_slice(&game.final_scores);
+    out.extend_from_slice(&(game.positions.len() as u32).to_le_bytes());
+    for record in &game.positions {
+        out.extend_from_slice(&(record.played.index() as u16).to_le_bytes());
+        out.push(u8::from(record.policy.is_some()));
+        out.push(record.side_values.len() as u8);
+        for value in &record.side_values {
+            out.extend_from_slice(
+                &((value.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes(),
+            );
+        }
+        let legal = record.position.legal_moves();
+        out.extend_from_slice(&(legal.len() as u16).to_le_bytes());
+        if let Some(policy) = &record.policy {
+            let by_move = |mv: &VariantMove| {
+                policy
+                    .iter()
+                    .find(|(candidate, _)| candidate == mv)
+                    .map_or(0.0, |&(_, p)| p)
+            };
+            out.extend_from_slice(&quantize_policy(legal.iter().map(by_move)));
+        }
+    }
+    let crc = crc32c(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// Reads a replay file's bytes, checking the checksum and every field, and
+/// replaying the moves from the start under the stored rules: a move that is
+/// not legal where it is played, or a game that did not end where the file
+/// says, is an error naming the position.
+pub fn decode_variant_game(bytes: &[u8]) -> Result<VariantReplay, FormatError> {
+    if bytes.len() < 8 || bytes[..8] != VARIANT_MAGIC {
+        return Err(FormatError::BadMagic);
+    }
+    let minimum = 8 + 2 + 4 + 4 + 2 + 2 + MAX_SEATS + 4 + 4;
+    if bytes.len() < minimum {
+        return Err(FormatError::Truncated {
+            length: bytes.len(),
+            needed: minimum,
+        });
+    }
+    let (body, stored) = bytes.split_at(bytes.len() - 4);
+    let mut cursor = Cursor { bytes: body, at: 8 };
+    let version = cursor.u16()?;
+    if version != VARIANT_FORMAT_VERSION {
+        return Err(FormatError::UnsupportedVersion { found: version });
+    }
+    let stored = u32::from_le_bytes(stored.try_into().expect("4 bytes"));
+    let computed = crc32c(body);
+    if stored != computed {
+        return Err(FormatError::Checksum { stored, computed });
+    }
+    let model_generation = cursor.u32()?;
+    let length = cursor.u32()? as usize;
+    let rules: RulesTable = serde_json::from_slice(cursor.take(length)?)
+        .map_err(|err| FormatError::BadHeader(format!("the rules table is not valid: {err}")))?;
+    let length = usize::from(cursor.u16()?);
+    let start_text = std::str::from_utf8(cursor.take(length)?)
+        .map_err(|_| FormatError::BadHeader("the start is not UTF-8 text".to_owned()))?;
+    let start = start_position(&rules, start_text)?;
+    let sides = start.rules().seating.sides();
+    let [kind, detail] = [cursor.u8()?, cursor.u8()?];
+    let outcome = match kind {
+        0 if usize::from(detail) < sides => Outcome::Win(Player::new(usize::from(detail))),
+        1 => Outcome::Draw,
+        2 if detail != 0 && u32::from(detail) < (1 << sides) => Outcome::Tie(detail),
+        _ => {
+            return Err(FormatError::BadHeader(format!(
+                "outcome code {kind}/{detail} is not an outcome of {sides} sides"
+            )));
+        }
+    };
+    let final_scores: [u8; MAX_SEATS] = cursor.take(MAX_SEATS)?.try_into().expect("6 bytes");
+    let count = cursor.u32()? as usize;
+    let mut positions = Vec::with_capacity(count.min(1 << 16));
+    let mut position = start;
+    for index in 0..count {
+        let bad = |problem: String| FormatError::BadPosition { index, problem };
+        if position.outcome().is_some() {
+            return Err(bad("the game was already over here".to_owned()));
+        }
+        let played = VariantMove::from_index(usize::from(cursor.u16()?))
+            .ok_or_else(|| bad("the played move is no move".to_owned()))?;
+        let has_policy = match cursor.u8()? {
+            0 => false,
+            1 => true,
+            flags => return Err(bad(format!("unknown flags {flags:#x}"))),
+        };
+        let value_count = usize::from(cursor.u8()?);
+        if value_count != sides || value_count > MAX_SIDES {
+            return Err(bad(format!("{value_count} side values for {sides} sides")));
+        }
+        let mut side_values = Vec::with_capacity(value_count);
+        for _ in 0..value_count {
+            side_values.push(f32::from(cursor.u16()? as i16) / 32767.0);
+        }
+        let legal = position.legal_moves();
+        let stored_legal = usize::from(cursor.u16()?);
+        if stored_legal != legal.len() {
+            return Err(bad(format!(
+                "{stored_legal} legal moves stored, the rules give {}",
+                legal.len()
+            )));
+        }
+        if !legal.contains(&played) {
+            return Err(bad(format!("the played move {played:?} is not legal")));
+        }
+        let policy = if has_policy {
+            let probabilities = dequantize_policy(cursor.take(legal.len())?);
+            Some(legal.iter().copied().zip(probabilities).collect())
+        } else {
+            None
+        };
+        positions.push(VariantPositionRecord {
+            position,
+            played,
+            side_values,
+            policy,
+        });
+        position = position.play(played);
+    }
+    if cursor.at != body.len() {
+        return Err(FormatError::TrailingBytes {
+            extra: body.len() - cursor.at,
+        });
+    }
+    if count > 0 && position.outcome().is_none() {
+        return Err(FormatError::BadHeader(
+            "the game is not over after its last move".to_owned(),
+        ));
+    }
+    Ok(VariantReplay {
+        rules,
+        model_generation,
+        game: VariantGameRecord {
+            outcome,
+            final_scores,
+            positions,
+        },
+    })
+}
+
+/// The start position of a file from its text, under the rules of `rules`
+/// (its keys that describe a start layout do not apply to a text).
+fn start_position(rules: &RulesTable, text: &str) -> Result<VariantPosition, FormatError> {
+    let bad = |problem: String| FormatError::BadHeader(format!("the start: {problem}"));
+    let seats = VariantPosition::from_text(text, None)
+        .map_err(|err| bad(err.to_string()))?
+        .rules()
+        .seating
+        .seats();
+    let table = RulesTable {
+        neutral: None,
+        removed_marbles: None,
+        ..rules.clone()
+    };
+    let resolved = table
+        .rules_for_text(seats)
+        .map_err(|err| bad(err.to_string()))?;
+    VariantPosition::from_text(text, Some(&resolved)).map_err(|err| bad(err.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sumito_engine::variant::VariantLayout;
+
+    /// A finished game played by taking the `seed`-th legal move each ply.
+    pub(crate) fn scripted_game(table: &RulesTable, layout: &str) -> VariantGameRecord {
+        let layout = VariantLayout::from_name(layout).unwrap();
+        let mut position = table.start(layout).unwrap();
+        let sides = position.rules().seating.sides();
+        let mut positions = Vec::new();
+        let mut ply = 0;
+        while position.outcome().is_none() {
+            let legal = position.legal_moves();
+            let played = legal[(ply * 7) % legal.len()];
+            let policy = (ply % 3 != 2).then(|| vec![(played, 0.75), (legal[0], 0.25)]);
+            positions.push(VariantPositionRecord {
+                position,
+                played,
+                side_values: (0..sides).map(|side| side as f32 / 4.0 - 0.25).collect(),
+                policy,
+            });
+            position = position.play(played);
+            ply += 1;
+        }
+        let (outcome, _) = position.outcome().unwrap();
+        VariantGameRecord {
+            outcome: sumito_game::variant::outcome_of(outcome, sides),
+            final_scores: position.scores(),
+            positions,
+        }
+    }
+
+    fn table(text: &str) -> RulesTable {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn games_of_many_rules_round_trip() {
+        for (rules, layout) in [
+            ("max_plies = 30", "three-player"),
+            ("max_plies = 24", "four-player"),
+            (
+                "max_plies = 20\nholes = [\"E5\"]\nshield_moves = true\nrotation_moves = true",
+                "belgian-daisy",
+            ),
+            ("max_plies = 20\nneutral = [\"E5\"]", "standard"),
+        ] {
+            let table = table(rules);
+            let game = scripted_game(&table, layout);
+            let replay = VariantReplay {
+                rules: table,
+                model_generation: 7,
+                game,
+            };
+            let bytes = encode_variant_game(&replay);
+            let read = decode_variant_game(&bytes).unwrap_or_else(|err| panic!("{rules}: {err}"));
+            assert_eq!(read.rules, replay.rules);
+            assert_eq!(read.model_generation, 7);
+            assert_eq!(read.game.outcome, replay.game.outcome, "{rules}");
+            assert_eq!(read.game.final_scores, replay.game.final_scores);
+            assert_eq!(read.game.positions.len(), replay.game.positions.len());
+            for (a, b) in read.game.positions.iter().zip(&replay.game.positions) {
+                assert_eq!(a.position, b.position, "{rules}");
+                assert_eq!(a.played, b.played);
+                assert_eq!(a.policy.is_some(), b.policy.is_some());
+                for (x, y) in a.side_values.iter().zip(&b.side_values) {
+                    assert!((x - y).abs() < 1e-4);
+                }
+                if let Some(policy) = &a.policy {
+                    let weight = |mv| policy.iter().find(|(m, _)| *m == mv).unwrap().1;
+                    assert!(
+                        (weight(b.played) - 0.75).abs() < 0.01
+                            || b.played == b.position.legal_moves()[0]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_written_file_reads_back() {
+        let dir = crate::fsutil::testing::TempDir::new("variant-replay");
+        let table = table("max_plies = 24");
+        let replay = VariantReplay {
+            game: scripted_game(&table, "four-player"),
+            rules: table,
+            model_generation: 3,
+        };
+        let path = super::super::files::write_variant_game(dir.path(), &replay).unwrap();
+        assert_eq!(path.extension().unwrap(), "vgame");
+        let read = decode_variant_game(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(read.game.positions.len(), replay.game.positions.len());
+        assert_eq!(read.game.outcome, replay.game.outcome);
+    }
+
+    #[test]
+    fn damaged_files_are_refused_with_the_reason() {
+        let table = table("max_plies = 30");
+        let replay = VariantReplay {
+            game: scripted_game(&table, "three-player"),
+            rules: table,
+            model_generation: 1,
+        };
+        let bytes = encode_variant_game(&replay);
+        let truncated = &bytes[..bytes.len() / 2];
+        assert!(matches!(
+            decode_variant_game(truncated),
+            Err(FormatError::Checksum { .. })
+        ));
+        let mut flipped = bytes.clone();
+        let middle = flipped.len() / 2;
+        flipped[middle] ^= 0x10;
+        assert!(matches!(
+            decode_variant_game(&flipped),
+            Err(FormatError::Checksum { .. })
+        ));
+        assert!(matches!(
+            decode_variant_game(b"SUMITOG\0rest of a two-player file"),
+            Err(FormatError::BadMagic)
+        ));
+        // A move that is not legal where the file plays it: the checksum
+        // recomputed, so only the replay can catch it.
+        let mut wrong = replay.clone();
+        wrong.game.positions[1].played = wrong.game.positions[0].played;
+        let message = decode_variant_game(&encode_variant_game(&wrong))
+            .unwrap_err()
+            .to_string();
+        assert!(message.starts_with("position 1"), "{message}");
+    }
+}
