@@ -411,9 +411,20 @@ impl<W: Write> Session<'_, W> {
             }
         }
         self.position = self.history_position(index);
-        self.opponent.new_game();
+        self.show_opponent_the_game();
         writeln!(self.out, "undone: back to move {}", self.position.ply() + 1)?;
         Ok(true)
+    }
+
+    /// After an undo or a load: the opponent forgets what it saw and is
+    /// shown the moves of the game as it now stands, so that its knowledge
+    /// of the game's positions (which it uses to step out of cycles) is
+    /// that of this game, neither the undone moves nor nothing.
+    fn show_opponent_the_game(&mut self) {
+        self.opponent.new_game();
+        for played in &self.history {
+            self.opponent.observe_move(&played.before, played.mv);
+        }
     }
 
     /// The position before move `index` of the history (or the current one
@@ -515,7 +526,7 @@ impl<W: Write> Session<'_, W> {
             })
             .collect();
         self.position = last;
-        self.opponent.new_game();
+        self.show_opponent_the_game();
         writeln!(
             self.out,
             "loaded {} moves from {file}; {} to move",
@@ -690,6 +701,58 @@ mod tests {
         // A game without a repetition says nothing of it.
         let (_, out) = play(config(Color::Black), &mut opponent(), "quit\n");
         assert!(!out.contains("returned to an earlier position"), "{out}");
+    }
+
+    /// Plays the first legal move and keeps the moves it was shown.
+    #[derive(Default)]
+    struct Watcher {
+        seen: Vec<(Position, Move)>,
+    }
+
+    impl Opponent for Watcher {
+        fn name(&self) -> String {
+            "watcher".into()
+        }
+        fn think(
+            &mut self,
+            position: &Position,
+            _cap: Option<Duration>,
+        ) -> Result<Thought, PlayerError> {
+            Ok(Thought {
+                mv: position.legal_moves()[0],
+                outlook: None,
+                principal_variation: Vec::new(),
+                effort: "no search".into(),
+                elapsed: Duration::ZERO,
+            })
+        }
+        fn new_game(&mut self) {
+            self.seen.clear();
+        }
+        fn observe_move(&mut self, before: &Position, mv: Move) {
+            self.seen.push((*before, mv));
+        }
+    }
+
+    #[test]
+    fn after_an_undo_the_opponent_knows_the_game_as_it_stands() {
+        let mut watcher = Watcher::default();
+        let (_, out) = play(
+            config(Color::Black),
+            &mut watcher,
+            "C3D3
+C4D4
+undo
+quit
+",
+        );
+        assert!(out.contains("undone: back to move 3"), "{out}");
+        // Two moves stand (the person's first and the reply), in order.
+        let start = Position::start(Layout::Standard, Rules::default());
+        assert_eq!(watcher.seen.len(), 2, "{:?}", watcher.seen);
+        assert_eq!(watcher.seen[0].0, start);
+        assert_eq!(watcher.seen[0].1, start.parse_move("C3D3").unwrap());
+        assert_eq!(watcher.seen[1].0, start.play(watcher.seen[0].1));
     }
 
     fn opponent() -> FirstMove {
