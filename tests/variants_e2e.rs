@@ -177,6 +177,78 @@ fn arena_plays_many_player_matches_with_seats_rotated() {
 }
 
 #[test]
+fn arena_seats_a_network_of_the_general_game() {
+    let scratch = Scratch::new("variants-arena-net");
+    // A freshly initialised network of the general game, saved as a
+    // checkpoint (no command trains one yet).
+    let model = sumito_net::ModelConfig {
+        blocks: 1,
+        channels: 8,
+        policy_channels: 4,
+        value_channels: 4,
+        value_hidden: 8,
+        game: sumito_net::NetGame::Variant,
+    };
+    let checkpoint = scratch.0.join("gen-000001");
+    sumito_net::PolicyValueNet::new(&model, sumito_net::Device::Cpu)
+        .unwrap()
+        .save_checkpoint(&checkpoint, 0, None)
+        .unwrap();
+    let net = format!("net:model={},simulations=8", checkpoint.display());
+    let records = scratch.0.join("records");
+    let output = sumito(&[
+        "arena",
+        "--layout",
+        "three-player",
+        "--player",
+        &net,
+        "--player",
+        "greedy",
+        "--player",
+        "random",
+        "--games",
+        "3",
+        "--max-plies",
+        "30",
+        "--out",
+        records.to_str().unwrap(),
+    ]);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(out.contains(&format!("| `{net}` | 3 |")), "{out}");
+    assert!(records.join("game-0003.txt").exists());
+    // A two-player network is refused with the reason.
+    let two_player = scratch.0.join("two-player");
+    sumito_net::PolicyValueNet::new(
+        &sumito_net::ModelConfig {
+            game: sumito_net::NetGame::TwoPlayer,
+            ..model
+        },
+        sumito_net::Device::Cpu,
+    )
+    .unwrap()
+    .save_checkpoint(&two_player, 0, None)
+    .unwrap();
+    let output = sumito(&[
+        "arena",
+        "--layout",
+        "three-player",
+        "--player",
+        &format!("net:model={}", two_player.display()),
+        "--player",
+        "greedy",
+        "--player",
+        "random",
+    ]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("network of the two-player game"),
+        "{}",
+        text(&output)
+    );
+}
+
+#[test]
 fn four_people_play_at_two_colours_and_engines_fill_the_other_seats() {
     let mut child = Command::new(SUMITO)
         .args([

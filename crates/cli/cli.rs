@@ -80,7 +80,11 @@ impl Command {
     pub fn run_light(self) -> anyhow::Result<()> {
         match self {
             Command::Bench(args) => commands::bench::run(args),
-            Command::Arena(args) => commands::arena::run(args, &commands::arena::registry()),
+            Command::Arena(args) => commands::arena::run(
+                args,
+                &commands::arena::registry(),
+                &commands::arena::classical_seats,
+            ),
             Command::Ladder(args) => commands::ladder::run(args, &commands::arena::registry()),
             Command::Perft(args) => commands::perft::run(args),
             Command::Moves(args) => commands::moves::run(args),

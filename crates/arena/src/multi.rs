@@ -381,11 +381,40 @@ impl MultiReport {
     }
 }
 
+/// Makes the player a spec names, with a seed: [`seat_player`] for the
+/// classical players; a caller that links a network adds its players.
+pub type SeatPlayerMaker<'a> =
+    dyn Fn(&str, u64) -> Result<Box<dyn SeatPlayer>, SpecError> + Sync + 'a;
+
 /// Plays `games` games of `setup` under `rules` between `entrants` (one
 /// per side, in turn: entrant `e` plays side `(e + game) % sides`, all the
 /// seats of a team), each game opened with `opening_plies` random moves
 /// from the seed; on `threads` threads.
 pub fn play_multi_match(
+    entrants: &[String],
+    setup: &VariantSetup,
+    rules: &VariantRules,
+    games: usize,
+    opening_plies: u32,
+    seed: u64,
+    threads: usize,
+) -> Result<MultiReport, String> {
+    play_multi_match_with(
+        &seat_player,
+        entrants,
+        setup,
+        rules,
+        games,
+        opening_plies,
+        seed,
+        threads,
+    )
+}
+
+/// [`play_multi_match`] with the players `make` makes from the specs.
+#[allow(clippy::too_many_arguments)]
+pub fn play_multi_match_with(
+    make: &SeatPlayerMaker<'_>,
     entrants: &[String],
     setup: &VariantSetup,
     rules: &VariantRules,
@@ -408,7 +437,7 @@ pub fn play_multi_match(
         ));
     }
     for spec in entrants {
-        seat_player(spec, 0).map_err(|err| err.to_string())?;
+        make(spec, 0).map_err(|err| err.to_string())?;
     }
     let start = setup.start(rules).map_err(|err| err.to_string())?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -427,7 +456,7 @@ pub fn play_multi_match(
                     .iter()
                     .enumerate()
                     .map(|(side, &e)| {
-                        seat_player(&entrants[e], game_seed ^ side as u64).expect("checked above")
+                        make(&entrants[e], game_seed ^ side as u64).expect("checked above")
                     })
                     .collect();
                 let mut rng = ChaCha8Rng::seed_from_u64(game_seed);

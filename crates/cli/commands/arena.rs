@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use sumito_arena::arena::{DEFAULT_MAX_PLIES, MatchConfig, Silent, check_record_dir, play_match};
-use sumito_arena::multi::play_multi_match;
+use sumito_arena::multi::{SeatPlayerMaker, play_multi_match_with, seat_player};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::report::{ProgressObserver, result_line, summary};
 use sumito_arena::rules_table::{RulesTable, Targets};
@@ -156,8 +156,18 @@ pub fn stamped_dir(kind: &str) -> PathBuf {
     PathBuf::from("runs").join(kind).join(stamp)
 }
 
+/// How a match of the general game gets its players: from the specs of
+/// the match, a maker of each seat's player ([`classical_seats`] in
+/// `sumito`; `sumito-torch` adds the networks of the general game).
+pub type GeneralPlayers = dyn Fn(&[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>>;
+
+/// The classical players of the general game, and nothing else.
+pub fn classical_seats(_: &[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>> {
+    Ok(Box::new(seat_player))
+}
+
 /// A match of the general game: one layout, the players by side in turn.
-fn run_general(args: &Args, table: &RulesTable) -> anyhow::Result<()> {
+fn run_general(args: &Args, table: &RulesTable, players: &GeneralPlayers) -> anyhow::Result<()> {
     let [layout] = args.layouts[..] else {
         bail!(
             "a match of the variants or of more players takes one --layout (got {})",
@@ -180,7 +190,9 @@ fn run_general(args: &Args, table: &RulesTable) -> anyhow::Result<()> {
         args.threads
     };
     println!("{layout}: {rules}");
-    let report = play_multi_match(
+    let make = players(&args.players)?;
+    let report = play_multi_match_with(
+        &*make,
         &args.players,
         &setup,
         &rules,
@@ -236,8 +248,9 @@ fn run_general(args: &Args, table: &RulesTable) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Plays the match of `args` with the players `registry` knows.
-pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
+/// Plays the match of `args` with the players `registry` knows (and, for
+/// the general game, those `general` makes).
+pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> anyhow::Result<()> {
     let table = match &args.rules {
         Some(path) => RulesTable::read(path)?,
         None => RulesTable::default(),
@@ -248,7 +261,7 @@ pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
             .iter()
             .any(|l| !matches!(l, VariantLayout::Two(_)))
     {
-        return run_general(&args, &table);
+        return run_general(&args, &table, general);
     }
     if args.players.len() < 2 {
         bail!(
@@ -350,7 +363,7 @@ mod tests {
             out,
         ])
         .unwrap();
-        run(args, &registry()).unwrap();
+        run(args, &registry(), &classical_seats).unwrap();
         let records: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -372,11 +385,16 @@ mod tests {
         assert!(err.to_string().contains("elo0 < elo1"), "{err}");
         let err = parse(&["--player", "random", "--max-plies", "0"]).unwrap_err();
         assert!(err.to_string().contains("max-plies"), "{err}");
-        let one = run(parse(&["--player", "random"]).unwrap(), &registry()).unwrap_err();
+        let one = run(
+            parse(&["--player", "random"]).unwrap(),
+            &registry(),
+            &classical_seats,
+        )
+        .unwrap_err();
         assert!(one.to_string().contains("at least two"), "{one}");
         let odd = parse(&["--player", "random", "--player", "greedy", "--games", "3"]).unwrap();
         assert!(
-            run(odd, &registry())
+            run(odd, &registry(), &classical_seats)
                 .unwrap_err()
                 .to_string()
                 .contains("even")

@@ -3,11 +3,13 @@
 //! like `sumito play --model`), all games of one network sharing one
 //! batching inference service.
 
+use sumito_arena::multi::SeatPlayerMaker;
 use sumito_arena::player::PlayerRegistry;
 use sumito_bundle::arena_player::BundlePlayerFactory;
 use sumito_bundle::bundle::model_folders;
 use sumito_cli::commands::arena::{Args, registry as classical_registry};
 use sumito_pipeline::players::NetPlayerFactory;
+use sumito_pipeline::variant_players::VariantNetSeats;
 
 /// The classical players plus the network players.
 pub fn registry() -> anyhow::Result<PlayerRegistry> {
@@ -22,8 +24,17 @@ pub fn registry() -> anyhow::Result<PlayerRegistry> {
     Ok(registry)
 }
 
+/// The players of a match of the general game: the classical ones and
+/// `net:` checkpoints of networks of the general game.
+fn general_seats(specs: &[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>> {
+    let seats = VariantNetSeats::load(specs)?;
+    Ok(Box::new(move |spec: &str, seed: u64| {
+        seats.make(spec, seed)
+    }))
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
-    sumito_cli::commands::arena::run(args, &registry()?)
+    sumito_cli::commands::arena::run(args, &registry()?, &general_seats)
 }
 
 #[cfg(test)]

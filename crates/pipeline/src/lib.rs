@@ -20,4 +20,5 @@ pub mod rundir;
 pub mod selfplay;
 pub mod tensorboard;
 pub mod trainer;
+pub mod variant_players;
 pub mod variant_selfplay;

@@ -1,0 +1,158 @@
+//! Networks of the general game (variants, 3 to 6 players) as seats of
+//! many-player matches (`sumito arena --layout three-player --player
+//! net:model=DIR ...`): each move a search over `VariantGame` (max^n values,
+//! the Gumbel root by default) with the network as evaluator. Every game of
+//! a match that seats one network shares one batching inference service.
+
+use std::sync::Arc;
+
+use sumito_arena::multi::{SeatPlayer, seat_player};
+use sumito_arena::player::PlayerError;
+use sumito_arena::spec::{PlayerSpec, SpecError};
+use sumito_engine::variant::{VariantMove, VariantPosition};
+use sumito_game::VariantGame;
+use sumito_mcts::{Search, SearchConfig};
+use sumito_net::{InferenceClient, InferenceConfig, InferenceService, NetGame, PolicyValueNet};
+
+use crate::players::network_search;
+
+/// The network players of one match, loaded once: `net:model=DIR` with
+/// `simulations=N`, `considered=M` or `puct=true` as for two-player matches.
+#[derive(Debug, Default)]
+pub struct VariantNetSeats {
+    /// By spec text: the service of its network and its search.
+    loaded: Vec<(String, Arc<InferenceService>, SearchConfig)>,
+}
+
+impl VariantNetSeats {
+    /// Loads the network of every `net:` spec among `specs`.
+    pub fn load(specs: &[String]) -> Result<VariantNetSeats, SpecError> {
+        let mut seats = VariantNetSeats::default();
+        for text in specs {
+            let spec: PlayerSpec = text.parse()?;
+            if spec.kind != "net" || seats.loaded.iter().any(|(known, ..)| known == text) {
+                continue;
+            }
+            let mut params = spec.params();
+            let model = params
+                .get_path("model")
+                .ok_or_else(|| params.invalid("needs model=CHECKPOINT_DIR"))?;
+            let search = network_search(&mut params)?;
+            params.finish()?;
+            let invalid = |problem: String| spec.params().invalid(problem);
+            let (net, _) = PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu)
+                .map_err(|err| invalid(format!("cannot load {}: {err}", model.display())))?;
+            if net.game() != NetGame::Variant {
+                return Err(invalid(format!(
+                    "{} is a network of the two-player game; the variants and many-player games need one trained on them",
+                    model.display()
+                )));
+            }
+            let service = InferenceService::start(net, &InferenceConfig::default())
+                .map_err(|err| invalid(format!("cannot start {}: {err}", model.display())))?;
+            seats.loaded.push((text.clone(), Arc::new(service), search));
+        }
+        Ok(seats)
+    }
+
+    /// The player `spec` names: a loaded network, or a classical player.
+    pub fn make(&self, spec: &str, seed: u64) -> Result<Box<dyn SeatPlayer>, SpecError> {
+        match self.loaded.iter().find(|(known, ..)| known == spec) {
+            Some((name, service, search)) => Ok(Box::new(VariantNetSeat {
+                name: name.clone(),
+                evaluator: service.client(),
+                config: search.clone(),
+                seed,
+            })),
+            None => seat_player(spec, seed),
+        }
+    }
+}
+
+/// One seat's network player.
+struct VariantNetSeat {
+    name: String,
+    evaluator: InferenceClient,
+    config: SearchConfig,
+    seed: u64,
+}
+
+impl SeatPlayer for VariantNetSeat {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError> {
+        let failed = |err: sumito_mcts::SearchError| PlayerError::Failed(Box::new(err));
+        self.seed = self.seed.wrapping_add(1);
+        let game = VariantGame(*position);
+        let mut search = Search::new(game, self.config.clone(), self.seed).map_err(failed)?;
+        let result = search.search(&self.evaluator).map_err(failed)?;
+        game.move_of(result.action).ok_or(PlayerError::NoLegalMove)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fsutil::testing::TempDir;
+    use sumito_arena::multi::play_multi_match_with;
+    use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
+    use sumito_net::ModelConfig;
+
+    fn checkpoint(dir: &TempDir, game: NetGame) -> String {
+        let model = ModelConfig {
+            blocks: 1,
+            channels: 8,
+            policy_channels: 4,
+            value_channels: 4,
+            value_hidden: 8,
+            game,
+        };
+        let path = dir.path().join(format!("{game:?}"));
+        PolicyValueNet::new(&model, tch::Device::Cpu)
+            .unwrap()
+            .save_checkpoint(&path, 0, None)
+            .unwrap();
+        format!("net:model={},simulations=8", path.display())
+    }
+
+    #[test]
+    fn a_network_of_the_general_game_plays_a_three_player_match() {
+        let dir = TempDir::new("variant-seats");
+        let net = checkpoint(&dir, NetGame::Variant);
+        let entrants = vec![net, "greedy".to_owned(), "random".to_owned()];
+        let seats = VariantNetSeats::load(&entrants).unwrap();
+        let mut rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        rules.max_plies = Some(30);
+        let setup = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap());
+        let report = play_multi_match_with(
+            &|spec, seed| seats.make(spec, seed),
+            &entrants,
+            &setup,
+            &rules,
+            3,
+            0,
+            5,
+            2,
+        )
+        .unwrap();
+        assert_eq!(report.games.len(), 3);
+        // Seats rotate: the network played each side once.
+        let mut sides: Vec<usize> = report
+            .games
+            .iter()
+            .map(|game| game.entrant_of_side.iter().position(|&e| e == 0).unwrap())
+            .collect();
+        sides.sort_unstable();
+        assert_eq!(sides, [0, 1, 2]);
+    }
+
+    #[test]
+    fn a_two_player_network_is_refused_by_name() {
+        let dir = TempDir::new("variant-seats-two");
+        let net = checkpoint(&dir, NetGame::TwoPlayer);
+        let message = VariantNetSeats::load(&[net]).err().unwrap().to_string();
+        assert!(message.contains("two-player game"), "{message}");
+    }
+}
