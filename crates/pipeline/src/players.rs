@@ -247,7 +247,7 @@ impl Player for NetPlayer {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
     use sumito_arena::player::PlayerRegistry;
@@ -260,16 +260,21 @@ mod tests {
         registry
     }
 
-    /// A freshly initialised tiny network saved as `gen-000001` in `dir`.
-    fn tiny_checkpoint(dir: &TempDir) -> std::path::PathBuf {
-        let model = ModelConfig {
+    /// The shape of the tiny networks of this crate's tests.
+    pub(crate) fn tiny_model(game: sumito_net::NetGame) -> ModelConfig {
+        ModelConfig {
             blocks: 1,
             channels: 8,
             policy_channels: 4,
             value_channels: 4,
             value_hidden: 8,
-            game: sumito_net::NetGame::TwoPlayer,
-        };
+            game,
+        }
+    }
+
+    /// A freshly initialised tiny network saved as `gen-000001` in `dir`.
+    fn tiny_checkpoint(dir: &TempDir) -> std::path::PathBuf {
+        let model = tiny_model(sumito_net::NetGame::TwoPlayer);
         let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
         let path = dir.path().join("gen-000001");
         net.save_checkpoint(&path, 0, None).unwrap();

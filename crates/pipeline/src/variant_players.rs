@@ -98,17 +98,9 @@ mod tests {
     use crate::fsutil::testing::TempDir;
     use sumito_arena::multi::play_multi_match_with;
     use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
-    use sumito_net::ModelConfig;
 
     fn checkpoint(dir: &TempDir, game: NetGame) -> String {
-        let model = ModelConfig {
-            blocks: 1,
-            channels: 8,
-            policy_channels: 4,
-            value_channels: 4,
-            value_hidden: 8,
-            game,
-        };
+        let model = crate::players::tests::tiny_model(game);
         let path = dir.path().join(format!("{game:?}"));
         PolicyValueNet::new(&model, tch::Device::Cpu)
             .unwrap()

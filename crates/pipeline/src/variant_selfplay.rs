@@ -119,8 +119,7 @@ mod tests {
     use super::*;
     use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
     use sumito_net::{
-        DirectEvaluator, ModelConfig, NetGame, PolicyValueNet, SymmetryMode, Trainer,
-        TrainingConfig,
+        DirectEvaluator, NetGame, PolicyValueNet, SymmetryMode, Trainer, TrainingConfig,
     };
 
     fn start(layout: &str, seating: Seating, max_plies: u32) -> VariantPosition {
@@ -132,14 +131,7 @@ mod tests {
 
     fn variant_net() -> PolicyValueNet {
         tch::manual_seed(2);
-        let model = ModelConfig {
-            blocks: 1,
-            channels: 8,
-            policy_channels: 4,
-            value_channels: 4,
-            value_hidden: 8,
-            game: NetGame::Variant,
-        };
+        let model = crate::players::tests::tiny_model(NetGame::Variant);
         PolicyValueNet::new(&model, tch::Device::Cpu).unwrap()
     }
 
