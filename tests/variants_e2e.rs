@@ -217,6 +217,30 @@ fn arena_seats_a_network_of_the_general_game() {
     assert!(output.status.success(), "{out}");
     assert!(out.contains(&format!("| `{net}` | 3 |")), "{out}");
     assert!(records.join("game-0003.txt").exists());
+    // A person plays a three-player game against two copies of the network.
+    let mut child = Command::new(SUMITO)
+        .args([
+            "play",
+            "--layout",
+            "three-player",
+            "--seat",
+            &net,
+            "--seat",
+            &net,
+            "--seat",
+            "human",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"quit\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(out.contains(&format!("Black ({net}) plays")), "{out}");
+    assert!(out.contains(&format!("White ({net}) plays")), "{out}");
     // A two-player network is refused with the reason.
     let two_player = scratch.0.join("two-player");
     sumito_net::PolicyValueNet::new(

@@ -89,7 +89,9 @@ impl Command {
             Command::Perft(args) => commands::perft::run(args),
             Command::Moves(args) => commands::moves::run(args),
             Command::Render(args) => commands::render::run(args),
-            Command::Play(args) => commands::play::run_classical(args),
+            Command::Play(args) => {
+                commands::play::run_classical(args, &commands::arena::classical_seats)
+            }
             Command::Serve(args) => commands::serve::run(args),
             // The network verbs (`needs_network` lists them all).
             _ => anyhow::bail!("this command needs the network binary, sumito-torch"),
@@ -150,6 +152,7 @@ mod tests {
             "bench mcts",
             "bench alphabeta",
             "ladder alphabeta:depth=1",
+            "play --layout three-player --seat human --seat greedy --seat random",
         ] {
             assert!(!parse(light).needs_network(), "{light}");
         }
@@ -169,6 +172,7 @@ mod tests {
             "bench selfplay",
             "ladder",
             "ladder quick --time-per-move 1",
+            "play --layout three-player --seat human --seat net:model=x --seat greedy",
         ] {
             assert!(parse(network).needs_network(), "{network}");
         }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
-use sumito_arena::multi::seat_player;
+use sumito_arena::multi::SeatPlayerMaker;
 use sumito_arena::player::PlayerRegistry;
 use sumito_arena::rules_table::RulesTable;
 use sumito_arena::variant_record::{VariantRecord, VariantStart};
@@ -23,6 +23,8 @@ use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::record::Start;
 use sumito_play::session::{SessionConfig, run_session};
 use sumito_play::variant_session::{SeatControl, run_variant_session};
+
+use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS};
 
 /// Simulations per move of the model when neither --sims nor
 /// --time-per-move is given.
@@ -133,7 +135,11 @@ impl Args {
     /// Whether the opponent is a network (no --opponent), which
     /// `sumito-torch` plays.
     pub fn needs_network(&self) -> bool {
-        self.opponent.is_none() && !self.is_general()
+        (self.opponent.is_none() && !self.is_general())
+            || self.seats.iter().any(|spec| {
+                spec.parse::<PlayerSpec>()
+                    .is_ok_and(|spec| NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()))
+            })
     }
 
     /// Whether the game is one of the general engine (variants, more
@@ -155,9 +161,9 @@ impl Args {
 
 /// `sumito play --opponent SPEC`: a game against a classical opponent, under
 /// the rule sheets' rules.
-pub fn run_classical(args: Args) -> anyhow::Result<()> {
+pub fn run_classical(args: Args, general: &GeneralPlayers) -> anyhow::Result<()> {
     if args.is_general() {
-        return run_general(&args);
+        return run_general(&args, general);
     }
     let Some(spec) = &args.opponent else {
         anyhow::bail!("no --opponent given: playing a model needs sumito-torch");
@@ -195,8 +201,8 @@ pub fn play_session(args: &Args, opponent: &mut dyn Opponent, rules: Rules) -> a
     Ok(())
 }
 
-/// Who plays a seat, from `--seat SPEC`.
-fn seat_control(spec: &str, seed: u64) -> anyhow::Result<SeatControl> {
+/// Who plays a seat, from `--seat SPEC`; `make` makes the engines.
+fn seat_control(spec: &str, seed: u64, make: &SeatPlayerMaker<'_>) -> anyhow::Result<SeatControl> {
     let parsed: PlayerSpec = spec.parse().with_context(|| format!("--seat {spec:?}"))?;
     if parsed.kind == "human" {
         let mut params = parsed.params();
@@ -216,13 +222,13 @@ fn seat_control(spec: &str, seed: u64) -> anyhow::Result<SeatControl> {
             .unwrap_or_default();
         return Ok(SeatControl::People(names));
     }
-    Ok(SeatControl::Engine(seat_player(spec, seed).with_context(
-        || format!("--seat {spec:?} (human, or random, greedy, alphabeta)"),
+    Ok(SeatControl::Engine(make(spec, seed).with_context(
+        || format!("--seat {spec:?} (human, or random, greedy, alphabeta, net:model=DIR)"),
     )?))
 }
 
 /// A game of the general engine in the terminal.
-fn run_general(args: &Args) -> anyhow::Result<()> {
+fn run_general(args: &Args, general: &GeneralPlayers) -> anyhow::Result<()> {
     let table = match &args.rules {
         Some(path) => RulesTable::read(path)?,
         None => RulesTable::default(),
@@ -247,10 +253,19 @@ fn run_general(args: &Args) -> anyhow::Result<()> {
             args.layout
         );
     }
+    let engines: Vec<String> = specs
+        .iter()
+        .filter(|spec| {
+            spec.parse::<PlayerSpec>()
+                .is_ok_and(|spec| spec.kind != "human")
+        })
+        .cloned()
+        .collect();
+    let make = general(&engines)?;
     let controls = specs
         .iter()
         .enumerate()
-        .map(|(seat, spec)| seat_control(spec, args.seed ^ seat as u64))
+        .map(|(seat, spec)| seat_control(spec, args.seed ^ seat as u64, &*make))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let stdout = std::io::stdout();
     let no_color = std::env::var("NO_COLOR").ok();

@@ -26,7 +26,7 @@ pub fn registry() -> anyhow::Result<PlayerRegistry> {
 
 /// The players of a match of the general game: the classical ones and
 /// `net:` checkpoints of networks of the general game.
-fn general_seats(specs: &[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>> {
+pub(crate) fn general_seats(specs: &[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>> {
     let seats = VariantNetSeats::load(specs)?;
     Ok(Box::new(move |spec: &str, seed: u64| {
         seats.make(spec, seed)

@@ -33,8 +33,10 @@ pub fn load_model(
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if !args.needs_network() {
-        return run_classical(args);
+    if !args.needs_network() || args.is_general() {
+        // The general game: classical engines and networks of the general
+        // game by seat.
+        return run_classical(args, &super::arena::general_seats);
     }
     let (bundle, mut search) = load_model(
         args.model.as_deref(),
