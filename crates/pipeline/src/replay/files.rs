@@ -45,9 +45,15 @@ pub fn write_variant_game(dir: &Path, replay: &VariantReplay) -> std::io::Result
     write_unique(dir, VARIANT_EXTENSION, &encode_variant_game(replay))
 }
 
-/// Every replay file under `replay_dir` (in its `model-*` folders), oldest
-/// first by the time in its name.
+/// Every two-player replay file under `replay_dir` (in its `model-*`
+/// folders), oldest first by the time in its name.
 pub fn list_games(replay_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    list_replay_files(replay_dir, EXTENSION)
+}
+
+/// Every replay file with `extension` under `replay_dir` (in its
+/// `model-*` folders), oldest first by the time in its name.
+pub fn list_replay_files(replay_dir: &Path, extension: &str) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     if !replay_dir.exists() {
         return Ok(files);
@@ -63,7 +69,7 @@ pub fn list_games(replay_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            if !is_temporary(&name) && path.extension().is_some_and(|ext| ext == EXTENSION) {
+            if !is_temporary(&name) && path.extension().is_some_and(|ext| ext == extension) {
                 files.push(path);
             }
         }

@@ -14,9 +14,67 @@ use std::sync::Arc;
 use rand::Rng;
 use sumito_engine::{Move, Position, Symmetry};
 
-use super::files::list_games;
+use sumito_engine::variant::symmetry::kept_symmetries;
+use sumito_net::VariantTrainingSample;
+
+use super::files::{EXTENSION, VARIANT_EXTENSION, list_replay_files};
 use super::format::{GameRecord, decode_game, dequantize_policy, peek_summary};
+use super::variant_format::{VariantReplay, decode_variant_game};
 use crate::config::TrainingConfig;
+
+/// A kind of replay file the store can follow: the two-player
+/// [`GameRecord`] or the general game's [`VariantReplay`].
+pub trait ReplayGame: Sized + Send + Sync {
+    /// The extension of its files.
+    const EXTENSION: &'static str;
+    /// The training positions of a file, read cheaply where the format
+    /// allows (a file that would fall out of the window at once is only
+    /// counted).
+    fn peek_training_positions(bytes: &[u8]) -> Result<u64, String>;
+    fn decode(bytes: &[u8]) -> Result<Self, String>;
+    /// The indices of its positions that carry a policy target.
+    fn training_indices(&self) -> Vec<u32>;
+}
+
+impl ReplayGame for GameRecord {
+    const EXTENSION: &'static str = EXTENSION;
+
+    fn peek_training_positions(bytes: &[u8]) -> Result<u64, String> {
+        peek_summary(bytes)
+            .map(|summary| u64::from(summary.training_positions))
+            .map_err(|err| err.to_string())
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
+        decode_game(bytes).map_err(|err| err.to_string())
+    }
+
+    fn training_indices(&self) -> Vec<u32> {
+        (0..self.positions.len() as u32)
+            .filter(|&index| self.positions[index as usize].policy.is_some())
+            .collect()
+    }
+}
+
+impl ReplayGame for VariantReplay {
+    const EXTENSION: &'static str = VARIANT_EXTENSION;
+
+    /// The general game's header does not count them: the file is decoded
+    /// (its files are few and small next to the two-player self-play's).
+    fn peek_training_positions(bytes: &[u8]) -> Result<u64, String> {
+        Self::decode(bytes).map(|replay| replay.training_indices().len() as u64)
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
+        decode_variant_game(bytes).map_err(|err| err.to_string())
+    }
+
+    fn training_indices(&self) -> Vec<u32> {
+        (0..self.game.positions.len() as u32)
+            .filter(|&index| self.game.positions[index as usize].policy.is_some())
+            .collect()
+    }
+}
 
 /// The window size for `total` positions generated so far.
 pub fn window_size(total: u64, config: &TrainingConfig) -> u64 {
@@ -54,21 +112,22 @@ pub struct RefreshReport {
     pub skipped: Vec<(PathBuf, String)>,
 }
 
-/// Loaded games and the window of their training positions.
+/// Loaded games and the window of their training positions (of two-player
+/// games unless `G` says otherwise).
 #[derive(Debug)]
-pub struct ReplayStore {
+pub struct ReplayStore<G = GameRecord> {
     replay_dir: PathBuf,
     config: TrainingConfig,
     seen: HashSet<PathBuf>,
     /// (game, position index) of each training position in the window, oldest first.
-    window: VecDeque<(Arc<GameRecord>, u32)>,
+    window: VecDeque<(Arc<G>, u32)>,
     total_games: u64,
     total_positions: u64,
 }
 
-impl ReplayStore {
+impl<G: ReplayGame> ReplayStore<G> {
     /// An empty store following `replay_dir`; call [`ReplayStore::refresh`].
-    pub fn new(replay_dir: &Path, config: TrainingConfig) -> ReplayStore {
+    pub fn new(replay_dir: &Path, config: TrainingConfig) -> ReplayStore<G> {
         ReplayStore {
             replay_dir: replay_dir.to_owned(),
             config,
@@ -104,52 +163,46 @@ impl ReplayStore {
     pub fn refresh(&mut self) -> std::io::Result<RefreshReport> {
         let mut report = RefreshReport::default();
         let mut new = Vec::new();
-        for path in list_games(&self.replay_dir)? {
+        for path in list_replay_files(&self.replay_dir, G::EXTENSION)? {
             if self.seen.insert(path.clone()) {
                 match std::fs::read(&path)
                     .map_err(|err| err.to_string())
                     .and_then(|bytes| {
-                        peek_summary(&bytes)
-                            .map(|summary| (bytes, summary))
-                            .map_err(|err| err.to_string())
+                        G::peek_training_positions(&bytes).map(|positions| (bytes, positions))
                     }) {
-                    Ok((bytes, summary)) => new.push((path, bytes, summary)),
+                    Ok((bytes, positions)) => new.push((path, bytes, positions)),
                     Err(why) => report.skipped.push((path, why)),
                 }
             }
         }
         // The window after this refresh; decode the newest files that fill
         // it, only count the older ones (they would be dropped at once).
-        let announced: u64 = new
-            .iter()
-            .map(|(_, _, summary)| u64::from(summary.training_positions))
-            .sum();
+        let announced: u64 = new.iter().map(|(_, _, positions)| positions).sum();
         let target = window_size(self.total_positions + announced, &self.config);
         let mut decoded = Vec::new();
         let mut filled = 0u64;
-        for (path, bytes, summary) in new.into_iter().rev() {
+        for (path, bytes, positions) in new.into_iter().rev() {
             if filled >= target {
                 report.new_games += 1;
-                report.new_positions += u64::from(summary.training_positions);
+                report.new_positions += positions;
                 continue;
             }
-            match decode_game(&bytes) {
+            match G::decode(&bytes) {
                 Ok(game) => {
-                    filled += game.training_positions() as u64;
+                    filled += game.training_indices().len() as u64;
                     decoded.push(game);
                 }
-                Err(err) => report.skipped.push((path, err.to_string())),
+                Err(err) => report.skipped.push((path, err)),
             }
         }
         // Oldest first, so that the front of the window stays the oldest.
         for game in decoded.into_iter().rev() {
+            let indices = game.training_indices();
             report.new_games += 1;
-            report.new_positions += game.training_positions() as u64;
+            report.new_positions += indices.len() as u64;
             let game = Arc::new(game);
-            for (index, record) in game.positions.iter().enumerate() {
-                if record.policy.is_some() {
-                    self.window.push_back((Arc::clone(&game), index as u32));
-                }
+            for index in indices {
+                self.window.push_back((Arc::clone(&game), index));
             }
         }
         self.total_games += report.new_games;
@@ -161,15 +214,49 @@ impl ReplayStore {
         Ok(report)
     }
 
-    /// A uniformly drawn training position under a uniformly drawn symmetry
-    /// among `symmetries` (the ones the position's rules allow); `None` when
-    /// the window is empty.
-    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R, symmetries: &[Symmetry]) -> Option<Sample> {
+    /// A uniformly drawn entry of the window: the game and the position's
+    /// index; `None` when the window is empty.
+    fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<(&G, usize)> {
         if self.window.is_empty() {
             return None;
         }
         let (game, index) = &self.window[rng.random_range(0..self.window.len())];
-        let record = &game.positions[*index as usize];
+        Some((game, *index as usize))
+    }
+}
+
+impl ReplayStore<VariantReplay> {
+    /// A uniformly drawn training sample of the general game, under a
+    /// uniformly drawn symmetry among those its rules keep; `None` when the
+    /// window is empty.
+    pub fn sample_variant<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<VariantTrainingSample> {
+        let (replay, index) = self.draw(rng)?;
+        let game = &replay.game;
+        let record = &game.positions[index];
+        let sample = VariantTrainingSample::from_game(
+            record.position,
+            record
+                .policy
+                .clone()
+                .expect("the window holds policy positions"),
+            game.outcome,
+            game.final_scores,
+        );
+        let symmetries = kept_symmetries(record.position.rules());
+        Some(match symmetries.len() {
+            0 => sample,
+            count => sample.transformed(symmetries[rng.random_range(0..count)]),
+        })
+    }
+}
+
+impl ReplayStore {
+    /// A uniformly drawn training position under a uniformly drawn symmetry
+    /// among `symmetries` (the ones the position's rules allow); `None` when
+    /// the window is empty.
+    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R, symmetries: &[Symmetry]) -> Option<Sample> {
+        let (game, index) = self.draw(rng)?;
+        let record = &game.positions[index];
         let symmetry = if symmetries.is_empty() {
             Symmetry::IDENTITY
         } else {
@@ -220,6 +307,66 @@ mod tests {
     }
 
     #[test]
+    fn general_game_files_are_followed_and_sampled_under_kept_symmetries() {
+        use crate::replay::files::write_variant_game;
+        use crate::replay::variant_format::tests::scripted_game;
+        use sumito_arena::rules_table::RulesTable;
+        use sumito_net::Sample as _;
+
+        let dir = TempDir::new("variant-store");
+        let folder = dir.path().join("model-000001");
+        let mut expected = 0;
+        for (rules, layout) in [
+            ("max_plies = 30", "three-player"),
+            ("max_plies = 20\nholes = [\"E5\", \"E1\"]", "belgian-daisy"),
+        ] {
+            let table: RulesTable = toml::from_str(rules).unwrap();
+            let game = scripted_game(&table, layout);
+            let replay = VariantReplay {
+                rules: table,
+                model_generation: 1,
+                game,
+            };
+            expected += replay.training_indices().len();
+            write_variant_game(&folder, &replay).unwrap();
+        }
+        // A two-player file beside them is not this store's.
+        write_game(&folder, &random_game(3, Rules::default())).unwrap();
+        std::fs::write(folder.join("broken.vgame"), b"SUMITOV\0 not a game").unwrap();
+        let mut store: ReplayStore<VariantReplay> = ReplayStore::new(dir.path(), small_window());
+        let report = store.refresh().unwrap();
+        assert_eq!(report.new_games, 2);
+        assert_eq!(report.skipped.len(), 1, "{:?}", report.skipped);
+        assert!(report.skipped[0].0.ends_with("broken.vgame"));
+        assert_eq!(store.len(), expected);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        let samples: Vec<VariantTrainingSample> = (0..40)
+            .map(|_| store.sample_variant(&mut rng).unwrap())
+            .collect();
+        // Every sample is a valid training sample (its policy legal in its
+        // position under its symmetry).
+        VariantTrainingSample::build_batch(&samples, tch::Device::Cpu).unwrap();
+        // The holes at E5 and E1 keep only the symmetries that map them
+        // onto themselves, and the store draws among those only: no marble
+        // of a holed sample ever stands on a hole (other symmetries would
+        // put some there).
+        let holed: Vec<_> = samples
+            .iter()
+            .filter(|sample| sample.position.rules().seating.seats() == 2)
+            .collect();
+        assert!(holed.len() > 5, "{}", holed.len());
+        let kept = sumito_engine::variant::symmetry::kept_symmetries(holed[0].position.rules());
+        assert!((1..12).contains(&kept.len()), "{}", kept.len());
+        for sample in holed {
+            let position = &sample.position;
+            let holes = position.rules().holes;
+            assert_ne!(holes, 0);
+            let marbles = position.bitboard(0) | position.bitboard(1);
+            assert_eq!(marbles & holes, 0, "a marble on a hole: {position}");
+        }
+    }
+
+    #[test]
     fn the_window_grows_sublinearly_and_is_bounded() {
         let config = TrainingConfig {
             window_min_positions: 1000,
@@ -252,7 +399,7 @@ mod tests {
             expected_positions += game.training_positions() as u64;
             write_game(&folder, &game).unwrap();
         }
-        let mut store = ReplayStore::new(dir.path(), small_window());
+        let mut store: ReplayStore = ReplayStore::new(dir.path(), small_window());
         let report = store.refresh().unwrap();
         assert_eq!(
             (report.new_games, report.new_positions),
@@ -288,7 +435,7 @@ mod tests {
         let mut bytes = std::fs::read(&flipped).unwrap();
         bytes[40] ^= 0x10;
         std::fs::write(&flipped, &bytes).unwrap();
-        let mut store = ReplayStore::new(dir.path(), small_window());
+        let mut store: ReplayStore = ReplayStore::new(dir.path(), small_window());
         let report = store.refresh().unwrap();
         let skipped: Vec<&PathBuf> = report.skipped.iter().map(|(path, _)| path).collect();
         assert_eq!(report.new_games, 1);
@@ -317,7 +464,7 @@ mod tests {
             ..Rules::default()
         };
         write_game(&dir.path().join("model-000000"), &random_game(5, rules)).unwrap();
-        let mut store = ReplayStore::new(dir.path(), small_window());
+        let mut store: ReplayStore = ReplayStore::new(dir.path(), small_window());
         store.refresh().unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         for _ in 0..50 {

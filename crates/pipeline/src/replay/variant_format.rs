@@ -241,7 +241,7 @@ fn start_position(rules: &RulesTable, text: &str) -> Result<VariantPosition, For
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use sumito_engine::variant::VariantLayout;
 
