@@ -36,7 +36,6 @@
 //!
 //! Errors name the line and the problem.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use sumito_engine::{Color, EndReason, Layout, Move, Outcome, Position, Rules};
@@ -286,36 +285,9 @@ pub fn utc_timestamp() -> String {
 }
 
 /// Writes `bytes` to `path` so that readers see the old file or the whole new
-/// one, never a part: a temporary file in the same folder, flushed to disk,
-/// then renamed over `path`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(name);
-    temp_name.push(format!(".{}.tmp", std::process::id()));
-    let temp = dir.join(temp_name);
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)?;
-        // Make the rename itself durable; not every platform can open a folder.
-        if let Ok(folder) = std::fs::File::open(&dir) {
-            let _ = folder.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
-}
+/// one, never a part (`sumito_fsio`: a temporary beside it that names its
+/// writer, flushed, then renamed over `path`).
+pub use sumito_fsio::write_atomic;
 
 #[derive(Default)]
 struct Parser {

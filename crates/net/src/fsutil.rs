@@ -1,34 +1,14 @@
 //! Atomic file writes and a checksum for checkpoint files.
 
-use std::io::Write;
 use std::path::Path;
 
 use crate::NetError;
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same
-/// directory, fsync, rename over `path`, fsync of the directory.
+/// Writes `bytes` to `path` atomically (`sumito_fsio::write_atomic`: a
+/// temporary beside it that names its writer, so the run directory removes
+/// it if this process is killed; fsync; rename; fsync of the directory).
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), NetError> {
-    let dir = path
-        .parent()
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&temporary, path)
-    })();
-    if let Err(err) = result {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(NetError::io(path)(err));
-    }
-    sync_dir(dir)
+    sumito_fsio::write_atomic(path, bytes).map_err(NetError::io(path))
 }
 
 /// Makes renames inside `dir` durable.

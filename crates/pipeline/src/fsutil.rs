@@ -1,104 +1,9 @@
-//! Small file-system helpers shared by every file this crate writes: atomic
-//! replacement, temporary names that say who wrote them, host identity (for
-//! leases and file names).
+//! Small file-system helpers of the run directory: atomic replacement,
+//! temporary names that say who wrote them and host identity (for leases
+//! and file names) come from `sumito_fsio`, shared with every crate that
+//! writes files.
 
-use std::fs::{self, File};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Writes `bytes` to `path` so that readers (and a process killed at any
-/// moment) see either the old file or the whole new one: the data goes to a
-/// temporary name in the same directory ([`temporary_path`]), is flushed to
-/// disk, then renamed over `path`, and the directory entry is flushed too.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = parent_dir(path);
-    let temp = temporary_path(path)?;
-    let result = (|| {
-        let mut file = File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)?;
-        // Make the rename itself durable; some file systems refuse to open a
-        // directory for syncing, which costs only durability, not atomicity.
-        if let Ok(handle) = File::open(dir) {
-            let _ = handle.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result
-}
-
-/// The folder `path` is in (`.` for a bare name).
-fn parent_dir(path: &Path) -> &Path {
-    path.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-}
-
-/// A fresh temporary name beside `path` for a file or folder that will be
-/// renamed to `path`: `.NAME.HOST-PID-N.tmp`. The writer's host and process
-/// id in the name let a later process tell the leftover of a killed writer
-/// (removed on start, see `RunDir::remove_leftovers`) from a write under way.
-pub fn temporary_path(path: &Path) -> std::io::Result<PathBuf> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = path.file_name().ok_or_else(|| {
-        std::io::Error::new(std::io::ErrorKind::InvalidInput, "path has no file name")
-    })?;
-    Ok(parent_dir(path).join(format!(
-        ".{}.{}-{}-{}.tmp",
-        name.to_string_lossy(),
-        hostname(),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )))
-}
-
-/// Whether `name` is a temporary file left by an interrupted [`write_atomic`].
-pub fn is_temporary(name: &str) -> bool {
-    name.starts_with('.') && name.ends_with(".tmp")
-}
-
-/// The host and process id that wrote the temporary file `name` (named by
-/// [`temporary_path`]); `None` for any other name, including temporaries of
-/// older versions, which named no host.
-pub fn temporary_writer(name: &str) -> Option<(&str, u32)> {
-    let stem = name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    let (_, writer) = stem.rsplit_once('.')?;
-    let mut parts = writer.rsplitn(3, '-');
-    let counter = parts.next()?;
-    let pid = parts.next()?.parse().ok()?;
-    let host = parts.next()?;
-    let host_ok = !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-    (host_ok && !counter.is_empty() && counter.bytes().all(|b| b.is_ascii_digit()))
-        .then_some((host, pid))
-}
-
-/// This machine's host name, reduced to characters safe in file names
-/// (ASCII letters, digits and `-`), read once.
-pub fn hostname() -> String {
-    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    HOST.get_or_init(|| {
-        let raw = fs::read_to_string("/proc/sys/kernel/hostname")
-            .ok()
-            .or_else(|| std::env::var("HOSTNAME").ok())
-            .unwrap_or_default();
-        let clean: String = raw
-            .trim()
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-            .collect();
-        if clean.is_empty() {
-            "host".to_owned()
-        } else {
-            clean
-        }
-    })
-    .clone()
-}
+pub use sumito_fsio::{hostname, is_temporary, temporary_path, temporary_writer, write_atomic};
 
 /// Seconds since the Unix epoch.
 pub fn unix_seconds() -> f64 {
@@ -148,43 +53,7 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod tests {
-    use super::testing::TempDir;
     use super::*;
-
-    #[test]
-    fn atomic_write_replaces_and_leaves_no_temporary() {
-        let dir = TempDir::new("atomic");
-        let path = dir.path().join("state.json");
-        write_atomic(&path, b"one").unwrap();
-        write_atomic(&path, b"two").unwrap();
-        assert_eq!(fs::read(&path).unwrap(), b"two");
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, vec![std::ffi::OsString::from("state.json")]);
-    }
-
-    #[test]
-    fn temporary_names_carry_their_writer() {
-        let temp = temporary_path(Path::new("runs/x/replay/1-h-2-000003.game")).unwrap();
-        let name = temp.file_name().unwrap().to_str().unwrap();
-        assert!(is_temporary(name), "{name}");
-        assert_eq!(temp.parent(), Some(Path::new("runs/x/replay")));
-        assert_eq!(
-            temporary_writer(name),
-            Some((hostname().as_str(), std::process::id()))
-        );
-        assert_eq!(
-            temporary_writer(".state.json.my-host-2-77-5.tmp"),
-            Some(("my-host-2", 77))
-        );
-        // Older versions named no host: their writer is unknown.
-        assert_eq!(temporary_writer(".state.json.77-5.tmp"), None);
-        assert_eq!(temporary_writer(".gen-000001.1234.tmp"), None);
-        assert_eq!(temporary_writer("state.json"), None);
-        assert_eq!(temporary_writer(".a.b c-1-2.tmp"), None);
-    }
 
     #[test]
     fn timestamp_has_the_right_shape() {
