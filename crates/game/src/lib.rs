@@ -103,12 +103,78 @@ impl Game for AbaloneGame {
             EngineOutcome::Draw => Outcome::Draw,
         })
     }
+
+    /// A push-off may reach the marbles to win; any move may reach the move
+    /// limit or the no-push-off limit when it is one ply away. Only a move
+    /// that leaves the opponent without a legal move (a blockade, all but
+    /// unknown in play) ends the game otherwise, and the search finds that
+    /// one when it visits it. Saves counting the replies to every root move
+    /// before each search (about 5 % of self-play's search time).
+    fn may_end_game(&self, action: usize) -> bool {
+        let position = &self.0;
+        let rules = position.rules();
+        let next_ply = position.ply() + 1;
+        rules.max_plies.is_some_and(|limit| next_ply >= limit)
+            || rules
+                .no_push_off_plies
+                .is_some_and(|limit| position.plies_since_push_off() + 1 >= limit)
+            || Move::from_action(action).is_some_and(|mv| position.is_push_off(mv))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use sumito_engine::{Layout, Rules, midgame_positions};
+
+    #[test]
+    fn every_move_that_ends_the_game_may_end_it() {
+        // Each way a move can end the game, alone and met often: a small
+        // target, a short move limit, a short no-push-off limit.
+        let plain = Rules {
+            marbles_to_win: 6,
+            max_plies: None,
+            no_push_off_plies: None,
+        };
+        for rules in [
+            Rules {
+                marbles_to_win: 1,
+                ..plain
+            },
+            Rules {
+                max_plies: Some(30),
+                ..plain
+            },
+            Rules {
+                no_push_off_plies: Some(10),
+                ..plain
+            },
+        ] {
+            let (mut ending, mut skipped) = (0, 0);
+            for seed in 0..30 {
+                let start = Position::start(Layout::BelgianDaisy, rules);
+                for position in sumito_engine::random_playout(&start, 40, seed) {
+                    let game = AbaloneGame(position);
+                    let mut actions = Vec::new();
+                    game.legal_actions(&mut actions);
+                    for action in actions {
+                        let mut after = game;
+                        after.apply(action);
+                        if game.may_end_game(action) {
+                            ending += usize::from(after.outcome().is_some());
+                        } else {
+                            skipped += 1;
+                            assert_eq!(after.outcome(), None, "{rules:?}: {position} {action}");
+                        }
+                    }
+                }
+            }
+            assert!(
+                ending > 20 && skipped > 10_000,
+                "{rules:?}: {ending} {skipped}"
+            );
+        }
+    }
 
     #[test]
     fn actions_round_trip_through_the_engine() {

@@ -287,4 +287,13 @@ pub trait Game: Clone + Send + Sync {
 
     /// `Some` exactly when the game is over.
     fn outcome(&self) -> Option<Outcome>;
+
+    /// Whether playing `action` might end the game: `false` only when it
+    /// surely does not. Before each search the root's moves that might are
+    /// played to find those that end the game (a win in one is never
+    /// missed); a cheap answer here saves playing the others. A game end it
+    /// answers `false` for is still found when the search visits the move.
+    fn may_end_game(&self, _action: usize) -> bool {
+        true
+    }
 }

@@ -783,7 +783,8 @@ impl<G: Game> Search<G> {
         let children = self.tree.root().children();
         for index in children {
             let child = &self.tree.nodes[index];
-            if child.kind != Kind::Unvisited {
+            if child.kind != Kind::Unvisited || !self.root_state.may_end_game(child.action as usize)
+            {
                 continue;
             }
             let mut state = self.root_state.clone();
