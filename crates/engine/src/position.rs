@@ -669,8 +669,10 @@ impl Position {
         list
     }
 
-    /// The legal moves in generation order (for perft).
-    pub(crate) fn legal_moves_unordered(&self) -> MoveList {
+    /// The legal moves in generation order, which is deterministic (the same
+    /// for the same position) but not the action order: for perft and the
+    /// search, which need no order and save the sort.
+    pub fn legal_moves_unordered(&self) -> MoveList {
         let mut list = MoveList::new();
         if self.outcome_by_rules().is_none() {
             let us = self.side.index();

@@ -87,9 +87,13 @@ impl Game for AbaloneGame {
         player_of(self.0.side_to_move())
     }
 
+    /// In the engine's generation order, which is deterministic: putting
+    /// them in action order cost a sort per expansion, a third of the
+    /// search's own time (`sumito bench mcts`, uniform evaluator: 1.33 to
+    /// 1.68 times the simulations per second without it).
     fn legal_actions(&self, out: &mut Vec<usize>) {
         out.clear();
-        out.extend(self.0.legal_moves().iter().map(|mv| mv.action()));
+        out.extend(self.0.legal_moves_unordered().iter().map(|mv| mv.action()));
     }
 
     fn apply(&mut self, action: usize) {
@@ -182,11 +186,19 @@ mod tests {
             let game = AbaloneGame(position);
             let mut actions = Vec::new();
             game.legal_actions(&mut actions);
-            assert_eq!(actions.len(), position.legal_moves().len());
-            assert!(
-                actions.windows(2).all(|w| w[0] < w[1]),
-                "increasing action order"
-            );
+            // The engine's moves, each once, in its generation order (the
+            // same every time for the same position).
+            let mut sorted = actions.clone();
+            sorted.sort_unstable();
+            let engine: Vec<usize> = position
+                .legal_moves()
+                .iter()
+                .map(|mv| mv.action())
+                .collect();
+            assert_eq!(sorted, engine);
+            let mut again = Vec::new();
+            game.legal_actions(&mut again);
+            assert_eq!(again, actions);
             for &action in &actions {
                 assert!(action < AbaloneGame::NUM_ACTIONS);
                 let mut next = game;

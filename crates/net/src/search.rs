@@ -95,6 +95,10 @@ mod tests {
         for &position in positions {
             let game = AbaloneGame(position);
             game.legal_actions(&mut actions);
+            // In action order, the order of `NetOutput::logits` that the
+            // tests compare with (the search's own order does not matter to
+            // the evaluator).
+            actions.sort_unstable();
             batch.push(game, &actions);
         }
         batch
