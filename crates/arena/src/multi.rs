@@ -389,31 +389,10 @@ pub type SeatPlayerMaker<'a> =
 /// Plays `games` games of `setup` under `rules` between `entrants` (one
 /// per side, in turn: entrant `e` plays side `(e + game) % sides`, all the
 /// seats of a team), each game opened with `opening_plies` random moves
-/// from the seed; on `threads` threads.
-pub fn play_multi_match(
-    entrants: &[String],
-    setup: &VariantSetup,
-    rules: &VariantRules,
-    games: usize,
-    opening_plies: u32,
-    seed: u64,
-    threads: usize,
-) -> Result<MultiReport, String> {
-    play_multi_match_with(
-        &seat_player,
-        entrants,
-        setup,
-        rules,
-        games,
-        opening_plies,
-        seed,
-        threads,
-    )
-}
-
-/// [`play_multi_match`] with the players `make` makes from the specs.
+/// from the seed; on `threads` threads. `make` makes each seat's player from
+/// its spec ([`seat_player`] for the classical ones).
 #[allow(clippy::too_many_arguments)]
-pub fn play_multi_match_with(
+pub fn play_multi_match(
     make: &SeatPlayerMaker<'_>,
     entrants: &[String],
     setup: &VariantSetup,
@@ -536,8 +515,17 @@ mod tests {
             "random".to_string(),
             "random".to_string(),
         ];
-        let report =
-            play_multi_match(&entrants, &VariantSetup::layout(layout), &rules, 6, 2, 7, 2).unwrap();
+        let report = play_multi_match(
+            &seat_player,
+            &entrants,
+            &VariantSetup::layout(layout),
+            &rules,
+            6,
+            2,
+            7,
+            2,
+        )
+        .unwrap();
         assert_eq!(report.games.len(), 6);
         // Every entrant sat at every seat twice.
         for e in 0..3 {
@@ -576,8 +564,17 @@ mod tests {
         let layout = VariantLayout::from_name("four-player").unwrap();
         let rules = rules_for(layout, 40);
         let entrants = vec!["alphabeta:depth=1".to_string(), "random".to_string()];
-        let report =
-            play_multi_match(&entrants, &VariantSetup::layout(layout), &rules, 2, 0, 3, 2).unwrap();
+        let report = play_multi_match(
+            &seat_player,
+            &entrants,
+            &VariantSetup::layout(layout),
+            &rules,
+            2,
+            0,
+            3,
+            2,
+        )
+        .unwrap();
         assert!(report.games.iter().all(|g| g.outcome.is_some()));
         assert!(seat_player("alphabeta:depth=2,time=1s", 0).is_err());
         assert!(seat_player("grandmaster", 0).is_err());

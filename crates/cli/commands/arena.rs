@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use sumito_arena::arena::{DEFAULT_MAX_PLIES, MatchConfig, Silent, check_record_dir, play_match};
-use sumito_arena::multi::{SeatPlayerMaker, play_multi_match_with, seat_player};
+use sumito_arena::multi::{SeatPlayerMaker, play_multi_match, seat_player};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::report::{ProgressObserver, result_line, summary};
 use sumito_arena::rules_table::{RulesTable, Targets};
@@ -191,7 +191,7 @@ fn run_general(args: &Args, table: &RulesTable, players: &GeneralPlayers) -> any
     };
     println!("{layout}: {rules}");
     let make = players(&args.players)?;
-    let report = play_multi_match_with(
+    let report = play_multi_match(
         &*make,
         &args.players,
         &setup,

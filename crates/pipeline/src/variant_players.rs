@@ -96,7 +96,7 @@ impl SeatPlayer for VariantNetSeat {
 mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
-    use sumito_arena::multi::play_multi_match_with;
+    use sumito_arena::multi::play_multi_match;
     use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
 
     fn checkpoint(dir: &TempDir, game: NetGame) -> String {
@@ -118,7 +118,7 @@ mod tests {
         let mut rules = VariantRules::plain(Seating::new(3, false).unwrap());
         rules.max_plies = Some(30);
         let setup = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap());
-        let report = play_multi_match_with(
+        let report = play_multi_match(
             &|spec, seed| seats.make(spec, seed),
             &entrants,
             &setup,
