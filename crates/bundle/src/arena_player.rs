@@ -52,10 +52,11 @@ impl PlayerFactory for BundlePlayerFactory {
         let device = DeviceSpec::Cpu
             .resolve()
             .map_err(|err| invalid(err.to_string()))?;
-        let model = bundle
-            .load_torchscript(device)
+        let replicas = (0..settings.search_threads)
+            .map(|_| bundle.load_torchscript(device))
+            .collect::<Result<Vec<_>, _>>()
             .map_err(|err| invalid(err.to_string()))?;
-        network_entrant(spec.to_string(), model, settings)
+        network_entrant(spec.to_string(), replicas, settings)
             .map_err(|err| invalid(format!("cannot start {}: {err}", dir.display())))
     }
 }

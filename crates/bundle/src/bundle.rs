@@ -27,9 +27,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sumito_engine::Rules;
+use sumito_game::AbaloneGame;
+use sumito_mcts::Evaluator;
 use sumito_net::{
     Device, DirectEvaluator, ENCODING_VERSION, ModelConfig, NetError, PolicyValueNet, RulesMeta,
-    SymmetryMode, TorchScriptModel, read_checkpoint_meta,
+    ServiceEvaluator, SymmetryMode, TorchScriptModel, read_checkpoint_meta,
 };
 use sumito_pipeline::crc::crc32c;
 
@@ -652,17 +654,33 @@ impl ModelBundle {
     }
 
     /// The model as a player and analyst: a search of `budget` on the
-    /// TorchScript network, on `device`.
+    /// TorchScript network, on `device`, using `threads` cores: with more
+    /// than one, that many copies of the network evaluate the parts of each
+    /// batch of leaves side by side (and the search gathers that many times
+    /// the leaves).
     pub fn search(
         &self,
         budget: SearchBudget,
         seed: u64,
         device: Device,
+        threads: u32,
     ) -> Result<NetworkSearch, BundleError> {
-        let model = self.load_torchscript(device)?;
-        let evaluator = DirectEvaluator::new(model, SymmetryMode::None);
         let name = format!("{} (gen {})", self.meta.name, self.meta.training.generation);
-        Ok(NetworkSearch::new(name, Box::new(evaluator), budget, seed))
+        let evaluator: Box<dyn Evaluator<AbaloneGame>> = if threads <= 1 {
+            let model = self.load_torchscript(device)?;
+            Box::new(DirectEvaluator::new(model, SymmetryMode::None))
+        } else {
+            let replicas = (0..threads)
+                .map(|_| self.load_torchscript(device))
+                .collect::<Result<Vec<_>, _>>()?;
+            Box::new(
+                ServiceEvaluator::start(replicas, SymmetryMode::None).map_err(net(format!(
+                    "starting the search threads of {}",
+                    self.dir.display()
+                )))?,
+            )
+        };
+        Ok(NetworkSearch::new(name, evaluator, budget, seed).with_threads(threads.max(1)))
     }
 
     /// A few lines for people: what the model is and how strong.
@@ -807,7 +825,7 @@ pub(crate) mod tests {
             budget,
             5,
         );
-        let mut exported = bundle.search(budget, 5, Device::Cpu).unwrap();
+        let mut exported = bundle.search(budget, 5, Device::Cpu, 1).unwrap();
         let mut from_weights = NetworkSearch::new(
             "weights",
             Box::new(DirectEvaluator::new(
@@ -817,6 +835,19 @@ pub(crate) mod tests {
             budget,
             5,
         );
+        // On two threads: the search of 16 leaves a batch, evaluated in two
+        // halves side by side, finds what one thread finds with 16 leaves.
+        let mut threaded = bundle.search(budget, 5, Device::Cpu, 2).unwrap();
+        let mut sixteen_leaves = NetworkSearch::new(
+            "checkpoint",
+            Box::new(DirectEvaluator::new(
+                bundle.load_network(Device::Cpu).unwrap(),
+                SymmetryMode::None,
+            )),
+            budget,
+            5,
+        )
+        .with_threads(2);
         let start = Position::start(Layout::BelgianDaisy, meta.rules());
         let positions = sumito_engine::random_playout(&start, 8, 3);
         for position in positions.iter().filter(|p| !p.is_game_over()) {
@@ -826,6 +857,11 @@ pub(crate) mod tests {
             assert_eq!(a.best, b.best, "{position}");
             assert_eq!(a.best, c.best, "{position}");
             assert!((a.wdl.win - b.wdl.win).abs() < 1e-3, "{position}");
+            let d = threaded.analyse(position, None).unwrap();
+            let e = sixteen_leaves.analyse(position, None).unwrap();
+            assert_eq!(d.best, e.best, "{position}");
+            assert_eq!(d.visits, e.visits, "{position}");
+            assert!((d.wdl.win - e.wdl.win).abs() < 1e-3, "{position}");
         }
     }
 

@@ -38,4 +38,9 @@ pub struct Args {
     /// Torch device: cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu")]
     pub device: String,
+    /// Cores the search uses: that many copies of the network evaluate its
+    /// leaves side by side [default: one per core, at most 4, on the CPU; 1
+    /// on a GPU].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub threads: Option<u32>,
 }

@@ -59,6 +59,11 @@ pub struct Args {
     /// Torch device of the model: cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu", conflicts_with = "opponent")]
     pub device: String,
+    /// Cores the model's search uses: that many copies of the network
+    /// evaluate its leaves side by side [default: one per core, at most 4,
+    /// on the CPU; 1 on a GPU].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "opponent")]
+    pub threads: Option<u32>,
     /// The colour you play; Black moves first.
     #[arg(long, value_enum, default_value = "black")]
     color: Side,

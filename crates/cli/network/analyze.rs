@@ -21,7 +21,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // The position or record first: a mistake there is answered before the
     // model is loaded.
     let source = args.source.read()?;
-    let (bundle, mut search) = load_model(args.model.as_deref(), budget, 0, &args.device)?;
+    let (bundle, mut search) =
+        load_model(args.model.as_deref(), budget, 0, &args.device, args.threads)?;
     eprintln!("{}", bundle.summary());
     let position = match source {
         Source::Record { record, path } => {

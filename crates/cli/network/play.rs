@@ -6,20 +6,39 @@ use std::path::Path;
 use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::play::{Args, play_session, run_classical};
-use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
+use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
-/// Opens the bundle `given` (or the shipped one) and builds its search.
+/// The most search threads a model gets unless told: beyond a few, the
+/// batches of one game's leaves grow large enough for one forward pass to
+/// use several cores, and more leaves in flight weaken the search.
+const MAX_DEFAULT_SEARCH_THREADS: usize = 4;
+
+/// Search threads of a model on `device` unless the user chose: one per core
+/// up to [`MAX_DEFAULT_SEARCH_THREADS`] on the CPU, one on a GPU.
+fn default_search_threads(device: Device) -> u32 {
+    match device {
+        Device::Cpu => std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_DEFAULT_SEARCH_THREADS) as u32,
+        _ => 1,
+    }
+}
+
+/// Opens the bundle `given` (or the shipped one) and builds its search, on
+/// `threads` cores (default [`default_search_threads`]).
 pub fn load_model(
     given: Option<&Path>,
     budget: SearchBudget,
     seed: u64,
     device: &str,
+    threads: Option<u32>,
 ) -> anyhow::Result<(ModelBundle, NetworkSearch)> {
     let device = device
         .parse::<DeviceSpec>()
         .map_err(anyhow::Error::msg)?
         .resolve()?;
+    let threads = threads.unwrap_or_else(|| default_search_threads(device));
     let program = std::env::current_exe().ok();
     let folders = model_folders(
         program.as_deref(),
@@ -28,7 +47,7 @@ pub fn load_model(
     let dir = locate_bundle(given, &folders)?;
     let bundle = ModelBundle::open(&dir)?;
     configure_threads(&ThreadsConfig::default())?;
-    let search = bundle.search(budget, seed, device)?;
+    let search = bundle.search(budget, seed, device, threads)?;
     Ok((bundle, search))
 }
 
@@ -43,6 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.model_budget(),
         args.seed,
         &args.device,
+        args.threads,
     )
     .context("loading the model")?;
     println!("{}", bundle.summary());

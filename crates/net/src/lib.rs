@@ -52,6 +52,7 @@ pub use error::NetError;
 pub use evaluate::{DirectEvaluator, NetOutput, PackedModel, PositionEvaluator, run_packed};
 pub use export::{ExportMeta, TorchScriptModel};
 pub use model::PolicyValueNet;
+pub use search::ServiceEvaluator;
 pub use service::{InferenceClient, InferenceService, ServiceStats};
 pub use train::{Sample, TrainMetrics, Trainer, TrainingSample};
 pub use variant_train::VariantTrainingSample;

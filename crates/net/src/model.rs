@@ -472,6 +472,16 @@ impl PolicyValueNet {
         self
     }
 
+    fn conv_bn_layers(&self) -> impl Iterator<Item = &ConvBn> {
+        std::iter::once(&self.stem)
+            .chain(
+                self.blocks
+                    .iter()
+                    .flat_map(|block| [&block.first, &block.second]),
+            )
+            .chain([&self.policy, &self.policy_pool, &self.value])
+    }
+
     fn conv_bn_layers_mut(&mut self) -> impl Iterator<Item = &mut ConvBn> {
         std::iter::once(&mut self.stem)
             .chain(
@@ -494,19 +504,38 @@ impl PolicyValueNet {
     /// converted on the way in; [`Self::forward_packed`]'s output is in that
     /// format too ([`crate::run_packed`] returns 32-bit floats either way).
     pub fn for_inference(self, precision: Precision) -> PolicyValueNet {
-        let mut net = self.fold_batch_norm();
+        let net = self.fold_batch_norm();
         let kind = precision.kind_on(net.device());
-        if kind != net.kind() {
-            net.vars.set_kind(kind);
-            for layer in net.conv_bn_layers_mut() {
+        net.with_kind(kind)
+    }
+
+    fn with_kind(mut self, kind: Kind) -> PolicyValueNet {
+        if kind != self.kind() {
+            self.vars.set_kind(kind);
+            for layer in self.conv_bn_layers_mut() {
                 if let Some((weight, bias)) = &mut layer.folded {
                     *weight = weight.to_kind(kind);
                     *bias = bias.to_kind(kind);
                 }
             }
-            net.mask = net.mask.to_kind(kind);
+            self.mask = self.mask.to_kind(kind);
         }
-        net
+        self
+    }
+
+    /// An independent copy on the same device, in the same form (folded or
+    /// not, the same number format): for a second inference worker, since a
+    /// network is not `Sync`.
+    pub fn replica(&self) -> Result<PolicyValueNet, NetError> {
+        let mut copy = PolicyValueNet::new(&self.config, self.device())?.with_kind(self.kind());
+        copy.copy_values_from(self)?;
+        let originals: Vec<_> = self.conv_bn_layers().map(|layer| &layer.folded).collect();
+        for (layer, folded) in copy.conv_bn_layers_mut().zip(originals) {
+            layer.folded = folded
+                .as_ref()
+                .map(|(weight, bias)| (weight.copy(), bias.copy()));
+        }
+        Ok(copy)
     }
 
     /// The number format the network computes in: 32-bit floats unless
@@ -732,6 +761,37 @@ pub(crate) mod tests {
         );
         let refused = crate::Trainer::new(folded, &crate::config::TrainingConfig::default());
         assert!(matches!(refused, Err(NetError::FoldedNetwork)));
+    }
+
+    #[test]
+    fn a_replica_computes_exactly_what_its_original_does() {
+        let input = random_input(5);
+        for precision in [Precision::F32, Precision::Bf16] {
+            let original = randomised_net();
+            let plain = original.replica().unwrap();
+            let expected = original.forward_packed(&input);
+            assert!(!plain.is_folded());
+            assert!(plain.forward_packed(&input).equal(&expected));
+            let fast = original.for_inference(precision);
+            let copy = fast.replica().unwrap();
+            assert!(copy.is_folded());
+            assert_eq!(copy.kind(), fast.kind());
+            assert!(
+                copy.forward_packed(&input)
+                    .equal(&fast.forward_packed(&input))
+            );
+        }
+        // Independent: changing the copy leaves the original as it was.
+        let original = randomised_net();
+        let expected = original.forward_packed(&input);
+        let copy = original.replica().unwrap();
+        tch::no_grad(|| {
+            for (_, mut variable) in copy.vars().variables() {
+                let _ = variable.zero_();
+            }
+        });
+        assert!(!copy.forward_packed(&input).equal(&expected));
+        assert!(original.forward_packed(&input).equal(&expected));
     }
 
     #[test]

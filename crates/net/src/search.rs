@@ -16,7 +16,7 @@ use crate::config::SymmetryMode;
 use crate::evaluate::{
     DirectEvaluator, PackedModel, decode_position, encode_batch, rows_by_position,
 };
-use crate::service::InferenceClient;
+use crate::service::{InferenceClient, InferenceService};
 
 /// The value the search gets for a position: the network's WDL, with the
 /// expected result shifted by `weight` times the predicted final marble
@@ -73,6 +73,51 @@ impl Evaluator<AbaloneGame> for InferenceClient {
         evaluate_batch(batch, self.symmetry, self.score_utility, |inputs, rows| {
             self.run_encoded(inputs.to_vec(), rows)
         })
+    }
+}
+
+/// An inference service with one client, owned together: the evaluator of a
+/// single search (play, analysis) whose leaf batches are split among the
+/// service's workers, so that one search uses several cores.
+#[derive(Debug)]
+pub struct ServiceEvaluator {
+    // Dropped first: the service stops after its last client is gone.
+    client: InferenceClient,
+    service: InferenceService,
+}
+
+impl ServiceEvaluator {
+    /// Starts a worker per copy of the network in `replicas`, and a client
+    /// that splits each batch into as many requests.
+    pub fn start<M: PackedModel + 'static>(
+        replicas: Vec<M>,
+        symmetry: SymmetryMode,
+    ) -> Result<ServiceEvaluator, NetError> {
+        let device = replicas
+            .first()
+            .map_or(tch::Device::Cpu, PackedModel::device);
+        let config = crate::InferenceConfig {
+            device: match device {
+                tch::Device::Cuda(index) => crate::DeviceSpec::Cuda(index),
+                _ => crate::DeviceSpec::Cpu,
+            },
+            symmetry,
+            ..crate::InferenceConfig::default()
+        };
+        let service = InferenceService::start_replicas(replicas, &config)?;
+        let client = service.client().with_parallel_requests(service.workers());
+        Ok(ServiceEvaluator { client, service })
+    }
+
+    /// Copies of the network evaluating side by side.
+    pub fn workers(&self) -> usize {
+        self.service.workers()
+    }
+}
+
+impl Evaluator<AbaloneGame> for ServiceEvaluator {
+    fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
+        self.client.evaluate(batch)
     }
 }
 

@@ -1,5 +1,5 @@
 //! The batched inference service: many threads (self-play workers, arena
-//! games) ask for evaluations at once; one worker thread gathers their
+//! games) ask for evaluations at once; a worker thread gathers their
 //! requests into batches and runs one forward pass per batch.
 //!
 //! A caller encodes its positions itself (in parallel with the others), sends
@@ -8,11 +8,20 @@
 //! `max_wait_ms` have passed, or until every client is waiting on it
 //! (whichever comes first), runs the model, and answers every request with its
 //! own rows. Nothing busy-waits: both sides block on channels.
+//!
+//! A service may run several workers, each with its own copy of the network
+//! (KataGo's server threads): while one runs a forward pass, the next takes
+//! the waiting requests. With a client that splits each evaluation into as
+//! many requests ([`InferenceClient::with_parallel_requests`]), a single
+//! search then uses every core: the small batches of one game are too small
+//! for libtorch's own threads to share (on two cores one search ran 1.05×
+//! faster with two intra-op threads than with one), but two forward passes
+//! of one thread each run side by side.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -62,7 +71,7 @@ impl ServiceStats {
     }
 }
 
-/// Owns the worker thread. Dropping it stops the worker; clients still alive
+/// Owns the worker threads. Dropping it stops them; clients still alive
 /// then get [`NetError::Service`] errors.
 #[derive(Debug)]
 pub struct InferenceService {
@@ -70,7 +79,7 @@ pub struct InferenceService {
     shared: Arc<Shared>,
     symmetry: SymmetryMode,
     game: NetGame,
-    worker: Option<JoinHandle<()>>,
+    workers: Vec<JoinHandle<()>>,
 }
 
 /// A handle for one calling thread; cheap to clone. Give each thread its own
@@ -83,44 +92,106 @@ pub struct InferenceClient {
     /// Weight of the predicted marble difference in the values the search
     /// gets (`crate::search::with_score_utility`); 0 by default.
     pub(crate) score_utility: f32,
+    /// Each evaluation is sent as this many requests (at most one per
+    /// position), all sent before the first answer is awaited.
+    parallel_requests: usize,
     game: NetGame,
 }
 
 impl InferenceService {
-    /// Starts the worker thread, which takes ownership of `model`.
+    /// Starts one worker thread, which takes ownership of `model`.
     pub fn start<M: PackedModel + 'static>(
         model: M,
         config: &InferenceConfig,
     ) -> Result<InferenceService, NetError> {
+        InferenceService::start_replicas(vec![model], config)
+    }
+
+    /// Starts one worker thread per model in `replicas` (copies of one
+    /// network), which take turns at the requests. On the CPU each worker of
+    /// several computes with its share of the cores (one each on a machine
+    /// with as many cores as workers), so that their forward passes run side
+    /// by side instead of crowding each other.
+    pub fn start_replicas<M: PackedModel + 'static>(
+        replicas: Vec<M>,
+        config: &InferenceConfig,
+    ) -> Result<InferenceService, NetError> {
         config.validate()?;
         let device = config.device.resolve()?;
-        if model.device() != device {
-            return Err(NetError::Config {
-                key: "inference.device",
-                problem: format!(
-                    "is {}, but the model was loaded on {:?}",
-                    config.device,
-                    model.device()
-                ),
-            });
+        let Some(first) = replicas.first() else {
+            return Err(NetError::Service(
+                "an inference service needs at least one copy of the network".to_owned(),
+            ));
+        };
+        let game = first.game();
+        for model in &replicas {
+            if model.device() != device {
+                return Err(NetError::Config {
+                    key: "inference.device",
+                    problem: format!(
+                        "is {}, but the model was loaded on {:?}",
+                        config.device,
+                        model.device()
+                    ),
+                });
+            }
+            if model.game() != game {
+                return Err(NetError::Service(
+                    "the copies of an inference service's network play different games".to_owned(),
+                ));
+            }
         }
-        let game = model.game();
+        let count = replicas.len();
+        let threads_each = (count > 1 && device == tch::Device::Cpu).then(|| {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            (cores / count).max(1)
+        });
         let (sender, receiver) = mpsc::channel();
+        let receiver = Arc::new(Mutex::new(receiver));
         let shared = Arc::new(Shared::default());
-        let worker_shared = Arc::clone(&shared);
         let max_batch = config.max_batch;
         let max_wait = Duration::from_secs_f64(config.max_wait_ms / 1000.0);
-        let worker = std::thread::Builder::new()
-            .name("sumito-inference".to_owned())
-            .spawn(move || serve(&model, &receiver, &worker_shared, max_batch, max_wait))
-            .map_err(|err| NetError::Service(format!("cannot start the worker thread: {err}")))?;
+        let mut workers = Vec::with_capacity(count);
+        for (index, model) in replicas.into_iter().enumerate() {
+            let receiver = Arc::clone(&receiver);
+            let worker_shared = Arc::clone(&shared);
+            let spawned = std::thread::Builder::new()
+                .name(format!("sumito-inference-{index}"))
+                .spawn(move || {
+                    if let Some(threads) = threads_each {
+                        // libtorch's intra-op thread count is kept per thread
+                        // (OpenMP's), so this sets this worker's only.
+                        tch::set_num_threads(i32::try_from(threads).unwrap_or(1));
+                    }
+                    serve(&model, &receiver, &worker_shared, max_batch, max_wait);
+                });
+            match spawned {
+                Ok(worker) => workers.push(worker),
+                Err(err) => {
+                    for _ in &workers {
+                        let _ = sender.send(Message::Stop);
+                    }
+                    for worker in workers {
+                        let _ = worker.join();
+                    }
+                    return Err(NetError::Service(format!(
+                        "cannot start the worker thread: {err}"
+                    )));
+                }
+            }
+        }
         Ok(InferenceService {
             sender,
             shared,
             symmetry: config.symmetry,
             game,
-            worker: Some(worker),
+            workers,
         })
+    }
+
+    /// Worker threads (copies of the network) of this service.
+    pub fn workers(&self) -> usize {
+        self.workers.len()
     }
 
     /// A new client handle.
@@ -131,6 +202,7 @@ impl InferenceService {
             shared: Arc::clone(&self.shared),
             symmetry: self.symmetry,
             score_utility: 0.0,
+            parallel_requests: 1,
             game: self.game,
         }
     }
@@ -146,8 +218,11 @@ impl InferenceService {
 
 impl Drop for InferenceService {
     fn drop(&mut self) {
-        let _ = self.sender.send(Message::Stop);
-        if let Some(worker) = self.worker.take() {
+        // Each worker stops at the first `Stop` it takes.
+        for _ in &self.workers {
+            let _ = self.sender.send(Message::Stop);
+        }
+        for worker in self.workers.drain(..) {
             let _ = worker.join();
         }
     }
@@ -161,6 +236,7 @@ impl Clone for InferenceClient {
             shared: Arc::clone(&self.shared),
             symmetry: self.symmetry,
             score_utility: self.score_utility,
+            parallel_requests: self.parallel_requests,
             game: self.game,
         }
     }
@@ -181,6 +257,16 @@ impl InferenceClient {
         self
     }
 
+    /// The same client sending each evaluation of several positions as
+    /// `requests` requests at once (split as evenly as possible), so that a
+    /// service with that many workers runs them side by side: one search
+    /// then uses several cores.
+    #[must_use]
+    pub fn with_parallel_requests(mut self, requests: usize) -> InferenceClient {
+        self.parallel_requests = requests.max(1);
+        self
+    }
+
     /// The game of the service's network (its inputs and outputs).
     pub fn game(&self) -> NetGame {
         self.game
@@ -191,25 +277,57 @@ impl InferenceClient {
     /// self.game().packed_len()` floats); blocks until the batch that holds
     /// them has run.
     pub fn run_encoded(&self, inputs: Vec<f32>, rows: usize) -> Result<Vec<f32>, NetError> {
+        let input_len = self.game.input_len();
         assert_eq!(
             inputs.len(),
-            rows * self.game.input_len(),
+            rows * input_len,
             "inputs must hold {rows} encoded positions"
         );
+        let parts = self.parallel_requests.min(rows).max(1);
+        if parts == 1 {
+            return self.receive(self.send(inputs, rows)?);
+        }
+        let mut answers = Vec::with_capacity(parts);
+        let mut start = 0;
+        for part in 0..parts {
+            let part_rows = rows / parts + usize::from(part < rows % parts);
+            let end = start + part_rows;
+            answers.push(self.send(
+                inputs[start * input_len..end * input_len].to_vec(),
+                part_rows,
+            )?);
+            start = end;
+        }
+        let mut outputs = Vec::with_capacity(rows * self.game.packed_len());
+        for answer in answers {
+            outputs.extend(self.receive(answer)?);
+        }
+        Ok(outputs)
+    }
+
+    /// Sends one request; its answer comes on the returned channel.
+    fn send(&self, inputs: Vec<f32>, rows: usize) -> Result<Receiver<Reply>, NetError> {
         let (reply, answer) = mpsc::sync_channel(1);
-        let stopped = || NetError::Service("the inference service has stopped".to_owned());
         self.sender
             .send(Message::Evaluate(Request {
                 inputs,
                 rows,
                 reply,
             }))
-            .map_err(|_| stopped())?;
+            .map_err(|_| service_stopped())?;
+        Ok(answer)
+    }
+
+    fn receive(&self, answer: Receiver<Reply>) -> Result<Vec<f32>, NetError> {
         answer
             .recv()
-            .map_err(|_| stopped())?
+            .map_err(|_| service_stopped())?
             .map_err(NetError::Service)
     }
+}
+
+fn service_stopped() -> NetError {
+    NetError::Service("the inference service has stopped".to_owned())
 }
 
 impl PositionEvaluator for InferenceClient {
@@ -223,7 +341,7 @@ impl PositionEvaluator for InferenceClient {
 /// The worker loop; returns when the service is dropped.
 fn serve<M: PackedModel>(
     model: &M,
-    receiver: &Receiver<Message>,
+    receiver: &Mutex<Receiver<Message>>,
     shared: &Shared,
     max_batch: usize,
     max_wait: Duration,
@@ -233,6 +351,11 @@ fn serve<M: PackedModel>(
     let mut inputs: Vec<f32> = Vec::new();
     let mut stop = false;
     while !stop {
+        // The worker that holds the receiver gathers the next batch; the
+        // others wait for it here, or run their forward passes meanwhile.
+        let receiver = receiver
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let first = match carried.take() {
             Some(request) => request,
             None => match receiver.recv() {
@@ -273,6 +396,7 @@ fn serve<M: PackedModel>(
                 }
             }
         }
+        drop(receiver);
         inputs.clear();
         for request in &batch {
             inputs.extend_from_slice(&request.inputs);
@@ -401,6 +525,92 @@ mod tests {
             }
         });
         assert_eq!(service.stats().rows, 40);
+    }
+
+    #[test]
+    fn workers_answer_a_split_evaluation_as_one_forward_pass_would() {
+        let positions = sample_positions(13, 21);
+        let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
+        let direct = DirectEvaluator::new(net.replica().unwrap(), SymmetryMode::None);
+        let expected = direct.evaluate_positions(&positions).unwrap();
+        let replicas = vec![net.replica().unwrap(), net];
+        let service =
+            InferenceService::start_replicas(replicas, &InferenceConfig::default()).unwrap();
+        assert_eq!(service.workers(), 2);
+        let client = service.client().with_parallel_requests(3);
+        let outputs = client.evaluate_positions(&positions).unwrap();
+        assert_eq!(outputs.len(), positions.len());
+        for (output, expected) in outputs.iter().zip(&expected) {
+            assert!(close(output, expected));
+        }
+        // One position cannot be split; 13 went as 5 + 4 + 4.
+        let single = client.evaluate_positions(&positions[..1]).unwrap();
+        assert!(close(&single[0], &expected[0]));
+        let stats = service.stats();
+        assert_eq!((stats.requests, stats.rows), (4, 14));
+    }
+
+    /// A network whose forward passes wait (up to 10 s) until `wanted` of
+    /// them run at once, and which records the most it saw.
+    struct Rendezvous {
+        net: PolicyValueNet,
+        running: Arc<(Mutex<(usize, usize)>, std::sync::Condvar)>,
+        wanted: usize,
+    }
+
+    impl PackedModel for Rendezvous {
+        fn device(&self) -> Device {
+            Device::Cpu
+        }
+
+        fn forward_packed(&self, input: &tch::Tensor) -> Result<tch::Tensor, NetError> {
+            let (lock, changed) = &*self.running;
+            let mut state = lock.lock().unwrap();
+            state.0 += 1;
+            state.1 = state.1.max(state.0);
+            changed.notify_all();
+            let (mut state, _) = changed
+                .wait_timeout_while(state, Duration::from_secs(10), |state| {
+                    state.1 < self.wanted
+                })
+                .unwrap();
+            state.0 -= 1;
+            drop(state);
+            Ok(self.net.forward_packed(input))
+        }
+    }
+
+    #[test]
+    fn the_workers_run_the_parts_of_one_evaluation_side_by_side() {
+        let running = Arc::new((Mutex::new((0, 0)), std::sync::Condvar::new()));
+        let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
+        let replicas = (0..2)
+            .map(|_| Rendezvous {
+                net: net.replica().unwrap(),
+                running: Arc::clone(&running),
+                wanted: 2,
+            })
+            .collect();
+        let service =
+            InferenceService::start_replicas(replicas, &InferenceConfig::default()).unwrap();
+        let client = service.client().with_parallel_requests(2);
+        client.evaluate_positions(&sample_positions(16, 5)).unwrap();
+        assert_eq!(
+            running.0.lock().unwrap().1,
+            2,
+            "the two halves did not run at the same time"
+        );
+    }
+
+    #[test]
+    fn a_service_needs_a_network() {
+        let message = InferenceService::start_replicas(
+            Vec::<PolicyValueNet>::new(),
+            &InferenceConfig::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(message.contains("at least one copy"), "{message}");
     }
 
     #[test]

@@ -49,13 +49,18 @@ impl PlayerFactory for NetPlayerFactory {
         };
         let (net, _) =
             PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu).map_err(cannot_load)?;
-        network_entrant(spec.to_string(), net.for_inference(precision), settings)
-            .map_err(cannot_load)
+        let net = net.for_inference(precision);
+        let mut replicas = Vec::with_capacity(settings.search_threads);
+        for _ in 1..settings.search_threads {
+            replicas.push(net.replica().map_err(cannot_load)?);
+        }
+        replicas.push(net);
+        network_entrant(spec.to_string(), replicas, settings).map_err(cannot_load)
     }
 }
 
 /// The search parameters of network players, as [`network_search`] reads them.
-pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); score=W (0 to 1, default 0) adds W times the predicted final marble difference to the search's values, so that it plays for more marbles pushed off";
+pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); score=W (0 to 1, default 0) adds W times the predicted final marble difference to the search's values, so that it plays for more marbles pushed off; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves)";
 
 /// How a network player plays, from its spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,16 +72,29 @@ pub struct NetworkPlayerSettings {
     /// Weight of the predicted marble difference in the search's values
     /// (`score=W`, `sumito_net::InferenceClient::with_score_utility`).
     pub score_utility: f32,
+    /// Copies of the network evaluating one search's leaves side by side
+    /// (`threads=N`): the search gathers [`VIRTUAL_LOSS_BATCH`] leaves per
+    /// thread and each copy evaluates one part.
+    pub search_threads: usize,
 }
+
+/// The most search threads a network player may ask for.
+pub const MAX_SEARCH_THREADS: u32 = 64;
 
 /// All the play parameters of a network player's spec (see
 /// [`SEARCH_PARAMS_HELP`]).
 pub fn network_settings(params: &mut SpecParams<'_>) -> Result<NetworkPlayerSettings, SpecError> {
+    let search_threads = params
+        .get_u32("threads", 1, MAX_SEARCH_THREADS)?
+        .unwrap_or(1);
+    let mut search = network_search(params)?;
+    search.virtual_loss_batch = VIRTUAL_LOSS_BATCH * search_threads;
     Ok(NetworkPlayerSettings {
-        search: network_search(params)?,
+        search,
         limit: network_limit(params)?,
         avoid_repetition: params.get_bool("avoid_repetition")?.unwrap_or(true),
         score_utility: params.get_f64("score", 0.0, 1.0)?.unwrap_or(0.0) as f32,
+        search_threads: search_threads as usize,
     })
 }
 
@@ -129,22 +147,30 @@ pub fn network_search(params: &mut SpecParams<'_>) -> Result<SearchConfig, SpecE
     })
 }
 
-/// An arena entrant that plays `model` with `settings` (see
+/// An arena entrant that plays one network with `settings` (see
 /// [`network_settings`]), the tree kept across moves. All games the arena
 /// plays at once share one [`InferenceService`], so their searches are
 /// evaluated together in batches (one game alone would run batches of
-/// [`VIRTUAL_LOSS_BATCH`] leaves). Used for checkpoints (`net`) and for
-/// exported bundles by the play layer.
+/// [`VIRTUAL_LOSS_BATCH`] leaves); `replicas` are the copies of the network
+/// its workers run (`settings.search_threads` of them, each search's leaves
+/// split among them). Used for checkpoints (`net`) and for exported bundles
+/// by the play layer.
 pub fn network_entrant<M: PackedModel + 'static>(
     name: String,
-    model: M,
+    replicas: Vec<M>,
     settings: NetworkPlayerSettings,
 ) -> Result<Entrant, NetError> {
     // The default configuration: on the CPU, batches of up to 64 leaves.
-    let service = Arc::new(InferenceService::start(model, &InferenceConfig::default())?);
+    let service = Arc::new(InferenceService::start_replicas(
+        replicas,
+        &InferenceConfig::default(),
+    )?);
     Ok(Entrant::new(name, settings.limit, move |seed| {
         Box::new(NetPlayer {
-            evaluator: service.client().with_score_utility(settings.score_utility),
+            evaluator: service
+                .client()
+                .with_score_utility(settings.score_utility)
+                .with_parallel_requests(settings.search_threads),
             config: settings.search.clone(),
             seed,
             search: None,
@@ -351,6 +377,43 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("considered"), "{err}");
+    }
+
+    #[test]
+    fn search_threads_split_each_batch_of_leaves() {
+        let settings = |text: &str| {
+            let spec: PlayerSpec = text.parse().unwrap();
+            let mut params = spec.params();
+            let settings = network_settings(&mut params);
+            settings.and_then(|settings| params.finish().map(|()| settings))
+        };
+        let one = settings("net").unwrap();
+        assert_eq!(one.search_threads, 1);
+        assert_eq!(one.search.virtual_loss_batch, VIRTUAL_LOSS_BATCH);
+        let two = settings("net:threads=2,simulations=100").unwrap();
+        assert_eq!(two.search_threads, 2);
+        assert_eq!(two.search.virtual_loss_batch, 2 * VIRTUAL_LOSS_BATCH);
+        for bad in ["net:threads=0", "net:threads=65", "net:threads=two"] {
+            let err = settings(bad).unwrap_err().to_string();
+            assert!(err.contains("threads"), "{bad}: {err}");
+        }
+        // A player with two copies of its network plays, fixed and timed.
+        let dir = TempDir::new("net-player-threads");
+        let path = tiny_checkpoint(&dir);
+        for extra in ["simulations=40", "time=100ms"] {
+            let entrant = registry()
+                .prepare_str(&format!("net:model={},threads=2,{extra}", path.display()))
+                .unwrap();
+            let mut player = entrant.build(9);
+            player.new_game();
+            let mut position = Position::start(Layout::Standard, Rules::default());
+            for _ in 0..3 {
+                let mv = player.choose_move(&position, &entrant.limit).unwrap();
+                assert!(position.is_legal(mv));
+                player.observe_move(&position, mv);
+                position = position.play(mv);
+            }
+        }
     }
 
     #[test]

@@ -42,14 +42,19 @@ fn gumbel_root(simulations: u32) -> GumbelConfig {
     }
 }
 
+/// Leaves a search gathers per network call and evaluating thread: one game
+/// has no other games to batch with.
+pub const LEAVES_PER_THREAD: u32 = 8;
+
 /// The search settings for play and analysis: the defaults of `sumito_mcts`
-/// (no noise), leaves evaluated in batches of 8 (one game has no other games
-/// to batch with); each search sets the Gumbel root for its simulations.
+/// (no noise), leaves evaluated in batches of [`LEAVES_PER_THREAD`]
+/// ([`NetworkSearch::with_threads`] for more); each search sets the Gumbel
+/// root for its simulations.
 pub fn play_search_config() -> SearchConfig {
     SearchConfig {
         temperature: 0.0,
         final_temperature: 0.0,
-        virtual_loss_batch: 8,
+        virtual_loss_batch: LEAVES_PER_THREAD,
         tree_reuse: true,
         ..SearchConfig::default()
     }
@@ -162,6 +167,15 @@ impl NetworkSearch {
             planner: TimePlanner::new(),
             history: GameHistory::new(),
         }
+    }
+
+    /// The search for an evaluator that evaluates `threads` parts of a batch
+    /// side by side: it gathers `threads` times the leaves per batch, so
+    /// that each part is as large as one thread's batch.
+    #[must_use]
+    pub fn with_threads(mut self, threads: u32) -> NetworkSearch {
+        self.config.virtual_loss_batch = LEAVES_PER_THREAD * threads.max(1);
+        self
     }
 
     /// Searches `position` within the budget, and within `cap` if given
