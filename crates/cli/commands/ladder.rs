@@ -21,6 +21,7 @@ use sumito_arena::{PlayerSpec, arena::Silent};
 
 use super::arena::{NETWORK_PLAYER_KINDS, stamped_dir};
 use super::play::parse_seconds;
+use sumito_play::network::default_cpu_search_threads;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -46,8 +47,10 @@ pub struct Args {
     #[arg(long, default_value_t = 200)]
     pub games: u32,
     /// Games played at once; default 16 (a network batches the searches of
-    /// all its games), or one per core in the equal-time mode, so that each
-    /// side's time per move is time on a core.
+    /// all its games), or in the equal-time mode as many as leave each
+    /// search its cores: a network searches on every core (up to 4, unless
+    /// its spec sets `threads=`), one game at a time, and a player on one
+    /// core plays one game per core.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Folder for ladder.md, ladder.json and the game records
@@ -80,14 +83,40 @@ impl Args {
             }
         };
         let network = NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str());
-        if network
-            && self.time_per_move.is_none()
-            && !spec.params.iter().any(|(key, _)| key == "simulations")
-        {
+        let has = |spec: &PlayerSpec, key: &str| spec.params.iter().any(|(k, _)| k == key);
+        if network && self.time_per_move.is_none() && !has(&spec, "simulations") {
             spec.params
                 .push(("simulations".to_string(), self.simulations.to_string()));
         }
+        // At equal time the model searches as `sumito play` does, on every
+        // core (at most a few), one game at a time.
+        if network && self.time_per_move.is_some() && !has(&spec, "threads") {
+            spec.params.push((
+                "threads".to_string(),
+                default_cpu_search_threads().to_string(),
+            ));
+        }
         Ok(spec)
+    }
+
+    /// Games at once unless --threads says: 16 at fixed simulations (a
+    /// network batches the searches of all its games); at equal time as many
+    /// as leave each search its cores (one per core for a player on one).
+    fn games_at_once(&self, spec: &PlayerSpec) -> usize {
+        match (self.threads, self.time_per_move) {
+            (Some(threads), _) => threads,
+            (None, Some(_)) => {
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let search_threads = spec
+                    .params
+                    .iter()
+                    .find(|(key, _)| key == "threads")
+                    .and_then(|(_, value)| value.parse::<usize>().ok())
+                    .unwrap_or(1);
+                (cores / search_threads.max(1)).max(1)
+            }
+            (None, None) => 16,
+        }
     }
 
     /// Whether the player is a network, so that `sumito-torch` plays the ladder.
@@ -132,11 +161,7 @@ pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let out = args.out.clone().unwrap_or_else(|| stamped_dir("ladder"));
-    let threads = match (args.threads, args.time_per_move) {
-        (Some(threads), _) => threads,
-        (None, Some(_)) => 0,
-        (None, None) => 16,
-    };
+    let threads = args.games_at_once(&spec);
     let config = LadderConfig {
         games_per_opponent: args.games,
         threads,
@@ -197,9 +222,34 @@ mod tests {
             "net:model=runs/q/models/gen-000003,simulations=8"
         );
         assert_eq!(spec(&["alphabeta:depth=2"]), "alphabeta:depth=2");
+        // At equal time a network searches on every core, one game at a time.
+        let threads = default_cpu_search_threads();
         assert_eq!(
             spec(&["quick", "--time-per-move", "1"]),
-            "bundle:model=quick"
+            format!("bundle:model=quick,threads={threads}")
+        );
+        assert_eq!(
+            spec(&["bundle:threads=1", "--time-per-move", "1"]),
+            "bundle:threads=1"
+        );
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let at_once = |line: &[&str]| {
+            let args = parse(line);
+            args.games_at_once(&args.player_spec().unwrap())
+        };
+        assert_eq!(
+            at_once(&["quick", "--time-per-move", "1"]),
+            (cores / threads as usize).max(1)
+        );
+        assert_eq!(
+            at_once(&["bundle:threads=1", "--time-per-move", "1"]),
+            cores
+        );
+        assert_eq!(at_once(&["greedy", "--time-per-move", "1"]), cores);
+        assert_eq!(at_once(&["quick"]), 16);
+        assert_eq!(
+            at_once(&["quick", "--time-per-move", "1", "--threads", "3"]),
+            3
         );
         assert!(parse(&[]).needs_network());
         assert!(!parse(&["greedy"]).needs_network());

@@ -7,20 +7,13 @@ use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::play::{Args, play_session, run_classical};
 use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
-use sumito_play::network::{NetworkSearch, SearchBudget};
-
-/// The most search threads a model gets unless told: beyond a few, the
-/// batches of one game's leaves grow large enough for one forward pass to
-/// use several cores, and more leaves in flight weaken the search.
-const MAX_DEFAULT_SEARCH_THREADS: usize = 4;
+use sumito_play::network::{NetworkSearch, SearchBudget, default_cpu_search_threads};
 
 /// Search threads of a model on `device` unless the user chose: one per core
-/// up to [`MAX_DEFAULT_SEARCH_THREADS`] on the CPU, one on a GPU.
+/// (at most a few) on the CPU, one on a GPU.
 fn default_search_threads(device: Device) -> u32 {
     match device {
-        Device::Cpu => std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_DEFAULT_SEARCH_THREADS) as u32,
+        Device::Cpu => default_cpu_search_threads(),
         _ => 1,
     }
 }
