@@ -132,6 +132,11 @@ pub enum BundleError {
     #[error("no model bundle at {}: the folder does not exist", dir.display())]
     NotFound { dir: PathBuf },
     #[error(
+        "{} is a network of the general game (variants, 3-6 players); bundles hold two-player models so far: play it with `sumito arena` or `sumito play` as net:model={}",
+        checkpoint.display(), checkpoint.display()
+    )]
+    GeneralGame { checkpoint: PathBuf },
+    #[error(
         "{} is not a model bundle: it has no {BUNDLE_FILE} (make one with `sumito export --run-dir RUN --out {}`)",
         dir.display(), dir.display()
     )]
@@ -325,6 +330,9 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
     let (network, checkpoint_meta) =
         PolicyValueNet::load_checkpoint(&checkpoint, None, Device::Cpu)
             .map_err(net(format!("loading {}", checkpoint.display())))?;
+    if !network.game().is_two_player() {
+        return Err(BundleError::GeneralGame { checkpoint });
+    }
     let rules: RulesMeta = checkpoint_meta
         .rules
         .unwrap_or_else(|| Rules::default().into());
@@ -784,6 +792,29 @@ pub(crate) mod tests {
             force: false,
             git_commit: Some("abc123".into()),
         }
+    }
+
+    #[test]
+    fn a_network_of_the_general_game_is_not_bundled() {
+        let scratch = Scratch::new("general-game");
+        let run = RunDir::create(&scratch.0.join("run"), "# a test run\n").unwrap();
+        let config = ModelConfig {
+            game: sumito_net::NetGame::Variant,
+            ..tiny()
+        };
+        PolicyValueNet::new(&config, Device::Cpu)
+            .unwrap()
+            .save_checkpoint(&run.model_path(0), 0, None)
+            .unwrap();
+        let out = scratch.0.join("bundle");
+        let message = export_bundle(&request(&scratch.0.join("run"), &out))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("general game") && message.contains("net:model="),
+            "{message}"
+        );
+        assert!(!out.exists());
     }
 
     #[test]

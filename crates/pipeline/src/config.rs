@@ -3,7 +3,8 @@
 //! file, the key and the problem.
 //!
 //! ```toml
-//! [rules]        # the game self-play and evaluation play (move limit!)
+//! [rules]        # the game self-play and evaluation play (move limit!); any variant
+//!                # key or a many-player layout makes the run learn the general game
 //! [selfplay]     # workers, games in parallel, games per generation, resignation
 //! [mcts]         # the self-play search (sumito_mcts::SearchConfig)
 //! [net]          # the network (sumito_net::NetConfig: model, inference, training, threads)
@@ -16,9 +17,11 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use sumito_arena::rules_table::{RulesTable, Targets};
+use sumito_engine::variant::{VariantLayout, VariantRules, VariantSetup};
 use sumito_engine::{Layout, Rules};
 use sumito_mcts::SearchConfig;
-use sumito_net::NetConfig;
+use sumito_net::{NetConfig, NetGame};
 
 /// Why a configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -63,48 +66,168 @@ pub struct Config {
     pub budget: BudgetConfig,
 }
 
-/// `[rules]`: the game played.
+/// `[rules]`: the game played. The keys are those of a `--rules` file
+/// (`sumito_arena::rules_table`); the two-player engine plays targets and
+/// limits, and anything more (a many-player layout, targets per side,
+/// obstacles, holes, neutral marbles, removed marbles, shield or rotation
+/// moves, one colour, partners in a row) makes the run learn the general
+/// game ([`RulesConfig::general`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RulesConfig {
-    pub marbles_to_win: u8,
+    /// One target for every side, or one per side in turn order.
+    pub marbles_to_win: Targets,
     /// Move limit in plies, decided by marbles pushed off (equal: draw).
     /// Games between weak players can otherwise last forever.
     pub max_plies: Option<u32>,
     /// "No push-off within K plies", decided by row E.
     pub no_push_off_plies: Option<u32>,
     /// Start layouts of self-play games, drawn uniformly per game
-    /// (`standard`, `belgian-daisy`, ..., `random:SEED`).
+    /// (`standard`, `belgian-daisy`, ..., `random:SEED`; for the general
+    /// game also `three-player`, `four-player`, ...: all with the same
+    /// number of players).
     pub layouts: Vec<String>,
+    pub obstacles: Vec<String>,
+    pub holes: Vec<String>,
+    pub neutral: Vec<String>,
+    /// `opponent-scores` or `pusher-wins`.
+    pub neutral_push_off: Option<String>,
+    pub removed_marbles: Vec<String>,
+    pub shield_moves: bool,
+    pub rotation_moves: bool,
+    pub one_colour: bool,
+    pub partners_in_a_row: Option<bool>,
 }
 
 impl Default for RulesConfig {
     fn default() -> Self {
         RulesConfig {
-            marbles_to_win: 6,
+            marbles_to_win: Targets::All(6),
             max_plies: Some(200),
             no_push_off_plies: None,
             layouts: vec!["standard".into(), "belgian-daisy".into()],
+            obstacles: Vec::new(),
+            holes: Vec::new(),
+            neutral: Vec::new(),
+            neutral_push_off: None,
+            removed_marbles: Vec::new(),
+            shield_moves: false,
+            rotation_moves: false,
+            one_colour: false,
+            partners_in_a_row: None,
         }
     }
 }
 
+/// The general game a run learns: its rules value and its starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeneralRules {
+    pub rules: VariantRules,
+    /// One per layout of `rules.layouts`, drawn uniformly per game.
+    pub setups: Vec<VariantSetup>,
+    /// The `[rules]` table, as replay files record it.
+    pub table: RulesTable,
+}
+
 impl RulesConfig {
-    /// The engine's rules.
+    /// The engine's two-player rules (for the general game: its common
+    /// target, 6 with targets per side, and its limits).
     pub fn rules(&self) -> Rules {
         Rules {
-            marbles_to_win: self.marbles_to_win,
+            marbles_to_win: match self.marbles_to_win {
+                Targets::All(n) => n,
+                Targets::PerSide(_) => 6,
+            },
             max_plies: self.max_plies,
             no_push_off_plies: self.no_push_off_plies,
         }
     }
 
-    /// The parsed start layouts (valid once the config is validated).
+    /// The parsed two-player start layouts (valid once the config is
+    /// validated; empty for the general game).
     pub fn parsed_layouts(&self) -> Vec<Layout> {
         self.layouts
             .iter()
             .filter_map(|name| Layout::from_name(name).ok())
             .collect()
+    }
+
+    /// The same rules as a `--rules` table.
+    pub fn table(&self) -> RulesTable {
+        let list = |cells: &Vec<String>| (!cells.is_empty()).then(|| cells.clone());
+        RulesTable {
+            marbles_to_win: Some(self.marbles_to_win.clone()),
+            max_plies: self.max_plies,
+            no_push_off_plies: self.no_push_off_plies,
+            layouts: Some(self.layouts.clone()),
+            obstacles: list(&self.obstacles),
+            holes: list(&self.holes),
+            neutral: list(&self.neutral),
+            neutral_push_off: self.neutral_push_off.clone(),
+            removed_marbles: list(&self.removed_marbles),
+            shield_moves: self.shield_moves.then_some(true),
+            rotation_moves: self.rotation_moves.then_some(true),
+            one_colour: self.one_colour.then_some(true),
+            partners_in_a_row: self.partners_in_a_row,
+        }
+    }
+
+    /// Whether these rules need the general game: a variant key, targets
+    /// per side, or a layout for more than two players.
+    pub fn is_general(&self) -> bool {
+        self.table().is_variant()
+            || self
+                .layouts
+                .iter()
+                .any(|name| VariantLayout::from_name(name).is_ok_and(|layout| layout.seats() > 2))
+    }
+
+    /// The general game's rules and starts, `None` for the two-player game.
+    /// Errors name the key at fault (without the `rules.` prefix).
+    pub fn general(&self) -> Result<Option<GeneralRules>, (String, String)> {
+        if !self.is_general() {
+            return Ok(None);
+        }
+        let table = self.table();
+        let mut resolved: Option<VariantRules> = None;
+        let mut setups = Vec::new();
+        for (index, name) in self.layouts.iter().enumerate() {
+            let layout = VariantLayout::from_name(name)
+                .map_err(|err| (format!("layouts[{index}]"), err.to_string()))?;
+            let (rules, setup) = table.resolve(layout).map_err(|err| match err {
+                sumito_arena::rules_table::RulesTableError::Key { key, message } => {
+                    (key, format!("with the layout {name}: {message}"))
+                }
+                other => (format!("layouts[{index}]"), other.to_string()),
+            })?;
+            match &resolved {
+                Some(first) if *first != rules => {
+                    return Err((
+                        format!("layouts[{index}]"),
+                        format!(
+                            "{name} seats {} players, but {} seats {}: one run learns one game",
+                            layout.seats(),
+                            self.layouts[0],
+                            first.seating.seats()
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => resolved = Some(rules),
+            }
+            setups.push(setup);
+        }
+        let rules = resolved.ok_or_else(|| {
+            (
+                "layouts".to_owned(),
+                "must name at least one layout".to_owned(),
+            )
+        })?;
+        Ok(Some(GeneralRules {
+            rules,
+            setups,
+            table,
+        }))
     }
 }
 
@@ -293,10 +416,14 @@ impl Config {
 
     /// Parses and validates configuration text; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let config: Config = toml::from_str(text).map_err(|err| ConfigError::Parse {
+        let mut config: Config = toml::from_str(text).map_err(|err| ConfigError::Parse {
             path: path.to_owned(),
             message: err.to_string().trim_end().to_owned(),
         })?;
+        // The network's game follows from the rules.
+        if config.rules.is_general() {
+            config.net.model.game = NetGame::Variant;
+        }
         config.validate(path)?;
         Ok(config)
     }
@@ -311,10 +438,16 @@ impl Config {
             })
         };
         let rules = &self.rules;
-        if !(1..=14).contains(&rules.marbles_to_win) {
+        let general = match rules.general() {
+            Ok(general) => general,
+            Err((key, problem)) => return invalid(&format!("rules.{key}"), problem),
+        };
+        if let Targets::All(target) = rules.marbles_to_win
+            && !(1..=14).contains(&target)
+        {
             return invalid(
                 "rules.marbles_to_win",
-                format!("is {}, must be 1 to 14", rules.marbles_to_win),
+                format!("is {target}, must be 1 to 14"),
             );
         }
         if rules.max_plies == Some(0) || rules.no_push_off_plies == Some(0) {
@@ -325,7 +458,34 @@ impl Config {
             };
             return invalid(key, "must be at least 1 (leave it out for no limit)".into());
         }
-        check_layouts("rules.layouts", &rules.layouts, path)?;
+        if general.is_none() {
+            check_layouts("rules.layouts", &rules.layouts, path)?;
+            if self.net.model.game != NetGame::TwoPlayer {
+                return invalid(
+                    "net.model.game",
+                    "is \"variant\", but the rules are the two-player game's (the network's game follows from [rules])".into(),
+                );
+            }
+        } else {
+            // What the general game's loop does not do (yet): said, not ignored.
+            if self.gating.mode != GatingMode::Off {
+                return invalid(
+                    "gating.mode",
+                    "must be \"off\" for the general game (variants, 3-6 players): gating between its networks is not implemented, every candidate is promoted".into(),
+                );
+            }
+            if self.selfplay.resign_threshold.is_some() {
+                return invalid(
+                    "selfplay.resign_threshold",
+                    "the general game's self-play does not resign: leave it out".into(),
+                );
+            }
+            for (index, spec) in self.evaluation.opponents.iter().enumerate() {
+                if let Err(err) = sumito_arena::multi::seat_player(spec, 0) {
+                    return invalid(&format!("evaluation.opponents[{index}]"), err.to_string());
+                }
+            }
+        }
 
         let selfplay = &self.selfplay;
         for (key, value) in [
@@ -475,6 +635,9 @@ impl Config {
             );
         }
         for (index, spec) in evaluation.opponents.iter().enumerate() {
+            if general.is_some() {
+                break; // checked above as players of the general game
+            }
             if let Err(err) = crate::opponents::check_opponent(spec) {
                 return invalid(&format!("evaluation.opponents[{index}]"), err);
             }
@@ -498,6 +661,12 @@ impl Config {
             );
         }
         Ok(())
+    }
+
+    /// The general game of a validated configuration, `None` for the
+    /// two-player game.
+    pub fn general_rules(&self) -> Option<GeneralRules> {
+        self.rules.general().ok().flatten()
     }
 
     /// The search of a network player in evaluation games: the self-play
@@ -685,7 +854,85 @@ mod tests {
     fn shipped_configs_are_valid() {
         let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
         for name in ["quick.toml", "standard.toml", "tiny.toml"] {
-            Config::load(&configs.join(name)).unwrap_or_else(|err| panic!("{name}: {err}"));
+            let config =
+                Config::load(&configs.join(name)).unwrap_or_else(|err| panic!("{name}: {err}"));
+            assert!(config.general_rules().is_none(), "{name}");
         }
+        // The general game's configs: the rules say which game, and the
+        // network follows.
+        for (name, sides, holes) in [
+            ("three-player.toml", 3, 0),
+            ("four-player.toml", 2, 0),
+            ("holes.toml", 2, 2),
+        ] {
+            let config =
+                Config::load(&configs.join(name)).unwrap_or_else(|err| panic!("{name}: {err}"));
+            let general = config.general_rules().unwrap();
+            assert_eq!(general.rules.seating.sides(), sides, "{name}");
+            assert_eq!(general.rules.holes.count_ones() as usize, holes, "{name}");
+            assert_eq!(config.net.model.game, NetGame::Variant, "{name}");
+        }
+    }
+
+    /// `text` with `[net.model]` added, parsed.
+    fn parse_rules(rules: &str) -> Result<Config, ConfigError> {
+        let text = format!(
+            "{rules}\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n"
+        );
+        Config::parse(&text, Path::new("general.toml"))
+    }
+
+    #[test]
+    fn rules_beyond_targets_and_limits_make_the_run_learn_the_general_game() {
+        let plain = parse_rules("[rules]\nlayouts = [\"standard\"]\n").unwrap();
+        assert!(plain.general_rules().is_none());
+        assert_eq!(plain.net.model.game, NetGame::TwoPlayer);
+        let handicap = parse_rules(
+            "[rules]\nlayouts = [\"standard\"]\nmarbles_to_win = [6, 4]\n[gating]\nmode = \"off\"\n",
+        )
+        .unwrap();
+        let rules = handicap.general_rules().unwrap().rules;
+        assert_eq!(&rules.marbles_to_win[..2], &[6, 4]);
+        let teams = parse_rules(
+            "[rules]\nlayouts = [\"six-player\"]\npartners_in_a_row = true\n[gating]\nmode = \"off\"\n",
+        )
+        .unwrap();
+        let seating = teams.general_rules().unwrap().rules.seating;
+        assert_eq!((seating.seats(), seating.sides()), (6, 3));
+        assert!(seating.partners_in_a_row());
+        // Gating defaults to a mode the general game does not have.
+        let message = parse_rules("[rules]\nlayouts = [\"three-player\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("gating.mode"), "{message}");
+        for (rules, key) in [
+            (
+                "layouts = [\"three-player\", \"four-player\"]",
+                "rules.layouts[1]",
+            ),
+            (
+                "layouts = [\"standard\"]\nholes = [\"Z9\"]",
+                "rules.holes[0]",
+            ),
+            ("layouts = [\"standard\"]\nholes = [\"A1\"]", "rules.holes"),
+            (
+                "layouts = [\"three-player\"]\npartners_in_a_row = true",
+                "rules.partners_in_a_row",
+            ),
+        ] {
+            let text = format!("[rules]\n{rules}\n[gating]\nmode = \"off\"\n");
+            let message = parse_rules(&text).unwrap_err().to_string();
+            assert!(message.contains(key), "{rules}: {message}");
+        }
+        let two_player_variant_net = Config::parse(
+            "[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\ngame = \"variant\"\n",
+            Path::new("x.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            two_player_variant_net.contains("net.model.game"),
+            "{two_player_variant_net}"
+        );
     }
 }

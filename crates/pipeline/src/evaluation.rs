@@ -155,6 +155,11 @@ pub fn evaluate_candidate(
     run_hours: Option<f64>,
     progress: EvaluationProgress<'_>,
 ) -> Result<EvaluationSummary> {
+    if let Some(general) = config.general_rules() {
+        return crate::variant_evaluation::evaluate_variant_candidate(
+            run, config, &general, generation, run_hours, progress,
+        );
+    }
     let device = device(config)?;
     let best = run.best()?.map_or(0, |best| best.generation);
     let search = config.evaluation_search();

@@ -20,5 +20,6 @@ pub mod rundir;
 pub mod selfplay;
 pub mod tensorboard;
 pub mod trainer;
+pub mod variant_evaluation;
 pub mod variant_players;
 pub mod variant_selfplay;

@@ -9,9 +9,13 @@ use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
-use sumito_game::AbaloneGame;
-use sumito_mcts::Evaluator;
-use sumito_net::{DirectEvaluator, InferenceService, configure_threads};
+use std::path::Path;
+
+use sumito_game::{AbaloneGame, VariantGame};
+use sumito_mcts::{Evaluator, Game};
+use sumito_net::{
+    DirectEvaluator, InferenceClient, InferenceService, PolicyValueNet, configure_threads,
+};
 
 use crate::config::{Config, GatingMode};
 use crate::error::{PipelineError, Result};
@@ -20,10 +24,12 @@ use crate::evaluation::{
 };
 use crate::models::{device, ensure_initial_model, load_model};
 use crate::ratings::model_name;
+use crate::replay::format::GameRecord;
 use crate::rundir::{Leases, RunDir, RunDirError, read_json, write_json};
 use crate::selfplay::{SelfPlayStats, WorkerSettings, play_games};
 use crate::tensorboard::EventWriter;
 use crate::trainer::TrainerRole;
+use crate::variant_selfplay::{VariantGameRecord, VariantWorkerSettings, play_variant_worker};
 
 /// The command working on a run: which leases it holds, and how the log
 /// and lease records name it.
@@ -176,9 +182,24 @@ impl Ui {
     }
 }
 
+/// One self-play worker's work: with its evaluator and number, into the
+/// replay folder, taking games from the quota until it is spent or `stop()`;
+/// `on_game` gets each finished game's positions.
+type SelfPlayWork<'a, G> = dyn Fn(
+        &dyn Evaluator<G>,
+        usize,
+        &Path,
+        &AtomicU64,
+        &(dyn Fn() -> bool + Sync),
+        &(dyn Fn(u64) + Sync),
+    ) -> Result<SelfPlayStats>
+    + Sync
+    + 'a;
+
 /// Self-play of `games` games with generation `generation`'s model, on
-/// `selfplay.workers` threads sharing one network. With `follow_best`, no
-/// new game starts once another model became the best.
+/// `selfplay.workers` threads sharing one network: two-player games, or
+/// the general game's when the rules say. With `follow_best`, no new game
+/// starts once another model became the best.
 fn play_with_model(
     run: &RunDir,
     config: &Config,
@@ -190,83 +211,140 @@ fn play_with_model(
     let device = device(config)?;
     let net =
         load_model(run, generation, config, device)?.for_inference(config.net.inference.precision);
-    let workers = config.selfplay.workers;
-    // One worker calls the network directly; several share the batching
-    // service (each worker's batch is already a whole driver round).
-    let service;
-    let evaluators: Vec<Box<dyn Evaluator<AbaloneGame>>> = if workers == 1 {
-        vec![Box::new(DirectEvaluator::new(
-            net,
-            config.net.inference.symmetry,
-        ))]
-    } else {
-        service = InferenceService::start(net, &config.net.inference)
-            .map_err(PipelineError::net("starting the inference service"))?;
-        (0..workers)
-            .map(|_| Box::new(service.client()) as Box<dyn Evaluator<AbaloneGame>>)
-            .collect()
+    let base_seed: u64 = rand::random();
+    let seed = |worker: usize| base_seed.wrapping_add(worker as u64);
+    let workers = Workers {
+        run,
+        config,
+        generation,
+        games,
+        ui,
+        follow_best,
     };
-    let bar = ui.bar(games, "self-play", "games");
-    let quota = AtomicU64::new(games);
-    let started = Instant::now();
-    let positions = AtomicU64::new(0);
-    let last_best_check = Mutex::new(Instant::now());
-    let out_dir = run.replay_model_dir(generation);
-    let stop = || ui.stopping();
-    let on_game = |game: &crate::replay::format::GameRecord| {
-        bar.inc(1);
-        let done = positions.fetch_add(game.positions.len() as u64, Ordering::Relaxed)
-            + game.positions.len() as u64;
-        bar.set_message(format!(
-            "{:.1} positions/s",
-            done as f64 / started.elapsed().as_secs_f64()
-        ));
-        if follow_best {
-            let mut last = last_best_check.lock().unwrap_or_else(|p| p.into_inner());
-            if last.elapsed() > Duration::from_secs(5) {
-                *last = Instant::now();
-                if run
-                    .best()
-                    .ok()
-                    .flatten()
-                    .is_some_and(|best| best.generation != generation)
-                {
-                    quota.store(0, Ordering::SeqCst);
+    match config.general_rules() {
+        None => {
+            let work: &SelfPlayWork<'_, AbaloneGame> =
+                &|evaluator, worker, out_dir, quota, stop, on_game| {
+                    let settings = WorkerSettings {
+                        rules: config.rules.clone(),
+                        selfplay: config.selfplay.clone(),
+                        search: config.mcts.clone(),
+                        model_generation: generation,
+                        seed: seed(worker),
+                    };
+                    let on_record = |game: &GameRecord| on_game(game.positions.len() as u64);
+                    play_games(evaluator, &settings, out_dir, quota, stop, &on_record)
+                        .map_err(PipelineError::from)
+                };
+            workers.play(net, work)
+        }
+        Some(general) => {
+            let work: &SelfPlayWork<'_, VariantGame> =
+                &|evaluator, worker, out_dir, quota, stop, on_game| {
+                    let settings = VariantWorkerSettings {
+                        general: &general,
+                        search: config.mcts.clone(),
+                        games_in_parallel: config.selfplay.games_in_parallel,
+                        model_generation: generation,
+                        seed: seed(worker),
+                    };
+                    let on_record = |game: &VariantGameRecord| on_game(game.positions.len() as u64);
+                    play_variant_worker(evaluator, &settings, out_dir, quota, stop, &on_record)
+                        .map_err(PipelineError::from)
+                };
+            workers.play(net, work)
+        }
+    }
+}
+
+/// The self-play workers of one call of [`play_with_model`].
+struct Workers<'a> {
+    run: &'a RunDir,
+    config: &'a Config,
+    generation: u32,
+    games: u64,
+    ui: &'a Ui,
+    follow_best: bool,
+}
+
+impl Workers<'_> {
+    /// Runs `work` on every worker thread: one worker calls the network
+    /// directly; several share the batching service (each worker's batch is
+    /// already a whole driver round).
+    fn play<G: Game + 'static>(
+        &self,
+        net: PolicyValueNet,
+        work: &SelfPlayWork<'_, G>,
+    ) -> Result<(SelfPlayStats, Duration)>
+    where
+        DirectEvaluator<PolicyValueNet>: Evaluator<G>,
+        InferenceClient: Evaluator<G>,
+    {
+        let (run, config, ui) = (self.run, self.config, self.ui);
+        let workers = config.selfplay.workers;
+        let service;
+        let evaluators: Vec<Box<dyn Evaluator<G>>> = if workers == 1 {
+            vec![Box::new(DirectEvaluator::new(
+                net,
+                config.net.inference.symmetry,
+            ))]
+        } else {
+            service = InferenceService::start(net, &config.net.inference)
+                .map_err(PipelineError::net("starting the inference service"))?;
+            (0..workers)
+                .map(|_| Box::new(service.client()) as Box<dyn Evaluator<G>>)
+                .collect()
+        };
+        let bar = ui.bar(self.games, "self-play", "games");
+        let quota = AtomicU64::new(self.games);
+        let started = Instant::now();
+        let positions = AtomicU64::new(0);
+        let last_best_check = Mutex::new(Instant::now());
+        let out_dir = run.replay_model_dir(self.generation);
+        let stop = || ui.stopping();
+        let on_game = |game_positions: u64| {
+            bar.inc(1);
+            let done = positions.fetch_add(game_positions, Ordering::Relaxed) + game_positions;
+            bar.set_message(format!(
+                "{:.1} positions/s",
+                done as f64 / started.elapsed().as_secs_f64()
+            ));
+            if self.follow_best {
+                let mut last = last_best_check.lock().unwrap_or_else(|p| p.into_inner());
+                if last.elapsed() > Duration::from_secs(5) {
+                    *last = Instant::now();
+                    if run
+                        .best()
+                        .ok()
+                        .flatten()
+                        .is_some_and(|best| best.generation != self.generation)
+                    {
+                        quota.store(0, Ordering::SeqCst);
+                    }
                 }
             }
-        }
-    };
-    let base_seed: u64 = rand::random();
-    let results: Vec<Result<SelfPlayStats>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = evaluators
-            .iter()
-            .enumerate()
-            .map(|(worker, evaluator)| {
-                let settings = WorkerSettings {
-                    rules: config.rules.clone(),
-                    selfplay: config.selfplay.clone(),
-                    search: config.mcts.clone(),
-                    model_generation: generation,
-                    seed: base_seed.wrapping_add(worker as u64),
-                };
-                let (quota, out_dir, stop, on_game) = (&quota, &out_dir, &stop, &on_game);
-                scope.spawn(move || {
-                    play_games(&**evaluator, &settings, out_dir, quota, stop, on_game)
-                        .map_err(PipelineError::from)
+        };
+        let results: Vec<Result<SelfPlayStats>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = evaluators
+                .iter()
+                .enumerate()
+                .map(|(worker, evaluator)| {
+                    let (quota, out_dir, stop, on_game) = (&quota, &out_dir, &stop, &on_game);
+                    scope.spawn(move || work(&**evaluator, worker, out_dir, quota, stop, on_game))
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|handle| handle.join().expect("self-play worker panicked"))
-            .collect()
-    });
-    bar.finish_and_clear();
-    let mut total = SelfPlayStats::default();
-    for result in results {
-        total.add(&result?);
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| handle.join().expect("self-play worker panicked"))
+                .collect()
+        });
+        bar.finish_and_clear();
+        let mut total = SelfPlayStats::default();
+        for result in results {
+            total.add(&result?);
+        }
+        Ok((total, started.elapsed()))
     }
-    Ok((total, started.elapsed()))
 }
 
 fn selfplay_scalars(stats: &SelfPlayStats, elapsed: Duration) -> Vec<(&'static str, f64)> {
@@ -690,7 +768,12 @@ pub fn selfplay(open: &OpenRun, options: &RunOptions) -> Result<()> {
             continue;
         };
         if let Some(limit) = config.budget.games {
-            let played = crate::replay::files::list_games(&run.replay_dir())
+            let extension = if config.rules.is_general() {
+                crate::replay::files::VARIANT_EXTENSION
+            } else {
+                crate::replay::files::EXTENSION
+            };
+            let played = crate::replay::files::list_replay_files(&run.replay_dir(), extension)
                 .map_err(PipelineError::io(&run.replay_dir()))?
                 .len() as u64;
             if played >= limit {

@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 use sumito_engine::{Color, Layout, Outcome, Position};
 use sumito_game::AbaloneGame;
 use sumito_mcts::{
-    EvalBatch, EvalError, Evaluator, MultiGameDriver, Search, SearchConfig, SearchError,
+    EvalBatch, EvalError, Evaluator, Game, MultiGameDriver, Search, SearchConfig, SearchError,
     SearchResult,
 };
 
@@ -27,6 +27,8 @@ pub enum SelfPlayError {
     Search(#[from] SearchError),
     #[error("cannot write a replay file into {dir}: {cause}")]
     Write { dir: String, cause: std::io::Error },
+    #[error("cannot set up a start position: {0}")]
+    Start(String),
 }
 
 /// Counters of finished self-play games.
@@ -104,8 +106,8 @@ impl<E> TimedEvaluator<E> {
     }
 }
 
-impl<E: Evaluator<AbaloneGame>> Evaluator<AbaloneGame> for TimedEvaluator<E> {
-    fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
+impl<G: Game, E: Evaluator<G>> Evaluator<G> for TimedEvaluator<E> {
+    fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
         let start = Instant::now();
         let result = self.inner.evaluate(batch);
         self.nanos
@@ -235,25 +237,36 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
             stats.count_game(&record);
             on_game(&record);
         }
-        if !retired.is_empty() {
-            // The driver would keep searching a resigned game's position:
-            // rebuild it without the retired slots.
-            let searches = std::mem::take(&mut driver).into_searches();
-            let kept: Vec<(Search<AbaloneGame>, GameInProgress)> = searches
-                .into_iter()
-                .zip(std::mem::take(&mut games))
-                .enumerate()
-                .filter(|(index, _)| !retired.contains(index))
-                .map(|(_, pair)| pair)
-                .collect();
-            for (search, game) in kept {
-                driver.push(search);
-                games.push(game);
-            }
-        }
+        // The driver would keep searching a resigned game's position.
+        drop_retired(&mut driver, &mut games, &retired);
     }
     (stats.evaluations, stats.evaluator_time) = timed.totals();
     Ok(stats)
+}
+
+/// Rebuilds `driver` and `games` (the game of each of its searches) without
+/// the slots in `retired`: games that ended with no new game to take their
+/// place.
+pub(crate) fn drop_retired<G: Game, T>(
+    driver: &mut MultiGameDriver<G>,
+    games: &mut Vec<T>,
+    retired: &[usize],
+) {
+    if retired.is_empty() {
+        return;
+    }
+    let searches = std::mem::take(driver).into_searches();
+    let kept: Vec<(Search<G>, T)> = searches
+        .into_iter()
+        .zip(std::mem::take(games))
+        .enumerate()
+        .filter(|(index, _)| !retired.contains(index))
+        .map(|(_, pair)| pair)
+        .collect();
+    for (search, game) in kept {
+        driver.push(search);
+        games.push(game);
+    }
 }
 
 /// Records the searched position and updates resignation; returns the side

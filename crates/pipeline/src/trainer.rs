@@ -6,13 +6,14 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sumito_net::{TrainMetrics, Trainer, TrainingSample, symmetries_for};
+use sumito_net::{TrainMetrics, Trainer, TrainingSample, VariantTrainingSample, symmetries_for};
 use tch::Device;
 
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
 use crate::models::{device, load_model, save_model};
 use crate::replay::store::{RefreshReport, ReplayStore};
+use crate::replay::variant_format::VariantReplay;
 use crate::rundir::{Removed, RunDir, read_json, write_json};
 
 /// `trainer/state.json`: where the trainer stands. Written after the
@@ -30,6 +31,60 @@ pub struct TrainerState {
     pub checkpoint: Option<String>,
 }
 
+/// The replay window the trainer samples: two-player games (`.game`) or
+/// the general game's (`.vgame`), as the run's rules say.
+#[derive(Debug)]
+pub enum TrainingData {
+    TwoPlayer(ReplayStore),
+    General(ReplayStore<VariantReplay>),
+}
+
+impl TrainingData {
+    fn new(run: &RunDir, config: &Config) -> TrainingData {
+        let (dir, training) = (run.replay_dir(), config.training.clone());
+        if config.rules.is_general() {
+            TrainingData::General(ReplayStore::new(&dir, training))
+        } else {
+            TrainingData::TwoPlayer(ReplayStore::new(&dir, training))
+        }
+    }
+
+    /// Games ever read into the store.
+    pub fn total_games(&self) -> u64 {
+        match self {
+            TrainingData::TwoPlayer(store) => store.total_games(),
+            TrainingData::General(store) => store.total_games(),
+        }
+    }
+
+    /// Training positions ever read into the store.
+    pub fn total_positions(&self) -> u64 {
+        match self {
+            TrainingData::TwoPlayer(store) => store.total_positions(),
+            TrainingData::General(store) => store.total_positions(),
+        }
+    }
+
+    /// Training positions in the window.
+    pub fn len(&self) -> usize {
+        match self {
+            TrainingData::TwoPlayer(store) => store.len(),
+            TrainingData::General(store) => store.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn refresh(&mut self) -> std::io::Result<RefreshReport> {
+        match self {
+            TrainingData::TwoPlayer(store) => store.refresh(),
+            TrainingData::General(store) => store.refresh(),
+        }
+    }
+}
+
 /// The trainer with its replay store.
 #[derive(Debug)]
 pub struct TrainerRole {
@@ -37,7 +92,7 @@ pub struct TrainerRole {
     config: Config,
     device: Device,
     trainer: Trainer,
-    store: ReplayStore,
+    store: TrainingData,
     state: TrainerState,
     rng: ChaCha8Rng,
     /// Samples owed when the current generation's games were complete.
@@ -76,7 +131,7 @@ impl TrainerRole {
                     .map_err(PipelineError::net("starting the trainer"))?
             }
         };
-        let store = ReplayStore::new(&run.replay_dir(), config.training.clone());
+        let store = TrainingData::new(run, config);
         let rng = ChaCha8Rng::seed_from_u64(state.trained_samples ^ 0x5EED);
         let role = TrainerRole {
             run: run.clone(),
@@ -100,7 +155,7 @@ impl TrainerRole {
         &self.state
     }
 
-    pub fn store(&self) -> &ReplayStore {
+    pub fn store(&self) -> &TrainingData {
         &self.store
     }
 
@@ -166,29 +221,35 @@ impl TrainerRole {
     /// `training.checkpoint_every_steps` steps.
     pub fn train_step(&mut self) -> Result<TrainMetrics> {
         let batch_size = self.config.net.training.batch_size;
-        let symmetries = symmetries_for(self.config.rules.rules());
-        let mut batch = Vec::with_capacity(batch_size);
-        for _ in 0..batch_size {
-            let sample = self
-                .store
-                .sample(&mut self.rng, symmetries)
-                .expect("train_step needs a non-empty store");
-            let wdl = match sample.result {
-                1 => [1.0, 0.0, 0.0],
-                0 => [0.0, 1.0, 0.0],
-                _ => [0.0, 0.0, 1.0],
-            };
-            batch.push(TrainingSample {
-                position: sample.position,
-                policy: sample.policy,
-                wdl,
-                marble_diff: sample.marble_difference as f32,
-            });
-        }
-        let metrics = self
-            .trainer
-            .train_step(&batch)
-            .map_err(PipelineError::net("training step"))?;
+        let empty = "train_step needs a non-empty store";
+        let trained = match &self.store {
+            TrainingData::TwoPlayer(store) => {
+                let symmetries = symmetries_for(self.config.rules.rules());
+                let mut batch = Vec::with_capacity(batch_size);
+                for _ in 0..batch_size {
+                    let sample = store.sample(&mut self.rng, symmetries).expect(empty);
+                    let wdl = match sample.result {
+                        1 => [1.0, 0.0, 0.0],
+                        0 => [0.0, 1.0, 0.0],
+                        _ => [0.0, 0.0, 1.0],
+                    };
+                    batch.push(TrainingSample {
+                        position: sample.position,
+                        policy: sample.policy,
+                        wdl,
+                        marble_diff: sample.marble_difference as f32,
+                    });
+                }
+                self.trainer.train_step(&batch)
+            }
+            TrainingData::General(store) => {
+                let batch: Vec<VariantTrainingSample> = (0..batch_size)
+                    .map(|_| store.sample_variant(&mut self.rng).expect(empty))
+                    .collect();
+                self.trainer.train_step(&batch)
+            }
+        };
+        let metrics = trained.map_err(PipelineError::net("training step"))?;
         self.state.trained_samples += batch_size as u64;
         if self
             .trainer

@@ -55,6 +55,21 @@ impl VariantNetSeats {
         Ok(seats)
     }
 
+    /// The seats of one network already loaded, named `name` (the spec that
+    /// seats it), searching with `search`, evaluated by a service with
+    /// `inference`'s settings.
+    pub fn with_network(
+        name: &str,
+        net: PolicyValueNet,
+        search: SearchConfig,
+        inference: &InferenceConfig,
+    ) -> Result<VariantNetSeats, sumito_net::NetError> {
+        let service = InferenceService::start(net, inference)?;
+        Ok(VariantNetSeats {
+            loaded: vec![(name.to_owned(), Arc::new(service), search)],
+        })
+    }
+
     /// The player `spec` names: a loaded network, or a classical player.
     pub fn make(&self, spec: &str, seed: u64) -> Result<Box<dyn SeatPlayer>, SpecError> {
         match self.loaded.iter().find(|(known, ..)| known == spec) {

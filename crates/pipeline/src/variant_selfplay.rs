@@ -6,14 +6,27 @@
 //!
 //! The two-player self-play (`crate::selfplay`) stays separate: it writes
 //! the compact two-player replay files and resigns, which this does not.
+//! [`play_variant_worker`] is the run's self-play worker (games written as
+//! `.vgame` files, a finished game replaced at once by a new one);
+//! [`play_variant_games`] plays one batch of games from one start.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sumito_engine::variant::{MAX_SEATS, VariantMove, VariantPosition};
 use sumito_game::VariantGame;
 use sumito_game::variant::outcome_of;
-use sumito_mcts::{Evaluator, MultiGameDriver, Outcome, Search, SearchConfig, SearchError};
+use sumito_mcts::{
+    Evaluator, MultiGameDriver, Outcome, Search, SearchConfig, SearchError, SearchResult,
+};
 use sumito_net::VariantTrainingSample;
+
+use crate::config::GeneralRules;
+use crate::replay::files::write_variant_game;
+use crate::replay::variant_format::VariantReplay;
+use crate::selfplay::{SelfPlayError, SelfPlayStats, TimedEvaluator, drop_retired};
 
 /// One searched position of a general-game self-play game.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,23 +95,7 @@ pub fn play_variant_games<E: Evaluator<VariantGame> + ?Sized>(
     while playing > 0 {
         for (index, result) in driver.step(evaluator)? {
             let game = *driver.search(index).root();
-            let position = *game.position();
-            let move_of = |action: usize| {
-                game.move_of(action)
-                    .expect("the search plays the rules' actions")
-            };
-            let policy = result.full_search.then(|| {
-                result
-                    .policy_target()
-                    .map(|(action, target)| (move_of(action), target))
-                    .collect()
-            });
-            records[index].push(VariantPositionRecord {
-                position,
-                played: move_of(result.action),
-                side_values: result.side_values.clone(),
-                policy,
-            });
+            records[index].push(position_record(&game, &result));
             driver.search_mut(index).advance(result.action)?;
             let after = *driver.search(index).root().position();
             if let Some((outcome, _)) = after.outcome() {
@@ -112,6 +109,132 @@ pub fn play_variant_games<E: Evaluator<VariantGame> + ?Sized>(
         }
     }
     Ok(finished)
+}
+
+/// The record of the move a search chose in `game`'s position.
+fn position_record(game: &VariantGame, result: &SearchResult) -> VariantPositionRecord {
+    let move_of = |action: usize| {
+        game.move_of(action)
+            .expect("the search plays the rules' actions")
+    };
+    let policy = result.full_search.then(|| {
+        result
+            .policy_target()
+            .map(|(action, target)| (move_of(action), target))
+            .collect()
+    });
+    VariantPositionRecord {
+        position: *game.position(),
+        played: move_of(result.action),
+        side_values: result.side_values.clone(),
+        policy,
+    }
+}
+
+/// What a general-game self-play worker plays.
+#[derive(Debug, Clone)]
+pub struct VariantWorkerSettings<'a> {
+    pub general: &'a GeneralRules,
+    pub search: SearchConfig,
+    /// Games advanced at once (the evaluator's batch).
+    pub games_in_parallel: usize,
+    /// The generation of the model behind the evaluator (recorded in files).
+    pub model_generation: u32,
+    pub seed: u64,
+}
+
+/// Plays general-game self-play games with `evaluator`, each from a start
+/// drawn among the rules' layouts, writing each finished game into
+/// `out_dir` as a `.vgame` file, until `quota` (shared by all workers: a
+/// game starts only if it can take one) is used up and every started game
+/// has finished, or `stop()` returns true (checked between rounds;
+/// unfinished games are then dropped). `on_game` runs after each game is on
+/// disk.
+pub fn play_variant_worker<E: Evaluator<VariantGame> + ?Sized>(
+    evaluator: &E,
+    settings: &VariantWorkerSettings<'_>,
+    out_dir: &Path,
+    quota: &AtomicU64,
+    stop: &(dyn Fn() -> bool + Sync),
+    on_game: &(dyn Fn(&VariantGameRecord) + Sync),
+) -> Result<SelfPlayStats, SelfPlayError> {
+    let timed = TimedEvaluator::new(evaluator);
+    let general = settings.general;
+    let sides = general.rules.seating.sides();
+    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+    let take_quota = || {
+        quota
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+                left.checked_sub(1)
+            })
+            .is_ok()
+    };
+    let new_game = |rng: &mut ChaCha8Rng| -> Result<Search<VariantGame>, SelfPlayError> {
+        let setup = &general.setups[rng.random_range(0..general.setups.len())];
+        let start = setup
+            .start(&general.rules)
+            .map_err(|err| SelfPlayError::Start(err.to_string()))?;
+        Ok(Search::new(
+            VariantGame(start),
+            settings.search.clone(),
+            rng.random(),
+        )?)
+    };
+    let mut driver = MultiGameDriver::new();
+    // games[i] holds the records of the driver's search i.
+    let mut games: Vec<Vec<VariantPositionRecord>> = Vec::new();
+    let mut stats = SelfPlayStats::default();
+    for _ in 0..settings.games_in_parallel {
+        if !take_quota() {
+            break;
+        }
+        driver.push(new_game(&mut rng)?);
+        games.push(Vec::new());
+    }
+    while !games.is_empty() && !stop() {
+        let results = driver.step(&timed)?;
+        // Slots whose game ended with no new game to take their place.
+        let mut retired = Vec::new();
+        for (index, result) in results {
+            stats.moves += 1;
+            let game = *driver.search(index).root();
+            games[index].push(position_record(&game, &result));
+            driver.search_mut(index).advance(result.action)?;
+            let after = *driver.search(index).root().position();
+            let Some((outcome, _)) = after.outcome() else {
+                continue;
+            };
+            if !stop() && take_quota() {
+                driver.replace(index, new_game(&mut rng)?);
+            } else {
+                retired.push(index);
+            }
+            let positions = std::mem::take(&mut games[index]);
+            let replay = VariantReplay {
+                rules: general.table.clone(),
+                model_generation: settings.model_generation,
+                game: VariantGameRecord {
+                    outcome: outcome_of(outcome, sides),
+                    final_scores: after.scores(),
+                    positions,
+                },
+            };
+            write_variant_game(out_dir, &replay).map_err(|source| SelfPlayError::Write {
+                dir: out_dir.display().to_string(),
+                cause: source,
+            })?;
+            let game = &replay.game;
+            stats.games += 1;
+            stats.positions += game.positions.len() as u64;
+            stats.training_positions +=
+                game.positions.iter().filter(|p| p.policy.is_some()).count() as u64;
+            stats.decisive += u64::from(matches!(game.outcome, Outcome::Win(_)));
+            on_game(game);
+        }
+        drop_retired(&mut driver, &mut games, &retired);
+    }
+    (stats.evaluations, stats.evaluator_time) = timed.totals();
+    Ok(stats)
 }
 
 #[cfg(test)]
@@ -133,6 +256,71 @@ mod tests {
         tch::manual_seed(2);
         let model = crate::players::tests::tiny_model(NetGame::Variant);
         PolicyValueNet::new(&model, tch::Device::Cpu).unwrap()
+    }
+
+    #[test]
+    fn a_worker_plays_its_quota_from_the_rules_starts_and_writes_each_game() {
+        use crate::config::Config;
+        use crate::fsutil::testing::TempDir;
+        use crate::replay::files::{VARIANT_EXTENSION, list_replay_files};
+        use crate::replay::variant_format::decode_variant_game;
+        use std::sync::atomic::AtomicUsize;
+
+        let config = Config::parse(
+            "[rules]\nlayouts = [\"three-player\", \"three-player-trapezoid\"]\nmax_plies = 9\n[gating]\nmode = \"off\"\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n",
+            std::path::Path::new("worker.toml"),
+        )
+        .unwrap();
+        let general = config.general_rules().unwrap();
+        let dir = TempDir::new("variant-worker");
+        let out = dir.path().join("replay/model-000000");
+        let evaluator = DirectEvaluator::new(variant_net(), SymmetryMode::None);
+        let settings = VariantWorkerSettings {
+            general: &general,
+            search: SearchConfig {
+                simulations: 4,
+                ..SearchConfig::default()
+            },
+            games_in_parallel: 3,
+            model_generation: 7,
+            seed: 11,
+        };
+        let quota = AtomicU64::new(5);
+        let seen = AtomicUsize::new(0);
+        let on_game = |_: &VariantGameRecord| {
+            seen.fetch_add(1, Ordering::Relaxed);
+        };
+        let stats =
+            play_variant_worker(&evaluator, &settings, &out, &quota, &|| false, &on_game).unwrap();
+        // Five games, no more: the quota is shared, and a finished game is
+        // replaced only while it lasts.
+        assert_eq!((stats.games, seen.load(Ordering::Relaxed)), (5, 5));
+        assert_eq!(quota.load(Ordering::Relaxed), 0);
+        let files = list_replay_files(&dir.path().join("replay"), VARIANT_EXTENSION).unwrap();
+        assert_eq!(files.len(), 5);
+        let mut positions = 0;
+        for path in &files {
+            let replay = decode_variant_game(&std::fs::read(path).unwrap()).unwrap();
+            assert_eq!(replay.model_generation, 7);
+            assert_eq!(replay.rules, general.table);
+            let first = replay.game.positions[0].position;
+            assert!(
+                general
+                    .setups
+                    .iter()
+                    .any(|setup| setup.start(&general.rules).unwrap() == first)
+            );
+            positions += replay.game.positions.len() as u64;
+        }
+        assert_eq!(stats.positions, positions);
+        assert!(stats.evaluations > 0);
+        // Asked to stop: no game is finished or written.
+        let quota = AtomicU64::new(4);
+        let stats =
+            play_variant_worker(&evaluator, &settings, &out, &quota, &|| true, &on_game).unwrap();
+        assert_eq!((stats.games, stats.moves), (0, 0));
+        let after = list_replay_files(&dir.path().join("replay"), VARIANT_EXTENSION).unwrap();
+        assert_eq!(after.len(), 5);
     }
 
     #[test]

@@ -1,0 +1,196 @@
+//! End-to-end tests of `sumito train` on the general game: tiny three- and
+//! four-player runs (two generations each), killed (SIGKILL) once games are
+//! on disk and resumed by the same command, then checked file by file.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sumito_pipeline::replay::files::{VARIANT_EXTENSION, list_replay_files};
+use sumito_pipeline::replay::variant_format::decode_variant_game;
+use sumito_pipeline::tensorboard::read_events;
+
+mod common;
+#[path = "common/training.rs"]
+mod training;
+
+use common::Scratch;
+use training::{spawn_train, text, train};
+
+/// The smallest general-game run for `layout`: a tiny network, four
+/// simulations, six games a generation, two generations, each candidate
+/// rated against `greedy`.
+fn tiny_general_config(dir: &Path, layout: &str) -> PathBuf {
+    let text = format!(
+        r#"[rules]
+layouts = ["{layout}"]
+max_plies = 24
+
+[selfplay]
+workers = 1
+games_in_parallel = 6
+games_per_generation = 6
+
+[mcts]
+simulations = 4
+temperature = 1.0
+temperature_plies = 6
+
+[mcts.gumbel]
+considered_actions = 4
+
+[net.model]
+blocks = 1
+channels = 8
+policy_channels = 4
+value_channels = 4
+value_hidden = 16
+
+[net.inference]
+precision = "f32"
+
+[net.training]
+batch_size = 16
+learning_rate = 1e-3
+warmup_steps = 0
+
+[net.threads]
+intra_op = 1
+inter_op = 1
+
+[training]
+samples_per_position = 1.0
+window_min_positions = 500
+window_max_positions = 2000
+checkpoint_every_steps = 2
+
+[gating]
+mode = "off"
+
+[evaluation]
+simulations = 4
+games_in_parallel = 4
+opponents = ["greedy"]
+games_per_opponent = 4
+
+[budget]
+generations = 2
+"#
+    );
+    let path = dir.join(format!("tiny-{layout}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn replay_files(run_dir: &Path) -> Vec<PathBuf> {
+    list_replay_files(&run_dir.join("replay"), VARIANT_EXTENSION).unwrap()
+}
+
+/// Trains `layout` for two generations, killed once `kill_after` games are
+/// on disk and resumed, and checks what the run holds.
+fn train_killed_and_resumed(layout: &str, sides: usize) {
+    let scratch = Scratch::new(&format!("general-{layout}"));
+    let run_dir = scratch.0.join("run");
+    let config = tiny_general_config(&scratch.0, layout);
+    let mut child = spawn_train(&config, &run_dir);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while replay_files(&run_dir).len() < 3 {
+        assert!(Instant::now() < deadline, "no games appeared");
+        if let Some(status) = child.try_wait().unwrap() {
+            let output = child.wait_with_output().unwrap();
+            panic!("the run ended early ({status}): {}", text(&output));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let survivors = replay_files(&run_dir);
+
+    let output = train(&config, &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let said = text(&output);
+    assert!(
+        said.contains("resuming") && said.contains("gen 2:"),
+        "{said}"
+    );
+    let games = replay_files(&run_dir);
+    assert!(games.len() >= 12, "{} games", games.len());
+    for path in &survivors {
+        assert!(games.contains(path), "lost {}", path.display());
+    }
+    for path in &games {
+        let replay = decode_variant_game(&std::fs::read(path).unwrap())
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        assert!(!replay.game.positions.is_empty());
+        assert_eq!(replay.game.positions[0].side_values.len(), sides);
+    }
+    for generation in 0..=2 {
+        let meta: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(run_dir.join(format!("models/gen-{generation:06}/meta.json"))).unwrap(),
+        )
+        .unwrap();
+        assert!(meta.to_string().contains("\"variant\""), "{meta}");
+    }
+    for generation in 1..=2 {
+        let record: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(run_dir.join(format!("evaluations/gen-{generation:06}.json"))).unwrap(),
+        )
+        .unwrap();
+        let score = record["opponent_scores"]["greedy"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&score), "{record}");
+        assert_eq!(record["promoted"], true);
+    }
+    let best: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("models/best.json")).unwrap()).unwrap();
+    assert_eq!(best["generation"], 2);
+    let mut tags = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(run_dir.join("tensorboard")).unwrap() {
+        for event in read_events(&entry.unwrap().path()).unwrap() {
+            tags.extend(event.scalars.into_iter().map(|(tag, _)| tag));
+        }
+    }
+    for tag in ["loss/total", "loss/policy", "eval/score_vs_greedy"] {
+        assert!(tags.contains(tag), "no {tag} in {tags:?}");
+    }
+}
+
+#[test]
+fn a_three_player_run_trains_two_generations_after_a_kill() {
+    train_killed_and_resumed("three-player", 3);
+}
+
+#[test]
+fn a_four_player_team_run_trains_two_generations_after_a_kill() {
+    train_killed_and_resumed("four-player", 2);
+}
+
+#[test]
+fn the_general_game_refuses_what_its_loop_does_not_do() {
+    let scratch = Scratch::new("general-refusals");
+    let config = tiny_general_config(&scratch.0, "three-player");
+    let base = std::fs::read_to_string(&config).unwrap();
+    for (from, to, key) in [
+        ("mode = \"off\"", "mode = \"sprt\"", "gating.mode"),
+        (
+            "games_per_generation = 6",
+            "games_per_generation = 6\nresign_threshold = -0.9",
+            "selfplay.resign_threshold",
+        ),
+        (
+            "opponents = [\"greedy\"]",
+            "opponents = [\"minimax\"]",
+            "evaluation.opponents[0]",
+        ),
+        (
+            "layouts = [\"three-player\"]",
+            "layouts = [\"three-player\", \"four-player\"]",
+            "rules.layouts[1]",
+        ),
+    ] {
+        let path = scratch.0.join("bad.toml");
+        std::fs::write(&path, base.replace(from, to)).unwrap();
+        let output = train(&path, &scratch.0.join("run"), &[]);
+        assert!(!output.status.success());
+        assert!(text(&output).contains(key), "{key}: {}", text(&output));
+        assert!(!scratch.0.join("run").exists());
+    }
+}
