@@ -39,8 +39,7 @@ pub struct Args {
     #[arg(long, default_value = "cpu")]
     pub device: String,
     /// Cores the search uses: that many copies of the network evaluate its
-    /// leaves side by side [default: one per core, at most 4, on the CPU; 1
-    /// on a GPU].
+    /// leaves side by side (8 leaves a thread) [default: 1].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub threads: Option<u32>,
 }

@@ -21,7 +21,6 @@ use sumito_arena::{PlayerSpec, arena::Silent};
 
 use super::arena::{NETWORK_PLAYER_KINDS, stamped_dir};
 use super::play::parse_seconds;
-use sumito_play::network::default_cpu_search_threads;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -48,9 +47,8 @@ pub struct Args {
     pub games: u32,
     /// Games played at once; default 16 (a network batches the searches of
     /// all its games), or in the equal-time mode as many as leave each
-    /// search its cores: a network searches on every core (up to 4, unless
-    /// its spec sets `threads=`), one game at a time, and a player on one
-    /// core plays one game per core.
+    /// search its cores: one game per core, or one per N cores for a
+    /// network whose spec sets `threads=N`.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Folder for ladder.md, ladder.json and the game records
@@ -87,14 +85,6 @@ impl Args {
         if network && self.time_per_move.is_none() && !has(&spec, "simulations") {
             spec.params
                 .push(("simulations".to_string(), self.simulations.to_string()));
-        }
-        // At equal time the model searches as `sumito play` does, on every
-        // core (at most a few), one game at a time.
-        if network && self.time_per_move.is_some() && !has(&spec, "threads") {
-            spec.params.push((
-                "threads".to_string(),
-                default_cpu_search_threads().to_string(),
-            ));
         }
         Ok(spec)
     }
@@ -222,24 +212,25 @@ mod tests {
             "net:model=runs/q/models/gen-000003,simulations=8"
         );
         assert_eq!(spec(&["alphabeta:depth=2"]), "alphabeta:depth=2");
-        // At equal time a network searches on every core, one game at a time.
-        let threads = default_cpu_search_threads();
+        // At equal time the player searches on one core unless its spec
+        // says `threads=`, and the games share the cores accordingly.
         assert_eq!(
             spec(&["quick", "--time-per-move", "1"]),
-            format!("bundle:model=quick,threads={threads}")
+            "bundle:model=quick"
         );
         assert_eq!(
-            spec(&["bundle:threads=1", "--time-per-move", "1"]),
-            "bundle:threads=1"
+            spec(&["bundle:threads=2", "--time-per-move", "1"]),
+            "bundle:threads=2"
         );
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let at_once = |line: &[&str]| {
             let args = parse(line);
             args.games_at_once(&args.player_spec().unwrap())
         };
+        assert_eq!(at_once(&["quick", "--time-per-move", "1"]), cores);
         assert_eq!(
-            at_once(&["quick", "--time-per-move", "1"]),
-            (cores / threads as usize).max(1)
+            at_once(&["bundle:threads=2", "--time-per-move", "1"]),
+            (cores / 2).max(1)
         );
         assert_eq!(
             at_once(&["bundle:threads=1", "--time-per-move", "1"]),

@@ -60,8 +60,9 @@ pub struct Args {
     #[arg(long, default_value = "cpu", conflicts_with = "opponent")]
     pub device: String,
     /// Cores the model's search uses: that many copies of the network
-    /// evaluate its leaves side by side [default: one per core, at most 4,
-    /// on the CPU; 1 on a GPU].
+    /// evaluate its leaves side by side (8 leaves a thread) [default: 1; on
+    /// the 2-core machine two threads were faster but not stronger, see the
+    /// README].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "opponent")]
     pub threads: Option<u32>,
     /// The colour you play; Black moves first.

@@ -6,20 +6,11 @@ use std::path::Path;
 use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::play::{Args, play_session, run_classical};
-use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
-use sumito_play::network::{NetworkSearch, SearchBudget, default_cpu_search_threads};
-
-/// Search threads of a model on `device` unless the user chose: one per core
-/// (at most a few) on the CPU, one on a GPU.
-fn default_search_threads(device: Device) -> u32 {
-    match device {
-        Device::Cpu => default_cpu_search_threads(),
-        _ => 1,
-    }
-}
+use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
+use sumito_play::network::{NetworkSearch, SearchBudget};
 
 /// Opens the bundle `given` (or the shipped one) and builds its search, on
-/// `threads` cores (default [`default_search_threads`]).
+/// `threads` cores (default one: see `--threads`).
 pub fn load_model(
     given: Option<&Path>,
     budget: SearchBudget,
@@ -31,7 +22,7 @@ pub fn load_model(
         .parse::<DeviceSpec>()
         .map_err(anyhow::Error::msg)?
         .resolve()?;
-    let threads = threads.unwrap_or_else(|| default_search_threads(device));
+    let threads = threads.unwrap_or(1);
     let program = std::env::current_exe().ok();
     let folders = model_folders(
         program.as_deref(),

@@ -46,19 +46,6 @@ fn gumbel_root(simulations: u32) -> GumbelConfig {
 /// has no other games to batch with.
 pub const LEAVES_PER_THREAD: u32 = 8;
 
-/// The most search threads a model gets on the CPU unless told: beyond a
-/// few, one game's batches of leaves are large enough for libtorch's own
-/// threads, and more leaves in flight blur the search.
-pub const MAX_DEFAULT_SEARCH_THREADS: usize = 4;
-
-/// Search threads of a model on the CPU unless the user chose: one per core,
-/// at most [`MAX_DEFAULT_SEARCH_THREADS`].
-pub fn default_cpu_search_threads() -> u32 {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(MAX_DEFAULT_SEARCH_THREADS) as u32
-}
-
 /// The search settings for play and analysis: the defaults of `sumito_mcts`
 /// (no noise), leaves evaluated in batches of [`LEAVES_PER_THREAD`]
 /// ([`NetworkSearch::with_threads`] for more); each search sets the Gumbel
