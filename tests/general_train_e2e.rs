@@ -3,6 +3,7 @@
 //! on disk and resumed by the same command, then checked file by file.
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use sumito_pipeline::replay::files::{VARIANT_EXTENSION, list_replay_files};
@@ -13,13 +14,18 @@ mod common;
 #[path = "common/training.rs"]
 mod training;
 
-use common::Scratch;
-use training::{spawn_train, text, train};
+use common::{Scratch, run_with_input};
+use training::{SUMITO, spawn_train, text, train};
 
 /// The smallest general-game run for `layout`: a tiny network, four
 /// simulations, six games a generation, two generations, each candidate
 /// rated against `greedy`.
 fn tiny_general_config(dir: &Path, layout: &str) -> PathBuf {
+    tiny_general_config_gated(dir, layout, "mode = \"off\"")
+}
+
+/// The tiny run with `gating` as the `[gating]` table's keys.
+fn tiny_general_config_gated(dir: &Path, layout: &str, gating: &str) -> PathBuf {
     let text = format!(
         r#"[rules]
 layouts = ["{layout}"]
@@ -64,7 +70,7 @@ window_max_positions = 2000
 checkpoint_every_steps = 2
 
 [gating]
-mode = "off"
+{gating}
 
 [evaluation]
 simulations = 4
@@ -86,11 +92,13 @@ fn replay_files(run_dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Trains `layout` for two generations, killed once `kill_after` games are
-/// on disk and resumed, and checks what the run holds.
-fn train_killed_and_resumed(layout: &str, sides: usize) {
+/// on disk and resumed, and checks what the run holds; returns the scratch
+/// folder (the run is its `run`).
+fn train_killed_and_resumed(layout: &str, sides: usize, gating: &str) -> Scratch {
     let scratch = Scratch::new(&format!("general-{layout}"));
     let run_dir = scratch.0.join("run");
-    let config = tiny_general_config(&scratch.0, layout);
+    let config = tiny_general_config_gated(&scratch.0, layout, gating);
+    let gated = !gating.contains("\"off\"");
     let mut child = spawn_train(&config, &run_dir);
     let deadline = Instant::now() + Duration::from_secs(120);
     while replay_files(&run_dir).len() < 3 {
@@ -137,30 +145,173 @@ fn train_killed_and_resumed(layout: &str, sides: usize) {
         .unwrap();
         let score = record["opponent_scores"]["greedy"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&score), "{record}");
-        assert_eq!(record["promoted"], true);
+        // Every game is recorded with its sides, for the Elo table.
+        let games = record["general_games"].as_array().unwrap();
+        let gating_games = if gated { 4 } else { 0 };
+        assert_eq!(games.len(), 4 + gating_games, "{record}");
+        assert_eq!(games[0]["sides"].as_array().unwrap().len(), sides);
+        if gated {
+            let gating = &record["gating"];
+            // Against the best model of the time: an older generation.
+            assert!(
+                gating["opponent"].as_u64().unwrap() < generation,
+                "{record}"
+            );
+            assert!(
+                gating["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains("pairwise score")
+            );
+        } else {
+            assert_eq!(record["promoted"], true);
+        }
     }
     let best: serde_json::Value =
         serde_json::from_slice(&std::fs::read(run_dir.join("models/best.json")).unwrap()).unwrap();
-    assert_eq!(best["generation"], 2);
+    if !gated {
+        assert_eq!(best["generation"], 2);
+    }
+    // The Elo table rates the generations and the fixed player.
+    let elo = std::fs::read_to_string(run_dir.join("elo.txt")).unwrap();
+    for player in ["gen-1", "gen-2", "greedy"] {
+        assert!(elo.contains(player), "{player}: {elo}");
+    }
     let mut tags = std::collections::BTreeSet::new();
     for entry in std::fs::read_dir(run_dir.join("tensorboard")).unwrap() {
         for event in read_events(&entry.unwrap().path()).unwrap() {
             tags.extend(event.scalars.into_iter().map(|(tag, _)| tag));
         }
     }
-    for tag in ["loss/total", "loss/policy", "eval/score_vs_greedy"] {
+    let mut wanted = vec![
+        "loss/total",
+        "loss/policy",
+        "eval/score_vs_greedy",
+        "elo/candidate",
+    ];
+    if gated {
+        wanted.push("eval/score_vs_best");
+    }
+    for tag in wanted {
         assert!(tags.contains(tag), "no {tag} in {tags:?}");
+    }
+    scratch
+}
+
+fn sumito(args: &[&str]) -> Output {
+    Command::new(SUMITO).args(args).output().unwrap()
+}
+
+#[test]
+fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() {
+    let scratch = train_killed_and_resumed("three-player", 3, "mode = \"off\"");
+    // Exported, the model of the general game is a bundle that says so.
+    let bundle = scratch.0.join("three");
+    let bundle_path = bundle.to_str().unwrap();
+    let run = scratch.0.join("run");
+    let output = sumito(&[
+        "export",
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--out",
+        bundle_path,
+    ]);
+    assert!(output.status.success(), "{}", text(&output));
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(bundle.join("bundle.json")).unwrap()).unwrap();
+    assert_eq!(meta["general"]["layouts"][0], "three-player", "{meta}");
+    assert_eq!(meta["training"]["generation"], 2, "{meta}");
+
+    // It analyses the start of its game: a value for each of the three.
+    let output = sumito(&[
+        "analyze",
+        "--model",
+        bundle_path,
+        "--sims",
+        "16",
+        "--top",
+        "3",
+    ]);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(
+        out.contains("the general game, learned on three-player"),
+        "{out}"
+    );
+    assert!(out.contains("black to move; 16 simulations"), "{out}");
+    for side in ["black", "white", "red"] {
+        assert!(
+            out.contains(&format!("{side} +")) || out.contains(&format!("{side} -")),
+            "{out}"
+        );
+    }
+    // A position given as the general game's text, under the model's rules.
+    let after = "1rrrr/rrr3/rr5/8/9/8/5gg/3ggg/gggg w 0,0,0,0";
+    let output = sumito(&["analyze", "--model", bundle_path, "--fen", after]);
+    assert!(
+        !output.status.success(),
+        "a four-player text under three-player rules"
+    );
+    assert!(text(&output).contains("--fen"), "{}", text(&output));
+
+    // The arena seats it by name among classical players.
+    let seat = format!("bundle:model={bundle_path},simulations=4");
+    let output = sumito(&[
+        "arena",
+        "--layout",
+        "three-player",
+        "--player",
+        &seat,
+        "--player",
+        "greedy",
+        "--player",
+        "random",
+        "--games",
+        "3",
+        "--max-plies",
+        "30",
+    ]);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(out.contains(&format!("| `{seat}` | 3 |")), "{out}");
+
+    // A person plays against two copies of it: `--model` alone seats the
+    // person first and the model at the other seats.
+    let output = run_with_input(
+        SUMITO,
+        &["play", "--model", bundle_path, "--sims", "4"],
+        "quit\n",
+    );
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(out.contains("three-player"), "{out}");
+    // `--seat model` puts it where asked: here it plays first, and moves.
+    let seats = ["--seat", "model", "--seat", "human", "--seat", "model"];
+    let args = [
+        &["play", "--model", bundle_path, "--sims", "4"][..],
+        &seats[..],
+    ]
+    .concat();
+    let output = run_with_input(SUMITO, &args, "quit\n");
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(out.contains("plays"), "{out}");
+    // What a game of the general engine does not keep is refused by name.
+    for (flag, value) in [
+        ("--color", "white"),
+        ("--clock", "5"),
+        ("--rules", "x.toml"),
+    ] {
+        let output = sumito(&["play", "--model", bundle_path, flag, value]);
+        assert!(!output.status.success(), "{flag}");
+        assert!(text(&output).contains(flag), "{flag}: {}", text(&output));
     }
 }
 
 #[test]
-fn a_three_player_run_trains_two_generations_after_a_kill() {
-    train_killed_and_resumed("three-player", 3);
-}
-
-#[test]
-fn a_four_player_team_run_trains_two_generations_after_a_kill() {
-    train_killed_and_resumed("four-player", 2);
+fn a_gated_four_player_team_run_trains_two_generations_after_a_kill() {
+    // Gated: each candidate plays the best model before it is promoted.
+    train_killed_and_resumed("four-player", 2, "mode = \"threshold\"\ngames = 4");
 }
 
 #[test]

@@ -4,11 +4,11 @@
 //! without its `sumito-torch` says what to run.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 mod common;
 
-use common::Scratch;
+use common::{Scratch, feed};
 
 const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
 
@@ -16,27 +16,17 @@ const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
 /// report of every library it initialises on standard error (`LD_DEBUG`),
 /// and neither OpenMP variable set, as a user's shell would have it.
 fn run_traced(program: &Path, dir: &Path, args: &[&str], stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env("LD_DEBUG", "libs")
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("OMP_WAIT_POLICY")
-        .env_remove("GOMP_SPINCOUNT")
-        .env_remove("SUMITO_MODELS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    feed(
+        Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .env("LD_DEBUG", "libs")
+            .env_remove("LD_LIBRARY_PATH")
+            .env_remove("OMP_WAIT_POLICY")
+            .env_remove("GOMP_SPINCOUNT")
+            .env_remove("SUMITO_MODELS"),
+        stdin,
+    )
 }
 
 /// How often the loader initialised libtorch (`calling init: …libtorch_cpu.so`).

@@ -2,12 +2,11 @@
 //! `sumito` binary: `--layout` and `--rules FILE` for perft, moves, render,
 //! arena and play, the general position text, and errors that name the key.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 mod common;
 
-use common::Scratch;
+use common::{Scratch, run_with_input};
 use sumito_engine::variant::VariantPosition;
 
 const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
@@ -218,25 +217,9 @@ fn arena_seats_a_network_of_the_general_game() {
     assert!(out.contains(&format!("| `{net}` | 3 |")), "{out}");
     assert!(records.join("game-0003.txt").exists());
     // A person plays a three-player game against two copies of the network.
-    let mut child = Command::new(SUMITO)
-        .args([
-            "play",
-            "--layout",
-            "three-player",
-            "--seat",
-            &net,
-            "--seat",
-            &net,
-            "--seat",
-            "human",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"quit\n").unwrap();
-    let output = child.wait_with_output().unwrap();
+    let seats = ["--seat", &net, "--seat", &net, "--seat", "human"];
+    let args = [&["play", "--layout", "three-player"][..], &seats[..]].concat();
+    let output = run_with_input(SUMITO, &args, "quit\n");
     let out = text(&output);
     assert!(output.status.success(), "{out}");
     assert!(out.contains(&format!("Black ({net}) plays")), "{out}");
@@ -274,8 +257,9 @@ fn arena_seats_a_network_of_the_general_game() {
 
 #[test]
 fn four_people_play_at_two_colours_and_engines_fill_the_other_seats() {
-    let mut child = Command::new(SUMITO)
-        .args([
+    let output = run_with_input(
+        SUMITO,
+        &[
             "play",
             "--layout",
             "four-player",
@@ -289,19 +273,9 @@ fn four_people_play_at_two_colours_and_engines_fill_the_other_seats() {
             "random",
             "--seed",
             "1",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"A2B2\nA3A2\nI5H4\nquit\n")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+        ],
+        "A2B2\nA3A2\nI5H4\nquit\n",
+    );
     assert!(output.status.success(), "{}", text(&output));
     let out = text(&output);
     assert!(out.contains("4 players in 2 teams"), "{out}");

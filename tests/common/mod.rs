@@ -20,3 +20,30 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Runs `command` with `input` written to its standard input, to the end;
+/// what it printed. (Not every test crate plays through a pipe.)
+#[allow(dead_code)]
+pub fn feed(command: &mut std::process::Command, input: &str) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// `program ARGS` fed `input` (see [`feed`]).
+#[allow(dead_code)]
+pub fn run_with_input(program: &str, args: &[&str], input: &str) -> std::process::Output {
+    feed(std::process::Command::new(program).args(args), input)
+}

@@ -49,6 +49,11 @@ impl PlayerFactory for BundlePlayerFactory {
         let dir = locate_bundle(given.as_deref(), &self.folders)
             .map_err(|err| invalid(err.to_string()))?;
         let bundle = ModelBundle::open(&dir).map_err(|err| invalid(err.to_string()))?;
+        bundle
+            .require_two_player(
+                "seat it in a match of its game: sumito arena --layout LAYOUT --player bundle:model=...",
+            )
+            .map_err(|err| invalid(err.to_string()))?;
         let device = DeviceSpec::Cpu
             .resolve()
             .map_err(|err| invalid(err.to_string()))?;

@@ -26,13 +26,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use sumito_arena::rules_table::RulesTable;
 use sumito_engine::Rules;
 use sumito_game::AbaloneGame;
 use sumito_mcts::Evaluator;
 use sumito_net::{
-    Device, DirectEvaluator, ENCODING_VERSION, ModelConfig, NetError, PolicyValueNet, RulesMeta,
-    ServiceEvaluator, SymmetryMode, TorchScriptModel, read_checkpoint_meta,
+    Device, DirectEvaluator, ModelConfig, NetError, PolicyValueNet, RulesMeta, ServiceEvaluator,
+    SymmetryMode, TorchScriptModel, read_checkpoint_meta,
 };
+use sumito_pipeline::config::Config;
 use sumito_pipeline::crc::crc32c;
 
 use sumito_pipeline::fsutil::{utc_timestamp, write_atomic};
@@ -94,12 +96,21 @@ pub struct BundleMeta {
     pub format: String,
     pub format_version: u32,
     pub name: String,
-    /// Input encoding of the network (`sumito_net::ENCODING_VERSION`).
+    /// Input encoding of the network (`sumito_net::ENCODING_VERSION`, or
+    /// `VARIANT_ENCODING_VERSION` for a model of the general game).
     pub encoding_version: u32,
     pub architecture: ModelConfig,
     pub parameters: usize,
-    /// The rules the model was trained under; play uses them.
+    /// The rules the model was trained under; play uses them. For a model
+    /// of the general game, the two-player summary of its rules (target and
+    /// limits); `general` holds the whole.
     pub rules: RulesMeta,
+    /// A model of the general game (variants, 3 to 6 players): the `[rules]`
+    /// table it was trained under, with the layouts it learned from (the
+    /// first is where `sumito play` and `sumito analyze` start). Absent for
+    /// two-player models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub general: Option<RulesTable>,
     pub training: TrainingProvenance,
     /// The exported generation and the fixed opponents in the run's Elo
     /// table (empty if the run had rated nothing yet).
@@ -119,6 +130,21 @@ impl BundleMeta {
         self.rules.into()
     }
 
+    /// The rules table of a model of the general game, `None` for a
+    /// two-player model.
+    pub fn general(&self) -> Option<&RulesTable> {
+        self.general.as_ref()
+    }
+
+    /// The layouts a model of the general game learned from, by name (empty
+    /// for a two-player model).
+    pub fn general_layouts(&self) -> Vec<String> {
+        self.general
+            .as_ref()
+            .and_then(|table| table.layouts.clone())
+            .unwrap_or_default()
+    }
+
     /// The exported generation's Elo row, if rated.
     pub fn own_elo(&self) -> Option<&EloRow> {
         let own = model_name(self.training.generation);
@@ -132,10 +158,28 @@ pub enum BundleError {
     #[error("no model bundle at {}: the folder does not exist", dir.display())]
     NotFound { dir: PathBuf },
     #[error(
-        "{} is a network of the general game (variants, 3-6 players); bundles hold two-player models so far: play it with `sumito arena` or `sumito play` as net:model={}",
-        checkpoint.display(), checkpoint.display()
+        "the bundle {} holds a model of the general game ({}); {wanted}",
+        dir.display(), layouts.join(", ")
     )]
-    GeneralGame { checkpoint: PathBuf },
+    GeneralGame {
+        dir: PathBuf,
+        layouts: Vec<String>,
+        wanted: &'static str,
+    },
+    #[error(
+        "the bundle {} holds a two-player model; {wanted}",
+        dir.display()
+    )]
+    TwoPlayerGame { dir: PathBuf, wanted: &'static str },
+    #[error(
+        "{} is a network of the general game, but the run's configuration ({}) has no general-game [rules]: {problem}",
+        checkpoint.display(), config.display()
+    )]
+    NoGeneralRules {
+        checkpoint: PathBuf,
+        config: PathBuf,
+        problem: String,
+    },
     #[error(
         "{} is not a model bundle: it has no {BUNDLE_FILE} (make one with `sumito export --run-dir RUN --out {}`)",
         dir.display(), dir.display()
@@ -154,10 +198,15 @@ pub enum BundleError {
     )]
     FormatVersion { path: PathBuf, found: u32 },
     #[error(
-        "the model in {} was trained on input encoding version {found}, but this sumito encodes positions with version {ENCODING_VERSION}; it cannot play here (export a model trained with this version)",
+        "the model in {} was trained on input encoding version {found}, but this sumito encodes positions {game} with version {expected}; it cannot play here (export a model trained with this version)",
         dir.display()
     )]
-    EncodingMismatch { dir: PathBuf, found: u32 },
+    EncodingMismatch {
+        dir: PathBuf,
+        found: u32,
+        expected: u32,
+        game: &'static str,
+    },
     #[error("the bundle {} is incomplete: {name} is missing (export it again)", dir.display())]
     MissingFile { dir: PathBuf, name: String },
     #[error("the bundle {} is corrupt: {name} {problem} (export it again)", dir.display())]
@@ -303,6 +352,26 @@ fn describe_file(dir: &Path, name: &str) -> Result<BundleFile, BundleError> {
     })
 }
 
+/// The `[rules]` table of the run's configuration, for a network of the
+/// general game (its layouts included).
+fn general_rules_of(run: &RunDir, checkpoint: &Path) -> Result<RulesTable, BundleError> {
+    let config_path = run.config_path();
+    let missing = |problem: String| BundleError::NoGeneralRules {
+        checkpoint: checkpoint.to_owned(),
+        config: config_path.clone(),
+        problem,
+    };
+    let config = Config::load(&config_path).map_err(|err| missing(err.to_string()))?;
+    config
+        .general_rules()
+        .map(|general| general.table)
+        .ok_or_else(|| {
+            missing(
+                "it is the two-player game's (no variant key, no many-player layout)".to_owned(),
+            )
+        })
+}
+
 /// Exports generation `request.generation` of a run as a bundle at
 /// `request.out`; returns its description.
 pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError> {
@@ -330,9 +399,11 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
     let (network, checkpoint_meta) =
         PolicyValueNet::load_checkpoint(&checkpoint, None, Device::Cpu)
             .map_err(net(format!("loading {}", checkpoint.display())))?;
-    if !network.game().is_two_player() {
-        return Err(BundleError::GeneralGame { checkpoint });
-    }
+    let general = if network.game().is_two_player() {
+        None
+    } else {
+        Some(general_rules_of(&run, &checkpoint)?)
+    };
     let rules: RulesMeta = checkpoint_meta
         .rules
         .unwrap_or_else(|| Rules::default().into());
@@ -377,6 +448,7 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
             architecture: checkpoint_meta.model,
             parameters: checkpoint_meta.parameters,
             rules,
+            general,
             training: TrainingProvenance {
                 run_dir: request.run_dir.display().to_string(),
                 generation,
@@ -590,10 +662,27 @@ impl ModelBundle {
                 path: path.clone(),
                 problem: err.to_string(),
             })?;
-        if meta.encoding_version != ENCODING_VERSION {
+        let game = meta.architecture.game;
+        if meta.encoding_version != game.encoding_version() {
             return Err(BundleError::EncodingMismatch {
                 dir: dir.to_owned(),
                 found: meta.encoding_version,
+                expected: game.encoding_version(),
+                game: if game.is_two_player() {
+                    "of the two-player game"
+                } else {
+                    "of the general game"
+                },
+            });
+        }
+        if game.is_two_player() != meta.general.is_none() {
+            return Err(BundleError::Malformed {
+                path: path.clone(),
+                problem: if game.is_two_player() {
+                    "it gives general-game rules for a two-player network".to_owned()
+                } else {
+                    "it gives no general-game rules for a network of the general game".to_owned()
+                },
             });
         }
         for file in &meta.files {
@@ -644,6 +733,36 @@ impl ModelBundle {
         })
     }
 
+    /// Whether the model plays the general game (variants, 3 to 6 players).
+    pub fn is_general(&self) -> bool {
+        self.meta.general.is_some()
+    }
+
+    /// An error naming the bundle as the general game's, saying `wanted`,
+    /// unless it is a two-player model.
+    pub fn require_two_player(&self, wanted: &'static str) -> Result<(), BundleError> {
+        if self.is_general() {
+            return Err(BundleError::GeneralGame {
+                dir: self.dir.clone(),
+                layouts: self.meta.general_layouts(),
+                wanted,
+            });
+        }
+        Ok(())
+    }
+
+    /// An error naming the bundle as a two-player model, saying `wanted`,
+    /// unless it is a model of the general game.
+    pub fn require_general(&self, wanted: &'static str) -> Result<(), BundleError> {
+        if !self.is_general() {
+            return Err(BundleError::TwoPlayerGame {
+                dir: self.dir.clone(),
+                wanted,
+            });
+        }
+        Ok(())
+    }
+
     /// The TorchScript network, for play and analysis.
     pub fn load_torchscript(&self, device: Device) -> Result<TorchScriptModel, BundleError> {
         let path = self.dir.join(TORCHSCRIPT_FILE);
@@ -673,6 +792,9 @@ impl ModelBundle {
         device: Device,
         threads: u32,
     ) -> Result<NetworkSearch, BundleError> {
+        self.require_two_player(
+            "this search plays the two-player game: play it with `sumito play --model` (which seats it) or `sumito arena --layout LAYOUT --player bundle:model=...`",
+        )?;
         let name = format!("{} (gen {})", self.meta.name, self.meta.training.generation);
         let evaluator: Box<dyn Evaluator<AbaloneGame>> = if threads <= 1 {
             let model = self.load_torchscript(device)?;
@@ -708,6 +830,12 @@ impl ModelBundle {
         if let Some(hours) = meta.training.hours {
             text.push_str(&format!(", {hours:.1} h of training"));
         }
+        if self.is_general() {
+            text.push_str(&format!(
+                "; the general game, learned on {}",
+                meta.general_layouts().join(", ")
+            ));
+        }
         if let Some(row) = meta.own_elo() {
             text.push_str(&format!(
                 ", Elo {:.0} [{:.0}, {:.0}]",
@@ -730,6 +858,7 @@ impl ModelBundle {
 pub(crate) mod tests {
     use super::*;
     use sumito_engine::{Layout, Position};
+    use sumito_net::ENCODING_VERSION;
     use sumito_net::SymmetryMode;
 
     /// A scratch folder removed when dropped.
@@ -795,26 +924,71 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_network_of_the_general_game_is_not_bundled() {
-        let scratch = Scratch::new("general-game");
-        let run = RunDir::create(&scratch.0.join("run"), "# a test run\n").unwrap();
-        let config = ModelConfig {
-            game: sumito_net::NetGame::Variant,
-            ..tiny()
-        };
-        PolicyValueNet::new(&config, Device::Cpu)
-            .unwrap()
-            .save_checkpoint(&run.model_path(0), 0, None)
-            .unwrap();
-        let out = scratch.0.join("bundle");
-        let message = export_bundle(&request(&scratch.0.join("run"), &out))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            message.contains("general game") && message.contains("net:model="),
-            "{message}"
+    fn a_network_of_the_general_game_is_bundled_with_its_rules() {
+        let net = "[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\n\
+                   value_channels = 4\nvalue_hidden = 8\n";
+        let two_player = format!("[rules]\nmax_plies = 240\n{net}");
+        let general = format!(
+            "[rules]\nlayouts = [\"three-player\"]\nmax_plies = 240\n[gating]\nmode = \"off\"\n{net}"
         );
-        assert!(!out.exists());
+        for (config_text, bundled) in [(two_player, false), (general, true)] {
+            let config_text = config_text.as_str();
+            let scratch = Scratch::new(if bundled {
+                "general-game"
+            } else {
+                "general-two"
+            });
+            let run = RunDir::create(&scratch.0.join("run"), config_text).unwrap();
+            let config = ModelConfig {
+                game: sumito_net::NetGame::Variant,
+                ..tiny()
+            };
+            PolicyValueNet::new(&config, Device::Cpu)
+                .unwrap()
+                .save_checkpoint(&run.model_path(0), 0, None)
+                .unwrap();
+            let out = scratch.0.join("bundle");
+            let exported = export_bundle(&request(&scratch.0.join("run"), &out));
+            if !bundled {
+                // A network of the general game in a run of the two-player
+                // game cannot say what it plays: refused, naming the config.
+                let message = exported.unwrap_err().to_string();
+                assert!(
+                    message.contains("general game")
+                        && message.contains("config.toml")
+                        && message.contains("two-player game's"),
+                    "{message}"
+                );
+                assert!(!out.exists());
+                continue;
+            }
+            let meta = exported.unwrap();
+            assert_eq!(meta.general_layouts(), ["three-player"]);
+            assert_eq!(meta.general().unwrap().max_plies, Some(240));
+            let bundle = ModelBundle::open(&out).unwrap();
+            assert!(bundle.is_general());
+            assert!(bundle.summary().contains("learned on three-player"));
+            // The two-player search refuses it by name, and says where it plays.
+            let message = bundle
+                .search(SearchBudget::Simulations(4), 0, Device::Cpu, 1)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(
+                message.contains("general game (three-player)") && message.contains("--model"),
+                "{message}"
+            );
+            assert!(bundle.require_general("").is_ok());
+            // A bundle that says two-player rules for a general network is
+            // malformed (its description is checked against the weights).
+            let text = std::fs::read_to_string(out.join(BUNDLE_FILE)).unwrap();
+            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let mut stripped = value.clone();
+            stripped.as_object_mut().unwrap().remove("general");
+            std::fs::write(out.join(BUNDLE_FILE), stripped.to_string()).unwrap();
+            let message = ModelBundle::open(&out).unwrap_err().to_string();
+            assert!(message.contains("no general-game rules"), "{message}");
+        }
     }
 
     #[test]

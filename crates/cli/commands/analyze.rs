@@ -13,10 +13,15 @@ use super::source::SourceArgs;
 #[command(
     mut_arg("fen", |arg| arg.help(
         "The position to analyse, in the text format (default: the start of \
-         the Standard layout). It is analysed under the model's training rules."
+         the Standard layout, or for a model of the general game the start of \
+         the first layout it learned on). It is analysed under the model's \
+         training rules; a model of the general game reads the general \
+         game's text (holes, neutral marbles, more players)."
     )),
     mut_arg("record", |arg| arg.help(
-        "A game record: the value after each move, under the record's rules."
+        "A game record: the value after each move, under the record's rules \
+         (for a model of the general game, a record saved by `sumito play` of \
+         that game)."
     )),
 )]
 pub struct Args {

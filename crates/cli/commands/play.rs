@@ -40,7 +40,9 @@ enum Side {
 pub struct Args {
     /// The model bundle to play: a folder, or a name under models/ (or
     /// under $SUMITO_MODELS if set); default: the shipped model, quick. The game is played under
-    /// the rules the model was trained with.
+    /// the rules the model was trained with. A model of the general game
+    /// (variants, 3-6 players) takes every seat but yours, or the seats
+    /// given as `--seat model`.
     #[arg(long, conflicts_with = "opponent")]
     pub model: Option<std::path::PathBuf>,
     /// Play a classical opponent instead of a network: random, greedy,
@@ -65,15 +67,18 @@ pub struct Args {
     /// README].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "opponent")]
     pub threads: Option<u32>,
-    /// The colour you play; Black moves first.
-    #[arg(long, value_enum, default_value = "black")]
-    color: Side,
+    /// The colour you play in the two-player game; Black moves first
+    /// [default: black]. (In the general game, give --seat for each player.)
+    #[arg(long, value_enum)]
+    color: Option<Side>,
     /// Start layout: standard, belgian-daisy, german-daisy, dutch-daisy,
     /// swiss-daisy, domination, pyramid, snakes, the-wall, random:SEED or
     /// partly-random:SEED; for more players three-player,
-    /// three-player-trapezoid, four-player, five-player, six-player.
-    #[arg(long, default_value = "standard", value_parser = VariantLayout::from_name)]
-    layout: VariantLayout,
+    /// three-player-trapezoid, four-player, five-player, six-player
+    /// [default: standard; with a model of the general game, the first
+    /// layout it learned on].
+    #[arg(long, value_parser = VariantLayout::from_name)]
+    layout: Option<VariantLayout>,
     /// A TOML file whose [rules] table gives the rules (holes, obstacles,
     /// neutral marbles, shield and rotation moves, one colour, handicaps,
     /// partners in a row; see `sumito perft --help`).
@@ -81,10 +86,12 @@ pub struct Args {
     rules: Option<std::path::PathBuf>,
     /// Who plays each seat, in turn order (give one per player): `human`,
     /// `human:names=Ann/Cid` (people taking the seat's turns in order, e.g.
-    /// four people at two colours), or a classical engine (random, greedy,
-    /// alphabeta:depth=N, alphabeta:time=DURATION). Without --seat you play
-    /// the first seat and --opponent (or greedy) the others.
-    #[arg(long = "seat", value_name = "SPEC", conflicts_with = "model")]
+    /// four people at two colours), a classical engine (random, greedy,
+    /// alphabeta:depth=N, alphabeta:time=DURATION), a network of the general
+    /// game (net:model=CHECKPOINT_DIR, bundle:model=NAME), or `model` (the
+    /// --model, searching --sims). Without --seat you play the first seat
+    /// and the model, --opponent or greedy the others.
+    #[arg(long = "seat", value_name = "SPEC")]
     seats: Vec<String>,
     /// Time control MINUTES[+SECONDS]: minutes per player for the game,
     /// plus seconds earned per opposing marble pushed off (e.g. 10 or
@@ -141,7 +148,8 @@ impl Args {
     /// Whether the opponent is a network (no --opponent), which
     /// `sumito-torch` plays.
     pub fn needs_network(&self) -> bool {
-        (self.opponent.is_none() && !self.is_general())
+        self.model.is_some()
+            || (self.opponent.is_none() && !self.is_general())
             || self.seats.iter().any(|spec| {
                 spec.parse::<PlayerSpec>()
                     .is_ok_and(|spec| NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()))
@@ -153,7 +161,34 @@ impl Args {
     pub fn is_general(&self) -> bool {
         !self.seats.is_empty()
             || self.rules.is_some()
-            || !matches!(self.layout, VariantLayout::Two(_))
+            || !matches!(self.layout(), VariantLayout::Two(_))
+    }
+
+    /// The start layout given, or Standard.
+    fn layout(&self) -> VariantLayout {
+        self.layout
+            .unwrap_or(VariantLayout::Two(sumito_engine::Layout::Standard))
+    }
+
+    /// Refuses what a game of the general engine does not take (`what`
+    /// names the game): the two-player colour, clocks and time limits.
+    fn refuse_two_player_options(&self, what: &str) -> anyhow::Result<()> {
+        let refused = [
+            (self.color.is_some(), "--color"),
+            (self.clock.is_some(), "--clock"),
+            (self.time_per_move.is_some(), "--time-per-move"),
+        ];
+        if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+            anyhow::bail!(
+                "{flag} is not available in {what} (its players search by simulations and no clock is kept): leave it out{}",
+                if *flag == "--color" {
+                    ", and give --seat for each player in turn order to choose yours"
+                } else {
+                    ""
+                }
+            );
+        }
+        Ok(())
     }
 
     /// The model's search budget: --time-per-move, else --sims (default 400).
@@ -169,7 +204,7 @@ impl Args {
 /// the rule sheets' rules.
 pub fn run_classical(args: Args, general: &GeneralPlayers) -> anyhow::Result<()> {
     if args.is_general() {
-        return run_general(&args, general);
+        return run_general(&args, general, None);
     }
     let Some(spec) = &args.opponent else {
         anyhow::bail!("no --opponent given: playing a model needs sumito-torch");
@@ -181,17 +216,17 @@ pub fn run_classical(args: Args, general: &GeneralPlayers) -> anyhow::Result<()>
 /// Plays the session of `args` against `opponent` under `rules`, on the
 /// terminal (or a pipe).
 pub fn play_session(args: &Args, opponent: &mut dyn Opponent, rules: Rules) -> anyhow::Result<()> {
-    let human = match args.color {
+    let human = match args.color.unwrap_or(Side::Black) {
         Side::Black => Color::Black,
         Side::White => Color::White,
     };
     let stdout = std::io::stdout();
     let stdin = std::io::stdin();
     let no_color = std::env::var("NO_COLOR").ok();
-    let VariantLayout::Two(layout) = args.layout else {
+    let VariantLayout::Two(layout) = args.layout() else {
         anyhow::bail!(
-            "--layout {}: a model plays only the two-player game; give --seat for each player to play it with classical engines",
-            args.layout
+            "--layout {}: this model plays only the two-player game; give --seat for each player to play it with classical engines or a model of the general game",
+            args.layout()
         );
     };
     let config = SessionConfig {
@@ -228,35 +263,85 @@ fn seat_control(spec: &str, seed: u64, make: &SeatPlayerMaker<'_>) -> anyhow::Re
             .unwrap_or_default();
         return Ok(SeatControl::People(names));
     }
-    Ok(SeatControl::Engine(make(spec, seed).with_context(
-        || format!("--seat {spec:?} (human, or random, greedy, alphabeta, net:model=DIR)"),
-    )?))
+    Ok(SeatControl::Engine(make(spec, seed).with_context(|| {
+        format!(
+            "--seat {spec:?} (human, model, random, greedy, alphabeta, net:model=DIR or bundle:model=NAME)"
+        )
+    })?))
 }
 
-/// A game of the general engine in the terminal.
-fn run_general(args: &Args, general: &GeneralPlayers) -> anyhow::Result<()> {
-    let table = match &args.rules {
-        Some(path) => RulesTable::read(path)?,
-        None => RulesTable::default(),
+/// A model of the general game as `sumito play` seats it: the player spec
+/// of its seats and the rules it was trained under.
+#[derive(Clone, Debug)]
+pub struct GeneralModel {
+    /// `bundle:model=DIR,simulations=N`.
+    pub spec: String,
+    /// Its `[rules]` table, layouts included.
+    pub table: RulesTable,
+}
+
+/// The seat keyword that stands for `--model`.
+const MODEL_SEAT: &str = "model";
+
+/// A game of the general engine in the terminal, with `model` (a model of
+/// the general game) at the seats it takes.
+pub fn run_general(
+    args: &Args,
+    general: &GeneralPlayers,
+    model: Option<&GeneralModel>,
+) -> anyhow::Result<()> {
+    let table = match (&args.rules, model) {
+        (Some(path), None) => RulesTable::read(path)?,
+        (None, None) => RulesTable::default(),
+        (None, Some(model)) => model.table.clone(),
+        (Some(_), Some(_)) => anyhow::bail!(
+            "--rules with --model: a model plays under the rules it was trained with (leave --rules out)"
+        ),
     };
-    let (rules, _) = table.resolve(args.layout)?;
+    args.refuse_two_player_options(if model.is_some() {
+        "a game of a model of the general game"
+    } else {
+        "games of variants or of more players"
+    })?;
+    let layout = match (args.layout, model) {
+        (Some(layout), _) => layout,
+        (None, Some(_)) => {
+            let first = table.layouts.as_ref().and_then(|names| names.first());
+            match first {
+                Some(name) => VariantLayout::from_name(name)
+                    .with_context(|| format!("the model's first layout {name:?}"))?,
+                None => args.layout(),
+            }
+        }
+        (None, None) => args.layout(),
+    };
+    let (rules, _) = table.resolve(layout)?;
     let seats = rules.seating.seats();
     let specs: Vec<String> = if args.seats.is_empty() {
-        let other = args
-            .opponent
-            .clone()
-            .unwrap_or_else(|| "greedy".to_string());
+        let other = match (model, &args.opponent) {
+            (Some(model), _) => model.spec.clone(),
+            (None, Some(opponent)) => opponent.clone(),
+            (None, None) => "greedy".to_string(),
+        };
         std::iter::once("human".to_string())
             .chain(std::iter::repeat_n(other, seats - 1))
             .collect()
     } else {
-        args.seats.clone()
+        args.seats
+            .iter()
+            .map(|spec| match model {
+                Some(model) if spec == MODEL_SEAT => Ok(model.spec.clone()),
+                None if spec == MODEL_SEAT => {
+                    anyhow::bail!("--seat model: give the model with --model NAME_OR_DIR")
+                }
+                _ => Ok(spec.clone()),
+            })
+            .collect::<anyhow::Result<_>>()?
     };
     if specs.len() != seats {
         anyhow::bail!(
-            "{} --seat given, but the layout {} seats {seats} players: give one per player in turn order",
+            "{} --seat given, but the layout {layout} seats {seats} players: give one per player in turn order",
             specs.len(),
-            args.layout
         );
     }
     let engines: Vec<String> = specs
@@ -279,7 +364,7 @@ fn run_general(args: &Args, general: &GeneralPlayers) -> anyhow::Result<()> {
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();
     let record = VariantRecord {
-        start: VariantStart::Layout(args.layout),
+        start: VariantStart::Layout(layout),
         rules: table,
         seats: specs,
         opening_plies: 0,

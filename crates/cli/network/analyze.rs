@@ -11,9 +11,20 @@ use sumito_engine::{Layout, Position};
 use sumito_play::analysis::{analyse_game, format_game, format_position};
 use sumito_play::network::SearchBudget;
 
+use sumito_arena::rules_table::RulesTable;
+use sumito_arena::variant_record::VariantRecord;
+use sumito_bundle::bundle::ModelBundle;
+use sumito_engine::variant::{VariantLayout, VariantPosition};
+use sumito_net::{DeviceSpec, DirectEvaluator, SymmetryMode};
+use sumito_pipeline::players::play_search;
+use sumito_play::variant_analysis::{analyse_variant_position, format_variant_position};
+
 use super::play::load_model;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Ok(dir) = super::arena::general_bundle(args.model.as_deref()) {
+        return run_general(&args, &ModelBundle::open(&dir)?);
+    }
     let budget = match args.time_per_position {
         Some(time) => SearchBudget::Time(time),
         None => SearchBudget::Simulations(args.sims),
@@ -45,5 +56,88 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .analyse(&position, None)
         .context("searching the position")?;
     print!("{}", format_position(&position, &analysis, args.top));
+    Ok(())
+}
+
+/// A position of the general game given as text, read under `table` (the
+/// model's rules, for as many players as the text seats).
+fn general_position(table: &RulesTable, text: &str) -> anyhow::Result<VariantPosition> {
+    let context = || format!("reading the position given by --fen {text:?}");
+    let seats = VariantPosition::from_text(text, None)
+        .with_context(context)?
+        .rules()
+        .seating
+        .seats();
+    let rules = table
+        .rules_for_text(seats)
+        .with_context(|| format!("{} under the model's rules", context()))?;
+    VariantPosition::from_text(text, Some(&rules)).with_context(context)
+}
+
+/// `sumito analyze --model M` for a model of the general game: a position
+/// given as the general game's text (default: the start of the first layout
+/// the model learned on), or every position of a general game record.
+fn run_general(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
+    if args.time_per_position.is_some() {
+        anyhow::bail!(
+            "--time-per-position: a model of the general game searches by simulations so far (give --sims)"
+        );
+    }
+    if args.threads.is_some_and(|threads| threads > 1) {
+        anyhow::bail!(
+            "--threads: a model of the general game searches on one thread so far (leave --threads out)"
+        );
+    }
+    let table = bundle
+        .meta
+        .general()
+        .cloned()
+        .context("the bundle has no rules of the general game")?;
+    // The positions first: a mistake there is answered before the model loads.
+    let positions: Vec<VariantPosition> = if let Some(text) = &args.source.fen {
+        vec![general_position(&table, text)?]
+    } else if let Some(path) = &args.source.record {
+        let record = VariantRecord::read(path)?;
+        record
+            .positions()
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("replaying {}", path.display()))?
+    } else {
+        let first = bundle
+            .meta
+            .general_layouts()
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "standard".to_owned());
+        let layout = VariantLayout::from_name(&first)
+            .with_context(|| format!("the model's first layout {first:?}"))?;
+        vec![table.start(layout)?]
+    };
+    let device = args
+        .device
+        .parse::<DeviceSpec>()
+        .map_err(anyhow::Error::msg)?
+        .resolve()?;
+    let evaluator = DirectEvaluator::new(bundle.load_torchscript(device)?, SymmetryMode::None);
+    eprintln!("{}", bundle.summary());
+    let config = play_search(args.sims, None);
+    let whole_game = positions.len() > 1;
+    for (ply, position) in positions.iter().enumerate() {
+        if whole_game {
+            println!("ply {ply}:");
+        }
+        if let Some(result) = position.describe_outcome() {
+            if !whole_game {
+                anyhow::bail!(
+                    "the game is over in that position ({result}); there is nothing to analyse"
+                );
+            }
+            println!("game over: {result}");
+            continue;
+        }
+        let analysis = analyse_variant_position(position, &evaluator, config.clone(), 0)
+            .context("searching the position")?;
+        print!("{}", format_variant_position(&analysis, args.top));
+    }
     Ok(())
 }

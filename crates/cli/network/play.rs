@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
-use sumito_cli::commands::play::{Args, play_session, run_classical};
+use sumito_cli::commands::play::{Args, GeneralModel, play_session, run_classical, run_general};
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
@@ -36,6 +36,15 @@ pub fn load_model(
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(given) = args.model.as_deref() {
+        let dir = super::arena::general_bundle(Some(given));
+        if let Ok(dir) = dir {
+            // A model of the general game: it takes the seats the game gives it.
+            let bundle = ModelBundle::open(&dir)?;
+            println!("{}", bundle.summary());
+            return run_general_model(&args, &bundle);
+        }
+    }
     if !args.needs_network() || args.is_general() {
         // The general game: classical engines and networks of the general
         // game by seat.
@@ -52,4 +61,39 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     println!("{}", bundle.summary());
     let rules = bundle.meta.rules();
     play_session(&args, &mut search, rules)
+}
+
+/// `sumito play --model M` for a model of the general game: the game it
+/// learned, the model at every seat but yours (or at the `--seat model`
+/// seats), searching `--sims` simulations a move.
+fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
+    let table = bundle
+        .meta
+        .general()
+        .cloned()
+        .context("the bundle has no rules of the general game")?;
+    if args.device != "cpu" {
+        anyhow::bail!(
+            "--device {}: models of the general game play on the CPU so far (leave --device out)",
+            args.device
+        );
+    }
+    if args.threads.is_some_and(|threads| threads > 1) {
+        anyhow::bail!(
+            "--threads: a model of the general game searches on one thread so far (leave --threads out)"
+        );
+    }
+    let simulations = match args.model_budget() {
+        SearchBudget::Simulations(simulations) => simulations,
+        // Refused by name in `run_general`, which says why.
+        SearchBudget::Time(_) => 0,
+    };
+    let model = GeneralModel {
+        spec: format!(
+            "bundle:model={},simulations={simulations}",
+            bundle.dir.display()
+        ),
+        table,
+    };
+    run_general(args, &super::arena::general_seats, Some(&model))
 }

@@ -468,10 +468,10 @@ impl Config {
             }
         } else {
             // What the general game's loop does not do (yet): said, not ignored.
-            if self.gating.mode != GatingMode::Off {
+            if self.gating.mode == GatingMode::Sprt {
                 return invalid(
                     "gating.mode",
-                    "must be \"off\" for the general game (variants, 3-6 players): gating between its networks is not implemented, every candidate is promoted".into(),
+                    "is \"sprt\", a two-player test: the general game (variants, 3-6 players) gates with \"threshold\" (the candidate's pairwise score against the best model's sides) or not at all (\"off\")".into(),
                 );
             }
             if self.selfplay.resign_threshold.is_some() {
@@ -900,11 +900,19 @@ mod tests {
         let seating = teams.general_rules().unwrap().rules.seating;
         assert_eq!((seating.seats(), seating.sides()), (6, 3));
         assert!(seating.partners_in_a_row());
-        // Gating defaults to a mode the general game does not have.
+        // Gating defaults to a mode the general game does not have (SPRT);
+        // it gates by threshold.
         let message = parse_rules("[rules]\nlayouts = [\"three-player\"]\n")
             .unwrap_err()
             .to_string();
-        assert!(message.contains("gating.mode"), "{message}");
+        assert!(
+            message.contains("gating.mode") && message.contains("threshold"),
+            "{message}"
+        );
+        let gated =
+            parse_rules("[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"threshold\"\n")
+                .unwrap();
+        assert_eq!(gated.gating.mode, GatingMode::Threshold);
         for (rules, key) in [
             (
                 "layouts = [\"three-player\", \"four-player\"]",

@@ -356,6 +356,7 @@ pub fn evaluate_candidate(
 
     let promoted = gating.as_ref().is_none_or(|(_, promoted)| *promoted);
     let record = EvaluationRecord {
+        general_games: Vec::new(),
         generation,
         promoted,
         gating: gating.map(|(record, _)| record),
@@ -363,16 +364,27 @@ pub fn evaluate_candidate(
         games,
         run_hours,
     };
+    conclude(run, record, "")
+}
+
+/// Writes candidate `record.generation`'s record, makes it the best model
+/// if it was promoted (never stepping back to an older one: with gating off
+/// the trainer has promoted newer candidates already), refits the Elo table
+/// and logs the decision (`note` after the verdict); for both games.
+pub(crate) fn conclude(
+    run: &RunDir,
+    record: EvaluationRecord,
+    note: &str,
+) -> Result<EvaluationSummary> {
+    let generation = record.generation;
     write_json(&run.evaluation_path(generation), &record)?;
-    // Never step back to an older model (with gating off the trainer has
-    // promoted newer candidates already).
-    if promoted && run.best()?.is_none_or(|best| best.generation < generation) {
+    if record.promoted && run.best()?.is_none_or(|best| best.generation < generation) {
         run.set_best(generation)?;
     }
     let elo = update_elo_files(run).map_err(PipelineError::Evaluation)?;
     let mut line = format!(
-        "gen-{generation} {}",
-        if promoted {
+        "gen-{generation} {}{note}",
+        if record.promoted {
             "promoted"
         } else {
             "rejected (kept on disk)"

@@ -55,6 +55,80 @@ impl EvaluationGame {
     }
 }
 
+/// One evaluation game of the general game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneralEvaluationGame {
+    /// The player of each side, in turn order (a team is one side).
+    pub sides: Vec<String>,
+    /// The sides with the best result: the winner, or every side of a draw.
+    pub first: Vec<usize>,
+    /// The start layout and random opening plies.
+    pub opening: String,
+    pub plies: u32,
+    /// Each side's score at the end (marbles it pushed off).
+    pub scores: Vec<u32>,
+}
+
+impl GeneralEvaluationGame {
+    /// The score of side `a` against side `b` (1, ½, 0) by finishing order,
+    /// as `sumito arena` ranks the sides of a game: a side that finished
+    /// first beats one that did not; two that both did tie; of two that did
+    /// not, the one that pushed off more marbles wins. (Elo for many players
+    /// by pairwise comparison: each game counts as a two-player result for
+    /// every pair of sides; the pairs of one game are not independent.)
+    pub fn pair_score(&self, a: usize, b: usize) -> f64 {
+        match (self.first.contains(&a), self.first.contains(&b)) {
+            (true, false) => 1.0,
+            (false, true) => 0.0,
+            (true, true) => 0.5,
+            (false, false) => match self.scores[a].cmp(&self.scores[b]) {
+                std::cmp::Ordering::Greater => 1.0,
+                std::cmp::Ordering::Less => 0.0,
+                std::cmp::Ordering::Equal => 0.5,
+            },
+        }
+    }
+
+    /// The mean score of `player`'s sides against the sides of `opponent`;
+    /// `None` if either did not play.
+    pub fn score_against(&self, player: &str, opponent: &str) -> Option<f64> {
+        let of = |name: &str| -> Vec<usize> {
+            (0..self.sides.len())
+                .filter(|&side| self.sides[side] == name)
+                .collect()
+        };
+        let (own, other) = (of(player), of(opponent));
+        let pairs: Vec<f64> = own
+            .iter()
+            .flat_map(|&a| other.iter().map(move |&b| (a, b)))
+            .map(|(a, b)| self.pair_score(a, b))
+            .collect();
+        (!pairs.is_empty()).then(|| pairs.iter().sum::<f64>() / pairs.len() as f64)
+    }
+
+    /// Every pair of sides played by different players, as two-player
+    /// results: (first side's player, second side's player, outcome for the
+    /// first as "black").
+    fn pairwise(&self) -> impl Iterator<Item = (&str, &str, GameOutcome)> + '_ {
+        let sides = self.sides.len();
+        (0..sides)
+            .flat_map(move |a| (a + 1..sides).map(move |b| (a, b)))
+            .filter(|&(a, b)| self.sides[a] != self.sides[b])
+            .map(|(a, b)| {
+                let score = self.pair_score(a, b);
+                let outcome = if score > 0.75 {
+                    GameOutcome::BlackWin
+                } else if score < 0.25 {
+                    GameOutcome::WhiteWin
+                } else {
+                    GameOutcome::Draw
+                };
+                (self.sides[a].as_str(), self.sides[b].as_str(), outcome)
+            })
+    }
+}
+
 /// The gating match of a candidate against the best model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -83,6 +157,10 @@ pub struct EvaluationRecord {
     pub opponent_scores: BTreeMap<String, f64>,
     /// Every game it played (gating and rating).
     pub games: Vec<EvaluationGame>,
+    /// Every game of the general game (variants, 3 to 6 players) it played:
+    /// the run's Elo table counts each as the pairwise results of its sides.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub general_games: Vec<GeneralEvaluationGame>,
     /// Hours the run had trained when the candidate was written (the time of
     /// `sumito train`, as `budget.hours` counts it); absent in records of the
     /// separate evaluator role and of older runs.
@@ -156,6 +234,17 @@ pub fn fit_table(records: &[EvaluationRecord]) -> Result<Option<Vec<EloEntry>>, 
             white,
             outcome,
         });
+    }
+    for game in records.iter().flat_map(|record| &record.general_games) {
+        for (first, second, outcome) in game.pairwise() {
+            let black = index_of(first, &mut names);
+            let white = index_of(second, &mut names);
+            games.push(GameResult {
+                black,
+                white,
+                outcome,
+            });
+        }
     }
     if games.is_empty() {
         return Ok(None);
@@ -238,6 +327,7 @@ pub(crate) mod tests {
         }
         games.push(game("random", "gen-1", "black"));
         let record = EvaluationRecord {
+            general_games: Vec::new(),
             generation: 1,
             promoted: true,
             gating: None,
@@ -261,5 +351,63 @@ pub(crate) mod tests {
                 .contains("gen-1")
         );
         assert_eq!(record.games[0].score_of("gen-1"), Some(1.0));
+    }
+
+    fn general(sides: &[&str], first: &[usize]) -> GeneralEvaluationGame {
+        GeneralEvaluationGame {
+            sides: sides.iter().map(|&s| s.to_owned()).collect(),
+            first: first.to_vec(),
+            opening: "three-player +0 random plies".into(),
+            plies: 30,
+            scores: vec![0; sides.len()],
+        }
+    }
+
+    #[test]
+    fn games_of_many_sides_count_as_pairwise_results() {
+        // gen-1 wins; of the two greedy sides neither beats the other.
+        let won = general(&["gen-1", "greedy", "greedy"], &[0]);
+        assert_eq!(won.score_against("gen-1", "greedy"), Some(1.0));
+        assert_eq!(won.score_against("greedy", "gen-1"), Some(0.0));
+        let lost = general(&["greedy", "gen-1", "greedy"], &[2]);
+        // Beaten by the winner, level with the other loser.
+        assert_eq!(lost.score_against("gen-1", "greedy"), Some(0.25));
+        assert_eq!(lost.pair_score(0, 1), 0.5);
+        assert_eq!(lost.score_against("gen-1", "random"), None);
+        let pairs: Vec<_> = lost.pairwise().collect();
+        // The two greedy sides are one player: that pair is left out.
+        assert_eq!(pairs.len(), 2, "{pairs:?}");
+        let drawn = general(&["gen-1", "greedy", "greedy"], &[0, 1]);
+        assert_eq!(drawn.score_against("gen-1", "greedy"), Some(0.75));
+        // Of two sides that did not finish first, more marbles off wins.
+        let mut behind = general(&["greedy", "gen-1", "random"], &[0]);
+        behind.scores = vec![6, 2, 3];
+        assert_eq!(behind.score_against("gen-1", "random"), Some(0.0));
+        assert_eq!(behind.score_against("random", "gen-1"), Some(1.0));
+
+        // A candidate that wins most games is rated above the field.
+        let mut games = Vec::new();
+        for seat in 0..3 {
+            let mut sides = ["greedy"; 3];
+            sides[seat] = "gen-1";
+            games.push(general(&sides, &[seat]));
+            games.push(general(&sides, &[seat]));
+            games.push(general(&sides, &[(seat + 1) % 3]));
+        }
+        let record = EvaluationRecord {
+            generation: 1,
+            promoted: true,
+            gating: None,
+            opponent_scores: BTreeMap::new(),
+            games: Vec::new(),
+            general_games: games,
+            run_hours: None,
+        };
+        let table = fit_table(&[record]).unwrap().unwrap();
+        assert_eq!(table.len(), 2);
+        assert_eq!(table[0].player, "gen-1");
+        // 9 games, two pairs with gen-1 each.
+        assert_eq!(table[0].games, 18);
+        assert!(table[0].elo > table[1].elo + 50.0, "{table:?}");
     }
 }

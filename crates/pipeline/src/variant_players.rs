@@ -4,6 +4,7 @@
 //! the Gumbel root by default) with the network as evaluator. Every game of
 //! a match that seats one network shares one batching inference service.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use sumito_arena::multi::{SeatPlayer, seat_player};
@@ -16,8 +17,10 @@ use sumito_net::{InferenceClient, InferenceConfig, InferenceService, NetGame, Po
 
 use crate::players::network_search;
 
-/// The network players of one match, loaded once: `net:model=DIR` with
-/// `simulations=N`, `considered=M` or `puct=true` as for two-player matches.
+/// The network players of one match, loaded once: `net:model=DIR` (a
+/// checkpoint folder) or `bundle:model=NAME_OR_DIR` (an exported model of
+/// the general game), with `simulations=N`, `considered=M` or `puct=true` as
+/// for two-player matches.
 #[derive(Debug, Default)]
 pub struct VariantNetSeats {
     /// By spec text: the service of its network and its search.
@@ -25,21 +28,31 @@ pub struct VariantNetSeats {
 }
 
 impl VariantNetSeats {
-    /// Loads the network of every `net:` spec among `specs`.
-    pub fn load(specs: &[String]) -> Result<VariantNetSeats, SpecError> {
+    /// Loads the network of every `net:` and `bundle:` spec among `specs`;
+    /// `bundles` finds and verifies the bundle a `bundle:` spec names (its
+    /// `model=`, if given) and returns its folder, which holds the weights
+    /// as a checkpoint.
+    pub fn load(
+        specs: &[String],
+        bundles: &dyn Fn(Option<&Path>) -> Result<PathBuf, String>,
+    ) -> Result<VariantNetSeats, SpecError> {
         let mut seats = VariantNetSeats::default();
         for text in specs {
             let spec: PlayerSpec = text.parse()?;
-            if spec.kind != "net" || seats.loaded.iter().any(|(known, ..)| known == text) {
+            let is_network = spec.kind == "net" || spec.kind == "bundle";
+            if !is_network || seats.loaded.iter().any(|(known, ..)| known == text) {
                 continue;
             }
             let mut params = spec.params();
-            let model = params
-                .get_path("model")
-                .ok_or_else(|| params.invalid("needs model=CHECKPOINT_DIR"))?;
+            let given = params.get_path("model");
             let search = network_search(&mut params)?;
             params.finish()?;
             let invalid = |problem: String| spec.params().invalid(problem);
+            let model = match (spec.kind.as_str(), given) {
+                ("net", Some(path)) => path,
+                ("net", None) => return Err(invalid("needs model=CHECKPOINT_DIR".to_owned())),
+                (_, given) => bundles(given.as_deref()).map_err(invalid)?,
+            };
             let (net, _) = PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu)
                 .map_err(|err| invalid(format!("cannot load {}: {err}", model.display())))?;
             if net.game() != NetGame::Variant {
@@ -64,10 +77,24 @@ impl VariantNetSeats {
         search: SearchConfig,
         inference: &InferenceConfig,
     ) -> Result<VariantNetSeats, sumito_net::NetError> {
+        let mut seats = VariantNetSeats::default();
+        seats.add_network(name, net, search, inference)?;
+        Ok(seats)
+    }
+
+    /// Adds the seats of another network already loaded (see
+    /// [`VariantNetSeats::with_network`]).
+    pub fn add_network(
+        &mut self,
+        name: &str,
+        net: PolicyValueNet,
+        search: SearchConfig,
+        inference: &InferenceConfig,
+    ) -> Result<(), sumito_net::NetError> {
         let service = InferenceService::start(net, inference)?;
-        Ok(VariantNetSeats {
-            loaded: vec![(name.to_owned(), Arc::new(service), search)],
-        })
+        self.loaded
+            .push((name.to_owned(), Arc::new(service), search));
+        Ok(())
     }
 
     /// The player `spec` names: a loaded network, or a classical player.
@@ -129,7 +156,7 @@ mod tests {
         let dir = TempDir::new("variant-seats");
         let net = checkpoint(&dir, NetGame::Variant);
         let entrants = vec![net, "greedy".to_owned(), "random".to_owned()];
-        let seats = VariantNetSeats::load(&entrants).unwrap();
+        let seats = VariantNetSeats::load(&entrants, &no_bundles).unwrap();
         let mut rules = VariantRules::plain(Seating::new(3, false).unwrap());
         rules.max_plies = Some(30);
         let setup = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap());
@@ -159,7 +186,47 @@ mod tests {
     fn a_two_player_network_is_refused_by_name() {
         let dir = TempDir::new("variant-seats-two");
         let net = checkpoint(&dir, NetGame::TwoPlayer);
-        let message = VariantNetSeats::load(&[net]).err().unwrap().to_string();
+        let message = VariantNetSeats::load(&[net], &no_bundles)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(message.contains("two-player game"), "{message}");
+    }
+
+    fn no_bundles(_: Option<&Path>) -> Result<PathBuf, String> {
+        Err("no bundles here".to_owned())
+    }
+
+    #[test]
+    fn a_bundle_seat_loads_the_folder_its_finder_returns() {
+        let dir = TempDir::new("variant-seats-bundle");
+        let net = checkpoint(&dir, NetGame::Variant);
+        let folder = PathBuf::from(
+            net.trim_start_matches("net:model=")
+                .split(',')
+                .next()
+                .unwrap(),
+        );
+        let asked = std::sync::Mutex::new(Vec::new());
+        let finder = |given: Option<&Path>| {
+            asked.lock().unwrap().push(given.map(Path::to_owned));
+            Ok(folder.clone())
+        };
+        let specs = vec![
+            "bundle:model=three,simulations=4".to_owned(),
+            "bundle".to_owned(),
+            "greedy".to_owned(),
+        ];
+        let seats = VariantNetSeats::load(&specs, &finder).unwrap();
+        assert_eq!(*asked.lock().unwrap(), [Some(PathBuf::from("three")), None]);
+        let seat = seats.make(&specs[0], 1).unwrap();
+        assert_eq!(seat.name(), specs[0]);
+        // The finder's refusal is the seat's error, with the spec named.
+        let message = VariantNetSeats::load(&specs[..1], &no_bundles)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(message.contains("no bundles here"), "{message}");
+        assert!(message.contains("player \"bundle\""), "{message}");
     }
 }

@@ -14,6 +14,7 @@ pub mod network;
 pub mod opponent;
 pub mod session;
 pub mod svg;
+pub mod variant_analysis;
 pub mod variant_session;
 pub mod variant_view;
 
