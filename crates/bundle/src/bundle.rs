@@ -861,24 +861,7 @@ pub(crate) mod tests {
     use sumito_net::ENCODING_VERSION;
     use sumito_net::SymmetryMode;
 
-    /// A scratch folder removed when dropped.
-    pub(crate) struct Scratch(pub PathBuf);
-
-    impl Scratch {
-        pub(crate) fn new(name: &str) -> Scratch {
-            let dir =
-                std::env::temp_dir().join(format!("sumito-bundle-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            Scratch(dir)
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    pub(crate) use sumito_fsio::testing::Scratch;
 
     fn tiny() -> ModelConfig {
         ModelConfig {

@@ -167,3 +167,29 @@ mod tests {
         assert_eq!(temporary_writer(".a.b c-1-2.tmp"), None);
     }
 }
+
+/// Test helpers of every crate that writes files (feature `testing`).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
+    use std::path::PathBuf;
+
+    /// A fresh scratch folder for one test, `<temp>/sumito-<name>-<pid>`
+    /// (emptied first), removed when dropped.
+    #[derive(Debug)]
+    pub struct Scratch(pub PathBuf);
+
+    impl Scratch {
+        pub fn new(name: &str) -> Scratch {
+            let dir = std::env::temp_dir().join(format!("sumito-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Scratch(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}

@@ -4,7 +4,7 @@
 //! machines) can share.
 
 pub mod config;
-pub mod crc;
+pub use sumito_store::crc;
 pub mod curve;
 pub mod error;
 pub mod evaluation;

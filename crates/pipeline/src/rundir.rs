@@ -33,6 +33,7 @@ use crate::fsutil::{hostname, utc_timestamp, write_atomic};
 
 pub mod lease;
 pub mod leftovers;
+pub mod store_lease;
 
 pub use lease::Holder;
 use lease::{HeldLease, LeaseBackend, LocalLeases, Mode, OPEN, process_lease};

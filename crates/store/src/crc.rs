@@ -1,5 +1,6 @@
-//! CRC-32C (Castagnoli), the checksum of both file formats this crate writes:
-//! replay files, and TensorBoard's TFRecord framing (which masks it).
+//! CRC-32C (Castagnoli), the checksum of what a run stores: every object on
+//! an object store (its metadata), replay files, and TensorBoard's TFRecord
+//! framing (which masks it).
 //! Table-driven, one byte at a time: the files are small and written once.
 
 const POLYNOMIAL: u32 = 0x82F6_3B78; // reflected 0x1EDC6F41

@@ -1,0 +1,555 @@
+//! Leases of a run kept in a [`Store`] (an object store, where no process
+//! can lock anything): by conditional create of epoch-numbered lease
+//! objects with an expiry.
+//!
+//! An exclusive lease `NAME` is a chain of objects
+//! `leases/NAME/EPOCH.json`, each naming its holder and when the lease
+//! expires. The newest epoch says who holds the lease: a process takes it by
+//! creating the next epoch ([`Store::create`]: only if absent, so of two
+//! racing processes exactly one gets it) when the newest has expired, been
+//! released, or there is none; the holder renews it by creating the next
+//! epoch itself every third of the lease time, and has lost it when that
+//! epoch exists already (someone presumed it dead and took over) or when it
+//! could not renew for the lease time (a network partition: the others may
+//! take over, so it must stop writing). Releasing creates a `released`
+//! epoch, so the next process need not wait for the expiry. Old epochs are
+//! deleted by their holder as it renews.
+//!
+//! The shared lease `open` (every process working on the run) is one object
+//! per holder, `leases/open/shared/HOLDER.json`, renewed in place; its
+//! exclusive form (a deletion) is the epoch chain of `open`. Each side
+//! writes its own object first and then looks for the other, and backs off
+//! if it finds one alive, so a deletion never overlaps a process at work.
+//!
+//! Expiry compares the holder's clock (in the record) with the reader's:
+//! clocks must agree to well within the lease time (60 s), as NTP keeps them.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use sumito_store::{Created, Store, StoreError};
+
+use super::lease::{HeldLease, Holder, LeaseBackend, Mode, OPEN};
+use super::{Result, RunDirError};
+use crate::fsutil::{hostname, unix_seconds};
+
+/// What a lease object says.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+struct EpochRecord {
+    host: String,
+    pid: u32,
+    /// Tells this holder's objects from another's with the same host and pid.
+    token: u64,
+    command: String,
+    /// Unix seconds: when it was written, and until when it holds.
+    renewed: f64,
+    expires: f64,
+    /// Given back: the lease is free whatever the expiry says.
+    #[serde(default)]
+    released: bool,
+}
+
+impl EpochRecord {
+    fn holds(&self) -> bool {
+        !self.released && unix_seconds() < self.expires
+    }
+}
+
+/// The leases of one run in a store (see the module docs).
+#[derive(Debug, Clone)]
+pub struct StoreLeases {
+    store: Store,
+    /// How messages name the run.
+    run: PathBuf,
+    ttl: Duration,
+}
+
+fn store_error(err: StoreError) -> RunDirError {
+    RunDirError::Io {
+        path: PathBuf::new(),
+        cause: std::io::Error::other(err.to_string()),
+    }
+}
+
+fn epoch_key(name: &str, epoch: u64) -> String {
+    format!("leases/{name}/{epoch:010}.json")
+}
+
+fn shared_key(holder: &str) -> String {
+    format!("leases/{OPEN}/shared/{holder}.json")
+}
+
+impl StoreLeases {
+    /// The leases of the run kept in `store`, which messages call `run`;
+    /// a holder is presumed dead `ttl` after its last renewal.
+    pub fn new(store: Store, run: PathBuf, ttl: Duration) -> StoreLeases {
+        StoreLeases { store, run, ttl }
+    }
+
+    fn record(&self, command: &str, token: u64, released: bool) -> EpochRecord {
+        let now = unix_seconds();
+        EpochRecord {
+            host: hostname(),
+            pid: std::process::id(),
+            token,
+            command: command.to_owned(),
+            renewed: now,
+            expires: now + self.ttl.as_secs_f64(),
+            released,
+        }
+    }
+
+    fn read(&self, key: &str) -> Result<Option<EpochRecord>> {
+        Ok(self
+            .store
+            .get(key)
+            .map_err(store_error)?
+            // An object that does not parse (written by something else)
+            // names no one and holds nothing.
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok()))
+    }
+
+    /// The newest epoch of lease `name` and its record.
+    fn newest(&self, name: &str) -> Result<Option<(u64, Option<EpochRecord>)>> {
+        let prefix = format!("leases/{name}/");
+        let newest = self
+            .store
+            .list(&prefix)
+            .map_err(store_error)?
+            .iter()
+            .filter_map(|object| {
+                let rest = object.key.strip_prefix(&prefix)?;
+                rest.strip_suffix(".json")?.parse::<u64>().ok()
+            })
+            .max();
+        match newest {
+            Some(epoch) => Ok(Some((epoch, self.read(&epoch_key(name, epoch))?))),
+            None => Ok(None),
+        }
+    }
+
+    fn holder(record: &EpochRecord) -> Holder {
+        let age = unix_seconds() - record.renewed;
+        Holder {
+            host: record.host.clone(),
+            pid: record.pid,
+            command: record.command.clone(),
+            roles: Vec::new(),
+            renewed: Some((age.max(0.0), (record.expires - unix_seconds()).max(0.0))),
+        }
+    }
+
+    fn busy(&self, name: &str, holder: Option<Holder>) -> RunDirError {
+        RunDirError::Busy {
+            path: self.run.clone(),
+            role: name.to_owned(),
+            holder: holder.map(Box::new),
+        }
+    }
+
+    /// Takes exclusive lease `name` by creating its next epoch.
+    fn take(&self, name: &str, command: &str) -> Result<StoreHeld> {
+        let token: u64 = rand::random();
+        for _ in 0..3 {
+            let next = match self.newest(name)? {
+                Some((_, Some(record))) if record.holds() => {
+                    return Err(self.busy(name, Some(Self::holder(&record))));
+                }
+                Some((epoch, _)) => epoch + 1,
+                None => 1,
+            };
+            let record = self.record(command, token, false);
+            let bytes = serde_json::to_vec(&record).expect("a lease record serialises");
+            match self
+                .store
+                .create(&epoch_key(name, next), &bytes)
+                .map_err(store_error)?
+            {
+                Created::New => {
+                    return Ok(StoreHeld::start(
+                        self.clone(),
+                        Chain {
+                            name: name.to_owned(),
+                            epoch: next,
+                            record,
+                        },
+                    ));
+                }
+                // Another process took that epoch first: look again.
+                Created::Exists => continue,
+            }
+        }
+        let holder = match self.newest(name)? {
+            Some((_, Some(record))) => Some(Self::holder(&record)),
+            _ => None,
+        };
+        Err(self.busy(name, holder))
+    }
+
+    /// The live shared holders of `open`, but `except` (a holder's key).
+    fn shared_holders(&self, except: Option<&str>) -> Result<Vec<Holder>> {
+        let prefix = format!("leases/{OPEN}/shared/");
+        let mut holders = Vec::new();
+        for object in self.store.list(&prefix).map_err(store_error)? {
+            if Some(object.key.as_str()) == except {
+                continue;
+            }
+            if let Some(record) = self.read(&object.key)?
+                && record.holds()
+            {
+                holders.push(Self::holder(&record));
+            }
+        }
+        Ok(holders)
+    }
+
+    /// Every lease name with an epoch chain.
+    fn chain_names(&self) -> Result<Vec<String>> {
+        let mut names: Vec<String> = Vec::new();
+        for object in self.store.list("leases/").map_err(store_error)? {
+            let mut parts = object.key.split('/').skip(1);
+            if let (Some(name), Some(file), None) = (parts.next(), parts.next(), parts.next())
+                && file
+                    .strip_suffix(".json")
+                    .is_some_and(|e| e.parse::<u64>().is_ok())
+                && !names.iter().any(|known| known == name)
+            {
+                names.push(name.to_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    fn take_shared_open(&self, command: &str) -> Result<StoreHeld> {
+        let token: u64 = rand::random();
+        let key = shared_key(&format!(
+            "{}-{}-{token:016x}",
+            hostname(),
+            std::process::id()
+        ));
+        let record = self.record(command, token, false);
+        let bytes = serde_json::to_vec(&record).expect("a lease record serialises");
+        self.store.put(&key, &bytes).map_err(store_error)?;
+        // Written first, then the deletion looked for: one of the two sees
+        // the other.
+        if let Some((_, Some(deleting))) = self.newest(OPEN)?
+            && deleting.holds()
+        {
+            let _ = self.store.delete(&key);
+            return Err(RunDirError::BeingDeleted {
+                path: self.run.clone(),
+            });
+        }
+        Ok(StoreHeld::start_shared(self.clone(), key, record))
+    }
+
+    fn take_exclusive_open(&self, command: &str) -> Result<StoreHeld> {
+        let held = self.take(OPEN, command)?;
+        let holders = self.shared_holders(None)?;
+        if !holders.is_empty() {
+            drop(held);
+            return Err(RunDirError::InUse {
+                path: self.run.clone(),
+                holders,
+            });
+        }
+        Ok(held)
+    }
+}
+
+impl LeaseBackend for StoreLeases {
+    fn acquire(&self, name: &str, mode: Mode, command: &str) -> Result<Box<dyn HeldLease>> {
+        Ok(Box::new(match (name, mode) {
+            (OPEN, Mode::Shared) => self.take_shared_open(command)?,
+            (OPEN, Mode::Exclusive) => self.take_exclusive_open(command)?,
+            // Only `open` is shared; any other lease has one holder.
+            (_, _) => self.take(name, command)?,
+        }))
+    }
+
+    fn acquire_all(&self) -> Result<Vec<Box<dyn HeldLease>>> {
+        let mut held: Vec<Box<dyn HeldLease>> = vec![Box::new(self.take_exclusive_open("delete")?)];
+        for name in self.chain_names()? {
+            if name != OPEN {
+                // An error here drops (releases) what was taken.
+                held.push(Box::new(self.take(&name, "delete")?));
+            }
+        }
+        Ok(held)
+    }
+}
+
+/// The epoch a holder is at.
+#[derive(Debug)]
+struct Chain {
+    name: String,
+    epoch: u64,
+    record: EpochRecord,
+}
+
+/// What a holder renews: its epoch chain, or its shared `open` object.
+#[derive(Debug)]
+enum Renewed {
+    Chain(Mutex<Chain>),
+    Shared {
+        key: String,
+        record: Mutex<EpochRecord>,
+    },
+}
+
+/// A lease held in a store, renewed by a thread of its own.
+#[derive(Debug)]
+struct StoreHeld {
+    state: Arc<HeldState>,
+    renewer: Option<std::thread::JoinHandle<()>>,
+}
+
+#[derive(Debug)]
+struct HeldState {
+    leases: StoreLeases,
+    renewed: Renewed,
+    lost: AtomicBool,
+    stop: AtomicBool,
+    /// Milliseconds since `started` of the last successful renewal.
+    last_renewal: AtomicU64,
+    started: Instant,
+}
+
+impl HeldState {
+    /// Renews once; whether the lease is still held.
+    fn renew(&self) -> bool {
+        let leases = &self.leases;
+        let now = unix_seconds();
+        match &self.renewed {
+            Renewed::Chain(chain) => {
+                let mut chain = chain.lock().unwrap_or_else(|p| p.into_inner());
+                let mut record = chain.record.clone();
+                record.renewed = now;
+                record.expires = now + leases.ttl.as_secs_f64();
+                let bytes = serde_json::to_vec(&record).expect("a lease record serialises");
+                let next = chain.epoch + 1;
+                match leases.store.create(&epoch_key(&chain.name, next), &bytes) {
+                    Ok(Created::New) => {
+                        // The one before the previous is no one's any more.
+                        if chain.epoch > 1 {
+                            let _ = leases
+                                .store
+                                .delete(&epoch_key(&chain.name, chain.epoch - 1));
+                        }
+                        chain.epoch = next;
+                        chain.record = record;
+                    }
+                    // Another process took the lease over.
+                    Ok(Created::Exists) => return false,
+                    // Tried again at the next tick; lost after the lease time.
+                    Err(_) => return self.within_ttl(),
+                }
+            }
+            Renewed::Shared { key, record } => {
+                let mut record = record.lock().unwrap_or_else(|p| p.into_inner());
+                record.renewed = now;
+                record.expires = now + leases.ttl.as_secs_f64();
+                let bytes = serde_json::to_vec(&*record).expect("a lease record serialises");
+                if leases.store.put(key, &bytes).is_err() {
+                    return self.within_ttl();
+                }
+            }
+        }
+        self.last_renewal
+            .store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
+        true
+    }
+
+    /// Whether the last renewal is recent enough that no one may have
+    /// presumed this holder dead.
+    fn within_ttl(&self) -> bool {
+        let last = Duration::from_millis(self.last_renewal.load(Ordering::Relaxed));
+        self.started.elapsed().saturating_sub(last) < self.leases.ttl * 9 / 10
+    }
+
+    /// Gives the lease back.
+    fn release(&self) {
+        let leases = &self.leases;
+        match &self.renewed {
+            Renewed::Chain(chain) => {
+                let chain = chain.lock().unwrap_or_else(|p| p.into_inner());
+                let mut record = chain.record.clone();
+                record.released = true;
+                record.renewed = unix_seconds();
+                let bytes = serde_json::to_vec(&record).expect("a lease record serialises");
+                // If that epoch exists, the lease was lost already.
+                if let Ok(Created::New) = leases
+                    .store
+                    .create(&epoch_key(&chain.name, chain.epoch + 1), &bytes)
+                {
+                    let _ = leases.store.delete(&epoch_key(&chain.name, chain.epoch));
+                    if chain.epoch > 1 {
+                        let _ = leases
+                            .store
+                            .delete(&epoch_key(&chain.name, chain.epoch - 1));
+                    }
+                }
+            }
+            Renewed::Shared { key, .. } => {
+                let _ = leases.store.delete(key);
+            }
+        }
+    }
+}
+
+impl StoreHeld {
+    fn start(leases: StoreLeases, chain: Chain) -> StoreHeld {
+        Self::spawn(leases, Renewed::Chain(Mutex::new(chain)))
+    }
+
+    fn start_shared(leases: StoreLeases, key: String, record: EpochRecord) -> StoreHeld {
+        Self::spawn(
+            leases,
+            Renewed::Shared {
+                key,
+                record: Mutex::new(record),
+            },
+        )
+    }
+
+    fn spawn(leases: StoreLeases, renewed: Renewed) -> StoreHeld {
+        let period = leases.ttl / 3;
+        let state = Arc::new(HeldState {
+            leases,
+            renewed,
+            lost: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            last_renewal: AtomicU64::new(0),
+            started: Instant::now(),
+        });
+        let thread_state = Arc::clone(&state);
+        let renewer = std::thread::Builder::new()
+            .name("store-lease".into())
+            .spawn(move || {
+                let tick = Duration::from_millis(100).min(period);
+                let mut waited = Duration::ZERO;
+                while !thread_state.stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(tick);
+                    waited += tick;
+                    if waited < period {
+                        continue;
+                    }
+                    waited = Duration::ZERO;
+                    if !thread_state.renew() {
+                        thread_state.lost.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                }
+            })
+            .ok();
+        StoreHeld { state, renewer }
+    }
+}
+
+impl HeldLease for StoreHeld {
+    fn is_lost(&self) -> bool {
+        self.state.lost.load(Ordering::Relaxed)
+    }
+
+    fn release(&mut self) {
+        let Some(renewer) = self.renewer.take() else {
+            return;
+        };
+        self.state.stop.store(true, Ordering::Relaxed);
+        let _ = renewer.join();
+        if !self.is_lost() {
+            self.state.release();
+        }
+    }
+}
+
+impl Drop for StoreHeld {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sumito_store::Location;
+
+    fn leases(store: &Store, ttl: Duration) -> StoreLeases {
+        StoreLeases::new(store.clone(), PathBuf::from("runs/x"), ttl)
+    }
+
+    /// What leases must do on any store.
+    fn leases_work_on(store: &Store) {
+        let ttl = Duration::from_secs(60);
+        let (a, b) = (leases(store, ttl), leases(store, ttl));
+        // One trainer at a time, named in the refusal.
+        let mut trainer = a
+            .acquire("trainer", Mode::Exclusive, "sumito train")
+            .unwrap();
+        let refused = b
+            .acquire("trainer", Mode::Exclusive, "sumito trainer")
+            .unwrap_err();
+        let message = refused.to_string();
+        assert!(matches!(refused, RunDirError::Busy { .. }), "{message}");
+        assert!(message.contains("sumito train"), "{message}");
+        // Given back, it is free at once, without waiting for the expiry.
+        trainer.release();
+        let again = b
+            .acquire("trainer", Mode::Exclusive, "sumito trainer")
+            .unwrap();
+        assert!(!again.is_lost());
+        // A process at work keeps the run from being deleted, and a
+        // deletion keeps processes out.
+        let open = a.acquire(OPEN, Mode::Shared, "sumito selfplay").unwrap();
+        let second = b.acquire(OPEN, Mode::Shared, "sumito evaluate").unwrap();
+        let refused = a.acquire_all().unwrap_err();
+        assert!(
+            matches!(&refused, RunDirError::InUse { holders, .. } if holders.len() == 2),
+            "{refused}"
+        );
+        drop((open, second, again));
+        let deleting = a.acquire_all().unwrap();
+        let refused = b.acquire(OPEN, Mode::Shared, "sumito train").unwrap_err();
+        assert!(
+            matches!(refused, RunDirError::BeingDeleted { .. }),
+            "{refused}"
+        );
+        drop(deleting);
+        b.acquire(OPEN, Mode::Shared, "sumito train").unwrap();
+    }
+
+    #[test]
+    fn leases_work_in_an_object_store_and_in_a_folder() {
+        leases_work_on(&Store::open(&Location::parse("memory://leases").unwrap()).unwrap());
+        let dir = crate::fsutil::testing::TempDir::new("store-leases");
+        leases_work_on(&Store::open(&Location::Local(dir.path().join("run"))).unwrap());
+    }
+
+    #[test]
+    fn leases_work_on_a_real_s3_server() {
+        let server = sumito_store::testing::S3Server::start("leases");
+        leases_work_on(&server.store("runs/leased"));
+    }
+
+    #[test]
+    fn a_holder_that_stops_renewing_is_taken_over_and_learns_it_lost() {
+        let store = Store::open(&Location::parse("memory://takeover").unwrap()).unwrap();
+        let short = Duration::from_millis(600);
+        let first = leases(&store, short);
+        let held = first.take("trainer", "sumito train").unwrap();
+        // The holder's renewer stops, as if its machine froze.
+        let state = &held.state;
+        state.stop.store(true, Ordering::Relaxed);
+        std::thread::sleep(short + Duration::from_millis(300));
+        let second = leases(&store, short)
+            .acquire("trainer", Mode::Exclusive, "sumito train")
+            .unwrap();
+        // Its next renewal finds the epoch taken: lost.
+        assert!(!state.renew());
+        assert!(!second.is_lost());
+    }
+}

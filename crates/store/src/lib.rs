@@ -1,0 +1,399 @@
+//! Where a run lives: a folder on a local (or shared) file system, or a
+//! prefix of a bucket on any S3-compatible object store (AWS S3, Cloudflare
+//! R2, Ceph, Garage, MinIO, ...), behind one small synchronous interface.
+//!
+//! The interface is the object stores' own, which a file system can keep
+//! too: whole objects named by `/`-separated keys, written at once and never
+//! seen half-written ([`Store::put`]), created only if absent
+//! ([`Store::create`], the one primitive leases need), read whole
+//! ([`Store::get`]), listed by prefix ([`Store::list`]) and deleted
+//! ([`Store::delete`]). Nothing is appended to or rewritten in place, so a
+//! writer killed at any moment leaves either no object or a whole one.
+//!
+//! * **A local folder** ([`Location::Local`]): an object is a file; `put`
+//!   is an atomic write (`sumito_fsio::write_atomic`: temporary beside the
+//!   target, flushed, renamed), `create` a hard link of a flushed temporary,
+//!   which the kernel refuses if the name exists. Temporaries (named by
+//!   `sumito_fsio::temporary_path`) are never listed.
+//! * **An object store** ([`Location::S3`], `s3://BUCKET/PREFIX`), through
+//!   the `object_store` crate: `create` is a conditional put
+//!   (`If-None-Match: *`); objects above [`MULTIPART_THRESHOLD`] go up as
+//!   multipart uploads; every object carries its size and CRC-32C as user
+//!   metadata and is checked against them when read, so a truncated or
+//!   corrupted object is reported ([`StoreError::Corrupt`]), never taken for
+//!   whole. Requests that fail for network or server reasons are retried
+//!   with exponential backoff ([`retry_config`]) and then reported naming
+//!   the object. Credentials, region and endpoint come from the usual
+//!   environment variables (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+//!   `AWS_SESSION_TOKEN`, `AWS_REGION` or `AWS_DEFAULT_REGION`,
+//!   `AWS_ENDPOINT_URL` for other providers, `AWS_ALLOW_HTTP=true` for a
+//!   plain-HTTP endpoint such as a local test server).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub mod crc;
+mod local;
+mod remote;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
+/// Objects larger than this are uploaded in parts of this size.
+pub const MULTIPART_THRESHOLD: usize = 8 << 20;
+
+pub use remote::retry_config;
+
+/// Where a run is stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A folder.
+    Local(PathBuf),
+    /// `s3://BUCKET/PREFIX`: every key of the run under `PREFIX/`.
+    S3 { bucket: String, prefix: String },
+    /// An object store in this process's memory (`memory://NAME`), for tests.
+    Memory(String),
+}
+
+impl Location {
+    /// Reads `s3://BUCKET[/PREFIX]`, `memory://NAME`, or else a folder path.
+    pub fn parse(text: &str) -> Result<Location, StoreError> {
+        let bad = |problem: &str| StoreError::BadLocation {
+            text: text.to_owned(),
+            problem: problem.to_owned(),
+        };
+        if let Some(rest) = text.strip_prefix("s3://") {
+            let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+            if bucket.is_empty() {
+                return Err(bad("no bucket: write s3://BUCKET/PREFIX"));
+            }
+            let prefix = prefix.trim_end_matches('/');
+            if !prefix.is_empty() {
+                check_key(prefix).map_err(|problem| bad(&problem))?;
+            }
+            return Ok(Location::S3 {
+                bucket: bucket.to_owned(),
+                prefix: prefix.to_owned(),
+            });
+        }
+        if let Some(name) = text.strip_prefix("memory://") {
+            return Ok(Location::Memory(name.to_owned()));
+        }
+        if let Some((scheme, _)) = text.split_once("://") {
+            return Err(bad(&format!(
+                "{scheme}:// is not a storage this program knows: give a folder or s3://BUCKET/PREFIX"
+            )));
+        }
+        if text.is_empty() {
+            return Err(bad("empty"));
+        }
+        Ok(Location::Local(PathBuf::from(text)))
+    }
+
+    /// Whether the run is on a local (or shared) file system.
+    pub fn is_local(&self) -> bool {
+        matches!(self, Location::Local(_))
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Local(path) => write!(f, "{}", path.display()),
+            Location::S3 { bucket, prefix } if prefix.is_empty() => write!(f, "s3://{bucket}"),
+            Location::S3 { bucket, prefix } => write!(f, "s3://{bucket}/{prefix}"),
+            Location::Memory(name) => write!(f, "memory://{name}"),
+        }
+    }
+}
+
+/// One stored object, as a listing gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectInfo {
+    /// Its key, relative to the store's location.
+    pub key: String,
+    pub size: u64,
+}
+
+/// What [`Store::create`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Created {
+    /// The object did not exist and now holds the bytes given.
+    New,
+    /// An object of that key existed; it was left as it was.
+    Exists,
+}
+
+/// What went wrong; every error names the store and the object.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{text:?} is not a place to keep a run: {problem}")]
+    BadLocation { text: String, problem: String },
+    #[error("{key:?} is not an object key: {problem}")]
+    BadKey { key: String, problem: String },
+    #[error("{location}/{key}: {cause}")]
+    Io {
+        location: String,
+        key: String,
+        cause: std::io::Error,
+    },
+    #[error("{location}/{key}: {message}")]
+    Remote {
+        location: String,
+        key: String,
+        message: String,
+    },
+    #[error("{location}/{key} is corrupt: {problem}; it is not used")]
+    Corrupt {
+        location: String,
+        key: String,
+        problem: String,
+    },
+}
+
+/// Checks that `key` is relative, `/`-separated, without empty, `.` or `..`
+/// parts; the problem otherwise.
+fn check_key(key: &str) -> Result<(), String> {
+    if key.is_empty() {
+        return Err("empty".into());
+    }
+    if key.starts_with('/') || key.contains('\\') {
+        return Err("keys are relative and separated by '/'".into());
+    }
+    if key
+        .split('/')
+        .any(|part| part.is_empty() || part == "." || part == "..")
+    {
+        return Err("it has an empty, '.' or '..' part".into());
+    }
+    Ok(())
+}
+
+fn valid_key(key: &str) -> Result<(), StoreError> {
+    check_key(key).map_err(|problem| StoreError::BadKey {
+        key: key.to_owned(),
+        problem,
+    })
+}
+
+/// The operations every kind of storage provides.
+trait Backend: Send + Sync + fmt::Debug {
+    fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError>;
+    fn create(&self, key: &str, bytes: &[u8]) -> Result<Created, StoreError>;
+    fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    fn list(&self, prefix: &str) -> Result<Vec<ObjectInfo>, StoreError>;
+    fn delete(&self, key: &str) -> Result<(), StoreError>;
+}
+
+/// A run's storage (see the crate docs). Cheap to clone: clones share the
+/// connection.
+#[derive(Clone, Debug)]
+pub struct Store {
+    location: Location,
+    backend: Arc<dyn Backend>,
+}
+
+impl Store {
+    /// Opens the storage at `location` (for an object store: reads the
+    /// credentials and endpoint from the environment; nothing is sent yet).
+    pub fn open(location: &Location) -> Result<Store, StoreError> {
+        Store::open_with(location, &[])
+    }
+
+    /// [`Store::open`], with `settings` of an object store given as the
+    /// environment variables that would give them (`AWS_ENDPOINT_URL`,
+    /// `AWS_ACCESS_KEY_ID`, ...), taking precedence over the environment.
+    pub fn open_with(location: &Location, settings: &[(&str, &str)]) -> Result<Store, StoreError> {
+        let backend: Arc<dyn Backend> = match location {
+            Location::Local(root) => Arc::new(local::LocalBackend::new(root.clone())),
+            Location::S3 { bucket, prefix } => Arc::new(remote::RemoteBackend::s3(
+                bucket, prefix, location, settings,
+            )?),
+            Location::Memory(name) => Arc::new(remote::RemoteBackend::memory(name)?),
+        };
+        Ok(Store {
+            location: location.clone(),
+            backend,
+        })
+    }
+
+    /// Where it is.
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// Writes the object `key` whole, replacing any object of that key:
+    /// readers see the old object or the new one, never a part.
+    pub fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        valid_key(key)?;
+        self.backend.put(key, bytes)
+    }
+
+    /// Writes the object `key` only if no object has that key, atomically:
+    /// of two writers racing for one key exactly one gets [`Created::New`].
+    pub fn create(&self, key: &str, bytes: &[u8]) -> Result<Created, StoreError> {
+        valid_key(key)?;
+        self.backend.create(key, bytes)
+    }
+
+    /// The object `key`, checked whole, or `None` if there is none.
+    pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        valid_key(key)?;
+        self.backend.get(key)
+    }
+
+    /// Every object whose key starts with `prefix` (`""` for all; a prefix
+    /// ending in `/` lists a "folder" and everything below it), by key.
+    pub fn list(&self, prefix: &str) -> Result<Vec<ObjectInfo>, StoreError> {
+        if !prefix.is_empty() {
+            valid_key(prefix.trim_end_matches('/'))?;
+        }
+        let mut objects = self.backend.list(prefix)?;
+        objects.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(objects)
+    }
+
+    /// Deletes the object `key`; deleting one that is not there is no error.
+    pub fn delete(&self, key: &str) -> Result<(), StoreError> {
+        valid_key(key)?;
+        self.backend.delete(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{S3Server, Scratch};
+
+    /// What every backend must do alike.
+    fn behaves_as_a_store(store: &Store) {
+        assert_eq!(store.get("a/b.json").unwrap(), None);
+        store.put("a/b.json", b"one").unwrap();
+        assert_eq!(store.get("a/b.json").unwrap().unwrap(), b"one");
+        store.put("a/b.json", b"two!").unwrap();
+        assert_eq!(store.get("a/b.json").unwrap().unwrap(), b"two!");
+        // Conditional create: the first wins, the second leaves it alone.
+        assert_eq!(store.create("leases/t/1", b"mine").unwrap(), Created::New);
+        assert_eq!(
+            store.create("leases/t/1", b"yours").unwrap(),
+            Created::Exists
+        );
+        assert_eq!(store.get("leases/t/1").unwrap().unwrap(), b"mine");
+        store.put("a/c/d.bin", &[7u8; 10]).unwrap();
+        store.put("ab", b"x").unwrap();
+        let keys = |prefix: &str| -> Vec<(String, u64)> {
+            store
+                .list(prefix)
+                .unwrap()
+                .into_iter()
+                .map(|o| (o.key, o.size))
+                .collect()
+        };
+        assert_eq!(
+            keys("a/"),
+            [("a/b.json".to_owned(), 4), ("a/c/d.bin".to_owned(), 10)]
+        );
+        assert_eq!(
+            keys("a"),
+            [
+                ("a/b.json".to_owned(), 4),
+                ("a/c/d.bin".to_owned(), 10),
+                ("ab".to_owned(), 1)
+            ]
+        );
+        assert_eq!(keys("").len(), 4);
+        assert!(keys("nothing/").is_empty());
+        store.delete("a/b.json").unwrap();
+        store.delete("a/b.json").unwrap();
+        assert_eq!(store.get("a/b.json").unwrap(), None);
+        // Bad keys are refused by name before anything is sent.
+        for bad in ["", "/abs", "a//b", "a/../b", "a\\b"] {
+            let message = store.put(bad, b"").unwrap_err().to_string();
+            assert!(message.contains("not an object key"), "{bad}: {message}");
+        }
+    }
+
+    #[test]
+    fn a_folder_behaves_as_a_store() {
+        let scratch = Scratch::new("local");
+        let store = Store::open(&Location::Local(scratch.0.join("run"))).unwrap();
+        behaves_as_a_store(&store);
+        // A writer's temporary is never listed.
+        let temporary = sumito_fsio::temporary_path(&scratch.0.join("run/a/c/e.bin")).unwrap();
+        std::fs::write(&temporary, b"half").unwrap();
+        assert_eq!(store.list("a/c/").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn an_object_store_behaves_as_a_store() {
+        let store = Store::open(&Location::parse("memory://test").unwrap()).unwrap();
+        behaves_as_a_store(&store);
+    }
+
+    #[test]
+    fn an_s3_server_behaves_as_a_store() {
+        let server = S3Server::start("conformance");
+        let store = server.store("runs/one");
+        behaves_as_a_store(&store);
+        // Another prefix of the bucket is another run.
+        assert!(server.store("runs/two").list("").unwrap().is_empty());
+        // Large objects go up in parts.
+        let bytes: Vec<u8> = (0..MULTIPART_THRESHOLD + 999)
+            .map(|i| (i * 7 % 256) as u8)
+            .collect();
+        store.put("models/big.bin", &bytes).unwrap();
+        assert_eq!(store.get("models/big.bin").unwrap().unwrap(), bytes);
+        // An object damaged on the server's disk is reported, not read.
+        store.put("replay/g.game", b"a whole game file").unwrap();
+        let on_disk = server.root.0.join("bucket/runs/one/replay/g.game");
+        std::fs::write(&on_disk, b"a whole").unwrap();
+        let message = store.get("replay/g.game").unwrap_err().to_string();
+        assert!(message.contains("replay/g.game is corrupt"), "{message}");
+    }
+
+    #[test]
+    fn an_unknown_setting_is_refused_by_name() {
+        let location = Location::parse("s3://bucket/run").unwrap();
+        let message = Store::open_with(&location, &[("AWS_NO_SUCH_THING", "1")])
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("AWS_NO_SUCH_THING"), "{message}");
+    }
+
+    #[test]
+    fn large_objects_go_up_in_parts_and_come_back_whole() {
+        let store = Store::open(&Location::parse("memory://large").unwrap()).unwrap();
+        let bytes: Vec<u8> = (0..MULTIPART_THRESHOLD + 12_345)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        store.put("models/big.bin", &bytes).unwrap();
+        assert_eq!(store.get("models/big.bin").unwrap().unwrap(), bytes);
+    }
+
+    #[test]
+    fn locations_read_as_users_write_them() {
+        assert_eq!(
+            Location::parse("s3://bucket/runs/quick/").unwrap(),
+            Location::S3 {
+                bucket: "bucket".into(),
+                prefix: "runs/quick".into()
+            }
+        );
+        assert_eq!(
+            Location::parse("s3://bucket").unwrap().to_string(),
+            "s3://bucket"
+        );
+        assert_eq!(
+            Location::parse("runs/quick").unwrap(),
+            Location::Local("runs/quick".into())
+        );
+        for (bad, says) in [
+            ("s3://", "no bucket"),
+            ("gs://b/p", "gs://"),
+            ("s3://b/a/../c", "'..'"),
+        ] {
+            let message = Location::parse(bad).unwrap_err().to_string();
+            assert!(message.contains(says), "{bad}: {message}");
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! A store on an object store, through the `object_store` crate: S3 and
+//! everything that speaks its protocol, or memory for tests. The crate is
+//! asynchronous; each store runs its requests on a small runtime of its own,
+//! so the callers (plain threads) stay synchronous.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use futures_util::TryStreamExt;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey, S3ConditionalPut};
+use object_store::memory::InMemory;
+use object_store::path::Path as ObjectPath;
+use object_store::{
+    Attribute, AttributeValue, Attributes, BackoffConfig, ObjectStore, ObjectStoreExt, PutMode,
+    PutMultipartOptions, PutOptions, PutPayload, RetryConfig, WriteMultipart,
+};
+
+use crate::crc::crc32c;
+use crate::{Backend, Created, Location, MULTIPART_THRESHOLD, ObjectInfo, StoreError};
+
+/// User metadata every object carries, checked when it is read.
+const SIZE_METADATA: &str = "sumito-size";
+const CRC_METADATA: &str = "sumito-crc32c";
+
+/// How requests that fail for network or server reasons (timeouts, resets,
+/// 5xx, throttling) are retried: up to 8 times, waiting 100 ms, then twice
+/// as long each time up to 8 s, for at most 2 minutes in all; then the error
+/// is reported, naming the object.
+pub fn retry_config() -> RetryConfig {
+    RetryConfig {
+        backoff: BackoffConfig {
+            init_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(8),
+            base: 2.0,
+        },
+        max_retries: 8,
+        retry_timeout: Duration::from_secs(120),
+    }
+}
+
+/// The in-memory stores of this process, by name, so that every
+/// `memory://NAME` opened here sees the same objects.
+fn memory_stores() -> &'static Mutex<HashMap<String, Arc<InMemory>>> {
+    static STORES: OnceLock<Mutex<HashMap<String, Arc<InMemory>>>> = OnceLock::new();
+    STORES.get_or_init(Default::default)
+}
+
+#[derive(Debug)]
+pub(crate) struct RemoteBackend {
+    store: Arc<dyn ObjectStore>,
+    /// Every key lives under this prefix (`""` for the bucket's root).
+    prefix: String,
+    /// How messages name the store.
+    location: String,
+    runtime: tokio::runtime::Runtime,
+}
+
+fn runtime(location: &Location) -> Result<tokio::runtime::Runtime, StoreError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|cause| StoreError::Io {
+            location: location.to_string(),
+            key: String::new(),
+            cause,
+        })
+}
+
+impl RemoteBackend {
+    /// The bucket `bucket` of the S3-compatible store the environment names.
+    pub(crate) fn s3(
+        bucket: &str,
+        prefix: &str,
+        location: &Location,
+        settings: &[(&str, &str)],
+    ) -> Result<RemoteBackend, StoreError> {
+        let mut builder = AmazonS3Builder::from_env();
+        for (name, value) in settings {
+            // The builder reads `AWS_X` from the environment as key `aws_x`.
+            let key = name
+                .to_ascii_lowercase()
+                .parse::<AmazonS3ConfigKey>()
+                .map_err(|_| StoreError::BadLocation {
+                    text: location.to_string(),
+                    problem: format!("{name} is not a setting of an S3 store"),
+                })?;
+            builder = builder.with_config(key, *value);
+        }
+        let store = builder
+            .with_bucket_name(bucket)
+            // `If-None-Match: *` on a put: AWS S3 since 2024, R2, Ceph,
+            // MinIO and the test server do it.
+            .with_conditional_put(S3ConditionalPut::ETagMatch)
+            .with_retry(retry_config())
+            .build()
+            .map_err(|err| StoreError::BadLocation {
+                text: location.to_string(),
+                problem: format!("cannot set up the object store ({err}); see the README for the AWS_* variables it reads"),
+            })?;
+        Ok(RemoteBackend {
+            store: Arc::new(store),
+            prefix: prefix.to_owned(),
+            location: location.to_string(),
+            runtime: runtime(location)?,
+        })
+    }
+
+    /// The in-memory store `name` of this process.
+    pub(crate) fn memory(name: &str) -> Result<RemoteBackend, StoreError> {
+        let location = Location::Memory(name.to_owned());
+        let store = memory_stores()
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .entry(name.to_owned())
+            .or_insert_with(|| Arc::new(InMemory::new()))
+            .clone();
+        Ok(RemoteBackend {
+            store,
+            prefix: String::new(),
+            location: location.to_string(),
+            runtime: runtime(&location)?,
+        })
+    }
+
+    fn path(&self, key: &str) -> ObjectPath {
+        if self.prefix.is_empty() {
+            ObjectPath::from(key)
+        } else {
+            ObjectPath::from(format!("{}/{key}", self.prefix))
+        }
+    }
+
+    fn key_of(&self, path: &ObjectPath) -> String {
+        let full = path.as_ref();
+        if self.prefix.is_empty() {
+            full.to_owned()
+        } else {
+            full.strip_prefix(&self.prefix)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .unwrap_or(full)
+                .to_owned()
+        }
+    }
+
+    fn error(&self, key: &str, err: object_store::Error) -> StoreError {
+        StoreError::Remote {
+            location: self.location.clone(),
+            key: key.to_owned(),
+            message: err.to_string(),
+        }
+    }
+
+    /// The size and checksum an object carries.
+    fn attributes(bytes: &[u8]) -> Attributes {
+        Attributes::from_iter([
+            (
+                Attribute::Metadata(Cow::Borrowed(SIZE_METADATA)),
+                AttributeValue::from(bytes.len().to_string()),
+            ),
+            (
+                Attribute::Metadata(Cow::Borrowed(CRC_METADATA)),
+                AttributeValue::from(format!("{:08x}", crc32c(bytes))),
+            ),
+        ])
+    }
+
+    /// Checks an object read against the size and checksum it carries
+    /// (objects put there by other tools carry none and are taken as read).
+    fn check(&self, key: &str, bytes: &[u8], attributes: &Attributes) -> Result<(), StoreError> {
+        let corrupt = |problem: String| StoreError::Corrupt {
+            location: self.location.clone(),
+            key: key.to_owned(),
+            problem,
+        };
+        let metadata = |name: &'static str| {
+            attributes
+                .get(&Attribute::Metadata(Cow::Borrowed(name)))
+                .map(|value| value.as_ref().to_owned())
+        };
+        if let Some(size) = metadata(SIZE_METADATA)
+            && size != bytes.len().to_string()
+        {
+            return Err(corrupt(format!(
+                "{} bytes read, {size} written",
+                bytes.len()
+            )));
+        }
+        if let Some(crc) = metadata(CRC_METADATA) {
+            let read = format!("{:08x}", crc32c(bytes));
+            if read != crc {
+                return Err(corrupt(format!("checksum {read} read, {crc} written")));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Backend for RemoteBackend {
+    fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        let path = self.path(key);
+        let attributes = Self::attributes(bytes);
+        let result = self.runtime.block_on(async {
+            if bytes.len() <= MULTIPART_THRESHOLD {
+                let options = PutOptions {
+                    attributes,
+                    ..PutOptions::default()
+                };
+                self.store
+                    .put_opts(&path, PutPayload::from(bytes.to_vec()), options)
+                    .await
+                    .map(|_| ())
+            } else {
+                let options = PutMultipartOptions {
+                    attributes,
+                    ..PutMultipartOptions::default()
+                };
+                let upload = self.store.put_multipart_opts(&path, options).await?;
+                let mut writer = WriteMultipart::new_with_chunk_size(upload, MULTIPART_THRESHOLD);
+                writer.write(bytes);
+                writer.finish().await.map(|_| ())
+            }
+        });
+        result.map_err(|err| self.error(key, err))
+    }
+
+    fn create(&self, key: &str, bytes: &[u8]) -> Result<Created, StoreError> {
+        let path = self.path(key);
+        let options = PutOptions {
+            mode: PutMode::Create,
+            attributes: Self::attributes(bytes),
+            ..PutOptions::default()
+        };
+        let result = self.runtime.block_on(self.store.put_opts(
+            &path,
+            PutPayload::from(bytes.to_vec()),
+            options,
+        ));
+        match result {
+            Ok(_) => Ok(Created::New),
+            Err(
+                object_store::Error::AlreadyExists { .. }
+                | object_store::Error::Precondition { .. },
+            ) => Ok(Created::Exists),
+            Err(err) => Err(self.error(key, err)),
+        }
+    }
+
+    fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let path = self.path(key);
+        let result = self.runtime.block_on(async {
+            let got = self.store.get(&path).await?;
+            let attributes = got.attributes.clone();
+            let bytes = got.bytes().await?;
+            Ok::<_, object_store::Error>((bytes, attributes))
+        });
+        match result {
+            Ok((bytes, attributes)) => {
+                self.check(key, &bytes, &attributes)?;
+                Ok(Some(bytes.to_vec()))
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(err) => Err(self.error(key, err)),
+        }
+    }
+
+    fn list(&self, prefix: &str) -> Result<Vec<ObjectInfo>, StoreError> {
+        // The store lists whole path segments; a prefix that ends inside one
+        // is listed from its folder and filtered here.
+        let folder = match prefix.rfind('/') {
+            Some(end) => &prefix[..end],
+            None => "",
+        };
+        let listed = if folder.is_empty() && self.prefix.is_empty() {
+            None
+        } else if folder.is_empty() {
+            Some(ObjectPath::from(self.prefix.as_str()))
+        } else {
+            Some(self.path(folder))
+        };
+        let result = self
+            .runtime
+            .block_on(self.store.list(listed.as_ref()).try_collect::<Vec<_>>());
+        let metas = result.map_err(|err| self.error(prefix, err))?;
+        Ok(metas
+            .into_iter()
+            .map(|meta| ObjectInfo {
+                key: self.key_of(&meta.location),
+                size: meta.size,
+            })
+            .filter(|object| object.key.starts_with(prefix))
+            .collect())
+    }
+
+    fn delete(&self, key: &str) -> Result<(), StoreError> {
+        match self.runtime.block_on(self.store.delete(&self.path(key))) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(err) => Err(self.error(key, err)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Store;
+
+    #[test]
+    fn a_truncated_or_altered_object_is_reported_not_read() {
+        let store = Store::open(&Location::parse("memory://corrupt").unwrap()).unwrap();
+        let whole = b"a replay file of some length".to_vec();
+        store.put("replay/a.game", &whole).unwrap();
+        let raw = memory_stores().lock().unwrap()["corrupt"].clone();
+        let runtime = runtime(&Location::Memory("corrupt".into())).unwrap();
+        for (damaged, says) in [
+            (whole[..10].to_vec(), "10 bytes read, 28 written"),
+            (whole.iter().map(|b| b ^ 1).collect::<Vec<u8>>(), "checksum"),
+        ] {
+            // The object keeps the metadata of the whole one.
+            let options = PutOptions {
+                attributes: RemoteBackend::attributes(&whole),
+                ..PutOptions::default()
+            };
+            runtime
+                .block_on(raw.put_opts(
+                    &ObjectPath::from("replay/a.game"),
+                    PutPayload::from(damaged),
+                    options,
+                ))
+                .unwrap();
+            let message = store.get("replay/a.game").unwrap_err().to_string();
+            assert!(
+                message.contains("memory://corrupt/replay/a.game is corrupt")
+                    && message.contains(says),
+                "{message}"
+            );
+        }
+    }
+}
