@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use sumito_arena::multi::{MultiGame, SeatPlayerMaker, play_multi_match};
 use sumito_engine::variant::VariantOutcome;
 
-use crate::config::{Config, GatingMode, GeneralRules};
+use crate::config::{Config, GatingConfig, GatingMode, GeneralRules};
 use crate::error::{PipelineError, Result};
 use crate::evaluation::{EvaluationProgress, EvaluationSummary, conclude, normal_quantile};
 use crate::models::{device, load_model};
@@ -67,6 +67,41 @@ fn mean_lower_bound(scores: &[f64], confidence: f64) -> f64 {
     let mean = scores.iter().sum::<f64>() / n;
     let variance = scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n;
     mean - normal_quantile(confidence) * (variance / n).sqrt()
+}
+
+/// The gating verdict on a candidate from its pairwise `scores` (one per
+/// game) against the best model `best`'s `sides - 1` sides: promoted when
+/// the mean reaches `gating.threshold` and its lower `gating.confidence`
+/// bound is above one half.
+fn gating_decision(
+    scores: &[f64],
+    best: u32,
+    sides: usize,
+    gating: &GatingConfig,
+) -> (GatingRecord, bool) {
+    let score = scores.iter().sum::<f64>() / scores.len().max(1) as f64;
+    let lower = mean_lower_bound(scores, gating.confidence);
+    let promoted = score >= gating.threshold && lower > 0.5;
+    let count = |wanted: f64| scores.iter().filter(|&&s| s == wanted).count() as u32;
+    let reason = format!(
+        "pairwise score {score:.3} against the best model's {} sides {} threshold {:.3}; {:.0}% lower bound {lower:.3} {} 0.5",
+        sides - 1,
+        if score >= gating.threshold { ">=" } else { "<" },
+        gating.threshold,
+        gating.confidence * 100.0,
+        if lower > 0.5 { ">" } else { "<=" }
+    );
+    let record = GatingRecord {
+        opponent: best,
+        // Games the candidate won outright, lost outright (scored 0
+        // against every side of the best model), and the rest.
+        wins: count(1.0),
+        losses: count(0.0),
+        draws: scores.len() as u32 - count(1.0) - count(0.0),
+        score,
+        reason,
+    };
+    (record, promoted)
 }
 
 /// One match of the evaluation: `entrants` by side (rotated from game to
@@ -189,32 +224,8 @@ pub fn evaluate_variant_candidate(
             .iter()
             .filter_map(|game| game.score_against(&candidate, &best_name))
             .collect();
-        let score = scores.iter().sum::<f64>() / scores.len().max(1) as f64;
-        let lower = mean_lower_bound(&scores, gating.confidence);
-        let promoted = score >= gating.threshold && lower > 0.5;
-        let count = |wanted: f64| scores.iter().filter(|&&s| s == wanted).count() as u32;
-        let reason = format!(
-            "pairwise score {score:.3} against the best model's {} sides {} threshold {:.3}; {:.0}% lower bound {lower:.3} {} 0.5",
-            sides - 1,
-            if score >= gating.threshold { ">=" } else { "<" },
-            gating.threshold,
-            gating.confidence * 100.0,
-            if lower > 0.5 { ">" } else { "<=" }
-        );
         general_games.extend(games);
-        Some((
-            GatingRecord {
-                opponent: best,
-                // Games the candidate won outright, lost outright (scored
-                // 0 against every side of the best model), and the rest.
-                wins: count(1.0),
-                losses: count(0.0),
-                draws: scores.len() as u32 - count(1.0) - count(0.0),
-                score,
-                reason,
-            },
-            promoted,
-        ))
+        Some(gating_decision(&scores, best, sides, gating))
     } else {
         None
     };
@@ -259,6 +270,45 @@ pub fn evaluate_variant_candidate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_candidate_is_promoted_only_when_clearly_better_than_the_best() {
+        let gating = GatingConfig {
+            mode: GatingMode::Threshold,
+            threshold: 0.55,
+            confidence: 0.9,
+            ..GatingConfig::default()
+        };
+        // Three sides: it won 14 of 20 games, lost 2 outright, and in 4
+        // finished level with one of the best model's sides.
+        let mut scores = vec![1.0; 14];
+        scores.extend([0.0, 0.0, 0.5, 0.5, 0.5, 0.5]);
+        let (record, promoted) = gating_decision(&scores, 7, 3, &gating);
+        assert!(promoted, "{record:?}");
+        assert_eq!((record.wins, record.draws, record.losses), (14, 4, 2));
+        assert_eq!(record.opponent, 7);
+        assert!(
+            record.reason.contains("best model's 2 sides >= threshold"),
+            "{}",
+            record.reason
+        );
+        // Par, or above the threshold on too few games: kept out.
+        let (record, promoted) = gating_decision(&[0.5; 40], 7, 3, &gating);
+        assert!(
+            !promoted && record.reason.contains("< threshold"),
+            "{}",
+            record.reason
+        );
+        let (record, promoted) = gating_decision(&[1.0, 0.25, 0.75], 7, 3, &gating);
+        assert!(record.score > 0.55);
+        assert!(
+            !promoted && record.reason.contains("<= 0.5"),
+            "{}",
+            record.reason
+        );
+        // No games: nothing proven.
+        assert!(!gating_decision(&[], 7, 2, &gating).1);
+    }
 
     #[test]
     fn the_lower_bound_of_a_mean_tightens_with_games() {
