@@ -295,7 +295,7 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
     let output = run_with_input(SUMITO, &args, "quit\n");
     let out = text(&output);
     assert!(output.status.success(), "{out}");
-    assert!(out.contains("plays"), "{out}");
+    assert!(out.contains("Black (three (4 simulations)) plays"), "{out}");
     // What a game of the general engine does not keep is refused by name.
     for (flag, value) in [
         ("--color", "white"),

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
-use sumito_arena::multi::SeatPlayerMaker;
+use sumito_arena::multi::{SeatPlayer, SeatPlayerMaker};
 use sumito_arena::player::PlayerRegistry;
 use sumito_arena::rules_table::RulesTable;
 use sumito_arena::variant_record::{VariantRecord, VariantStart};
@@ -276,8 +276,30 @@ fn seat_control(spec: &str, seed: u64, make: &SeatPlayerMaker<'_>) -> anyhow::Re
 pub struct GeneralModel {
     /// `bundle:model=DIR,simulations=N`.
     pub spec: String,
+    /// How the board names its seats, e.g. `three-player (400 simulations)`.
+    pub label: String,
     /// Its `[rules]` table, layouts included.
     pub table: RulesTable,
+}
+
+/// A seat player shown under a label of its own (the model's name rather
+/// than its spec).
+struct Labelled {
+    label: String,
+    player: Box<dyn SeatPlayer>,
+}
+
+impl SeatPlayer for Labelled {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn choose(
+        &mut self,
+        position: &sumito_engine::variant::VariantPosition,
+    ) -> Result<sumito_engine::variant::VariantMove, sumito_arena::player::PlayerError> {
+        self.player.choose(position)
+    }
 }
 
 /// The seat keyword that stands for `--model`.
@@ -356,7 +378,18 @@ pub fn run_general(
     let controls = specs
         .iter()
         .enumerate()
-        .map(|(seat, spec)| seat_control(spec, args.seed ^ seat as u64, &*make))
+        .map(|(seat, spec)| {
+            let control = seat_control(spec, args.seed ^ seat as u64, &*make)?;
+            Ok(match (control, model) {
+                (SeatControl::Engine(player), Some(model)) if *spec == model.spec => {
+                    SeatControl::Engine(Box::new(Labelled {
+                        label: model.label.clone(),
+                        player,
+                    }))
+                }
+                (control, _) => control,
+            })
+        })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let stdout = std::io::stdout();
     let no_color = std::env::var("NO_COLOR").ok();

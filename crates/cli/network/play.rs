@@ -93,6 +93,7 @@ fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
             "bundle:model={},simulations={simulations}",
             bundle.dir.display()
         ),
+        label: format!("{} ({simulations} simulations)", bundle.meta.name),
         table,
     };
     run_general(args, &super::arena::general_seats, Some(&model))
