@@ -296,6 +296,14 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
     let out = text(&output);
     assert!(output.status.success(), "{out}");
     assert!(out.contains("Black (three (4 simulations)) plays"), "{out}");
+    // A two-player model cannot take the seats of a three-player game.
+    let output = sumito(&["play", "--model", "quick", "--layout", "three-player"]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("holds a two-player model"),
+        "{}",
+        text(&output)
+    );
     // What a game of the general engine does not keep is refused by name.
     for (flag, value) in [
         ("--color", "white"),

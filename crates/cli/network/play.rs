@@ -37,12 +37,20 @@ pub fn load_model(
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(given) = args.model.as_deref() {
-        let dir = super::arena::general_bundle(Some(given));
-        if let Ok(dir) = dir {
-            // A model of the general game: it takes the seats the game gives it.
-            let bundle = ModelBundle::open(&dir)?;
-            println!("{}", bundle.summary());
-            return run_general_model(&args, &bundle);
+        match super::arena::general_bundle(Some(given)) {
+            Ok(dir) => {
+                // A model of the general game: it takes the seats the game
+                // gives it.
+                let bundle = ModelBundle::open(&dir)?;
+                println!("{}", bundle.summary());
+                return run_general_model(&args, &bundle);
+            }
+            // Variants and more players need a model of the general game.
+            Err(problem) if args.is_general() => {
+                anyhow::bail!("--model {}: {problem}", given.display())
+            }
+            // A two-player model (or none there): played below.
+            Err(_) => {}
         }
     }
     if !args.needs_network() || args.is_general() {
