@@ -16,14 +16,17 @@ use sumito_arena::variant_record::VariantRecord;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_engine::variant::{VariantLayout, VariantPosition};
 use sumito_net::{DeviceSpec, DirectEvaluator, SymmetryMode};
-use sumito_pipeline::players::play_search;
+use sumito_play::network::play_search_with;
 use sumito_play::variant_analysis::{analyse_variant_position, format_variant_position};
 
-use super::play::load_model;
+use super::play::{model_search, open_model};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if let Ok(dir) = super::arena::general_bundle(args.model.as_deref()) {
-        return run_general(&args, &ModelBundle::open(&dir)?);
+    let bundle = open_model(args.model.as_deref());
+    if let Ok(bundle) = &bundle
+        && bundle.is_general()
+    {
+        return run_general(&args, bundle);
     }
     let budget = match args.time_per_position {
         Some(time) => SearchBudget::Time(time),
@@ -32,8 +35,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // The position or record first: a mistake there is answered before the
     // model is loaded.
     let source = args.source.read()?;
-    let (bundle, mut search) =
-        load_model(args.model.as_deref(), budget, 0, &args.device, args.threads)?;
+    let bundle = bundle?;
+    let mut search = model_search(&bundle, budget, 0, &args.device, args.threads)?;
     eprintln!("{}", bundle.summary());
     let position = match source {
         Source::Record { record, path } => {
@@ -120,7 +123,7 @@ fn run_general(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
         .resolve()?;
     let evaluator = DirectEvaluator::new(bundle.load_torchscript(device)?, SymmetryMode::None);
     eprintln!("{}", bundle.summary());
-    let config = play_search(args.sims, None);
+    let config = play_search_with(args.sims);
     let whole_game = positions.len() > 1;
     for (ply, position) in positions.iter().enumerate() {
         if whole_game {

@@ -9,57 +9,55 @@ use sumito_cli::commands::play::{Args, GeneralModel, play_session, run_classical
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
-/// Opens the bundle `given` (or the shipped one) and builds its search, on
-/// `threads` cores (default one: see `--threads`).
-pub fn load_model(
-    given: Option<&Path>,
-    budget: SearchBudget,
-    seed: u64,
-    device: &str,
-    threads: Option<u32>,
-) -> anyhow::Result<(ModelBundle, NetworkSearch)> {
-    let device = device
-        .parse::<DeviceSpec>()
-        .map_err(anyhow::Error::msg)?
-        .resolve()?;
-    let threads = threads.unwrap_or(1);
+/// Finds and opens (verifies) the bundle `given`, or the shipped one.
+pub fn open_model(given: Option<&Path>) -> anyhow::Result<ModelBundle> {
     let program = std::env::current_exe().ok();
     let folders = model_folders(
         program.as_deref(),
         std::env::var_os("SUMITO_MODELS").map(Into::into),
     );
-    let dir = locate_bundle(given, &folders)?;
-    let bundle = ModelBundle::open(&dir)?;
+    Ok(ModelBundle::open(&locate_bundle(given, &folders)?)?)
+}
+
+/// The two-player search of an opened `bundle`, on `device`, using
+/// `threads` cores (default one: see `--threads`).
+pub fn model_search(
+    bundle: &ModelBundle,
+    budget: SearchBudget,
+    seed: u64,
+    device: &str,
+    threads: Option<u32>,
+) -> anyhow::Result<NetworkSearch> {
+    let device = device
+        .parse::<DeviceSpec>()
+        .map_err(anyhow::Error::msg)?
+        .resolve()?;
     configure_threads(&ThreadsConfig::default())?;
-    let search = bundle.search(budget, seed, device, threads)?;
-    Ok((bundle, search))
+    Ok(bundle.search(budget, seed, device, threads.unwrap_or(1))?)
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if let Some(given) = args.model.as_deref() {
-        match super::arena::general_bundle(Some(given)) {
-            Ok(dir) => {
-                // A model of the general game: it takes the seats the game
-                // gives it.
-                let bundle = ModelBundle::open(&dir)?;
-                println!("{}", bundle.summary());
-                return run_general_model(&args, &bundle);
-            }
-            // Variants and more players need a model of the general game.
-            Err(problem) if args.is_general() => {
-                anyhow::bail!("--model {}: {problem}", given.display())
-            }
-            // A two-player model (or none there): played below.
-            Err(_) => {}
-        }
-    }
-    if !args.needs_network() || args.is_general() {
+    if args.model.is_none() && (!args.needs_network() || args.is_general()) {
         // The general game: classical engines and networks of the general
         // game by seat.
         return run_classical(args, &super::arena::general_seats);
     }
-    let (bundle, mut search) = load_model(
-        args.model.as_deref(),
+    let bundle = open_model(args.model.as_deref()).context("loading the model")?;
+    if bundle.is_general() {
+        // A model of the general game: it takes the seats the game gives it.
+        println!("{}", bundle.summary());
+        return run_general_model(&args, &bundle);
+    }
+    if args.is_general() {
+        // Variants and more players need a model of the general game.
+        let given = args.model.as_deref().unwrap_or(Path::new(""));
+        let problem = bundle
+            .require_general("the many-player games and the variants need a model trained on them")
+            .unwrap_err();
+        anyhow::bail!("--model {}: {problem}", given.display());
+    }
+    let mut search = model_search(
+        &bundle,
         args.model_budget(),
         args.seed,
         &args.device,

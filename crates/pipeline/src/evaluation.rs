@@ -60,8 +60,27 @@ pub fn score_lower_bound(wins: u32, draws: u32, losses: u32, confidence: f64) ->
     }
     let score = (f64::from(wins) + 0.5 * f64::from(draws)) / n;
     let second = (f64::from(wins) + 0.25 * f64::from(draws)) / n;
-    let variance = (second - score * score).max(0.0);
-    score - normal_quantile(confidence) * (variance / n).sqrt()
+    lower_bound(n, score, second, confidence)
+}
+
+/// The lower `confidence` bound of the mean of per-game `scores` (any
+/// values in [0, 1], as the general game's pairwise scores); 0 without
+/// games.
+pub fn mean_lower_bound(scores: &[f64], confidence: f64) -> f64 {
+    if scores.is_empty() {
+        return 0.0;
+    }
+    let n = scores.len() as f64;
+    let mean = scores.iter().sum::<f64>() / n;
+    let second = scores.iter().map(|s| s * s).sum::<f64>() / n;
+    lower_bound(n, mean, second, confidence)
+}
+
+/// The normal approximation's lower bound of a mean of `n` games from its
+/// first and second moments.
+fn lower_bound(n: f64, mean: f64, second: f64, confidence: f64) -> f64 {
+    let variance = (second - mean * mean).max(0.0);
+    mean - normal_quantile(confidence) * (variance / n).sqrt()
 }
 
 /// The standard normal quantile (Acklam's rational approximation, relative

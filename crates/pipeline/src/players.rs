@@ -131,31 +131,20 @@ pub fn network_search(params: &mut SpecParams<'_>) -> Result<SearchConfig, SpecE
             params.invalid("considered= is a parameter of the Gumbel root, not of puct=true")
         );
     }
-    let mut search = play_search(simulations, considered);
-    if puct {
-        search.gumbel = None;
-    }
-    Ok(search)
-}
-
-/// The search a network plays and analyses with: `simulations` with the
-/// Gumbel root over `considered` moves (default
-/// [`DEFAULT_CONSIDERED_ACTIONS`], at most the simulations), without
-/// sampling noise, best move, [`VIRTUAL_LOSS_BATCH`] leaves a batch.
-pub fn play_search(simulations: u32, considered: Option<u32>) -> SearchConfig {
-    SearchConfig {
+    let gumbel = (!puct).then(|| GumbelConfig {
+        considered_actions: considered
+            .unwrap_or(DEFAULT_CONSIDERED_ACTIONS)
+            .min(simulations)
+            .max(2),
+        gumbel_scale: 0.0,
+        ..GumbelConfig::default()
+    });
+    Ok(SearchConfig {
         simulations,
-        gumbel: Some(GumbelConfig {
-            considered_actions: considered
-                .unwrap_or(DEFAULT_CONSIDERED_ACTIONS)
-                .min(simulations)
-                .max(2),
-            gumbel_scale: 0.0,
-            ..GumbelConfig::default()
-        }),
+        gumbel,
         virtual_loss_batch: VIRTUAL_LOSS_BATCH,
         ..SearchConfig::default()
-    }
+    })
 }
 
 /// An arena entrant that plays one network with `settings` (see

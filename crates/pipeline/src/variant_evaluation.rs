@@ -29,7 +29,7 @@ use sumito_engine::variant::VariantOutcome;
 
 use crate::config::{Config, GatingConfig, GatingMode, GeneralRules};
 use crate::error::{PipelineError, Result};
-use crate::evaluation::{EvaluationProgress, EvaluationSummary, conclude, normal_quantile};
+use crate::evaluation::{EvaluationProgress, EvaluationSummary, conclude, mean_lower_bound};
 use crate::models::{device, load_model};
 use crate::ratings::{EvaluationRecord, GatingRecord, GeneralEvaluationGame, model_name};
 use crate::rundir::RunDir;
@@ -55,18 +55,6 @@ fn record_game(game: &MultiGame, entrants: &[String], opening: &str) -> GeneralE
         plies: game.plies,
         scores: game.side_scores.clone(),
     }
-}
-
-/// The lower `confidence` bound of the mean of per-game `scores` (normal
-/// approximation; 0 without games).
-fn mean_lower_bound(scores: &[f64], confidence: f64) -> f64 {
-    let n = scores.len() as f64;
-    if scores.is_empty() {
-        return 0.0;
-    }
-    let mean = scores.iter().sum::<f64>() / n;
-    let variance = scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n;
-    mean - normal_quantile(confidence) * (variance / n).sqrt()
 }
 
 /// The gating verdict on a candidate from its pairwise `scores` (one per

@@ -60,6 +60,16 @@ pub fn play_search_config() -> SearchConfig {
     }
 }
 
+/// [`play_search_config`] with the Gumbel root for `simulations` (what a
+/// search of play and analysis runs with a budget of simulations).
+pub fn play_search_with(simulations: u32) -> SearchConfig {
+    SearchConfig {
+        simulations,
+        gumbel: Some(gumbel_root(simulations)),
+        ..play_search_config()
+    }
+}
+
 /// One legal move's statistics at the root.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MoveStats {
