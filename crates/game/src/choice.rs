@@ -18,11 +18,16 @@
 //!    game at the move limit, which it wins on marbles. This is the contempt
 //!    of chess engines, who avoid a draw by repetition when they think
 //!    themselves stronger.
+//!
+//! The same checks serve the general game (variants, 3 to 6 players, teams;
+//! [`ChoicePosition`] for `VariantPosition`): "the opponent" is any other
+//! side (a partner moving next is no threat), and "ahead" means strictly
+//! first on marbles pushed off, which decides the game at the move limit.
 
 use std::collections::HashSet;
 
 use sumito_engine::Outcome;
-
+use sumito_engine::variant::{VariantMove, VariantOutcome, VariantPosition};
 use sumito_engine::{Move, Position};
 use sumito_mcts::SearchResult;
 
@@ -32,8 +37,104 @@ use crate::AbaloneGame;
 /// the best one and still be played to avoid a repetition or a loss at once.
 pub const REPETITION_MARGIN: f32 = 0.15;
 
-/// The positions a game has passed through (by their Zobrist hash: the
-/// marbles, the marbles pushed off and the side to move).
+/// What the checks need of a game: the two-player [`Position`] and the
+/// general game's [`VariantPosition`] (variants, 3 to 6 players, teams).
+pub trait ChoicePosition: Sized {
+    type Move: Copy + PartialEq;
+    /// Equal for positions that repeat (the marbles, the marbles pushed off
+    /// and who is to move; not the ply counters).
+    fn repetition_key(&self) -> u64;
+    /// The move of a search action in this position.
+    fn move_of(&self, action: usize) -> Option<Self::Move>;
+    /// The position after `mv`.
+    fn after(&self, mv: Self::Move) -> Self;
+    /// Whether the game has ended.
+    fn is_over(&self) -> bool;
+    /// A move that ends the game at once with the mover's side winning.
+    fn winning_move(&self) -> Option<Self::Move>;
+    /// Whether the side to move in `after`, played from `self`, is another
+    /// side than `self`'s mover (partners may move in a row).
+    fn other_side_moves_in(&self, after: &Self) -> bool;
+    /// Whether the mover's side is strictly ahead on what decides the game at
+    /// the move limit (marbles pushed off), so that a cycle would win it.
+    fn mover_is_ahead(&self) -> bool;
+}
+
+impl ChoicePosition for Position {
+    type Move = Move;
+
+    fn repetition_key(&self) -> u64 {
+        self.hash()
+    }
+
+    fn move_of(&self, action: usize) -> Option<Move> {
+        AbaloneGame::move_of(action)
+    }
+
+    fn after(&self, mv: Move) -> Position {
+        self.play(mv)
+    }
+
+    fn is_over(&self) -> bool {
+        self.outcome().is_some()
+    }
+
+    fn winning_move(&self) -> Option<Move> {
+        let me = self.side_to_move();
+        self.legal_moves().into_iter().find(
+            |mv| matches!(self.play(*mv).outcome(), Some((Outcome::Win(winner), _)) if winner == me),
+        )
+    }
+
+    fn other_side_moves_in(&self, _after: &Position) -> bool {
+        true
+    }
+
+    fn mover_is_ahead(&self) -> bool {
+        let me = self.side_to_move();
+        self.marbles_off(me.opponent()) > self.marbles_off(me)
+    }
+}
+
+impl ChoicePosition for VariantPosition {
+    type Move = VariantMove;
+
+    fn repetition_key(&self) -> u64 {
+        self.hash()
+    }
+
+    fn move_of(&self, action: usize) -> Option<VariantMove> {
+        VariantMove::from_action(action, self.rules())
+    }
+
+    fn after(&self, mv: VariantMove) -> VariantPosition {
+        self.play(mv)
+    }
+
+    fn is_over(&self) -> bool {
+        self.is_game_over()
+    }
+
+    fn winning_move(&self) -> Option<VariantMove> {
+        let me = self.side_to_move();
+        self.legal_moves().into_iter().find(|mv| {
+            matches!(self.play(*mv).outcome(), Some((VariantOutcome::Win(winner), _)) if winner == me)
+        })
+    }
+
+    fn other_side_moves_in(&self, after: &VariantPosition) -> bool {
+        after.side_to_move() != self.side_to_move()
+    }
+
+    fn mover_is_ahead(&self) -> bool {
+        let me = self.side_to_move();
+        let mine = self.side_score(me);
+        (0..self.rules().seating.sides()).all(|side| side == me || self.side_score(side) < mine)
+    }
+}
+
+/// The positions a game has passed through (by their repetition key: the
+/// marbles, the marbles pushed off and who is to move).
 #[derive(Clone, Debug, Default)]
 pub struct GameHistory {
     seen: HashSet<u64>,
@@ -50,53 +151,49 @@ impl GameHistory {
     }
 
     /// Notes that the game passed through `position`.
-    pub fn record(&mut self, position: &Position) {
-        self.seen.insert(position.hash());
+    pub fn record(&mut self, position: &impl ChoicePosition) {
+        self.seen.insert(position.repetition_key());
     }
 
     /// Whether the game has passed through `position`.
-    pub fn contains(&self, position: &Position) -> bool {
-        self.seen.contains(&position.hash())
+    pub fn contains(&self, position: &impl ChoicePosition) -> bool {
+        self.seen.contains(&position.repetition_key())
     }
 }
 
 /// A move that ends the game at once with `position`'s side to move winning.
-pub fn winning_move(position: &Position) -> Option<Move> {
-    let me = position.side_to_move();
-    position
-        .legal_moves()
-        .into_iter()
-        .find(|mv| matches!(position.play(*mv).outcome(), Some((Outcome::Win(winner), _)) if winner == me))
+pub fn winning_move<P: ChoicePosition>(position: &P) -> Option<P::Move> {
+    position.winning_move()
 }
 
-/// Whether after `mv` the opponent can win at once.
-pub fn allows_a_win(position: &Position, mv: Move) -> bool {
-    let after = position.play(mv);
-    after.outcome().is_none() && winning_move(&after).is_some()
+/// Whether after `mv` another side can win at once.
+pub fn allows_a_win<P: ChoicePosition>(position: &P, mv: P::Move) -> bool {
+    let after = position.after(mv);
+    !after.is_over() && position.other_side_moves_in(&after) && after.winning_move().is_some()
 }
 
 /// The move to play in `position` after a search of it (`result`), with the
 /// checks of the module docs; `history` holds the game's positions when the
 /// player avoids repeating them. `None` only when the search names no move.
-pub fn choose_move(
-    position: &Position,
+pub fn choose_move<P: ChoicePosition>(
+    position: &P,
     result: &SearchResult,
     history: Option<&GameHistory>,
-) -> Option<Move> {
-    if let Some(win) = winning_move(position) {
+) -> Option<P::Move> {
+    if let Some(win) = position.winning_move() {
         return Some(win);
     }
-    let best = AbaloneGame::move_of(result.best_action)?;
-    let me = position.side_to_move();
-    let ahead = position.marbles_off(me.opponent()) > position.marbles_off(me);
-    let repeats =
-        |mv: Move| !ahead && history.is_some_and(|history| history.contains(&position.play(mv)));
+    let best = position.move_of(result.best_action)?;
+    let ahead = position.mover_is_ahead();
+    let repeats = |mv: P::Move| {
+        !ahead && history.is_some_and(|history| history.contains(&position.after(mv)))
+    };
     let safe_best = !allows_a_win(position, best);
     if safe_best && !repeats(best) {
         return Some(best);
     }
     // The search's other moves that are rated nearly as well and do not let
-    // the opponent win at once, best first (looked at only when needed).
+    // another side win at once, best first (looked at only when needed).
     let value_of = |action: usize| {
         result
             .root_actions
@@ -115,9 +212,9 @@ pub fn choose_move(
             .total_cmp(&a.policy_target)
             .then(b.visits.cmp(&a.visits))
     });
-    let others: Vec<Move> = others
+    let others: Vec<P::Move> = others
         .into_iter()
-        .filter_map(|root| AbaloneGame::move_of(root.action))
+        .filter_map(|root| position.move_of(root.action))
         .filter(|mv| !allows_a_win(position, *mv))
         .collect();
     others
@@ -135,18 +232,25 @@ pub fn choose_move(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sumito_engine::variant::{MAX_SEATS, Seating, VariantLayout, VariantRules, VariantSetup};
     use sumito_engine::{Layout, Rules};
     use sumito_mcts::RootAction;
 
     /// A search result that rates `moves` in order (the first best), with
     /// the values `q`.
     fn rated(moves: &[Move], q: &[f32]) -> SearchResult {
-        let root_actions: Vec<RootAction> = moves
+        let actions: Vec<usize> = moves.iter().map(|mv| mv.action()).collect();
+        rated_actions(&actions, q)
+    }
+
+    /// A search result that rates the `actions` in order, with the values `q`.
+    fn rated_actions(actions: &[usize], q: &[f32]) -> SearchResult {
+        let root_actions: Vec<RootAction> = actions
             .iter()
             .zip(q)
             .enumerate()
-            .map(|(rank, (mv, &q))| RootAction {
-                action: mv.action(),
+            .map(|(rank, (&action, &q))| RootAction {
+                action,
                 prior: 0.1,
                 visits: 100 - rank as u32,
                 q: Some(q),
@@ -154,8 +258,8 @@ mod tests {
             })
             .collect();
         SearchResult {
-            action: moves[0].action(),
-            best_action: moves[0].action(),
+            action: actions[0],
+            best_action: actions[0],
             full_search: true,
             simulations: 100,
             value: q[0],
@@ -167,7 +271,7 @@ mod tests {
             side_values: vec![q[0], -q[0]],
             solved: None,
             root_actions,
-            principal_variation: vec![moves[0].action()],
+            principal_variation: vec![actions[0]],
         }
     }
 
@@ -238,5 +342,70 @@ mod tests {
         history.record(&ahead.play(moves[0]));
         let result = rated(&[moves[0], moves[1]], &[0.3, 0.29]);
         assert_eq!(choose_move(&ahead, &result, Some(&history)), Some(moves[0]));
+    }
+
+    fn three_player(scores: [u8; MAX_SEATS]) -> VariantPosition {
+        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        let start = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap())
+            .start(&rules)
+            .unwrap();
+        let marbles = std::array::from_fn(|seat| start.bitboard(seat));
+        VariantPosition::new(rules, marbles, 0, 0, scores).unwrap()
+    }
+
+    #[test]
+    fn a_general_game_player_not_ahead_steps_out_of_a_cycle_and_one_ahead_may_repeat() {
+        let level = three_player([1, 1, 0, 0, 0, 0]);
+        let rules = *level.rules();
+        let moves = level.legal_moves();
+        let (best, second) = (moves[0], moves[1]);
+        let actions = [best.action(&rules).unwrap(), second.action(&rules).unwrap()];
+        let result = rated_actions(&actions, &[0.2, 0.1]);
+        let mut history = GameHistory::new();
+        history.record(&level);
+        assert_eq!(choose_move(&level, &result, Some(&history)), Some(best));
+        history.record(&level.play(best));
+        // Level with another side on marbles: a cycle would not win, so step out.
+        assert!(!level.mover_is_ahead());
+        assert_eq!(choose_move(&level, &result, Some(&history)), Some(second));
+        // Without a history nothing is avoided.
+        assert_eq!(choose_move(&level, &result, None), Some(best));
+
+        // First on marbles, alone: the move limit would give it the game.
+        let ahead = three_player([2, 1, 1, 0, 0, 0]);
+        assert!(ahead.mover_is_ahead());
+        let mut history = GameHistory::new();
+        history.record(&ahead.play(best));
+        assert_eq!(choose_move(&ahead, &result, Some(&history)), Some(best));
+    }
+
+    #[test]
+    fn a_general_game_win_at_once_is_played() {
+        // Two sides, White's target 4 (a handicap) and 3 already pushed off:
+        // E3-E2 pushes Black's marble off E1 and wins.
+        let rules = VariantRules::plain(Seating::new(2, false).unwrap())
+            .with_targets(&[6, 4])
+            .unwrap();
+        let white = VariantPosition::from_text("5/6/7/8/bww6/8/7/6/5 w 3 0", Some(&rules)).unwrap();
+        let win = winning_move(&white).expect("a winning push");
+        assert!(matches!(
+            white.play(win).outcome(),
+            Some((VariantOutcome::Win(1), _))
+        ));
+        let other = white
+            .legal_moves()
+            .into_iter()
+            .find(|mv| *mv != win)
+            .unwrap();
+        let result = rated_actions(&[other.action(&rules).unwrap()], &[0.0]);
+        assert_eq!(choose_move(&white, &result, None), Some(win));
+        // Black, to move in the same position, cannot stop every push: the
+        // check names the moves after which White wins at once.
+        let black = VariantPosition::from_text("5/6/7/8/bww6/8/7/6/5 b 3 0", Some(&rules)).unwrap();
+        assert!(winning_move(&black).is_none());
+        for mv in black.legal_moves() {
+            let after = black.play(mv);
+            assert_eq!(allows_a_win(&black, mv), winning_move(&after).is_some());
+        }
     }
 }

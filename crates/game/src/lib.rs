@@ -29,7 +29,7 @@ use std::fmt;
 pub mod choice;
 pub mod variant;
 
-pub use choice::{GameHistory, choose_move};
+pub use choice::{ChoicePosition, GameHistory, choose_move};
 pub use variant::{VARIANT_ACTIONS, VariantGame};
 
 use sumito_engine::{ACTION_COUNT, Color, Move, Outcome as EngineOutcome, Position};

@@ -1,8 +1,11 @@
 //! Networks of the general game (variants, 3 to 6 players) as seats of
 //! many-player matches (`sumito arena --layout three-player --player
 //! net:model=DIR ...`): each move a search over `VariantGame` (max^n values,
-//! the Gumbel root by default) with the network as evaluator. Every game of
-//! a match that seats one network shares one batching inference service.
+//! the Gumbel root by default) with the network as evaluator, and the move
+//! chosen with the checks of `sumito_game::choice` (a win at once, a loss at
+//! once, and cycles unless ahead: `avoid_repetition=false` turns that off).
+//! Every game of a match that seats one network shares one batching
+//! inference service.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,7 +14,7 @@ use sumito_arena::multi::{SeatPlayer, seat_player};
 use sumito_arena::player::PlayerError;
 use sumito_arena::spec::{PlayerSpec, SpecError};
 use sumito_engine::variant::{VariantMove, VariantPosition};
-use sumito_game::VariantGame;
+use sumito_game::{GameHistory, VariantGame, choose_move};
 use sumito_mcts::{Search, SearchConfig};
 use sumito_net::{InferenceClient, InferenceConfig, InferenceService, NetGame, PolicyValueNet};
 
@@ -19,12 +22,20 @@ use crate::players::network_search;
 
 /// The network players of one match, loaded once: `net:model=DIR` (a
 /// checkpoint folder) or `bundle:model=NAME_OR_DIR` (an exported model of
-/// the general game), with `simulations=N`, `considered=M` or `puct=true` as
-/// for two-player matches.
+/// the general game), with `simulations=N`, `considered=M`, `puct=true` or
+/// `avoid_repetition=false` as for two-player matches.
 #[derive(Debug, Default)]
 pub struct VariantNetSeats {
-    /// By spec text: the service of its network and its search.
-    loaded: Vec<(String, Arc<InferenceService>, SearchConfig)>,
+    loaded: Vec<LoadedNetwork>,
+}
+
+/// One network of a match, by the spec text that seats it.
+#[derive(Debug)]
+struct LoadedNetwork {
+    name: String,
+    service: Arc<InferenceService>,
+    search: SearchConfig,
+    avoid_repetition: bool,
 }
 
 impl VariantNetSeats {
@@ -40,12 +51,13 @@ impl VariantNetSeats {
         for text in specs {
             let spec: PlayerSpec = text.parse()?;
             let is_network = spec.kind == "net" || spec.kind == "bundle";
-            if !is_network || seats.loaded.iter().any(|(known, ..)| known == text) {
+            if !is_network || seats.loaded.iter().any(|known| known.name == *text) {
                 continue;
             }
             let mut params = spec.params();
             let given = params.get_path("model");
             let search = network_search(&mut params)?;
+            let avoid_repetition = params.get_bool("avoid_repetition")?.unwrap_or(true);
             params.finish()?;
             let invalid = |problem: String| spec.params().invalid(problem);
             let model = match (spec.kind.as_str(), given) {
@@ -63,7 +75,12 @@ impl VariantNetSeats {
             }
             let service = InferenceService::start(net, &InferenceConfig::default())
                 .map_err(|err| invalid(format!("cannot start {}: {err}", model.display())))?;
-            seats.loaded.push((text.clone(), Arc::new(service), search));
+            seats.loaded.push(LoadedNetwork {
+                name: text.clone(),
+                service: Arc::new(service),
+                search,
+                avoid_repetition,
+            });
         }
         Ok(seats)
     }
@@ -92,31 +109,40 @@ impl VariantNetSeats {
         inference: &InferenceConfig,
     ) -> Result<(), sumito_net::NetError> {
         let service = InferenceService::start(net, inference)?;
-        self.loaded
-            .push((name.to_owned(), Arc::new(service), search));
+        self.loaded.push(LoadedNetwork {
+            name: name.to_owned(),
+            service: Arc::new(service),
+            search,
+            avoid_repetition: true,
+        });
         Ok(())
     }
 
     /// The player `spec` names: a loaded network, or a classical player.
     pub fn make(&self, spec: &str, seed: u64) -> Result<Box<dyn SeatPlayer>, SpecError> {
-        match self.loaded.iter().find(|(known, ..)| known == spec) {
-            Some((name, service, search)) => Ok(Box::new(VariantNetSeat {
-                name: name.clone(),
-                evaluator: service.client(),
-                config: search.clone(),
+        match self.loaded.iter().find(|known| known.name == spec) {
+            Some(network) => Ok(Box::new(VariantNetSeat {
+                name: network.name.clone(),
+                evaluator: network.service.client(),
+                config: network.search.clone(),
                 seed,
+                history: network.avoid_repetition.then(GameHistory::new),
             })),
             None => seat_player(spec, seed),
         }
     }
 }
 
-/// One seat's network player.
+/// One seat's network player (made afresh for every game).
 struct VariantNetSeat {
     name: String,
     evaluator: InferenceClient,
     config: SearchConfig,
     seed: u64,
+    /// The positions this seat moved from and into, when it avoids
+    /// repeating them: a cycle of the game passes again through the
+    /// positions its moves led to.
+    history: Option<GameHistory>,
 }
 
 impl SeatPlayer for VariantNetSeat {
@@ -130,7 +156,13 @@ impl SeatPlayer for VariantNetSeat {
         let game = VariantGame(*position);
         let mut search = Search::new(game, self.config.clone(), self.seed).map_err(failed)?;
         let result = search.search(&self.evaluator).map_err(failed)?;
-        game.move_of(result.action).ok_or(PlayerError::NoLegalMove)
+        let chosen = choose_move(position, &result, self.history.as_ref())
+            .ok_or(PlayerError::NoLegalMove)?;
+        if let Some(history) = &mut self.history {
+            history.record(position);
+            history.record(&position.play(chosen));
+        }
+        Ok(chosen)
     }
 }
 
@@ -191,6 +223,23 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(message.contains("two-player game"), "{message}");
+    }
+
+    #[test]
+    fn avoid_repetition_is_read_from_the_spec() {
+        let dir = TempDir::new("variant-seats-repetition");
+        let net = checkpoint(&dir, NetGame::Variant);
+        let off = format!("{net},avoid_repetition=false");
+        let seats = VariantNetSeats::load(std::slice::from_ref(&off), &no_bundles).unwrap();
+        assert!(!seats.loaded[0].avoid_repetition);
+        let on = VariantNetSeats::load(std::slice::from_ref(&net), &no_bundles).unwrap();
+        assert!(on.loaded[0].avoid_repetition);
+        let message =
+            VariantNetSeats::load(&[format!("{net},avoid_repetition=maybe")], &no_bundles)
+                .err()
+                .unwrap()
+                .to_string();
+        assert!(message.contains("avoid_repetition"), "{message}");
     }
 
     fn no_bundles(_: Option<&Path>) -> Result<PathBuf, String> {
