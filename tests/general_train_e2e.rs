@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use sumito_pipeline::replay::files::{VARIANT_EXTENSION, list_replay_files};
+use sumito_pipeline::replay::files::{ReplayFolder, VARIANT_EXTENSION};
 use sumito_pipeline::replay::variant_format::decode_variant_game;
 use sumito_pipeline::tensorboard::read_events;
 
@@ -88,7 +88,13 @@ generations = 2
 }
 
 fn replay_files(run_dir: &Path) -> Vec<PathBuf> {
-    list_replay_files(&run_dir.join("replay"), VARIANT_EXTENSION).unwrap()
+    let folder = ReplayFolder::local(&run_dir.join("replay")).unwrap();
+    folder
+        .list(VARIANT_EXTENSION)
+        .unwrap()
+        .into_iter()
+        .map(|key| run_dir.join("replay").join(key))
+        .collect()
 }
 
 /// Trains `layout` for two generations, killed once `kill_after` games are

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use sumito_pipeline::replay::files::list_games;
+use sumito_pipeline::replay::files::{ReplayFolder, list_games};
 
 pub const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
 
@@ -66,7 +66,12 @@ pub fn text(output: &Output) -> String {
 }
 
 pub fn replay_files(run_dir: &Path) -> Vec<PathBuf> {
-    list_games(&run_dir.join("replay")).unwrap()
+    let folder = ReplayFolder::local(&run_dir.join("replay")).unwrap();
+    list_games(&folder)
+        .unwrap()
+        .into_iter()
+        .map(|key| run_dir.join("replay").join(key))
+        .collect()
 }
 
 /// Waits until `run_dir` holds at least `games` replay files, while `child`

@@ -39,7 +39,7 @@ use sumito_pipeline::crc::crc32c;
 
 use sumito_pipeline::fsutil::{utc_timestamp, write_atomic};
 use sumito_pipeline::ratings::{EloEntry, EvaluationRecord, model_name};
-use sumito_pipeline::rundir::{RunDir, RunDirError, read_json};
+use sumito_pipeline::rundir::{ELO_JSON, LOOP_STATE, RunDir, RunDirError};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
 /// Names this folder layout in `bundle.json`.
@@ -303,8 +303,7 @@ pub struct ExportRequest {
 /// written by `sumito train`. `None` for runs driven by the separate role
 /// commands, which do not keep it.
 fn training_hours(run: &RunDir) -> Option<f64> {
-    let bytes = std::fs::read(run.root().join("loop.json")).ok()?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let value: serde_json::Value = run.get_json(LOOP_STATE).ok()??;
     value
         .get("elapsed_seconds")?
         .as_f64()
@@ -314,11 +313,9 @@ fn training_hours(run: &RunDir) -> Option<f64> {
 /// The Elo rows of `generation` and of every fixed opponent (the players
 /// that are not generations of the run).
 fn elo_rows(run: &RunDir, generation: u32) -> Result<Vec<EloRow>, BundleError> {
-    let path = run.elo_json_path();
-    if !path.exists() {
+    let Some(table) = run.get_json::<Vec<EloEntry>>(ELO_JSON)? else {
         return Ok(Vec::new());
-    }
-    let table: Vec<EloEntry> = read_json(&path)?;
+    };
     let own = model_name(generation);
     Ok(table
         .into_iter()
@@ -334,12 +331,10 @@ fn elo_rows(run: &RunDir, generation: u32) -> Result<Vec<EloRow>, BundleError> {
 }
 
 fn opponent_scores(run: &RunDir, generation: u32) -> Result<BTreeMap<String, f64>, BundleError> {
-    let path = run.evaluation_path(generation);
-    if !path.exists() {
-        return Ok(BTreeMap::new());
-    }
-    let record: EvaluationRecord = read_json(&path)?;
-    Ok(record.opponent_scores)
+    Ok(run
+        .get_json::<EvaluationRecord>(&RunDir::evaluation_key(generation))?
+        .map(|record| record.opponent_scores)
+        .unwrap_or_default())
 }
 
 fn describe_file(dir: &Path, name: &str) -> Result<BundleFile, BundleError> {

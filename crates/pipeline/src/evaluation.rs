@@ -18,7 +18,7 @@ use crate::ratings::{
     EloEntry, EvaluationGame, EvaluationRecord, GatingRecord, model_name, read_evaluations,
     update_elo_files,
 };
-use crate::rundir::{RunDir, write_json};
+use crate::rundir::RunDir;
 
 /// Progress of an evaluation, for bars: called after every game with
 /// (games done, games planned at most, candidate's score so far).
@@ -132,7 +132,7 @@ pub fn normal_quantile(p: f64) -> f64 {
 }
 
 /// Makes the best model the newest promoted candidate when a crash came
-/// between writing a record and updating `models/best.json`.
+/// between writing a record and publishing the best model (`models/best/`).
 pub fn reconcile_best(run: &RunDir) -> Result<()> {
     let promoted = read_evaluations(run)?
         .iter()
@@ -149,13 +149,14 @@ pub fn reconcile_best(run: &RunDir) -> Result<()> {
 /// Candidates due for evaluation (`evaluation.every_generations`) that have
 /// a model but no evaluation record yet, oldest first.
 pub fn pending_candidates(run: &RunDir, config: &EvaluationConfig) -> Result<Vec<u32>> {
-    let mut pending = Vec::new();
-    for generation in run.model_generations()? {
-        if config.evaluates(generation) && !run.evaluation_path(generation).exists() {
-            pending.push(generation);
-        }
-    }
-    Ok(pending)
+    let evaluated = run.evaluated_generations()?;
+    Ok(run
+        .model_generations()?
+        .into_iter()
+        .filter(|&generation| {
+            config.evaluates(generation) && evaluated.binary_search(&generation).is_err()
+        })
+        .collect())
 }
 
 fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<PolicyValueNet> {
@@ -396,7 +397,7 @@ pub(crate) fn conclude(
     note: &str,
 ) -> Result<EvaluationSummary> {
     let generation = record.generation;
-    write_json(&run.evaluation_path(generation), &record)?;
+    run.put_json(&RunDir::evaluation_key(generation), &record)?;
     if record.promoted && run.best()?.is_none_or(|best| best.generation < generation) {
         run.set_best(generation)?;
     }

@@ -3,12 +3,11 @@
 //! by maximum likelihood (`sumito_arena::elo`), anchored at `random`.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use sumito_arena::elo::{Anchor, GameOutcome, GameResult, fit_elo};
 
-use crate::rundir::{RunDir, RunDirError, read_json, write_json};
+use crate::rundir::{ELO_JSON, ELO_TEXT, RunDir, RunDirError};
 
 /// The name of generation `generation`'s model in records and the Elo table.
 pub fn model_name(generation: u32) -> String {
@@ -181,33 +180,14 @@ pub struct EloEntry {
 
 /// Reads every evaluation record of the run, by generation.
 pub fn read_evaluations(run: &RunDir) -> Result<Vec<EvaluationRecord>, RunDirError> {
-    let dir = run.evaluations_dir();
     let mut records = Vec::new();
-    let entries = std::fs::read_dir(&dir).map_err(|source| RunDirError::Io {
-        path: dir.clone(),
-        cause: source,
-    })?;
-    for entry in entries {
-        let path = entry
-            .map_err(|source| RunDirError::Io {
-                path: dir.clone(),
-                cause: source,
-            })?
-            .path();
-        if is_record(&path) {
-            records.push(read_json::<EvaluationRecord>(&path)?);
+    for (_, key) in run.evaluation_keys()? {
+        // Listed a moment ago: only a deletion of the run removes one.
+        if let Some(record) = run.get_json::<EvaluationRecord>(&key)? {
+            records.push(record);
         }
     }
-    records.sort_by_key(|record| record.generation);
     Ok(records)
-}
-
-fn is_record(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    name.starts_with("gen-") && name.ends_with(".json")
 }
 
 /// Fits the Elo table over every evaluation game, anchored at `random` when
@@ -282,7 +262,8 @@ pub fn update_elo_files(run: &RunDir) -> Result<Option<Vec<EloEntry>>, String> {
     let Some(table) = fit_table(&records)? else {
         return Ok(None);
     };
-    write_json(&run.elo_json_path(), &table).map_err(|err| err.to_string())?;
+    run.put_json(ELO_JSON, &table)
+        .map_err(|err| err.to_string())?;
     let mut text = format!(
         "{:<24} {:>8} {:>19} {:>6}\n",
         "player", "elo", "95% interval", "games"
@@ -293,7 +274,7 @@ pub fn update_elo_files(run: &RunDir) -> Result<Option<Vec<EloEntry>>, String> {
             entry.player, entry.elo, entry.low, entry.high, entry.games
         ));
     }
-    crate::fsutil::write_atomic(&run.elo_text_path(), text.as_bytes())
+    run.put_text(ELO_TEXT, &text)
         .map_err(|err| err.to_string())?;
     Ok(Some(table))
 }
@@ -335,7 +316,7 @@ pub(crate) mod tests {
             games,
             run_hours: None,
         };
-        write_json(&run.evaluation_path(1), &record).unwrap();
+        run.put_json(&RunDir::evaluation_key(1), &record).unwrap();
         let table = update_elo_files(&run).unwrap().unwrap();
         let random = table.iter().find(|e| e.player == "random").unwrap();
         let gen1 = table.iter().find(|e| e.player == "gen-1").unwrap();
@@ -346,7 +327,7 @@ pub(crate) mod tests {
         );
         assert_eq!(gen1.games, 19);
         assert!(
-            std::fs::read_to_string(run.elo_text_path())
+            std::fs::read_to_string(run.root().join(ELO_TEXT))
                 .unwrap()
                 .contains("gen-1")
         );

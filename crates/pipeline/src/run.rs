@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::replay::files::ReplayFolder;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 use sumito_game::{AbaloneGame, VariantGame};
 use sumito_mcts::{Evaluator, Game};
@@ -25,7 +25,7 @@ use crate::evaluation::{
 use crate::models::{device, ensure_initial_model, load_model};
 use crate::ratings::model_name;
 use crate::replay::format::GameRecord;
-use crate::rundir::{Leases, RunDir, RunDirError, read_json, write_json};
+use crate::rundir::{LOOP_STATE, Leases, RunDir, RunDirError};
 use crate::selfplay::{SelfPlayStats, WorkerSettings, play_games};
 use crate::tensorboard::EventWriter;
 use crate::trainer::TrainerRole;
@@ -188,7 +188,7 @@ impl Ui {
 type SelfPlayWork<'a, G> = dyn Fn(
         &dyn Evaluator<G>,
         usize,
-        &Path,
+        &ReplayFolder,
         &AtomicU64,
         &(dyn Fn() -> bool + Sync),
         &(dyn Fn(u64) + Sync),
@@ -300,7 +300,7 @@ impl Workers<'_> {
         let started = Instant::now();
         let positions = AtomicU64::new(0);
         let last_best_check = Mutex::new(Instant::now());
-        let out_dir = run.replay_model_dir(self.generation);
+        let out_dir = run.replay_model_folder(self.generation);
         let stop = || ui.stopping();
         let on_game = |game_positions: u64| {
             bar.inc(1);
@@ -463,11 +463,8 @@ fn train_pending(
 /// Reads new replay files into the trainer's store; warns about skipped
 /// files (the trainer logs them too).
 fn refresh_store(trainer: &mut TrainerRole, ui: &Ui) -> Result<()> {
-    for (path, why) in trainer.refresh()?.skipped {
-        ui.say(&format!(
-            "warning: skipped replay file {}: {why}",
-            path.display()
-        ));
+    for (name, why) in trainer.refresh()?.skipped {
+        ui.say(&format!("warning: skipped replay file {name}: {why}"));
     }
     Ok(())
 }
@@ -629,12 +626,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     prepare(run, config)?;
     let ui = Ui::new(options);
     let mut events = EventWriter::create(&run.tensorboard_dir(), "train")?;
-    let loop_path = run.root().join("loop.json");
-    let mut loop_state: LoopState = if loop_path.exists() {
-        read_json(&loop_path)?
-    } else {
-        LoopState::default()
-    };
+    let mut loop_state: LoopState = run.get_json(LOOP_STATE)?.unwrap_or_default();
     // Time spent by earlier sessions of this run, plus this session's: the
     // base is read once, so storing the total back does not count it twice.
     let session_start = Instant::now();
@@ -725,7 +717,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
         times.evaluation = evaluation_start.elapsed();
         log_scalars(&mut events, u64::from(candidate), &times.scalars())?;
         loop_state.elapsed_seconds = elapsed();
-        write_json(&loop_path, &loop_state)?;
+        run.put_json(LOOP_STATE, &loop_state)?;
         let elapsed_now = loop_state.elapsed_seconds;
         let line = format!(
             "{} | {} | {:02}:{:02}:{:02}",
@@ -747,7 +739,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     // request in the middle of a generation, say).
     trainer.save_checkpoint()?;
     loop_state.elapsed_seconds = elapsed();
-    write_json(&loop_path, &loop_state)?;
+    run.put_json(LOOP_STATE, &loop_state)?;
     Ok(())
 }
 
@@ -773,8 +765,10 @@ pub fn selfplay(open: &OpenRun, options: &RunOptions) -> Result<()> {
             } else {
                 crate::replay::files::EXTENSION
             };
-            let played = crate::replay::files::list_replay_files(&run.replay_dir(), extension)
-                .map_err(PipelineError::io(&run.replay_dir()))?
+            let played = run
+                .replay_folder()
+                .list(extension)
+                .map_err(RunDirError::from)?
                 .len() as u64;
             if played >= limit {
                 ui.say(&format!("budget spent: {played} games"));
@@ -888,7 +882,7 @@ pub fn evaluate(open: &OpenRun, options: &RunOptions) -> Result<()> {
 pub fn open_run(root: &std::path::Path, command: RunCommand) -> Result<OpenRun> {
     let run = RunDir::open(root)?;
     let leases = run.enter(&command.label(), command.roles())?;
-    let config = Config::load(&run.config_path())?;
+    let config = Config::parse(&run.config_text()?, &run.config_path())?;
     let mut open = OpenRun {
         run,
         config,
@@ -971,8 +965,7 @@ fn update_config(
     command: RunCommand,
 ) -> Result<()> {
     let run = &open.run;
-    let stored_text = std::fs::read_to_string(run.config_path())
-        .map_err(PipelineError::io(&run.config_path()))?;
+    let stored_text = run.config_text()?;
     if stored_text == text {
         return Ok(());
     }

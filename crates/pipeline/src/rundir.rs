@@ -9,7 +9,7 @@
 //! config.toml               the configuration the run uses
 //! log.txt                   one line per event, from every role
 //! models/gen-NNNNNN/        candidate N: a sumito-net checkpoint (weights.safetensors, meta.json, manifest.json)
-//! models/best.json          which generation self-play and gating use now
+//! models/best/NNNNNN.json   the generations made best, one record each; the newest is used now
 //! trainer/                  the trainer's own checkpoint (weights + optimizer) and state
 //! replay/model-NNNNNN/*.game   self-play games played by generation N's model
 //! evaluations/gen-NNNNNN.json  gating decision and rating games of candidate N
@@ -28,8 +28,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use sumito_store::{Created, Location, Store, StoreError};
 
 use crate::fsutil::{hostname, utc_timestamp, write_atomic};
+use crate::replay::files::ReplayFolder;
 
 pub mod lease;
 pub mod leftovers;
@@ -44,6 +46,20 @@ pub use leftovers::{Removed, finish_interrupted};
 /// has not renewed its lease for this long is presumed dead. (On the same
 /// machine the OS lock tells at once.)
 pub const LEASE_TTL: Duration = Duration::from_secs(60);
+
+/// The run's configuration.
+pub const CONFIG: &str = "config.toml";
+/// The Elo table of the run, as JSON and as text.
+pub const ELO_JSON: &str = "elo.json";
+pub const ELO_TEXT: &str = "elo.txt";
+/// The time `sumito train` has spent on the run (for `budget.hours`).
+pub const LOOP_STATE: &str = "loop.json";
+/// The candidates' evaluation records.
+const EVALUATIONS: &str = "evaluations/";
+/// Where the best model's records are published, one per promotion.
+const BEST_PREFIX: &str = "models/best/";
+/// The best model's record of runs made before [`BEST_PREFIX`].
+const LEGACY_BEST: &str = "models/best.json";
 
 /// The marker in `run.json`.
 pub const RUN_FORMAT: &str = "sumito-run";
@@ -84,6 +100,8 @@ pub enum RunDirError {
     BeingDeleted { path: PathBuf },
     #[error("{path} names no folder; give the run directory as a path ending in its name")]
     NoName { path: PathBuf },
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 fn busy_holder(holder: &Option<Box<Holder>>) -> String {
@@ -129,9 +147,15 @@ struct RunMarker {
 }
 
 /// A run directory whose format has been checked.
+///
+/// Every file of the run is an object of its [`Store`] (`sumito-store`),
+/// named by its path in the run (`models/best/000012.json`): the records
+/// go through [`RunDir::put_json`] / [`RunDir::get_json`] and friends rather
+/// than file paths, so that one module decides where and how a run is kept.
 #[derive(Debug, Clone)]
 pub struct RunDir {
     root: PathBuf,
+    store: Store,
 }
 
 impl RunDir {
@@ -157,8 +181,14 @@ impl RunDir {
             let _ = remove_tree(&staging);
         }
         built?;
+        RunDir::at(root)
+    }
+
+    /// The run in the folder `root`, unchecked.
+    fn at(root: &Path) -> Result<RunDir> {
         Ok(RunDir {
             root: root.to_owned(),
+            store: Store::open(&Location::Local(root.to_owned()))?,
         })
     }
 
@@ -184,9 +214,7 @@ impl RunDir {
 
     /// Fills the new run folder `staging`, then renames it to `root`.
     fn build(staging: &Path, config_text: &str, root: &Path) -> Result<()> {
-        let run = RunDir {
-            root: staging.to_owned(),
-        };
+        let run = RunDir::at(staging)?;
         std::fs::create_dir(run.leases_dir()).map_err(io_error(&run.leases_dir()))?;
         // Held until the run has its name: shows that the folder is being
         // made (see `leftovers::finish_interrupted`).
@@ -250,9 +278,7 @@ impl RunDir {
                 marker.created_by, marker.version
             )));
         }
-        Ok(RunDir {
-            root: root.to_owned(),
-        })
+        RunDir::at(root)
     }
 
     /// Deletes the run in `root` (for `--fresh`), refusing to delete a
@@ -282,9 +308,7 @@ impl RunDir {
             });
         }
         // Not `open`: a run of another format version is deleted all the same.
-        let run = RunDir {
-            root: root.to_owned(),
-        };
+        let run = RunDir::at(root)?;
         let held = run.lease_backend().acquire_all()?;
         let aside = aside_path(root, DELETING)?;
         std::fs::rename(root, &aside).map_err(io_error(root))?;
@@ -321,7 +345,7 @@ impl RunDir {
         &self.root
     }
     pub fn config_path(&self) -> PathBuf {
-        self.root.join("config.toml")
+        self.root.join(CONFIG)
     }
     pub fn log_path(&self) -> PathBuf {
         self.root.join("log.txt")
@@ -333,9 +357,6 @@ impl RunDir {
     pub fn model_path(&self, generation: u32) -> PathBuf {
         self.models_dir().join(format!("gen-{generation:06}"))
     }
-    pub fn best_path(&self) -> PathBuf {
-        self.models_dir().join("best.json")
-    }
     pub fn trainer_dir(&self) -> PathBuf {
         self.root.join("trainer")
     }
@@ -344,20 +365,49 @@ impl RunDir {
     }
     /// Where games played by generation `generation`'s model go.
     pub fn replay_model_dir(&self, generation: u32) -> PathBuf {
-        self.replay_dir().join(format!("model-{generation:06}"))
+        self.replay_dir().join(model_folder(generation))
+    }
+    /// Every replay file of the run.
+    pub fn replay_folder(&self) -> ReplayFolder {
+        ReplayFolder::new(self.store.clone(), "replay")
+    }
+    /// The replay files of games played by generation `generation`'s model.
+    pub fn replay_model_folder(&self, generation: u32) -> ReplayFolder {
+        self.replay_folder().join(&model_folder(generation))
     }
     pub fn evaluations_dir(&self) -> PathBuf {
         self.root.join("evaluations")
     }
-    pub fn evaluation_path(&self, generation: u32) -> PathBuf {
-        self.evaluations_dir()
-            .join(format!("gen-{generation:06}.json"))
+    /// The key of candidate `generation`'s evaluation record.
+    pub fn evaluation_key(generation: u32) -> String {
+        format!("{EVALUATIONS}gen-{generation:06}.json")
     }
-    pub fn elo_json_path(&self) -> PathBuf {
-        self.root.join("elo.json")
+    /// The generations that have an evaluation record, in increasing order.
+    pub fn evaluated_generations(&self) -> Result<Vec<u32>> {
+        Ok(self
+            .evaluation_keys()?
+            .into_iter()
+            .map(|(generation, _)| generation)
+            .collect())
     }
-    pub fn elo_text_path(&self) -> PathBuf {
-        self.root.join("elo.txt")
+    /// The evaluation records' keys by generation, in increasing order.
+    pub fn evaluation_keys(&self) -> Result<Vec<(u32, String)>> {
+        let mut keys: Vec<(u32, String)> = self
+            .store
+            .list(EVALUATIONS)?
+            .into_iter()
+            .filter_map(|object| {
+                let name = object.key.strip_prefix(EVALUATIONS)?;
+                let generation = name
+                    .strip_prefix("gen-")?
+                    .strip_suffix(".json")?
+                    .parse()
+                    .ok()?;
+                Some((generation, object.key))
+            })
+            .collect();
+        keys.sort_unstable();
+        Ok(keys)
     }
     pub fn tensorboard_dir(&self) -> PathBuf {
         self.root.join("tensorboard")
@@ -368,8 +418,7 @@ impl RunDir {
 
     /// Replaces the stored configuration.
     pub fn write_config(&self, text: &str) -> Result<()> {
-        let path = self.config_path();
-        write_atomic(&path, text.as_bytes()).map_err(io_error(&path))
+        self.put_text(CONFIG, text)
     }
 
     /// The generations that have a model, in increasing order.
@@ -389,22 +438,93 @@ impl RunDir {
         Ok(generations)
     }
 
-    /// The generation self-play and gating use now, if one was chosen.
+    /// The generation self-play and gating use now, if one was chosen: the
+    /// newest of the `models/best/NNNNNN.json` objects (one is published per
+    /// promotion and never rewritten, so that readers on other machines find
+    /// it by listing; a run of an earlier version kept `models/best.json`,
+    /// still read when there is no such object).
     pub fn best(&self) -> Result<Option<BestModel>> {
-        let path = self.best_path();
-        if !path.exists() {
-            return Ok(None);
+        let newest = self
+            .store
+            .list(BEST_PREFIX)?
+            .into_iter()
+            .filter_map(|object| {
+                let name = object.key.strip_prefix(BEST_PREFIX)?;
+                let generation: u32 = name.strip_suffix(".json")?.parse().ok()?;
+                Some((generation, object.key))
+            })
+            .max();
+        match newest {
+            Some((_, key)) => self.get_json(&key),
+            None => self.get_json(LEGACY_BEST),
         }
-        read_json(&path).map(Some)
     }
 
-    /// Makes `generation` the best model.
+    /// Makes `generation` the best model (a new object; the best generation
+    /// only ever grows).
     pub fn set_best(&self, generation: u32) -> Result<()> {
         let best = BestModel {
             generation,
             since: utc_timestamp(),
         };
-        write_json(&self.best_path(), &best)
+        let key = format!("{BEST_PREFIX}{generation:06}.json");
+        // Another process that published the same generation meanwhile said
+        // the same.
+        let _: Created = self.store.create(&key, &json_bytes(&best))?;
+        Ok(())
+    }
+
+    /// The run's storage.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Writes the record `key` (e.g. `evaluations/gen-000004.json`) as pretty
+    /// JSON, whole.
+    pub fn put_json<T: Serialize>(&self, key: &str, value: &T) -> Result<()> {
+        self.store.put(key, &json_bytes(value))?;
+        Ok(())
+    }
+
+    /// Reads the record `key` written by [`RunDir::put_json`], if there is one.
+    pub fn get_json<T: for<'de> Deserialize<'de>>(&self, key: &str) -> Result<Option<T>> {
+        let Some(bytes) = self.store.get(key)? else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|err| RunDirError::Malformed {
+                path: self.root.join(key),
+                problem: err.to_string(),
+            })
+    }
+
+    /// Writes the text object `key` whole.
+    pub fn put_text(&self, key: &str, text: &str) -> Result<()> {
+        self.store.put(key, text.as_bytes())?;
+        Ok(())
+    }
+
+    /// Reads the text object `key`, if there is one.
+    pub fn get_text(&self, key: &str) -> Result<Option<String>> {
+        let Some(bytes) = self.store.get(key)? else {
+            return Ok(None);
+        };
+        String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| RunDirError::Malformed {
+                path: self.root.join(key),
+                problem: "it is not UTF-8 text".to_owned(),
+            })
+    }
+
+    /// The run's configuration as stored.
+    pub fn config_text(&self) -> Result<String> {
+        self.get_text(CONFIG)?
+            .ok_or_else(|| RunDirError::Malformed {
+                path: self.root.clone(),
+                problem: format!("it has no {CONFIG}"),
+            })
     }
 
     /// Appends a line to the run's log, tagged with the role writing it.
@@ -433,6 +553,10 @@ impl RunDir {
     }
 }
 
+fn model_folder(generation: u32) -> String {
+    format!("model-{generation:06}")
+}
+
 fn sync_dir(dir: &Path) {
     // Makes renames durable; some file systems cannot open a folder, which
     // costs only durability.
@@ -441,7 +565,7 @@ fn sync_dir(dir: &Path) {
     }
 }
 
-/// The contents of `models/best.json`.
+/// A record of `models/best/`: the generation made best, and when.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BestModel {
@@ -503,11 +627,16 @@ impl Leases {
     }
 }
 
-/// Writes `value` as pretty JSON, atomically.
-pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+/// `value` as pretty JSON, as the run's records are kept.
+fn json_bytes<T: Serialize>(value: &T) -> Vec<u8> {
     let mut text = serde_json::to_string_pretty(value).expect("run-directory records serialize");
     text.push('\n');
-    write_atomic(path, text.as_bytes()).map_err(io_error(path))
+    text.into_bytes()
+}
+
+/// Writes `value` as pretty JSON, atomically.
+pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    write_atomic(path, &json_bytes(value)).map_err(io_error(path))
 }
 
 /// Reads a JSON record written by [`write_json`].
@@ -585,8 +714,31 @@ mod tests {
         let dir = TempDir::new("best");
         let run = RunDir::create(dir.path(), "").unwrap();
         assert_eq!(run.best().unwrap(), None);
+        // A run of an earlier version: its one rewritten record.
+        std::fs::write(
+            dir.path().join(LEGACY_BEST),
+            "{\"generation\": 1, \"since\": \"then\"}",
+        )
+        .unwrap();
+        assert_eq!(run.best().unwrap().unwrap().generation, 1);
         run.set_best(3).unwrap();
         assert_eq!(run.best().unwrap().unwrap().generation, 3);
+        // Each promotion is a new object; the newest generation is the best,
+        // whatever order the listing gives, and publishing twice is harmless.
+        run.set_best(12).unwrap();
+        run.set_best(12).unwrap();
+        let published: Vec<String> = run
+            .store()
+            .list(BEST_PREFIX)
+            .unwrap()
+            .into_iter()
+            .map(|object| object.key)
+            .collect();
+        assert_eq!(
+            published,
+            ["models/best/000003.json", "models/best/000012.json"]
+        );
+        assert_eq!(run.best().unwrap().unwrap().generation, 12);
         for generation in [2, 0, 10] {
             std::fs::create_dir(run.model_path(generation)).unwrap();
         }

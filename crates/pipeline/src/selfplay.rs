@@ -3,7 +3,6 @@
 //! every position with its search policy, and writes each finished game as a
 //! replay file at once, so that a killed worker loses only unfinished games.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -17,7 +16,7 @@ use sumito_mcts::{
 };
 
 use crate::config::{RulesConfig, SelfPlayConfig};
-use crate::replay::files::write_game;
+use crate::replay::files::{ReplayFolder, write_game};
 use crate::replay::format::{GameEnd, GameRecord, PositionRecord, quantize_policy};
 
 /// Why self-play stopped.
@@ -26,7 +25,10 @@ pub enum SelfPlayError {
     #[error("self-play search failed")]
     Search(#[from] SearchError),
     #[error("cannot write a replay file into {dir}: {cause}")]
-    Write { dir: String, cause: std::io::Error },
+    Write {
+        dir: String,
+        cause: sumito_store::StoreError,
+    },
     #[error("cannot set up a start position: {0}")]
     Start(String),
 }
@@ -146,7 +148,7 @@ struct GameInProgress {
 pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
     evaluator: &E,
     settings: &WorkerSettings,
-    out_dir: &Path,
+    out_dir: &ReplayFolder,
     quota: &AtomicU64,
     stop: &(dyn Fn() -> bool + Sync),
     on_game: &(dyn Fn(&GameRecord) + Sync),
@@ -231,7 +233,7 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
                 positions: finished.positions,
             };
             write_game(out_dir, &record).map_err(|source| SelfPlayError::Write {
-                dir: out_dir.display().to_string(),
+                dir: out_dir.describe(),
                 cause: source,
             })?;
             stats.count_game(&record);

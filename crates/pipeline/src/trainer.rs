@@ -14,7 +14,7 @@ use crate::error::{PipelineError, Result};
 use crate::models::{device, load_model, save_model};
 use crate::replay::store::{RefreshReport, ReplayStore};
 use crate::replay::variant_format::VariantReplay;
-use crate::rundir::{Removed, RunDir, read_json, write_json};
+use crate::rundir::{Removed, RunDir, RunDirError, read_json, write_json};
 
 /// `trainer/state.json`: where the trainer stands. Written after the
 /// checkpoint it names, so it never names a missing one.
@@ -41,11 +41,11 @@ pub enum TrainingData {
 
 impl TrainingData {
     fn new(run: &RunDir, config: &Config) -> TrainingData {
-        let (dir, training) = (run.replay_dir(), config.training.clone());
+        let (folder, training) = (run.replay_folder(), config.training.clone());
         if config.rules.is_general() {
-            TrainingData::General(ReplayStore::new(&dir, training))
+            TrainingData::General(ReplayStore::new(folder, training))
         } else {
-            TrainingData::TwoPlayer(ReplayStore::new(&dir, training))
+            TrainingData::TwoPlayer(ReplayStore::new(folder, training))
         }
     }
 
@@ -77,7 +77,7 @@ impl TrainingData {
         self.len() == 0
     }
 
-    fn refresh(&mut self) -> std::io::Result<RefreshReport> {
+    fn refresh(&mut self) -> std::result::Result<RefreshReport, sumito_store::StoreError> {
         match self {
             TrainingData::TwoPlayer(store) => store.refresh(),
             TrainingData::General(store) => store.refresh(),
@@ -165,12 +165,11 @@ impl TrainerRole {
 
     /// Reads new replay files; skipped files are logged with their names.
     pub fn refresh(&mut self) -> Result<RefreshReport> {
-        let dir = self.run.replay_dir();
-        let report = self.store.refresh().map_err(PipelineError::io(&dir))?;
-        for (path, why) in &report.skipped {
+        let report = self.store.refresh().map_err(RunDirError::from)?;
+        for (name, why) in &report.skipped {
             self.run.log(
                 "trainer",
-                &format!("warning: skipped replay file {}: {why}", path.display()),
+                &format!("warning: skipped replay file {name}: {why}"),
             )?;
         }
         Ok(report)

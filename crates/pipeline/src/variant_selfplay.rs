@@ -10,7 +10,6 @@
 //! `.vgame` files, a finished game replaced at once by a new one);
 //! [`play_variant_games`] plays one batch of games from one start.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rand::{Rng, SeedableRng};
@@ -24,7 +23,7 @@ use sumito_mcts::{
 use sumito_net::VariantTrainingSample;
 
 use crate::config::GeneralRules;
-use crate::replay::files::write_variant_game;
+use crate::replay::files::{ReplayFolder, write_variant_game};
 use crate::replay::variant_format::VariantReplay;
 use crate::selfplay::{SelfPlayError, SelfPlayStats, TimedEvaluator, drop_retired};
 
@@ -153,7 +152,7 @@ pub struct VariantWorkerSettings<'a> {
 pub fn play_variant_worker<E: Evaluator<VariantGame> + ?Sized>(
     evaluator: &E,
     settings: &VariantWorkerSettings<'_>,
-    out_dir: &Path,
+    out_dir: &ReplayFolder,
     quota: &AtomicU64,
     stop: &(dyn Fn() -> bool + Sync),
     on_game: &(dyn Fn(&VariantGameRecord) + Sync),
@@ -220,7 +219,7 @@ pub fn play_variant_worker<E: Evaluator<VariantGame> + ?Sized>(
                 },
             };
             write_variant_game(out_dir, &replay).map_err(|source| SelfPlayError::Write {
-                dir: out_dir.display().to_string(),
+                dir: out_dir.describe(),
                 cause: source,
             })?;
             let game = &replay.game;
@@ -262,7 +261,7 @@ mod tests {
     fn a_worker_plays_its_quota_from_the_rules_starts_and_writes_each_game() {
         use crate::config::Config;
         use crate::fsutil::testing::TempDir;
-        use crate::replay::files::{VARIANT_EXTENSION, list_replay_files};
+        use crate::replay::files::{ReplayFolder, VARIANT_EXTENSION};
         use crate::replay::variant_format::decode_variant_game;
         use std::sync::atomic::AtomicUsize;
 
@@ -273,7 +272,8 @@ mod tests {
         .unwrap();
         let general = config.general_rules().unwrap();
         let dir = TempDir::new("variant-worker");
-        let out = dir.path().join("replay/model-000000");
+        let replay_folder = ReplayFolder::local(&dir.path().join("replay")).unwrap();
+        let out = replay_folder.join("model-000000");
         let evaluator = DirectEvaluator::new(variant_net(), SymmetryMode::None);
         let settings = VariantWorkerSettings {
             general: &general,
@@ -296,11 +296,11 @@ mod tests {
         // replaced only while it lasts.
         assert_eq!((stats.games, seen.load(Ordering::Relaxed)), (5, 5));
         assert_eq!(quota.load(Ordering::Relaxed), 0);
-        let files = list_replay_files(&dir.path().join("replay"), VARIANT_EXTENSION).unwrap();
+        let files = replay_folder.list(VARIANT_EXTENSION).unwrap();
         assert_eq!(files.len(), 5);
         let mut positions = 0;
-        for path in &files {
-            let replay = decode_variant_game(&std::fs::read(path).unwrap()).unwrap();
+        for key in &files {
+            let replay = decode_variant_game(&replay_folder.read(key).unwrap().unwrap()).unwrap();
             assert_eq!(replay.model_generation, 7);
             assert_eq!(replay.rules, general.table);
             let first = replay.game.positions[0].position;
@@ -319,7 +319,7 @@ mod tests {
         let stats =
             play_variant_worker(&evaluator, &settings, &out, &quota, &|| true, &on_game).unwrap();
         assert_eq!((stats.games, stats.moves), (0, 0));
-        let after = list_replay_files(&dir.path().join("replay"), VARIANT_EXTENSION).unwrap();
+        let after = replay_folder.list(VARIANT_EXTENSION).unwrap();
         assert_eq!(after.len(), 5);
     }
 

@@ -10,6 +10,7 @@ use sumito_engine::Position;
 use sumito_net::encoding::{INPUT_LEN, encode_position};
 use sumito_net::{DirectEvaluator, PolicyValueNet, Precision, configure_threads};
 use sumito_pipeline::config::Config;
+use sumito_pipeline::replay::files::ReplayFolder;
 use sumito_pipeline::selfplay::{SelfPlayStats, WorkerSettings, play_games};
 
 const QUICK: &str = include_str!("../../../../configs/quick.toml");
@@ -73,6 +74,7 @@ pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
     };
     let out_dir =
         std::env::temp_dir().join(format!("sumito-bench-selfplay-{}", std::process::id()));
+    let out_folder = ReplayFolder::local(&out_dir).context("the benchmark's game folder")?;
     let (mut raw_rows, mut raw_time) = (0u64, Duration::ZERO);
     let mut stats = SelfPlayStats::default();
     let mut selfplay_time = Duration::ZERO;
@@ -90,7 +92,7 @@ pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
             seed: round,
             ..settings.clone()
         };
-        let round_stats = play_games(&direct, &settings, &out_dir, &quota, &stop, &|_| {})
+        let round_stats = play_games(&direct, &settings, &out_folder, &quota, &stop, &|_| {})
             .context("self-play for the benchmark")?;
         selfplay_time += started.elapsed();
         stats.add(&round_stats);

@@ -1,79 +1,130 @@
-//! Replay files in the run directory: one file per finished game, written
-//! atomically under a name unique across processes and machines
+//! Replay files in the run's storage: one object per finished game, written
+//! whole under a name unique across processes and machines
 //! (`<unix ms>-<host>-<pid>-<n>.game`), so that a finished game is never lost
-//! and a partial one never appears, whoever writes it.
+//! and a partial one never appears, whoever writes it and wherever the run
+//! is kept (a folder or an object store, see `sumito_store`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use sumito_store::{Location, Store, StoreError};
 
 use super::format::{GameRecord, encode_game};
 use super::variant_format::{VariantReplay, encode_variant_game};
-use crate::fsutil::{hostname, is_temporary, write_atomic};
+use crate::fsutil::hostname;
 
 pub const EXTENSION: &str = "game";
 /// The extension of general-game replay files ([`super::variant_format`]).
 pub const VARIANT_EXTENSION: &str = "vgame";
 
-/// Writes `bytes` into `dir` (created if needed) under a new unique name
-/// with `extension`, atomically, and returns its path.
-fn write_unique(dir: &Path, extension: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    std::fs::create_dir_all(dir)?;
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis();
-    let name = format!(
-        "{millis:013}-{}-{}-{:06}.{extension}",
-        hostname(),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    );
-    let path = dir.join(name);
-    write_atomic(&path, bytes)?;
-    Ok(path)
+/// A folder of replay files: the objects of `store` under `prefix` (the
+/// run's `replay/`, or one model's `replay/model-000003/`).
+#[derive(Clone, Debug)]
+pub struct ReplayFolder {
+    store: Store,
+    /// Empty, or ending in `/`.
+    prefix: String,
 }
 
-/// Writes `game` into `dir` (created if needed) and returns its path.
-pub fn write_game(dir: &Path, game: &GameRecord) -> std::io::Result<PathBuf> {
-    write_unique(dir, EXTENSION, &encode_game(game))
-}
-
-/// Writes a general-game replay into `dir` (created if needed) and returns
-/// its path.
-pub fn write_variant_game(dir: &Path, replay: &VariantReplay) -> std::io::Result<PathBuf> {
-    write_unique(dir, VARIANT_EXTENSION, &encode_variant_game(replay))
-}
-
-/// Every two-player replay file under `replay_dir` (in its `model-*`
-/// folders), oldest first by the time in its name.
-pub fn list_games(replay_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    list_replay_files(replay_dir, EXTENSION)
-}
-
-/// Every replay file with `extension` under `replay_dir` (in its
-/// `model-*` folders), oldest first by the time in its name.
-pub fn list_replay_files(replay_dir: &Path, extension: &str) -> std::io::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    if !replay_dir.exists() {
-        return Ok(files);
-    }
-    for folder in std::fs::read_dir(replay_dir)? {
-        let folder = folder?.path();
-        if !folder.is_dir() {
-            continue;
-        }
-        for entry in std::fs::read_dir(&folder)? {
-            let path = entry?.path();
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if !is_temporary(&name) && path.extension().is_some_and(|ext| ext == extension) {
-                files.push(path);
-            }
+impl ReplayFolder {
+    /// The objects of `store` under `prefix` (a folder's key, with or without
+    /// its trailing `/`; empty for all of `store`).
+    pub fn new(store: Store, prefix: &str) -> ReplayFolder {
+        let prefix = prefix.trim_end_matches('/');
+        ReplayFolder {
+            store,
+            prefix: if prefix.is_empty() {
+                String::new()
+            } else {
+                format!("{prefix}/")
+            },
         }
     }
-    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
-    Ok(files)
+
+    /// The files of the local folder `dir` (tests and tools).
+    pub fn local(dir: &Path) -> Result<ReplayFolder, StoreError> {
+        Ok(ReplayFolder::new(
+            Store::open(&Location::Local(dir.to_owned()))?,
+            "",
+        ))
+    }
+
+    /// The sub-folder `name`.
+    pub fn join(&self, name: &str) -> ReplayFolder {
+        ReplayFolder::new(self.store.clone(), &format!("{}{name}", self.prefix))
+    }
+
+    /// The folder, for messages: `runs/quick/replay/model-000003/`,
+    /// `s3://bucket/run/replay/`.
+    pub fn describe(&self) -> String {
+        format!("{}/{}", self.store.location(), self.prefix)
+    }
+
+    /// An object of the folder's store, for messages.
+    pub fn describe_key(&self, key: &str) -> String {
+        format!("{}/{key}", self.store.location())
+    }
+
+    /// Writes `bytes` under a new unique name with `extension`, whole, and
+    /// returns its key.
+    pub fn write_unique(&self, extension: &str, bytes: &[u8]) -> Result<String, StoreError> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis();
+        let key = format!(
+            "{}{millis:013}-{}-{}-{:06}.{extension}",
+            self.prefix,
+            hostname(),
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        self.store.put(&key, bytes)?;
+        Ok(key)
+    }
+
+    /// The keys of every file with `extension` in the folder and the folders
+    /// below it, oldest first by the time in its name.
+    pub fn list(&self, extension: &str) -> Result<Vec<String>, StoreError> {
+        let suffix = format!(".{extension}");
+        let mut keys: Vec<String> = self
+            .store
+            .list(&self.prefix)?
+            .into_iter()
+            .map(|object| object.key)
+            .filter(|key| key.ends_with(&suffix))
+            .collect();
+        keys.sort_by(|a, b| file_name(a).cmp(file_name(b)));
+        Ok(keys)
+    }
+
+    /// The object `key` (as [`ReplayFolder::list`] gives it), checked whole;
+    /// `None` if it is gone.
+    pub fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.store.get(key)
+    }
+}
+
+fn file_name(key: &str) -> &str {
+    key.rsplit('/').next().unwrap_or(key)
+}
+
+/// Writes `game` into `folder` and returns its key.
+pub fn write_game(folder: &ReplayFolder, game: &GameRecord) -> Result<String, StoreError> {
+    folder.write_unique(EXTENSION, &encode_game(game))
+}
+
+/// Writes a general-game replay into `folder` and returns its key.
+pub fn write_variant_game(
+    folder: &ReplayFolder,
+    replay: &VariantReplay,
+) -> Result<String, StoreError> {
+    folder.write_unique(VARIANT_EXTENSION, &encode_variant_game(replay))
+}
+
+/// Every two-player replay file in `folder` (its `model-*` folders
+/// included), oldest first by the time in its name.
+pub fn list_games(folder: &ReplayFolder) -> Result<Vec<String>, StoreError> {
+    folder.list(EXTENSION)
 }

@@ -4,11 +4,11 @@
 //! and sees each sample under a random symmetry of the hexagon.
 //!
 //! The store follows the replay folder incrementally: [`ReplayStore::refresh`]
-//! reads only files it has not seen. A file that cannot be read or decoded is
-//! skipped with a warning that names it, once.
+//! reads only files it has not seen. A file that cannot be read or decoded
+//! (or an object its storage reports corrupt) is skipped with a warning that
+//! names it, once.
 
 use std::collections::{HashSet, VecDeque};
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rand::Rng;
@@ -17,7 +17,7 @@ use sumito_engine::{Move, Position, Symmetry};
 use sumito_engine::variant::symmetry::kept_symmetries;
 use sumito_net::VariantTrainingSample;
 
-use super::files::{EXTENSION, VARIANT_EXTENSION, list_replay_files};
+use super::files::{EXTENSION, ReplayFolder, VARIANT_EXTENSION};
 use super::format::{GameRecord, decode_game, dequantize_policy, peek_summary};
 use super::variant_format::{VariantReplay, decode_variant_game};
 use crate::config::TrainingConfig;
@@ -108,17 +108,19 @@ pub struct Sample {
 pub struct RefreshReport {
     pub new_games: u64,
     pub new_positions: u64,
-    /// Files that were skipped, with the reason.
-    pub skipped: Vec<(PathBuf, String)>,
+    /// Files that were skipped (the object, named with its storage), with
+    /// the reason.
+    pub skipped: Vec<(String, String)>,
 }
 
 /// Loaded games and the window of their training positions (of two-player
 /// games unless `G` says otherwise).
 #[derive(Debug)]
 pub struct ReplayStore<G = GameRecord> {
-    replay_dir: PathBuf,
+    folder: ReplayFolder,
     config: TrainingConfig,
-    seen: HashSet<PathBuf>,
+    /// The keys of the files read (or skipped) so far.
+    seen: HashSet<String>,
     /// (game, position index) of each training position in the window, oldest first.
     window: VecDeque<(Arc<G>, u32)>,
     total_games: u64,
@@ -126,10 +128,10 @@ pub struct ReplayStore<G = GameRecord> {
 }
 
 impl<G: ReplayGame> ReplayStore<G> {
-    /// An empty store following `replay_dir`; call [`ReplayStore::refresh`].
-    pub fn new(replay_dir: &Path, config: TrainingConfig) -> ReplayStore<G> {
+    /// An empty store following `folder`; call [`ReplayStore::refresh`].
+    pub fn new(folder: ReplayFolder, config: TrainingConfig) -> ReplayStore<G> {
         ReplayStore {
-            replay_dir: replay_dir.to_owned(),
+            folder,
             config,
             seen: HashSet::new(),
             window: VecDeque::new(),
@@ -160,19 +162,31 @@ impl<G: ReplayGame> ReplayStore<G> {
     /// Reads the replay files that appeared since the last call. Older files
     /// that would fall out of the window at once are only counted (from
     /// their header), not decoded.
-    pub fn refresh(&mut self) -> std::io::Result<RefreshReport> {
+    pub fn refresh(&mut self) -> Result<RefreshReport, sumito_store::StoreError> {
         let mut report = RefreshReport::default();
         let mut new = Vec::new();
-        for path in list_replay_files(&self.replay_dir, G::EXTENSION)? {
-            if self.seen.insert(path.clone()) {
-                match std::fs::read(&path)
-                    .map_err(|err| err.to_string())
-                    .and_then(|bytes| {
-                        G::peek_training_positions(&bytes).map(|positions| (bytes, positions))
-                    }) {
-                    Ok((bytes, positions)) => new.push((path, bytes, positions)),
-                    Err(why) => report.skipped.push((path, why)),
+        for key in self.folder.list(G::EXTENSION)? {
+            if !self.seen.insert(key.clone()) {
+                continue;
+            }
+            let name = self.folder.describe_key(&key);
+            let bytes = match self.folder.read(&key) {
+                Ok(Some(bytes)) => bytes,
+                // Listed a moment ago: deleted with its run since.
+                Ok(None) => continue,
+                Err(err @ sumito_store::StoreError::Corrupt { .. }) => {
+                    report.skipped.push((name, err.to_string()));
+                    continue;
                 }
+                Err(err) => {
+                    // Read again at the next refresh.
+                    self.seen.remove(&key);
+                    return Err(err);
+                }
+            };
+            match G::peek_training_positions(&bytes) {
+                Ok(positions) => new.push((name, bytes, positions)),
+                Err(why) => report.skipped.push((name, why)),
             }
         }
         // The window after this refresh; decode the newest files that fill
@@ -181,7 +195,7 @@ impl<G: ReplayGame> ReplayStore<G> {
         let target = window_size(self.total_positions + announced, &self.config);
         let mut decoded = Vec::new();
         let mut filled = 0u64;
-        for (path, bytes, positions) in new.into_iter().rev() {
+        for (name, bytes, positions) in new.into_iter().rev() {
             if filled >= target {
                 report.new_games += 1;
                 report.new_positions += positions;
@@ -192,7 +206,7 @@ impl<G: ReplayGame> ReplayStore<G> {
                     filled += game.training_indices().len() as u64;
                     decoded.push(game);
                 }
-                Err(err) => report.skipped.push((path, err)),
+                Err(err) => report.skipped.push((name, err)),
             }
         }
         // Oldest first, so that the front of the window stays the oldest.
@@ -314,7 +328,8 @@ mod tests {
         use sumito_net::Sample as _;
 
         let dir = TempDir::new("variant-store");
-        let folder = dir.path().join("model-000001");
+        let replay = ReplayFolder::local(dir.path()).unwrap();
+        let folder = replay.join("model-000001");
         let mut expected = 0;
         for (rules, layout) in [
             ("max_plies = 30", "three-player"),
@@ -332,8 +347,12 @@ mod tests {
         }
         // A two-player file beside them is not this store's.
         write_game(&folder, &random_game(3, Rules::default())).unwrap();
-        std::fs::write(folder.join("broken.vgame"), b"SUMITOV\0 not a game").unwrap();
-        let mut store: ReplayStore<VariantReplay> = ReplayStore::new(dir.path(), small_window());
+        std::fs::write(
+            dir.path().join("model-000001").join("broken.vgame"),
+            b"SUMITOV\0 not a game",
+        )
+        .unwrap();
+        let mut store: ReplayStore<VariantReplay> = ReplayStore::new(replay, small_window());
         let report = store.refresh().unwrap();
         assert_eq!(report.new_games, 2);
         assert_eq!(report.skipped.len(), 1, "{:?}", report.skipped);
@@ -392,14 +411,15 @@ mod tests {
             max_plies: Some(60),
             ..Rules::default()
         };
-        let folder = dir.path().join("model-000000");
+        let replay = ReplayFolder::local(dir.path()).unwrap();
+        let folder = replay.join("model-000000");
         let mut expected_positions = 0;
         for seed in 0..3 {
             let game = random_game(seed, rules);
             expected_positions += game.training_positions() as u64;
             write_game(&folder, &game).unwrap();
         }
-        let mut store: ReplayStore = ReplayStore::new(dir.path(), small_window());
+        let mut store: ReplayStore = ReplayStore::new(replay, small_window());
         let report = store.refresh().unwrap();
         assert_eq!(
             (report.new_games, report.new_positions),
@@ -426,18 +446,19 @@ mod tests {
             max_plies: Some(40),
             ..Rules::default()
         };
-        let folder = dir.path().join("model-000001");
-        let good = write_game(&folder, &random_game(1, rules)).unwrap();
-        let truncated = write_game(&folder, &random_game(2, rules)).unwrap();
-        let flipped = write_game(&folder, &random_game(3, rules)).unwrap();
+        let replay = ReplayFolder::local(dir.path()).unwrap();
+        let folder = replay.join("model-000001");
+        let good = replay.describe_key(&write_game(&folder, &random_game(1, rules)).unwrap());
+        let truncated = replay.describe_key(&write_game(&folder, &random_game(2, rules)).unwrap());
+        let flipped = replay.describe_key(&write_game(&folder, &random_game(3, rules)).unwrap());
         let bytes = std::fs::read(&truncated).unwrap();
         std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
         let mut bytes = std::fs::read(&flipped).unwrap();
         bytes[40] ^= 0x10;
         std::fs::write(&flipped, &bytes).unwrap();
-        let mut store: ReplayStore = ReplayStore::new(dir.path(), small_window());
+        let mut store: ReplayStore = ReplayStore::new(replay, small_window());
         let report = store.refresh().unwrap();
-        let skipped: Vec<&PathBuf> = report.skipped.iter().map(|(path, _)| path).collect();
+        let skipped: Vec<&String> = report.skipped.iter().map(|(name, _)| name).collect();
         assert_eq!(report.new_games, 1);
         assert!(
             skipped.contains(&&truncated)
@@ -463,8 +484,9 @@ mod tests {
             max_plies: Some(50),
             ..Rules::default()
         };
-        write_game(&dir.path().join("model-000000"), &random_game(5, rules)).unwrap();
-        let mut store: ReplayStore = ReplayStore::new(dir.path(), small_window());
+        let replay = ReplayFolder::local(dir.path()).unwrap();
+        write_game(&replay.join("model-000000"), &random_game(5, rules)).unwrap();
+        let mut store: ReplayStore = ReplayStore::new(replay, small_window());
         store.refresh().unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         for _ in 0..50 {

@@ -329,9 +329,10 @@ pub(crate) mod tests {
             rules: table,
             model_generation: 3,
         };
-        let path = super::super::files::write_variant_game(dir.path(), &replay).unwrap();
-        assert_eq!(path.extension().unwrap(), "vgame");
-        let read = decode_variant_game(&std::fs::read(&path).unwrap()).unwrap();
+        let folder = super::super::files::ReplayFolder::local(dir.path()).unwrap();
+        let key = super::super::files::write_variant_game(&folder, &replay).unwrap();
+        assert!(key.ends_with(".vgame"), "{key}");
+        let read = decode_variant_game(&std::fs::read(dir.path().join(&key)).unwrap()).unwrap();
         assert_eq!(read.game.positions.len(), replay.game.positions.len());
         assert_eq!(read.game.outcome, replay.game.outcome);
     }
