@@ -14,7 +14,9 @@ mod common;
 mod training;
 
 use common::Scratch;
-use training::{replay_files, repo, spawn_train, text, tiny_config, train, wait_for_games};
+use training::{
+    best_generation, replay_files, repo, spawn_train, text, tiny_config, train, wait_for_games,
+};
 
 /// Checks the files a finished run of `generations` generations must hold.
 fn check_finished_run(run_dir: &Path, generations: u32) {
@@ -27,9 +29,7 @@ fn check_finished_run(run_dir: &Path, generations: u32) {
         );
         assert!(model.join("meta.json").is_file());
     }
-    let best: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(run_dir.join("models/best.json")).unwrap()).unwrap();
-    assert!(best["generation"].as_u64().unwrap() <= u64::from(generations));
+    assert!(best_generation(run_dir) <= generations);
     let games = replay_files(run_dir);
     assert!(
         games.len() >= 8 * generations as usize,
@@ -158,9 +158,11 @@ fn with_gating_off_only_every_nth_candidate_is_rated_and_every_generation_report
     assert!(out.contains("% self-play,"), "{out}");
     assert!(!run_dir.join("evaluations/gen-000001.json").exists());
     assert!(run_dir.join("evaluations/gen-000002.json").is_file());
-    let best: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(run_dir.join("models/best.json")).unwrap()).unwrap();
-    assert_eq!(best["generation"], 2, "gating off promotes every candidate");
+    assert_eq!(
+        best_generation(&run_dir),
+        2,
+        "gating off promotes every candidate"
+    );
     let mut tags = std::collections::BTreeSet::new();
     for entry in std::fs::read_dir(run_dir.join("tensorboard")).unwrap() {
         for event in read_events(&entry.unwrap().path()).unwrap() {

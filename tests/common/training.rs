@@ -65,6 +65,16 @@ pub fn text(output: &Output) -> String {
     )
 }
 
+/// The generation the run in `run_dir` plays with now.
+pub fn best_generation(run_dir: &Path) -> u32 {
+    sumito_pipeline::rundir::RunDir::open(run_dir)
+        .unwrap()
+        .best()
+        .unwrap()
+        .expect("a best model")
+        .generation
+}
+
 pub fn replay_files(run_dir: &Path) -> Vec<PathBuf> {
     let folder = ReplayFolder::local(&run_dir.join("replay")).unwrap();
     list_games(&folder)

@@ -39,7 +39,7 @@ use sumito_pipeline::crc::crc32c;
 
 use sumito_pipeline::fsutil::{utc_timestamp, write_atomic};
 use sumito_pipeline::ratings::{EloEntry, EvaluationRecord, model_name};
-use sumito_pipeline::rundir::{ELO_JSON, LOOP_STATE, RunDir, RunDirError};
+use sumito_pipeline::rundir::{ELO_JSON, LOOP_STATE, Location, RunDir, RunDirError};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
 /// Names this folder layout in `bundle.json`.
@@ -288,7 +288,8 @@ fn net(context: impl Into<String>) -> impl FnOnce(NetError) -> BundleError {
 /// What `export_bundle` needs besides the run.
 #[derive(Clone, Debug)]
 pub struct ExportRequest {
-    pub run_dir: PathBuf,
+    /// The run: a folder, or on an object store.
+    pub run_dir: Location,
     /// The generation to export; the run's best model (or, before one is
     /// chosen, its newest) when `None`.
     pub generation: Option<u32>,
@@ -356,7 +357,11 @@ fn general_rules_of(run: &RunDir, checkpoint: &Path) -> Result<RulesTable, Bundl
         config: config_path.clone(),
         problem,
     };
-    let config = Config::load(&config_path).map_err(|err| missing(err.to_string()))?;
+    let config = run
+        .config_text()
+        .map_err(|err| err.to_string())
+        .and_then(|text| Config::parse(&text, &config_path).map_err(|err| err.to_string()))
+        .map_err(missing)?;
     config
         .general_rules()
         .map(|general| general.table)
@@ -370,27 +375,30 @@ fn general_rules_of(run: &RunDir, checkpoint: &Path) -> Result<RulesTable, Bundl
 /// Exports generation `request.generation` of a run as a bundle at
 /// `request.out`; returns its description.
 pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError> {
-    let run = RunDir::open(&request.run_dir)?;
+    let run = RunDir::open_at(&request.run_dir)?;
+    let run_name = PathBuf::from(request.run_dir.to_string());
     let generations = run.model_generations()?;
     let newest = *generations.last().ok_or_else(|| BundleError::NoModel {
-        run: request.run_dir.clone(),
+        run: run_name.clone(),
     })?;
     let generation = match request.generation {
         Some(generation) => generation,
         None => run.best()?.map_or(newest, |best| best.generation),
     };
+    let no_such_generation = || BundleError::NoSuchGeneration {
+        run: run_name.clone(),
+        generation,
+        available: generations
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
     if !generations.contains(&generation) {
-        return Err(BundleError::NoSuchGeneration {
-            run: request.run_dir.clone(),
-            generation,
-            available: generations
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
-        });
+        return Err(no_such_generation());
     }
-    let checkpoint = run.model_path(generation);
+    // On an object store: a local copy.
+    let checkpoint = run.model_dir(generation)?.ok_or_else(no_such_generation)?;
     let (network, checkpoint_meta) =
         PolicyValueNet::load_checkpoint(&checkpoint, None, Device::Cpu)
             .map_err(net(format!("loading {}", checkpoint.display())))?;
@@ -422,9 +430,9 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
         network
             .export_torchscript(&staging.join(TORCHSCRIPT_FILE), step, Some(rules.into()))
             .map_err(net("exporting TorchScript"))?;
-        let config = std::fs::read(run.config_path()).map_err(io(&run.config_path()))?;
+        let config = run.config_text()?;
         let config_path = staging.join(TRAINING_CONFIG_FILE);
-        write_atomic(&config_path, &config).map_err(io(&config_path))?;
+        write_atomic(&config_path, config.as_bytes()).map_err(io(&config_path))?;
         let mut names: Vec<String> = std::fs::read_dir(&staging)
             .map_err(io(&staging))?
             .map(|entry| entry.map(|e| e.file_name().to_string_lossy().into_owned()))
@@ -445,7 +453,7 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
             rules,
             general,
             training: TrainingProvenance {
-                run_dir: request.run_dir.display().to_string(),
+                run_dir: request.run_dir.to_string(),
                 generation,
                 training_step: step,
                 generations: newest,
@@ -893,7 +901,7 @@ pub(crate) mod tests {
 
     pub(crate) fn request(run: &Path, out: &Path) -> ExportRequest {
         ExportRequest {
-            run_dir: run.to_owned(),
+            run_dir: Location::Local(run.to_owned()),
             generation: None,
             out: out.to_owned(),
             force: false,

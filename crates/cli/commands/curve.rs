@@ -9,10 +9,12 @@ use clap::Args as ClapArgs;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
-    /// The run directory (read only; a live run may keep training).
-    #[arg(long, value_name = "DIR")]
-    pub run_dir: PathBuf,
-    /// The picture to write [default: DIR/curve.svg].
+    /// The run directory (read only; a live run may keep training): a folder
+    /// or s3://BUCKET/PREFIX.
+    #[arg(long, value_name = "DIR", value_parser = super::run_location)]
+    pub run_dir: sumito_store::Location,
+    /// The picture to write [default: DIR/curve.svg for a run in a folder,
+    /// curve.svg here for one on an object store].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Its title [default: the run directory's name].

@@ -9,10 +9,10 @@ use clap::Args as ClapArgs;
 #[derive(Debug, ClapArgs)]
 #[command(group = clap::ArgGroup::new("source").required(true))]
 pub struct Args {
-    /// The run directory the model was trained in (`sumito train --run-dir`):
-    /// writes a model bundle folder at --out.
-    #[arg(long, group = "source")]
-    pub run_dir: Option<PathBuf>,
+    /// The run directory the model was trained in (`sumito train --run-dir`,
+    /// a folder or s3://BUCKET/PREFIX): writes a model bundle folder at --out.
+    #[arg(long, group = "source", value_parser = super::run_location)]
+    pub run_dir: Option<sumito_store::Location>,
     /// With --run-dir: the generation (checkpoint) to export; default: the
     /// run's best model.
     #[arg(long, requires = "run_dir")]

@@ -16,3 +16,18 @@ pub mod serve;
 /// Not a subcommand: the --fen/--record arguments of analyze and render.
 pub mod source;
 pub mod train;
+
+use sumito_store::Location;
+
+/// Reads `--run-dir`: a folder, or `s3://BUCKET/PREFIX` for a run on an
+/// S3-compatible object store (README, "A run on object storage").
+pub fn run_location(text: &str) -> Result<Location, String> {
+    Location::parse(text)
+        .map_err(|err| err.to_string())
+        .and_then(|location| match location {
+            Location::Memory(_) => Err(format!(
+                "{text}: memory:// stores live inside one process and hold no run"
+            )),
+            location => Ok(location),
+        })
+}

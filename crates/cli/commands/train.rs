@@ -4,16 +4,18 @@
 use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
+use sumito_store::Location;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// The run configuration, e.g. configs/quick.toml.
     #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
-    /// The run directory [default: runs/<config file name>]. Re-running the
+    /// The run directory [default: runs/<config file name>]: a folder, or
+    /// s3://BUCKET/PREFIX on an S3-compatible object store. Re-running the
     /// same command resumes the run in it.
-    #[arg(long, value_name = "DIR")]
-    pub run_dir: Option<PathBuf>,
+    #[arg(long, value_name = "DIR", value_parser = super::run_location)]
+    pub run_dir: Option<Location>,
     /// Delete the run already in the run directory and start over.
     #[arg(long)]
     pub fresh: bool,

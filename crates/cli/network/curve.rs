@@ -1,36 +1,40 @@
 //! `sumito curve`: the learning curve of a run as SVG (arguments:
 //! `sumito_cli::commands::curve`; the picture: `sumito_pipeline::curve`).
 
+use std::path::PathBuf;
+
 use anyhow::Context;
 use sumito_cli::commands::curve::Args;
 use sumito_pipeline::curve::LearningCurve;
 use sumito_pipeline::fsutil::write_atomic;
 use sumito_pipeline::ratings::read_evaluations;
-use sumito_pipeline::rundir::RunDir;
+use sumito_pipeline::rundir::{Location, RunDir};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let run = RunDir::open(&args.run_dir)?;
+    let run = RunDir::open_at(&args.run_dir)?;
     let records = read_evaluations(&run)?;
     let curve = LearningCurve::from_records(&records)
         .map_err(anyhow::Error::msg)
-        .with_context(|| format!("fitting the Elo of {}", args.run_dir.display()))?
+        .with_context(|| format!("fitting the Elo of {}", args.run_dir))?
         .with_context(|| {
             format!(
                 "{} has no evaluated generation yet: nothing to draw",
-                args.run_dir.display()
+                args.run_dir
             )
         })?;
     let title = args.title.clone().unwrap_or_else(|| {
-        let name = args.run_dir.file_name().map_or_else(
-            || args.run_dir.display().to_string(),
-            |name| name.to_string_lossy().into_owned(),
-        );
+        let shown = args.run_dir.to_string();
+        let name = shown
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(&shown);
         format!("Learning curve of {name}")
     });
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| args.run_dir.join("curve.svg"));
+    let out = args.out.clone().unwrap_or_else(|| match &args.run_dir {
+        Location::Local(dir) => dir.join("curve.svg"),
+        _ => PathBuf::from("curve.svg"),
+    });
     write_atomic(&out, curve.svg(&title).as_bytes())
         .with_context(|| format!("writing {}", out.display()))?;
     let last = curve.points.last().expect("a curve has points");

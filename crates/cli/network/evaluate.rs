@@ -11,6 +11,5 @@ use super::selfplay::options;
 pub fn run(args: Args) -> anyhow::Result<()> {
     let open = open_for_role(&args.run_dir, args.config.as_deref(), RunCommand::Evaluate)?;
     super::selfplay::print_notes(&open);
-    evaluate(&open, &options(&args)?)
-        .with_context(|| format!("the evaluator in {}", args.run_dir.display()))
+    evaluate(&open, &options(&args)?).with_context(|| format!("the evaluator in {}", args.run_dir))
 }

@@ -64,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         git_commit: git_commit(),
     };
     export_bundle(&request)
-        .with_context(|| format!("exporting {} to {}", run_dir.display(), args.out.display()))?;
+        .with_context(|| format!("exporting {run_dir} to {}", args.out.display()))?;
     // Read back what was written: the same checks `play` makes.
     let bundle = ModelBundle::open(&args.out)
         .with_context(|| format!("checking the bundle {}", args.out.display()))?;

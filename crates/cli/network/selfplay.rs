@@ -30,6 +30,5 @@ pub fn print_notes(open: &OpenRun) {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let open = open_for_role(&args.run_dir, args.config.as_deref(), RunCommand::SelfPlay)?;
     print_notes(&open);
-    selfplay(&open, &options(&args)?)
-        .with_context(|| format!("self-play in {}", args.run_dir.display()))
+    selfplay(&open, &options(&args)?).with_context(|| format!("self-play in {}", args.run_dir))
 }

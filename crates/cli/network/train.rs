@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sumito_pipeline::run::{RunCommand, RunOptions, start_or_resume, train};
+use sumito_pipeline::run::{Location, RunCommand, RunOptions, start_or_resume, train};
 
 use sumito_cli::commands::train::Args;
 
@@ -12,13 +12,13 @@ use super::interrupt::stop_flag_on_signal;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let run_dir = match args.run_dir {
-        Some(dir) => dir,
+        Some(location) => location,
         None => {
             let name = args
                 .config
                 .file_stem()
                 .context("the config path has no file name")?;
-            PathBuf::from("runs").join(name)
+            Location::Local(PathBuf::from("runs").join(name))
         }
     };
     let open = start_or_resume(&run_dir, &args.config, args.fresh, RunCommand::Train)?;
@@ -30,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             "starting a new run in"
         },
-        run_dir.display(),
+        run_dir,
         args.config.display()
     );
     let options = RunOptions {
@@ -38,5 +38,5 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         stop: stop_flag_on_signal()?,
         ..RunOptions::default()
     };
-    train(&open, &options).with_context(|| format!("training in {}", run_dir.display()))
+    train(&open, &options).with_context(|| format!("training in {run_dir}"))
 }

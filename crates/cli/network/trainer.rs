@@ -11,6 +11,5 @@ use super::selfplay::options;
 pub fn run(args: Args) -> anyhow::Result<()> {
     let open = open_for_role(&args.run_dir, args.config.as_deref(), RunCommand::Trainer)?;
     super::selfplay::print_notes(&open);
-    trainer(&open, &options(&args)?)
-        .with_context(|| format!("the trainer in {}", args.run_dir.display()))
+    trainer(&open, &options(&args)?).with_context(|| format!("the trainer in {}", args.run_dir))
 }

@@ -60,3 +60,9 @@ impl PipelineError {
 }
 
 pub type Result<T> = std::result::Result<T, PipelineError>;
+
+impl From<sumito_store::StoreError> for PipelineError {
+    fn from(err: sumito_store::StoreError) -> Self {
+        PipelineError::RunDir(err.into())
+    }
+}

@@ -9,7 +9,7 @@ use tch::Device;
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
 use crate::fsutil::temporary_path;
-use crate::rundir::{Removed, RunDir};
+use crate::rundir::{MODEL_MANIFEST, Removed, RunDir, RunDirError};
 
 /// The device of the run's network.
 pub fn device(config: &Config) -> Result<Device> {
@@ -31,6 +31,7 @@ pub fn save_model(
     config: &Config,
 ) -> Result<()> {
     let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(PipelineError::io(parent))?;
     // Named with this process's host and id: a killed writer's folder is
     // removed by the next start (`RunDir::remove_leftovers`).
     let temp = temporary_path(path).map_err(PipelineError::io(path))?;
@@ -50,6 +51,20 @@ pub fn save_model(
     Ok(())
 }
 
+/// Writes `net` as generation `generation`'s model of `run` (atomically,
+/// see [`save_model`]) and shares it.
+pub fn save_run_model(
+    run: &RunDir,
+    generation: u32,
+    net: &PolicyValueNet,
+    training_step: u64,
+    config: &Config,
+) -> Result<()> {
+    save_model(net, &run.model_path(generation), training_step, config)?;
+    run.publish_model(generation)?;
+    Ok(())
+}
+
 /// Loads generation `generation`'s model, checking it has the configured
 /// architecture.
 pub fn load_model(
@@ -58,7 +73,12 @@ pub fn load_model(
     config: &Config,
     device: Device,
 ) -> Result<PolicyValueNet> {
-    let path = run.model_path(generation);
+    let path = run
+        .model_dir(generation)?
+        .ok_or_else(|| RunDirError::Malformed {
+            path: run.object_path(&RunDir::model_key(generation)),
+            problem: "there is no such model".to_owned(),
+        })?;
     let (net, _) =
         PolicyValueNet::load_checkpoint(&path, Some(&config.net.model), device).map_err(
             PipelineError::net(format!("loading the model {}", path.display())),
@@ -69,11 +89,11 @@ pub fn load_model(
 /// Creates the random generation-0 model and makes it the best, unless the
 /// run already has them.
 pub fn ensure_initial_model(run: &RunDir, config: &Config, seed: u64) -> Result<()> {
-    if !run.model_path(0).exists() {
+    if !run.has_model(0)? {
         tch::manual_seed(seed as i64);
         let net = PolicyValueNet::new(&config.net.model, device(config)?)
             .map_err(PipelineError::net("building the initial network"))?;
-        save_model(&net, &run.model_path(0), 0, config)?;
+        save_run_model(run, 0, &net, 0, config)?;
         run.log("trainer", "generation 0: a randomly initialised network")?;
     }
     if run.best()?.is_none() {
@@ -89,6 +109,31 @@ pub fn ensure_initial_model(run: &RunDir, config: &Config, seed: u64) -> Result<
 /// current candidate if it was among them; returns what it removed.
 pub fn prune_incomplete(run: &RunDir) -> Result<Vec<Removed>> {
     let mut removed = Vec::new();
+    if run.is_remote() {
+        // Objects of model folders whose manifest never came (a killed
+        // upload): the trainer uploads its candidates, and holds the role.
+        let complete = run.model_generations()?;
+        let mut folders: Vec<u32> = run
+            .store()
+            .list("models/gen-")?
+            .into_iter()
+            .filter_map(|object| {
+                let rest = object.key.strip_prefix("models/gen-")?;
+                rest.split('/').next()?.parse().ok()
+            })
+            .filter(|generation| complete.binary_search(generation).is_err())
+            .collect();
+        folders.dedup();
+        for generation in folders {
+            let key = RunDir::model_key(generation);
+            run.delete_folder(&key, MODEL_MANIFEST)?;
+            removed.push(Removed {
+                path: run.object_path(&key),
+                what: "an incomplete model",
+            });
+        }
+        return Ok(removed);
+    }
     for generation in run.model_generations()? {
         let path = run.model_path(generation);
         if path.is_dir() && !path.join(sumito_net::checkpoint::MANIFEST_FILE).is_file() {

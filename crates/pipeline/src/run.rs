@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::replay::files::ReplayFolder;
+pub use crate::rundir::Location;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
@@ -625,7 +626,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     let lease_check = || open.check_leases();
     prepare(run, config)?;
     let ui = Ui::new(options);
-    let mut events = EventWriter::create(&run.tensorboard_dir(), "train")?;
+    let mut events = run.event_writer("train")?;
     let mut loop_state: LoopState = run.get_json(LOOP_STATE)?.unwrap_or_default();
     // Time spent by earlier sessions of this run, plus this session's: the
     // base is read once, so storing the total back does not count it twice.
@@ -751,7 +752,7 @@ pub fn selfplay(open: &OpenRun, options: &RunOptions) -> Result<()> {
     configure_threads(&config.net.threads)
         .map_err(PipelineError::net("configuring libtorch threads"))?;
     let ui = Ui::new(options);
-    let mut events = EventWriter::create(&run.tensorboard_dir(), "selfplay")?;
+    let mut events = run.event_writer("selfplay")?;
     let mut round = 0u64;
     while !ui.stopping() {
         let Some(best) = run.best()? else {
@@ -802,7 +803,7 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
     let lease_check = || open.check_leases();
     prepare(run, config)?;
     let ui = Ui::new(options);
-    let mut events = EventWriter::create(&run.tensorboard_dir(), "trainer")?;
+    let mut events = run.event_writer("trainer")?;
     let mut trainer = TrainerRole::open(run, config)?;
     let mut waiting_said = false;
     while !ui.stopping() {
@@ -850,7 +851,7 @@ pub fn evaluate(open: &OpenRun, options: &RunOptions) -> Result<()> {
     configure_threads(&config.net.threads)
         .map_err(PipelineError::net("configuring libtorch threads"))?;
     let ui = Ui::new(options);
-    let mut events = EventWriter::create(&run.tensorboard_dir(), "evaluate")?;
+    let mut events = run.event_writer("evaluate")?;
     while !ui.stopping() {
         open.check_leases()?;
         reconcile_best(run)?;
@@ -877,10 +878,11 @@ pub fn evaluate(open: &OpenRun, options: &RunOptions) -> Result<()> {
     Ok(())
 }
 
-/// Opens the existing run in `root` for `command`, with its stored
-/// configuration (for the role commands without `--config`).
-pub fn open_run(root: &std::path::Path, command: RunCommand) -> Result<OpenRun> {
-    let run = RunDir::open(root)?;
+/// Opens the existing run at `location` (a folder or an object store) for
+/// `command`, with its stored configuration (for the role commands without
+/// `--config`).
+pub fn open_run(location: &Location, command: RunCommand) -> Result<OpenRun> {
+    let run = RunDir::open_at(location)?;
     let leases = run.enter(&command.label(), command.roles())?;
     let config = Config::parse(&run.config_text()?, &run.config_path())?;
     let mut open = OpenRun {
@@ -904,7 +906,7 @@ pub fn open_run(root: &std::path::Path, command: RunCommand) -> Result<OpenRun> 
 /// changes the network's shape or the rules, which would make the run's
 /// files meaningless; that is refused with the reason.
 pub fn start_or_resume(
-    root: &std::path::Path,
+    location: &Location,
     config_path: &std::path::Path,
     fresh: bool,
     command: RunCommand,
@@ -917,22 +919,26 @@ pub fn start_or_resume(
     let config = Config::parse(&text, config_path)?;
     let mut notes = Vec::new();
     let finished = if fresh {
-        let finished = RunDir::delete(root)?;
-        notes.push(format!("deleted the run in {} (--fresh)", root.display()));
+        let finished = RunDir::delete_at(location)?;
+        notes.push(format!("deleted the run in {location} (--fresh)"));
         finished
     } else {
-        crate::rundir::finish_interrupted(root)?
+        match location {
+            Location::Local(root) => crate::rundir::finish_interrupted(root)?,
+            // Nothing is built beside a run on an object store.
+            _ => Vec::new(),
+        }
     };
     notes.extend(finished.iter().map(|removed| format!("removed {removed}")));
     // Another process may create the run at the same moment: then this one
     // resumes it.
-    let created = !RunDir::exists(root)
-        && match RunDir::create(root, &text) {
+    let created = !RunDir::exists_at(location)?
+        && match RunDir::create_at(location, &text) {
             Ok(_) => true,
             Err(RunDirError::AlreadyExists { .. }) => false,
             Err(err) => return Err(err.into()),
         };
-    let run = RunDir::open(root)?;
+    let run = RunDir::open_at(location)?;
     let leases = run.enter(&command.label(), command.roles())?;
     let mut open = OpenRun {
         run,
@@ -1023,12 +1029,12 @@ fn clean_up(open: &mut OpenRun, command: RunCommand) -> Result<()> {
 /// The run a role command works on: created or updated from `config_path`
 /// when given (as `sumito train` does), else opened with its own config.
 pub fn open_for_role(
-    root: &std::path::Path,
+    location: &Location,
     config_path: Option<&std::path::Path>,
     command: RunCommand,
 ) -> Result<OpenRun> {
     match config_path {
-        Some(path) => start_or_resume(root, path, false, command),
-        None => open_run(root, command),
+        Some(path) => start_or_resume(location, path, false, command),
+        None => open_run(location, command),
     }
 }

@@ -25,28 +25,42 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use sumito_store::{Created, Location, Store, StoreError};
+pub use sumito_store::Location;
+use sumito_store::{Created, Store, StoreError};
 
 use crate::fsutil::{hostname, utc_timestamp, write_atomic};
 use crate::replay::files::ReplayFolder;
+use crate::tensorboard::{EventError, EventWriter};
 
 pub mod lease;
 pub mod leftovers;
 pub mod store_lease;
+pub mod work_folder;
 
 pub use lease::Holder;
 use lease::{HeldLease, LeaseBackend, LocalLeases, Mode, OPEN, process_lease};
 use leftovers::{CREATING, DELETING, aside_path, parent_of, remove_tree};
 pub use leftovers::{Removed, finish_interrupted};
+use store_lease::StoreLeases;
+use work_folder::WorkFolder;
 
 /// How long a lease lasts without renewal: a holder on another machine that
 /// has not renewed its lease for this long is presumed dead. (On the same
 /// machine the OS lock tells at once.)
 pub const LEASE_TTL: Duration = Duration::from_secs(60);
 
+/// The file a checkpoint folder writes last (see `sumito_net::checkpoint`).
+pub const MODEL_MANIFEST: &str = sumito_net::checkpoint::MANIFEST_FILE;
+/// The run's TensorBoard event files.
+const TENSORBOARD: &str = "tensorboard";
+/// The per-process logs of a run on an object store.
+const LOGS: &str = "logs/";
+/// The run's marker: format and version.
+const RUN_MARKER: &str = "run.json";
 /// The run's configuration.
 pub const CONFIG: &str = "config.toml";
 /// The Elo table of the run, as JSON and as text.
@@ -146,6 +160,71 @@ struct RunMarker {
     created_by: String,
 }
 
+impl RunMarker {
+    /// The marker of a run this program creates now.
+    fn new() -> RunMarker {
+        RunMarker {
+            format: RUN_FORMAT.to_owned(),
+            version: RUN_FORMAT_VERSION,
+            created: utc_timestamp(),
+            created_by: format!("sumito {}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+/// Refuses a run (named `path` in messages) of another format or version.
+fn check_marker(marker: &RunMarker, path: &Path) -> Result<()> {
+    let incompatible = |reason: String| RunDirError::Incompatible {
+        path: path.to_owned(),
+        reason,
+    };
+    if marker.format != RUN_FORMAT {
+        return Err(incompatible(format!(
+            "run.json names format {:?}, not {RUN_FORMAT:?}",
+            marker.format
+        )));
+    }
+    if marker.version != RUN_FORMAT_VERSION {
+        let who = if marker.version > RUN_FORMAT_VERSION {
+            "a newer"
+        } else {
+            "an older"
+        };
+        return Err(incompatible(format!(
+            "it was written by {who} sumito ({}) in run format version {}, and this sumito reads only version {RUN_FORMAT_VERSION}",
+            marker.created_by, marker.version
+        )));
+    }
+    Ok(())
+}
+
+/// How messages name a run's location.
+fn location_path(location: &Location) -> PathBuf {
+    match location {
+        Location::Local(root) => root.clone(),
+        remote => PathBuf::from(remote.to_string()),
+    }
+}
+
+/// The files below `dir` as `/`-separated names relative to it (prefixed
+/// with `prefix`), temporaries left out.
+fn collect_files(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).map_err(io_error(dir))? {
+        let entry = entry.map_err(io_error(dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if crate::fsutil::is_temporary(&name) {
+            continue;
+        }
+        let relative = format!("{prefix}{name}");
+        if entry.file_type().map_err(io_error(dir))?.is_dir() {
+            collect_files(&entry.path(), &format!("{relative}/"), out)?;
+        } else {
+            out.push(relative);
+        }
+    }
+    Ok(())
+}
+
 /// A run directory whose format has been checked.
 ///
 /// Every file of the run is an object of its [`Store`] (`sumito-store`),
@@ -154,14 +233,20 @@ struct RunMarker {
 /// than file paths, so that one module decides where and how a run is kept.
 #[derive(Debug, Clone)]
 pub struct RunDir {
+    /// The run's folder; for a run on an object store, this process's
+    /// working folder ([`work_folder`]), where files are made before they
+    /// are shared and fetched copies are kept.
     root: PathBuf,
     store: Store,
+    /// The working folder of a run on an object store (removed when the
+    /// last clone of the run is dropped).
+    work: Option<Arc<WorkFolder>>,
 }
 
 impl RunDir {
     /// Whether `root` holds a run (a `run.json`).
     pub fn exists(root: &Path) -> bool {
-        root.join("run.json").is_file()
+        root.join(RUN_MARKER).is_file()
     }
 
     /// Creates a new run in `root`, which must not exist or be empty, storing
@@ -189,7 +274,232 @@ impl RunDir {
         Ok(RunDir {
             root: root.to_owned(),
             store: Store::open(&Location::Local(root.to_owned()))?,
+            work: None,
         })
+    }
+
+    /// The run on the object store at `location`, unchecked, with a new
+    /// working folder.
+    fn remote(location: &Location) -> Result<RunDir> {
+        let work = WorkFolder::create()?;
+        Ok(RunDir {
+            root: work.path().to_owned(),
+            store: Store::open(location)?,
+            work: Some(Arc::new(work)),
+        })
+    }
+
+    /// Whether a run exists at `location` (a folder or an object store).
+    pub fn exists_at(location: &Location) -> Result<bool> {
+        match location {
+            Location::Local(root) => Ok(Self::exists(root)),
+            remote => Ok(Store::open(remote)?.get(RUN_MARKER)?.is_some()),
+        }
+    }
+
+    /// Opens the run at `location` ([`RunDir::open`] for a folder).
+    pub fn open_at(location: &Location) -> Result<RunDir> {
+        let Location::Local(root) = location else {
+            let run = RunDir::remote(location)?;
+            let marker: RunMarker =
+                run.get_json(RUN_MARKER)?
+                    .ok_or_else(|| RunDirError::NotARun {
+                        path: location_path(location),
+                    })?;
+            check_marker(&marker, &location_path(location))?;
+            return Ok(run);
+        };
+        RunDir::open(root)
+    }
+
+    /// Creates a run at `location` ([`RunDir::create`] for a folder). On an
+    /// object store the configuration is written first and `run.json` last,
+    /// by a conditional create: of two processes creating the run at once,
+    /// one gets [`RunDirError::AlreadyExists`]; a creation killed before
+    /// `run.json` leaves only a configuration, which the next creation
+    /// replaces.
+    pub fn create_at(location: &Location, config_text: &str) -> Result<RunDir> {
+        let Location::Local(root) = location else {
+            let run = RunDir::remote(location)?;
+            run.check_unused_remote()?;
+            let _building =
+                run.lease_backend()
+                    .acquire(OPEN, Mode::Exclusive, "sumito (creating the run)")?;
+            run.write_config(config_text)?;
+            match run
+                .store
+                .create(RUN_MARKER, &json_bytes(&RunMarker::new()))?
+            {
+                Created::New => {}
+                Created::Exists => {
+                    return Err(RunDirError::AlreadyExists {
+                        path: location_path(location),
+                    });
+                }
+            }
+            return Ok(run);
+        };
+        RunDir::create(root, config_text)
+    }
+
+    /// Refuses an object-store prefix that holds a run, or objects that are
+    /// not a run's (a configuration and leases alone are what an
+    /// interrupted creation leaves).
+    fn check_unused_remote(&self) -> Result<()> {
+        let path = location_path(self.store.location());
+        let mut foreign = false;
+        for object in self.store.list("")? {
+            if object.key == RUN_MARKER {
+                return Err(RunDirError::AlreadyExists { path });
+            }
+            foreign |= object.key != CONFIG && !object.key.starts_with("leases/");
+        }
+        if foreign {
+            return Err(RunDirError::Foreign { path });
+        }
+        Ok(())
+    }
+
+    /// Deletes the run at `location` ([`RunDir::delete`] for a folder). On
+    /// an object store it takes every lease of the run (refusing while
+    /// another process holds one), deletes `run.json` first (so that no
+    /// process opens the run any more), then every other object, the leases
+    /// last.
+    pub fn delete_at(location: &Location) -> Result<Vec<Removed>> {
+        let Location::Local(root) = location else {
+            let store = Store::open(location)?;
+            let objects = store.list("")?;
+            if objects.is_empty() {
+                return Ok(Vec::new());
+            }
+            if !objects.iter().any(|object| object.key == RUN_MARKER) {
+                let only_leftovers = objects
+                    .iter()
+                    .all(|object| object.key == CONFIG || object.key.starts_with("leases/"));
+                if !only_leftovers {
+                    return Err(RunDirError::Foreign {
+                        path: location_path(location),
+                    });
+                }
+            }
+            let leases = StoreLeases::new(store.clone(), location_path(location), LEASE_TTL);
+            let held = leases.acquire_all()?;
+            store.delete(RUN_MARKER)?;
+            for object in &objects {
+                if object.key != RUN_MARKER && !object.key.starts_with("leases/") {
+                    store.delete(&object.key)?;
+                }
+            }
+            drop(held);
+            for object in store.list("leases/")? {
+                store.delete(&object.key)?;
+            }
+            return Ok(Vec::new());
+        };
+        RunDir::delete(root)
+    }
+
+    /// Where the run is kept.
+    pub fn location(&self) -> &Location {
+        self.store.location()
+    }
+
+    /// Whether the run is on an object store (its files are then shared as
+    /// objects, see [`RunDir::publish_folder`]).
+    pub fn is_remote(&self) -> bool {
+        self.work.is_some()
+    }
+
+    /// How messages name the object `key` of the run: its path in a folder,
+    /// `s3://BUCKET/PREFIX/KEY` on an object store.
+    pub fn object_path(&self, key: &str) -> PathBuf {
+        if self.is_remote() {
+            PathBuf::from(format!("{}/{key}", self.location()))
+        } else {
+            self.root.join(key)
+        }
+    }
+
+    /// Shares the folder `key` of the run, which a library wrote as files
+    /// under [`RunDir::root`] (a checkpoint), as one object per file, `last`
+    /// (its manifest) last, so that a reader that finds `last` finds the
+    /// whole folder. Nothing to do for a run in a folder.
+    pub fn publish_folder(&self, key: &str, last: &str) -> Result<()> {
+        if !self.is_remote() {
+            return Ok(());
+        }
+        let dir = self.root.join(key);
+        let mut files = Vec::new();
+        collect_files(&dir, "", &mut files)?;
+        files.sort_by_key(|name| name == last);
+        for name in files {
+            let path = dir.join(&name);
+            let bytes = std::fs::read(&path).map_err(io_error(&path))?;
+            self.store.put(&format!("{key}/{name}"), &bytes)?;
+        }
+        Ok(())
+    }
+
+    /// The local folder of the run's folder `key` (see
+    /// [`RunDir::publish_folder`]): for a run on an object store a copy,
+    /// fetched once (into a temporary beside it, renamed when whole);
+    /// `None` when the store holds no `key/last`, i.e. no complete folder.
+    pub fn fetch_folder(&self, key: &str, last: &str) -> Result<Option<PathBuf>> {
+        let dir = self.root.join(key);
+        if !self.is_remote() {
+            return Ok(dir.is_dir().then_some(dir));
+        }
+        if dir.join(last).is_file() {
+            return Ok(Some(dir));
+        }
+        let prefix = format!("{key}/");
+        let objects = self.store.list(&prefix)?;
+        if !objects
+            .iter()
+            .any(|object| object.key == format!("{prefix}{last}"))
+        {
+            return Ok(None);
+        }
+        let temporary = crate::fsutil::temporary_path(&dir).map_err(io_error(&dir))?;
+        for object in &objects {
+            let name = &object.key[prefix.len()..];
+            let bytes = self
+                .store
+                .get(&object.key)?
+                .ok_or_else(|| RunDirError::Malformed {
+                    path: self.object_path(key),
+                    problem: format!("{name} was deleted while it was read"),
+                })?;
+            let path = name
+                .split('/')
+                .fold(temporary.clone(), |path, part| path.join(part));
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(io_error(parent))?;
+            }
+            std::fs::write(&path, bytes).map_err(io_error(&path))?;
+        }
+        if let Some(parent) = dir.parent() {
+            std::fs::create_dir_all(parent).map_err(io_error(parent))?;
+        }
+        std::fs::rename(&temporary, &dir).map_err(io_error(&dir))?;
+        Ok(Some(dir))
+    }
+
+    /// Deletes the run's folder `key`: its files, and on an object store its
+    /// objects (`last` first, so that it is never taken for whole again).
+    pub fn delete_folder(&self, key: &str, last: &str) -> Result<()> {
+        let dir = self.root.join(key);
+        if dir.exists() {
+            remove_tree(&dir).map_err(io_error(&dir))?;
+        }
+        if self.is_remote() {
+            let prefix = format!("{key}/");
+            self.store.delete(&format!("{prefix}{last}"))?;
+            for object in self.store.list(&prefix)? {
+                self.store.delete(&object.key)?;
+            }
+        }
+        Ok(())
     }
 
     /// Refuses a `root` that holds anything.
@@ -229,13 +539,7 @@ impl RunDir {
             std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
         }
         run.write_config(config_text)?;
-        let marker = RunMarker {
-            format: RUN_FORMAT.to_owned(),
-            version: RUN_FORMAT_VERSION,
-            created: utc_timestamp(),
-            created_by: format!("sumito {}", env!("CARGO_PKG_VERSION")),
-        };
-        write_json(&staging.join("run.json"), &marker)?;
+        write_json(&staging.join(RUN_MARKER), &RunMarker::new())?;
         // Onto a missing or empty `root`; fails if another process made a
         // run there meanwhile.
         if let Err(source) = std::fs::rename(staging, root) {
@@ -250,34 +554,14 @@ impl RunDir {
     }
     /// Opens an existing run, refusing one written in another format version.
     pub fn open(root: &Path) -> Result<RunDir> {
-        let marker_path = root.join("run.json");
+        let marker_path = root.join(RUN_MARKER);
         if !marker_path.is_file() {
             return Err(RunDirError::NotARun {
                 path: root.to_owned(),
             });
         }
         let marker: RunMarker = read_json(&marker_path)?;
-        let incompatible = |reason: String| RunDirError::Incompatible {
-            path: root.to_owned(),
-            reason,
-        };
-        if marker.format != RUN_FORMAT {
-            return Err(incompatible(format!(
-                "run.json names format {:?}, not {RUN_FORMAT:?}",
-                marker.format
-            )));
-        }
-        if marker.version != RUN_FORMAT_VERSION {
-            let who = if marker.version > RUN_FORMAT_VERSION {
-                "a newer"
-            } else {
-                "an older"
-            };
-            return Err(incompatible(format!(
-                "it was written by {who} sumito ({}) in run format version {}, and this sumito reads only version {RUN_FORMAT_VERSION}",
-                marker.created_by, marker.version
-            )));
-        }
+        check_marker(&marker, root)?;
         RunDir::at(root)
     }
 
@@ -319,9 +603,19 @@ impl RunDir {
         Ok(finished)
     }
 
-    /// The lease backend of this run's storage: file locks for a path.
+    /// The lease backend of this run's storage: file locks for a path
+    /// (a dead process's lease is free at once), epoch-numbered lease
+    /// objects on an object store.
     fn lease_backend(&self) -> Box<dyn LeaseBackend> {
-        Box::new(LocalLeases::new(&self.root, LEASE_TTL))
+        if self.is_remote() {
+            Box::new(StoreLeases::new(
+                self.store.clone(),
+                location_path(self.location()),
+                LEASE_TTL,
+            ))
+        } else {
+            Box::new(LocalLeases::new(&self.root, LEASE_TTL))
+        }
     }
 
     /// Takes the leases `command` (e.g. `sumito train`, for messages) holds
@@ -344,8 +638,9 @@ impl RunDir {
     pub fn root(&self) -> &Path {
         &self.root
     }
+    /// The configuration, as messages name it.
     pub fn config_path(&self) -> PathBuf {
-        self.root.join(CONFIG)
+        self.object_path(CONFIG)
     }
     pub fn log_path(&self) -> PathBuf {
         self.root.join("log.txt")
@@ -353,9 +648,37 @@ impl RunDir {
     pub fn models_dir(&self) -> PathBuf {
         self.root.join("models")
     }
-    /// The checkpoint directory of generation `generation` (0 is the random start).
+    /// The checkpoint directory of generation `generation` (0 is the random
+    /// start); on an object store where it is made or fetched to (see
+    /// [`RunDir::model_dir`]).
     pub fn model_path(&self, generation: u32) -> PathBuf {
-        self.models_dir().join(format!("gen-{generation:06}"))
+        self.root.join(Self::model_key(generation))
+    }
+    /// The key of generation `generation`'s checkpoint folder.
+    pub fn model_key(generation: u32) -> String {
+        format!("models/gen-{generation:06}")
+    }
+    /// Generation `generation`'s checkpoint folder, fetched when the run is
+    /// on an object store; `None` when there is no (complete) such model.
+    pub fn model_dir(&self, generation: u32) -> Result<Option<PathBuf>> {
+        self.fetch_folder(&Self::model_key(generation), MODEL_MANIFEST)
+    }
+    /// Shares generation `generation`'s checkpoint folder, written at
+    /// [`RunDir::model_path`] (see [`RunDir::publish_folder`]).
+    pub fn publish_model(&self, generation: u32) -> Result<()> {
+        self.publish_folder(&Self::model_key(generation), MODEL_MANIFEST)
+    }
+    /// Whether generation `generation` has a (complete) model.
+    pub fn has_model(&self, generation: u32) -> Result<bool> {
+        if self.is_remote() {
+            let key = format!("{}/{MODEL_MANIFEST}", Self::model_key(generation));
+            return Ok(self
+                .store
+                .list(&key)?
+                .iter()
+                .any(|object| object.key == key));
+        }
+        Ok(self.model_path(generation).exists())
     }
     pub fn trainer_dir(&self) -> PathBuf {
         self.root.join("trainer")
@@ -421,8 +744,22 @@ impl RunDir {
         self.put_text(CONFIG, text)
     }
 
-    /// The generations that have a model, in increasing order.
+    /// The generations that have a model, in increasing order (on an
+    /// object store: a complete one, whose manifest is there).
     pub fn model_generations(&self) -> Result<Vec<u32>> {
+        if self.is_remote() {
+            let mut generations: Vec<u32> = self
+                .store
+                .list("models/gen-")?
+                .into_iter()
+                .filter_map(|object| {
+                    let folder = object.key.strip_suffix(&format!("/{MODEL_MANIFEST}"))?;
+                    folder.strip_prefix("models/gen-")?.parse().ok()
+                })
+                .collect();
+            generations.sort_unstable();
+            return Ok(generations);
+        }
         let dir = self.models_dir();
         let mut generations = Vec::new();
         for entry in std::fs::read_dir(&dir).map_err(io_error(&dir))? {
@@ -494,7 +831,7 @@ impl RunDir {
         serde_json::from_slice(&bytes)
             .map(Some)
             .map_err(|err| RunDirError::Malformed {
-                path: self.root.join(key),
+                path: self.object_path(key),
                 problem: err.to_string(),
             })
     }
@@ -513,7 +850,7 @@ impl RunDir {
         String::from_utf8(bytes)
             .map(Some)
             .map_err(|_| RunDirError::Malformed {
-                path: self.root.join(key),
+                path: self.object_path(key),
                 problem: "it is not UTF-8 text".to_owned(),
             })
     }
@@ -522,12 +859,16 @@ impl RunDir {
     pub fn config_text(&self) -> Result<String> {
         self.get_text(CONFIG)?
             .ok_or_else(|| RunDirError::Malformed {
-                path: self.root.clone(),
+                path: location_path(self.location()),
                 problem: format!("it has no {CONFIG}"),
             })
     }
 
     /// Appends a line to the run's log, tagged with the role writing it.
+    /// In a folder every process appends to `log.txt`; on an object store,
+    /// which cannot append, each process writes its own log object,
+    /// `logs/HOST-PID-NANOS.txt` (its working folder's name), whole again
+    /// after each line.
     pub fn log(&self, role: &str, message: &str) -> Result<()> {
         let path = self.log_path();
         let line = format!("{} [{role}] {message}\n", utc_timestamp());
@@ -537,7 +878,55 @@ impl RunDir {
             .open(&path)
             .map_err(io_error(&path))?;
         // One write call per line: appends of this size do not interleave.
-        file.write_all(line.as_bytes()).map_err(io_error(&path))
+        file.write_all(line.as_bytes()).map_err(io_error(&path))?;
+        if let Some(work) = &self.work {
+            let text = std::fs::read(&path).map_err(io_error(&path))?;
+            self.store.put(&self.own_log_key(work), &text)?;
+        }
+        Ok(())
+    }
+
+    fn own_log_key(&self, work: &WorkFolder) -> String {
+        let name = work
+            .path()
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy();
+        format!("{LOGS}{name}.txt")
+    }
+
+    /// The run's log: `log.txt` in a folder; on an object store every
+    /// process's log object, merged by time.
+    pub fn read_log(&self) -> Result<String> {
+        if !self.is_remote() {
+            let path = self.log_path();
+            return match std::fs::read_to_string(&path) {
+                Ok(text) => Ok(text),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+                Err(err) => Err(io_error(&path)(err)),
+            };
+        }
+        let mut lines = Vec::new();
+        for object in self.store.list(LOGS)? {
+            if let Some(text) = self.get_text(&object.key)? {
+                lines.extend(text.lines().map(str::to_owned));
+            }
+        }
+        // Each line starts with its UTC time stamp.
+        lines.sort();
+        Ok(lines.iter().map(|line| format!("{line}\n")).collect())
+    }
+
+    /// A new TensorBoard event file of this process for `tag` (its role) in
+    /// the run's `tensorboard/`: on an object store written in the working
+    /// folder and uploaded whole after every flush (each process writes its
+    /// own file, so uploads never clash).
+    pub fn event_writer(&self, tag: &str) -> std::result::Result<EventWriter, EventError> {
+        let mut events = EventWriter::create(&self.tensorboard_dir(), tag)?;
+        if self.is_remote() {
+            events.mirror_to(self.store.clone(), TENSORBOARD)?;
+        }
+        Ok(events)
     }
 
     /// Takes the single-writer lease of `role` (e.g. "trainer") for

@@ -41,6 +41,10 @@ pub enum EventError {
 pub struct EventWriter {
     path: PathBuf,
     out: BufWriter<File>,
+    /// Where the file is copied whole after each flush: the run's store and
+    /// the key (for a run on an object store, whose TensorBoard events are
+    /// written locally and uploaded).
+    mirror: Option<(sumito_store::Store, String)>,
 }
 
 impl EventWriter {
@@ -72,6 +76,7 @@ impl EventWriter {
         let mut writer = EventWriter {
             path,
             out: BufWriter::new(file),
+            mirror: None,
         };
         let mut event = Vec::new();
         encode_event_header(&mut event, now.as_secs_f64(), 0);
@@ -84,6 +89,39 @@ impl EventWriter {
     /// The file being written.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Copies the file whole to `store` as the object in `folder_key` named
+    /// as the file, now and after every flush.
+    pub fn mirror_to(
+        &mut self,
+        store: sumito_store::Store,
+        folder_key: &str,
+    ) -> Result<(), EventError> {
+        let name = self
+            .path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.mirror = Some((
+            store,
+            format!("{}/{name}", folder_key.trim_end_matches('/')),
+        ));
+        self.upload()
+    }
+
+    fn upload(&self) -> Result<(), EventError> {
+        let Some((store, key)) = &self.mirror else {
+            return Ok(());
+        };
+        let bytes = std::fs::read(&self.path).map_err(|source| EventError::Read {
+            path: self.path.clone(),
+            cause: source,
+        })?;
+        store.put(key, &bytes).map_err(|err| EventError::Write {
+            path: PathBuf::from(format!("{}/{key}", store.location())),
+            cause: std::io::Error::other(err.to_string()),
+        })
     }
 
     /// Records the scalars `(tag, value)` at `step`, in one event, and flushes
@@ -129,7 +167,8 @@ impl EventWriter {
         self.out.flush().map_err(|source| EventError::Write {
             path: self.path.clone(),
             cause: source,
-        })
+        })?;
+        self.upload()
     }
 }
 

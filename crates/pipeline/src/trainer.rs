@@ -11,10 +11,14 @@ use tch::Device;
 
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
-use crate::models::{device, load_model, save_model};
+use crate::models::{device, load_model, save_run_model};
 use crate::replay::store::{RefreshReport, ReplayStore};
 use crate::replay::variant_format::VariantReplay;
-use crate::rundir::{Removed, RunDir, RunDirError, read_json, write_json};
+use crate::rundir::{MODEL_MANIFEST, Removed, RunDir, RunDirError};
+
+/// The trainer's objects in the run: its state and its checkpoints.
+const TRAINER: &str = "trainer/";
+const TRAINER_STATE: &str = "trainer/state.json";
 
 /// `trainer/state.json`: where the trainer stands. Written after the
 /// checkpoint it names, so it never names a missing one.
@@ -104,20 +108,21 @@ impl TrainerRole {
     /// the newest candidate (generation 0 at first).
     pub fn open(run: &RunDir, config: &Config) -> Result<TrainerRole> {
         let device = device(config)?;
-        let state_path = run.trainer_dir().join("state.json");
-        let state: TrainerState = if state_path.exists() {
-            read_json(&state_path)?
-        } else {
-            TrainerState {
-                generation: 0,
-                trained_samples: 0,
-                games_at_candidate: 0,
-                checkpoint: None,
-            }
-        };
+        let state: TrainerState = run.get_json(TRAINER_STATE)?.unwrap_or(TrainerState {
+            generation: 0,
+            trained_samples: 0,
+            games_at_candidate: 0,
+            checkpoint: None,
+        });
         let trainer = match &state.checkpoint {
             Some(name) => {
-                let path = run.trainer_dir().join(name);
+                let key = format!("{TRAINER}{name}");
+                let path = run.fetch_folder(&key, MODEL_MANIFEST)?.ok_or_else(|| {
+                    RunDirError::Malformed {
+                        path: run.object_path(TRAINER_STATE),
+                        problem: format!("it names the checkpoint {name}, which is not there"),
+                    }
+                })?;
                 Trainer::load_checkpoint(&path, &config.net.model, &config.net.training, device)
                     .map_err(PipelineError::net(format!(
                         "resuming the trainer from {}",
@@ -145,7 +150,7 @@ impl TrainerRole {
         };
         // A crash between saving the state and exporting the candidate
         // leaves the candidate missing: export it again from the checkpoint.
-        if role.state.generation > 0 && !run.model_path(role.state.generation).exists() {
+        if role.state.generation > 0 && !run.has_model(role.state.generation)? {
             role.export_candidate()?;
         }
         Ok(role)
@@ -264,8 +269,8 @@ impl TrainerRole {
     /// it, then removes the previous checkpoint.
     pub fn save_checkpoint(&mut self) -> Result<()> {
         let name = format!("ckpt-{:09}", self.trainer.step());
-        let dir = self.run.trainer_dir();
-        let path = dir.join(&name);
+        let key = format!("{TRAINER}{name}");
+        let path = self.run.root().join(&key);
         // Nothing trained since the checkpoint the state names: it is this
         // one already (and deleting it to rewrite it would risk losing it).
         if self.state.checkpoint.as_deref() == Some(name.as_str()) && path.exists() {
@@ -274,16 +279,22 @@ impl TrainerRole {
         if path.exists() {
             std::fs::remove_dir_all(&path).map_err(PipelineError::io(&path))?;
         }
+        let dir = self.run.trainer_dir();
+        std::fs::create_dir_all(&dir).map_err(PipelineError::io(&dir))?;
         self.trainer
             .save_checkpoint(&path, Some(self.config.rules.rules()))
             .map_err(PipelineError::net(format!(
                 "saving the trainer checkpoint {}",
                 path.display()
             )))?;
+        self.run.publish_folder(&key, MODEL_MANIFEST)?;
         let previous = self.state.checkpoint.replace(name.clone());
-        write_json(&dir.join("state.json"), &self.state)?;
+        self.run.put_json(TRAINER_STATE, &self.state)?;
         if let Some(previous) = previous.filter(|previous| *previous != name) {
-            let _ = std::fs::remove_dir_all(dir.join(previous));
+            // A leftover is pruned at the next start.
+            let _ = self
+                .run
+                .delete_folder(&format!("{TRAINER}{previous}"), MODEL_MANIFEST);
         }
         Ok(())
     }
@@ -312,12 +323,12 @@ impl TrainerRole {
     }
 
     fn export_candidate(&self) -> Result<()> {
-        let path = self.run.model_path(self.state.generation);
         // The network that plays: the moving average of the weights when
         // `[net.training] ema_decay` asks for one.
-        save_model(
+        save_run_model(
+            &self.run,
+            self.state.generation,
             self.trainer.played_net(),
-            &path,
             self.trainer.step(),
             &self.config,
         )
@@ -333,27 +344,42 @@ impl TrainerRole {
 /// or had replaced but never got to name or remove. Call it holding the
 /// trainer role; returns what it removed.
 pub fn prune_checkpoints(run: &RunDir) -> Result<Vec<Removed>> {
-    let dir = run.trainer_dir();
-    let state_path = dir.join("state.json");
-    let named = if state_path.exists() {
-        read_json::<TrainerState>(&state_path)?.checkpoint
-    } else {
-        None
-    };
+    let named = run
+        .get_json::<TrainerState>(TRAINER_STATE)?
+        .and_then(|state| state.checkpoint);
+    // Every checkpoint folder with its objects (in a folder: its files).
+    let mut folders: Vec<(String, bool)> = Vec::new();
+    for object in run.store().list(&format!("{TRAINER}ckpt-"))? {
+        let rest = &object.key[TRAINER.len()..];
+        let Some((name, file)) = rest.split_once('/') else {
+            continue;
+        };
+        let complete = file == MODEL_MANIFEST;
+        match folders.iter_mut().find(|(known, _)| known == name) {
+            Some((_, seen_complete)) => *seen_complete |= complete,
+            None => folders.push((name.to_owned(), complete)),
+        }
+    }
+    if !run.is_remote() {
+        // Folders a killed trainer left empty hold no object.
+        let dir = run.trainer_dir();
+        for entry in std::fs::read_dir(&dir).map_err(PipelineError::io(&dir))? {
+            let name = entry.map_err(PipelineError::io(&dir))?.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with("ckpt-") && !folders.iter().any(|(known, _)| *known == name) {
+                folders.push((name.into_owned(), false));
+            }
+        }
+    }
     let mut removed = Vec::new();
-    for entry in std::fs::read_dir(&dir).map_err(PipelineError::io(&dir))? {
-        let path = entry.map_err(PipelineError::io(&dir))?.path();
-        let name = path
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if !name.starts_with("ckpt-") || named.as_deref() == Some(name.as_str()) {
+    for (name, complete) in folders {
+        if named.as_deref() == Some(name.as_str()) {
             continue;
         }
-        let complete = path.join(sumito_net::checkpoint::MANIFEST_FILE).is_file();
-        std::fs::remove_dir_all(&path).map_err(PipelineError::io(&path))?;
+        let key = format!("{TRAINER}{name}");
+        run.delete_folder(&key, MODEL_MANIFEST)?;
         removed.push(Removed {
-            path,
+            path: run.object_path(&key),
             what: if complete {
                 "a trainer checkpoint its state does not name"
             } else {

@@ -157,6 +157,12 @@ impl RunDir {
     /// files of processes that are gone (see the module docs); returns what
     /// it removed. Call it holding this process's leases of the run.
     pub fn remove_leftovers(&self) -> Result<Vec<Removed>> {
+        if self.is_remote() {
+            // Its working folder is this process's own; an object store
+            // holds no temporaries (an upload is whole or absent), and
+            // expired leases are taken over where they stand.
+            return Ok(Vec::new());
+        }
         let leases = LocalLeases::new(&self.root, LEASE_TTL);
         let mut removed = Vec::new();
         remove_dead_temporaries(&self.root, &leases, &mut removed)?;
