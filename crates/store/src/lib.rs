@@ -181,6 +181,11 @@ trait Backend: Send + Sync + fmt::Debug {
     fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError>;
     fn create(&self, key: &str, bytes: &[u8]) -> Result<Created, StoreError>;
     fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// [`Backend::get`] of each key, in order (an object store asks for
+    /// several at once).
+    fn get_many(&self, keys: &[String]) -> Vec<Result<Option<Vec<u8>>, StoreError>> {
+        keys.iter().map(|key| self.get(key)).collect()
+    }
     fn list(&self, prefix: &str) -> Result<Vec<ObjectInfo>, StoreError>;
     fn delete(&self, key: &str) -> Result<(), StoreError>;
 }
@@ -240,6 +245,32 @@ impl Store {
     pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         valid_key(key)?;
         self.backend.get(key)
+    }
+
+    /// [`Store::get`] of every key of `keys`, in order; on an object store
+    /// several requests are in flight at once, which is what makes reading
+    /// many small objects (a trainer catching up on thousands of games) fast.
+    pub fn get_many(&self, keys: &[String]) -> Vec<Result<Option<Vec<u8>>, StoreError>> {
+        let mut results = Vec::with_capacity(keys.len());
+        let mut valid = Vec::new();
+        let mut slots = Vec::new();
+        for key in keys {
+            match valid_key(key) {
+                Ok(()) => {
+                    slots.push(None);
+                    valid.push(key.clone());
+                }
+                Err(err) => slots.push(Some(err)),
+            }
+        }
+        let mut fetched = self.backend.get_many(&valid).into_iter();
+        for slot in slots {
+            results.push(match slot {
+                Some(err) => Err(err),
+                None => fetched.next().expect("one result per valid key"),
+            });
+        }
+        results
     }
 
     /// Every object whose key starts with `prefix` (`""` for all; a prefix
@@ -303,6 +334,28 @@ mod tests {
         );
         assert_eq!(keys("").len(), 4);
         assert!(keys("nothing/").is_empty());
+        // Many at once, in order, a missing one and a bad key included.
+        let many: Vec<Option<Vec<u8>>> = store
+            .get_many(&["ab".into(), "none".into(), "a/c/d.bin".into()])
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(many, [Some(b"x".to_vec()), None, Some(vec![7u8; 10])]);
+        let with_bad = store.get_many(&["a//b".into(), "ab".into()]);
+        assert!(with_bad[0].is_err() && with_bad[1].as_ref().unwrap().is_some());
+        let keys_of_many: Vec<String> = (0..40).map(|i| format!("many/{i:02}")).collect();
+        for (i, key) in keys_of_many.iter().enumerate() {
+            store.put(key, &[i as u8]).unwrap();
+        }
+        let read: Vec<u8> = store
+            .get_many(&keys_of_many)
+            .into_iter()
+            .map(|got| got.unwrap().unwrap()[0])
+            .collect();
+        assert_eq!(read, (0..40).collect::<Vec<u8>>());
+        for key in &keys_of_many {
+            store.delete(key).unwrap();
+        }
         store.delete("a/b.json").unwrap();
         store.delete("a/b.json").unwrap();
         assert_eq!(store.get("a/b.json").unwrap(), None);

@@ -197,6 +197,32 @@ impl RemoteBackend {
     }
 }
 
+/// Objects requested at once by [`Backend::get_many`]: one request's
+/// round trip, not the bandwidth, is what limits reading many small objects.
+const GETS_IN_FLIGHT: usize = 16;
+
+impl RemoteBackend {
+    /// The object `key`, checked whole (see [`Backend::get`]).
+    async fn fetch(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let path = self.path(key);
+        let result = async {
+            let got = self.store.get(&path).await?;
+            let attributes = got.attributes.clone();
+            let bytes = got.bytes().await?;
+            Ok::<_, object_store::Error>((bytes, attributes))
+        }
+        .await;
+        match result {
+            Ok((bytes, attributes)) => {
+                self.check(key, &bytes, &attributes)?;
+                Ok(Some(bytes.to_vec()))
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(err) => Err(self.error(key, err)),
+        }
+    }
+}
+
 impl Backend for RemoteBackend {
     fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
         let path = self.path(key);
@@ -248,21 +274,17 @@ impl Backend for RemoteBackend {
     }
 
     fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let path = self.path(key);
-        let result = self.runtime.block_on(async {
-            let got = self.store.get(&path).await?;
-            let attributes = got.attributes.clone();
-            let bytes = got.bytes().await?;
-            Ok::<_, object_store::Error>((bytes, attributes))
-        });
-        match result {
-            Ok((bytes, attributes)) => {
-                self.check(key, &bytes, &attributes)?;
-                Ok(Some(bytes.to_vec()))
-            }
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(err) => Err(self.error(key, err)),
-        }
+        self.runtime.block_on(self.fetch(key))
+    }
+
+    fn get_many(&self, keys: &[String]) -> Vec<Result<Option<Vec<u8>>, StoreError>> {
+        use futures_util::StreamExt;
+        self.runtime.block_on(
+            futures_util::stream::iter(keys)
+                .map(|key| self.fetch(key))
+                .buffered(GETS_IN_FLIGHT)
+                .collect(),
+        )
     }
 
     fn list(&self, prefix: &str) -> Result<Vec<ObjectInfo>, StoreError> {

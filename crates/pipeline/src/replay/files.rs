@@ -104,6 +104,12 @@ impl ReplayFolder {
     pub fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         self.store.get(key)
     }
+
+    /// [`ReplayFolder::read`] of each of `keys`, in order (from an object
+    /// store several at once).
+    pub fn read_many(&self, keys: &[String]) -> Vec<Result<Option<Vec<u8>>, StoreError>> {
+        self.store.get_many(keys)
+    }
 }
 
 fn file_name(key: &str) -> &str {

@@ -103,6 +103,9 @@ pub struct Sample {
     pub plies_left: u32,
 }
 
+/// Replay files read in one go from the run's storage.
+const READ_AT_ONCE: usize = 256;
+
 /// What one [`ReplayStore::refresh`] found.
 #[derive(Debug, Default, Clone)]
 pub struct RefreshReport {
@@ -165,37 +168,45 @@ impl<G: ReplayGame> ReplayStore<G> {
     pub fn refresh(&mut self) -> Result<RefreshReport, sumito_store::StoreError> {
         let mut report = RefreshReport::default();
         let mut new = Vec::new();
-        for key in self.folder.list(G::EXTENSION)? {
-            if !self.seen.insert(key.clone()) {
-                continue;
-            }
-            let name = self.folder.describe_key(&key);
-            let bytes = match self.folder.read(&key) {
-                Ok(Some(bytes)) => bytes,
-                // Listed a moment ago: deleted with its run since.
-                Ok(None) => continue,
-                Err(err @ sumito_store::StoreError::Corrupt { .. }) => {
-                    report.skipped.push((name, err.to_string()));
-                    continue;
+        let unseen: Vec<String> = self
+            .folder
+            .list(G::EXTENSION)?
+            .into_iter()
+            .filter(|key| !self.seen.contains(key))
+            .collect();
+        for keys in unseen.chunks(READ_AT_ONCE) {
+            for (key, read) in keys.iter().zip(self.folder.read_many(keys)) {
+                let name = self.folder.describe_key(key);
+                let bytes = match read {
+                    Ok(Some(bytes)) => bytes,
+                    // Listed a moment ago: deleted with its run since.
+                    Ok(None) => continue,
+                    Err(err @ sumito_store::StoreError::Corrupt { .. }) => {
+                        self.seen.insert(key.clone());
+                        report.skipped.push((name, err.to_string()));
+                        continue;
+                    }
+                    // Read again at the next refresh (what was read so far
+                    // is dropped with this refresh and read again too).
+                    Err(err) => return Err(err),
+                };
+                match G::peek_training_positions(&bytes) {
+                    Ok(positions) => new.push((key.clone(), name, bytes, positions)),
+                    Err(why) => {
+                        self.seen.insert(key.clone());
+                        report.skipped.push((name, why));
+                    }
                 }
-                Err(err) => {
-                    // Read again at the next refresh.
-                    self.seen.remove(&key);
-                    return Err(err);
-                }
-            };
-            match G::peek_training_positions(&bytes) {
-                Ok(positions) => new.push((name, bytes, positions)),
-                Err(why) => report.skipped.push((name, why)),
             }
         }
+        self.seen.extend(new.iter().map(|(key, ..)| key.clone()));
         // The window after this refresh; decode the newest files that fill
         // it, only count the older ones (they would be dropped at once).
-        let announced: u64 = new.iter().map(|(_, _, positions)| positions).sum();
+        let announced: u64 = new.iter().map(|(.., positions)| positions).sum();
         let target = window_size(self.total_positions + announced, &self.config);
         let mut decoded = Vec::new();
         let mut filled = 0u64;
-        for (name, bytes, positions) in new.into_iter().rev() {
+        for (_, name, bytes, positions) in new.into_iter().rev() {
             if filled >= target {
                 report.new_games += 1;
                 report.new_positions += positions;

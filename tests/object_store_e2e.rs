@@ -1,0 +1,259 @@
+//! The roles of a run on an S3-compatible object store, as separate
+//! processes (the S3 server `s3s-fs` on 127.0.0.1, started by the test):
+//! one trainer, two self-play workers and one evaluator share
+//! `s3://bucket/run`; a second trainer is refused while the first lives; the
+//! first is killed with `kill -9` and replaced once its lease expires,
+//! without losing a game; a corrupted and a truncated game object are
+//! skipped with a warning naming them; games of both workers are trained on.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use sumito_store::testing::S3Server;
+
+mod common;
+#[path = "common/training.rs"]
+mod training;
+
+use common::Scratch;
+use training::{SUMITO, text, tiny_config};
+
+const RUN: &str = "s3://bucket/run";
+const GENERATIONS: u32 = 4;
+
+/// `sumito ROLE --no-progress --run-dir s3://bucket/run EXTRA...`, with the
+/// server's credentials and endpoint in the environment and a cache folder
+/// of the test's own.
+fn role(server: &S3Server, cache: &Path, name: &str, extra: &[&str]) -> Command {
+    let mut command = Command::new(SUMITO);
+    command
+        .args([name, "--no-progress", "--run-dir", RUN])
+        .args(extra)
+        .env("OMP_WAIT_POLICY", "PASSIVE")
+        .env("SUMITO_CACHE_DIR", cache)
+        .envs(server.settings());
+    command
+}
+
+/// `command` started with its output into the file `output` (a pipe that
+/// nobody reads would stop a long-running role once full).
+fn spawn(mut command: Command, output: &Path) -> Child {
+    let file = std::fs::File::create(output).unwrap();
+    command
+        .stdout(Stdio::from(file.try_clone().unwrap()))
+        .stderr(Stdio::from(file))
+        .spawn()
+        .unwrap()
+}
+
+/// The process id in the newest epoch of the trainer's lease.
+fn trainer_lease_holder(server: &S3Server) -> Option<u64> {
+    let store = server.store("run");
+    let newest = store.list("leases/trainer/").unwrap().into_iter().last()?;
+    let record: serde_json::Value =
+        serde_json::from_slice(&store.get(&newest.key).unwrap()?).unwrap();
+    record["pid"].as_u64()
+}
+
+/// The keys of the game objects in the run.
+fn games(server: &S3Server) -> Vec<String> {
+    server
+        .store("run")
+        .list("replay/")
+        .unwrap()
+        .into_iter()
+        .map(|object| object.key)
+        .filter(|key| key.ends_with(".game"))
+        .collect()
+}
+
+/// The process id in a game's name (`MILLIS-HOST-PID-N.game`).
+fn writer_pid(key: &str) -> u32 {
+    let name = key.rsplit('/').next().unwrap();
+    let parts: Vec<&str> = name.trim_end_matches(".game").rsplitn(3, '-').collect();
+    parts[1].parse().unwrap()
+}
+
+fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn kill(child: &Child, signal: &str) {
+    let status = Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn roles_on_an_object_store_share_one_run_and_a_killed_trainer_is_replaced() {
+    let server = S3Server::start("roles");
+    let scratch = Scratch::new("object-store-roles");
+    let cache = scratch.0.join("cache");
+    // Enough generations that the first trainer is still at work when it
+    // is killed; self-play runs far ahead of such a tiny net's training, so
+    // each game is trained on less.
+    let config = tiny_config(&scratch.0, GENERATIONS);
+    let text_of_config = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("samples_per_position = 1.0", "samples_per_position = 0.1");
+    std::fs::write(&config, text_of_config).unwrap();
+    let config = config.to_str().unwrap();
+    let log = |name: &str| scratch.0.join(format!("{name}.out"));
+
+    let mut trainer = spawn(
+        role(&server, &cache, "trainer", &["--config", config]),
+        &log("trainer"),
+    );
+    let store = server.store("run");
+    wait_until("the run's first model", Duration::from_secs(60), || {
+        store.list("models/best/").unwrap().len() == 1
+    });
+
+    // A second trainer is refused, naming the one that holds the role.
+    let second = role(&server, &cache, "trainer", &[]).output().unwrap();
+    assert!(!second.status.success());
+    let message = text(&second);
+    assert!(
+        message.contains("trainer role") && message.contains("held by"),
+        "{message}"
+    );
+
+    let workers = [
+        spawn(role(&server, &cache, "selfplay", &[]), &log("selfplay-1")),
+        spawn(role(&server, &cache, "selfplay", &[]), &log("selfplay-2")),
+    ];
+    let mut evaluator = spawn(role(&server, &cache, "evaluate", &[]), &log("evaluate"));
+    wait_until("games of both workers", Duration::from_secs(120), || {
+        let pids: std::collections::BTreeSet<u32> =
+            games(&server).iter().map(|key| writer_pid(key)).collect();
+        workers.iter().all(|worker| pids.contains(&worker.id()))
+    });
+
+    assert!(
+        trainer.try_wait().unwrap().is_none(),
+        "the first trainer finished before it could be killed"
+    );
+    kill(&trainer, "KILL");
+    trainer.wait().unwrap();
+    let before_kill = games(&server).len();
+
+    // A corrupted game (a whole object with garbage in it) and a truncated
+    // one (cut short behind the server's back: its size and checksum no
+    // longer match what the writer recorded).
+    store
+        .put(
+            "replay/model-000000/0000000000001-elsewhere-1-000000.game",
+            b"SUMITOG\0 not a game",
+        )
+        .unwrap();
+    let victim = games(&server).into_iter().last().unwrap();
+    let on_disk = server.root.0.join("bucket/run").join(&victim);
+    let bytes = std::fs::read(&on_disk).unwrap();
+    std::fs::write(&on_disk, &bytes[..bytes.len() / 2]).unwrap();
+
+    // The replacement is refused until the killed trainer's lease expires
+    // (another machine could not tell it died), then takes over.
+    let deadline = Instant::now() + Duration::from_secs(150);
+    let mut attempt = 0;
+    let replacement = loop {
+        attempt += 1;
+        let output = log(&format!("replacement-{attempt}"));
+        let mut child = spawn(role(&server, &cache, "trainer", &[]), &output);
+        let accepted = loop {
+            if trainer_lease_holder(&server) == Some(u64::from(child.id())) {
+                break true;
+            }
+            if child.try_wait().unwrap().is_some() {
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        if accepted {
+            break (child, output);
+        }
+        let said = std::fs::read_to_string(&output).unwrap();
+        assert!(said.contains("held by"), "{said}");
+        assert!(Instant::now() < deadline, "the lease never expired: {said}");
+        std::thread::sleep(Duration::from_secs(3));
+    };
+    let (mut replacement, output_path) = replacement;
+    wait_until("the replacement trainer", Duration::from_secs(300), || {
+        replacement.try_wait().unwrap().is_some()
+    });
+    let finished = replacement.wait().unwrap();
+    let output = std::fs::read_to_string(&output_path).unwrap();
+    assert!(finished.success(), "{output}");
+    assert!(output.contains("budget spent"), "{output}");
+    for name in [
+        "0000000000001-elsewhere-1-000000.game",
+        victim.rsplit('/').next().unwrap(),
+    ] {
+        assert!(
+            output.contains("warning: skipped replay file") && output.contains(name),
+            "{name} not reported: {output}"
+        );
+    }
+    // Every game played before the kill was trained on: the last
+    // candidate's line counts at least as many (less the truncated one).
+    let log = String::from_utf8(
+        store
+            .list("logs/")
+            .unwrap()
+            .iter()
+            .flat_map(|object| store.get(&object.key).unwrap().unwrap())
+            .collect(),
+    )
+    .unwrap();
+    let trained: u64 = log
+        .lines()
+        .filter_map(|line| line.split(&format!("candidate gen-{GENERATIONS}:")).nth(1))
+        .filter_map(|rest| {
+            rest.split(" games")
+                .next()?
+                .rsplit(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .next()
+        .unwrap_or_else(|| panic!("no last candidate in the log: {log}"));
+    assert!(
+        trained as usize >= before_kill - 1,
+        "{trained} games trained on, {before_kill} played"
+    );
+
+    wait_until("the evaluator", Duration::from_secs(120), || {
+        evaluator.try_wait().unwrap().is_some()
+    });
+    assert!(evaluator.wait().unwrap().success());
+    for mut worker in workers {
+        kill(&worker, "INT");
+        assert!(worker.wait().unwrap().success());
+    }
+    for generation in 1..=GENERATIONS {
+        assert!(
+            store
+                .get(&format!("models/gen-{generation:06}/manifest.json"))
+                .unwrap()
+                .is_some()
+        );
+    }
+    assert!(
+        store
+            .get(&format!("evaluations/gen-{GENERATIONS:06}.json"))
+            .unwrap()
+            .is_some()
+    );
+    // Every process removed its working folder.
+    let left: Vec<_> = std::fs::read_dir(cache.join("runs"))
+        .map(|entries| entries.map(|entry| entry.unwrap().path()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}
