@@ -178,6 +178,48 @@ mod tests {
         }
     }
 
+    /// The `sumito` command lines of `deploy/`: Kubernetes `args: [...]` and
+    /// `exec sumito ...` in job scripts (with `$SUMITO_RUN` as env.sh sets it).
+    fn deploy_command_lines() -> Vec<(String, String)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy");
+        let mut lines = Vec::new();
+        for folder in ["kubernetes", "slurm"] {
+            for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+                let path = entry.unwrap().path();
+                let text = std::fs::read_to_string(&path).unwrap();
+                for line in text.lines().map(str::trim) {
+                    let command = if let Some(list) = line.strip_prefix("args: [") {
+                        list.trim_end_matches(']')
+                            .split(", ")
+                            .map(|word| word.trim_matches('"'))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    } else if let Some(rest) = line.strip_prefix("exec sumito ") {
+                        rest.replace("\"$SUMITO_RUN\"", "s3://sumito/runs/std")
+                    } else {
+                        continue;
+                    };
+                    lines.push((path.display().to_string(), command));
+                }
+            }
+        }
+        lines
+    }
+
+    #[test]
+    fn every_command_line_of_the_deploy_examples_is_one_sumito_accepts() {
+        let lines = deploy_command_lines();
+        // Three roles in each of the two examples.
+        assert_eq!(lines.len(), 6, "{lines:?}");
+        for (file, line) in lines {
+            let parsed =
+                Cli::try_parse_from(std::iter::once("sumito").chain(line.split_whitespace()))
+                    .unwrap_or_else(|err| panic!("{file}: {line}: {err}"));
+            assert!(parsed.command.needs_network(), "{file}: {line}");
+            assert!(line.contains("--run-dir s3://"), "{file}: {line}");
+        }
+    }
+
     #[test]
     fn the_command_line_is_consistent() {
         use clap::CommandFactory;

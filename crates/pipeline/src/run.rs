@@ -819,10 +819,18 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
             if config.gating.mode == GatingMode::Off {
                 run.set_best(candidate)?;
             }
+            let (storage, total) = trainer.storage_time();
+            let share = storage.as_secs_f64() / total.as_secs_f64().max(1e-9);
+            log_scalars(
+                &mut events,
+                u64::from(candidate),
+                &[("trainer/storage_share".to_owned(), share)],
+            )?;
             ui.say(&format!(
-                "candidate gen-{candidate} written ({} games, {} positions)",
+                "candidate gen-{candidate} written ({} games, {} positions; {:.1} % of the trainer's time waiting on storage)",
                 trainer.store().total_games(),
-                trainer.store().total_positions()
+                trainer.store().total_positions(),
+                100.0 * share
             ));
         } else if trainer.pending_steps() > 0 {
             waiting_said = false;
@@ -842,6 +850,16 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
         }
     }
     trainer.save_checkpoint()?;
+    let (storage, total) = trainer.storage_time();
+    let line = format!(
+        "read {} games; waited on storage for {:.1} s of {:.1} s ({:.2} %: reading games, uploading checkpoints and candidates)",
+        trainer.store().total_games(),
+        storage.as_secs_f64(),
+        total.as_secs_f64(),
+        100.0 * storage.as_secs_f64() / total.as_secs_f64().max(1e-9)
+    );
+    run.log("trainer", &line)?;
+    ui.say(&line);
     Ok(())
 }
 

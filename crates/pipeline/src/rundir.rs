@@ -1,27 +1,40 @@
-//! The run directory: everything one training run owns, on any (shared) file
-//! system. Every file in it is either written atomically (write, fsync,
-//! rename) or append-only, so a process killed at any moment leaves it
-//! consistent; the roles (`selfplay`, `trainer`, `evaluate`) coordinate only
-//! through these files, which is what lets them run on several machines.
+//! The run directory: everything one training run owns, in a folder on any
+//! (shared) file system or under a prefix of an S3-compatible object store
+//! (`s3://BUCKET/PREFIX`); this module is the one place that reads and
+//! writes it, through the run's [`Store`]. Every file is written whole and
+//! never seen half-written (a folder: write, fsync, rename; an object
+//! store: one put), or, in a folder, appended to (`log.txt`), so a process
+//! killed at any moment leaves the run consistent; the roles (`selfplay`,
+//! `trainer`, `evaluate`) coordinate only through these files, which is what
+//! lets them run on several machines.
 //!
 //! ```text
 //! run.json                  format marker and version (refused if incompatible)
 //! config.toml               the configuration the run uses
-//! log.txt                   one line per event, from every role
-//! models/gen-NNNNNN/        candidate N: a sumito-net checkpoint (weights.safetensors, meta.json, manifest.json)
+//! log.txt                   one line per event, from every role (a folder)
+//! logs/HOST-PID-TIME.txt    the same, one object per process (an object store)
+//! loop.json                 time spent by `sumito train` (for budget.hours)
+//! models/gen-NNNNNN/        candidate N: a sumito-net checkpoint (weights.safetensors, meta.json, manifest.json last)
 //! models/best/NNNNNN.json   the generations made best, one record each; the newest is used now
 //! trainer/                  the trainer's own checkpoint (weights + optimizer) and state
 //! replay/model-NNNNNN/*.game   self-play games played by generation N's model
 //! evaluations/gen-NNNNNN.json  gating decision and rating games of candidate N
 //! elo.json, elo.txt         the Elo table over every evaluation game so far
 //! tensorboard/              TensorBoard event files, one per process and role
-//! leases/                   who works on the run and holds each role (see [`lease`])
+//! leases/                   who works on the run and holds each role (see [`lease`], [`store_lease`])
 //! ```
 //!
-//! A run is created under a temporary name beside it and renamed into place
-//! when complete, and deleted by being renamed aside and then removed, each
-//! only while holding every lease of the run; what a killed process leaves
-//! is removed by later ones (see [`leftovers`]).
+//! What libraries write as files (checkpoints, event files) is made under
+//! [`RunDir::root`]: the run's folder, or for a run on an object store this
+//! process's working folder ([`work_folder`]), from which it is published
+//! ([`RunDir::publish_folder`], manifest last) and to which it is fetched
+//! ([`RunDir::fetch_folder`]).
+//!
+//! A run in a folder is created under a temporary name beside it and renamed
+//! into place when complete, and deleted by being renamed aside and then
+//! removed, each only while holding every lease of the run; what a killed
+//! process leaves is removed by later ones (see [`leftovers`]). On an object
+//! store, `run.json` is created last (conditionally) and deleted first.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -59,6 +72,8 @@ pub const MODEL_MANIFEST: &str = sumito_net::checkpoint::MANIFEST_FILE;
 const TENSORBOARD: &str = "tensorboard";
 /// The per-process logs of a run on an object store.
 const LOGS: &str = "logs/";
+/// Marks a run on an object store whose deletion is under way.
+const DELETING_MARK: &str = "deleting.json";
 /// The run's marker: format and version.
 const RUN_MARKER: &str = "run.json";
 /// The run's configuration.
@@ -198,6 +213,33 @@ fn check_marker(marker: &RunMarker, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Deletes every object of the run in `store` (see [`RunDir::delete_at`]),
+/// holding all its leases.
+fn delete_remote_run(store: &Store, location: &Location) -> Result<()> {
+    let leases = StoreLeases::new(store.clone(), location_path(location), LEASE_TTL);
+    let held = leases.acquire_all()?;
+    store.put(DELETING_MARK, &json_bytes(&RunMarker::new()))?;
+    store.delete(RUN_MARKER)?;
+    for object in store.list("")? {
+        if object.key != DELETING_MARK && !object.key.starts_with("leases/") {
+            store.delete(&object.key)?;
+        }
+    }
+    drop(held);
+    for object in store.list("leases/")? {
+        store.delete(&object.key)?;
+    }
+    store.delete(DELETING_MARK)?;
+    Ok(())
+}
+
+fn interrupted_deletion(location: &Location) -> Removed {
+    Removed {
+        path: location_path(location),
+        what: "what an interrupted deletion of the run left",
+    }
+}
+
 /// How messages name a run's location.
 fn location_path(location: &Location) -> PathBuf {
     match location {
@@ -322,9 +364,26 @@ impl RunDir {
         let Location::Local(root) = location else {
             let run = RunDir::remote(location)?;
             run.check_unused_remote()?;
-            let _building =
-                run.lease_backend()
-                    .acquire(OPEN, Mode::Exclusive, "sumito (creating the run)")?;
+            let _building = match run.lease_backend().acquire(
+                OPEN,
+                Mode::Exclusive,
+                "sumito (creating the run)",
+            ) {
+                Ok(held) => held,
+                Err(refused) => {
+                    // Most likely another process creating the same run:
+                    // once its run.json is there, this one resumes it.
+                    for _ in 0..100 {
+                        if run.store.get(RUN_MARKER)?.is_some() {
+                            return Err(RunDirError::AlreadyExists {
+                                path: location_path(location),
+                            });
+                        }
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                    return Err(refused);
+                }
+            };
             run.write_config(config_text)?;
             match run
                 .store
@@ -347,6 +406,9 @@ impl RunDir {
     /// interrupted creation leaves).
     fn check_unused_remote(&self) -> Result<()> {
         let path = location_path(self.store.location());
+        if self.store.get(DELETING_MARK)?.is_some() && self.store.get(RUN_MARKER)?.is_none() {
+            delete_remote_run(&self.store, self.store.location())?;
+        }
         let mut foreign = false;
         for object in self.store.list("")? {
             if object.key == RUN_MARKER {
@@ -362,9 +424,11 @@ impl RunDir {
 
     /// Deletes the run at `location` ([`RunDir::delete`] for a folder). On
     /// an object store it takes every lease of the run (refusing while
-    /// another process holds one), deletes `run.json` first (so that no
-    /// process opens the run any more), then every other object, the leases
-    /// last.
+    /// another process holds one), marks the prefix as being deleted
+    /// (`deleting.json`), deletes `run.json` (so that no process opens the
+    /// run any more), then every other object, the leases and the mark
+    /// last; a deletion killed on the way is finished by the next creation
+    /// or deletion. Returns what earlier interrupted ones left and it removed.
     pub fn delete_at(location: &Location) -> Result<Vec<Removed>> {
         let Location::Local(root) = location else {
             let store = Store::open(location)?;
@@ -372,29 +436,22 @@ impl RunDir {
             if objects.is_empty() {
                 return Ok(Vec::new());
             }
-            if !objects.iter().any(|object| object.key == RUN_MARKER) {
-                let only_leftovers = objects
-                    .iter()
-                    .all(|object| object.key == CONFIG || object.key.starts_with("leases/"));
-                if !only_leftovers {
-                    return Err(RunDirError::Foreign {
-                        path: location_path(location),
-                    });
-                }
+            let has = |key: &str| objects.iter().any(|object| object.key == key);
+            let only_leftovers = objects
+                .iter()
+                .all(|object| object.key == CONFIG || object.key.starts_with("leases/"));
+            if !has(RUN_MARKER) && !has(DELETING_MARK) && !only_leftovers {
+                return Err(RunDirError::Foreign {
+                    path: location_path(location),
+                });
             }
-            let leases = StoreLeases::new(store.clone(), location_path(location), LEASE_TTL);
-            let held = leases.acquire_all()?;
-            store.delete(RUN_MARKER)?;
-            for object in &objects {
-                if object.key != RUN_MARKER && !object.key.starts_with("leases/") {
-                    store.delete(&object.key)?;
-                }
-            }
-            drop(held);
-            for object in store.list("leases/")? {
-                store.delete(&object.key)?;
-            }
-            return Ok(Vec::new());
+            let interrupted = !has(RUN_MARKER) && has(DELETING_MARK);
+            delete_remote_run(&store, location)?;
+            return Ok(if interrupted {
+                vec![interrupted_deletion(location)]
+            } else {
+                Vec::new()
+            });
         };
         RunDir::delete(root)
     }
@@ -481,7 +538,13 @@ impl RunDir {
         if let Some(parent) = dir.parent() {
             std::fs::create_dir_all(parent).map_err(io_error(parent))?;
         }
-        std::fs::rename(&temporary, &dir).map_err(io_error(&dir))?;
+        if let Err(err) = std::fs::rename(&temporary, &dir) {
+            let _ = remove_tree(&temporary);
+            // Another thread of this process fetched it meanwhile.
+            if !dir.join(last).is_file() {
+                return Err(io_error(&dir)(err));
+            }
+        }
         Ok(Some(dir))
     }
 
@@ -1348,6 +1411,101 @@ mod tests {
         assert!(run.leases_dir().join(format!("{own}.json")).exists());
         drop(leases);
         assert!(!run.leases_dir().join(format!("{own}.lock")).exists());
+    }
+
+    #[test]
+    fn a_run_on_an_object_store_is_created_once_and_an_interrupted_deletion_is_finished() {
+        let location = Location::parse("memory://rundir-remote").unwrap();
+        assert!(!RunDir::exists_at(&location).unwrap());
+        let run = RunDir::create_at(&location, "# the config\n").unwrap();
+        assert!(run.is_remote() && run.root().is_dir());
+        assert_eq!(run.config_text().unwrap(), "# the config\n");
+        assert!(matches!(
+            RunDir::create_at(&location, "").unwrap_err(),
+            RunDirError::AlreadyExists { .. }
+        ));
+        run.put_json("models/gen-000001/manifest.json", &1).unwrap();
+        run.log("test", "a line").unwrap();
+        assert!(run.read_log().unwrap().contains("[test] a line"));
+        // A deletion killed after it removed run.json: neither a run nor a
+        // foreign prefix, and the next deletion (or creation) finishes it.
+        run.store().put(DELETING_MARK, b"{}").unwrap();
+        run.store().delete(RUN_MARKER).unwrap();
+        assert!(matches!(
+            RunDir::open_at(&location).unwrap_err(),
+            RunDirError::NotARun { .. }
+        ));
+        let finished = RunDir::delete_at(&location).unwrap();
+        assert_eq!(finished.len(), 1, "{finished:?}");
+        assert!(run.store().list("").unwrap().is_empty());
+        // Objects that are no run's are neither used nor deleted.
+        run.store().put("photos/cat.jpg", b"meow").unwrap();
+        assert!(matches!(
+            RunDir::create_at(&location, "").unwrap_err(),
+            RunDirError::Foreign { .. }
+        ));
+        assert!(matches!(
+            RunDir::delete_at(&location).unwrap_err(),
+            RunDirError::Foreign { .. }
+        ));
+        // Its working folder goes with the run.
+        let work = run.root().to_owned();
+        drop(run);
+        assert!(!work.exists());
+    }
+
+    #[test]
+    fn folders_are_published_manifest_last_and_fetched_whole_elsewhere() {
+        let location = Location::parse("memory://rundir-folders").unwrap();
+        let writer = RunDir::create_at(&location, "").unwrap();
+        let folder = writer.root().join("models/gen-000002");
+        std::fs::create_dir_all(folder.join("nested")).unwrap();
+        std::fs::write(folder.join("weights.safetensors"), b"weights").unwrap();
+        std::fs::write(folder.join("nested/extra.bin"), b"extra").unwrap();
+        // Only part of a folder uploaded (its writer was killed): not there.
+        writer
+            .publish_folder("models/gen-000002", "none-yet")
+            .unwrap();
+        let reader = RunDir::open_at(&location).unwrap();
+        assert_ne!(reader.root(), writer.root());
+        assert_eq!(reader.model_dir(2).unwrap(), None);
+        assert!(!reader.has_model(2).unwrap());
+        assert_eq!(reader.model_generations().unwrap(), Vec::<u32>::new());
+        std::fs::write(folder.join(MODEL_MANIFEST), b"{}").unwrap();
+        writer.publish_model(2).unwrap();
+        let fetched = reader.model_dir(2).unwrap().expect("a whole folder");
+        assert!(fetched.starts_with(reader.root()));
+        assert_eq!(
+            std::fs::read(fetched.join("nested/extra.bin")).unwrap(),
+            b"extra"
+        );
+        assert_eq!(std::fs::read(fetched.join(MODEL_MANIFEST)).unwrap(), b"{}");
+        assert!(reader.has_model(2).unwrap());
+        assert_eq!(reader.model_generations().unwrap(), [2]);
+        // Fetched once: the local copy is used from then on.
+        writer
+            .store()
+            .put("models/gen-000002/weights.safetensors", b"changed")
+            .unwrap();
+        let again = reader.model_dir(2).unwrap().unwrap();
+        assert_eq!(
+            std::fs::read(again.join("weights.safetensors")).unwrap(),
+            b"weights"
+        );
+        // Deleted: manifest first, then the rest, here and in the store.
+        writer
+            .delete_folder("models/gen-000002", MODEL_MANIFEST)
+            .unwrap();
+        assert!(
+            writer
+                .store()
+                .list("models/gen-000002/")
+                .unwrap()
+                .is_empty()
+        );
+        assert!(!folder.exists());
+        drop((writer, reader));
+        RunDir::delete_at(&location).unwrap();
     }
 
     #[test]

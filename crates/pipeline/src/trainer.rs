@@ -3,6 +3,8 @@
 //! (weights + optimiser) so that a killed trainer resumes where it was, and
 //! writes a candidate model after each generation's worth of new games.
 
+use std::time::{Duration, Instant};
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -11,7 +13,7 @@ use tch::Device;
 
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
-use crate::models::{device, load_model, save_run_model};
+use crate::models::{device, load_model, save_model};
 use crate::replay::store::{RefreshReport, ReplayStore};
 use crate::replay::variant_format::VariantReplay;
 use crate::rundir::{MODEL_MANIFEST, Removed, RunDir, RunDirError};
@@ -101,6 +103,10 @@ pub struct TrainerRole {
     rng: ChaCha8Rng,
     /// Samples owed when the current generation's games were complete.
     generation_boundary: Option<u64>,
+    /// Time spent waiting on the run's storage: reading games, sharing
+    /// checkpoints and candidates (see [`TrainerRole::storage_time`]).
+    storage: Duration,
+    opened: Instant,
 }
 
 impl TrainerRole {
@@ -138,7 +144,7 @@ impl TrainerRole {
         };
         let store = TrainingData::new(run, config);
         let rng = ChaCha8Rng::seed_from_u64(state.trained_samples ^ 0x5EED);
-        let role = TrainerRole {
+        let mut role = TrainerRole {
             run: run.clone(),
             config: config.clone(),
             device,
@@ -147,6 +153,8 @@ impl TrainerRole {
             state,
             rng,
             generation_boundary: None,
+            storage: Duration::ZERO,
+            opened: Instant::now(),
         };
         // A crash between saving the state and exporting the candidate
         // leaves the candidate missing: export it again from the checkpoint.
@@ -170,7 +178,10 @@ impl TrainerRole {
 
     /// Reads new replay files; skipped files are logged with their names.
     pub fn refresh(&mut self) -> Result<RefreshReport> {
-        let report = self.store.refresh().map_err(RunDirError::from)?;
+        let started = Instant::now();
+        let report = self.store.refresh().map_err(RunDirError::from);
+        self.storage += started.elapsed();
+        let report = report?;
         for (name, why) in &report.skipped {
             self.run.log(
                 "trainer",
@@ -287,6 +298,7 @@ impl TrainerRole {
                 "saving the trainer checkpoint {}",
                 path.display()
             )))?;
+        let started = Instant::now();
         self.run.publish_folder(&key, MODEL_MANIFEST)?;
         let previous = self.state.checkpoint.replace(name.clone());
         self.run.put_json(TRAINER_STATE, &self.state)?;
@@ -296,6 +308,7 @@ impl TrainerRole {
                 .run
                 .delete_folder(&format!("{TRAINER}{previous}"), MODEL_MANIFEST);
         }
+        self.storage += started.elapsed();
         Ok(())
     }
 
@@ -322,16 +335,27 @@ impl TrainerRole {
         Ok(generation)
     }
 
-    fn export_candidate(&self) -> Result<()> {
+    fn export_candidate(&mut self) -> Result<()> {
         // The network that plays: the moving average of the weights when
         // `[net.training] ema_decay` asks for one.
-        save_run_model(
-            &self.run,
-            self.state.generation,
+        let generation = self.state.generation;
+        save_model(
             self.trainer.played_net(),
+            &self.run.model_path(generation),
             self.trainer.step(),
             &self.config,
-        )
+        )?;
+        let started = Instant::now();
+        self.run.publish_model(generation)?;
+        self.storage += started.elapsed();
+        Ok(())
+    }
+
+    /// Time spent waiting on the run's storage since the role was opened
+    /// (reading games; uploading checkpoints, candidates and the state: on
+    /// a folder those are in place already), and the whole time since.
+    pub fn storage_time(&self) -> (Duration, Duration) {
+        (self.storage, self.opened.elapsed())
     }
 
     pub fn device(&self) -> Device {
