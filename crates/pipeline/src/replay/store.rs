@@ -114,6 +114,8 @@ pub struct RefreshReport {
     /// Files that were skipped (the object, named with its storage), with
     /// the reason.
     pub skipped: Vec<(String, String)>,
+    /// Time spent listing and reading the files (not decoding them).
+    pub storage_time: std::time::Duration,
 }
 
 /// Loaded games and the window of their training positions (of two-player
@@ -168,14 +170,18 @@ impl<G: ReplayGame> ReplayStore<G> {
     pub fn refresh(&mut self) -> Result<RefreshReport, sumito_store::StoreError> {
         let mut report = RefreshReport::default();
         let mut new = Vec::new();
-        let unseen: Vec<String> = self
-            .folder
-            .list(G::EXTENSION)?
+        let listing = std::time::Instant::now();
+        let listed = self.folder.list(G::EXTENSION);
+        report.storage_time += listing.elapsed();
+        let unseen: Vec<String> = listed?
             .into_iter()
             .filter(|key| !self.seen.contains(key))
             .collect();
         for keys in unseen.chunks(READ_AT_ONCE) {
-            for (key, read) in keys.iter().zip(self.folder.read_many(keys)) {
+            let reading = std::time::Instant::now();
+            let read_all = self.folder.read_many(keys);
+            report.storage_time += reading.elapsed();
+            for (key, read) in keys.iter().zip(read_all) {
                 let name = self.folder.describe_key(key);
                 let bytes = match read {
                     Ok(Some(bytes)) => bytes,
