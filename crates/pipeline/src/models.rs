@@ -9,7 +9,7 @@ use tch::Device;
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
 use crate::fsutil::temporary_path;
-use crate::rundir::{MODEL_MANIFEST, Removed, RunDir, RunDirError};
+use crate::rundir::{MODEL_MANIFEST, MODEL_PREFIX, Removed, RunDir, RunDirError};
 
 /// The device of the run's network.
 pub fn device(config: &Config) -> Result<Device> {
@@ -112,20 +112,10 @@ pub fn prune_incomplete(run: &RunDir) -> Result<Vec<Removed>> {
     if run.is_remote() {
         // Objects of model folders whose manifest never came (a killed
         // upload): the trainer uploads its candidates, and holds the role.
-        let complete = run.model_generations()?;
-        let mut folders: Vec<u32> = run
-            .store()
-            .list("models/gen-")?
-            .into_iter()
-            .filter_map(|object| {
-                let rest = object.key.strip_prefix("models/gen-")?;
-                rest.split('/').next()?.parse().ok()
-            })
-            .filter(|generation| complete.binary_search(generation).is_err())
-            .collect();
-        folders.dedup();
-        for generation in folders {
-            let key = RunDir::model_key(generation);
+        for (key, complete) in run.checkpoint_folders(MODEL_PREFIX)? {
+            if complete {
+                continue;
+            }
             run.delete_folder(&key, MODEL_MANIFEST)?;
             removed.push(Removed {
                 path: run.object_path(&key),

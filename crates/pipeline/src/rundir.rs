@@ -66,6 +66,8 @@ use work_folder::WorkFolder;
 /// machine the OS lock tells at once.)
 pub const LEASE_TTL: Duration = Duration::from_secs(60);
 
+/// The candidates' checkpoint folders.
+pub const MODEL_PREFIX: &str = "models/gen-";
 /// The file a checkpoint folder writes last (see `sumito_net::checkpoint`).
 pub const MODEL_MANIFEST: &str = sumito_net::checkpoint::MANIFEST_FILE;
 /// The run's TensorBoard event files.
@@ -548,6 +550,27 @@ impl RunDir {
         Ok(Some(dir))
     }
 
+    /// The checkpoint folders whose keys start with `prefix` (e.g.
+    /// `models/gen-`), by key, each with whether it is complete (its
+    /// manifest is there), as the store lists their objects.
+    pub fn checkpoint_folders(&self, prefix: &str) -> Result<Vec<(String, bool)>> {
+        let parent = &prefix[..prefix.rfind('/').map_or(0, |end| end + 1)];
+        let mut folders: Vec<(String, bool)> = Vec::new();
+        for object in self.store.list(prefix)? {
+            let Some((name, file)) = object.key[parent.len()..].split_once('/') else {
+                continue;
+            };
+            let key = format!("{parent}{name}");
+            let complete = file == MODEL_MANIFEST;
+            match folders.last_mut() {
+                // Listed by key: a folder's objects come together.
+                Some((last, seen_complete)) if *last == key => *seen_complete |= complete,
+                _ => folders.push((key, complete)),
+            }
+        }
+        Ok(folders)
+    }
+
     /// Deletes the run's folder `key`: its files, and on an object store its
     /// objects (`last` first, so that it is never taken for whole again).
     pub fn delete_folder(&self, key: &str, last: &str) -> Result<()> {
@@ -719,7 +742,7 @@ impl RunDir {
     }
     /// The key of generation `generation`'s checkpoint folder.
     pub fn model_key(generation: u32) -> String {
-        format!("models/gen-{generation:06}")
+        format!("{MODEL_PREFIX}{generation:06}")
     }
     /// Generation `generation`'s checkpoint folder, fetched when the run is
     /// on an object store; `None` when there is no (complete) such model.
@@ -811,17 +834,12 @@ impl RunDir {
     /// object store: a complete one, whose manifest is there).
     pub fn model_generations(&self) -> Result<Vec<u32>> {
         if self.is_remote() {
-            let mut generations: Vec<u32> = self
-                .store
-                .list("models/gen-")?
+            return Ok(self
+                .checkpoint_folders(MODEL_PREFIX)?
                 .into_iter()
-                .filter_map(|object| {
-                    let folder = object.key.strip_suffix(&format!("/{MODEL_MANIFEST}"))?;
-                    folder.strip_prefix("models/gen-")?.parse().ok()
-                })
-                .collect();
-            generations.sort_unstable();
-            return Ok(generations);
+                .filter(|(_, complete)| *complete)
+                .filter_map(|(key, _)| key[MODEL_PREFIX.len()..].parse().ok())
+                .collect());
         }
         let dir = self.models_dir();
         let mut generations = Vec::new();

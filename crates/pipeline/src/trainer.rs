@@ -371,18 +371,11 @@ pub fn prune_checkpoints(run: &RunDir) -> Result<Vec<Removed>> {
         .get_json::<TrainerState>(TRAINER_STATE)?
         .and_then(|state| state.checkpoint);
     // Every checkpoint folder with its objects (in a folder: its files).
-    let mut folders: Vec<(String, bool)> = Vec::new();
-    for object in run.store().list(&format!("{TRAINER}ckpt-"))? {
-        let rest = &object.key[TRAINER.len()..];
-        let Some((name, file)) = rest.split_once('/') else {
-            continue;
-        };
-        let complete = file == MODEL_MANIFEST;
-        match folders.iter_mut().find(|(known, _)| known == name) {
-            Some((_, seen_complete)) => *seen_complete |= complete,
-            None => folders.push((name.to_owned(), complete)),
-        }
-    }
+    let mut folders: Vec<(String, bool)> = run
+        .checkpoint_folders(&format!("{TRAINER}ckpt-"))?
+        .into_iter()
+        .map(|(key, complete)| (key[TRAINER.len()..].to_owned(), complete))
+        .collect();
     if !run.is_remote() {
         // Folders a killed trainer left empty hold no object.
         let dir = run.trainer_dir();
