@@ -6,9 +6,10 @@
 # Self-play (`sumito selfplay`, configs/quick.toml) runs SECONDS_PER_RUN
 # seconds on a run in a local folder, then as long on a run on the S3 test
 # server (`s3s-fs` on 127.0.0.1, installed by scripts/setup-s3-server.sh),
-# alternating ROUNDS times; then a trainer works on the S3 run's games for
-# SECONDS_PER_RUN seconds and says how much of its time it waited on
-# storage. Prints `name: value unit` lines. A benchmark, not a test: run it
+# alternating ROUNDS times; then a trainer works on the S3 run for
+# SECONDS_PER_RUN seconds, a self-play worker beside it, and says how much
+# of its time it waited on storage (in all, the first read of the games at
+# start, and after it). Prints `name: value unit` lines. A benchmark, not a test: run it
 # on a quiet machine, with a release build (`cargo build --release`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +49,7 @@ make_run() {
     local trainer=$!
     for _ in $(seq 600); do
         [ -n "$(ls "$marker" 2>/dev/null)" ] && break
+        kill -0 "$trainer" 2>/dev/null || { cat "$work/make.log" >&2; exit 1; }
         sleep 0.1
     done
     kill -INT "$trainer"
@@ -74,7 +76,24 @@ done
 
 games=$(find "$work/s3/bucket/run/replay" -name '*.game' | wc -l)
 echo "games_in_the_s3_run: $games games"
+# The trainer with a self-play worker beside it, as in a real run: it reads
+# the games there at start, then trains as new ones arrive, writing
+# checkpoints and candidates.
+timeout -s INT "$((SECONDS_PER_RUN + 5))" "$SUMITO" selfplay --no-progress --run-dir "$s3_run" \
+    >"$work/selfplay-beside.log" 2>&1 &
+beside=$!
 timeout -s INT "$SECONDS_PER_RUN" "$SUMITO" trainer --no-progress --run-dir "$s3_run" \
     >"$work/trainer.log" 2>&1 || true
-share=$(sed -n 's/.*waited on storage for [0-9.]* s of [0-9.]* s (\([0-9.]*\) %.*/\1/p' "$work/trainer.log" | tail -1)
+kill -INT "$beside" 2>/dev/null || true
+wait "$beside" 2>/dev/null || true
+line=$(grep 'waited on storage' "$work/trainer.log" | tail -1)
+share=$(sed -n 's/.*waited on storage for [0-9.]* s of [0-9.]* s (\([0-9.]*\) %.*/\1/p' <<<"$line")
+after=$(sed -n 's/.*after that [0-9.]* s of [0-9.]* s (\([0-9.]*\) %).*/\1/p' <<<"$line")
+startup=$(sed -n 's/.* of which \([0-9.]*\) s reading the \([0-9]*\) games there at start.*/\1/p' <<<"$line")
+candidates=$(grep -c 'candidate gen-' "$work/trainer.log" || true)
+echo "trainer_candidates_written: $candidates candidates"
 echo "trainer_storage_wait_share: ${share:-nan} %"
+echo "trainer_startup_read_time: ${startup:-nan} s"
+echo "trainer_storage_wait_share_after_startup: ${after:-nan} %"
+[ -n "${BENCH_STORAGE_VERBOSE:-}" ] && cat "$work/trainer.log" >&2
+exit 0

@@ -41,6 +41,8 @@ pub enum PipelineError {
     /// Another process took over a single-writer role of the run.
     #[error("lost the {0} lease of the run directory to another process; stopping")]
     LeaseLost(String),
+    #[error("sharing files with the run's storage stopped: {0}")]
+    Upload(String),
 }
 
 impl PipelineError {

@@ -26,6 +26,7 @@ use crate::evaluation::{
 use crate::models::{device, ensure_initial_model, load_model};
 use crate::ratings::model_name;
 use crate::replay::format::GameRecord;
+use crate::replay::store::RefreshReport;
 use crate::rundir::{LOOP_STATE, Leases, RunDir, RunDirError};
 use crate::selfplay::{SelfPlayStats, WorkerSettings, play_games};
 use crate::tensorboard::EventWriter;
@@ -464,10 +465,15 @@ fn train_pending(
 /// Reads new replay files into the trainer's store; warns about skipped
 /// files (the trainer logs them too).
 fn refresh_store(trainer: &mut TrainerRole, ui: &Ui) -> Result<()> {
-    for (name, why) in trainer.refresh()?.skipped {
+    let report = trainer.refresh()?;
+    say_skipped(&report, ui);
+    Ok(())
+}
+
+fn say_skipped(report: &RefreshReport, ui: &Ui) {
+    for (name, why) in &report.skipped {
         ui.say(&format!("warning: skipped replay file {name}: {why}"));
     }
-    Ok(())
 }
 
 fn budget_spent(
@@ -697,10 +703,9 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
         if ui.stopping() || !trainer.candidate_due() {
             continue;
         }
-        let candidate = trainer.write_candidate()?;
-        if config.gating.mode == GatingMode::Off {
-            run.set_best(candidate)?;
-        }
+        let candidate = trainer.write_candidate(config.gating.mode == GatingMode::Off)?;
+        // The evaluation below reads the candidate from the run's storage.
+        trainer.finish_uploads()?;
         let hours = Some(elapsed() / 3600.0);
         let evaluation_start = Instant::now();
         let summary = if config.evaluation.evaluates(candidate) {
@@ -739,6 +744,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     // Steps trained since the last periodic checkpoint are kept (on a stop
     // request in the middle of a generation, say).
     trainer.save_checkpoint()?;
+    trainer.finish_uploads()?;
     loop_state.elapsed_seconds = elapsed();
     run.put_json(LOOP_STATE, &loop_state)?;
     Ok(())
@@ -805,6 +811,11 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
     let ui = Ui::new(options);
     let mut events = run.event_writer("trainer")?;
     let mut trainer = TrainerRole::open(run, config)?;
+    let (games, time) = trainer.read_in_background()?;
+    ui.say(&format!(
+        "read the {games} games in the run in {:.1} s",
+        time.as_secs_f64()
+    ));
     let mut waiting_said = false;
     while !ui.stopping() {
         lease_check()?;
@@ -815,10 +826,7 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
         }
         refresh_store(&mut trainer, &ui)?;
         if trainer.candidate_due() {
-            let candidate = trainer.write_candidate()?;
-            if config.gating.mode == GatingMode::Off {
-                run.set_best(candidate)?;
-            }
+            let candidate = trainer.write_candidate(config.gating.mode == GatingMode::Off)?;
             let (storage, total) = trainer.storage_time();
             let share = storage.as_secs_f64() / total.as_secs_f64().max(1e-9);
             log_scalars(
@@ -846,21 +854,57 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
                 ));
                 waiting_said = true;
             }
-            std::thread::sleep(Duration::from_secs(2));
+            let report = trainer.wait_for_games(Duration::from_secs(2))?;
+            say_skipped(&report, &ui);
         }
     }
     trainer.save_checkpoint()?;
+    trainer.finish_uploads()?;
+    let line = trainer_time_line(&trainer);
+    run.log("trainer", &line)?;
+    ui.say(&line);
+    Ok(())
+}
+
+/// What the trainer read and how long it waited on storage, and what the
+/// background threads did meanwhile.
+fn trainer_time_line(trainer: &TrainerRole) -> String {
     let (storage, total) = trainer.storage_time();
-    let line = format!(
+    let share = |part: Duration, whole: Duration| {
+        100.0 * part.as_secs_f64() / whole.as_secs_f64().max(1e-9)
+    };
+    let mut line = format!(
         "read {} games; waited on storage for {:.1} s of {:.1} s ({:.2} %: reading games, uploading checkpoints and candidates)",
         trainer.store().total_games(),
         storage.as_secs_f64(),
         total.as_secs_f64(),
-        100.0 * storage.as_secs_f64() / total.as_secs_f64().max(1e-9)
+        share(storage, total)
     );
-    run.log("trainer", &line)?;
-    ui.say(&line);
-    Ok(())
+    if let Some((games, startup)) = trainer.startup_read() {
+        let (after, whole_after) = (
+            storage.saturating_sub(startup),
+            total.saturating_sub(startup),
+        );
+        line += &format!(
+            ", of which {:.1} s reading the {games} games there at start; after that {:.1} s of {:.1} s ({:.2} %)",
+            startup.as_secs_f64(),
+            after.as_secs_f64(),
+            whole_after.as_secs_f64(),
+            share(after, whole_after)
+        );
+    }
+    let (uploads, upload_time) = trainer.uploads_done();
+    line += &format!(
+        "; in the background: {uploads} uploads in {:.1} s",
+        upload_time.as_secs_f64()
+    );
+    if let Some((files, read_time)) = trainer.store().background_work() {
+        line += &format!(
+            ", {files} replay files listed and read in {:.1} s",
+            read_time.as_secs_f64()
+        );
+    }
+    line
 }
 
 /// `sumito evaluate`: evaluates every candidate as it appears.

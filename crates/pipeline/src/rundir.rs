@@ -52,6 +52,7 @@ use crate::tensorboard::{EventError, EventWriter};
 pub mod lease;
 pub mod leftovers;
 pub mod store_lease;
+pub mod uploader;
 pub mod work_folder;
 
 pub use lease::Holder;

@@ -16,6 +16,7 @@ use crate::error::{PipelineError, Result};
 use crate::models::{device, load_model, save_model};
 use crate::replay::store::{RefreshReport, ReplayStore};
 use crate::replay::variant_format::VariantReplay;
+use crate::rundir::uploader::Uploader;
 use crate::rundir::{MODEL_MANIFEST, Removed, RunDir, RunDirError};
 
 /// The trainer's objects in the run: its state and its checkpoints.
@@ -89,6 +90,39 @@ impl TrainingData {
             TrainingData::General(store) => store.refresh(),
         }
     }
+
+    fn wait_for_games(
+        &mut self,
+        timeout: Duration,
+    ) -> std::result::Result<RefreshReport, sumito_store::StoreError> {
+        match self {
+            TrainingData::TwoPlayer(store) => store.wait_for_games(timeout),
+            TrainingData::General(store) => store.wait_for_games(timeout),
+        }
+    }
+
+    fn catch_up(&mut self) -> std::result::Result<RefreshReport, sumito_store::StoreError> {
+        match self {
+            TrainingData::TwoPlayer(store) => store.catch_up(),
+            TrainingData::General(store) => store.catch_up(),
+        }
+    }
+
+    fn read_in_background(&mut self) {
+        match self {
+            TrainingData::TwoPlayer(store) => store.read_in_background(),
+            TrainingData::General(store) => store.read_in_background(),
+        }
+    }
+
+    /// The background reader's files and time (see
+    /// [`ReplayStore::background_work`]).
+    pub fn background_work(&self) -> Option<(u64, Duration)> {
+        match self {
+            TrainingData::TwoPlayer(store) => store.background_work(),
+            TrainingData::General(store) => store.background_work(),
+        }
+    }
 }
 
 /// The trainer with its replay store.
@@ -107,6 +141,11 @@ pub struct TrainerRole {
     /// checkpoints and candidates (see [`TrainerRole::storage_time`]).
     storage: Duration,
     opened: Instant,
+    /// Shares checkpoints, the state and candidates with the run's storage
+    /// in the background, in order.
+    uploader: Uploader,
+    /// Games read at start by the background reader, and the time it took.
+    startup_read: Option<(u64, Duration)>,
 }
 
 impl TrainerRole {
@@ -155,6 +194,10 @@ impl TrainerRole {
             generation_boundary: None,
             storage: Duration::ZERO,
             opened: Instant::now(),
+            // A checkpoint and a candidate in flight at most: a slow store
+            // holds the trainer back rather than pile up files to upload.
+            uploader: Uploader::new(3),
+            startup_read: None,
         };
         // A crash between saving the state and exporting the candidate
         // leaves the candidate missing: export it again from the checkpoint.
@@ -176,9 +219,43 @@ impl TrainerRole {
         self.trainer.step()
     }
 
-    /// Reads new replay files; skipped files are logged with their names.
+    /// Reads new replay files (with a background reader, takes those it
+    /// read); skipped files are logged with their names.
     pub fn refresh(&mut self) -> Result<RefreshReport> {
         let report = self.store.refresh().map_err(RunDirError::from)?;
+        self.take_report(report)
+    }
+
+    /// From now on, new replay files are listed and read in a background
+    /// thread while the trainer trains (the `trainer` role; `train` plays
+    /// and trains in turns and reads synchronously).
+    /// Waits for the games there are now (the first listing; with a
+    /// background reader), and returns how many and how long that took.
+    pub fn read_in_background(&mut self) -> Result<(u64, Duration)> {
+        self.store.read_in_background();
+        let report = self.store.catch_up().map_err(RunDirError::from)?;
+        let time = report.storage_time;
+        let games = self.take_report(report)?.new_games;
+        self.startup_read = Some((games, time));
+        Ok((games, time))
+    }
+
+    /// The games read at start by [`TrainerRole::read_in_background`] and
+    /// how long it took.
+    pub fn startup_read(&self) -> Option<(u64, Duration)> {
+        self.startup_read
+    }
+
+    /// Waits up to `timeout` for new replay files and takes them.
+    pub fn wait_for_games(&mut self, timeout: Duration) -> Result<RefreshReport> {
+        let report = self
+            .store
+            .wait_for_games(timeout)
+            .map_err(RunDirError::from)?;
+        self.take_report(report)
+    }
+
+    fn take_report(&mut self, report: RefreshReport) -> Result<RefreshReport> {
         // Listing and reading only: decoding games is the trainer's work.
         self.storage += report.storage_time;
         for (name, why) in &report.skipped {
@@ -275,8 +352,9 @@ impl TrainerRole {
         Ok(metrics)
     }
 
-    /// Saves weights and optimiser under a new name, then the state naming
-    /// it, then removes the previous checkpoint.
+    /// Saves weights and optimiser under a new name; then, in the
+    /// background, shares it, then the state naming it, then removes the
+    /// previous checkpoint.
     pub fn save_checkpoint(&mut self) -> Result<()> {
         let name = format!("ckpt-{:09}", self.trainer.step());
         let key = format!("{TRAINER}{name}");
@@ -297,30 +375,37 @@ impl TrainerRole {
                 "saving the trainer checkpoint {}",
                 path.display()
             )))?;
-        let started = Instant::now();
-        self.run.publish_folder(&key, MODEL_MANIFEST)?;
         let previous = self.state.checkpoint.replace(name.clone());
-        self.run.put_json(TRAINER_STATE, &self.state)?;
-        if let Some(previous) = previous.filter(|previous| *previous != name) {
-            // A leftover is pruned at the next start.
-            let _ = self
-                .run
-                .delete_folder(&format!("{TRAINER}{previous}"), MODEL_MANIFEST);
-        }
-        self.storage += started.elapsed();
+        let (run, state) = (self.run.clone(), self.state.clone());
+        self.storage += self.uploader.submit(move || {
+            run.publish_folder(&key, MODEL_MANIFEST)?;
+            run.put_json(TRAINER_STATE, &state)?;
+            if let Some(previous) = previous.filter(|previous| *previous != name) {
+                // A leftover is pruned at the next start.
+                let _ = run.delete_folder(&format!("{TRAINER}{previous}"), MODEL_MANIFEST);
+            }
+            Ok(())
+        })?;
         Ok(())
     }
 
     /// Writes the next candidate: first the trainer's own checkpoint and
-    /// state (which count the candidate as made), then the model. Returns
-    /// its generation.
-    pub fn write_candidate(&mut self) -> Result<u32> {
+    /// state (which count the candidate as made), then the model, and makes
+    /// it the best when `promote` (gating off); the storage gets them in
+    /// that order, in the background. Returns its generation.
+    pub fn write_candidate(&mut self, promote: bool) -> Result<u32> {
         self.state.generation += 1;
         self.state.games_at_candidate = self.store.total_games();
         self.generation_boundary = None;
         self.save_checkpoint()?;
         self.export_candidate()?;
         let generation = self.state.generation;
+        if promote {
+            let run = self.run.clone();
+            self.storage += self
+                .uploader
+                .submit(move || Ok(run.set_best(generation)?))?;
+        }
         self.run.log(
             "trainer",
             &format!(
@@ -344,10 +429,23 @@ impl TrainerRole {
             self.trainer.step(),
             &self.config,
         )?;
-        let started = Instant::now();
-        self.run.publish_model(generation)?;
-        self.storage += started.elapsed();
+        let run = self.run.clone();
+        self.storage += self
+            .uploader
+            .submit(move || Ok(run.publish_model(generation)?))?;
         Ok(())
+    }
+
+    /// Waits until everything saved is shared with the run's storage (before
+    /// another part of the process reads it there, and before exiting).
+    pub fn finish_uploads(&mut self) -> Result<()> {
+        self.storage += self.uploader.finish()?;
+        Ok(())
+    }
+
+    /// Uploads finished in the background and the time they took.
+    pub fn uploads_done(&self) -> (u64, Duration) {
+        self.uploader.work_done()
     }
 
     /// Time spent waiting on the run's storage since the role was opened

@@ -124,6 +124,42 @@ impl RemoteBackend {
         })
     }
 
+    /// The objects under `prefix` (after `offset`, when given).
+    fn list_from(&self, prefix: &str, offset: Option<&str>) -> Result<Vec<ObjectInfo>, StoreError> {
+        // The store lists whole path segments; a prefix that ends inside one
+        // is listed from its folder and filtered here.
+        let folder = match prefix.rfind('/') {
+            Some(end) => &prefix[..end],
+            None => "",
+        };
+        let listed = if folder.is_empty() && self.prefix.is_empty() {
+            None
+        } else if folder.is_empty() {
+            Some(ObjectPath::from(self.prefix.as_str()))
+        } else {
+            Some(self.path(folder))
+        };
+        let stream = match offset {
+            Some(offset) => self
+                .store
+                .list_with_offset(listed.as_ref(), &self.path(offset)),
+            None => self.store.list(listed.as_ref()),
+        };
+        let result = self.runtime.block_on(stream.try_collect::<Vec<_>>());
+        let metas = result.map_err(|err| self.error(prefix, err))?;
+        Ok(metas
+            .into_iter()
+            .map(|meta| ObjectInfo {
+                key: self.key_of(&meta.location),
+                size: meta.size,
+            })
+            .filter(|object| {
+                object.key.starts_with(prefix)
+                    && offset.is_none_or(|offset| object.key.as_str() > offset)
+            })
+            .collect())
+    }
+
     fn path(&self, key: &str) -> ObjectPath {
         if self.prefix.is_empty() {
             ObjectPath::from(key)
@@ -198,8 +234,10 @@ impl RemoteBackend {
 }
 
 /// Objects requested at once by [`Backend::get_many`]: one request's
-/// round trip, not the bandwidth, is what limits reading many small objects.
-const GETS_IN_FLIGHT: usize = 16;
+/// round trip, not the bandwidth, is what limits reading many small objects
+/// (a trainer catching up on 1,344 games from the test server on the
+/// loopback: 3.3 s with 16 in flight, 1.1 s with 64, 0.5 s with 256).
+const GETS_IN_FLIGHT: usize = 256;
 
 impl RemoteBackend {
     /// The object `key`, checked whole (see [`Backend::get`]).
@@ -288,31 +326,11 @@ impl Backend for RemoteBackend {
     }
 
     fn list(&self, prefix: &str) -> Result<Vec<ObjectInfo>, StoreError> {
-        // The store lists whole path segments; a prefix that ends inside one
-        // is listed from its folder and filtered here.
-        let folder = match prefix.rfind('/') {
-            Some(end) => &prefix[..end],
-            None => "",
-        };
-        let listed = if folder.is_empty() && self.prefix.is_empty() {
-            None
-        } else if folder.is_empty() {
-            Some(ObjectPath::from(self.prefix.as_str()))
-        } else {
-            Some(self.path(folder))
-        };
-        let result = self
-            .runtime
-            .block_on(self.store.list(listed.as_ref()).try_collect::<Vec<_>>());
-        let metas = result.map_err(|err| self.error(prefix, err))?;
-        Ok(metas
-            .into_iter()
-            .map(|meta| ObjectInfo {
-                key: self.key_of(&meta.location),
-                size: meta.size,
-            })
-            .filter(|object| object.key.starts_with(prefix))
-            .collect())
+        self.list_from(prefix, None)
+    }
+
+    fn list_after(&self, prefix: &str, offset: &str) -> Result<Vec<ObjectInfo>, StoreError> {
+        self.list_from(prefix, Some(offset))
     }
 
     fn delete(&self, key: &str) -> Result<(), StoreError> {

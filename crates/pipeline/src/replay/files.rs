@@ -87,16 +87,17 @@ impl ReplayFolder {
     /// The keys of every file with `extension` in the folder and the folders
     /// below it, oldest first by the time in its name.
     pub fn list(&self, extension: &str) -> Result<Vec<String>, StoreError> {
-        let suffix = format!(".{extension}");
-        let mut keys: Vec<String> = self
-            .store
-            .list(&self.prefix)?
-            .into_iter()
-            .map(|object| object.key)
-            .filter(|key| key.ends_with(&suffix))
-            .collect();
-        keys.sort_by(|a, b| file_name(a).cmp(file_name(b)));
-        Ok(keys)
+        Ok(game_keys(self.store.list(&self.prefix)?, extension))
+    }
+
+    /// [`ReplayFolder::list`] of the keys that sort after `offset` only
+    /// (e.g. `replay/model-000012`: the files of that model's folder and of
+    /// newer ones), without listing those before it.
+    pub fn list_after(&self, extension: &str, offset: &str) -> Result<Vec<String>, StoreError> {
+        Ok(game_keys(
+            self.store.list_after(&self.prefix, offset)?,
+            extension,
+        ))
     }
 
     /// The object `key` (as [`ReplayFolder::list`] gives it), checked whole;
@@ -110,6 +111,19 @@ impl ReplayFolder {
     pub fn read_many(&self, keys: &[String]) -> Vec<Result<Option<Vec<u8>>, StoreError>> {
         self.store.get_many(keys)
     }
+}
+
+/// The keys of `objects` with `extension`, oldest first by the time in
+/// their names.
+fn game_keys(objects: Vec<sumito_store::ObjectInfo>, extension: &str) -> Vec<String> {
+    let suffix = format!(".{extension}");
+    let mut keys: Vec<String> = objects
+        .into_iter()
+        .map(|object| object.key)
+        .filter(|key| key.ends_with(&suffix))
+        .collect();
+    keys.sort_by(|a, b| file_name(a).cmp(file_name(b)));
+    keys
 }
 
 fn file_name(key: &str) -> &str {

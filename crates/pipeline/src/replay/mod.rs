@@ -1,7 +1,9 @@
 //! Self-play games on disk ([`format`], [`files`]) and the sliding-window
-//! store the trainer samples from ([`store`]).
+//! store the trainer samples from ([`store`]), which can follow the folder
+//! from a background thread ([`reader`]).
 
 pub mod files;
 pub mod format;
+pub mod reader;
 pub mod store;
 pub mod variant_format;

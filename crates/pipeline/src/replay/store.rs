@@ -19,6 +19,7 @@ use sumito_net::VariantTrainingSample;
 
 use super::files::{EXTENSION, ReplayFolder, VARIANT_EXTENSION};
 use super::format::{GameRecord, decode_game, dequantize_policy, peek_summary};
+use super::reader::{BackgroundReader, Pass, read_unseen};
 use super::variant_format::{VariantReplay, decode_variant_game};
 use crate::config::TrainingConfig;
 
@@ -103,9 +104,6 @@ pub struct Sample {
     pub plies_left: u32,
 }
 
-/// Replay files read in one go from the run's storage.
-const READ_AT_ONCE: usize = 256;
-
 /// What one [`ReplayStore::refresh`] found.
 #[derive(Debug, Default, Clone)]
 pub struct RefreshReport {
@@ -124,8 +122,10 @@ pub struct RefreshReport {
 pub struct ReplayStore<G = GameRecord> {
     folder: ReplayFolder,
     config: TrainingConfig,
-    /// The keys of the files read (or skipped) so far.
+    /// The keys of the files read (or skipped) so far, when no background
+    /// reader follows the folder (it keeps them then).
     seen: HashSet<String>,
+    reader: Option<BackgroundReader>,
     /// (game, position index) of each training position in the window, oldest first.
     window: VecDeque<(Arc<G>, u32)>,
     total_games: u64,
@@ -139,6 +139,7 @@ impl<G: ReplayGame> ReplayStore<G> {
             folder,
             config,
             seen: HashSet::new(),
+            reader: None,
             window: VecDeque::new(),
             total_games: 0,
             total_positions: 0,
@@ -164,55 +165,118 @@ impl<G: ReplayGame> ReplayStore<G> {
         self.window.is_empty()
     }
 
-    /// Reads the replay files that appeared since the last call. Older files
-    /// that would fall out of the window at once are only counted (from
-    /// their header), not decoded.
+    /// Reads the replay files that appeared since the last call (with a
+    /// background reader, takes what it has read, without waiting). Older
+    /// files that would fall out of the window at once are only counted
+    /// (from their header), not decoded.
     pub fn refresh(&mut self) -> Result<RefreshReport, sumito_store::StoreError> {
-        let mut report = RefreshReport::default();
+        if let Some(reader) = &self.reader {
+            let passes = reader.take();
+            return self.ingest_passes(passes, std::time::Duration::ZERO);
+        }
+        let started = std::time::Instant::now();
+        // A failed read leaves its key unseen, so it is read again next time.
+        let mut seen = self.seen.clone();
+        let pass = read_unseen(&self.folder, G::EXTENSION, None, &mut seen, |_| ());
+        let storage_time = started.elapsed();
+        let report = self.ingest_passes(vec![pass], storage_time)?;
+        self.seen = seen;
+        Ok(report)
+    }
+
+    /// From now on, lists and reads new files in a background thread
+    /// ([`BackgroundReader`]): [`ReplayStore::refresh`] takes what it read.
+    pub fn read_in_background(&mut self) {
+        if self.reader.is_none() {
+            let seen = std::mem::take(&mut self.seen);
+            self.reader = Some(BackgroundReader::start(
+                self.folder.clone(),
+                G::EXTENSION,
+                seen,
+            ));
+        }
+    }
+
+    /// Waits until the background reader has read the files there are now
+    /// (at once without one: reads them), and takes them. The report's
+    /// storage time is the whole wait.
+    pub fn catch_up(&mut self) -> Result<RefreshReport, sumito_store::StoreError> {
+        let started = std::time::Instant::now();
+        let Some(reader) = &self.reader else {
+            return self.refresh();
+        };
+        let mut passes = Vec::new();
+        while !reader.listed_once() {
+            passes.extend(reader.wait(std::time::Duration::from_millis(100)).0);
+        }
+        passes.extend(reader.take());
+        self.ingest_passes(passes, started.elapsed())
+    }
+
+    /// Waits up to `timeout` for new files, then takes them (without a
+    /// background reader: sleeps, then reads). The report's storage time is
+    /// the part of the wait spent on files already listed, not on games yet
+    /// to be played.
+    pub fn wait_for_games(
+        &mut self,
+        timeout: std::time::Duration,
+    ) -> Result<RefreshReport, sumito_store::StoreError> {
+        match &self.reader {
+            Some(reader) => {
+                let (passes, on_storage) = reader.wait(timeout);
+                self.ingest_passes(passes, on_storage)
+            }
+            None => {
+                std::thread::sleep(timeout);
+                self.refresh()
+            }
+        }
+    }
+
+    /// The background reader's files handed over and its time spent
+    /// listing and reading; `None` without one.
+    pub fn background_work(&self) -> Option<(u64, std::time::Duration)> {
+        self.reader.as_ref().map(BackgroundReader::work_done)
+    }
+
+    /// Adds the files of `passes` to the window (see [`ReplayStore::refresh`]).
+    fn ingest_passes(
+        &mut self,
+        passes: Vec<Pass>,
+        storage_time: std::time::Duration,
+    ) -> Result<RefreshReport, sumito_store::StoreError> {
+        let mut report = RefreshReport {
+            storage_time,
+            ..RefreshReport::default()
+        };
         let mut new = Vec::new();
-        let listing = std::time::Instant::now();
-        let listed = self.folder.list(G::EXTENSION);
-        report.storage_time += listing.elapsed();
-        let unseen: Vec<String> = listed?
-            .into_iter()
-            .filter(|key| !self.seen.contains(key))
-            .collect();
-        for keys in unseen.chunks(READ_AT_ONCE) {
-            let reading = std::time::Instant::now();
-            let read_all = self.folder.read_many(keys);
-            report.storage_time += reading.elapsed();
-            for (key, read) in keys.iter().zip(read_all) {
-                let name = self.folder.describe_key(key);
+        for pass in passes {
+            for (key, read) in pass? {
+                let name = self.folder.describe_key(&key);
                 let bytes = match read {
                     Ok(Some(bytes)) => bytes,
                     // Listed a moment ago: deleted with its run since.
                     Ok(None) => continue,
                     Err(err @ sumito_store::StoreError::Corrupt { .. }) => {
-                        self.seen.insert(key.clone());
                         report.skipped.push((name, err.to_string()));
                         continue;
                     }
-                    // Read again at the next refresh (what was read so far
-                    // is dropped with this refresh and read again too).
+                    // Read again at the next refresh.
                     Err(err) => return Err(err),
                 };
                 match G::peek_training_positions(&bytes) {
-                    Ok(positions) => new.push((key.clone(), name, bytes, positions)),
-                    Err(why) => {
-                        self.seen.insert(key.clone());
-                        report.skipped.push((name, why));
-                    }
+                    Ok(positions) => new.push((name, bytes, positions)),
+                    Err(why) => report.skipped.push((name, why)),
                 }
             }
         }
-        self.seen.extend(new.iter().map(|(key, ..)| key.clone()));
         // The window after this refresh; decode the newest files that fill
         // it, only count the older ones (they would be dropped at once).
         let announced: u64 = new.iter().map(|(.., positions)| positions).sum();
         let target = window_size(self.total_positions + announced, &self.config);
         let mut decoded = Vec::new();
         let mut filled = 0u64;
-        for (_, name, bytes, positions) in new.into_iter().rev() {
+        for (name, bytes, positions) in new.into_iter().rev() {
             if filled >= target {
                 report.new_games += 1;
                 report.new_positions += positions;
@@ -492,6 +556,63 @@ mod tests {
         );
         // Reported once, not on every refresh.
         assert!(store.refresh().unwrap().skipped.is_empty());
+    }
+
+    /// Waits (at most 30 s) until `store` has read `games` games; returns
+    /// the files it skipped meanwhile.
+    fn wait_until_read(store: &mut ReplayStore, games: u64) -> Vec<String> {
+        let started = std::time::Instant::now();
+        let mut skipped = Vec::new();
+        while store.total_games() < games {
+            assert!(started.elapsed().as_secs() < 30, "not read in time");
+            let report = store
+                .wait_for_games(std::time::Duration::from_millis(200))
+                .unwrap();
+            skipped.extend(report.skipped.into_iter().map(|(name, _)| name));
+        }
+        skipped
+    }
+
+    #[test]
+    fn a_background_reader_hands_over_new_files_and_skips_damaged_ones_once() {
+        let dir = TempDir::new("store-background");
+        let rules = Rules {
+            max_plies: Some(40),
+            ..Rules::default()
+        };
+        let replay = ReplayFolder::local(dir.path()).unwrap();
+        let folder = replay.join("model-000000");
+        for seed in 0..3 {
+            write_game(&folder, &random_game(seed, rules)).unwrap();
+        }
+        let mut store: ReplayStore = ReplayStore::new(replay.clone(), small_window());
+        store.refresh().unwrap();
+        store.read_in_background();
+        // What the synchronous refresh read is not read again.
+        assert_eq!(store.refresh().unwrap().new_games, 0);
+        let later = replay.join("model-000001");
+        for seed in 3..5 {
+            write_game(&later, &random_game(seed, rules)).unwrap();
+        }
+        let damaged = replay.describe_key(&write_game(&later, &random_game(5, rules)).unwrap());
+        let mut bytes = std::fs::read(&damaged).unwrap();
+        bytes[40] ^= 0x10;
+        std::fs::write(&damaged, &bytes).unwrap();
+        let mut skipped = wait_until_read(&mut store, 5);
+        // The damaged file may come in the same pass or the next one.
+        let quiet = store
+            .wait_for_games(std::time::Duration::from_millis(1500))
+            .unwrap();
+        skipped.extend(quiet.skipped.into_iter().map(|(name, _)| name));
+        assert_eq!(skipped, vec![damaged]);
+        assert_eq!((store.total_games(), quiet.new_games), (5, 0));
+        let (files, _) = store.background_work().unwrap();
+        assert_eq!(files, 3);
+        // Waiting for games that are not played yet is not time on storage.
+        let idle = store
+            .wait_for_games(std::time::Duration::from_millis(300))
+            .unwrap();
+        assert_eq!(idle.storage_time, std::time::Duration::ZERO);
     }
 
     #[test]

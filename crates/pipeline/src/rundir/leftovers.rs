@@ -18,6 +18,7 @@
 use std::path::{Path, PathBuf};
 
 use super::lease::{Liveness, LocalLeases, OPEN};
+use super::store_lease::StoreLeases;
 use super::{LEASE_TTL, Result, RunDir, RunDirError, io_error};
 use crate::fsutil::{hostname, is_temporary, temporary_writer};
 
@@ -160,8 +161,21 @@ impl RunDir {
         if self.is_remote() {
             // Its working folder is this process's own; an object store
             // holds no temporaries (an upload is whole or absent), and
-            // expired leases are taken over where they stand.
-            return Ok(Vec::new());
+            // expired role leases are taken over where they stand. What is
+            // left is the lease of a killed process.
+            let leases = StoreLeases::new(
+                self.store().clone(),
+                super::location_path(self.location()),
+                LEASE_TTL,
+            );
+            return Ok(leases
+                .remove_finished_process_leases()?
+                .into_iter()
+                .map(|key| Removed {
+                    path: self.object_path(&key),
+                    what: "the lease of a process that is gone",
+                })
+                .collect());
         }
         let leases = LocalLeases::new(&self.root, LEASE_TTL);
         let mut removed = Vec::new();

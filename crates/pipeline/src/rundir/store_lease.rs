@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use sumito_store::{Created, Store, StoreError};
 
-use super::lease::{HeldLease, Holder, LeaseBackend, Mode, OPEN};
+use super::lease::{HeldLease, Holder, LeaseBackend, Mode, OPEN, process_lease};
 use super::{Result, RunDirError};
 use crate::fsutil::{hostname, unix_seconds};
 
@@ -224,6 +224,51 @@ impl StoreLeases {
         Ok(names)
     }
 
+    /// Deletes the epoch chains of process leases (`process-HOST-PID`)
+    /// given back or expired for longer than the lease time, but this
+    /// process's: a process's own lease is nobody else's to take, so its
+    /// last epoch tells no one anything once it is over. Returns the keys
+    /// deleted.
+    pub fn remove_finished_process_leases(&self) -> Result<Vec<String>> {
+        let own = process_lease(&hostname(), std::process::id());
+        let mut chains: Vec<(String, Vec<(u64, String)>)> = Vec::new();
+        for object in self.store.list("leases/").map_err(store_error)? {
+            let mut parts = object.key.split('/').skip(1);
+            let (Some(name), Some(file), None) = (parts.next(), parts.next(), parts.next()) else {
+                continue;
+            };
+            let Some(epoch) = file
+                .strip_suffix(".json")
+                .and_then(|epoch| epoch.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            if !name.starts_with("process-") || name == own {
+                continue;
+            }
+            match chains.iter_mut().find(|(known, _)| known == name) {
+                Some((_, epochs)) => epochs.push((epoch, object.key)),
+                None => chains.push((name.to_owned(), vec![(epoch, object.key)])),
+            }
+        }
+        let mut deleted = Vec::new();
+        for (_, mut epochs) in chains {
+            epochs.sort();
+            let (_, newest) = epochs.last().expect("a chain has an epoch");
+            let Some(record) = self.read(newest)? else {
+                continue;
+            };
+            let over = record.released || unix_seconds() > record.expires + self.ttl.as_secs_f64();
+            if over {
+                for (_, key) in epochs {
+                    self.store.delete(&key).map_err(store_error)?;
+                    deleted.push(key);
+                }
+            }
+        }
+        Ok(deleted)
+    }
+
     fn take_shared_open(&self, command: &str) -> Result<StoreHeld> {
         let token: u64 = rand::random();
         let key = shared_key(&format!(
@@ -377,6 +422,14 @@ impl HeldState {
         match &self.renewed {
             Renewed::Chain(chain) => {
                 let chain = chain.lock().unwrap_or_else(|p| p.into_inner());
+                if chain.name.starts_with("process-") {
+                    // Nobody else takes a process's own lease: nothing
+                    // needs to know it was given back.
+                    for epoch in chain.epoch.saturating_sub(1)..=chain.epoch {
+                        let _ = leases.store.delete(&epoch_key(&chain.name, epoch));
+                    }
+                    return;
+                }
                 let mut record = chain.record.clone();
                 record.released = true;
                 record.renewed = unix_seconds();
@@ -533,6 +586,54 @@ mod tests {
     fn leases_work_on_a_real_s3_server() {
         let server = sumito_store::testing::S3Server::start("leases");
         leases_work_on(&server.store("runs/leased"));
+    }
+
+    #[test]
+    fn process_leases_leave_nothing_behind() {
+        let store = Store::open(&Location::parse("memory://process-leases").unwrap()).unwrap();
+        let short = Duration::from_millis(300);
+        let leases = leases(&store, short);
+        let lease_keys = || -> Vec<String> {
+            store
+                .list("leases/")
+                .unwrap()
+                .into_iter()
+                .map(|object| object.key)
+                .collect()
+        };
+        // Given back: its chain is gone at once.
+        let mut given_back = leases
+            .acquire("process-elsewhere-11", Mode::Exclusive, "sumito selfplay")
+            .unwrap();
+        given_back.release();
+        assert_eq!(lease_keys(), Vec::<String>::new());
+        // Of a killed process: removed once expired for a lease time, not
+        // before; a live one and a role's chain are kept.
+        let killed = leases
+            .take("process-elsewhere-12", "sumito selfplay")
+            .unwrap();
+        killed.state.stop.store(true, Ordering::Relaxed);
+        std::mem::forget(killed);
+        let _alive = leases
+            .acquire("process-elsewhere-13", Mode::Exclusive, "sumito selfplay")
+            .unwrap();
+        let mut trainer = leases
+            .acquire("trainer", Mode::Exclusive, "sumito trainer")
+            .unwrap();
+        trainer.release();
+        assert_eq!(
+            leases.remove_finished_process_leases().unwrap(),
+            Vec::<String>::new()
+        );
+        std::thread::sleep(short * 2 + Duration::from_millis(200));
+        let removed = leases.remove_finished_process_leases().unwrap();
+        assert_eq!(removed, vec![epoch_key("process-elsewhere-12", 1)]);
+        let left = lease_keys();
+        assert!(
+            left.iter().any(|key| key.contains("process-elsewhere-13")),
+            "{left:?}"
+        );
+        assert!(left.iter().any(|key| key.contains("/trainer/")), "{left:?}");
     }
 
     #[test]
