@@ -96,7 +96,15 @@ fn a_run_on_an_object_store_trains_resumes_and_is_deleted() {
     let refused = start_or_resume(&location, &tiny_config(3), false, RunCommand::Train)
         .expect_err("a second trainer");
     assert!(refused.to_string().contains("held by"), "{refused}");
+    let run = open.run.clone();
     drop(open);
+    // Every process lease was given back whole: none is left behind.
+    let process_leases: Vec<String> = keys(&run, "leases/")
+        .into_iter()
+        .filter(|key| key.contains("/process-"))
+        .collect();
+    assert_eq!(process_leases, Vec::<String>::new());
+    drop(run);
 
     // --fresh deletes every object, then starts over.
     let open = start_or_resume(&location, &tiny_config(1), true, RunCommand::Train).unwrap();
