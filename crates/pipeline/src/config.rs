@@ -283,6 +283,12 @@ pub struct TrainingConfig {
     /// Steps between trainer checkpoints inside a generation (what a killed
     /// trainer resumes from).
     pub checkpoint_every_steps: u64,
+    /// What a two-player game won at the move limit (on marbles pushed off)
+    /// is worth in the value target, from 0 to 1: its winner's target is
+    /// this much a win and the rest a draw, its loser's the mirror. 1 (the
+    /// default): a win like any other. Below 1 the network learns to prefer
+    /// pushing off the last marble to holding a lead until the limit.
+    pub move_limit_win: f64,
 }
 
 impl Default for TrainingConfig {
@@ -294,6 +300,7 @@ impl Default for TrainingConfig {
             window_scale: 0.4,
             window_max_positions: 500_000,
             checkpoint_every_steps: 200,
+            move_limit_win: 1.0,
         }
     }
 }
@@ -562,6 +569,18 @@ impl Config {
                 "must be at least 1".into(),
             );
         }
+        if !(0.0..=1.0).contains(&training.move_limit_win) {
+            return invalid(
+                "training.move_limit_win",
+                format!("is {}, must be from 0 to 1", training.move_limit_win),
+            );
+        }
+        if self.rules.is_general() && training.move_limit_win != 1.0 {
+            return invalid(
+                "training.move_limit_win",
+                "applies to two-player games without variants only (these rules train the general game's network)".into(),
+            );
+        }
 
         let gating = &self.gating;
         if gating.games == 0 || gating.games % 2 == 1 {
@@ -799,6 +818,15 @@ mod tests {
             (
                 "[evaluation]\nevery_generations = 3\n",
                 "evaluation.every_generations",
+            ),
+            (
+                "[training]\nmove_limit_win = 1.5\n",
+                "training.move_limit_win",
+            ),
+            // The general game's value targets are its own.
+            (
+                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\nmove_limit_win = 0.5\n",
+                "training.move_limit_win",
             ),
         ];
         for (section, key) in cases {

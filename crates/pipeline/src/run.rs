@@ -811,10 +811,12 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
     let ui = Ui::new(options);
     let mut events = run.event_writer("trainer")?;
     let mut trainer = TrainerRole::open(run, config)?;
-    let (games, time) = trainer.read_in_background()?;
+    let report = trainer.read_in_background()?;
+    say_skipped(&report, &ui);
     ui.say(&format!(
-        "read the {games} games in the run in {:.1} s",
-        time.as_secs_f64()
+        "read the {} games in the run in {:.1} s",
+        report.new_games,
+        report.storage_time.as_secs_f64()
     ));
     let mut waiting_said = false;
     while !ui.stopping() {

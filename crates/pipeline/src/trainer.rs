@@ -203,6 +203,8 @@ impl TrainerRole {
         // leaves the candidate missing: export it again from the checkpoint.
         if role.state.generation > 0 && !run.has_model(role.state.generation)? {
             role.export_candidate()?;
+            // Evaluated next, from the run's storage.
+            role.finish_uploads()?;
         }
         Ok(role)
     }
@@ -230,14 +232,14 @@ impl TrainerRole {
     /// thread while the trainer trains (the `trainer` role; `train` plays
     /// and trains in turns and reads synchronously).
     /// Waits for the games there are now (the first listing; with a
-    /// background reader), and returns how many and how long that took.
-    pub fn read_in_background(&mut self) -> Result<(u64, Duration)> {
+    /// background reader), and returns what that read (its storage time:
+    /// how long it took).
+    pub fn read_in_background(&mut self) -> Result<RefreshReport> {
         self.store.read_in_background();
         let report = self.store.catch_up().map_err(RunDirError::from)?;
-        let time = report.storage_time;
-        let games = self.take_report(report)?.new_games;
-        self.startup_read = Some((games, time));
-        Ok((games, time))
+        let report = self.take_report(report)?;
+        self.startup_read = Some((report.new_games, report.storage_time));
+        Ok(report)
     }
 
     /// The games read at start by [`TrainerRole::read_in_background`] and
@@ -319,11 +321,11 @@ impl TrainerRole {
                 let mut batch = Vec::with_capacity(batch_size);
                 for _ in 0..batch_size {
                     let sample = store.sample(&mut self.rng, symmetries).expect(empty);
-                    let wdl = match sample.result {
-                        1 => [1.0, 0.0, 0.0],
-                        0 => [0.0, 1.0, 0.0],
-                        _ => [0.0, 0.0, 1.0],
-                    };
+                    let wdl = value_target(
+                        sample.result,
+                        sample.at_move_limit,
+                        self.config.training.move_limit_win as f32,
+                    );
                     batch.push(TrainingSample {
                         position: sample.position,
                         policy: sample.policy,
@@ -460,6 +462,18 @@ impl TrainerRole {
     }
 }
 
+/// The win/draw/loss target of a position whose side to move got `result`
+/// (1, 0, -1); a game decided at the move limit counts `move_limit_win` of a
+/// win (or loss), the rest a draw (`[training] move_limit_win`).
+pub fn value_target(result: i8, at_move_limit: bool, move_limit_win: f32) -> [f32; 3] {
+    let decided = if at_move_limit { move_limit_win } else { 1.0 };
+    match result {
+        1 => [decided, 1.0 - decided, 0.0],
+        0 => [0.0, 1.0, 0.0],
+        _ => [0.0, 1.0 - decided, decided],
+    }
+}
+
 /// Removes the trainer checkpoints (`trainer/ckpt-*`) that its state does
 /// not name: one a killed trainer was writing (incomplete), or one it wrote
 /// or had replaced but never got to name or remove. Call it holding the
@@ -502,4 +516,19 @@ pub fn prune_checkpoints(run: &RunDir) -> Result<Vec<Removed>> {
         });
     }
     Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value_target;
+
+    #[test]
+    fn a_win_at_the_move_limit_counts_as_configured() {
+        assert_eq!(value_target(1, false, 0.5), [1.0, 0.0, 0.0]);
+        assert_eq!(value_target(-1, false, 0.5), [0.0, 0.0, 1.0]);
+        assert_eq!(value_target(1, true, 0.5), [0.5, 0.5, 0.0]);
+        assert_eq!(value_target(-1, true, 0.75), [0.0, 0.25, 0.75]);
+        assert_eq!(value_target(0, true, 0.5), [0.0, 1.0, 0.0]);
+        assert_eq!(value_target(1, true, 1.0), [1.0, 0.0, 0.0]);
+    }
 }

@@ -12,13 +12,13 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
 use rand::Rng;
-use sumito_engine::{Move, Position, Symmetry};
+use sumito_engine::{EndReason, Move, Position, Symmetry};
 
 use sumito_engine::variant::symmetry::kept_symmetries;
 use sumito_net::VariantTrainingSample;
 
 use super::files::{EXTENSION, ReplayFolder, VARIANT_EXTENSION};
-use super::format::{GameRecord, decode_game, dequantize_policy, peek_summary};
+use super::format::{GameEnd, GameRecord, decode_game, dequantize_policy, peek_summary};
 use super::reader::{BackgroundReader, Pass, read_unseen};
 use super::variant_format::{VariantReplay, decode_variant_game};
 use crate::config::TrainingConfig;
@@ -102,6 +102,8 @@ pub struct Sample {
     pub marble_difference: i32,
     /// Plies left until the game ended.
     pub plies_left: u32,
+    /// The game was decided at the move limit (on marbles pushed off).
+    pub at_move_limit: bool,
 }
 
 /// What one [`ReplayStore::refresh`] found.
@@ -380,6 +382,7 @@ impl ReplayStore {
             result: game.result_for(side),
             marble_difference: game.marble_difference_for(side),
             plies_left: final_ply.saturating_sub(record.position.ply()),
+            at_move_limit: game.end == GameEnd::Rules(EndReason::MoveLimit),
         })
     }
 }
