@@ -9,7 +9,7 @@
 //! second. The store decodes a pass as it would a synchronous read, so the
 //! window is the same either way.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -224,10 +224,14 @@ fn read_loop(
     shared: &Shared,
 ) {
     let mut whole_listing: Option<Instant> = None;
+    // The folders of the keys seen, kept as they come (not recomputed from
+    // every key at each listing).
+    let mut folders = Folders::default();
+    folders.add(seen.iter());
     while !shared.stop.load(Ordering::Relaxed) {
         let started = Instant::now();
         let offset = match whole_listing {
-            Some(at) if at.elapsed() < whole_every => newest_folders(&seen),
+            Some(at) if at.elapsed() < whole_every => folders.second_newest(),
             _ => None,
         };
         if offset.is_none() {
@@ -240,7 +244,10 @@ fn read_loop(
             .busy_nanos
             .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
         let found = match &pass {
-            Ok(fetched) => fetched.len(),
+            Ok(fetched) => {
+                folders.add(fetched.iter().map(|(key, _)| key));
+                fetched.len()
+            }
             // Said once by the owner; listed again after the pause.
             Err(_) => 0,
         };
@@ -262,18 +269,27 @@ fn read_loop(
     }
 }
 
-/// The offset that lists the second newest folder of `seen` keys and those
-/// after it (`replay/model-000011` of `replay/model-000012/...`); `None`
-/// when the keys are in one folder or none.
-fn newest_folders(seen: &HashSet<String>) -> Option<String> {
-    let mut folders: Vec<&str> = seen
-        .iter()
-        .filter_map(|key| key.rsplit_once('/').map(|(folder, _)| folder))
-        .collect();
-    folders.sort_unstable();
-    folders.dedup();
-    let count = folders.len();
-    (count >= 2).then(|| folders[count - 2].to_owned())
+/// The folders that hold replay files, by name (`replay/model-000012`).
+#[derive(Default)]
+struct Folders(BTreeSet<String>);
+
+impl Folders {
+    fn add<'a>(&mut self, keys: impl Iterator<Item = &'a String>) {
+        for key in keys {
+            if let Some((folder, _)) = key.rsplit_once('/')
+                && !self.0.contains(folder)
+            {
+                self.0.insert(folder.to_owned());
+            }
+        }
+    }
+
+    /// The offset that lists the second newest folder and those after it
+    /// (`replay/model-000011` when `replay/model-000012` is the newest);
+    /// `None` with one folder or none.
+    fn second_newest(&self) -> Option<String> {
+        self.0.iter().rev().nth(1).cloned()
+    }
 }
 
 #[cfg(test)]
@@ -336,16 +352,21 @@ mod tests {
 
     #[test]
     fn quick_listings_start_at_the_second_newest_folder() {
-        let keys = |keys: &[&str]| keys.iter().map(|key| (*key).to_owned()).collect();
-        assert_eq!(newest_folders(&keys(&[])), None);
-        assert_eq!(newest_folders(&keys(&["replay/model-000001/a.game"])), None);
+        let newest_folders = |keys: &[&str]| {
+            let keys: Vec<String> = keys.iter().map(|key| (*key).to_owned()).collect();
+            let mut folders = Folders::default();
+            folders.add(keys.iter());
+            folders.second_newest()
+        };
+        assert_eq!(newest_folders(&[]), None);
+        assert_eq!(newest_folders(&["replay/model-000001/a.game"]), None);
         assert_eq!(
-            newest_folders(&keys(&[
+            newest_folders(&[
                 "replay/model-000003/c.game",
                 "replay/model-000001/a.game",
                 "replay/model-000012/d.game",
                 "replay/model-000003/b.game",
-            ])),
+            ]),
             Some("replay/model-000003".to_owned())
         );
     }
