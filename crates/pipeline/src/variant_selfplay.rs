@@ -7,8 +7,7 @@
 //! The two-player self-play (`crate::selfplay`) stays separate: it writes
 //! the compact two-player replay files and resigns, which this does not.
 //! [`play_variant_worker`] is the run's self-play worker (games written as
-//! `.vgame` files, a finished game replaced at once by a new one);
-//! [`play_variant_games`] plays one batch of games from one start.
+//! `.vgame` files, a finished game replaced at once by a new one).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -17,9 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use sumito_engine::variant::{MAX_SEATS, VariantMove, VariantPosition};
 use sumito_game::VariantGame;
 use sumito_game::variant::outcome_of;
-use sumito_mcts::{
-    Evaluator, MultiGameDriver, Outcome, Search, SearchConfig, SearchError, SearchResult,
-};
+use sumito_mcts::{Evaluator, MultiGameDriver, Outcome, Search, SearchConfig, SearchResult};
 use sumito_net::VariantTrainingSample;
 
 use crate::config::GeneralRules;
@@ -65,49 +62,6 @@ impl VariantGameRecord {
             })
             .collect()
     }
-}
-
-/// Plays `games` self-play games from `start` (all at once, one driver
-/// round evaluating the leaves of every game together) and returns them
-/// finished, in the order they finished.
-pub fn play_variant_games<E: Evaluator<VariantGame> + ?Sized>(
-    evaluator: &E,
-    start: VariantPosition,
-    search: &SearchConfig,
-    games: usize,
-    seed: u64,
-) -> Result<Vec<VariantGameRecord>, SearchError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut driver = MultiGameDriver::new();
-    let mut records: Vec<Vec<VariantPositionRecord>> = Vec::new();
-    for _ in 0..games {
-        driver.push(Search::new(
-            VariantGame(start),
-            search.clone(),
-            rng.random(),
-        )?);
-        records.push(Vec::new());
-    }
-    let sides = start.rules().seating.sides();
-    let mut finished = Vec::new();
-    let mut playing = games;
-    while playing > 0 {
-        for (index, result) in driver.step(evaluator)? {
-            let game = *driver.search(index).root();
-            records[index].push(position_record(&game, &result));
-            driver.search_mut(index).advance(result.action)?;
-            let after = *driver.search(index).root().position();
-            if let Some((outcome, _)) = after.outcome() {
-                finished.push(VariantGameRecord {
-                    outcome: outcome_of(outcome, sides),
-                    final_scores: after.scores(),
-                    positions: std::mem::take(&mut records[index]),
-                });
-                playing -= 1;
-            }
-        }
-    }
-    Ok(finished)
 }
 
 /// The record of the move a search chose in `game`'s position.
@@ -239,17 +193,9 @@ pub fn play_variant_worker<E: Evaluator<VariantGame> + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
     use sumito_net::{
         DirectEvaluator, NetGame, PolicyValueNet, SymmetryMode, Trainer, TrainingConfig,
     };
-
-    fn start(layout: &str, seating: Seating, max_plies: u32) -> VariantPosition {
-        let mut rules = VariantRules::plain(seating);
-        rules.max_plies = Some(max_plies);
-        let layout = VariantLayout::from_name(layout).unwrap();
-        VariantSetup::layout(layout).start(&rules).unwrap()
-    }
 
     fn variant_net() -> PolicyValueNet {
         tch::manual_seed(2);
@@ -325,17 +271,46 @@ mod tests {
 
     #[test]
     fn three_and_four_player_games_are_played_out_and_trained_on() {
-        for (layout, seating) in [
-            ("three-player", Seating::new(3, false).unwrap()),
-            ("four-player", Seating::new(4, false).unwrap()),
-        ] {
-            let start = start(layout, seating, 12);
+        use crate::config::Config;
+        use crate::fsutil::testing::TempDir;
+        use std::sync::Mutex;
+
+        // Three sides, and four players in two teams (two sides).
+        for (layout, sides) in [("three-player", 3), ("four-player", 2)] {
+            let config = Config::parse(
+                &format!(
+                    "[rules]\nlayouts = [\"{layout}\"]\nmax_plies = 12\n[gating]\nmode = \"off\"\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n"
+                ),
+                std::path::Path::new("players.toml"),
+            )
+            .unwrap();
+            let general = config.general_rules().unwrap();
+            let start = general.setups[0].start(&general.rules).unwrap();
+            let dir = TempDir::new("variant-players");
+            let out = ReplayFolder::local(dir.path()).unwrap();
             let evaluator = DirectEvaluator::new(variant_net(), SymmetryMode::None);
-            let search = SearchConfig {
-                simulations: 8,
-                ..SearchConfig::default()
+            let settings = VariantWorkerSettings {
+                general: &general,
+                search: SearchConfig {
+                    simulations: 8,
+                    ..SearchConfig::default()
+                },
+                games_in_parallel: 2,
+                model_generation: 0,
+                seed: 7,
             };
-            let games = play_variant_games(&evaluator, start, &search, 2, 7).unwrap();
+            let games = Mutex::new(Vec::new());
+            let on_game = |game: &VariantGameRecord| games.lock().unwrap().push(game.clone());
+            play_variant_worker(
+                &evaluator,
+                &settings,
+                &out,
+                &AtomicU64::new(2),
+                &|| false,
+                &on_game,
+            )
+            .unwrap();
+            let games = games.into_inner().unwrap();
             assert_eq!(games.len(), 2);
             for game in &games {
                 // The move limit ends the game after 12 plies at the latest.
@@ -343,7 +318,7 @@ mod tests {
                 let mut position = start;
                 for record in &game.positions {
                     assert_eq!(record.position, position, "{layout}: the records replay");
-                    assert_eq!(record.side_values.len(), seating.sides());
+                    assert_eq!(record.side_values.len(), sides);
                     position = position.play(record.played);
                 }
                 assert!(position.outcome().is_some());
