@@ -75,12 +75,21 @@ impl LearningCurve {
 
     /// The curve as an SVG picture titled `title`.
     pub fn svg(&self, title: &str) -> String {
-        const WIDTH: f64 = 760.0;
         const HEIGHT: f64 = 440.0;
         const LEFT: f64 = 70.0;
-        const RIGHT: f64 = 150.0;
+        const PLOT_W: f64 = 540.0;
         const TOP: f64 = 50.0;
         const BOTTOM: f64 = 60.0;
+        let labels: Vec<String> = self
+            .opponents
+            .iter()
+            .map(|(name, elo)| format!("{name} ({elo:.0})"))
+            .collect();
+        // The opponents' labels sit right of the plot: the picture is as
+        // wide as the longest needs (about 7 px a character at 12 px sans).
+        let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+        let right = (16.0 + 7.0 * longest as f64).max(150.0);
+        let width = LEFT + PLOT_W + right;
         let xs: Vec<f64> = self.points.iter().map(|p| self.x_of(p)).collect();
         let x_max = xs.iter().copied().fold(0.0, f64::max).max(1e-9);
         let ys = self
@@ -93,7 +102,7 @@ impl LearningCurve {
         let x_ticks = ticks(0.0, x_max);
         let (y_lo, y_hi) = (y_ticks[0], *y_ticks.last().expect("ticks"));
         let x_hi = *x_ticks.last().expect("ticks");
-        let plot_w = WIDTH - LEFT - RIGHT;
+        let plot_w = PLOT_W;
         let plot_h = HEIGHT - TOP - BOTTOM;
         let sx = |x: f64| LEFT + plot_w * x / x_hi.max(1e-9);
         let sy = |y: f64| TOP + plot_h * (1.0 - (y - y_lo) / (y_hi - y_lo).max(1e-9));
@@ -101,7 +110,7 @@ impl LearningCurve {
         let mut svg = String::new();
         let _ = writeln!(
             svg,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{HEIGHT}" viewBox="0 0 {width} {HEIGHT}" font-family="sans-serif" font-size="12">"#
         );
         let _ = writeln!(
             svg,
@@ -110,7 +119,7 @@ impl LearningCurve {
         let _ = writeln!(
             svg,
             r#"<text x="{}" y="24" font-size="15" text-anchor="middle">{}</text>"#,
-            WIDTH / 2.0,
+            width / 2.0,
             escape(title)
         );
         // Grid and tick labels.
@@ -157,16 +166,15 @@ impl LearningCurve {
             r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#888888"/>"##
         );
         // The fixed opponents as level lines, named at the right.
-        for (name, elo) in &self.opponents {
+        for ((_, elo), label) in self.opponents.iter().zip(&labels) {
             let _ = writeln!(
                 svg,
-                r##"<line class="opponent" x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#b03030" stroke-dasharray="5 4"/><text x="{2:.1}" y="{3:.1}" fill="#b03030">{4} ({5:.0})</text>"##,
+                r##"<line class="opponent" x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#b03030" stroke-dasharray="5 4"/><text x="{2:.1}" y="{3:.1}" fill="#b03030">{4}</text>"##,
                 sy(*elo),
                 LEFT + plot_w,
                 LEFT + plot_w + 6.0,
                 sy(*elo) + 4.0,
-                escape(name),
-                elo
+                escape(label),
             );
         }
         if !self.points.is_empty() {
@@ -313,6 +321,26 @@ mod tests {
         assert_eq!(svg.matches(r#"class="generation""#).count(), 3);
         assert_eq!(svg.matches(r#"class="opponent""#).count(), 2);
         assert!(svg.contains("hours of training") && svg.contains("a test run"));
+        assert!(
+            svg.contains(r#"width="760""#),
+            "short labels: the usual width"
+        );
+        // A long opponent name widens the picture so that its label fits.
+        let mut long = curve.clone();
+        long.opponents[0].0 = "alphabeta:depth=2,time=1000ms".to_string();
+        let wide = long.svg("a test run");
+        let label = format!("{} ({:.0})", long.opponents[0].0, long.opponents[0].1);
+        let width: f64 = wide
+            .split("width=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            width >= 70.0 + 540.0 + 6.0 + 7.0 * label.len() as f64,
+            "{width}"
+        );
         // One point without its time: the axis is the generation.
         let mixed = [record(1, 1, None), record(2, 4, Some(1.0))];
         let curve = LearningCurve::from_records(&mixed).unwrap().unwrap();
