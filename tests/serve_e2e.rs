@@ -118,14 +118,51 @@ async fn wait_text(client: &Client, selector: &str, check: impl Fn(&str) -> bool
     }
 }
 
+/// Clicks the element `selector` finds. The page redraws the board on every
+/// state it receives, so an element found a moment before may be gone by
+/// the click: it is then found again.
 async fn click(client: &Client, selector: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let element = client
+            .find(Locator::Css(selector))
+            .await
+            .unwrap_or_else(|err| panic!("{selector}: {err}"));
+        match element.click().await {
+            Ok(()) => return,
+            Err(err) if err.is_stale_element_reference() && Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(err) => panic!("clicking {selector}: {err}"),
+        }
+    }
+}
+
+/// Starts a new game with the form's settings and waits until the page
+/// shows it. The seat lines are drawn anew from every state the server
+/// sends, so a mark put on the old ones is gone once the new game is shown
+/// (the rules line alone cannot tell: it may read the same before and after).
+async fn start_new_game(client: &Client) {
     client
-        .find(Locator::Css(selector))
+        .execute(
+            "document.querySelectorAll('#seats .seat').forEach(s => s.dataset.old = '1');",
+            vec![],
+        )
         .await
-        .unwrap_or_else(|err| panic!("{selector}: {err}"))
-        .click()
+        .unwrap();
+    click(client, "[data-testid=new-game]").await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while client
+        .find(Locator::Css("#seats .seat[data-old]"))
         .await
-        .unwrap_or_else(|err| panic!("clicking {selector}: {err}"));
+        .is_ok()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for the new game"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// The number of moves in the page's move list.
@@ -167,7 +204,7 @@ async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
 
     // A new game against `random`.
     select(&client, "#opponent", "random").await;
-    click(&client, "[data-testid=new-game]").await;
+    start_new_game(&client).await;
     wait_text(&client, "#rules-line", |t| t.starts_with("standard")).await;
 
     // An illegal selection: a white marble is refused with the reason.
@@ -218,7 +255,7 @@ async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
         .send_keys(r#"{"max_plies": 4}"#)
         .await
         .unwrap();
-    click(&client, "[data-testid=new-game]").await;
+    start_new_game(&client).await;
     wait_moves(&client, 0).await;
     for _ in 0..2 {
         let typed = client.find(Locator::Css("#move-input")).await.unwrap();
@@ -265,7 +302,7 @@ async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
         .execute("document.querySelector('#rules').value = '';", vec![])
         .await
         .unwrap();
-    click(&client, "[data-testid=new-game]").await;
+    start_new_game(&client).await;
     wait_text(&client, "#rules-line", |t| t.starts_with("three-player")).await;
     assert_eq!(
         client
