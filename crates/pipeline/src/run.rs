@@ -611,16 +611,26 @@ fn summary_line(
     for (opponent, score) in &record.opponent_scores {
         line.push_str(&format!(" | {opponent} {:.0}%", score * 100.0));
     }
-    if let Some(entry) = evaluation
-        .elo
-        .as_ref()
-        .and_then(|table| table.iter().find(|e| e.player == model_name(generation)))
+    if let Some(table) = &evaluation.elo
+        && let Some(entry) = table.iter().find(|e| e.player == model_name(generation))
     {
         line.push_str(&format!(
             " | Elo {:.0} ±{:.0}",
             entry.elo,
             (entry.high - entry.low) / 2.0
         ));
+        // Every line refits the whole table over the games so far, so the
+        // fixed opponents' ratings move as the run adds games (every
+        // candidate beats `random`, the anchor, 10-0, which pins little): a
+        // candidate's Elo is readable only beside the strongest fixed
+        // opponent's in the same fit.
+        if let Some(reference) = table
+            .iter()
+            .filter(|e| record.opponent_scores.contains_key(&e.player))
+            .max_by(|a, b| a.elo.total_cmp(&b.elo))
+        {
+            line.push_str(&format!(" ({} {:.0})", reference.player, reference.elo));
+        }
     }
     line
 }
@@ -1100,5 +1110,60 @@ pub fn open_for_role(
     match config_path {
         Some(path) => start_or_resume(location, path, false, command),
         None => open_run(location, command),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ratings::{EloEntry, EvaluationRecord};
+    use std::collections::BTreeMap;
+
+    fn entry(player: &str, elo: f64, half_width: f64) -> EloEntry {
+        EloEntry {
+            player: player.to_owned(),
+            elo,
+            low: elo - half_width,
+            high: elo + half_width,
+            games: 30,
+        }
+    }
+
+    #[test]
+    fn the_summary_line_gives_the_candidates_elo_beside_the_strongest_fixed_opponents() {
+        let opponent_scores: BTreeMap<String, f64> = [
+            ("alphabeta:depth=2".to_owned(), 0.4),
+            ("greedy".to_owned(), 0.8),
+            ("random".to_owned(), 1.0),
+        ]
+        .into_iter()
+        .collect();
+        let summary = EvaluationSummary {
+            record: EvaluationRecord {
+                generation: 432,
+                promoted: true,
+                gating: None,
+                opponent_scores,
+                games: Vec::new(),
+                general_games: Vec::new(),
+                run_hours: Some(2.0),
+            },
+            elo: Some(vec![
+                // An earlier generation above every fixed opponent: not a
+                // fixed opponent, so not the reference.
+                entry("gen-320", 772.0, 192.0),
+                entry("alphabeta:depth=2", 629.0, 56.0),
+                entry("gen-432", 571.0, 159.0),
+                entry("greedy", 376.0, 56.0),
+                entry("random", 0.0, 0.0),
+            ]),
+        };
+        let line = summary_line(432, None, None, Some(&summary));
+        assert!(
+            line.ends_with(
+                " promoted | alphabeta:depth=2 40% | greedy 80% | random 100% | Elo 571 ±159 (alphabeta:depth=2 629)"
+            ),
+            "{line}"
+        );
     }
 }
