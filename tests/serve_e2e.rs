@@ -103,39 +103,54 @@ async fn browser(driver_port: u16, profile: &std::path::Path) -> Client {
         .expect("a browser session")
 }
 
-/// Waits until `check` on the page's text of `selector` holds.
-async fn wait_text(client: &Client, selector: &str, check: impl Fn(&str) -> bool) -> String {
+/// Polls `found` every 50 ms until it gives a value, for 30 s at most
+/// (then the test fails, naming `what` it waited for).
+async fn wait_for<T, Found: Future<Output = Option<T>>>(
+    what: &str,
+    mut found: impl FnMut() -> Found,
+) -> T {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Ok(element) = client.find(Locator::Css(selector)).await
-            && let Ok(text) = element.text().await
-            && check(&text)
-        {
-            return text;
+        if let Some(value) = found().await {
+            return value;
         }
-        assert!(Instant::now() < deadline, "timed out waiting on {selector}");
+        assert!(Instant::now() < deadline, "timed out waiting {what}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Waits until `check` on the page's text of `selector` holds.
+async fn wait_text(client: &Client, selector: &str, check: impl Fn(&str) -> bool) -> String {
+    let check = &check;
+    wait_for(&format!("on {selector}"), || async move {
+        let text = client
+            .find(Locator::Css(selector))
+            .await
+            .ok()?
+            .text()
+            .await
+            .ok()?;
+        check(&text).then_some(text)
+    })
+    .await
 }
 
 /// Clicks the element `selector` finds. The page redraws the board on every
 /// state it receives, so an element found a moment before may be gone by
 /// the click: it is then found again.
 async fn click(client: &Client, selector: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    wait_for(&format!("to click {selector}"), || async {
         let element = client
             .find(Locator::Css(selector))
             .await
             .unwrap_or_else(|err| panic!("{selector}: {err}"));
         match element.click().await {
-            Ok(()) => return,
-            Err(err) if err.is_stale_element_reference() && Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
+            Ok(()) => Some(()),
+            Err(err) if err.is_stale_element_reference() => None,
             Err(err) => panic!("clicking {selector}: {err}"),
         }
-    }
+    })
+    .await;
 }
 
 /// Starts a new game with the form's settings and waits until the page
@@ -151,18 +166,11 @@ async fn start_new_game(client: &Client) {
         .await
         .unwrap();
     click(client, "[data-testid=new-game]").await;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while client
-        .find(Locator::Css("#seats .seat[data-old]"))
-        .await
-        .is_ok()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for the new game"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_for("for the new game", || async {
+        let old = client.find(Locator::Css("#seats .seat[data-old]")).await;
+        old.is_err().then_some(())
+    })
+    .await;
 }
 
 /// The number of moves in the page's move list.
@@ -176,14 +184,10 @@ async fn moves_listed(client: &Client) -> usize {
 }
 
 async fn wait_moves(client: &Client, count: usize) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while moves_listed(client).await != count {
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {count} moves"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_for(&format!("for {count} moves"), || async {
+        (moves_listed(client).await == count).then_some(())
+    })
+    .await;
 }
 
 async fn select(client: &Client, selector: &str, value: &str) {

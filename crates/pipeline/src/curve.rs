@@ -102,9 +102,8 @@ impl LearningCurve {
         let x_ticks = ticks(0.0, x_max);
         let (y_lo, y_hi) = (y_ticks[0], *y_ticks.last().expect("ticks"));
         let x_hi = *x_ticks.last().expect("ticks");
-        let plot_w = PLOT_W;
         let plot_h = HEIGHT - TOP - BOTTOM;
-        let sx = |x: f64| LEFT + plot_w * x / x_hi.max(1e-9);
+        let sx = |x: f64| LEFT + PLOT_W * x / x_hi.max(1e-9);
         let sy = |y: f64| TOP + plot_h * (1.0 - (y - y_lo) / (y_hi - y_lo).max(1e-9));
 
         let mut svg = String::new();
@@ -128,7 +127,7 @@ impl LearningCurve {
                 svg,
                 r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#e0e0e0"/><text x="{2:.1}" y="{3:.1}" text-anchor="end">{4}</text>"##,
                 sy(y),
-                LEFT + plot_w,
+                LEFT + PLOT_W,
                 LEFT - 6.0,
                 sy(y) + 4.0,
                 tick_label(y, &y_ticks)
@@ -152,7 +151,7 @@ impl LearningCurve {
         let _ = writeln!(
             svg,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{x_label}</text>"#,
-            LEFT + plot_w / 2.0,
+            LEFT + PLOT_W / 2.0,
             HEIGHT - 18.0
         );
         let _ = writeln!(
@@ -163,7 +162,7 @@ impl LearningCurve {
         );
         let _ = writeln!(
             svg,
-            r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#888888"/>"##
+            r##"<rect x="{LEFT}" y="{TOP}" width="{PLOT_W}" height="{plot_h}" fill="none" stroke="#888888"/>"##
         );
         // The fixed opponents as level lines, named at the right.
         for ((_, elo), label) in self.opponents.iter().zip(&labels) {
@@ -171,8 +170,8 @@ impl LearningCurve {
                 svg,
                 r##"<line class="opponent" x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#b03030" stroke-dasharray="5 4"/><text x="{2:.1}" y="{3:.1}" fill="#b03030">{4}</text>"##,
                 sy(*elo),
-                LEFT + plot_w,
-                LEFT + plot_w + 6.0,
+                LEFT + PLOT_W,
+                LEFT + PLOT_W + 6.0,
                 sy(*elo) + 4.0,
                 escape(label),
             );

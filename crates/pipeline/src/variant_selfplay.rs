@@ -203,34 +203,50 @@ mod tests {
         PolicyValueNet::new(&model, tch::Device::Cpu).unwrap()
     }
 
+    /// The general rules of a run config with `layouts` (TOML strings) and a
+    /// move limit, as the run reads them.
+    fn general_rules(layouts: &str, max_plies: u32) -> GeneralRules {
+        let text = format!(
+            "[rules]\nlayouts = [{layouts}]\nmax_plies = {max_plies}\n[gating]\nmode = \"off\"\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n"
+        );
+        crate::config::Config::parse(&text, std::path::Path::new("run.toml"))
+            .unwrap()
+            .general_rules()
+            .unwrap()
+    }
+
+    fn worker_settings(
+        general: &GeneralRules,
+        simulations: u32,
+        games_in_parallel: usize,
+        model_generation: u32,
+        seed: u64,
+    ) -> VariantWorkerSettings<'_> {
+        VariantWorkerSettings {
+            general,
+            search: SearchConfig {
+                simulations,
+                ..SearchConfig::default()
+            },
+            games_in_parallel,
+            model_generation,
+            seed,
+        }
+    }
+
     #[test]
     fn a_worker_plays_its_quota_from_the_rules_starts_and_writes_each_game() {
-        use crate::config::Config;
         use crate::fsutil::testing::TempDir;
         use crate::replay::files::{ReplayFolder, VARIANT_EXTENSION};
         use crate::replay::variant_format::decode_variant_game;
         use std::sync::atomic::AtomicUsize;
 
-        let config = Config::parse(
-            "[rules]\nlayouts = [\"three-player\", \"three-player-trapezoid\"]\nmax_plies = 9\n[gating]\nmode = \"off\"\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n",
-            std::path::Path::new("worker.toml"),
-        )
-        .unwrap();
-        let general = config.general_rules().unwrap();
+        let general = general_rules("\"three-player\", \"three-player-trapezoid\"", 9);
         let dir = TempDir::new("variant-worker");
         let replay_folder = ReplayFolder::local(&dir.path().join("replay")).unwrap();
         let out = replay_folder.join("model-000000");
         let evaluator = DirectEvaluator::new(variant_net(), SymmetryMode::None);
-        let settings = VariantWorkerSettings {
-            general: &general,
-            search: SearchConfig {
-                simulations: 4,
-                ..SearchConfig::default()
-            },
-            games_in_parallel: 3,
-            model_generation: 7,
-            seed: 11,
-        };
+        let settings = worker_settings(&general, 4, 3, 7, 11);
         let quota = AtomicU64::new(5);
         let seen = AtomicUsize::new(0);
         let on_game = |_: &VariantGameRecord| {
@@ -271,34 +287,17 @@ mod tests {
 
     #[test]
     fn three_and_four_player_games_are_played_out_and_trained_on() {
-        use crate::config::Config;
         use crate::fsutil::testing::TempDir;
         use std::sync::Mutex;
 
         // Three sides, and four players in two teams (two sides).
         for (layout, sides) in [("three-player", 3), ("four-player", 2)] {
-            let config = Config::parse(
-                &format!(
-                    "[rules]\nlayouts = [\"{layout}\"]\nmax_plies = 12\n[gating]\nmode = \"off\"\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n"
-                ),
-                std::path::Path::new("players.toml"),
-            )
-            .unwrap();
-            let general = config.general_rules().unwrap();
+            let general = general_rules(&format!("\"{layout}\""), 12);
             let start = general.setups[0].start(&general.rules).unwrap();
             let dir = TempDir::new("variant-players");
             let out = ReplayFolder::local(dir.path()).unwrap();
             let evaluator = DirectEvaluator::new(variant_net(), SymmetryMode::None);
-            let settings = VariantWorkerSettings {
-                general: &general,
-                search: SearchConfig {
-                    simulations: 8,
-                    ..SearchConfig::default()
-                },
-                games_in_parallel: 2,
-                model_generation: 0,
-                seed: 7,
-            };
+            let settings = worker_settings(&general, 8, 2, 0, 7);
             let games = Mutex::new(Vec::new());
             let on_game = |game: &VariantGameRecord| games.lock().unwrap().push(game.clone());
             play_variant_worker(
