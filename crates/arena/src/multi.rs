@@ -23,6 +23,8 @@
 //! the intervals are narrower than they should be; the points table is the
 //! plain measure.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
@@ -43,6 +45,11 @@ pub trait SeatPlayer: Send {
     fn name(&self) -> String;
     /// A legal move of the seat to move in `position`, which is not over.
     fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError>;
+    /// Bounds every later search: at most `cap` per move (beside the
+    /// player's own limit), and ended at once with the best move so far when
+    /// `stop` is set (a server's page closed). Players that do not search
+    /// answer at once anyway and ignore it.
+    fn set_bounds(&mut self, _cap: Option<Duration>, _stop: Arc<AtomicBool>) {}
 }
 
 /// The player a spec names: `random`, `greedy`, `alphabeta:depth=N` or
@@ -67,6 +74,7 @@ pub fn seat_player(spec: &str, seed: u64) -> Result<Box<dyn SeatPlayer>, SpecErr
                 name: spec.to_string(),
                 depth: depth.unwrap_or(if time.is_some() { 8 } else { 2 }),
                 time,
+                stop: None,
             })
         }
         _ => {
@@ -186,7 +194,9 @@ pub fn evaluate(position: &VariantPosition, side: usize) -> f64 {
 struct ParanoidSeat {
     name: String,
     depth: u32,
+    /// Time per move: its own limit, then the tighter of it and a bound.
     time: Option<Duration>,
+    stop: Option<Arc<AtomicBool>>,
 }
 
 /// Moves that push first (they change the score or the game), then the rest.
@@ -205,11 +215,16 @@ fn ordered(position: &VariantPosition) -> Vec<(VariantMove, VariantPosition)> {
     children
 }
 
-struct Deadline(Option<Instant>);
+/// When a search must end: a time, or a flag set from outside.
+struct Deadline<'a> {
+    at: Option<Instant>,
+    stop: Option<&'a AtomicBool>,
+}
 
-impl Deadline {
+impl Deadline<'_> {
     fn passed(&self) -> bool {
-        self.0.is_some_and(|at| Instant::now() >= at)
+        self.at.is_some_and(|at| Instant::now() >= at)
+            || self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
     }
 }
 
@@ -221,7 +236,7 @@ fn paranoid(
     depth: u32,
     mut alpha: f64,
     mut beta: f64,
-    deadline: &Deadline,
+    deadline: &Deadline<'_>,
 ) -> Option<f64> {
     if depth == 0 || position.is_game_over() {
         return Some(evaluate(position, root_side));
@@ -256,16 +271,32 @@ impl SeatPlayer for ParanoidSeat {
         self.name.clone()
     }
 
+    fn set_bounds(&mut self, cap: Option<Duration>, stop: Arc<AtomicBool>) {
+        self.time = match (self.time, cap) {
+            (Some(own), Some(cap)) => Some(own.min(cap)),
+            (own, cap) => own.or(cap),
+        };
+        self.stop = Some(stop);
+    }
+
     fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError> {
         let side = position.side_to_move();
         let children = ordered(position);
         let Some(first) = children.first() else {
             return Err(PlayerError::NoLegalMove);
         };
-        let deadline = Deadline(self.time.map(|t| Instant::now() + t));
+        let deadline = Deadline {
+            at: self.time.map(|t| Instant::now() + t),
+            stop: self.stop.as_deref(),
+        };
         let mut chosen = first.0;
-        // With a time limit, deepen until it runs out; else one search.
-        let shallowest = if self.time.is_some() { 1 } else { self.depth };
+        // With a time limit or a stop flag, deepen until it ends; else one
+        // search.
+        let shallowest = if self.time.is_some() || self.stop.is_some() {
+            1
+        } else {
+            self.depth
+        };
         for depth in shallowest..=self.depth {
             let mut best = f64::NEG_INFINITY;
             let mut best_move = None;
@@ -547,6 +578,38 @@ mod tests {
             "{}",
             report.table()
         );
+    }
+
+    #[test]
+    fn a_bounded_paranoid_search_ends_at_its_cap_or_its_stop_flag() {
+        let layout = VariantLayout::from_name("three-player").unwrap();
+        let rules = rules_for(layout, 200);
+        let start = VariantSetup::layout(layout).start(&rules).unwrap();
+        // Depth 8 of three players would run for hours unbounded.
+        let mut capped = seat_player("alphabeta:depth=8", 1).unwrap();
+        capped.set_bounds(
+            Some(Duration::from_millis(200)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let began = Instant::now();
+        let mv = capped.choose(&start).unwrap();
+        assert!(start.is_legal(mv));
+        assert!(
+            began.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            began.elapsed()
+        );
+        // A flag set from another thread ends an uncapped one.
+        let mut stopped = seat_player("alphabeta:depth=8", 1).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        stopped.set_bounds(None, stop.clone());
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            stop.store(true, Ordering::Relaxed);
+        });
+        let mv = stopped.choose(&start).unwrap();
+        setter.join().unwrap();
+        assert!(start.is_legal(mv));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use sumito_engine::{Move, Position};
@@ -81,6 +82,11 @@ pub trait Player: Send {
     /// Called after every move of the game, by either side, with the position
     /// before it; a player that keeps a search tree can reuse the subtree.
     fn observe_move(&mut self, _before: &Position, _mv: Move) {}
+
+    /// Hands the player a flag that, once set, ends a search in progress at
+    /// once with the best move found so far (a server's page closed). Players
+    /// that do not search answer at once anyway and ignore it.
+    fn set_stop(&mut self, _stop: Arc<AtomicBool>) {}
 }
 
 /// A prepared player spec: what a match needs to make players for its games.

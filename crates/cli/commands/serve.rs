@@ -26,6 +26,25 @@ pub struct Args {
     /// Searches (engine moves and analyses) running at once, all pages together.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub max_searches: u16,
+    /// Pages (browser tabs) open at once.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub max_pages: u16,
+    /// TCP connections open at once; silent ones make room for new ones.
+    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u16).range(4..=4096))]
+    pub max_connections: u16,
+    /// Memory the pages' engines may hold together, in megabytes (tables of
+    /// the alpha-beta engines, the model's search trees).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(64..=1_048_576))]
+    pub memory_mb: u32,
+    /// An origin besides the server's own whose pages may use it, e.g.
+    /// http://board.lan:8080 when serving a local network with --host
+    /// (repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+    /// Evaluation weights (TOML) of the two-player alpha-beta engines that
+    /// pages seat; pages cannot name files themselves.
+    #[arg(long, value_name = "FILE")]
+    pub engine_weights: Option<std::path::PathBuf>,
     /// Torch device of the model: cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu")]
     pub device: String,
@@ -45,6 +64,11 @@ impl Args {
         ServeOptions {
             address: SocketAddr::new(self.host, self.port),
             max_searches: usize::from(self.max_searches),
+            max_pages: usize::from(self.max_pages),
+            max_connections: usize::from(self.max_connections),
+            memory_mb: self.memory_mb,
+            allowed_origins: self.allow_origins.clone(),
+            engine_weights: self.engine_weights.clone(),
             seed: self.seed,
         }
     }

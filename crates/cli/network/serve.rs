@@ -3,6 +3,7 @@
 //! search (`Arc` of the evaluator).
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
@@ -43,7 +44,8 @@ impl Engines for ModelEngines {
         &self,
         position: &Position,
         simulations: u32,
-        on_update: &mut dyn FnMut(&Analysis),
+        stop: Arc<AtomicBool>,
+        on_update: &mut dyn FnMut(&Analysis) -> bool,
     ) -> Result<Analysis, String> {
         let mut search = NetworkSearch::new(
             self.name.clone(),
@@ -51,6 +53,7 @@ impl Engines for ModelEngines {
             SearchBudget::Simulations(simulations),
             0,
         );
+        search.set_stop(stop);
         // An update about every 100 simulations, at most 10.
         let steps = (simulations / 100).clamp(1, 10);
         search

@@ -14,6 +14,9 @@ pub enum EvalError {
     /// The evaluator cannot handle this batch (e.g. a state it cannot encode).
     #[error("{0}")]
     Unsupported(String),
+    /// The search was stopped from outside ([`crate::StoppableEvaluator`]).
+    #[error("the search was stopped")]
+    Stopped,
 }
 
 impl EvalError {

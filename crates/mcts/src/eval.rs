@@ -210,7 +210,38 @@ pub trait Evaluator<G: Game>: Send + Sync {
     fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError>;
 }
 
+/// An evaluator that refuses every batch once its flag is set, so that a
+/// search over it ends at its next batch with [`EvalError::Stopped`] (a
+/// server stops the search of a page that closed). The flag is checked once
+/// a batch: a search stops within one batch's evaluation.
+#[derive(Debug)]
+pub struct StoppableEvaluator<E> {
+    inner: E,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl<E> StoppableEvaluator<E> {
+    pub fn new(inner: E, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
+        StoppableEvaluator { inner, stop }
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Evaluator<G> for StoppableEvaluator<E> {
+    fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
+        if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(EvalError::Stopped);
+        }
+        self.inner.evaluate(batch)
+    }
+}
+
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &E {
+    fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
+        (**self).evaluate(batch)
+    }
+}
+
+impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
     fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
         (**self).evaluate(batch)
     }

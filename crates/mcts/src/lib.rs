@@ -184,7 +184,9 @@ pub mod values;
 pub use config::{ConfigError, DirichletConfig, GumbelConfig, PlayoutCapConfig, SearchConfig};
 pub use driver::MultiGameDriver;
 pub use error::{EvalError, SearchError};
-pub use eval::{Estimate, EvalBatch, EvalSlot, Evaluator, UniformEvaluator, Wdl};
+pub use eval::{
+    Estimate, EvalBatch, EvalSlot, Evaluator, StoppableEvaluator, UniformEvaluator, Wdl,
+};
 pub use planner::{PROBE_SIMULATIONS, TimePlanner, search_for_time};
 pub use search::{RootAction, Search, SearchResult};
 pub use values::{MAX_SIDES, SideShares, SideValues, Values, ZeroSum};

@@ -6,14 +6,16 @@
 //! of a game.
 
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sumito_arena::player::PlayerError;
 use sumito_engine::{Move, Position};
 use sumito_game::{AbaloneGame, GameHistory, choose_move};
 use sumito_mcts::{
-    Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, TimePlanner, Wdl,
-    search_for_time,
+    Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, StoppableEvaluator,
+    TimePlanner, Wdl, search_for_time,
 };
 
 use crate::opponent::{Opponent, Thought, WinProbability, debug_opponent, tighter_time};
@@ -151,6 +153,9 @@ pub struct NetworkSearch {
     /// The positions of the game played so far: as a player it steps out of
     /// cycles unless ahead (`sumito_game::repetition`).
     history: GameHistory,
+    /// Once set, a search in progress ends at its next batch
+    /// ([`Opponent::set_stop`]).
+    stop: Arc<AtomicBool>,
 }
 
 impl fmt::Debug for NetworkSearch {
@@ -176,6 +181,7 @@ impl NetworkSearch {
             search: None,
             planner: TimePlanner::new(),
             history: GameHistory::new(),
+            stop: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -203,12 +209,14 @@ impl NetworkSearch {
     /// `on_step` after each with the analysis so far (the tree is kept
     /// between the parts, so each refines the last): a page can show the
     /// search as it grows. The analyses report the simulations so far.
+    /// `on_step` returns whether to go on: `false` ends the analysis there
+    /// (a time limit), with that step's analysis as the last.
     pub fn analyse_in_steps(
         &mut self,
         position: &Position,
         total: u32,
         steps: u32,
-        on_step: &mut dyn FnMut(&Analysis),
+        on_step: &mut dyn FnMut(&Analysis) -> bool,
     ) -> Result<Analysis, SearchError> {
         let steps = steps.clamp(1, total.max(1));
         let saved = self.budget;
@@ -229,8 +237,11 @@ impl NetworkSearch {
             done += analysis.simulations;
             analysis.simulations = done;
             analysis.elapsed = started.elapsed();
-            on_step(&analysis);
+            let go_on = on_step(&analysis);
             last = Some(analysis);
+            if !go_on {
+                break;
+            }
         }
         self.budget = saved;
         Ok(last.expect("at least one step"))
@@ -244,6 +255,7 @@ impl NetworkSearch {
     ) -> Result<(Analysis, SearchResult), SearchError> {
         let start = Instant::now();
         let game = AbaloneGame(*position);
+        let evaluator = StoppableEvaluator::new(self.evaluator.as_ref(), self.stop.clone());
         let mut search = match self.search.take() {
             Some(search) if *search.root() == game => search,
             _ => Search::new(game, self.config.clone(), self.seed)?,
@@ -260,13 +272,13 @@ impl NetworkSearch {
         let (result, done) = match time {
             None => {
                 search.set_config(configure(limit))?;
-                let result = search.search(self.evaluator.as_ref())?;
+                let result = search.search(&evaluator)?;
                 let done = result.simulations;
                 (result, done)
             }
             Some(time) => search_for_time(
                 &mut search,
-                self.evaluator.as_ref(),
+                &evaluator,
                 &mut self.planner,
                 time,
                 limit,
@@ -320,6 +332,10 @@ impl Opponent for NetworkSearch {
         self.history.clear();
     }
 
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = stop;
+    }
+
     fn observe_move(&mut self, before: &Position, mv: Move) {
         // The position after it is recorded when this player moves there.
         self.history.record(before);
@@ -364,6 +380,37 @@ mod tests {
             .unwrap();
         assert!(analysis.simulations < 1_000_000);
         assert!(analysis.simulations >= sumito_mcts::PROBE_SIMULATIONS);
+    }
+
+    #[test]
+    fn a_stop_flag_ends_a_search_and_a_step_callback_ends_an_analysis() {
+        let start = Position::start(Layout::Standard, Rules::default());
+        let mut search = uniform(SearchBudget::Simulations(50_000_000));
+        let stop = Arc::new(AtomicBool::new(false));
+        search.set_stop(stop.clone());
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let result = search.analyse(&start, None);
+        setter.join().unwrap();
+        assert!(
+            matches!(
+                result,
+                Err(SearchError::Eval(sumito_mcts::EvalError::Stopped))
+            ),
+            "{result:?}"
+        );
+        // An analysis in steps ends when its callback says so.
+        let mut steps = 0;
+        let analysis = uniform(SearchBudget::Simulations(100))
+            .analyse_in_steps(&start, 1000, 10, &mut |_| {
+                steps += 1;
+                steps < 3
+            })
+            .unwrap();
+        assert_eq!(steps, 3);
+        assert_eq!(analysis.simulations, 300);
     }
 
     #[test]

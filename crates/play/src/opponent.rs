@@ -3,6 +3,8 @@
 //! the position is and which line of play it expects.
 
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sumito_arena::player::{Entrant, Player, PlayerError, SearchLimit};
@@ -44,6 +46,10 @@ pub trait Opponent {
 
     /// After every move played in the game, by either side.
     fn observe_move(&mut self, before: &Position, mv: Move);
+
+    /// Hands the opponent a flag that, once set, ends a search in progress
+    /// at once (a server's page closed); see `Player::set_stop`.
+    fn set_stop(&mut self, _stop: Arc<AtomicBool>) {}
 }
 
 /// One of the arena's players (random, greedy, alpha-beta): a move, and
@@ -124,6 +130,10 @@ impl Opponent for ClassicalOpponent {
 
     fn observe_move(&mut self, before: &Position, mv: Move) {
         self.player.observe_move(before, mv);
+    }
+
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.player.set_stop(stop);
     }
 }
 

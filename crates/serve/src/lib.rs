@@ -6,6 +6,9 @@
 //! through [`session::Engines`], which `sumito-torch` implements with a
 //! model bundle.
 
+pub mod access;
+pub mod guard;
+pub mod menu;
 pub mod protocol;
 pub mod server;
 pub mod session;

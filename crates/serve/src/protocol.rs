@@ -20,6 +20,10 @@
 //! From the server: `state` (everything the page shows), `analysis`
 //! (several per request as the search grows, the last with `done: true`),
 //! `record` (`text`), `error` (`message`).
+//!
+//! The schemas are strict: a message with a field its type does not have,
+//! or without one it needs, is refused with an `error` (which quotes at most
+//! a short excerpt of what was sent), and nothing else happens.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -67,8 +71,10 @@ pub enum ClientMessage {
     Move {
         text: String,
     },
-    Undo,
-    Resign,
+    // (Empty braces, not unit variants: serde refuses unknown fields only
+    // in variants that have braces.)
+    Undo {},
+    Resign {},
     Goto {
         ply: usize,
     },
@@ -81,7 +87,7 @@ pub enum ClientMessage {
     Load {
         record: String,
     },
-    Save,
+    Save {},
 }
 
 /// What stands on one cell.
@@ -193,4 +199,35 @@ pub enum ServerMessage {
     Error {
         message: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<ClientMessage, String> {
+        serde_json::from_str(text).map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn messages_with_unknown_or_missing_fields_are_refused() {
+        assert_eq!(parse(r#"{"type":"save"}"#), Ok(ClientMessage::Save {}));
+        assert_eq!(parse(r#"{"type":"undo"}"#), Ok(ClientMessage::Undo {}));
+        assert_eq!(parse(r#"{"type":"resign"}"#), Ok(ClientMessage::Resign {}));
+        for bad in [
+            r#"{"type":"save","extra":1}"#,
+            r#"{"type":"undo","x":null}"#,
+            r#"{"type":"resign","why":"tired"}"#,
+            r#"{"type":"move","text":"A1B2","also":2}"#,
+            r#"{"type":"move"}"#,
+            r#"{"type":"goto","ply":-1}"#,
+            r#"{"type":"new_game","layout":"standard","seats":[{"kind":"human","extra":1}]}"#,
+            r#"{"type":"new_game","layout":"standard","seats":[],"clock":{"minutes":1,"x":2}}"#,
+            r#"{"type":"launch"}"#,
+            r#"{"text":"A1B2"}"#,
+            r#"[]"#,
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -5,6 +5,7 @@
 //! it back), so nothing here blocks for long.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sumito_arena::multi::{SeatPlayer, seat_player};
@@ -19,15 +20,15 @@ use sumito_engine::{Cell, Move, Position, Rules};
 use sumito_play::network::{Analysis, SearchBudget};
 use sumito_play::opponent::{ClassicalOpponent, Opponent};
 
+use crate::menu::{
+    ENGINE_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MODEL_SEARCH_MB, MODEL_THINK_LIMIT,
+    PagePolicy, Reservation, page_engine,
+};
 use crate::protocol::{
     AnalysisMove, CellView, ClientMessage, ClockRequest, MoveView, PlyView, SeatRequest, SeatView,
     ServerMessage, StateView,
 };
 
-/// The most simulations one request may ask for, and the longest a model
-/// may think per move: the work any one page can start is bounded.
-pub const MAX_SIMULATIONS: u32 = 20_000;
-pub const MAX_THINK: Duration = Duration::from_secs(30);
 /// Simulations of an analysis that names none.
 pub const DEFAULT_ANALYSIS_SIMULATIONS: u32 = 800;
 
@@ -44,12 +45,15 @@ pub trait Engines: Send + Sync {
     ) -> Result<Box<dyn Opponent + Send>, String>;
     /// Searches `position` with the model for `simulations`, calling
     /// `on_update` with the analysis so far several times on the way (the
-    /// page shows the search as it grows); returns the last.
+    /// page shows the search as it grows); returns the last. The search
+    /// ends early when `on_update` returns `false` (a time limit), and at
+    /// once, with an error, when `stop` is set (the page closed).
     fn analyse(
         &self,
         position: &Position,
         simulations: u32,
-        on_update: &mut dyn FnMut(&Analysis),
+        stop: Arc<AtomicBool>,
+        on_update: &mut dyn FnMut(&Analysis) -> bool,
     ) -> Result<Analysis, String>;
 }
 
@@ -71,7 +75,8 @@ impl Engines for NoModel {
         &self,
         _: &Position,
         _: u32,
-        _: &mut dyn FnMut(&Analysis),
+        _: Arc<AtomicBool>,
+        _: &mut dyn FnMut(&Analysis) -> bool,
     ) -> Result<Analysis, String> {
         Err("no model is loaded: start `sumito serve --model NAME` to analyse".into())
     }
@@ -154,6 +159,15 @@ impl SeatEngine {
             opponent.new_game();
         }
     }
+
+    /// Ends its searches when `stop` is set; the general game's engines also
+    /// get their time limit here (the two-player ones get it with each move).
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        match self {
+            SeatEngine::Classic(opponent) => opponent.set_stop(stop),
+            SeatEngine::General(player) => player.set_bounds(Some(ENGINE_THINK_LIMIT), stop),
+        }
+    }
 }
 
 /// The two-player engine's position for a plain two-player game.
@@ -175,12 +189,34 @@ enum Seat {
     Engine {
         name: String,
         engine: Option<SeatEngine>,
+        /// The longest it may think about a move.
+        limit: Duration,
+        /// Whether it searches (then it waits for a search slot).
+        searches: bool,
     },
+}
+
+/// An engine's turn, taken out of the session to think on another thread.
+#[derive(Debug)]
+pub struct EngineTurn {
+    pub seat: usize,
+    pub position: VariantPosition,
+    pub engine: SeatEngine,
+    /// The longest it may think: its limit, or the clock's share if tighter.
+    pub cap: Duration,
+    /// Whether it needs one of the server's search slots.
+    pub searches: bool,
 }
 
 /// A game and everything the page asked for.
 pub struct GameSession {
     engines: Arc<dyn Engines>,
+    policy: Arc<PagePolicy>,
+    /// Set when the page closes: every search of this page ends at once.
+    stop: Arc<AtomicBool>,
+    /// The memory the game's engines hold, given back with the game.
+    reservation: Option<Reservation>,
+    reserved_mb: u32,
     record: VariantRecord,
     positions: Vec<VariantPosition>,
     moves: Vec<VariantMove>,
@@ -260,8 +296,14 @@ fn board_view(position: &VariantPosition) -> Vec<CellView> {
 
 impl GameSession {
     /// A first game: the Standard layout, the person as Black against
-    /// `alphabeta:depth=2` (or the model, when one is loaded).
-    pub fn new(engines: Arc<dyn Engines>, seed: u64) -> GameSession {
+    /// `alphabeta:depth=2` (or the model, when one is loaded). Its searches
+    /// stop when `stop` is set.
+    pub fn new(
+        engines: Arc<dyn Engines>,
+        policy: Arc<PagePolicy>,
+        stop: Arc<AtomicBool>,
+        seed: u64,
+    ) -> Result<GameSession, String> {
         let opponent = if engines.model_name().is_some() {
             SeatRequest::Model {
                 simulations: Some(400),
@@ -274,6 +316,10 @@ impl GameSession {
         };
         let mut session = GameSession {
             engines,
+            policy,
+            stop,
+            reservation: None,
+            reserved_mb: 0,
             record: VariantRecord {
                 start: VariantStart::Layout(VariantLayout::Two(sumito_engine::Layout::Standard)),
                 rules: RulesTable::default(),
@@ -295,15 +341,13 @@ impl GameSession {
             ended: None,
             seed,
         };
-        session
-            .new_game(
-                "standard",
-                None,
-                &[SeatRequest::Human { name: None }, opponent],
-                None,
-            )
-            .expect("the default game starts");
-        session
+        session.new_game(
+            "standard",
+            None,
+            &[SeatRequest::Human { name: None }, opponent],
+            None,
+        )?;
+        Ok(session)
     }
 
     fn current(&self) -> &VariantPosition {
@@ -345,6 +389,7 @@ impl GameSession {
             );
         }
         let mut made = Vec::new();
+        let mut memory_mb = 0;
         for (index, request) in seats.iter().enumerate() {
             let seed = self.seed ^ index as u64;
             made.push(match request {
@@ -352,21 +397,27 @@ impl GameSession {
                     Seat::Human(name.clone().unwrap_or_else(|| "you".into()))
                 }
                 SeatRequest::Engine { spec } => {
-                    let engine = if plain {
+                    let chosen = page_engine(spec, plain)
+                        .map_err(|err| format!("seat {}: {err}", index + 1))?;
+                    let mut engine = if plain {
                         let registry = PlayerRegistry::builtin();
                         let entrant = registry
-                            .prepare_str(spec)
+                            .prepare_str(&self.policy.two_player_spec(&chosen))
                             .map_err(|err| format!("seat {}: {err}", index + 1))?;
                         SeatEngine::Classic(Box::new(ClassicalOpponent::new(&entrant, seed)))
                     } else {
                         SeatEngine::General(
-                            seat_player(spec, seed)
+                            seat_player(&chosen.spec, seed)
                                 .map_err(|err| format!("seat {}: {err}", index + 1))?,
                         )
                     };
+                    engine.set_stop(self.stop.clone());
+                    memory_mb += chosen.memory_mb;
                     Seat::Engine {
-                        name: spec.clone(),
+                        name: chosen.spec,
                         engine: Some(engine),
+                        limit: ENGINE_THINK_LIMIT,
+                        searches: chosen.searches,
                     }
                 }
                 SeatRequest::Model {
@@ -377,20 +428,40 @@ impl GameSession {
                         return Err("a model plays only the plain two-player game".into());
                     }
                     let budget = match (simulations, time_ms) {
-                        (_, Some(ms)) => {
-                            SearchBudget::Time(Duration::from_millis(*ms).min(MAX_THINK))
-                        }
+                        (_, Some(ms)) => SearchBudget::Time(
+                            Duration::from_millis(*ms)
+                                .clamp(Duration::from_millis(1), MODEL_THINK_LIMIT),
+                        ),
                         (sims, None) => {
                             SearchBudget::Simulations(sims.unwrap_or(400).clamp(1, MAX_SIMULATIONS))
                         }
                     };
-                    let opponent = self.engines.model_opponent(budget, seed)?;
+                    let mut opponent = self.engines.model_opponent(budget, seed)?;
+                    opponent.set_stop(self.stop.clone());
+                    memory_mb += MODEL_SEARCH_MB;
                     Seat::Engine {
                         name: self.engines.model_name().unwrap_or_else(|| "model".into()),
                         engine: Some(SeatEngine::Classic(opponent)),
+                        limit: MODEL_THINK_LIMIT,
+                        searches: true,
                     }
                 }
             });
+        }
+        // The new game's engines must fit the server's budget beside the
+        // other pages'; the old game's share is given back first, and taken
+        // again if the new one does not fit (the old game goes on).
+        let old_mb = self.reserved_mb;
+        self.reservation = None;
+        match self.policy.memory.reserve(memory_mb) {
+            Ok(reservation) => {
+                self.reservation = Some(reservation);
+                self.reserved_mb = memory_mb;
+            }
+            Err(message) => {
+                self.reservation = self.policy.memory.reserve(old_mb).ok();
+                return Err(message);
+            }
         }
         self.record = VariantRecord {
             start: VariantStart::Layout(layout),
@@ -436,15 +507,23 @@ impl GameSession {
     }
 
     /// Takes the engine of `seat` out to think: the position, the engine,
-    /// and the time it may take.
-    pub fn take_engine(
-        &mut self,
-        seat: usize,
-    ) -> Option<(VariantPosition, SeatEngine, Option<Duration>)> {
+    /// and the time it may take (its limit, or the clock's share if tighter).
+    pub fn take_engine(&mut self, seat: usize) -> Option<EngineTurn> {
         let position = *self.current();
-        let cap = self.clock.map(|_| self.clocks[seat] / 20);
+        let share = self.clock.map(|_| self.clocks[seat] / 20);
         match &mut self.seats[seat] {
-            Seat::Engine { engine, .. } => engine.take().map(|e| (position, e, cap)),
+            Seat::Engine {
+                engine,
+                limit,
+                searches,
+                ..
+            } => engine.take().map(|engine| EngineTurn {
+                seat,
+                position,
+                engine,
+                cap: share.map_or(*limit, |share| share.min(*limit)),
+                searches: *searches,
+            }),
             Seat::Human(_) => None,
         }
     }
@@ -511,6 +590,11 @@ impl GameSession {
         self.thinks.push(None);
         self.cursor = self.moves.len();
         self.turn_started = Instant::now();
+        if self.moves.len() >= MAX_GAME_PLIES && !after.is_game_over() {
+            self.ended = Some(format!(
+                "the game reached the server's limit of {MAX_GAME_PLIES} moves"
+            ));
+        }
     }
 
     fn reset_engines(&mut self) {
@@ -551,7 +635,7 @@ impl GameSession {
                 self.play(mv, None);
                 Ok(None)
             }
-            ClientMessage::Undo => {
+            ClientMessage::Undo {} => {
                 let person = |session: &GameSession, index: usize| {
                     matches!(
                         session.seats[session.positions[index].seat_to_move()],
@@ -576,7 +660,7 @@ impl GameSession {
                 self.reset_engines();
                 Ok(None)
             }
-            ClientMessage::Resign => {
+            ClientMessage::Resign {} => {
                 if self.is_over() {
                     return Err("the game is over".into());
                 }
@@ -598,7 +682,7 @@ impl GameSession {
                 self.load(&record)?;
                 Ok(None)
             }
-            ClientMessage::Save => Ok(Some(ServerMessage::Record { text: self.save() })),
+            ClientMessage::Save {} => Ok(Some(ServerMessage::Record { text: self.save() })),
             ClientMessage::Analyze { .. } => {
                 Err("analysis is run by the server, not the session".into())
             }
@@ -785,13 +869,22 @@ impl GameSession {
                 result: None,
             }
         };
+        if record.moves.len() > MAX_GAME_PLIES {
+            return Err(format!(
+                "the record has {} moves; the server shows games of at most {MAX_GAME_PLIES}",
+                record.moves.len()
+            ));
+        }
         let positions = record.positions()?;
         let seats = positions[0].rules().seating.seats();
         let layout = match &record.start {
             VariantStart::Layout(layout) => *layout,
             VariantStart::Text(_) => VariantLayout::Two(sumito_engine::Layout::Standard),
         };
-        // A loaded game is for reading and analysis: every seat a person.
+        // A loaded game is for reading and analysis: every seat a person,
+        // and no engine holds memory.
+        self.reservation = None;
+        self.reserved_mb = 0;
         self.plain_two_player =
             !record.rules.is_variant() && seats == 2 && matches!(layout, VariantLayout::Two(_));
         self.seats = (0..seats)
@@ -898,11 +991,21 @@ impl GameSession {
     }
 }
 
-/// The error message for the page.
+/// The longest error message sent to a page: errors quote what was sent
+/// (a move, a spec, a record line), and that is cut to a short excerpt.
+pub const MAX_ERROR_CHARS: usize = 240;
+
+/// The error message for the page, at most [`MAX_ERROR_CHARS`] characters.
 pub fn error(message: impl Into<String>) -> ServerMessage {
-    ServerMessage::Error {
-        message: message.into(),
-    }
+    let message: String = message.into();
+    let message = if message.chars().count() > MAX_ERROR_CHARS {
+        let mut cut: String = message.chars().take(MAX_ERROR_CHARS - 1).collect();
+        cut.push('…');
+        cut
+    } else {
+        message
+    };
+    ServerMessage::Error { message }
 }
 
 #[cfg(test)]
@@ -910,7 +1013,13 @@ mod tests {
     use super::*;
 
     fn session() -> GameSession {
-        GameSession::new(Arc::new(NoModel), 1)
+        GameSession::new(
+            Arc::new(NoModel),
+            Arc::new(PagePolicy::new(1024, None)),
+            Arc::new(AtomicBool::new(false)),
+            1,
+        )
+        .unwrap()
     }
 
     fn people(n: usize) -> Vec<SeatRequest> {
@@ -920,9 +1029,11 @@ mod tests {
     /// Runs the engine to move, as the server does (on this thread).
     fn engine_turn(session: &mut GameSession) {
         let seat = session.engine_to_move().expect("an engine's turn");
-        let (position, mut engine, cap) = session.take_engine(seat).unwrap();
-        let answer = engine.think(&position, cap);
-        session.engine_done(seat, engine, position, answer).unwrap();
+        let mut turn = session.take_engine(seat).unwrap();
+        let answer = turn.engine.think(&turn.position, Some(turn.cap));
+        session
+            .engine_done(seat, turn.engine, turn.position, answer)
+            .unwrap();
     }
 
     #[test]
@@ -963,9 +1074,9 @@ mod tests {
             "the engine's"
         );
         // Undo takes back the engine's reply and the person's move.
-        game.handle(ClientMessage::Undo).unwrap();
+        game.handle(ClientMessage::Undo {}).unwrap();
         assert_eq!(game.state().history.len(), 0);
-        game.handle(ClientMessage::Resign).unwrap();
+        game.handle(ClientMessage::Resign {}).unwrap();
         assert_eq!(game.state().result.as_deref(), Some("black resigned"));
     }
 
@@ -1052,7 +1163,8 @@ mod tests {
             game.handle(ClientMessage::Move { text: mv.into() })
                 .unwrap();
         }
-        let Some(ServerMessage::Record { text }) = game.handle(ClientMessage::Save).unwrap() else {
+        let Some(ServerMessage::Record { text }) = game.handle(ClientMessage::Save {}).unwrap()
+        else {
             panic!("a record")
         };
         assert!(text.starts_with(sumito_arena::record::MAGIC), "{text}");
@@ -1086,7 +1198,8 @@ mod tests {
             text: "B1C2".into(),
         })
         .unwrap();
-        let Some(ServerMessage::Record { text }) = game.handle(ClientMessage::Save).unwrap() else {
+        let Some(ServerMessage::Record { text }) = game.handle(ClientMessage::Save {}).unwrap()
+        else {
             panic!("a record")
         };
         assert!(text.starts_with(VARIANT_MAGIC), "{text}");
@@ -1127,5 +1240,112 @@ mod tests {
             })
             .unwrap_err();
         assert!(err.contains("clock"), "{err}");
+    }
+
+    #[test]
+    fn errors_quote_a_short_excerpt_of_what_was_sent() {
+        let mut game = session();
+        let huge = "X".repeat(1 << 20);
+        let err = game.handle(ClientMessage::Move { text: huge }).unwrap_err();
+        let ServerMessage::Error { message } = error(err) else {
+            unreachable!()
+        };
+        assert!(
+            message.chars().count() <= MAX_ERROR_CHARS,
+            "{}",
+            message.len()
+        );
+        let ServerMessage::Error { message } = error(format!("bad: {}", "é".repeat(5000))) else {
+            unreachable!()
+        };
+        assert_eq!(message.chars().count(), MAX_ERROR_CHARS);
+        assert!(message.ends_with('…'));
+        let ServerMessage::Error { message } = error("short") else {
+            unreachable!()
+        };
+        assert_eq!(message, "short");
+    }
+
+    #[test]
+    fn the_engines_of_all_pages_share_one_memory_budget() {
+        let policy = Arc::new(PagePolicy::new(40, None));
+        let page = |policy: &Arc<PagePolicy>| {
+            GameSession::new(
+                Arc::new(NoModel),
+                policy.clone(),
+                Arc::new(AtomicBool::new(false)),
+                1,
+            )
+        };
+        let alphabeta = |spec: &str| SeatRequest::Engine { spec: spec.into() };
+        let two_engines = |game: &mut GameSession| {
+            game.handle(ClientMessage::NewGame {
+                layout: "standard".into(),
+                rules: None,
+                seats: vec![
+                    alphabeta("alphabeta:depth=1"),
+                    alphabeta("alphabeta:depth=1"),
+                ],
+                clock: None,
+            })
+        };
+        // The first page's default game holds one table (16 MB); two
+        // engines of a second page's game (32 MB) do not fit beside it.
+        let first = page(&policy).unwrap();
+        let mut second = page(&policy).unwrap();
+        let err = two_engines(&mut second).unwrap_err();
+        assert!(err.contains("memory budget"), "{err}");
+        // When the first page goes, its share comes back.
+        drop(first);
+        two_engines(&mut second).unwrap();
+        // A loaded game holds none.
+        second.load("A1B2 I5H5").unwrap();
+        let mut third = page(&policy).unwrap();
+        two_engines(&mut third).unwrap();
+    }
+
+    #[test]
+    fn a_game_is_bounded_in_length() {
+        let mut game = session();
+        // A record one move too long, of moves that push nothing off.
+        let mut position = VariantPosition::from_text(
+            &Position::start(sumito_engine::Layout::Standard, Rules::default()).to_string(),
+            None,
+        )
+        .unwrap();
+        let mut moves = Vec::new();
+        for ply in 0..=MAX_GAME_PLIES {
+            let quiet: Vec<VariantMove> = position
+                .legal_moves()
+                .into_iter()
+                .filter(|&mv| position.play(mv).scores() == position.scores())
+                .collect();
+            let mv = quiet[ply * 7 % quiet.len()];
+            moves.push(mv.to_text());
+            position = position.play(mv);
+        }
+        let err = game.load(&moves.join(" ")).unwrap_err();
+        assert!(err.contains("at most"), "{err}");
+        // Engines of a game without a move limit stop at the server's.
+        game.handle(ClientMessage::NewGame {
+            layout: "standard".into(),
+            rules: None,
+            seats: vec![
+                SeatRequest::Engine {
+                    spec: "random".into(),
+                },
+                SeatRequest::Engine {
+                    spec: "random".into(),
+                },
+            ],
+            clock: None,
+        })
+        .unwrap();
+        while game.engine_to_move().is_some() {
+            engine_turn(&mut game);
+        }
+        let state = game.state();
+        assert!(state.history.len() <= MAX_GAME_PLIES);
+        assert!(state.result.is_some());
     }
 }

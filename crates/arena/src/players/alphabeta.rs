@@ -14,6 +14,7 @@
 //! prefers the fastest win and the slowest loss; a draw scores 0.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use sumito_engine::{ACTION_COUNT, Color, MAX_LEGAL_MOVES, Move, Outcome, Position};
@@ -100,6 +101,8 @@ pub struct AlphaBeta {
     deadline: Option<Instant>,
     node_limit: Option<u64>,
     stopped: bool,
+    /// Set from outside to end the search in progress (see [`Player::set_stop`]).
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl std::fmt::Debug for AlphaBeta {
@@ -198,6 +201,7 @@ impl AlphaBeta {
             deadline: None,
             node_limit: None,
             stopped: false,
+            stop: None,
         }
     }
 
@@ -327,7 +331,11 @@ impl AlphaBeta {
         if self.nodes.is_multiple_of(CHECK_EVERY) {
             let out_of_time = self.deadline.is_some_and(|d| Instant::now() >= d);
             let out_of_nodes = self.node_limit.is_some_and(|n| self.nodes >= n);
-            self.stopped |= out_of_time || out_of_nodes;
+            let stopped_from_outside = self
+                .stop
+                .as_ref()
+                .is_some_and(|stop| stop.load(Ordering::Relaxed));
+            self.stopped |= out_of_time || out_of_nodes || stopped_from_outside;
         }
     }
 
@@ -545,6 +553,10 @@ impl Player for AlphaBeta {
     fn new_game(&mut self) {
         self.clear();
     }
+
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
+    }
 }
 
 #[derive(Debug)]
@@ -683,6 +695,24 @@ mod tests {
             .unwrap();
         assert!(start.is_legal(report.best_move));
         assert!(report.depth >= 1);
+    }
+
+    #[test]
+    fn a_stop_flag_ends_a_deep_search_with_a_legal_move() {
+        let start = Position::start(Layout::BelgianDaisy, Rules::default());
+        let mut player = AlphaBeta::new("test", AlphaBetaConfig::default());
+        let stop = Arc::new(AtomicBool::new(false));
+        player.set_stop(stop.clone());
+        // Depth 30 would take far longer than any test; the flag set from
+        // another thread ends it, and the search still answers a legal move.
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            stop.store(true, Ordering::Relaxed);
+        });
+        let report = player.search(&start, &SearchLimit::depth(30)).unwrap();
+        setter.join().unwrap();
+        assert!(report.depth < 30, "{}", report.depth);
+        assert!(start.is_legal(report.best_move));
     }
 
     #[test]

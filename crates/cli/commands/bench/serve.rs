@@ -171,9 +171,8 @@ pub fn run(engines: Arc<dyn Engines>, analysis: bool) -> anyhow::Result<()> {
         let address = listener.local_addr()?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let options = ServeOptions {
-            address,
-            max_searches: 2,
             seed: 7,
+            ..ServeOptions::local(address)
         };
         let server = tokio::spawn(async move {
             serve_on(listener, &options, engines, async {

@@ -1,0 +1,242 @@
+//! What a page may ask the server to run. Any web page the user's browser
+//! shows can reach a local server, so what a page sends is never trusted
+//! with a file name, a memory size or an unbounded search: the engines come
+//! from a fixed menu with bounded parameters, every search has a wall-clock
+//! limit, and the memory the pages' engines hold is one budget for the whole
+//! server. What the person who started the server chose on the command line
+//! (a model, evaluation weights, the budget) is not a page's to change.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use sumito_arena::players::AlphaBetaConfig;
+use sumito_arena::spec::PlayerSpec;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// The longest a classical engine may think about one move.
+pub const ENGINE_THINK_LIMIT: Duration = Duration::from_secs(10);
+/// The deepest search a page may ask of the alpha-beta engines.
+pub const MAX_PAGE_DEPTH: u32 = 8;
+/// The longest a model may think about one move, and the longest an
+/// analysis runs.
+pub const MODEL_THINK_LIMIT: Duration = Duration::from_secs(30);
+/// The most simulations a model's move or an analysis may ask for.
+pub const MAX_SIMULATIONS: u32 = 20_000;
+/// Memory reserved for a model's search tree (a seat, or an analysis while
+/// it runs): a tree of `MAX_SIMULATIONS` simulations with its reuse along a
+/// game stays below this (measured in the session's tests).
+pub const MODEL_SEARCH_MB: u32 = 64;
+/// The most moves a page's game may have (a loaded record, or a game of
+/// engines without a move limit): the page's memory is bounded.
+pub const MAX_GAME_PLIES: usize = 5_000;
+
+/// An engine a page asked for, checked against the menu.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageEngine {
+    /// The spec as the page wrote it, normalised (the seat's label).
+    pub spec: String,
+    /// Whether it searches (it then waits for one of the server's search
+    /// slots; `random` and `greedy` answer at once).
+    pub searches: bool,
+    /// Memory it holds while its game lasts (its transposition table).
+    pub memory_mb: u32,
+}
+
+/// Checks a page's engine spec against the menu: `random`, `greedy`,
+/// `alphabeta` with `depth=1..8` or `time=` up to 10 s (the two-player
+/// engine for a plain two-player game, the paranoid one otherwise).
+pub fn page_engine(text: &str, two_player: bool) -> Result<PageEngine, String> {
+    let spec: PlayerSpec = text.parse().map_err(|err| format!("{err}"))?;
+    let offered = "random, greedy, alphabeta:depth=1..8, alphabeta:time=DURATION (up to 10s)";
+    match spec.kind.as_str() {
+        "random" | "greedy" => {
+            if let Some((key, _)) = spec.params.first() {
+                return Err(format!(
+                    "{} takes no parameters ({key}= given); the page may ask for {offered}",
+                    spec.kind
+                ));
+            }
+            Ok(PageEngine {
+                spec: spec.to_string(),
+                searches: false,
+                memory_mb: 0,
+            })
+        }
+        "alphabeta" => {
+            let mut params = spec.params();
+            let depth = params
+                .get_u32("depth", 1, MAX_PAGE_DEPTH)
+                .map_err(|err| err.to_string())?;
+            let time = params.get_duration("time").map_err(|err| err.to_string())?;
+            if depth.is_some() && time.is_some() {
+                return Err("alphabeta: give depth or time, not both".into());
+            }
+            if let Some(time) = time
+                && (time.is_zero() || time > ENGINE_THINK_LIMIT)
+            {
+                return Err(format!(
+                    "alphabeta: time={time:?} is outside what a page may ask (more than 0, at most {ENGINE_THINK_LIMIT:?})"
+                ));
+            }
+            if let Some((key, _)) = spec
+                .params
+                .iter()
+                .find(|(key, _)| key != "depth" && key != "time")
+            {
+                return Err(format!(
+                    "alphabeta: {key}= is not offered to pages (weights, table sizes and node counts \
+                     are set on the command line); the page may ask for {offered}"
+                ));
+            }
+            Ok(PageEngine {
+                spec: spec.to_string(),
+                searches: true,
+                memory_mb: if two_player {
+                    AlphaBetaConfig::default().table_megabytes as u32
+                } else {
+                    0
+                },
+            })
+        }
+        other => Err(format!(
+            "unknown engine {other:?}; the page may ask for {offered}"
+        )),
+    }
+}
+
+/// The memory the pages' engines may hold together, in megabytes. Each
+/// page's game reserves what its engines need when it starts and gives it
+/// back when it ends (a new game, the page closed); a game that does not fit
+/// is refused with a message that says so.
+#[derive(Debug)]
+pub struct MemoryBudget {
+    total_mb: u32,
+    left: Arc<Semaphore>,
+}
+
+/// Megabytes reserved from a [`MemoryBudget`], given back when dropped.
+#[derive(Debug)]
+pub struct Reservation {
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+impl MemoryBudget {
+    pub fn new(total_mb: u32) -> MemoryBudget {
+        MemoryBudget {
+            total_mb,
+            left: Arc::new(Semaphore::new(total_mb as usize)),
+        }
+    }
+
+    pub fn total_mb(&self) -> u32 {
+        self.total_mb
+    }
+
+    /// Reserves `mb` megabytes, or says why not.
+    pub fn reserve(&self, mb: u32) -> Result<Reservation, String> {
+        if mb == 0 {
+            return Ok(Reservation { _permit: None });
+        }
+        match self.left.clone().try_acquire_many_owned(mb) {
+            Ok(permit) => Ok(Reservation {
+                _permit: Some(permit),
+            }),
+            Err(_) => Err(format!(
+                "the server's memory budget for engines ({} MB) is in use by other pages \
+                 ({mb} MB needed): close another page, choose lighter engines, or start the \
+                 server with a larger --memory-mb",
+                self.total_mb
+            )),
+        }
+    }
+}
+
+/// What the server's command line decided for every page.
+#[derive(Debug)]
+pub struct PagePolicy {
+    pub memory: MemoryBudget,
+    /// Evaluation weights of the two-player alpha-beta engines, if the
+    /// command line named a file (checked at start).
+    pub engine_weights: Option<PathBuf>,
+}
+
+impl PagePolicy {
+    pub fn new(memory_mb: u32, engine_weights: Option<&Path>) -> PagePolicy {
+        PagePolicy {
+            memory: MemoryBudget::new(memory_mb),
+            engine_weights: engine_weights.map(Path::to_path_buf),
+        }
+    }
+
+    /// The spec a two-player engine is built from: the page's, with the
+    /// command line's weights.
+    pub fn two_player_spec(&self, engine: &PageEngine) -> String {
+        match (&self.engine_weights, engine.searches) {
+            (Some(path), true) => {
+                let separator = if engine.spec.contains(':') { ',' } else { ':' };
+                format!("{}{separator}weights={}", engine.spec, path.display())
+            }
+            _ => engine.spec.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_menu_offers_bounded_engines_and_refuses_files_and_sizes() {
+        let ok = page_engine("alphabeta:depth=3", true).unwrap();
+        assert!(ok.searches);
+        assert_eq!(ok.memory_mb, 16);
+        assert_eq!(page_engine("random", true).unwrap().memory_mb, 0);
+        assert!(!page_engine("greedy", false).unwrap().searches);
+        assert!(page_engine("alphabeta:time=2s", false).is_ok());
+        for (bad, says) in [
+            ("alphabeta:tt_mb=65536", "tt_mb= is not offered"),
+            ("alphabeta:weights=/etc/passwd", "weights= is not offered"),
+            ("alphabeta:nodes=1000000000", "nodes= is not offered"),
+            ("alphabeta:depth=64", "depth"),
+            ("alphabeta:time=30s", "at most"),
+            ("alphabeta:time=0s", "duration"),
+            ("alphabeta:depth=2,time=1s", "not both"),
+            ("greedy:weights=/proc/self/environ", "no parameters"),
+            ("bundle:model=/tmp/x", "unknown engine"),
+            ("net:model=x", "unknown engine"),
+        ] {
+            let err = page_engine(bad, true).unwrap_err();
+            assert!(err.contains(says), "{bad}: {err}");
+            assert!(!err.contains("root:"), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_memory_budget_is_shared_and_given_back() {
+        let budget = MemoryBudget::new(40);
+        let first = budget.reserve(16).unwrap();
+        let second = budget.reserve(16).unwrap();
+        let err = budget.reserve(16).unwrap_err();
+        assert!(err.contains("40 MB"), "{err}");
+        drop(first);
+        let third = budget.reserve(16).unwrap();
+        assert!(budget.reserve(0).is_ok());
+        drop((second, third));
+        assert!(budget.reserve(40).is_ok());
+    }
+
+    #[test]
+    fn command_line_weights_join_the_pages_spec() {
+        let policy = PagePolicy::new(100, Some(Path::new("w.toml")));
+        let engine = page_engine("alphabeta:depth=2", true).unwrap();
+        assert_eq!(
+            policy.two_player_spec(&engine),
+            "alphabeta:depth=2,weights=w.toml"
+        );
+        let engine = page_engine("alphabeta", true).unwrap();
+        assert_eq!(policy.two_player_spec(&engine), "alphabeta:weights=w.toml");
+        let engine = page_engine("random", true).unwrap();
+        assert_eq!(policy.two_player_spec(&engine), "random");
+    }
+}
