@@ -218,7 +218,7 @@ impl FromStr for Cell {
 
     fn from_str(text: &str) -> Result<Cell, CellParseError> {
         let err = || CellParseError {
-            text: text.to_string(),
+            text: crate::excerpt(text),
         };
         let bytes = text.as_bytes();
         if bytes.len() != 2 {

@@ -29,15 +29,15 @@
 //! [`Rules`] (see [`Position::with_rules`]).
 
 use crate::board::{Cell, Color, row_max_diag, row_min_diag};
+use crate::excerpt::excerpt;
 use crate::position::{BoardError, MARBLES_PER_SIDE, Position, Rules, check_marble_total};
 use std::fmt;
 use std::str::FromStr;
 
 /// What is wrong with a position text. Where the problem has a place, `at`
 /// is its character in the whole text (1-based; see
-/// [`PositionParseError::column`]); a field quoted back is cut to
-/// [`QUOTED_FIELD_CHARS`] characters, so that a huge input does not make a
-/// huge message.
+/// [`PositionParseError::column`]); a field quoted back is cut to an
+/// [`excerpt`], so that a huge input does not make a huge message.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PositionParseError {
     #[error(
@@ -88,9 +88,6 @@ pub enum PositionParseError {
 
 const ROW_LETTERS: &[u8; 9] = b"ABCDEFGHI";
 
-/// The most characters of a field an error quotes back.
-pub const QUOTED_FIELD_CHARS: usize = 24;
-
 impl PositionParseError {
     /// The character of the text (1-based) where the problem is, if it has
     /// one place.
@@ -109,24 +106,18 @@ impl PositionParseError {
     }
 }
 
-/// `text`'s first `max` characters, with `…` if it is longer.
-fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
-    }
-}
-
 /// How an error message quotes a position text given by the user: whole
 /// (as a Rust string literal) when it is short; otherwise about 40
 /// characters around character `at` (1-based; the start without one), with
 /// `…` where it is cut, and the text's length. `at` is named either way.
+/// Characters that print escaped count as their escapes, as in [`excerpt`].
 pub fn quote_position_text(text: &str, at: Option<usize>) -> String {
     const SHORT: usize = 80;
     const HALF: usize = 20;
     let place = at.map(|at| format!("at character {at}"));
     let length = text.chars().count();
-    if length <= SHORT {
+    let printed: usize = text.chars().map(|ch| ch.escape_debug().count()).sum();
+    if printed <= SHORT {
         return match place {
             Some(place) => format!("{text:?} ({place})"),
             None => format!("{text:?}"),
@@ -134,18 +125,18 @@ pub fn quote_position_text(text: &str, at: Option<usize>) -> String {
     }
     let centre = at.unwrap_or(1).saturating_sub(1).min(length);
     let start = centre.saturating_sub(HALF);
-    let mut excerpt: String = if start > 0 {
-        "…".into()
-    } else {
-        String::new()
-    };
-    excerpt.extend(text.chars().skip(start).take(2 * HALF));
-    if start + 2 * HALF < length {
-        excerpt.push('…');
+    let window: String = text.chars().skip(start).take(2 * HALF).collect();
+    // (The window is cut again if its characters print escaped.)
+    let mut shown = excerpt(&window);
+    if start > 0 {
+        shown.insert(0, '…');
+    }
+    if start + 2 * HALF < length && !shown.ends_with('…') {
+        shown.push('…');
     }
     match place {
-        Some(place) => format!("{excerpt:?} ({length} characters, {place})"),
-        None => format!("{excerpt:?} ({length} characters)"),
+        Some(place) => format!("{shown:?} ({length} characters, {place})"),
+        None => format!("{shown:?} ({length} characters)"),
     }
 }
 
@@ -257,7 +248,7 @@ impl Position {
             "w" => Color::White,
             _ => {
                 return Err(PositionParseError::BadSide {
-                    found: cut(side, QUOTED_FIELD_CHARS),
+                    found: excerpt(side),
                     at: side_at,
                 });
             }
@@ -273,7 +264,7 @@ impl Position {
                 .filter(|&n| n <= MARBLES_PER_SIDE && text.bytes().all(|b| b.is_ascii_digit()))
                 .ok_or_else(|| PositionParseError::BadOffCount {
                     color,
-                    found: cut(text, QUOTED_FIELD_CHARS),
+                    found: excerpt(text),
                     at,
                 })?;
             check_marble_total(color, marbles[color.index()].count_ones(), count)?;
@@ -289,7 +280,7 @@ impl Position {
                 .filter(|_| text.bytes().all(|b| b.is_ascii_digit()))
                 .ok_or_else(|| PositionParseError::BadPlyCounter {
                     counter,
-                    found: cut(text, QUOTED_FIELD_CHARS),
+                    found: excerpt(text),
                     at,
                 })
         };
@@ -467,7 +458,7 @@ mod tests {
         let message = err.to_string();
         assert!(message.len() < 100, "{message}");
         assert!(
-            message.contains(&format!("\"{}…\"", "x".repeat(QUOTED_FIELD_CHARS))),
+            message.contains(&format!("\"{}…\"", "x".repeat(crate::EXCERPT_CHARS))),
             "{message}"
         );
         let quoted = quote_position_text(&text, err.column());
@@ -493,6 +484,13 @@ mod tests {
             )
         );
         assert_eq!(quote_position_text("9/9 b 0 0", None), "\"9/9 b 0 0\"");
+        // Characters that print escaped count as their escapes: 60 of
+        // U+E0001 would print as 540 characters.
+        let tags = "\u{e0001}".repeat(60);
+        assert_eq!(
+            quote_position_text(&tags, None),
+            format!("\"{}…\" (60 characters)", "\\u{e0001}".repeat(4))
+        );
         assert_eq!(
             quote_position_text("9/9 b", Some(1)),
             "\"9/9 b\" (at character 1)"

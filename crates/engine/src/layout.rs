@@ -2,6 +2,7 @@
 //! a seeded partly random one. Black always moves first.
 
 use crate::board::{CELL_COUNT, Cell, Color};
+use crate::excerpt::excerpt;
 use crate::position::{Position, Rules};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -147,8 +148,8 @@ impl Layout {
         let seeded = |prefix: &str| -> Option<Result<u64, LayoutError>> {
             let seed = lower.strip_prefix(prefix)?.strip_prefix(':')?;
             Some(seed.parse().map_err(|_| LayoutError::BadSeed {
-                name: name.to_string(),
-                seed: seed.to_string(),
+                name: excerpt(name),
+                seed: excerpt(seed),
             }))
         };
         if let Some(seed) = seeded("random") {
@@ -158,7 +159,7 @@ impl Layout {
             return Ok(Layout::PartlyRandom { seed: seed? });
         }
         Err(LayoutError::Unknown {
-            name: name.to_string(),
+            name: excerpt(name),
         })
     }
 

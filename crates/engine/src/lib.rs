@@ -47,6 +47,7 @@
 pub mod action;
 pub mod bitboard;
 mod board;
+mod excerpt;
 pub mod fen;
 mod layout;
 pub mod notation;
@@ -58,6 +59,7 @@ pub mod variant;
 
 pub use action::{ACTION_COUNT, MAX_LEGAL_MOVES, Move, MoveList, MoveListIntoIter};
 pub use board::{CELL_COUNT, Cell, CellParseError, Color, Direction};
+pub use excerpt::{EXCERPT_CHARS, excerpt};
 pub use fen::{PositionParseError, quote_position_text};
 pub use layout::{Layout, LayoutError};
 pub use notation::MoveParseError;

@@ -26,6 +26,7 @@
 
 use crate::action::Move;
 use crate::board::{Cell, CellParseError, Direction};
+use crate::excerpt::excerpt;
 use crate::position::{IllegalMove, Position};
 use std::fmt;
 
@@ -127,7 +128,7 @@ impl Group {
 
 fn parse_cell(text: &str, token: &str) -> Result<Cell, MoveParseError> {
     token.parse().map_err(|source| MoveParseError::BadCell {
-        text: text.to_string(),
+        text: excerpt(text),
         problem: source,
     })
 }
@@ -136,7 +137,7 @@ fn parse_cell(text: &str, token: &str) -> Result<Cell, MoveParseError> {
 fn split_cells(text: &str, joined: &str) -> Result<Vec<Cell>, MoveParseError> {
     if !joined.is_ascii() || !joined.len().is_multiple_of(2) {
         return Err(MoveParseError::Syntax {
-            text: text.to_string(),
+            text: excerpt(text),
         });
     }
     (0..joined.len())
@@ -162,7 +163,7 @@ fn group(text: &str, first: Cell, last: Cell) -> Result<Group, MoveParseError> {
             if next == last {
                 if len > 3 {
                     return Err(MoveParseError::TooManyMarbles {
-                        text: text.to_string(),
+                        text: excerpt(text),
                         from: first,
                         to: last,
                     });
@@ -178,7 +179,7 @@ fn group(text: &str, first: Cell, last: Cell) -> Result<Group, MoveParseError> {
         }
     }
     Err(MoveParseError::NotInLine {
-        text: text.to_string(),
+        text: excerpt(text),
         from: first,
         to: last,
     })
@@ -190,7 +191,7 @@ impl Position {
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveParseError> {
         let trimmed = text.trim();
         let syntax = || MoveParseError::Syntax {
-            text: text.to_string(),
+            text: excerpt(text),
         };
         let (group, direction) = if let Some((group_text, dest_text)) = trimmed.split_once(',') {
             let ends: Vec<&str> = group_text.trim().split('-').map(str::trim).collect();
@@ -216,7 +217,7 @@ impl Position {
                             || moved == [Some(dests[1]), Some(dests[0])]
                     })
                     .ok_or_else(|| MoveParseError::DestinationMismatch {
-                        text: text.to_string(),
+                        text: excerpt(text),
                     })?
             };
             (group, direction)
@@ -229,7 +230,7 @@ impl Position {
                         trailing
                             .direction_to(dest)
                             .ok_or_else(|| MoveParseError::NotAdjacent {
-                                text: text.to_string(),
+                                text: excerpt(text),
                                 dest,
                             })?;
                     (self.aba_pro_inline_group(trailing, direction), direction)
@@ -245,7 +246,7 @@ impl Position {
         let axis = group.axis.unwrap_or(direction);
         let mv = Move::from_group(group.first, axis, group.len, direction);
         let illegal = |reason| MoveParseError::Illegal {
-            text: text.to_string(),
+            text: excerpt(text),
             reason,
         };
         // Every move whose marbles and destinations are on the board is in
@@ -326,7 +327,7 @@ fn single_destination(text: &str, group: &Group, dest: Cell) -> Result<Direction
         .filter(|_| !group.contains(dest))
         .find_map(|end| end.direction_to(dest))
         .ok_or_else(|| MoveParseError::NotAdjacent {
-            text: text.to_string(),
+            text: excerpt(text),
             dest,
         })
 }
@@ -443,5 +444,18 @@ mod tests {
         let over = Position::from_fen("5/6/7/8/9/8/7/bbbbbb/bbbbb w 0 6").unwrap();
         assert!(error(&over, "A1B2").contains("the game is over"));
         assert!(error(&over, "A5A6").contains("not a cell"));
+    }
+
+    #[test]
+    fn a_huge_move_text_is_quoted_back_as_a_short_excerpt() {
+        let position = standard();
+        let forty = "x".repeat(crate::EXCERPT_CHARS);
+        let huge = "x".repeat(1 << 20);
+        // The move, and the cell within it, quoted as excerpts.
+        for text in [format!("{huge},b2"), format!("{huge}a1"), huge.clone()] {
+            let message = error(&position, &text);
+            assert!(message.len() < 300, "{}", &message[..300]);
+            assert!(message.contains(&format!("{forty}…")), "{message}");
+        }
     }
 }

@@ -20,6 +20,7 @@ use super::position::{CellContent, VariantPosition};
 use super::rules::SEAT_NAMES;
 use crate::action::Move;
 use crate::board::{Cell, Direction};
+use crate::excerpt::excerpt;
 
 /// Why a move text was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -267,7 +268,7 @@ impl VariantPosition {
     /// checks it is legal here; an illegal move gets the reason.
     pub fn parse_move(&self, text: &str) -> Result<VariantMove, VariantMoveError> {
         let syntax = |why: String| VariantMoveError::Syntax {
-            text: text.to_string(),
+            text: excerpt(text),
             why,
         };
         let shape = parse_shape(text).map_err(syntax)?;
@@ -312,7 +313,7 @@ impl VariantPosition {
         }
         if let Some(reason) = self.why_illegal(mv) {
             return Err(VariantMoveError::Illegal {
-                text: text.trim().to_string(),
+                text: excerpt(text.trim()),
                 reason,
             });
         }
@@ -322,7 +323,7 @@ impl VariantPosition {
             .into_iter()
             .find(|&other| self.apply_unchecked(other).same_board(&after))
             .ok_or_else(|| VariantMoveError::Illegal {
-                text: text.trim().to_string(),
+                text: excerpt(text.trim()),
                 reason: "it is not a legal move here".into(),
             })
     }

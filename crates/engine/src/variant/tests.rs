@@ -404,6 +404,30 @@ fn position_texts_round_trip_and_errors_name_the_field() {
 }
 
 #[test]
+fn huge_fields_and_moves_are_quoted_back_as_short_excerpts() {
+    let huge = "9".repeat(1 << 20);
+    let cut = format!("{}…", "9".repeat(crate::EXCERPT_CHARS));
+    for text in [
+        format!("5/6/7/8/9/8/7/6/5 {huge} 0 0"),
+        format!("5/6/7/8/9/8/7/6/5 b {huge} 0"),
+        format!("5/6/7/8/9/8/7/6/5 b 0,0,{huge}"),
+        format!("5/6/7/8/9/8/7/6/5 b 0 0 {huge} 0"),
+        format!("5/6/7/8/9/8/7/6/5 b 0 0 won:{huge}"),
+    ] {
+        let message = VariantPosition::from_text(&text, None)
+            .unwrap_err()
+            .to_string();
+        assert!(message.len() < 300, "{}", &message[..300]);
+        assert!(message.contains(&cut), "{message}");
+    }
+    let start = VariantPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0", None).unwrap();
+    for text in [huge.clone(), format!("A1{huge}"), format!("a1,{huge}")] {
+        let message = start.parse_move(&text).unwrap_err().to_string();
+        assert!(message.len() < 300, "{}", &message[..300]);
+    }
+}
+
+#[test]
 fn symmetries_kept_map_legal_moves_onto_legal_moves() {
     let mut rules = two().with_cells(&[cell("E5")], &[]).unwrap();
     rules.shield_moves = true;

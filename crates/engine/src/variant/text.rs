@@ -40,6 +40,7 @@
 use super::position::{CellContent, VariantBoardError, VariantPosition};
 use super::rules::{MAX_SEATS, SEAT_LETTERS, Seating, VariantRules};
 use crate::board::{Cell, row_max_diag, row_min_diag};
+use crate::excerpt::excerpt;
 use crate::fen::fields_with_columns;
 use std::fmt;
 
@@ -332,7 +333,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
         }
         for (seat, value) in values.iter().enumerate() {
             parsed.scores[seat] = value.parse().map_err(|_| VariantTextError::BadScore {
-                found: value.to_string(),
+                found: excerpt(value),
                 at: scores_at,
             })?;
         }
@@ -345,7 +346,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
         }
         for (i, &(score_at, value)) in rest[..2].iter().enumerate() {
             let lost: u8 = value.parse().map_err(|_| VariantTextError::BadScore {
-                found: value.to_string(),
+                found: excerpt(value),
                 at: score_at,
             })?;
             // Black's losses are White's score and the other way round.
@@ -361,7 +362,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
                 text.parse::<u32>()
                     .map_err(|_| VariantTextError::BadCounter {
                         counter,
-                        found: text.to_string(),
+                        found: excerpt(text),
                         at,
                     })
             };
@@ -390,7 +391,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
             .iter()
             .position(|l| l.to_string() == letter)
             .ok_or_else(|| VariantTextError::BadSeat {
-                found: letter.to_string(),
+                found: excerpt(letter),
                 seats: parsed.seats,
                 at,
             })?;
@@ -404,7 +405,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
         _ => None,
     }
     .ok_or_else(|| VariantTextError::BadSeat {
-        found: side.to_string(),
+        found: excerpt(side),
         seats: parsed.seats,
         at: side_at,
     })?;

@@ -1,0 +1,540 @@
+//! Fuzzing of the engine's text parsers with property tests that run in CI:
+//! the two-player position text (`Position::from_fen`), the general
+//! position text (`VariantPosition::from_text`) and both move notations
+//! (`Position::parse_move`, `VariantPosition::parse_move`).
+//!
+//! For each: any text, valid or not, gives `Ok` or `Err` and never panics;
+//! edits of real texts (every layout's start, positions and moves of random
+//! games) that still parse print back to what they parse to; and every error
+//! message stays short (at most [`MESSAGE_LIMIT`] characters) even for a
+//! megabyte of input, because errors quote a person's text only as an
+//! excerpt (`sumito_engine::excerpt`).
+//!
+//! The seed is fixed, so CI tries the same inputs every run, and failures
+//! are not written to `proptest-regressions/` files (`failure_persistence:
+//! None`): a failure prints its shrunk input, which becomes a unit test
+//! beside the parser. Inputs per run, 19,100 in all, are in each block's
+//! comment and in docs/fuzzing.md.
+
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::OnceLock;
+use sumito_engine::variant::{
+    NeutralPushOff, Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
+};
+use sumito_engine::{Cell, Layout, Position, Rules, random_playout};
+
+/// The longest error message any parser may give, in characters.
+const MESSAGE_LIMIT: usize = 300;
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        rng_seed: RngSeed::Fixed(0x5u64 << 40 | 0x0031),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Fails unless `message` is at most [`MESSAGE_LIMIT`] characters.
+fn short(message: String, input_chars: usize) -> Result<(), TestCaseError> {
+    let length = message.chars().count();
+    prop_assert!(
+        length <= MESSAGE_LIMIT,
+        "a {length}-character error for {input_chars} characters of input: {}…",
+        message.chars().take(400).collect::<String>()
+    );
+    Ok(())
+}
+
+/// Pieces that the edits insert: the parsers' own tokens, numbers at and
+/// past their types' limits, separators, and characters that are not ASCII
+/// (multi-byte, control, right-to-left, a character that prints escaped).
+const TOKENS: &[&str] = &[
+    "/",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    ",",
+    "-",
+    "+",
+    ":",
+    "0",
+    "1",
+    "5",
+    "9",
+    "14",
+    "15",
+    "255",
+    "256",
+    "-1",
+    "+1",
+    "4294967295",
+    "4294967296",
+    "99999999999999999999999",
+    "b",
+    "w",
+    "r",
+    "g",
+    "u",
+    "y",
+    "c",
+    "n",
+    "x",
+    "o",
+    "B",
+    "W",
+    "won:",
+    "won:b",
+    "won:w",
+    "won:y",
+    "A1",
+    "E5",
+    "I9",
+    "A0",
+    "Z9",
+    "J1",
+    "é",
+    "ß",
+    "€",
+    "💥",
+    "\u{0}",
+    "\u{7f}",
+    "\u{202e}",
+    "\u{e0001}",
+    "\u{fffd}",
+];
+
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => proptest::sample::select(TOKENS).prop_map(str::to_owned),
+        1 => any::<char>().prop_map(String::from),
+        1 => "[ -~]{1,4}",
+    ]
+}
+
+/// One edit of a text. Places are picked modulo the text's length (in
+/// characters or fields), so every edit applies to every text.
+#[derive(Clone, Debug)]
+enum Edit {
+    Delete {
+        at: usize,
+        len: usize,
+    },
+    Insert {
+        at: usize,
+        piece: String,
+    },
+    Replace {
+        at: usize,
+        len: usize,
+        piece: String,
+    },
+    Duplicate {
+        at: usize,
+        len: usize,
+    },
+    SwapFields {
+        a: usize,
+        b: usize,
+    },
+    DuplicateField {
+        at: usize,
+    },
+    /// A piece repeated many times (a huge number, a long row, many fields).
+    Repeat {
+        at: usize,
+        piece: String,
+        times: usize,
+    },
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let at = any::<usize>();
+    prop_oneof![
+        (at, 1..4usize).prop_map(|(at, len)| Edit::Delete { at, len }),
+        (at, piece()).prop_map(|(at, piece)| Edit::Insert { at, piece }),
+        (at, 1..3usize, piece()).prop_map(|(at, len, piece)| Edit::Replace { at, len, piece }),
+        (at, 1..8usize).prop_map(|(at, len)| Edit::Duplicate { at, len }),
+        (at, any::<usize>()).prop_map(|(a, b)| Edit::SwapFields { a, b }),
+        at.prop_map(|at| Edit::DuplicateField { at }),
+        (at, piece(), 2..300usize).prop_map(|(at, piece, times)| Edit::Repeat { at, piece, times }),
+    ]
+}
+
+/// `text` with `edits` applied in turn.
+fn apply(text: &str, edits: &[Edit]) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for edit in edits {
+        let place = |at: usize, chars: &Vec<char>| at % (chars.len() + 1);
+        match edit {
+            Edit::Delete { at, len } => {
+                let start = place(*at, &chars);
+                let end = (start + len).min(chars.len());
+                chars.drain(start..end);
+            }
+            Edit::Insert { at, piece } => {
+                let start = place(*at, &chars);
+                chars.splice(start..start, piece.chars());
+            }
+            Edit::Replace { at, len, piece } => {
+                let start = place(*at, &chars);
+                let end = (start + len).min(chars.len());
+                chars.splice(start..end, piece.chars());
+            }
+            Edit::Duplicate { at, len } => {
+                let start = place(*at, &chars);
+                let end = (start + len).min(chars.len());
+                let copy: Vec<char> = chars[start..end].to_vec();
+                chars.splice(end..end, copy);
+            }
+            Edit::SwapFields { a, b } => {
+                let text: String = chars.iter().collect();
+                let mut fields: Vec<&str> = text.split(' ').collect();
+                let (a, b) = (a % fields.len(), b % fields.len());
+                fields.swap(a, b);
+                chars = fields.join(" ").chars().collect();
+            }
+            Edit::DuplicateField { at } => {
+                let text: String = chars.iter().collect();
+                let mut fields: Vec<&str> = text.split(' ').collect();
+                let at = at % fields.len();
+                fields.insert(at, fields[at]);
+                chars = fields.join(" ").chars().collect();
+            }
+            Edit::Repeat { at, piece, times } => {
+                let start = place(*at, &chars);
+                let run: Vec<char> = piece.repeat(*times).chars().collect();
+                chars.splice(start..start, run);
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
+/// Arbitrary text: any characters, or any bytes read as UTF-8 the way a
+/// file of unknown encoding is (`from_utf8_lossy`).
+fn any_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[ -~]{0,80}",
+        proptest::collection::vec(any::<u8>(), 0..120)
+            .prop_map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+    ]
+}
+
+/// Any two-player layout: the named ones and seeded random ones.
+fn any_layout() -> impl Strategy<Value = Layout> {
+    prop_oneof![
+        proptest::sample::select(Layout::NAMED.to_vec()),
+        any::<u64>().prop_map(|seed| Layout::Random { seed }),
+        any::<u64>().prop_map(|seed| Layout::PartlyRandom { seed }),
+    ]
+}
+
+/// A position of a random two-player game: the start of any layout or up
+/// to 150 random plies into its game (the ply counters printed then).
+fn two_player_position() -> impl Strategy<Value = Position> {
+    (any_layout(), any::<u64>(), 0..150usize).prop_map(|(layout, seed, plies)| {
+        let start = Position::start(layout, Rules::default());
+        *random_playout(&start, plies, seed)
+            .last()
+            .expect("a playout holds its start")
+    })
+}
+
+fn cells(names: &str) -> Vec<Cell> {
+    names
+        .split_whitespace()
+        .map(|name| name.parse().expect("a cell name"))
+        .collect()
+}
+
+/// Rules and starts of the general game: every layout (two-player and
+/// many-player) plain, and two-player and four-player games with each kind
+/// of cell, the extra moves, one colour, per-side targets and limits.
+fn variant_starts() -> Vec<VariantPosition> {
+    let mut starts = Vec::new();
+    let many = VariantLayout::MANY_PLAYER.into_iter();
+    for layout in Layout::NAMED
+        .map(VariantLayout::Two)
+        .into_iter()
+        .chain(many)
+    {
+        let rules = VariantRules::plain(Seating::new(layout.seats(), false).expect("seating"));
+        starts.push(VariantSetup::layout(layout).start(&rules).expect("start"));
+    }
+    let standard = VariantLayout::Two(Layout::Standard);
+    let four = VariantLayout::FourPlayer;
+    let neutral_pusher_wins = |rules: &mut VariantRules| {
+        rules.neutral_push_off = NeutralPushOff::PusherWins;
+        rules.max_plies = Some(60);
+    };
+    type Change = fn(&mut VariantRules);
+    let variants: [(VariantLayout, bool, &str, &str, &str, &str, Change); 5] = [
+        (standard, false, "E1 E9", "E5", "D4", "A1", |_| {}),
+        (standard, false, "", "", "E5", "", neutral_pusher_wins),
+        (standard, false, "", "", "", "", |rules| {
+            rules.one_colour = true;
+            rules.shield_moves = true;
+            rules.rotation_moves = true;
+            *rules = rules.with_targets(&[4]).expect("targets");
+        }),
+        (four, true, "", "E5", "", "", |rules| {
+            rules.shield_moves = true;
+            rules.no_push_off_plies = Some(20);
+            *rules = rules.with_targets(&[3, 4]).expect("targets");
+        }),
+        (four, false, "E5", "", "", "", |rules| {
+            rules.rotation_moves = true;
+        }),
+    ];
+    for (layout, partners, obstacles, holes, neutral, removed, change) in variants {
+        let seating = Seating::new(layout.seats(), partners).expect("seating");
+        let mut rules = VariantRules::plain(seating)
+            .with_cells(&cells(obstacles), &cells(holes))
+            .expect("cells");
+        change(&mut rules);
+        let setup = VariantSetup {
+            layout,
+            neutral: cells(neutral),
+            removed: cells(removed),
+        };
+        starts.push(setup.start(&rules).expect("start"));
+    }
+    starts
+}
+
+/// Positions of random general games: every 4th position of an 80-ply
+/// game from each of [`variant_starts`] (pushing off when it can, half the
+/// time, so that scores, won games and neutral wins come up). Made once per
+/// test run: general games are too slow to play for every input.
+fn variant_pool() -> &'static [VariantPosition] {
+    static POOL: OnceLock<Vec<VariantPosition>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let mut pool = Vec::new();
+        for (index, start) in variant_starts().into_iter().enumerate() {
+            let mut rng = ChaCha8Rng::seed_from_u64(index as u64);
+            let mut position = start;
+            for ply in 0..80 {
+                if ply % 4 == 0 {
+                    pool.push(position);
+                }
+                let moves = position.legal_moves();
+                if moves.is_empty() {
+                    pool.push(position);
+                    break;
+                }
+                let scored =
+                    |p: &VariantPosition| p.scores().iter().map(|&s| u32::from(s)).sum::<u32>();
+                let push = rng.random_bool(0.5).then(|| {
+                    moves
+                        .iter()
+                        .map(|&mv| position.play(mv))
+                        .find(|child| scored(child) > scored(&position) || child.is_game_over())
+                });
+                position = push
+                    .flatten()
+                    .unwrap_or_else(|| position.play(moves[rng.random_range(0..moves.len())]));
+            }
+        }
+        pool
+    })
+}
+
+fn variant_position() -> impl Strategy<Value = VariantPosition> {
+    proptest::sample::select(variant_pool())
+}
+
+/// Checks what reading `text` as a two-player position gives: an error
+/// with a short message, or a position that prints back to itself.
+fn check_fen(text: &str) -> Result<(), TestCaseError> {
+    match Position::from_fen(text) {
+        Ok(position) => {
+            let printed = position.to_string();
+            prop_assert_eq!(Position::from_fen(&printed), Ok(position), "{:?}", text);
+        }
+        Err(err) => short(err.to_string(), text.chars().count())?,
+    }
+    Ok(())
+}
+
+/// Checks reading `text` as a general position, without rules and under
+/// `rules`: an error with a short message, or a position that prints and
+/// reads back to itself.
+fn check_variant_text(text: &str, rules: &VariantRules) -> Result<(), TestCaseError> {
+    for rules in [None, Some(rules)] {
+        match VariantPosition::from_text(text, rules) {
+            Ok(position) => {
+                let printed = position.to_string();
+                let again = VariantPosition::from_text(&printed, Some(position.rules()));
+                prop_assert_eq!(again, Ok(position), "{:?}", text);
+            }
+            Err(err) => short(err.to_string(), text.chars().count())?,
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    // 3,000 inputs each.
+    #![proptest_config(config(3_000))]
+
+    #[test]
+    fn fen_any_text_never_panics(text in any_text()) {
+        check_fen(&text)?;
+    }
+
+    #[test]
+    fn variant_text_any_text_never_panics(text in any_text(), position in variant_position()) {
+        check_variant_text(&text, position.rules())?;
+    }
+}
+
+proptest! {
+    // 3,000 inputs.
+    #![proptest_config(config(3_000))]
+
+    #[test]
+    fn fen_edited_texts_never_panic_and_read_back(
+        position in two_player_position(),
+        edits in proptest::collection::vec(edit(), 1..4),
+    ) {
+        let text = position.to_string();
+        prop_assert_eq!(Position::from_fen(&text), Ok(position));
+        check_fen(&apply(&text, &edits))?;
+    }
+}
+
+proptest! {
+    // 2,000 inputs.
+    #![proptest_config(config(2_000))]
+
+    #[test]
+    fn variant_text_edited_texts_never_panic_and_read_back(
+        position in variant_position(),
+        edits in proptest::collection::vec(edit(), 1..4),
+    ) {
+        let text = position.to_string();
+        prop_assert_eq!(VariantPosition::from_text(&text, Some(position.rules())), Ok(position));
+        check_variant_text(&apply(&text, &edits), position.rules())?;
+    }
+}
+
+/// Checks reading `text` as a move in `position`: a legal move, or an
+/// error with a short message.
+fn check_move(position: &Position, text: &str) -> Result<(), TestCaseError> {
+    match position.parse_move(text) {
+        Ok(mv) => prop_assert!(position.is_legal(mv), "{:?} in {}", text, position),
+        Err(err) => short(err.to_string(), text.chars().count())?,
+    }
+    Ok(())
+}
+
+fn check_variant_move(position: &VariantPosition, text: &str) -> Result<(), TestCaseError> {
+    match position.parse_move(text) {
+        Ok(mv) => prop_assert!(position.is_legal(mv), "{:?} in {}", text, position),
+        Err(err) => short(err.to_string(), text.chars().count())?,
+    }
+    Ok(())
+}
+
+/// Move-like text: cells, separators and the rotation signs.
+fn move_like_text() -> impl Strategy<Value = String> {
+    prop_oneof![any_text(), "[a-jA-J0-9,+\\- ]{0,20}"]
+}
+
+proptest! {
+    // 2,000 inputs each.
+    #![proptest_config(config(2_000))]
+
+    #[test]
+    fn move_any_text_never_panics(position in two_player_position(), text in move_like_text()) {
+        check_move(&position, &text)?;
+    }
+
+    #[test]
+    fn variant_move_any_text_never_panics(position in variant_position(), text in move_like_text()) {
+        check_variant_move(&position, &text)?;
+    }
+
+    /// A legal move's texts (Aba-Pro and comma form) read back as it;
+    /// edited, they read as a legal move or give a short error.
+    #[test]
+    fn move_edited_texts_never_panic_and_read_back(
+        position in two_player_position(),
+        choice in any::<proptest::sample::Index>(),
+        edits in proptest::collection::vec(edit(), 1..3),
+    ) {
+        let moves = position.legal_moves();
+        prop_assume!(!moves.is_empty());
+        let mv = moves[choice.index(moves.len())];
+        for text in [mv.to_string(), mv.to_comma_notation()] {
+            prop_assert_eq!(position.parse_move(&text), Ok(mv));
+            check_move(&position, &apply(&text, &edits))?;
+        }
+    }
+
+    #[test]
+    fn variant_move_edited_texts_never_panic_and_read_back(
+        position in variant_position(),
+        choice in any::<proptest::sample::Index>(),
+        edits in proptest::collection::vec(edit(), 1..3),
+    ) {
+        let moves = position.legal_moves();
+        prop_assume!(!moves.is_empty());
+        let mv = moves[choice.index(moves.len())];
+        for text in [mv.to_text(), mv.to_comma()] {
+            // (In the one-colour game a text may read as another move that
+            // gives the same position.)
+            let read = position.parse_move(&text);
+            prop_assert!(read.is_ok(), "{} in {}: {:?}", text, position, read);
+            check_variant_move(&position, &apply(&text, &edits))?;
+        }
+    }
+}
+
+/// `text` with `piece` repeated to a megabyte inserted before character
+/// `at` (modulo the length).
+fn with_megabyte(text: &str, at: usize, piece: &str) -> String {
+    let at = at % (text.chars().count() + 1);
+    let byte = text
+        .char_indices()
+        .nth(at)
+        .map_or(text.len(), |(byte, _)| byte);
+    let mut huge = String::with_capacity(text.len() + (1 << 20));
+    huge.push_str(&text[..byte]);
+    huge.push_str(&piece.repeat((1 << 20) / piece.len()));
+    huge.push_str(&text[byte..]);
+    huge
+}
+
+proptest! {
+    // 100 inputs, a megabyte each.
+    #![proptest_config(config(100))]
+
+    /// A megabyte of input, anywhere in a real position or move text,
+    /// gives a short error.
+    #[test]
+    fn huge_texts_give_short_errors(
+        position in two_player_position(),
+        general in variant_position(),
+        at in any::<usize>(),
+        piece in piece(),
+    ) {
+        check_fen(&with_megabyte(&position.to_string(), at, &piece))?;
+        check_variant_text(&with_megabyte(&general.to_string(), at, &piece), general.rules())?;
+        if let Some(mv) = position.legal_moves().first() {
+            check_move(&position, &with_megabyte(&mv.to_comma_notation(), at, &piece))?;
+            check_move(&position, &with_megabyte(&mv.to_string(), at, &piece))?;
+        }
+        if let Some(mv) = general.legal_moves().first() {
+            check_variant_move(&general, &with_megabyte(&mv.to_comma(), at, &piece))?;
+            check_variant_move(&general, &with_megabyte(&mv.to_text(), at, &piece))?;
+        }
+    }
+}
