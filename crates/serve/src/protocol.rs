@@ -230,4 +230,138 @@ mod tests {
             assert!(parse(bad).is_err(), "{bad}");
         }
     }
+
+    use proptest::prelude::*;
+
+    use crate::menu::PagePolicy;
+    use crate::session::{GameSession, MAX_ERROR_CHARS, NoModel, error};
+
+    /// JSON values shaped like the page's messages: a known or unknown
+    /// `type`, and fields of known and unknown names with values of any
+    /// kind, nested a little.
+    fn message_like() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(|f| serde_json::json!(f)),
+            "[A-Ia-i1-9 ,:=.;-]{0,12}".prop_map(Value::from),
+            prop::sample::select(vec![
+                "standard",
+                "belgian-daisy",
+                "three-player",
+                "six-player",
+                "human",
+                "engine",
+                "model",
+                "random",
+                "greedy",
+                "alphabeta:depth=1",
+                "alphabeta:time=50ms",
+                "A1B2",
+                "I5H5",
+                "C3C4D4",
+                "5/6/7/8/bb4bbw/w7/7/6/5 b 0 5",
+            ])
+            .prop_map(Value::from),
+        ];
+        let value = leaf.prop_recursive(2, 12, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map(
+                    prop::sample::select(vec![
+                        "kind",
+                        "spec",
+                        "simulations",
+                        "time_ms",
+                        "minutes",
+                        "name",
+                        "holes",
+                        "x",
+                    ]),
+                    inner,
+                    0..3
+                )
+                .prop_map(|m| Value::Object(
+                    m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+                )),
+            ]
+        });
+        let kind = prop::sample::select(vec![
+            "new_game", "move", "undo", "resign", "goto", "analyze", "load", "save", "other",
+        ]);
+        let field = prop::sample::select(vec![
+            "layout",
+            "rules",
+            "seats",
+            "clock",
+            "text",
+            "ply",
+            "simulations",
+            "position",
+            "record",
+            "extra",
+        ]);
+        (kind, prop::collection::vec((field, value), 0..4)).prop_map(|(kind, fields)| {
+            let mut object = serde_json::Map::new();
+            object.insert("type".into(), Value::from(kind));
+            for (key, value) in fields {
+                object.insert(key.into(), value);
+            }
+            Value::Object(object).to_string()
+        })
+    }
+
+    proptest! {
+        // 20,000 messages a run (under a second of the test build),
+        // each answered by one session that lives through the whole run.
+        #![proptest_config(ProptestConfig {
+            cases: 20_000,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Whatever a page sends, the server answers with a state, a record
+        /// or a short error, and the session stays usable.
+        #[test]
+        fn any_message_is_answered_without_a_panic(text in message_like()) {
+            thread_local! {
+                static SESSION: std::cell::RefCell<GameSession> = std::cell::RefCell::new(
+                    GameSession::new(
+                        std::sync::Arc::new(NoModel),
+                        std::sync::Arc::new(PagePolicy::new(1024, None)),
+                        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+                        1,
+                    )
+                    .unwrap(),
+                );
+            }
+            SESSION.with(|session| {
+                let mut session = session.borrow_mut();
+                let reply = match serde_json::from_str::<ClientMessage>(&text) {
+                    Err(err) => error(format!("bad message: {err}")),
+                    Ok(ClientMessage::Analyze { simulations, position }) => {
+                        match session.analysis_target(simulations, position.as_deref()) {
+                            Err(message) => error(message),
+                            Ok(_) => unreachable!("no model is loaded"),
+                        }
+                    }
+                    Ok(message) => match session.handle(message) {
+                        Ok(Some(reply)) => reply,
+                        Ok(None) => ServerMessage::State(session.state()),
+                        Err(message) => error(message),
+                    },
+                };
+                if let ServerMessage::Error { message } = &reply {
+                    prop_assert!(message.chars().count() <= MAX_ERROR_CHARS);
+                }
+                // The engines' turns are not run here: a searching engine
+                // would make the run slow, not more thorough; the state
+                // must still be drawable.
+                let state = session.state();
+                prop_assert_eq!(state.board.len(), 61);
+                Ok(())
+            })?;
+        }
+    }
 }
