@@ -1,7 +1,7 @@
 //! End-to-end tests of bad input that must neither end a session nor
 //! destroy data nor flood the terminal: a line of `sumito play` that is not
-//! UTF-8, `sumito arena --out` into a folder that holds records, a huge bad
-//! `--fen`, and an I/O error's cause said once.
+//! UTF-8 (two and three players), `sumito arena --out` into a folder that
+//! holds records, a huge bad `--fen`, and an I/O error's cause said once.
 
 use std::io::Write;
 use std::path::Path;
@@ -60,6 +60,34 @@ fn a_line_that_is_not_utf8_is_refused_and_the_game_goes_on() {
         Some("result: unfinished (quit after 2 moves)"),
         "{stdout}"
     );
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_refused_in_a_game_of_three_and_the_game_goes_on() {
+    let scratch = Scratch::new("play-three-not-utf8");
+    let output = sumito(
+        &scratch.0,
+        &[
+            "play",
+            "--layout",
+            "three-player",
+            "--seat",
+            "human",
+            "--seat",
+            "random",
+            "--seat",
+            "random",
+        ],
+        b"A5B5\n\xff\xfe bad\nmoves\nquit\n",
+    );
+    assert!(output.status.success(), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("that line is not valid UTF-8 text"),
+        "{stdout}"
+    );
+    // The lines after it are read: `moves` is answered, then `quit`.
+    assert!(stdout.contains("legal moves:"), "{stdout}");
 }
 
 fn arena(dir: &Path, out: &str, seed: &str) -> Output {

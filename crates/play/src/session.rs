@@ -86,8 +86,10 @@ pub enum SessionError {
 }
 
 /// The next line of `input` without its line ending, as bytes (it need not
-/// be UTF-8); `None` at the end of the input.
-fn read_line(input: &mut impl BufRead) -> std::io::Result<Option<Vec<u8>>> {
+/// be UTF-8: a line that is not is refused like any bad line, rather than
+/// ending the session as `BufRead::read_line` would); `None` at the end of
+/// the input. Both terminal sessions read their lines with it.
+pub(crate) fn read_line(input: &mut (impl BufRead + ?Sized)) -> std::io::Result<Option<Vec<u8>>> {
     let mut line = Vec::new();
     if input.read_until(b'\n', &mut line)? == 0 {
         return Ok(None);
@@ -100,6 +102,10 @@ fn read_line(input: &mut impl BufRead) -> std::io::Result<Option<Vec<u8>>> {
     }
     Ok(Some(line))
 }
+
+/// What both sessions say to a line that is not UTF-8 text.
+pub(crate) const NOT_UTF8: &str =
+    "that line is not valid UTF-8 text: type a move or a command (help lists them)";
 
 /// One move of the game with what it did to the clocks.
 #[derive(Clone, Copy, Debug)]
@@ -218,10 +224,7 @@ impl<W: Write> Session<'_, W> {
             }
             // Refused like any other line that is not a move or a command.
             let Ok(line) = String::from_utf8(line) else {
-                writeln!(
-                    self.out,
-                    "that line is not valid UTF-8 text: type a move or a command (help lists them)"
-                )?;
+                writeln!(self.out, "{NOT_UTF8}")?;
                 continue;
             };
             let line = line.trim();

@@ -14,6 +14,7 @@ use sumito_arena::variant_record::VariantRecord;
 use sumito_engine::variant::{SEAT_NAMES, VariantMove};
 
 use crate::board_text::BoardStyle;
+use crate::session::{NOT_UTF8, read_line};
 use crate::variant_view::{draw_variant_board, seat_title};
 
 /// Who plays a seat.
@@ -108,15 +109,21 @@ pub fn run_variant_session(
                 };
                 write!(out, "{who} to move: ")?;
                 out.flush()?;
-                let mut line = String::new();
-                if input.read_line(&mut line)? == 0 {
+                let Some(line) = read_line(input)? else {
                     writeln!(out)?;
                     return Ok(SessionEnd::EndOfInput);
-                }
-                let line = line.trim();
+                };
                 if echo_input {
-                    writeln!(out, "{line}")?;
+                    writeln!(out, "{}", String::from_utf8_lossy(&line).trim())?;
                 }
+                // Refused like any other line that is not a move or a
+                // command: one bad line must not end (and lose) the game.
+                let Ok(line) = String::from_utf8(line) else {
+                    writeln!(out, "{NOT_UTF8}")?;
+                    show_board = false;
+                    continue;
+                };
+                let line = line.trim();
                 match line {
                     "" => show_board = false,
                     "quit" | "exit" | "resign" => return Ok(SessionEnd::Quit),
@@ -240,6 +247,24 @@ mod tests {
         std::fs::remove_file(&saved).unwrap();
         assert_eq!(game.moves.len(), 2, "A1B2 and the reply; B1C2 was undone");
         assert_eq!(game.seats, ["Ann/Cid", "greedy"]);
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_refused_and_the_game_goes_on() {
+        let start = record("three-player", RulesTable::default());
+        let mut seats = vec![SeatControl::People(Vec::new())];
+        for seat in 1..3 {
+            seats.push(SeatControl::Engine(seat_player("random", seat).unwrap()));
+        }
+        let mut input: &[u8] = b"A5B5\n\xff\xfe bad\nmoves\nquit\n";
+        let mut out = Vec::new();
+        let end = run_variant_session(start, seats, BoardStyle::Ascii, true, &mut input, &mut out)
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(end, SessionEnd::Quit, "{text}");
+        assert!(text.contains(NOT_UTF8), "{text}");
+        // The lines after it are still read: `moves` answered, then `quit`.
+        assert!(text.contains("legal moves:"), "{text}");
     }
 
     #[test]
