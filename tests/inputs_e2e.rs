@@ -1,7 +1,8 @@
 //! End-to-end tests of bad input that must neither end a session nor
 //! destroy data nor flood the terminal: a line of `sumito play` that is not
-//! UTF-8 (two and three players), `sumito arena --out` into a folder that
-//! holds records, a huge bad `--fen`, and an I/O error's cause said once.
+//! UTF-8 (two and three players), a `--rules` value out of range (refused by
+//! every command), `sumito arena --out` into a folder that holds records, a
+//! huge bad `--fen`, and an I/O error's cause said once.
 
 use std::io::Write;
 use std::path::Path;
@@ -88,6 +89,73 @@ fn a_line_that_is_not_utf8_is_refused_in_a_game_of_three_and_the_game_goes_on() 
     );
     // The lines after it are read: `moves` is answered, then `quit`.
     assert!(stdout.contains("legal moves:"), "{stdout}");
+}
+
+#[test]
+fn rules_values_out_of_range_are_refused_by_every_command_naming_key_and_range() {
+    let scratch = Scratch::new("rules-range");
+    for (value, key, allowed) in [
+        (
+            "marbles_to_win = 0",
+            "rules.marbles_to_win",
+            "must be 1 to 14",
+        ),
+        (
+            "marbles_to_win = 15",
+            "rules.marbles_to_win",
+            "must be 1 to 14",
+        ),
+        ("max_plies = 0", "rules.max_plies", "must be at least 1"),
+        (
+            "no_push_off_plies = 0",
+            "rules.no_push_off_plies",
+            "must be at least 1",
+        ),
+    ] {
+        let name = format!("{}.toml", key.replace('.', "-"));
+        std::fs::write(scratch.0.join(&name), format!("[rules]\n{value}\n")).unwrap();
+        let fen = "wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0";
+        let commands: [&[&str]; 7] = [
+            &["moves", "--rules", &name],
+            &["perft", "--depth", "1", "--rules", &name],
+            &["perft", "--depth", "1", "--fen", fen, "--rules", &name],
+            &[
+                "render", "--layout", "standard", "--out", "x.svg", "--rules", &name,
+            ],
+            &["play", "--opponent", "random", "--rules", &name],
+            &[
+                "play",
+                "--layout",
+                "three-player",
+                "--seat",
+                "human",
+                "--seat",
+                "random",
+                "--seat",
+                "random",
+                "--rules",
+                &name,
+            ],
+            &[
+                "arena", "--player", "random", "--player", "greedy", "--games", "2", "--quiet",
+                "--out", "records", "--rules", &name,
+            ],
+        ];
+        for args in commands {
+            let output = sumito(&scratch.0, args, b"quit\n");
+            let message = text(&output);
+            assert!(!output.status.success(), "{value}: {args:?}: {message}");
+            assert!(
+                message.contains(&name) && message.contains(key) && message.contains(allowed),
+                "{value}: {args:?}: {message}"
+            );
+            assert!(!message.contains("panicked"), "{args:?}: {message}");
+        }
+        // Nothing was written: no picture, no records of games that ended
+        // before their first move.
+        assert!(!scratch.0.join("x.svg").exists());
+        assert!(!scratch.0.join("records").exists());
+    }
 }
 
 fn arena(dir: &Path, out: &str, seed: &str) -> Output {

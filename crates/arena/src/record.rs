@@ -129,7 +129,9 @@ pub fn rules_text(rules: &Rules) -> String {
     )
 }
 
-/// Reads a `rules:` value; the error says which item is wrong.
+/// Reads a `rules:` value; the error says which item is wrong. The values
+/// go through the engine's one check of rule values
+/// ([`Rules::validate`]), as a `--rules` file's and a run's do.
 pub fn parse_rules(text: &str) -> Result<Rules, String> {
     let mut rules = Rules::default();
     for item in text.split_whitespace() {
@@ -140,23 +142,17 @@ pub fn parse_rules(text: &str) -> Result<Rules, String> {
             if value == "none" {
                 return Ok(None);
             }
-            match value.parse::<u32>() {
-                Ok(n) if n > 0 => Ok(Some(n)),
-                _ => Err(format!(
-                    "rules item {key}={value:?}: expected a positive whole number or none"
-                )),
-            }
+            value.parse::<u32>().map(Some).map_err(|_| {
+                format!("rules item {key}={value:?}: expected a positive whole number or none")
+            })
         };
         match key {
             "marbles_to_win" => {
-                rules.marbles_to_win = match value.parse::<u8>() {
-                    Ok(n) if (1..=14).contains(&n) => n,
-                    _ => {
-                        return Err(format!(
-                            "rules item marbles_to_win={value:?}: expected a whole number from 1 to 14"
-                        ));
-                    }
-                }
+                rules.marbles_to_win = value.parse::<u8>().map_err(|_| {
+                    format!(
+                        "rules item marbles_to_win={value:?}: expected a whole number from 1 to 14"
+                    )
+                })?;
             }
             "max_plies" => rules.max_plies = limit()?,
             "no_push_off_plies" => rules.no_push_off_plies = limit()?,
@@ -167,6 +163,9 @@ pub fn parse_rules(text: &str) -> Result<Rules, String> {
             }
         }
     }
+    rules
+        .validate()
+        .map_err(|err| format!("rules item {}={}: {}", err.key, err.value, err.problem()))?;
     Ok(rules)
 }
 
@@ -724,6 +723,31 @@ mod tests {
         let err = with_line(&text, rules, "rules: max_plies=-3").unwrap_err();
         assert_eq!(err.line, rules);
         assert!(err.to_string().contains("max_plies"), "{err}");
+
+        // Values out of range are refused as everywhere else (the
+        // engine's one check), naming the item and the values allowed.
+        for (line, message) in [
+            (
+                "rules: marbles_to_win=0",
+                "marbles_to_win=0: is 0, must be 1 to 14",
+            ),
+            (
+                "rules: marbles_to_win=15",
+                "marbles_to_win=15: is 15, must be 1 to 14",
+            ),
+            (
+                "rules: max_plies=0",
+                "max_plies=0: is 0, must be at least 1",
+            ),
+            (
+                "rules: no_push_off_plies=0",
+                "no_push_off_plies=0: is 0, must be at least 1",
+            ),
+        ] {
+            let err = with_line(&text, rules, line).unwrap_err();
+            assert_eq!(err.line, rules);
+            assert!(err.problem.contains(message), "{line}: {err}");
+        }
 
         let err = with_line(&text, rules, "colour: green").unwrap_err();
         assert!(err.problem.contains("unknown header"), "{err}");

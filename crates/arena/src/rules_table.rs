@@ -19,10 +19,10 @@
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use sumito_engine::Cell;
 use sumito_engine::variant::{
     NeutralPushOff, Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
 };
+use sumito_engine::{Cell, check_rule_values};
 
 /// `marbles_to_win`: one number for every side, or one per side.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -117,7 +117,25 @@ impl RulesTable {
         let text = std::fs::read_to_string(path).map_err(|err| file_error(err.to_string()))?;
         let file: RulesFile = toml::from_str(&text)
             .map_err(|err| file_error(err.to_string().trim_end().to_string()))?;
+        // Refused here, for every command and game, before anything plays.
+        file.rules
+            .validate()
+            .map_err(|err| file_error(err.to_string()))?;
         Ok(file.rules)
+    }
+
+    /// Checks the values of the rules (targets and limits) against their
+    /// ranges, with the engine's one check ([`check_rule_values`]) that the
+    /// two-player game and the general game share; the error names the key
+    /// and the values allowed.
+    pub fn validate(&self) -> Result<(), RulesTableError> {
+        let targets = match &self.marbles_to_win {
+            None => Vec::new(),
+            Some(Targets::All(n)) => vec![*n],
+            Some(Targets::PerSide(list)) => list.clone(),
+        };
+        check_rule_values(&targets, self.max_plies, self.no_push_off_plies)
+            .map_err(|err| key_error(err.key, err.problem()))
     }
 
     /// Whether anything here needs the general game (the two-player engine
@@ -229,6 +247,7 @@ impl RulesTable {
         }
         let seating =
             Seating::new(seats, partners).map_err(|err| key_error("partners_in_a_row", err))?;
+        self.validate()?;
         let mut rules = VariantRules::plain(seating);
         if let Some(targets) = &self.marbles_to_win {
             let list = match targets {
@@ -241,18 +260,6 @@ impl RulesTable {
         }
         rules.max_plies = self.max_plies;
         rules.no_push_off_plies = self.no_push_off_plies;
-        if self.max_plies == Some(0) {
-            return Err(key_error(
-                "max_plies",
-                "must be at least 1 (leave it out for no limit)",
-            ));
-        }
-        if self.no_push_off_plies == Some(0) {
-            return Err(key_error(
-                "no_push_off_plies",
-                "must be at least 1 (leave it out for none)",
-            ));
-        }
         let obstacles = cells("obstacles", &self.obstacles)?;
         let holes = cells("holes", &self.holes)?;
         rules = rules
@@ -294,16 +301,18 @@ impl RulesTable {
     }
 
     /// The two-player engine's rules (targets and limits), when
-    /// [`RulesTable::is_variant`] is false.
-    pub fn two_player_rules(&self) -> sumito_engine::Rules {
-        sumito_engine::Rules {
+    /// [`RulesTable::is_variant`] is false; values out of range are refused
+    /// as in the general game ([`RulesTable::validate`]).
+    pub fn two_player_rules(&self) -> Result<sumito_engine::Rules, RulesTableError> {
+        self.validate()?;
+        Ok(sumito_engine::Rules {
             marbles_to_win: match self.marbles_to_win {
                 Some(Targets::All(n)) => n,
                 _ => 6,
             },
             max_plies: self.max_plies,
             no_push_off_plies: self.no_push_off_plies,
-        }
+        })
     }
 
     /// The start position for `layout`.
@@ -355,6 +364,69 @@ mod tests {
             .resolve(four)
             .unwrap();
         assert!(rules.seating.partners_in_a_row());
+    }
+
+    #[test]
+    fn values_out_of_range_are_refused_alike_in_both_games_and_in_a_file() {
+        let two = VariantLayout::from_name("standard").unwrap();
+        let three = VariantLayout::from_name("three-player").unwrap();
+        for (text, key, problem) in [
+            (
+                "marbles_to_win = 0",
+                "marbles_to_win",
+                "is 0, must be 1 to 14",
+            ),
+            (
+                "marbles_to_win = 15",
+                "marbles_to_win",
+                "is 15, must be 1 to 14",
+            ),
+            (
+                "max_plies = 0",
+                "max_plies",
+                "is 0, must be at least 1 (leave it out for no limit)",
+            ),
+            (
+                "no_push_off_plies = 0",
+                "no_push_off_plies",
+                "is 0, must be at least 1 (leave it out for none)",
+            ),
+        ] {
+            let rules = table(&format!("[rules]\n{text}\n"));
+            let expected = RulesTableError::Key {
+                key: key.to_owned(),
+                message: problem.to_owned(),
+            };
+            assert!(!rules.is_variant(), "{text}");
+            assert_eq!(rules.two_player_rules(), Err(expected.clone()), "{text}");
+            assert_eq!(rules.resolve(two).unwrap_err(), expected, "{text}");
+            assert_eq!(rules.resolve(three).unwrap_err(), expected, "{text}");
+            assert_eq!(rules.rules_for_text(2).unwrap_err(), expected, "{text}");
+            // A file with it is refused as it is read, naming file and key.
+            let path = std::env::temp_dir().join(format!(
+                "sumito-rules-range-{}-{key}.toml",
+                std::process::id()
+            ));
+            std::fs::write(&path, format!("[rules]\n{text}\n")).unwrap();
+            let err = RulesTable::read(&path).unwrap_err().to_string();
+            std::fs::remove_file(&path).unwrap();
+            assert!(
+                err.contains(&path.display().to_string())
+                    && err.contains(&format!("rules.{key}: {problem}")),
+                "{err}"
+            );
+        }
+        let per_side = table("[rules]\nmarbles_to_win = [6, 0, 4]\n");
+        assert!(
+            matches!(per_side.resolve(three), Err(RulesTableError::Key { key, .. }) if key == "marbles_to_win")
+        );
+        assert_eq!(
+            table("[rules]\nmarbles_to_win = 14\nmax_plies = 1\n")
+                .two_player_rules()
+                .unwrap()
+                .marbles_to_win,
+            14
+        );
     }
 
     #[test]

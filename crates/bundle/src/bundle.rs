@@ -688,6 +688,21 @@ impl ModelBundle {
                 },
             });
         }
+        // The rules it plays under pass the one check every game makes.
+        let rules_problem = match &meta.general {
+            Some(table) => table.validate().err().map(|err| err.to_string()),
+            None => meta
+                .rules()
+                .validate()
+                .err()
+                .map(|err| format!("rules.{}: {}", err.key, err.problem())),
+        };
+        if let Some(problem) = rules_problem {
+            return Err(BundleError::Malformed {
+                path: path.clone(),
+                problem,
+            });
+        }
         for file in &meta.files {
             if file.name.contains(['/', '\\']) || file.name == ".." {
                 return Err(BundleError::Malformed {
@@ -1108,6 +1123,13 @@ pub(crate) mod tests {
         edit("\"max_plies\": 200", "\"max_plies\": 300");
         let text = message(&out);
         assert!(text.contains("does not match the weights"), "{text}");
+        // Rules out of range are refused as in every game.
+        edit("\"max_plies\": 200", "\"max_plies\": 0");
+        let text = message(&out);
+        assert!(
+            text.contains("rules.max_plies: is 0, must be at least 1"),
+            "{text}"
+        );
         std::fs::write(out.join(BUNDLE_FILE), &original).unwrap();
         ModelBundle::open(&out).unwrap();
         // A file of the bundle given in its place names the folder to give.

@@ -79,7 +79,7 @@ pub fn resolve_start(
             if !table.is_variant()
                 && let Ok(position) = Position::from_fen(text)
             {
-                return Ok(Start::Two(position.with_rules(table.two_player_rules())));
+                return Ok(Start::Two(position.with_rules(table.two_player_rules()?)));
             }
             // The general text: its players decide the seating.
             let plain = match VariantPosition::from_text(text, None) {
@@ -118,7 +118,7 @@ pub fn resolve_start(
         };
         match layout {
             VariantLayout::Two(two) if !table.is_variant() => {
-                Ok(Start::Two(Position::start(two, table.two_player_rules())))
+                Ok(Start::Two(Position::start(two, table.two_player_rules()?)))
             }
             layout => Ok(Start::General(table.start(layout).with_context(|| {
                 format!("starting the layout {layout}{}", rules_flag())

@@ -66,6 +66,7 @@ pub use notation::MoveParseError;
 pub use perft::{perft, perft_divide};
 pub use playout::{midgame_positions, random_playout};
 pub use position::{
-    BoardError, EndReason, IllegalMove, MARBLES_PER_SIDE, Outcome, Position, Rules,
+    BoardError, EndReason, IllegalMove, MARBLES_PER_SIDE, Outcome, Position, RuleValueError, Rules,
+    check_rule_values,
 };
 pub use symmetry::Symmetry;

@@ -41,6 +41,79 @@ impl Default for Rules {
     }
 }
 
+/// A rule's value outside its range (see [`check_rule_values`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{key} {}", self.problem())]
+pub struct RuleValueError {
+    /// The key as the `[rules]` table names it, e.g. `max_plies`.
+    pub key: &'static str,
+    pub value: u32,
+    /// The values allowed, e.g. `1 to 14`.
+    pub allowed: &'static str,
+}
+
+impl RuleValueError {
+    /// What is wrong, without the key: `is 0, must be 1 to 14`.
+    pub fn problem(&self) -> String {
+        format!("is {}, must be {}", self.value, self.allowed)
+    }
+}
+
+/// The one check of the values of the rules, for the two-player game and
+/// the general game alike (every `--rules` file, game record, run
+/// configuration and bundle goes through it): `marbles_to_win` (one target,
+/// or one per side) from 1 to [`MARBLES_PER_SIDE`], and the limits at least
+/// 1 when given. A 0 would end every game before its first move, which no
+/// command should play, record or train on.
+pub fn check_rule_values(
+    marbles_to_win: &[u8],
+    max_plies: Option<u32>,
+    no_push_off_plies: Option<u32>,
+) -> Result<(), RuleValueError> {
+    if let Some(&target) = marbles_to_win
+        .iter()
+        .find(|&&target| !(1..=MARBLES_PER_SIDE).contains(&target))
+    {
+        return Err(RuleValueError {
+            key: "marbles_to_win",
+            value: u32::from(target),
+            allowed: "1 to 14",
+        });
+    }
+    for (key, limit, allowed) in [
+        (
+            "max_plies",
+            max_plies,
+            "at least 1 (leave it out for no limit)",
+        ),
+        (
+            "no_push_off_plies",
+            no_push_off_plies,
+            "at least 1 (leave it out for none)",
+        ),
+    ] {
+        if limit == Some(0) {
+            return Err(RuleValueError {
+                key,
+                value: 0,
+                allowed,
+            });
+        }
+    }
+    Ok(())
+}
+
+impl Rules {
+    /// Checks the values (see [`check_rule_values`]).
+    pub fn validate(&self) -> Result<(), RuleValueError> {
+        check_rule_values(
+            &[self.marbles_to_win],
+            self.max_plies,
+            self.no_push_off_plies,
+        )
+    }
+}
+
 /// The result of a finished game.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Outcome {
@@ -823,6 +896,52 @@ impl Position {
 mod tests {
     use super::*;
     use crate::{Direction, Layout};
+
+    #[test]
+    fn rule_values_outside_their_range_are_refused_naming_the_key_and_range() {
+        assert_eq!(Rules::default().validate(), Ok(()));
+        let limits = Rules {
+            marbles_to_win: MARBLES_PER_SIDE,
+            max_plies: Some(1),
+            no_push_off_plies: Some(1),
+        };
+        assert_eq!(limits.validate(), Ok(()));
+        for (rules, message) in [
+            (
+                Rules {
+                    marbles_to_win: 0,
+                    ..Rules::default()
+                },
+                "marbles_to_win is 0, must be 1 to 14",
+            ),
+            (
+                Rules {
+                    marbles_to_win: MARBLES_PER_SIDE + 1,
+                    ..Rules::default()
+                },
+                "marbles_to_win is 15, must be 1 to 14",
+            ),
+            (
+                Rules {
+                    max_plies: Some(0),
+                    ..Rules::default()
+                },
+                "max_plies is 0, must be at least 1 (leave it out for no limit)",
+            ),
+            (
+                Rules {
+                    no_push_off_plies: Some(0),
+                    ..Rules::default()
+                },
+                "no_push_off_plies is 0, must be at least 1 (leave it out for none)",
+            ),
+        ] {
+            assert_eq!(rules.validate().unwrap_err().to_string(), message);
+        }
+        // Targets per side: each one is checked.
+        let err = check_rule_values(&[6, 0, 4], None, None).unwrap_err();
+        assert_eq!((err.key, err.value), ("marbles_to_win", 0));
+    }
 
     fn cell(name: &str) -> Cell {
         name.parse().unwrap()

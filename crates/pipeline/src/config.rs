@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use sumito_arena::rules_table::{RulesTable, Targets};
+use sumito_arena::rules_table::{RulesTable, RulesTableError, Targets};
 use sumito_engine::variant::{VariantLayout, VariantRules, VariantSetup};
 use sumito_engine::{Layout, Rules};
 use sumito_mcts::SearchConfig;
@@ -445,26 +445,14 @@ impl Config {
             })
         };
         let rules = &self.rules;
+        // The one check of rule values every game and command makes.
+        if let Err(RulesTableError::Key { key, message }) = rules.table().validate() {
+            return invalid(&format!("rules.{key}"), message);
+        }
         let general = match rules.general() {
             Ok(general) => general,
             Err((key, problem)) => return invalid(&format!("rules.{key}"), problem),
         };
-        if let Targets::All(target) = rules.marbles_to_win
-            && !(1..=14).contains(&target)
-        {
-            return invalid(
-                "rules.marbles_to_win",
-                format!("is {target}, must be 1 to 14"),
-            );
-        }
-        if rules.max_plies == Some(0) || rules.no_push_off_plies == Some(0) {
-            let key = if rules.max_plies == Some(0) {
-                "rules.max_plies"
-            } else {
-                "rules.no_push_off_plies"
-            };
-            return invalid(key, "must be at least 1 (leave it out for no limit)".into());
-        }
         if general.is_none() {
             check_layouts("rules.layouts", &rules.layouts, path)?;
             if self.net.model.game != NetGame::TwoPlayer {
@@ -810,6 +798,16 @@ mod tests {
                 "evaluation.opponents[0]",
             ),
             ("[budget]\nhours = -1.0\n", "budget.hours"),
+            ("[rules]\nmarbles_to_win = 15\n", "rules.marbles_to_win"),
+            ("[rules]\nmax_plies = 0\n", "rules.max_plies"),
+            (
+                "[rules]\nno_push_off_plies = 0\n",
+                "rules.no_push_off_plies",
+            ),
+            (
+                "[rules]\nlayouts = [\"three-player\"]\nmarbles_to_win = [6, 0, 6]\n",
+                "rules.marbles_to_win",
+            ),
             (
                 "[evaluation]\nevery_generations = 0\n",
                 "evaluation.every_generations",

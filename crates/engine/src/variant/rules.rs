@@ -50,8 +50,9 @@ pub enum RulesError {
         sides: usize,
         what: &'static str,
     },
-    #[error("marbles_to_win {0} must be at least 1")]
-    Target(u8),
+    /// A target out of its range ([`crate::check_rule_values`]).
+    #[error(transparent)]
+    Value(#[from] crate::RuleValueError),
     #[error("{cell} is both {first} and {second}")]
     CellRoles {
         cell: Cell,
@@ -237,16 +238,14 @@ impl VariantRules {
                 },
             });
         }
+        // The range is the same as the two-player game's.
+        crate::check_rule_values(targets, None, None)?;
         for (side, target) in self.marbles_to_win.iter_mut().enumerate().take(sides) {
-            let value = if targets.len() == 1 {
+            *target = if targets.len() == 1 {
                 targets[0]
             } else {
                 targets[side]
             };
-            if value == 0 {
-                return Err(RulesError::Target(value));
-            }
-            *target = value;
         }
         Ok(self)
     }

@@ -305,11 +305,11 @@ pub fn decode_game(bytes: &[u8]) -> Result<GameRecord, FormatError> {
         max_plies: nonzero(cursor.u32()?),
         no_push_off_plies: nonzero(cursor.u32()?),
     };
-    if !(1..=14).contains(&marbles_to_win) {
-        return Err(FormatError::BadHeader(format!(
-            "marbles to win {marbles_to_win} is not 1-14"
-        )));
-    }
+    // The engine's one check of rule values (the limits are stored with 0
+    // for none, so only the target can be out of range).
+    rules
+        .validate()
+        .map_err(|err| FormatError::BadHeader(format!("rules: {err}")))?;
     let model_generation = cursor.u32()?;
     let outcome = match cursor.u8()? {
         0 => Outcome::Win(Color::Black),
