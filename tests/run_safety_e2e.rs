@@ -2,7 +2,8 @@
 //! live run, and that `kill -9` at any moment leaves a run that resumes at
 //! once: `--fresh` on a live run, an interrupted `--fresh`, a refused second
 //! command writing nothing, a restart right after `kill -9` while the killed
-//! process is unreaped, the leftovers of killed processes, and a few
+//! process is unreaped, the leftovers of killed processes, a trainer state
+//! naming a missing checkpoint (refused, nothing removed), and a few
 //! `kill -9`s at random moments of a tiny run.
 
 use std::collections::BTreeSet;
@@ -286,6 +287,57 @@ fn leftovers_of_killed_processes_are_removed_when_the_run_starts() {
         assert!(log.contains(&*name), "{name} not logged: {log}");
     }
     assert!(remote.exists());
+}
+
+#[test]
+fn a_trainer_state_naming_a_missing_checkpoint_is_refused_and_nothing_is_removed() {
+    let scratch = Scratch::new("missing-checkpoint");
+    let run_dir = scratch.0.join("run");
+    let config = tiny_config(&scratch.0, 1);
+    let output = train(&config, &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let checkpoints = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(run_dir.join("trainer"))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("ckpt-"))
+            .collect();
+        names.sort();
+        names
+    };
+    let before = checkpoints();
+    assert_eq!(before.len(), 1, "{before:?}");
+    // What a partial sync or a restore from backup leaves: the state names
+    // a checkpoint that is not there.
+    let state_path = run_dir.join("trainer/state.json");
+    let mut state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
+    state["checkpoint"] = "ckpt-999999999".into();
+    std::fs::write(&state_path, serde_json::to_vec_pretty(&state).unwrap()).unwrap();
+
+    let output = train(&config, &run_dir, &[]);
+    let message = text(&output);
+    assert!(!output.status.success(), "{message}");
+    assert!(
+        message.contains("ckpt-999999999, which is not there")
+            && message.contains(&format!("there are {}", before[0]))
+            && message.contains("nothing was removed"),
+        "{message}"
+    );
+    let log = std::fs::read_to_string(run_dir.join("log.txt")).unwrap();
+    assert!(
+        !log.contains("trainer checkpoint its state does not name"),
+        "{log}"
+    );
+    // The one real checkpoint is still there, whole.
+    assert_eq!(checkpoints(), before);
+    assert!(
+        run_dir
+            .join("trainer")
+            .join(&before[0])
+            .join("manifest.json")
+            .is_file()
+    );
 }
 
 /// Every replay file decodes and every JSON file of the run parses; with

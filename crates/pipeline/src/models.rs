@@ -107,32 +107,117 @@ pub fn ensure_initial_model(run: &RunDir, config: &Config, seed: u64) -> Result<
 /// temporary name and renamed when complete, so only damage outside Sumito
 /// leaves one.) Call it holding the trainer role, which re-exports the
 /// current candidate if it was among them; returns what it removed.
+///
+/// It checks before it removes anything: an incomplete best model that the
+/// trainer does not make again (its current candidate) is refused, naming
+/// it, and nothing is removed: the run cannot go on without it, and its
+/// files may be the rest of a restore or sync still under way.
 pub fn prune_incomplete(run: &RunDir) -> Result<Vec<Removed>> {
-    let mut removed = Vec::new();
-    if run.is_remote() {
+    // (key, local path) of each incomplete model folder.
+    let incomplete: Vec<(String, Option<std::path::PathBuf>)> = if run.is_remote() {
         // Objects of model folders whose manifest never came (a killed
         // upload): the trainer uploads its candidates, and holds the role.
-        for (key, complete) in run.checkpoint_folders(MODEL_PREFIX)? {
-            if complete {
-                continue;
+        run.checkpoint_folders(MODEL_PREFIX)?
+            .into_iter()
+            .filter(|(_, complete)| !complete)
+            .map(|(key, _)| (key, None))
+            .collect()
+    } else {
+        let mut found = Vec::new();
+        for generation in run.model_generations()? {
+            let path = run.model_path(generation);
+            if path.is_dir() && !path.join(sumito_net::checkpoint::MANIFEST_FILE).is_file() {
+                found.push((RunDir::model_key(generation), Some(path)));
             }
-            run.delete_folder(&key, MODEL_MANIFEST)?;
-            removed.push(Removed {
+        }
+        found
+    };
+    if let Some(best) = run.best()? {
+        let key = RunDir::model_key(best.generation);
+        let remade = crate::trainer::trainer_generation(run)? == best.generation;
+        if !remade && incomplete.iter().any(|(found, _)| *found == key) {
+            return Err(RunDirError::Malformed {
                 path: run.object_path(&key),
-                what: "an incomplete model",
-            });
+                problem: format!(
+                    "it is the best model (gen-{}), but incomplete (it has no {MODEL_MANIFEST}), and the trainer cannot make it again; nothing was removed: restore it whole",
+                    best.generation
+                ),
+            }
+            .into());
         }
-        return Ok(removed);
     }
-    for generation in run.model_generations()? {
-        let path = run.model_path(generation);
-        if path.is_dir() && !path.join(sumito_net::checkpoint::MANIFEST_FILE).is_file() {
-            std::fs::remove_dir_all(&path).map_err(PipelineError::io(&path))?;
-            removed.push(Removed {
-                path,
-                what: "an incomplete model",
-            });
-        }
+    let mut removed = Vec::new();
+    for (key, local) in incomplete {
+        let path = match local {
+            Some(path) => {
+                std::fs::remove_dir_all(&path).map_err(PipelineError::io(&path))?;
+                path
+            }
+            None => {
+                run.delete_folder(&key, MODEL_MANIFEST)?;
+                run.object_path(&key)
+            }
+        };
+        removed.push(Removed {
+            path,
+            what: "an incomplete model",
+        });
     }
     Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fsutil::testing::TempDir;
+
+    /// Model folders as files only (nothing loads them).
+    fn model(run: &RunDir, generation: u32, complete: bool) {
+        let key = RunDir::model_key(generation);
+        run.store()
+            .put(&format!("{key}/weights.safetensors"), b"weights")
+            .unwrap();
+        if complete {
+            run.store()
+                .put(&format!("{key}/{MODEL_MANIFEST}"), b"{}")
+                .unwrap();
+        }
+    }
+
+    fn trainer_at(run: &RunDir, generation: u32) {
+        let state = crate::trainer::TrainerState {
+            generation,
+            trained_samples: 0,
+            games_at_candidate: 0,
+            checkpoint: None,
+        };
+        run.put_json("trainer/state.json", &state).unwrap();
+    }
+
+    #[test]
+    fn an_incomplete_best_model_the_trainer_cannot_remake_is_refused_and_kept() {
+        let dir = TempDir::new("incomplete-best");
+        let run = RunDir::create(dir.path(), "").unwrap();
+        model(&run, 0, true);
+        model(&run, 3, false);
+        model(&run, 4, false);
+        run.set_best(3).unwrap();
+        trainer_at(&run, 5);
+        let err = prune_incomplete(&run).unwrap_err().to_string();
+        assert!(
+            err.contains("gen-000003")
+                && err.contains("best model")
+                && err.contains("nothing was removed"),
+            "{err}"
+        );
+        assert!(run.model_path(3).is_dir() && run.model_path(4).is_dir());
+
+        // The trainer's own candidate it exports again: removed, with the
+        // other incomplete one.
+        trainer_at(&run, 3);
+        let removed = prune_incomplete(&run).unwrap();
+        assert_eq!(removed.len(), 2, "{removed:?}");
+        assert!(!run.model_path(3).exists() && !run.model_path(4).exists());
+        assert!(run.model_path(0).is_dir());
+    }
 }

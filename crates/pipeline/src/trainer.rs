@@ -474,10 +474,24 @@ pub fn value_target(result: i8, at_move_limit: bool, move_limit_win: f32) -> [f3
     }
 }
 
+/// The generation of the newest candidate the trainer wrote (0 before its
+/// first), as its state says: the one it exports again when its model is
+/// missing ([`TrainerRole::open`]).
+pub(crate) fn trainer_generation(run: &RunDir) -> Result<u32> {
+    Ok(run
+        .get_json::<TrainerState>(TRAINER_STATE)?
+        .map_or(0, |state| state.generation))
+}
+
 /// Removes the trainer checkpoints (`trainer/ckpt-*`) that its state does
 /// not name: one a killed trainer was writing (incomplete), or one it wrote
 /// or had replaced but never got to name or remove. Call it holding the
 /// trainer role; returns what it removed.
+///
+/// It checks before it removes anything: a state that names a checkpoint
+/// that is not there whole (what a partial sync or a restore from backup
+/// leaves) is refused, naming it and the checkpoints there, and nothing is
+/// removed, since the one it would remove may be the only one left.
 pub fn prune_checkpoints(run: &RunDir) -> Result<Vec<Removed>> {
     let named = run
         .get_json::<TrainerState>(TRAINER_STATE)?
@@ -498,6 +512,42 @@ pub fn prune_checkpoints(run: &RunDir) -> Result<Vec<Removed>> {
                 folders.push((name.into_owned(), false));
             }
         }
+    }
+    if let Some(named) = &named
+        && !folders
+            .iter()
+            .any(|(name, complete)| name == named && *complete)
+    {
+        let incomplete = folders.iter().any(|(name, _)| name == named);
+        let mut there: Vec<String> = folders
+            .iter()
+            .map(|(name, complete)| {
+                if *complete {
+                    name.clone()
+                } else {
+                    format!("{name} (incomplete)")
+                }
+            })
+            .collect();
+        there.sort();
+        let there = if there.is_empty() {
+            "there is none".to_owned()
+        } else {
+            format!("there are {}", there.join(", "))
+        };
+        return Err(RunDirError::Malformed {
+            path: run.object_path(TRAINER_STATE),
+            problem: format!(
+                "it names the trainer checkpoint {named}, which {} (of the trainer's checkpoints in {}, {there}); nothing was removed: restore {named}, or name one of those in it",
+                if incomplete {
+                    "is incomplete (it has no manifest)"
+                } else {
+                    "is not there"
+                },
+                run.object_path(TRAINER).display(),
+            ),
+        }
+        .into());
     }
     let mut removed = Vec::new();
     for (name, complete) in folders {
@@ -520,7 +570,93 @@ pub fn prune_checkpoints(run: &RunDir) -> Result<Vec<Removed>> {
 
 #[cfg(test)]
 mod tests {
-    use super::value_target;
+    use super::*;
+    use crate::fsutil::testing::TempDir;
+    use crate::rundir::Location;
+
+    /// A whole checkpoint folder in `run` (its files only: nothing loads it).
+    fn checkpoint(run: &RunDir, name: &str, complete: bool) {
+        let key = format!("{TRAINER}{name}");
+        run.store()
+            .put(&format!("{key}/weights.safetensors"), b"weights")
+            .unwrap();
+        if complete {
+            run.store()
+                .put(&format!("{key}/{MODEL_MANIFEST}"), b"{}")
+                .unwrap();
+        }
+    }
+
+    fn names(run: &RunDir) -> Vec<String> {
+        let mut names: Vec<String> = run
+            .checkpoint_folders(&format!("{TRAINER}ckpt-"))
+            .unwrap()
+            .into_iter()
+            .map(|(key, _)| key[TRAINER.len()..].to_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn name_in_state(run: &RunDir, checkpoint: &str) {
+        let state = TrainerState {
+            generation: 3,
+            trained_samples: 96,
+            games_at_candidate: 24,
+            checkpoint: Some(checkpoint.to_owned()),
+        };
+        run.put_json(TRAINER_STATE, &state).unwrap();
+    }
+
+    /// What a partial sync or a restore from backup leaves: the state names
+    /// a checkpoint that is not there (or not whole). Refused, naming it and
+    /// those there, and the only real checkpoint is kept.
+    fn a_state_naming_a_missing_checkpoint_is_refused_and_nothing_removed(run: &RunDir) {
+        checkpoint(run, "ckpt-000000177", true);
+        name_in_state(run, "ckpt-000000200");
+        let err = prune_checkpoints(run).unwrap_err().to_string();
+        assert!(
+            err.contains("state.json")
+                && err.contains("ckpt-000000200, which is not there")
+                && err.contains("there are ckpt-000000177")
+                && err.contains("nothing was removed"),
+            "{err}"
+        );
+        assert_eq!(names(run), ["ckpt-000000177"]);
+
+        // Named but without its manifest (a sync half-way): refused too.
+        checkpoint(run, "ckpt-000000200", false);
+        let err = prune_checkpoints(run).unwrap_err().to_string();
+        assert!(
+            err.contains("ckpt-000000200, which is incomplete")
+                && err.contains("ckpt-000000177, ckpt-000000200 (incomplete)"),
+            "{err}"
+        );
+        assert_eq!(names(run), ["ckpt-000000177", "ckpt-000000200"]);
+
+        // Named and whole: the others are pruned as before.
+        name_in_state(run, "ckpt-000000177");
+        checkpoint(run, "ckpt-000000150", true);
+        let removed = prune_checkpoints(run).unwrap();
+        assert_eq!(removed.len(), 2, "{removed:?}");
+        assert_eq!(names(run), ["ckpt-000000177"]);
+    }
+
+    #[test]
+    fn a_state_naming_a_missing_checkpoint_is_refused_in_a_folder() {
+        let dir = TempDir::new("missing-checkpoint");
+        let run = RunDir::create(dir.path(), "").unwrap();
+        a_state_naming_a_missing_checkpoint_is_refused_and_nothing_removed(&run);
+        assert!(run.trainer_dir().join("ckpt-000000177").is_dir());
+    }
+
+    #[test]
+    fn a_state_naming_a_missing_checkpoint_is_refused_on_an_object_store() {
+        let location = Location::parse("memory://trainer-missing-checkpoint").unwrap();
+        let run = RunDir::create_at(&location, "").unwrap();
+        a_state_naming_a_missing_checkpoint_is_refused_and_nothing_removed(&run);
+        RunDir::delete_at(&location).unwrap();
+    }
 
     #[test]
     fn a_win_at_the_move_limit_counts_as_configured() {
