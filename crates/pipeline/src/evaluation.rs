@@ -24,6 +24,11 @@ use crate::rundir::RunDir;
 /// (games done, games planned at most, candidate's score so far).
 pub type EvaluationProgress<'a> = &'a (dyn Fn(u32, u32, f64) + Sync);
 
+/// Called right before an evaluation writes anything: an error (the
+/// evaluator role was lost while the games were played, say after the
+/// process was paused) stops it before it writes.
+pub type BeforeWriting<'a> = &'a dyn Fn() -> Result<()>;
+
 /// What evaluating a candidate produced.
 #[derive(Debug, Clone)]
 pub struct EvaluationSummary {
@@ -167,17 +172,25 @@ fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<Policy
 /// Evaluates candidate `generation`: gating against the best model (unless
 /// gating is off), then the fixed opponents; writes the record, promotes,
 /// refits the Elo table. `run_hours`: the run's training time when the
-/// candidate was written, if known (the learning curve's axis).
+/// candidate was written, if known (the learning curve's axis);
+/// `before_writing` is called after the games, before anything is written.
 pub fn evaluate_candidate(
     run: &RunDir,
     config: &Config,
     generation: u32,
     run_hours: Option<f64>,
     progress: EvaluationProgress<'_>,
+    before_writing: BeforeWriting<'_>,
 ) -> Result<EvaluationSummary> {
     if let Some(general) = config.general_rules() {
         return crate::variant_evaluation::evaluate_variant_candidate(
-            run, config, &general, generation, run_hours, progress,
+            run,
+            config,
+            &general,
+            generation,
+            run_hours,
+            progress,
+            before_writing,
         );
     }
     let device = device(config)?;
@@ -384,19 +397,22 @@ pub fn evaluate_candidate(
         games,
         run_hours,
     };
-    conclude(run, record, "")
+    conclude(run, record, "", before_writing)
 }
 
 /// Writes candidate `record.generation`'s record, makes it the best model
 /// if it was promoted (never stepping back to an older one: with gating off
 /// the trainer has promoted newer candidates already), refits the Elo table
 /// and logs the decision (`note` after the verdict); for both games.
+/// Nothing is written unless `before_writing` allows it.
 pub(crate) fn conclude(
     run: &RunDir,
     record: EvaluationRecord,
     note: &str,
+    before_writing: BeforeWriting<'_>,
 ) -> Result<EvaluationSummary> {
     let generation = record.generation;
+    before_writing()?;
     run.put_json(&RunDir::evaluation_key(generation), &record)?;
     if record.promoted && run.best()?.is_none_or(|best| best.generation < generation) {
         run.set_best(generation)?;

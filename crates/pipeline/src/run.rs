@@ -435,7 +435,10 @@ fn train_pending(
         if ui.stopping() {
             break;
         }
-        let metrics = trainer.train_step()?;
+        // Every step (cheap while the lease is renewed in time): a step may
+        // write a checkpoint, which checks again right before it writes.
+        lease_check()?;
+        let metrics = trainer.train_step(lease_check)?;
         bar.inc(1);
         bar.set_message(format!("loss {:.3}", metrics.loss));
         if metrics.step % 10 == 0 || bar.position() == steps {
@@ -452,9 +455,6 @@ fn train_pending(
                     ("train/grad_norm", metrics.grad_norm),
                 ],
             )?;
-        }
-        if metrics.step % 50 == 0 {
-            lease_check()?;
         }
         last = Some(metrics);
     }
@@ -505,6 +505,8 @@ fn prepare(run: &RunDir, config: &Config) -> Result<()> {
     reconcile_best(run)
 }
 
+/// Evaluates candidate `generation` with a bar and logs its scalars; the
+/// leases are checked again after its games, before it writes.
 fn evaluate_and_report(
     run: &RunDir,
     config: &Config,
@@ -512,6 +514,7 @@ fn evaluate_and_report(
     run_hours: Option<f64>,
     ui: &Ui,
     events: &mut EventWriter,
+    lease_check: &dyn Fn() -> Result<()>,
 ) -> Result<EvaluationSummary> {
     let bar = ui.bar(0, "evaluation", "games");
     let progress = |done: u32, planned: u32, score: f64| {
@@ -519,10 +522,32 @@ fn evaluate_and_report(
         bar.set_position(u64::from(done));
         bar.set_message(format!("score {:.0}%", score * 100.0));
     };
-    let summary = evaluate_candidate(run, config, generation, run_hours, &progress)?;
+    let summary = evaluate_candidate(run, config, generation, run_hours, &progress, lease_check)?;
     bar.finish_and_clear();
     log_scalars(events, u64::from(generation), &evaluation_scalars(&summary))?;
     Ok(summary)
+}
+
+/// Evaluates the candidates `pending` (oldest first) with `evaluate_one`,
+/// each only once `lease_check` confirms this process still holds its roles
+/// (one paused past its lease time and resumed must not write once another
+/// took its role over) and no stop was asked for (Ctrl-C or SIGTERM is
+/// honoured between candidates, not after the whole backlog). Returns
+/// whether every candidate was evaluated.
+fn evaluate_backlog(
+    pending: &[u32],
+    lease_check: &dyn Fn() -> Result<()>,
+    stopping: &dyn Fn() -> bool,
+    evaluate_one: &mut dyn FnMut(u32) -> Result<()>,
+) -> Result<bool> {
+    for &generation in pending {
+        lease_check()?;
+        if stopping() {
+            return Ok(false);
+        }
+        evaluate_one(generation)?;
+    }
+    Ok(true)
 }
 
 /// Where one generation of `sumito train` spent its wall-clock time.
@@ -660,11 +685,26 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
         ),
     )?;
     // A candidate left unevaluated by an interrupted run comes first.
-    for generation in pending_candidates(run, &config.evaluation)? {
-        let hours = Some(earlier_seconds / 3600.0);
-        let summary = evaluate_and_report(run, config, generation, hours, &ui, &mut events)?;
-        ui.say(&summary_line(generation, None, None, Some(&summary)));
-    }
+    let pending = pending_candidates(run, &config.evaluation)?;
+    evaluate_backlog(
+        &pending,
+        &lease_check,
+        &|| ui.stopping(),
+        &mut |generation| {
+            let hours = Some(earlier_seconds / 3600.0);
+            let summary = evaluate_and_report(
+                run,
+                config,
+                generation,
+                hours,
+                &ui,
+                &mut events,
+                &lease_check,
+            )?;
+            ui.say(&summary_line(generation, None, None, Some(&summary)));
+            Ok(())
+        },
+    )?;
     loop {
         lease_check()?;
         if ui.stopping() {
@@ -713,7 +753,8 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
         if ui.stopping() || !trainer.candidate_due() {
             continue;
         }
-        let candidate = trainer.write_candidate(config.gating.mode == GatingMode::Off)?;
+        let candidate =
+            trainer.write_candidate(config.gating.mode == GatingMode::Off, &lease_check)?;
         // The evaluation below reads the candidate from the run's storage.
         trainer.finish_uploads()?;
         let hours = Some(elapsed() / 3600.0);
@@ -726,6 +767,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
                 hours,
                 &ui,
                 &mut events,
+                &lease_check,
             )?)
         } else {
             None
@@ -753,7 +795,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     }
     // Steps trained since the last periodic checkpoint are kept (on a stop
     // request in the middle of a generation, say).
-    trainer.save_checkpoint()?;
+    trainer.save_checkpoint(&lease_check)?;
     trainer.finish_uploads()?;
     loop_state.elapsed_seconds = elapsed();
     run.put_json(LOOP_STATE, &loop_state)?;
@@ -771,6 +813,9 @@ pub fn selfplay(open: &OpenRun, options: &RunOptions) -> Result<()> {
     let mut events = run.event_writer("selfplay")?;
     let mut round = 0u64;
     while !ui.stopping() {
+        // A process that lost the run's `open` lease (unrenewed past the
+        // lease time) may find the run being deleted: it stops writing.
+        open.check_leases()?;
         let Some(best) = run.best()? else {
             ui.say("waiting for the trainer to create the first model...");
             std::thread::sleep(Duration::from_secs(5));
@@ -838,7 +883,8 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
         }
         refresh_store(&mut trainer, &ui)?;
         if trainer.candidate_due() {
-            let candidate = trainer.write_candidate(config.gating.mode == GatingMode::Off)?;
+            let candidate =
+                trainer.write_candidate(config.gating.mode == GatingMode::Off, &lease_check)?;
             let (storage, total) = trainer.storage_time();
             let share = storage.as_secs_f64() / total.as_secs_f64().max(1e-9);
             log_scalars(
@@ -870,7 +916,7 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
             say_skipped(&report, &ui);
         }
     }
-    trainer.save_checkpoint()?;
+    trainer.save_checkpoint(&lease_check)?;
     trainer.finish_uploads()?;
     let line = trainer_time_line(&trainer);
     run.log("trainer", &line)?;
@@ -944,10 +990,25 @@ pub fn evaluate(open: &OpenRun, options: &RunOptions) -> Result<()> {
             std::thread::sleep(Duration::from_secs(2));
             continue;
         }
-        for generation in pending {
-            let summary = evaluate_and_report(run, config, generation, None, &ui, &mut events)?;
-            ui.say(&summary_line(generation, None, None, Some(&summary)));
-        }
+        let lease_check = || open.check_leases();
+        evaluate_backlog(
+            &pending,
+            &lease_check,
+            &|| ui.stopping(),
+            &mut |generation| {
+                let summary = evaluate_and_report(
+                    run,
+                    config,
+                    generation,
+                    None,
+                    &ui,
+                    &mut events,
+                    &lease_check,
+                )?;
+                ui.say(&summary_line(generation, None, None, Some(&summary)));
+                Ok(())
+            },
+        )?;
     }
     Ok(())
 }
@@ -1117,6 +1178,7 @@ pub fn open_for_role(
 mod tests {
     use super::*;
     use crate::ratings::{EloEntry, EvaluationRecord};
+    use std::cell::Cell;
     use std::collections::BTreeMap;
 
     fn entry(player: &str, elo: f64, half_width: f64) -> EloEntry {
@@ -1127,6 +1189,54 @@ mod tests {
             high: elo + half_width,
             games: 30,
         }
+    }
+
+    /// `evaluate_backlog` over candidates 1, 2, 3, where `after_first`
+    /// happens once the first is evaluated; the candidates evaluated and
+    /// the result.
+    fn backlog_with(after_first: &dyn Fn(&Cell<bool>, &AtomicBool)) -> (Vec<u32>, Result<bool>) {
+        let (lost, stop) = (Cell::new(false), AtomicBool::new(false));
+        let lease_check = || {
+            if lost.get() {
+                Err(PipelineError::LeaseLost(EVALUATOR.to_owned()))
+            } else {
+                Ok(())
+            }
+        };
+        let mut evaluated = Vec::new();
+        let result = evaluate_backlog(
+            &[1, 2, 3],
+            &lease_check,
+            &|| stop.load(Ordering::Relaxed),
+            &mut |generation| {
+                evaluated.push(generation);
+                after_first(&lost, &stop);
+                Ok(())
+            },
+        );
+        (evaluated, result)
+    }
+
+    #[test]
+    fn a_backlog_stops_at_the_next_candidate_once_the_role_is_lost() {
+        // Another evaluator took the role over while the first candidate
+        // was evaluated (this process paused past its lease time).
+        let (evaluated, result) = backlog_with(&|lost, _| lost.set(true));
+        assert_eq!(evaluated, [1]);
+        assert!(
+            matches!(&result, Err(PipelineError::LeaseLost(role)) if role == EVALUATOR),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn a_backlog_stops_at_the_next_candidate_on_a_stop_request() {
+        let (evaluated, result) = backlog_with(&|_, stop| stop.store(true, Ordering::Relaxed));
+        assert_eq!(evaluated, [1]);
+        assert!(matches!(result, Ok(false)), "{result:?}");
+        let (evaluated, result) = backlog_with(&|_, _| {});
+        assert_eq!(evaluated, [1, 2, 3]);
+        assert!(matches!(result, Ok(true)), "{result:?}");
     }
 
     #[test]

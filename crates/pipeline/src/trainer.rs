@@ -13,6 +13,7 @@ use tch::Device;
 
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
+use crate::evaluation::BeforeWriting;
 use crate::models::{device, load_model, save_model};
 use crate::replay::store::{RefreshReport, ReplayStore};
 use crate::replay::variant_format::VariantReplay;
@@ -311,8 +312,9 @@ impl TrainerRole {
 
     /// One optimiser step on a batch drawn uniformly from the window, each
     /// sample under a random allowed symmetry. Checkpoints every
-    /// `training.checkpoint_every_steps` steps.
-    pub fn train_step(&mut self) -> Result<TrainMetrics> {
+    /// `training.checkpoint_every_steps` steps (see
+    /// [`TrainerRole::save_checkpoint`] for `before_writing`).
+    pub fn train_step(&mut self, before_writing: BeforeWriting<'_>) -> Result<TrainMetrics> {
         let batch_size = self.config.net.training.batch_size;
         let empty = "train_step needs a non-empty store";
         let trained = match &self.store {
@@ -349,15 +351,17 @@ impl TrainerRole {
             .step()
             .is_multiple_of(self.config.training.checkpoint_every_steps)
         {
-            self.save_checkpoint()?;
+            self.save_checkpoint(before_writing)?;
         }
         Ok(metrics)
     }
 
     /// Saves weights and optimiser under a new name; then, in the
     /// background, shares it, then the state naming it, then removes the
-    /// previous checkpoint.
-    pub fn save_checkpoint(&mut self) -> Result<()> {
+    /// previous checkpoint. `before_writing` is called first: its error
+    /// (the trainer role lost, say after the process was paused) stops the
+    /// save before anything is written.
+    pub fn save_checkpoint(&mut self, before_writing: BeforeWriting<'_>) -> Result<()> {
         let name = format!("ckpt-{:09}", self.trainer.step());
         let key = format!("{TRAINER}{name}");
         let path = self.run.root().join(&key);
@@ -366,6 +370,7 @@ impl TrainerRole {
         if self.state.checkpoint.as_deref() == Some(name.as_str()) && path.exists() {
             return Ok(());
         }
+        before_writing()?;
         if path.exists() {
             std::fs::remove_dir_all(&path).map_err(PipelineError::io(&path))?;
         }
@@ -394,12 +399,18 @@ impl TrainerRole {
     /// Writes the next candidate: first the trainer's own checkpoint and
     /// state (which count the candidate as made), then the model, and makes
     /// it the best when `promote` (gating off); the storage gets them in
-    /// that order, in the background. Returns its generation.
-    pub fn write_candidate(&mut self, promote: bool) -> Result<u32> {
+    /// that order, in the background. Returns its generation. Nothing is
+    /// written unless `before_writing` allows it.
+    pub fn write_candidate(
+        &mut self,
+        promote: bool,
+        before_writing: BeforeWriting<'_>,
+    ) -> Result<u32> {
+        before_writing()?;
         self.state.generation += 1;
         self.state.games_at_candidate = self.store.total_games();
         self.generation_boundary = None;
-        self.save_checkpoint()?;
+        self.save_checkpoint(before_writing)?;
         self.export_candidate()?;
         let generation = self.state.generation;
         if promote {

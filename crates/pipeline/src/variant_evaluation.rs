@@ -29,7 +29,9 @@ use sumito_engine::variant::VariantOutcome;
 
 use crate::config::{Config, GatingConfig, GatingMode, GeneralRules};
 use crate::error::{PipelineError, Result};
-use crate::evaluation::{EvaluationProgress, EvaluationSummary, conclude, mean_lower_bound};
+use crate::evaluation::{
+    BeforeWriting, EvaluationProgress, EvaluationSummary, conclude, mean_lower_bound,
+};
 use crate::models::{device, load_model};
 use crate::ratings::{EvaluationRecord, GatingRecord, GeneralEvaluationGame, model_name};
 use crate::rundir::RunDir;
@@ -155,6 +157,7 @@ pub fn evaluate_variant_candidate(
     generation: u32,
     run_hours: Option<f64>,
     progress: EvaluationProgress<'_>,
+    before_writing: BeforeWriting<'_>,
 ) -> Result<EvaluationSummary> {
     let device = device(config)?;
     let candidate = model_name(generation);
@@ -252,7 +255,12 @@ pub fn evaluate_variant_candidate(
         general_games,
         run_hours,
     };
-    conclude(run, record, &format!(" (general game, {sides} sides)"))
+    conclude(
+        run,
+        record,
+        &format!(" (general game, {sides} sides)"),
+        before_writing,
+    )
 }
 
 #[cfg(test)]

@@ -31,13 +31,16 @@
 //! time: the record names the holder in messages, and stands for it on
 //! machines that share the run directory through a file system whose locks
 //! they do not see. Such a holder is presumed dead once its record is older
-//! than the lease time.
+//! than the lease time. A holder checks its lease before each write
+//! ([`HeldLease::is_lost`]); one whose record has gone unrenewed for half
+//! the lease time (a process paused by SIGSTOP, say) reads it again first,
+//! so that once resumed it never writes after another process took over.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -77,7 +80,11 @@ pub trait LeaseBackend: std::fmt::Debug {
 /// A lease this process holds.
 pub trait HeldLease: std::fmt::Debug + Send {
     /// Whether another process took the lease over (after this one failed to
-    /// renew it for the lease time); the holder must then stop writing.
+    /// renew it for the lease time); the holder must then stop writing. A
+    /// holder asks before each write. When its last renewal is old (its
+    /// process was paused or starved), the answer is checked against the
+    /// lease's storage then and there, not left to the renewer thread, which
+    /// may not have run yet since the process resumed.
     fn is_lost(&self) -> bool;
     /// Gives the lease back (dropping it does too). Later calls do nothing.
     fn release(&mut self);
@@ -508,54 +515,103 @@ fn read_record(path: &Path) -> Result<Option<LeaseRecord>> {
 /// Keeps an exclusive lease's record fresh from a thread of its own.
 #[derive(Debug)]
 struct RecordKeeper {
-    path: PathBuf,
-    token: u64,
-    lost: Arc<AtomicBool>,
+    state: Arc<KeeperState>,
     stop: Arc<AtomicBool>,
     renewer: Option<std::thread::JoinHandle<()>>,
 }
 
+/// What the renewer thread and the holder share.
+#[derive(Debug)]
+struct KeeperState {
+    path: PathBuf,
+    /// The record as this holder writes it (its token tells it from a
+    /// process that took the lease over).
+    record: std::sync::Mutex<LeaseRecord>,
+    lost: AtomicBool,
+    /// When the record was last renewed.
+    renewed: std::sync::Mutex<Instant>,
+    ttl: Duration,
+}
+
+impl KeeperState {
+    /// Renews the record now, unless another process took the lease over
+    /// (its record carries another token); whether it is still held.
+    fn renew(&self) -> bool {
+        let mut record = self.record.lock().unwrap_or_else(|p| p.into_inner());
+        if self.lost.load(Ordering::Relaxed) {
+            return false;
+        }
+        match read_record(&self.path) {
+            // Taken over by a process on another machine that presumed this
+            // one dead.
+            Ok(Some(holder)) if holder.token != record.token => {
+                self.lost.store(true, Ordering::Relaxed);
+                false
+            }
+            _ => {
+                record.renewed = unix_seconds();
+                let _ = write_json(&self.path, &*record);
+                *self.renewed.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+                true
+            }
+        }
+    }
+
+    fn since_renewal(&self) -> Duration {
+        self.renewed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed()
+    }
+
+    /// Whether the lease was lost. A holder whose record was renewed within
+    /// half the lease time cannot have been presumed dead; one whose record
+    /// is older (its process was paused, e.g. by SIGSTOP, or starved) checks
+    /// the record now rather than wait for its renewer, so that it never
+    /// writes after another process took its role over.
+    fn is_lost(&self) -> bool {
+        if self.lost.load(Ordering::Relaxed) {
+            return true;
+        }
+        if self.since_renewal() < self.ttl / 2 {
+            return false;
+        }
+        !self.renew()
+    }
+}
+
 impl RecordKeeper {
-    fn start(path: PathBuf, mut record: LeaseRecord, ttl: Duration) -> Result<RecordKeeper> {
+    fn start(path: PathBuf, record: LeaseRecord, ttl: Duration) -> Result<RecordKeeper> {
         write_json(&path, &record)?;
-        let lost = Arc::new(AtomicBool::new(false));
+        let state = Arc::new(KeeperState {
+            path: path.clone(),
+            record: std::sync::Mutex::new(record),
+            lost: AtomicBool::new(false),
+            renewed: std::sync::Mutex::new(Instant::now()),
+            ttl,
+        });
         let stop = Arc::new(AtomicBool::new(false));
-        let token = record.token;
         let renewer = {
-            let (record_path, lost, stop) = (path.clone(), Arc::clone(&lost), Arc::clone(&stop));
+            let (state, stop) = (Arc::clone(&state), Arc::clone(&stop));
             std::thread::Builder::new()
                 .name("lease".into())
                 .spawn(move || {
                     let period = ttl / 3;
                     let tick = Duration::from_millis(100).min(period);
-                    let mut waited = Duration::ZERO;
                     while !stop.load(Ordering::Relaxed) {
                         std::thread::sleep(tick);
-                        waited += tick;
-                        if waited < period {
-                            continue;
-                        }
-                        waited = Duration::ZERO;
-                        match read_record(&record_path) {
-                            // Taken over by a process on another machine
-                            // that presumed this one dead.
-                            Ok(Some(holder)) if holder.token != record.token => {
-                                lost.store(true, Ordering::Relaxed);
-                                return;
-                            }
-                            _ => {
-                                record.renewed = unix_seconds();
-                                let _ = write_json(&record_path, &record);
-                            }
+                        // By the clock, not by counting ticks: a process
+                        // resumed after a pause renews (or learns it lost
+                        // the lease) at once.
+                        if state.since_renewal() >= period && !state.renew() {
+                            return;
                         }
                     }
                 })
                 .map_err(io_error(&path))?
         };
         Ok(RecordKeeper {
-            path,
-            token,
-            lost,
+            state,
             stop,
             renewer: Some(renewer),
         })
@@ -566,10 +622,16 @@ impl RecordKeeper {
         if let Some(renewer) = self.renewer.take() {
             let _ = renewer.join();
         }
-        if let Ok(Some(holder)) = read_record(&self.path)
-            && holder.token == self.token
+        let token = self
+            .state
+            .record
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .token;
+        if let Ok(Some(holder)) = read_record(&self.state.path)
+            && holder.token == token
         {
-            let _ = std::fs::remove_file(&self.path);
+            let _ = std::fs::remove_file(&self.state.path);
         }
     }
 }
@@ -598,7 +660,7 @@ impl HeldLease for LocalHeld {
     fn is_lost(&self) -> bool {
         self.keeper
             .as_ref()
-            .is_some_and(|keeper| keeper.lost.load(Ordering::Relaxed))
+            .is_some_and(|keeper| keeper.state.is_lost())
     }
 
     fn release(&mut self) {
@@ -617,5 +679,60 @@ impl HeldLease for LocalHeld {
 impl Drop for LocalHeld {
     fn drop(&mut self) {
         self.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fsutil::testing::TempDir;
+
+    fn record(host: &str, token: u64) -> LeaseRecord {
+        LeaseRecord {
+            host: host.into(),
+            pid: 7,
+            token,
+            renewed: unix_seconds(),
+            command: "sumito evaluate".into(),
+        }
+    }
+
+    /// The keeper of a lease whose record was just written, with no
+    /// renewer thread: as in a process paused by SIGSTOP.
+    fn paused_keeper(path: &Path, ttl: Duration) -> KeeperState {
+        let own = record(&hostname(), 1);
+        write_json(path, &own).unwrap();
+        KeeperState {
+            path: path.to_owned(),
+            record: std::sync::Mutex::new(own),
+            lost: AtomicBool::new(false),
+            renewed: std::sync::Mutex::new(Instant::now()),
+            ttl,
+        }
+    }
+
+    #[test]
+    fn a_paused_holder_learns_at_once_that_another_machine_took_its_role() {
+        let dir = TempDir::new("paused-holder");
+        let short = Duration::from_millis(400);
+        let path = dir.path().join("evaluator.json");
+        let keeper = paused_keeper(&path, short);
+        assert!(!keeper.is_lost());
+        // Paused past the lease time; a process on another machine, seeing
+        // only the stale record, took the role over.
+        std::thread::sleep(short + Duration::from_millis(100));
+        write_json(&path, &record("elsewhere", 2)).unwrap();
+        // Resumed: its first check finds the role lost.
+        assert!(keeper.is_lost());
+        assert!(keeper.is_lost(), "and lost it stays");
+        assert_eq!(read_record(&path).unwrap().unwrap().token, 2);
+
+        // Paused as long, but not taken over: the check renews the record
+        // and the holder goes on.
+        let kept = paused_keeper(&dir.path().join("trainer.json"), short);
+        std::thread::sleep(short + Duration::from_millis(100));
+        assert!(!kept.is_lost());
+        let renewed = read_record(&kept.path).unwrap().unwrap();
+        assert!(unix_seconds() - renewed.renewed < 0.2, "{renewed:?}");
     }
 }

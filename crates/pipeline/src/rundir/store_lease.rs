@@ -409,11 +409,35 @@ impl HeldState {
         true
     }
 
+    /// Time since the last successful renewal.
+    fn since_renewal(&self) -> Duration {
+        let last = Duration::from_millis(self.last_renewal.load(Ordering::Relaxed));
+        self.started.elapsed().saturating_sub(last)
+    }
+
     /// Whether the last renewal is recent enough that no one may have
     /// presumed this holder dead.
     fn within_ttl(&self) -> bool {
-        let last = Duration::from_millis(self.last_renewal.load(Ordering::Relaxed));
-        self.started.elapsed().saturating_sub(last) < self.leases.ttl * 9 / 10
+        self.since_renewal() < self.leases.ttl * 9 / 10
+    }
+
+    /// Whether the lease was lost. A holder that renewed within half the
+    /// lease time cannot have been presumed dead; one that did not (its
+    /// process was paused, e.g. by SIGSTOP, or starved) renews now, which
+    /// finds the next epoch taken if another process took over, rather than
+    /// wait for its renewer, so that it never writes after losing the lease.
+    fn is_lost(&self) -> bool {
+        if self.lost.load(Ordering::Relaxed) {
+            return true;
+        }
+        if self.since_renewal() < self.leases.ttl / 2 {
+            return false;
+        }
+        if self.renew() {
+            return false;
+        }
+        self.lost.store(true, Ordering::Relaxed);
+        true
     }
 
     /// Gives the lease back.
@@ -484,15 +508,17 @@ impl StoreHeld {
             .name("store-lease".into())
             .spawn(move || {
                 let tick = Duration::from_millis(100).min(period);
-                let mut waited = Duration::ZERO;
+                let mut attempted = Instant::now();
                 while !thread_state.stop.load(Ordering::Relaxed) {
                     std::thread::sleep(tick);
-                    waited += tick;
-                    if waited < period {
+                    // By the clock, not by counting ticks: a process resumed
+                    // after a pause renews (or learns it lost the lease) at
+                    // once. A failed attempt waits a period like a renewal.
+                    if attempted.elapsed() < period {
                         continue;
                     }
-                    waited = Duration::ZERO;
-                    if !thread_state.renew() {
+                    attempted = Instant::now();
+                    if thread_state.lost.load(Ordering::Relaxed) || !thread_state.renew() {
                         thread_state.lost.store(true, Ordering::Relaxed);
                         return;
                     }
@@ -505,7 +531,7 @@ impl StoreHeld {
 
 impl HeldLease for StoreHeld {
     fn is_lost(&self) -> bool {
-        self.state.lost.load(Ordering::Relaxed)
+        self.state.is_lost()
     }
 
     fn release(&mut self) {
@@ -650,8 +676,28 @@ mod tests {
         let second = leases(&store, short)
             .acquire("trainer", Mode::Exclusive, "sumito train")
             .unwrap();
-        // Its next renewal finds the epoch taken: lost.
+        // Resumed, its first check finds the epoch taken, before its
+        // renewer runs again.
+        assert!(held.is_lost());
         assert!(!state.renew());
         assert!(!second.is_lost());
+    }
+
+    #[test]
+    fn a_holder_paused_but_not_taken_over_renews_at_its_first_check_and_goes_on() {
+        let store = Store::open(&Location::parse("memory://paused").unwrap()).unwrap();
+        let short = Duration::from_millis(600);
+        let held = leases(&store, short)
+            .take("evaluator", "sumito evaluate")
+            .unwrap();
+        held.state.stop.store(true, Ordering::Relaxed);
+        std::thread::sleep(short + Duration::from_millis(300));
+        assert!(!held.is_lost());
+        // It renewed: nobody may take the lease now.
+        assert!(held.state.since_renewal() < short / 2);
+        let refused = leases(&store, short)
+            .acquire("evaluator", Mode::Exclusive, "sumito evaluate")
+            .unwrap_err();
+        assert!(matches!(refused, RunDirError::Busy { .. }), "{refused}");
     }
 }
