@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::serve::{Args, run as run_classical};
-use sumito_engine::Position;
+use sumito_engine::{Position, Rules};
 use sumito_game::AbaloneGame;
 use sumito_mcts::Evaluator;
 use sumito_net::{DeviceSpec, DirectEvaluator, SymmetryMode, ThreadsConfig, configure_threads};
@@ -19,12 +19,17 @@ use sumito_serve::{Engines, serve_blocking};
 /// The model's side of the server.
 pub struct ModelEngines {
     name: String,
+    rules: Rules,
     evaluator: Arc<dyn Evaluator<AbaloneGame>>,
 }
 
 impl Engines for ModelEngines {
     fn model_name(&self) -> Option<String> {
         Some(self.name.clone())
+    }
+
+    fn model_rules(&self) -> Option<Rules> {
+        Some(self.rules)
     }
 
     fn model_opponent(
@@ -82,6 +87,7 @@ pub fn model_engines(
     let model = bundle.load_torchscript(device)?;
     println!("{}", bundle.summary());
     Ok(ModelEngines {
+        rules: bundle.meta.rules(),
         name: format!(
             "{} (gen {})",
             bundle.meta.name, bundle.meta.training.generation

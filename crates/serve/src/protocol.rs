@@ -161,6 +161,9 @@ pub struct StateView {
     /// Whether analysis is available (a model is loaded and the game is a
     /// two-player one).
     pub can_analyze: bool,
+    /// Set when the model analyses this game under other rules than the
+    /// game's (the model's training rules are the only ones it plays under).
+    pub rules_note: Option<String>,
 }
 
 /// One move of an analysis.

@@ -37,6 +37,9 @@ pub const DEFAULT_ANALYSIS_SIMULATIONS: u32 = 800;
 pub trait Engines: Send + Sync {
     /// The model's name, if one is loaded.
     fn model_name(&self) -> Option<String>;
+    /// The rules the model was trained under (its bundle's): it plays and
+    /// analyses under these and no others, whatever a page asks.
+    fn model_rules(&self) -> Option<Rules>;
     /// A model opponent for plain two-player games.
     fn model_opponent(
         &self,
@@ -63,6 +66,9 @@ pub struct NoModel;
 
 impl Engines for NoModel {
     fn model_name(&self) -> Option<String> {
+        None
+    }
+    fn model_rules(&self) -> Option<Rules> {
         None
     }
     fn model_opponent(&self, _: SearchBudget, _: u64) -> Result<Box<dyn Opponent + Send>, String> {
@@ -363,11 +369,17 @@ impl GameSession {
         clock: Option<ClockRequest>,
     ) -> Result<(), String> {
         let layout = VariantLayout::from_name(layout).map_err(|err| err.to_string())?;
-        let table: RulesTable = match rules {
-            Some(value) => {
+        let model_seat = seats
+            .iter()
+            .any(|seat| matches!(seat, SeatRequest::Model { .. }));
+        let model_rules = self.engines.model_rules().filter(|_| model_seat);
+        let table: RulesTable = match (rules, model_rules) {
+            (Some(value), _) => {
                 serde_json::from_value(value.clone()).map_err(|err| format!("rules: {err}"))?
             }
-            None => RulesTable::default(),
+            // A model plays under the rules it was trained with.
+            (None, Some(rules)) => table_of(rules),
+            (None, None) => RulesTable::default(),
         };
         let (rules, setup) = table.resolve(layout).map_err(|err| err.to_string())?;
         let start = setup.start(&rules).map_err(|err| err.to_string())?;
@@ -379,6 +391,19 @@ impl GameSession {
             ));
         }
         let plain = !table.is_variant() && matches!(layout, VariantLayout::Two(_));
+        if let Some(trained) = model_rules
+            && plain
+        {
+            let asked = to_classic(&start)?.rules();
+            if asked != trained {
+                return Err(format!(
+                    "the model plays only under the rules it was trained with ({}); this game's \
+                     are {}: start it without rules, or without the model",
+                    describe_rules(trained),
+                    describe_rules(asked)
+                ));
+            }
+        }
         if let Some(clock) = clock
             && !(clock.minutes > 0.0
                 && clock.minutes <= 600.0
@@ -690,7 +715,8 @@ impl GameSession {
     }
 
     /// The position and budget of an analysis request: the shown position,
-    /// or one given as text.
+    /// or one given as text, under the model's rules (see
+    /// [`GameSession::rules_note`] for a game under others).
     pub fn analysis_target(
         &self,
         simulations: Option<u32>,
@@ -707,6 +733,13 @@ impl GameSession {
                 }
                 to_classic(&self.positions[self.cursor])?
             }
+        };
+        // The model judges positions under its own rules only: a position
+        // under others (a record without them, a pasted text) is searched
+        // under the model's, and the page says so.
+        let classic = match self.engines.model_rules() {
+            Some(rules) => classic.with_rules(rules),
+            None => classic,
         };
         if classic.is_game_over() {
             return Err("the game is over in that position".into());
@@ -910,6 +943,23 @@ impl GameSession {
         Ok(())
     }
 
+    /// Said when the model analyses this game under other rules than the
+    /// game's own (a loaded record, a game without the model).
+    pub fn rules_note(&self) -> Option<String> {
+        let trained = self.engines.model_rules()?;
+        if !self.plain_two_player {
+            return None;
+        }
+        let game = to_classic(self.current()).ok()?.rules();
+        (game != trained).then(|| {
+            format!(
+                "the model analyses under the rules it was trained with ({}), not this game's ({})",
+                describe_rules(trained),
+                describe_rules(game)
+            )
+        })
+    }
+
     /// Everything the page shows.
     pub fn state(&self) -> StateView {
         let shown = &self.positions[self.cursor];
@@ -987,8 +1037,30 @@ impl GameSession {
                 .collect(),
             result: self.ended.clone().or_else(|| last.describe_outcome()),
             can_analyze: self.engines.model_name().is_some() && self.plain_two_player,
+            rules_note: self.rules_note(),
         }
     }
+}
+
+/// A `[rules]` table of the plain two-player rules.
+fn table_of(rules: Rules) -> RulesTable {
+    RulesTable {
+        marbles_to_win: Some(Targets::All(rules.marbles_to_win)),
+        max_plies: rules.max_plies,
+        no_push_off_plies: rules.no_push_off_plies,
+        ..RulesTable::default()
+    }
+}
+
+/// Two-player rules as a person reads them.
+fn describe_rules(rules: Rules) -> String {
+    let limit = |value: Option<u32>| value.map_or_else(|| "none".to_string(), |v| v.to_string());
+    format!(
+        "{} marbles to win, move limit {}, limit without a push-off {}",
+        rules.marbles_to_win,
+        limit(rules.max_plies),
+        limit(rules.no_push_off_plies)
+    )
 }
 
 /// The longest error message sent to a page: errors quote what was sent
@@ -1347,5 +1419,98 @@ mod tests {
         let state = game.state();
         assert!(state.history.len() <= MAX_GAME_PLIES);
         assert!(state.result.is_some());
+    }
+
+    /// A model that plays and analyses with a uniform evaluator, trained
+    /// (says its bundle) under a 200-ply limit.
+    #[derive(Debug)]
+    struct UniformModel;
+
+    const TRAINED: Rules = Rules {
+        marbles_to_win: 6,
+        max_plies: Some(200),
+        no_push_off_plies: None,
+    };
+
+    impl Engines for UniformModel {
+        fn model_name(&self) -> Option<String> {
+            Some("uniform".into())
+        }
+        fn model_rules(&self) -> Option<Rules> {
+            Some(TRAINED)
+        }
+        fn model_opponent(
+            &self,
+            budget: SearchBudget,
+            seed: u64,
+        ) -> Result<Box<dyn Opponent + Send>, String> {
+            Ok(Box::new(sumito_play::network::NetworkSearch::new(
+                "uniform",
+                Box::new(sumito_mcts::UniformEvaluator),
+                budget,
+                seed,
+            )))
+        }
+        fn analyse(
+            &self,
+            _: &Position,
+            _: u32,
+            _: Arc<AtomicBool>,
+            _: &mut dyn FnMut(&Analysis) -> bool,
+        ) -> Result<Analysis, String> {
+            Err("not needed here".into())
+        }
+    }
+
+    #[test]
+    fn the_model_plays_and_analyses_only_under_its_training_rules() {
+        let mut game = GameSession::new(
+            Arc::new(UniformModel),
+            Arc::new(PagePolicy::new(1024, None)),
+            Arc::new(AtomicBool::new(false)),
+            1,
+        )
+        .unwrap();
+        // The first game, and any game with the model that names no rules,
+        // is under the model's rules.
+        let limit = |game: &GameSession| to_classic(game.current()).unwrap().rules();
+        assert_eq!(limit(&game), TRAINED);
+        assert!(game.state().rules_note.is_none());
+        let model = SeatRequest::Model {
+            simulations: Some(8),
+            time_ms: None,
+        };
+        let with_model = |rules: Option<serde_json::Value>| ClientMessage::NewGame {
+            layout: "belgian-daisy".into(),
+            rules,
+            seats: vec![SeatRequest::Human { name: None }, model.clone()],
+            clock: None,
+        };
+        game.handle(with_model(None)).unwrap();
+        assert_eq!(limit(&game), TRAINED);
+        // Other rules with the model are refused, naming both.
+        let err = game
+            .handle(with_model(Some(serde_json::json!({"max_plies": 400}))))
+            .unwrap_err();
+        assert!(
+            err.contains("move limit 200") && err.contains("move limit 400"),
+            "{err}"
+        );
+        game.handle(with_model(Some(serde_json::json!({"max_plies": 200}))))
+            .unwrap();
+        // A record without rules is analysed under the model's, and the
+        // page is told.
+        game.load("A1B2 I5H5").unwrap();
+        let note = game.state().rules_note.expect("a note");
+        assert!(
+            note.contains("move limit 200") && note.contains("move limit none"),
+            "{note}"
+        );
+        let (target, _) = game.analysis_target(Some(10), None).unwrap();
+        assert_eq!(target.rules(), TRAINED);
+        let (pasted, _) = game
+            .analysis_target(Some(10), Some("5/6/7/8/bb4bbw/w7/7/6/5 b 0 5"))
+            .unwrap();
+        assert_eq!(pasted.rules(), TRAINED);
     }
 }

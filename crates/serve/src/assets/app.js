@@ -108,6 +108,8 @@ function render() {
   renderMoves();
   renderGraph();
   $("rules-line").textContent = `${state.layout}: ${state.rules}`;
+  $("rules-note").textContent = state.rules_note || "";
+  $("rules-note").hidden = !state.rules_note;
   $("status").textContent = state.result ? `Game over: ${state.result}`
     : `${state.seats[state.to_move].colour} to move` + (state.human_to_move ? "" : " (thinking…)");
   $("analyze").disabled = !state.can_analyze;
