@@ -22,7 +22,8 @@
 //!   `layout: NAME` (a layout name of the engine) or `start: TEXT` (the
 //!   engine's position text), optionally with `start_ply: N` and
 //!   `start_plies_since_push_off: N` for a position taken from a game in
-//!   progress. `rules:` (every key optional: `marbles_to_win=N`,
+//!   progress (they give the ply counters when the text has none, and
+//!   replace the text's when it has them). `rules:` (every key optional: `marbles_to_win=N`,
 //!   `max_plies=N|none`, `no_push_off_plies=N|none`; default 6, none, none),
 //!   `black:`, `white:` (player names) and `opening_plies:` (how many of the
 //!   first moves were a random opening rather than the players' choices)
@@ -38,7 +39,9 @@
 
 use std::path::{Path, PathBuf};
 
-use sumito_engine::{Color, EndReason, Layout, Move, Outcome, Position, Rules};
+use sumito_engine::{
+    Color, EndReason, Layout, MAX_PLY_COUNTER, Move, Outcome, Position, Rules, shorten_quotes,
+};
 use thiserror::Error;
 
 /// The first line of every record.
@@ -308,10 +311,13 @@ enum Section {
     Result,
 }
 
+/// A problem at a line. Problems quote the record's text (a line, a key, a
+/// value), which may be a megabyte long: each quoted part is cut to an
+/// excerpt.
 fn error(line: usize, problem: impl Into<String>) -> RecordError {
     RecordError {
         line,
-        problem: problem.into(),
+        problem: shorten_quotes(&problem.into()),
     }
 }
 
@@ -321,6 +327,18 @@ impl Parser {
         let count = |v: &str| {
             v.parse::<u32>()
                 .map_err(|_| error(n, format!("{key}: {v:?} is not a whole number")))
+        };
+        // The start's ply counters, as in the position text.
+        let counter = |v: &str| {
+            v.parse::<u32>()
+                .ok()
+                .filter(|&ply| ply <= MAX_PLY_COUNTER)
+                .ok_or_else(|| {
+                    error(
+                        n,
+                        format!("{key}: {v:?} is not a whole number from 0 to {MAX_PLY_COUNTER}"),
+                    )
+                })
         };
         match key {
             "layout" => {
@@ -338,14 +356,14 @@ impl Parser {
                 }
             }
             "start_ply" => {
-                if self.start_ply.replace(count(value)?).is_some() {
+                if self.start_ply.replace(counter(value)?).is_some() {
                     return Err(duplicate());
                 }
             }
             "start_plies_since_push_off" => {
                 if self
                     .start_plies_since_push_off
-                    .replace(count(value)?)
+                    .replace(counter(value)?)
                     .is_some()
                 {
                     return Err(duplicate());
@@ -407,10 +425,22 @@ impl Parser {
                 ));
             }
             (Some((_, layout)), None) => Start::Layout(layout),
-            (None, Some((_, position))) => Start::Position(position.with_ply_counters(
-                self.start_ply.unwrap_or(0),
-                self.start_plies_since_push_off.unwrap_or(0),
-            )),
+            (None, Some((line, position))) => {
+                // The counters of the start text, unless the lines give them.
+                let ply = self.start_ply.unwrap_or(position.ply());
+                let since =
+                    (self.start_plies_since_push_off).unwrap_or(position.plies_since_push_off());
+                if since > ply {
+                    return Err(error(
+                        line,
+                        format!(
+                            "the plies since a push-off ({since}) cannot exceed the plies \
+                             played ({ply}) of the start"
+                        ),
+                    ));
+                }
+                Start::Position(position.with_ply_counters(ply, since))
+            }
         };
         let position = match start {
             Start::Layout(layout) => Position::start(layout, rules),
@@ -694,6 +724,56 @@ mod tests {
             parsed.positions().last().unwrap().marbles_off(Color::White),
             6
         );
+    }
+
+    #[test]
+    fn the_start_counters_come_from_the_text_or_the_lines() {
+        let fen = "5/6/7/8/6bbw/8/7/6/5 b 0 5";
+        let record = |header: &str| {
+            GameRecord::parse(&format!(
+                "{MAGIC}\nstart: {fen}{header}\nmoves:\nresult: *\n"
+            ))
+        };
+        let ply = |header: &str| {
+            let position = record(header).unwrap().start_position();
+            (position.ply(), position.plies_since_push_off())
+        };
+        // The text's counters were dropped when no line gave them.
+        assert_eq!(ply(" 57 12"), (57, 12));
+        assert_eq!(ply(" 57 12\nstart_ply: 60"), (60, 12));
+        assert_eq!(ply("\nstart_ply: 60"), (60, 0));
+        // More plies since a push-off than plies: refused, as in the text
+        // (it was accepted, and the record then wrote a start it could not
+        // read back).
+        let err = record("\nstart_plies_since_push_off: 3").unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.problem.contains("cannot exceed"), "{err}");
+        // A counter near u32::MAX made the first move overflow (a panic).
+        let err = record("\nstart_ply: 4294967295").unwrap_err();
+        assert!(err.problem.contains("from 0 to 1000000000"), "{err}");
+        let text = format!(
+            "{MAGIC}\nstart: {fen}\nstart_ply: {MAX_PLY_COUNTER}\nmoves:\nE7E8\nresult: 1-0\nreason: marbles-off\n"
+        );
+        let last = GameRecord::parse(&text).unwrap().positions()[1];
+        assert_eq!(last.ply(), MAX_PLY_COUNTER + 1);
+    }
+
+    #[test]
+    fn a_huge_line_is_quoted_back_as_an_excerpt() {
+        let huge = "x".repeat(1 << 20);
+        let sample = sample().to_text();
+        for (from, to) in [
+            ("layout: belgian-daisy", format!("layout: {huge}")),
+            ("white: random", format!("{huge}: random")),
+            ("moves:", format!("moves:\n{huge}")),
+            ("result: *", format!("result: {huge}")),
+            ("rules: ", format!("rules: max_plies={huge} ")),
+        ] {
+            let err = GameRecord::parse(&sample.replace(from, &to)).unwrap_err();
+            let message = err.to_string();
+            assert!(message.chars().count() < 300, "{}", &message[..300]);
+            assert!(message.contains(&"x".repeat(40)), "{message}");
+        }
     }
 
     /// Parses `text` with line `n` (1-based) replaced by `line`.

@@ -22,7 +22,7 @@ use std::path::Path;
 use sumito_engine::variant::{
     NeutralPushOff, Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
 };
-use sumito_engine::{Cell, check_rule_values};
+use sumito_engine::{Cell, check_rule_values, excerpt, shorten_quotes};
 
 /// `marbles_to_win`: one number for every side, or one per side.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -89,6 +89,21 @@ fn key_error(key: &str, message: impl ToString) -> RulesTableError {
     }
 }
 
+/// A TOML error as one line: where (line and column of `text`) and what.
+/// TOML's own wording prints the whole line at fault, which may be a
+/// megabyte, and serde's quotes the offending key or value whole; here each
+/// is cut to an excerpt ([`shorten_quotes`]).
+pub fn toml_error(err: &toml::de::Error, text: &str) -> String {
+    let message = shorten_quotes(err.message().trim_end());
+    let Some(span) = err.span() else {
+        return message;
+    };
+    let before = text.get(..span.start).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    format!("line {line}, column {column}: {message}")
+}
+
 fn cells(key: &str, names: &Option<Vec<String>>) -> Result<Vec<Cell>, RulesTableError> {
     let mut out = Vec::new();
     for (index, name) in names.iter().flatten().enumerate() {
@@ -107,21 +122,21 @@ fn cells(key: &str, names: &Option<Vec<String>>) -> Result<Vec<Cell>, RulesTable
 }
 
 impl RulesTable {
-    /// Reads the `[rules]` table of a TOML file; errors name the file, and
-    /// the line and key where TOML places them.
+    /// Reads the `[rules]` table of a TOML file ([`RulesTable::from_toml`])
+    /// and checks its values; errors name the file, and the line and column
+    /// where TOML places them.
     pub fn read(path: &Path) -> Result<RulesTable, RulesTableError> {
         let file_error = |message: String| RulesTableError::File {
             path: path.display().to_string(),
             message,
         };
         let text = std::fs::read_to_string(path).map_err(|err| file_error(err.to_string()))?;
-        let file: RulesFile = toml::from_str(&text)
-            .map_err(|err| file_error(err.to_string().trim_end().to_string()))?;
+        let rules = RulesTable::from_toml(&text).map_err(file_error)?;
         // Refused here, for every command and game, before anything plays.
-        file.rules
+        rules
             .validate()
             .map_err(|err| file_error(err.to_string()))?;
-        Ok(file.rules)
+        Ok(rules)
     }
 
     /// Checks the values of the rules (targets and limits) against their
@@ -136,6 +151,21 @@ impl RulesTable {
         };
         check_rule_values(&targets, self.max_plies, self.no_push_off_plies)
             .map_err(|err| key_error(err.key, err.problem()))
+    }
+
+    /// Reads the `[rules]` table from the text of a TOML file, as
+    /// [`RulesTable::read`] does (which then checks the values); the error
+    /// names the line and column and quotes at most an excerpt of the text.
+    pub fn from_toml(text: &str) -> Result<RulesTable, String> {
+        toml::from_str::<RulesFile>(text)
+            .map(|file| file.rules)
+            .map_err(|err| toml_error(&err, text))
+    }
+
+    /// Reads the table as JSON (an object of the same keys), as the web
+    /// page sends it; the error quotes at most an excerpt of what was sent.
+    pub fn from_json(value: &serde_json::Value) -> Result<RulesTable, String> {
+        RulesTable::deserialize(value).map_err(|err| shorten_quotes(&err.to_string()))
     }
 
     /// Whether anything here needs the general game (the two-player engine
@@ -202,7 +232,10 @@ impl RulesTable {
             rules.neutral_push_off = NeutralPushOff::from_name(name).ok_or_else(|| {
                 key_error(
                     "neutral_push_off",
-                    format!("{name:?}: expected \"opponent-scores\" or \"pusher-wins\""),
+                    format!(
+                        "{:?}: expected \"opponent-scores\" or \"pusher-wins\"",
+                        excerpt(name)
+                    ),
                 )
             })?;
         }
@@ -285,7 +318,10 @@ impl RulesTable {
             rules.neutral_push_off = NeutralPushOff::from_name(name).ok_or_else(|| {
                 key_error(
                     "neutral_push_off",
-                    format!("{name:?}: expected \"opponent-scores\" or \"pusher-wins\""),
+                    format!(
+                        "{:?}: expected \"opponent-scores\" or \"pusher-wins\"",
+                        excerpt(name)
+                    ),
                 )
             })?;
         }
@@ -427,6 +463,42 @@ mod tests {
                 .marbles_to_win,
             14
         );
+    }
+
+    #[test]
+    fn toml_and_json_errors_say_where_and_quote_an_excerpt() {
+        let err = RulesTable::from_toml("[rules]\nholse = []\n").unwrap_err();
+        assert!(
+            err.starts_with("line 2, column 1: unknown field `holse`"),
+            "{err}"
+        );
+        // TOML's own wording printed the whole line: a megabyte here.
+        let huge = "x".repeat(1 << 20);
+        let cut = format!("{}…", "x".repeat(sumito_engine::EXCERPT_CHARS));
+        for text in [
+            format!("[rules]\n{huge} = 1\n"),
+            format!("[rules]\nmax_plies = \"{huge}\"\n"),
+            format!("[rules]\nholes = [\"E5\"] {huge}\n"),
+            format!("[rules]\nneutral_push_off = \"{huge}\"\nneutral = [\"E5\"]\n"),
+        ] {
+            let message = match RulesTable::from_toml(&text) {
+                Ok(table) => table
+                    .resolve(VariantLayout::Two(sumito_engine::Layout::Standard))
+                    .unwrap_err()
+                    .to_string(),
+                Err(message) => message,
+            };
+            assert!(message.chars().count() < 300, "{}", &message[..300]);
+            assert!(message.contains(&cut) || text.contains("] x"), "{message}");
+        }
+        for value in [
+            serde_json::json!({ huge.clone(): 1 }),
+            serde_json::json!({ "max_plies": huge }),
+        ] {
+            let message = RulesTable::from_json(&value).unwrap_err();
+            assert!(message.contains(&cut), "{message}");
+            assert!(message.chars().count() < 300, "{}", &message[..300]);
+        }
     }
 
     #[test]

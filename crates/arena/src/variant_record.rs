@@ -33,6 +33,7 @@
 use std::path::Path;
 
 use serde::Deserialize;
+use sumito_engine::shorten_quotes;
 use sumito_engine::variant::{VariantLayout, VariantMove, VariantPosition};
 
 use crate::record::{RecordError, RecordFileError, write_atomic};
@@ -67,10 +68,13 @@ struct InlineRules {
     rules: RulesTable,
 }
 
+/// A problem at a line. Problems quote the record's text (a line, a key, a
+/// result), which may be a megabyte long: each quoted part is cut to an
+/// excerpt.
 fn problem(line: usize, problem: impl ToString) -> RecordError {
     RecordError {
         line,
-        problem: problem.to_string(),
+        problem: shorten_quotes(&problem.to_string()),
     }
 }
 
@@ -163,15 +167,24 @@ impl VariantRecord {
         let mut rules = RulesTable::default();
         let mut seats = Vec::new();
         let mut opening_plies = 0;
+        let (mut start_line, mut opening_line) = (1, 1);
         let mut in_moves = false;
         let mut move_lines = Vec::new();
         let mut result_line = None;
+        // The header keys read so far (`start` for both layout: and start:),
+        // and whether `moves:` was: each may be given once, as in the
+        // two-player record (a second one was silently taken instead).
+        let mut given: Vec<&str> = Vec::new();
         for (number, line) in lines {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
             if in_moves {
                 if let Some(result) = line.strip_prefix("result:") {
+                    if given.contains(&"result") {
+                        return Err(problem(number, "\"result\" is given twice"));
+                    }
+                    given.push("result");
                     result_line = Some((number, result.trim().to_string()));
                     in_moves = false;
                 } else {
@@ -180,6 +193,10 @@ impl VariantRecord {
                 continue;
             }
             if line == "moves:" {
+                if given.contains(&"moves") {
+                    return Err(problem(number, "\"moves:\" is given twice"));
+                }
+                given.push("moves");
                 in_moves = true;
                 continue;
             }
@@ -190,6 +207,22 @@ impl VariantRecord {
                 ));
             };
             let value = value.trim();
+            let slot = match key.trim() {
+                "layout" | "start" => "start",
+                other => other,
+            };
+            if given.contains(&slot) {
+                return Err(problem(
+                    number,
+                    match slot {
+                        "start" => "give one layout: or start: line".to_string(),
+                        _ => format!("{slot:?} is given twice"),
+                    },
+                ));
+            }
+            if slot == "start" {
+                start_line = number;
+            }
             match key.trim() {
                 "layout" => {
                     start = Some(VariantStart::Layout(
@@ -199,13 +232,13 @@ impl VariantRecord {
                 "start" => start = Some(VariantStart::Text(value.to_string())),
                 "rules" => {
                     rules = toml::from_str::<InlineRules>(&format!("rules = {value}"))
-                        .map_err(|err| {
-                            problem(number, format!("rules: {}", err.to_string().trim_end()))
-                        })?
+                        // (TOML's own wording prints the whole line.)
+                        .map_err(|err| problem(number, format!("rules: {}", err.message())))?
                         .rules;
                 }
                 "seats" => seats = value.split('|').map(|s| s.trim().to_string()).collect(),
                 "opening_plies" => {
+                    opening_line = number;
                     opening_plies = value.parse().map_err(|_| {
                         problem(
                             number,
@@ -216,6 +249,7 @@ impl VariantRecord {
                 "result" => result_line = Some((number, value.to_string())),
                 other => return Err(problem(number, format!("unknown key {other:?}"))),
             }
+            given.push(slot);
         }
         let start = start.ok_or_else(|| problem(1, "no `layout:` or `start:` line"))?;
         let mut record = VariantRecord {
@@ -226,13 +260,25 @@ impl VariantRecord {
             moves: Vec::new(),
             result: None,
         };
-        let mut position = record.start_position().map_err(|err| problem(1, err))?;
+        let mut position = record
+            .start_position()
+            .map_err(|err| problem(start_line, err))?;
         for (number, text) in move_lines {
             let mv = position
                 .parse_move(text)
                 .map_err(|err| problem(number, err))?;
             record.moves.push(mv);
             position = position.play(mv);
+        }
+        if record.opening_plies as usize > record.moves.len() {
+            return Err(problem(
+                opening_line,
+                format!(
+                    "opening_plies {} exceeds the {} moves",
+                    record.opening_plies,
+                    record.moves.len()
+                ),
+            ));
         }
         let replayed = position.describe_outcome();
         if let Some((number, result)) = result_line {
@@ -323,5 +369,75 @@ mod tests {
         broken[first_move] = "E5E6".into();
         let err = VariantRecord::parse(&broken.join("\n")).unwrap_err();
         assert_eq!(err.line, first_move + 1, "{err}");
+    }
+
+    #[test]
+    fn keys_given_twice_and_too_many_opening_plies_are_refused() {
+        let text = format!(
+            "{VARIANT_MAGIC}\nlayout: three-player\nrules: {{}}\nopening_plies: 1\nmoves:\nA2B2\nresult: *\n"
+        );
+        let record = VariantRecord::parse(&text).unwrap();
+        assert_eq!(record.moves.len(), 1);
+        // A second one was silently taken instead of the first.
+        for (from, to, line, what) in [
+            (
+                "rules: {}",
+                "rules: {}\nrules: { max_plies = 3 }",
+                4,
+                "\"rules\" is given twice",
+            ),
+            (
+                "layout: three-player",
+                "layout: three-player\nstart: 5/6/7/8/9/8/7/6/5 b 0,0,0",
+                3,
+                "give one layout: or start: line",
+            ),
+            (
+                "result: *",
+                "result: *\nmoves:",
+                8,
+                "\"moves:\" is given twice",
+            ),
+            (
+                "result: *",
+                "result: *\nresult: *",
+                8,
+                "\"result\" is given twice",
+            ),
+            (
+                "opening_plies: 1",
+                "opening_plies: 2",
+                4,
+                "opening_plies 2 exceeds the 1 moves",
+            ),
+        ] {
+            let err = VariantRecord::parse(&text.replace(from, to)).unwrap_err();
+            assert_eq!((err.line, err.problem.as_str()), (line, what), "{to}");
+        }
+    }
+
+    #[test]
+    fn a_huge_line_is_quoted_back_as_an_excerpt() {
+        let huge = "x".repeat(1 << 20);
+        let text = format!("{VARIANT_MAGIC}\nlayout: standard\nmoves:\nresult: *\n");
+        for (from, to) in [
+            ("layout: standard", format!("layout: {huge}")),
+            (
+                "layout: standard",
+                format!("layout: standard\nrules: {{ {huge} = 1 }}"),
+            ),
+            (
+                "layout: standard",
+                format!("layout: standard\nrules: {{ max_plies = \"{huge}\" }}"),
+            ),
+            ("layout: standard", format!("layout: standard\n{huge}")),
+            ("moves:", format!("moves:\n{huge}")),
+            ("result: *", format!("result: {huge}")),
+        ] {
+            let err = VariantRecord::parse(&text.replace(from, &to)).unwrap_err();
+            let message = err.to_string();
+            assert!(message.chars().count() < 300, "{}", &message[..300]);
+            assert!(message.contains(&"x".repeat(40)), "{message}");
+        }
     }
 }

@@ -72,7 +72,7 @@ pub enum PositionParseError {
         found: String,
         at: usize,
     },
-    #[error("{counter} {found:?} is not a whole number")]
+    #[error("{counter} {found:?} is not a whole number from 0 to {MAX_PLY_COUNTER}")]
     BadPlyCounter {
         counter: &'static str,
         found: String,
@@ -87,6 +87,12 @@ pub enum PositionParseError {
 }
 
 const ROW_LETTERS: &[u8; 9] = b"ABCDEFGHI";
+
+/// The largest ply counter a position text (and a game record's start) may
+/// give: far beyond any game, and far enough below `u32::MAX` that playing
+/// on, and every `ply + 1` of the code above, cannot overflow (a text at
+/// `u32::MAX` made the next move panic).
+pub const MAX_PLY_COUNTER: u32 = 1_000_000_000;
 
 impl PositionParseError {
     /// The character of the text (1-based) where the problem is, if it has
@@ -277,7 +283,7 @@ impl Position {
         let number = |counter: &'static str, text: &str, at: usize| {
             text.parse::<u32>()
                 .ok()
-                .filter(|_| text.bytes().all(|b| b.is_ascii_digit()))
+                .filter(|&n| n <= MAX_PLY_COUNTER && text.bytes().all(|b| b.is_ascii_digit()))
                 .ok_or_else(|| PositionParseError::BadPlyCounter {
                     counter,
                     found: excerpt(text),
@@ -378,6 +384,13 @@ mod tests {
         assert!(error(&format!("{STANDARD} 5")).contains("found 5"));
         assert!(error(&format!("{STANDARD} 5 x")).contains("plies since a push-off \"x\""));
         assert!(error(&format!("{STANDARD} -1 0")).contains("plies played \"-1\""));
+        // Counters near u32::MAX would overflow as the game goes on.
+        assert!(
+            error(&format!("{STANDARD} 4294967295 0"))
+                .contains("plies played \"4294967295\" is not a whole number from 0 to 1000000000")
+        );
+        let last = Position::from_fen(&format!("{STANDARD} {MAX_PLY_COUNTER} 7")).unwrap();
+        assert_eq!(last.play(last.legal_moves()[0]).ply(), MAX_PLY_COUNTER + 1);
         let text = error(&format!("{STANDARD} 3 4"));
         assert!(
             text.contains("cannot exceed the plies played (3)"),

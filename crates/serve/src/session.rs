@@ -374,8 +374,10 @@ impl GameSession {
             .any(|seat| matches!(seat, SeatRequest::Model { .. }));
         let model_rules = self.engines.model_rules().filter(|_| model_seat);
         let table: RulesTable = match (rules, model_rules) {
+            // (The table's own reader: its errors quote an excerpt of what
+            // was sent.)
             (Some(value), _) => {
-                serde_json::from_value(value.clone()).map_err(|err| format!("rules: {err}"))?
+                RulesTable::from_json(value).map_err(|err| format!("rules: {err}"))?
             }
             // A model plays under the rules it was trained with.
             (None, Some(rules)) => table_of(rules),

@@ -421,6 +421,31 @@ fn huge_fields_and_moves_are_quoted_back_as_short_excerpts() {
         assert!(message.contains(&cut), "{message}");
     }
     let start = VariantPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0", None).unwrap();
+    // Ply counters: at most MAX_PLY_COUNTER (playing on from u32::MAX
+    // overflowed), and no more plies since a push-off than plies.
+    let err = VariantPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0 4294967295 0", None);
+    assert!(
+        matches!(err, Err(VariantTextError::BadCounter { .. })),
+        "{err:?}"
+    );
+    let err = VariantPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0 3 4", None);
+    assert!(
+        matches!(
+            err,
+            Err(VariantTextError::PliesSincePushOffExceedPly {
+                since: 4,
+                ply: 3,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    let text = format!("5/6/7/8/9/8/7/6/b4 b 0 0 {} 0", crate::MAX_PLY_COUNTER);
+    let last = VariantPosition::from_text(&text, None).unwrap();
+    assert_eq!(
+        last.play(last.legal_moves()[0]).ply(),
+        crate::MAX_PLY_COUNTER + 1
+    );
     for text in [huge.clone(), format!("A1{huge}"), format!("a1,{huge}")] {
         let message = start.parse_move(&text).unwrap_err().to_string();
         assert!(message.len() < 300, "{}", &message[..300]);

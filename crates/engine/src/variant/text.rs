@@ -41,7 +41,7 @@ use super::position::{CellContent, VariantBoardError, VariantPosition};
 use super::rules::{MAX_SEATS, SEAT_LETTERS, Seating, VariantRules};
 use crate::board::{Cell, row_max_diag, row_min_diag};
 use crate::excerpt::excerpt;
-use crate::fen::fields_with_columns;
+use crate::fen::{MAX_PLY_COUNTER, fields_with_columns};
 use std::fmt;
 
 /// What is wrong with a general position text; `at` is the character
@@ -77,12 +77,18 @@ pub enum VariantTextError {
     BadScore { found: String, at: usize },
     #[error("{found} scores at character {at}: 3 to 6 players, or two numbers for two players")]
     ScoreCount { found: usize, at: usize },
-    #[error("{counter} {found:?} at character {at} is not a whole number")]
+    #[error(
+        "{counter} {found:?} at character {at} is not a whole number from 0 to {MAX_PLY_COUNTER}"
+    )]
     BadCounter {
         counter: &'static str,
         found: String,
         at: usize,
     },
+    #[error(
+        "plies since a push-off ({since}) at character {at} cannot exceed the plies played ({ply})"
+    )]
+    PliesSincePushOffExceedPly { since: u32, ply: u32, at: usize },
     #[error("a marble of seat {letter:?} on {cell}, but only {seats} players play")]
     SeatOutOfRange {
         letter: char,
@@ -360,16 +366,25 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
         [(ply_at, ply), (since_at, since)] => {
             let number = |counter: &'static str, at: usize, text: &str| {
                 text.parse::<u32>()
-                    .map_err(|_| VariantTextError::BadCounter {
+                    .ok()
+                    .filter(|&n| n <= MAX_PLY_COUNTER)
+                    .ok_or_else(|| VariantTextError::BadCounter {
                         counter,
                         found: excerpt(text),
                         at,
                     })
             };
-            parsed.counters = Some((
-                number("plies played", *ply_at, ply)?,
-                number("plies since a push-off", *since_at, since)?,
-            ));
+            let ply = number("plies played", *ply_at, ply)?;
+            let since = number("plies since a push-off", *since_at, since)?;
+            // As in the two-player text.
+            if since > ply {
+                return Err(VariantTextError::PliesSincePushOffExceedPly {
+                    since,
+                    ply,
+                    at: *since_at,
+                });
+            }
+            parsed.counters = Some((ply, since));
         }
         _ => {
             return Err(VariantTextError::FieldCount {

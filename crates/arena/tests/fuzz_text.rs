@@ -1,0 +1,762 @@
+//! Fuzzing of the arena's text parsers with property tests that run in CI:
+//! two-player game records (`GameRecord::parse`), general game records
+//! (`VariantRecord::parse`), and the `[rules]` table from TOML (a `--rules`
+//! file, `RulesTable::from_toml`) and from JSON (what the web page sends,
+//! `RulesTable::from_json`), resolved with every layout into a start.
+//!
+//! For each: any text gives `Ok` or `Err` and never panics; edits of real
+//! texts (records of random games, random valid tables) never panic, and
+//! what still parses writes and reads back to itself; valid values round
+//! trip through their text; and every error message stays short (at most
+//! [`MESSAGE_LIMIT`] characters) even for a megabyte of input.
+//!
+//! The seed is fixed, so CI tries the same inputs every run, and failures
+//! are not written to `proptest-regressions/` files (`failure_persistence:
+//! None`): a failure prints its shrunk input, which becomes a unit test
+//! beside the parser. Inputs per run are in each block's comment and in
+//! docs/fuzzing.md.
+
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::OnceLock;
+use sumito_arena::record::{GameRecord, MAGIC, Start};
+use sumito_arena::rules_table::{RulesTable, Targets};
+use sumito_arena::variant_record::{VARIANT_MAGIC, VariantRecord, VariantStart};
+use sumito_engine::variant::VariantLayout;
+use sumito_engine::{Cell, Layout, MAX_PLY_COUNTER, Move, Position, Rules};
+
+/// The longest error message any parser may give, in characters: 300,
+/// and 40 for the place it names (`line 12: `, `rules.layouts[0]: `).
+const MESSAGE_LIMIT: usize = 340;
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        rng_seed: RngSeed::Fixed(0x5u64 << 40 | 0x0031),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Fails unless `message` is at most [`MESSAGE_LIMIT`] characters.
+fn short(message: String, input_chars: usize) -> Result<(), TestCaseError> {
+    let length = message.chars().count();
+    prop_assert!(
+        length <= MESSAGE_LIMIT,
+        "a {length}-character error for {input_chars} characters of input: {}…",
+        message.chars().take(400).collect::<String>()
+    );
+    Ok(())
+}
+
+/// Pieces that the edits insert: the formats' own tokens and lines,
+/// numbers at and past their types' limits, and characters that are not
+/// ASCII (multi-byte, control, right-to-left, one that prints escaped).
+const TOKENS: &[&str] = &[
+    " ",
+    "\t",
+    "\n",
+    "\r\n",
+    ":",
+    "=",
+    ",",
+    "|",
+    "-",
+    "#",
+    "[",
+    "]",
+    "{",
+    "}",
+    "\"",
+    "0",
+    "1",
+    "14",
+    "15",
+    "255",
+    "256",
+    "-1",
+    "4294967295",
+    "4294967296",
+    "99999999999999999999999",
+    "1e9",
+    "none",
+    "true",
+    "null",
+    "A1B2",
+    "E5",
+    "Z9",
+    "moves:",
+    "result: *",
+    "result: 1-0",
+    "result: 1/2-1/2",
+    "reason: marbles-off",
+    "reason: move-limit",
+    "layout: standard",
+    "layout: six-player",
+    "layout: random:7",
+    "start: 5/6/7/8/9/8/7/6/5 b 0 0",
+    "start_ply: 4294967295",
+    "start_plies_since_push_off: 4294967295",
+    "opening_plies: 4294967295",
+    "rules: max_plies=1",
+    "rules: { max_plies = 1 }",
+    "rules: {}",
+    "seats: a | b",
+    "black: x",
+    "marbles_to_win",
+    "max_plies",
+    "holes",
+    "neutral",
+    "removed_marbles",
+    "neutral_push_off",
+    "pusher-wins",
+    "partners_in_a_row",
+    "layouts",
+    "é",
+    "€",
+    "💥",
+    "\u{0}",
+    "\u{7f}",
+    "\u{202e}",
+    "\u{e0001}",
+    "\u{fffd}",
+];
+
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => proptest::sample::select(TOKENS).prop_map(str::to_owned),
+        1 => any::<char>().prop_map(String::from),
+        1 => "[ -~]{1,4}",
+    ]
+}
+
+/// One edit of a text. Places are picked modulo the text's length (in
+/// characters or lines), so every edit applies to every text.
+#[derive(Clone, Debug)]
+enum Edit {
+    Delete {
+        at: usize,
+        len: usize,
+    },
+    Insert {
+        at: usize,
+        piece: String,
+    },
+    Replace {
+        at: usize,
+        len: usize,
+        piece: String,
+    },
+    SwapLines {
+        a: usize,
+        b: usize,
+    },
+    DuplicateLine {
+        at: usize,
+    },
+    DeleteLine {
+        at: usize,
+    },
+    /// A piece repeated many times (a huge number, a long name, many lines).
+    Repeat {
+        at: usize,
+        piece: String,
+        times: usize,
+    },
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let at = any::<usize>();
+    prop_oneof![
+        (at, 1..6usize).prop_map(|(at, len)| Edit::Delete { at, len }),
+        (at, piece()).prop_map(|(at, piece)| Edit::Insert { at, piece }),
+        (at, 1..4usize, piece()).prop_map(|(at, len, piece)| Edit::Replace { at, len, piece }),
+        (at, any::<usize>()).prop_map(|(a, b)| Edit::SwapLines { a, b }),
+        at.prop_map(|at| Edit::DuplicateLine { at }),
+        at.prop_map(|at| Edit::DeleteLine { at }),
+        (at, piece(), 2..300usize).prop_map(|(at, piece, times)| Edit::Repeat { at, piece, times }),
+    ]
+}
+
+/// `text` with `edits` applied in turn.
+fn apply(text: &str, edits: &[Edit]) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    let place = |at: usize, chars: &Vec<char>| at % (chars.len() + 1);
+    let lines = |chars: &Vec<char>| -> Vec<String> {
+        let text: String = chars.iter().collect();
+        text.split('\n').map(str::to_owned).collect()
+    };
+    for edit in edits {
+        match edit {
+            Edit::Delete { at, len } => {
+                let start = place(*at, &chars);
+                let end = (start + len).min(chars.len());
+                chars.drain(start..end);
+            }
+            Edit::Insert { at, piece } => {
+                let start = place(*at, &chars);
+                chars.splice(start..start, piece.chars());
+            }
+            Edit::Replace { at, len, piece } => {
+                let start = place(*at, &chars);
+                let end = (start + len).min(chars.len());
+                chars.splice(start..end, piece.chars());
+            }
+            Edit::SwapLines { a, b } => {
+                let mut all = lines(&chars);
+                let (a, b) = (a % all.len(), b % all.len());
+                all.swap(a, b);
+                chars = all.join("\n").chars().collect();
+            }
+            Edit::DuplicateLine { at } => {
+                let mut all = lines(&chars);
+                let at = at % all.len();
+                all.insert(at, all[at].clone());
+                chars = all.join("\n").chars().collect();
+            }
+            Edit::DeleteLine { at } => {
+                let mut all = lines(&chars);
+                all.remove(at % all.len());
+                chars = all.join("\n").chars().collect();
+            }
+            Edit::Repeat { at, piece, times } => {
+                let start = place(*at, &chars);
+                let run: Vec<char> = piece.repeat(*times).chars().collect();
+                chars.splice(start..start, run);
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
+/// `text` with `piece` repeated to a megabyte inserted before character
+/// `at` (modulo the length).
+fn with_megabyte(text: &str, at: usize, piece: &str) -> String {
+    let at = at % (text.chars().count() + 1);
+    let byte = text
+        .char_indices()
+        .nth(at)
+        .map_or(text.len(), |(byte, _)| byte);
+    let mut huge = String::with_capacity(text.len() + (1 << 20));
+    huge.push_str(&text[..byte]);
+    huge.push_str(&piece.repeat((1 << 20) / piece.len()));
+    huge.push_str(&text[byte..]);
+    huge
+}
+
+/// Arbitrary text: any characters, or any bytes read as UTF-8 the way a
+/// file of unknown encoding is (`from_utf8_lossy`).
+fn any_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[ -~\n]{0,120}",
+        proptest::collection::vec(any::<u8>(), 0..200)
+            .prop_map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+    ]
+}
+
+/// Player names as records hold them: trimmed, one line, no `|`.
+const NAMES: &[&str] = &[
+    "random",
+    "greedy",
+    "alphabeta:depth=3",
+    "net:runs/quick/best.safetensors:sims=64",
+    "",
+    "Ann Lee",
+    "Zoë",
+    "名人",
+    "a#b",
+];
+
+// ---------------------------------------------------------------------------
+// Two-player game records
+
+/// Plays up to `plies` random moves from `start`, pushing off when it can
+/// half the time, so that games end by marbles off as well as by limits.
+fn random_moves(start: Position, plies: usize, seed: u64) -> (Vec<Move>, Position) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut moves, mut position) = (Vec::new(), start);
+    for _ in 0..plies {
+        let legal = position.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        let off = |p: &Position| {
+            p.marbles_off(sumito_engine::Color::Black) + p.marbles_off(sumito_engine::Color::White)
+        };
+        let push = rng
+            .random_bool(0.5)
+            .then(|| {
+                legal
+                    .iter()
+                    .copied()
+                    .find(|&mv| off(&position.play(mv)) > off(&position))
+            })
+            .flatten();
+        let mv = push.unwrap_or_else(|| legal[rng.random_range(0..legal.len())]);
+        moves.push(mv);
+        position = position.play(mv);
+    }
+    (moves, position)
+}
+
+fn any_layout() -> impl Strategy<Value = Layout> {
+    prop_oneof![
+        proptest::sample::select(Layout::NAMED.to_vec()),
+        any::<u64>().prop_map(|seed| Layout::Random { seed }),
+        any::<u64>().prop_map(|seed| Layout::PartlyRandom { seed }),
+    ]
+}
+
+fn two_player_rules() -> impl Strategy<Value = Rules> {
+    (
+        1..=14u8,
+        proptest::option::of(1..300u32),
+        proptest::option::of(1..60u32),
+    )
+        .prop_map(|(marbles_to_win, max_plies, no_push_off_plies)| Rules {
+            marbles_to_win,
+            max_plies,
+            no_push_off_plies,
+        })
+}
+
+/// A record of a random game: from a layout, or from a position taken from
+/// another game (with its ply counters), under random rules.
+fn game_record() -> impl Strategy<Value = GameRecord> {
+    (
+        any_layout(),
+        two_player_rules(),
+        any::<bool>(),
+        (any::<u64>(), 0..80usize, 0..200usize),
+        (
+            proptest::sample::select(NAMES),
+            proptest::sample::select(NAMES),
+        ),
+        any::<proptest::sample::Index>(),
+        // Ply counters of the start: none, any, or at the largest a start
+        // may have (from u32::MAX the next move overflowed).
+        prop_oneof![
+            Just(None),
+            (0..=MAX_PLY_COUNTER, 0..=MAX_PLY_COUNTER).prop_map(Some),
+            ((MAX_PLY_COUNTER - 3)..=MAX_PLY_COUNTER).prop_map(|ply| Some((ply, ply))),
+        ],
+    )
+        .prop_map(
+            |(
+                layout,
+                rules,
+                from_text,
+                (seed, before, plies),
+                (black, white),
+                opening,
+                counters,
+            )| {
+                let layout_start = Position::start(layout, Rules::default());
+                let start = if from_text {
+                    let (_, position) = random_moves(layout_start, before, seed ^ 1);
+                    let position = match counters {
+                        Some((a, b)) => position.with_ply_counters(a.max(b), a.min(b)),
+                        None => position,
+                    };
+                    Start::Position(position)
+                } else {
+                    Start::Layout(layout)
+                };
+                let first = match start {
+                    Start::Layout(layout) => Position::start(layout, rules),
+                    Start::Position(position) => position.with_rules(rules),
+                };
+                let (moves, last) = random_moves(first, plies, seed);
+                GameRecord {
+                    start,
+                    rules,
+                    black: black.to_owned(),
+                    white: white.to_owned(),
+                    opening_plies: opening.index(moves.len() + 1) as u32,
+                    moves,
+                    result: last.outcome(),
+                }
+            },
+        )
+}
+
+/// Checks reading `text` as a game record: a short error, or a record that
+/// writes and reads back to itself.
+fn check_game_record(text: &str) -> Result<(), TestCaseError> {
+    match GameRecord::parse(text) {
+        Ok(record) => {
+            let again = GameRecord::parse(&record.to_text());
+            prop_assert_eq!(again, Ok(record), "{:?}", text);
+        }
+        Err(err) => short(err.to_string(), text.chars().count())?,
+    }
+    Ok(())
+}
+
+proptest! {
+    // 2,000 inputs each.
+    #![proptest_config(config(2_000))]
+
+    #[test]
+    fn game_record_any_text_never_panics(text in any_text(), after_magic in any::<bool>()) {
+        // After the first line, the parser reads on.
+        let text = if after_magic { format!("{MAGIC}\n{text}") } else { text };
+        check_game_record(&text)?;
+    }
+
+    #[test]
+    fn game_record_edited_records_never_panic_and_read_back(
+        record in game_record(),
+        edits in proptest::collection::vec(edit(), 1..4),
+    ) {
+        let text = record.to_text();
+        prop_assert_eq!(GameRecord::parse(&text), Ok(record));
+        check_game_record(&apply(&text, &edits))?;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The rules table
+
+/// Every cell name and a few that are not cells.
+fn cell_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        9 => (0..61usize).prop_map(|index| {
+            Cell::all().nth(index).expect("61 cells").to_string()
+        }),
+        1 => proptest::sample::select(&["e5", "A0", "J1", "", "E55"][..]).prop_map(str::to_owned),
+    ]
+}
+
+fn cell_list() -> impl Strategy<Value = Option<Vec<String>>> {
+    proptest::option::weighted(0.4, proptest::collection::vec(cell_name(), 0..4))
+}
+
+/// Every layout's name, as `layouts` holds them.
+fn layout_names() -> Vec<String> {
+    let many = VariantLayout::MANY_PLAYER.into_iter();
+    let mut names: Vec<String> = Layout::NAMED
+        .map(VariantLayout::Two)
+        .into_iter()
+        .chain(many)
+        .map(|layout| layout.name())
+        .collect();
+    names.extend([
+        "random:7".into(),
+        "partly-random:3".into(),
+        "hexagon".into(),
+    ]);
+    names
+}
+
+/// A rules table with every key sometimes present: values in and out of
+/// their ranges, cells that clash, keys that do not fit every layout.
+fn rules_table() -> impl Strategy<Value = RulesTable> {
+    let targets = prop_oneof![
+        (0..=15u8).prop_map(Targets::All),
+        proptest::collection::vec(0..=15u8, 1..7).prop_map(Targets::PerSide),
+    ];
+    let flag = || proptest::option::weighted(0.3, any::<bool>());
+    (
+        (
+            proptest::option::weighted(0.5, targets),
+            proptest::option::weighted(0.3, 0..500u32),
+            proptest::option::weighted(0.3, 0..100u32),
+            proptest::option::weighted(
+                0.2,
+                proptest::collection::vec(proptest::sample::select(layout_names()), 0..3),
+            ),
+        ),
+        (cell_list(), cell_list(), cell_list(), cell_list()),
+        proptest::option::weighted(
+            0.3,
+            proptest::sample::select(&["opponent-scores", "pusher-wins", "nobody"][..])
+                .prop_map(str::to_owned),
+        ),
+        (flag(), flag(), flag(), flag()),
+    )
+        .prop_map(
+            |(
+                (marbles_to_win, max_plies, no_push_off_plies, layouts),
+                (obstacles, holes, neutral, removed_marbles),
+                neutral_push_off,
+                (shield_moves, rotation_moves, one_colour, partners_in_a_row),
+            )| RulesTable {
+                marbles_to_win,
+                max_plies,
+                no_push_off_plies,
+                layouts,
+                obstacles,
+                holes,
+                neutral,
+                neutral_push_off,
+                removed_marbles,
+                shield_moves,
+                rotation_moves,
+                one_colour,
+                partners_in_a_row,
+            },
+        )
+}
+
+/// Every layout the general game knows, and two seeded ones.
+fn every_layout() -> Vec<VariantLayout> {
+    let mut layouts: Vec<VariantLayout> = Layout::NAMED.map(VariantLayout::Two).to_vec();
+    layouts.extend(VariantLayout::MANY_PLAYER);
+    layouts.push(VariantLayout::Two(Layout::Random { seed: 7 }));
+    layouts.push(VariantLayout::Two(Layout::PartlyRandom { seed: 3 }));
+    layouts
+}
+
+/// Resolves `table` with every layout and starts each game: a start, or a
+/// short error; never a panic.
+fn check_resolves(table: &RulesTable) -> Result<(), TestCaseError> {
+    for layout in every_layout() {
+        match table.resolve(layout) {
+            Ok((rules, setup)) => {
+                let start = setup.start(&rules);
+                prop_assert!(start.is_ok(), "{:?} with {}: {:?}", table, layout, start);
+                prop_assert_eq!(table.start(layout).ok(), start.ok());
+            }
+            Err(err) => short(err.to_string(), 0)?,
+        }
+    }
+    match table.layout() {
+        Ok(_) => {}
+        Err(err) => short(err.to_string(), 0)?,
+    }
+    for seats in 2..=6 {
+        if let Err(err) = table.rules_for_text(seats) {
+            short(err.to_string(), 0)?;
+        }
+    }
+    Ok(())
+}
+
+/// The `[rules]` table as a `--rules` file holds it.
+fn toml_text(table: &RulesTable) -> String {
+    #[derive(serde::Serialize)]
+    struct File<'a> {
+        rules: &'a RulesTable,
+    }
+    toml::to_string(&File { rules: table }).expect("a table serializes")
+}
+
+/// Checks reading `text` as a `--rules` file and as the page's JSON.
+fn check_rules_text(text: &str) -> Result<(), TestCaseError> {
+    match RulesTable::from_toml(text) {
+        Ok(table) => {
+            prop_assert_eq!(RulesTable::from_toml(&toml_text(&table)), Ok(table.clone()));
+            check_resolves(&table)?;
+        }
+        Err(err) => short(err, text.chars().count())?,
+    }
+    // (Text that is not JSON at all is refused by the page's message
+    // parser before the table is read.)
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+        match RulesTable::from_json(&value) {
+            Ok(table) => {
+                let json = serde_json::to_value(&table).expect("a table serializes");
+                prop_assert_eq!(RulesTable::from_json(&json), Ok(table.clone()));
+                check_resolves(&table)?;
+            }
+            Err(err) => short(err, text.chars().count())?,
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    // 2,000 inputs each.
+    #![proptest_config(config(2_000))]
+
+    /// A table reads back from its TOML and JSON texts, and resolves with
+    /// every layout into a start or a short error.
+    #[test]
+    fn rules_table_round_trips_and_resolves_with_every_layout(table in rules_table()) {
+        let toml = toml_text(&table);
+        prop_assert_eq!(RulesTable::from_toml(&toml), Ok(table.clone()), "{}", toml);
+        let json = serde_json::to_value(&table).expect("a table serializes");
+        prop_assert_eq!(RulesTable::from_json(&json), Ok(table.clone()));
+        check_resolves(&table)?;
+    }
+
+    #[test]
+    fn rules_table_any_text_never_panics(text in any_text(), header in any::<bool>()) {
+        let text = if header { format!("[rules]\n{text}") } else { text };
+        check_rules_text(&text)?;
+    }
+
+    #[test]
+    fn rules_table_edited_texts_never_panic(
+        table in rules_table(),
+        json in any::<bool>(),
+        edits in proptest::collection::vec(edit(), 1..4),
+    ) {
+        let text = if json {
+            serde_json::to_string_pretty(&table).expect("a table serializes")
+        } else {
+            toml_text(&table)
+        };
+        check_rules_text(&apply(&text, &edits))?;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// General game records
+
+/// Records of random general games, made once per test run (general games
+/// are too slow to play for every input): every layout under a rules table
+/// that fits it, from the layout or from a position of another game, with
+/// games of up to 40 moves (some finished by a move limit or pushes).
+fn variant_records() -> &'static [VariantRecord] {
+    static RECORDS: OnceLock<Vec<VariantRecord>> = OnceLock::new();
+    RECORDS.get_or_init(|| {
+        let table =
+            |text: &str| RulesTable::from_toml(&format!("[rules]\n{text}")).expect("a table");
+        let setups = [
+            ("standard", ""),
+            (
+                "belgian-daisy",
+                "holes = [\"E5\"]\nshield_moves = true\nmax_plies = 12",
+            ),
+            (
+                "german-daisy",
+                "neutral = [\"E5\"]\nneutral_push_off = \"pusher-wins\"",
+            ),
+            (
+                "standard",
+                "one_colour = true\nrotation_moves = true\nmarbles_to_win = 2",
+            ),
+            (
+                "snakes",
+                "obstacles = [\"E5\"]\nremoved_marbles = [\"A1\"]\nmarbles_to_win = [1, 2]",
+            ),
+            ("three-player", "marbles_to_win = 1"),
+            ("three-player-trapezoid", "max_plies = 9"),
+            (
+                "four-player",
+                "partners_in_a_row = true\nshield_moves = true",
+            ),
+            ("five-player", "holes = [\"C3\"]\nmarbles_to_win = 1"),
+            (
+                "six-player",
+                "rotation_moves = true\nno_push_off_plies = 10",
+            ),
+        ];
+        let mut records = Vec::new();
+        for (index, (layout, rules)) in setups.into_iter().enumerate() {
+            let layout = VariantLayout::from_name(layout).expect("a layout");
+            let rules = table(rules);
+            for seed in 0..3u64 {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed << 8 | index as u64);
+                let mut position = rules.start(layout).expect("a start");
+                // From the text of a position of another game, where the
+                // table allows one (it holds no start-only keys).
+                let from_text = seed == 2 && rules.rules_for_text(layout.seats()).is_ok();
+                if from_text {
+                    for _ in 0..rng.random_range(0..20) {
+                        let moves = position.legal_moves();
+                        if moves.is_empty() {
+                            break;
+                        }
+                        position = position.play(moves[rng.random_range(0..moves.len())]);
+                    }
+                }
+                let start = if from_text {
+                    VariantStart::Text(position.to_string())
+                } else {
+                    VariantStart::Layout(layout)
+                };
+                let seats = (0..layout.seats())
+                    .map(|seat| NAMES[(seat + index) % NAMES.len()].to_owned())
+                    .collect();
+                let mut moves = Vec::new();
+                for _ in 0..rng.random_range(0..40) {
+                    let legal = position.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    let mv = legal[rng.random_range(0..legal.len())];
+                    moves.push(mv);
+                    position = position.play(mv);
+                }
+                records.push(VariantRecord {
+                    start,
+                    rules: rules.clone(),
+                    seats,
+                    opening_plies: rng.random_range(0..=moves.len()) as u32,
+                    moves,
+                    result: position.describe_outcome(),
+                });
+            }
+        }
+        records
+    })
+}
+
+fn variant_record() -> impl Strategy<Value = VariantRecord> {
+    proptest::sample::select(variant_records())
+}
+
+/// Checks reading `text` as a general game record: a short error, or a
+/// record that writes and reads back to itself.
+fn check_variant_record(text: &str) -> Result<(), TestCaseError> {
+    match VariantRecord::parse(text) {
+        Ok(record) => {
+            let again = VariantRecord::parse(&record.to_text());
+            prop_assert_eq!(again, Ok(record), "{:?}", text);
+        }
+        Err(err) => short(err.to_string(), text.chars().count())?,
+    }
+    Ok(())
+}
+
+proptest! {
+    // 2,000 inputs each.
+    #![proptest_config(config(2_000))]
+
+    #[test]
+    fn variant_record_any_text_never_panics(text in any_text(), after_magic in any::<bool>()) {
+        let text = if after_magic { format!("{VARIANT_MAGIC}\n{text}") } else { text };
+        check_variant_record(&text)?;
+    }
+
+    #[test]
+    fn variant_record_edited_records_never_panic_and_read_back(
+        record in variant_record(),
+        edits in proptest::collection::vec(edit(), 1..4),
+    ) {
+        let text = record.to_text();
+        prop_assert_eq!(VariantRecord::parse(&text), Ok(record));
+        check_variant_record(&apply(&text, &edits))?;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// A megabyte of input
+
+proptest! {
+    // 60 inputs, a megabyte each.
+    #![proptest_config(config(60))]
+
+    /// A megabyte of input, anywhere in a real record or rules table, gives
+    /// a short error.
+    #[test]
+    fn huge_texts_give_short_errors(
+        record in game_record(),
+        general in variant_record(),
+        table in rules_table(),
+        at in any::<usize>(),
+        piece in piece(),
+    ) {
+        check_game_record(&with_megabyte(&record.to_text(), at, &piece))?;
+        check_variant_record(&with_megabyte(&general.to_text(), at, &piece))?;
+        check_rules_text(&with_megabyte(&toml_text(&table), at, &piece))?;
+        let json = serde_json::to_string(&table).expect("a table serializes");
+        check_rules_text(&with_megabyte(&json, at, &piece))?;
+    }
+}
