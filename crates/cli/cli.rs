@@ -151,6 +151,7 @@ mod tests {
             "bench movegen",
             "bench mcts",
             "bench alphabeta",
+            "bench tactics --player alphabeta:depth=3 --player greedy",
             "ladder alphabeta:depth=1",
             "play --layout three-player --seat human --seat greedy --seat random",
         ] {
@@ -170,6 +171,8 @@ mod tests {
             "arena --player random --player net:model=runs/q/models/gen-000001",
             "bench net",
             "bench selfplay",
+            "bench tactics --model quick",
+            "bench tactics --player greedy --player bundle:simulations=8",
             "ladder",
             "ladder quick --time-per-move 1",
             "play --layout three-player --seat human --seat net:model=x --seat greedy",

@@ -14,6 +14,8 @@
 //! - [`elo`]: maximum-likelihood ratings with 95 % intervals; [`sprt`]: the
 //!   sequential test that can stop a two-player match early.
 //! - [`report`]: the tables and the machine-readable `result:` line.
+//! - [`tactics`]: the tactics suite (positions whose right moves an exact
+//!   search of material proves), its generator, and players' solve rates.
 
 pub mod arena;
 pub mod elo;
@@ -27,6 +29,7 @@ pub mod report;
 pub mod rules_table;
 pub mod spec;
 pub mod sprt;
+pub mod tactics;
 pub mod variant_record;
 
 pub use arena::{MatchConfig, MatchObserver, MatchResults, play_match};

@@ -1,7 +1,8 @@
 //! `sumito bench <part>`: measurements printed as `name: value unit` lines, so
-//! that scripts and closing notes can quote them. Each part has its own module:
-//! the engine and search parts here, the network parts (`net`, `selfplay`) in
-//! `sumito-torch` (`network/bench/`).
+//! that scripts and closing notes can quote them (`tactics` prints a table of
+//! solve rates). Each part has its own module: the engine and search parts
+//! here, the network parts (`net`, `selfplay`) in `sumito-torch`
+//! (`network/bench/`).
 
 use clap::{Args as ClapArgs, ValueEnum};
 
@@ -9,6 +10,7 @@ mod alphabeta;
 mod mcts;
 mod movegen;
 pub mod serve;
+pub mod tactics;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -23,9 +25,12 @@ pub struct Args {
     #[arg(long, value_name = "PRECISION")]
     pub precision: Option<String>,
     /// `serve` also measures the model's analysis through the server with
-    /// this model bundle (a name under models/ or a folder).
+    /// this model bundle (a name under models/ or a folder); `tactics`
+    /// measures this model.
     #[arg(long, value_name = "MODEL")]
     pub model: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub tactics: tactics::Args,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -46,6 +51,9 @@ pub enum Part {
     /// Self-play with the quick config: positions/s and network evaluations/s
     /// against the raw forward throughput of the same network and batch.
     Selfplay,
+    /// The tactics suite: solve rate per kind (capture, defence,
+    /// combination) of `--player`s or `--model`; `--generate` makes a suite.
+    Tactics,
 }
 
 impl Args {
@@ -53,6 +61,7 @@ impl Args {
     pub fn needs_network(&self) -> bool {
         matches!(self.part, Part::Net | Part::Selfplay)
             || (self.part == Part::Serve && self.model.is_some())
+            || (self.part == Part::Tactics && self.tactics.needs_network(self.model.as_deref()))
     }
 
     /// Refuses the options of one part given to another.
@@ -60,8 +69,15 @@ impl Args {
         if self.device.is_some() && self.part != Part::Net {
             anyhow::bail!("--device applies only to `sumito bench net`");
         }
-        if self.model.is_some() && self.part != Part::Serve {
-            anyhow::bail!("--model applies only to `sumito bench serve`");
+        if self.model.is_some() && !matches!(self.part, Part::Serve | Part::Tactics) {
+            anyhow::bail!(
+                "--model applies only to `sumito bench serve` and `sumito bench tactics`"
+            );
+        }
+        if self.tactics.any_given() && self.part != Part::Tactics {
+            anyhow::bail!(
+                "--player, --suite, --generate and the other tactics options apply only to `sumito bench tactics`"
+            );
         }
         if self.precision.is_some() && self.part != Part::Selfplay {
             anyhow::bail!(
@@ -80,6 +96,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Part::Mcts => mcts::run(),
         Part::Movegen => movegen::run(),
         Part::Serve => serve::run(std::sync::Arc::new(sumito_serve::NoModel), false),
+        Part::Tactics => tactics::run(
+            &args.tactics,
+            args.model.as_deref(),
+            &crate::commands::arena::registry(),
+        ),
         Part::Net | Part::Selfplay => {
             anyhow::bail!("`sumito bench {:?}` needs sumito-torch", args.part)
         }
@@ -97,6 +118,7 @@ mod tests {
             device: device.map(String::from),
             precision: precision.map(String::from),
             model: None,
+            tactics: tactics::Args::default(),
         };
         let refused = args(Part::Net, None, Some("bf16")).check();
         assert!(

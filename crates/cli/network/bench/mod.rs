@@ -1,5 +1,6 @@
 //! `sumito bench net` and `sumito bench selfplay`, the parts that measure a
-//! network (arguments: `sumito_cli::commands::bench`).
+//! network, and `bench serve` and `bench tactics` with a model (arguments:
+//! `sumito_cli::commands::bench`).
 
 use sumito_cli::commands::bench::{Args, Part};
 use sumito_net::{DeviceSpec, Precision};
@@ -36,6 +37,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             None => sumito_cli::commands::bench::run(args),
         },
+        Part::Tactics => sumito_cli::commands::bench::tactics::run(
+            &args.tactics,
+            args.model.as_deref(),
+            &crate::network::arena::registry()?,
+        ),
         Part::Alphabeta | Part::Mcts | Part::Movegen => sumito_cli::commands::bench::run(args),
     }
 }
