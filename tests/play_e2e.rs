@@ -379,6 +379,33 @@ fn an_exported_model_plays_hints_and_analyses() {
     assert!(text.contains("Black A1B2"), "{text}");
     assert!(text.contains("3 positions in "), "{text}");
 
+    // The same game without its rules line (most records name none) is
+    // analysed under the model's training rules, and the person is told.
+    let saved = std::fs::read_to_string(scratch.0.join("game.txt")).unwrap();
+    assert!(saved.contains("rules:"), "{saved}");
+    let bare: String = saved
+        .lines()
+        .filter(|line| !line.starts_with("rules:"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    std::fs::write(scratch.0.join("bare.txt"), bare).unwrap();
+    let output = sumito_in(
+        &scratch.0,
+        &[
+            "analyze", "--model", "tiny", "--sims", "8", "--record", "bare.txt",
+        ],
+        "",
+        none,
+        &[],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("are not the model's"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(stdout(&output).contains("3 positions in "));
+
     // The raw TorchScript export of a checkpoint folder.
     let output = sumito_in(
         &scratch.0,

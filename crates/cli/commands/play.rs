@@ -210,12 +210,18 @@ pub fn run_classical(args: Args, general: &GeneralPlayers) -> anyhow::Result<()>
         anyhow::bail!("no --opponent given: playing a model needs sumito-torch");
     };
     let mut opponent = classical_opponent(spec, args.time_per_move, args.seed)?;
-    play_session(&args, &mut opponent, Rules::default())
+    play_session(&args, &mut opponent, Rules::default(), false)
 }
 
 /// Plays the session of `args` against `opponent` under `rules`, on the
-/// terminal (or a pipe).
-pub fn play_session(args: &Args, opponent: &mut dyn Opponent, rules: Rules) -> anyhow::Result<()> {
+/// terminal (or a pipe); with `keep_rules` (a model's training rules) a
+/// loaded game goes on under `rules` too.
+pub fn play_session(
+    args: &Args,
+    opponent: &mut dyn Opponent,
+    rules: Rules,
+    keep_rules: bool,
+) -> anyhow::Result<()> {
     let human = match args.color.unwrap_or(Side::Black) {
         Side::Black => Color::Black,
         Side::White => Color::White,
@@ -233,6 +239,7 @@ pub fn play_session(args: &Args, opponent: &mut dyn Opponent, rules: Rules) -> a
         human,
         start: Start::Layout(layout),
         rules,
+        keep_rules,
         time_control: args.clock,
         style: BoardStyle::detect(stdout.is_terminal(), no_color.as_deref()),
         echo_input: !stdin.is_terminal(),

@@ -8,7 +8,7 @@ use anyhow::Context;
 use sumito_cli::commands::analyze::Args;
 use sumito_cli::commands::source::Source;
 use sumito_engine::{Layout, Position};
-use sumito_play::analysis::{analyse_game, format_game, format_position};
+use sumito_play::analysis::{analyse_game, format_game, format_position, record_under_rules};
 use sumito_play::network::SearchBudget;
 
 use sumito_arena::rules_table::RulesTable;
@@ -40,6 +40,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     eprintln!("{}", bundle.summary());
     let position = match source {
         Source::Record { record, path } => {
+            // The model judges under its training rules only.
+            let (record, note) = record_under_rules(&record, bundle.meta.rules())
+                .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
+            if let Some(note) = note {
+                eprintln!("note: {}: {note}", path.display());
+            }
             let started = Instant::now();
             let reports = analyse_game(&mut search, &record)
                 .with_context(|| format!("analysing {}", path.display()))?;

@@ -66,7 +66,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     .context("loading the model")?;
     println!("{}", bundle.summary());
     let rules = bundle.meta.rules();
-    play_session(&args, &mut search, rules)
+    // The model plays under its training rules only, a loaded game too.
+    play_session(&args, &mut search, rules, true)
 }
 
 /// `sumito play --model M` for a model of the general game: the game it

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use sumito_arena::record::GameRecord;
-use sumito_engine::{Color, Move, Outcome, Position};
+use sumito_engine::{Color, Move, Outcome, Position, Rules};
 use sumito_mcts::{SearchError, Wdl};
 
 use crate::network::{Analysis, NetworkSearch};
@@ -92,6 +92,42 @@ pub struct PlyReport {
     pub black: Wdl,
     /// The search's best move here (none when over).
     pub best: Option<Move>,
+}
+
+/// `record` replayed under `rules` (a model's training rules: a model plays
+/// and judges under those only), with a note for the person when the
+/// record's own rules differ; refused when under `rules` the game would end
+/// before its last move.
+pub fn record_under_rules(
+    record: &GameRecord,
+    rules: Rules,
+) -> Result<(GameRecord, Option<String>), String> {
+    if record.rules == rules {
+        return Ok((record.clone(), None));
+    }
+    let replayed = GameRecord {
+        rules,
+        ..record.clone()
+    };
+    // (Checked move by move: a move in a finished game is not played.)
+    let mut position = replayed.start_position();
+    for (ply, &mv) in replayed.moves.iter().enumerate() {
+        if position.is_game_over() {
+            return Err(format!(
+                "under the model's rules ({}) this game ends after move {ply}, but the record \
+                 goes on to move {}",
+                crate::session::describe_rules(&rules),
+                record.moves.len()
+            ));
+        }
+        position = position.play(mv);
+    }
+    let note = format!(
+        "the record's rules ({}) are not the model's ({}): the game is taken under the model's",
+        crate::session::describe_rules(&record.rules),
+        crate::session::describe_rules(&rules)
+    );
+    Ok((replayed, Some(note)))
 }
 
 /// Searches every position of `record` with `search`'s budget.

@@ -55,6 +55,10 @@ pub struct SessionConfig {
     /// Where the game starts (a layout, or a position).
     pub start: Start,
     pub rules: Rules,
+    /// Whether `rules` are the opponent's own (a model's training rules,
+    /// the only ones it plays under): a loaded game then goes on under them,
+    /// whatever its record says.
+    pub keep_rules: bool,
     pub time_control: Option<TimeControl>,
     pub style: BoardStyle,
     /// Repeat each input line after the prompt: for transcripts of piped
@@ -507,6 +511,22 @@ impl<W: Write> Session<'_, W> {
                 return Ok(false);
             }
         };
+        let record = if self.config.keep_rules {
+            match crate::analysis::record_under_rules(&record, self.rules) {
+                Ok((record, note)) => {
+                    if let Some(note) = note {
+                        writeln!(self.out, "note: {file}: {note}")?;
+                    }
+                    record
+                }
+                Err(why) => {
+                    writeln!(self.out, "not loaded: {file}: {why}")?;
+                    return Ok(false);
+                }
+            }
+        } else {
+            record
+        };
         let positions = record.positions();
         let last = positions[positions.len() - 1];
         if let Some((outcome, reason)) = last.outcome() {
@@ -636,6 +656,7 @@ mod tests {
             human,
             start: Start::Layout(Layout::Standard),
             rules: Rules::default(),
+            keep_rules: false,
             time_control: None,
             style: BoardStyle::Ascii,
             echo_input: true,
@@ -917,6 +938,61 @@ quit
             out.lines().last(),
             Some("result: unfinished (quit after 2 moves)")
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_model_goes_on_with_a_loaded_game_under_its_own_rules() {
+        let dir = std::env::temp_dir().join(format!("sumito-rules-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("game.txt");
+        let file = file.to_str().unwrap();
+        // Saved by a classical game without a move limit.
+        let mut engine = opponent();
+        let (_, out) = play(
+            config(Color::Black),
+            &mut engine,
+            &format!("A1B2\nsave {file}\nquit\n"),
+        );
+        assert!(out.contains("saved 2 moves"), "{out}");
+        // The model's session keeps its 200-ply limit and says so.
+        let model_rules = Rules {
+            max_plies: Some(200),
+            ..Rules::default()
+        };
+        let model = |max_plies| SessionConfig {
+            rules: Rules {
+                max_plies: Some(max_plies),
+                ..Rules::default()
+            },
+            keep_rules: true,
+            ..config(Color::Black)
+        };
+        let (_, out) = play(model(200), &mut engine, &format!("load {file}\nquit\n"));
+        assert!(
+            out.contains("note: ") && out.contains("are not the model's"),
+            "{out}"
+        );
+        assert!(out.contains("loaded 2 moves"), "{out}");
+        let (saved, _) = crate::analysis::record_under_rules(
+            &GameRecord::read(Path::new(file)).unwrap(),
+            model_rules,
+        )
+        .unwrap();
+        assert_eq!(saved.positions()[2].rules(), model_rules);
+        // Under a limit the record passes, it is refused.
+        let (_, out) = play(model(1), &mut engine, &format!("load {file}\nquit\n"));
+        assert!(
+            out.contains("not loaded") && out.contains("ends after move 1"),
+            "{out}"
+        );
+        // A classical session takes the record's rules, as before.
+        let (_, out) = play(
+            config(Color::Black),
+            &mut engine,
+            &format!("load {file}\nquit\n"),
+        );
+        assert!(!out.contains("note: "), "{out}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
