@@ -30,6 +30,9 @@ const GAMES_PER_POSITION: usize = 50;
 
 /// The options of `sumito bench tactics` (flattened into `bench`'s).
 #[derive(Debug, Default, ClapArgs)]
+// (Its own group id: flattened into `bench`'s `Args`, the default id, the
+// struct's name, would clash.)
+#[group(id = "tactics_args")]
 pub struct Args {
     /// `tactics`: a player to measure (repeat for several), any spec of
     /// `sumito arena` (`greedy`, `alphabeta:depth=3`, `bundle:model=quick`).
