@@ -43,7 +43,7 @@ impl PlayerFactory for BundlePlayerFactory {
     fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
         let mut params = spec.params();
         let given = params.get_path("model");
-        let settings = network_settings(&mut params)?;
+        let mut settings = network_settings(&mut params)?;
         params.finish()?;
         let invalid = |problem: String| spec.params().invalid(problem);
         let dir = locate_bundle(given.as_deref(), &self.folders)
@@ -54,6 +54,8 @@ impl PlayerFactory for BundlePlayerFactory {
                 "seat it in a match of its game: sumito arena --layout LAYOUT --player bundle:model=...",
             )
             .map_err(|err| invalid(err.to_string()))?;
+        // Unless the spec says, the model plays with the weight it learned with.
+        settings.score_utility = settings.score_utility.or(Some(bundle.meta.score_utility));
         let device = DeviceSpec::Cpu
             .resolve()
             .map_err(|err| invalid(err.to_string()))?;

@@ -112,6 +112,12 @@ pub struct BundleMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub general: Option<RulesTable>,
     pub training: TrainingProvenance,
+    /// The weight of the predicted marble difference in the search's values
+    /// that the model was trained with (`[selfplay] score_utility` of its
+    /// run) and plays with: `sumito play`, `analyze`, `serve` and `bundle:`
+    /// players use it unless told otherwise (`score=`). Absent: 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub score_utility: f32,
     /// The exported generation and the fixed opponents in the run's Elo
     /// table (empty if the run had rated nothing yet).
     pub elo: Vec<EloRow>,
@@ -123,6 +129,10 @@ pub struct BundleMeta {
     pub exported_by: String,
     pub git_commit: Option<String>,
     pub files: Vec<BundleFile>,
+}
+
+fn is_zero(weight: &f32) -> bool {
+    *weight == 0.0
 }
 
 impl BundleMeta {
@@ -187,6 +197,8 @@ pub enum BundleError {
     NotABundle { dir: PathBuf },
     #[error("{} is not a valid bundle description: {problem}", path.display())]
     Malformed { path: PathBuf, problem: String },
+    #[error("the run's configuration {} cannot be read: {problem}", path.display())]
+    Config { path: PathBuf, problem: String },
     #[error(
         "{} is not a sumito model bundle (its format is {found:?}, expected {BUNDLE_FORMAT:?})",
         path.display()
@@ -348,6 +360,18 @@ fn describe_file(dir: &Path, name: &str) -> Result<BundleFile, BundleError> {
     })
 }
 
+/// The score utility the run's self-play searched with (`[selfplay]
+/// score_utility`), which the bundle plays with.
+fn play_score_utility(run: &RunDir) -> Result<f32, BundleError> {
+    let config_path = run.config_path();
+    let text = run.config_text()?;
+    let config = Config::parse(&text, &config_path).map_err(|err| BundleError::Config {
+        path: config_path.clone(),
+        problem: err.to_string(),
+    })?;
+    Ok(config.selfplay.score_utility)
+}
+
 /// The `[rules]` table of the run's configuration, for a network of the
 /// general game (its layouts included).
 fn general_rules_of(run: &RunDir, checkpoint: &Path) -> Result<RulesTable, BundleError> {
@@ -459,6 +483,7 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
                 generations: newest,
                 hours: training_hours(&run),
             },
+            score_utility: play_score_utility(&run)?,
             elo: elo_rows(&run, generation)?,
             opponent_scores: opponent_scores(&run, generation)?,
             exported_at: utc_timestamp(),
@@ -816,16 +841,21 @@ impl ModelBundle {
         let name = format!("{} (gen {})", self.meta.name, self.meta.training.generation);
         let evaluator: Box<dyn Evaluator<AbaloneGame>> = if threads <= 1 {
             let model = self.load_torchscript(device)?;
-            Box::new(DirectEvaluator::new(model, SymmetryMode::None))
+            Box::new(
+                DirectEvaluator::new(model, SymmetryMode::None)
+                    .with_score_utility(self.meta.score_utility),
+            )
         } else {
             let replicas = (0..threads)
                 .map(|_| self.load_torchscript(device))
                 .collect::<Result<Vec<_>, _>>()?;
             Box::new(
-                ServiceEvaluator::start(replicas, SymmetryMode::None).map_err(net(format!(
-                    "starting the search threads of {}",
-                    self.dir.display()
-                )))?,
+                ServiceEvaluator::start(replicas, SymmetryMode::None)
+                    .map_err(net(format!(
+                        "starting the search threads of {}",
+                        self.dir.display()
+                    )))?
+                    .with_score_utility(self.meta.score_utility),
             )
         };
         Ok(NetworkSearch::new(name, evaluator, budget, seed).with_threads(threads.max(1)))
@@ -847,6 +877,12 @@ impl ModelBundle {
         );
         if let Some(hours) = meta.training.hours {
             text.push_str(&format!(", {hours:.1} h of training"));
+        }
+        if meta.score_utility > 0.0 {
+            text.push_str(&format!(
+                ", plays for marbles (score utility {})",
+                meta.score_utility
+            ));
         }
         if self.is_general() {
             text.push_str(&format!(
@@ -895,7 +931,15 @@ pub(crate) mod tests {
     /// A run directory with freshly initialised generations 0 and 1 (the
     /// best), trained under a 200-ply move limit.
     pub(crate) fn tiny_run(root: &Path) -> RunDir {
-        let run = RunDir::create(root, "# a test run\n").unwrap();
+        tiny_run_with(root, "")
+    }
+
+    /// [`tiny_run`] with `extra` added to its configuration.
+    fn tiny_run_with(root: &Path, extra: &str) -> RunDir {
+        let config_text = format!(
+            "# a test run\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n{extra}"
+        );
+        let run = RunDir::create(root, &config_text).unwrap();
         let rules = Rules {
             max_plies: Some(200),
             ..Rules::default()
@@ -1069,6 +1113,62 @@ pub(crate) mod tests {
             assert_eq!(d.visits, e.visits, "{position}");
             assert!((d.wdl.win - e.wdl.win).abs() < 1e-3, "{position}");
         }
+    }
+
+    #[test]
+    fn a_bundle_plays_with_the_score_utility_its_run_searched_with() {
+        let scratch = Scratch::new("score-utility");
+        let run = tiny_run_with(
+            &scratch.0.join("run"),
+            "[selfplay]\nscore_utility = 0.5\n[training]\nmargin_horizon_plies = 12\n",
+        );
+        let out = scratch.0.join("model");
+        let meta = export_bundle(&request(run.root(), &out)).unwrap();
+        assert_eq!(meta.score_utility, 0.5);
+        let bundle = ModelBundle::open(&out).unwrap();
+        assert_eq!(bundle.meta.score_utility, 0.5);
+        assert!(
+            bundle.summary().contains("score utility 0.5"),
+            "{}",
+            bundle.summary()
+        );
+        // Its search is the network's with that weight, on one thread or two.
+        let budget = SearchBudget::Simulations(32);
+        let weighted = |threads: u32| {
+            NetworkSearch::new(
+                "weighted",
+                Box::new(
+                    DirectEvaluator::new(
+                        bundle.load_network(Device::Cpu).unwrap(),
+                        SymmetryMode::None,
+                    )
+                    .with_score_utility(0.5),
+                ),
+                budget,
+                5,
+            )
+            .with_threads(threads)
+        };
+        let start = Position::start(Layout::BelgianDaisy, meta.rules());
+        for threads in [1, 2] {
+            let mut exported = bundle.search(budget, 5, Device::Cpu, threads).unwrap();
+            let mut expected = weighted(threads);
+            for position in sumito_engine::random_playout(&start, 6, 9) {
+                if position.is_game_over() {
+                    continue;
+                }
+                let a = exported.analyse(&position, None).unwrap();
+                let b = expected.analyse(&position, None).unwrap();
+                assert_eq!(a.best, b.best, "{position}");
+                assert!((a.wdl.win - b.wdl.win).abs() < 1e-3, "{position}");
+            }
+        }
+        // A bundle written before the field existed plays without it.
+        let text = std::fs::read_to_string(out.join(BUNDLE_FILE)).unwrap();
+        let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        value.as_object_mut().unwrap().remove("score_utility");
+        std::fs::write(out.join(BUNDLE_FILE), value.to_string()).unwrap();
+        assert_eq!(ModelBundle::open(&out).unwrap().meta.score_utility, 0.0);
     }
 
     #[test]

@@ -109,6 +109,13 @@ impl ServiceEvaluator {
         Ok(ServiceEvaluator { client, service })
     }
 
+    /// The same evaluator with values shifted by `weight` times the
+    /// predicted marble difference ([`with_score_utility`]).
+    pub fn with_score_utility(mut self, weight: f32) -> ServiceEvaluator {
+        self.client = self.client.with_score_utility(weight);
+        self
+    }
+
     /// Copies of the network evaluating side by side.
     pub fn workers(&self) -> usize {
         self.service.workers()

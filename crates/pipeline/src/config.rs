@@ -250,6 +250,16 @@ pub struct SelfPlayConfig {
     /// Share of games played out with resignation off, to measure how often
     /// a resignation would have been wrong.
     pub resign_playout_share: f64,
+    /// Weight of the predicted marble difference in the search's values
+    /// (KataGo's score utility, `sumito_net::search::with_score_utility`), 0
+    /// to 1: self-play, the run's rating and gating games, and the exported
+    /// bundle's play default use it. With `[training]
+    /// margin_horizon_plies` the prediction is of the marbles a few plies
+    /// ahead, so the search prefers the move that wins a marble and avoids
+    /// the one that loses one even when the winner is already clear. 0 (the
+    /// default): values are the network's win/draw/loss alone. Two-player
+    /// game only.
+    pub score_utility: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -261,6 +271,7 @@ impl Default for SelfPlayConfig {
             resign_threshold: None,
             resign_consecutive_plies: 6,
             resign_playout_share: 0.1,
+            score_utility: 0.0,
         }
     }
 }
@@ -289,6 +300,14 @@ pub struct TrainingConfig {
     /// default): a win like any other. Below 1 the network learns to prefer
     /// pushing off the last marble to holding a lead until the limit.
     pub move_limit_win: f64,
+    /// What the marble-difference head learns: absent (the default), the
+    /// difference at the game's end; `N`, the difference `N` plies later (at
+    /// the end if the game ends sooner). The final difference hardly depends
+    /// on when a marble is won (a won game ends at six either way), so the
+    /// head of a winning side does not see a free marble; the difference a
+    /// few plies ahead does, and `[selfplay] score_utility` makes the search
+    /// use it. Two-player game only.
+    pub margin_horizon_plies: Option<u32>,
 }
 
 impl Default for TrainingConfig {
@@ -301,6 +320,7 @@ impl Default for TrainingConfig {
             window_max_positions: 500_000,
             checkpoint_every_steps: 200,
             move_limit_win: 1.0,
+            margin_horizon_plies: None,
         }
     }
 }
@@ -475,6 +495,18 @@ impl Config {
                     "the general game's self-play does not resign: leave it out".into(),
                 );
             }
+            if self.selfplay.score_utility != 0.0 {
+                return invalid(
+                    "selfplay.score_utility",
+                    "the general game's network has no marble-difference head to weigh: leave it out".into(),
+                );
+            }
+            if self.training.margin_horizon_plies.is_some() {
+                return invalid(
+                    "training.margin_horizon_plies",
+                    "the general game's network has no marble-difference head: leave it out".into(),
+                );
+            }
             for (index, spec) in self.evaluation.opponents.iter().enumerate() {
                 if let Err(err) = sumito_arena::multi::seat_player(spec, 0) {
                     return invalid(&format!("evaluation.opponents[{index}]"), err.to_string());
@@ -516,6 +548,18 @@ impl Config {
             return invalid(
                 "selfplay.resign_playout_share",
                 "must be a share in [0, 1]".into(),
+            );
+        }
+        if !(0.0..=1.0).contains(&selfplay.score_utility) {
+            return invalid(
+                "selfplay.score_utility",
+                format!("is {}, must be a weight in [0, 1]", selfplay.score_utility),
+            );
+        }
+        if self.training.margin_horizon_plies == Some(0) {
+            return invalid(
+                "training.margin_horizon_plies",
+                "must be at least 1 (leave it out for the difference at the game's end)".into(),
             );
         }
 
@@ -825,6 +869,27 @@ mod tests {
             (
                 "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\nmove_limit_win = 0.5\n",
                 "training.move_limit_win",
+            ),
+            (
+                "[selfplay]\nscore_utility = 1.5\n",
+                "selfplay.score_utility",
+            ),
+            (
+                "[selfplay]\nscore_utility = -0.1\n",
+                "selfplay.score_utility",
+            ),
+            (
+                "[training]\nmargin_horizon_plies = 0\n",
+                "training.margin_horizon_plies",
+            ),
+            // The general game's network has no marble-difference head.
+            (
+                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[selfplay]\nscore_utility = 0.5\n",
+                "selfplay.score_utility",
+            ),
+            (
+                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\nmargin_horizon_plies = 12\n",
+                "training.margin_horizon_plies",
             ),
         ];
         for (section, key) in cases {

@@ -60,7 +60,7 @@ impl PlayerFactory for NetPlayerFactory {
 }
 
 /// The search parameters of network players, as [`network_search`] reads them.
-pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); score=W (0 to 1, default 0) adds W times the predicted final marble difference to the search's values, so that it plays for more marbles pushed off; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves)";
+pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); score=W (0 to 1; default: a bundle's own weight, else 0) adds W times the predicted marble difference to the search's values, so that it plays for more marbles pushed off; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves)";
 
 /// How a network player plays, from its spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,8 +70,9 @@ pub struct NetworkPlayerSettings {
     /// Step out of cycles unless ahead (`sumito_game::repetition`).
     pub avoid_repetition: bool,
     /// Weight of the predicted marble difference in the search's values
-    /// (`score=W`, `sumito_net::InferenceClient::with_score_utility`).
-    pub score_utility: f32,
+    /// (`score=W`, `sumito_net::InferenceClient::with_score_utility`);
+    /// `None`: the model's own (a bundle's `score_utility`, else 0).
+    pub score_utility: Option<f32>,
     /// Copies of the network evaluating one search's leaves side by side
     /// (`threads=N`): the search gathers [`VIRTUAL_LOSS_BATCH`] leaves per
     /// thread and each copy evaluates one part.
@@ -93,7 +94,9 @@ pub fn network_settings(params: &mut SpecParams<'_>) -> Result<NetworkPlayerSett
         search,
         limit: network_limit(params)?,
         avoid_repetition: params.get_bool("avoid_repetition")?.unwrap_or(true),
-        score_utility: params.get_f64("score", 0.0, 1.0)?.unwrap_or(0.0) as f32,
+        score_utility: params
+            .get_f64("score", 0.0, 1.0)?
+            .map(|weight| weight as f32),
         search_threads: search_threads as usize,
     })
 }
@@ -169,7 +172,7 @@ pub fn network_entrant<M: PackedModel + 'static>(
         Box::new(NetPlayer {
             evaluator: service
                 .client()
-                .with_score_utility(settings.score_utility)
+                .with_score_utility(settings.score_utility.unwrap_or(0.0))
                 .with_parallel_requests(settings.search_threads),
             config: settings.search.clone(),
             seed,

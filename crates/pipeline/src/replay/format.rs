@@ -92,6 +92,19 @@ impl GameRecord {
             - i32::from(self.final_off[color.index()])
     }
 
+    /// The marble difference from `color`'s side `horizon` plies after
+    /// position `index` (a position of the game then, else the end); `None`:
+    /// at the end.
+    pub fn marble_difference_after(&self, index: usize, horizon: Option<u32>, color: Color) -> i32 {
+        match horizon.and_then(|plies| self.positions.get(index + plies as usize)) {
+            Some(later) => {
+                i32::from(later.position.marbles_off(color.opponent()))
+                    - i32::from(later.position.marbles_off(color))
+            }
+            None => self.marble_difference_for(color),
+        }
+    }
+
     /// The result for `color`: 1 win, 0 draw, -1 loss.
     pub fn result_for(&self, color: Color) -> i8 {
         match self.outcome {
@@ -594,6 +607,53 @@ pub(crate) mod tests {
         assert_eq!(
             decode_game(b"PK\x03\x04 not a replay"),
             Err(FormatError::BadMagic)
+        );
+    }
+
+    #[test]
+    fn the_marble_difference_is_read_a_horizon_later_or_at_the_end() {
+        // Random play pushes marbles off now and then: find a game that does.
+        let game = (0..50)
+            .map(|seed| random_game(seed, limited_rules()))
+            .find(|game| {
+                game.positions
+                    .iter()
+                    .any(|record| record.position.marbles_off(Color::Black) > 0)
+            })
+            .expect("a random game pushes a Black marble off before its end");
+        let len = game.positions.len();
+        let diff_at = |index: usize, color: Color| {
+            let position = &game.positions[index].position;
+            i32::from(position.marbles_off(color.opponent()))
+                - i32::from(position.marbles_off(color))
+        };
+        for index in 0..len {
+            let side = game.positions[index].position.side_to_move();
+            for color in [side, side.opponent()] {
+                assert_eq!(
+                    game.marble_difference_after(index, None, color),
+                    game.marble_difference_for(color)
+                );
+                assert_eq!(
+                    game.marble_difference_after(index, Some(0), color),
+                    diff_at(index, color)
+                );
+                let later = game.marble_difference_after(index, Some(12), color);
+                if index + 12 < len {
+                    assert_eq!(later, diff_at(index + 12, color));
+                } else {
+                    assert_eq!(later, game.marble_difference_for(color));
+                }
+            }
+        }
+        // The horizon sees a push-off the position before it did not.
+        let first_off = (0..len)
+            .find(|&i| diff_at(i, Color::Black) != 0)
+            .expect("the game was chosen for it");
+        assert_eq!(diff_at(first_off - 1, Color::Black), 0);
+        assert_ne!(
+            game.marble_difference_after(first_off - 1, Some(1), Color::Black),
+            0
         );
     }
 

@@ -97,8 +97,9 @@ pub struct Sample {
     pub policy: Vec<(Move, f32)>,
     /// The game's result for the side to move: 1 win, 0 draw, -1 loss.
     pub result: i8,
-    /// The final marble difference for the side to move (opponent's
-    /// marbles off minus own).
+    /// The marble difference for the side to move (opponent's marbles off
+    /// minus own) at the game's end, or `[training] margin_horizon_plies`
+    /// later if the game lasts that long.
     pub marble_difference: i32,
     /// Plies left until the game ended.
     pub plies_left: u32,
@@ -380,7 +381,11 @@ impl ReplayStore {
             position: symmetry.apply_position(&record.position),
             policy,
             result: game.result_for(side),
-            marble_difference: game.marble_difference_for(side),
+            marble_difference: game.marble_difference_after(
+                index,
+                self.config.margin_horizon_plies,
+                side,
+            ),
             plies_left: final_ply.saturating_sub(record.position.ply()),
             at_move_limit: game.end == GameEnd::Rules(EndReason::MoveLimit),
         })
