@@ -1,6 +1,7 @@
 //! End-to-end tests of `sumito train` and its run directory, on the tiny
 //! configuration: a whole run, a run killed (SIGKILL) mid-generation and
-//! resumed, a corrupted replay file, and configuration errors.
+//! resumed, runs and the evaluator stopped (SIGINT) mid-work, a corrupted
+//! replay file, and configuration errors.
 
 use std::path::Path;
 use std::process::Command;
@@ -246,6 +247,73 @@ fn an_interrupted_run_stops_at_a_safe_point_and_resumes() {
     assert!(output.status.success(), "{}", text(&output));
     assert!(text(&output).contains("resuming"), "{}", text(&output));
     check_finished_run(&run_dir, 2);
+}
+
+/// Sends SIGINT to `child` and waits for it to end: its output and the
+/// seconds it took.
+fn interrupt_and_time(child: std::process::Child) -> (std::process::Output, f64) {
+    let signalled = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    let asked = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    (output, asked.elapsed().as_secs_f64())
+}
+
+#[test]
+fn a_run_and_the_evaluator_stop_within_seconds_of_a_signal_in_the_middle_of_rating_games() {
+    let scratch = Scratch::new("stop-in-evaluation");
+    let run_dir = scratch.0.join("run");
+    // Rating games that take minutes: hundreds of them against a deep
+    // alpha-beta, no gating match.
+    let config = tiny_config(&scratch.0, 1000);
+    let text_of = std::fs::read_to_string(&config).unwrap();
+    let slow = text_of
+        .replace("mode = \"threshold\"", "mode = \"off\"")
+        .replace(
+            "opponents = [\"random\", \"greedy\"]",
+            "opponents = [\"alphabeta:depth=3\"]",
+        )
+        .replace("games_per_opponent = 2", "games_per_opponent = 400");
+    assert_ne!(slow, text_of);
+    std::fs::write(&config, slow).unwrap();
+    let mut child = spawn_train(&config, &run_dir);
+    // The first candidate is written right before its rating games start.
+    let candidate = run_dir.join("models/gen-000001");
+    let deadline = Instant::now() + std::time::Duration::from_secs(120);
+    while !candidate.exists() {
+        assert!(Instant::now() < deadline, "no candidate appeared");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let (output, seconds) = interrupt_and_time(child);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(seconds < 5.0, "the run took {seconds:.1} s to stop");
+    let log = std::fs::read_to_string(run_dir.join("log.txt")).unwrap();
+    assert!(log.contains("stopped on request"), "{log}");
+    // Nothing of the stopped evaluation was written: the candidate waits.
+    let record = run_dir.join("evaluations/gen-000001.json");
+    assert!(!record.exists());
+
+    // The evaluator role takes the waiting candidate up, and stops as fast.
+    let child = training::role_command("evaluate", &config, &run_dir, &[])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let (output, seconds) = interrupt_and_time(child);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        text(&output).contains("stopping at the next safe point"),
+        "{}",
+        text(&output)
+    );
+    assert!(seconds < 5.0, "the evaluator took {seconds:.1} s to stop");
+    assert!(!record.exists());
 }
 
 #[test]

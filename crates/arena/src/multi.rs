@@ -433,6 +433,37 @@ pub fn play_multi_match(
     seed: u64,
     threads: usize,
 ) -> Result<MultiReport, String> {
+    play_multi_match_until(
+        make,
+        entrants,
+        setup,
+        rules,
+        games,
+        opening_plies,
+        seed,
+        threads,
+        &|| false,
+    )
+}
+
+/// What [`play_multi_match_until`] answers when `stop()` ended it.
+pub const MATCH_STOPPED: &str = "stopped on request before the match ended";
+
+/// [`play_multi_match`] that ends as soon as `stop()` says (checked before
+/// every move of every game), with the error [`MATCH_STOPPED`] and no
+/// report: a stopped match is played again, not half counted.
+#[allow(clippy::too_many_arguments)]
+pub fn play_multi_match_until(
+    make: &SeatPlayerMaker<'_>,
+    entrants: &[String],
+    setup: &VariantSetup,
+    rules: &VariantRules,
+    games: usize,
+    opening_plies: u32,
+    seed: u64,
+    threads: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<MultiReport, String> {
     let sides = rules.seating.sides();
     if entrants.len() != sides {
         return Err(format!(
@@ -482,6 +513,9 @@ pub fn play_multi_match(
                     position = position.play(mv);
                 }
                 while !position.is_game_over() {
+                    if stop() {
+                        return Err(MATCH_STOPPED.to_owned());
+                    }
                     let side = position.side_to_move();
                     let mv = players[side]
                         .choose(&position)
@@ -535,6 +569,32 @@ mod tests {
         let mut rules = VariantRules::plain(Seating::new(layout.seats(), false).unwrap());
         rules.max_plies = Some(max_plies);
         rules
+    }
+
+    #[test]
+    fn a_stopped_match_ends_at_once_without_a_report() {
+        let layout = VariantLayout::from_name("three-player").unwrap();
+        let rules = rules_for(layout, 10_000);
+        let entrants: Vec<String> = ["random", "random", "random"].map(String::from).into();
+        let setup = VariantSetup::layout(layout);
+        let moves = std::sync::atomic::AtomicUsize::new(0);
+        // Stop once 50 moves have been asked for in all games together.
+        let stop = || moves.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 50;
+        let err = play_multi_match_until(
+            &|spec, seed| seat_player(spec, seed),
+            &entrants,
+            &setup,
+            &rules,
+            4,
+            0,
+            3,
+            2,
+            &stop,
+        )
+        .unwrap_err();
+        assert_eq!(err, MATCH_STOPPED);
+        // Every game stopped within one check of the stop: 4 games, 50 moves.
+        assert!(moves.load(std::sync::atomic::Ordering::Relaxed) <= 50 + 4);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Stopping long commands cleanly: the first SIGINT (Ctrl-C), SIGTERM or
 //! SIGHUP asks the command to stop at its next safe point (after the current
-//! training step, abandoning unfinished self-play games, with the trainer's
-//! state saved); a second one quits at once. Either way the run resumes
+//! training step, abandoning unfinished self-play and evaluation games, with
+//! the trainer's state saved); a second one quits at once. Either way the run resumes
 //! where it stopped, since every file is written atomically.
 
 use std::sync::Arc;
@@ -23,8 +23,9 @@ pub fn stop_flag_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
             std::process::exit(QUIT_STATUS);
         }
         eprintln!(
-            "\nstopping at the next safe point (the current training step or \
-             evaluation finishes; interrupt again to quit at once)"
+            "\nstopping at the next safe point (the current training step \
+             finishes; evaluation games under way are played again at the \
+             next start; interrupt again to quit at once)"
         );
     })
     .context("installing the signal handler")?;

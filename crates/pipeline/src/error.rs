@@ -43,6 +43,11 @@ pub enum PipelineError {
     LeaseLost(String),
     #[error("sharing files with the run's storage stopped: {0}")]
     Upload(String),
+    /// A stop was asked for (Ctrl-C, SIGTERM) in the middle of a piece of
+    /// work that is done again at the next start, such as a candidate's
+    /// evaluation games; nothing of it was written.
+    #[error("stopped on request during {0} (it is done again at the next start)")]
+    Stopped(String),
 }
 
 impl PipelineError {

@@ -11,7 +11,7 @@ use sumito_net::{DirectEvaluator, PolicyValueNet};
 
 use crate::config::{Config, EvaluationConfig, GatingMode};
 use crate::error::{PipelineError, Result};
-use crate::matches::{Contestant, Pairing, paired_openings, play_match};
+use crate::matches::{Contestant, MatchError, Pairing, paired_openings, play_match};
 use crate::models::{device, load_model};
 use crate::opponents::fixed_player;
 use crate::ratings::{
@@ -28,6 +28,10 @@ pub type EvaluationProgress<'a> = &'a (dyn Fn(u32, u32, f64) + Sync);
 /// evaluator role was lost while the games were played, say after the
 /// process was paused) stops it before it writes.
 pub type BeforeWriting<'a> = &'a dyn Fn() -> Result<()>;
+
+/// Whether a stop was asked for (Ctrl-C, SIGTERM): long work ends at its
+/// next safe point.
+pub type Stopping<'a> = &'a (dyn Fn() -> bool + Sync);
 
 /// What evaluating a candidate produced.
 #[derive(Debug, Clone)]
@@ -167,6 +171,7 @@ pub fn pending_candidates(run: &RunDir, config: &EvaluationConfig) -> Result<Vec
 fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<PolicyValueNet> {
     let inference = &config.net.inference;
     DirectEvaluator::new(net.for_inference(inference.precision), inference.symmetry)
+        .with_score_utility(config.selfplay.score_utility)
 }
 
 /// Evaluates candidate `generation`: gating against the best model (unless
@@ -174,6 +179,8 @@ fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<Policy
 /// refits the Elo table. `run_hours`: the run's training time when the
 /// candidate was written, if known (the learning curve's axis);
 /// `before_writing` is called after the games, before anything is written.
+/// Once `stopping()` says yes the games end within a move and the answer is
+/// [`PipelineError::Stopped`], with nothing written.
 pub fn evaluate_candidate(
     run: &RunDir,
     config: &Config,
@@ -181,6 +188,7 @@ pub fn evaluate_candidate(
     run_hours: Option<f64>,
     progress: EvaluationProgress<'_>,
     before_writing: BeforeWriting<'_>,
+    stopping: Stopping<'_>,
 ) -> Result<EvaluationSummary> {
     if let Some(general) = config.general_rules() {
         return crate::variant_evaluation::evaluate_variant_candidate(
@@ -191,6 +199,7 @@ pub fn evaluate_candidate(
             run_hours,
             progress,
             before_writing,
+            stopping,
         );
     }
     let device = device(config)?;
@@ -255,12 +264,18 @@ pub fn evaluate_candidate(
                 pairings,
                 rules,
                 evaluation.games_in_parallel,
+                &|| stopping(),
                 |game| {
                     report(game);
                     on_game(game)
                 },
             )
-            .map_err(|err| PipelineError::Evaluation(format!("{what} of gen-{generation}: {err}")))
+            .map_err(|err| match err {
+                MatchError::Stopped => {
+                    PipelineError::Stopped(format!("the {what} of gen-{generation}"))
+                }
+                err => PipelineError::Evaluation(format!("{what} of gen-{generation}: {err}")),
+            })
         };
 
     let gating = if gating_on {

@@ -100,16 +100,22 @@ pub enum MatchError {
         player: String,
         cause: sumito_arena::player::PlayerError,
     },
+    #[error("stopped on request before the match ended")]
+    Stopped,
 }
 
 /// Plays `pairings` with at most `parallel` games at once. `on_game` sees
 /// each finished game; `Break` stops starting new games (those under way
-/// still finish and are returned).
+/// still finish and are returned). `stop()` is asked before every move of
+/// the games under way: once it says yes the match ends at once with
+/// [`MatchError::Stopped`] (a stopped match is played again, not half
+/// counted).
 pub fn play_match(
     contestants: &[Contestant<'_>],
     pairings: &[Pairing],
     rules: Rules,
     parallel: usize,
+    stop: &dyn Fn() -> bool,
     mut on_game: impl FnMut(&EvaluationGame) -> ControlFlow<()>,
 ) -> Result<Vec<EvaluationGame>, MatchError> {
     let mut queue = pairings.iter();
@@ -123,6 +129,9 @@ pub fn play_match(
         }
         if live.is_empty() {
             break;
+        }
+        if stop() {
+            return Err(MatchError::Stopped);
         }
         let mut chosen: Vec<Option<Move>> = vec![None; live.len()];
         for (index, contestant) in contestants.iter().enumerate() {

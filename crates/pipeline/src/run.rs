@@ -286,15 +286,21 @@ impl Workers<'_> {
         let workers = config.selfplay.workers;
         let service;
         let evaluators: Vec<Box<dyn Evaluator<G>>> = if workers == 1 {
-            vec![Box::new(DirectEvaluator::new(
-                net,
-                config.net.inference.symmetry,
-            ))]
+            vec![Box::new(
+                DirectEvaluator::new(net, config.net.inference.symmetry)
+                    .with_score_utility(config.selfplay.score_utility),
+            )]
         } else {
             service = InferenceService::start(net, &config.net.inference)
                 .map_err(PipelineError::net("starting the inference service"))?;
             (0..workers)
-                .map(|_| Box::new(service.client()) as Box<dyn Evaluator<G>>)
+                .map(|_| {
+                    Box::new(
+                        service
+                            .client()
+                            .with_score_utility(config.selfplay.score_utility),
+                    ) as Box<dyn Evaluator<G>>
+                })
                 .collect()
         };
         let bar = ui.bar(self.games, "self-play", "games");
@@ -522,7 +528,15 @@ fn evaluate_and_report(
         bar.set_position(u64::from(done));
         bar.set_message(format!("score {:.0}%", score * 100.0));
     };
-    let summary = evaluate_candidate(run, config, generation, run_hours, &progress, lease_check)?;
+    let summary = evaluate_candidate(
+        run,
+        config,
+        generation,
+        run_hours,
+        &progress,
+        lease_check,
+        &|| ui.stopping(),
+    )?;
     bar.finish_and_clear();
     log_scalars(events, u64::from(generation), &evaluation_scalars(&summary))?;
     Ok(summary)
@@ -545,7 +559,11 @@ fn evaluate_backlog(
         if stopping() {
             return Ok(false);
         }
-        evaluate_one(generation)?;
+        match evaluate_one(generation) {
+            // Stopped in its games: it stays pending for the next start.
+            Err(PipelineError::Stopped(_)) => return Ok(false),
+            other => other?,
+        }
     }
     Ok(true)
 }
@@ -760,7 +778,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
         let hours = Some(elapsed() / 3600.0);
         let evaluation_start = Instant::now();
         let summary = if config.evaluation.evaluates(candidate) {
-            Some(evaluate_and_report(
+            match evaluate_and_report(
                 run,
                 config,
                 candidate,
@@ -768,7 +786,12 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
                 &ui,
                 &mut events,
                 &lease_check,
-            )?)
+            ) {
+                Ok(summary) => Some(summary),
+                // Stopped in its games: evaluated first at the next start.
+                Err(PipelineError::Stopped(_)) => continue,
+                Err(err) => return Err(err),
+            }
         } else {
             None
         };

@@ -24,13 +24,13 @@
 
 use std::collections::BTreeMap;
 
-use sumito_arena::multi::{MultiGame, SeatPlayerMaker, play_multi_match};
+use sumito_arena::multi::{MATCH_STOPPED, MultiGame, SeatPlayerMaker, play_multi_match_until};
 use sumito_engine::variant::VariantOutcome;
 
 use crate::config::{Config, GatingConfig, GatingMode, GeneralRules};
 use crate::error::{PipelineError, Result};
 use crate::evaluation::{
-    BeforeWriting, EvaluationProgress, EvaluationSummary, conclude, mean_lower_bound,
+    BeforeWriting, EvaluationProgress, EvaluationSummary, Stopping, conclude, mean_lower_bound,
 };
 use crate::models::{device, load_model};
 use crate::ratings::{EvaluationRecord, GatingRecord, GeneralEvaluationGame, model_name};
@@ -102,6 +102,7 @@ struct EvaluationMatch<'a> {
     games: u32,
     seed: u64,
     make: &'a SeatPlayerMaker<'a>,
+    stopping: Stopping<'a>,
 }
 
 impl EvaluationMatch<'_> {
@@ -122,7 +123,7 @@ impl EvaluationMatch<'_> {
             if per_layout == 0 {
                 continue;
             }
-            let report = play_multi_match(
+            let report = play_multi_match_until(
                 self.make,
                 &self.entrants,
                 setup,
@@ -131,8 +132,15 @@ impl EvaluationMatch<'_> {
                 evaluation.random_opening_plies,
                 self.seed ^ (layout as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
                 evaluation.games_in_parallel,
+                self.stopping,
             )
-            .map_err(|err| PipelineError::Evaluation(format!("{}: {err}", self.what)))?;
+            .map_err(|err| {
+                if err == MATCH_STOPPED {
+                    PipelineError::Stopped(self.what.clone())
+                } else {
+                    PipelineError::Evaluation(format!("{}: {err}", self.what))
+                }
+            })?;
             let opening = format!(
                 "{} +{} random plies",
                 setup.layout.name(),
@@ -150,6 +158,7 @@ impl EvaluationMatch<'_> {
 /// Evaluates candidate `generation` of a general-game run (see the module
 /// docs), writes its record, promotes it if it passed (or gating is off and
 /// it is the newest), and refits the Elo table.
+#[allow(clippy::too_many_arguments)]
 pub fn evaluate_variant_candidate(
     run: &RunDir,
     config: &Config,
@@ -158,6 +167,7 @@ pub fn evaluate_variant_candidate(
     run_hours: Option<f64>,
     progress: EvaluationProgress<'_>,
     before_writing: BeforeWriting<'_>,
+    stopping: Stopping<'_>,
 ) -> Result<EvaluationSummary> {
     let device = device(config)?;
     let candidate = model_name(generation);
@@ -209,6 +219,7 @@ pub fn evaluate_variant_candidate(
             games: gating.games,
             seed: seed ^ 0x6A7E,
             make: &make,
+            stopping,
         }
         .play(config, general, &mut |game| report(game.points_of(0)))?;
         let scores: Vec<f64> = games
@@ -233,6 +244,7 @@ pub fn evaluate_variant_candidate(
                 games: evaluation.games_per_opponent,
                 seed: seed ^ (index as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D),
                 make: &make,
+                stopping,
             }
             .play(config, general, &mut |game| {
                 games += 1;
