@@ -224,6 +224,47 @@ mod tests {
     }
 
     #[test]
+    fn one_spelling_per_option_and_the_old_ones_as_aliases() {
+        let same = |a: &str, b: &str| {
+            assert_eq!(
+                format!("{:?}", parse(a)),
+                format!("{:?}", parse(b)),
+                "{a} / {b}"
+            );
+        };
+        let ladder = "ladder quick --simulations 64";
+        for (new, old) in [
+            ("analyze --simulations 7", "analyze --sims 7"),
+            (
+                "play --model quick --simulations 7",
+                "play --model quick --sims 7",
+            ),
+            (ladder, ladder),
+            ("train --no-progress", "train --quiet"),
+            (
+                "selfplay --run-dir r --no-progress",
+                "selfplay --run-dir r --quiet",
+            ),
+            (
+                "evaluate --run-dir r --no-progress",
+                "evaluate --run-dir r --quiet",
+            ),
+            (
+                "arena --player random --player greedy --no-progress",
+                "arena --player random --player greedy --quiet",
+            ),
+            ("ladder --no-progress", "ladder --quiet"),
+        ] {
+            same(new, old);
+        }
+        // And the spellings differ from leaving the option out.
+        assert_ne!(
+            format!("{:?}", parse("ladder --no-progress")),
+            format!("{:?}", parse("ladder"))
+        );
+    }
+
+    #[test]
     fn the_command_line_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();

@@ -31,9 +31,9 @@ pub struct Args {
     /// shipped model, models/quick).
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// Simulations per position.
-    #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..=10_000_000), conflicts_with = "time_per_position")]
-    pub sims: u32,
+    /// Simulations per position (`--sims` is the same).
+    #[arg(long, alias = "sims", default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..=10_000_000), conflicts_with = "time_per_position")]
+    pub simulations: u32,
     /// Search each position for this many seconds instead.
     #[arg(long, value_parser = parse_seconds)]
     pub time_per_position: Option<std::time::Duration>,

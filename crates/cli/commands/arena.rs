@@ -85,8 +85,8 @@ pub struct Args {
     /// and H1: it is ELO1 stronger.
     #[arg(long, value_name = "ELO0,ELO1", value_parser = parse_sprt)]
     sprt: Option<SprtConfig>,
-    /// No progress bar.
-    #[arg(long)]
+    /// Do not draw progress bars (`--quiet` is the same).
+    #[arg(long = "no-progress", alias = "quiet")]
     quiet: bool,
 }
 

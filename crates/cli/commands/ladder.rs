@@ -55,8 +55,8 @@ pub struct Args {
     /// [default: runs/ladder/<UTC date-time>].
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// No progress bar.
-    #[arg(long)]
+    /// Do not draw progress bars (`--quiet` is the same).
+    #[arg(long = "no-progress", alias = "quiet")]
     pub quiet: bool,
 }
 

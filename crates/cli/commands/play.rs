@@ -26,7 +26,7 @@ use sumito_play::variant_session::{SeatControl, run_variant_session};
 
 use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS};
 
-/// Simulations per move of the model when neither --sims nor
+/// Simulations per move of the model when neither --simulations nor
 /// --time-per-move is given.
 const DEFAULT_SIMULATIONS: u32 = 400;
 
@@ -50,9 +50,10 @@ pub struct Args {
     /// is played under the rule sheets' rules (no move limit).
     #[arg(long)]
     opponent: Option<String>,
-    /// Simulations per move of the model's search (default 400).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000), conflicts_with_all = ["time_per_move", "opponent"])]
-    sims: Option<u32>,
+    /// Simulations per move of the model's search (default 400; `--sims` is
+    /// the same).
+    #[arg(long, alias = "sims", value_parser = clap::value_parser!(u32).range(1..=10_000_000), conflicts_with_all = ["time_per_move", "opponent"])]
+    simulations: Option<u32>,
     /// The longest the opponent may think per move, in seconds: the model
     /// searches for that long; a classical opponent takes it as a cap on its
     /// own limit. With --clock the clock may allow less.
@@ -89,7 +90,7 @@ pub struct Args {
     /// four people at two colours), a classical engine (random, greedy,
     /// alphabeta:depth=N, alphabeta:time=DURATION), a network of the general
     /// game (net:model=CHECKPOINT_DIR, bundle:model=NAME), or `model` (the
-    /// --model, searching --sims). Without --seat you play the first seat
+    /// --model, searching --simulations). Without --seat you play the first seat
     /// and the model, --opponent or greedy the others.
     #[arg(long = "seat", value_name = "SPEC")]
     seats: Vec<String>,
@@ -191,11 +192,13 @@ impl Args {
         Ok(())
     }
 
-    /// The model's search budget: --time-per-move, else --sims (default 400).
+    /// The model's search budget: --time-per-move, else --simulations (default 400).
     pub fn model_budget(&self) -> SearchBudget {
-        match (self.sims, self.time_per_move) {
+        match (self.simulations, self.time_per_move) {
             (_, Some(time)) => SearchBudget::Time(time),
-            (sims, None) => SearchBudget::Simulations(sims.unwrap_or(DEFAULT_SIMULATIONS)),
+            (simulations, None) => {
+                SearchBudget::Simulations(simulations.unwrap_or(DEFAULT_SIMULATIONS))
+            }
         }
     }
 }

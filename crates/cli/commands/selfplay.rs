@@ -17,7 +17,7 @@ pub struct Args {
     /// (or update the run's configuration, as `sumito train` does).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Do not draw progress bars.
-    #[arg(long)]
+    /// Do not draw progress bars (`--quiet` is the same).
+    #[arg(long, alias = "quiet")]
     pub no_progress: bool,
 }

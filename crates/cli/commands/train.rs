@@ -19,7 +19,7 @@ pub struct Args {
     /// Delete the run already in the run directory and start over.
     #[arg(long)]
     pub fresh: bool,
-    /// Do not draw progress bars.
-    #[arg(long)]
+    /// Do not draw progress bars (`--quiet` is the same).
+    #[arg(long, alias = "quiet")]
     pub no_progress: bool,
 }

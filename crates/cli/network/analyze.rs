@@ -30,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let budget = match args.time_per_position {
         Some(time) => SearchBudget::Time(time),
-        None => SearchBudget::Simulations(args.sims),
+        None => SearchBudget::Simulations(args.simulations),
     };
     // The position or record first: a mistake there is answered before the
     // model is loaded.
@@ -89,7 +89,7 @@ fn general_position(table: &RulesTable, text: &str) -> anyhow::Result<VariantPos
 fn run_general(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
     if args.time_per_position.is_some() {
         anyhow::bail!(
-            "--time-per-position: a model of the general game searches by simulations so far (give --sims)"
+            "--time-per-position: a model of the general game searches by simulations so far (give --simulations)"
         );
     }
     if args.threads.is_some_and(|threads| threads > 1) {
@@ -129,7 +129,7 @@ fn run_general(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
         .resolve()?;
     let evaluator = DirectEvaluator::new(bundle.load_torchscript(device)?, SymmetryMode::None);
     eprintln!("{}", bundle.summary());
-    let config = play_search_with(args.sims);
+    let config = play_search_with(args.simulations);
     let whole_game = positions.len() > 1;
     for (ply, position) in positions.iter().enumerate() {
         if whole_game {

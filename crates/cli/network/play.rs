@@ -72,7 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// `sumito play --model M` for a model of the general game: the game it
 /// learned, the model at every seat but yours (or at the `--seat model`
-/// seats), searching `--sims` simulations a move.
+/// seats), searching `--simulations` simulations a move.
 fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
     let table = bundle
         .meta
