@@ -240,7 +240,10 @@ mod tests {
                 "play --model quick --sims 7",
             ),
             (ladder, ladder),
-            ("train --no-progress", "train --quiet"),
+            (
+                "train --config c.toml --no-progress",
+                "train --config c.toml --quiet",
+            ),
             (
                 "selfplay --run-dir r --no-progress",
                 "selfplay --run-dir r --quiet",

@@ -412,6 +412,9 @@ impl MultiReport {
     }
 }
 
+/// What [`play_multi_match`] answers when `stop()` ended it.
+pub const MATCH_STOPPED: &str = "stopped on request before the match ended";
+
 /// Makes the player a spec names, with a seed: [`seat_player`] for the
 /// classical players; a caller that links a network adds its players.
 pub type SeatPlayerMaker<'a> =
@@ -421,39 +424,12 @@ pub type SeatPlayerMaker<'a> =
 /// per side, in turn: entrant `e` plays side `(e + game) % sides`, all the
 /// seats of a team), each game opened with `opening_plies` random moves
 /// from the seed; on `threads` threads. `make` makes each seat's player from
-/// its spec ([`seat_player`] for the classical ones).
+/// its spec ([`seat_player`] for the classical ones). The match ends as
+/// soon as `stop()` says (asked before every move of every game), with the
+/// error [`MATCH_STOPPED`] and no report: a stopped match is played again,
+/// not half counted.
 #[allow(clippy::too_many_arguments)]
 pub fn play_multi_match(
-    make: &SeatPlayerMaker<'_>,
-    entrants: &[String],
-    setup: &VariantSetup,
-    rules: &VariantRules,
-    games: usize,
-    opening_plies: u32,
-    seed: u64,
-    threads: usize,
-) -> Result<MultiReport, String> {
-    play_multi_match_until(
-        make,
-        entrants,
-        setup,
-        rules,
-        games,
-        opening_plies,
-        seed,
-        threads,
-        &|| false,
-    )
-}
-
-/// What [`play_multi_match_until`] answers when `stop()` ended it.
-pub const MATCH_STOPPED: &str = "stopped on request before the match ended";
-
-/// [`play_multi_match`] that ends as soon as `stop()` says (checked before
-/// every move of every game), with the error [`MATCH_STOPPED`] and no
-/// report: a stopped match is played again, not half counted.
-#[allow(clippy::too_many_arguments)]
-pub fn play_multi_match_until(
     make: &SeatPlayerMaker<'_>,
     entrants: &[String],
     setup: &VariantSetup,
@@ -580,7 +556,7 @@ mod tests {
         let moves = std::sync::atomic::AtomicUsize::new(0);
         // Stop once 50 moves have been asked for in all games together.
         let stop = || moves.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 50;
-        let err = play_multi_match_until(
+        let err = play_multi_match(
             &|spec, seed| seat_player(spec, seed),
             &entrants,
             &setup,
@@ -615,6 +591,7 @@ mod tests {
             2,
             7,
             2,
+            &|| false,
         )
         .unwrap();
         assert_eq!(report.games.len(), 6);
@@ -696,6 +673,7 @@ mod tests {
             0,
             3,
             2,
+            &|| false,
         )
         .unwrap();
         assert!(report.games.iter().all(|g| g.outcome.is_some()));

@@ -200,6 +200,7 @@ fn run_general(args: &Args, table: &RulesTable, players: &GeneralPlayers) -> any
         args.opening_plies,
         args.seed,
         threads,
+        &|| false,
     )
     .map_err(|err| anyhow::anyhow!(err))
     .context("playing the match")?;

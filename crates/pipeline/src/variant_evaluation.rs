@@ -24,7 +24,7 @@
 
 use std::collections::BTreeMap;
 
-use sumito_arena::multi::{MATCH_STOPPED, MultiGame, SeatPlayerMaker, play_multi_match_until};
+use sumito_arena::multi::{MATCH_STOPPED, MultiGame, SeatPlayerMaker, play_multi_match};
 use sumito_engine::variant::VariantOutcome;
 
 use crate::config::{Config, GatingConfig, GatingMode, GeneralRules};
@@ -123,7 +123,7 @@ impl EvaluationMatch<'_> {
             if per_layout == 0 {
                 continue;
             }
-            let report = play_multi_match_until(
+            let report = play_multi_match(
                 self.make,
                 &self.entrants,
                 setup,

@@ -201,6 +201,7 @@ mod tests {
             0,
             5,
             2,
+            &|| false,
         )
         .unwrap();
         assert_eq!(report.games.len(), 3);

@@ -112,19 +112,33 @@ impl StoreLeases {
             .and_then(|bytes| serde_json::from_slice(&bytes).ok()))
     }
 
-    /// The newest epoch of lease `name` and its record.
-    fn newest(&self, name: &str) -> Result<Option<(u64, Option<EpochRecord>)>> {
+    /// The epochs of lease `name` in the store, in no order.
+    fn epochs(&self, name: &str) -> std::result::Result<Vec<u64>, StoreError> {
         let prefix = format!("leases/{name}/");
-        let newest = self
+        Ok(self
             .store
-            .list(&prefix)
-            .map_err(store_error)?
+            .list(&prefix)?
             .iter()
             .filter_map(|object| {
                 let rest = object.key.strip_prefix(&prefix)?;
                 rest.strip_suffix(".json")?.parse::<u64>().ok()
             })
-            .max();
+            .collect())
+    }
+
+    /// Deletes the epochs of lease `name` older than `epoch`, the holder's
+    /// own: they are no one's any more (a holder still at one of them learns
+    /// it lost at its next renewal, [`HeldState::renew`]). Best effort: what
+    /// is left is deleted at the next renewal.
+    fn delete_older_epochs(&self, name: &str, epoch: u64, known: &[u64]) {
+        for &old in known.iter().filter(|&&old| old < epoch) {
+            let _ = self.store.delete(&epoch_key(name, old));
+        }
+    }
+
+    /// The newest epoch of lease `name` and its record.
+    fn newest(&self, name: &str) -> Result<Option<(u64, Option<EpochRecord>)>> {
+        let newest = self.epochs(name).map_err(store_error)?.into_iter().max();
         match newest {
             Some(epoch) => Ok(Some((epoch, self.read(&epoch_key(name, epoch))?))),
             None => Ok(None),
@@ -169,6 +183,11 @@ impl StoreLeases {
                 .map_err(store_error)?
             {
                 Created::New => {
+                    // What the previous holders left (a killed one's last
+                    // epochs) goes now rather than never.
+                    if let Ok(known) = self.epochs(name) {
+                        self.delete_older_epochs(name, next, &known);
+                    }
                     return Ok(StoreHeld::start(
                         self.clone(),
                         Chain {
@@ -289,7 +308,28 @@ impl StoreLeases {
                 path: self.run.clone(),
             });
         }
+        self.remove_dead_shared_holders(&key);
         Ok(StoreHeld::start_shared(self.clone(), key, record))
+    }
+
+    /// Deletes the shared `open` objects of holders that stopped renewing a
+    /// lease time before they expired (killed processes: a live one renews
+    /// every third of the lease time), but `own`. Best effort.
+    fn remove_dead_shared_holders(&self, own: &str) {
+        let prefix = format!("leases/{OPEN}/shared/");
+        let Ok(objects) = self.store.list(&prefix) else {
+            return;
+        };
+        for object in objects {
+            if object.key == own {
+                continue;
+            }
+            if let Ok(Some(record)) = self.read(&object.key)
+                && unix_seconds() > record.expires + self.ttl.as_secs_f64()
+            {
+                let _ = self.store.delete(&object.key);
+            }
+        }
     }
 
     fn take_exclusive_open(&self, command: &str) -> Result<StoreHeld> {
@@ -379,12 +419,19 @@ impl HeldState {
                 let next = chain.epoch + 1;
                 match leases.store.create(&epoch_key(&chain.name, next), &bytes) {
                     Ok(Created::New) => {
-                        // The one before the previous is no one's any more.
-                        if chain.epoch > 1 {
-                            let _ = leases
-                                .store
-                                .delete(&epoch_key(&chain.name, chain.epoch - 1));
+                        // Created, but was the epoch free because a later
+                        // holder had deleted it (this one was paused through
+                        // another's takeover and renewals)? Then a newer
+                        // epoch is there: lost, and the stray epoch goes.
+                        let known = match leases.epochs(&chain.name) {
+                            Ok(known) => known,
+                            Err(_) => return self.within_ttl(),
+                        };
+                        if known.iter().any(|&epoch| epoch > next) {
+                            let _ = leases.store.delete(&epoch_key(&chain.name, next));
+                            return false;
                         }
+                        leases.delete_older_epochs(&chain.name, next, &known);
                         chain.epoch = next;
                         chain.record = record;
                     }
@@ -681,6 +728,79 @@ mod tests {
         assert!(held.is_lost());
         assert!(!state.renew());
         assert!(!second.is_lost());
+    }
+
+    fn keys(store: &Store, prefix: &str) -> Vec<String> {
+        let mut keys: Vec<String> = store
+            .list(prefix)
+            .unwrap()
+            .into_iter()
+            .map(|object| object.key)
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    #[test]
+    fn takeovers_leave_only_the_newest_epochs_and_a_holder_paused_through_them_lost() {
+        let store = Store::open(&Location::parse("memory://stale-epochs").unwrap()).unwrap();
+        let short = Duration::from_millis(600);
+        // Renewals by hand here: the renewer threads stop at once.
+        let take = || {
+            let held = leases(&store, short)
+                .take("trainer", "sumito train")
+                .unwrap();
+            held.state.stop.store(true, Ordering::Relaxed);
+            held
+        };
+        // A holder that renewed a few times and was then frozen (killed).
+        let first = take();
+        for _ in 0..3 {
+            assert!(first.state.renew());
+        }
+        assert_eq!(keys(&store, "leases/trainer/"), [epoch_key("trainer", 4)]);
+        std::thread::sleep(short + Duration::from_millis(300));
+        // The next holder takes over: the frozen one's epoch goes.
+        let second = take();
+        assert_eq!(keys(&store, "leases/trainer/"), [epoch_key("trainer", 5)]);
+        assert!(second.state.renew() && second.state.renew());
+        assert_eq!(keys(&store, "leases/trainer/"), [epoch_key("trainer", 7)]);
+        // The frozen holder wakes: the epoch after its own is free, but it
+        // lost the lease, and leaves nothing behind.
+        assert!(!first.state.renew());
+        assert!(first.is_lost());
+        assert_eq!(keys(&store, "leases/trainer/"), [epoch_key("trainer", 7)]);
+        assert!(!second.is_lost());
+        drop(second);
+        drop(first);
+        // Given back: the released epoch alone says the lease is free.
+        assert_eq!(keys(&store, "leases/trainer/"), [epoch_key("trainer", 8)]);
+    }
+
+    #[test]
+    fn the_shared_objects_of_killed_processes_are_removed_by_the_next_start() {
+        let store = Store::open(&Location::parse("memory://dead-shared").unwrap()).unwrap();
+        let short = Duration::from_millis(500);
+        let leases = leases(&store, short);
+        let shared = || keys(&store, "leases/open/shared/");
+        let killed = leases.take_shared_open("sumito selfplay").unwrap();
+        killed.state.stop.store(true, Ordering::Relaxed);
+        std::mem::forget(killed);
+        let _alive = leases
+            .acquire(OPEN, Mode::Shared, "sumito trainer")
+            .unwrap();
+        assert_eq!(shared().len(), 2);
+        // Not before it is a lease time past its expiry...
+        let _early = leases
+            .acquire(OPEN, Mode::Shared, "sumito evaluate")
+            .unwrap();
+        assert_eq!(shared().len(), 3);
+        std::thread::sleep(short * 2 + Duration::from_millis(300));
+        // ...then the next start removes it, and no live holder's.
+        let _late = leases
+            .acquire(OPEN, Mode::Shared, "sumito evaluate")
+            .unwrap();
+        assert_eq!(shared().len(), 3, "{:?}", shared());
     }
 
     #[test]
