@@ -26,7 +26,6 @@ pub mod player;
 pub mod players;
 pub mod record;
 pub mod report;
-pub mod rules_table;
 pub mod spec;
 pub mod sprt;
 pub mod tactics;

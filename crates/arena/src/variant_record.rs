@@ -37,7 +37,7 @@ use sumito_engine::shorten_quotes;
 use sumito_engine::variant::{VariantLayout, VariantMove, VariantPosition};
 
 use crate::record::{RecordError, RecordFileError, write_atomic};
-use crate::rules_table::RulesTable;
+use sumito_engine::rules_table::RulesTable;
 
 /// The first line of every variant record.
 pub const VARIANT_MAGIC: &str = "# sumito variant game record v1";

@@ -22,8 +22,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::OnceLock;
 use sumito_arena::record::{GameRecord, MAGIC, Start};
-use sumito_arena::rules_table::{RulesTable, Targets};
 use sumito_arena::variant_record::{VARIANT_MAGIC, VariantRecord, VariantStart};
+use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::variant::VariantLayout;
 use sumito_engine::{Cell, Layout, MAX_PLY_COUNTER, Move, Position, Rules};
 

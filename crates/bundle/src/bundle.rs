@@ -26,8 +26,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sumito_arena::rules_table::RulesTable;
 use sumito_engine::Rules;
+use sumito_engine::rules_table::RulesTable;
 use sumito_game::AbaloneGame;
 use sumito_mcts::Evaluator;
 use sumito_net::{

@@ -12,11 +12,11 @@ use sumito_arena::arena::{DEFAULT_MAX_PLIES, MatchConfig, Silent, check_record_d
 use sumito_arena::multi::{SeatPlayerMaker, play_multi_match, seat_player};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::report::{ProgressObserver, result_line, summary};
-use sumito_arena::rules_table::{RulesTable, Targets};
 use sumito_arena::sprt::SprtConfig;
 use sumito_arena::variant_record::{VariantRecord, VariantStart};
 use sumito_arena::{MatchObserver, PlayerSpec};
 use sumito_engine::Rules;
+use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::variant::VariantLayout;
 
 #[derive(Debug, ClapArgs)]

@@ -6,7 +6,7 @@ use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::time::Instant;
-use sumito_arena::rules_table::RulesTable;
+use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::{VariantLayout, VariantPosition, variant_perft};
 use sumito_engine::{Layout, Move, Position, perft, quote_position_text};
 

@@ -11,9 +11,9 @@ use sumito_engine::{Layout, Position};
 use sumito_play::analysis::{analyse_game, format_game, format_position, record_under_rules};
 use sumito_play::network::SearchBudget;
 
-use sumito_arena::rules_table::RulesTable;
 use sumito_arena::variant_record::VariantRecord;
 use sumito_bundle::bundle::ModelBundle;
+use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::{VariantLayout, VariantPosition};
 use sumito_net::{DeviceSpec, DirectEvaluator, SymmetryMode};
 use sumito_play::network::play_search_with;

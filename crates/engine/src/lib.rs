@@ -54,6 +54,7 @@ pub mod notation;
 mod perft;
 mod playout;
 mod position;
+pub mod rules_table;
 mod symmetry;
 pub mod variant;
 

@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use sumito_arena::rules_table::{RulesTable, RulesTableError, Targets};
+use sumito_engine::rules_table::{RulesTable, RulesTableError, Targets};
 use sumito_engine::variant::{VariantLayout, VariantRules, VariantSetup};
 use sumito_engine::{Layout, Rules};
 use sumito_mcts::SearchConfig;
@@ -67,7 +67,7 @@ pub struct Config {
 }
 
 /// `[rules]`: the game played. The keys are those of a `--rules` file
-/// (`sumito_arena::rules_table`); the two-player engine plays targets and
+/// (`sumito_engine::rules_table`); the two-player engine plays targets and
 /// limits, and anything more (a many-player layout, targets per side,
 /// obstacles, holes, neutral marbles, removed marbles, shield or rotation
 /// moves, one colour, partners in a row) makes the run learn the general
@@ -195,7 +195,7 @@ impl RulesConfig {
             let layout = VariantLayout::from_name(name)
                 .map_err(|err| (format!("layouts[{index}]"), err.to_string()))?;
             let (rules, setup) = table.resolve(layout).map_err(|err| match err {
-                sumito_arena::rules_table::RulesTableError::Key { key, message } => {
+                sumito_engine::rules_table::RulesTableError::Key { key, message } => {
                     (key, format!("with the layout {name}: {message}"))
                 }
                 other => (format!("layouts[{index}]"), other.to_string()),

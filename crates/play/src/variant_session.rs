@@ -190,8 +190,8 @@ pub fn run_variant_session(
 mod tests {
     use super::*;
     use sumito_arena::multi::seat_player;
-    use sumito_arena::rules_table::RulesTable;
     use sumito_arena::variant_record::VariantStart;
+    use sumito_engine::rules_table::RulesTable;
     use sumito_engine::variant::VariantLayout;
 
     fn record(layout: &str, rules: RulesTable) -> VariantRecord {

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use sumito_arena::multi::{SeatPlayer, seat_player};
 use sumito_arena::player::PlayerRegistry;
 use sumito_arena::record::GameRecord;
-use sumito_arena::rules_table::{RulesTable, Targets};
 use sumito_arena::variant_record::{VARIANT_MAGIC, VariantRecord, VariantStart};
+use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::variant::{
     CellContent, MoveKind, SEAT_NAMES, VariantLayout, VariantMove, VariantPosition,
 };

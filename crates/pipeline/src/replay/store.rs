@@ -413,7 +413,7 @@ mod tests {
     fn general_game_files_are_followed_and_sampled_under_kept_symmetries() {
         use crate::replay::files::write_variant_game;
         use crate::replay::variant_format::tests::scripted_game;
-        use sumito_arena::rules_table::RulesTable;
+        use sumito_engine::rules_table::RulesTable;
         use sumito_net::Sample as _;
 
         let dir = TempDir::new("variant-store");

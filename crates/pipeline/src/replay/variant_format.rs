@@ -29,7 +29,7 @@
 //!                     in VariantPosition::legal_moves() order, probability × 255
 //! ```
 
-use sumito_arena::rules_table::RulesTable;
+use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::{MAX_SEATS, VariantMove, VariantPosition};
 use sumito_mcts::{MAX_SIDES, Outcome, Player};
 

@@ -17,12 +17,12 @@
 //! partners_in_a_row = false        # team games (4 or 6 players) only
 //! ```
 
-use serde::{Deserialize, Serialize};
-use std::path::Path;
-use sumito_engine::variant::{
+use crate::variant::{
     NeutralPushOff, Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
 };
-use sumito_engine::{Cell, check_rule_values, excerpt, shorten_quotes};
+use crate::{Cell, check_rule_values, excerpt, shorten_quotes};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// `marbles_to_win`: one number for every side, or one per side.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -221,7 +221,7 @@ impl RulesTable {
         let mut table = self.clone();
         table.neutral_push_off = None;
         let seats_layout = match seats {
-            2 => VariantLayout::Two(sumito_engine::Layout::Standard),
+            2 => VariantLayout::Two(crate::Layout::Standard),
             n => *VariantLayout::MANY_PLAYER
                 .iter()
                 .find(|layout| layout.seats() == n)
@@ -251,8 +251,8 @@ impl RulesTable {
         // The start must exist: a conflict names its cell (and so its key).
         setup.start(&rules).map_err(|err| {
             let key = match &err {
-                sumito_engine::variant::SetupError::NothingToRemove { .. } => "removed_marbles",
-                sumito_engine::variant::SetupError::CellTaken { what, .. } => match *what {
+                crate::variant::SetupError::NothingToRemove { .. } => "removed_marbles",
+                crate::variant::SetupError::CellTaken { what, .. } => match *what {
                     "an obstacle" => "obstacles",
                     "a hole" => "holes",
                     _ => "neutral",
@@ -339,9 +339,9 @@ impl RulesTable {
     /// The two-player engine's rules (targets and limits), when
     /// [`RulesTable::is_variant`] is false; values out of range are refused
     /// as in the general game ([`RulesTable::validate`]).
-    pub fn two_player_rules(&self) -> Result<sumito_engine::Rules, RulesTableError> {
+    pub fn two_player_rules(&self) -> Result<crate::Rules, RulesTableError> {
         self.validate()?;
-        Ok(sumito_engine::Rules {
+        Ok(crate::Rules {
             marbles_to_win: match self.marbles_to_win {
                 Some(Targets::All(n)) => n,
                 _ => 6,
@@ -474,7 +474,7 @@ mod tests {
         );
         // TOML's own wording printed the whole line: a megabyte here.
         let huge = "x".repeat(1 << 20);
-        let cut = format!("{}…", "x".repeat(sumito_engine::EXCERPT_CHARS));
+        let cut = format!("{}…", "x".repeat(crate::EXCERPT_CHARS));
         for text in [
             format!("[rules]\n{huge} = 1\n"),
             format!("[rules]\nmax_plies = \"{huge}\"\n"),
@@ -483,7 +483,7 @@ mod tests {
         ] {
             let message = match RulesTable::from_toml(&text) {
                 Ok(table) => table
-                    .resolve(VariantLayout::Two(sumito_engine::Layout::Standard))
+                    .resolve(VariantLayout::Two(crate::Layout::Standard))
                     .unwrap_err()
                     .to_string(),
                 Err(message) => message,
