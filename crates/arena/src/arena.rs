@@ -206,7 +206,7 @@ impl Tally {
     }
 
     /// Counts a game in which this side scored `score` (1, ½ or 0).
-    pub(crate) fn add(&mut self, score: f64) {
+    pub fn add(&mut self, score: f64) {
         if score == 1.0 {
             self.wins += 1;
         } else if score == 0.0 {

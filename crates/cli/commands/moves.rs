@@ -1,7 +1,7 @@
 //! `sumito moves`: the legal moves of a position in Aba-Pro notation, one
 //! per line, optionally with the position each one leads to.
 
-use super::perft::{PositionArgs, Start};
+use super::perft::{EitherPosition, PositionArgs};
 use clap::Args as ClapArgs;
 use std::io::Write;
 
@@ -17,7 +17,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.position.start()? {
-        Start::Two(position) => {
+        EitherPosition::Two(position) => {
             if let Some((outcome, reason)) = position.outcome() {
                 eprintln!("the game is over ({outcome}: {reason}); no legal moves");
             }
@@ -29,7 +29,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
             }
         }
-        Start::General(position) => {
+        EitherPosition::General(position) => {
             if let Some(result) = position.describe_outcome() {
                 eprintln!("the game is over ({result}); no legal moves");
             }

@@ -37,7 +37,7 @@ pub struct PositionArgs {
 /// A start: a two-player game the two-player engine plays (fast), or a game
 /// of the general engine (variants, 3-6 players).
 #[derive(Debug, Clone)]
-pub enum Start {
+pub enum EitherPosition {
     Two(Position),
     General(VariantPosition),
 }
@@ -45,7 +45,7 @@ pub enum Start {
 impl PositionArgs {
     /// The position asked for: the two-player engine's when the game is a
     /// plain two-player one, the general engine's otherwise.
-    pub fn start(&self) -> anyhow::Result<Start> {
+    pub fn start(&self) -> anyhow::Result<EitherPosition> {
         resolve_start(self.layout, self.fen.as_deref(), self.rules.as_deref())
     }
 }
@@ -57,7 +57,7 @@ pub fn resolve_start(
     layout: Option<VariantLayout>,
     fen: Option<&str>,
     rules: Option<&std::path::Path>,
-) -> anyhow::Result<Start> {
+) -> anyhow::Result<EitherPosition> {
     {
         let table = match rules {
             Some(path) => RulesTable::read(path)?,
@@ -79,7 +79,9 @@ pub fn resolve_start(
             if !table.is_variant()
                 && let Ok(position) = Position::from_fen(text)
             {
-                return Ok(Start::Two(position.with_rules(table.two_player_rules()?)));
+                return Ok(EitherPosition::Two(
+                    position.with_rules(table.two_player_rules()?),
+                ));
             }
             // The general text: its players decide the seating.
             let plain = match VariantPosition::from_text(text, None) {
@@ -108,7 +110,7 @@ pub fn resolve_start(
                 rules.one_colour = plain.rules().one_colour;
             }
             let position = VariantPosition::from_text(text, Some(&rules)).with_context(context)?;
-            return Ok(Start::General(position));
+            return Ok(EitherPosition::General(position));
         }
         let layout = match layout {
             Some(layout) => layout,
@@ -117,12 +119,12 @@ pub fn resolve_start(
                 .unwrap_or(VariantLayout::Two(Layout::Standard)),
         };
         match layout {
-            VariantLayout::Two(two) if !table.is_variant() => {
-                Ok(Start::Two(Position::start(two, table.two_player_rules()?)))
-            }
-            layout => Ok(Start::General(table.start(layout).with_context(|| {
-                format!("starting the layout {layout}{}", rules_flag())
-            })?)),
+            VariantLayout::Two(two) if !table.is_variant() => Ok(EitherPosition::Two(
+                Position::start(two, table.two_player_rules()?),
+            )),
+            layout => Ok(EitherPosition::General(table.start(layout).with_context(
+                || format!("starting the layout {layout}{}", rules_flag()),
+            )?)),
         }
     }
 }
@@ -179,11 +181,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut leaves = 0u64;
     for depth in 1..=args.depth {
         let counts: Vec<(String, u64)> = match &start {
-            Start::Two(position) => divide(&pool, position, depth)
+            EitherPosition::Two(position) => divide(&pool, position, depth)
                 .into_iter()
                 .map(|(mv, count)| (mv.to_string(), count))
                 .collect(),
-            Start::General(position) => divide_general(&pool, position, depth),
+            EitherPosition::General(position) => divide_general(&pool, position, depth),
         };
         if args.divide && depth == args.depth {
             for (mv, count) in &counts {

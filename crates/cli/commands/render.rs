@@ -13,7 +13,7 @@ use sumito_play::record::write_atomic;
 use sumito_play::svg::{render_game, render_svg};
 use sumito_play::variant_view::render_variant_svg;
 
-use super::perft::{Start, resolve_start};
+use super::perft::{EitherPosition, resolve_start};
 
 use super::source::{Source, SourceArgs};
 
@@ -89,11 +89,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.rules.as_deref(),
         )?;
         let svg = match start {
-            Start::Two(position) => {
+            EitherPosition::Two(position) => {
                 let title = args.title.clone().unwrap_or_else(|| position.to_string());
                 render_svg(&position, None, &title)
             }
-            Start::General(position) => {
+            EitherPosition::General(position) => {
                 let title = args.title.clone().unwrap_or_else(|| position.to_string());
                 render_variant_svg(&position, &title)
             }

@@ -7,8 +7,8 @@
 //! * Actions: the engine's fixed action space, `NUM_ACTIONS =`
 //!   [`ACTION_COUNT`] = 1734; an action is [`Move::action`], legal actions come
 //!   in increasing action order (the order of [`Position::legal_moves`]).
-//! * Players: Black is [`Player::FIRST`], White [`Player::SECOND`].
-//! * Outcome: [`Position::outcome`], with the winner's colour turned into a
+//! * Players: Black is [`Side::FIRST`], White [`Side::SECOND`].
+//! * Ending: [`Position::outcome`], with the winner's colour turned into a
 //!   player; draws (move limit or no-push-off rule with equal counts) are draws.
 //!
 //! ```
@@ -32,8 +32,8 @@ pub mod variant;
 pub use choice::{ChoicePosition, GameHistory, choose_move};
 pub use variant::{VARIANT_ACTIONS, VariantGame};
 
-use sumito_engine::{ACTION_COUNT, Color, Move, Outcome as EngineOutcome, Position};
-use sumito_mcts::{Game, Outcome, Player, ZeroSum};
+use sumito_engine::{ACTION_COUNT, Color, Move, Outcome, Position};
+use sumito_mcts::{Ending, Game, Side, ZeroSum};
 
 /// An Abalone position that the search can play.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -63,16 +63,16 @@ impl fmt::Display for AbaloneGame {
 }
 
 /// The search's player for a colour: Black moves first.
-pub fn player_of(color: Color) -> Player {
+pub fn player_of(color: Color) -> Side {
     match color {
-        Color::Black => Player::FIRST,
-        Color::White => Player::SECOND,
+        Color::Black => Side::FIRST,
+        Color::White => Side::SECOND,
     }
 }
 
 /// The colour of a search player (the two-player game has sides 0 and 1).
-pub fn color_of(player: Player) -> Color {
-    if player == Player::FIRST {
+pub fn color_of(player: Side) -> Color {
+    if player == Side::FIRST {
         Color::Black
     } else {
         Color::White
@@ -83,7 +83,7 @@ impl Game for AbaloneGame {
     type Values = ZeroSum;
     const NUM_ACTIONS: usize = ACTION_COUNT;
 
-    fn to_play(&self) -> Player {
+    fn to_play(&self) -> Side {
         player_of(self.0.side_to_move())
     }
 
@@ -101,10 +101,10 @@ impl Game for AbaloneGame {
         self.0 = self.0.play(mv);
     }
 
-    fn outcome(&self) -> Option<Outcome> {
+    fn outcome(&self) -> Option<Ending> {
         self.0.outcome().map(|(outcome, _)| match outcome {
-            EngineOutcome::Win(color) => Outcome::Win(player_of(color)),
-            EngineOutcome::Draw => Outcome::Draw,
+            Outcome::Win(color) => Ending::Win(player_of(color)),
+            Outcome::Draw => Ending::Draw,
         })
     }
 
@@ -212,17 +212,14 @@ mod tests {
     #[test]
     fn players_and_outcomes_follow_colours() {
         let start = AbaloneGame(Position::start(Layout::Standard, Rules::default()));
-        assert_eq!(start.to_play(), Player::FIRST);
+        assert_eq!(start.to_play(), Side::FIRST);
         assert_eq!(start.outcome(), None);
         assert_eq!(color_of(player_of(Color::White)), Color::White);
         // White has just pushed the sixth black marble off.
         let won: Position = "w4/1w4/2w4/8/bbbb5/bbbb4/7/wwwwww/wwwww b 6 0"
             .parse()
             .unwrap();
-        assert_eq!(
-            AbaloneGame(won).outcome(),
-            Some(Outcome::Win(Player::SECOND))
-        );
+        assert_eq!(AbaloneGame(won).outcome(), Some(Ending::Win(Side::SECOND)));
         let mut legal = vec![1];
         AbaloneGame(won).legal_actions(&mut legal);
         assert!(legal.is_empty(), "a finished game has no legal actions");

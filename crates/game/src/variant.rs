@@ -10,7 +10,7 @@
 //!   them; [`VARIANT_ACTIONS`] is the largest such space.
 //! * Values: [`SideValues`], one per side (max^n), for every seating, two
 //!   sides included, so that one network head serves every variant.
-//! * Outcome: a win by a side, a draw among every side, or a tie among some
+//! * Ending: a win by a side, a draw among every side, or a tie among some
 //!   of them (the move limit with equal best counts).
 
 use std::fmt;
@@ -18,7 +18,7 @@ use std::fmt;
 use sumito_engine::ACTION_COUNT;
 use sumito_engine::variant::moves::{ROTATION_COUNT, SHIELD_COUNT};
 use sumito_engine::variant::{VariantMove, VariantOutcome, VariantPosition};
-use sumito_mcts::{Game, Outcome, Player, SideValues};
+use sumito_mcts::{Ending, Game, Side, SideValues};
 
 /// The largest action space of any rules value: group, shield and rotation moves.
 pub const VARIANT_ACTIONS: usize = ACTION_COUNT + SHIELD_COUNT + ROTATION_COUNT;
@@ -52,11 +52,11 @@ impl fmt::Display for VariantGame {
 
 /// The search's outcome of the engine's: a draw among every side is a draw,
 /// among some a tie.
-pub fn outcome_of(outcome: VariantOutcome, sides: usize) -> Outcome {
+pub fn outcome_of(outcome: VariantOutcome, sides: usize) -> Ending {
     match outcome {
-        VariantOutcome::Win(side) => Outcome::Win(Player::new(side)),
-        VariantOutcome::Draw(mask) if mask.count_ones() as usize == sides => Outcome::Draw,
-        VariantOutcome::Draw(mask) => Outcome::Tie(mask),
+        VariantOutcome::Win(side) => Ending::Win(Side::new(side)),
+        VariantOutcome::Draw(mask) if mask.count_ones() as usize == sides => Ending::Draw,
+        VariantOutcome::Draw(mask) => Ending::Tie(mask),
     }
 }
 
@@ -68,8 +68,8 @@ impl Game for VariantGame {
         self.0.rules().seating.sides()
     }
 
-    fn to_play(&self) -> Player {
-        Player::new(self.0.side_to_move())
+    fn to_play(&self) -> Side {
+        Side::new(self.0.side_to_move())
     }
 
     fn legal_actions(&self, out: &mut Vec<usize>) {
@@ -88,7 +88,7 @@ impl Game for VariantGame {
         self.0 = self.0.play(mv);
     }
 
-    fn outcome(&self) -> Option<Outcome> {
+    fn outcome(&self) -> Option<Ending> {
         let (outcome, _) = self.0.outcome()?;
         Some(outcome_of(outcome, self.sides()))
     }
@@ -119,7 +119,7 @@ mod tests {
             assert!(action < VARIANT_ACTIONS);
             let mut next = three;
             next.apply(action);
-            assert_eq!(next.to_play(), Player::new(1), "three players in turn");
+            assert_eq!(next.to_play(), Side::new(1), "three players in turn");
         }
         // Partners in a row: the same side moves twice.
         let four = start(
@@ -147,7 +147,7 @@ mod tests {
             for &action in &actions {
                 let mut next = game;
                 next.apply(action);
-                if next.outcome() == Some(Outcome::Win(game.to_play())) {
+                if next.outcome() == Some(Ending::Win(game.to_play())) {
                     return (game, action);
                 }
             }
@@ -178,7 +178,7 @@ mod tests {
             after.apply(result.best_action);
             assert_eq!(
                 after.outcome(),
-                Some(Outcome::Win(position.to_play())),
+                Some(Ending::Win(position.to_play())),
                 "seed {seed}: plays {} where {win} wins",
                 result.best_action
             );
@@ -189,14 +189,14 @@ mod tests {
 
     #[test]
     fn draws_among_some_sides_are_ties() {
-        assert_eq!(outcome_of(VariantOutcome::Draw(0b111), 3), Outcome::Draw);
+        assert_eq!(outcome_of(VariantOutcome::Draw(0b111), 3), Ending::Draw);
         assert_eq!(
             outcome_of(VariantOutcome::Draw(0b101), 3),
-            Outcome::Tie(0b101)
+            Ending::Tie(0b101)
         );
         assert_eq!(
             outcome_of(VariantOutcome::Win(2), 3),
-            Outcome::Win(Player::new(2))
+            Ending::Win(Side::new(2))
         );
     }
 }

@@ -3,7 +3,7 @@
 //! schedule, completed Q-values with the mixed value approximation, the sigma
 //! transform and the improved policy.
 
-use crate::Player;
+use crate::Side;
 use crate::config::GumbelConfig;
 use crate::tree::Node;
 use crate::values::Values;
@@ -39,7 +39,7 @@ pub(crate) fn considered_visit_sequence(considered: u32, simulations: u32, out: 
 /// gathered in one pass.
 struct ChildStats {
     /// The player choosing among the children, whose values they are.
-    player: Player,
+    player: Side,
     /// `N = sum_b N(b)` and `max_b N(b)` over real (not in-flight) visits.
     sum_visits: u64,
     max_visits: u32,
@@ -62,7 +62,7 @@ struct ChildStats {
 }
 
 impl ChildStats {
-    fn gather<V: Values>(children: &[Node<V>], player: Player, raw_value: f32) -> ChildStats {
+    fn gather<V: Values>(children: &[Node<V>], player: Side, raw_value: f32) -> ChildStats {
         let mut stats = ChildStats {
             player,
             sum_visits: 0,
@@ -145,7 +145,7 @@ impl ChildStats {
 /// [`GumbelConfig::rescale_q`]) and scaled by `(c_visit + max_b N(b)) * c_scale`.
 pub(crate) fn sigma_completed_q<V: Values>(
     children: &[Node<V>],
-    player: Player,
+    player: Side,
     raw_value: f32,
     config: &GumbelConfig,
     out: &mut Vec<f32>,
@@ -169,7 +169,7 @@ pub(crate) fn sigma_completed_q<V: Values>(
 /// touched children need an exponential each. `touched` is scratch space.
 pub(crate) fn interior_choice<V: Values>(
     children: &[Node<V>],
-    player: Player,
+    player: Side,
     raw_value: f32,
     config: &GumbelConfig,
     touched: &mut Vec<(u32, f32)>,
@@ -305,7 +305,7 @@ mod tests {
             child(0.25, 0, 0.0),
         ];
         let mut sigma = Vec::new();
-        sigma_completed_q(&children, Player::FIRST, 0.1, &config, &mut sigma);
+        sigma_completed_q(&children, Side::FIRST, 0.1, &config, &mut sigma);
         // v_mix = (0.1 + 4 * (0.5*0.5 + 0.25*-0.5)/0.75) / 5
         let v_mix = (0.1 + 4.0 * (0.125 / 0.75)) / 5.0;
         let scale = 3.0; // (c_visit + max visits) * c_scale
@@ -314,7 +314,7 @@ mod tests {
             assert!((got - want).abs() < 1e-5, "{sigma:?} vs {expected:?}");
         }
         // From the other player's side the values flip.
-        sigma_completed_q(&children, Player::SECOND, -0.1, &config, &mut sigma);
+        sigma_completed_q(&children, Side::SECOND, -0.1, &config, &mut sigma);
         let expected = [-0.5, 0.5, -v_mix].map(|q| (q + 1.0) / 2.0 * scale);
         for (got, want) in sigma.iter().zip(expected) {
             assert!((got - want).abs() < 1e-5, "{sigma:?} vs {expected:?}");
@@ -326,7 +326,7 @@ mod tests {
         let config = GumbelConfig::default();
         let children = [child(0.7, 0, 0.0), child(0.2, 0, 0.0), child(0.1, 0, 0.0)];
         let mut sigma = Vec::new();
-        sigma_completed_q(&children, Player::FIRST, 0.3, &config, &mut sigma);
+        sigma_completed_q(&children, Side::FIRST, 0.3, &config, &mut sigma);
         assert!(sigma.iter().all(|&s| (s - sigma[0]).abs() < 1e-6));
         improved_policy(&children, &mut sigma);
         for (p, c) in sigma.iter().zip(&children) {
@@ -344,7 +344,7 @@ mod tests {
         };
         let children = [child(0.5, 2, 0.2), child(0.5, 2, 0.1)];
         let mut sigma = Vec::new();
-        sigma_completed_q(&children, Player::FIRST, 0.0, &config, &mut sigma);
+        sigma_completed_q(&children, Side::FIRST, 0.0, &config, &mut sigma);
         assert_eq!(sigma, vec![2.0, 0.0]);
     }
 
@@ -353,7 +353,7 @@ mod tests {
         let config = GumbelConfig::default();
         let children = [child(0.5, 4, 0.6), child(0.5, 4, -0.2)];
         let mut sigma = Vec::new();
-        sigma_completed_q(&children, Player::FIRST, 0.0, &config, &mut sigma);
+        sigma_completed_q(&children, Side::FIRST, 0.0, &config, &mut sigma);
         improved_policy(&children, &mut sigma);
         assert!((sigma.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(sigma[0] > 0.99, "{sigma:?}");
@@ -370,7 +370,7 @@ mod tests {
             c_scale in 0.05f32..2.0,
         ) {
             let config = GumbelConfig { c_visit, c_scale, rescale_q, ..GumbelConfig::default() };
-            let player = if second_player { Player::SECOND } else { Player::FIRST };
+            let player = if second_player { Side::SECOND } else { Side::FIRST };
             let mut logits: Vec<f32> = children.iter().map(|c| c.0).collect();
             softmax_in_place(&mut logits);
             let nodes: Vec<Node<ZeroSum>> = children

@@ -27,8 +27,8 @@
 //! * [`Game::apply`] is only ever called with an action that
 //!   [`Game::legal_actions`] returned for that state.
 //! * [`Game::outcome`] is `Some` exactly when the game is over, and names the
-//!   winner absolutely ([`Outcome::Win`]`(`[`Player`]`)`), a draw of all
-//!   sides, or a tie among some ([`Outcome::Tie`]), not relative to the side
+//!   winner absolutely ([`Ending::Win`]`(`[`Side`]`)`), a draw of all
+//!   sides, or a tie among some ([`Ending::Tie`]), not relative to the side
 //!   to move.
 //! * [`Game::to_play`] may return the same player twice in a row (passes);
 //!   the search never assumes strict alternation.
@@ -192,32 +192,32 @@ pub use search::{RootAction, Search, SearchResult};
 pub use values::{MAX_SIDES, SideShares, SideValues, Values, ZeroSum};
 
 /// A side: a player, or a team whose players share one value (see
-/// [`values`]). [`Player::FIRST`] moves first in the game's usual starting
+/// [`values`]). [`Side::FIRST`] moves first in the game's usual starting
 /// position (Black in Abalone); a game has at most [`MAX_SIDES`] sides.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct Player(u8);
+pub struct Side(u8);
 
-impl Player {
-    pub const FIRST: Player = Player(0);
-    pub const SECOND: Player = Player(1);
+impl Side {
+    pub const FIRST: Side = Side(0);
+    pub const SECOND: Side = Side(1);
 
     /// The side with this index (`< MAX_SIDES`).
-    pub fn new(side: usize) -> Player {
+    pub fn new(side: usize) -> Side {
         assert!(side < MAX_SIDES, "side {side} of at most {MAX_SIDES}");
-        Player(side as u8)
+        Side(side as u8)
     }
 
-    /// 0 for [`Player::FIRST`], 1 for [`Player::SECOND`], and so on.
+    /// 0 for [`Side::FIRST`], 1 for [`Side::SECOND`], and so on.
     pub fn index(self) -> usize {
         usize::from(self.0)
     }
 
     /// The other side of a two-sided game.
-    pub fn opponent(self) -> Player {
-        Player(1 - self.0.min(1))
+    pub fn opponent(self) -> Side {
+        Side(1 - self.0.min(1))
     }
 
-    /// +1 for [`Player::FIRST`], -1 for the other: multiplies a two-sided
+    /// +1 for [`Side::FIRST`], -1 for the other: multiplies a two-sided
     /// value stored from the first side's point of view into this side's.
     pub(crate) fn sign(self) -> f32 {
         if self.0 == 0 { 1.0 } else { -1.0 }
@@ -226,8 +226,8 @@ impl Player {
 
 /// How a finished game ended, named absolutely (not relative to the side to move).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Outcome {
-    Win(Player),
+pub enum Ending {
+    Win(Side),
     /// A draw shared by every side.
     Draw,
     /// A draw shared by some sides only (bit `i` set: side `i` shares it),
@@ -235,29 +235,29 @@ pub enum Outcome {
     Tie(u8),
 }
 
-impl Outcome {
+impl Ending {
     /// The value of this outcome for `player` in a two-sided game: 1 for a
     /// win, 0 for a draw, -1 for a loss.
-    pub fn value_for(self, player: Player) -> f32 {
+    pub fn value_for(self, player: Side) -> f32 {
         self.value_for_side(player, 2)
     }
 
     /// The value of this outcome for `player` in a game of `sides` sides:
     /// `2 * share - 1`, where a win is a share of 1 and a draw among `k`
     /// sides a share of `1 / k` each (see [`values`]).
-    pub fn value_for_side(self, player: Player, sides: usize) -> f32 {
+    pub fn value_for_side(self, player: Side, sides: usize) -> f32 {
         let share = match self {
-            Outcome::Win(winner) => f32::from(u8::from(winner == player)),
-            Outcome::Draw => 1.0 / sides as f32,
-            Outcome::Tie(mask) if mask & (1 << player.0) != 0 => 1.0 / mask.count_ones() as f32,
-            Outcome::Tie(_) => 0.0,
+            Ending::Win(winner) => f32::from(u8::from(winner == player)),
+            Ending::Draw => 1.0 / sides as f32,
+            Ending::Tie(mask) if mask & (1 << player.0) != 0 => 1.0 / mask.count_ones() as f32,
+            Ending::Tie(_) => 0.0,
         };
         2.0 * share - 1.0
     }
 
     /// 1 for a draw shared by every side, else 0 (for reporting).
     pub fn draw_share(self) -> f32 {
-        if self == Outcome::Draw { 1.0 } else { 0.0 }
+        if self == Ending::Draw { 1.0 } else { 0.0 }
     }
 }
 
@@ -278,7 +278,7 @@ pub trait Game: Clone + Send + Sync {
     }
 
     /// The side to move. Meaningless (but must not panic) once the game is over.
-    fn to_play(&self) -> Player;
+    fn to_play(&self) -> Side;
 
     /// Clears `out` and fills it with the legal actions, in a deterministic
     /// order. Empty once the game is over.
@@ -288,7 +288,7 @@ pub trait Game: Clone + Send + Sync {
     fn apply(&mut self, action: usize);
 
     /// `Some` exactly when the game is over.
-    fn outcome(&self) -> Option<Outcome>;
+    fn outcome(&self) -> Option<Ending>;
 
     /// Whether playing `action` might end the game: `false` only when it
     /// surely does not. Before each search the root's moves that might are

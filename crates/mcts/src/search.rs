@@ -20,7 +20,7 @@ use crate::gumbel::{
 use crate::sampling::{dirichlet, gumbel, sample_with_temperature};
 use crate::tree::{Kind, Node, NodeId, ROOT, Tree};
 use crate::values::Values;
-use crate::{Game, Player};
+use crate::{Game, Side};
 
 /// What a search reports for its root.
 #[derive(Clone, PartialEq, Debug)]
@@ -760,7 +760,7 @@ impl<G: Game> Search<G> {
             loss: (1.0 - win - draw).max(0.0),
         };
         let side_values = (0..self.sides)
-            .map(|side| root.q(Player::new(side)))
+            .map(|side| root.q(Side::new(side)))
             .collect();
         SearchResult {
             action: children[chosen].action as usize,
@@ -855,7 +855,7 @@ fn backup<V: Values>(nodes: &mut [Node<V>], path: &[NodeId], value: V, draw: f32
 
 /// The index of the most visited of `children` (ties: better Q for `player`,
 /// then the higher prior), or `None` if none has been visited.
-fn most_visited<V: Values>(children: &[Node<V>], player: Player) -> Option<usize> {
+fn most_visited<V: Values>(children: &[Node<V>], player: Side) -> Option<usize> {
     let key = |c: &Node<V>| (c.visits, c.q(player), c.prior);
     (0..children.len())
         .filter(|&i| children[i].visits > 0)

@@ -12,7 +12,7 @@ use std::hash::{Hash, Hasher};
 use crate::error::EvalError;
 use crate::eval::{EvalBatch, Evaluator, Wdl};
 use crate::values::{MAX_SIDES, SideShares, SideValues, Values, ZeroSum};
-use crate::{Game, Outcome, Player};
+use crate::{Ending, Game, Side};
 
 /// A fixed pseudo-random function of the state: logits in `[-1, 1]` and a WDL
 /// that vary from state to state, the same answer for the same state whatever
@@ -107,16 +107,16 @@ pub fn play_all<G: Game>(mut game: G, actions: &[usize]) -> Option<G> {
 }
 
 /// Who moves after `moves` moves in a game of strict alternation.
-fn mover_after(moves: u32) -> Player {
+fn mover_after(moves: u32) -> Side {
     if moves.is_multiple_of(2) {
-        Player::FIRST
+        Side::FIRST
     } else {
-        Player::SECOND
+        Side::SECOND
     }
 }
 
 /// Tic-tac-toe. Action `i` marks cell `i` (row-major, 0 is the top left).
-/// [`Player::FIRST`] plays X.
+/// [`Side::FIRST`] plays X.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct TicTacToe {
     /// Bit `i` set: cell `i` holds a mark of that player.
@@ -148,7 +148,7 @@ impl Game for TicTacToe {
     type Values = ZeroSum;
     const NUM_ACTIONS: usize = 9;
 
-    fn to_play(&self) -> Player {
+    fn to_play(&self) -> Side {
         mover_after(self.occupied().count_ones())
     }
 
@@ -167,13 +167,13 @@ impl Game for TicTacToe {
         self.marks[self.to_play().index()] |= 1 << action;
     }
 
-    fn outcome(&self) -> Option<Outcome> {
+    fn outcome(&self) -> Option<Ending> {
         if TicTacToe::has_line(self.marks[0]) {
-            Some(Outcome::Win(Player::FIRST))
+            Some(Ending::Win(Side::FIRST))
         } else if TicTacToe::has_line(self.marks[1]) {
-            Some(Outcome::Win(Player::SECOND))
+            Some(Ending::Win(Side::SECOND))
         } else if self.occupied() == 0x1ff {
-            Some(Outcome::Draw)
+            Some(Ending::Draw)
         } else {
             None
         }
@@ -207,7 +207,7 @@ pub struct ConnectK<const W: usize, const H: usize, const K: usize> {
     cells: [[u8; H]; W],
     heights: [u8; W],
     moves: u16,
-    winner: Option<Player>,
+    winner: Option<Side>,
 }
 
 impl<const W: usize, const H: usize, const K: usize> Default for ConnectK<W, H, K> {
@@ -261,7 +261,7 @@ impl<const W: usize, const H: usize, const K: usize> Game for ConnectK<W, H, K> 
     type Values = ZeroSum;
     const NUM_ACTIONS: usize = W;
 
-    fn to_play(&self) -> Player {
+    fn to_play(&self) -> Side {
         mover_after(u32::from(self.moves))
     }
 
@@ -284,10 +284,10 @@ impl<const W: usize, const H: usize, const K: usize> Game for ConnectK<W, H, K> 
         }
     }
 
-    fn outcome(&self) -> Option<Outcome> {
+    fn outcome(&self) -> Option<Ending> {
         match self.winner {
-            Some(player) => Some(Outcome::Win(player)),
-            None if self.moves as usize == W * H => Some(Outcome::Draw),
+            Some(player) => Some(Ending::Win(player)),
+            None if self.moves as usize == W * H => Some(Ending::Draw),
             None => None,
         }
     }
@@ -372,8 +372,8 @@ impl Game for CoinRow {
         usize::from(self.sides)
     }
 
-    fn to_play(&self) -> Player {
-        Player::new(usize::from(
+    fn to_play(&self) -> Side {
+        Side::new(usize::from(
             self.order[usize::from(self.ply % self.order_len)],
         ))
     }
@@ -400,7 +400,7 @@ impl Game for CoinRow {
         self.ply += 1;
     }
 
-    fn outcome(&self) -> Option<Outcome> {
+    fn outcome(&self) -> Option<Ending> {
         if self.left < self.right {
             return None;
         }
@@ -412,9 +412,9 @@ impl Game for CoinRow {
             .filter(|&(_, &score)| score == best)
             .fold(0u8, |mask, (side, _)| mask | 1 << side);
         Some(match mask.count_ones() {
-            1 => Outcome::Win(Player::new(mask.trailing_zeros() as usize)),
-            n if n as usize == scores.len() => Outcome::Draw,
-            _ => Outcome::Tie(mask),
+            1 => Ending::Win(Side::new(mask.trailing_zeros() as usize)),
+            n if n as usize == scores.len() => Ending::Draw,
+            _ => Ending::Tie(mask),
         })
     }
 }
@@ -426,16 +426,16 @@ mod tests {
     #[test]
     fn tictactoe_rules() {
         let game = TicTacToe::from_actions(&[0, 3, 1, 4, 2]).unwrap();
-        assert_eq!(game.outcome(), Some(Outcome::Win(Player::FIRST)));
+        assert_eq!(game.outcome(), Some(Ending::Win(Side::FIRST)));
         assert_eq!(game.to_string(), "XXX/OO./...");
         let mut legal = vec![42];
         game.legal_actions(&mut legal);
         assert!(legal.is_empty());
         assert!(TicTacToe::from_actions(&[0, 0]).is_none());
         let draw = TicTacToe::from_actions(&[0, 1, 2, 4, 3, 5, 7, 6, 8]).unwrap();
-        assert_eq!(draw.outcome(), Some(Outcome::Draw));
+        assert_eq!(draw.outcome(), Some(Ending::Draw));
         let game = TicTacToe::from_actions(&[4]).unwrap();
-        assert_eq!(game.to_play(), Player::SECOND);
+        assert_eq!(game.to_play(), Side::SECOND);
         game.legal_actions(&mut legal);
         assert_eq!(legal, vec![0, 1, 2, 3, 5, 6, 7, 8]);
     }
@@ -445,23 +445,23 @@ mod tests {
         type C4 = ConnectK<7, 6, 4>;
         assert_eq!(
             C4::from_actions(&[0, 1, 0, 1, 0, 1, 0]).unwrap().outcome(),
-            Some(Outcome::Win(Player::FIRST))
+            Some(Ending::Win(Side::FIRST))
         );
         assert_eq!(
             C4::from_actions(&[0, 0, 1, 1, 2, 2, 3]).unwrap().outcome(),
-            Some(Outcome::Win(Player::FIRST))
+            Some(Ending::Win(Side::FIRST))
         );
         // Diagonal for the second player: O at (1,0) (2,1) (3,2) (4,3).
         let diag = C4::from_actions(&[0, 1, 2, 2, 3, 3, 4, 3, 4, 4, 6, 4]).unwrap();
-        assert_eq!(diag.outcome(), Some(Outcome::Win(Player::SECOND)), "{diag}");
+        assert_eq!(diag.outcome(), Some(Ending::Win(Side::SECOND)), "{diag}");
         assert!(
             C4::from_actions(&[0, 0, 0, 0, 0, 0, 0]).is_none(),
             "column 0 holds six"
         );
         let game = ConnectK::<3, 2, 3>::from_actions(&[0, 0, 1, 1, 2]).unwrap();
-        assert_eq!(game.outcome(), Some(Outcome::Win(Player::FIRST)));
+        assert_eq!(game.outcome(), Some(Ending::Win(Side::FIRST)));
         assert_eq!(game.to_string(), "OO./XXX");
         let full = ConnectK::<2, 2, 3>::from_actions(&[0, 0, 1, 1]).unwrap();
-        assert_eq!(full.outcome(), Some(Outcome::Draw));
+        assert_eq!(full.outcome(), Some(Ending::Draw));
     }
 }

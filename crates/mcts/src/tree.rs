@@ -10,7 +10,7 @@
 
 use crate::error::SearchError;
 use crate::values::Values;
-use crate::{Outcome, Player};
+use crate::{Ending, Side};
 
 /// Index of a node in [`Tree::nodes`].
 pub(crate) type NodeId = u32;
@@ -69,7 +69,7 @@ pub(crate) struct Node<V: Values> {
     /// A proven node's result is a draw shared by every side.
     pub proven_draw: bool,
     /// The player to move in this node's state; set once the node is reached.
-    pub to_play: Player,
+    pub to_play: Side,
 }
 
 impl<V: Values> Node<V> {
@@ -88,7 +88,7 @@ impl<V: Values> Node<V> {
             kind: Kind::Unvisited,
             proven: false,
             proven_draw: false,
-            to_play: Player::FIRST,
+            to_play: Side::FIRST,
         }
     }
 
@@ -101,7 +101,7 @@ impl<V: Values> Node<V> {
 
     /// Mean value from `player`'s point of view; only meaningful with visits.
     #[inline]
-    pub fn q(&self, player: Player) -> f32 {
+    pub fn q(&self, player: Side) -> f32 {
         (V::sum_for(&self.value_sum, player) / f64::from(self.visits)) as f32
     }
 
@@ -111,7 +111,7 @@ impl<V: Values> Node<V> {
     }
 
     /// The game is over here, in a game of `sides` sides.
-    pub fn mark_terminal(&mut self, outcome: Outcome, sides: usize) {
+    pub fn mark_terminal(&mut self, outcome: Ending, sides: usize) {
         self.kind = Kind::Terminal;
         self.raw_value = V::of_outcome(outcome, sides);
         self.proven = true;
@@ -125,14 +125,14 @@ impl<V: Values> Node<V> {
 
     /// The exact value for `player` if proven.
     #[inline]
-    pub fn exact(&self, player: Player) -> Option<f32> {
+    pub fn exact(&self, player: Side) -> Option<f32> {
         self.proven.then(|| self.raw_value.for_player(player))
     }
 
     /// The value `player` can count on here: the exact value once proven,
     /// else the mean (`None` without visits).
     #[inline]
-    pub fn settled_q(&self, player: Player) -> Option<f32> {
+    pub fn settled_q(&self, player: Side) -> Option<f32> {
         if self.proven {
             Some(self.raw_value.for_player(player))
         } else if self.visits > 0 {

@@ -18,7 +18,7 @@
 use std::fmt::Debug;
 
 use crate::eval::Wdl;
-use crate::{Outcome, Player};
+use crate::{Ending, Side};
 
 /// The most sides a game may have (five players, each for themselves).
 pub const MAX_SIDES: usize = 5;
@@ -49,21 +49,21 @@ pub trait Values: Copy + Debug + Send + Sync + 'static {
     /// returns its values and its draw probability.
     fn from_estimate(
         estimate: Self::Estimate,
-        to_play: Player,
+        to_play: Side,
         sides: usize,
     ) -> Result<(Self, f32), String>;
 
     /// The exact values of a finished game.
-    fn of_outcome(outcome: Outcome, sides: usize) -> Self;
+    fn of_outcome(outcome: Ending, sides: usize) -> Self;
 
     /// The value for `player`'s side, in `[-1, 1]`.
-    fn for_player(self, player: Player) -> f32;
+    fn for_player(self, player: Side) -> f32;
 
     /// Adds these values to `sum`.
     fn add_to(self, sum: &mut Self::Sum);
 
     /// The sum of `player`'s values in `sum`.
-    fn sum_for(sum: &Self::Sum, player: Player) -> f64;
+    fn sum_for(sum: &Self::Sum, player: Side) -> f64;
 }
 
 /// Two sides whose values are each other's negation: one number, the first
@@ -83,17 +83,17 @@ impl Values for ZeroSum {
         Wdl::UNKNOWN
     }
 
-    fn from_estimate(estimate: Wdl, to_play: Player, _sides: usize) -> Result<(Self, f32), String> {
+    fn from_estimate(estimate: Wdl, to_play: Side, _sides: usize) -> Result<(Self, f32), String> {
         let wdl = estimate.validated()?;
         Ok((ZeroSum(to_play.sign() * wdl.value()), wdl.draw))
     }
 
-    fn of_outcome(outcome: Outcome, _sides: usize) -> Self {
-        ZeroSum(outcome.value_for(Player::FIRST))
+    fn of_outcome(outcome: Ending, _sides: usize) -> Self {
+        ZeroSum(outcome.value_for(Side::FIRST))
     }
 
     #[inline]
-    fn for_player(self, player: Player) -> f32 {
+    fn for_player(self, player: Side) -> f32 {
         player.sign() * self.0
     }
 
@@ -103,7 +103,7 @@ impl Values for ZeroSum {
     }
 
     #[inline]
-    fn sum_for(sum: &f64, player: Player) -> f64 {
+    fn sum_for(sum: &f64, player: Side) -> f64 {
         f64::from(player.sign()) * sum
     }
 }
@@ -126,16 +126,16 @@ impl SideShares {
     /// The shares of a finished game (a value target): the winner's win
     /// share 1, a draw among every side a draw share of 1, a tie among `k`
     /// sides a win share of `1 / k` for each of them, so that
-    /// [`Self::values`] gives [`Outcome::value_for_side`].
-    pub fn of_outcome(outcome: Outcome, sides: usize) -> SideShares {
+    /// [`Self::values`] gives [`Ending::value_for_side`].
+    pub fn of_outcome(outcome: Ending, sides: usize) -> SideShares {
         let mut shares = SideShares {
             win: [0.0; MAX_SIDES],
             draw: 0.0,
         };
         match outcome {
-            Outcome::Win(winner) => shares.win[winner.index()] = 1.0,
-            Outcome::Draw => shares.draw = 1.0,
-            Outcome::Tie(mask) => {
+            Ending::Win(winner) => shares.win[winner.index()] = 1.0,
+            Ending::Draw => shares.draw = 1.0,
+            Ending::Tie(mask) => {
                 let share = 1.0 / mask.count_ones() as f32;
                 for (side, win) in shares.win.iter_mut().enumerate().take(sides) {
                     if mask & (1 << side) != 0 {
@@ -177,7 +177,7 @@ impl Values for SideValues {
 
     fn from_estimate(
         estimate: SideShares,
-        _to_play: Player,
+        _to_play: Side,
         sides: usize,
     ) -> Result<(Self, f32), String> {
         let parts = estimate.win[..sides]
@@ -208,16 +208,16 @@ impl Values for SideValues {
         Ok((SideValues(normalised.values(sides)), normalised.draw))
     }
 
-    fn of_outcome(outcome: Outcome, sides: usize) -> Self {
+    fn of_outcome(outcome: Ending, sides: usize) -> Self {
         let mut values = [0.0; MAX_SIDES];
         for (side, value) in values.iter_mut().enumerate().take(sides) {
-            *value = outcome.value_for_side(Player::new(side), sides);
+            *value = outcome.value_for_side(Side::new(side), sides);
         }
         SideValues(values)
     }
 
     #[inline]
-    fn for_player(self, player: Player) -> f32 {
+    fn for_player(self, player: Side) -> f32 {
         self.0[player.index()]
     }
 
@@ -229,7 +229,7 @@ impl Values for SideValues {
     }
 
     #[inline]
-    fn sum_for(sum: &[f64; MAX_SIDES], player: Player) -> f64 {
+    fn sum_for(sum: &[f64; MAX_SIDES], player: Side) -> f64 {
         sum[player.index()]
     }
 }
@@ -246,34 +246,34 @@ mod tests {
                 draw: 0.1,
                 loss: 0.3,
             },
-            Player::SECOND,
+            Side::SECOND,
             2,
         )
         .unwrap();
-        assert!((values.for_player(Player::SECOND) - 0.3).abs() < 1e-6);
-        assert!((values.for_player(Player::FIRST) + 0.3).abs() < 1e-6);
+        assert!((values.for_player(Side::SECOND) - 0.3).abs() < 1e-6);
+        assert!((values.for_player(Side::FIRST) + 0.3).abs() < 1e-6);
         assert!((draw - 0.1).abs() < 1e-6);
-        assert_eq!(ZeroSum::of_outcome(Outcome::Draw, 2), ZeroSum(0.0));
+        assert_eq!(ZeroSum::of_outcome(Ending::Draw, 2), ZeroSum(0.0));
         let mut sum = ZeroSum::ZERO_SUM;
         ZeroSum(0.5).add_to(&mut sum);
         ZeroSum(-0.25).add_to(&mut sum);
-        assert_eq!(ZeroSum::sum_for(&sum, Player::SECOND), -0.25);
+        assert_eq!(ZeroSum::sum_for(&sum, Side::SECOND), -0.25);
     }
 
     #[test]
     fn shares_of_outcomes_give_the_outcomes_values() {
         for outcome in [
-            Outcome::Win(Player::new(2)),
-            Outcome::Draw,
-            Outcome::Tie(0b101),
-            Outcome::Tie(0b011),
+            Ending::Win(Side::new(2)),
+            Ending::Draw,
+            Ending::Tie(0b101),
+            Ending::Tie(0b011),
         ] {
             let shares = SideShares::of_outcome(outcome, 3);
             let total: f32 = shares.win.iter().sum::<f32>() + shares.draw;
             assert!((total - 1.0).abs() < 1e-6, "{outcome:?}");
             let values = shares.values(3);
             for (side, value) in values.iter().enumerate().take(3) {
-                let expected = outcome.value_for_side(Player::new(side), 3);
+                let expected = outcome.value_for_side(Side::new(side), 3);
                 assert!((value - expected).abs() < 1e-6, "{outcome:?} side {side}");
             }
         }
@@ -281,11 +281,11 @@ mod tests {
 
     #[test]
     fn many_sides_value_shares_and_ties() {
-        let third = SideValues::of_outcome(Outcome::Win(Player::new(2)), 3);
+        let third = SideValues::of_outcome(Ending::Win(Side::new(2)), 3);
         assert_eq!(third.0[..3], [-1.0, -1.0, 1.0]);
-        let tie = SideValues::of_outcome(Outcome::Tie(0b011), 3);
+        let tie = SideValues::of_outcome(Ending::Tie(0b011), 3);
         assert_eq!(tie.0[..3], [0.0, 0.0, -1.0]);
-        let draw = SideValues::of_outcome(Outcome::Draw, 3);
+        let draw = SideValues::of_outcome(Ending::Draw, 3);
         for value in &draw.0[..3] {
             assert!((value - (2.0 / 3.0 - 1.0)).abs() < 1e-6);
         }
@@ -294,12 +294,12 @@ mod tests {
             win: [0.0; MAX_SIDES],
             draw: 1.0,
         };
-        let (values, p_draw) = SideValues::from_estimate(certain_draw, Player::FIRST, 3).unwrap();
+        let (values, p_draw) = SideValues::from_estimate(certain_draw, Side::FIRST, 3).unwrap();
         assert_eq!(values, draw);
         assert_eq!(p_draw, 1.0);
         // Knowing nothing: every side at par.
         let (unknown, _) =
-            SideValues::from_estimate(SideValues::unknown(3), Player::FIRST, 3).unwrap();
+            SideValues::from_estimate(SideValues::unknown(3), Side::FIRST, 3).unwrap();
         for value in &unknown.0[..3] {
             assert!((value - (2.0 / 3.0 - 1.0)).abs() < 1e-6);
         }
@@ -307,13 +307,13 @@ mod tests {
 
     #[test]
     fn many_sides_estimates_are_checked() {
-        let unset = SideValues::from_estimate(SideValues::UNSET, Player::FIRST, 3);
+        let unset = SideValues::from_estimate(SideValues::UNSET, Side::FIRST, 3);
         assert!(unset.unwrap_err().contains("not written"));
         let mut win = [0.0; MAX_SIDES];
         win[..3].copy_from_slice(&[0.5, 0.5, 0.5]);
         let too_much = SideShares { win, draw: 0.0 };
         assert!(
-            SideValues::from_estimate(too_much, Player::FIRST, 3)
+            SideValues::from_estimate(too_much, Side::FIRST, 3)
                 .unwrap_err()
                 .contains("sums to")
         );
@@ -321,7 +321,7 @@ mod tests {
         let mut win = [f32::NAN; MAX_SIDES];
         win[..2].copy_from_slice(&[0.25, 0.25]);
         let two = SideShares { win, draw: 0.5 };
-        let (values, _) = SideValues::from_estimate(two, Player::FIRST, 2).unwrap();
+        let (values, _) = SideValues::from_estimate(two, Side::FIRST, 2).unwrap();
         assert_eq!(values.0[..2], [0.0, 0.0]);
     }
 }

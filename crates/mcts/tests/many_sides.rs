@@ -16,15 +16,15 @@ use common::open_positions;
 
 use sumito_mcts::toy::{CoinRow, HashEvaluator};
 use sumito_mcts::{
-    Game, GumbelConfig, MultiGameDriver, Outcome, Player, Search, SearchConfig, UniformEvaluator,
+    Ending, Game, GumbelConfig, MultiGameDriver, Search, SearchConfig, Side, UniformEvaluator,
 };
 
 /// A value vector in units of 1/60 (every share 1/k for k <= 5 is a whole number of them).
 type Exact = Vec<i32>;
 
-fn exact_outcome(outcome: Outcome, sides: usize) -> Exact {
+fn exact_outcome(outcome: Ending, sides: usize) -> Exact {
     (0..sides)
-        .map(|side| (outcome.value_for_side(Player::new(side), sides) * 60.0).round() as i32)
+        .map(|side| (outcome.value_for_side(Side::new(side), sides) * 60.0).round() as i32)
         .collect()
 }
 
@@ -207,14 +207,14 @@ fn terminal_values_and_draw_shares() {
     for _ in 0..3 {
         all_equal.apply(0);
     }
-    assert_eq!(all_equal.outcome(), Some(Outcome::Draw));
+    assert_eq!(all_equal.outcome(), Some(Ending::Draw));
     // Two of three share the best total.
     let mut two = CoinRow::new(&[5, 5, 1], &[0, 1, 2]).unwrap();
     for _ in 0..3 {
         two.apply(0);
     }
-    assert_eq!(two.outcome(), Some(Outcome::Tie(0b011)));
-    assert_eq!(exact_outcome(Outcome::Tie(0b011), 3), vec![0, 0, -60]);
+    assert_eq!(two.outcome(), Some(Ending::Tie(0b011)));
+    assert_eq!(exact_outcome(Ending::Tie(0b011), 3), vec![0, 0, -60]);
     // The search reports the certain draw of the last move.
     let mut last = CoinRow::new(&[2, 2, 2], &[0, 1, 2]).unwrap();
     last.apply(0);

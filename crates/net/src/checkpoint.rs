@@ -30,7 +30,7 @@ use sumito_engine::Rules;
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
-use crate::config::{ModelConfig, OptimizerKind, TrainingConfig};
+use crate::config::{ModelConfig, NetTrainingConfig, OptimizerKind};
 use crate::fsutil::{fnv1a64, write_atomically};
 use crate::model::PolicyValueNet;
 use crate::train::{Optimizer, Trainer};
@@ -78,7 +78,7 @@ impl From<RulesMeta> for Rules {
 #[serde(deny_unknown_fields)]
 pub struct OptimizerMeta {
     pub kind: OptimizerKind,
-    pub training: TrainingConfig,
+    pub training: NetTrainingConfig,
 }
 
 /// `meta.json`.
@@ -164,7 +164,7 @@ fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<ManifestEntry, Net
 fn save(
     dir: &Path,
     net: &PolicyValueNet,
-    optimizer: Option<(&Optimizer, &TrainingConfig)>,
+    optimizer: Option<(&Optimizer, &NetTrainingConfig)>,
     average: Option<&PolicyValueNet>,
     training_step: u64,
     rules: Option<Rules>,
@@ -480,7 +480,7 @@ impl Trainer {
     pub fn load_checkpoint(
         dir: &Path,
         model: &ModelConfig,
-        training: &TrainingConfig,
+        training: &NetTrainingConfig,
         device: Device,
     ) -> Result<(Trainer, CheckpointMeta), NetError> {
         let files = VerifiedFiles::read(dir)?;
@@ -536,7 +536,7 @@ mod tests {
 
     fn trained_trainer() -> Trainer {
         let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
-        let mut trainer = Trainer::new(net, &TrainingConfig::default()).unwrap();
+        let mut trainer = Trainer::new(net, &NetTrainingConfig::default()).unwrap();
         let samples = random_samples(8, 21);
         for _ in 0..3 {
             trainer.train_step(&samples).unwrap();
@@ -585,9 +585,9 @@ mod tests {
 
     #[test]
     fn the_moving_average_plays_lags_the_trained_weights_and_resumes_exactly() {
-        let config = TrainingConfig {
+        let config = NetTrainingConfig {
             ema_decay: Some(0.9),
-            ..TrainingConfig::default()
+            ..NetTrainingConfig::default()
         };
         let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
         let input = probe();
@@ -624,7 +624,7 @@ mod tests {
         ));
         // Without ema_decay the trained weights play, and a resumed trainer
         // drops the average file at its next save.
-        let plain = TrainingConfig::default();
+        let plain = NetTrainingConfig::default();
         let (without, _) =
             Trainer::load_checkpoint(&dir, &tiny_config(), &plain, Device::Cpu).unwrap();
         assert!(
@@ -636,9 +636,9 @@ mod tests {
         without.save_checkpoint(&dir, None).unwrap();
         assert!(!dir.join(AVERAGE_FILE).exists());
         std::fs::remove_dir_all(&dir).unwrap();
-        let bad = TrainingConfig {
+        let bad = NetTrainingConfig {
             ema_decay: Some(1.0),
-            ..TrainingConfig::default()
+            ..NetTrainingConfig::default()
         };
         assert!(
             bad.validate()
@@ -705,7 +705,7 @@ mod tests {
             ..tiny_config()
         };
         let message =
-            Trainer::load_checkpoint(&dir, &wider, &TrainingConfig::default(), Device::Cpu)
+            Trainer::load_checkpoint(&dir, &wider, &NetTrainingConfig::default(), Device::Cpu)
                 .unwrap_err()
                 .to_string();
         assert!(message.contains("24 channels"), "{message}");

@@ -18,7 +18,7 @@ pub struct NetConfig {
     #[serde(default)]
     pub inference: InferenceConfig,
     #[serde(default)]
-    pub training: TrainingConfig,
+    pub training: NetTrainingConfig,
     #[serde(default)]
     pub threads: ThreadsConfig,
 }
@@ -195,7 +195,7 @@ pub enum SymmetryMode {
 /// Optimisation settings of the training step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct TrainingConfig {
+pub struct NetTrainingConfig {
     /// Samples per training step (the pipeline draws batches of this size).
     pub batch_size: usize,
     pub optimizer: OptimizerKind,
@@ -233,9 +233,9 @@ pub struct TrainingConfig {
     pub ema_decay: Option<f64>,
 }
 
-impl Default for TrainingConfig {
+impl Default for NetTrainingConfig {
     fn default() -> Self {
-        TrainingConfig {
+        NetTrainingConfig {
             batch_size: 256,
             optimizer: OptimizerKind::AdamW,
             learning_rate: 1e-3,
@@ -531,7 +531,7 @@ fn check_non_negative(key: &'static str, value: f64) -> Result<(), NetError> {
     }
 }
 
-impl TrainingConfig {
+impl NetTrainingConfig {
     pub fn validate(&self) -> Result<(), NetError> {
         check_range("training.batch_size", self.batch_size, 1..=65_536)?;
         check_positive("training.learning_rate", self.learning_rate)?;
@@ -735,12 +735,12 @@ mod tests {
 
     #[test]
     fn learning_rate_schedules() {
-        let mut config = TrainingConfig {
+        let mut config = NetTrainingConfig {
             learning_rate: 1.0,
             warmup_steps: 10,
             total_steps: 110,
             final_lr_fraction: 0.1,
-            ..TrainingConfig::default()
+            ..NetTrainingConfig::default()
         };
         assert!((config.learning_rate_at(0) - 0.1).abs() < 1e-12);
         assert!((config.learning_rate_at(9) - 1.0).abs() < 1e-12);

@@ -5,7 +5,7 @@
 
 use tch::{Device, Kind, Tensor};
 
-use crate::config::{InferenceConfig, Precision, TrainingConfig};
+use crate::config::{InferenceConfig, NetTrainingConfig, Precision};
 use crate::encoding::tests::sample_positions;
 use crate::encoding::{GRID, INPUT_PLANES};
 use crate::evaluate::{DirectEvaluator, NetOutput, PositionEvaluator};
@@ -126,10 +126,10 @@ fn training_on_the_gpu_learns_and_its_checkpoint_loads_on_the_cpu() {
     tch::manual_seed(5);
     let samples = random_samples(32, 11);
     let net = PolicyValueNet::new(&tiny_config(), gpu()).unwrap();
-    let config = TrainingConfig {
+    let config = NetTrainingConfig {
         learning_rate: 3e-3,
         warmup_steps: 0,
-        ..TrainingConfig::default()
+        ..NetTrainingConfig::default()
     };
     let mut trainer = Trainer::new(net, &config).unwrap();
     let first = trainer.train_step(&samples).unwrap();

@@ -198,7 +198,7 @@ impl PackedModel for TorchScriptModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::TrainingConfig;
+    use crate::NetTrainingConfig;
     use crate::encoding::INPUT_PLANES;
     use crate::model::PACKED_LEN;
     use crate::model::tests::tiny_config;
@@ -244,7 +244,7 @@ mod tests {
         let dir = crate::fsutil::fresh_test_path("export");
         // Trained a little, so that batch-norm statistics are not the defaults.
         let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
-        let mut trainer = Trainer::new(net, &TrainingConfig::default()).unwrap();
+        let mut trainer = Trainer::new(net, &NetTrainingConfig::default()).unwrap();
         trainer.train_step(&random_samples(8, 31)).unwrap();
         let net = trainer.into_net();
         let path = dir.join("model.pt");

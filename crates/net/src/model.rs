@@ -759,7 +759,7 @@ pub(crate) mod tests {
             difference > 0.0 || size == 0.0,
             "the folded path was not taken"
         );
-        let refused = crate::Trainer::new(folded, &crate::config::TrainingConfig::default());
+        let refused = crate::Trainer::new(folded, &crate::config::NetTrainingConfig::default());
         assert!(matches!(refused, Err(NetError::FoldedNetwork)));
     }
 

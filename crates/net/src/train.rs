@@ -16,7 +16,7 @@ use sumito_engine::{Color, Move, Outcome, Position, Symmetry};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
-use crate::config::{NetGame, OptimizerKind, TrainingConfig};
+use crate::config::{NetGame, NetTrainingConfig, OptimizerKind};
 use crate::encoding::{
     GRID, INPUT_LEN, INPUT_PLANES, POLICY_LEN, encode_policy_target, encode_position, policy_index,
 };
@@ -206,7 +206,7 @@ impl Optimizer {
     }
 
     /// One update with learning rate `lr`; `step` counts from 0.
-    fn update(&mut self, config: &TrainingConfig, lr: f64, step: u64) {
+    fn update(&mut self, config: &NetTrainingConfig, lr: f64, step: u64) {
         let t = (step + 1) as i32;
         tch::no_grad(|| {
             for state in &mut self.parameters {
@@ -364,7 +364,7 @@ struct Losses {
     accuracy: Tensor,
 }
 
-fn losses(net: &PolicyValueNet, batch: &Batch, config: &TrainingConfig, train: bool) -> Losses {
+fn losses(net: &PolicyValueNet, batch: &Batch, config: &NetTrainingConfig, train: bool) -> Losses {
     let (policy_logits, wdl_logits, aux) = net.forward_heads(&batch.inputs, train);
     let log_policy = policy_logits
         .masked_fill(&batch.illegal, ILLEGAL_LOGIT)
@@ -409,7 +409,7 @@ fn losses(net: &PolicyValueNet, batch: &Batch, config: &TrainingConfig, train: b
 pub struct Trainer {
     net: PolicyValueNet,
     optimizer: Optimizer,
-    config: TrainingConfig,
+    config: NetTrainingConfig,
     step: u64,
     average: Option<PolicyValueNet>,
 }
@@ -423,7 +423,7 @@ pub(crate) fn copy_of(net: &PolicyValueNet) -> Result<PolicyValueNet, NetError> 
 
 impl Trainer {
     /// Starts training `net` from step 0 with fresh optimiser state.
-    pub fn new(net: PolicyValueNet, config: &TrainingConfig) -> Result<Trainer, NetError> {
+    pub fn new(net: PolicyValueNet, config: &NetTrainingConfig) -> Result<Trainer, NetError> {
         config.validate()?;
         if net.is_folded() {
             return Err(NetError::FoldedNetwork);
@@ -447,7 +447,7 @@ impl Trainer {
     pub(crate) fn from_parts(
         net: PolicyValueNet,
         optimizer: Optimizer,
-        config: &TrainingConfig,
+        config: &NetTrainingConfig,
         step: u64,
         average: Option<PolicyValueNet>,
     ) -> Result<Trainer, NetError> {
@@ -514,7 +514,7 @@ impl Trainer {
         self.net
     }
 
-    pub fn config(&self) -> &TrainingConfig {
+    pub fn config(&self) -> &NetTrainingConfig {
         &self.config
     }
 
@@ -631,14 +631,14 @@ pub(crate) mod tests {
             .collect()
     }
 
-    fn fast_config(optimizer: OptimizerKind, learning_rate: f64) -> TrainingConfig {
-        TrainingConfig {
+    fn fast_config(optimizer: OptimizerKind, learning_rate: f64) -> NetTrainingConfig {
+        NetTrainingConfig {
             optimizer,
             learning_rate,
             schedule: LrSchedule::Constant,
             warmup_steps: 0,
             weight_decay: 1e-4,
-            ..TrainingConfig::default()
+            ..NetTrainingConfig::default()
         }
     }
 
@@ -693,7 +693,7 @@ pub(crate) mod tests {
         let mut samples = random_samples(3, 12);
         samples[1].wdl = [0.5, 0.0, 0.0];
         let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
-        let mut trainer = Trainer::new(net, &TrainingConfig::default()).unwrap();
+        let mut trainer = Trainer::new(net, &NetTrainingConfig::default()).unwrap();
         let message = trainer.train_step(&samples).unwrap_err().to_string();
         assert!(message.starts_with("training sample 1:"), "{message}");
         samples[1].wdl = [0.0, 0.0, 1.0];
@@ -707,7 +707,7 @@ pub(crate) mod tests {
     fn transformed_samples_keep_legal_targets() {
         let samples = random_samples(8, 13);
         let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
-        let trainer = Trainer::new(net, &TrainingConfig::default()).unwrap();
+        let trainer = Trainer::new(net, &NetTrainingConfig::default()).unwrap();
         let original = trainer.evaluate(&samples).unwrap();
         // A fresh network is not equivariant, but targets and legality must
         // still line up after a symmetry: the loss stays finite and the batch

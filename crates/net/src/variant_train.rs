@@ -12,7 +12,7 @@
 use sumito_engine::Symmetry;
 use sumito_engine::variant::symmetry::{apply_move, apply_position};
 use sumito_engine::variant::{MAX_SEATS, VariantMove, VariantPosition};
-use sumito_mcts::{MAX_SIDES, Outcome, SideShares};
+use sumito_mcts::{Ending, MAX_SIDES, SideShares};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
@@ -45,7 +45,7 @@ impl VariantTrainingSample {
     pub fn from_game(
         position: VariantPosition,
         policy: Vec<(VariantMove, f32)>,
-        outcome: Outcome,
+        outcome: Ending,
         final_scores: [u8; MAX_SEATS],
     ) -> VariantTrainingSample {
         let sides = position.rules().seating.sides();
@@ -170,7 +170,7 @@ impl Sample for VariantTrainingSample {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ModelConfig, TrainingConfig};
+    use crate::config::{ModelConfig, NetTrainingConfig};
     use crate::model::PolicyValueNet;
     use crate::model::tests::tiny_config;
     use crate::train::Trainer;
@@ -179,7 +179,7 @@ mod tests {
     use sumito_engine::variant::symmetry::kept_symmetries;
     use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
     use sumito_game::VariantGame;
-    use sumito_mcts::{EvalBatch, Evaluator, Game, Player};
+    use sumito_mcts::{EvalBatch, Evaluator, Game, Side};
 
     fn start(layout: &str, seating: Seating) -> VariantPosition {
         let rules = VariantRules::plain(seating);
@@ -198,7 +198,7 @@ mod tests {
             out.push(VariantTrainingSample::from_game(
                 position,
                 vec![(chosen, 1.0)],
-                Outcome::Win(Player::new(1)),
+                Ending::Win(Side::new(1)),
                 [2, 6, 0, 1, 0, 0],
             ));
             position = position.play(chosen);
@@ -213,11 +213,11 @@ mod tests {
             ..tiny_config()
         };
         let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
-        let training = TrainingConfig {
+        let training = NetTrainingConfig {
             learning_rate: 0.01,
             schedule: crate::LrSchedule::Constant,
             warmup_steps: 0,
-            ..TrainingConfig::default()
+            ..NetTrainingConfig::default()
         };
         Trainer::new(net, &training).unwrap()
     }

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
+use sumito_arena::arena::Tally;
 use sumito_arena::sprt::{SprtConfig, SprtVerdict};
 use sumito_net::{DirectEvaluator, PolicyValueNet};
 
@@ -39,24 +40,6 @@ pub struct EvaluationSummary {
     pub record: EvaluationRecord,
     /// The Elo table after it (None without any game).
     pub elo: Option<Vec<EloEntry>>,
-}
-
-/// Wins, draws and losses of the candidate.
-#[derive(Debug, Default, Clone, Copy)]
-struct Tally {
-    wins: u32,
-    draws: u32,
-    losses: u32,
-}
-
-impl Tally {
-    fn add(&mut self, score: Option<f64>) {
-        match score {
-            Some(score) if score > 0.75 => self.wins += 1,
-            Some(score) if score < 0.25 => self.losses += 1,
-            _ => self.draws += 1,
-        }
-    }
 }
 
 /// The lower bound of a one-sided confidence interval at `confidence` for
@@ -292,7 +275,7 @@ pub fn evaluate_candidate(
         );
         let mut so_far = Tally::default();
         let match_games = run_match(&pairings, "gating match", &mut |game: &EvaluationGame| {
-            so_far.add(game.score_of(&candidate_name));
+            so_far.add(game.score_of(&candidate_name).unwrap_or(0.5));
             let decided = gating.mode == GatingMode::Sprt
                 && sprt.is_some_and(|sprt| {
                     sprt.status(so_far.wins, so_far.draws, so_far.losses)
@@ -308,7 +291,7 @@ pub fn evaluate_candidate(
         // Games under way when the test decided also finished, and count.
         let mut tally = Tally::default();
         for game in &match_games {
-            tally.add(game.score_of(&candidate_name));
+            tally.add(game.score_of(&candidate_name).unwrap_or(0.5));
         }
         let Tally {
             wins,

@@ -25,7 +25,7 @@ use crate::evaluation::{
 };
 use crate::models::{device, ensure_initial_model, load_model};
 use crate::ratings::model_name;
-use crate::replay::format::GameRecord;
+use crate::replay::format::SelfPlayGame;
 use crate::replay::store::RefreshReport;
 use crate::rundir::{LOOP_STATE, Leases, RunDir, RunDirError};
 use crate::selfplay::{SelfPlayStats, WorkerSettings, play_games};
@@ -234,7 +234,7 @@ fn play_with_model(
                         model_generation: generation,
                         seed: seed(worker),
                     };
-                    let on_record = |game: &GameRecord| on_game(game.positions.len() as u64);
+                    let on_record = |game: &SelfPlayGame| on_game(game.positions.len() as u64);
                     play_games(evaluator, &settings, out_dir, quota, stop, &on_record)
                         .map_err(PipelineError::from)
                 };

@@ -17,7 +17,7 @@ use sumito_mcts::{
 
 use crate::config::{RulesConfig, SelfPlayConfig};
 use crate::replay::files::{ReplayFolder, write_game};
-use crate::replay::format::{GameEnd, GameRecord, PositionRecord, quantize_policy};
+use crate::replay::format::{GameEnd, PositionRecord, SelfPlayGame, quantize_policy};
 
 /// Why self-play stopped.
 #[derive(Debug, thiserror::Error)]
@@ -67,7 +67,7 @@ impl SelfPlayStats {
         self.evaluator_time += other.evaluator_time;
     }
 
-    fn count_game(&mut self, game: &GameRecord) {
+    fn count_game(&mut self, game: &SelfPlayGame) {
         self.games += 1;
         self.positions += game.positions.len() as u64;
         self.training_positions += game.training_positions() as u64;
@@ -151,7 +151,7 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
     out_dir: &ReplayFolder,
     quota: &AtomicU64,
     stop: &(dyn Fn() -> bool + Sync),
-    on_game: &(dyn Fn(&GameRecord) + Sync),
+    on_game: &(dyn Fn(&SelfPlayGame) + Sync),
 ) -> Result<SelfPlayStats, SelfPlayError> {
     let timed = TimedEvaluator::new(evaluator);
     let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
@@ -219,7 +219,7 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
                     std::mem::take(&mut games[index])
                 }
             };
-            let record = GameRecord {
+            let record = SelfPlayGame {
                 rules,
                 model_generation: settings.model_generation,
                 outcome: end.0,

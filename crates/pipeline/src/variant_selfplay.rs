@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use sumito_engine::variant::{MAX_SEATS, VariantMove, VariantPosition};
 use sumito_game::VariantGame;
 use sumito_game::variant::outcome_of;
-use sumito_mcts::{Evaluator, MultiGameDriver, Outcome, Search, SearchConfig, SearchResult};
+use sumito_mcts::{Ending, Evaluator, MultiGameDriver, Search, SearchConfig, SearchResult};
 use sumito_net::VariantTrainingSample;
 
 use crate::config::GeneralRules;
@@ -40,7 +40,7 @@ pub struct VariantPositionRecord {
 /// A finished general-game self-play game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VariantGameRecord {
-    pub outcome: Outcome,
+    pub outcome: Ending,
     /// Marbles each seat had pushed off at the end.
     pub final_scores: [u8; MAX_SEATS],
     pub positions: Vec<VariantPositionRecord>,
@@ -181,7 +181,7 @@ pub fn play_variant_worker<E: Evaluator<VariantGame> + ?Sized>(
             stats.positions += game.positions.len() as u64;
             stats.training_positions +=
                 game.positions.iter().filter(|p| p.policy.is_some()).count() as u64;
-            stats.decisive += u64::from(matches!(game.outcome, Outcome::Win(_)));
+            stats.decisive += u64::from(matches!(game.outcome, Ending::Win(_)));
             on_game(game);
         }
         drop_retired(&mut driver, &mut games, &retired);
@@ -194,7 +194,7 @@ pub fn play_variant_worker<E: Evaluator<VariantGame> + ?Sized>(
 mod tests {
     use super::*;
     use sumito_net::{
-        DirectEvaluator, NetGame, PolicyValueNet, SymmetryMode, Trainer, TrainingConfig,
+        DirectEvaluator, NetGame, NetTrainingConfig, PolicyValueNet, SymmetryMode, Trainer,
     };
 
     fn variant_net() -> PolicyValueNet {
@@ -329,7 +329,7 @@ mod tests {
                 .collect();
             assert!(!samples.is_empty());
             let mut trainer =
-                Trainer::new(evaluator.into_inner(), &TrainingConfig::default()).unwrap();
+                Trainer::new(evaluator.into_inner(), &NetTrainingConfig::default()).unwrap();
             let metrics = trainer.train_step(&samples).unwrap();
             assert!(metrics.loss.is_finite(), "{layout}: {metrics:?}");
         }

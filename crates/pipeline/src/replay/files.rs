@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use sumito_store::{Location, Store, StoreError};
 
-use super::format::{GameRecord, encode_game};
+use super::format::{SelfPlayGame, encode_game};
 use super::variant_format::{VariantReplay, encode_variant_game};
 use crate::fsutil::hostname;
 
@@ -131,7 +131,7 @@ fn file_name(key: &str) -> &str {
 }
 
 /// Writes `game` into `folder` and returns its key.
-pub fn write_game(folder: &ReplayFolder, game: &GameRecord) -> Result<String, StoreError> {
+pub fn write_game(folder: &ReplayFolder, game: &SelfPlayGame) -> Result<String, StoreError> {
     folder.write_unique(EXTENSION, &encode_game(game))
 }
 

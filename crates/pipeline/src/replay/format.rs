@@ -68,7 +68,7 @@ pub struct PositionRecord {
 
 /// A finished self-play game.
 #[derive(Clone, PartialEq, Debug)]
-pub struct GameRecord {
+pub struct SelfPlayGame {
     pub rules: Rules,
     pub model_generation: u32,
     pub outcome: Outcome,
@@ -84,7 +84,7 @@ pub struct GameRecord {
     pub positions: Vec<PositionRecord>,
 }
 
-impl GameRecord {
+impl SelfPlayGame {
     /// The final marble difference from `color`'s side: the opponent's
     /// marbles pushed off minus its own.
     pub fn marble_difference_for(&self, color: Color) -> i32 {
@@ -190,7 +190,7 @@ fn color_code(color: Option<Color>) -> u8 {
 }
 
 /// The bytes of a replay file holding `game`.
-pub fn encode_game(game: &GameRecord) -> Vec<u8> {
+pub fn encode_game(game: &SelfPlayGame) -> Vec<u8> {
     let policy_bytes: usize = game
         .positions
         .iter()
@@ -293,7 +293,7 @@ fn read_header(cursor: &mut Cursor<'_>) -> Result<(), FormatError> {
 
 /// Reads the bytes of a replay file, checking the checksum, every field, and
 /// that each stored position and policy agree with the rules.
-pub fn decode_game(bytes: &[u8]) -> Result<GameRecord, FormatError> {
+pub fn decode_game(bytes: &[u8]) -> Result<SelfPlayGame, FormatError> {
     let mut cursor = Cursor { bytes, at: 0 };
     read_header(&mut cursor)?;
     if bytes.len() < HEADER_LEN + 4 {
@@ -408,7 +408,7 @@ pub fn decode_game(bytes: &[u8]) -> Result<GameRecord, FormatError> {
             extra: body.len() - cursor.at,
         });
     }
-    let game = GameRecord {
+    let game = SelfPlayGame {
         rules,
         model_generation,
         outcome,
@@ -458,7 +458,7 @@ pub(crate) mod tests {
     use sumito_engine::Layout;
 
     /// A random game under `rules`, with a policy target on every other position.
-    pub(crate) fn random_game(seed: u64, rules: Rules) -> GameRecord {
+    pub(crate) fn random_game(seed: u64, rules: Rules) -> SelfPlayGame {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut position = Position::start(Layout::BelgianDaisy, rules);
         let mut positions = Vec::new();
@@ -479,7 +479,7 @@ pub(crate) mod tests {
             position = position.play(played);
         }
         let (outcome, reason) = position.outcome().unwrap();
-        GameRecord {
+        SelfPlayGame {
             rules,
             model_generation: 7,
             outcome,

@@ -18,13 +18,13 @@ use sumito_engine::variant::symmetry::kept_symmetries;
 use sumito_net::VariantTrainingSample;
 
 use super::files::{EXTENSION, ReplayFolder, VARIANT_EXTENSION};
-use super::format::{GameEnd, GameRecord, decode_game, dequantize_policy, peek_summary};
+use super::format::{GameEnd, SelfPlayGame, decode_game, dequantize_policy, peek_summary};
 use super::reader::{BackgroundReader, Pass, read_unseen};
 use super::variant_format::{VariantReplay, decode_variant_game};
 use crate::config::TrainingConfig;
 
 /// A kind of replay file the store can follow: the two-player
-/// [`GameRecord`] or the general game's [`VariantReplay`].
+/// [`SelfPlayGame`] or the general game's [`VariantReplay`].
 pub trait ReplayGame: Sized + Send + Sync {
     /// The extension of its files.
     const EXTENSION: &'static str;
@@ -37,7 +37,7 @@ pub trait ReplayGame: Sized + Send + Sync {
     fn training_indices(&self) -> Vec<u32>;
 }
 
-impl ReplayGame for GameRecord {
+impl ReplayGame for SelfPlayGame {
     const EXTENSION: &'static str = EXTENSION;
 
     fn peek_training_positions(bytes: &[u8]) -> Result<u64, String> {
@@ -122,7 +122,7 @@ pub struct RefreshReport {
 /// Loaded games and the window of their training positions (of two-player
 /// games unless `G` says otherwise).
 #[derive(Debug)]
-pub struct ReplayStore<G = GameRecord> {
+pub struct ReplayStore<G = SelfPlayGame> {
     folder: ReplayFolder,
     config: TrainingConfig,
     /// The keys of the files read (or skipped) so far, when no background

@@ -31,7 +31,7 @@
 
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::{MAX_SEATS, VariantMove, VariantPosition};
-use sumito_mcts::{MAX_SIDES, Outcome, Player};
+use sumito_mcts::{Ending, MAX_SIDES, Side};
 
 use super::format::{Cursor, FormatError, dequantize_policy, quantize_policy};
 use crate::crc::crc32c;
@@ -49,11 +49,11 @@ pub struct VariantReplay {
     pub game: VariantGameRecord,
 }
 
-fn outcome_code(outcome: Outcome) -> [u8; 2] {
+fn outcome_code(outcome: Ending) -> [u8; 2] {
     match outcome {
-        Outcome::Win(side) => [0, side.index() as u8],
-        Outcome::Draw => [1, 0],
-        Outcome::Tie(mask) => [2, mask],
+        Ending::Win(side) => [0, side.index() as u8],
+        Ending::Draw => [1, 0],
+        Ending::Tie(mask) => [2, mask],
     }
 }
 
@@ -141,9 +141,9 @@ pub fn decode_variant_game(bytes: &[u8]) -> Result<VariantReplay, FormatError> {
     let sides = start.rules().seating.sides();
     let [kind, detail] = [cursor.u8()?, cursor.u8()?];
     let outcome = match kind {
-        0 if usize::from(detail) < sides => Outcome::Win(Player::new(usize::from(detail))),
-        1 => Outcome::Draw,
-        2 if detail != 0 && u32::from(detail) < (1 << sides) => Outcome::Tie(detail),
+        0 if usize::from(detail) < sides => Ending::Win(Side::new(usize::from(detail))),
+        1 => Ending::Draw,
+        2 if detail != 0 && u32::from(detail) < (1 << sides) => Ending::Tie(detail),
         _ => {
             return Err(FormatError::BadHeader(format!(
                 "outcome code {kind}/{detail} is not an outcome of {sides} sides"
