@@ -104,6 +104,25 @@ pub fn check_rule_values(
 }
 
 impl Rules {
+    /// The rules in words, as every front end shows them: "the first to
+    /// push off 6 marbles wins; after 200 plies the player who pushed off
+    /// more wins (equal: draw)", or "...; no move limit".
+    pub fn describe(&self) -> String {
+        let mut text = format!("the first to push off {} marbles wins", self.marbles_to_win);
+        match self.max_plies {
+            Some(limit) => text.push_str(&format!(
+                "; after {limit} plies the player who pushed off more wins (equal: draw)"
+            )),
+            None => text.push_str("; no move limit"),
+        }
+        if let Some(limit) = self.no_push_off_plies {
+            text.push_str(&format!(
+                "; after {limit} plies without a push-off the player holding more of row E wins"
+            ));
+        }
+        text
+    }
+
     /// Checks the values (see [`check_rule_values`]).
     pub fn validate(&self) -> Result<(), RuleValueError> {
         check_rule_values(
@@ -896,6 +915,26 @@ impl Position {
 mod tests {
     use super::*;
     use crate::{Direction, Layout};
+
+    #[test]
+    fn rules_are_described_in_words_with_every_limit() {
+        let plain = Rules::default();
+        assert_eq!(
+            plain.describe(),
+            "the first to push off 6 marbles wins; no move limit"
+        );
+        let limited = Rules {
+            marbles_to_win: 4,
+            max_plies: Some(200),
+            no_push_off_plies: Some(50),
+        };
+        assert_eq!(
+            limited.describe(),
+            "the first to push off 4 marbles wins; after 200 plies the player who pushed off more \
+             wins (equal: draw); after 50 plies without a push-off the player holding more of row \
+             E wins"
+        );
+    }
 
     #[test]
     fn rule_values_outside_their_range_are_refused_naming_the_key_and_range() {

@@ -4,79 +4,6 @@ use crate::Game;
 use crate::error::EvalError;
 use crate::values::Values;
 
-/// Win, draw and loss probabilities from the point of view of the side to move.
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub struct Wdl {
-    pub win: f32,
-    pub draw: f32,
-    pub loss: f32,
-}
-
-impl Wdl {
-    /// A certain draw.
-    pub const DRAW: Wdl = Wdl {
-        win: 0.0,
-        draw: 1.0,
-        loss: 0.0,
-    };
-    /// No knowledge: win, draw and loss equally likely (expected value 0).
-    pub const UNKNOWN: Wdl = Wdl {
-        win: 1.0 / 3.0,
-        draw: 1.0 / 3.0,
-        loss: 1.0 / 3.0,
-    };
-
-    /// Marks an output slot as not yet written.
-    pub(crate) const UNSET: Wdl = Wdl {
-        win: f32::NAN,
-        draw: f32::NAN,
-        loss: f32::NAN,
-    };
-
-    /// The WDL without draws whose expected value is `value` (clamped to `[-1, 1]`),
-    /// for evaluators with a scalar value head.
-    pub fn from_value(value: f32) -> Wdl {
-        let value = value.clamp(-1.0, 1.0);
-        Wdl {
-            win: (1.0 + value) / 2.0,
-            draw: 0.0,
-            loss: (1.0 - value) / 2.0,
-        }
-    }
-
-    /// The expected value `win - loss`, in `[-1, 1]`.
-    pub fn value(self) -> f32 {
-        self.win - self.loss
-    }
-
-    /// The same outcome seen by the opponent.
-    pub fn flipped(self) -> Wdl {
-        Wdl {
-            win: self.loss,
-            draw: self.draw,
-            loss: self.win,
-        }
-    }
-
-    /// Checks that this is a probability distribution (to within rounding) and
-    /// returns it normalised to sum exactly to 1.
-    pub(crate) fn validated(self) -> Result<Wdl, String> {
-        let parts = [self.win, self.draw, self.loss];
-        if parts.iter().any(|p| !p.is_finite()) {
-            return Err(format!("value {self:?} was not written or is not finite"));
-        }
-        if parts.iter().any(|&p| p < -1e-4) {
-            return Err(format!("value {self:?} has a negative probability"));
-        }
-        let sum: f32 = parts.iter().sum();
-        if (sum - 1.0).abs() > 1e-2 {
-            return Err(format!("value {self:?} sums to {sum}, not 1"));
-        }
-        let [win, draw, loss] = parts.map(|p| p.max(0.0) / sum);
-        Ok(Wdl { win, draw, loss })
-    }
-}
-
 /// The states a search wants evaluated, and the evaluator's answers.
 ///
 /// Item `i` has a state ([`EvalBatch::state`]), its legal actions
@@ -274,6 +201,7 @@ impl<G: Game> Evaluator<G> for UniformEvaluator {
 mod tests {
     use super::*;
     use crate::toy::TicTacToe;
+    use crate::values::Wdl;
 
     #[test]
     fn slots_cover_each_item_with_its_own_legal_actions() {

@@ -184,12 +184,10 @@ pub mod values;
 pub use config::{ConfigError, DirichletConfig, GumbelConfig, PlayoutCapConfig, SearchConfig};
 pub use driver::MultiGameDriver;
 pub use error::{EvalError, SearchError};
-pub use eval::{
-    Estimate, EvalBatch, EvalSlot, Evaluator, StoppableEvaluator, UniformEvaluator, Wdl,
-};
+pub use eval::{Estimate, EvalBatch, EvalSlot, Evaluator, StoppableEvaluator, UniformEvaluator};
 pub use planner::{PROBE_SIMULATIONS, TimePlanner, search_for_time};
 pub use search::{RootAction, Search, SearchResult};
-pub use values::{MAX_SIDES, SideShares, SideValues, Values, ZeroSum};
+pub use values::{MAX_SIDES, SideShares, SideValues, Values, Wdl, ZeroSum};
 
 /// A side: a player, or a team whose players share one value (see
 /// [`values`]). [`Side::FIRST`] moves first in the game's usual starting

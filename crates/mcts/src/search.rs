@@ -13,13 +13,14 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::config::{GumbelConfig, SearchConfig};
 use crate::error::SearchError;
-use crate::eval::{EvalBatch, Evaluator, Wdl};
+use crate::eval::{EvalBatch, Evaluator};
 use crate::gumbel::{
     considered_visit_sequence, improved_policy, interior_choice, sigma_completed_q,
 };
 use crate::sampling::{dirichlet, gumbel, sample_with_temperature};
 use crate::tree::{Kind, Node, NodeId, ROOT, Tree};
 use crate::values::Values;
+use crate::values::Wdl;
 use crate::{Game, Side};
 
 /// What a search reports for its root.

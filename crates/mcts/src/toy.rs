@@ -10,7 +10,8 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use crate::error::EvalError;
-use crate::eval::{EvalBatch, Evaluator, Wdl};
+use crate::eval::{EvalBatch, Evaluator};
+use crate::values::Wdl;
 use crate::values::{MAX_SIDES, SideShares, SideValues, Values, ZeroSum};
 use crate::{Ending, Game, Side};
 

@@ -157,8 +157,9 @@ fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<Policy
         .with_score_utility(config.selfplay.score_utility)
 }
 
-/// Evaluates candidate `generation`: gating against the best model (unless
-/// gating is off), then the fixed opponents; writes the record, promotes,
+/// Evaluates candidate `generation` of a two-player run (the general
+/// game's: `crate::variant_evaluation`): gating against the best model
+/// (unless gating is off), then the fixed opponents; writes the record, promotes,
 /// refits the Elo table. `run_hours`: the run's training time when the
 /// candidate was written, if known (the learning curve's axis);
 /// `before_writing` is called after the games, before anything is written.
@@ -173,18 +174,6 @@ pub fn evaluate_candidate(
     before_writing: BeforeWriting<'_>,
     stopping: Stopping<'_>,
 ) -> Result<EvaluationSummary> {
-    if let Some(general) = config.general_rules() {
-        return crate::variant_evaluation::evaluate_variant_candidate(
-            run,
-            config,
-            &general,
-            generation,
-            run_hours,
-            progress,
-            before_writing,
-            stopping,
-        );
-    }
     let device = device(config)?;
     let best = run.best()?.map_or(0, |best| best.generation);
     let search = config.evaluation_search();

@@ -112,7 +112,9 @@ pub fn ensure_initial_model(run: &RunDir, config: &Config, seed: u64) -> Result<
 /// trainer does not make again (its current candidate) is refused, naming
 /// it, and nothing is removed: the run cannot go on without it, and its
 /// files may be the rest of a restore or sync still under way.
-pub fn prune_incomplete(run: &RunDir) -> Result<Vec<Removed>> {
+/// `trainer_generation`: the trainer's newest candidate, which it exports
+/// again when missing ([`crate::trainer::trainer_generation`]).
+pub fn prune_incomplete(run: &RunDir, trainer_generation: u32) -> Result<Vec<Removed>> {
     // (key, local path) of each incomplete model folder.
     let incomplete: Vec<(String, Option<std::path::PathBuf>)> = if run.is_remote() {
         // Objects of model folders whose manifest never came (a killed
@@ -134,7 +136,7 @@ pub fn prune_incomplete(run: &RunDir) -> Result<Vec<Removed>> {
     };
     if let Some(best) = run.best()? {
         let key = RunDir::model_key(best.generation);
-        let remade = crate::trainer::trainer_generation(run)? == best.generation;
+        let remade = trainer_generation == best.generation;
         if !remade && incomplete.iter().any(|(found, _)| *found == key) {
             return Err(RunDirError::Malformed {
                 path: run.object_path(&key),
@@ -170,6 +172,7 @@ pub fn prune_incomplete(run: &RunDir) -> Result<Vec<Removed>> {
 mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
+    use crate::trainer::trainer_generation;
 
     /// Model folders as files only (nothing loads them).
     fn model(run: &RunDir, generation: u32, complete: bool) {
@@ -203,7 +206,9 @@ mod tests {
         model(&run, 4, false);
         run.set_best(3).unwrap();
         trainer_at(&run, 5);
-        let err = prune_incomplete(&run).unwrap_err().to_string();
+        let err = prune_incomplete(&run, trainer_generation(&run).unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("gen-000003")
                 && err.contains("best model")
@@ -215,7 +220,7 @@ mod tests {
         // The trainer's own candidate it exports again: removed, with the
         // other incomplete one.
         trainer_at(&run, 3);
-        let removed = prune_incomplete(&run).unwrap();
+        let removed = prune_incomplete(&run, trainer_generation(&run).unwrap()).unwrap();
         assert_eq!(removed.len(), 2, "{removed:?}");
         assert!(!run.model_path(3).exists() && !run.model_path(4).exists());
         assert!(run.model_path(0).is_dir());

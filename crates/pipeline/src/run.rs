@@ -27,11 +27,13 @@ use crate::models::{device, ensure_initial_model, load_model};
 use crate::ratings::model_name;
 use crate::replay::format::SelfPlayGame;
 use crate::replay::store::RefreshReport;
+use crate::replay::variant_format::VariantGameRecord;
 use crate::rundir::{LOOP_STATE, Leases, RunDir, RunDirError};
 use crate::selfplay::{SelfPlayStats, WorkerSettings, play_games};
 use crate::tensorboard::EventWriter;
 use crate::trainer::TrainerRole;
-use crate::variant_selfplay::{VariantGameRecord, VariantWorkerSettings, play_variant_worker};
+use crate::variant_evaluation::evaluate_variant_candidate;
+use crate::variant_selfplay::{VariantWorkerSettings, play_variant_worker};
 
 /// The command working on a run: which leases it holds, and how the log
 /// and lease records name it.
@@ -528,15 +530,28 @@ fn evaluate_and_report(
         bar.set_position(u64::from(done));
         bar.set_message(format!("score {:.0}%", score * 100.0));
     };
-    let summary = evaluate_candidate(
-        run,
-        config,
-        generation,
-        run_hours,
-        &progress,
-        lease_check,
-        &|| ui.stopping(),
-    )?;
+    let stopping = || ui.stopping();
+    let summary = match config.general_rules() {
+        Some(general) => evaluate_variant_candidate(
+            run,
+            config,
+            &general,
+            generation,
+            run_hours,
+            &progress,
+            lease_check,
+            &stopping,
+        )?,
+        None => evaluate_candidate(
+            run,
+            config,
+            generation,
+            run_hours,
+            &progress,
+            lease_check,
+            &stopping,
+        )?,
+    };
     bar.finish_and_clear();
     log_scalars(events, u64::from(generation), &evaluation_scalars(&summary))?;
     Ok(summary)
@@ -1174,7 +1189,10 @@ fn clean_up(open: &mut OpenRun, command: RunCommand) -> Result<()> {
     let mut removed = run.remove_leftovers()?;
     if open.leases.holds(TRAINER) {
         removed.extend(crate::trainer::prune_checkpoints(run)?);
-        removed.extend(crate::models::prune_incomplete(run)?);
+        removed.extend(crate::models::prune_incomplete(
+            run,
+            crate::trainer::trainer_generation(run)?,
+        )?);
     }
     for removed in removed {
         let note = format!("removed {removed}");

@@ -13,56 +13,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sumito_engine::variant::{MAX_SEATS, VariantMove, VariantPosition};
 use sumito_game::VariantGame;
 use sumito_game::variant::outcome_of;
 use sumito_mcts::{Ending, Evaluator, MultiGameDriver, Search, SearchConfig, SearchResult};
-use sumito_net::VariantTrainingSample;
 
 use crate::config::GeneralRules;
 use crate::replay::files::{ReplayFolder, write_variant_game};
-use crate::replay::variant_format::VariantReplay;
+use crate::replay::variant_format::{VariantGameRecord, VariantPositionRecord, VariantReplay};
 use crate::selfplay::{SelfPlayError, SelfPlayStats, TimedEvaluator, drop_retired};
-
-/// One searched position of a general-game self-play game.
-#[derive(Clone, Debug, PartialEq)]
-pub struct VariantPositionRecord {
-    pub position: VariantPosition,
-    /// The move played from here.
-    pub played: VariantMove,
-    /// The search's values by side at the root.
-    pub side_values: Vec<f32>,
-    /// The search's policy over legal moves, for a full search (playout cap
-    /// randomisation leaves cheap searches without one).
-    pub policy: Option<Vec<(VariantMove, f32)>>,
-}
-
-/// A finished general-game self-play game.
-#[derive(Clone, Debug, PartialEq)]
-pub struct VariantGameRecord {
-    pub outcome: Ending,
-    /// Marbles each seat had pushed off at the end.
-    pub final_scores: [u8; MAX_SEATS],
-    pub positions: Vec<VariantPositionRecord>,
-}
-
-impl VariantGameRecord {
-    /// A training sample for every position with a policy target.
-    pub fn training_samples(&self) -> Vec<VariantTrainingSample> {
-        self.positions
-            .iter()
-            .filter_map(|record| {
-                let policy = record.policy.clone()?;
-                Some(VariantTrainingSample::from_game(
-                    record.position,
-                    policy,
-                    self.outcome,
-                    self.final_scores,
-                ))
-            })
-            .collect()
-    }
-}
 
 /// The record of the move a search chose in `game`'s position.
 fn position_record(game: &VariantGame, result: &SearchResult) -> VariantPositionRecord {

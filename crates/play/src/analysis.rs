@@ -116,7 +116,7 @@ pub fn record_under_rules(
             return Err(format!(
                 "under the model's rules ({}) this game ends after move {ply}, but the record \
                  goes on to move {}",
-                crate::session::describe_rules(&rules),
+                rules.describe(),
                 record.moves.len()
             ));
         }
@@ -124,8 +124,8 @@ pub fn record_under_rules(
     }
     let note = format!(
         "the record's rules ({}) are not the model's ({}): the game is taken under the model's",
-        crate::session::describe_rules(&record.rules),
-        crate::session::describe_rules(&rules)
+        record.rules.describe(),
+        rules.describe()
     );
     Ok((replayed, Some(note)))
 }

@@ -171,7 +171,7 @@ impl<W: Write> Session<'_, W> {
             color_title(self.config.human),
             self.opponent.name()
         )?;
-        writeln!(self.out, "Rules: {}.", describe_rules(&self.rules))?;
+        writeln!(self.out, "Rules: {}.", self.rules.describe())?;
         if let Some(clocks) = &self.clocks {
             writeln!(self.out, "Time control: {}.", clocks.control())?;
         }
@@ -558,25 +558,6 @@ impl<W: Write> Session<'_, W> {
         )?;
         Ok(true)
     }
-}
-
-/// The rules in words: "first to push off 6 marbles wins; …".
-pub fn describe_rules(rules: &Rules) -> String {
-    let mut text = format!(
-        "the first to push off {} marbles wins",
-        rules.marbles_to_win
-    );
-    if let Some(limit) = rules.max_plies {
-        text.push_str(&format!(
-            "; after {limit} plies the player who pushed off more wins (equal: draw)"
-        ));
-    }
-    if let Some(limit) = rules.no_push_off_plies {
-        text.push_str(&format!(
-            "; after {limit} plies without a push-off the player holding more of row E wins"
-        ));
-    }
-    text
 }
 
 /// ", win 43% draw 2% loss 55%, line: I5H5 A1B2 (800 simulations, 1.2 s)"

@@ -401,8 +401,8 @@ impl GameSession {
                 return Err(format!(
                     "the model plays only under the rules it was trained with ({}); this game's \
                      are {}: start it without rules, or without the model",
-                    describe_rules(trained),
-                    describe_rules(asked)
+                    trained.describe(),
+                    asked.describe()
                 ));
             }
         }
@@ -956,8 +956,8 @@ impl GameSession {
         (game != trained).then(|| {
             format!(
                 "the model analyses under the rules it was trained with ({}), not this game's ({})",
-                describe_rules(trained),
-                describe_rules(game)
+                trained.describe(),
+                game.describe()
             )
         })
     }
@@ -1052,17 +1052,6 @@ fn table_of(rules: Rules) -> RulesTable {
         no_push_off_plies: rules.no_push_off_plies,
         ..RulesTable::default()
     }
-}
-
-/// Two-player rules as a person reads them.
-fn describe_rules(rules: Rules) -> String {
-    let limit = |value: Option<u32>| value.map_or_else(|| "none".to_string(), |v| v.to_string());
-    format!(
-        "{} marbles to win, move limit {}, limit without a push-off {}",
-        rules.marbles_to_win,
-        limit(rules.max_plies),
-        limit(rules.no_push_off_plies)
-    )
 }
 
 /// The longest error message sent to a page: errors quote what was sent
@@ -1495,7 +1484,7 @@ mod tests {
             .handle(with_model(Some(serde_json::json!({"max_plies": 400}))))
             .unwrap_err();
         assert!(
-            err.contains("move limit 200") && err.contains("move limit 400"),
+            err.contains("after 200 plies") && err.contains("after 400 plies"),
             "{err}"
         );
         game.handle(with_model(Some(serde_json::json!({"max_plies": 200}))))
@@ -1505,7 +1494,7 @@ mod tests {
         game.load("A1B2 I5H5").unwrap();
         let note = game.state().rules_note.expect("a note");
         assert!(
-            note.contains("move limit 200") && note.contains("move limit none"),
+            note.contains("after 200 plies") && note.contains("no move limit"),
             "{note}"
         );
         let (target, _) = game.analysis_target(Some(10), None).unwrap();

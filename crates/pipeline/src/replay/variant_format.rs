@@ -35,7 +35,47 @@ use sumito_mcts::{Ending, MAX_SIDES, Side};
 
 use super::format::{Cursor, FormatError, dequantize_policy, quantize_policy};
 use crate::crc::crc32c;
-use crate::variant_selfplay::{VariantGameRecord, VariantPositionRecord};
+use sumito_net::VariantTrainingSample;
+
+/// One searched position of a general-game self-play game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariantPositionRecord {
+    pub position: VariantPosition,
+    /// The move played from here.
+    pub played: VariantMove,
+    /// The search's values by side at the root.
+    pub side_values: Vec<f32>,
+    /// The search's policy over legal moves, for a full search (playout cap
+    /// randomisation leaves cheap searches without one).
+    pub policy: Option<Vec<(VariantMove, f32)>>,
+}
+
+/// A finished general-game self-play game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariantGameRecord {
+    pub outcome: Ending,
+    /// Marbles each seat had pushed off at the end.
+    pub final_scores: [u8; MAX_SEATS],
+    pub positions: Vec<VariantPositionRecord>,
+}
+
+impl VariantGameRecord {
+    /// A training sample for every position with a policy target.
+    pub fn training_samples(&self) -> Vec<VariantTrainingSample> {
+        self.positions
+            .iter()
+            .filter_map(|record| {
+                let policy = record.policy.clone()?;
+                Some(VariantTrainingSample::from_game(
+                    record.position,
+                    policy,
+                    self.outcome,
+                    self.final_scores,
+                ))
+            })
+            .collect()
+    }
+}
 
 pub const VARIANT_MAGIC: [u8; 8] = *b"SUMITOV\0";
 pub const VARIANT_FORMAT_VERSION: u16 = 1;
