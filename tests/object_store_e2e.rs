@@ -5,6 +5,7 @@
 //! first is killed with `kill -9` and replaced once its lease expires,
 //! without losing a game; a corrupted and a truncated game object are
 //! skipped with a warning naming them; games of both workers are trained on.
+//! A run rides out the store's outage (the server killed and restarted).
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -268,4 +269,61 @@ fn roles_on_an_object_store_share_one_run_and_a_killed_trainer_is_replaced() {
         .map(|entries| entries.map(|entry| entry.unwrap().path()).collect())
         .unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_run_rides_out_an_outage_of_its_object_store() {
+    let mut server = S3Server::start("outage");
+    let scratch = Scratch::new("store-outage");
+    let generations = 6;
+    let config = tiny_config(&scratch.0, generations);
+    let output = scratch.0.join("train.txt");
+    let mut child = spawn(
+        role(
+            &server,
+            &scratch.0.join("cache"),
+            "train",
+            &["--config", config.to_str().unwrap()],
+        ),
+        &output,
+    );
+    let _guard = KillOnDrop(vec![child.id()]);
+    // Once the run is under way (its first games stored), the store goes
+    // away for 10 s: longer than the client's own retries (about a second).
+    wait_until("the first games", Duration::from_secs(120), || {
+        !games(&server).is_empty()
+    });
+    server.stop();
+    std::thread::sleep(Duration::from_secs(10));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run stopped during the outage: {}",
+        std::fs::read_to_string(&output).unwrap()
+    );
+    server.restart();
+    let deadline = Instant::now() + Duration::from_secs(240);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the run did not finish");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let said = std::fs::read_to_string(&output).unwrap();
+    assert!(status.success(), "{said}");
+    // Said once that it waits, once that the store is back.
+    assert_eq!(said.matches("is unreachable (").count(), 1, "{said}");
+    assert_eq!(said.matches("is reachable again").count(), 1, "{said}");
+    let keys: Vec<String> = server
+        .store("run")
+        .list("")
+        .unwrap()
+        .into_iter()
+        .map(|object| object.key)
+        .collect();
+    let evaluated = keys
+        .iter()
+        .filter(|key| key.starts_with("evaluations/gen-"))
+        .count();
+    assert_eq!(evaluated, generations as usize, "{keys:?}");
 }

@@ -35,7 +35,10 @@ use std::sync::Arc;
 
 pub mod crc;
 mod local;
+mod outage;
 mod remote;
+
+pub use outage::DEFAULT_OUTAGE_LIMIT;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
@@ -143,6 +146,14 @@ pub enum StoreError {
         key: String,
         message: String,
     },
+    /// The store did not answer (connection refused or reset, time-outs,
+    /// 5xx), after the client's own retries: what [`Store`] waits out.
+    #[error("{location}/{key}: the store is unreachable: {message}")]
+    Unreachable {
+        location: String,
+        key: String,
+        message: String,
+    },
     #[error("{location}/{key} is corrupt: {problem}; it is not used")]
     Corrupt {
         location: String,
@@ -203,6 +214,8 @@ trait Backend: Send + Sync + fmt::Debug {
 pub struct Store {
     location: Location,
     backend: Arc<dyn Backend>,
+    /// How outages are waited out (shared by clones).
+    outage: Arc<outage::Outage>,
 }
 
 impl Store {
@@ -225,8 +238,16 @@ impl Store {
         };
         Ok(Store {
             location: location.clone(),
+            outage: outage::Outage::of(&location.to_string()),
             backend,
         })
+    }
+
+    /// The same store, riding out an outage of at most `limit` (see
+    /// [`Store::put`]); [`DEFAULT_OUTAGE_LIMIT`] unless set.
+    pub fn with_outage_limit(mut self, limit: std::time::Duration) -> Store {
+        self.outage = Arc::new(outage::Outage::new(self.location.to_string()).with_limit(limit));
+        self
     }
 
     /// Where it is.
@@ -236,22 +257,44 @@ impl Store {
 
     /// Writes the object `key` whole, replacing any object of that key:
     /// readers see the old object or the new one, never a part.
+    ///
+    /// Every operation rides out an outage of an object store that answered
+    /// before (a store never reached fails at once, so that a wrong endpoint
+    /// is said at once): while it is unreachable, the operation waits and
+    /// tries again with backoff for up to the outage limit, saying once on
+    /// standard error that it waits and once that the store is back.
     pub fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
         valid_key(key)?;
-        self.backend.put(key, bytes)
+        self.outage.ride_out(|| self.backend.put(key, bytes))
     }
 
     /// Writes the object `key` only if no object has that key, atomically:
     /// of two writers racing for one key exactly one gets [`Created::New`].
     pub fn create(&self, key: &str, bytes: &[u8]) -> Result<Created, StoreError> {
         valid_key(key)?;
-        self.backend.create(key, bytes)
+        let mut retried = false;
+        let created = self.outage.ride_out(|| {
+            let attempt = self.backend.create(key, bytes);
+            if matches!(attempt, Err(StoreError::Unreachable { .. })) {
+                retried = true;
+            }
+            attempt
+        })?;
+        // A create that reached the store but whose answer was lost, tried
+        // again, finds its own object: the same bytes are this create's.
+        if created == Created::Exists
+            && retried
+            && self.get(key)?.is_some_and(|found| found == bytes)
+        {
+            return Ok(Created::New);
+        }
+        Ok(created)
     }
 
     /// The object `key`, checked whole, or `None` if there is none.
     pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         valid_key(key)?;
-        self.backend.get(key)
+        self.outage.ride_out(|| self.backend.get(key))
     }
 
     /// [`Store::get`] of every key of `keys`, in order; on an object store
@@ -270,7 +313,10 @@ impl Store {
                 Err(err) => slots.push(Some(err)),
             }
         }
-        let mut fetched = self.backend.get_many(&valid).into_iter();
+        let mut fetched = self
+            .outage
+            .ride_out_many(|| self.backend.get_many(&valid))
+            .into_iter();
         for slot in slots {
             results.push(match slot {
                 Some(err) => Err(err),
@@ -286,7 +332,7 @@ impl Store {
         if !prefix.is_empty() {
             valid_key(prefix.trim_end_matches('/'))?;
         }
-        let mut objects = self.backend.list(prefix)?;
+        let mut objects = self.outage.ride_out(|| self.backend.list(prefix))?;
         objects.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(objects)
     }
@@ -299,7 +345,9 @@ impl Store {
             valid_key(prefix.trim_end_matches('/'))?;
         }
         valid_key(offset)?;
-        let mut objects = self.backend.list_after(prefix, offset)?;
+        let mut objects = self
+            .outage
+            .ride_out(|| self.backend.list_after(prefix, offset))?;
         objects.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(objects)
     }
@@ -307,7 +355,7 @@ impl Store {
     /// Deletes the object `key`; deleting one that is not there is no error.
     pub fn delete(&self, key: &str) -> Result<(), StoreError> {
         valid_key(key)?;
-        self.backend.delete(key)
+        self.outage.ride_out(|| self.backend.delete(key))
     }
 }
 

@@ -40,6 +40,19 @@ pub fn retry_config() -> RetryConfig {
     }
 }
 
+/// Whether an error of the client says the store did not answer: a request
+/// it gave up on after retrying ("... after 8 retries ..."; it retries only
+/// what may pass: no answer, a reset, a time-out, a 5xx or throttling), or
+/// one it could not send at all.
+fn is_unreachable(message: &str) -> bool {
+    let retried = message.split("after ").skip(1).any(|rest| {
+        let mut words = rest.split(' ');
+        let count = words.next().and_then(|n| n.parse::<u32>().ok());
+        count.is_some_and(|n| n > 0) && words.next().is_some_and(|w| w.starts_with("retries"))
+    });
+    retried || message.contains("error sending request")
+}
+
 /// The in-memory stores of this process, by name, so that every
 /// `memory://NAME` opened here sees the same objects.
 fn memory_stores() -> &'static Mutex<HashMap<String, Arc<InMemory>>> {
@@ -181,10 +194,19 @@ impl RemoteBackend {
     }
 
     fn error(&self, key: &str, err: object_store::Error) -> StoreError {
-        StoreError::Remote {
-            location: self.location.clone(),
-            key: key.to_owned(),
-            message: err.to_string(),
+        let message = err.to_string();
+        if is_unreachable(&message) {
+            StoreError::Unreachable {
+                location: self.location.clone(),
+                key: key.to_owned(),
+                message,
+            }
+        } else {
+            StoreError::Remote {
+                location: self.location.clone(),
+                key: key.to_owned(),
+                message,
+            }
         }
     }
 
@@ -345,6 +367,20 @@ impl Backend for RemoteBackend {
 mod tests {
     use super::*;
     use crate::Store;
+
+    #[test]
+    fn unanswered_requests_are_told_from_refusals() {
+        assert!(is_unreachable(
+            "Generic S3 error: Error performing PUT http://127.0.0.1:9123/bucket/run/x in 1.44s, after 8 retries, max_retries: 8, retry_timeout: 120s  - HTTP error: error sending request"
+        ));
+        assert!(is_unreachable(
+            "Generic S3 error: Error performing GET http://h/b/k in 120s, after 3 retries, max_retries: 8, retry_timeout: 120s - Server returned non-2xx status code: 503 Service Unavailable"
+        ));
+        assert!(!is_unreachable(
+            "Generic S3 error: Error performing GET http://h/b/k in 10ms, after 0 retries, max_retries: 8, retry_timeout: 120s - Server returned non-2xx status code: 403 Forbidden"
+        ));
+        assert!(!is_unreachable("Object at location k not found"));
+    }
 
     #[test]
     fn a_truncated_or_altered_object_is_reported_not_read() {

@@ -15,6 +15,7 @@ pub struct S3Server {
     child: std::process::Child,
     pub port: u16,
     pub root: Scratch,
+    program: PathBuf,
 }
 
 impl S3Server {
@@ -35,10 +36,22 @@ impl S3Server {
             .local_addr()
             .unwrap()
             .port();
-        let child = std::process::Command::new(&program)
+        let child = Self::spawn(&program, port, &root.0);
+        S3Server {
+            child,
+            port,
+            root,
+            program,
+        }
+    }
+
+    /// Starts the server on `port` over the folder `root`, and waits until
+    /// it answers.
+    fn spawn(program: &std::path::Path, port: u16, root: &std::path::Path) -> std::process::Child {
+        let child = std::process::Command::new(program)
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
             .args(["--access-key", "sumito", "--secret-key", "sumito-secret"])
-            .arg(&root.0)
+            .arg(root)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -51,7 +64,18 @@ impl S3Server {
             );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        S3Server { child, port, root }
+        child
+    }
+
+    /// Kills the server (an outage: its objects stay in its folder).
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts the server again on the same port and folder.
+    pub fn restart(&mut self) {
+        self.child = Self::spawn(&self.program, self.port, &self.root.0);
     }
 
     /// The settings that reach it, as environment variables.
