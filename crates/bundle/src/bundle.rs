@@ -361,15 +361,32 @@ fn describe_file(dir: &Path, name: &str) -> Result<BundleFile, BundleError> {
 }
 
 /// The score utility the run's self-play searched with (`[selfplay]
-/// score_utility`), which the bundle plays with.
+/// score_utility`, 0 if absent), which the bundle plays with. Only that key
+/// is read, so that a run whose configuration an older sumito wrote (keys
+/// since renamed) still exports.
 fn play_score_utility(run: &RunDir) -> Result<f32, BundleError> {
     let config_path = run.config_path();
-    let text = run.config_text()?;
-    let config = Config::parse(&text, &config_path).map_err(|err| BundleError::Config {
+    let invalid = |problem: String| BundleError::Config {
         path: config_path.clone(),
-        problem: err.to_string(),
-    })?;
-    Ok(config.selfplay.score_utility)
+        problem,
+    };
+    let table: toml::Table = toml::from_str(&run.config_text()?)
+        .map_err(|err| invalid(sumito_engine::excerpt(&err.to_string())))?;
+    let Some(value) = table
+        .get("selfplay")
+        .and_then(|selfplay| selfplay.get("score_utility"))
+    else {
+        return Ok(0.0);
+    };
+    match value
+        .as_float()
+        .or_else(|| value.as_integer().map(|n| n as f64))
+    {
+        Some(weight) if (0.0..=1.0).contains(&weight) => Ok(weight as f32),
+        _ => Err(invalid(format!(
+            "selfplay.score_utility is {value}, must be a weight in [0, 1]"
+        ))),
+    }
 }
 
 /// The `[rules]` table of the run's configuration, for a network of the
@@ -1120,7 +1137,8 @@ pub(crate) mod tests {
         let scratch = Scratch::new("score-utility");
         let run = tiny_run_with(
             &scratch.0.join("run"),
-            "[selfplay]\nscore_utility = 0.5\n[training]\nmargin_horizon_plies = 12\n",
+            // A key this sumito does not know (an older run's) is no matter.
+            "[selfplay]\nscore_utility = 0.5\n[training]\nmargin_horizon_plies = 12\n[retired]\nkey = 1\n",
         );
         let out = scratch.0.join("model");
         let meta = export_bundle(&request(run.root(), &out)).unwrap();
