@@ -127,8 +127,8 @@ fn a_game_record_renders_one_picture_per_position_with_the_moves_as_arrows() {
          result: *\n",
     )
     .unwrap();
+    // Into a folder that is not there yet: render makes it.
     let out = scratch.0.join("pics").join("game.svg");
-    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     let output = render(&[
         "--record",
         record.to_str().unwrap(),

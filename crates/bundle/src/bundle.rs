@@ -604,14 +604,19 @@ pub fn model_folders(program: Option<&Path>, env_models: Option<PathBuf>) -> Vec
 }
 
 /// The folder of the bundle `given` (a path, or a name looked up in
-/// `folders`), or without one the shipped model [`DEFAULT_MODEL`].
+/// `folders`), or without one the shipped model [`DEFAULT_MODEL`]. A
+/// relative path that is not there from here, such as `models/quick` from
+/// another folder than the repository's, is looked up in `folders` too
+/// (without its `models/`).
 pub fn locate_bundle(given: Option<&Path>, folders: &[PathBuf]) -> Result<PathBuf, BundleError> {
     if let Some(given) = given {
+        let tail = given.strip_prefix("models").unwrap_or(given);
         if !given.exists()
-            && given.components().count() == 1
+            && given.is_relative()
+            && !tail.as_os_str().is_empty()
             && let Some(found) = folders
                 .iter()
-                .map(|folder| folder.join(given))
+                .map(|folder| folder.join(tail))
                 .find(|dir| dir.exists())
         {
             return Ok(found);
@@ -1336,6 +1341,11 @@ pub(crate) mod tests {
         assert_eq!(locate_bundle(None, &folders).unwrap(), shipped);
         assert_eq!(
             locate_bundle(Some(Path::new("quick")), &folders).unwrap(),
+            shipped
+        );
+        // `models/quick` typed in another folder than the repository's.
+        assert_eq!(
+            locate_bundle(Some(Path::new("models/quick")), &folders).unwrap(),
             shipped
         );
         let elsewhere = Path::new("/no/such/model");

@@ -63,6 +63,14 @@ fn numbered(out: &Path, index: usize, count: usize) -> PathBuf {
 }
 
 fn write(path: &Path, svg: &str) -> anyhow::Result<()> {
+    // `--out pics/game.svg` makes `pics/` when it is not there yet.
+    if let Some(folder) = path
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(folder)
+            .with_context(|| format!("creating the folder {}", folder.display()))?;
+    }
     write_atomic(path, svg.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
     println!("{}", path.display());
     Ok(())
