@@ -364,13 +364,12 @@ fn describe_file(dir: &Path, name: &str) -> Result<BundleFile, BundleError> {
 /// score_utility`, 0 if absent), which the bundle plays with. Only that key
 /// is read, so that a run whose configuration an older sumito wrote (keys
 /// since renamed) still exports.
-fn play_score_utility(run: &RunDir) -> Result<f32, BundleError> {
-    let config_path = run.config_path();
+fn play_score_utility(config_text: &str, config_path: &Path) -> Result<f32, BundleError> {
     let invalid = |problem: String| BundleError::Config {
-        path: config_path.clone(),
+        path: config_path.to_owned(),
         problem,
     };
-    let table: toml::Table = toml::from_str(&run.config_text()?)
+    let table: toml::Table = toml::from_str(config_text)
         .map_err(|err| invalid(sumito_engine::excerpt(&err.to_string())))?;
     let Some(value) = table
         .get("selfplay")
@@ -500,7 +499,7 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
                 generations: newest,
                 hours: training_hours(&run),
             },
-            score_utility: play_score_utility(&run)?,
+            score_utility: play_score_utility(&config, &run.config_path())?,
             elo: elo_rows(&run, generation)?,
             opponent_scores: opponent_scores(&run, generation)?,
             exported_at: utc_timestamp(),

@@ -38,7 +38,6 @@ mod local;
 mod outage;
 mod remote;
 
-pub use outage::DEFAULT_OUTAGE_LIMIT;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
@@ -241,13 +240,6 @@ impl Store {
             outage: outage::Outage::of(&location.to_string()),
             backend,
         })
-    }
-
-    /// The same store, riding out an outage of at most `limit` (see
-    /// [`Store::put`]); [`DEFAULT_OUTAGE_LIMIT`] unless set.
-    pub fn with_outage_limit(mut self, limit: std::time::Duration) -> Store {
-        self.outage = Arc::new(outage::Outage::new(self.location.to_string()).with_limit(limit));
-        self
     }
 
     /// Where it is.

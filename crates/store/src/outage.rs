@@ -14,10 +14,9 @@ use std::time::{Duration, Instant};
 
 use crate::StoreError;
 
-/// How long an outage is ridden out unless [`crate::Store::with_outage_limit`]
-/// says otherwise: a restart or failover of the store, a network cut of a
-/// few minutes.
-pub const DEFAULT_OUTAGE_LIMIT: Duration = Duration::from_secs(600);
+/// How long an outage is ridden out: a restart or failover of the store, a
+/// network cut of a few minutes.
+pub(crate) const OUTAGE_LIMIT: Duration = Duration::from_secs(600);
 
 /// The first wait after an unreachable answer (the client has already
 /// retried for about a second), doubled up to [`MAX_WAIT`].
@@ -53,13 +52,14 @@ impl Outage {
     pub(crate) fn new(location: String) -> Outage {
         Outage {
             location,
-            limit: DEFAULT_OUTAGE_LIMIT,
+            limit: OUTAGE_LIMIT,
             reached: AtomicBool::new(false),
             since: Mutex::new(None),
         }
     }
 
-    pub(crate) fn with_limit(mut self, limit: Duration) -> Outage {
+    #[cfg(test)]
+    fn with_limit(mut self, limit: Duration) -> Outage {
         self.limit = limit;
         self
     }
