@@ -324,3 +324,61 @@ fn bad_rules_name_the_file_and_the_key() {
         text(&output)
     );
 }
+
+/// The README's `[rules]` example, as written there, works with the README's
+/// commands that read it (`moves`, `render`, `arena`).
+#[test]
+fn the_readme_rules_example_works_as_written() {
+    let readme = include_str!("../README.md");
+    let start = readme
+        .find("```toml\n[rules]\nmarbles_to_win = [6, 4]")
+        .expect("the README's [rules] example");
+    let block = &readme[start + "```toml\n".len()..];
+    let block = &block[..block.find("```").unwrap()];
+    let scratch = Scratch::new("variants-readme-rules");
+    let path = scratch.0.join("my-rules.toml");
+    std::fs::write(&path, block).unwrap();
+    let rules = path.to_str().unwrap();
+    let out = scratch.0.join("variant.svg");
+    for args in [
+        vec![
+            "moves",
+            "--rules",
+            rules,
+            "--layout",
+            "belgian-daisy",
+            "--children",
+        ],
+        vec![
+            "render",
+            "--layout",
+            "belgian-daisy",
+            "--rules",
+            rules,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        vec![
+            "arena",
+            "--rules",
+            rules,
+            "--player",
+            "greedy",
+            "--player",
+            "random",
+            "--games",
+            "2",
+            "--no-progress",
+            "--out",
+        ],
+    ] {
+        let mut args = args;
+        let records = scratch.0.join("arena");
+        if args[0] == "arena" {
+            args.push(records.to_str().unwrap());
+        }
+        let output = sumito(&args);
+        assert!(output.status.success(), "{args:?}: {}", text(&output));
+    }
+    assert!(std::fs::read_to_string(out).unwrap().contains("<svg"));
+}

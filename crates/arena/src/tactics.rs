@@ -2,7 +2,8 @@
 //! plies, searched exhaustively, proves which moves are right, and the solve
 //! rate of any player on them (`sumito bench tactics`).
 //!
-//! Material is counted exactly, not estimated: [`material_search`] is a
+//! Material is counted exactly, not estimated: [`material_search`]
+//! (`sumito_engine::material`) is a
 //! minimax over every legal move of both sides to a fixed depth whose only
 //! score is the marbles pushed off (a won game counts [`WIN`]). That is more
 //! trustworthy than an evaluation function, and cheap: a move of the side to
@@ -49,14 +50,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use sumito_engine::{Color, Layout, Move, Outcome, Position, Rules};
+use sumito_engine::material::value_at_least;
+pub use sumito_engine::material::{WIN, material, material_search, move_value};
+use sumito_engine::{Color, Layout, Move, Position, Rules};
 use thiserror::Error;
 
 use crate::ladder::{LADDER_MAX_PLIES, wilson_interval};
 use crate::player::{Entrant, PlayerError, PlayerRegistry, SearchLimit};
-
-/// A won (or lost) game in material terms: more than all marbles together.
-pub const WIN: i32 = 100;
 
 /// The most solving moves a combination or a defence may have: a position
 /// with many right answers tests little.
@@ -207,76 +207,6 @@ impl Suite {
     pub fn count(&self, kind: Kind) -> usize {
         self.tactics.iter().filter(|t| t.kind == kind).count()
     }
-}
-
-/// The material of `position` for its side to move: marbles pushed off by it
-/// minus marbles it lost, or ±[`WIN`] once the game is over (a draw is 0).
-pub fn material(position: &Position) -> i32 {
-    let me = position.side_to_move();
-    match position.outcome() {
-        Some((Outcome::Win(winner), _)) => {
-            if winner == me {
-                WIN
-            } else {
-                -WIN
-            }
-        }
-        Some((Outcome::Draw, _)) => 0,
-        None => {
-            i32::from(position.marbles_off(me.opponent())) - i32::from(position.marbles_off(me))
-        }
-    }
-}
-
-/// The material (for the side to move) after `depth` plies of best play by
-/// both sides, every legal move searched; fail-soft alpha-beta in the window
-/// `(alpha, beta)`: exact inside it, a bound outside.
-pub fn material_search(position: &Position, depth: u32, mut alpha: i32, beta: i32) -> i32 {
-    let base = material(position);
-    if depth == 0 || position.outcome().is_some() {
-        return base;
-    }
-    let moves = position.legal_moves_unordered();
-    if depth == 1 {
-        // One's own move never loses material: the best is a push-off if
-        // there is one (any push-off wins the game if one does).
-        if base >= beta {
-            return base;
-        }
-        return moves
-            .iter()
-            .find(|&&mv| position.is_push_off(mv))
-            .map_or(base, |&mv| -material(&position.play(mv)));
-    }
-    // Push-offs first: they decide most cut-offs.
-    let (mut ordered, quiet): (Vec<Move>, Vec<Move>) =
-        moves.iter().partition(|&&mv| position.is_push_off(mv));
-    ordered.extend(quiet);
-    let mut best = -WIN - 1;
-    for mv in ordered {
-        let value = -material_search(&position.play(mv), depth - 1, -beta, -alpha);
-        if value > best {
-            best = value;
-            if value > alpha {
-                alpha = value;
-                if alpha >= beta {
-                    break;
-                }
-            }
-        }
-    }
-    best
-}
-
-/// `v_depth(mv)`: the material after `mv` and `depth - 1` more plies.
-pub fn move_value(position: &Position, mv: Move, depth: u32) -> i32 {
-    -material_search(&position.play(mv), depth - 1, -WIN - 1, WIN + 1)
-}
-
-/// Whether `v_depth(mv) >= at_least` (a null-window search: much cheaper
-/// than the exact value).
-fn value_at_least(position: &Position, mv: Move, depth: u32, at_least: i32) -> bool {
-    -material_search(&position.play(mv), depth - 1, -at_least, -at_least + 1) >= at_least
 }
 
 /// The same position with the other side to move, if it is one.
@@ -783,20 +713,6 @@ impl SolveReport {
 mod tests {
     use super::*;
 
-    /// The search's value against a plain minimax of the same material
-    /// over every move, no pruning.
-    fn minimax(position: &Position, depth: u32) -> i32 {
-        if depth == 0 || position.outcome().is_some() {
-            return material(position);
-        }
-        position
-            .legal_moves()
-            .iter()
-            .map(|&mv| -minimax(&position.play(mv), depth - 1))
-            .max()
-            .unwrap_or_else(|| material(position))
-    }
-
     /// The definitions of the module docs, checked from the exact value of
     /// every move at each depth (none of `classify`'s short cuts).
     fn meets_its_definition(tactic: &Tactic) {
@@ -868,26 +784,6 @@ mod tests {
 
     fn position(text: &str) -> Position {
         Position::from_fen(text).unwrap().with_rules(suite_rules())
-    }
-
-    #[test]
-    fn the_material_search_is_the_plain_minimax() {
-        // Positions with push-offs for both sides a few plies away.
-        for text in [
-            "wwww1/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 1",
-            "5/6/7/8/bww6/8/7/6/5 w 0 0",
-            "5/6/7/2www3/1bbbw4/2bb4/7/6/5 b 0 0",
-            "5/6/7/8/bwwbb4/8/7/6/5 b 0 0",
-        ] {
-            let position = position(text);
-            for depth in 0..=3 {
-                assert_eq!(
-                    material_search(&position, depth, -WIN - 1, WIN + 1),
-                    minimax(&position, depth),
-                    "{text} at depth {depth}"
-                );
-            }
-        }
     }
 
     #[test]

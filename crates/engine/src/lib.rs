@@ -50,6 +50,7 @@ mod board;
 mod excerpt;
 pub mod fen;
 mod layout;
+pub mod material;
 pub mod notation;
 mod perft;
 mod playout;

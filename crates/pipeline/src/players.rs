@@ -7,6 +7,7 @@ use std::sync::Arc;
 use sumito_arena::player::{Entrant, Player, PlayerError, PlayerFactory, SearchLimit};
 use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
 use sumito_engine::{Move, Position};
+use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
 use sumito_game::{AbaloneGame, GameHistory, choose_move};
 use sumito_mcts::{GumbelConfig, Search, SearchConfig, SearchError, TimePlanner, search_for_time};
 use sumito_net::{
@@ -60,15 +61,18 @@ impl PlayerFactory for NetPlayerFactory {
 }
 
 /// The search parameters of network players, as [`network_search`] reads them.
-pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); score=W (0 to 1; default: a bundle's own weight, else 0) adds W times the predicted marble difference to the search's values, so that it plays for more marbles pushed off; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves)";
+pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); material=N (0 to 4, default 0: no check) plies over which the move chosen is checked by an exact count of marbles, and replaced by a move that keeps more of them (solves the tactics suite, plays weaker: docs/tactics.md); score=W (0 to 1; default: a bundle's own weight, else 0) adds W times the predicted marble difference to the search's values, so that it plays for more marbles pushed off; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves)";
 
 /// How a network player plays, from its spec.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetworkPlayerSettings {
     pub search: SearchConfig,
     pub limit: SearchLimit,
-    /// Step out of cycles unless ahead (`sumito_game::repetition`).
+    /// Step out of cycles unless ahead (`sumito_game::choice`).
     pub avoid_repetition: bool,
+    /// Plies of the exact material check of the move chosen (`material=N`,
+    /// `sumito_game::choice`; 0: none).
+    pub material_plies: u32,
     /// Weight of the predicted marble difference in the search's values
     /// (`score=W`, `sumito_net::InferenceClient::with_score_utility`);
     /// `None`: the model's own (a bundle's `score_utility`, else 0).
@@ -78,6 +82,10 @@ pub struct NetworkPlayerSettings {
     /// thread and each copy evaluates one part.
     pub search_threads: usize,
 }
+
+/// The most plies of a network player's material check: 4 already costs
+/// milliseconds in tactical positions.
+pub const MAX_MATERIAL_PLIES: u32 = 4;
 
 /// The most search threads a network player may ask for.
 pub const MAX_SEARCH_THREADS: u32 = 64;
@@ -94,6 +102,9 @@ pub fn network_settings(params: &mut SpecParams<'_>) -> Result<NetworkPlayerSett
         search,
         limit: network_limit(params)?,
         avoid_repetition: params.get_bool("avoid_repetition")?.unwrap_or(true),
+        material_plies: params
+            .get_u32("material", 0, MAX_MATERIAL_PLIES)?
+            .unwrap_or(DEFAULT_MATERIAL_PLIES),
         score_utility: params
             .get_f64("score", 0.0, 1.0)?
             .map(|weight| weight as f32),
@@ -179,6 +190,7 @@ pub fn network_entrant<M: PackedModel + 'static>(
             search: None,
             planner: TimePlanner::new(),
             history: settings.avoid_repetition.then(GameHistory::new),
+            material_plies: settings.material_plies,
         })
     }))
 }
@@ -196,6 +208,8 @@ struct NetPlayer {
     planner: TimePlanner,
     /// The positions of the game, when it avoids repeating them.
     history: Option<GameHistory>,
+    /// Plies of the material check of its move choice.
+    material_plies: u32,
 }
 
 impl Player for NetPlayer {
@@ -252,7 +266,13 @@ impl Player for NetPlayer {
                 result
             }
         };
-        choose_move(position, &result, self.history.as_ref()).ok_or(PlayerError::NoLegalMove)
+        choose_move(
+            position,
+            &result,
+            self.history.as_ref(),
+            self.material_plies,
+        )
+        .ok_or(PlayerError::NoLegalMove)
     }
 
     fn new_game(&mut self) {
@@ -400,6 +420,10 @@ pub(crate) mod tests {
             let err = settings(bad).unwrap_err().to_string();
             assert!(err.contains("threads"), "{bad}: {err}");
         }
+        // The material check: off unless told.
+        assert_eq!(one.material_plies, DEFAULT_MATERIAL_PLIES);
+        assert_eq!(settings("net:material=2").unwrap().material_plies, 2);
+        assert_eq!(settings("net:material=4").unwrap().material_plies, 4);
         // A player with two copies of its network plays, fixed and timed.
         let dir = TempDir::new("net-player-threads");
         let path = tiny_checkpoint(&dir);
@@ -447,5 +471,10 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("avoid_repetition"), "{err}");
+        let err = registry()
+            .prepare_str("net:model=x,material=5")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("material") && err.contains('5'), "{err}");
     }
 }

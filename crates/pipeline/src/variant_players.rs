@@ -156,7 +156,7 @@ impl SeatPlayer for VariantNetSeat {
         let game = VariantGame(*position);
         let mut search = Search::new(game, self.config.clone(), self.seed).map_err(failed)?;
         let result = search.search(&self.evaluator).map_err(failed)?;
-        let chosen = choose_move(position, &result, self.history.as_ref())
+        let chosen = choose_move(position, &result, self.history.as_ref(), 0)
             .ok_or(PlayerError::NoLegalMove)?;
         if let Some(history) = &mut self.history {
             history.record(position);

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use sumito_arena::player::PlayerError;
 use sumito_engine::{Move, Position};
+use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
 use sumito_game::{AbaloneGame, GameHistory, choose_move};
 use sumito_mcts::{
     Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, StoppableEvaluator,
@@ -305,10 +306,15 @@ impl Opponent for NetworkSearch {
         let (analysis, result) = self
             .search_position(position, cap)
             .map_err(|err| PlayerError::Failed(Box::new(err)))?;
-        let mv =
-            choose_move(position, &result, Some(&self.history)).ok_or(PlayerError::NoLegalMove)?;
-        // A move other than the search's best (a win it missed, a way out of
-        // a cycle or of a loss) leaves the search's line.
+        let mv = choose_move(
+            position,
+            &result,
+            Some(&self.history),
+            DEFAULT_MATERIAL_PLIES,
+        )
+        .ok_or(PlayerError::NoLegalMove)?;
+        // A move other than the search's best (a win it missed, a way out
+        // of a cycle or of a loss) leaves the search's line.
         let principal_variation = if mv == analysis.best {
             analysis.principal_variation
         } else {

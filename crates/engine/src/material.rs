@@ -1,0 +1,178 @@
+//! Material counted exactly: a minimax over every legal move of both sides to
+//! a fixed number of plies whose only score is the marbles pushed off (a won
+//! game counts [`WIN`]). The move choice of network players checks the
+//! search's move with it (`sumito_game::choice`), and the tactics suite
+//! labels its positions with it (`sumito_arena::tactics`).
+//!
+//! It is cheap for its exactness: a move of the side to move can only gain
+//! material, so the last ply needs no search beyond "is there a push-off",
+//! and alpha-beta cuts the many equal lines at once.
+
+use crate::{Move, Outcome, Position};
+
+/// A won (or lost) game in material terms: more than all marbles together.
+pub const WIN: i32 = 100;
+
+/// The material of `position` for its side to move: marbles pushed off by it
+/// minus marbles it lost, or ±[`WIN`] once the game is over (a draw is 0).
+pub fn material(position: &Position) -> i32 {
+    let me = position.side_to_move();
+    match position.outcome() {
+        Some((Outcome::Win(winner), _)) => {
+            if winner == me {
+                WIN
+            } else {
+                -WIN
+            }
+        }
+        Some((Outcome::Draw, _)) => 0,
+        None => {
+            i32::from(position.marbles_off(me.opponent())) - i32::from(position.marbles_off(me))
+        }
+    }
+}
+
+/// The material (for the side to move) after `depth` plies of best play by
+/// both sides, every legal move searched; fail-soft alpha-beta in the window
+/// `(alpha, beta)`: exact inside it, a bound outside.
+pub fn material_search(position: &Position, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+    let base = material(position);
+    if depth == 0 || position.outcome().is_some() {
+        return base;
+    }
+    let moves = position.legal_moves_unordered();
+    if depth == 1 {
+        // One's own move never loses material: the best is a push-off if
+        // there is one (any push-off wins the game if one does).
+        if base >= beta {
+            return base;
+        }
+        return moves
+            .iter()
+            .find(|&&mv| position.is_push_off(mv))
+            .map_or(base, |&mv| -material(&position.play(mv)));
+    }
+    // Push-offs first: they decide most cut-offs.
+    let (mut ordered, quiet): (Vec<Move>, Vec<Move>) =
+        moves.iter().partition(|&&mv| position.is_push_off(mv));
+    ordered.extend(quiet);
+    let mut best = -WIN - 1;
+    for mv in ordered {
+        let value = -material_search(&position.play(mv), depth - 1, -beta, -alpha);
+        if value > best {
+            best = value;
+            if value > alpha {
+                alpha = value;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+    }
+    best
+}
+
+/// `v_depth(mv)`: the material after `mv` and `depth - 1` more plies of best
+/// play (`depth` ≥ 1).
+pub fn move_value(position: &Position, mv: Move, depth: u32) -> i32 {
+    -material_search(&position.play(mv), depth - 1, -WIN - 1, WIN + 1)
+}
+
+/// Whether `v_depth(mv) >= at_least` (a null-window search: much cheaper
+/// than the exact value).
+pub fn value_at_least(position: &Position, mv: Move, depth: u32, at_least: i32) -> bool {
+    -material_search(&position.play(mv), depth - 1, -at_least, -at_least + 1) >= at_least
+}
+
+/// The moves whose material over `depth` plies is the best of all moves, if
+/// that best is higher than `chosen`'s (empty when no move beats `chosen`).
+pub fn materially_better_moves(position: &Position, chosen: Move, depth: u32) -> Vec<Move> {
+    let floor = move_value(position, chosen, depth) + 1;
+    let better: Vec<Move> = position
+        .legal_moves()
+        .into_iter()
+        .filter(|&mv| mv != chosen && value_at_least(position, mv, depth, floor))
+        .collect();
+    if better.len() <= 1 {
+        return better;
+    }
+    let values: Vec<i32> = better
+        .iter()
+        .map(|&mv| move_value(position, mv, depth))
+        .collect();
+    let top = values.iter().copied().max().unwrap_or(floor);
+    better
+        .into_iter()
+        .zip(values)
+        .filter(|&(_, value)| value == top)
+        .map(|(mv, _)| mv)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plain minimax of the same material over every move, no pruning.
+    fn minimax(position: &Position, depth: u32) -> i32 {
+        if depth == 0 || position.outcome().is_some() {
+            return material(position);
+        }
+        position
+            .legal_moves()
+            .iter()
+            .map(|&mv| -minimax(&position.play(mv), depth - 1))
+            .max()
+            .unwrap_or_else(|| material(position))
+    }
+
+    /// Positions with push-offs for both sides a few plies away.
+    const TACTICAL: [&str; 4] = [
+        "wwww1/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 1",
+        "5/6/7/8/bww6/8/7/6/5 w 0 0",
+        "5/6/7/2www3/1bbbw4/2bb4/7/6/5 b 0 0",
+        "5/6/7/8/bwwbb4/8/7/6/5 b 0 0",
+    ];
+
+    #[test]
+    fn the_material_search_is_the_plain_minimax() {
+        for text in TACTICAL {
+            let position = Position::from_fen(text).unwrap();
+            for depth in 0..=3 {
+                assert_eq!(
+                    material_search(&position, depth, -WIN - 1, WIN + 1),
+                    minimax(&position, depth),
+                    "{text} at depth {depth}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_better_moves_are_those_of_the_best_material() {
+        for text in TACTICAL {
+            let position = Position::from_fen(text).unwrap();
+            for depth in 1..=3 {
+                let values: Vec<(Move, i32)> = position
+                    .legal_moves()
+                    .into_iter()
+                    .map(|mv| (mv, -minimax(&position.play(mv), depth - 1)))
+                    .collect();
+                let top = values.iter().map(|&(_, v)| v).max().unwrap();
+                for &(chosen, value) in &values {
+                    let better = materially_better_moves(&position, chosen, depth);
+                    let expected: Vec<Move> = if value == top {
+                        Vec::new()
+                    } else {
+                        values
+                            .iter()
+                            .filter(|&&(_, v)| v == top)
+                            .map(|&(mv, _)| mv)
+                            .collect()
+                    };
+                    assert_eq!(better, expected, "{text}, {chosen} at depth {depth}");
+                }
+            }
+        }
+    }
+}
