@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use sumito_engine::{Move, Position};
+use sumito_engine::{Move, Position, Rules};
 use thiserror::Error;
 
 use crate::spec::{PlayerSpec, SpecError};
@@ -96,6 +96,9 @@ pub struct Entrant {
     pub name: String,
     /// The allowance given to each move.
     pub limit: SearchLimit,
+    /// The rules a trained model learned under, which it must play under
+    /// (its inputs show the move limit); `None` for players that play any.
+    pub trained_rules: Option<Rules>,
     builder: Arc<dyn Fn(u64) -> Box<dyn Player> + Send + Sync>,
 }
 
@@ -104,6 +107,7 @@ impl fmt::Debug for Entrant {
         f.debug_struct("Entrant")
             .field("name", &self.name)
             .field("limit", &self.limit)
+            .field("trained_rules", &self.trained_rules)
             .finish_non_exhaustive()
     }
 }
@@ -119,8 +123,16 @@ impl Entrant {
         Entrant {
             name: name.into(),
             limit,
+            trained_rules: None,
             builder: Arc::new(builder),
         }
+    }
+
+    /// The same entrant, a model that plays only under `rules`.
+    #[must_use]
+    pub fn with_trained_rules(mut self, rules: Rules) -> Entrant {
+        self.trained_rules = Some(rules);
+        self
     }
 
     /// A new player for one game.

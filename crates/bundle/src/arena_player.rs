@@ -64,6 +64,7 @@ impl PlayerFactory for BundlePlayerFactory {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|err| invalid(err.to_string()))?;
         network_entrant(spec.to_string(), replicas, settings)
+            .map(|entrant| entrant.with_trained_rules(bundle.meta.rules()))
             .map_err(|err| invalid(format!("cannot start {}: {err}", dir.display())))
     }
 }

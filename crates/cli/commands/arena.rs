@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
-use sumito_arena::arena::{DEFAULT_MAX_PLIES, MatchConfig, Silent, check_record_dir, play_match};
+use sumito_arena::arena::{MatchConfig, Silent, check_record_dir, play_match};
+use sumito_arena::ladder::{LADDER_MAX_PLIES as DEFAULT_MAX_PLIES, ladder_rules};
 use sumito_arena::multi::{SeatPlayerMaker, play_multi_match, seat_player};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::report::{ProgressObserver, result_line, summary};
@@ -44,7 +45,7 @@ pub struct Args {
     /// three-player-trapezoid, four-player, five-player, six-player (then
     /// give one --player per player, or per team in team games: seats are
     /// rotated from game to game).
-    #[arg(long = "layout", value_delimiter = ',', default_value = "belgian-daisy", value_parser = VariantLayout::from_name)]
+    #[arg(long = "layout", value_delimiter = ',', default_value = "standard,belgian-daisy,german-daisy", value_parser = VariantLayout::from_name)]
     layouts: Vec<VariantLayout>,
     /// A TOML file whose [rules] table gives the rules (holes, obstacles,
     /// neutral marbles, shield and rotation moves, one colour, handicaps,
@@ -70,12 +71,16 @@ pub struct Args {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Move limit in plies: weak players can shuffle forever, so every game
-    /// ends here; the player who pushed off more marbles wins, equal is a draw.
-    #[arg(long, default_value_t = DEFAULT_MAX_PLIES, value_parser = clap::value_parser!(u32).range(1..))]
-    max_plies: u32,
-    /// Marbles to push off to win.
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u8).range(1..=14))]
-    marbles_to_win: u8,
+    /// ends here; the player who pushed off more marbles wins, equal is a
+    /// draw [default: a model player's training rules, else 200 as in the
+    /// ladder]. A model plays only under the rules it was trained with: a
+    /// value other than its own is refused.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    max_plies: Option<u32>,
+    /// Marbles to push off to win [default: a model player's training rules,
+    /// else 6].
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=14))]
+    marbles_to_win: Option<u8>,
     /// Also end a game after this many plies without a push-off (the player
     /// holding more of row E wins; equal is a draw).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -175,10 +180,13 @@ fn run_general(args: &Args, table: &RulesTable, players: &GeneralPlayers) -> any
         );
     };
     let mut table = table.clone();
-    table.max_plies = table.max_plies.or(Some(args.max_plies));
+    table.max_plies = table
+        .max_plies
+        .or(args.max_plies)
+        .or(Some(DEFAULT_MAX_PLIES));
     table.no_push_off_plies = table.no_push_off_plies.or(args.no_push_off_plies);
     if table.marbles_to_win.is_none() {
-        table.marbles_to_win = Some(Targets::All(args.marbles_to_win));
+        table.marbles_to_win = Some(Targets::All(args.marbles_to_win.unwrap_or(6)));
     }
     let (rules, setup) = table.resolve(layout)?;
     // Before the match: records already in --out are never overwritten.
@@ -249,6 +257,80 @@ fn run_general(args: &Args, table: &RulesTable, players: &GeneralPlayers) -> any
     Ok(())
 }
 
+/// The rules of a two-player match: those of its model players (all must
+/// have learned under the same), with a rule given by `--rules` or a flag
+/// refused where it differs from theirs; without models, the given rules
+/// and for the rest the ladder's (6 marbles, 200 plies).
+fn match_rules(args: &Args, table: &RulesTable, entrants: &[Entrant]) -> anyhow::Result<Rules> {
+    let marbles_to_win = match table.marbles_to_win {
+        Some(Targets::All(n)) => Some(n),
+        Some(_) => bail!("a two-player match takes one marbles_to_win for both players"),
+        None => args.marbles_to_win,
+    };
+    let max_plies = table.max_plies.or(args.max_plies);
+    let no_push_off_plies = table.no_push_off_plies.or(args.no_push_off_plies);
+    let mut trained: Option<(&Entrant, Rules)> = None;
+    for entrant in entrants {
+        let Some(rules) = entrant.trained_rules else {
+            continue;
+        };
+        match trained {
+            Some((first, first_rules)) if first_rules != rules => bail!(
+                "{} was trained under other rules ({}) than {} ({}): a model plays only under \
+                 the rules it learned, so these two cannot meet",
+                entrant.name,
+                rules.describe(),
+                first.name,
+                first_rules.describe()
+            ),
+            Some(_) => {}
+            None => trained = Some((entrant, rules)),
+        }
+    }
+    let Some((model, rules)) = trained else {
+        let ladder = ladder_rules();
+        return Ok(Rules {
+            marbles_to_win: marbles_to_win.unwrap_or(ladder.marbles_to_win),
+            max_plies: max_plies.or(ladder.max_plies),
+            no_push_off_plies,
+        });
+    };
+    let refuse = |what: &str, flag: &str, given: String, own: String| {
+        anyhow::anyhow!(
+            "{what} {given} ({flag} or --rules) differs from the rules {} was trained under \
+             ({what} {own}): a model plays only under the rules it learned; leave {flag} out \
+             to play under them",
+            model.name
+        )
+    };
+    let show = |plies: Option<u32>| plies.map_or_else(|| "none".to_owned(), |n| n.to_string());
+    if let Some(given) = marbles_to_win.filter(|&n| n != rules.marbles_to_win) {
+        return Err(refuse(
+            "marbles to win",
+            "--marbles-to-win",
+            given.to_string(),
+            rules.marbles_to_win.to_string(),
+        ));
+    }
+    if let Some(given) = max_plies.filter(|&n| Some(n) != rules.max_plies) {
+        return Err(refuse(
+            "move limit",
+            "--max-plies",
+            given.to_string(),
+            show(rules.max_plies),
+        ));
+    }
+    if let Some(given) = no_push_off_plies.filter(|&n| Some(n) != rules.no_push_off_plies) {
+        return Err(refuse(
+            "plies without a push-off",
+            "--no-push-off-plies",
+            given.to_string(),
+            show(rules.no_push_off_plies),
+        ));
+    }
+    Ok(rules)
+}
+
 /// Plays the match of `args` with the players `registry` knows (and, for
 /// the general game, those `general` makes).
 pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> anyhow::Result<()> {
@@ -277,10 +359,12 @@ pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> a
             args.games
         );
     }
-    let out = args.out.unwrap_or_else(default_out_dir);
+    let out = args.out.clone().unwrap_or_else(default_out_dir);
     // Before the players load: records already in --out are never overwritten.
     check_record_dir(&out).context("--out")?;
     let entrants = entrants(registry, &args.players)?;
+    let rules = match_rules(&args, &table, &entrants)?;
+    println!("rules: {}", rules.describe());
     let config = MatchConfig {
         games_per_pairing: args.games,
         layouts: args
@@ -291,14 +375,7 @@ pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> a
                 _ => None,
             })
             .collect(),
-        rules: Rules {
-            marbles_to_win: match table.marbles_to_win {
-                Some(Targets::All(n)) => n,
-                _ => args.marbles_to_win,
-            },
-            max_plies: Some(table.max_plies.unwrap_or(args.max_plies)),
-            no_push_off_plies: table.no_push_off_plies.or(args.no_push_off_plies),
-        },
+        rules,
         opening_plies: args.opening_plies,
         seed: args.seed,
         threads: args.threads,
@@ -376,6 +453,60 @@ mod tests {
             assert!(record.result.is_some());
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_model_plays_under_its_training_rules_and_no_others() {
+        let model = |name: &str, max_plies: Option<u32>| {
+            let mut entrant = registry()
+                .prepare_str("random")
+                .unwrap()
+                .with_trained_rules(Rules {
+                    max_plies,
+                    ..Rules::default()
+                });
+            entrant.name = name.to_owned();
+            entrant
+        };
+        let classical = registry().prepare_str("greedy").unwrap();
+        let table = RulesTable::default();
+        let plain = parse(&["--player", "a", "--player", "b"]).unwrap();
+        // No model: the ladder's rules.
+        assert_eq!(
+            match_rules(&plain, &table, std::slice::from_ref(&classical)).unwrap(),
+            ladder_rules()
+        );
+        // A model's own rules, whatever the defaults.
+        let trained = [model("m", Some(150)), classical.clone()];
+        let rules = match_rules(&plain, &table, &trained).unwrap();
+        assert_eq!(rules.max_plies, Some(150));
+        // The same rules given: fine; others: refused, naming both.
+        let same = parse(&["--player", "a", "--player", "b", "--max-plies", "150"]).unwrap();
+        assert_eq!(match_rules(&same, &table, &trained).unwrap(), rules);
+        let other = parse(&["--player", "a", "--player", "b", "--max-plies", "400"]).unwrap();
+        let err = match_rules(&other, &table, &trained)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("400") && err.contains("150") && err.contains("--max-plies"),
+            "{err}"
+        );
+        let marbles = parse(&["--player", "a", "--player", "b", "--marbles-to-win", "5"]).unwrap();
+        let err = match_rules(&marbles, &table, &trained)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--marbles-to-win") && err.contains('5'),
+            "{err}"
+        );
+        // Two models of different rules cannot meet.
+        let err = match_rules(&plain, &table, &[model("m", Some(150)), model("n", None)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("no move limit") && err.contains("150"),
+            "{err}"
+        );
     }
 
     #[test]

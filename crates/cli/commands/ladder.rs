@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use sumito_arena::arena::MatchObserver;
-use sumito_arena::ladder::{DEFAULT_OPPONENTS, LadderConfig, run_ladder};
+use sumito_arena::ladder::{DEFAULT_OPPONENTS, LadderConfig, ladder_rules, run_ladder};
 use sumito_arena::player::PlayerRegistry;
 use sumito_arena::record::write_atomic;
 use sumito_arena::report::ProgressObserver;
@@ -140,6 +140,19 @@ pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
         .with_context(|| format!("preparing the player {spec}"))?;
     if let Some(time) = args.time_per_move {
         player.limit.time = Some(time);
+    }
+    // The ladder's rules are fixed so that its tables compare; a model that
+    // learned others would play under rules it never saw.
+    if let Some(trained) = player
+        .trained_rules
+        .filter(|&rules| rules != ladder_rules())
+    {
+        anyhow::bail!(
+            "{spec} was trained under other rules ({}) than the ladder's ({}): a model plays \
+             only under the rules it learned; measure it with `sumito arena`, which plays under them",
+            trained.describe(),
+            ladder_rules().describe()
+        );
     }
     let opponents = args
         .opponent_specs()
@@ -299,5 +312,51 @@ mod tests {
                 .contains("even")
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A stand-in for a model: `random`, trained under a 100-ply limit.
+    struct Trained;
+
+    impl sumito_arena::player::PlayerFactory for Trained {
+        fn kind(&self) -> &str {
+            "trained"
+        }
+
+        fn help(&self) -> String {
+            "trained: random, as if trained under a 100-ply limit".into()
+        }
+
+        fn prepare(
+            &self,
+            _: &sumito_arena::PlayerSpec,
+        ) -> Result<sumito_arena::player::Entrant, sumito_arena::spec::SpecError> {
+            let random = PlayerRegistry::builtin().prepare_str("random").unwrap();
+            Ok(random.with_trained_rules(sumito_engine::Rules {
+                max_plies: Some(100),
+                ..sumito_engine::Rules::default()
+            }))
+        }
+    }
+
+    #[test]
+    fn a_model_trained_under_other_rules_is_refused() {
+        let mut registry = PlayerRegistry::builtin();
+        registry.register(Box::new(Trained)).unwrap();
+        let out = std::env::temp_dir().join(format!("sumito-ladder-rules-{}", std::process::id()));
+        let args = parse(&[
+            "trained:model=x",
+            "--opponent",
+            "greedy",
+            "--games",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let err = run(args, &registry).unwrap_err().to_string();
+        assert!(
+            err.contains("after 100 plies") && err.contains("after 200 plies"),
+            "{err}"
+        );
+        assert!(!out.exists());
     }
 }

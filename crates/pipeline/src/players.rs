@@ -48,7 +48,7 @@ impl PlayerFactory for NetPlayerFactory {
             spec.params()
                 .invalid(format!("cannot load {}: {err}", model.display()))
         };
-        let (net, _) =
+        let (net, meta) =
             PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu).map_err(cannot_load)?;
         let net = net.for_inference(precision);
         let mut replicas = Vec::with_capacity(settings.search_threads);
@@ -56,7 +56,12 @@ impl PlayerFactory for NetPlayerFactory {
             replicas.push(net.replica().map_err(cannot_load)?);
         }
         replicas.push(net);
-        network_entrant(spec.to_string(), replicas, settings).map_err(cannot_load)
+        let entrant = network_entrant(spec.to_string(), replicas, settings).map_err(cannot_load)?;
+        // A checkpoint of a run knows the rules it learned under.
+        Ok(match meta.rules {
+            Some(rules) => entrant.with_trained_rules(rules.into()),
+            None => entrant,
+        })
     }
 }
 
