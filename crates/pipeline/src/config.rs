@@ -231,6 +231,9 @@ impl RulesConfig {
     }
 }
 
+/// The most random moves `[selfplay] branch_random_plies` may ask for.
+pub const MAX_BRANCH_RANDOM_PLIES: u32 = 40;
+
 /// `[selfplay]`: how games are generated.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -260,6 +263,16 @@ pub struct SelfPlayConfig {
     /// default): values are the network's win/draw/loss alone. Two-player
     /// game only.
     pub score_utility: f32,
+    /// Share of games, 0 to 1, that start from a position of an earlier game
+    /// of the same self-play worker rather than from a layout (KataGo's
+    /// branching), after 1 to `branch_random_plies` random legal moves
+    /// (push-offs included): the network meets broken formations and uneven
+    /// material, the positions of tactics, which games from the layouts
+    /// rarely reach. 0 (the default): every game starts from a layout.
+    /// Two-player game only.
+    pub branch_share: f64,
+    /// The most random moves played from a branched position (1 to 40).
+    pub branch_random_plies: u32,
 }
 
 impl Default for SelfPlayConfig {
@@ -272,6 +285,8 @@ impl Default for SelfPlayConfig {
             resign_consecutive_plies: 6,
             resign_playout_share: 0.1,
             score_utility: 0.0,
+            branch_share: 0.0,
+            branch_random_plies: 4,
         }
     }
 }
@@ -507,6 +522,13 @@ impl Config {
                     "the general game's network has no marble-difference head: leave it out".into(),
                 );
             }
+            if self.selfplay.branch_share != 0.0 {
+                return invalid(
+                    "selfplay.branch_share",
+                    "the general game's self-play starts from its layouts only: leave it out"
+                        .into(),
+                );
+            }
             for (index, spec) in self.evaluation.opponents.iter().enumerate() {
                 if let Err(err) = sumito_arena::multi::seat_player(spec, 0) {
                     return invalid(&format!("evaluation.opponents[{index}]"), err.to_string());
@@ -548,6 +570,21 @@ impl Config {
             return invalid(
                 "selfplay.resign_playout_share",
                 "must be a share in [0, 1]".into(),
+            );
+        }
+        if !(0.0..=1.0).contains(&selfplay.branch_share) {
+            return invalid(
+                "selfplay.branch_share",
+                format!("is {}, must be a share in [0, 1]", selfplay.branch_share),
+            );
+        }
+        if !(1..=MAX_BRANCH_RANDOM_PLIES).contains(&selfplay.branch_random_plies) {
+            return invalid(
+                "selfplay.branch_random_plies",
+                format!(
+                    "is {}, must be 1 to {MAX_BRANCH_RANDOM_PLIES}",
+                    selfplay.branch_random_plies
+                ),
             );
         }
         if !(0.0..=1.0).contains(&selfplay.score_utility) {
@@ -881,6 +918,19 @@ mod tests {
             (
                 "[training]\nmargin_horizon_plies = 0\n",
                 "training.margin_horizon_plies",
+            ),
+            ("[selfplay]\nbranch_share = 1.5\n", "selfplay.branch_share"),
+            (
+                "[selfplay]\nbranch_random_plies = 0\n",
+                "selfplay.branch_random_plies",
+            ),
+            (
+                "[selfplay]\nbranch_random_plies = 41\n",
+                "selfplay.branch_random_plies",
+            ),
+            (
+                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[selfplay]\nbranch_share = 0.2\n",
+                "selfplay.branch_share",
             ),
             // The general game's network has no marble-difference head.
             (

@@ -168,24 +168,33 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
     // games[i] is the game of the driver's search i.
     let mut games: Vec<GameInProgress> = Vec::new();
     let mut stats = SelfPlayStats::default();
-    let new_game =
-        |rng: &mut ChaCha8Rng| -> Result<(Search<AbaloneGame>, GameInProgress), SearchError> {
+    let mut branches = BranchPool::default();
+    let new_game = |rng: &mut ChaCha8Rng,
+                    branches: &BranchPool|
+     -> Result<(Search<AbaloneGame>, GameInProgress), SearchError> {
+        // (No draw at all without branching: seeded games stay as they were.)
+        let share = settings.selfplay.branch_share;
+        let branched = (share > 0.0 && rng.random_bool(share))
+            .then(|| branches.start(rng, settings.selfplay.branch_random_plies))
+            .flatten();
+        let position = branched.unwrap_or_else(|| {
             let layout: Layout = layouts[rng.random_range(0..layouts.len())];
-            let position = Position::start(layout, rules);
-            let search = Search::new(AbaloneGame(position), settings.search.clone(), rng.random())?;
-            let game = GameInProgress {
-                positions: Vec::new(),
-                resignation_disabled: rng.random_bool(settings.selfplay.resign_playout_share),
-                low_streak: [0; 2],
-                would_resign: None,
-            };
-            Ok((search, game))
+            Position::start(layout, rules)
+        });
+        let search = Search::new(AbaloneGame(position), settings.search.clone(), rng.random())?;
+        let game = GameInProgress {
+            positions: Vec::new(),
+            resignation_disabled: rng.random_bool(settings.selfplay.resign_playout_share),
+            low_streak: [0; 2],
+            would_resign: None,
         };
+        Ok((search, game))
+    };
     for _ in 0..settings.selfplay.games_in_parallel {
         if !take_quota() {
             break;
         }
-        let (search, game) = new_game(&mut rng)?;
+        let (search, game) = new_game(&mut rng, &branches)?;
         driver.push(search);
         games.push(game);
     }
@@ -205,7 +214,7 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
                 (None, None) => continue,
             };
             let replacement = if !stop() && take_quota() {
-                Some(new_game(&mut rng)?)
+                Some(new_game(&mut rng, &branches)?)
             } else {
                 None
             };
@@ -232,6 +241,9 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
                 ],
                 positions: finished.positions,
             };
+            if settings.selfplay.branch_share > 0.0 {
+                branches.add(&mut rng, &record);
+            }
             write_game(out_dir, &record).map_err(|source| SelfPlayError::Write {
                 dir: out_dir.describe(),
                 cause: source,
@@ -244,6 +256,60 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
     }
     (stats.evaluations, stats.evaluator_time) = timed.totals();
     Ok(stats)
+}
+
+/// Positions of a worker's finished games that later games may start from
+/// (`[selfplay] branch_share`): a few of each game, the oldest replaced
+/// once full.
+#[derive(Debug, Default)]
+pub(crate) struct BranchPool {
+    positions: Vec<Position>,
+    /// The slot the next position replaces once the pool is full.
+    next: usize,
+}
+
+impl BranchPool {
+    /// Positions kept: enough for variety, little memory (about 200 KB).
+    const CAPACITY: usize = 4096;
+    /// Positions taken from each finished game.
+    const PER_GAME: usize = 8;
+
+    /// Keeps a few positions of `game`, drawn at random.
+    pub(crate) fn add(&mut self, rng: &mut ChaCha8Rng, game: &SelfPlayGame) {
+        if game.positions.is_empty() {
+            return;
+        }
+        for _ in 0..Self::PER_GAME.min(game.positions.len()) {
+            let position = game.positions[rng.random_range(0..game.positions.len())].position;
+            if self.positions.len() < Self::CAPACITY {
+                self.positions.push(position);
+            } else {
+                self.positions[self.next] = position;
+                self.next = (self.next + 1) % Self::CAPACITY;
+            }
+        }
+    }
+
+    /// A start: a kept position after 1 to `random_plies` random legal
+    /// moves; `None` while the pool is empty or when those moves end the
+    /// game.
+    pub(crate) fn start(&self, rng: &mut ChaCha8Rng, random_plies: u32) -> Option<Position> {
+        if self.positions.is_empty() {
+            return None;
+        }
+        let mut position = self.positions[rng.random_range(0..self.positions.len())];
+        for _ in 0..rng.random_range(1..=random_plies.max(1)) {
+            let moves = position.legal_moves();
+            if moves.is_empty() {
+                return None;
+            }
+            position = position.play(moves[rng.random_range(0..moves.len())]);
+            if position.outcome().is_some() {
+                return None;
+            }
+        }
+        Some(position)
+    }
 }
 
 /// Rebuilds `driver` and `games` (the game of each of its searches) without
@@ -310,4 +376,112 @@ fn record_move(
     }
     game.would_resign.get_or_insert(side);
     (!game.resignation_disabled).then_some(side)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{RulesConfig, SelfPlayConfig};
+    use crate::fsutil::testing::TempDir;
+    use crate::replay::files::EXTENSION;
+    use crate::replay::format::decode_game;
+    use sumito_engine::Rules;
+    use sumito_mcts::UniformEvaluator;
+
+    fn settings(branch_share: f64) -> WorkerSettings {
+        WorkerSettings {
+            rules: RulesConfig {
+                max_plies: Some(24),
+                layouts: vec!["standard".into()],
+                ..RulesConfig::default()
+            },
+            selfplay: SelfPlayConfig {
+                games_in_parallel: 2,
+                branch_share,
+                branch_random_plies: 3,
+                ..SelfPlayConfig::default()
+            },
+            search: SearchConfig {
+                simulations: 2,
+                ..SearchConfig::default()
+            },
+            model_generation: 0,
+            seed: 5,
+        }
+    }
+
+    /// The first position of every game written by a worker with `settings`.
+    fn starts(name: &str, settings: &WorkerSettings, games: u64) -> Vec<Position> {
+        let dir = TempDir::new(name);
+        let folder = ReplayFolder::local(&dir.path().join("replay")).unwrap();
+        let quota = AtomicU64::new(games);
+        play_games(
+            &UniformEvaluator,
+            settings,
+            &folder,
+            &quota,
+            &|| false,
+            &|_| {},
+        )
+        .unwrap();
+        let keys = folder.list(EXTENSION).unwrap();
+        assert_eq!(keys.len() as u64, games);
+        keys.iter()
+            .map(|key| {
+                decode_game(&folder.read(key).unwrap().unwrap())
+                    .unwrap()
+                    .positions[0]
+                    .position
+            })
+            .collect()
+    }
+
+    #[test]
+    fn branching_starts_games_from_earlier_games_positions() {
+        let layout = Position::start(Layout::Standard, settings(0.0).rules.rules());
+        // Without branching every game starts from the layout.
+        assert!(
+            starts("branch-off", &settings(0.0), 6)
+                .iter()
+                .all(|p| *p == layout)
+        );
+        // With every game branched once positions are kept: the first
+        // games (the pool still empty) start from the layout, later ones
+        // from positions of earlier games, a few random moves on.
+        let branched = starts("branch-on", &settings(1.0), 10);
+        assert!(branched.iter().any(|p| *p == layout));
+        let later: Vec<&Position> = branched.iter().filter(|p| **p != layout).collect();
+        assert!(!later.is_empty());
+        for position in later {
+            assert!(position.ply() >= 1 && position.outcome().is_none());
+        }
+    }
+
+    #[test]
+    fn the_pool_starts_a_few_random_moves_from_a_kept_position() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut pool = BranchPool::default();
+        assert_eq!(pool.start(&mut rng, 4), None);
+        let start = Position::start(Layout::BelgianDaisy, Rules::default());
+        let game = SelfPlayGame {
+            rules: Rules::default(),
+            model_generation: 0,
+            outcome: Outcome::Draw,
+            end: GameEnd::Rules(sumito_engine::EndReason::MoveLimit),
+            resignation_disabled: false,
+            would_resign: None,
+            final_off: [0, 0],
+            positions: vec![PositionRecord {
+                position: start,
+                played: start.legal_moves()[0],
+                root_value: 0.0,
+                policy: None,
+            }],
+        };
+        pool.add(&mut rng, &game);
+        for _ in 0..20 {
+            let branched = pool.start(&mut rng, 4).unwrap();
+            assert!((1..=4).contains(&branched.ply()), "{branched}");
+        }
+    }
 }
