@@ -449,7 +449,7 @@ mod tests {
         // games (the pool still empty) start from the layout, later ones
         // from positions of earlier games, a few random moves on.
         let branched = starts("branch-on", &settings(1.0), 10);
-        assert!(branched.iter().any(|p| *p == layout));
+        assert!(branched.contains(&layout));
         let later: Vec<&Position> = branched.iter().filter(|p| **p != layout).collect();
         assert!(!later.is_empty());
         for position in later {
