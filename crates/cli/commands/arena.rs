@@ -16,9 +16,9 @@ use sumito_arena::report::{ProgressObserver, result_line, summary};
 use sumito_arena::sprt::SprtConfig;
 use sumito_arena::variant_record::{VariantRecord, VariantStart};
 use sumito_arena::{MatchObserver, PlayerSpec};
-use sumito_engine::Rules;
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::variant::VariantLayout;
+use sumito_engine::{Layout, Rules};
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -44,8 +44,10 @@ pub struct Args {
     /// partly-random:SEED; for more players one of three-player,
     /// three-player-trapezoid, four-player, five-player, six-player (then
     /// give one --player per player, or per team in team games: seats are
-    /// rotated from game to game).
-    #[arg(long = "layout", value_delimiter = ',', default_value = "standard,belgian-daisy,german-daisy", value_parser = VariantLayout::from_name)]
+    /// rotated from game to game) [default: standard, belgian-daisy and
+    /// german-daisy in turn, as in the ladder; for the variants of --rules,
+    /// standard].
+    #[arg(long = "layout", value_delimiter = ',', value_parser = VariantLayout::from_name)]
     layouts: Vec<VariantLayout>,
     /// A TOML file whose [rules] table gives the rules (holes, obstacles,
     /// neutral marbles, shield and rotation moves, one colour, handicaps,
@@ -98,6 +100,13 @@ pub struct Args {
 fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
     SprtConfig::parse(text).map_err(|e| e.to_string())
 }
+
+/// The openings of a two-player match unless `--layout` says: the ladder's.
+const DEFAULT_LAYOUTS: [VariantLayout; 3] = [
+    VariantLayout::Two(Layout::Standard),
+    VariantLayout::Two(Layout::BelgianDaisy),
+    VariantLayout::Two(Layout::GermanDaisy),
+];
 
 /// The kinds of player that are networks: `sumito-torch` registers them
 /// (`network/arena.rs`), and a match with one of them is played there.
@@ -173,10 +182,15 @@ pub fn classical_seats(_: &[String]) -> anyhow::Result<Box<SeatPlayerMaker<'stat
 
 /// A match of the general game: one layout, the players by side in turn.
 fn run_general(args: &Args, table: &RulesTable, players: &GeneralPlayers) -> anyhow::Result<()> {
-    let [layout] = args.layouts[..] else {
+    let layouts = if args.layouts.is_empty() {
+        vec![VariantLayout::Two(Layout::Standard)]
+    } else {
+        args.layouts.clone()
+    };
+    let [layout] = layouts[..] else {
         bail!(
             "a match of the variants or of more players takes one --layout (got {})",
-            args.layouts.len()
+            layouts.len()
         );
     };
     let mut table = table.clone();
@@ -367,14 +381,17 @@ pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> a
     println!("rules: {}", rules.describe());
     let config = MatchConfig {
         games_per_pairing: args.games,
-        layouts: args
-            .layouts
-            .iter()
-            .filter_map(|layout| match layout {
-                VariantLayout::Two(two) => Some(*two),
-                _ => None,
-            })
-            .collect(),
+        layouts: if args.layouts.is_empty() {
+            DEFAULT_LAYOUTS.to_vec()
+        } else {
+            args.layouts.clone()
+        }
+        .iter()
+        .filter_map(|layout| match layout {
+            VariantLayout::Two(two) => Some(*two),
+            _ => None,
+        })
+        .collect(),
         rules,
         opening_plies: args.opening_plies,
         seed: args.seed,
