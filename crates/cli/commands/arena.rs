@@ -309,38 +309,39 @@ fn match_rules(args: &Args, table: &RulesTable, entrants: &[Entrant]) -> anyhow:
             no_push_off_plies,
         });
     };
-    let refuse = |what: &str, flag: &str, given: String, own: String| {
-        anyhow::anyhow!(
-            "{what} {given} ({flag} or --rules) differs from the rules {} was trained under \
-             ({what} {own}): a model plays only under the rules it learned; leave {flag} out \
-             to play under them",
-            model.name
-        )
-    };
     let show = |plies: Option<u32>| plies.map_or_else(|| "none".to_owned(), |n| n.to_string());
-    if let Some(given) = marbles_to_win.filter(|&n| n != rules.marbles_to_win) {
-        return Err(refuse(
+    // (what, its flag, the value given if it differs from the model's, the model's)
+    let differences = [
+        (
             "marbles to win",
             "--marbles-to-win",
-            given.to_string(),
+            marbles_to_win
+                .filter(|&n| n != rules.marbles_to_win)
+                .map(u32::from),
             rules.marbles_to_win.to_string(),
-        ));
-    }
-    if let Some(given) = max_plies.filter(|&n| Some(n) != rules.max_plies) {
-        return Err(refuse(
+        ),
+        (
             "move limit",
             "--max-plies",
-            given.to_string(),
+            max_plies.filter(|&n| Some(n) != rules.max_plies),
             show(rules.max_plies),
-        ));
-    }
-    if let Some(given) = no_push_off_plies.filter(|&n| Some(n) != rules.no_push_off_plies) {
-        return Err(refuse(
+        ),
+        (
             "plies without a push-off",
             "--no-push-off-plies",
-            given.to_string(),
+            no_push_off_plies.filter(|&n| Some(n) != rules.no_push_off_plies),
             show(rules.no_push_off_plies),
-        ));
+        ),
+    ];
+    for (what, flag, given, own) in differences {
+        if let Some(given) = given {
+            bail!(
+                "{what} {given} ({flag} or --rules) differs from the rules {} was trained under \
+                 ({what} {own}): a model plays only under the rules it learned; leave {flag} out \
+                 to play under them",
+                model.name
+            );
+        }
     }
     Ok(rules)
 }

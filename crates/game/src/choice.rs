@@ -71,9 +71,12 @@ pub trait ChoicePosition: Sized {
     /// best play, the best of them all (empty if none does, or where the
     /// game has no material check).
     fn materially_better_moves(&self, chosen: Self::Move, plies: u32) -> Vec<Self::Move>;
-    /// Whether `mv` keeps at least as much material as `chosen` over `plies`
-    /// plies of best play (always true where the game has no material check).
-    fn keeps_material_of(&self, mv: Self::Move, chosen: Self::Move, plies: u32) -> bool;
+    /// The material after `mv` and `plies - 1` more plies of best play
+    /// (`None` for 0 plies, or where the game has no material check).
+    fn material_after(&self, mv: Self::Move, plies: u32) -> Option<i32>;
+    /// Whether `mv` keeps at least `at_least` material over `plies` plies of
+    /// best play (a cheaper question than [`Self::material_after`]).
+    fn keeps_material(&self, mv: Self::Move, at_least: i32, plies: u32) -> bool;
 }
 
 impl ChoicePosition for Position {
@@ -118,9 +121,12 @@ impl ChoicePosition for Position {
         material::materially_better_moves(self, chosen, plies)
     }
 
-    fn keeps_material_of(&self, mv: Move, chosen: Move, plies: u32) -> bool {
-        plies == 0
-            || material::value_at_least(self, mv, plies, material::move_value(self, chosen, plies))
+    fn material_after(&self, mv: Move, plies: u32) -> Option<i32> {
+        (plies > 0).then(|| material::move_value(self, mv, plies))
+    }
+
+    fn keeps_material(&self, mv: Move, at_least: i32, plies: u32) -> bool {
+        material::value_at_least(self, mv, plies, at_least)
     }
 }
 
@@ -164,7 +170,11 @@ impl ChoicePosition for VariantPosition {
         Vec::new()
     }
 
-    fn keeps_material_of(&self, _: VariantMove, _: VariantMove, _: u32) -> bool {
+    fn material_after(&self, _: VariantMove, _: u32) -> Option<i32> {
+        None
+    }
+
+    fn keeps_material(&self, _: VariantMove, _: i32, _: u32) -> bool {
         true
     }
 }
@@ -235,24 +245,14 @@ pub fn choose_move<P: ChoicePosition>(
             .find(|root| position.move_of(root.action) == Some(mv))
             .map_or((0.0, 0), |root| (root.policy_target, root.visits))
     };
+    // The search's rating among the moves of the best material: its policy
+    // target covers every legal move (the Gumbel root's improved policy),
+    // visits break ties.
     let better = position.materially_better_moves(searched, material_plies);
-    if let Some(&first) = better.first() {
-        // The search's rating among the moves of the best material: its
-        // policy target covers every legal move (the Gumbel root's improved
-        // policy), visits break ties.
-        let best = better.iter().copied().fold(first, |best, mv| {
-            let (target, visits) = rating(mv);
-            let (best_target, best_visits) = rating(best);
-            if target
-                .total_cmp(&best_target)
-                .then(visits.cmp(&best_visits))
-                .is_gt()
-            {
-                mv
-            } else {
-                best
-            }
-        });
+    if let Some(best) = better
+        .into_iter()
+        .reduce(|best, mv| if rating(mv) > rating(best) { mv } else { best })
+    {
         return Some(best);
     }
     let best = searched;
@@ -273,6 +273,8 @@ pub fn choose_move<P: ChoicePosition>(
             .find(|root| root.action == action)
             .and_then(|root| root.q)
     };
+    // Counted once; alternatives must keep as much.
+    let best_material = position.material_after(best, material_plies);
     let floor = value_of(result.best_action).map_or(f32::NEG_INFINITY, |q| q - REPETITION_MARGIN);
     let mut others: Vec<_> = result
         .root_actions
@@ -288,7 +290,9 @@ pub fn choose_move<P: ChoicePosition>(
         .into_iter()
         .filter_map(|root| position.move_of(root.action))
         .filter(|mv| !allows_a_win(position, *mv))
-        .filter(|mv| position.keeps_material_of(*mv, best, material_plies))
+        .filter(|mv| {
+            best_material.is_none_or(|floor| position.keeps_material(*mv, floor, material_plies))
+        })
         .collect();
     others
         .iter()

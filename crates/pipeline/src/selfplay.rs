@@ -299,7 +299,7 @@ impl BranchPool {
         }
         let mut position = self.positions[rng.random_range(0..self.positions.len())];
         for _ in 0..rng.random_range(1..=random_plies.max(1)) {
-            let moves = position.legal_moves();
+            let moves = position.legal_moves_unordered();
             if moves.is_empty() {
                 return None;
             }
