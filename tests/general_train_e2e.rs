@@ -308,12 +308,55 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
         "{}",
         text(&output)
     );
+    // Its seats think within the time a move and the clock allow, hint,
+    // save and load as in the two-player game, and every game ends with a
+    // result line.
+    let saved = std::env::temp_dir().join(format!("sumito-general-{}.txt", std::process::id()));
+    let script = format!(
+        "hint\nsave {file}\nload {file}\nresign\n",
+        file = saved.display()
+    );
+    let output = run_with_input(
+        SUMITO,
+        &[
+            "play",
+            "--model",
+            bundle_path,
+            "--time-per-move",
+            "0.2",
+            "--clock",
+            "5+10",
+        ],
+        &script,
+    );
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(
+        out.contains("(0.2 s a move)") && out.contains("4:59"),
+        "{out}"
+    );
+    assert!(
+        out.contains("hint: ") && out.contains("saved 0 moves"),
+        "{out}"
+    );
+    assert!(out.contains("loaded 0 moves"), "{out}");
+    assert!(
+        out.ends_with("result: unfinished (Black resigned after 0 moves)\n"),
+        "{out}"
+    );
+    // A two-player model does not judge it, and says why.
+    let saved_path = saved.to_str().unwrap();
+    let output = sumito(&["analyze", "--model", "quick", "--record", saved_path]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("a record of the general game")
+            && text(&output).contains("is a two-player model"),
+        "{}",
+        text(&output)
+    );
+    std::fs::remove_file(&saved).unwrap();
     // What a game of the general engine does not keep is refused by name.
-    for (flag, value) in [
-        ("--color", "white"),
-        ("--clock", "5"),
-        ("--rules", "x.toml"),
-    ] {
+    for (flag, value) in [("--color", "white"), ("--rules", "x.toml")] {
         let output = sumito(&["play", "--model", bundle_path, flag, value]);
         assert!(!output.status.success(), "{flag}");
         assert!(text(&output).contains(flag), "{flag}: {}", text(&output));

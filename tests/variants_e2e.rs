@@ -279,9 +279,13 @@ fn four_people_play_at_two_colours_and_engines_fill_the_other_seats() {
     assert!(output.status.success(), "{}", text(&output));
     let out = text(&output);
     assert!(out.contains("4 players in 2 teams"), "{out}");
-    assert!(out.contains("Ann (black) to move: A2B2"), "{out}");
+    assert!(out.contains("move 1, Black (Ann)> A2B2"), "{out}");
     assert!(out.contains("White (greedy) plays"), "{out}");
-    assert!(out.contains("Bob (red) to move"), "{out}");
+    assert!(out.contains("Red (Bob)> "), "{out}");
+    assert!(
+        out.ends_with("result: unfinished (quit after 4 moves)\n"),
+        "{out}"
+    );
 }
 
 #[test]

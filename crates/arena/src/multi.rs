@@ -47,8 +47,9 @@ pub trait SeatPlayer: Send {
     fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError>;
     /// Bounds every later search: at most `cap` per move (beside the
     /// player's own limit), and ended at once with the best move so far when
-    /// `stop` is set (a server's page closed). Players that do not search
-    /// answer at once anyway and ignore it.
+    /// `stop` is set (a server's page closed); a later call replaces the
+    /// bounds. Players that do not search answer at once anyway and ignore
+    /// it.
     fn set_bounds(&mut self, _cap: Option<Duration>, _stop: Arc<AtomicBool>) {}
 }
 
@@ -74,6 +75,7 @@ pub fn seat_player(spec: &str, seed: u64) -> Result<Box<dyn SeatPlayer>, SpecErr
                 name: spec.to_string(),
                 depth: depth.unwrap_or(if time.is_some() { 8 } else { 2 }),
                 time,
+                cap: None,
                 stop: None,
             })
         }
@@ -194,9 +196,22 @@ pub fn evaluate(position: &VariantPosition, side: usize) -> f64 {
 struct ParanoidSeat {
     name: String,
     depth: u32,
-    /// Time per move: its own limit, then the tighter of it and a bound.
+    /// Its own time per move (`time=`).
     time: Option<Duration>,
+    /// The latest bound's time per move (a clock's budget): the tighter of
+    /// the two counts, and a later bound replaces an earlier one.
+    cap: Option<Duration>,
     stop: Option<Arc<AtomicBool>>,
+}
+
+impl ParanoidSeat {
+    /// The time this move may take: the tighter of its own and the bound's.
+    fn move_time(&self) -> Option<Duration> {
+        match (self.time, self.cap) {
+            (Some(own), Some(cap)) => Some(own.min(cap)),
+            (own, cap) => own.or(cap),
+        }
+    }
 }
 
 /// Moves that push first (they change the score or the game), then the rest.
@@ -272,10 +287,7 @@ impl SeatPlayer for ParanoidSeat {
     }
 
     fn set_bounds(&mut self, cap: Option<Duration>, stop: Arc<AtomicBool>) {
-        self.time = match (self.time, cap) {
-            (Some(own), Some(cap)) => Some(own.min(cap)),
-            (own, cap) => own.or(cap),
-        };
+        self.cap = cap;
         self.stop = Some(stop);
     }
 
@@ -286,13 +298,13 @@ impl SeatPlayer for ParanoidSeat {
             return Err(PlayerError::NoLegalMove);
         };
         let deadline = Deadline {
-            at: self.time.map(|t| Instant::now() + t),
+            at: self.move_time().map(|t| Instant::now() + t),
             stop: self.stop.as_deref(),
         };
         let mut chosen = first.0;
         // With a time limit or a stop flag, deepen until it ends; else one
         // search.
-        let shallowest = if self.time.is_some() || self.stop.is_some() {
+        let shallowest = if self.move_time().is_some() || self.stop.is_some() {
             1
         } else {
             self.depth

@@ -173,6 +173,20 @@ pub fn parse_rules(text: &str) -> Result<Rules, String> {
 }
 
 impl GameRecord {
+    /// A game from `start` under `rules`, not yet played and its players
+    /// not yet named.
+    pub fn unplayed(start: Start, rules: Rules) -> GameRecord {
+        GameRecord {
+            start,
+            rules,
+            black: String::new(),
+            white: String::new(),
+            opening_plies: 0,
+            moves: Vec::new(),
+            result: None,
+        }
+    }
+
     /// The position before the first move.
     pub fn start_position(&self) -> Position {
         match self.start {

@@ -10,19 +10,19 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
-use sumito_arena::multi::{SeatPlayer, SeatPlayerMaker};
+use sumito_arena::multi::SeatPlayerMaker;
 use sumito_arena::player::PlayerRegistry;
 use sumito_arena::variant_record::{VariantRecord, VariantStart};
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::VariantLayout;
+use sumito_engine::variant::VariantPosition;
 use sumito_engine::{Color, Rules};
 use sumito_play::board_text::BoardStyle;
 use sumito_play::clock::TimeControl;
 use sumito_play::network::SearchBudget;
-use sumito_play::opponent::{ClassicalOpponent, Opponent};
-use sumito_play::record::Start;
-use sumito_play::session::{SessionConfig, run_session};
-use sumito_play::variant_session::{SeatControl, run_variant_session};
+use sumito_play::opponent::{ClassicalOpponent, Opponent, SeatOpponent};
+use sumito_play::record::{GameRecord, Start};
+use sumito_play::session::{SeatControl, SessionConfig, run_session};
 
 use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS};
 
@@ -172,21 +172,12 @@ impl Args {
     }
 
     /// Refuses what a game of the general engine does not take (`what`
-    /// names the game): the two-player colour, clocks and time limits.
+    /// names the game): the two-player colour (its seats are given one by
+    /// one).
     fn refuse_two_player_options(&self, what: &str) -> anyhow::Result<()> {
-        let refused = [
-            (self.color.is_some(), "--color"),
-            (self.clock.is_some(), "--clock"),
-            (self.time_per_move.is_some(), "--time-per-move"),
-        ];
-        if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        if self.color.is_some() {
             anyhow::bail!(
-                "{flag} is not available in {what} (its players search by simulations and no clock is kept): leave it out{}",
-                if *flag == "--color" {
-                    ", and give --seat for each player in turn order to choose yours"
-                } else {
-                    ""
-                }
+                "--color is not available in {what}: leave it out, and give --seat for each player in turn order to choose yours"
             );
         }
         Ok(())
@@ -239,21 +230,31 @@ pub fn play_session(
         );
     };
     let config = SessionConfig {
-        human,
-        start: Start::Layout(layout),
-        rules,
+        record: GameRecord::unplayed(Start::Layout(layout), rules),
         keep_rules,
         time_control: args.clock,
         style: BoardStyle::detect(stdout.is_terminal(), no_color.as_deref()),
         echo_input: !stdin.is_terminal(),
-        human_name: "human".to_string(),
     };
-    run_session(config, opponent, stdin.lock(), stdout.lock())?;
+    let mut seats = vec![
+        SeatControl::People(Vec::new()),
+        SeatControl::Engine(Box::new(opponent)),
+    ];
+    if human == Color::White {
+        seats.reverse();
+    }
+    run_session(config, seats, stdin.lock(), stdout.lock())?;
     Ok(())
 }
 
 /// Who plays a seat, from `--seat SPEC`; `make` makes the engines.
-fn seat_control(spec: &str, seed: u64, make: &SeatPlayerMaker<'_>) -> anyhow::Result<SeatControl> {
+fn seat_control(
+    spec: &str,
+    label: &str,
+    args: &Args,
+    seed: u64,
+    make: &SeatPlayerMaker<'_>,
+) -> anyhow::Result<SeatControl<'static, VariantPosition>> {
     let parsed: PlayerSpec = spec.parse().with_context(|| format!("--seat {spec:?}"))?;
     if parsed.kind == "human" {
         let mut params = parsed.params();
@@ -273,11 +274,16 @@ fn seat_control(spec: &str, seed: u64, make: &SeatPlayerMaker<'_>) -> anyhow::Re
             .unwrap_or_default();
         return Ok(SeatControl::People(names));
     }
-    Ok(SeatControl::Engine(make(spec, seed).with_context(|| {
+    let player = make(spec, seed).with_context(|| {
         format!(
             "--seat {spec:?} (human, model, random, greedy, alphabeta, net:model=DIR or bundle:model=NAME)"
         )
-    })?))
+    })?;
+    Ok(SeatControl::Engine(Box::new(SeatOpponent::new(
+        label.to_string(),
+        player,
+        args.time_per_move,
+    ))))
 }
 
 /// A model of the general game as `sumito play` seats it: the player spec
@@ -290,26 +296,6 @@ pub struct GeneralModel {
     pub label: String,
     /// Its `[rules]` table, layouts included.
     pub table: RulesTable,
-}
-
-/// A seat player shown under a label of its own (the model's name rather
-/// than its spec).
-struct Labelled {
-    label: String,
-    player: Box<dyn SeatPlayer>,
-}
-
-impl SeatPlayer for Labelled {
-    fn name(&self) -> String {
-        self.label.clone()
-    }
-
-    fn choose(
-        &mut self,
-        position: &sumito_engine::variant::VariantPosition,
-    ) -> Result<sumito_engine::variant::VariantMove, sumito_arena::player::PlayerError> {
-        self.player.choose(position)
-    }
 }
 
 /// The seat keyword that stands for `--model`.
@@ -389,16 +375,12 @@ pub fn run_general(
         .iter()
         .enumerate()
         .map(|(seat, spec)| {
-            let control = seat_control(spec, args.seed ^ seat as u64, &*make)?;
-            Ok(match (control, model) {
-                (SeatControl::Engine(player), Some(model)) if *spec == model.spec => {
-                    SeatControl::Engine(Box::new(Labelled {
-                        label: model.label.clone(),
-                        player,
-                    }))
-                }
-                (control, _) => control,
-            })
+            // A model's seats show its name rather than its spec.
+            let label = match model {
+                Some(model) if *spec == model.spec => model.label.as_str(),
+                _ => spec.as_str(),
+            };
+            seat_control(spec, label, args, args.seed ^ seat as u64, &*make)
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let stdout = std::io::stdout();
@@ -406,22 +388,22 @@ pub fn run_general(
     let style = BoardStyle::detect(stdout.is_terminal(), no_color.as_deref());
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();
-    let record = VariantRecord {
-        start: VariantStart::Layout(layout),
-        rules: table,
-        seats: specs,
-        opening_plies: 0,
-        moves: Vec::new(),
-        result: None,
-    };
-    run_variant_session(
-        record,
-        controls,
+    let config = SessionConfig {
+        record: VariantRecord {
+            start: VariantStart::Layout(layout),
+            rules: table,
+            seats: specs,
+            opening_plies: 0,
+            moves: Vec::new(),
+            result: None,
+        },
+        // A model plays under the rules it was trained with only.
+        keep_rules: model.is_some(),
+        time_control: args.clock,
         style,
-        echo,
-        &mut stdin.lock(),
-        &mut stdout.lock(),
-    )?;
+        echo_input: echo,
+    };
+    run_session(config, controls, stdin.lock(), stdout.lock())?;
     Ok(())
 }
 

@@ -34,7 +34,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // The position or record first: a mistake there is answered before the
     // model is loaded.
-    let source = args.source.read()?;
+    let source = match args.source.read() {
+        Ok(source) => source,
+        // A record of the general game reads as a bad two-player record:
+        // the reason is the model.
+        Err(err) => match &args.source.record {
+            Some(path) if VariantRecord::read(path).is_ok() => anyhow::bail!(
+                "{}: a record of the general game (variants or 3-6 players), which {} cannot judge: it is a two-player model; analyse the game with a model of the general game (--model NAME_OR_DIR)",
+                path.display(),
+                match &bundle {
+                    Ok(bundle) => bundle.meta.name.clone(),
+                    Err(_) => "the model".to_string(),
+                }
+            ),
+            _ => return Err(err),
+        },
+    };
     let bundle = bundle?;
     let mut search = model_search(&bundle, budget, 0, &args.device, args.threads)?;
     eprintln!("{}", bundle.summary());

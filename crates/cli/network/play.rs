@@ -70,9 +70,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     play_session(&args, &mut search, rules, true)
 }
 
+/// The most simulations a network seat's spec takes (`simulations=`).
+const MAX_SIMULATIONS: u32 = 1_000_000;
+
 /// `sumito play --model M` for a model of the general game: the game it
 /// learned, the model at every seat but yours (or at the `--seat model`
-/// seats), searching `--simulations` simulations a move.
+/// seats), searching `--simulations` simulations or `--time-per-move` a
+/// move.
 fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
     let table = bundle
         .meta
@@ -90,17 +94,23 @@ fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
             "--threads: a model of the general game searches on one thread so far (leave --threads out)"
         );
     }
-    let simulations = match args.model_budget() {
-        SearchBudget::Simulations(simulations) => simulations,
-        // Refused by name in `run_general`, which says why.
-        SearchBudget::Time(_) => 0,
+    // With --time-per-move the time decides: the simulations are only a
+    // ceiling (each seat's search is capped at the time, `SeatOpponent`).
+    let (simulations, effort) = match args.model_budget() {
+        SearchBudget::Simulations(simulations) => {
+            (simulations, format!("{simulations} simulations"))
+        }
+        SearchBudget::Time(time) => (
+            MAX_SIMULATIONS,
+            format!("{:.1} s a move", time.as_secs_f64()),
+        ),
     };
     let model = GeneralModel {
         spec: format!(
             "bundle:model={},simulations={simulations}",
             bundle.dir.display()
         ),
-        label: format!("{} ({simulations} simulations)", bundle.meta.name),
+        label: format!("{} ({effort})", bundle.meta.name),
         table,
     };
     run_general(args, &super::arena::general_seats, Some(&model))

@@ -26,9 +26,11 @@
 
 use std::fmt;
 
+pub mod board;
 pub mod choice;
 pub mod variant;
 
+pub use board::Board;
 pub use choice::{ChoicePosition, GameHistory, choose_move};
 pub use variant::{VARIANT_ACTIONS, VariantGame};
 

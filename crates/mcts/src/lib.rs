@@ -185,7 +185,7 @@ pub use config::{ConfigError, DirichletConfig, GumbelConfig, PlayoutCapConfig, S
 pub use driver::MultiGameDriver;
 pub use error::{EvalError, SearchError};
 pub use eval::{Estimate, EvalBatch, EvalSlot, Evaluator, StoppableEvaluator, UniformEvaluator};
-pub use planner::{PROBE_SIMULATIONS, TimePlanner, search_for_time};
+pub use planner::{PROBE_SIMULATIONS, TimePlanner, search_for_time, search_within};
 pub use search::{RootAction, Search, SearchResult};
 pub use values::{MAX_SIDES, SideShares, SideValues, Values, Wdl, ZeroSum};
 

@@ -108,6 +108,30 @@ pub fn search_for_time<G: Game, E: Evaluator<G> + ?Sized>(
     }
 }
 
+/// Searches `search`'s current position with `limit` simulations, or, when
+/// `time` is given, for about that long ([`search_for_time`], `limit` then
+/// a ceiling). `configure(n)` gives the configuration of a search of `n`
+/// simulations. Returns the last search's result and the simulations run
+/// in all.
+pub fn search_within<G: Game, E: Evaluator<G> + ?Sized>(
+    search: &mut Search<G>,
+    evaluator: &E,
+    planner: &mut TimePlanner,
+    time: Option<Duration>,
+    limit: u32,
+    configure: impl Fn(u32) -> SearchConfig,
+) -> Result<(SearchResult, u32), SearchError> {
+    match time {
+        None => {
+            search.set_config(configure(limit))?;
+            let result = search.search(evaluator)?;
+            let done = result.simulations;
+            Ok((result, done))
+        }
+        Some(time) => search_for_time(search, evaluator, planner, time, limit, configure),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

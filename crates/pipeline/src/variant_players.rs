@@ -9,13 +9,17 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use sumito_arena::multi::{SeatPlayer, seat_player};
 use sumito_arena::player::PlayerError;
 use sumito_arena::spec::{PlayerSpec, SpecError};
 use sumito_engine::variant::{VariantMove, VariantPosition};
 use sumito_game::{GameHistory, VariantGame, choose_move};
-use sumito_mcts::{Search, SearchConfig};
+use sumito_mcts::{
+    GumbelConfig, Search, SearchConfig, StoppableEvaluator, TimePlanner, search_within,
+};
 use sumito_net::{InferenceClient, InferenceConfig, InferenceService, NetGame, PolicyValueNet};
 
 use crate::players::network_search;
@@ -127,6 +131,9 @@ impl VariantNetSeats {
                 config: network.search.clone(),
                 seed,
                 history: network.avoid_repetition.then(GameHistory::new),
+                cap: None,
+                stop: Arc::new(AtomicBool::new(false)),
+                planner: TimePlanner::new(),
             })),
             None => seat_player(spec, seed),
         }
@@ -143,6 +150,13 @@ struct VariantNetSeat {
     /// repeating them: a cycle of the game passes again through the
     /// positions its moves led to.
     history: Option<GameHistory>,
+    /// At most this long a move (a clock's or a person's cap), beside the
+    /// simulations of `config`.
+    cap: Option<Duration>,
+    /// Once set, a search ends at its next batch (a page closed).
+    stop: Arc<AtomicBool>,
+    /// The speed of this seat's searches, for searches within `cap`.
+    planner: TimePlanner,
 }
 
 impl SeatPlayer for VariantNetSeat {
@@ -155,7 +169,26 @@ impl SeatPlayer for VariantNetSeat {
         self.seed = self.seed.wrapping_add(1);
         let game = VariantGame(*position);
         let mut search = Search::new(game, self.config.clone(), self.seed).map_err(failed)?;
-        let result = search.search(&self.evaluator).map_err(failed)?;
+        let evaluator = StoppableEvaluator::new(&self.evaluator, Arc::clone(&self.stop));
+        // The Gumbel root sized for each search the time allows.
+        let configure = |simulations: u32| SearchConfig {
+            simulations,
+            gumbel: self.config.gumbel.map(|gumbel| GumbelConfig {
+                considered_actions: gumbel.considered_actions.min(simulations).max(2),
+                ..gumbel
+            }),
+            ..self.config.clone()
+        };
+        let limit = self.config.simulations;
+        let (result, _) = search_within(
+            &mut search,
+            &evaluator,
+            &mut self.planner,
+            self.cap,
+            limit,
+            configure,
+        )
+        .map_err(failed)?;
         let chosen = choose_move(position, &result, self.history.as_ref(), 0)
             .ok_or(PlayerError::NoLegalMove)?;
         if let Some(history) = &mut self.history {
@@ -163,6 +196,11 @@ impl SeatPlayer for VariantNetSeat {
             history.record(&position.play(chosen));
         }
         Ok(chosen)
+    }
+
+    fn set_bounds(&mut self, cap: Option<Duration>, stop: Arc<AtomicBool>) {
+        self.cap = cap;
+        self.stop = stop;
     }
 }
 

@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use sumito_engine::Color;
+use sumito_engine::variant::MAX_SEATS;
 
 /// Base time and increment per marble pushed off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,19 +115,22 @@ impl fmt::Display for TimeControl {
     }
 }
 
-/// Both players' clocks.
+/// The clock of every seat (at most six).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clocks {
     control: TimeControl,
-    left: [Duration; 2],
+    seats: usize,
+    left: [Duration; MAX_SEATS],
 }
 
 impl Clocks {
-    /// Both clocks at the base time.
-    pub fn new(control: TimeControl) -> Clocks {
+    /// The clocks of `seats` seats at the base time.
+    pub fn new(control: TimeControl, seats: usize) -> Clocks {
+        assert!((1..=MAX_SEATS).contains(&seats), "{seats} seats");
         Clocks {
             control,
-            left: [control.base; 2],
+            seats,
+            left: [control.base; MAX_SEATS],
         }
     }
 
@@ -135,20 +138,20 @@ impl Clocks {
         self.control
     }
 
-    /// Time left to `color`.
-    pub fn left(&self, color: Color) -> Duration {
-        self.left[color.index()]
+    /// Time left to `seat`.
+    pub fn left(&self, seat: usize) -> Duration {
+        self.left[seat]
     }
 
-    /// Both clocks, Black's first.
-    pub fn both(&self) -> [Duration; 2] {
-        self.left
+    /// Every seat's clock, in seat order (Black's first).
+    pub fn all(&self) -> &[Duration] {
+        &self.left[..self.seats]
     }
 
-    /// Takes `used` off `color`'s clock. Returns `false` if that was more
+    /// Takes `used` off `seat`'s clock. Returns `false` if that was more
     /// than the time left: the player has lost on time (the clock stays at 0).
-    pub fn charge(&mut self, color: Color, used: Duration) -> bool {
-        let left = &mut self.left[color.index()];
+    pub fn charge(&mut self, seat: usize, used: Duration) -> bool {
+        let left = &mut self.left[seat];
         match left.checked_sub(used) {
             Some(rest) if !rest.is_zero() => {
                 *left = rest;
@@ -161,26 +164,26 @@ impl Clocks {
         }
     }
 
-    /// Adds the increment for `count` marbles pushed off by `color`.
-    pub fn reward_push_offs(&mut self, color: Color, count: u32) {
-        self.left[color.index()] += self.control.increment_per_push_off * count;
+    /// Adds the increment for `count` marbles pushed off by `seat`.
+    pub fn reward_push_offs(&mut self, seat: usize, count: u32) {
+        self.left[seat] += self.control.increment_per_push_off * count;
     }
 
-    /// Takes back the increment of `count` push-offs by `color` (when their
+    /// Takes back the increment of `count` push-offs by `seat` (when their
     /// moves are undone), never below one millisecond: undoing does not
     /// make a player lose on time.
-    pub fn revoke_push_offs(&mut self, color: Color, count: u32) {
-        let left = &mut self.left[color.index()];
+    pub fn revoke_push_offs(&mut self, seat: usize, count: u32) {
+        let left = &mut self.left[seat];
         *left = left
             .saturating_sub(self.control.increment_per_push_off * count)
             .max(Duration::from_millis(1));
     }
 
-    /// A thinking budget for one move of `color`: a thirtieth of the time
+    /// A thinking budget for one move of `seat`: a thirtieth of the time
     /// left plus the increment of one push-off, and never more than half
     /// the time left, so that a game of typical length fits in the clock.
-    pub fn move_budget(&self, color: Color) -> Duration {
-        let left = self.left(color);
+    pub fn move_budget(&self, seat: usize) -> Duration {
+        let left = self.left(seat);
         (left / 30 + self.control.increment_per_push_off).min(left / 2)
     }
 }
@@ -237,27 +240,29 @@ mod tests {
 
     #[test]
     fn running_out_of_time_is_reported_once_and_the_clock_stops_at_zero() {
-        let mut clocks = Clocks::new(parse("1+10").unwrap());
-        assert!(clocks.charge(Color::Black, Duration::from_secs(59)));
-        assert_eq!(clocks.left(Color::Black), Duration::from_secs(1));
-        assert_eq!(clocks.left(Color::White), Duration::from_secs(60));
-        clocks.reward_push_offs(Color::Black, 1);
-        assert_eq!(clocks.left(Color::Black), Duration::from_secs(11));
-        clocks.revoke_push_offs(Color::Black, 2);
-        assert_eq!(clocks.left(Color::Black), Duration::from_millis(1));
-        assert!(!clocks.charge(Color::Black, Duration::from_secs(1)));
-        assert_eq!(clocks.left(Color::Black), Duration::ZERO);
+        let mut clocks = Clocks::new(parse("1+10").unwrap(), 2);
+        assert!(clocks.charge(0, Duration::from_secs(59)));
+        assert_eq!(clocks.left(0), Duration::from_secs(1));
+        assert_eq!(clocks.left(1), Duration::from_secs(60));
+        clocks.reward_push_offs(0, 1);
+        assert_eq!(clocks.left(0), Duration::from_secs(11));
+        clocks.revoke_push_offs(0, 2);
+        assert_eq!(clocks.left(0), Duration::from_millis(1));
+        assert!(!clocks.charge(0, Duration::from_secs(1)));
+        assert_eq!(clocks.left(0), Duration::ZERO);
         // Using exactly the time left is running out too.
-        assert!(!clocks.charge(Color::White, Duration::from_secs(60)));
+        assert!(!clocks.charge(1, Duration::from_secs(60)));
     }
 
     #[test]
     fn the_move_budget_keeps_time_for_the_rest_of_the_game() {
-        let clocks = Clocks::new(parse("10+60").unwrap());
-        assert_eq!(clocks.move_budget(Color::Black), Duration::from_secs(80));
-        let mut short = Clocks::new(parse("1+60").unwrap());
-        assert_eq!(short.move_budget(Color::White), Duration::from_secs(30));
-        short.charge(Color::White, Duration::from_secs(50));
-        assert_eq!(short.move_budget(Color::White), Duration::from_secs(5));
+        let clocks = Clocks::new(parse("10+60").unwrap(), 2);
+        assert_eq!(clocks.move_budget(0), Duration::from_secs(80));
+        let mut short = Clocks::new(parse("1+60").unwrap(), 3);
+        assert_eq!(short.move_budget(1), Duration::from_secs(30));
+        short.charge(1, Duration::from_secs(50));
+        assert_eq!(short.move_budget(1), Duration::from_secs(5));
+        assert_eq!(short.all().len(), 3);
+        assert_eq!(short.left(2), Duration::from_secs(60));
     }
 }

@@ -13,9 +13,9 @@ pub mod motion;
 pub mod network;
 pub mod opponent;
 pub mod session;
+pub mod session_board;
 pub mod svg;
 pub mod variant_analysis;
-pub mod variant_session;
 pub mod variant_view;
 
 /// Game records (the arena's format), which sessions save and load.

@@ -16,7 +16,7 @@ use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
 use sumito_game::{AbaloneGame, GameHistory, choose_move};
 use sumito_mcts::{
     Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, StoppableEvaluator,
-    TimePlanner, Wdl, search_for_time,
+    TimePlanner, Wdl, search_within,
 };
 
 use crate::opponent::{Opponent, Thought, WinProbability, debug_opponent, tighter_time};
@@ -270,22 +270,14 @@ impl NetworkSearch {
             gumbel: Some(gumbel_root(simulations)),
             ..self.config.clone()
         };
-        let (result, done) = match time {
-            None => {
-                search.set_config(configure(limit))?;
-                let result = search.search(&evaluator)?;
-                let done = result.simulations;
-                (result, done)
-            }
-            Some(time) => search_for_time(
-                &mut search,
-                &evaluator,
-                &mut self.planner,
-                time,
-                limit,
-                configure,
-            )?,
-        };
+        let (result, done) = search_within(
+            &mut search,
+            &evaluator,
+            &mut self.planner,
+            time,
+            limit,
+            configure,
+        )?;
         let analysis = Analysis::from_result(&result, done, start.elapsed());
         self.search = Some(search);
         Ok((analysis, result))

@@ -7,8 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use sumito_arena::multi::SeatPlayer;
 use sumito_arena::player::{Entrant, Player, PlayerError, SearchLimit};
+use sumito_engine::variant::{VariantMove, VariantPosition};
 use sumito_engine::{Move, Position};
+use sumito_game::Board;
 
 /// Win, draw and loss probabilities for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -18,38 +21,140 @@ pub struct WinProbability {
     pub loss: f32,
 }
 
-/// An engine's answer for one position.
+/// An engine's answer for one position (a move `M` of its game).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Thought {
-    pub mv: Move,
+pub struct Thought<M = Move> {
+    pub mv: M,
     /// The outlook of the side to move, from engines that estimate it.
     pub outlook: Option<WinProbability>,
     /// The expected line of play, starting with `mv` (may be just `mv`).
-    pub principal_variation: Vec<Move>,
+    pub principal_variation: Vec<M>,
     /// How much it searched, e.g. "800 simulations"; empty if nothing to say.
     pub effort: String,
     pub elapsed: Duration,
 }
 
-/// A move chooser for interactive play.
-pub trait Opponent {
+/// A move chooser for interactive play, in the game of the board `B`.
+pub trait Opponent<B: Board = Position> {
     /// Label for the board and the game record.
     fn name(&self) -> String;
 
     /// A legal move in `position` (not over), thinking at most about `cap`
     /// if given (the clock's budget), otherwise within the engine's own limit.
-    fn think(&mut self, position: &Position, cap: Option<Duration>)
-    -> Result<Thought, PlayerError>;
+    fn think(
+        &mut self,
+        position: &B,
+        cap: Option<Duration>,
+    ) -> Result<Thought<B::Move>, PlayerError>;
 
     /// Before a new game, after an undo or a load: forget earlier positions.
     fn new_game(&mut self);
 
-    /// After every move played in the game, by either side.
-    fn observe_move(&mut self, before: &Position, mv: Move);
+    /// After every move played in the game, by any seat.
+    fn observe_move(&mut self, before: &B, mv: B::Move);
 
     /// Hands the opponent a flag that, once set, ends a search in progress
     /// at once (a server's page closed); see `Player::set_stop`.
     fn set_stop(&mut self, _stop: Arc<AtomicBool>) {}
+}
+
+/// An opponent borrowed for a session (its owner keeps it afterwards).
+impl<B: Board, O: Opponent<B> + ?Sized> Opponent<B> for &mut O {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+
+    fn think(
+        &mut self,
+        position: &B,
+        cap: Option<Duration>,
+    ) -> Result<Thought<B::Move>, PlayerError> {
+        (**self).think(position, cap)
+    }
+
+    fn new_game(&mut self) {
+        (**self).new_game();
+    }
+
+    fn observe_move(&mut self, before: &B, mv: B::Move) {
+        (**self).observe_move(before, mv);
+    }
+
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        (**self).set_stop(stop);
+    }
+}
+
+/// A seat player of the general game (classical engines and networks of
+/// the general game, `sumito_arena::multi`) as an opponent: a move, and
+/// nothing else; its time per move is the tighter of `time_per_move` and
+/// the clock's cap.
+pub struct SeatOpponent {
+    label: String,
+    player: Box<dyn SeatPlayer>,
+    time_per_move: Option<Duration>,
+    stop: Arc<AtomicBool>,
+}
+
+impl fmt::Debug for SeatOpponent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        debug_opponent(
+            f,
+            "SeatOpponent",
+            &self.label,
+            ("time_per_move", &self.time_per_move),
+        )
+    }
+}
+
+impl SeatOpponent {
+    /// `player` shown as `label` (its spec, or a model's name).
+    pub fn new(
+        label: String,
+        player: Box<dyn SeatPlayer>,
+        time_per_move: Option<Duration>,
+    ) -> SeatOpponent {
+        SeatOpponent {
+            label,
+            player,
+            time_per_move,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+impl Opponent<VariantPosition> for SeatOpponent {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn think(
+        &mut self,
+        position: &VariantPosition,
+        cap: Option<Duration>,
+    ) -> Result<Thought<VariantMove>, PlayerError> {
+        self.player.set_bounds(
+            tighter_time(self.time_per_move, cap),
+            Arc::clone(&self.stop),
+        );
+        let start = Instant::now();
+        let mv = self.player.choose(position)?;
+        Ok(Thought {
+            mv,
+            outlook: None,
+            principal_variation: vec![mv],
+            effort: String::new(),
+            elapsed: start.elapsed(),
+        })
+    }
+
+    fn new_game(&mut self) {}
+
+    fn observe_move(&mut self, _before: &VariantPosition, _mv: VariantMove) {}
+
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = stop;
+    }
 }
 
 /// One of the arena's players (random, greedy, alpha-beta): a move, and

@@ -1,17 +1,21 @@
-//! A game between a person at a terminal and an [`Opponent`].
+//! A game at a terminal: people and engines ([`Opponent`]s) at the seats of
+//! either game (the two-player game, or the general game of variants and 3
+//! to 6 players), written once over [`SessionBoard`].
 //!
 //! The session reads lines from any [`BufRead`] and writes to any [`Write`],
 //! so a script can drive it through a pipe exactly as a person would type.
-//! Each line is a move (Aba-Pro `A1B2`, `C3C5D4`, or the comma form `b2,c2`)
-//! or one of the commands of [`HELP`]. An illegal move is refused with the
-//! reason and the prompt comes back.
+//! Each line is a move (Aba-Pro `A1B2`, `C3C5D4`, or the comma form `b2,c2`;
+//! shield and rotation moves where the rules have them) or one of the
+//! commands of [`HELP`]. An illegal move is refused with the reason and the
+//! prompt comes back. Several people may share a seat and take its turns in
+//! order (four people at two colours: two names per colour).
 //!
-//! Time control: the clock of the side to move runs from the start of its
+//! Time control: the clock of the seat to move runs from the start of its
 //! turn, including time spent on commands and hints; a player whose clock
 //! runs out loses, checked when the person's line arrives or when the
 //! engine's move is back. With an increment, each marble pushed off adds it
-//! to the pusher's clock. The engine thinks at most
-//! [`Clocks::move_budget`] per move.
+//! to the pusher's clock. An engine thinks at most [`Clocks::move_budget`]
+//! per move.
 //!
 //! Every game ends with one line starting with `result:`, e.g.
 //! `result: Black wins (enough marbles pushed off)`,
@@ -23,22 +27,20 @@ use std::path::Path;
 use std::time::Instant;
 
 use sumito_arena::player::PlayerError;
-use sumito_arena::record::{GameRecord, Start};
-use sumito_engine::{Color, Move, Position, Rules};
 
-use crate::board_text::{BoardAnnotations, BoardStyle, draw_board};
+use crate::board_text::BoardStyle;
 use crate::clock::{Clocks, TimeControl};
-use crate::motion::marble_steps;
 use crate::opponent::{Opponent, Thought};
-use crate::{color_title, outcome_title};
+use crate::session_board::{SeatNotes, SessionBoard};
 
 /// The commands a person can type instead of a move.
 pub const HELP: &str = "\
 Enter a move in Aba-Pro notation (A1B2 moves the line from A1 towards B2;
-C3C5D4 moves C3-C5 sideways, C3 going to D4) or in the comma form
-(b2,c2  g5-h6,f4  g5-h6,g4-h5). Commands:
-  undo       take back your last move (and the reply to it)
-  hint       the engine's suggestion for you
+C3C5D4 moves C3-C5 sideways, C3 going to D4; shield A1A2B2B1 and rotation
+C3D4E5+ where the rules have them) or in the comma form (b2,c2  g5-h6,f4
+g5-h6,g4-h5). Commands:
+  undo       take back your last move (and the replies to it)
+  hint       an engine's suggestion for you
   moves      list your legal moves
   board      draw the board again
   save FILE  write the game so far as a game record
@@ -47,35 +49,67 @@ C3C5D4 moves C3-C5 sideways, C3 going to D4) or in the comma form
   quit       stop without a result
   help       this text";
 
+/// Who plays a seat.
+pub enum SeatControl<'a, B: SessionBoard> {
+    /// People at the keyboard, taking this seat's turns in order (no
+    /// names: "you").
+    People(Vec<String>),
+    /// An engine.
+    Engine(Box<dyn Opponent<B> + 'a>),
+}
+
+impl<B: SessionBoard> std::fmt::Debug for SeatControl<'_, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SeatControl({})", self.label())
+    }
+}
+
+impl<B: SessionBoard> SeatControl<'_, B> {
+    /// How the board names the seat's player.
+    fn label(&self) -> String {
+        match self {
+            SeatControl::People(names) if names.is_empty() => "you".into(),
+            SeatControl::People(names) => names.join("/"),
+            SeatControl::Engine(engine) => engine.name(),
+        }
+    }
+
+    /// How a saved game names the seat's player.
+    fn record_name(&self) -> String {
+        match self {
+            SeatControl::People(names) if names.is_empty() => "human".into(),
+            other => other.label(),
+        }
+    }
+}
+
 /// How a session is set up.
 #[derive(Clone, Debug)]
-pub struct SessionConfig {
-    /// The colour the person plays; the opponent has the other.
-    pub human: Color,
-    /// Where the game starts (a layout, or a position).
-    pub start: Start,
-    pub rules: Rules,
-    /// Whether `rules` are the opponent's own (a model's training rules,
-    /// the only ones it plays under): a loaded game then goes on under them,
-    /// whatever its record says.
+pub struct SessionConfig<B: SessionBoard> {
+    /// Where the game starts and under which rules (its moves, if any, are
+    /// not played: a session starts at the record's start).
+    pub record: B::Record,
+    /// Whether the record's rules are those of a model at the board (its
+    /// training rules, the only ones it plays under): a loaded game then
+    /// goes on under them, whatever its own record says.
     pub keep_rules: bool,
     pub time_control: Option<TimeControl>,
     pub style: BoardStyle,
     /// Repeat each input line after the prompt: for transcripts of piped
     /// input, which the terminal does not show.
     pub echo_input: bool,
-    /// The person's name in game records.
-    pub human_name: String,
 }
 
 /// How a session ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SessionEnd {
-    /// The rules ended the game (the last position is over).
-    Finished(sumito_engine::Outcome),
-    Resigned(Color),
-    /// This colour's clock ran out.
-    OutOfTime(Color),
+    /// The rules ended the game (the last position is over): its result
+    /// in words.
+    Finished(String),
+    /// The people at this seat resigned.
+    Resigned(usize),
+    /// This seat's clock ran out.
+    OutOfTime(usize),
     /// Quit, or the input ended, before the game was over.
     Unfinished,
 }
@@ -87,12 +121,14 @@ pub enum SessionError {
     Io(#[from] std::io::Error),
     #[error("the opponent {name} failed: {cause}")]
     Opponent { name: String, cause: PlayerError },
+    #[error("the game cannot start: {0}")]
+    Start(String),
 }
 
 /// The next line of `input` without its line ending, as bytes (it need not
 /// be UTF-8: a line that is not is refused like any bad line, rather than
 /// ending the session as `BufRead::read_line` would); `None` at the end of
-/// the input. Both terminal sessions read their lines with it.
+/// the input.
 pub(crate) fn read_line(input: &mut (impl BufRead + ?Sized)) -> std::io::Result<Option<Vec<u8>>> {
     let mut line = Vec::new();
     if input.read_until(b'\n', &mut line)? == 0 {
@@ -107,78 +143,115 @@ pub(crate) fn read_line(input: &mut (impl BufRead + ?Sized)) -> std::io::Result<
     Ok(Some(line))
 }
 
-/// What both sessions say to a line that is not UTF-8 text.
+/// What the session says to a line that is not UTF-8 text.
 pub(crate) const NOT_UTF8: &str =
     "that line is not valid UTF-8 text: type a move or a command (help lists them)";
 
 /// One move of the game with what it did to the clocks.
 #[derive(Clone, Copy, Debug)]
-struct Played {
-    before: Position,
-    mv: Move,
-    pushed_off: bool,
+struct Played<B: SessionBoard> {
+    before: B,
+    mv: B::Move,
+    push_offs: u32,
 }
 
-struct Session<'a, W: Write> {
-    config: SessionConfig,
-    opponent: &'a mut dyn Opponent,
+struct Session<'a, B: SessionBoard, W: Write> {
+    config: SessionConfig<B>,
+    seats: Vec<SeatControl<'a, B>>,
     out: W,
-    start: Start,
-    rules: Rules,
-    history: Vec<Played>,
-    position: Position,
+    /// The game's start and rules (what `save` writes with the moves).
+    record: B::Record,
+    start: B,
+    history: Vec<Played<B>>,
+    position: B,
     clocks: Option<Clocks>,
-    /// When the side to move's clock was last charged.
+    /// When the seat to move's clock was last charged.
     clock_since: Instant,
 }
 
-/// Plays one game; returns how it ended. All output, including the final
-/// `result:` line, goes to `out`.
-pub fn run_session<R: BufRead, W: Write>(
-    config: SessionConfig,
-    opponent: &mut dyn Opponent,
+/// Plays one game; `seats[s]` plays seat `s`. Returns how it ended. All
+/// output, including the final `result:` line, goes to `out`.
+pub fn run_session<B: SessionBoard, R: BufRead, W: Write>(
+    config: SessionConfig<B>,
+    seats: Vec<SeatControl<'_, B>>,
     input: R,
     out: W,
 ) -> Result<SessionEnd, SessionError> {
-    let start_position = match config.start {
-        Start::Layout(layout) => Position::start(layout, config.rules),
-        Start::Position(position) => position.with_rules(config.rules),
-    };
+    let (start, _) = B::replay(&config.record).map_err(SessionError::Start)?;
+    if seats.len() != start.seats() {
+        return Err(SessionError::Start(format!(
+            "{} players given for a game of {} seats",
+            seats.len(),
+            start.seats()
+        )));
+    }
     let mut session = Session {
-        start: config.start,
-        rules: config.rules,
-        clocks: config.time_control.map(Clocks::new),
+        record: config.record.clone(),
+        clocks: config
+            .time_control
+            .map(|control| Clocks::new(control, start.seats())),
         config,
-        opponent,
+        seats,
         out,
+        start,
         history: Vec::new(),
-        position: start_position,
+        position: start,
         clock_since: Instant::now(),
     };
     session.run(input)
 }
 
-impl<W: Write> Session<'_, W> {
-    fn engine_color(&self) -> Color {
-        self.config.human.opponent()
+impl<'a, B: SessionBoard, W: Write> Session<'a, B, W> {
+    fn is_person(&self, seat: usize) -> bool {
+        matches!(self.seats[seat], SeatControl::People(_))
+    }
+
+    fn labels(&self) -> Vec<String> {
+        self.seats.iter().map(SeatControl::label).collect()
+    }
+
+    /// Who is at the board, in one line.
+    fn introduce(&mut self) -> Result<(), SessionError> {
+        let people: Vec<usize> = (0..self.seats.len())
+            .filter(|&seat| self.is_person(seat))
+            .collect();
+        let labels = self.labels();
+        let line = match people.as_slice() {
+            [you] if matches!(&self.seats[*you], SeatControl::People(names) if names.is_empty()) => {
+                let others: Vec<&str> = (0..labels.len())
+                    .filter(|seat| seat != you)
+                    .map(|seat| labels[seat].as_str())
+                    .collect();
+                format!(
+                    "You play {} against {}.",
+                    B::seat_title(*you),
+                    others.join(" and ")
+                )
+            }
+            _ => {
+                let seats: Vec<String> = labels
+                    .iter()
+                    .enumerate()
+                    .map(|(seat, label)| format!("{} {label}", B::seat_title(seat)))
+                    .collect();
+                format!("Players: {}.", seats.join(", "))
+            }
+        };
+        writeln!(self.out, "{line} Type help for the commands.")?;
+        Ok(())
     }
 
     fn run<R: BufRead>(&mut self, mut input: R) -> Result<SessionEnd, SessionError> {
-        self.opponent.new_game();
-        writeln!(
-            self.out,
-            "You play {} against {}. Type help for the commands.",
-            color_title(self.config.human),
-            self.opponent.name()
-        )?;
-        writeln!(self.out, "Rules: {}.", self.rules.describe())?;
+        self.show_engines_the_game();
+        self.introduce()?;
+        writeln!(self.out, "Rules: {}.", self.position.rules_text())?;
         if let Some(clocks) = &self.clocks {
             writeln!(self.out, "Time control: {}.", clocks.control())?;
         }
         let mut redraw = true;
         self.clock_since = Instant::now();
         loop {
-            if let Some((outcome, reason)) = self.position.outcome() {
+            if let Some(result) = self.position.result_text() {
                 self.draw()?;
                 if let Some(ply) = self.first_repetition() {
                     writeln!(
@@ -186,25 +259,40 @@ impl<W: Write> Session<'_, W> {
                         "The game first returned to an earlier position after move {ply}."
                     )?;
                 }
-                writeln!(self.out, "result: {} ({reason})", outcome_title(outcome))?;
-                return Ok(SessionEnd::Finished(outcome));
+                writeln!(self.out, "result: {result}")?;
+                return Ok(SessionEnd::Finished(result));
             }
-            if self.position.side_to_move() == self.engine_color() {
-                if let Some(end) = self.engine_move()? {
-                    return Ok(end);
+            let seat = self.position.seat_to_move();
+            let names = match &self.seats[seat] {
+                SeatControl::Engine(_) => {
+                    if let Some(end) = self.engine_move(seat)? {
+                        return Ok(end);
+                    }
+                    redraw = true;
+                    continue;
                 }
-                redraw = true;
-                continue;
-            }
+                SeatControl::People(names) => names.clone(),
+            };
             if redraw {
                 self.draw()?;
                 redraw = false;
             }
+            // The seat's turns so far decide whose turn it is.
+            let who = if names.is_empty() {
+                "you".to_string()
+            } else {
+                let turns = self
+                    .history
+                    .iter()
+                    .filter(|played| played.before.seat_to_move() == seat)
+                    .count();
+                names[turns % names.len()].clone()
+            };
             write!(
                 self.out,
-                "move {}, {} (you)> ",
+                "move {}, {} ({who})> ",
                 self.position.ply() + 1,
-                color_title(self.config.human)
+                B::seat_title(seat)
             )?;
             self.out.flush()?;
             let line = match read_line(&mut input) {
@@ -223,7 +311,7 @@ impl<W: Write> Session<'_, W> {
             if self.config.echo_input {
                 writeln!(self.out, "{}", String::from_utf8_lossy(&line))?;
             }
-            if let Some(end) = self.charge_clock(self.config.human)? {
+            if let Some(end) = self.charge_clock(seat)? {
                 return Ok(end);
             }
             // Refused like any other line that is not a move or a command.
@@ -242,18 +330,13 @@ impl<W: Write> Session<'_, W> {
                 "board" => redraw = true,
                 "moves" => self.list_moves()?,
                 "undo" => redraw = self.undo()?,
-                "hint" => self.hint()?,
+                "hint" => self.hint(seat)?,
                 "save" => self.save(argument)?,
                 "load" => redraw = self.load(argument)?,
                 "resign" => {
-                    let winner = self.engine_color();
-                    writeln!(
-                        self.out,
-                        "result: {} ({} resigned)",
-                        outcome_title(sumito_engine::Outcome::Win(winner)),
-                        color_title(self.config.human)
-                    )?;
-                    return Ok(SessionEnd::Resigned(self.config.human));
+                    let why = format!("{} resigned", B::seat_title(seat));
+                    self.lost(seat, &why)?;
+                    return Ok(SessionEnd::Resigned(seat));
                 }
                 "quit" | "exit" => return self.unfinished("quit"),
                 _ => match self.position.parse_move(line) {
@@ -276,114 +359,134 @@ impl<W: Write> Session<'_, W> {
         Ok(SessionEnd::Unfinished)
     }
 
-    /// Charges the time since the last charge to `color`; the end of the
-    /// game if that was more than `color` had.
-    fn charge_clock(&mut self, color: Color) -> Result<Option<SessionEnd>, SessionError> {
+    /// The result line of a game `seat` lost for `why` (resigned, out of
+    /// time): the other side wins a game of two sides; a game of more has
+    /// no winner and ends unfinished.
+    fn lost(&mut self, seat: usize, why: &str) -> Result<(), SessionError> {
+        match self.position.winner_after_resigning(seat) {
+            Some(winner) => writeln!(self.out, "result: {winner} ({why})")?,
+            None => {
+                self.unfinished(why)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Charges the time since the last charge to `seat`; the end of the
+    /// game if that was more than `seat` had.
+    fn charge_clock(&mut self, seat: usize) -> Result<Option<SessionEnd>, SessionError> {
         let now = Instant::now();
         let used = now - self.clock_since;
         self.clock_since = now;
         let Some(clocks) = &mut self.clocks else {
             return Ok(None);
         };
-        if clocks.charge(color, used) {
+        if clocks.charge(seat, used) {
             return Ok(None);
         }
         self.draw()?;
-        writeln!(
-            self.out,
-            "result: {} ({}'s time ran out)",
-            outcome_title(sumito_engine::Outcome::Win(color.opponent())),
-            color_title(color)
-        )?;
-        Ok(Some(SessionEnd::OutOfTime(color)))
+        let why = format!("{}'s time ran out", B::seat_title(seat));
+        self.lost(seat, &why)?;
+        Ok(Some(SessionEnd::OutOfTime(seat)))
     }
 
     /// The number of moves after which the game first stood in a position it
-    /// had been in before (the same marbles, marbles off and side to move).
+    /// had been in before (the same marbles, marbles off and seat to move).
     fn first_repetition(&self) -> Option<usize> {
         let mut seen = std::collections::HashSet::new();
         self.history
             .iter()
             .map(|played| played.before)
             .chain([self.position])
-            .position(|position| !seen.insert(position.hash()))
+            .position(|position| !seen.insert(position.repetition_hash()))
     }
 
-    /// Plays a legal move for the side to move and starts the other clock.
-    fn play(&mut self, mv: Move) {
+    /// Every engine at the board.
+    fn engines(&mut self) -> impl Iterator<Item = &mut Box<dyn Opponent<B> + 'a>> + '_ {
+        self.seats.iter_mut().filter_map(|seat| match seat {
+            SeatControl::Engine(engine) => Some(engine),
+            SeatControl::People(_) => None,
+        })
+    }
+
+    /// Plays a legal move for the seat to move and starts the next clock.
+    fn play(&mut self, mv: B::Move) {
         let before = self.position;
-        let pushed_off = before.is_push_off(mv);
+        let push_offs = before.push_offs(mv);
         if let Some(clocks) = &mut self.clocks {
-            clocks.reward_push_offs(before.side_to_move(), u32::from(pushed_off));
+            clocks.reward_push_offs(before.seat_to_move(), push_offs);
         }
-        self.opponent.observe_move(&before, mv);
+        for engine in self.engines() {
+            engine.observe_move(&before, mv);
+        }
         self.position = before.play(mv);
         self.history.push(Played {
             before,
             mv,
-            pushed_off,
+            push_offs,
         });
         self.clock_since = Instant::now();
     }
 
-    fn engine_move(&mut self) -> Result<Option<SessionEnd>, SessionError> {
-        let color = self.engine_color();
-        let cap = self.clocks.map(|clocks| clocks.move_budget(color));
+    fn engine_move(&mut self, seat: usize) -> Result<Option<SessionEnd>, SessionError> {
+        let cap = self.clocks.map(|clocks| clocks.move_budget(seat));
+        let SeatControl::Engine(engine) = &mut self.seats[seat] else {
+            unreachable!("an engine's seat");
+        };
+        let name = engine.name();
         let thought =
-            self.opponent
+            engine
                 .think(&self.position, cap)
-                .map_err(|source| SessionError::Opponent {
-                    name: self.opponent.name(),
-                    cause: source,
+                .map_err(|cause| SessionError::Opponent {
+                    name: name.clone(),
+                    cause,
                 })?;
-        if let Some(end) = self.charge_clock(color)? {
+        if let Some(end) = self.charge_clock(seat)? {
             return Ok(Some(end));
         }
         if !self.position.is_legal(thought.mv) {
             return Err(SessionError::Opponent {
-                name: self.opponent.name(),
+                name,
                 cause: PlayerError::Failed(
-                    format!("it chose {}, which is not legal here", thought.mv).into(),
+                    format!(
+                        "it chose {}, which is not legal here",
+                        B::move_text(thought.mv)
+                    )
+                    .into(),
                 ),
             });
         }
-        let summary = describe(&thought);
+        let summary = describe::<B>(&thought);
         writeln!(
             self.out,
-            "{} ({}) plays {}{summary}",
-            color_title(color),
-            self.opponent.name(),
-            thought.mv
+            "{} ({name}) plays {}{summary}",
+            B::seat_title(seat),
+            B::move_text(thought.mv)
         )?;
         self.play(thought.mv);
         Ok(None)
     }
 
     fn draw(&mut self) -> Result<(), SessionError> {
-        let mut players = [String::new(), String::new()];
-        players[self.config.human.index()] = "you".to_string();
-        players[self.engine_color().index()] = self.opponent.name();
-        let notes = BoardAnnotations {
-            clocks: self.clocks.map(|clocks| clocks.both()),
-            players,
-            last_move: self
-                .history
-                .last()
-                .map(|last| marble_steps(&last.before, last.mv))
-                .unwrap_or_default(),
+        let labels = self.labels();
+        let clocks = self.clocks.map(|clocks| clocks.all().to_vec());
+        let notes = SeatNotes {
+            labels: &labels,
+            clocks: clocks.as_deref(),
+            last_move: self.history.last().map(|last| (last.before, last.mv)),
         };
         writeln!(self.out)?;
         write!(
             self.out,
             "{}",
-            draw_board(&self.position, self.config.style, &notes)
+            self.position.draw(self.config.style, &notes)
         )?;
         if let Some(last) = self.history.last() {
             writeln!(
                 self.out,
                 "last move: {} {}",
-                color_title(last.before.side_to_move()),
-                last.mv
+                B::seat_title(last.before.seat_to_move()),
+                B::move_text(last.mv)
             )?;
         }
         Ok(())
@@ -393,97 +496,81 @@ impl<W: Write> Session<'_, W> {
         let moves: Vec<String> = self
             .position
             .legal_moves()
-            .iter()
-            .map(Move::to_string)
+            .into_iter()
+            .map(B::move_text)
             .collect();
         writeln!(self.out, "{} legal moves: {}", moves.len(), moves.join(" "))?;
         Ok(())
     }
 
-    /// Takes back moves up to and including the person's last one. Returns
-    /// whether anything changed.
+    /// Takes back moves up to and including the last one people played (the
+    /// engines' replies since go too). Returns whether anything changed.
     fn undo(&mut self) -> Result<bool, SessionError> {
-        let human = self.config.human;
         let Some(index) = self
             .history
             .iter()
-            .rposition(|played| played.before.side_to_move() == human)
+            .rposition(|played| self.is_person(played.before.seat_to_move()))
         else {
             writeln!(self.out, "nothing to undo: you have not moved yet")?;
             return Ok(false);
         };
         for played in self.history.drain(index..).rev() {
             if let Some(clocks) = &mut self.clocks {
-                clocks.revoke_push_offs(played.before.side_to_move(), u32::from(played.pushed_off));
+                clocks.revoke_push_offs(played.before.seat_to_move(), played.push_offs);
             }
         }
         self.position = self.history_position(index);
-        self.show_opponent_the_game();
+        self.show_engines_the_game();
         writeln!(self.out, "undone: back to move {}", self.position.ply() + 1)?;
         Ok(true)
     }
 
-    /// After an undo or a load: the opponent forgets what it saw and is
-    /// shown the moves of the game as it now stands, so that its knowledge
-    /// of the game's positions (which it uses to step out of cycles) is
-    /// that of this game, neither the undone moves nor nothing.
-    fn show_opponent_the_game(&mut self) {
-        self.opponent.new_game();
-        for played in &self.history {
-            self.opponent.observe_move(&played.before, played.mv);
+    /// At the start, after an undo or a load: every engine forgets what it
+    /// saw and is shown the moves of the game as it now stands, so that its
+    /// knowledge of the game's positions (which it uses to step out of
+    /// cycles) is that of this game, neither the undone moves nor nothing.
+    fn show_engines_the_game(&mut self) {
+        let history = std::mem::take(&mut self.history);
+        for engine in self.engines() {
+            engine.new_game();
+            for played in &history {
+                engine.observe_move(&played.before, played.mv);
+            }
         }
+        self.history = history;
     }
 
     /// The position before move `index` of the history (or the current one
     /// when `index` is the history's length).
-    fn history_position(&self, index: usize) -> Position {
+    fn history_position(&self, index: usize) -> B {
         match self.history.get(index) {
             Some(played) => played.before,
             None => self
                 .history
                 .last()
-                .map_or_else(|| self.start_position(), |last| last.before.play(last.mv)),
+                .map_or(self.start, |last| last.before.play(last.mv)),
         }
     }
 
-    fn start_position(&self) -> Position {
-        match self.start {
-            Start::Layout(layout) => Position::start(layout, self.rules),
-            Start::Position(position) => position.with_rules(self.rules),
-        }
-    }
-
-    fn hint(&mut self) -> Result<(), SessionError> {
-        let cap = self
-            .clocks
-            .map(|clocks| clocks.move_budget(self.config.human));
-        match self.opponent.think(&self.position, cap) {
+    /// An engine's suggestion for the people at `seat`, with their clock's
+    /// budget: the first engine at the board gives it.
+    fn hint(&mut self, seat: usize) -> Result<(), SessionError> {
+        let cap = self.clocks.map(|clocks| clocks.move_budget(seat));
+        let position = self.position;
+        let Some(engine) = self.engines().next() else {
+            writeln!(self.out, "no hint: no engine plays in this game")?;
+            return Ok(());
+        };
+        match engine.think(&position, cap) {
             Ok(thought) => writeln!(
                 self.out,
-                "hint: {} ({}){}",
-                thought.mv,
-                thought.mv.to_comma_notation(),
-                describe(&thought)
+                "hint: {}{}",
+                B::move_text(thought.mv),
+                describe::<B>(&thought)
             )?,
             Err(err) => writeln!(self.out, "no hint: {err}")?,
         }
         Ok(())
-    }
-
-    fn record(&self) -> GameRecord {
-        let mut names = [String::new(), String::new()];
-        names[self.config.human.index()] = self.config.human_name.clone();
-        names[self.engine_color().index()] = self.opponent.name();
-        let [black, white] = names;
-        GameRecord {
-            start: self.start,
-            rules: self.rules,
-            black,
-            white,
-            opening_plies: 0,
-            moves: self.history.iter().map(|played| played.mv).collect(),
-            result: self.position.outcome(),
-        }
     }
 
     fn save(&mut self, file: &str) -> Result<(), SessionError> {
@@ -491,7 +578,10 @@ impl<W: Write> Session<'_, W> {
             writeln!(self.out, "save needs a file name: save FILE")?;
             return Ok(());
         }
-        match self.record().write(Path::new(file)) {
+        let names: Vec<String> = self.seats.iter().map(SeatControl::record_name).collect();
+        let moves: Vec<B::Move> = self.history.iter().map(|played| played.mv).collect();
+        let record = B::record_of(&self.record, &names, &moves, &self.position);
+        match B::write_record(&record, Path::new(file)) {
             Ok(()) => writeln!(self.out, "saved {} moves to {file}", self.history.len())?,
             Err(err) => writeln!(self.out, "not saved: {err}")?,
         }
@@ -504,7 +594,7 @@ impl<W: Write> Session<'_, W> {
             writeln!(self.out, "load needs a file name: load FILE")?;
             return Ok(false);
         }
-        let record = match GameRecord::read(Path::new(file)) {
+        let record = match B::read_record(Path::new(file)) {
             Ok(record) => record,
             Err(err) => {
                 writeln!(self.out, "not loaded: {err}")?;
@@ -512,7 +602,7 @@ impl<W: Write> Session<'_, W> {
             }
         };
         let record = if self.config.keep_rules {
-            match crate::analysis::record_under_rules(&record, self.rules) {
+            match B::under_rules_of(&record, &self.config.record) {
                 Ok((record, note)) => {
                     if let Some(note) = note {
                         writeln!(self.out, "note: {file}: {note}")?;
@@ -527,41 +617,57 @@ impl<W: Write> Session<'_, W> {
         } else {
             record
         };
-        let positions = record.positions();
-        let last = positions[positions.len() - 1];
-        if let Some((outcome, reason)) = last.outcome() {
+        let (start, moves) = match B::replay(&record) {
+            Ok(replayed) => replayed,
+            Err(why) => {
+                writeln!(self.out, "not loaded: {file}: {why}")?;
+                return Ok(false);
+            }
+        };
+        if start.seats() != self.seats.len() {
             writeln!(
                 self.out,
-                "not loaded: the game in {file} is over ({}, {reason})",
-                outcome_title(outcome)
+                "not loaded: the game in {file} has {} seats, this one {}",
+                start.seats(),
+                self.seats.len()
             )?;
             return Ok(false);
         }
-        self.start = record.start;
-        self.rules = record.rules;
-        self.history = positions
-            .iter()
-            .zip(&record.moves)
-            .map(|(&before, &mv)| Played {
-                before,
+        let mut history = Vec::with_capacity(moves.len());
+        let mut last = start;
+        for &mv in &moves {
+            history.push(Played {
+                before: last,
                 mv,
-                pushed_off: before.is_push_off(mv),
-            })
-            .collect();
+                push_offs: last.push_offs(mv),
+            });
+            last = last.play(mv);
+        }
+        if let Some(result) = last.result_text() {
+            writeln!(
+                self.out,
+                "not loaded: the game in {file} is over ({result})"
+            )?;
+            return Ok(false);
+        }
+        self.record = record;
+        self.start = start;
+        self.history = history;
         self.position = last;
-        self.show_opponent_the_game();
+        self.show_engines_the_game();
         writeln!(
             self.out,
             "loaded {} moves from {file}; {} to move",
-            record.moves.len(),
-            color_title(last.side_to_move())
+            moves.len(),
+            B::seat_title(last.seat_to_move())
         )?;
         Ok(true)
     }
 }
 
-/// ", win 43% draw 2% loss 55%, line: I5H5 A1B2 (800 simulations, 1.2 s)"
-pub fn describe(thought: &Thought) -> String {
+/// ", win probability 43% (draw 2%), expected line: I5H5 A1B2 [800
+/// simulations, 1.2 s]"
+pub fn describe<B: SessionBoard>(thought: &Thought<B::Move>) -> String {
     let mut text = String::new();
     if let Some(outlook) = thought.outlook {
         text.push_str(&format!(
@@ -574,7 +680,7 @@ pub fn describe(thought: &Thought) -> String {
         let line: Vec<String> = thought
             .principal_variation
             .iter()
-            .map(Move::to_string)
+            .map(|&mv| B::move_text(mv))
             .collect();
         text.push_str(&format!(", expected line: {}", line.join(" ")));
     }
@@ -590,10 +696,17 @@ pub fn describe(thought: &Thought) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::opponent::{ClassicalOpponent, WinProbability};
+    use crate::board_text::{BoardAnnotations, draw_board};
+    use crate::opponent::{ClassicalOpponent, SeatOpponent, WinProbability};
+    use crate::record::{GameRecord, Start};
     use std::time::Duration;
+    use sumito_arena::multi::seat_player;
     use sumito_arena::player::PlayerRegistry;
-    use sumito_engine::{Layout, Outcome};
+    use sumito_arena::variant_record::{VariantRecord, VariantStart};
+    use sumito_engine::rules_table::RulesTable;
+    use sumito_engine::variant::VariantLayout;
+    use sumito_engine::variant::VariantPosition;
+    use sumito_engine::{Color, Layout, Move, Position, Rules};
 
     /// Plays the first legal move, optionally slowly, and reports a fixed
     /// outlook and a two-move line.
@@ -632,26 +745,38 @@ mod tests {
         fn observe_move(&mut self, _: &Position, _: Move) {}
     }
 
-    fn config(human: Color) -> SessionConfig {
-        SessionConfig {
-            human,
-            start: Start::Layout(Layout::Standard),
-            rules: Rules::default(),
+    /// A person plays `human` on the Standard layout under the rule
+    /// sheets' rules.
+    fn config(human: Color) -> (SessionConfig<Position>, Color) {
+        let config = SessionConfig {
+            record: GameRecord::unplayed(Start::Layout(Layout::Standard), Rules::default()),
             keep_rules: false,
             time_control: None,
             style: BoardStyle::Ascii,
             echo_input: true,
-            human_name: "tester".into(),
+        };
+        (config, human)
+    }
+
+    /// The seats of a person at `human` and `opponent` at the other colour.
+    fn seats(human: Color, opponent: &mut dyn Opponent) -> Vec<SeatControl<'_, Position>> {
+        let mut seats = vec![
+            SeatControl::People(Vec::new()),
+            SeatControl::Engine(Box::new(opponent)),
+        ];
+        if human == Color::White {
+            seats.reverse();
         }
+        seats
     }
 
     fn play(
-        config: SessionConfig,
+        (config, human): (SessionConfig<Position>, Color),
         opponent: &mut dyn Opponent,
         input: &str,
     ) -> (SessionEnd, String) {
         let mut out = Vec::new();
-        let end = run_session(config, opponent, input.as_bytes(), &mut out).unwrap();
+        let end = run_session(config, seats(human, opponent), input.as_bytes(), &mut out).unwrap();
         (end, String::from_utf8(out).unwrap())
     }
 
@@ -691,13 +816,12 @@ mod tests {
             script: vec!["G5F4", "F4G5"],
             next: 0,
         };
-        let limited = SessionConfig {
-            rules: Rules {
-                max_plies: Some(8),
-                ..Rules::default()
-            },
-            ..config(Color::Black)
+        let (mut limited, human) = config(Color::Black);
+        limited.record.rules = Rules {
+            max_plies: Some(8),
+            ..Rules::default()
         };
+        let limited = (limited, human);
         let (_, out) = play(limited, &mut engine, "C3D3\nD3C3\nC3D3\nD3C3\n");
         assert!(
             out.contains("The game first returned to an earlier position after move 4."),
@@ -775,7 +899,7 @@ quit
             &mut engine,
             "A1A2\nI5H5\nA1B2\nresign\n",
         );
-        assert_eq!(end, SessionEnd::Resigned(Color::Black));
+        assert_eq!(end, SessionEnd::Resigned(0));
         assert!(
             out.contains("move \"A1A2\" is illegal: blocked by own marble on A4"),
             "{out}"
@@ -803,7 +927,13 @@ quit
         let mut engine = opponent();
         let mut out = Vec::new();
         let input: &[u8] = b"\xff\xfe A1B2\r\nA1B2\r\nquit\n";
-        let end = run_session(config(Color::Black), &mut engine, input, &mut out).unwrap();
+        let end = run_session(
+            config(Color::Black).0,
+            seats(Color::Black, &mut engine),
+            input,
+            &mut out,
+        )
+        .unwrap();
         let out = String::from_utf8(out).unwrap();
         assert_eq!(end, SessionEnd::Unfinished);
         assert!(out.contains("that line is not valid UTF-8 text"), "{out}");
@@ -880,9 +1010,9 @@ quit
         };
         let mut setup = config(Color::White);
         // 0.002 minutes = 120 ms for the whole game.
-        setup.time_control = Some("0.002".parse().unwrap());
+        setup.0.time_control = Some("0.002".parse().unwrap());
         let (end, out) = play(setup, &mut engine, "");
-        assert_eq!(end, SessionEnd::OutOfTime(Color::Black));
+        assert_eq!(end, SessionEnd::OutOfTime(0));
         assert_eq!(
             out.lines().last(),
             Some("result: White wins (Black's time ran out)")
@@ -900,7 +1030,7 @@ quit
         let (_, out) = play(config(Color::Black), &mut engine, &script);
         assert!(out.contains(&format!("saved 2 moves to {file}")), "{out}");
         let record = GameRecord::read(Path::new(file)).unwrap();
-        assert_eq!(record.black, "tester");
+        assert_eq!(record.black, "human");
         assert_eq!(record.white, "first-move");
         assert_eq!(record.moves.len(), 2);
 
@@ -941,13 +1071,14 @@ quit
             max_plies: Some(200),
             ..Rules::default()
         };
-        let model = |max_plies| SessionConfig {
-            rules: Rules {
+        let model = |max_plies| {
+            let (mut model, human) = config(Color::Black);
+            model.record.rules = Rules {
                 max_plies: Some(max_plies),
                 ..Rules::default()
-            },
-            keep_rules: true,
-            ..config(Color::Black)
+            };
+            model.keep_rules = true;
+            (model, human)
         };
         let (_, out) = play(model(200), &mut engine, &format!("load {file}\nquit\n"));
         assert!(
@@ -982,11 +1113,14 @@ quit
         // One push-off from the end: Black pushes E9 off for the sixth marble.
         let position = Position::from_fen("5/6/7/8/6bbw/8/7/6/5 b 0 5").unwrap();
         let mut setup = config(Color::Black);
-        setup.start = Start::Position(position);
-        setup.time_control = Some("1+30".parse().unwrap());
+        setup.0.record.start = Start::Position(position);
+        setup.0.time_control = Some("1+30".parse().unwrap());
         let mut engine = opponent();
         let (end, out) = play(setup, &mut engine, "E7E8\n");
-        assert_eq!(end, SessionEnd::Finished(Outcome::Win(Color::Black)));
+        assert_eq!(
+            end,
+            SessionEnd::Finished("Black wins (enough marbles pushed off)".into())
+        );
         assert_eq!(
             out.lines().last(),
             Some("result: Black wins (enough marbles pushed off)")
@@ -1007,5 +1141,229 @@ quit
         assert!(out.contains("undo       take back"), "{out}");
         assert!(out.contains("hint: "), "{out}");
         assert!(out.contains("save needs a file name"), "{out}");
+    }
+
+    /// A general game from `layout` under `rules`.
+    fn general(layout: &str, rules: RulesTable) -> SessionConfig<VariantPosition> {
+        SessionConfig {
+            record: VariantRecord {
+                start: VariantStart::Layout(VariantLayout::from_name(layout).unwrap()),
+                rules,
+                seats: Vec::new(),
+                opening_plies: 0,
+                moves: Vec::new(),
+                result: None,
+            },
+            keep_rules: false,
+            time_control: None,
+            style: BoardStyle::Ascii,
+            echo_input: true,
+        }
+    }
+
+    fn engine_seat(spec: &str, seat: usize) -> SeatControl<'static, VariantPosition> {
+        SeatControl::Engine(Box::new(SeatOpponent::new(
+            spec.to_string(),
+            seat_player(spec, seat as u64).unwrap(),
+            None,
+        )))
+    }
+
+    fn play_general(
+        config: SessionConfig<VariantPosition>,
+        seats: Vec<SeatControl<'_, VariantPosition>>,
+        input: &[u8],
+    ) -> (SessionEnd, String) {
+        let mut out = Vec::new();
+        let end = run_session(config, seats, input, &mut out).unwrap();
+        (end, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn people_share_seats_engines_reply_and_undo_goes_back_to_a_person() {
+        let saved =
+            std::env::temp_dir().join(format!("sumito-variant-session-{}.txt", std::process::id()));
+        let seats = vec![
+            SeatControl::People(vec!["Ann".into(), "Cid".into()]),
+            engine_seat("greedy", 1),
+        ];
+        let script = format!(
+            "A1B2\nZ9Z8\nI5H5\nB1C2\nundo\nmoves\nsave {}\nquit\n",
+            saved.display()
+        );
+        let (end, text) = play_general(
+            general("standard", RulesTable::default()),
+            seats,
+            script.as_bytes(),
+        );
+        assert_eq!(end, SessionEnd::Unfinished);
+        assert!(
+            text.contains("Players: Black Ann/Cid, White greedy."),
+            "{text}"
+        );
+        assert!(text.contains("move 1, Black (Ann)> "), "{text}");
+        assert!(text.contains("White (greedy) plays"), "{text}");
+        // Ann moved, so Cid has the next black turn.
+        assert!(text.contains("move 3, Black (Cid)> "), "{text}");
+        assert!(
+            text.contains("is not a move") || text.contains("not a cell"),
+            "{text}"
+        );
+        assert!(
+            text.contains("not legal here"),
+            "I5H5 is White's marble: {text}"
+        );
+        // Cid: two refused moves, B1C2, then (Ann's turn came and was
+        // undone with the engine's reply) Cid again, after `moves` and
+        // after `save`.
+        assert_eq!(text.matches("Black (Cid)> ").count(), 6, "{text}");
+        assert_eq!(text.matches("Black (Ann)> ").count(), 2, "{text}");
+        assert!(text.contains("legal moves:"), "{text}");
+        assert_eq!(
+            text.lines().last(),
+            Some("result: unfinished (quit after 2 moves)")
+        );
+        // The saved record replays to the position on the board.
+        let game = VariantRecord::read(&saved).unwrap();
+        std::fs::remove_file(&saved).unwrap();
+        assert_eq!(game.moves.len(), 2, "A1B2 and the reply; B1C2 was undone");
+        assert_eq!(game.seats, ["Ann/Cid", "greedy"]);
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_refused_in_the_general_game_too() {
+        let mut seats = vec![SeatControl::People(Vec::new())];
+        for seat in 1..3 {
+            seats.push(engine_seat("random", seat));
+        }
+        let config = general("three-player", RulesTable::default());
+        let (end, text) = play_general(config, seats, b"A5B5\n\xff\xfe bad\nmoves\nquit\n");
+        assert_eq!(end, SessionEnd::Unfinished, "{text}");
+        assert!(text.contains(NOT_UTF8), "{text}");
+        // The lines after it are still read: `moves` answered, then `quit`.
+        assert!(text.contains("legal moves:"), "{text}");
+    }
+
+    #[test]
+    fn a_three_player_game_between_engines_runs_to_its_end() {
+        let rules = RulesTable {
+            max_plies: Some(60),
+            ..RulesTable::default()
+        };
+        let seats = (0..3).map(|seat| engine_seat("greedy", seat)).collect();
+        let (end, text) = play_general(general("three-player", rules), seats, b"");
+        assert!(matches!(end, SessionEnd::Finished(_)), "{end:?}");
+        let SessionEnd::Finished(result) = end else {
+            unreachable!()
+        };
+        assert_eq!(
+            text.lines().last(),
+            Some(format!("result: {result}").as_str())
+        );
+    }
+
+    #[test]
+    fn the_general_game_has_hints_saves_loads_and_result_lines() {
+        let dir = std::env::temp_dir().join(format!("sumito-general-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("three.txt");
+        let file = file.display();
+        let three = || {
+            let mut seats = vec![SeatControl::People(Vec::new())];
+            for seat in 1..3 {
+                seats.push(engine_seat("greedy", seat));
+            }
+            seats
+        };
+        // `hint` is a command, not a move; the game is saved.
+        let script = format!("hint\nA5B5\nsave {file}\nquit\n");
+        let (_, text) = play_general(
+            general("three-player", RulesTable::default()),
+            three(),
+            script.as_bytes(),
+        );
+        assert!(
+            text.contains("You play Black against greedy and greedy."),
+            "{text}"
+        );
+        assert!(text.contains("hint: "), "{text}");
+        assert!(!text.contains("not a cell"), "{text}");
+        assert!(text.contains("saved 3 moves to"), "{text}");
+        // Loaded, the game goes on at move 4; resigning one of three sides
+        // names no winner.
+        let script = format!("load {file}\nresign\n");
+        let (end, text) = play_general(
+            general("three-player", RulesTable::default()),
+            three(),
+            script.as_bytes(),
+        );
+        assert!(text.contains("loaded 3 moves from"), "{text}");
+        assert!(text.contains("move 4, Black (you)> "), "{text}");
+        assert_eq!(end, SessionEnd::Resigned(0));
+        assert_eq!(
+            text.lines().last(),
+            Some("result: unfinished (Black resigned after 3 moves)")
+        );
+        // A two-player record does not load into a three-player game.
+        let two = dir.join("two.txt");
+        let (_, _) = play(
+            config(Color::Black),
+            &mut opponent(),
+            &format!("save {}\nquit\n", two.display()),
+        );
+        let script = format!("load {}\nquit\n", two.display());
+        let (_, text) = play_general(
+            general("three-player", RulesTable::default()),
+            three(),
+            script.as_bytes(),
+        );
+        assert!(text.contains("not loaded: "), "{text}");
+        // Between two teams, the other team wins a resigned game.
+        let teams = vec![
+            SeatControl::People(Vec::new()),
+            engine_seat("greedy", 1),
+            engine_seat("greedy", 2),
+            engine_seat("greedy", 3),
+        ];
+        let (_, text) = play_general(
+            general("four-player", RulesTable::default()),
+            teams,
+            b"resign\n",
+        );
+        let last = text.lines().last().unwrap();
+        assert!(
+            last.starts_with("result: ") && last.ends_with(" wins (Black resigned)"),
+            "{text}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_general_game_keeps_clocks() {
+        let mut config = general("three-player", RulesTable::default());
+        // 0.002 minutes = 120 ms a seat: the person's line comes too late.
+        config.time_control = Some("0.002".parse().unwrap());
+        let mut seats = vec![SeatControl::People(Vec::new())];
+        for seat in 1..3 {
+            seats.push(engine_seat("random", seat));
+        }
+        struct Slow<'a>(&'a [u8]);
+        impl std::io::Read for Slow<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                std::thread::sleep(Duration::from_millis(200));
+                self.0.read(buf)
+            }
+        }
+        let mut out = Vec::new();
+        let input = std::io::BufReader::new(Slow(b"A5B5\n"));
+        let end = run_session(config, seats, input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("Time control: "), "{text}");
+        assert!(text.contains("0:00.1") || text.contains("0:00.0"), "{text}");
+        assert_eq!(end, SessionEnd::OutOfTime(0), "{text}");
+        assert_eq!(
+            text.lines().last(),
+            Some("result: unfinished (Black's time ran out after 0 moves)")
+        );
     }
 }

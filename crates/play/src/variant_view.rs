@@ -9,11 +9,13 @@
 //! its score and target, and whose turn it is.
 
 use std::fmt::Write as _;
+use std::time::Duration;
 
 use sumito_engine::Cell;
 use sumito_engine::variant::{CellContent, SEAT_NAMES, VariantPosition};
+use sumito_game::Board;
 
-use crate::board_text::BoardStyle;
+use crate::board_text::{BoardStyle, format_clock};
 use crate::svg::{
     HEADER, MARGIN, OFF_PANEL_Y, OFF_RADIUS, WIDTH, escape, open_document, write_board_cells,
 };
@@ -27,16 +29,6 @@ const ANSI_SEATS: [&str; 6] = [
     "\x1b[1;36m●\x1b[0m",
     "\x1b[1;33m●\x1b[0m",
 ];
-
-/// "Black", "Red", ... for seat `seat`.
-pub fn seat_title(seat: usize) -> String {
-    let name = SEAT_NAMES[seat];
-    let mut chars = name.chars();
-    chars
-        .next()
-        .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
-        .unwrap_or_default()
-}
 
 fn cell_text(position: &VariantPosition, cell: Cell, style: BoardStyle) -> &'static str {
     let common = position.rules().one_colour;
@@ -57,14 +49,19 @@ fn cell_text(position: &VariantPosition, cell: Cell, style: BoardStyle) -> &'sta
 }
 
 /// One line per seat: `Black   score 2/6  <- to move` (teams show the
-/// team's score), each with `labels[seat]` (who plays it) when not empty.
-pub fn seat_lines(position: &VariantPosition, labels: &[String]) -> Vec<String> {
+/// team's score), each with `labels[seat]` (who plays it) when not empty
+/// and the time left on its clock in a timed game.
+pub fn seat_lines(
+    position: &VariantPosition,
+    labels: &[String],
+    clocks: Option<&[Duration]>,
+) -> Vec<String> {
     let rules = position.rules();
     let seating = rules.seating;
     (0..seating.seats())
         .map(|seat| {
             let side = seating.side_of(seat);
-            let mut line = format!("{:<7}", seat_title(seat));
+            let mut line = format!("{:<7}", VariantPosition::seat_title(seat));
             if seating.teams() {
                 line.push_str(&format!(
                     " score {} (team {}: {}/{})",
@@ -84,6 +81,9 @@ pub fn seat_lines(position: &VariantPosition, labels: &[String]) -> Vec<String> 
             if let Some(label) = labels.get(seat).filter(|l| !l.is_empty()) {
                 line.push_str(&format!("  {label}"));
             }
+            if let Some(left) = clocks.and_then(|clocks| clocks.get(seat)) {
+                line.push_str(&format!("  {}", format_clock(*left)));
+            }
             if position.seat_to_move() == seat && !position.is_game_over() {
                 line.push_str("  <- to move");
             }
@@ -97,6 +97,7 @@ pub fn draw_variant_board(
     position: &VariantPosition,
     style: BoardStyle,
     labels: &[String],
+    clocks: Option<&[Duration]>,
 ) -> String {
     let mut out = String::new();
     for row in (0..9i32).rev() {
@@ -119,7 +120,7 @@ pub fn draw_variant_board(
     if let Some(result) = position.describe_outcome() {
         out.push_str(&format!("Game over: {result}\n"));
     }
-    for line in seat_lines(position, labels) {
+    for line in seat_lines(position, labels, clocks) {
         out.push_str(&line);
         out.push('\n');
     }
@@ -148,7 +149,10 @@ pub fn render_variant_svg(position: &VariantPosition, title: &str) -> String {
     open_document(&mut svg, title, height);
     let status = match position.describe_outcome() {
         Some(result) => result,
-        None => format!("{} to move", seat_title(position.seat_to_move())),
+        None => format!(
+            "{} to move",
+            VariantPosition::seat_title(position.seat_to_move())
+        ),
     };
     let _ = writeln!(
         svg,
@@ -158,7 +162,7 @@ pub fn render_variant_svg(position: &VariantPosition, title: &str) -> String {
         escape(&status)
     );
     write_board_cells(&mut svg, &|cell| svg_class(position, cell));
-    for (seat, line) in seat_lines(position, &[]).into_iter().enumerate() {
+    for (seat, line) in seat_lines(position, &[], None).into_iter().enumerate() {
         let y = OFF_PANEL_Y + 30.0 * seat as f64;
         let _ = writeln!(
             svg,
@@ -202,7 +206,7 @@ mod tests {
     #[test]
     fn every_seat_and_cell_role_is_drawn_in_ascii_and_svg() {
         let six = start("six-player", &["E5"], &["E1"]);
-        let text = draw_variant_board(&six, BoardStyle::Ascii, &[]);
+        let text = draw_variant_board(&six, BoardStyle::Ascii, &[], None);
         let (board, panel) = text.split_once("1 2 3 4 5").unwrap();
         // (The row letter G is not a marble: skip the letters.)
         let cells: String = board
@@ -231,7 +235,7 @@ mod tests {
         assert_eq!(svg.matches(r#"class="marble neutral""#).count(), 1);
         assert_eq!(svg.matches(r#"class="hole""#).count(), 1);
         assert!(roxmltree_like_balanced(&svg));
-        let colour = draw_variant_board(&six, BoardStyle::Ansi, &[]);
+        let colour = draw_variant_board(&six, BoardStyle::Ansi, &[], None);
         assert_eq!(colour.matches('●').count(), 6 * 5);
     }
 

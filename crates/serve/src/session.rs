@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::multi::{SeatPlayer, seat_player};
+use sumito_arena::multi::seat_player;
 use sumito_arena::player::PlayerRegistry;
 use sumito_arena::record::GameRecord;
 use sumito_arena::variant_record::{VARIANT_MAGIC, VariantRecord, VariantStart};
@@ -18,7 +18,7 @@ use sumito_engine::variant::{
 };
 use sumito_engine::{Cell, Move, Position, Rules};
 use sumito_play::network::{Analysis, SearchBudget};
-use sumito_play::opponent::{ClassicalOpponent, Opponent};
+use sumito_play::opponent::{ClassicalOpponent, Opponent, SeatOpponent, WinProbability};
 
 use crate::menu::{
     ENGINE_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MODEL_SEARCH_MB, MODEL_THINK_LIMIT,
@@ -93,7 +93,7 @@ pub enum SeatEngine {
     /// The two-player engine's players and the model (plain two-player games).
     Classic(Box<dyn Opponent + Send>),
     /// The general game's classical players.
-    General(Box<dyn SeatPlayer>),
+    General(Box<dyn Opponent<VariantPosition> + Send>),
 }
 
 impl std::fmt::Debug for SeatEngine {
@@ -129,15 +129,18 @@ impl SeatEngine {
         position: &VariantPosition,
         cap: Option<Duration>,
     ) -> Result<EngineMove, String> {
+        let win = |outlook: Option<WinProbability>| outlook.map(|o| o.win + 0.5 * o.draw);
         match self {
-            SeatEngine::General(player) => player
-                .choose(position)
-                .map(|mv| EngineMove {
-                    mv,
-                    win: None,
+            SeatEngine::General(opponent) => {
+                let thought = opponent
+                    .think(position, cap)
+                    .map_err(|err| err.to_string())?;
+                Ok(EngineMove {
+                    mv: thought.mv,
+                    win: win(thought.outlook),
                     think: Duration::ZERO,
                 })
-                .map_err(|err| err.to_string()),
+            }
             SeatEngine::Classic(opponent) => {
                 let classic = to_classic(position)?;
                 let thought = opponent
@@ -145,7 +148,7 @@ impl SeatEngine {
                     .map_err(|err| err.to_string())?;
                 Ok(EngineMove {
                     mv: VariantMove::group(thought.mv),
-                    win: thought.outlook.map(|o| o.win + 0.5 * o.draw),
+                    win: win(thought.outlook),
                     think: Duration::ZERO,
                 })
             }
@@ -153,25 +156,28 @@ impl SeatEngine {
     }
 
     fn observe(&mut self, before: &VariantPosition, mv: VariantMove) {
-        if let (SeatEngine::Classic(opponent), Ok(classic), Some(group)) =
-            (self, to_classic(before), mv.as_group())
-        {
-            opponent.observe_move(&classic, group);
+        match self {
+            SeatEngine::General(opponent) => opponent.observe_move(before, mv),
+            SeatEngine::Classic(opponent) => {
+                if let (Ok(classic), Some(group)) = (to_classic(before), mv.as_group()) {
+                    opponent.observe_move(&classic, group);
+                }
+            }
         }
     }
 
     fn new_game(&mut self) {
-        if let SeatEngine::Classic(opponent) = self {
-            opponent.new_game();
+        match self {
+            SeatEngine::General(opponent) => opponent.new_game(),
+            SeatEngine::Classic(opponent) => opponent.new_game(),
         }
     }
 
-    /// Ends its searches when `stop` is set; the general game's engines also
-    /// get their time limit here (the two-player ones get it with each move).
+    /// Ends its searches when `stop` is set.
     fn set_stop(&mut self, stop: Arc<AtomicBool>) {
         match self {
+            SeatEngine::General(opponent) => opponent.set_stop(stop),
             SeatEngine::Classic(opponent) => opponent.set_stop(stop),
-            SeatEngine::General(player) => player.set_bounds(Some(ENGINE_THINK_LIMIT), stop),
         }
     }
 }
@@ -433,10 +439,15 @@ impl GameSession {
                             .map_err(|err| format!("seat {}: {err}", index + 1))?;
                         SeatEngine::Classic(Box::new(ClassicalOpponent::new(&entrant, seed)))
                     } else {
-                        SeatEngine::General(
-                            seat_player(&chosen.spec, seed)
-                                .map_err(|err| format!("seat {}: {err}", index + 1))?,
-                        )
+                        let player = seat_player(&chosen.spec, seed)
+                            .map_err(|err| format!("seat {}: {err}", index + 1))?;
+                        // Its time limit (the two-player ones get theirs
+                        // with each move).
+                        SeatEngine::General(Box::new(SeatOpponent::new(
+                            chosen.spec.clone(),
+                            player,
+                            Some(ENGINE_THINK_LIMIT),
+                        )))
                     };
                     engine.set_stop(self.stop.clone());
                     memory_mb += chosen.memory_mb;
