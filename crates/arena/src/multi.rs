@@ -36,29 +36,15 @@ use sumito_engine::variant::{
 };
 
 use crate::elo::{Anchor, GameOutcome, GameResult, Ratings, fit_elo};
-use crate::player::PlayerError;
+use crate::player::{Player, PlayerError, SearchLimit};
 use crate::spec::{PlayerSpec, SpecError};
-
-/// A player of the general game.
-pub trait SeatPlayer: Send {
-    /// A short label (normally the spec).
-    fn name(&self) -> String;
-    /// A legal move of the seat to move in `position`, which is not over.
-    fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError>;
-    /// Bounds every later search: at most `cap` per move (beside the
-    /// player's own limit), and ended at once with the best move so far when
-    /// `stop` is set (a server's page closed); a later call replaces the
-    /// bounds. Players that do not search answer at once anyway and ignore
-    /// it.
-    fn set_bounds(&mut self, _cap: Option<Duration>, _stop: Arc<AtomicBool>) {}
-}
 
 /// The player a spec names: `random`, `greedy`, `alphabeta:depth=N` or
 /// `alphabeta:time=DURATION` (iterative deepening to the time).
-pub fn seat_player(spec: &str, seed: u64) -> Result<Box<dyn SeatPlayer>, SpecError> {
+pub fn seat_player(spec: &str, seed: u64) -> Result<Box<dyn Player<VariantPosition>>, SpecError> {
     let spec: PlayerSpec = spec.parse()?;
     let mut params = spec.params();
-    let player: Box<dyn SeatPlayer> = match spec.kind.as_str() {
+    let player: Box<dyn Player<VariantPosition>> = match spec.kind.as_str() {
         "random" => Box::new(RandomSeat {
             rng: ChaCha8Rng::seed_from_u64(seed),
         }),
@@ -75,7 +61,6 @@ pub fn seat_player(spec: &str, seed: u64) -> Result<Box<dyn SeatPlayer>, SpecErr
                 name: spec.to_string(),
                 depth: depth.unwrap_or(if time.is_some() { 8 } else { 2 }),
                 time,
-                cap: None,
                 stop: None,
             })
         }
@@ -94,12 +79,16 @@ struct RandomSeat {
     rng: ChaCha8Rng,
 }
 
-impl SeatPlayer for RandomSeat {
+impl Player<VariantPosition> for RandomSeat {
     fn name(&self) -> String {
         "random".into()
     }
 
-    fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError> {
+    fn choose_move(
+        &mut self,
+        position: &VariantPosition,
+        _: &SearchLimit,
+    ) -> Result<VariantMove, PlayerError> {
         let moves = position.legal_moves();
         if moves.is_empty() {
             return Err(PlayerError::NoLegalMove);
@@ -112,14 +101,18 @@ struct GreedySeat {
     rng: ChaCha8Rng,
 }
 
-impl SeatPlayer for GreedySeat {
+impl Player<VariantPosition> for GreedySeat {
     fn name(&self) -> String {
         "greedy".into()
     }
 
     /// The move whose result evaluates best for the mover's side; ties are
     /// broken at random.
-    fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError> {
+    fn choose_move(
+        &mut self,
+        position: &VariantPosition,
+        _: &SearchLimit,
+    ) -> Result<VariantMove, PlayerError> {
         let side = position.side_to_move();
         let mut best = Vec::new();
         let mut best_value = f64::NEG_INFINITY;
@@ -196,22 +189,9 @@ pub fn evaluate(position: &VariantPosition, side: usize) -> f64 {
 struct ParanoidSeat {
     name: String,
     depth: u32,
-    /// Its own time per move (`time=`).
+    /// Its own time per move (`time=`); a move's limit may allow less.
     time: Option<Duration>,
-    /// The latest bound's time per move (a clock's budget): the tighter of
-    /// the two counts, and a later bound replaces an earlier one.
-    cap: Option<Duration>,
     stop: Option<Arc<AtomicBool>>,
-}
-
-impl ParanoidSeat {
-    /// The time this move may take: the tighter of its own and the bound's.
-    fn move_time(&self) -> Option<Duration> {
-        match (self.time, self.cap) {
-            (Some(own), Some(cap)) => Some(own.min(cap)),
-            (own, cap) => own.or(cap),
-        }
-    }
 }
 
 /// Moves that push first (they change the score or the game), then the rest.
@@ -281,30 +261,38 @@ fn paranoid(
     Some(best)
 }
 
-impl SeatPlayer for ParanoidSeat {
+impl Player<VariantPosition> for ParanoidSeat {
     fn name(&self) -> String {
         self.name.clone()
     }
 
-    fn set_bounds(&mut self, cap: Option<Duration>, stop: Arc<AtomicBool>) {
-        self.cap = cap;
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
         self.stop = Some(stop);
     }
 
-    fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError> {
+    /// Within the tighter of its own time and `limit`'s.
+    fn choose_move(
+        &mut self,
+        position: &VariantPosition,
+        limit: &SearchLimit,
+    ) -> Result<VariantMove, PlayerError> {
+        let time = match (self.time, limit.time) {
+            (Some(own), Some(cap)) => Some(own.min(cap)),
+            (own, cap) => own.or(cap),
+        };
         let side = position.side_to_move();
         let children = ordered(position);
         let Some(first) = children.first() else {
             return Err(PlayerError::NoLegalMove);
         };
         let deadline = Deadline {
-            at: self.move_time().map(|t| Instant::now() + t),
+            at: time.map(|t| Instant::now() + t),
             stop: self.stop.as_deref(),
         };
         let mut chosen = first.0;
         // With a time limit or a stop flag, deepen until it ends; else one
         // search.
-        let shallowest = if self.move_time().is_some() || self.stop.is_some() {
+        let shallowest = if time.is_some() || self.stop.is_some() {
             1
         } else {
             self.depth
@@ -430,7 +418,7 @@ pub const MATCH_STOPPED: &str = "stopped on request before the match ended";
 /// Makes the player a spec names, with a seed: [`seat_player`] for the
 /// classical players; a caller that links a network adds its players.
 pub type SeatPlayerMaker<'a> =
-    dyn Fn(&str, u64) -> Result<Box<dyn SeatPlayer>, SpecError> + Sync + 'a;
+    dyn Fn(&str, u64) -> Result<Box<dyn Player<VariantPosition>>, SpecError> + Sync + 'a;
 
 /// Plays `games` games of `setup` under `rules` between `entrants` (one
 /// per side, in turn: entrant `e` plays side `(e + game) % sides`, all the
@@ -481,7 +469,7 @@ pub fn play_multi_match(
                 let entrant_of_side: Vec<usize> = (0..sides)
                     .map(|s| (s + sides - game % sides) % sides)
                     .collect();
-                let mut players: Vec<Box<dyn SeatPlayer>> = entrant_of_side
+                let mut players: Vec<Box<dyn Player<VariantPosition>>> = entrant_of_side
                     .iter()
                     .enumerate()
                     .map(|(side, &e)| {
@@ -506,7 +494,7 @@ pub fn play_multi_match(
                     }
                     let side = position.side_to_move();
                     let mv = players[side]
-                        .choose(&position)
+                        .choose_move(&position, &SearchLimit::default())
                         .map_err(|err| err.to_string())?;
                     played.push(mv);
                     position = position.play(mv);
@@ -636,12 +624,10 @@ mod tests {
         let start = VariantSetup::layout(layout).start(&rules).unwrap();
         // Depth 8 of three players would run for hours unbounded.
         let mut capped = seat_player("alphabeta:depth=8", 1).unwrap();
-        capped.set_bounds(
-            Some(Duration::from_millis(200)),
-            Arc::new(AtomicBool::new(false)),
-        );
         let began = Instant::now();
-        let mv = capped.choose(&start).unwrap();
+        let mv = capped
+            .choose_move(&start, &SearchLimit::time(Duration::from_millis(200)))
+            .unwrap();
         assert!(start.is_legal(mv));
         assert!(
             began.elapsed() < Duration::from_secs(20),
@@ -651,12 +637,14 @@ mod tests {
         // A flag set from another thread ends an uncapped one.
         let mut stopped = seat_player("alphabeta:depth=8", 1).unwrap();
         let stop = Arc::new(AtomicBool::new(false));
-        stopped.set_bounds(None, stop.clone());
+        stopped.set_stop(stop.clone());
         let setter = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(200));
             stop.store(true, Ordering::Relaxed);
         });
-        let mv = stopped.choose(&start).unwrap();
+        let mv = stopped
+            .choose_move(&start, &SearchLimit::default())
+            .unwrap();
         setter.join().unwrap();
         assert!(start.is_legal(mv));
     }
@@ -670,7 +658,9 @@ mod tests {
         let position =
             VariantPosition::from_text("5/6/7/8/1bbwo4/8/7/6/4w b 0 0", Some(&rules)).unwrap();
         let mut player = seat_player("alphabeta:depth=2", 1).unwrap();
-        let mv = player.choose(&position).unwrap();
+        let mv = player
+            .choose_move(&position, &SearchLimit::default())
+            .unwrap();
         assert_eq!(position.play(mv).seat_score(0), 1, "{}", mv.to_text());
         // A four-player team game runs to its end.
         let layout = VariantLayout::from_name("four-player").unwrap();

@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use sumito_engine::{Move, Position, Rules};
+use sumito_engine::{Position, Rules};
+use sumito_game::Board;
 use thiserror::Error;
 
 use crate::spec::{PlayerSpec, SpecError};
@@ -60,28 +61,24 @@ pub enum PlayerError {
     Failed(#[from] Box<dyn std::error::Error + Send + Sync>),
 }
 
-/// A player: given a position and what it may spend, a legal move.
-pub trait Player: Send {
+/// A player: given a position of the game of the board `B` (the two-player
+/// game by default) and what it may spend, a legal move. The general
+/// game's players (`crate::multi`) are `Player<VariantPosition>`.
+pub trait Player<B: Board = Position>: Send {
     /// A short label for tables and records (normally the spec).
     fn name(&self) -> String;
 
-    /// A legal move in `position`, which is not over. The game's [`Rules`]
+    /// A legal move in `position`, which is not over. The game's rules
     /// (marbles to win, move limit) are part of the position.
-    ///
-    /// [`Rules`]: sumito_engine::Rules
-    fn choose_move(
-        &mut self,
-        position: &Position,
-        limit: &SearchLimit,
-    ) -> Result<Move, PlayerError>;
+    fn choose_move(&mut self, position: &B, limit: &SearchLimit) -> Result<B::Move, PlayerError>;
 
     /// Called before the first move of each game, so that state kept from a
     /// previous game (search trees, tables) can be dropped.
     fn new_game(&mut self) {}
 
-    /// Called after every move of the game, by either side, with the position
+    /// Called after every move of the game, by any seat, with the position
     /// before it; a player that keeps a search tree can reuse the subtree.
-    fn observe_move(&mut self, _before: &Position, _mv: Move) {}
+    fn observe_move(&mut self, _before: &B, _mv: B::Move) {}
 
     /// Hands the player a flag that, once set, ends a search in progress at
     /// once with the best move found so far (a server's page closed). Players
@@ -246,6 +243,7 @@ impl PlayerRegistry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sumito_engine::Move;
 
     struct FirstMove;
 

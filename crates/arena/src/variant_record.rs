@@ -347,7 +347,9 @@ mod tests {
             .map(|s| seat_player(s, 5).unwrap())
             .collect();
         while !position.is_game_over() {
-            let mv = players[position.seat_to_move()].choose(&position).unwrap();
+            let mv = players[position.seat_to_move()]
+                .choose_move(&position, &Default::default())
+                .unwrap();
             record.moves.push(mv);
             position = position.play(mv);
         }

@@ -11,7 +11,7 @@ use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
 use sumito_arena::multi::SeatPlayerMaker;
-use sumito_arena::player::PlayerRegistry;
+use sumito_arena::player::{PlayerRegistry, SearchLimit};
 use sumito_arena::variant_record::{VariantRecord, VariantStart};
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::VariantLayout;
@@ -20,7 +20,7 @@ use sumito_engine::{Color, Rules};
 use sumito_play::board_text::BoardStyle;
 use sumito_play::clock::TimeControl;
 use sumito_play::network::SearchBudget;
-use sumito_play::opponent::{ClassicalOpponent, Opponent, SeatOpponent};
+use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::record::{GameRecord, Start};
 use sumito_play::session::{SeatControl, SessionConfig, run_session};
 
@@ -279,10 +279,14 @@ fn seat_control(
             "--seat {spec:?} (human, model, random, greedy, alphabeta, net:model=DIR or bundle:model=NAME)"
         )
     })?;
-    Ok(SeatControl::Engine(Box::new(SeatOpponent::new(
+    let limit = SearchLimit {
+        time: args.time_per_move,
+        ..SearchLimit::default()
+    };
+    Ok(SeatControl::Engine(Box::new(ClassicalOpponent::of_player(
         label.to_string(),
         player,
-        args.time_per_move,
+        limit,
     ))))
 }
 

@@ -95,7 +95,7 @@ fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
         );
     }
     // With --time-per-move the time decides: the simulations are only a
-    // ceiling (each seat's search is capped at the time, `SeatOpponent`).
+    // ceiling (each seat's search is capped at the time through its `SearchLimit`).
     let (simulations, effort) = match args.model_budget() {
         SearchBudget::Simulations(simulations) => {
             (simulations, format!("{simulations} simulations"))

@@ -10,10 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
-use sumito_arena::multi::{SeatPlayer, seat_player};
-use sumito_arena::player::PlayerError;
+use sumito_arena::multi::seat_player;
+use sumito_arena::player::{Player, PlayerError, SearchLimit};
 use sumito_arena::spec::{PlayerSpec, SpecError};
 use sumito_engine::variant::{VariantMove, VariantPosition};
 use sumito_game::{GameHistory, VariantGame, choose_move};
@@ -123,7 +122,11 @@ impl VariantNetSeats {
     }
 
     /// The player `spec` names: a loaded network, or a classical player.
-    pub fn make(&self, spec: &str, seed: u64) -> Result<Box<dyn SeatPlayer>, SpecError> {
+    pub fn make(
+        &self,
+        spec: &str,
+        seed: u64,
+    ) -> Result<Box<dyn Player<VariantPosition>>, SpecError> {
         match self.loaded.iter().find(|known| known.name == spec) {
             Some(network) => Ok(Box::new(VariantNetSeat {
                 name: network.name.clone(),
@@ -131,7 +134,6 @@ impl VariantNetSeats {
                 config: network.search.clone(),
                 seed,
                 history: network.avoid_repetition.then(GameHistory::new),
-                cap: None,
                 stop: Arc::new(AtomicBool::new(false)),
                 planner: TimePlanner::new(),
             })),
@@ -150,21 +152,23 @@ struct VariantNetSeat {
     /// repeating them: a cycle of the game passes again through the
     /// positions its moves led to.
     history: Option<GameHistory>,
-    /// At most this long a move (a clock's or a person's cap), beside the
-    /// simulations of `config`.
-    cap: Option<Duration>,
     /// Once set, a search ends at its next batch (a page closed).
     stop: Arc<AtomicBool>,
-    /// The speed of this seat's searches, for searches within `cap`.
+    /// The speed of this seat's searches, for searches within a time.
     planner: TimePlanner,
 }
 
-impl SeatPlayer for VariantNetSeat {
+impl Player<VariantPosition> for VariantNetSeat {
     fn name(&self) -> String {
         self.name.clone()
     }
 
-    fn choose(&mut self, position: &VariantPosition) -> Result<VariantMove, PlayerError> {
+    /// The simulations of its spec, within `limit`'s time if given.
+    fn choose_move(
+        &mut self,
+        position: &VariantPosition,
+        limit: &SearchLimit,
+    ) -> Result<VariantMove, PlayerError> {
         let failed = |err: sumito_mcts::SearchError| PlayerError::Failed(Box::new(err));
         self.seed = self.seed.wrapping_add(1);
         let game = VariantGame(*position);
@@ -179,13 +183,13 @@ impl SeatPlayer for VariantNetSeat {
             }),
             ..self.config.clone()
         };
-        let limit = self.config.simulations;
+        let simulations = self.config.simulations;
         let (result, _) = search_within(
             &mut search,
             &evaluator,
             &mut self.planner,
-            self.cap,
-            limit,
+            limit.time,
+            simulations,
             configure,
         )
         .map_err(failed)?;
@@ -198,8 +202,7 @@ impl SeatPlayer for VariantNetSeat {
         Ok(chosen)
     }
 
-    fn set_bounds(&mut self, cap: Option<Duration>, stop: Arc<AtomicBool>) {
-        self.cap = cap;
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
         self.stop = stop;
     }
 }

@@ -7,9 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::multi::SeatPlayer;
 use sumito_arena::player::{Entrant, Player, PlayerError, SearchLimit};
-use sumito_engine::variant::{VariantMove, VariantPosition};
 use sumito_engine::{Move, Position};
 use sumito_game::Board;
 
@@ -85,84 +83,13 @@ impl<B: Board, O: Opponent<B> + ?Sized> Opponent<B> for &mut O {
     }
 }
 
-/// A seat player of the general game (classical engines and networks of
-/// the general game, `sumito_arena::multi`) as an opponent: a move, and
-/// nothing else; its time per move is the tighter of `time_per_move` and
-/// the clock's cap.
-pub struct SeatOpponent {
-    label: String,
-    player: Box<dyn SeatPlayer>,
-    time_per_move: Option<Duration>,
-    stop: Arc<AtomicBool>,
-}
-
-impl fmt::Debug for SeatOpponent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        debug_opponent(
-            f,
-            "SeatOpponent",
-            &self.label,
-            ("time_per_move", &self.time_per_move),
-        )
-    }
-}
-
-impl SeatOpponent {
-    /// `player` shown as `label` (its spec, or a model's name).
-    pub fn new(
-        label: String,
-        player: Box<dyn SeatPlayer>,
-        time_per_move: Option<Duration>,
-    ) -> SeatOpponent {
-        SeatOpponent {
-            label,
-            player,
-            time_per_move,
-            stop: Arc::new(AtomicBool::new(false)),
-        }
-    }
-}
-
-impl Opponent<VariantPosition> for SeatOpponent {
-    fn name(&self) -> String {
-        self.label.clone()
-    }
-
-    fn think(
-        &mut self,
-        position: &VariantPosition,
-        cap: Option<Duration>,
-    ) -> Result<Thought<VariantMove>, PlayerError> {
-        self.player.set_bounds(
-            tighter_time(self.time_per_move, cap),
-            Arc::clone(&self.stop),
-        );
-        let start = Instant::now();
-        let mv = self.player.choose(position)?;
-        Ok(Thought {
-            mv,
-            outlook: None,
-            principal_variation: vec![mv],
-            effort: String::new(),
-            elapsed: start.elapsed(),
-        })
-    }
-
-    fn new_game(&mut self) {}
-
-    fn observe_move(&mut self, _before: &VariantPosition, _mv: VariantMove) {}
-
-    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
-        self.stop = stop;
-    }
-}
-
-/// One of the arena's players (random, greedy, alpha-beta): a move, and
-/// nothing else, through the common [`Player`] interface.
-pub struct ClassicalOpponent {
+/// A player of the arena (random, greedy, alpha-beta, and the general
+/// game's players, networks of the general game included) as an opponent:
+/// a move, and nothing else, through the common [`Player`] interface.
+pub struct ClassicalOpponent<B: Board = Position> {
     name: String,
     limit: SearchLimit,
-    player: Box<dyn Player>,
+    player: Box<dyn Player<B>>,
 }
 
 /// The tighter of an engine's own time limit and the clock's cap, either of
@@ -189,7 +116,7 @@ pub(crate) fn debug_opponent(
         .finish_non_exhaustive()
 }
 
-impl fmt::Debug for ClassicalOpponent {
+impl<B: Board> fmt::Debug for ClassicalOpponent<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         debug_opponent(f, "ClassicalOpponent", &self.name, ("limit", &self.limit))
     }
@@ -198,24 +125,32 @@ impl fmt::Debug for ClassicalOpponent {
 impl ClassicalOpponent {
     /// A player of `entrant` with its own limit, seeded with `seed`.
     pub fn new(entrant: &Entrant, seed: u64) -> ClassicalOpponent {
+        ClassicalOpponent::of_player(entrant.name.clone(), entrant.build(seed), entrant.limit)
+    }
+}
+
+impl<B: Board> ClassicalOpponent<B> {
+    /// `player`, shown as `name` (its spec, or a model's name), thinking
+    /// within `limit` (and the clock's cap).
+    pub fn of_player(name: String, player: Box<dyn Player<B>>, limit: SearchLimit) -> Self {
         ClassicalOpponent {
-            name: entrant.name.clone(),
-            limit: entrant.limit,
-            player: entrant.build(seed),
+            name,
+            limit,
+            player,
         }
     }
 }
 
-impl Opponent for ClassicalOpponent {
+impl<B: Board> Opponent<B> for ClassicalOpponent<B> {
     fn name(&self) -> String {
         self.name.clone()
     }
 
     fn think(
         &mut self,
-        position: &Position,
+        position: &B,
         cap: Option<Duration>,
-    ) -> Result<Thought, PlayerError> {
+    ) -> Result<Thought<B::Move>, PlayerError> {
         let mut limit = self.limit;
         limit.time = tighter_time(limit.time, cap);
         let start = Instant::now();
@@ -233,7 +168,7 @@ impl Opponent for ClassicalOpponent {
         self.player.new_game();
     }
 
-    fn observe_move(&mut self, before: &Position, mv: Move) {
+    fn observe_move(&mut self, before: &B, mv: B::Move) {
         self.player.observe_move(before, mv);
     }
 

@@ -697,11 +697,11 @@ pub fn describe<B: SessionBoard>(thought: &Thought<B::Move>) -> String {
 mod tests {
     use super::*;
     use crate::board_text::{BoardAnnotations, draw_board};
-    use crate::opponent::{ClassicalOpponent, SeatOpponent, WinProbability};
+    use crate::opponent::{ClassicalOpponent, WinProbability};
     use crate::record::{GameRecord, Start};
     use std::time::Duration;
     use sumito_arena::multi::seat_player;
-    use sumito_arena::player::PlayerRegistry;
+    use sumito_arena::player::{PlayerRegistry, SearchLimit};
     use sumito_arena::variant_record::{VariantRecord, VariantStart};
     use sumito_engine::rules_table::RulesTable;
     use sumito_engine::variant::VariantLayout;
@@ -1162,10 +1162,10 @@ quit
     }
 
     fn engine_seat(spec: &str, seat: usize) -> SeatControl<'static, VariantPosition> {
-        SeatControl::Engine(Box::new(SeatOpponent::new(
+        SeatControl::Engine(Box::new(ClassicalOpponent::of_player(
             spec.to_string(),
             seat_player(spec, seat as u64).unwrap(),
-            None,
+            SearchLimit::default(),
         )))
     }
 

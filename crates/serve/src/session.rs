@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sumito_arena::multi::seat_player;
-use sumito_arena::player::PlayerRegistry;
+use sumito_arena::player::{PlayerRegistry, SearchLimit};
 use sumito_arena::record::GameRecord;
 use sumito_arena::variant_record::{VARIANT_MAGIC, VariantRecord, VariantStart};
 use sumito_engine::rules_table::{RulesTable, Targets};
@@ -18,7 +18,7 @@ use sumito_engine::variant::{
 };
 use sumito_engine::{Cell, Move, Position, Rules};
 use sumito_play::network::{Analysis, SearchBudget};
-use sumito_play::opponent::{ClassicalOpponent, Opponent, SeatOpponent, WinProbability};
+use sumito_play::opponent::{ClassicalOpponent, Opponent, WinProbability};
 
 use crate::menu::{
     ENGINE_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MODEL_SEARCH_MB, MODEL_THINK_LIMIT,
@@ -443,10 +443,10 @@ impl GameSession {
                             .map_err(|err| format!("seat {}: {err}", index + 1))?;
                         // Its time limit (the two-player ones get theirs
                         // with each move).
-                        SeatEngine::General(Box::new(SeatOpponent::new(
+                        SeatEngine::General(Box::new(ClassicalOpponent::of_player(
                             chosen.spec.clone(),
                             player,
-                            Some(ENGINE_THINK_LIMIT),
+                            SearchLimit::time(ENGINE_THINK_LIMIT),
                         )))
                     };
                     engine.set_stop(self.stop.clone());
