@@ -15,6 +15,20 @@ use crate::encoding::{
 };
 use crate::model::{PACKED_AUX, PACKED_LEN, PACKED_WDL, PolicyValueNet};
 
+/// How much the search's values weigh marbles, beside who wins: in `win -
+/// loss`, `score` times the predicted marble difference and `material`
+/// times the difference on the board of the position evaluated (both from
+/// the side to move's view, in sixths of the marbles to win a standard
+/// game, so one marble is worth `weight / 6`), clamped as
+/// `crate::search::with_score_utility` clamps. The material weight is a self-play lever
+/// (`[selfplay] material_utility`): a search that sees the marble a
+/// push-off wins puts that move in the policy target the network learns.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Utilities {
+    pub score: f32,
+    pub material: f32,
+}
+
 /// What the network says about one position, from the side to move's view.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetOutput {
@@ -240,9 +254,9 @@ pub trait PositionEvaluator: Send + Sync {
 pub struct DirectEvaluator<M> {
     model: Mutex<M>,
     pub(crate) symmetry: SymmetryMode,
-    /// Weight of the predicted marble difference in the values the search
-    /// gets (`crate::search::with_score_utility`); 0 by default.
-    pub(crate) score_utility: f32,
+    /// Weights of the predicted and of the actual marble difference in the
+    /// values the search gets ([`Utilities`]); 0 by default.
+    pub(crate) utilities: Utilities,
 }
 
 impl<M: PackedModel> DirectEvaluator<M> {
@@ -250,7 +264,7 @@ impl<M: PackedModel> DirectEvaluator<M> {
         DirectEvaluator {
             model: Mutex::new(model),
             symmetry,
-            score_utility: 0.0,
+            utilities: Utilities::default(),
         }
     }
 
@@ -258,7 +272,16 @@ impl<M: PackedModel> DirectEvaluator<M> {
     /// the predicted marble difference (see `crate::search`).
     #[must_use]
     pub fn with_score_utility(mut self, weight: f32) -> DirectEvaluator<M> {
-        self.score_utility = weight;
+        self.utilities.score = weight;
+        self
+    }
+
+    /// The same evaluator with the search's values shifted by `weight` times
+    /// the marble difference of the position evaluated (see
+    /// `crate::search`).
+    #[must_use]
+    pub fn with_material_utility(mut self, weight: f32) -> DirectEvaluator<M> {
+        self.utilities.material = weight;
         self
     }
 

@@ -14,7 +14,7 @@ use sumito_mcts::{EvalBatch, EvalError, Evaluator, Wdl};
 use crate::NetError;
 use crate::config::SymmetryMode;
 use crate::evaluate::{
-    DirectEvaluator, PackedModel, decode_position, encode_batch, rows_by_position,
+    DirectEvaluator, PackedModel, Utilities, decode_position, encode_batch, rows_by_position,
 };
 use crate::service::{InferenceClient, InferenceService};
 
@@ -38,10 +38,23 @@ pub fn with_score_utility(wdl: [f32; 3], marble_diff: f32, weight: f32) -> Wdl {
     }
 }
 
+/// The search's values under [`Utilities`].
+impl Utilities {
+    /// The search's value of a position with the network's `wdl` and
+    /// predicted marble difference `predicted`.
+    pub fn value(&self, position: &Position, wdl: [f32; 3], predicted: f32) -> Wdl {
+        let mover = position.side_to_move();
+        let actual = (f32::from(position.marbles_off(mover.opponent()))
+            - f32::from(position.marbles_off(mover)))
+            / 6.0;
+        with_score_utility(wdl, self.score * predicted + self.material * actual, 1.0)
+    }
+}
+
 fn evaluate_batch(
     batch: &mut EvalBatch<AbaloneGame>,
     symmetry: SymmetryMode,
-    score_utility: f32,
+    utilities: Utilities,
     forward: impl FnOnce(&[f32], usize) -> Result<Vec<f32>, NetError>,
 ) -> Result<(), EvalError> {
     if batch.is_empty() {
@@ -55,14 +68,14 @@ fn evaluate_batch(
     let rows = rows_by_position(&encoded, &packed, positions.len());
     for ((slot, position), rows) in batch.slots_mut().zip(&positions).zip(&rows) {
         let (wdl, marble_diff) = decode_position(position, slot.legal_actions, rows, slot.logits);
-        *slot.value = with_score_utility(wdl, marble_diff, score_utility);
+        *slot.value = utilities.value(position, wdl, marble_diff);
     }
     Ok(())
 }
 
 impl<M: PackedModel> Evaluator<AbaloneGame> for DirectEvaluator<M> {
     fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
-        evaluate_batch(batch, self.symmetry, self.score_utility, |inputs, rows| {
+        evaluate_batch(batch, self.symmetry, self.utilities, |inputs, rows| {
             self.run_encoded(inputs, rows)
         })
     }
@@ -70,7 +83,7 @@ impl<M: PackedModel> Evaluator<AbaloneGame> for DirectEvaluator<M> {
 
 impl Evaluator<AbaloneGame> for InferenceClient {
     fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
-        evaluate_batch(batch, self.symmetry, self.score_utility, |inputs, rows| {
+        evaluate_batch(batch, self.symmetry, self.utilities, |inputs, rows| {
             self.run_encoded(inputs.to_vec(), rows)
         })
     }
@@ -207,6 +220,23 @@ mod tests {
         // Clamped: a certain loss with the best marble outlook stays a loss.
         let clamped = with_score_utility([0.0, 0.2, 0.8], 1.0, 4.0);
         assert_eq!((clamped.win, clamped.draw, clamped.loss), (0.8, 0.2, 0.0));
+        // The material weight counts the marbles on the board, from the
+        // side to move's view: White to move, two black marbles off and
+        // one white one is +1/6 for White.
+        let position: Position = "wwww1/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbb2 w 2 1"
+            .parse()
+            .unwrap();
+        let even = [0.4, 0.2, 0.4];
+        let material = Utilities {
+            score: 0.0,
+            material: 0.6,
+        };
+        let shifted = material.value(&position, even, -1.0);
+        assert!(
+            (shifted.win - shifted.loss - 0.1).abs() < 1e-6,
+            "{shifted:?}"
+        );
+        assert_eq!(Utilities::default().value(&position, even, -1.0).win, 0.4);
         let lower = with_score_utility([0.3, 0.0, 0.7], -1.0, 4.0);
         assert_eq!((lower.win, lower.loss), (0.0, 1.0));
     }

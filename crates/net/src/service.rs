@@ -29,7 +29,9 @@ use sumito_engine::Position;
 
 use crate::NetError;
 use crate::config::{InferenceConfig, NetGame, SymmetryMode};
-use crate::evaluate::{NetOutput, PackedModel, PositionEvaluator, evaluate_with, run_packed};
+use crate::evaluate::{
+    NetOutput, PackedModel, PositionEvaluator, Utilities, evaluate_with, run_packed,
+};
 
 type Reply = Result<Vec<f32>, String>;
 
@@ -89,9 +91,9 @@ pub struct InferenceClient {
     sender: Sender<Message>,
     shared: Arc<Shared>,
     pub(crate) symmetry: SymmetryMode,
-    /// Weight of the predicted marble difference in the values the search
-    /// gets (`crate::search::with_score_utility`); 0 by default.
-    pub(crate) score_utility: f32,
+    /// Weights of the predicted and of the actual marble difference in the
+    /// values the search gets ([`Utilities`]); 0 by default.
+    pub(crate) utilities: Utilities,
     /// Each evaluation is sent as this many requests (at most one per
     /// position), all sent before the first answer is awaited.
     parallel_requests: usize,
@@ -201,7 +203,7 @@ impl InferenceService {
             sender: self.sender.clone(),
             shared: Arc::clone(&self.shared),
             symmetry: self.symmetry,
-            score_utility: 0.0,
+            utilities: Utilities::default(),
             parallel_requests: 1,
             game: self.game,
         }
@@ -235,7 +237,7 @@ impl Clone for InferenceClient {
             sender: self.sender.clone(),
             shared: Arc::clone(&self.shared),
             symmetry: self.symmetry,
-            score_utility: self.score_utility,
+            utilities: self.utilities,
             parallel_requests: self.parallel_requests,
             game: self.game,
         }
@@ -253,7 +255,16 @@ impl InferenceClient {
     /// the predicted marble difference (see `crate::search`).
     #[must_use]
     pub fn with_score_utility(mut self, weight: f32) -> InferenceClient {
-        self.score_utility = weight;
+        self.utilities.score = weight;
+        self
+    }
+
+    /// The same client with the search's values shifted by `weight` times
+    /// the marble difference of the position evaluated (see
+    /// `crate::search`).
+    #[must_use]
+    pub fn with_material_utility(mut self, weight: f32) -> InferenceClient {
+        self.utilities.material = weight;
         self
     }
 

@@ -263,6 +263,14 @@ pub struct SelfPlayConfig {
     /// default): values are the network's win/draw/loss alone. Two-player
     /// game only.
     pub score_utility: f32,
+    /// Weight, 0 to 1, of the marble difference on the board in the values
+    /// of self-play's search (`sumito_net::Utilities`; one marble is worth
+    /// `weight / 6` in `win - loss`): the search sees the marble a push-off
+    /// wins or loses even where the network does not yet, so the move shows
+    /// in the policy target the network learns from. Self-play only (the
+    /// rating games and the exported model search as the network says).
+    /// 0 (the default): off. Two-player game only.
+    pub material_utility: f32,
     /// Share of games, 0 to 1, that start from a position of an earlier game
     /// of the same self-play worker rather than from a layout (KataGo's
     /// branching), after 1 to `branch_random_plies` random legal moves
@@ -285,6 +293,7 @@ impl Default for SelfPlayConfig {
             resign_consecutive_plies: 6,
             resign_playout_share: 0.1,
             score_utility: 0.0,
+            material_utility: 0.0,
             branch_share: 0.0,
             branch_random_plies: 4,
         }
@@ -516,6 +525,12 @@ impl Config {
                     "the general game's network has no marble-difference head to weigh: leave it out".into(),
                 );
             }
+            if self.selfplay.material_utility != 0.0 {
+                return invalid(
+                    "selfplay.material_utility",
+                    "the general game's search does not weigh marbles: leave it out".into(),
+                );
+            }
             if self.training.margin_horizon_plies.is_some() {
                 return invalid(
                     "training.margin_horizon_plies",
@@ -587,11 +602,13 @@ impl Config {
                 ),
             );
         }
-        if !(0.0..=1.0).contains(&selfplay.score_utility) {
-            return invalid(
-                "selfplay.score_utility",
-                format!("is {}, must be a weight in [0, 1]", selfplay.score_utility),
-            );
+        for (key, weight) in [
+            ("selfplay.score_utility", selfplay.score_utility),
+            ("selfplay.material_utility", selfplay.material_utility),
+        ] {
+            if !(0.0..=1.0).contains(&weight) {
+                return invalid(key, format!("is {weight}, must be a weight in [0, 1]"));
+            }
         }
         if self.training.margin_horizon_plies == Some(0) {
             return invalid(
@@ -916,6 +933,10 @@ mod tests {
                 "selfplay.score_utility",
             ),
             (
+                "[selfplay]\nmaterial_utility = 2\n",
+                "selfplay.material_utility",
+            ),
+            (
                 "[training]\nmargin_horizon_plies = 0\n",
                 "training.margin_horizon_plies",
             ),
@@ -936,6 +957,10 @@ mod tests {
             (
                 "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[selfplay]\nscore_utility = 0.5\n",
                 "selfplay.score_utility",
+            ),
+            (
+                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[selfplay]\nmaterial_utility = 0.5\n",
+                "selfplay.material_utility",
             ),
             (
                 "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\nmargin_horizon_plies = 12\n",

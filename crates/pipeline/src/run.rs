@@ -290,7 +290,8 @@ impl Workers<'_> {
         let evaluators: Vec<Box<dyn Evaluator<G>>> = if workers == 1 {
             vec![Box::new(
                 DirectEvaluator::new(net, config.net.inference.symmetry)
-                    .with_score_utility(config.selfplay.score_utility),
+                    .with_score_utility(config.selfplay.score_utility)
+                    .with_material_utility(config.selfplay.material_utility),
             )]
         } else {
             service = InferenceService::start(net, &config.net.inference)
@@ -300,7 +301,8 @@ impl Workers<'_> {
                     Box::new(
                         service
                             .client()
-                            .with_score_utility(config.selfplay.score_utility),
+                            .with_score_utility(config.selfplay.score_utility)
+                            .with_material_utility(config.selfplay.material_utility),
                     ) as Box<dyn Evaluator<G>>
                 })
                 .collect()
