@@ -406,6 +406,64 @@ fn an_exported_model_plays_hints_and_analyses() {
     );
     assert!(stdout(&output).contains("3 positions in "));
 
+    // The game reviewed: a table, JSON, and the graph as SVG.
+    let output = sumito_in(
+        &scratch.0,
+        &[
+            "review",
+            "game.txt",
+            "--model",
+            "tiny",
+            "--sims",
+            "8",
+            "--svg",
+            "pics/review.svg",
+        ],
+        "",
+        none,
+        &[],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("   1  Black A1B2"), "{text}");
+    assert!(text.contains("Black: 1 moves, accuracy "), "{text}");
+    assert!(text.contains("White: 1 moves, accuracy "), "{text}");
+    let svg = std::fs::read_to_string(scratch.0.join("pics/review.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("Review of game.txt"),
+        "{svg}"
+    );
+    roxmltree::Document::parse(&svg).unwrap();
+    let output = sumito_in(
+        &scratch.0,
+        &[
+            "review", "game.txt", "--model", "tiny", "--sims", "8", "--json",
+        ],
+        "",
+        none,
+        &[],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(json["moves"].as_array().unwrap().len(), 2);
+    assert_eq!(json["moves"][0]["move"], "A1B2");
+    assert_eq!(json["black_expected_score"].as_array().unwrap().len(), 3);
+    assert!(json["white"]["accuracy"].as_f64().is_some());
+    // A record that is not there is named.
+    let output = sumito_in(
+        &scratch.0,
+        &["review", "missing.txt", "--model", "tiny"],
+        "",
+        none,
+        &[],
+    );
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("missing.txt"),
+        "{}",
+        stderr(&output)
+    );
+
     // The raw TorchScript export of a checkpoint folder.
     let output = sumito_in(
         &scratch.0,

@@ -11,6 +11,7 @@ pub mod moves;
 pub mod perft;
 pub mod play;
 pub mod render;
+pub mod review;
 pub mod selfplay;
 pub mod serve;
 /// Not a subcommand: the --fen/--record arguments of analyze and render.

@@ -14,6 +14,7 @@ pub mod export;
 pub mod interrupt;
 pub mod ladder;
 pub mod play;
+pub mod review;
 pub mod selfplay;
 pub mod serve;
 pub mod train;
@@ -28,6 +29,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Evaluate(args) => evaluate::run(args),
         Command::Export(args) => export::run(args),
         Command::Analyze(args) => analyze::run(args),
+        Command::Review(args) => review::run(args),
         Command::Curve(args) => curve::run(args),
         Command::Play(args) => play::run(args),
         Command::Arena(args) => arena::run(args),

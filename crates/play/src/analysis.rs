@@ -92,6 +92,8 @@ pub struct PlyReport {
     pub black: Wdl,
     /// The search's best move here (none when over).
     pub best: Option<Move>,
+    /// The line the search expects from here, starting with `best`.
+    pub line: Vec<Move>,
 }
 
 /// `record` replayed under `rules` (a model's training rules: a model plays
@@ -130,14 +132,17 @@ pub fn record_under_rules(
     Ok((replayed, Some(note)))
 }
 
-/// Searches every position of `record` with `search`'s budget.
+/// Searches every position of `record` with `search`'s budget;
+/// `progress(done, all)` after each position.
 pub fn analyse_game(
     search: &mut NetworkSearch,
     record: &GameRecord,
+    progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<PlyReport>, SearchError> {
     let positions = record.positions();
     let mut reports = Vec::with_capacity(positions.len());
     for (ply, position) in positions.iter().enumerate() {
+        progress(ply, positions.len());
         let played = ply
             .checked_sub(1)
             .map(|previous| (positions[previous].side_to_move(), record.moves[previous]));
@@ -152,6 +157,7 @@ pub fn analyse_game(
                     Outcome::Draw => Wdl::DRAW,
                 },
                 best: None,
+                line: Vec::new(),
             },
             None => {
                 let analysis = search.analyse(position, None)?;
@@ -165,11 +171,13 @@ pub fn analyse_game(
                     over: None,
                     black,
                     best: Some(analysis.best),
+                    line: analysis.principal_variation,
                 }
             }
         };
         reports.push(report);
     }
+    progress(positions.len(), positions.len());
     Ok(reports)
 }
 
@@ -279,7 +287,7 @@ mod tests {
             moves: vec![push_off],
             result: Some((Outcome::Win(Color::Black), EndReason::MarblesOff)),
         };
-        let reports = analyse_game(&mut uniform(), &record).unwrap();
+        let reports = analyse_game(&mut uniform(), &record, &mut |_, _| {}).unwrap();
         assert_eq!(reports.len(), 2);
         assert_eq!(reports[0].played, None);
         assert!(reports[0].best.is_some());

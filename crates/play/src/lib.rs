@@ -12,6 +12,7 @@ pub mod clock;
 pub mod motion;
 pub mod network;
 pub mod opponent;
+pub mod review;
 pub mod session;
 pub mod session_board;
 pub mod svg;

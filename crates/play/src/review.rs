@@ -1,0 +1,524 @@
+//! Game review, as lichess and KaTrain do it: from a model's analysis of
+//! every position of a game ([`crate::analysis::analyse_game`]), each move's
+//! expected score for its player before and after it, the loss, a judgement
+//! by fixed thresholds, the better move with its line, and a summary per
+//! side (accuracy, judgements by phase of the game). Written as a terminal
+//! table ([`format_review`]) and an SVG graph of the expected score
+//! ([`render_review_svg`]); the command writes JSON too.
+//!
+//! **Expected score** is `win + draw / 2` for the player to move, in
+//! percent. **Judgements**: a move that loses at least
+//! [`INACCURACY`] points of expected score is an inaccuracy, at least
+//! [`MISTAKE`] a mistake, at least [`BLUNDER`] a blunder (lichess's
+//! thresholds on its winning-chances scale). **Accuracy** of a side is the
+//! mean over its moves of lichess's per-move formula,
+//! `103.1668 · e^(−0.04354 · loss) − 3.1669`, clamped to 0–100 (100 for a
+//! move that loses nothing).
+
+use std::fmt::{self, Write as _};
+
+use sumito_engine::{Color, Move};
+
+use crate::analysis::PlyReport;
+use crate::color_title;
+use crate::svg::escape;
+
+/// Points of expected score lost from which a move is an inaccuracy.
+pub const INACCURACY: f32 = 5.0;
+/// ... a mistake.
+pub const MISTAKE: f32 = 10.0;
+/// ... a blunder.
+pub const BLUNDER: f32 = 15.0;
+
+/// Plies that make the opening; the endgame starts at [`ENDGAME_PLY`].
+pub const OPENING_PLIES: usize = 30;
+pub const ENDGAME_PLY: usize = 120;
+
+/// How bad a move was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Judgement {
+    Inaccuracy,
+    Mistake,
+    Blunder,
+}
+
+impl Judgement {
+    /// The judgement of a move that lost `loss` points, if any.
+    pub fn of_loss(loss: f32) -> Option<Judgement> {
+        if loss >= BLUNDER {
+            Some(Judgement::Blunder)
+        } else if loss >= MISTAKE {
+            Some(Judgement::Mistake)
+        } else if loss >= INACCURACY {
+            Some(Judgement::Inaccuracy)
+        } else {
+            None
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Judgement::Inaccuracy => "inaccuracy",
+            Judgement::Mistake => "mistake",
+            Judgement::Blunder => "blunder",
+        }
+    }
+
+    /// The annotation symbols of chess: `?!`, `?`, `??`.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Judgement::Inaccuracy => "?!",
+            Judgement::Mistake => "?",
+            Judgement::Blunder => "??",
+        }
+    }
+}
+
+impl fmt::Display for Judgement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The phase of the game a ply falls in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Opening,
+    Middlegame,
+    Endgame,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 3] = [Phase::Opening, Phase::Middlegame, Phase::Endgame];
+
+    /// The phase of move number `ply` (1 for the first move).
+    pub fn of_ply(ply: usize) -> Phase {
+        if ply <= OPENING_PLIES {
+            Phase::Opening
+        } else if ply < ENDGAME_PLY {
+            Phase::Middlegame
+        } else {
+            Phase::Endgame
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Opening => "opening",
+            Phase::Middlegame => "middlegame",
+            Phase::Endgame => "endgame",
+        }
+    }
+}
+
+/// One move of the game, reviewed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveReview {
+    /// 1 for the first move of the game.
+    pub ply: usize,
+    pub color: Color,
+    pub played: Move,
+    /// The mover's expected score (percent) before and after the move.
+    pub before: f32,
+    pub after: f32,
+    /// Points lost (never below 0).
+    pub loss: f32,
+    pub judgement: Option<Judgement>,
+    /// The search's move where it differs from the one played, and its line.
+    pub better: Option<(Move, Vec<Move>)>,
+}
+
+/// One side's summary.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SideSummary {
+    pub moves: usize,
+    /// Mean accuracy of its moves, 0 to 100 (100 without moves).
+    pub accuracy: f32,
+    /// Mean points lost a move.
+    pub mean_loss: f32,
+    /// Inaccuracies, mistakes and blunders in each phase (opening,
+    /// middlegame, endgame).
+    pub judgements: [[usize; 3]; 3],
+}
+
+impl SideSummary {
+    /// Judgements of `kind` over the whole game.
+    pub fn count(&self, kind: Judgement) -> usize {
+        self.judgements
+            .iter()
+            .map(|phase| phase[kind as usize])
+            .sum()
+    }
+}
+
+/// A reviewed game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Review {
+    pub moves: Vec<MoveReview>,
+    /// Black's expected score (percent) at every position, the start first.
+    pub black_score: Vec<f32>,
+    /// Black's summary, then White's.
+    pub sides: [SideSummary; 2],
+}
+
+/// Lichess's accuracy of one move that lost `loss` points.
+pub fn move_accuracy(loss: f32) -> f32 {
+    if loss <= 0.0 {
+        return 100.0;
+    }
+    (103.1668 * (-0.04354 * loss).exp() - 3.1669).clamp(0.0, 100.0)
+}
+
+/// Black's expected score (percent) of a report.
+fn black_score(report: &PlyReport) -> f32 {
+    100.0 * (report.black.win + 0.5 * report.black.draw)
+}
+
+/// The review of a game from its analysis (one report per position, the
+/// start first, as [`crate::analysis::analyse_game`] gives them).
+pub fn review(reports: &[PlyReport]) -> Review {
+    let black_score: Vec<f32> = reports.iter().map(black_score).collect();
+    let mut moves = Vec::new();
+    let mut sums = [(0usize, 0.0f32, 0.0f32); 2];
+    let mut sides = [SideSummary::default(), SideSummary::default()];
+    for (index, report) in reports.iter().enumerate().skip(1) {
+        let Some((color, played)) = report.played else {
+            continue;
+        };
+        let for_mover = |black: f32| match color {
+            Color::Black => black,
+            Color::White => 100.0 - black,
+        };
+        let previous = &reports[index - 1];
+        let before = for_mover(black_score[index - 1]);
+        let after = for_mover(black_score[index]);
+        let loss = (before - after).max(0.0);
+        let judgement = Judgement::of_loss(loss);
+        let better = previous
+            .best
+            .filter(|&best| best != played)
+            .map(|best| (best, previous.line.clone()));
+        let side = &mut sides[color.index()];
+        if let Some(kind) = judgement {
+            side.judgements[Phase::of_ply(index) as usize][kind as usize] += 1;
+        }
+        let sum = &mut sums[color.index()];
+        sum.0 += 1;
+        sum.1 += move_accuracy(loss);
+        sum.2 += loss;
+        moves.push(MoveReview {
+            ply: index,
+            color,
+            played,
+            before,
+            after,
+            loss,
+            judgement,
+            better,
+        });
+    }
+    for (side, (count, accuracy, loss)) in sides.iter_mut().zip(sums) {
+        side.moves = count;
+        side.accuracy = if count == 0 {
+            100.0
+        } else {
+            accuracy / count as f32
+        };
+        side.mean_loss = if count == 0 { 0.0 } else { loss / count as f32 };
+    }
+    Review {
+        moves,
+        black_score,
+        sides,
+    }
+}
+
+/// A line of moves as text.
+fn line_text(line: &[Move]) -> String {
+    line.iter()
+        .map(Move::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The review as a terminal table: one line per move (expected score
+/// before and after for its player, the loss, the judgement, the better
+/// move and its line), then each side's summary.
+pub fn format_review(review: &Review) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "{:>4}  {:<12} {:>7} {:>7} {:>6}  {:<13} better move and line",
+        "ply", "move", "before", "after", "loss", "judgement"
+    );
+    for mv in &review.moves {
+        let judgement = mv
+            .judgement
+            .map_or(String::new(), |j| format!("{} {}", j.symbol(), j));
+        let better = match (&mv.better, mv.judgement) {
+            (Some((best, line)), Some(_)) => {
+                let rest = line_text(line.get(1..).unwrap_or_default());
+                format!("{best} ({})", if rest.is_empty() { "-" } else { &rest })
+            }
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            text,
+            "{:>4}  {:<12} {:>6.1}% {:>6.1}% {:>6.1}  {:<13} {better}",
+            mv.ply,
+            format!("{} {}", color_title(mv.color), mv.played),
+            mv.before,
+            mv.after,
+            mv.loss,
+            judgement,
+        );
+    }
+    let _ = writeln!(text);
+    for color in [Color::Black, Color::White] {
+        let side = &review.sides[color.index()];
+        let phases: Vec<String> = Phase::ALL
+            .iter()
+            .map(|&phase| {
+                let [i, m, b] = side.judgements[phase as usize];
+                format!("{} {i}/{m}/{b}", phase.name())
+            })
+            .collect();
+        let _ = writeln!(
+            text,
+            "{}: {} moves, accuracy {:.1}%, mean loss {:.1}; {} inaccuracies, {} mistakes, {} blunders (by phase, inaccuracies/mistakes/blunders: {})",
+            color_title(color),
+            side.moves,
+            side.accuracy,
+            side.mean_loss,
+            side.count(Judgement::Inaccuracy),
+            side.count(Judgement::Mistake),
+            side.count(Judgement::Blunder),
+            phases.join(", ")
+        );
+    }
+    let _ = writeln!(
+        text,
+        "(expected score = win + draw/2 for the player to move; inaccuracy from {INACCURACY} points lost, mistake from {MISTAKE}, blunder from {BLUNDER})"
+    );
+    text
+}
+
+/// Colour of a judgement's mark in the graph.
+fn mark_colour(judgement: Judgement) -> &'static str {
+    match judgement {
+        Judgement::Inaccuracy => "#d4a017",
+        Judgement::Mistake => "#e07020",
+        Judgement::Blunder => "#c02020",
+    }
+}
+
+/// The review's graph as a self-contained SVG document: Black's expected
+/// score at every ply (axes, labels, the 50 % line), each judged move
+/// marked in its colour with a tooltip, and a legend.
+pub fn render_review_svg(review: &Review, title: &str) -> String {
+    const WIDTH: f32 = 760.0;
+    const HEIGHT: f32 = 360.0;
+    const LEFT: f32 = 60.0;
+    const RIGHT: f32 = 20.0;
+    const TOP: f32 = 40.0;
+    const BOTTOM: f32 = 60.0;
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let last_ply = review.black_score.len().saturating_sub(1).max(1);
+    let x = |ply: usize| LEFT + plot_w * ply as f32 / last_ply as f32;
+    let y = |score: f32| TOP + plot_h * (1.0 - score / 100.0);
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(
+        svg,
+        r##"<rect width="100%" height="100%" fill="#ffffff"/>"##
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="{}" y="22" font-size="15" text-anchor="middle">{}</text>"#,
+        WIDTH / 2.0,
+        escape(title)
+    );
+    for score in [0.0, 25.0, 50.0, 75.0, 100.0] {
+        let stroke = if score == 50.0 { "#999999" } else { "#e0e0e0" };
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="{stroke}"/><text x="{2:.1}" y="{3:.1}" text-anchor="end">{score}%</text>"#,
+            y(score),
+            LEFT + plot_w,
+            LEFT - 6.0,
+            y(score) + 4.0,
+        );
+    }
+    let step = (last_ply / 10)
+        .max(1)
+        .next_multiple_of(10)
+        .min(last_ply.max(1));
+    let mut ply = 0;
+    while ply <= last_ply {
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{0:.1}" y1="{TOP}" x2="{0:.1}" y2="{1:.1}" stroke="#f0f0f0"/><text x="{0:.1}" y="{2:.1}" text-anchor="middle">{ply}</text>"##,
+            x(ply),
+            TOP + plot_h,
+            TOP + plot_h + 16.0,
+        );
+        ply += step;
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">ply</text>"#,
+        LEFT + plot_w / 2.0,
+        HEIGHT - 22.0
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="16" y="{0:.1}" text-anchor="middle" transform="rotate(-90 16 {0:.1})">Black's expected score</text>"#,
+        TOP + plot_h / 2.0
+    );
+    let _ = writeln!(
+        svg,
+        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#888888"/>"##
+    );
+    let points: Vec<String> = review
+        .black_score
+        .iter()
+        .enumerate()
+        .map(|(ply, &score)| format!("{:.1},{:.1}", x(ply), y(score)))
+        .collect();
+    let _ = writeln!(
+        svg,
+        r##"<polyline class="score" points="{}" fill="none" stroke="#3060b0" stroke-width="2"/>"##,
+        points.join(" ")
+    );
+    for mv in &review.moves {
+        let Some(judgement) = mv.judgement else {
+            continue;
+        };
+        let black_after = review.black_score[mv.ply];
+        let _ = writeln!(
+            svg,
+            r#"<circle class="{}" cx="{:.1}" cy="{:.1}" r="5" fill="{}"><title>{} {} {}: {} ({:.1} points lost)</title></circle>"#,
+            judgement.name(),
+            x(mv.ply),
+            y(black_after),
+            mark_colour(judgement),
+            mv.ply,
+            color_title(mv.color),
+            mv.played,
+            judgement,
+            mv.loss
+        );
+    }
+    let mut legend_x = LEFT;
+    for judgement in [
+        Judgement::Inaccuracy,
+        Judgement::Mistake,
+        Judgement::Blunder,
+    ] {
+        let _ = writeln!(
+            svg,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            legend_x + 5.0,
+            HEIGHT - 8.0,
+            mark_colour(judgement),
+            legend_x + 14.0,
+            HEIGHT - 4.0,
+            judgement
+        );
+        legend_x += 110.0;
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sumito_engine::{Layout, Position, Rules};
+    use sumito_mcts::Wdl;
+
+    /// Reports of a game whose Black scores (percent) are `scores`, the
+    /// start first: every move played is the second legal one, the
+    /// search's best the first.
+    fn reports(scores: &[f32]) -> Vec<PlyReport> {
+        let mut position = Position::start(Layout::Standard, Rules::default());
+        let mut played = None;
+        let mut reports = Vec::new();
+        for (ply, &score) in scores.iter().enumerate() {
+            let best = position.legal_moves()[0];
+            reports.push(PlyReport {
+                ply,
+                played,
+                over: None,
+                black: Wdl {
+                    win: score / 100.0,
+                    draw: 0.0,
+                    loss: 1.0 - score / 100.0,
+                },
+                best: Some(best),
+                line: vec![best],
+            });
+            let mv = position.legal_moves()[1];
+            played = Some((position.side_to_move(), mv));
+            position = position.play(mv);
+        }
+        reports
+    }
+
+    #[test]
+    fn losses_are_judged_by_the_thresholds_from_the_movers_view() {
+        // Black 50 -> 44 (loses 6: inaccuracy), White 56 -> 70 for White
+        // (gains), Black 30 -> 18 (loses 12: mistake), White 82 -> 60
+        // (loses 22: blunder).
+        let review = review(&reports(&[50.0, 44.0, 30.0, 18.0, 40.0]));
+        let judged: Vec<Option<Judgement>> = review.moves.iter().map(|m| m.judgement).collect();
+        assert_eq!(
+            judged,
+            [
+                Some(Judgement::Inaccuracy),
+                None,
+                Some(Judgement::Mistake),
+                Some(Judgement::Blunder)
+            ]
+        );
+        assert!((review.moves[3].loss - 22.0).abs() < 1e-3);
+        assert_eq!(review.moves[1].loss, 0.0);
+        let [black, white] = &review.sides;
+        assert_eq!((black.moves, white.moves), (2, 2));
+        assert_eq!(black.count(Judgement::Mistake), 1);
+        assert_eq!(white.judgements[0][Judgement::Blunder as usize], 1);
+        assert!((black.mean_loss - 9.0).abs() < 1e-3 && (white.mean_loss - 11.0).abs() < 1e-3);
+        assert!((black.accuracy - 67.1).abs() < 0.2, "{black:?}");
+        // The better move is the search's, with its line.
+        assert!(review.moves[0].better.is_some());
+        let table = format_review(&review);
+        assert!(table.contains("?! inaccuracy"), "{table}");
+        assert!(table.contains("?? blunder"), "{table}");
+        assert!(table.contains("Black: 2 moves, accuracy"), "{table}");
+        let svg = render_review_svg(&review, "a <game>");
+        assert!(svg.contains("a &lt;game&gt;") && svg.contains("class=\"blunder\""));
+        assert_eq!(svg.matches("<circle class=").count(), 3);
+    }
+
+    #[test]
+    fn accuracy_follows_lichess_and_phases_split_the_game() {
+        assert_eq!(move_accuracy(0.0), 100.0);
+        assert!(
+            (move_accuracy(10.0) - 63.6).abs() < 0.1,
+            "{}",
+            move_accuracy(10.0)
+        );
+        assert_eq!(move_accuracy(200.0), 0.0);
+        assert_eq!(Phase::of_ply(1), Phase::Opening);
+        assert_eq!(Phase::of_ply(OPENING_PLIES + 1), Phase::Middlegame);
+        assert_eq!(Phase::of_ply(ENDGAME_PLY), Phase::Endgame);
+        // A game without moves: nothing judged, full accuracy.
+        let review = review(&reports(&[50.0]));
+        assert!(review.moves.is_empty());
+        assert_eq!(review.sides[0].accuracy, 100.0);
+    }
+}
