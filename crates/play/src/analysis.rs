@@ -94,6 +94,9 @@ pub struct PlyReport {
     pub best: Option<Move>,
     /// The line the search expects from here, starting with `best`.
     pub line: Vec<Move>,
+    /// Each move the search visited here, with its mean value for the side
+    /// to move (-1 to 1): the moves compared by one search.
+    pub move_values: Vec<(Move, f32)>,
 }
 
 /// `record` replayed under `rules` (a model's training rules: a model plays
@@ -158,6 +161,7 @@ pub fn analyse_game(
                 },
                 best: None,
                 line: Vec::new(),
+                move_values: Vec::new(),
             },
             None => {
                 let analysis = search.analyse(position, None)?;
@@ -171,6 +175,11 @@ pub fn analyse_game(
                     over: None,
                     black,
                     best: Some(analysis.best),
+                    move_values: analysis
+                        .moves
+                        .iter()
+                        .filter_map(|stats| Some((stats.mv, stats.q?)))
+                        .collect(),
                     line: analysis.principal_variation,
                 }
             }

@@ -7,7 +7,12 @@
 //! ([`render_review_svg`]); the command writes JSON too.
 //!
 //! **Expected score** is `win + draw / 2` for the player to move, in
-//! percent. **Judgements**: a move that loses at least
+//! percent. **Points lost** by a move: the expected score of the search's
+//! best move minus that of the move played, both from the one search of
+//! the position before it (so that a network's bias towards the side to
+//! move, which makes successive positions' values see-saw, does not count);
+//! a move that search did not visit is taken at the value of the position
+//! it led to. **Judgements**: a move that loses at least
 //! [`INACCURACY`] points of expected score is an inaccuracy, at least
 //! [`MISTAKE`] a mistake, at least [`BLUNDER`] a blunder (lichess's
 //! thresholds on its winning-chances scale). **Accuracy** of a side is the
@@ -118,7 +123,8 @@ pub struct MoveReview {
     pub ply: usize,
     pub color: Color,
     pub played: Move,
-    /// The mover's expected score (percent) before and after the move.
+    /// The mover's expected score (percent) with the search's best move
+    /// (before the move, with best play) and with the move played.
     pub before: f32,
     pub after: f32,
     /// Points lost (never below 0).
@@ -190,8 +196,17 @@ pub fn review(reports: &[PlyReport]) -> Review {
             Color::White => 100.0 - black,
         };
         let previous = &reports[index - 1];
-        let before = for_mover(black_score[index - 1]);
-        let after = for_mover(black_score[index]);
+        let root = for_mover(black_score[index - 1]);
+        // The played move as the search before it saw it, if it did.
+        let searched = |mv: Move| {
+            previous
+                .move_values
+                .iter()
+                .find(|(candidate, _)| *candidate == mv)
+                .map(|&(_, q)| 50.0 * (1.0 + q))
+        };
+        let after = searched(played).unwrap_or_else(|| for_mover(black_score[index]));
+        let before = previous.best.and_then(searched).unwrap_or(root);
         let loss = (before - after).max(0.0);
         let judgement = Judgement::of_loss(loss);
         let better = previous
@@ -249,7 +264,7 @@ pub fn format_review(review: &Review) -> String {
     let _ = writeln!(
         text,
         "{:>4}  {:<12} {:>7} {:>7} {:>6}  {:<13} better move and line",
-        "ply", "move", "before", "after", "loss", "judgement"
+        "ply", "move", "best", "played", "loss", "judgement"
     );
     for mv in &review.moves {
         let judgement = mv
@@ -298,7 +313,7 @@ pub fn format_review(review: &Review) -> String {
     }
     let _ = writeln!(
         text,
-        "(expected score = win + draw/2 for the player to move; inaccuracy from {INACCURACY} points lost, mistake from {MISTAKE}, blunder from {BLUNDER})"
+        "(best, played: the mover's expected score, win + draw/2, with the search's best move and with the move played; inaccuracy from {INACCURACY} points lost, mistake from {MISTAKE}, blunder from {BLUNDER})"
     );
     text
 }
@@ -312,12 +327,58 @@ fn mark_colour(judgement: Judgement) -> &'static str {
     }
 }
 
-/// The review's graph as a self-contained SVG document: Black's expected
-/// score at every ply (axes, labels, the 50 % line), each judged move
-/// marked in its colour with a tooltip, and a legend.
+/// The summary lines of a review's report: each side's, then every judged
+/// move with the better move.
+fn report_lines(review: &Review) -> Vec<(Option<Judgement>, String)> {
+    let mut lines = Vec::new();
+    for color in [Color::Black, Color::White] {
+        let side = &review.sides[color.index()];
+        lines.push((
+            None,
+            format!(
+                "{}: {} moves, accuracy {:.1}%, {} inaccuracies, {} mistakes, {} blunders",
+                color_title(color),
+                side.moves,
+                side.accuracy,
+                side.count(Judgement::Inaccuracy),
+                side.count(Judgement::Mistake),
+                side.count(Judgement::Blunder),
+            ),
+        ));
+    }
+    for mv in &review.moves {
+        let Some(judgement) = mv.judgement else {
+            continue;
+        };
+        let better = mv
+            .better
+            .as_ref()
+            .map_or(String::new(), |(best, _)| format!(", better {best}"));
+        lines.push((
+            Some(judgement),
+            format!(
+                "{}. {} {} {} {}: {:.1} points lost{better}",
+                mv.ply,
+                color_title(mv.color),
+                mv.played,
+                judgement.symbol(),
+                judgement,
+                mv.loss
+            ),
+        ));
+    }
+    lines
+}
+
+/// The review as a self-contained SVG report: the graph of Black's
+/// expected score at every ply (axes, labels, the 50 % line), each judged
+/// move marked in its colour with a tooltip, a legend, and below it each
+/// side's summary and every judged move with the better one.
 pub fn render_review_svg(review: &Review, title: &str) -> String {
     const WIDTH: f32 = 760.0;
+    /// The graph's part of the document.
     const HEIGHT: f32 = 360.0;
+    const LINE: f32 = 17.0;
     const LEFT: f32 = 60.0;
     const RIGHT: f32 = 20.0;
     const TOP: f32 = 40.0;
@@ -327,10 +388,12 @@ pub fn render_review_svg(review: &Review, title: &str) -> String {
     let last_ply = review.black_score.len().saturating_sub(1).max(1);
     let x = |ply: usize| LEFT + plot_w * ply as f32 / last_ply as f32;
     let y = |score: f32| TOP + plot_h * (1.0 - score / 100.0);
+    let lines = report_lines(review);
+    let total = HEIGHT + 16.0 + LINE * lines.len() as f32;
     let mut svg = String::new();
     let _ = writeln!(
         svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{total}" viewBox="0 0 {WIDTH} {total}" font-family="sans-serif" font-size="12">"#
     );
     let _ = writeln!(
         svg,
@@ -431,6 +494,15 @@ pub fn render_review_svg(review: &Review, title: &str) -> String {
         );
         legend_x += 110.0;
     }
+    for (index, (judgement, line)) in lines.iter().enumerate() {
+        let colour = judgement.map_or("#202020", mark_colour);
+        let _ = writeln!(
+            svg,
+            r#"<text class="report" x="{LEFT}" y="{:.1}" fill="{colour}">{}</text>"#,
+            HEIGHT + 20.0 + LINE * index as f32,
+            escape(line)
+        );
+    }
     svg.push_str("</svg>\n");
     svg
 }
@@ -461,6 +533,7 @@ mod tests {
                 },
                 best: Some(best),
                 line: vec![best],
+                move_values: Vec::new(),
             });
             let mv = position.legal_moves()[1];
             played = Some((position.side_to_move(), mv));
@@ -502,6 +575,30 @@ mod tests {
         let svg = render_review_svg(&review, "a <game>");
         assert!(svg.contains("a &lt;game&gt;") && svg.contains("class=\"blunder\""));
         assert_eq!(svg.matches("<circle class=").count(), 3);
+        // Below the graph: both sides' summaries and the three judged moves.
+        assert_eq!(svg.matches("class=\"report\"").count(), 5, "{svg}");
+        assert!(
+            svg.contains("4. White") && svg.contains("?? blunder: 22.0 points lost, better "),
+            "{svg}"
+        );
+    }
+
+    #[test]
+    fn the_loss_compares_the_moves_of_one_search_when_it_saw_both() {
+        // The position values see-saw (a network's side-to-move bias), but
+        // the search before Black's move rated it 0.4 and its best 0.5:
+        // 5 points lost, whatever the next position's value says.
+        let mut game = reports(&[60.0, 20.0]);
+        let best = game[0].best.unwrap();
+        let (_, played) = game[1].played.unwrap();
+        game[0].move_values = vec![(best, 0.0), (played, -0.1)];
+        let review = review(&game);
+        let mv = &review.moves[0];
+        assert!(
+            (mv.loss - 5.0).abs() < 1e-3 && (mv.after - 45.0).abs() < 1e-3,
+            "{mv:?}"
+        );
+        assert_eq!(mv.judgement, Some(Judgement::Inaccuracy));
     }
 
     #[test]
