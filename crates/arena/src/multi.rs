@@ -36,7 +36,7 @@ use sumito_engine::variant::{
 };
 
 use crate::elo::{Anchor, GameOutcome, GameResult, Ratings, fit_elo};
-use crate::player::{Player, PlayerError, SearchLimit};
+use crate::player::{Player, PlayerError, SearchLimit, tighter_time};
 use crate::spec::{PlayerSpec, SpecError};
 
 /// The player a spec names: `random`, `greedy`, `alphabeta:depth=N` or
@@ -276,10 +276,7 @@ impl Player<VariantPosition> for ParanoidSeat {
         position: &VariantPosition,
         limit: &SearchLimit,
     ) -> Result<VariantMove, PlayerError> {
-        let time = match (self.time, limit.time) {
-            (Some(own), Some(cap)) => Some(own.min(cap)),
-            (own, cap) => own.or(cap),
-        };
+        let time = tighter_time(self.time, limit.time);
         let side = position.side_to_move();
         let children = ordered(position);
         let Some(first) = children.first() else {

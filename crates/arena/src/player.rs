@@ -52,6 +52,15 @@ impl SearchLimit {
     }
 }
 
+/// The tighter of a player's own time limit and a cap (a clock's, a
+/// page's), either of which may be absent: every player obeys both.
+pub fn tighter_time(own: Option<Duration>, cap: Option<Duration>) -> Option<Duration> {
+    match (own, cap) {
+        (Some(own), Some(cap)) => Some(own.min(cap)),
+        (own, cap) => own.or(cap),
+    }
+}
+
 #[derive(Debug, Error)]
 pub enum PlayerError {
     #[error("no legal move: the game is over")]
@@ -244,6 +253,16 @@ impl PlayerRegistry {
 mod tests {
     use super::*;
     use sumito_engine::Move;
+
+    #[test]
+    fn the_tighter_time_limit_wins_and_an_absent_one_does_not_count() {
+        let (short, long) = (Duration::from_secs(1), Duration::from_secs(5));
+        assert_eq!(tighter_time(Some(long), Some(short)), Some(short));
+        assert_eq!(tighter_time(Some(short), Some(long)), Some(short));
+        assert_eq!(tighter_time(None, Some(long)), Some(long));
+        assert_eq!(tighter_time(Some(long), None), Some(long));
+        assert_eq!(tighter_time(None, None), None);
+    }
 
     struct FirstMove;
 

@@ -22,7 +22,7 @@ pub mod variant_view;
 /// Game records (the arena's format), which sessions save and load.
 pub use sumito_arena::record;
 
-use sumito_engine::{Color, Outcome};
+use sumito_engine::Color;
 
 /// "Black" or "White", as a person writes it at the start of a sentence.
 pub fn color_title(color: Color) -> &'static str {
@@ -33,9 +33,4 @@ pub fn color_title(color: Color) -> &'static str {
 }
 
 /// "Black wins", "White wins" or "Draw".
-pub fn outcome_title(outcome: Outcome) -> String {
-    match outcome {
-        Outcome::Win(color) => format!("{} wins", color_title(color)),
-        Outcome::Draw => "Draw".to_string(),
-    }
-}
+pub use sumito_game::board::outcome_title;

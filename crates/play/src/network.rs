@@ -19,7 +19,8 @@ use sumito_mcts::{
     TimePlanner, Wdl, search_within,
 };
 
-use crate::opponent::{Opponent, Thought, WinProbability, debug_opponent, tighter_time};
+use crate::opponent::{Opponent, Thought, WinProbability, debug_opponent};
+use sumito_arena::player::tighter_time;
 
 /// How long the search thinks about a move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

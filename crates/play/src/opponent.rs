@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::player::{Entrant, Player, PlayerError, SearchLimit};
+use sumito_arena::player::{Entrant, Player, PlayerError, SearchLimit, tighter_time};
 use sumito_engine::{Move, Position};
 use sumito_game::Board;
 
@@ -92,15 +92,6 @@ pub struct ClassicalOpponent<B: Board = Position> {
     player: Box<dyn Player<B>>,
 }
 
-/// The tighter of an engine's own time limit and the clock's cap, either of
-/// which may be absent: every opponent obeys both.
-pub(crate) fn tighter_time(own: Option<Duration>, cap: Option<Duration>) -> Option<Duration> {
-    match (own, cap) {
-        (Some(own), Some(cap)) => Some(own.min(cap)),
-        (own, cap) => own.or(cap),
-    }
-}
-
 /// Writes an opponent's `Debug` form: its type, its name and how long it
 /// thinks (`limit`, a label and value), but not the engine inside, as boxed
 /// players and evaluators have no `Debug` form.
@@ -182,16 +173,6 @@ mod tests {
     use super::*;
     use sumito_arena::player::PlayerRegistry;
     use sumito_engine::{Layout, Rules};
-
-    #[test]
-    fn the_tighter_time_limit_wins_and_an_absent_one_does_not_count() {
-        let (short, long) = (Duration::from_secs(1), Duration::from_secs(5));
-        assert_eq!(tighter_time(Some(long), Some(short)), Some(short));
-        assert_eq!(tighter_time(Some(short), Some(long)), Some(short));
-        assert_eq!(tighter_time(None, Some(long)), Some(long));
-        assert_eq!(tighter_time(Some(long), None), Some(long));
-        assert_eq!(tighter_time(None, None), None);
-    }
 
     #[test]
     fn a_classical_opponent_answers_with_a_legal_move_within_the_cap() {
