@@ -242,7 +242,15 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
         out.contains("the general game, learned on three-player"),
         "{out}"
     );
-    assert!(out.contains("black to move; 16 simulations"), "{out}");
+    // One report for both games: the mover's value, then each side's.
+    assert!(
+        out.contains("Black to move: value ") && out.contains("16 simulations"),
+        "{out}"
+    );
+    assert!(
+        out.contains("values by side (+1 a win, -1 a loss): black "),
+        "{out}"
+    );
     for side in ["black", "white", "red"] {
         assert!(
             out.contains(&format!("{side} +")) || out.contains(&format!("{side} -")),
@@ -326,6 +334,8 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
             "0.2",
             "--clock",
             "5+10",
+            "--threads",
+            "2",
         ],
         &script,
     );
@@ -344,8 +354,26 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
         out.ends_with("result: unfinished (Black resigned after 0 moves)\n"),
         "{out}"
     );
-    // A two-player model does not judge it, and says why.
+    // Its own model analyses the saved game, within a time and on two
+    // threads, as the two-player game's analysis does.
     let saved_path = saved.to_str().unwrap();
+    let output = sumito(&[
+        "analyze",
+        "--model",
+        bundle_path,
+        "--record",
+        saved_path,
+        "--time-per-position",
+        "0.2",
+        "--threads",
+        "2",
+        "--top",
+        "2",
+    ]);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(out.contains("Black to move: value "), "{out}");
+    // A two-player model does not judge it, and says why.
     let output = sumito(&["analyze", "--model", "quick", "--record", saved_path]);
     assert!(!output.status.success());
     assert!(

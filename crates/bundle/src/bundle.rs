@@ -28,7 +28,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sumito_engine::Rules;
 use sumito_engine::rules_table::RulesTable;
-use sumito_game::AbaloneGame;
+use sumito_engine::variant::VariantPosition;
+use sumito_game::ChoicePosition;
 use sumito_mcts::Evaluator;
 use sumito_net::{
     Device, DirectEvaluator, ModelConfig, NetError, PolicyValueNet, RulesMeta, ServiceEvaluator,
@@ -844,11 +845,24 @@ impl ModelBundle {
             )))
     }
 
-    /// The model as a player and analyst: a search of `budget` on the
-    /// TorchScript network, on `device`, using `threads` cores: with more
-    /// than one, that many copies of the network evaluate the parts of each
-    /// batch of leaves side by side (and the search gathers that many times
-    /// the leaves).
+    /// The network as every front end plays and analyses with it (terminal,
+    /// browser, arena): the TorchScript module, its values shifted by the
+    /// score utility the model was trained with.
+    pub fn play_evaluator(
+        &self,
+        device: Device,
+    ) -> Result<DirectEvaluator<TorchScriptModel>, BundleError> {
+        Ok(
+            DirectEvaluator::new(self.load_torchscript(device)?, SymmetryMode::None)
+                .with_score_utility(self.meta.score_utility),
+        )
+    }
+
+    /// The model as a player and analyst of the two-player game: a search
+    /// of `budget` on the TorchScript network, on `device`, using `threads`
+    /// cores: with more than one, that many copies of the network evaluate
+    /// the parts of each batch of leaves side by side (and the search
+    /// gathers that many times the leaves).
     pub fn search(
         &self,
         budget: SearchBudget,
@@ -859,13 +873,40 @@ impl ModelBundle {
         self.require_two_player(
             "this search plays the two-player game: play it with `sumito play --model` (which seats it) or `sumito arena --layout LAYOUT --player bundle:model=...`",
         )?;
+        self.network_search(budget, seed, device, threads)
+    }
+
+    /// [`ModelBundle::search`] for a model of the general game (variants,
+    /// 3 to 6 players), which plays the positions of the rules it learned.
+    pub fn general_search(
+        &self,
+        budget: SearchBudget,
+        seed: u64,
+        device: Device,
+        threads: u32,
+    ) -> Result<NetworkSearch<VariantPosition>, BundleError> {
+        self.require_general(
+            "this search plays the general game: play the two-player game with `sumito play --model`",
+        )?;
+        self.network_search(budget, seed, device, threads)
+    }
+
+    /// The search of either game: one evaluator on this thread, or a
+    /// service of `threads` copies of the network.
+    fn network_search<B: ChoicePosition>(
+        &self,
+        budget: SearchBudget,
+        seed: u64,
+        device: Device,
+        threads: u32,
+    ) -> Result<NetworkSearch<B>, BundleError>
+    where
+        DirectEvaluator<TorchScriptModel>: Evaluator<B::Searched>,
+        ServiceEvaluator: Evaluator<B::Searched>,
+    {
         let name = format!("{} (gen {})", self.meta.name, self.meta.training.generation);
-        let evaluator: Box<dyn Evaluator<AbaloneGame>> = if threads <= 1 {
-            let model = self.load_torchscript(device)?;
-            Box::new(
-                DirectEvaluator::new(model, SymmetryMode::None)
-                    .with_score_utility(self.meta.score_utility),
-            )
+        let evaluator: Box<dyn Evaluator<B::Searched>> = if threads <= 1 {
+            Box::new(self.play_evaluator(device)?)
         } else {
             let replicas = (0..threads)
                 .map(|_| self.load_torchscript(device))

@@ -290,16 +290,30 @@ fn seat_control(
     ))))
 }
 
-/// A model of the general game as `sumito play` seats it: the player spec
-/// of its seats and the rules it was trained under.
-#[derive(Clone, Debug)]
-pub struct GeneralModel {
-    /// `bundle:model=DIR,simulations=N`.
+/// Makes the search of a model of the general game for one seat (its seed).
+pub type ModelSeatMaker<'a> =
+    dyn Fn(u64) -> anyhow::Result<Box<dyn Opponent<VariantPosition>>> + 'a;
+
+/// A model of the general game as `sumito play` seats it: how records name
+/// its seats, the rules it was trained under, and its search.
+pub struct GeneralModel<'a> {
+    /// How saved games name its seats: `bundle:model=DIR`.
     pub spec: String,
     /// How the board names its seats, e.g. `three-player (400 simulations)`.
     pub label: String,
     /// Its `[rules]` table, layouts included.
     pub table: RulesTable,
+    /// Its search for a seat, with the budget, device and threads asked for.
+    pub make: &'a ModelSeatMaker<'a>,
+}
+
+impl std::fmt::Debug for GeneralModel<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GeneralModel")
+            .field("spec", &self.spec)
+            .field("label", &self.label)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The seat keyword that stands for `--model`.
@@ -310,7 +324,7 @@ const MODEL_SEAT: &str = "model";
 pub fn run_general(
     args: &Args,
     general: &GeneralPlayers,
-    model: Option<&GeneralModel>,
+    model: Option<&GeneralModel<'_>>,
 ) -> anyhow::Result<()> {
     let table = match (&args.rules, model) {
         (Some(path), None) => RulesTable::read(path)?,
@@ -366,11 +380,14 @@ pub fn run_general(
             specs.len(),
         );
     }
+    let is_model = |spec: &String| model.is_some_and(|model| *spec == model.spec);
     let engines: Vec<String> = specs
         .iter()
         .filter(|spec| {
-            spec.parse::<PlayerSpec>()
-                .is_ok_and(|spec| spec.kind != "human")
+            !is_model(spec)
+                && spec
+                    .parse::<PlayerSpec>()
+                    .is_ok_and(|spec| spec.kind != "human")
         })
         .cloned()
         .collect();
@@ -379,12 +396,14 @@ pub fn run_general(
         .iter()
         .enumerate()
         .map(|(seat, spec)| {
-            // A model's seats show its name rather than its spec.
-            let label = match model {
-                Some(model) if *spec == model.spec => model.label.as_str(),
-                _ => spec.as_str(),
-            };
-            seat_control(spec, label, args, args.seed ^ seat as u64, &*make)
+            let seed = args.seed ^ seat as u64;
+            match model {
+                // The model's seats: its own search (budget, device, threads).
+                Some(model) if *spec == model.spec => (model.make)(seed)
+                    .map(SeatControl::Engine)
+                    .with_context(|| format!("seating {}", model.label)),
+                _ => seat_control(spec, spec, args, seed, &*make),
+            }
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let stdout = std::io::stdout();

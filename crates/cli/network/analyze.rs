@@ -15,23 +15,20 @@ use sumito_arena::variant_record::VariantRecord;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::{VariantLayout, VariantPosition};
-use sumito_net::{DeviceSpec, DirectEvaluator, SymmetryMode};
-use sumito_play::network::play_search_with;
-use sumito_play::variant_analysis::{analyse_variant_position, format_variant_position};
 
-use super::play::{model_search, open_model};
+use super::play::{model_search, open_model, search_device};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bundle = open_model(args.model.as_deref());
-    if let Ok(bundle) = &bundle
-        && bundle.is_general()
-    {
-        return run_general(&args, bundle);
-    }
     let budget = match args.time_per_position {
         Some(time) => SearchBudget::Time(time),
         None => SearchBudget::Simulations(args.simulations),
     };
+    if let Ok(bundle) = &bundle
+        && bundle.is_general()
+    {
+        return run_general(&args, bundle, budget);
+    }
     // The position or record first: a mistake there is answered before the
     // model is loaded.
     let source = match args.source.read() {
@@ -100,18 +97,9 @@ fn general_position(table: &RulesTable, text: &str) -> anyhow::Result<VariantPos
 
 /// `sumito analyze --model M` for a model of the general game: a position
 /// given as the general game's text (default: the start of the first layout
-/// the model learned on), or every position of a general game record.
-fn run_general(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
-    if args.time_per_position.is_some() {
-        anyhow::bail!(
-            "--time-per-position: a model of the general game searches by simulations so far (give --simulations)"
-        );
-    }
-    if args.threads.is_some_and(|threads| threads > 1) {
-        anyhow::bail!(
-            "--threads: a model of the general game searches on one thread so far (leave --threads out)"
-        );
-    }
+/// the model learned on), or every position of a general game record; with
+/// the budget, device and threads of the two-player game's analysis.
+fn run_general(args: &Args, bundle: &ModelBundle, budget: SearchBudget) -> anyhow::Result<()> {
     let table = bundle
         .meta
         .general()
@@ -137,14 +125,9 @@ fn run_general(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
             .with_context(|| format!("the model's first layout {first:?}"))?;
         vec![table.start(layout)?]
     };
-    let device = args
-        .device
-        .parse::<DeviceSpec>()
-        .map_err(anyhow::Error::msg)?
-        .resolve()?;
-    let evaluator = DirectEvaluator::new(bundle.load_torchscript(device)?, SymmetryMode::None);
+    let device = search_device(&args.device)?;
+    let mut search = bundle.general_search(budget, 0, device, args.threads.unwrap_or(1))?;
     eprintln!("{}", bundle.summary());
-    let config = play_search_with(args.simulations);
     let whole_game = positions.len() > 1;
     for (ply, position) in positions.iter().enumerate() {
         if whole_game {
@@ -159,9 +142,10 @@ fn run_general(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
             println!("game over: {result}");
             continue;
         }
-        let analysis = analyse_variant_position(position, &evaluator, config.clone(), 0)
+        let analysis = search
+            .analyse(position, None)
             .context("searching the position")?;
-        print!("{}", format_variant_position(&analysis, args.top));
+        print!("{}", format_position(position, &analysis, args.top));
     }
     Ok(())
 }

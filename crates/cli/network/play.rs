@@ -6,8 +6,10 @@ use std::path::Path;
 use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::play::{Args, GeneralModel, play_session, run_classical, run_general};
-use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
+use sumito_engine::variant::VariantPosition;
+use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_play::network::{NetworkSearch, SearchBudget};
+use sumito_play::opponent::Opponent;
 
 /// Finds and opens (verifies) the bundle `given`, or the shipped one.
 pub fn open_model(given: Option<&Path>) -> anyhow::Result<ModelBundle> {
@@ -19,6 +21,17 @@ pub fn open_model(given: Option<&Path>) -> anyhow::Result<ModelBundle> {
     Ok(ModelBundle::open(&locate_bundle(given, &folders)?)?)
 }
 
+/// The device of `--device` for a model's search, with torch's threads set
+/// up for play (one search's threads are its own: see `--threads`).
+pub fn search_device(device: &str) -> anyhow::Result<Device> {
+    let device = device
+        .parse::<DeviceSpec>()
+        .map_err(anyhow::Error::msg)?
+        .resolve()?;
+    configure_threads(&ThreadsConfig::default())?;
+    Ok(device)
+}
+
 /// The two-player search of an opened `bundle`, on `device`, using
 /// `threads` cores (default one: see `--threads`).
 pub fn model_search(
@@ -28,11 +41,7 @@ pub fn model_search(
     device: &str,
     threads: Option<u32>,
 ) -> anyhow::Result<NetworkSearch> {
-    let device = device
-        .parse::<DeviceSpec>()
-        .map_err(anyhow::Error::msg)?
-        .resolve()?;
-    configure_threads(&ThreadsConfig::default())?;
+    let device = search_device(device)?;
     Ok(bundle.search(budget, seed, device, threads.unwrap_or(1))?)
 }
 
@@ -70,48 +79,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     play_session(&args, &mut search, rules, true)
 }
 
-/// The most simulations a network seat's spec takes (`simulations=`).
-const MAX_SIMULATIONS: u32 = 1_000_000;
-
 /// `sumito play --model M` for a model of the general game: the game it
 /// learned, the model at every seat but yours (or at the `--seat model`
-/// seats), searching `--simulations` simulations or `--time-per-move` a
-/// move.
+/// seats), each seat its own search of `--simulations` simulations or
+/// `--time-per-move` a move, on `--device` with `--threads` cores.
 fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
     let table = bundle
         .meta
         .general()
         .cloned()
         .context("the bundle has no rules of the general game")?;
-    if args.device != "cpu" {
-        anyhow::bail!(
-            "--device {}: models of the general game play on the CPU so far (leave --device out)",
-            args.device
-        );
-    }
-    if args.threads.is_some_and(|threads| threads > 1) {
-        anyhow::bail!(
-            "--threads: a model of the general game searches on one thread so far (leave --threads out)"
-        );
-    }
-    // With --time-per-move the time decides: the simulations are only a
-    // ceiling (each seat's search is capped at the time through its `SearchLimit`).
-    let (simulations, effort) = match args.model_budget() {
-        SearchBudget::Simulations(simulations) => {
-            (simulations, format!("{simulations} simulations"))
-        }
-        SearchBudget::Time(time) => (
-            MAX_SIMULATIONS,
-            format!("{:.1} s a move", time.as_secs_f64()),
-        ),
+    let budget = args.model_budget();
+    let effort = match budget {
+        SearchBudget::Simulations(simulations) => format!("{simulations} simulations"),
+        SearchBudget::Time(time) => format!("{:.1} s a move", time.as_secs_f64()),
+    };
+    let device = search_device(&args.device)?;
+    let label = format!("{} ({effort})", bundle.meta.name);
+    let threads = args.threads.unwrap_or(1);
+    let make = |seed: u64| -> anyhow::Result<Box<dyn Opponent<VariantPosition>>> {
+        let search = bundle
+            .general_search(budget, seed, device, threads)?
+            .named(label.clone());
+        Ok(Box::new(search))
     };
     let model = GeneralModel {
-        spec: format!(
-            "bundle:model={},simulations={simulations}",
-            bundle.dir.display()
-        ),
-        label: format!("{} ({effort})", bundle.meta.name),
+        spec: format!("bundle:model={}", bundle.dir.display()),
+        label: label.clone(),
         table,
+        make: &make,
     };
     run_general(args, &super::arena::general_seats, Some(&model))
 }

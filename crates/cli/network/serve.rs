@@ -11,7 +11,7 @@ use sumito_cli::commands::serve::{Args, run as run_classical};
 use sumito_engine::{Position, Rules};
 use sumito_game::AbaloneGame;
 use sumito_mcts::Evaluator;
-use sumito_net::{DeviceSpec, DirectEvaluator, SymmetryMode, ThreadsConfig, configure_threads};
+use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_play::network::{Analysis, NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
 use sumito_serve::{Engines, serve_blocking};
@@ -84,7 +84,9 @@ pub fn model_engines(
     let dir = locate_bundle(given, &folders)?;
     let bundle = ModelBundle::open(&dir).context("loading the model")?;
     configure_threads(&ThreadsConfig::default())?;
-    let model = bundle.load_torchscript(device)?;
+    // The evaluator of the terminal's and the arena's searches, score
+    // utility included: the page plays and analyses the same model.
+    let evaluator = bundle.play_evaluator(device)?;
     println!("{}", bundle.summary());
     Ok(ModelEngines {
         rules: bundle.meta.rules(),
@@ -92,7 +94,7 @@ pub fn model_engines(
             "{} (gen {})",
             bundle.meta.name, bundle.meta.training.generation
         ),
-        evaluator: Arc::new(DirectEvaluator::new(model, SymmetryMode::None)),
+        evaluator: Arc::new(evaluator),
     })
 }
 
@@ -103,4 +105,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let engines = model_engines(args.model.as_deref(), &args.device)?;
     serve_blocking(args.options(), Arc::new(engines))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+    use sumito_engine::Layout;
+
+    /// The page and the terminal play and analyse one model alike: the same
+    /// rules and the same values (score utility included), so one search
+    /// of each reads the same.
+    #[test]
+    fn the_page_and_the_terminal_search_the_shipped_model_alike() {
+        let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/quick");
+        let engines = model_engines(Some(&shipped), "cpu").unwrap();
+        let bundle = ModelBundle::open(&shipped).unwrap();
+        assert!(bundle.meta.score_utility > 0.0, "a test of the utility");
+        assert_eq!(engines.model_rules(), Some(bundle.meta.rules()));
+        let start = Position::start(Layout::BelgianDaisy, bundle.meta.rules());
+        let page = engines
+            .analyse(&start, 32, Arc::new(AtomicBool::new(false)), &mut |_| true)
+            .unwrap();
+        let mut terminal = bundle
+            .search(SearchBudget::Simulations(32), 0, sumito_net::Device::Cpu, 1)
+            .unwrap();
+        let analysis = terminal.analyse(&start, None).unwrap();
+        assert_eq!(page.wdl, analysis.wdl);
+        assert_eq!(page.best, analysis.best);
+        assert_eq!(page.moves, analysis.moves);
+    }
 }

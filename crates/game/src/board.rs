@@ -12,6 +12,9 @@ use std::fmt;
 
 use sumito_engine::variant::{SEAT_NAMES, VariantMove, VariantPosition};
 use sumito_engine::{Color, Move, Outcome, Position};
+use sumito_mcts::Game;
+
+use crate::{AbaloneGame, VariantGame};
 
 /// A position of one of the games.
 pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
@@ -64,6 +67,28 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
 
     /// The rules in words.
     fn rules_text(&self) -> String;
+
+    /// Whether the game has ended.
+    fn is_over(&self) -> bool;
+
+    /// The side (a seat, or a team of partners) whose turn it is: the index
+    /// of the search's values by side.
+    fn mover_side(&self) -> usize;
+
+    /// `black`, `white`, `black+red`...: a side as reports name it.
+    fn side_name(&self, side: usize) -> String;
+
+    /// The position as the search plays it ([`sumito_mcts::Game`]).
+    type Searched: Game + PartialEq + fmt::Display;
+
+    fn searched(&self) -> Self::Searched;
+
+    /// The move of one of the search's actions here (`None` if the action
+    /// is no move of this position's rules).
+    fn move_of(&self, action: usize) -> Option<Self::Move>;
+
+    /// The search's action of `mv`, a move of this position's rules.
+    fn action_of(&self, mv: Self::Move) -> usize;
 }
 
 /// `text` with its first letter in upper case.
@@ -159,6 +184,32 @@ impl Board for Position {
     fn rules_text(&self) -> String {
         self.rules().describe()
     }
+
+    fn is_over(&self) -> bool {
+        self.is_game_over()
+    }
+
+    fn mover_side(&self) -> usize {
+        self.side_to_move().index()
+    }
+
+    fn side_name(&self, side: usize) -> String {
+        Self::seat_title(side).to_lowercase()
+    }
+
+    type Searched = AbaloneGame;
+
+    fn searched(&self) -> AbaloneGame {
+        AbaloneGame(*self)
+    }
+
+    fn move_of(&self, action: usize) -> Option<Move> {
+        AbaloneGame::move_of(action)
+    }
+
+    fn action_of(&self, mv: Move) -> usize {
+        mv.action()
+    }
 }
 
 impl Board for VariantPosition {
@@ -229,6 +280,33 @@ impl Board for VariantPosition {
 
     fn rules_text(&self) -> String {
         self.rules().to_string()
+    }
+
+    fn is_over(&self) -> bool {
+        self.is_game_over()
+    }
+
+    fn mover_side(&self) -> usize {
+        self.side_to_move()
+    }
+
+    fn side_name(&self, side: usize) -> String {
+        self.rules().seating.side_name(side)
+    }
+
+    type Searched = VariantGame;
+
+    fn searched(&self) -> VariantGame {
+        VariantGame(*self)
+    }
+
+    fn move_of(&self, action: usize) -> Option<VariantMove> {
+        VariantMove::from_action(action, self.rules())
+    }
+
+    fn action_of(&self, mv: VariantMove) -> usize {
+        mv.action(self.rules())
+            .expect("a legal move has an action under its position's rules")
     }
 }
 

@@ -40,25 +40,16 @@ use sumito_engine::{Move, Position};
 use sumito_engine::{Outcome, material};
 use sumito_mcts::SearchResult;
 
-use crate::AbaloneGame;
+use crate::Board;
 
 /// How much worse (in the search's value, from −1 to 1) a move may be than
 /// the best one and still be played to avoid a repetition or a loss at once.
 pub const REPETITION_MARGIN: f32 = 0.15;
 
-/// What the checks need of a game: the two-player [`Position`] and the
-/// general game's [`VariantPosition`] (variants, 3 to 6 players, teams).
-pub trait ChoicePosition: Sized {
-    type Move: Copy + PartialEq;
-    /// Equal for positions that repeat (the marbles, the marbles pushed off
-    /// and who is to move; not the ply counters).
-    fn repetition_key(&self) -> u64;
-    /// The move of a search action in this position.
-    fn move_of(&self, action: usize) -> Option<Self::Move>;
-    /// The position after `mv`.
-    fn after(&self, mv: Self::Move) -> Self;
-    /// Whether the game has ended.
-    fn is_over(&self) -> bool;
+/// What the checks need of a game beyond its [`Board`]: the two-player
+/// [`Position`] and the general game's [`VariantPosition`] (variants, 3 to 6
+/// players, teams).
+pub trait ChoicePosition: Board {
     /// A move that ends the game at once with the mover's side winning.
     fn winning_move(&self) -> Option<Self::Move>;
     /// Whether the side to move in `after`, played from `self`, is another
@@ -80,24 +71,6 @@ pub trait ChoicePosition: Sized {
 }
 
 impl ChoicePosition for Position {
-    type Move = Move;
-
-    fn repetition_key(&self) -> u64 {
-        self.hash()
-    }
-
-    fn move_of(&self, action: usize) -> Option<Move> {
-        AbaloneGame::move_of(action)
-    }
-
-    fn after(&self, mv: Move) -> Position {
-        self.play(mv)
-    }
-
-    fn is_over(&self) -> bool {
-        self.outcome().is_some()
-    }
-
     fn winning_move(&self) -> Option<Move> {
         let me = self.side_to_move();
         self.legal_moves().into_iter().find(
@@ -131,24 +104,6 @@ impl ChoicePosition for Position {
 }
 
 impl ChoicePosition for VariantPosition {
-    type Move = VariantMove;
-
-    fn repetition_key(&self) -> u64 {
-        self.hash()
-    }
-
-    fn move_of(&self, action: usize) -> Option<VariantMove> {
-        VariantMove::from_action(action, self.rules())
-    }
-
-    fn after(&self, mv: VariantMove) -> VariantPosition {
-        self.play(mv)
-    }
-
-    fn is_over(&self) -> bool {
-        self.is_game_over()
-    }
-
     fn winning_move(&self) -> Option<VariantMove> {
         let me = self.side_to_move();
         self.legal_moves().into_iter().find(|mv| {
@@ -198,12 +153,12 @@ impl GameHistory {
 
     /// Notes that the game passed through `position`.
     pub fn record(&mut self, position: &impl ChoicePosition) {
-        self.seen.insert(position.repetition_key());
+        self.seen.insert(position.repetition_hash());
     }
 
     /// Whether the game has passed through `position`.
     pub fn contains(&self, position: &impl ChoicePosition) -> bool {
-        self.seen.contains(&position.repetition_key())
+        self.seen.contains(&position.repetition_hash())
     }
 }
 
@@ -214,7 +169,7 @@ pub fn winning_move<P: ChoicePosition>(position: &P) -> Option<P::Move> {
 
 /// Whether after `mv` another side can win at once.
 pub fn allows_a_win<P: ChoicePosition>(position: &P, mv: P::Move) -> bool {
-    let after = position.after(mv);
+    let after = Board::play(position, mv);
     !after.is_over() && position.other_side_moves_in(&after) && after.winning_move().is_some()
 }
 
@@ -258,7 +213,7 @@ pub fn choose_move<P: ChoicePosition>(
     let best = searched;
     let ahead = position.mover_is_ahead();
     let repeats = |mv: P::Move| {
-        !ahead && history.is_some_and(|history| history.contains(&position.after(mv)))
+        !ahead && history.is_some_and(|history| history.contains(&Board::play(position, mv)))
     };
     let safe_best = !allows_a_win(position, best);
     if safe_best && !repeats(best) {

@@ -8,7 +8,7 @@
 //! applies the softmax) and the WDL probabilities for its side to move.
 
 use sumito_engine::Position;
-use sumito_game::AbaloneGame;
+use sumito_game::{AbaloneGame, VariantGame};
 use sumito_mcts::{EvalBatch, EvalError, Evaluator, Wdl};
 
 use crate::NetError;
@@ -137,6 +137,14 @@ impl ServiceEvaluator {
 
 impl Evaluator<AbaloneGame> for ServiceEvaluator {
     fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
+        self.client.evaluate(batch)
+    }
+}
+
+/// A model of the general game on several cores (its values take no score
+/// utility: `crate::variant_search`).
+impl Evaluator<VariantGame> for ServiceEvaluator {
+    fn evaluate(&self, batch: &mut EvalBatch<VariantGame>) -> Result<(), EvalError> {
         self.client.evaluate(batch)
     }
 }

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use sumito_arena::record::GameRecord;
-use sumito_engine::{Color, Move, Outcome, Position, Rules};
+use sumito_engine::{Color, Move, Outcome, Rules};
+use sumito_game::Board;
 use sumito_mcts::{SearchError, Wdl};
 
 use crate::network::{Analysis, NetworkSearch};
@@ -21,15 +22,29 @@ fn percent(p: f32) -> String {
     format!("{:.0}%", 100.0 * p)
 }
 
-/// The search's report on `position` with the `top` most visited moves.
-pub fn format_position(position: &Position, analysis: &Analysis, top: usize) -> String {
+/// How reports name the side to move: its seat (`Black`), and the side
+/// the values are for (the same but for partners: `black+red`).
+fn mover_names<B: Board>(position: &B) -> (String, String) {
+    let seat = B::seat_title(position.seat_to_move());
+    let side = if position.sides() == position.seats() {
+        seat.clone()
+    } else {
+        position.side_name(position.mover_side())
+    };
+    (seat, side)
+}
+
+/// The search's report on `position` (of either game) with the `top` most
+/// visited moves. With more than two sides, each side's value follows the
+/// mover's.
+pub fn format_position<B: Board>(position: &B, analysis: &Analysis<B::Move>, top: usize) -> String {
     let mut text = String::new();
-    let side = color_title(position.side_to_move());
+    let (seat, side) = mover_names(position);
     let wdl = analysis.wdl;
     let _ = writeln!(text, "position: {position}");
     let _ = writeln!(
         text,
-        "{side} to move: value {} for {side} (win {}, draw {}, loss {}), {} simulations in {:.1} s",
+        "{seat} to move: value {} for {side} (win {}, draw {}, loss {}), {} simulations in {:.1} s",
         signed(wdl.value()),
         percent(wdl.win),
         percent(wdl.draw),
@@ -37,6 +52,19 @@ pub fn format_position(position: &Position, analysis: &Analysis, top: usize) -> 
         analysis.simulations,
         analysis.elapsed.as_secs_f64()
     );
+    if position.sides() > 2 {
+        let values: Vec<String> = analysis
+            .side_values
+            .iter()
+            .enumerate()
+            .map(|(side, value)| format!("{} {}", position.side_name(side), signed(*value)))
+            .collect();
+        let _ = writeln!(
+            text,
+            "values by side (+1 a win, -1 a loss): {}",
+            values.join(", ")
+        );
+    }
     if let Some(solved) = analysis.solved {
         let result = match solved {
             v if v > 0.5 => "a win",
@@ -45,18 +73,24 @@ pub fn format_position(position: &Position, analysis: &Analysis, top: usize) -> 
         };
         let _ = writeln!(text, "proven: {result} for {side} with best play");
     }
+    let names: Vec<String> = analysis
+        .moves
+        .iter()
+        .take(top)
+        .map(|stats| B::move_text(stats.mv))
+        .collect();
+    let width = names.iter().map(String::len).max().unwrap_or(0).max(8);
     let _ = writeln!(
         text,
-        "  {:<8} {:>7} {:>6} {:>7} {:>6}",
+        "  {:<width$} {:>7} {:>6} {:>7} {:>6}",
         "move", "visits", "share", "Q", "prior"
     );
     let total = analysis.visits.max(1);
-    for stats in analysis.moves.iter().take(top) {
+    for (stats, name) in analysis.moves.iter().zip(&names) {
         let q = stats.q.map_or_else(|| "-".to_string(), signed);
         let _ = writeln!(
             text,
-            "  {:<8} {:>7} {:>6} {:>7} {:>6.3}",
-            stats.mv.to_string(),
+            "  {name:<width$} {:>7} {:>6} {:>7} {:>6.3}",
             stats.visits,
             format!("{:.1}%", 100.0 * stats.visits as f64 / f64::from(total)),
             q,
@@ -73,7 +107,7 @@ pub fn format_position(position: &Position, analysis: &Analysis, top: usize) -> 
     let line: Vec<String> = analysis
         .principal_variation
         .iter()
-        .map(Move::to_string)
+        .map(|mv| B::move_text(*mv))
         .collect();
     let _ = writeln!(text, "principal variation: {}", line.join(" "));
     text
@@ -234,7 +268,7 @@ mod tests {
     use super::*;
     use crate::network::SearchBudget;
     use sumito_arena::record::Start;
-    use sumito_engine::{EndReason, Layout, Rules};
+    use sumito_engine::{EndReason, Layout, Position, Rules};
     use sumito_mcts::UniformEvaluator;
 
     fn uniform() -> NetworkSearch {
@@ -266,6 +300,69 @@ mod tests {
             .take_while(|line| !line.contains("more legal moves"))
             .count();
         assert_eq!(rows, 5, "{text}");
+    }
+
+    #[test]
+    fn a_report_of_the_general_game_names_every_side_and_its_top_moves() {
+        use sumito_engine::variant::{
+            Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
+        };
+        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        let position = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap())
+            .start(&rules)
+            .unwrap();
+        let mut search: NetworkSearch<VariantPosition> = NetworkSearch::new(
+            "uniform",
+            Box::new(UniformEvaluator),
+            SearchBudget::Simulations(64),
+            3,
+        );
+        let analysis = search.analyse(&position, None).unwrap();
+        assert_eq!(analysis.side_values.len(), 3);
+        let report = format_position(&position, &analysis, 5);
+        assert!(report.contains("Black to move: value "), "{report}");
+        assert!(report.contains("64 simulations"), "{report}");
+        assert!(
+            report.contains("values by side (+1 a win, -1 a loss): black "),
+            "{report}"
+        );
+        for side in ["white", "red"] {
+            assert!(report.contains(&format!(", {side} ")), "{side}: {report}");
+        }
+        let rows = report
+            .lines()
+            .skip_while(|line| !line.trim_start().starts_with("move"))
+            .skip(1)
+            .take_while(|line| !line.contains("more legal moves"))
+            .count();
+        assert_eq!(rows, 5, "{report}");
+        // The most visited move is listed first and is the line's first move,
+        // each move of the line legal where it is played.
+        let best = analysis.best.to_text();
+        let first_row = report
+            .lines()
+            .skip_while(|line| !line.trim_start().starts_with("move"))
+            .nth(1)
+            .unwrap();
+        assert!(first_row.trim_start().starts_with(&best), "{report}");
+        assert!(
+            report.contains(&format!("principal variation: {best}")),
+            "{report}"
+        );
+        let mut current = position;
+        for mv in &analysis.principal_variation {
+            assert!(current.is_legal(*mv), "{report}");
+            current = current.play(*mv);
+        }
+        // Partners share a side: four players in two teams.
+        let rules = VariantRules::plain(Seating::new(4, true).unwrap());
+        let four = VariantSetup::layout(VariantLayout::from_name("four-player").unwrap())
+            .start(&rules)
+            .unwrap();
+        let analysis = search.analyse(&four, None).unwrap();
+        let report = format_position(&four, &analysis, 3);
+        assert!(report.contains("Black to move: value "), "{report}");
+        assert!(report.contains(" for black+red (win "), "{report}");
     }
 
     #[test]

@@ -16,7 +16,6 @@ pub mod review;
 pub mod session;
 pub mod session_board;
 pub mod svg;
-pub mod variant_analysis;
 pub mod variant_view;
 
 /// Game records (the arena's format), which sessions save and load.

@@ -1,6 +1,7 @@
-//! The network as a player and an analyst: Monte Carlo tree search
-//! (`sumito_mcts`, without noise, best move) over `AbaloneGame` with a
-//! network evaluator with the Gumbel root, searching either a number of
+//! The network as a player and an analyst, in either game (any
+//! [`ChoicePosition`] board): Monte Carlo tree search (`sumito_mcts`,
+//! without noise, best move) over the board's search game with a network
+//! evaluator with the Gumbel root, searching either a number of
 //! simulations or for a time (planned from the measured speed,
 //! `sumito_mcts::search_for_time`), and keeping its tree between the moves
 //! of a game.
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use sumito_arena::player::PlayerError;
 use sumito_engine::{Move, Position};
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
-use sumito_game::{AbaloneGame, GameHistory, choose_move};
+use sumito_game::{Board, ChoicePosition, GameHistory, choose_move};
 use sumito_mcts::{
     Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, StoppableEvaluator,
     TimePlanner, Wdl, search_within,
@@ -76,21 +77,24 @@ pub fn play_search_with(simulations: u32) -> SearchConfig {
 
 /// One legal move's statistics at the root.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MoveStats {
-    pub mv: Move,
+pub struct MoveStats<M = Move> {
+    pub mv: M,
     pub visits: u32,
     /// Mean value for the side to move, `None` if never visited.
     pub q: Option<f32>,
     pub prior: f32,
 }
 
-/// What the search says about a position.
+/// What the search says about a position (whose moves are `M`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Analysis {
+pub struct Analysis<M = Move> {
     /// The move the search rates best.
-    pub best: Move,
-    /// Win/draw/loss for the side to move at the root.
+    pub best: M,
+    /// Win/draw/loss for the side to move at the root (with more than two
+    /// sides a draw is one among all of them, and a loss anything else).
     pub wdl: Wdl,
+    /// The root's value in `[-1, 1]` for every side, by side number.
+    pub side_values: Vec<f32>,
     /// The exact value for the side to move if the search proved the
     /// result (1 a certain win, -1 a certain loss, 0 a certain draw).
     pub solved: Option<f32>,
@@ -99,27 +103,43 @@ pub struct Analysis {
     /// Simulations run for this analysis.
     pub simulations: u32,
     /// Every legal move, most visited first (ties: higher prior first).
-    pub moves: Vec<MoveStats>,
+    pub moves: Vec<MoveStats<M>>,
     /// The expected line, starting with `best`.
-    pub principal_variation: Vec<Move>,
+    pub principal_variation: Vec<M>,
     pub elapsed: Duration,
 }
 
-fn moves_of(actions: &[usize]) -> Vec<Move> {
-    actions
-        .iter()
-        .filter_map(|&action| AbaloneGame::move_of(action))
-        .collect()
+/// The moves of the search's `actions` from `position` on, each read in the
+/// position it is played in, up to the end of the game.
+fn line_of<B: Board>(position: &B, actions: &[usize]) -> Vec<B::Move> {
+    let mut line = Vec::new();
+    let mut current = *position;
+    for &action in actions {
+        if current.is_over() {
+            break;
+        }
+        let Some(mv) = current.move_of(action) else {
+            break;
+        };
+        line.push(mv);
+        current = current.play(mv);
+    }
+    line
 }
 
-impl Analysis {
-    fn from_result(result: &SearchResult, simulations: u32, elapsed: Duration) -> Analysis {
-        let mut moves: Vec<MoveStats> = result
+impl<M: Copy> Analysis<M> {
+    fn from_result<B: Board<Move = M>>(
+        position: &B,
+        result: &SearchResult,
+        simulations: u32,
+        elapsed: Duration,
+    ) -> Analysis<M> {
+        let mut moves: Vec<MoveStats<M>> = result
             .root_actions
             .iter()
             .filter_map(|root| {
                 Some(MoveStats {
-                    mv: AbaloneGame::move_of(root.action)?,
+                    mv: position.move_of(root.action)?,
                     visits: root.visits,
                     q: root.q,
                     prior: root.prior,
@@ -128,28 +148,31 @@ impl Analysis {
             .collect();
         moves.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
         Analysis {
-            best: AbaloneGame::move_of(result.best_action).expect("the search returns an action"),
+            best: position
+                .move_of(result.best_action)
+                .expect("the search returns an action"),
             wdl: result.wdl,
+            side_values: result.side_values.clone(),
             solved: result.solved,
             visits: moves.iter().map(|stats| stats.visits).sum(),
             simulations,
             moves,
-            principal_variation: moves_of(&result.principal_variation),
+            principal_variation: line_of(position, &result.principal_variation),
             elapsed,
         }
     }
 }
 
-/// A network-guided search that plays one game at a time.
-pub struct NetworkSearch {
+/// A network-guided search that plays one game at a time, of the board `B`.
+pub struct NetworkSearch<B: Board = Position> {
     name: String,
-    evaluator: Box<dyn Evaluator<AbaloneGame>>,
+    evaluator: Box<dyn Evaluator<B::Searched>>,
     config: SearchConfig,
     budget: SearchBudget,
     seed: u64,
     /// The tree of the game in progress, rooted at the last searched or
     /// observed position.
-    search: Option<Search<AbaloneGame>>,
+    search: Option<Search<B::Searched>>,
     /// The speed of the searches so far, which plans timed searches.
     planner: TimePlanner,
     /// The positions of the game played so far: as a player it steps out of
@@ -160,20 +183,20 @@ pub struct NetworkSearch {
     stop: Arc<AtomicBool>,
 }
 
-impl fmt::Debug for NetworkSearch {
+impl<B: Board> fmt::Debug for NetworkSearch<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         debug_opponent(f, "NetworkSearch", &self.name, ("budget", &self.budget))
     }
 }
 
-impl NetworkSearch {
+impl<B: ChoicePosition> NetworkSearch<B> {
     /// A search named `name` (for boards and records) on `evaluator`.
     pub fn new(
         name: impl Into<String>,
-        evaluator: Box<dyn Evaluator<AbaloneGame>>,
+        evaluator: Box<dyn Evaluator<B::Searched>>,
         budget: SearchBudget,
         seed: u64,
-    ) -> NetworkSearch {
+    ) -> NetworkSearch<B> {
         NetworkSearch {
             name: name.into(),
             evaluator,
@@ -187,11 +210,18 @@ impl NetworkSearch {
         }
     }
 
+    /// The same search under another name (boards and records show it).
+    #[must_use]
+    pub fn named(mut self, name: impl Into<String>) -> NetworkSearch<B> {
+        self.name = name.into();
+        self
+    }
+
     /// The search for an evaluator that evaluates `threads` parts of a batch
     /// side by side: it gathers `threads` times the leaves per batch, so
     /// that each part is as large as one thread's batch.
     #[must_use]
-    pub fn with_threads(mut self, threads: u32) -> NetworkSearch {
+    pub fn with_threads(mut self, threads: u32) -> NetworkSearch<B> {
         self.config.virtual_loss_batch = LEAVES_PER_THREAD * threads.max(1);
         self
     }
@@ -200,9 +230,9 @@ impl NetworkSearch {
     /// (the clock's share). `position` must not be over.
     pub fn analyse(
         &mut self,
-        position: &Position,
+        position: &B,
         cap: Option<Duration>,
-    ) -> Result<Analysis, SearchError> {
+    ) -> Result<Analysis<B::Move>, SearchError> {
         self.search_position(position, cap)
             .map(|(analysis, _)| analysis)
     }
@@ -215,11 +245,11 @@ impl NetworkSearch {
     /// (a time limit), with that step's analysis as the last.
     pub fn analyse_in_steps(
         &mut self,
-        position: &Position,
+        position: &B,
         total: u32,
         steps: u32,
-        on_step: &mut dyn FnMut(&Analysis) -> bool,
-    ) -> Result<Analysis, SearchError> {
+        on_step: &mut dyn FnMut(&Analysis<B::Move>) -> bool,
+    ) -> Result<Analysis<B::Move>, SearchError> {
         let steps = steps.clamp(1, total.max(1));
         let saved = self.budget;
         let started = Instant::now();
@@ -252,11 +282,11 @@ impl NetworkSearch {
     /// [`NetworkSearch::analyse`], with the search's own result.
     fn search_position(
         &mut self,
-        position: &Position,
+        position: &B,
         cap: Option<Duration>,
-    ) -> Result<(Analysis, SearchResult), SearchError> {
+    ) -> Result<(Analysis<B::Move>, SearchResult), SearchError> {
         let start = Instant::now();
-        let game = AbaloneGame(*position);
+        let game = position.searched();
         let evaluator = StoppableEvaluator::new(self.evaluator.as_ref(), self.stop.clone());
         let mut search = match self.search.take() {
             Some(search) if *search.root() == game => search,
@@ -279,22 +309,22 @@ impl NetworkSearch {
             limit,
             configure,
         )?;
-        let analysis = Analysis::from_result(&result, done, start.elapsed());
+        let analysis = Analysis::from_result(position, &result, done, start.elapsed());
         self.search = Some(search);
         Ok((analysis, result))
     }
 }
 
-impl Opponent for NetworkSearch {
+impl<B: ChoicePosition> Opponent<B> for NetworkSearch<B> {
     fn name(&self) -> String {
         self.name.clone()
     }
 
     fn think(
         &mut self,
-        position: &Position,
+        position: &B,
         cap: Option<Duration>,
-    ) -> Result<Thought, PlayerError> {
+    ) -> Result<Thought<B::Move>, PlayerError> {
         self.history.record(position);
         let (analysis, result) = self
             .search_position(position, cap)
@@ -335,15 +365,15 @@ impl Opponent for NetworkSearch {
         self.stop = stop;
     }
 
-    fn observe_move(&mut self, before: &Position, mv: Move) {
+    fn observe_move(&mut self, before: &B, mv: B::Move) {
         // The position after it is recorded when this player moves there.
         self.history.record(before);
         // Keep the subtree of the move played; anything else starts afresh.
         self.search = self
             .search
             .take()
-            .filter(|search| *search.root() == AbaloneGame(*before))
-            .and_then(|mut search| search.advance(mv.action()).ok().map(|()| search));
+            .filter(|search| *search.root() == before.searched())
+            .and_then(|mut search| search.advance(before.action_of(mv)).ok().map(|()| search));
     }
 }
 
