@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 
+mod common;
+#[path = "common/training.rs"]
+mod training;
+
 const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -394,6 +398,71 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
     );
     // A PV step shows the board after it.
     click(&client, "#pv span[data-step='0']").await;
+    client.close().await.unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_of_the_general_game_takes_its_seats_in_the_page() {
+    // A tiny three-player model: two generations, exported.
+    let scratch = common::Scratch::new("serve-general");
+    let run = scratch.0.join("run");
+    let config = training::tiny_general_config(&scratch.0, "three-player");
+    let output = training::train(&config, &run, &[]);
+    assert!(output.status.success(), "{}", training::text(&output));
+    let bundle = scratch.0.join("three");
+    let output = std::process::Command::new(SUMITO)
+        .args(["export", "--run-dir", run.to_str().unwrap()])
+        .args(["--out", bundle.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", training::text(&output));
+    let (_server, url) = start_server(&["--model", bundle.to_str().unwrap()]);
+    let (_driver, driver_port) = start_chromedriver();
+    let profile =
+        std::env::temp_dir().join(format!("sumito-chromium-general-{}", std::process::id()));
+    let client = browser(driver_port, &profile).await;
+    client.goto(&url).await.unwrap();
+    // The first game is the model's own: three seats, the person first and
+    // the model at the other two, which answer a move with theirs.
+    wait_text(&client, "#status", |t| t.contains("black to move")).await;
+    let seats = client.find_all(Locator::Css("#seats .seat")).await.unwrap();
+    assert_eq!(seats.len(), 3);
+    let first = client
+        .execute("return state.legal[0].text;", vec![])
+        .await
+        .unwrap();
+    let first = first.as_str().unwrap().to_string();
+    client
+        .find(Locator::Css("#move-input"))
+        .await
+        .unwrap()
+        .send_keys(&format!("{first}\n"))
+        .await
+        .unwrap();
+    wait_moves(&client, 3).await;
+    let seat_text = wait_text(&client, "#seats", |t| t.contains("three")).await;
+    assert!(seat_text.contains("three"), "{seat_text}");
+    // The form shows that game, so that Start begins another of the same.
+    let form = client
+        .execute(
+            "return [$('layout').value, $('opponent').value, document.querySelector('#opponent option[value=model]').textContent];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(form[0], "three-player", "{form}");
+    assert_eq!(form[1], "model", "{form}");
+    assert!(form[2].as_str().unwrap().contains("three"), "{form}");
+    start_new_game(&client).await;
+    wait_text(&client, "#status", |t| t.contains("black to move")).await;
+    assert_eq!(moves_listed(&client).await, 0);
+    let png = client.screenshot().await.unwrap();
+    std::fs::write(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-general.png"),
+        png,
+    )
+    .unwrap();
     client.close().await.unwrap();
     let _ = std::fs::remove_dir_all(&profile);
 }

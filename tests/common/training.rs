@@ -142,3 +142,73 @@ impl Lines {
         }
     }
 }
+
+/// The smallest general-game run for `layout`: a tiny network, four
+/// simulations, six games a generation, two generations, each candidate
+/// rated against `greedy`.
+pub fn tiny_general_config(dir: &Path, layout: &str) -> PathBuf {
+    tiny_general_config_gated(dir, layout, "mode = \"off\"")
+}
+
+/// The tiny run with `gating` as the `[gating]` table's keys.
+pub fn tiny_general_config_gated(dir: &Path, layout: &str, gating: &str) -> PathBuf {
+    let text = format!(
+        r#"[rules]
+layouts = ["{layout}"]
+max_plies = 24
+
+[selfplay]
+workers = 1
+games_in_parallel = 6
+games_per_generation = 6
+
+[mcts]
+simulations = 4
+temperature = 1.0
+temperature_plies = 6
+
+[mcts.gumbel]
+considered_actions = 4
+
+[net.model]
+blocks = 1
+channels = 8
+policy_channels = 4
+value_channels = 4
+value_hidden = 16
+
+[net.inference]
+precision = "f32"
+
+[net.training]
+batch_size = 16
+learning_rate = 1e-3
+warmup_steps = 0
+
+[net.threads]
+intra_op = 1
+inter_op = 1
+
+[training]
+samples_per_position = 1.0
+window_min_positions = 500
+window_max_positions = 2000
+checkpoint_every_steps = 2
+
+[gating]
+{gating}
+
+[evaluation]
+simulations = 4
+games_in_parallel = 4
+opponents = ["greedy"]
+games_per_opponent = 4
+
+[budget]
+generations = 2
+"#
+    );
+    let path = dir.join(format!("tiny-{layout}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}

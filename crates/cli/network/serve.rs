@@ -1,6 +1,7 @@
-//! `sumito serve` with a model: the bundle's network plays and analyses the
-//! plain two-player game in the page; one loaded network is shared by every
-//! search (`Arc` of the evaluator).
+//! `sumito serve` with a model: the bundle's network plays its game in the
+//! page (a two-player model the plain two-player game, which it also
+//! analyses; a model of the general game the games of its rules); one loaded
+//! network is shared by every search (`Arc` of the evaluator).
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -8,19 +9,19 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::serve::{Args, run as run_classical};
-use sumito_engine::{Position, Rules};
-use sumito_game::AbaloneGame;
-use sumito_mcts::Evaluator;
+use sumito_engine::Position;
+use sumito_engine::variant::VariantPosition;
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
+use sumito_net::{DirectEvaluator, TorchScriptModel};
 use sumito_play::network::{Analysis, NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
-use sumito_serve::{Engines, serve_blocking};
+use sumito_serve::{Engines, ModelGame, serve_blocking};
 
 /// The model's side of the server.
 pub struct ModelEngines {
     name: String,
-    rules: Rules,
-    evaluator: Arc<dyn Evaluator<AbaloneGame>>,
+    game: ModelGame,
+    evaluator: Arc<DirectEvaluator<TorchScriptModel>>,
 }
 
 impl Engines for ModelEngines {
@@ -28,8 +29,8 @@ impl Engines for ModelEngines {
         Some(self.name.clone())
     }
 
-    fn model_rules(&self) -> Option<Rules> {
-        Some(self.rules)
+    fn model_game(&self) -> Option<ModelGame> {
+        Some(self.game.clone())
     }
 
     fn model_opponent(
@@ -38,6 +39,19 @@ impl Engines for ModelEngines {
         seed: u64,
     ) -> Result<Box<dyn Opponent + Send>, String> {
         Ok(Box::new(NetworkSearch::new(
+            self.name.clone(),
+            Box::new(self.evaluator.clone()),
+            budget,
+            seed,
+        )))
+    }
+
+    fn general_model_opponent(
+        &self,
+        budget: SearchBudget,
+        seed: u64,
+    ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String> {
+        Ok(Box::new(NetworkSearch::<VariantPosition>::new(
             self.name.clone(),
             Box::new(self.evaluator.clone()),
             budget,
@@ -88,8 +102,12 @@ pub fn model_engines(
     // utility included: the page plays and analyses the same model.
     let evaluator = bundle.play_evaluator(device)?;
     println!("{}", bundle.summary());
+    let game = match bundle.meta.general() {
+        Some(table) => ModelGame::General(table.clone()),
+        None => ModelGame::TwoPlayer(bundle.meta.rules()),
+    };
     Ok(ModelEngines {
-        rules: bundle.meta.rules(),
+        game,
         name: format!(
             "{} (gen {})",
             bundle.meta.name, bundle.meta.training.generation

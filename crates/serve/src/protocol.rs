@@ -17,7 +17,8 @@
 //! | `load` | `record` (a Sumito record, or Aba-Pro moves one per line or separated by spaces) | replaces the game |
 //! | `save` | | asks for the game as a record |
 //!
-//! From the server: `state` (everything the page shows), `analysis`
+//! From the server: `state` (everything the page shows, the loaded model's
+//! name among it), `analysis`
 //! (several per request as the search grows, the last with `done: true`),
 //! `record` (`text`), `error` (`message`).
 //!
@@ -161,6 +162,8 @@ pub struct StateView {
     /// Whether analysis is available (a model is loaded and the game is a
     /// two-player one).
     pub can_analyze: bool,
+    /// The loaded model's name, if any (the page offers it as opponent).
+    pub model: Option<String>,
     /// Set when the model analyses this game under other rules than the
     /// game's (the model's training rules are the only ones it plays under).
     pub rules_note: Option<String>,

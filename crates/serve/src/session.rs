@@ -32,20 +32,43 @@ use crate::protocol::{
 /// Simulations of an analysis that names none.
 pub const DEFAULT_ANALYSIS_SIMULATIONS: u32 = 800;
 
+/// The game a loaded model learned, with the rules it plays under and no
+/// others, whatever a page asks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelGame {
+    /// The two-player game under these rules.
+    TwoPlayer(Rules),
+    /// The general game (variants, 3 to 6 players) under this table, whose
+    /// layouts are those it learned on.
+    General(RulesTable),
+}
+
 /// What a network gives the server (`sumito-torch` provides it from a
 /// model bundle; `sumito` alone has none).
 pub trait Engines: Send + Sync {
     /// The model's name, if one is loaded.
     fn model_name(&self) -> Option<String>;
-    /// The rules the model was trained under (its bundle's): it plays and
-    /// analyses under these and no others, whatever a page asks.
-    fn model_rules(&self) -> Option<Rules>;
-    /// A model opponent for plain two-player games.
+    /// The game and rules the model was trained under (its bundle's).
+    fn model_game(&self) -> Option<ModelGame>;
+    /// The rules of a two-player model: it plays and analyses under these.
+    fn model_rules(&self) -> Option<Rules> {
+        match self.model_game()? {
+            ModelGame::TwoPlayer(rules) => Some(rules),
+            ModelGame::General(_) => None,
+        }
+    }
+    /// A two-player model's opponent, for plain two-player games.
     fn model_opponent(
         &self,
         budget: SearchBudget,
         seed: u64,
     ) -> Result<Box<dyn Opponent + Send>, String>;
+    /// A general-game model's opponent, for the games of its rules.
+    fn general_model_opponent(
+        &self,
+        budget: SearchBudget,
+        seed: u64,
+    ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String>;
     /// Searches `position` with the model for `simulations`, calling
     /// `on_update` with the analysis so far several times on the way (the
     /// page shows the search as it grows); returns the last. The search
@@ -60,6 +83,9 @@ pub trait Engines: Send + Sync {
     ) -> Result<Analysis, String>;
 }
 
+const NO_MODEL: &str =
+    "no model is loaded: start `sumito serve --model NAME` to play or analyse with one";
+
 /// No model: classical engines only.
 #[derive(Debug)]
 pub struct NoModel;
@@ -68,14 +94,18 @@ impl Engines for NoModel {
     fn model_name(&self) -> Option<String> {
         None
     }
-    fn model_rules(&self) -> Option<Rules> {
+    fn model_game(&self) -> Option<ModelGame> {
         None
     }
     fn model_opponent(&self, _: SearchBudget, _: u64) -> Result<Box<dyn Opponent + Send>, String> {
-        Err(
-            "no model is loaded: start `sumito serve --model NAME` to play or analyse with one"
-                .into(),
-        )
+        Err(NO_MODEL.into())
+    }
+    fn general_model_opponent(
+        &self,
+        _: SearchBudget,
+        _: u64,
+    ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String> {
+        Err(NO_MODEL.into())
     }
     fn analyse(
         &self,
@@ -316,6 +346,27 @@ impl GameSession {
         stop: Arc<AtomicBool>,
         seed: u64,
     ) -> Result<GameSession, String> {
+        // A model of the general game starts on the first layout it learned.
+        let (layout, seats) = match engines.model_game() {
+            Some(ModelGame::General(table)) => {
+                let layout = table
+                    .layouts
+                    .as_ref()
+                    .and_then(|layouts| layouts.first().cloned())
+                    .unwrap_or_else(|| "standard".into());
+                let problem = |err: String| format!("the model's first layout {layout:?}: {err}");
+                let start =
+                    VariantLayout::from_name(&layout).map_err(|err| problem(err.to_string()))?;
+                let seats = table
+                    .resolve(start)
+                    .map_err(|err| problem(err.to_string()))?
+                    .0
+                    .seating
+                    .seats();
+                (layout, seats)
+            }
+            _ => ("standard".to_string(), 2),
+        };
         let opponent = if engines.model_name().is_some() {
             SeatRequest::Model {
                 simulations: Some(400),
@@ -353,12 +404,10 @@ impl GameSession {
             ended: None,
             seed,
         };
-        session.new_game(
-            "standard",
-            None,
-            &[SeatRequest::Human { name: None }, opponent],
-            None,
-        )?;
+        let seat_requests: Vec<SeatRequest> = std::iter::once(SeatRequest::Human { name: None })
+            .chain(std::iter::repeat_n(opponent, seats - 1))
+            .collect();
+        session.new_game(&layout, None, &seat_requests, None)?;
         Ok(session)
     }
 
@@ -378,15 +427,20 @@ impl GameSession {
         let model_seat = seats
             .iter()
             .any(|seat| matches!(seat, SeatRequest::Model { .. }));
-        let model_rules = self.engines.model_rules().filter(|_| model_seat);
-        let table: RulesTable = match (rules, model_rules) {
+        let model_game = self.engines.model_game().filter(|_| model_seat);
+        let model_rules = match &model_game {
+            Some(ModelGame::TwoPlayer(rules)) => Some(*rules),
+            _ => None,
+        };
+        let table: RulesTable = match (rules, &model_game) {
             // (The table's own reader: its errors quote an excerpt of what
             // was sent.)
             (Some(value), _) => {
                 RulesTable::from_json(value).map_err(|err| format!("rules: {err}"))?
             }
             // A model plays under the rules it was trained with.
-            (None, Some(rules)) => table_of(rules),
+            (None, Some(ModelGame::TwoPlayer(rules))) => table_of(*rules),
+            (None, Some(ModelGame::General(table))) => table.clone(),
             (None, None) => RulesTable::default(),
         };
         let (rules, setup) = table.resolve(layout).map_err(|err| err.to_string())?;
@@ -399,6 +453,26 @@ impl GameSession {
             ));
         }
         let plain = !table.is_variant() && matches!(layout, VariantLayout::Two(_));
+        if let Some(ModelGame::General(trained)) = &model_game {
+            // The same rules for this layout: what the model learned.
+            let learned = trained
+                .resolve(layout)
+                .map_err(|err| format!("the model's rules for {layout}: {err}"))?
+                .0;
+            if learned != rules {
+                return Err(format!(
+                    "the model plays only under the rules it was trained with ({}); this \
+                     game's are {}: start it without rules, or without the model",
+                    learned, rules
+                ));
+            }
+        }
+        if model_rules.is_some() && !plain {
+            return Err(format!(
+                "the model ({}) plays only the plain two-player game: start this game without it",
+                self.engines.model_name().unwrap_or_default()
+            ));
+        }
         if let Some(trained) = model_rules
             && plain
         {
@@ -462,9 +536,6 @@ impl GameSession {
                     simulations,
                     time_ms,
                 } => {
-                    if !plain {
-                        return Err("a model plays only the plain two-player game".into());
-                    }
                     let budget = match (simulations, time_ms) {
                         (_, Some(ms)) => SearchBudget::Time(
                             Duration::from_millis(*ms)
@@ -474,12 +545,17 @@ impl GameSession {
                             SearchBudget::Simulations(sims.unwrap_or(400).clamp(1, MAX_SIMULATIONS))
                         }
                     };
-                    let mut opponent = self.engines.model_opponent(budget, seed)?;
-                    opponent.set_stop(self.stop.clone());
+                    let mut engine = match &model_game {
+                        Some(ModelGame::General(_)) => {
+                            SeatEngine::General(self.engines.general_model_opponent(budget, seed)?)
+                        }
+                        _ => SeatEngine::Classic(self.engines.model_opponent(budget, seed)?),
+                    };
+                    engine.set_stop(self.stop.clone());
                     memory_mb += MODEL_SEARCH_MB;
                     Seat::Engine {
                         name: self.engines.model_name().unwrap_or_else(|| "model".into()),
-                        engine: Some(SeatEngine::Classic(opponent)),
+                        engine: Some(engine),
                         limit: MODEL_THINK_LIMIT,
                         searches: true,
                     }
@@ -737,6 +813,12 @@ impl GameSession {
     ) -> Result<(Position, u32), String> {
         if self.engines.model_name().is_none() {
             return Err("no model is loaded: start `sumito serve --model NAME` to analyse".into());
+        }
+        if self.engines.model_rules().is_none() {
+            return Err(
+                "the page analyses with a two-player model; this one plays the general game (analyse its games with `sumito analyze --model`)"
+                    .into(),
+            );
         }
         let classic = match position {
             Some(text) => Position::from_fen(text).map_err(|err| err.to_string())?,
@@ -1049,7 +1131,8 @@ impl GameSession {
                 })
                 .collect(),
             result: self.ended.clone().or_else(|| last.describe_outcome()),
-            can_analyze: self.engines.model_name().is_some() && self.plain_two_player,
+            can_analyze: self.engines.model_rules().is_some() && self.plain_two_player,
+            model: self.engines.model_name(),
             rules_note: self.rules_note(),
         }
     }
@@ -1423,35 +1506,52 @@ mod tests {
         assert!(state.result.is_some());
     }
 
-    /// A model that plays and analyses with a uniform evaluator, trained
-    /// (says its bundle) under a 200-ply limit.
+    /// A model of `game` that plays with a uniform evaluator.
     #[derive(Debug)]
-    struct UniformModel;
+    struct UniformModel(ModelGame);
 
+    /// A two-player model's rules (says its bundle): a 200-ply limit.
     const TRAINED: Rules = Rules {
         marbles_to_win: 6,
         max_plies: Some(200),
         no_push_off_plies: None,
     };
 
+    fn uniform_search<B: sumito_game::ChoicePosition>(
+        budget: SearchBudget,
+        seed: u64,
+    ) -> sumito_play::network::NetworkSearch<B>
+    where
+        sumito_mcts::UniformEvaluator: sumito_mcts::Evaluator<B::Searched>,
+    {
+        sumito_play::network::NetworkSearch::new(
+            "uniform",
+            Box::new(sumito_mcts::UniformEvaluator),
+            budget,
+            seed,
+        )
+    }
+
     impl Engines for UniformModel {
         fn model_name(&self) -> Option<String> {
             Some("uniform".into())
         }
-        fn model_rules(&self) -> Option<Rules> {
-            Some(TRAINED)
+        fn model_game(&self) -> Option<ModelGame> {
+            Some(self.0.clone())
         }
         fn model_opponent(
             &self,
             budget: SearchBudget,
             seed: u64,
         ) -> Result<Box<dyn Opponent + Send>, String> {
-            Ok(Box::new(sumito_play::network::NetworkSearch::new(
-                "uniform",
-                Box::new(sumito_mcts::UniformEvaluator),
-                budget,
-                seed,
-            )))
+            Ok(Box::new(uniform_search::<Position>(budget, seed)))
+        }
+        fn general_model_opponent(
+            &self,
+            budget: SearchBudget,
+            seed: u64,
+        ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String> {
+            Ok(Box::new(uniform_search::<VariantPosition>(budget, seed)))
         }
         fn analyse(
             &self,
@@ -1467,7 +1567,7 @@ mod tests {
     #[test]
     fn the_model_plays_and_analyses_only_under_its_training_rules() {
         let mut game = GameSession::new(
-            Arc::new(UniformModel),
+            Arc::new(UniformModel(ModelGame::TwoPlayer(TRAINED))),
             Arc::new(PagePolicy::new(1024, None)),
             Arc::new(AtomicBool::new(false)),
             1,
@@ -1514,5 +1614,58 @@ mod tests {
             .analysis_target(Some(10), Some("5/6/7/8/bb4bbw/w7/7/6/5 b 0 5"))
             .unwrap();
         assert_eq!(pasted.rules(), TRAINED);
+    }
+
+    /// A model of the general game's rules: three players with a 240-ply
+    /// limit.
+    fn three_player_table() -> RulesTable {
+        RulesTable {
+            layouts: Some(vec!["three-player".into()]),
+            max_plies: Some(240),
+            ..RulesTable::default()
+        }
+    }
+
+    #[test]
+    fn a_model_of_the_general_game_takes_the_seats_of_its_game() {
+        let mut game = GameSession::new(
+            Arc::new(UniformModel(ModelGame::General(three_player_table()))),
+            Arc::new(PagePolicy::new(1024, None)),
+            Arc::new(AtomicBool::new(false)),
+            1,
+        )
+        .unwrap();
+        // The first game is the model's: its first layout, its rules, the
+        // person first and the model at the other seats.
+        let state = game.state();
+        assert_eq!(state.seats.len(), 3);
+        assert!(state.human_to_move && !state.can_analyze);
+        assert_eq!(game.current().rules().max_plies, Some(240));
+        let first = state.legal[0].text.clone();
+        game.handle(ClientMessage::Move { text: first }).unwrap();
+        // Both model seats move, each a legal move of the game.
+        for _ in 0..2 {
+            engine_turn(&mut game);
+        }
+        assert_eq!(game.state().history.len(), 3);
+        assert!(game.state().human_to_move);
+        // Other rules with the model are refused, naming both.
+        let model = SeatRequest::Model {
+            simulations: Some(8),
+            time_ms: None,
+        };
+        let seats = vec![SeatRequest::Human { name: None }, model.clone(), model];
+        let err = game
+            .handle(ClientMessage::NewGame {
+                layout: "three-player".into(),
+                rules: Some(serde_json::json!({"max_plies": 100})),
+                seats: seats.clone(),
+                clock: None,
+            })
+            .unwrap_err();
+        assert!(err.contains("trained with"), "{err}");
+        // The page's analysis is the two-player model's, and says so.
+        let err = game.analysis_target(Some(10), None).unwrap_err();
+        assert!(err.contains("general game"), "{err}");
     }
 }

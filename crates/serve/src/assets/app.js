@@ -39,7 +39,11 @@ function connect() {
   socket.onclose = () => { $("status").textContent = "disconnected (reload the page)"; };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
-    if (message.type === "state") { state = message; selection = []; say(""); render(); }
+    if (message.type === "state") {
+      // The first game's settings fill the form (a model's own game).
+      if (!state) syncForm(message);
+      state = message; selection = []; say(""); render();
+    }
     else if (message.type === "analysis") { analysisUpdates += 1; analysis = message; pvStep = -1; renderAnalysis(); render(); }
     else if (message.type === "record") { showRecord(message.text); }
     else if (message.type === "error") { say(message.message); }
@@ -268,6 +272,19 @@ function showRecord(text) {
   const link = $("download");
   link.href = "data:text/plain;charset=utf-8," + encodeURIComponent(text);
   link.hidden = false;
+}
+
+// The form shows the game the server started: its layout, and the loaded
+// model by name as the opponents.
+function syncForm(first) {
+  $("layout").value = first.layout;
+  const option = document.querySelector('#opponent option[value="model"]');
+  if (first.model) {
+    option.textContent = `the model (${first.model})`;
+    if (first.seats.some((seat) => seat.player === first.model)) $("opponent").value = "model";
+  } else {
+    option.textContent = "the model (none loaded)";
+  }
 }
 
 // ---- controls ----
