@@ -473,17 +473,30 @@ pub fn play_multi_match(
                         make(&entrants[e], game_seed ^ side as u64).expect("checked above")
                     })
                     .collect();
+                for player in &mut players {
+                    player.new_game();
+                }
                 let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
                 let mut position = start;
                 let mut played = Vec::new();
+                // Every player sees every move (a search keeps its tree).
+                let mut play =
+                    |position: &mut VariantPosition,
+                     mv: VariantMove,
+                     players: &mut [Box<dyn Player<VariantPosition>>]| {
+                        for player in players.iter_mut() {
+                            player.observe_move(position, mv);
+                        }
+                        played.push(mv);
+                        *position = position.play(mv);
+                    };
                 for _ in 0..opening_plies {
                     let moves = position.legal_moves();
                     if moves.is_empty() {
                         break;
                     }
                     let mv = moves[rng.random_range(0..moves.len())];
-                    played.push(mv);
-                    position = position.play(mv);
+                    play(&mut position, mv, &mut players);
                 }
                 while !position.is_game_over() {
                     if stop() {
@@ -493,8 +506,7 @@ pub fn play_multi_match(
                     let mv = players[side]
                         .choose_move(&position, &SearchLimit::default())
                         .map_err(|err| err.to_string())?;
-                    played.push(mv);
-                    position = position.play(mv);
+                    play(&mut position, mv, &mut players);
                 }
                 Ok(MultiGame {
                     entrant_of_side,

@@ -3,13 +3,17 @@
 //! fixed opponents. Register [`NetPlayerFactory`] in a `PlayerRegistry`.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use sumito_arena::player::{Entrant, Player, PlayerError, PlayerFactory, SearchLimit};
 use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
-use sumito_engine::{Move, Position};
+use sumito_engine::Position;
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
-use sumito_game::{AbaloneGame, GameHistory, choose_move};
-use sumito_mcts::{GumbelConfig, Search, SearchConfig, SearchError, TimePlanner, search_for_time};
+use sumito_game::{ChoicePosition, GameHistory, choose_move};
+use sumito_mcts::{
+    Evaluator, GumbelConfig, Search, SearchConfig, SearchError, StoppableEvaluator, TimePlanner,
+    search_for_time,
+};
 use sumito_net::{
     InferenceClient, InferenceConfig, InferenceService, NetError, PackedModel, PolicyValueNet,
     Precision,
@@ -185,68 +189,122 @@ pub fn network_entrant<M: PackedModel + 'static>(
         &InferenceConfig::default(),
     )?);
     Ok(Entrant::new(name, settings.limit, move |seed| {
-        Box::new(NetPlayer {
-            evaluator: service
+        let player = NetPlayer::<Position>::new(
+            "net".to_owned(),
+            service
                 .client()
                 .with_score_utility(settings.score_utility.unwrap_or(0.0))
                 .with_parallel_requests(settings.search_threads),
-            config: settings.search.clone(),
+            settings.search.clone(),
             seed,
-            search: None,
-            planner: TimePlanner::new(),
-            history: settings.avoid_repetition.then(GameHistory::new),
-            material_plies: settings.material_plies,
-        })
+            settings.avoid_repetition,
+            settings.material_plies,
+        );
+        // A time limit, from `time=` or `sumito ladder --time-per-move`, is
+        // the budget of a two-player network (matches have no clocks).
+        Box::new(player.by_time())
     }))
 }
 
 /// Leaves gathered per network call by one game's search.
 pub const VIRTUAL_LOSS_BATCH: u32 = 8;
 
-/// One game's network player: a search tree kept across moves.
-struct NetPlayer {
+/// One game's network player in the game of the board `B` (two-player or
+/// general): a search tree kept across moves, seen by every player of the
+/// game through [`Player::observe_move`].
+pub struct NetPlayer<B: ChoicePosition> {
+    name: String,
     evaluator: InferenceClient,
     config: SearchConfig,
     seed: u64,
-    search: Option<Search<AbaloneGame>>,
+    search: Option<Search<B::Searched>>,
     /// The speed of its searches, which plans those under a time limit.
     planner: TimePlanner,
     /// The positions of the game, when it avoids repeating them.
     history: Option<GameHistory>,
     /// Plies of the material check of its move choice.
     material_plies: u32,
+    /// Once set, a search ends at its next batch (a page closed, a stop).
+    stop: Arc<AtomicBool>,
+    /// Whether its own spec searches by time (`time=`): then a move's time
+    /// limit is its budget; otherwise only a ceiling on its simulations
+    /// (a clock's share).
+    by_time: bool,
 }
 
-impl Player for NetPlayer {
+impl<B: ChoicePosition> std::fmt::Debug for NetPlayer<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetPlayer")
+            .field("name", &self.name)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<B: ChoicePosition> NetPlayer<B> {
+    /// A player named `name` searching with `config` on `evaluator`.
+    pub fn new(
+        name: String,
+        evaluator: InferenceClient,
+        config: SearchConfig,
+        seed: u64,
+        avoid_repetition: bool,
+        material_plies: u32,
+    ) -> NetPlayer<B> {
+        NetPlayer {
+            by_time: false,
+            name,
+            evaluator,
+            config,
+            seed,
+            search: None,
+            planner: TimePlanner::new(),
+            history: avoid_repetition.then(GameHistory::new),
+            material_plies,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+impl<B: ChoicePosition> NetPlayer<B> {
+    /// The same player searching by time: a move's time limit is its budget.
+    #[must_use]
+    pub fn by_time(mut self) -> NetPlayer<B> {
+        self.by_time = true;
+        self
+    }
+}
+
+impl<B: ChoicePosition> Player<B> for NetPlayer<B>
+where
+    InferenceClient: Evaluator<B::Searched>,
+{
     fn name(&self) -> String {
-        "net".to_owned()
+        self.name.clone()
     }
 
     /// Searches its configured simulations, or under a time limit
     /// (`alphabeta:time=` style, from `sumito ladder --time-per-move`) as many
     /// as the measured speed fits in the time, with the same root.
-    fn choose_move(
-        &mut self,
-        position: &Position,
-        limit: &SearchLimit,
-    ) -> Result<Move, PlayerError> {
+    fn choose_move(&mut self, position: &B, limit: &SearchLimit) -> Result<B::Move, PlayerError> {
         if let Some(history) = &mut self.history {
             history.record(position);
         }
+        let failed = |err: SearchError| PlayerError::Failed(Box::new(err));
+        let root = position.searched();
         let reusable = self
             .search
             .as_ref()
-            .is_some_and(|search| search.root().position() == position);
+            .is_some_and(|search| *search.root() == root);
         if !reusable {
             self.seed = self.seed.wrapping_add(1);
-            let search = Search::new(AbaloneGame(*position), self.config.clone(), self.seed)
-                .map_err(|err| PlayerError::Failed(Box::new(err)))?;
+            let search = Search::new(root, self.config.clone(), self.seed).map_err(failed)?;
             self.search = Some(search);
         }
         let search = self.search.as_mut().expect("set above");
-        let failed = |err: SearchError| PlayerError::Failed(Box::new(err));
+        let evaluator = StoppableEvaluator::new(&self.evaluator, Arc::clone(&self.stop));
         let result = match limit.time {
-            None => search.search(&self.evaluator).map_err(failed)?,
+            None => search.search(&evaluator).map_err(failed)?,
             Some(time) => {
                 let base = &self.config;
                 let configure = |simulations: u32| SearchConfig {
@@ -257,12 +315,17 @@ impl Player for NetPlayer {
                     }),
                     ..base.clone()
                 };
+                let ceiling = if self.by_time {
+                    u32::MAX
+                } else {
+                    self.config.simulations
+                };
                 let (result, _) = search_for_time(
                     search,
-                    &self.evaluator,
+                    &evaluator,
                     &mut self.planner,
                     time,
-                    u32::MAX,
+                    ceiling,
                     configure,
                 )
                 .map_err(failed)?;
@@ -287,16 +350,21 @@ impl Player for NetPlayer {
         }
     }
 
-    fn observe_move(&mut self, before: &Position, mv: Move) {
+    fn observe_move(&mut self, before: &B, mv: B::Move) {
         if let Some(history) = &mut self.history {
             // The position after it is recorded when this player moves there.
             history.record(before);
         }
         if let Some(search) = &mut self.search
-            && (search.root().position() != before || search.advance(mv.action()).is_err())
+            && (*search.root() != before.searched()
+                || search.advance(before.action_of(mv)).is_err())
         {
             self.search = None;
         }
+    }
+
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = stop;
     }
 }
 
@@ -355,6 +423,45 @@ pub(crate) mod tests {
                 player.observe_move(&position, mv);
                 position = position.play(mv);
             }
+        }
+    }
+
+    #[test]
+    fn a_network_of_the_general_game_keeps_its_tree_along_the_game() {
+        use sumito_engine::variant::{
+            Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
+        };
+        use sumito_game::Board;
+        let model = tiny_model(sumito_net::NetGame::Variant);
+        let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
+        let service = InferenceService::start(net, &InferenceConfig::default()).unwrap();
+        let config = SearchConfig {
+            simulations: 16,
+            gumbel: Some(GumbelConfig {
+                considered_actions: 4,
+                gumbel_scale: 0.0,
+                ..GumbelConfig::default()
+            }),
+            ..SearchConfig::default()
+        };
+        let mut player =
+            NetPlayer::<VariantPosition>::new("three".into(), service.client(), config, 1, true, 0);
+        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        let mut position = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap())
+            .start(&rules)
+            .unwrap();
+        player.new_game();
+        for _ in 0..6 {
+            let mv = player
+                .choose_move(&position, &SearchLimit::default())
+                .unwrap();
+            assert!(position.is_legal(mv));
+            player.observe_move(&position, mv);
+            position = position.play(mv);
+            // The subtree of the move played is the next search's start.
+            let kept = player.search.as_ref().expect("the tree is kept");
+            assert_eq!(*kept.root(), position.searched());
+            assert!(kept.root_visits() > 0);
         }
     }
 

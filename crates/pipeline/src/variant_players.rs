@@ -9,19 +9,15 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use sumito_arena::multi::seat_player;
-use sumito_arena::player::{Player, PlayerError, SearchLimit};
+use sumito_arena::player::Player;
 use sumito_arena::spec::{PlayerSpec, SpecError};
-use sumito_engine::variant::{VariantMove, VariantPosition};
-use sumito_game::{GameHistory, VariantGame, choose_move};
-use sumito_mcts::{
-    GumbelConfig, Search, SearchConfig, StoppableEvaluator, TimePlanner, search_within,
-};
-use sumito_net::{InferenceClient, InferenceConfig, InferenceService, NetGame, PolicyValueNet};
+use sumito_engine::variant::VariantPosition;
+use sumito_mcts::SearchConfig;
+use sumito_net::{InferenceConfig, InferenceService, NetGame, PolicyValueNet};
 
-use crate::players::network_search;
+use crate::players::{NetPlayer, network_search};
 
 /// The network players of one match, loaded once: `net:model=DIR` (a
 /// checkpoint folder) or `bundle:model=NAME_OR_DIR` (an exported model of
@@ -128,82 +124,16 @@ impl VariantNetSeats {
         seed: u64,
     ) -> Result<Box<dyn Player<VariantPosition>>, SpecError> {
         match self.loaded.iter().find(|known| known.name == spec) {
-            Some(network) => Ok(Box::new(VariantNetSeat {
-                name: network.name.clone(),
-                evaluator: network.service.client(),
-                config: network.search.clone(),
+            Some(network) => Ok(Box::new(NetPlayer::<VariantPosition>::new(
+                network.name.clone(),
+                network.service.client(),
+                network.search.clone(),
                 seed,
-                history: network.avoid_repetition.then(GameHistory::new),
-                stop: Arc::new(AtomicBool::new(false)),
-                planner: TimePlanner::new(),
-            })),
+                network.avoid_repetition,
+                0,
+            ))),
             None => seat_player(spec, seed),
         }
-    }
-}
-
-/// One seat's network player (made afresh for every game).
-struct VariantNetSeat {
-    name: String,
-    evaluator: InferenceClient,
-    config: SearchConfig,
-    seed: u64,
-    /// The positions this seat moved from and into, when it avoids
-    /// repeating them: a cycle of the game passes again through the
-    /// positions its moves led to.
-    history: Option<GameHistory>,
-    /// Once set, a search ends at its next batch (a page closed).
-    stop: Arc<AtomicBool>,
-    /// The speed of this seat's searches, for searches within a time.
-    planner: TimePlanner,
-}
-
-impl Player<VariantPosition> for VariantNetSeat {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    /// The simulations of its spec, within `limit`'s time if given.
-    fn choose_move(
-        &mut self,
-        position: &VariantPosition,
-        limit: &SearchLimit,
-    ) -> Result<VariantMove, PlayerError> {
-        let failed = |err: sumito_mcts::SearchError| PlayerError::Failed(Box::new(err));
-        self.seed = self.seed.wrapping_add(1);
-        let game = VariantGame(*position);
-        let mut search = Search::new(game, self.config.clone(), self.seed).map_err(failed)?;
-        let evaluator = StoppableEvaluator::new(&self.evaluator, Arc::clone(&self.stop));
-        // The Gumbel root sized for each search the time allows.
-        let configure = |simulations: u32| SearchConfig {
-            simulations,
-            gumbel: self.config.gumbel.map(|gumbel| GumbelConfig {
-                considered_actions: gumbel.considered_actions.min(simulations).max(2),
-                ..gumbel
-            }),
-            ..self.config.clone()
-        };
-        let simulations = self.config.simulations;
-        let (result, _) = search_within(
-            &mut search,
-            &evaluator,
-            &mut self.planner,
-            limit.time,
-            simulations,
-            configure,
-        )
-        .map_err(failed)?;
-        let chosen = choose_move(position, &result, self.history.as_ref(), 0)
-            .ok_or(PlayerError::NoLegalMove)?;
-        if let Some(history) = &mut self.history {
-            history.record(position);
-            history.record(&position.play(chosen));
-        }
-        Ok(chosen)
-    }
-
-    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
-        self.stop = stop;
     }
 }
 
