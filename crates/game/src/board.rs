@@ -83,6 +83,9 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
 
     fn searched(&self) -> Self::Searched;
 
+    /// The position of one the search plays.
+    fn of_searched(searched: &Self::Searched) -> Self;
+
     /// The move of one of the search's actions here (`None` if the action
     /// is no move of this position's rules).
     fn move_of(&self, action: usize) -> Option<Self::Move>;
@@ -203,6 +206,10 @@ impl Board for Position {
         AbaloneGame(*self)
     }
 
+    fn of_searched(searched: &AbaloneGame) -> Position {
+        searched.0
+    }
+
     fn move_of(&self, action: usize) -> Option<Move> {
         AbaloneGame::move_of(action)
     }
@@ -298,6 +305,10 @@ impl Board for VariantPosition {
 
     fn searched(&self) -> VariantGame {
         VariantGame(*self)
+    }
+
+    fn of_searched(searched: &VariantGame) -> VariantPosition {
+        searched.0
     }
 
     fn move_of(&self, action: usize) -> Option<VariantMove> {

@@ -537,13 +537,6 @@ impl Config {
                     "the general game's network has no marble-difference head: leave it out".into(),
                 );
             }
-            if self.selfplay.branch_share != 0.0 {
-                return invalid(
-                    "selfplay.branch_share",
-                    "the general game's self-play starts from its layouts only: leave it out"
-                        .into(),
-                );
-            }
             for (index, spec) in self.evaluation.opponents.iter().enumerate() {
                 if let Err(err) = sumito_arena::multi::seat_player(spec, 0) {
                     return invalid(&format!("evaluation.opponents[{index}]"), err.to_string());
@@ -948,10 +941,6 @@ mod tests {
             (
                 "[selfplay]\nbranch_random_plies = 41\n",
                 "selfplay.branch_random_plies",
-            ),
-            (
-                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[selfplay]\nbranch_share = 0.2\n",
-                "selfplay.branch_share",
             ),
             // The general game's network has no marble-difference head.
             (

@@ -22,4 +22,3 @@ pub mod tensorboard;
 pub mod trainer;
 pub mod variant_evaluation;
 pub mod variant_players;
-pub mod variant_selfplay;

@@ -27,13 +27,14 @@ use crate::models::{device, ensure_initial_model, load_model};
 use crate::ratings::model_name;
 use crate::replay::format::SelfPlayGame;
 use crate::replay::store::RefreshReport;
-use crate::replay::variant_format::VariantGameRecord;
+use crate::replay::variant_format::VariantReplay;
 use crate::rundir::{LOOP_STATE, Leases, RunDir, RunDirError};
-use crate::selfplay::{SelfPlayStats, WorkerSettings, play_games};
+use crate::selfplay::{
+    GeneralSelfPlay, SelfPlayStats, TwoPlayerSelfPlay, WorkerSettings, play_games,
+};
 use crate::tensorboard::EventWriter;
 use crate::trainer::TrainerRole;
 use crate::variant_evaluation::evaluate_variant_candidate;
-use crate::variant_selfplay::{VariantWorkerSettings, play_variant_worker};
 
 /// The command working on a run: which leases it holds, and how the log
 /// and lease records name it.
@@ -217,6 +218,12 @@ fn play_with_model(
         load_model(run, generation, config, device)?.for_inference(config.net.inference.precision);
     let base_seed: u64 = rand::random();
     let seed = |worker: usize| base_seed.wrapping_add(worker as u64);
+    let settings = |worker: usize| WorkerSettings {
+        selfplay: config.selfplay.clone(),
+        search: config.mcts.clone(),
+        model_generation: generation,
+        seed: seed(worker),
+    };
     let workers = Workers {
         run,
         config,
@@ -227,34 +234,29 @@ fn play_with_model(
     };
     match config.general_rules() {
         None => {
+            let kind = TwoPlayerSelfPlay::of(&config.rules);
             let work: &SelfPlayWork<'_, AbaloneGame> =
                 &|evaluator, worker, out_dir, quota, stop, on_game| {
-                    let settings = WorkerSettings {
-                        rules: config.rules.clone(),
-                        selfplay: config.selfplay.clone(),
-                        search: config.mcts.clone(),
-                        model_generation: generation,
-                        seed: seed(worker),
-                    };
                     let on_record = |game: &SelfPlayGame| on_game(game.positions.len() as u64);
-                    play_games(evaluator, &settings, out_dir, quota, stop, &on_record)
-                        .map_err(PipelineError::from)
+                    let settings = settings(worker);
+                    play_games(
+                        &kind, evaluator, &settings, out_dir, quota, stop, &on_record,
+                    )
+                    .map_err(PipelineError::from)
                 };
             workers.play(net, work)
         }
         Some(general) => {
+            let kind = GeneralSelfPlay { general: &general };
             let work: &SelfPlayWork<'_, VariantGame> =
                 &|evaluator, worker, out_dir, quota, stop, on_game| {
-                    let settings = VariantWorkerSettings {
-                        general: &general,
-                        search: config.mcts.clone(),
-                        games_in_parallel: config.selfplay.games_in_parallel,
-                        model_generation: generation,
-                        seed: seed(worker),
-                    };
-                    let on_record = |game: &VariantGameRecord| on_game(game.positions.len() as u64);
-                    play_variant_worker(evaluator, &settings, out_dir, quota, stop, &on_record)
-                        .map_err(PipelineError::from)
+                    let on_record =
+                        |replay: &VariantReplay| on_game(replay.game.positions.len() as u64);
+                    let settings = settings(worker);
+                    play_games(
+                        &kind, evaluator, &settings, out_dir, quota, stop, &on_record,
+                    )
+                    .map_err(PipelineError::from)
                 };
             workers.play(net, work)
         }

@@ -1,23 +1,31 @@
-//! Self-play workers: each advances many games in lockstep through the MCTS
-//! multi-game driver (one evaluator call per round for all of them), records
-//! every position with its search policy, and writes each finished game as a
-//! replay file at once, so that a killed worker loses only unfinished games.
+//! Self-play workers, one for both games: each advances many games in
+//! lockstep through the MCTS multi-game driver (one evaluator call per round
+//! for all of them), records every position with its search policy, and
+//! writes each finished game as a replay file at once, so that a killed
+//! worker loses only unfinished games. What differs between the games (their
+//! starts, what a position's record keeps, the replay file) is a
+//! [`SelfPlayKind`]: [`TwoPlayerSelfPlay`] and [`GeneralSelfPlay`].
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sumito_engine::{Color, Layout, Outcome, Position};
-use sumito_game::AbaloneGame;
+use sumito_engine::variant::VariantPosition;
+use sumito_engine::{Layout, Outcome, Position, Rules};
+use sumito_game::board::color_of_seat;
+use sumito_game::variant::outcome_of;
+use sumito_game::{Board, ChoicePosition};
 use sumito_mcts::{
     EvalBatch, EvalError, Evaluator, Game, MultiGameDriver, Search, SearchConfig, SearchError,
     SearchResult,
 };
+use sumito_store::StoreError;
 
-use crate::config::{RulesConfig, SelfPlayConfig};
-use crate::replay::files::{ReplayFolder, write_game};
+use crate::config::{GeneralRules, RulesConfig, SelfPlayConfig};
+use crate::replay::files::{ReplayFolder, write_game, write_variant_game};
 use crate::replay::format::{GameEnd, PositionRecord, SelfPlayGame, quantize_policy};
+use crate::replay::variant_format::{VariantGameRecord, VariantPositionRecord, VariantReplay};
 
 /// Why self-play stopped.
 #[derive(Debug, thiserror::Error)]
@@ -67,7 +75,7 @@ impl SelfPlayStats {
         self.evaluator_time += other.evaluator_time;
     }
 
-    fn count_game(&mut self, game: &SelfPlayGame) {
+    fn count_two_player(&mut self, game: &SelfPlayGame) {
         self.games += 1;
         self.positions += game.positions.len() as u64;
         self.training_positions += game.training_positions() as u64;
@@ -119,10 +127,9 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for TimedEvaluator<E> {
     }
 }
 
-/// What a worker needs to play.
+/// What a worker needs to play (the game's own part is its [`SelfPlayKind`]).
 #[derive(Debug, Clone)]
 pub struct WorkerSettings {
-    pub rules: RulesConfig,
     pub selfplay: SelfPlayConfig,
     pub search: SearchConfig,
     /// The generation of the model behind the evaluator (recorded in files).
@@ -130,33 +137,294 @@ pub struct WorkerSettings {
     pub seed: u64,
 }
 
-/// A game in progress: its records so far and resignation bookkeeping.
-#[derive(Debug, Default)]
-struct GameInProgress {
-    positions: Vec<PositionRecord>,
-    resignation_disabled: bool,
-    /// Consecutive own moves below the resignation threshold, per colour.
-    low_streak: [u32; 2],
-    would_resign: Option<Color>,
+/// How a game ended in self-play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// By its rules (the last position is over).
+    Rules,
+    /// The side of this number resigned (two sides only).
+    Resigned(usize),
 }
 
-/// Plays self-play games with `evaluator`, writing each finished game into
-/// `out_dir`, until `quota` (shared by all workers: a game starts only if it
-/// can take one) is used up and every started game has finished, or
-/// `stop()` returns true (checked between rounds; unfinished games are then
-/// dropped). `on_game` runs after each game is on disk.
-pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
+/// A finished game's records and resignation bookkeeping, which its
+/// [`SelfPlayKind`] turns into a replay.
+#[derive(Debug)]
+pub struct FinishedGame<R> {
+    pub positions: Vec<R>,
+    pub ended: Ended,
+    /// Whether resignation was off for this game (to check its threshold).
+    pub resignation_disabled: bool,
+    /// The side that would have resigned first, if any.
+    pub would_resign: Option<usize>,
+}
+
+/// One game's part of self-play: where games start, what is kept of each
+/// searched position, and the replay of a finished game.
+pub trait SelfPlayKind: Sync {
+    type Board: ChoicePosition;
+    /// What is kept of one searched position.
+    type PositionRecord;
+    /// A finished game as it is written and handed on.
+    type Game;
+
+    /// A start of the run's, drawn with `rng`.
+    fn start(&self, rng: &mut ChaCha8Rng) -> Result<Self::Board, SelfPlayError>;
+
+    /// The record of `position`, where the search `result` chose the move.
+    fn position_record(
+        &self,
+        position: &Self::Board,
+        result: &SearchResult,
+    ) -> Self::PositionRecord;
+
+    /// The position of a record.
+    fn position_of(record: &Self::PositionRecord) -> Self::Board;
+
+    /// The records of a game.
+    fn positions(game: &Self::Game) -> &[Self::PositionRecord];
+
+    /// The replay of a finished game whose last position is `last`.
+    fn finish(
+        &self,
+        game: FinishedGame<Self::PositionRecord>,
+        last: &Self::Board,
+        model_generation: u32,
+    ) -> Self::Game;
+
+    /// Writes the game into `out_dir` (its file's name is the replay's).
+    fn write(&self, out_dir: &ReplayFolder, game: &Self::Game) -> Result<(), StoreError>;
+
+    /// Counts a finished game into `stats`.
+    fn count(stats: &mut SelfPlayStats, game: &Self::Game);
+}
+
+/// The two-player game: starts among the run's layouts, compact replay
+/// files, resignation.
+#[derive(Debug, Clone)]
+pub struct TwoPlayerSelfPlay {
+    pub rules: Rules,
+    pub layouts: Vec<Layout>,
+}
+
+impl TwoPlayerSelfPlay {
+    pub fn of(rules: &RulesConfig) -> TwoPlayerSelfPlay {
+        TwoPlayerSelfPlay {
+            rules: rules.rules(),
+            layouts: rules.parsed_layouts(),
+        }
+    }
+}
+
+impl SelfPlayKind for TwoPlayerSelfPlay {
+    type Board = Position;
+    type PositionRecord = PositionRecord;
+    type Game = SelfPlayGame;
+
+    fn start(&self, rng: &mut ChaCha8Rng) -> Result<Position, SelfPlayError> {
+        let layout = self.layouts[rng.random_range(0..self.layouts.len())];
+        Ok(Position::start(layout, self.rules))
+    }
+
+    fn position_record(&self, position: &Position, result: &SearchResult) -> PositionRecord {
+        let policy = result.full_search.then(|| {
+            let moves = position.legal_moves();
+            let mut target = vec![0.0f32; moves.len()];
+            for root in &result.root_actions {
+                if let Some(slot) = moves.iter().position(|mv| mv.action() == root.action) {
+                    target[slot] = root.policy_target;
+                }
+            }
+            quantize_policy(target)
+        });
+        let played = sumito_engine::Move::from_action(result.action)
+            .expect("the search plays legal actions");
+        PositionRecord {
+            position: *position,
+            played,
+            root_value: result.value,
+            policy,
+        }
+    }
+
+    fn position_of(record: &PositionRecord) -> Position {
+        record.position
+    }
+
+    fn positions(game: &SelfPlayGame) -> &[PositionRecord] {
+        &game.positions
+    }
+
+    fn finish(
+        &self,
+        game: FinishedGame<PositionRecord>,
+        last: &Position,
+        model_generation: u32,
+    ) -> SelfPlayGame {
+        let (outcome, end) = match (game.ended, last.outcome()) {
+            (Ended::Resigned(loser), _) => (
+                Outcome::Win(color_of_seat(loser).opponent()),
+                GameEnd::Resignation,
+            ),
+            (Ended::Rules, Some((outcome, reason))) => (outcome, GameEnd::Rules(reason)),
+            (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
+        };
+        SelfPlayGame {
+            rules: self.rules,
+            model_generation,
+            outcome,
+            end,
+            resignation_disabled: game.resignation_disabled,
+            would_resign: game.would_resign.map(color_of_seat),
+            final_off: [
+                last.marbles_off(sumito_engine::Color::Black),
+                last.marbles_off(sumito_engine::Color::White),
+            ],
+            positions: game.positions,
+        }
+    }
+
+    fn write(&self, out_dir: &ReplayFolder, game: &SelfPlayGame) -> Result<(), StoreError> {
+        write_game(out_dir, game).map(drop)
+    }
+
+    fn count(stats: &mut SelfPlayStats, game: &SelfPlayGame) {
+        stats.count_two_player(game);
+    }
+}
+
+/// The general game (variants, 3 to 6 players): starts among the rules'
+/// layouts, `.vgame` replay files with each side's value; it does not
+/// resign (refused by the run's configuration).
+#[derive(Debug, Clone, Copy)]
+pub struct GeneralSelfPlay<'a> {
+    pub general: &'a GeneralRules,
+}
+
+impl SelfPlayKind for GeneralSelfPlay<'_> {
+    type Board = VariantPosition;
+    type PositionRecord = VariantPositionRecord;
+    type Game = VariantReplay;
+
+    fn start(&self, rng: &mut ChaCha8Rng) -> Result<VariantPosition, SelfPlayError> {
+        let general = self.general;
+        let setup = &general.setups[rng.random_range(0..general.setups.len())];
+        setup
+            .start(&general.rules)
+            .map_err(|err| SelfPlayError::Start(err.to_string()))
+    }
+
+    fn position_record(
+        &self,
+        position: &VariantPosition,
+        result: &SearchResult,
+    ) -> VariantPositionRecord {
+        let move_of = |action: usize| {
+            position
+                .move_of(action)
+                .expect("the search plays the rules' actions")
+        };
+        let policy = result.full_search.then(|| {
+            result
+                .policy_target()
+                .map(|(action, target)| (move_of(action), target))
+                .collect()
+        });
+        VariantPositionRecord {
+            position: *position,
+            played: move_of(result.action),
+            side_values: result.side_values.clone(),
+            policy,
+        }
+    }
+
+    fn position_of(record: &VariantPositionRecord) -> VariantPosition {
+        record.position
+    }
+
+    fn positions(game: &VariantReplay) -> &[VariantPositionRecord] {
+        &game.game.positions
+    }
+
+    fn finish(
+        &self,
+        game: FinishedGame<VariantPositionRecord>,
+        last: &VariantPosition,
+        model_generation: u32,
+    ) -> VariantReplay {
+        let sides = self.general.rules.seating.sides();
+        let outcome = match (game.ended, last.outcome()) {
+            (Ended::Resigned(loser), _) if sides == 2 => {
+                sumito_mcts::Ending::Win(sumito_mcts::Side::new(1 - loser))
+            }
+            (_, Some((outcome, _))) => outcome_of(outcome, sides),
+            (_, None) => unreachable!("the general game does not resign"),
+        };
+        VariantReplay {
+            rules: self.general.table.clone(),
+            model_generation,
+            game: VariantGameRecord {
+                outcome,
+                final_scores: last.scores(),
+                positions: game.positions,
+            },
+        }
+    }
+
+    fn write(&self, out_dir: &ReplayFolder, game: &VariantReplay) -> Result<(), StoreError> {
+        write_variant_game(out_dir, game).map(drop)
+    }
+
+    fn count(stats: &mut SelfPlayStats, replay: &VariantReplay) {
+        let game = &replay.game;
+        stats.games += 1;
+        stats.positions += game.positions.len() as u64;
+        stats.training_positions +=
+            game.positions.iter().filter(|p| p.policy.is_some()).count() as u64;
+        stats.decisive += u64::from(matches!(game.outcome, sumito_mcts::Ending::Win(_)));
+    }
+}
+
+/// A game in progress: its records so far and resignation bookkeeping.
+#[derive(Debug)]
+struct GameInProgress<R> {
+    positions: Vec<R>,
+    resignation_disabled: bool,
+    /// Consecutive own moves below the resignation threshold, per side.
+    low_streak: Vec<u32>,
+    would_resign: Option<usize>,
+}
+
+impl<R> Default for GameInProgress<R> {
+    fn default() -> Self {
+        GameInProgress {
+            positions: Vec::new(),
+            resignation_disabled: false,
+            low_streak: Vec::new(),
+            would_resign: None,
+        }
+    }
+}
+
+/// Plays self-play games of `kind` with `evaluator`, writing each finished
+/// game into `out_dir`, until `quota` (shared by all workers: a game starts
+/// only if it can take one) is used up and every started game has
+/// finished, or `stop()` returns true (checked between rounds; unfinished
+/// games are then dropped). `on_game` runs after each game is on disk.
+pub fn play_games<K, E>(
+    kind: &K,
     evaluator: &E,
     settings: &WorkerSettings,
     out_dir: &ReplayFolder,
     quota: &AtomicU64,
     stop: &(dyn Fn() -> bool + Sync),
-    on_game: &(dyn Fn(&SelfPlayGame) + Sync),
-) -> Result<SelfPlayStats, SelfPlayError> {
+    on_game: &(dyn Fn(&K::Game) + Sync),
+) -> Result<SelfPlayStats, SelfPlayError>
+where
+    K: SelfPlayKind,
+    E: Evaluator<<K::Board as Board>::Searched> + ?Sized,
+{
     let timed = TimedEvaluator::new(evaluator);
     let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
-    let layouts = settings.rules.parsed_layouts();
-    let rules = settings.rules.rules();
     let take_quota = || {
         quota
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
@@ -164,32 +432,35 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
             })
             .is_ok()
     };
+    type Slot<K> = (
+        Search<<<K as SelfPlayKind>::Board as Board>::Searched>,
+        GameInProgress<<K as SelfPlayKind>::PositionRecord>,
+    );
     let mut driver = MultiGameDriver::new();
     // games[i] is the game of the driver's search i.
-    let mut games: Vec<GameInProgress> = Vec::new();
+    let mut games: Vec<GameInProgress<K::PositionRecord>> = Vec::new();
     let mut stats = SelfPlayStats::default();
-    let mut branches = BranchPool::default();
-    let new_game = |rng: &mut ChaCha8Rng,
-                    branches: &BranchPool|
-     -> Result<(Search<AbaloneGame>, GameInProgress), SearchError> {
-        // (No draw at all without branching: seeded games stay as they were.)
-        let share = settings.selfplay.branch_share;
-        let branched = (share > 0.0 && rng.random_bool(share))
-            .then(|| branches.start(rng, settings.selfplay.branch_random_plies))
-            .flatten();
-        let position = branched.unwrap_or_else(|| {
-            let layout: Layout = layouts[rng.random_range(0..layouts.len())];
-            Position::start(layout, rules)
-        });
-        let search = Search::new(AbaloneGame(position), settings.search.clone(), rng.random())?;
-        let game = GameInProgress {
-            positions: Vec::new(),
-            resignation_disabled: rng.random_bool(settings.selfplay.resign_playout_share),
-            low_streak: [0; 2],
-            would_resign: None,
+    let mut branches = BranchPool::<K::Board>::default();
+    let new_game =
+        |rng: &mut ChaCha8Rng, branches: &BranchPool<K::Board>| -> Result<Slot<K>, SelfPlayError> {
+            // (No draw at all without branching: seeded games stay as they were.)
+            let share = settings.selfplay.branch_share;
+            let branched = (share > 0.0 && rng.random_bool(share))
+                .then(|| branches.start(rng, settings.selfplay.branch_random_plies))
+                .flatten();
+            let position = match branched {
+                Some(position) => position,
+                None => kind.start(rng)?,
+            };
+            let search = Search::new(position.searched(), settings.search.clone(), rng.random())?;
+            let game = GameInProgress {
+                positions: Vec::new(),
+                resignation_disabled: rng.random_bool(settings.selfplay.resign_playout_share),
+                low_streak: vec![0; position.sides()],
+                would_resign: None,
+            };
+            Ok((search, game))
         };
-        Ok((search, game))
-    };
     for _ in 0..settings.selfplay.games_in_parallel {
         if !take_quota() {
             break;
@@ -204,14 +475,14 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
         let mut retired = Vec::new();
         for (index, result) in results {
             stats.moves += 1;
-            let position = *driver.search(index).root().position();
-            let resigned = record_move(&mut games[index], position, &result, settings);
+            let position = K::Board::of_searched(driver.search(index).root());
+            let resigned = record_move(kind, &mut games[index], &position, &result, settings);
             driver.search_mut(index).advance(result.action)?;
-            let after = *driver.search(index).root().position();
-            let end = match (resigned, after.outcome()) {
-                (Some(loser), _) => (Outcome::Win(loser.opponent()), GameEnd::Resignation),
-                (None, Some((outcome, reason))) => (outcome, GameEnd::Rules(reason)),
-                (None, None) => continue,
+            let after = K::Board::of_searched(driver.search(index).root());
+            let ended = match resigned {
+                Some(loser) => Ended::Resigned(loser),
+                None if after.is_over() => Ended::Rules,
+                None => continue,
             };
             let replacement = if !stop() && take_quota() {
                 Some(new_game(&mut rng, &branches)?)
@@ -228,28 +499,26 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
                     std::mem::take(&mut games[index])
                 }
             };
-            let record = SelfPlayGame {
-                rules,
-                model_generation: settings.model_generation,
-                outcome: end.0,
-                end: end.1,
-                resignation_disabled: finished.resignation_disabled,
-                would_resign: finished.would_resign,
-                final_off: [
-                    after.marbles_off(Color::Black),
-                    after.marbles_off(Color::White),
-                ],
-                positions: finished.positions,
-            };
+            let game = kind.finish(
+                FinishedGame {
+                    positions: finished.positions,
+                    ended,
+                    resignation_disabled: finished.resignation_disabled,
+                    would_resign: finished.would_resign,
+                },
+                &after,
+                settings.model_generation,
+            );
             if settings.selfplay.branch_share > 0.0 {
-                branches.add(&mut rng, &record);
+                branches.add(&mut rng, K::positions(&game), K::position_of);
             }
-            write_game(out_dir, &record).map_err(|source| SelfPlayError::Write {
-                dir: out_dir.describe(),
-                cause: source,
-            })?;
-            stats.count_game(&record);
-            on_game(&record);
+            kind.write(out_dir, &game)
+                .map_err(|source| SelfPlayError::Write {
+                    dir: out_dir.describe(),
+                    cause: source,
+                })?;
+            K::count(&mut stats, &game);
+            on_game(&game);
         }
         // The driver would keep searching a resigned game's position.
         drop_retired(&mut driver, &mut games, &retired);
@@ -261,26 +530,36 @@ pub fn play_games<E: Evaluator<AbaloneGame> + ?Sized>(
 /// Positions of a worker's finished games that later games may start from
 /// (`[selfplay] branch_share`): a few of each game, the oldest replaced
 /// once full.
-#[derive(Debug, Default)]
-pub(crate) struct BranchPool {
-    positions: Vec<Position>,
+#[derive(Debug)]
+pub(crate) struct BranchPool<B> {
+    positions: Vec<B>,
     /// The slot the next position replaces once the pool is full.
     next: usize,
 }
 
-impl BranchPool {
-    /// Positions kept: enough for variety, little memory (about 200 KB).
+impl<B> Default for BranchPool<B> {
+    fn default() -> Self {
+        BranchPool {
+            positions: Vec::new(),
+            next: 0,
+        }
+    }
+}
+
+impl<B: Board> BranchPool<B> {
+    /// Positions kept: enough for variety, little memory (about 200 KB for
+    /// the two-player game).
     const CAPACITY: usize = 4096;
     /// Positions taken from each finished game.
     const PER_GAME: usize = 8;
 
-    /// Keeps a few positions of `game`, drawn at random.
-    pub(crate) fn add(&mut self, rng: &mut ChaCha8Rng, game: &SelfPlayGame) {
-        if game.positions.is_empty() {
+    /// Keeps a few of a game's positions (`records`), drawn at random.
+    pub(crate) fn add<R>(&mut self, rng: &mut ChaCha8Rng, records: &[R], position_of: fn(&R) -> B) {
+        if records.is_empty() {
             return;
         }
-        for _ in 0..Self::PER_GAME.min(game.positions.len()) {
-            let position = game.positions[rng.random_range(0..game.positions.len())].position;
+        for _ in 0..Self::PER_GAME.min(records.len()) {
+            let position = position_of(&records[rng.random_range(0..records.len())]);
             if self.positions.len() < Self::CAPACITY {
                 self.positions.push(position);
             } else {
@@ -293,18 +572,18 @@ impl BranchPool {
     /// A start: a kept position after 1 to `random_plies` random legal
     /// moves; `None` while the pool is empty or when those moves end the
     /// game.
-    pub(crate) fn start(&self, rng: &mut ChaCha8Rng, random_plies: u32) -> Option<Position> {
+    pub(crate) fn start(&self, rng: &mut ChaCha8Rng, random_plies: u32) -> Option<B> {
         if self.positions.is_empty() {
             return None;
         }
         let mut position = self.positions[rng.random_range(0..self.positions.len())];
         for _ in 0..rng.random_range(1..=random_plies.max(1)) {
-            let moves = position.legal_moves_unordered();
+            let moves = position.legal_moves();
             if moves.is_empty() {
                 return None;
             }
             position = position.play(moves[rng.random_range(0..moves.len())]);
-            if position.outcome().is_some() {
+            if position.is_over() {
                 return None;
             }
         }
@@ -337,35 +616,22 @@ pub(crate) fn drop_retired<G: Game, T>(
     }
 }
 
-/// Records the searched position and updates resignation; returns the side
-/// that resigns now, if any.
-fn record_move(
-    game: &mut GameInProgress,
-    position: Position,
+/// Records the searched position and updates resignation (two sides only);
+/// returns the side that resigns now, if any.
+fn record_move<K: SelfPlayKind>(
+    kind: &K,
+    game: &mut GameInProgress<K::PositionRecord>,
+    position: &K::Board,
     result: &SearchResult,
     settings: &WorkerSettings,
-) -> Option<Color> {
-    let policy = result.full_search.then(|| {
-        let moves = position.legal_moves();
-        let mut target = vec![0.0f32; moves.len()];
-        for root in &result.root_actions {
-            if let Some(slot) = moves.iter().position(|mv| mv.action() == root.action) {
-                target[slot] = root.policy_target;
-            }
-        }
-        quantize_policy(target)
-    });
-    let played =
-        sumito_engine::Move::from_action(result.action).expect("the search plays legal actions");
-    game.positions.push(PositionRecord {
-        position,
-        played,
-        root_value: result.value,
-        policy,
-    });
+) -> Option<usize> {
+    game.positions.push(kind.position_record(position, result));
     let threshold = settings.selfplay.resign_threshold?;
-    let side = position.side_to_move();
-    let streak = &mut game.low_streak[side.index()];
+    if position.sides() != 2 {
+        return None;
+    }
+    let side = position.mover_side();
+    let streak = &mut game.low_streak[side];
     *streak = if result.value < threshold {
         *streak + 1
     } else {
@@ -381,20 +647,22 @@ fn record_move(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{RulesConfig, SelfPlayConfig};
     use crate::fsutil::testing::TempDir;
     use crate::replay::files::EXTENSION;
     use crate::replay::format::decode_game;
     use sumito_engine::Rules;
     use sumito_mcts::UniformEvaluator;
 
+    fn two_player() -> TwoPlayerSelfPlay {
+        TwoPlayerSelfPlay::of(&RulesConfig {
+            max_plies: Some(24),
+            layouts: vec!["standard".into()],
+            ..RulesConfig::default()
+        })
+    }
+
     fn settings(branch_share: f64) -> WorkerSettings {
         WorkerSettings {
-            rules: RulesConfig {
-                max_plies: Some(24),
-                layouts: vec!["standard".into()],
-                ..RulesConfig::default()
-            },
             selfplay: SelfPlayConfig {
                 games_in_parallel: 2,
                 branch_share,
@@ -416,6 +684,7 @@ mod tests {
         let folder = ReplayFolder::local(&dir.path().join("replay")).unwrap();
         let quota = AtomicU64::new(games);
         play_games(
+            &two_player(),
             &UniformEvaluator,
             settings,
             &folder,
@@ -438,7 +707,7 @@ mod tests {
 
     #[test]
     fn branching_starts_games_from_earlier_games_positions() {
-        let layout = Position::start(Layout::Standard, settings(0.0).rules.rules());
+        let layout = Position::start(Layout::Standard, two_player().rules);
         // Without branching every game starts from the layout.
         assert!(
             starts("branch-off", &settings(0.0), 6)
@@ -460,7 +729,7 @@ mod tests {
     #[test]
     fn the_pool_starts_a_few_random_moves_from_a_kept_position() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let mut pool = BranchPool::default();
+        let mut pool = BranchPool::<Position>::default();
         assert_eq!(pool.start(&mut rng, 4), None);
         let start = Position::start(Layout::BelgianDaisy, Rules::default());
         let game = SelfPlayGame {
@@ -478,10 +747,219 @@ mod tests {
                 policy: None,
             }],
         };
-        pool.add(&mut rng, &game);
+        pool.add(&mut rng, &game.positions, TwoPlayerSelfPlay::position_of);
         for _ in 0..20 {
             let branched = pool.start(&mut rng, 4).unwrap();
             assert!((1..=4).contains(&branched.ply()), "{branched}");
+        }
+    }
+
+    // The general game (variants, 3 to 6 players).
+
+    use sumito_net::{
+        DirectEvaluator, NetGame, NetTrainingConfig, PolicyValueNet, SymmetryMode, Trainer,
+    };
+
+    fn variant_net() -> PolicyValueNet {
+        tch::manual_seed(2);
+        let model = crate::players::tests::tiny_model(NetGame::Variant);
+        PolicyValueNet::new(&model, tch::Device::Cpu).unwrap()
+    }
+
+    /// The general rules of a run config with `layouts` (TOML strings) and a
+    /// move limit, as the run reads them.
+    fn general_rules(layouts: &str, max_plies: u32) -> GeneralRules {
+        let text = format!(
+            "[rules]\nlayouts = [{layouts}]\nmax_plies = {max_plies}\n[gating]\nmode = \"off\"\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n"
+        );
+        crate::config::Config::parse(&text, std::path::Path::new("run.toml"))
+            .unwrap()
+            .general_rules()
+            .unwrap()
+    }
+
+    fn worker_settings(
+        simulations: u32,
+        games_in_parallel: usize,
+        model_generation: u32,
+        seed: u64,
+    ) -> WorkerSettings {
+        WorkerSettings {
+            selfplay: SelfPlayConfig {
+                games_in_parallel,
+                ..SelfPlayConfig::default()
+            },
+            search: SearchConfig {
+                simulations,
+                ..SearchConfig::default()
+            },
+            model_generation,
+            seed,
+        }
+    }
+
+    #[test]
+    fn a_worker_plays_its_quota_from_the_rules_starts_and_writes_each_game() {
+        use crate::fsutil::testing::TempDir;
+        use crate::replay::files::{ReplayFolder, VARIANT_EXTENSION};
+        use crate::replay::variant_format::decode_variant_game;
+        use std::sync::atomic::AtomicUsize;
+
+        let general = general_rules("\"three-player\", \"three-player-trapezoid\"", 9);
+        let dir = TempDir::new("variant-worker");
+        let replay_folder = ReplayFolder::local(&dir.path().join("replay")).unwrap();
+        let out = replay_folder.join("model-000000");
+        let evaluator = DirectEvaluator::new(variant_net(), SymmetryMode::None);
+        let settings = worker_settings(4, 3, 7, 11);
+        let kind = GeneralSelfPlay { general: &general };
+        let quota = AtomicU64::new(5);
+        let seen = AtomicUsize::new(0);
+        let on_game = |_: &VariantReplay| {
+            seen.fetch_add(1, Ordering::Relaxed);
+        };
+        let stats = play_games(
+            &kind,
+            &evaluator,
+            &settings,
+            &out,
+            &quota,
+            &|| false,
+            &on_game,
+        )
+        .unwrap();
+        // Five games, no more: the quota is shared, and a finished game is
+        // replaced only while it lasts.
+        assert_eq!((stats.games, seen.load(Ordering::Relaxed)), (5, 5));
+        assert_eq!(quota.load(Ordering::Relaxed), 0);
+        let files = replay_folder.list(VARIANT_EXTENSION).unwrap();
+        assert_eq!(files.len(), 5);
+        let mut positions = 0;
+        for key in &files {
+            let replay = decode_variant_game(&replay_folder.read(key).unwrap().unwrap()).unwrap();
+            assert_eq!(replay.model_generation, 7);
+            assert_eq!(replay.rules, general.table);
+            let first = replay.game.positions[0].position;
+            assert!(
+                general
+                    .setups
+                    .iter()
+                    .any(|setup| setup.start(&general.rules).unwrap() == first)
+            );
+            positions += replay.game.positions.len() as u64;
+        }
+        assert_eq!(stats.positions, positions);
+        assert!(stats.evaluations > 0);
+        // Asked to stop: no game is finished or written.
+        let quota = AtomicU64::new(4);
+        let stats = play_games(
+            &kind,
+            &evaluator,
+            &settings,
+            &out,
+            &quota,
+            &|| true,
+            &on_game,
+        )
+        .unwrap();
+        assert_eq!((stats.games, stats.moves), (0, 0));
+        let after = replay_folder.list(VARIANT_EXTENSION).unwrap();
+        assert_eq!(after.len(), 5);
+    }
+
+    #[test]
+    fn three_and_four_player_games_are_played_out_and_trained_on() {
+        use crate::fsutil::testing::TempDir;
+        use std::sync::Mutex;
+
+        // Three sides, and four players in two teams (two sides).
+        for (layout, sides) in [("three-player", 3), ("four-player", 2)] {
+            let general = general_rules(&format!("\"{layout}\""), 12);
+            let start = general.setups[0].start(&general.rules).unwrap();
+            let dir = TempDir::new("variant-players");
+            let out = ReplayFolder::local(dir.path()).unwrap();
+            let evaluator = DirectEvaluator::new(variant_net(), SymmetryMode::None);
+            let settings = worker_settings(8, 2, 0, 7);
+            let games = Mutex::new(Vec::new());
+            let on_game = |replay: &VariantReplay| games.lock().unwrap().push(replay.game.clone());
+            play_games(
+                &GeneralSelfPlay { general: &general },
+                &evaluator,
+                &settings,
+                &out,
+                &AtomicU64::new(2),
+                &|| false,
+                &on_game,
+            )
+            .unwrap();
+            let games = games.into_inner().unwrap();
+            assert_eq!(games.len(), 2);
+            for game in &games {
+                // The move limit ends the game after 12 plies at the latest.
+                assert!(!game.positions.is_empty() && game.positions.len() <= 12);
+                let mut position = start;
+                for record in &game.positions {
+                    assert_eq!(record.position, position, "{layout}: the records replay");
+                    assert_eq!(record.side_values.len(), sides);
+                    position = position.play(record.played);
+                }
+                assert!(position.outcome().is_some());
+                assert_eq!(game.final_scores, position.scores());
+            }
+            let samples: Vec<_> = games
+                .iter()
+                .flat_map(VariantGameRecord::training_samples)
+                .collect();
+            assert!(!samples.is_empty());
+            let mut trainer =
+                Trainer::new(evaluator.into_inner(), &NetTrainingConfig::default()).unwrap();
+            let metrics = trainer.train_step(&samples).unwrap();
+            assert!(metrics.loss.is_finite(), "{layout}: {metrics:?}");
+        }
+    }
+
+    #[test]
+    fn the_general_game_branches_from_earlier_games_positions() {
+        use crate::fsutil::testing::TempDir;
+        use crate::replay::files::VARIANT_EXTENSION;
+        use crate::replay::variant_format::decode_variant_game;
+
+        let general = general_rules("\"three-player\"", 20);
+        let layout = general.setups[0].start(&general.rules).unwrap();
+        let dir = TempDir::new("variant-branching");
+        let folder = ReplayFolder::local(dir.path()).unwrap();
+        let mut settings = worker_settings(2, 2, 0, 3);
+        settings.selfplay.branch_share = 1.0;
+        settings.selfplay.branch_random_plies = 3;
+        play_games(
+            &GeneralSelfPlay { general: &general },
+            &UniformEvaluator,
+            &settings,
+            &folder,
+            &AtomicU64::new(10),
+            &|| false,
+            &|_| {},
+        )
+        .unwrap();
+        let starts: Vec<VariantPosition> = folder
+            .list(VARIANT_EXTENSION)
+            .unwrap()
+            .iter()
+            .map(|key| {
+                decode_variant_game(&folder.read(key).unwrap().unwrap())
+                    .unwrap()
+                    .game
+                    .positions[0]
+                    .position
+            })
+            .collect();
+        assert_eq!(starts.len(), 10);
+        // The first games start from the layout, later ones from positions
+        // of earlier games a few random moves on.
+        assert!(starts.contains(&layout));
+        let later: Vec<&VariantPosition> = starts.iter().filter(|p| **p != layout).collect();
+        assert!(!later.is_empty());
+        for position in later {
+            assert!(position.ply() >= 1 && !position.is_game_over());
         }
     }
 }

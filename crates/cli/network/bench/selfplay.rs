@@ -11,7 +11,7 @@ use sumito_net::encoding::{INPUT_LEN, encode_position};
 use sumito_net::{DirectEvaluator, PolicyValueNet, Precision, configure_threads};
 use sumito_pipeline::config::Config;
 use sumito_pipeline::replay::files::ReplayFolder;
-use sumito_pipeline::selfplay::{SelfPlayStats, WorkerSettings, play_games};
+use sumito_pipeline::selfplay::{SelfPlayStats, TwoPlayerSelfPlay, WorkerSettings, play_games};
 
 const QUICK: &str = include_str!("../../../../configs/quick.toml");
 /// Rounds of (raw forward passes, then self-play); unfinished games count
@@ -65,8 +65,8 @@ pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
 
     // Raw forward passes and self-play take turns, so that both see the same
     // machine (the load of a shared machine drifts).
+    let kind = TwoPlayerSelfPlay::of(&config.rules);
     let settings = WorkerSettings {
-        rules: config.rules.clone(),
         selfplay: config.selfplay.clone(),
         search: config.mcts.clone(),
         model_generation: 0,
@@ -92,8 +92,16 @@ pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
             seed: round,
             ..settings.clone()
         };
-        let round_stats = play_games(&direct, &settings, &out_folder, &quota, &stop, &|_| {})
-            .context("self-play for the benchmark")?;
+        let round_stats = play_games(
+            &kind,
+            &direct,
+            &settings,
+            &out_folder,
+            &quota,
+            &stop,
+            &|_| {},
+        )
+        .context("self-play for the benchmark")?;
         selfplay_time += started.elapsed();
         stats.add(&round_stats);
     }
