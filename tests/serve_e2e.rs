@@ -336,6 +336,37 @@ async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
     let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
     std::fs::create_dir_all(&target).unwrap();
     std::fs::write(target.join("serve-screenshot.png"), png).unwrap();
+
+    // A hole is drawn as an empty ring with a cross, like no marble.
+    select(&client, "#layout", "standard").await;
+    client
+        .execute(
+            r#"document.querySelector('#rules').value = '{"holes":["E5"]}';"#,
+            vec![],
+        )
+        .await
+        .unwrap();
+    start_new_game(&client).await;
+    wait_for("the hole", || async {
+        client
+            .find(Locator::Css("circle.hole[data-cell=E5]"))
+            .await
+            .ok()
+    })
+    .await;
+    assert_eq!(
+        client
+            .find_all(Locator::Css("path.hole-cross"))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    std::fs::write(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-holes.png"),
+        client.screenshot().await.unwrap(),
+    )
+    .unwrap();
     client.close().await.unwrap();
     let _ = std::fs::remove_dir_all(&profile);
 }
@@ -396,8 +427,56 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
             .unwrap()
             .is_empty()
     );
+    // Arrows have heads; the bar says whose chances it shows, in numbers;
+    // the line is numbered from the position's ply (two moves played: 3.);
+    // candidates show their expected score; the graph has its axes.
+    let heads = client
+        .execute(
+            "return [...document.querySelectorAll('line.arrow')].every(a => a.getAttribute('marker-end'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(heads, true);
+    let bar = wait_text(&client, "#wdl-text", |t| t.contains("to move: win")).await;
+    assert!(
+        bar.starts_with("black to move: win ") && bar.contains("% · draw "),
+        "{bar}"
+    );
+    assert!(pv.starts_with("PV: 3. "), "{pv}");
+    let header = wait_text(&client, "#top-moves tr", |t| t.contains("score")).await;
+    assert!(header.contains("score"), "{header}");
+    assert!(
+        client
+            .find_all(Locator::Css("#graph text.axis"))
+            .await
+            .unwrap()
+            .len()
+            >= 4
+    );
+    let shots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::write(
+        shots.join("serve-analysis.png"),
+        client.screenshot().await.unwrap(),
+    )
+    .unwrap();
     // A PV step shows the board after it.
     click(&client, "#pv span[data-step='0']").await;
+    // On a phone the analysis sits right under the board.
+    client.set_window_size(390, 844).await.unwrap();
+    let order = client
+        .execute(
+            "return document.querySelector('#analysis-box').getBoundingClientRect().top - document.querySelector('#board').getBoundingClientRect().bottom;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    std::fs::write(
+        shots.join("serve-phone.png"),
+        client.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    assert!(order.as_f64().unwrap() < 200.0, "{order}");
     client.close().await.unwrap();
     let _ = std::fs::remove_dir_all(&profile);
 }

@@ -187,6 +187,11 @@ pub enum ServerMessage {
     State(StateView),
     Analysis {
         position: String,
+        /// The side to move, whose win, draw and loss `wdl` gives.
+        side: String,
+        /// Plies played before the position (the numbers of the line's moves
+        /// follow it).
+        ply: u32,
         /// Win, draw, loss for the side to move.
         wdl: [f32; 3],
         moves: Vec<AnalysisMove>,

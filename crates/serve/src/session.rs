@@ -881,6 +881,8 @@ impl GameSession {
         }
         ServerMessage::Analysis {
             position: position.to_string(),
+            side: SEAT_NAMES[position.side_to_move().index()].to_string(),
+            ply: position.ply(),
             wdl: [analysis.wdl.win, analysis.wdl.draw, analysis.wdl.loss],
             moves,
             pv: analysis

@@ -40,8 +40,9 @@ function connect() {
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "state") {
-      // The first game's settings fill the form (a model's own game).
-      if (!state) syncForm(message);
+      // A game's settings fill the form when it starts (the server's first
+      // game, a model's own), so that Start begins another alike.
+      if (!state || (message.history.length === 0 && state.history.length > 0)) syncForm(message);
       state = message; selection = []; say(""); render();
     }
     else if (message.type === "analysis") { analysisUpdates += 1; analysis = message; pvStep = -1; renderAnalysis(); render(); }
@@ -87,7 +88,12 @@ function render() {
       el("rect", { class: "obstacle", "data-cell": cell, x: x - 17, y: y - 17, width: 34, height: 34, rx: 4 }, svg);
       continue;
     }
-    if (content === "hole") { el("circle", { class: "hole", "data-cell": cell, cx: x, cy: y, r: 18 }, svg); continue; }
+    if (content === "hole") {
+      // A hole: an empty ring with a cross, unlike any marble.
+      el("circle", { class: "hole", "data-cell": cell, cx: x, cy: y, r: 17 }, svg);
+      el("path", { class: "hole-cross", d: `M${x - 8},${y - 8}L${x + 8},${y + 8}M${x + 8},${y - 8}L${x - 8},${y + 8}` }, svg);
+      continue;
+    }
     const marble = el("circle", {
       class: `marble ${content}` + (selection.includes(cell) ? " selected" : ""),
       "data-cell": cell, cx: x, cy: y, r: 18,
@@ -130,15 +136,28 @@ function drawLastMove(svg) {
   }
 }
 
+// The top moves as arrows with heads, as thick as their share of the
+// visits, each labelled with that share on a halo that any marble leaves
+// readable.
 function drawArrows(svg) {
+  const defs = el("defs", {}, svg);
+  for (const kind of ["best", "other"]) {
+    const marker = el("marker", { id: `head-${kind}`, viewBox: "0 0 10 10", refX: 6, refY: 5, markerWidth: 3, markerHeight: 3, orient: "auto" }, defs);
+    el("path", { d: "M0,0L10,5L0,10z", class: `arrow-head ${kind}` }, marker);
+  }
   const total = analysis.moves.reduce((s, m) => s + m.visits, 0) || 1;
   analysis.moves.slice(0, 5).forEach((mv, index) => {
     if (!mv.from.length) return;
+    const share = mv.visits / total;
     const [x1, y1] = cellPoint(mv.from[0]);
     const [x2, y2] = cellPoint(mv.to[0]);
-    el("line", { class: "arrow" + (index === 0 ? " best" : ""), "data-move": mv.text, x1, y1, x2, y2 }, svg);
-    el("text", { class: "arrow-label", x: x2 + 6, y: y2 - 6 }, svg).textContent =
-      `${Math.round(100 * mv.visits / total)}%`;
+    const kind = index === 0 ? "best" : "other";
+    el("line", {
+      class: "arrow" + (index === 0 ? " best" : ""), "data-move": mv.text, x1, y1, x2, y2,
+      "stroke-width": (3 + 9 * share).toFixed(1), "marker-end": `url(#head-${kind})`,
+    }, svg);
+    el("text", { class: "arrow-label", x: (x1 + x2) / 2, y: (y1 + y2) / 2 }, svg).textContent =
+      `${Math.round(100 * share)}%`;
   });
 }
 
@@ -225,18 +244,36 @@ function renderMoves() {
   }
 }
 
-// Black's (the first seat's) win probability over the game.
+// The first seat's win probability over the game, with axes; a point
+// shows the position after its move.
 function renderGraph() {
   const svg = $("graph");
   svg.innerHTML = "";
-  el("line", { x1: 0, y1: 40, x2: 300, y2: 40, stroke: "#ccc" }, svg);
+  const [left, right, top, bottom] = [34, 296, 6, 66];
+  const x = (ply) => left + ((right - left) * ply) / Math.max(1, state.history.length);
+  const y = (p) => bottom - (bottom - top) * p;
+  for (const p of [0, 0.5, 1]) {
+    el("line", { class: "grid", x1: left, y1: y(p), x2: right, y2: y(p) }, svg);
+    el("text", { class: "axis", x: left - 4, y: y(p) + 4, "text-anchor": "end" }, svg).textContent = `${100 * p}%`;
+  }
+  const step = Math.max(1, Math.ceil(state.history.length / 6 / 10) * 10);
+  for (let ply = 0; ply <= state.history.length; ply += step) {
+    el("text", { class: "axis", x: x(ply), y: 78, "text-anchor": "middle" }, svg).textContent = ply;
+  }
+  el("text", { class: "axis", x: right, y: top + 8, "text-anchor": "end" }, svg).textContent =
+    `${state.seats[0].colour} wins`;
   const points = [];
   state.history.forEach((ply, i) => {
     if (ply.win === null || ply.win === undefined) return;
     const first = ply.seat === 0 ? ply.win : 1 - ply.win;
-    points.push(`${(300 * (i + 1)) / Math.max(1, state.history.length)},${80 - 80 * first}`);
+    points.push([x(i + 1), y(first), ply.ply]);
   });
-  if (points.length) el("polyline", { points: points.join(" "), fill: "none", stroke: "#2060d0", "stroke-width": 2, "data-points": points.length }, svg);
+  if (!points.length) return;
+  el("polyline", { points: points.map(([px, py]) => `${px},${py}`).join(" "), fill: "none", stroke: "#2060d0", "stroke-width": 2, "data-points": points.length }, svg);
+  for (const [px, py, ply] of points) {
+    const dot = el("circle", { class: "graph-point" + (ply === state.cursor ? " current" : ""), cx: px, cy: py, r: 3, "data-ply": ply }, svg);
+    dot.addEventListener("click", () => send({ type: "goto", ply }));
+  }
 }
 
 function renderAnalysis() {
@@ -245,22 +282,25 @@ function renderAnalysis() {
   bar.querySelector(".w").style.width = `${100 * w}%`;
   bar.querySelector(".d").style.width = `${100 * d}%`;
   bar.querySelector(".l").style.width = `${100 * l}%`;
-  bar.title = `win ${(100 * w).toFixed(0)}%, draw ${(100 * d).toFixed(0)}%, loss ${(100 * l).toFixed(0)}%`;
+  const percent = (p) => `${(100 * p).toFixed(0)}%`;
+  $("wdl-text").textContent = `${analysis.side} to move: win ${percent(w)} · draw ${percent(d)} · loss ${percent(l)}`;
   const table = $("top-moves");
-  table.innerHTML = "<tr><th>move</th><th>visits</th><th>prior</th><th>Q</th></tr>";
+  table.innerHTML = "<tr><th>move</th><th>visits</th><th>score</th><th>prior</th><th>Q</th></tr>";
   for (const mv of analysis.moves) {
     const row = table.insertRow();
     row.dataset.move = mv.text;
-    for (const value of [mv.text, mv.visits, mv.prior.toFixed(3), mv.q === null ? "-" : mv.q.toFixed(3)]) row.insertCell().textContent = value;
+    // The mover's expected score with this move: (1 + Q) / 2.
+    const score = mv.q === null ? "-" : percent((1 + mv.q) / 2);
+    for (const value of [mv.text, mv.visits, score, mv.prior.toFixed(3), mv.q === null ? "-" : mv.q.toFixed(3)]) row.insertCell().textContent = value;
   }
   const pv = $("pv");
-  pv.innerHTML = "PV: ";
+  pv.innerHTML = "PV:";
   analysis.pv.forEach((text, i) => {
     const span = document.createElement("span");
-    span.textContent = ` ${text}`;
-    span.style.cursor = "pointer";
+    span.textContent = ` ${analysis.ply + i + 1}. ${text}`;
+    span.className = "pv-move" + (i === pvStep ? " current" : "");
     span.dataset.step = i;
-    span.onclick = () => { pvStep = pvStep === i ? -1 : i; render(); };
+    span.onclick = () => { pvStep = pvStep === i ? -1 : i; render(); renderAnalysis(); };
     pv.appendChild(span);
   });
   pv.appendChild(document.createTextNode(
@@ -276,15 +316,18 @@ function showRecord(text) {
 
 // The form shows the game the server started: its layout, and the loaded
 // model by name as the opponents.
-function syncForm(first) {
-  $("layout").value = first.layout;
+function syncForm(game) {
+  $("layout").value = game.layout;
   const option = document.querySelector('#opponent option[value="model"]');
-  if (first.model) {
-    option.textContent = `the model (${first.model})`;
-    if (first.seats.some((seat) => seat.player === first.model)) $("opponent").value = "model";
+  if (game.model) {
+    option.textContent = `the model (${game.model})`;
+    if (game.seats.some((seat) => seat.player === game.model)) $("opponent").value = "model";
   } else {
     option.textContent = "the model (none loaded)";
   }
+  const you = String(game.seats.findIndex((seat) => seat.human));
+  if (game.seats.every((seat) => seat.human)) $("opponent").value = "human";
+  else if ([...$("colour").options].some((option) => option.value === you)) $("colour").value = you;
 }
 
 // ---- controls ----
