@@ -211,11 +211,38 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
         "--games",
         "3",
         "--max-plies",
-        "30",
+        "24",
+        "--out",
+        scratch.0.join("arena").to_str().unwrap(),
     ]);
     let out = text(&output);
     assert!(output.status.success(), "{out}");
     assert!(out.contains(&format!("| `{seat}` | 3 |")), "{out}");
+
+    // Its games (under its rules: the 24-ply limit it learned with) are
+    // reviewed as the two-player game's: each move judged, a summary for
+    // each of the three sides, JSON by side name.
+    let game = scratch.0.join("arena/game-0001.txt");
+    let game = game.to_str().unwrap();
+    let review = ["review", game, "--model", bundle_path, "--sims", "8"];
+    let output = sumito(&review);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    for side in ["Black", "White", "Red"] {
+        assert!(
+            out.contains(&format!("{side}: 8 moves, accuracy ")),
+            "{out}"
+        );
+    }
+    let output = sumito(&[&review[..], &["--json"]].concat());
+    assert!(output.status.success(), "{}", text(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["moves"].as_array().unwrap().len(), 24);
+    assert!(json["red"]["accuracy"].as_f64().is_some(), "{json}");
+    // A two-player model does not review it, and says why.
+    let output = sumito(&["review", game, "--model", "quick", "--sims", "8"]);
+    assert!(!output.status.success());
+    assert!(text(&output).contains("general game"), "{}", text(&output));
 
     // A person plays against two copies of it: `--model` alone seats the
     // person first and the model at the other seats.

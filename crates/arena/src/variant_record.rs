@@ -115,11 +115,26 @@ impl VariantRecord {
         }
     }
 
-    /// Every position of the game, the start first.
+    /// Every position of the game, the start first; an error names the
+    /// first move that is not legal where it is played (under these rules:
+    /// a record read under others, such as a model's, may end sooner).
     pub fn positions(&self) -> Result<Vec<VariantPosition>, String> {
         let mut positions = vec![self.start_position()?];
-        for &mv in &self.moves {
+        for (ply, &mv) in self.moves.iter().enumerate() {
             let last = positions[positions.len() - 1];
+            if last.is_game_over() {
+                return Err(format!(
+                    "the game ends after move {ply} under these rules, but the record goes on to move {}",
+                    self.moves.len()
+                ));
+            }
+            if !last.is_legal(mv) {
+                return Err(format!(
+                    "move {} ({}) is not legal there",
+                    ply + 1,
+                    mv.to_text()
+                ));
+            }
             positions.push(last.play(mv));
         }
         Ok(positions)
@@ -358,6 +373,13 @@ mod tests {
         let back = VariantRecord::parse(&text).unwrap();
         assert_eq!(back, record, "{text}");
         assert_eq!(back.to_text(), text);
+        assert_eq!(record.positions().unwrap().len(), record.moves.len() + 1);
+        // Replayed under rules that end it sooner (a model's), the game is
+        // refused by name, not played on.
+        let mut shorter = record.clone();
+        shorter.rules.max_plies = Some(10);
+        let err = shorter.positions().unwrap_err();
+        assert!(err.contains("ends after move 10"), "{err}");
         // A wrong result or an illegal move names its line.
         let wrong = text.replace(
             &format!("result: {}", record.result.clone().unwrap()),

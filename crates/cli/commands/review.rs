@@ -9,8 +9,8 @@ use clap::Args as ClapArgs;
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// The game record to review, as `sumito play` saves it or a match
-    /// writes it (a two-player game). It is judged under the model's
-    /// training rules.
+    /// writes it (either game, with a model of that game). It is judged
+    /// under the model's training rules.
     pub record: PathBuf,
     /// The model bundle: a folder, or a name under models/ (default: the
     /// shipped model, models/quick).

@@ -59,8 +59,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 eprintln!("note: {}: {note}", path.display());
             }
             let started = Instant::now();
-            let reports = analyse_game(&mut search, &record, &mut |_, _| {})
-                .with_context(|| format!("analysing {}", path.display()))?;
+            let reports = analyse_game(
+                &mut search,
+                &record.positions(),
+                &record.moves,
+                &mut |_, _| {},
+            )
+            .with_context(|| format!("analysing {}", path.display()))?;
             print!("{}", format_game(&reports, started.elapsed()));
             return Ok(());
         }

@@ -10,43 +10,98 @@ use serde_json::json;
 use sumito_arena::record::{GameRecord, write_atomic};
 use sumito_arena::variant_record::VariantRecord;
 use sumito_cli::commands::review::Args;
-use sumito_engine::Move;
+use sumito_game::ChoicePosition;
 use sumito_play::analysis::{analyse_game, record_under_rules};
-use sumito_play::network::SearchBudget;
+use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::review::{Judgement, Phase, Review, render_review_svg, review};
 
-use super::play::{model_search, open_model};
+use super::play::{model_search, open_model, search_device};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     // The record first: a mistake there is answered before the model loads.
     let path = args.record.as_path();
     let record = match GameRecord::read(path) {
-        Ok(record) => record,
-        Err(err) if VariantRecord::read(path).is_ok() => {
-            return Err(anyhow::Error::new(err).context(format!(
-                "{}: a record of the general game (variants or 3-6 players): review takes two-player games so far",
-                path.display()
-            )));
-        }
-        Err(err) => return Err(err.into()),
+        Ok(record) => Recorded::TwoPlayer(record),
+        Err(err) => match VariantRecord::read(path) {
+            Ok(record) => Recorded::General(record),
+            // Neither format: the two-player reader's error names the line.
+            Err(_) => return Err(err.into()),
+        },
     };
     let bundle = open_model(args.model.as_deref()).context("loading the model")?;
-    if bundle.is_general() {
-        anyhow::bail!(
-            "{}: a model of the general game; review takes two-player models so far",
-            bundle.dir.display()
-        );
-    }
-    let (record, note) = record_under_rules(&record, bundle.meta.rules())
-        .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
-    if let Some(note) = note {
-        eprintln!("note: {}: {note}", path.display());
-    }
     let budget = SearchBudget::Simulations(args.simulations);
-    let mut search = model_search(&bundle, budget, 0, &args.device, args.threads)?;
-    eprintln!("{}", bundle.summary());
+    let review = match record {
+        Recorded::TwoPlayer(record) => {
+            bundle.require_two_player(
+                "review a game of the general game with it (this record is a two-player game)",
+            )?;
+            let (record, note) = record_under_rules(&record, bundle.meta.rules())
+                .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
+            if let Some(note) = note {
+                eprintln!("note: {}: {note}", path.display());
+            }
+            let mut search = model_search(&bundle, budget, 0, &args.device, args.threads)?;
+            eprintln!("{}", bundle.summary());
+            let positions = record.positions();
+            reviewed(&args, &mut search, &positions, &record.moves)?
+        }
+        Recorded::General(record) => {
+            bundle.require_general(
+                "review a two-player game with it (this record is a game of the general game)",
+            )?;
+            let table = bundle
+                .meta
+                .general()
+                .cloned()
+                .context("the bundle has no rules of the general game")?;
+            // The model judges under its own rules only.
+            let replayed = VariantRecord {
+                rules: table.clone(),
+                ..record.clone()
+            };
+            if record.rules != table {
+                eprintln!(
+                    "note: {}: the record's rules are not the model's: the game is taken under the model's",
+                    path.display()
+                );
+            }
+            let positions = replayed.positions().map_err(|why| {
+                anyhow::anyhow!("{}: under the model's rules: {why}", path.display())
+            })?;
+            let device = search_device(&args.device)?;
+            let mut search = bundle.general_search(budget, 0, device, args.threads.unwrap_or(1))?;
+            eprintln!("{}", bundle.summary());
+            reviewed(&args, &mut search, &positions, &replayed.moves)?
+        }
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&review_json(&review))?);
+    } else {
+        print!("{}", sumito_play::review::format_review(&review));
+    }
+    if let Some(out) = &args.svg {
+        write_svg(out, &review, path)?;
+    }
+    Ok(())
+}
+
+/// A game record of either game.
+enum Recorded {
+    TwoPlayer(GameRecord),
+    General(VariantRecord),
+}
+
+/// Every position of a game searched (with a progress bar unless quiet),
+/// then reviewed.
+fn reviewed<B: ChoicePosition>(
+    args: &Args,
+    search: &mut NetworkSearch<B>,
+    positions: &[B],
+    moves: &[B::Move],
+) -> anyhow::Result<Review> {
+    let path = args.record.as_path();
     let bar = ProgressBar::with_draw_target(
-        Some(record.moves.len() as u64 + 1),
+        Some(positions.len() as u64),
         if args.quiet {
             ProgressDrawTarget::hidden()
         } else {
@@ -57,21 +112,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ProgressStyle::with_template("reviewing {bar:30} {pos}/{len} positions, {eta} left")
             .expect("a valid template"),
     );
-    let reports = analyse_game(&mut search, &record, &mut |done, _| {
+    let reports = analyse_game(search, positions, moves, &mut |done, _| {
         bar.set_position(done as u64)
     })
     .with_context(|| format!("analysing {}", path.display()))?;
     bar.finish_and_clear();
-    let review = review(&reports);
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&review_json(&review))?);
-    } else {
-        print!("{}", sumito_play::review::format_review(&review));
-    }
-    if let Some(out) = &args.svg {
-        write_svg(out, &review, path)?;
-    }
-    Ok(())
+    let start = positions.first().context("a game has a start")?;
+    Ok(review(start, &reports))
 }
 
 fn write_svg(out: &Path, review: &Review, record: &Path) -> anyhow::Result<()> {
@@ -90,12 +137,9 @@ fn write_svg(out: &Path, review: &Review, record: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn line_json(line: &[Move]) -> Vec<String> {
-    line.iter().map(Move::to_string).collect()
-}
-
-/// The review as JSON: every move, Black's expected score at every
-/// position, and each side's summary.
+/// The review as JSON: every move, the first side's (Black's) expected
+/// score at every position, and each side's summary under its name
+/// (`black`, `white`, `red`, `black+red`...).
 fn review_json(review: &Review) -> serde_json::Value {
     let moves: Vec<serde_json::Value> = review
         .moves
@@ -103,21 +147,23 @@ fn review_json(review: &Review) -> serde_json::Value {
         .map(|mv| {
             json!({
                 "ply": mv.ply,
-                "color": mv.color.to_string(),
-                "move": mv.played.to_string(),
+                "color": mv.mover.to_lowercase(),
+                "move": mv.played,
                 "before": mv.before,
                 "after": mv.after,
                 "loss": mv.loss,
                 "judgement": mv.judgement.map(Judgement::name),
                 "better": mv.better.as_ref().map(|(best, line)| json!({
-                    "move": best.to_string(),
-                    "line": line_json(line),
+                    "move": best,
+                    "line": line,
                 })),
             })
         })
         .collect();
-    let side = |index: usize| {
-        let side = &review.sides[index];
+    let mut answer = serde_json::Map::new();
+    answer.insert("moves".into(), moves.into());
+    answer.insert("black_expected_score".into(), json!(review.first_score));
+    for side in &review.sides {
         let phases: serde_json::Map<String, serde_json::Value> = Phase::ALL
             .iter()
             .map(|&phase| {
@@ -128,20 +174,18 @@ fn review_json(review: &Review) -> serde_json::Value {
                 )
             })
             .collect();
-        json!({
-            "moves": side.moves,
-            "accuracy": side.accuracy,
-            "mean_loss": side.mean_loss,
-            "inaccuracies": side.count(Judgement::Inaccuracy),
-            "mistakes": side.count(Judgement::Mistake),
-            "blunders": side.count(Judgement::Blunder),
-            "by_phase": phases,
-        })
-    };
-    json!({
-        "moves": moves,
-        "black_expected_score": review.black_score,
-        "black": side(0),
-        "white": side(1),
-    })
+        answer.insert(
+            side.name.to_lowercase(),
+            json!({
+                "moves": side.moves,
+                "accuracy": side.accuracy,
+                "mean_loss": side.mean_loss,
+                "inaccuracies": side.count(Judgement::Inaccuracy),
+                "mistakes": side.count(Judgement::Mistake),
+                "blunders": side.count(Judgement::Blunder),
+                "by_phase": phases,
+            }),
+        );
+    }
+    answer.into()
 }

@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use sumito_engine::variant::{SEAT_NAMES, VariantMove, VariantPosition};
+use sumito_engine::variant::{SEAT_NAMES, VariantMove, VariantOutcome, VariantPosition};
 use sumito_engine::{Color, Move, Outcome, Position};
 use sumito_mcts::Game;
 
@@ -71,6 +71,11 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// Whether the game has ended.
     fn is_over(&self) -> bool;
 
+    /// Once the game is over, its result for `side`: 1 a win, -1 a loss, 0
+    /// a draw it shares (with more sides, a draw among some of them is a
+    /// loss for the others).
+    fn result_for(&self, side: usize) -> Option<f32>;
+
     /// The side (a seat, or a team of partners) whose turn it is: the index
     /// of the search's values by side.
     fn mover_side(&self) -> usize;
@@ -95,7 +100,7 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
 }
 
 /// `text` with its first letter in upper case.
-fn capitalised(text: &str) -> String {
+pub fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     chars
         .next()
@@ -190,6 +195,14 @@ impl Board for Position {
 
     fn is_over(&self) -> bool {
         self.is_game_over()
+    }
+
+    fn result_for(&self, side: usize) -> Option<f32> {
+        Some(match self.outcome()?.0 {
+            Outcome::Win(color) if color.index() == side => 1.0,
+            Outcome::Win(_) => -1.0,
+            Outcome::Draw => 0.0,
+        })
     }
 
     fn mover_side(&self) -> usize {
@@ -291,6 +304,15 @@ impl Board for VariantPosition {
 
     fn is_over(&self) -> bool {
         self.is_game_over()
+    }
+
+    fn result_for(&self, side: usize) -> Option<f32> {
+        Some(match self.outcome()?.0 {
+            VariantOutcome::Win(winner) if winner == side => 1.0,
+            VariantOutcome::Win(_) => -1.0,
+            VariantOutcome::Draw(sides) if sides & (1 << side) != 0 => 0.0,
+            VariantOutcome::Draw(_) => -1.0,
+        })
     }
 
     fn mover_side(&self) -> usize {

@@ -6,12 +6,11 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use sumito_arena::record::GameRecord;
-use sumito_engine::{Color, Move, Outcome, Rules};
-use sumito_game::Board;
+use sumito_engine::{Position, Rules};
+use sumito_game::{Board, ChoicePosition};
 use sumito_mcts::{SearchError, Wdl};
 
 use crate::network::{Analysis, NetworkSearch};
-use crate::{color_title, outcome_title};
 
 /// `+0.12` style: a value in `[-1, 1]` with its sign.
 fn signed(value: f32) -> String {
@@ -113,24 +112,38 @@ pub fn format_position<B: Board>(position: &B, analysis: &Analysis<B::Move>, top
     text
 }
 
-/// The view after one move of a game (or of its start).
+/// The view after one move of a game (or of its start), in the game of the
+/// board `B`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct PlyReport {
+pub struct PlyReport<B: Board = Position> {
     /// 0 for the start, then the number of moves played.
     pub ply: usize,
-    /// The move that led here and who played it.
-    pub played: Option<(Color, Move)>,
-    /// The outcome if the game is over here.
-    pub over: Option<Outcome>,
-    /// Win/draw/loss for Black (searched, or exact when over).
-    pub black: Wdl,
+    /// The move that led here and the seat that played it.
+    pub played: Option<(usize, B::Move)>,
+    /// The side of that seat (partners share one).
+    pub played_side: Option<usize>,
+    /// The result in words if the game is over here.
+    pub over: Option<String>,
+    /// Win/draw/loss for the first side (Black's; searched, or exact when
+    /// over). With more than two sides and another side to move, its value
+    /// only: a win and a loss, no draw.
+    pub first: Wdl,
+    /// Each side's value here, -1 to 1 (searched, or exact when over).
+    pub side_values: Vec<f32>,
     /// The search's best move here (none when over).
-    pub best: Option<Move>,
+    pub best: Option<B::Move>,
     /// The line the search expects from here, starting with `best`.
-    pub line: Vec<Move>,
+    pub line: Vec<B::Move>,
     /// Each move the search visited here, with its mean value for the side
     /// to move (-1 to 1): the moves compared by one search.
-    pub move_values: Vec<(Move, f32)>,
+    pub move_values: Vec<(B::Move, f32)>,
+}
+
+impl<B: Board> PlyReport<B> {
+    /// The expected score of `side` here, in percent: `win + draw / 2`.
+    pub fn expected_score(&self, side: usize) -> f32 {
+        50.0 * (1.0 + self.side_values.get(side).copied().unwrap_or(0.0))
+    }
 }
 
 /// `record` replayed under `rules` (a model's training rules: a model plays
@@ -169,53 +182,72 @@ pub fn record_under_rules(
     Ok((replayed, Some(note)))
 }
 
-/// Searches every position of `record` with `search`'s budget;
-/// `progress(done, all)` after each position.
-pub fn analyse_game(
-    search: &mut NetworkSearch,
-    record: &GameRecord,
+/// Searches every position of a game (`positions`, the start first, and
+/// the `moves` between them) with `search`'s budget; `progress(done, all)`
+/// after each position.
+pub fn analyse_game<B: ChoicePosition>(
+    search: &mut NetworkSearch<B>,
+    positions: &[B],
+    moves: &[B::Move],
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<Vec<PlyReport>, SearchError> {
-    let positions = record.positions();
+) -> Result<Vec<PlyReport<B>>, SearchError> {
     let mut reports = Vec::with_capacity(positions.len());
     for (ply, position) in positions.iter().enumerate() {
         progress(ply, positions.len());
-        let played = ply
-            .checked_sub(1)
-            .map(|previous| (positions[previous].side_to_move(), record.moves[previous]));
-        let report = match position.outcome() {
-            Some((outcome, _)) => PlyReport {
+        let sides = position.sides();
+        let played = ply.checked_sub(1).map(|previous| {
+            let before = &positions[previous];
+            (
+                (before.seat_to_move(), moves[previous]),
+                before.mover_side(),
+            )
+        });
+        let report = if position.is_over() {
+            let side_values: Vec<f32> = (0..sides)
+                .map(|side| position.result_for(side).unwrap_or(0.0))
+                .collect();
+            PlyReport {
                 ply,
-                played,
-                over: Some(outcome),
-                black: match outcome {
-                    Outcome::Win(Color::Black) => Wdl::from_value(1.0),
-                    Outcome::Win(Color::White) => Wdl::from_value(-1.0),
-                    Outcome::Draw => Wdl::DRAW,
+                played: played.map(|(played, _)| played),
+                played_side: played.map(|(_, side)| side),
+                over: position.result_text(),
+                first: match side_values[0] {
+                    0.0 => Wdl::DRAW,
+                    value => Wdl::from_value(value),
                 },
+                side_values,
                 best: None,
                 line: Vec::new(),
                 move_values: Vec::new(),
-            },
-            None => {
-                let analysis = search.analyse(position, None)?;
-                let black = match position.side_to_move() {
-                    Color::Black => analysis.wdl,
-                    Color::White => analysis.wdl.flipped(),
-                };
-                PlyReport {
-                    ply,
-                    played,
-                    over: None,
-                    black,
-                    best: Some(analysis.best),
-                    move_values: analysis
-                        .moves
-                        .iter()
-                        .filter_map(|stats| Some((stats.mv, stats.q?)))
-                        .collect(),
-                    line: analysis.principal_variation,
-                }
+            }
+        } else {
+            let analysis = search.analyse(position, None)?;
+            let mover = position.mover_side();
+            let first = match (mover, sides) {
+                (0, _) => analysis.wdl,
+                (_, 2) => analysis.wdl.flipped(),
+                _ => Wdl::from_value(analysis.side_values.first().copied().unwrap_or(0.0)),
+            };
+            // Two sides: exactly the mover's win/draw/loss, turned.
+            let side_values = if sides == 2 {
+                vec![first.value(), -first.value()]
+            } else {
+                analysis.side_values.clone()
+            };
+            PlyReport {
+                ply,
+                played: played.map(|(played, _)| played),
+                played_side: played.map(|(_, side)| side),
+                over: None,
+                first,
+                side_values,
+                best: Some(analysis.best),
+                move_values: analysis
+                    .moves
+                    .iter()
+                    .filter_map(|stats| Some((stats.mv, stats.q?)))
+                    .collect(),
+                line: analysis.principal_variation,
             }
         };
         reports.push(report);
@@ -236,11 +268,11 @@ pub fn format_game(reports: &[PlyReport], elapsed: Duration) -> String {
     for report in reports {
         let played = report.played.map_or_else(
             || "start".to_string(),
-            |(color, mv)| format!("{} {mv}", color_title(color)),
+            |(seat, mv)| format!("{} {mv}", Position::seat_title(seat)),
         );
-        let next = match (report.best, report.over) {
+        let next = match (report.best, &report.over) {
             (Some(best), _) => best.to_string(),
-            (None, Some(outcome)) => format!("game over: {}", outcome_title(outcome)),
+            (None, Some(result)) => format!("game over: {result}"),
             (None, None) => String::new(),
         };
         let _ = writeln!(
@@ -248,10 +280,10 @@ pub fn format_game(reports: &[PlyReport], elapsed: Duration) -> String {
             "{:>4}  {:<14} {:>8} {:>8} {:>6} {:>8}  {next}",
             report.ply,
             played,
-            signed(report.black.value()),
-            percent(report.black.win),
-            percent(report.black.draw),
-            percent(report.black.loss),
+            signed(report.first.value()),
+            percent(report.first.win),
+            percent(report.first.draw),
+            percent(report.first.loss),
         );
     }
     let _ = writeln!(
@@ -268,7 +300,7 @@ mod tests {
     use super::*;
     use crate::network::SearchBudget;
     use sumito_arena::record::Start;
-    use sumito_engine::{EndReason, Layout, Position, Rules};
+    use sumito_engine::{Color, EndReason, Layout, Outcome, Rules};
     use sumito_mcts::UniformEvaluator;
 
     fn uniform() -> NetworkSearch {
@@ -393,13 +425,21 @@ mod tests {
             moves: vec![push_off],
             result: Some((Outcome::Win(Color::Black), EndReason::MarblesOff)),
         };
-        let reports = analyse_game(&mut uniform(), &record, &mut |_, _| {}).unwrap();
+        let reports = analyse_game(
+            &mut uniform(),
+            &record.positions(),
+            &record.moves,
+            &mut |_, _| {},
+        )
+        .unwrap();
         assert_eq!(reports.len(), 2);
         assert_eq!(reports[0].played, None);
         assert!(reports[0].best.is_some());
-        assert_eq!(reports[1].played, Some((Color::Black, push_off)));
-        assert_eq!(reports[1].over, Some(Outcome::Win(Color::Black)));
-        assert_eq!(reports[1].black, Wdl::from_value(1.0));
+        assert_eq!(reports[1].played, Some((0, push_off)));
+        assert_eq!(reports[1].played_side, Some(0));
+        assert!(reports[1].over.as_ref().unwrap().starts_with("Black wins"));
+        assert_eq!(reports[1].first, Wdl::from_value(1.0));
+        assert_eq!(reports[1].side_values, [1.0, -1.0]);
         let text = format_game(&reports, Duration::from_millis(1500));
         assert_eq!(text.lines().count(), 4, "{text}");
         assert!(text.contains("start"), "{text}");
@@ -407,5 +447,48 @@ mod tests {
         assert!(text.contains("+1.000"), "{text}");
         assert!(text.contains("game over: Black wins"), "{text}");
         assert!(text.contains("2 positions in 1.5 s"), "{text}");
+    }
+
+    #[test]
+    fn a_game_of_the_general_game_is_analysed_and_reviewed_side_by_side() {
+        use sumito_engine::variant::{
+            Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
+        };
+        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        let start = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap())
+            .start(&rules)
+            .unwrap();
+        let mut positions = vec![start];
+        let mut moves = Vec::new();
+        for _ in 0..4 {
+            let last = *positions.last().unwrap();
+            let mv = last.legal_moves()[1];
+            moves.push(mv);
+            positions.push(last.play(mv));
+        }
+        let mut search: NetworkSearch<VariantPosition> = NetworkSearch::new(
+            "uniform",
+            Box::new(UniformEvaluator),
+            SearchBudget::Simulations(16),
+            3,
+        );
+        let reports = analyse_game(&mut search, &positions, &moves, &mut |_, _| {}).unwrap();
+        assert_eq!(reports.len(), 5);
+        assert!(reports.iter().all(|report| report.side_values.len() == 3));
+        // The fourth move is Black's again: seats 0, 1, 2, 0.
+        let seats: Vec<usize> = reports[1..]
+            .iter()
+            .map(|report| report.played.unwrap().0)
+            .collect();
+        assert_eq!(seats, [0, 1, 2, 0]);
+        let review = crate::review::review(&start, &reports);
+        let names: Vec<&str> = review.sides.iter().map(|side| side.name.as_str()).collect();
+        assert_eq!(names, ["Black", "White", "Red"]);
+        assert_eq!(review.moves.len(), 4);
+        assert_eq!(review.sides[0].moves, 2);
+        assert_eq!(review.moves[2].mover, "Red");
+        assert_eq!(review.first_score.len(), 5);
+        let table = crate::review::format_review(&review);
+        assert!(table.contains("Red: 1 moves, accuracy"), "{table}");
     }
 }

@@ -22,10 +22,10 @@
 
 use std::fmt::{self, Write as _};
 
-use sumito_engine::{Color, Move};
+use sumito_game::Board;
+use sumito_game::board::capitalised;
 
 use crate::analysis::PlyReport;
-use crate::color_title;
 use crate::svg::escape;
 
 /// Points of expected score lost from which a move is an inaccuracy.
@@ -121,8 +121,12 @@ impl Phase {
 pub struct MoveReview {
     /// 1 for the first move of the game.
     pub ply: usize,
-    pub color: Color,
-    pub played: Move,
+    /// Who played it: its seat as a sentence names it (`Black`), and the
+    /// number of its side (partners share one).
+    pub mover: String,
+    pub side: usize,
+    /// The move as a person writes it.
+    pub played: String,
     /// The mover's expected score (percent) with the search's best move
     /// (before the move, with best play) and with the move played.
     pub before: f32,
@@ -131,12 +135,14 @@ pub struct MoveReview {
     pub loss: f32,
     pub judgement: Option<Judgement>,
     /// The search's move where it differs from the one played, and its line.
-    pub better: Option<(Move, Vec<Move>)>,
+    pub better: Option<(String, Vec<String>)>,
 }
 
 /// One side's summary.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SideSummary {
+    /// The side as a sentence names it: `Black`, `Black+red`.
+    pub name: String,
     pub moves: usize,
     /// Mean accuracy of its moves, 0 to 100 (100 without moves).
     pub accuracy: f32,
@@ -161,10 +167,11 @@ impl SideSummary {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Review {
     pub moves: Vec<MoveReview>,
-    /// Black's expected score (percent) at every position, the start first.
-    pub black_score: Vec<f32>,
-    /// Black's summary, then White's.
-    pub sides: [SideSummary; 2],
+    /// The first side's (Black's) expected score (percent) at every
+    /// position, the start first.
+    pub first_score: Vec<f32>,
+    /// Every side's summary, the first side first.
+    pub sides: Vec<SideSummary>,
 }
 
 /// Lichess's accuracy of one move that lost `loss` points.
@@ -175,56 +182,58 @@ pub fn move_accuracy(loss: f32) -> f32 {
     (103.1668 * (-0.04354 * loss).exp() - 3.1669).clamp(0.0, 100.0)
 }
 
-/// Black's expected score (percent) of a report.
-fn black_score(report: &PlyReport) -> f32 {
-    100.0 * (report.black.win + 0.5 * report.black.draw)
-}
-
-/// The review of a game from its analysis (one report per position, the
-/// start first, as [`crate::analysis::analyse_game`] gives them).
-pub fn review(reports: &[PlyReport]) -> Review {
-    let black_score: Vec<f32> = reports.iter().map(black_score).collect();
+/// The review of a game of the board `B` from its analysis (one report per
+/// position, the start first, as [`crate::analysis::analyse_game`] gives
+/// them); `start` is the game's first position (it names the sides).
+pub fn review<B: Board>(start: &B, reports: &[PlyReport<B>]) -> Review {
+    let first_score: Vec<f32> = reports.iter().map(|r| r.expected_score(0)).collect();
     let mut moves = Vec::new();
-    let mut sums = [(0usize, 0.0f32, 0.0f32); 2];
-    let mut sides = [SideSummary::default(), SideSummary::default()];
+    let mut sums = vec![(0usize, 0.0f32, 0.0f32); start.sides()];
+    let mut sides: Vec<SideSummary> = (0..start.sides())
+        .map(|side| SideSummary {
+            name: capitalised(&start.side_name(side)),
+            ..SideSummary::default()
+        })
+        .collect();
     for (index, report) in reports.iter().enumerate().skip(1) {
-        let Some((color, played)) = report.played else {
+        let (Some((seat, played)), Some(side)) = (report.played, report.played_side) else {
             continue;
         };
-        let for_mover = |black: f32| match color {
-            Color::Black => black,
-            Color::White => 100.0 - black,
-        };
         let previous = &reports[index - 1];
-        let root = for_mover(black_score[index - 1]);
+        let root = previous.expected_score(side);
         // The played move as the search before it saw it, if it did.
-        let searched = |mv: Move| {
+        let searched = |mv: B::Move| {
             previous
                 .move_values
                 .iter()
                 .find(|(candidate, _)| *candidate == mv)
                 .map(|&(_, q)| 50.0 * (1.0 + q))
         };
-        let after = searched(played).unwrap_or_else(|| for_mover(black_score[index]));
+        let after = searched(played).unwrap_or_else(|| report.expected_score(side));
         let before = previous.best.and_then(searched).unwrap_or(root);
         let loss = (before - after).max(0.0);
         let judgement = Judgement::of_loss(loss);
-        let better = previous
-            .best
-            .filter(|&best| best != played)
-            .map(|best| (best, previous.line.clone()));
-        let side = &mut sides[color.index()];
+        let better = previous.best.filter(|&best| best != played).map(|best| {
+            (
+                B::move_text(best),
+                previous.line.iter().map(|&mv| B::move_text(mv)).collect(),
+            )
+        });
+        let Some(summary) = sides.get_mut(side) else {
+            continue;
+        };
         if let Some(kind) = judgement {
-            side.judgements[Phase::of_ply(index) as usize][kind as usize] += 1;
+            summary.judgements[Phase::of_ply(index) as usize][kind as usize] += 1;
         }
-        let sum = &mut sums[color.index()];
+        let sum = &mut sums[side];
         sum.0 += 1;
         sum.1 += move_accuracy(loss);
         sum.2 += loss;
         moves.push(MoveReview {
             ply: index,
-            color,
-            played,
+            mover: B::seat_title(seat),
+            side,
+            played: B::move_text(played),
             before,
             after,
             loss,
@@ -243,17 +252,9 @@ pub fn review(reports: &[PlyReport]) -> Review {
     }
     Review {
         moves,
-        black_score,
+        first_score,
         sides,
     }
-}
-
-/// A line of moves as text.
-fn line_text(line: &[Move]) -> String {
-    line.iter()
-        .map(Move::to_string)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The review as a terminal table: one line per move (expected score
@@ -272,7 +273,7 @@ pub fn format_review(review: &Review) -> String {
             .map_or(String::new(), |j| format!("{} {}", j.symbol(), j));
         let better = match (&mv.better, mv.judgement) {
             (Some((best, line)), Some(_)) => {
-                let rest = line_text(line.get(1..).unwrap_or_default());
+                let rest = line.get(1..).unwrap_or_default().join(" ");
                 format!("{best} ({})", if rest.is_empty() { "-" } else { &rest })
             }
             _ => String::new(),
@@ -281,7 +282,7 @@ pub fn format_review(review: &Review) -> String {
             text,
             "{:>4}  {:<12} {:>6.1}% {:>6.1}% {:>6.1}  {:<13} {better}",
             mv.ply,
-            format!("{} {}", color_title(mv.color), mv.played),
+            format!("{} {}", mv.mover, mv.played),
             mv.before,
             mv.after,
             mv.loss,
@@ -289,8 +290,7 @@ pub fn format_review(review: &Review) -> String {
         );
     }
     let _ = writeln!(text);
-    for color in [Color::Black, Color::White] {
-        let side = &review.sides[color.index()];
+    for side in &review.sides {
         let phases: Vec<String> = Phase::ALL
             .iter()
             .map(|&phase| {
@@ -301,7 +301,7 @@ pub fn format_review(review: &Review) -> String {
         let _ = writeln!(
             text,
             "{}: {} moves, accuracy {:.1}%, mean loss {:.1}; {} inaccuracies, {} mistakes, {} blunders (by phase, inaccuracies/mistakes/blunders: {})",
-            color_title(color),
+            side.name,
             side.moves,
             side.accuracy,
             side.mean_loss,
@@ -331,13 +331,12 @@ fn mark_colour(judgement: Judgement) -> &'static str {
 /// move with the better move.
 fn report_lines(review: &Review) -> Vec<(Option<Judgement>, String)> {
     let mut lines = Vec::new();
-    for color in [Color::Black, Color::White] {
-        let side = &review.sides[color.index()];
+    for side in &review.sides {
         lines.push((
             None,
             format!(
                 "{}: {} moves, accuracy {:.1}%, {} inaccuracies, {} mistakes, {} blunders",
-                color_title(color),
+                side.name,
                 side.moves,
                 side.accuracy,
                 side.count(Judgement::Inaccuracy),
@@ -359,7 +358,7 @@ fn report_lines(review: &Review) -> Vec<(Option<Judgement>, String)> {
             format!(
                 "{}. {} {} {} {}: {:.1} points lost{better}",
                 mv.ply,
-                color_title(mv.color),
+                mv.mover,
                 mv.played,
                 judgement.symbol(),
                 judgement,
@@ -370,8 +369,8 @@ fn report_lines(review: &Review) -> Vec<(Option<Judgement>, String)> {
     lines
 }
 
-/// The review as a self-contained SVG report: the graph of Black's
-/// expected score at every ply (axes, labels, the 50 % line), each judged
+/// The review as a self-contained SVG report: the graph of the first
+/// side's (Black's) expected score at every ply (axes, labels, the 50 % line), each judged
 /// move marked in its colour with a tooltip, a legend, and below it each
 /// side's summary and every judged move with the better one.
 pub fn render_review_svg(review: &Review, title: &str) -> String {
@@ -385,7 +384,7 @@ pub fn render_review_svg(review: &Review, title: &str) -> String {
     const BOTTOM: f32 = 60.0;
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
-    let last_ply = review.black_score.len().saturating_sub(1).max(1);
+    let last_ply = review.first_score.len().saturating_sub(1).max(1);
     let x = |ply: usize| LEFT + plot_w * ply as f32 / last_ply as f32;
     let y = |score: f32| TOP + plot_h * (1.0 - score / 100.0);
     let lines = report_lines(review);
@@ -439,15 +438,21 @@ pub fn render_review_svg(review: &Review, title: &str) -> String {
     );
     let _ = writeln!(
         svg,
-        r#"<text x="16" y="{0:.1}" text-anchor="middle" transform="rotate(-90 16 {0:.1})">Black's expected score</text>"#,
-        TOP + plot_h / 2.0
+        r#"<text x="16" y="{0:.1}" text-anchor="middle" transform="rotate(-90 16 {0:.1})">{1}'s expected score</text>"#,
+        TOP + plot_h / 2.0,
+        escape(
+            review
+                .sides
+                .first()
+                .map_or("Black", |side| side.name.as_str())
+        )
     );
     let _ = writeln!(
         svg,
         r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#888888"/>"##
     );
     let points: Vec<String> = review
-        .black_score
+        .first_score
         .iter()
         .enumerate()
         .map(|(ply, &score)| format!("{:.1},{:.1}", x(ply), y(score)))
@@ -461,16 +466,16 @@ pub fn render_review_svg(review: &Review, title: &str) -> String {
         let Some(judgement) = mv.judgement else {
             continue;
         };
-        let black_after = review.black_score[mv.ply];
+        let first_after = review.first_score[mv.ply];
         let _ = writeln!(
             svg,
             r#"<circle class="{}" cx="{:.1}" cy="{:.1}" r="5" fill="{}"><title>{} {} {}: {} ({:.1} points lost)</title></circle>"#,
             judgement.name(),
             x(mv.ply),
-            y(black_after),
+            y(first_after),
             mark_colour(judgement),
             mv.ply,
-            color_title(mv.color),
+            mv.mover,
             mv.played,
             judgement,
             mv.loss
@@ -513,6 +518,10 @@ mod tests {
     use sumito_engine::{Layout, Position, Rules};
     use sumito_mcts::Wdl;
 
+    fn start() -> Position {
+        Position::start(Layout::Standard, Rules::default())
+    }
+
     /// Reports of a game whose Black scores (percent) are `scores`, the
     /// start first: every move played is the second legal one, the
     /// search's best the first.
@@ -522,21 +531,24 @@ mod tests {
         let mut reports = Vec::new();
         for (ply, &score) in scores.iter().enumerate() {
             let best = position.legal_moves()[0];
+            let black = 2.0 * score / 100.0 - 1.0;
             reports.push(PlyReport {
                 ply,
                 played,
+                played_side: played.map(|(seat, _)| seat),
                 over: None,
-                black: Wdl {
+                first: Wdl {
                     win: score / 100.0,
                     draw: 0.0,
                     loss: 1.0 - score / 100.0,
                 },
+                side_values: vec![black, -black],
                 best: Some(best),
                 line: vec![best],
                 move_values: Vec::new(),
             });
             let mv = position.legal_moves()[1];
-            played = Some((position.side_to_move(), mv));
+            played = Some((position.side_to_move().index(), mv));
             position = position.play(mv);
         }
         reports
@@ -547,7 +559,7 @@ mod tests {
         // Black 50 -> 44 (loses 6: inaccuracy), White 56 -> 70 for White
         // (gains), Black 30 -> 18 (loses 12: mistake), White 82 -> 60
         // (loses 22: blunder).
-        let review = review(&reports(&[50.0, 44.0, 30.0, 18.0, 40.0]));
+        let review = review(&start(), &reports(&[50.0, 44.0, 30.0, 18.0, 40.0]));
         let judged: Vec<Option<Judgement>> = review.moves.iter().map(|m| m.judgement).collect();
         assert_eq!(
             judged,
@@ -560,7 +572,9 @@ mod tests {
         );
         assert!((review.moves[3].loss - 22.0).abs() < 1e-3);
         assert_eq!(review.moves[1].loss, 0.0);
-        let [black, white] = &review.sides;
+        let [black, white] = &review.sides[..] else {
+            panic!("two sides")
+        };
         assert_eq!((black.moves, white.moves), (2, 2));
         assert_eq!(black.count(Judgement::Mistake), 1);
         assert_eq!(white.judgements[0][Judgement::Blunder as usize], 1);
@@ -592,7 +606,7 @@ mod tests {
         let best = game[0].best.unwrap();
         let (_, played) = game[1].played.unwrap();
         game[0].move_values = vec![(best, 0.0), (played, -0.1)];
-        let review = review(&game);
+        let review = review(&start(), &game);
         let mv = &review.moves[0];
         assert!(
             (mv.loss - 5.0).abs() < 1e-3 && (mv.after - 45.0).abs() < 1e-3,
@@ -614,7 +628,7 @@ mod tests {
         assert_eq!(Phase::of_ply(OPENING_PLIES + 1), Phase::Middlegame);
         assert_eq!(Phase::of_ply(ENDGAME_PLY), Phase::Endgame);
         // A game without moves: nothing judged, full accuracy.
-        let review = review(&reports(&[50.0]));
+        let review = review(&start(), &reports(&[50.0]));
         assert!(review.moves.is_empty());
         assert_eq!(review.sides[0].accuracy, 100.0);
     }
