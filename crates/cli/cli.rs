@@ -48,6 +48,8 @@ pub enum Command {
     Play(commands::play::Args),
     /// Show what a model's search thinks of a position or of each move of a game.
     Analyze(commands::analyze::Args),
+    /// An analysis engine for programs: JSON queries on standard input, JSON answers on standard output.
+    Analysis(commands::analysis::Args),
     /// Review a game: each move's loss in expected score, its inaccuracies, mistakes and blunders, the better moves.
     Review(commands::review::Args),
     /// Draw a run's learning curve (Elo of every generation against hours) as SVG.
@@ -67,6 +69,7 @@ impl Command {
             | Command::Evaluate(_)
             | Command::Export(_)
             | Command::Analyze(_)
+            | Command::Analysis(_)
             | Command::Review(_)
             | Command::Curve(_) => true,
             Command::Bench(args) => args.needs_network(),

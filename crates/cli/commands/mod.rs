@@ -1,6 +1,7 @@
 //! One module per subcommand, with its arguments. The commands that need no
 //! network run here; the network ones run in `sumito-torch` (`network/`).
 
+pub mod analysis;
 pub mod analyze;
 pub mod arena;
 pub mod bench;

@@ -4,6 +4,7 @@
 
 use sumito_cli::cli::Command;
 
+pub mod analysis;
 pub mod analyze;
 pub mod arena;
 pub mod bench;
@@ -29,6 +30,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Evaluate(args) => evaluate::run(args),
         Command::Export(args) => export::run(args),
         Command::Analyze(args) => analyze::run(args),
+        Command::Analysis(args) => analysis::run(args),
         Command::Review(args) => review::run(args),
         Command::Curve(args) => curve::run(args),
         Command::Play(args) => play::run(args),

@@ -210,6 +210,11 @@ impl<B: ChoicePosition> NetworkSearch<B> {
         }
     }
 
+    /// Searches from now on within `budget`.
+    pub fn set_budget(&mut self, budget: SearchBudget) {
+        self.budget = budget;
+    }
+
     /// The same search under another name (boards and records show it).
     #[must_use]
     pub fn named(mut self, name: impl Into<String>) -> NetworkSearch<B> {

@@ -1,0 +1,128 @@
+//! `sumito analysis`: the analysis engine of `sumito_cli::commands::analysis`
+//! with a model bundle's network: one inference service, whose batches
+//! gather the leaves of every query being searched, and one search per
+//! thread on it.
+
+use std::io::{BufReader, stdin, stdout};
+
+use anyhow::Context;
+use sumito_bundle::bundle::ModelBundle;
+use sumito_cli::commands::analysis::{Args, Game, run_engine};
+use sumito_engine::variant::{VariantLayout, VariantPosition};
+use sumito_engine::{Layout, Position};
+use sumito_game::ChoicePosition;
+use sumito_mcts::Evaluator;
+use sumito_net::{DeviceSpec, InferenceClient, InferenceConfig, InferenceService, SymmetryMode};
+use sumito_play::network::{NetworkSearch, SearchBudget};
+
+use super::play::{open_model, search_device};
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let bundle = open_model(args.model.as_deref()).context("loading the model")?;
+    let device = search_device(&args.device)?;
+    let model = bundle.load_torchscript(device)?;
+    let config = InferenceConfig {
+        device: match device {
+            sumito_net::Device::Cuda(index) => DeviceSpec::Cuda(index),
+            _ => DeviceSpec::Cpu,
+        },
+        symmetry: SymmetryMode::None,
+        ..InferenceConfig::default()
+    };
+    let service = InferenceService::start_replicas(vec![model], &config)
+        .context("starting the network's inference service")?;
+    eprintln!("{}", bundle.summary());
+    let threads = args.threads as usize;
+    match bundle.meta.general().cloned() {
+        None => {
+            let rules = bundle.meta.rules();
+            let read_position = |text: &str| {
+                Position::from_fen(text)
+                    .map(|position| position.with_rules(rules))
+                    .map_err(|err| err.to_string())
+            };
+            let read_layout = |name: &str| {
+                Layout::from_name(name)
+                    .map(|layout| Position::start(layout, rules))
+                    .map_err(|err| err.to_string())
+            };
+            let game = Game {
+                start: Position::start(Layout::Standard, rules),
+                read_position: &read_position,
+                read_layout: &read_layout,
+            };
+            serve_queries(&args, &bundle, &service, &game, threads)
+        }
+        Some(table) => {
+            let read_layout = |name: &str| {
+                let layout = VariantLayout::from_name(name).map_err(|err| err.to_string())?;
+                table.start(layout).map_err(|err| err.to_string())
+            };
+            let read_position = |text: &str| {
+                let seats = VariantPosition::from_text(text, None)
+                    .map_err(|err| err.to_string())?
+                    .rules()
+                    .seating
+                    .seats();
+                let rules = table
+                    .rules_for_text(seats)
+                    .map_err(|err| format!("under the model's rules: {err}"))?;
+                VariantPosition::from_text(text, Some(&rules)).map_err(|err| err.to_string())
+            };
+            let first = bundle
+                .meta
+                .general_layouts()
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "standard".to_owned());
+            let start = read_layout(&first)
+                .map_err(anyhow::Error::msg)
+                .with_context(|| format!("the model's first layout {first:?}"))?;
+            let game = Game {
+                start,
+                read_position: &read_position,
+                read_layout: &read_layout,
+            };
+            serve_queries::<VariantPosition>(&args, &bundle, &service, &game, threads)
+        }
+    }
+}
+
+/// The engine over standard input and output, with `threads` searches of
+/// the model's game on `service`.
+fn serve_queries<B: ChoicePosition>(
+    args: &Args,
+    bundle: &ModelBundle,
+    service: &InferenceService,
+    game: &Game<'_, B>,
+    threads: usize,
+) -> anyhow::Result<()>
+where
+    InferenceClient: Evaluator<B::Searched>,
+{
+    let name = format!(
+        "{} (gen {})",
+        bundle.meta.name, bundle.meta.training.generation
+    );
+    let make = || -> anyhow::Result<NetworkSearch<B>> {
+        // The values every front end gives the model: its score utility.
+        let client = service
+            .client()
+            .with_score_utility(bundle.meta.score_utility);
+        Ok(NetworkSearch::new(
+            name.clone(),
+            Box::new(client),
+            SearchBudget::Simulations(args.simulations),
+            0,
+        ))
+    };
+    let input = BufReader::new(stdin());
+    run_engine(
+        input,
+        stdout().lock(),
+        game,
+        args.simulations,
+        threads,
+        &make,
+    )
+}
