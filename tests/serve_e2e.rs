@@ -444,6 +444,8 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
         "{bar}"
     );
     assert!(pv.starts_with("PV: 3. "), "{pv}");
+    let eval = wait_text(&client, "#eval-bar span", |t| t.starts_with("black ")).await;
+    assert!(eval.ends_with('%'), "{eval}");
     let header = wait_text(&client, "#top-moves tr", |t| t.contains("score")).await;
     assert!(header.contains("score"), "{header}");
     assert!(

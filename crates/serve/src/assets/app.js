@@ -123,6 +123,7 @@ function render() {
   $("status").textContent = state.result ? `Game over: ${state.result}`
     : `${state.seats[state.to_move].colour} to move` + (state.human_to_move ? "" : " (thinking…)");
   $("analyze").disabled = !state.can_analyze;
+  renderEvalBar();
 }
 
 function drawLastMove(svg) {
@@ -274,6 +275,21 @@ function renderGraph() {
     const dot = el("circle", { class: "graph-point" + (ply === state.cursor ? " current" : ""), cx: px, cy: py, r: 3, "data-ply": ply }, svg);
     dot.addEventListener("click", () => send({ type: "goto", ply }));
   }
+}
+
+// The eval bar: the first seat's expected score (win + draw / 2) in the
+// last analysis of the shown position; empty (grey) without one.
+function renderEvalBar() {
+  const bar = $("eval-bar");
+  const shown = analysis && state && analysis.position === state.position;
+  bar.classList.toggle("stale", !shown);
+  if (!shown) { bar.querySelector(".fill").style.height = "50%"; bar.querySelector("span").textContent = ""; return; }
+  const [w, d] = analysis.wdl;
+  const mover = w + d / 2;
+  // (The page analyses two-player games: the other seat's is the rest.)
+  const first = analysis.side === state.seats[0].colour ? mover : 1 - mover;
+  bar.querySelector(".fill").style.height = `${(100 * first).toFixed(1)}%`;
+  bar.querySelector("span").textContent = `${state.seats[0].colour} ${(100 * first).toFixed(0)}%`;
 }
 
 function renderAnalysis() {
