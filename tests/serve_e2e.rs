@@ -464,6 +464,42 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
     .unwrap();
     // A PV step shows the board after it.
     click(&client, "#pv span[data-step='0']").await;
+    // Continuous analysis deepens while the position stays (each search
+    // twice the last), and a move is played at once, the analysis going on
+    // from the new position.
+    client
+        .execute(
+            "document.querySelector('#analysis-sims').value = '100'; const c = document.querySelector('#continuous'); c.checked = true; c.dispatchEvent(new Event('change'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    wait_text(&client, "#pv", |t| {
+        t.contains("(400 simulations") && !t.contains("searching")
+    })
+    .await;
+    let before = moves_listed(&client).await;
+    let legal = client
+        .execute("return state.legal[0].text;", vec![])
+        .await
+        .unwrap();
+    client
+        .find(Locator::Css("#move-input"))
+        .await
+        .unwrap()
+        .send_keys(&format!("{}\n", legal.as_str().unwrap()))
+        .await
+        .unwrap();
+    wait_moves(&client, before + 2).await;
+    let deeper = wait_text(&client, "#pv", |t| t.contains("(200 simulations")).await;
+    assert!(deeper.starts_with("PV: 5. "), "{deeper}");
+    client
+        .execute(
+            "const c = document.querySelector('#continuous'); c.checked = false; c.dispatchEvent(new Event('change'));",
+            vec![],
+        )
+        .await
+        .unwrap();
     // On a phone the analysis sits right under the board.
     client.set_window_size(390, 844).await.unwrap();
     let order = client

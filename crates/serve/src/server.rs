@@ -225,6 +225,11 @@ impl Page {
         }
     }
 
+    /// Whether messages of the page wait their turn.
+    fn has_queued(&self) -> bool {
+        !self.queued.is_empty()
+    }
+
     /// Waits for `work` while still reading the page, so that a page that
     /// goes is noticed at once; its messages meanwhile wait their turn.
     /// `None` when the page went first.
@@ -340,7 +345,14 @@ async fn analyse(
         {
             return None;
         }
+        // A message from the page (a move, most often) ends the analysis:
+        // the page has moved on, and its message is not kept waiting.
+        if page.has_queued() {
+            break;
+        }
     }
+    // (The search's next update finds nobody to take it, and it ends there.)
+    drop(received);
     match page.wait(search).await? {
         Ok((target, Ok(analysis))) => {
             session.note_analysis(&target, &analysis);

@@ -43,11 +43,16 @@ function connect() {
       // A game's settings fill the form when it starts (the server's first
       // game, a model's own), so that Start begins another alike.
       if (!state || (message.history.length === 0 && state.history.length > 0)) syncForm(message);
+      const moved = !state || state.position !== message.position;
       state = message; selection = []; say(""); render();
+      if (moved) deepen(null);
     }
-    else if (message.type === "analysis") { analysisUpdates += 1; analysis = message; pvStep = -1; renderAnalysis(); render(); }
+    else if (message.type === "analysis") {
+      analysisUpdates += 1; analysis = message; pvStep = -1; renderAnalysis(); render();
+      if (message.done) deepen(message);
+    }
     else if (message.type === "record") { showRecord(message.text); }
-    else if (message.type === "error") { say(message.message); }
+    else if (message.type === "error") { pending = false; say(message.message); }
   };
 }
 
@@ -346,6 +351,26 @@ function syncForm(game) {
   else if ([...$("colour").options].some((option) => option.value === you)) $("colour").value = you;
 }
 
+// Continuous analysis: while the box is ticked, the shown position is
+// searched again and again, each search twice as long as the last (up to
+// MAX_DEEPENING simulations); a new position starts over. The server ends a
+// search as soon as the page sends anything else (a move), and a search
+// ended short is not followed up: the new position starts its own.
+const MAX_DEEPENING = 51200;
+let asked = 0, pending = false;
+function requestAnalysis(simulations, position) {
+  asked = simulations; pending = true;
+  send(position ? { type: "analyze", position, simulations } : { type: "analyze", simulations });
+}
+function deepen(last) {
+  if (last) pending = false;
+  if (pending || !$("continuous").checked || !state || !state.can_analyze || state.result) return;
+  if (last && (last.position !== state.position || last.simulations < asked)) return;
+  const sims = last ? last.simulations * 2 : Number($("analysis-sims").value) || 800;
+  if (sims <= MAX_DEEPENING) requestAnalysis(sims);
+}
+$("continuous").onchange = () => deepen(null);
+
 // ---- controls ----
 
 $("move-form").addEventListener("submit", (event) => {
@@ -358,10 +383,10 @@ $("undo").onclick = () => send({ type: "undo" });
 $("resign").onclick = () => send({ type: "resign" });
 $("flip").onclick = () => { flipped = !flipped; render(); };
 $("show-movable").onchange = () => render();
-$("analyze").onclick = () => send({ type: "analyze", simulations: Number($("analysis-sims").value) || 800 });
+$("analyze").onclick = () => requestAnalysis(Number($("analysis-sims").value) || 800);
 $("paste-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  send({ type: "analyze", position: $("paste").value.trim(), simulations: Number($("analysis-sims").value) || 800 });
+  requestAnalysis(Number($("analysis-sims").value) || 800, $("paste").value.trim());
 });
 $("save").onclick = () => send({ type: "save" });
 $("load").onclick = () => send({ type: "load", record: $("record").value });
