@@ -238,14 +238,15 @@ mod tests {
                 "{a} / {b}"
             );
         };
-        let ladder = "ladder quick --simulations 64";
         for (new, old) in [
+            ("ladder quick --simulations 64", "ladder quick --sims 64"),
+            ("review g.txt --simulations 7", "review g.txt --sims 7"),
+            ("analysis --simulations 7", "analysis --sims 7"),
             ("analyze --simulations 7", "analyze --sims 7"),
             (
                 "play --model quick --simulations 7",
                 "play --model quick --sims 7",
             ),
-            (ladder, ladder),
             (
                 "train --config c.toml --no-progress",
                 "train --config c.toml --quiet",

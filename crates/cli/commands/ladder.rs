@@ -30,8 +30,8 @@ pub struct Args {
     #[arg(default_value = "bundle")]
     pub player: String,
     /// Simulations per move of a network player whose spec does not set
-    /// `simulations=` (ignored with --time-per-move).
-    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    /// `simulations=` (ignored with --time-per-move; `--sims` is the same).
+    #[arg(long, alias = "sims", default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub simulations: u32,
     /// The equal-time mode: the player gets this many seconds per move (a
     /// network plans its simulations from its measured speed), and the
