@@ -329,7 +329,10 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
     ]);
     let out = text(&output);
     assert!(output.status.success(), "{out}");
-    assert!(out.contains("Black to move: value "), "{out}");
+    // The game's table, as for a two-player game: here the start alone,
+    // with each of the three sides' value.
+    assert!(out.contains("   Black    White      Red"), "{out}");
+    assert!(out.contains("   0  start "), "{out}");
     // A two-player model does not judge it, and says why.
     let output = sumito(&["analyze", "--model", "quick", "--record", saved_path]);
     assert!(!output.status.success());

@@ -15,6 +15,7 @@ use sumito_mcts::Evaluator;
 use sumito_net::{DeviceSpec, InferenceClient, InferenceConfig, InferenceService, SymmetryMode};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
+use super::analyze::{first_layout_start, general_position};
 use super::play::{open_model, search_device};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -58,28 +59,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let layout = VariantLayout::from_name(name).map_err(|err| err.to_string())?;
                 table.start(layout).map_err(|err| err.to_string())
             };
-            let read_position = |text: &str| {
-                let seats = VariantPosition::from_text(text, None)
-                    .map_err(|err| err.to_string())?
-                    .rules()
-                    .seating
-                    .seats();
-                let rules = table
-                    .rules_for_text(seats)
-                    .map_err(|err| format!("under the model's rules: {err}"))?;
-                VariantPosition::from_text(text, Some(&rules)).map_err(|err| err.to_string())
-            };
-            let first = bundle
-                .meta
-                .general_layouts()
-                .first()
-                .cloned()
-                .unwrap_or_else(|| "standard".to_owned());
-            let start = read_layout(&first)
-                .map_err(anyhow::Error::msg)
-                .with_context(|| format!("the model's first layout {first:?}"))?;
+            let read_position =
+                |text: &str| general_position(&table, text).map_err(|err| format!("{err:#}"));
             let game = Game {
-                start,
+                start: first_layout_start(&bundle, &table)?,
                 read_position: &read_position,
                 read_layout: &read_layout,
             };

@@ -1,22 +1,35 @@
 //! `sumito analyze`: what a model's search thinks of a position (its value
 //! and top moves with visits, Q and prior) or of every position of a game
-//! (arguments: `sumito_cli::commands::analyze`).
+//! (arguments: `sumito_cli::commands::analyze`), in the model's game: what
+//! to analyse is read for the model's game, then analysed by one generic
+//! path ([`analyse_target`]).
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use sumito_cli::commands::analyze::Args;
-use sumito_cli::commands::source::Source;
-use sumito_engine::{Layout, Position};
-use sumito_play::analysis::{analyse_game, format_game, format_position, record_under_rules};
-use sumito_play::network::SearchBudget;
-
 use sumito_arena::variant_record::VariantRecord;
 use sumito_bundle::bundle::ModelBundle;
+use sumito_cli::commands::analyze::Args;
+use sumito_cli::commands::source::Source;
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::{VariantLayout, VariantPosition};
+use sumito_engine::{Layout, Position};
+use sumito_game::ChoicePosition;
+use sumito_play::analysis::{analyse_game, format_game, format_position, record_under_rules};
+use sumito_play::network::{NetworkSearch, SearchBudget};
 
 use super::play::{model_search, open_model, search_device};
+
+/// What `analyze` looks at: one position, or every position of a game.
+enum Target<B: ChoicePosition> {
+    Position(B),
+    Game {
+        positions: Vec<B>,
+        moves: Vec<B::Move>,
+        path: PathBuf,
+    },
+}
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bundle = open_model(args.model.as_deref());
@@ -27,7 +40,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Ok(bundle) = &bundle
         && bundle.is_general()
     {
-        return run_general(&args, bundle, budget);
+        // The positions first: a mistake there is answered before the
+        // model loads.
+        let target = general_target(&args, bundle)?;
+        let device = search_device(&args.device)?;
+        let mut search = bundle.general_search(budget, 0, device, args.threads.unwrap_or(1))?;
+        eprintln!("{}", bundle.summary());
+        return analyse_target(&mut search, target, args.top);
     }
     // The position or record first: a mistake there is answered before the
     // model is loaded.
@@ -48,46 +67,123 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
     };
     let bundle = bundle?;
-    let mut search = model_search(&bundle, budget, 0, &args.device, args.threads)?;
-    eprintln!("{}", bundle.summary());
-    let position = match source {
+    let rules = bundle.meta.rules();
+    let target = match source {
         Source::Record { record, path } => {
             // The model judges under its training rules only.
-            let (record, note) = record_under_rules(&record, bundle.meta.rules())
+            let (record, note) = record_under_rules(&record, rules)
                 .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
             if let Some(note) = note {
                 eprintln!("note: {}: {note}", path.display());
             }
-            let started = Instant::now();
-            let reports = analyse_game(
-                &mut search,
-                &record.positions(),
-                &record.moves,
-                &mut |_, _| {},
-            )
-            .with_context(|| format!("analysing {}", path.display()))?;
-            print!("{}", format_game(&reports, started.elapsed()));
-            return Ok(());
+            Target::Game {
+                positions: record.positions(),
+                moves: record.moves,
+                path: path.to_path_buf(),
+            }
         }
-        Source::Position { position, .. } => position,
-        Source::Neither => Position::start(Layout::Standard, bundle.meta.rules()),
+        Source::Position { position, .. } => Target::Position(position.with_rules(rules)),
+        Source::Neither => Target::Position(Position::start(Layout::Standard, rules)),
+    };
+    let mut search = model_search(&bundle, budget, 0, &args.device, args.threads)?;
+    eprintln!("{}", bundle.summary());
+    analyse_target(&mut search, target, args.top)
+}
+
+/// Analyses `target` with `search` and prints the report: a position's
+/// value and `top` moves, or a game's table.
+fn analyse_target<B: ChoicePosition>(
+    search: &mut NetworkSearch<B>,
+    target: Target<B>,
+    top: usize,
+) -> anyhow::Result<()> {
+    match target {
+        Target::Position(position) => {
+            if let Some(result) = position.result_text() {
+                anyhow::bail!(
+                    "the game is over in that position ({result}); there is nothing to analyse"
+                );
+            }
+            let analysis = search
+                .analyse(&position, None)
+                .context("searching the position")?;
+            print!("{}", format_position(&position, &analysis, top));
+        }
+        Target::Game {
+            positions,
+            moves,
+            path,
+        } => {
+            let started = Instant::now();
+            let reports = analyse_game(search, &positions, &moves, &mut |_, _| {})
+                .with_context(|| format!("analysing {}", path.display()))?;
+            print!(
+                "{}",
+                format_game(&positions[0], &reports, started.elapsed())
+            );
+        }
     }
-    .with_rules(bundle.meta.rules());
-    if let Some((outcome, reason)) = position.outcome() {
-        anyhow::bail!(
-            "the game is over in that position ({outcome}: {reason}); there is nothing to analyse"
-        );
-    }
-    let analysis = search
-        .analyse(&position, None)
-        .context("searching the position")?;
-    print!("{}", format_position(&position, &analysis, args.top));
     Ok(())
+}
+
+/// What to analyse with a model of the general game: a position given as
+/// the general game's text, every position of a general game record (under
+/// the model's rules), or the start of the first layout it learned on.
+fn general_target(args: &Args, bundle: &ModelBundle) -> anyhow::Result<Target<VariantPosition>> {
+    let table = bundle
+        .meta
+        .general()
+        .cloned()
+        .context("the bundle has no rules of the general game")?;
+    if let Some(text) = &args.source.fen {
+        return Ok(Target::Position(general_position(&table, text)?));
+    }
+    if let Some(path) = &args.source.record {
+        let record = VariantRecord::read(path)?;
+        // The model judges under its own rules only.
+        if record.rules != table {
+            eprintln!(
+                "note: {}: the record's rules are not the model's: the game is taken under the model's",
+                path.display()
+            );
+        }
+        let record = VariantRecord {
+            rules: table,
+            ..record
+        };
+        let positions = record
+            .positions()
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("replaying {} under the model's rules", path.display()))?;
+        return Ok(Target::Game {
+            positions,
+            moves: record.moves,
+            path: path.clone(),
+        });
+    }
+    Ok(Target::Position(first_layout_start(bundle, &table)?))
+}
+
+/// The start of the first layout a model of the general game learned on,
+/// under its rules `table`.
+pub fn first_layout_start(
+    bundle: &ModelBundle,
+    table: &RulesTable,
+) -> anyhow::Result<VariantPosition> {
+    let first = bundle
+        .meta
+        .general_layouts()
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "standard".to_owned());
+    let layout = VariantLayout::from_name(&first)
+        .with_context(|| format!("the model's first layout {first:?}"))?;
+    Ok(table.start(layout)?)
 }
 
 /// A position of the general game given as text, read under `table` (the
 /// model's rules, for as many players as the text seats).
-fn general_position(table: &RulesTable, text: &str) -> anyhow::Result<VariantPosition> {
+pub fn general_position(table: &RulesTable, text: &str) -> anyhow::Result<VariantPosition> {
     let context = || format!("reading the position given by --fen {text:?}");
     let seats = VariantPosition::from_text(text, None)
         .with_context(context)?
@@ -98,59 +194,4 @@ fn general_position(table: &RulesTable, text: &str) -> anyhow::Result<VariantPos
         .rules_for_text(seats)
         .with_context(|| format!("{} under the model's rules", context()))?;
     VariantPosition::from_text(text, Some(&rules)).with_context(context)
-}
-
-/// `sumito analyze --model M` for a model of the general game: a position
-/// given as the general game's text (default: the start of the first layout
-/// the model learned on), or every position of a general game record; with
-/// the budget, device and threads of the two-player game's analysis.
-fn run_general(args: &Args, bundle: &ModelBundle, budget: SearchBudget) -> anyhow::Result<()> {
-    let table = bundle
-        .meta
-        .general()
-        .cloned()
-        .context("the bundle has no rules of the general game")?;
-    // The positions first: a mistake there is answered before the model loads.
-    let positions: Vec<VariantPosition> = if let Some(text) = &args.source.fen {
-        vec![general_position(&table, text)?]
-    } else if let Some(path) = &args.source.record {
-        let record = VariantRecord::read(path)?;
-        record
-            .positions()
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("replaying {}", path.display()))?
-    } else {
-        let first = bundle
-            .meta
-            .general_layouts()
-            .first()
-            .cloned()
-            .unwrap_or_else(|| "standard".to_owned());
-        let layout = VariantLayout::from_name(&first)
-            .with_context(|| format!("the model's first layout {first:?}"))?;
-        vec![table.start(layout)?]
-    };
-    let device = search_device(&args.device)?;
-    let mut search = bundle.general_search(budget, 0, device, args.threads.unwrap_or(1))?;
-    eprintln!("{}", bundle.summary());
-    let whole_game = positions.len() > 1;
-    for (ply, position) in positions.iter().enumerate() {
-        if whole_game {
-            println!("ply {ply}:");
-        }
-        if let Some(result) = position.describe_outcome() {
-            if !whole_game {
-                anyhow::bail!(
-                    "the game is over in that position ({result}); there is nothing to analyse"
-                );
-            }
-            println!("game over: {result}");
-            continue;
-        }
-        let analysis = search
-            .analyse(position, None)
-            .context("searching the position")?;
-        print!("{}", format_position(position, &analysis, args.top));
-    }
-    Ok(())
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use sumito_arena::record::GameRecord;
 use sumito_engine::{Position, Rules};
+use sumito_game::board::capitalised;
 use sumito_game::{Board, ChoicePosition};
 use sumito_mcts::{SearchError, Wdl};
 
@@ -256,39 +257,63 @@ pub fn analyse_game<B: ChoicePosition>(
     Ok(reports)
 }
 
-/// One line per position: the move, the value for Black, and the best
-/// continuation.
-pub fn format_game(reports: &[PlyReport], elapsed: Duration) -> String {
+/// One line per position of a game (`start` its first, which names the
+/// sides): the move, the first side's value and chances (with more than two
+/// sides, each side's value), and the best continuation.
+pub fn format_game<B: Board>(start: &B, reports: &[PlyReport<B>], elapsed: Duration) -> String {
     let mut text = String::new();
+    let sides = start.sides();
+    let name = |side: usize| capitalised(&start.side_name(side));
+    let columns: Vec<String> = if sides == 2 {
+        vec!["value".into(), name(0), "draw".into(), name(1)]
+    } else {
+        (0..sides).map(name).collect()
+    };
+    let header: Vec<String> = columns.iter().map(|c| format!("{c:>8}")).collect();
     let _ = writeln!(
         text,
-        "{:>4}  {:<14} {:>8} {:>8} {:>6} {:>8}  best next move",
-        "ply", "move", "value", "Black", "draw", "White"
+        "{:>4}  {:<16} {}  best next move",
+        "ply",
+        "move",
+        header.join(" ")
     );
     for report in reports {
         let played = report.played.map_or_else(
             || "start".to_string(),
-            |(seat, mv)| format!("{} {mv}", Position::seat_title(seat)),
+            |(seat, mv)| format!("{} {}", B::seat_title(seat), B::move_text(mv)),
         );
         let next = match (report.best, &report.over) {
-            (Some(best), _) => best.to_string(),
+            (Some(best), _) => B::move_text(best),
             (None, Some(result)) => format!("game over: {result}"),
             (None, None) => String::new(),
         };
+        let cells: Vec<String> = if sides == 2 {
+            vec![
+                signed(report.first.value()),
+                percent(report.first.win),
+                percent(report.first.draw),
+                percent(report.first.loss),
+            ]
+        } else {
+            report.side_values.iter().map(|v| signed(*v)).collect()
+        };
+        let cells: Vec<String> = cells.iter().map(|c| format!("{c:>8}")).collect();
         let _ = writeln!(
             text,
-            "{:>4}  {:<14} {:>8} {:>8} {:>6} {:>8}  {next}",
+            "{:>4}  {:<16} {}  {next}",
             report.ply,
             played,
-            signed(report.first.value()),
-            percent(report.first.win),
-            percent(report.first.draw),
-            percent(report.first.loss),
+            cells.join(" ")
         );
     }
     let _ = writeln!(
         text,
-        "(value and win chances for Black; {} positions in {:.1} s)",
+        "({}; {} positions in {:.1} s)",
+        if sides == 2 {
+            format!("value and win chances for {}", name(0))
+        } else {
+            "each side's value, +1 a win, -1 a loss".to_string()
+        },
         reports.len(),
         elapsed.as_secs_f64()
     );
@@ -440,7 +465,7 @@ mod tests {
         assert!(reports[1].over.as_ref().unwrap().starts_with("Black wins"));
         assert_eq!(reports[1].first, Wdl::from_value(1.0));
         assert_eq!(reports[1].side_values, [1.0, -1.0]);
-        let text = format_game(&reports, Duration::from_millis(1500));
+        let text = format_game(&position, &reports, Duration::from_millis(1500));
         assert_eq!(text.lines().count(), 4, "{text}");
         assert!(text.contains("start"), "{text}");
         assert!(text.contains("Black E7E8"), "{text}");
@@ -490,5 +515,10 @@ mod tests {
         assert_eq!(review.first_score.len(), 5);
         let table = crate::review::format_review(&review);
         assert!(table.contains("Red: 1 moves, accuracy"), "{table}");
+        // The game's table: each side's value at every position.
+        let text = format_game(&start, &reports, Duration::from_millis(10));
+        assert_eq!(text.lines().count(), 7, "{text}");
+        assert!(text.contains("   Black    White      Red"), "{text}");
+        assert!(text.contains("Red "), "{text}");
     }
 }
