@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use sumito_arena::player::{Entrant, Player, PlayerError, PlayerFactory, SearchLimit};
+use sumito_arena::player::{
+    Entrant, Player, PlayerError, PlayerFactory, SearchLimit, tighter_time,
+};
 use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
 use sumito_engine::Position;
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
@@ -230,6 +232,9 @@ pub struct NetPlayer<B: ChoicePosition> {
     /// limit is its budget; otherwise only a ceiling on its simulations
     /// (a clock's share).
     by_time: bool,
+    /// Its own time a move (a seat whose spec says `time=` where matches
+    /// pass no limit); a move's limit, if tighter, wins.
+    own_time: Option<std::time::Duration>,
 }
 
 impl<B: ChoicePosition> std::fmt::Debug for NetPlayer<B> {
@@ -253,6 +258,7 @@ impl<B: ChoicePosition> NetPlayer<B> {
     ) -> NetPlayer<B> {
         NetPlayer {
             by_time: false,
+            own_time: None,
             name,
             evaluator,
             config,
@@ -272,6 +278,14 @@ impl<B: ChoicePosition> NetPlayer<B> {
     pub fn by_time(mut self) -> NetPlayer<B> {
         self.by_time = true;
         self
+    }
+
+    /// The same player searching `time` a move (or less, under a tighter
+    /// limit), whatever its simulations.
+    #[must_use]
+    pub fn with_time(mut self, time: std::time::Duration) -> NetPlayer<B> {
+        self.own_time = Some(time);
+        self.by_time()
     }
 }
 
@@ -303,7 +317,7 @@ where
         }
         let search = self.search.as_mut().expect("set above");
         let evaluator = StoppableEvaluator::new(&self.evaluator, Arc::clone(&self.stop));
-        let result = match limit.time {
+        let result = match tighter_time(limit.time, self.own_time) {
             None => search.search(&evaluator).map_err(failed)?,
             Some(time) => {
                 let base = &self.config;

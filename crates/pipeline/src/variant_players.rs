@@ -5,7 +5,10 @@
 //! chosen with the checks of `sumito_game::choice` (a win at once, a loss at
 //! once, and cycles unless ahead: `avoid_repetition=false` turns that off).
 //! Every game of a match that seats one network shares one batching
-//! inference service.
+//! inference service. A seat's spec takes what a two-player network
+//! player's does (`simulations=`, `considered=`, `puct=`, `time=`,
+//! `threads=`, `avoid_repetition=`) but `material=` and `score=`, which
+//! the general game has nothing to apply to.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,7 +20,7 @@ use sumito_engine::variant::VariantPosition;
 use sumito_mcts::SearchConfig;
 use sumito_net::{InferenceConfig, InferenceService, NetGame, PolicyValueNet};
 
-use crate::players::{NetPlayer, network_search};
+use crate::players::{NetPlayer, network_settings};
 
 /// The network players of one match, loaded once: `net:model=DIR` (a
 /// checkpoint folder) or `bundle:model=NAME_OR_DIR` (an exported model of
@@ -35,6 +38,10 @@ struct LoadedNetwork {
     service: Arc<InferenceService>,
     search: SearchConfig,
     avoid_repetition: bool,
+    /// Its time a move (`time=`), instead of its simulations.
+    time: Option<std::time::Duration>,
+    /// Copies of the network evaluating one search's leaves (`threads=`).
+    search_threads: usize,
 }
 
 impl VariantNetSeats {
@@ -55,30 +62,49 @@ impl VariantNetSeats {
             }
             let mut params = spec.params();
             let given = params.get_path("model");
-            let search = network_search(&mut params)?;
-            let avoid_repetition = params.get_bool("avoid_repetition")?.unwrap_or(true);
+            let settings = network_settings(&mut params)?;
             params.finish()?;
             let invalid = |problem: String| spec.params().invalid(problem);
+            if settings.material_plies > 0 {
+                return Err(invalid(
+                    "material=: the general game has no exact material count (leave it out)"
+                        .to_owned(),
+                ));
+            }
+            if settings.score_utility.is_some() {
+                return Err(invalid(
+                    "score=: the general game's network has no marble-difference head (leave it out)"
+                        .to_owned(),
+                ));
+            }
             let model = match (spec.kind.as_str(), given) {
                 ("net", Some(path)) => path,
                 ("net", None) => return Err(invalid("needs model=CHECKPOINT_DIR".to_owned())),
                 (_, given) => bundles(given.as_deref()).map_err(invalid)?,
             };
-            let (net, _) = PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu)
-                .map_err(|err| invalid(format!("cannot load {}: {err}", model.display())))?;
-            if net.game() != NetGame::Variant {
-                return Err(invalid(format!(
-                    "{} is a network of the two-player game; the variants and many-player games need one trained on them",
-                    model.display()
-                )));
+            // One copy of the network per search thread (`threads=`).
+            let mut replicas = Vec::new();
+            for _ in 0..settings.search_threads {
+                let (net, _) = PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu)
+                    .map_err(|err| invalid(format!("cannot load {}: {err}", model.display())))?;
+                if net.game() != NetGame::Variant {
+                    return Err(invalid(format!(
+                        "{} is a network of the two-player game; the variants and many-player games need one trained on them",
+                        model.display()
+                    )));
+                }
+                replicas.push(net);
             }
-            let service = InferenceService::start(net, &InferenceConfig::default())
-                .map_err(|err| invalid(format!("cannot start {}: {err}", model.display())))?;
+            let service =
+                InferenceService::start_replicas(replicas, &InferenceConfig::default())
+                    .map_err(|err| invalid(format!("cannot start {}: {err}", model.display())))?;
             seats.loaded.push(LoadedNetwork {
                 name: text.clone(),
                 service: Arc::new(service),
-                search,
-                avoid_repetition,
+                search: settings.search,
+                avoid_repetition: settings.avoid_repetition,
+                time: settings.limit.time,
+                search_threads: settings.search_threads,
             });
         }
         Ok(seats)
@@ -113,6 +139,8 @@ impl VariantNetSeats {
             service: Arc::new(service),
             search,
             avoid_repetition: true,
+            time: None,
+            search_threads: 1,
         });
         Ok(())
     }
@@ -124,14 +152,23 @@ impl VariantNetSeats {
         seed: u64,
     ) -> Result<Box<dyn Player<VariantPosition>>, SpecError> {
         match self.loaded.iter().find(|known| known.name == spec) {
-            Some(network) => Ok(Box::new(NetPlayer::<VariantPosition>::new(
-                network.name.clone(),
-                network.service.client(),
-                network.search.clone(),
-                seed,
-                network.avoid_repetition,
-                0,
-            ))),
+            Some(network) => {
+                let player = NetPlayer::<VariantPosition>::new(
+                    network.name.clone(),
+                    network
+                        .service
+                        .client()
+                        .with_parallel_requests(network.search_threads),
+                    network.search.clone(),
+                    seed,
+                    network.avoid_repetition,
+                    0,
+                );
+                Ok(Box::new(match network.time {
+                    Some(time) => player.with_time(time),
+                    None => player,
+                }))
+            }
             None => seat_player(spec, seed),
         }
     }
@@ -212,6 +249,43 @@ mod tests {
                 .unwrap()
                 .to_string();
         assert!(message.contains("avoid_repetition"), "{message}");
+    }
+
+    #[test]
+    fn a_seat_takes_time_and_threads_and_refuses_what_the_general_game_lacks() {
+        let dir = TempDir::new("variant-seats-time");
+        let net = checkpoint(&dir, NetGame::Variant);
+        let timed = format!("{net},time=50ms,threads=2");
+        let entrants = vec![timed.clone(), "greedy".to_owned(), "random".to_owned()];
+        let seats = VariantNetSeats::load(&entrants, &no_bundles).unwrap();
+        assert_eq!(
+            seats.loaded[0].time,
+            Some(std::time::Duration::from_millis(50))
+        );
+        assert_eq!(seats.loaded[0].search_threads, 2);
+        let mut rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        rules.max_plies = Some(12);
+        let setup = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap());
+        let report = play_multi_match(
+            &|spec, seed| seats.make(spec, seed),
+            &entrants,
+            &setup,
+            &rules,
+            1,
+            0,
+            5,
+            1,
+            &|| false,
+        )
+        .unwrap();
+        assert_eq!(report.games.len(), 1);
+        for (param, named) in [("material=2", "material="), ("score=0.5", "score=")] {
+            let message = VariantNetSeats::load(&[format!("{net},{param}")], &no_bundles)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(message.contains(named), "{message}");
+        }
     }
 
     fn no_bundles(_: Option<&Path>) -> Result<PathBuf, String> {
