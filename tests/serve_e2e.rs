@@ -194,6 +194,19 @@ async fn wait_moves(client: &Client, count: usize) {
     .await;
 }
 
+/// Analyses the shown position with `simulations` (the Analyse button)
+/// and returns the line's text once the search is done.
+async fn analyse_shown(client: &Client, simulations: u32) -> String {
+    let script = format!("document.querySelector('#analysis-sims').value = '{simulations}';");
+    client.execute(&script, vec![]).await.unwrap();
+    click(client, "[data-testid=analyze]").await;
+    let done = format!("({simulations} simulations");
+    wait_text(client, "#pv", |t| {
+        t.contains(&done) && !t.contains("searching")
+    })
+    .await
+}
+
 async fn select(client: &Client, selector: &str, value: &str) {
     let script = format!(
         "const s = document.querySelector('{selector}'); s.value = '{value}'; s.dispatchEvent(new Event('change'));"
@@ -392,18 +405,7 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
     wait_moves(&client, 2).await;
     // Analysis: updates stream in, the last with the top moves drawn as
     // arrows, the PV, and the win/draw/loss bar.
-    client
-        .execute(
-            "document.querySelector('#analysis-sims').value = '400';",
-            vec![],
-        )
-        .await
-        .unwrap();
-    click(&client, "[data-testid=analyze]").await;
-    let pv = wait_text(&client, "#pv", |t| {
-        t.contains("400 simulations") && !t.contains("searching")
-    })
-    .await;
+    let pv = analyse_shown(&client, 400).await;
     assert!(pv.starts_with("PV:"), "{pv}");
     let updates: i64 = client
         .execute("return analysisUpdates;", vec![])
@@ -491,8 +493,12 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
         .await
         .unwrap();
     wait_moves(&client, before + 2).await;
-    let deeper = wait_text(&client, "#pv", |t| t.contains("(200 simulations")).await;
-    assert!(deeper.starts_with("PV: 5. "), "{deeper}");
+    // (The search the move cut short may show first: the new position's
+    // line starts at move 5.)
+    wait_text(&client, "#pv", |t| {
+        t.starts_with("PV: 5. ") && t.contains("(200 simulations")
+    })
+    .await;
     client
         .execute(
             "const c = document.querySelector('#continuous'); c.checked = false; c.dispatchEvent(new Event('change'));",
@@ -560,6 +566,20 @@ async fn a_model_of_the_general_game_takes_its_seats_in_the_page() {
     wait_moves(&client, 3).await;
     let seat_text = wait_text(&client, "#seats", |t| t.contains("three")).await;
     assert!(seat_text.contains("three"), "{seat_text}");
+    // The page analyses the model's game as a two-player one: arrows, each
+    // candidate's score, the eval bar of the first seat.
+    let pv = analyse_shown(&client, 50).await;
+    assert!(pv.starts_with("PV: 4. "), "{pv}");
+    let bar = wait_text(&client, "#wdl-text", |t| t.contains("to move")).await;
+    assert!(bar.starts_with("black to move: win "), "{bar}");
+    wait_text(&client, "#eval-bar span", |t| t.starts_with("black ")).await;
+    assert!(
+        !client
+            .find_all(Locator::Css("line.arrow"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
     // The form shows that game, so that Start begins another of the same.
     let form = client
         .execute(

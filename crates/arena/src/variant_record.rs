@@ -100,18 +100,7 @@ impl VariantRecord {
             VariantStart::Layout(layout) => {
                 self.rules.start(*layout).map_err(|err| err.to_string())
             }
-            VariantStart::Text(text) => {
-                let seats = VariantPosition::from_text(text, None)
-                    .map_err(|err| err.to_string())?
-                    .rules()
-                    .seating
-                    .seats();
-                let rules = self
-                    .rules
-                    .rules_for_text(seats)
-                    .map_err(|err| err.to_string())?;
-                VariantPosition::from_text(text, Some(&rules)).map_err(|err| err.to_string())
-            }
+            VariantStart::Text(text) => self.rules.position_from_text(text),
         }
     }
 

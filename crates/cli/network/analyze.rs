@@ -184,14 +184,10 @@ pub fn first_layout_start(
 /// A position of the general game given as text, read under `table` (the
 /// model's rules, for as many players as the text seats).
 pub fn general_position(table: &RulesTable, text: &str) -> anyhow::Result<VariantPosition> {
-    let context = || format!("reading the position given by --fen {text:?}");
-    let seats = VariantPosition::from_text(text, None)
-        .with_context(context)?
-        .rules()
-        .seating
-        .seats();
-    let rules = table
-        .rules_for_text(seats)
-        .with_context(|| format!("{} under the model's rules", context()))?;
-    VariantPosition::from_text(text, Some(&rules)).with_context(context)
+    table
+        .position_from_text(text)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| {
+            format!("reading the position given by --fen {text:?} under the model's rules")
+        })
 }

@@ -9,12 +9,12 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::serve::{Args, run as run_classical};
-use sumito_engine::Position;
 use sumito_engine::variant::VariantPosition;
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
-use sumito_play::network::{Analysis, NetworkSearch, SearchBudget};
+use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
+use sumito_serve::session::{PageAnalysis, page_analysis, to_classic};
 use sumito_serve::{Engines, ModelGame, serve_blocking};
 
 /// The model's side of the server.
@@ -61,23 +61,43 @@ impl Engines for ModelEngines {
 
     fn analyse(
         &self,
-        position: &Position,
+        position: &VariantPosition,
         simulations: u32,
         stop: Arc<AtomicBool>,
-        on_update: &mut dyn FnMut(&Analysis) -> bool,
-    ) -> Result<Analysis, String> {
-        let mut search = NetworkSearch::new(
-            self.name.clone(),
-            Box::new(self.evaluator.clone()),
-            SearchBudget::Simulations(simulations),
-            0,
-        );
-        search.set_stop(stop);
+        on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
+    ) -> Result<PageAnalysis, String> {
         // An update about every 100 simulations, at most 10.
         let steps = (simulations / 100).clamp(1, 10);
-        search
-            .analyse_in_steps(position, simulations, steps, on_update)
-            .map_err(|err| err.to_string())
+        match &self.game {
+            ModelGame::TwoPlayer(_) => {
+                let classic = to_classic(position)?;
+                let mut search = NetworkSearch::new(
+                    self.name.clone(),
+                    Box::new(self.evaluator.clone()),
+                    SearchBudget::Simulations(simulations),
+                    0,
+                );
+                search.set_stop(stop);
+                search
+                    .analyse_in_steps(&classic, simulations, steps, &mut |analysis| {
+                        on_update(&page_analysis(analysis))
+                    })
+                    .map(|analysis| page_analysis(&analysis))
+                    .map_err(|err| err.to_string())
+            }
+            ModelGame::General(_) => {
+                let mut search = NetworkSearch::<VariantPosition>::new(
+                    self.name.clone(),
+                    Box::new(self.evaluator.clone()),
+                    SearchBudget::Simulations(simulations),
+                    0,
+                );
+                search.set_stop(stop);
+                search
+                    .analyse_in_steps(position, simulations, steps, on_update)
+                    .map_err(|err| err.to_string())
+            }
+        }
     }
 }
 
@@ -130,6 +150,7 @@ mod tests {
     use super::*;
     use std::path::Path;
     use sumito_engine::Layout;
+    use sumito_engine::Position;
 
     /// The page and the terminal play and analyse one model alike: the same
     /// rules and the same values (score utility included), so one search
@@ -142,13 +163,14 @@ mod tests {
         assert!(bundle.meta.score_utility > 0.0, "a test of the utility");
         assert_eq!(engines.model_rules(), Some(bundle.meta.rules()));
         let start = Position::start(Layout::BelgianDaisy, bundle.meta.rules());
+        let shown = sumito_serve::session::to_general(&start).unwrap();
         let page = engines
-            .analyse(&start, 32, Arc::new(AtomicBool::new(false)), &mut |_| true)
+            .analyse(&shown, 32, Arc::new(AtomicBool::new(false)), &mut |_| true)
             .unwrap();
         let mut terminal = bundle
             .search(SearchBudget::Simulations(32), 0, sumito_net::Device::Cpu, 1)
             .unwrap();
-        let analysis = terminal.analyse(&start, None).unwrap();
+        let analysis = page_analysis(&terminal.analyse(&start, None).unwrap());
         assert_eq!(page.wdl, analysis.wdl);
         assert_eq!(page.best, analysis.best);
         assert_eq!(page.moves, analysis.moves);

@@ -204,6 +204,20 @@ impl RulesTable {
         }
     }
 
+    /// A position given as text, read under these rules (for as many
+    /// players as the text seats); the error says what is wrong.
+    pub fn position_from_text(&self, text: &str) -> Result<VariantPosition, String> {
+        let seats = VariantPosition::from_text(text, None)
+            .map_err(|err| err.to_string())?
+            .rules()
+            .seating
+            .seats();
+        let rules = self
+            .rules_for_text(seats)
+            .map_err(|err| format!("under these rules: {err}"))?;
+        VariantPosition::from_text(text, Some(&rules)).map_err(|err| err.to_string())
+    }
+
     /// The rules value for a position given as text, with `seats` players:
     /// the keys of the start (`neutral`, `removed_marbles`) do not apply.
     pub fn rules_for_text(&self, seats: usize) -> Result<VariantRules, RulesTableError> {

@@ -159,8 +159,9 @@ pub struct StateView {
     pub legal: Vec<MoveView>,
     pub history: Vec<PlyView>,
     pub result: Option<String>,
-    /// Whether analysis is available (a model is loaded and the game is a
-    /// two-player one).
+    /// Whether analysis is available (a model is loaded and the game is
+    /// one it plays: a two-player model's plain game, a general model's
+    /// game under its rules).
     pub can_analyze: bool,
     /// The loaded model's name, if any (the page offers it as opponent).
     pub model: Option<String>,
@@ -194,6 +195,8 @@ pub enum ServerMessage {
         ply: u32,
         /// Win, draw, loss for the side to move.
         wdl: [f32; 3],
+        /// Each side's value, -1 to 1 (the first side's makes the eval bar).
+        values_by_side: Vec<f32>,
         moves: Vec<AnalysisMove>,
         pv: Vec<String>,
         /// The board after each move of `pv`, to step through it.

@@ -16,7 +16,7 @@ use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::variant::{
     CellContent, MoveKind, SEAT_NAMES, VariantLayout, VariantMove, VariantPosition,
 };
-use sumito_engine::{Cell, Move, Position, Rules};
+use sumito_engine::{Cell, Position, Rules};
 use sumito_play::network::{Analysis, SearchBudget};
 use sumito_play::opponent::{ClassicalOpponent, Opponent, WinProbability};
 
@@ -69,18 +69,51 @@ pub trait Engines: Send + Sync {
         budget: SearchBudget,
         seed: u64,
     ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String>;
-    /// Searches `position` with the model for `simulations`, calling
-    /// `on_update` with the analysis so far several times on the way (the
-    /// page shows the search as it grows); returns the last. The search
-    /// ends early when `on_update` returns `false` (a time limit), and at
-    /// once, with an error, when `stop` is set (the page closed).
+    /// Searches `position` (of the model's game, under its rules) with the
+    /// model for `simulations`, calling `on_update` with the analysis so far
+    /// several times on the way (the page shows the search as it grows);
+    /// returns the last. The search ends early when `on_update` returns
+    /// `false` (a time limit), and at once, with an error, when `stop` is
+    /// set (the page closed).
     fn analyse(
         &self,
-        position: &Position,
+        position: &VariantPosition,
         simulations: u32,
         stop: Arc<AtomicBool>,
-        on_update: &mut dyn FnMut(&Analysis) -> bool,
-    ) -> Result<Analysis, String>;
+        on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
+    ) -> Result<PageAnalysis, String>;
+}
+
+/// An analysis as the page gets it: moves of the general engine, which
+/// draws both games.
+pub type PageAnalysis = Analysis<VariantMove>;
+
+/// A two-player analysis in the general engine's moves.
+pub fn page_analysis(analysis: &Analysis) -> PageAnalysis {
+    Analysis {
+        best: VariantMove::group(analysis.best),
+        wdl: analysis.wdl,
+        side_values: analysis.side_values.clone(),
+        solved: analysis.solved,
+        visits: analysis.visits,
+        simulations: analysis.simulations,
+        moves: analysis
+            .moves
+            .iter()
+            .map(|stats| sumito_play::network::MoveStats {
+                mv: VariantMove::group(stats.mv),
+                visits: stats.visits,
+                q: stats.q,
+                prior: stats.prior,
+            })
+            .collect(),
+        principal_variation: analysis
+            .principal_variation
+            .iter()
+            .map(|&mv| VariantMove::group(mv))
+            .collect(),
+        elapsed: analysis.elapsed,
+    }
 }
 
 const NO_MODEL: &str =
@@ -109,11 +142,11 @@ impl Engines for NoModel {
     }
     fn analyse(
         &self,
-        _: &Position,
+        _: &VariantPosition,
         _: u32,
         _: Arc<AtomicBool>,
-        _: &mut dyn FnMut(&Analysis) -> bool,
-    ) -> Result<Analysis, String> {
+        _: &mut dyn FnMut(&PageAnalysis) -> bool,
+    ) -> Result<PageAnalysis, String> {
         Err("no model is loaded: start `sumito serve --model NAME` to analyse".into())
     }
 }
@@ -213,7 +246,7 @@ impl SeatEngine {
 }
 
 /// The two-player engine's position for a plain two-player game.
-fn to_classic(position: &VariantPosition) -> Result<Position, String> {
+pub fn to_classic(position: &VariantPosition) -> Result<Position, String> {
     let rules = position.rules();
     let classic = Position::from_fen(&position.to_string()).map_err(|err| err.to_string())?;
     Ok(classic.with_rules(Rules {
@@ -221,6 +254,14 @@ fn to_classic(position: &VariantPosition) -> Result<Position, String> {
         max_plies: rules.max_plies,
         no_push_off_plies: rules.no_push_off_plies,
     }))
+}
+
+/// The general engine's position of a two-player one, its rules kept.
+pub fn to_general(classic: &Position) -> Result<VariantPosition, String> {
+    let (rules, _) = table_of(classic.rules())
+        .resolve(VariantLayout::Two(sumito_engine::Layout::Standard))
+        .map_err(|err| err.to_string())?;
+    VariantPosition::from_text(&classic.to_string(), Some(&rules)).map_err(|err| err.to_string())
 }
 
 /// Who plays a seat.
@@ -810,56 +851,91 @@ impl GameSession {
         &self,
         simulations: Option<u32>,
         position: Option<&str>,
-    ) -> Result<(Position, u32), String> {
-        if self.engines.model_name().is_none() {
-            return Err("no model is loaded: start `sumito serve --model NAME` to analyse".into());
-        }
-        if self.engines.model_rules().is_none() {
-            return Err(
-                "the page analyses with a two-player model; this one plays the general game (analyse its games with `sumito analyze --model`)"
-                    .into(),
-            );
-        }
-        let classic = match position {
-            Some(text) => Position::from_fen(text).map_err(|err| err.to_string())?,
+    ) -> Result<(VariantPosition, u32), String> {
+        let target = match self.engines.model_game() {
             None => {
-                if !self.plain_two_player {
-                    return Err("the model analyses plain two-player games only".into());
-                }
-                to_classic(&self.positions[self.cursor])?
+                return Err(
+                    "no model is loaded: start `sumito serve --model NAME` to analyse".into(),
+                );
             }
+            Some(ModelGame::TwoPlayer(rules)) => {
+                let classic = match position {
+                    Some(text) => Position::from_fen(text).map_err(|err| err.to_string())?,
+                    None => {
+                        if !self.plain_two_player {
+                            return Err(
+                                "the model analyses plain two-player games only (it is a two-player model)"
+                                    .into(),
+                            );
+                        }
+                        to_classic(&self.positions[self.cursor])?
+                    }
+                };
+                // The model judges positions under its own rules only: a
+                // position under others (a record without them, a pasted
+                // text) is searched under the model's, and the page says so.
+                to_general(&classic.with_rules(rules))?
+            }
+            Some(ModelGame::General(table)) => match position {
+                Some(text) => table
+                    .position_from_text(text)
+                    .map_err(|err| format!("the model's game: {err}"))?,
+                None => {
+                    let shown = self.positions[self.cursor];
+                    if !self.model_rules_hold(&table) {
+                        return Err(format!(
+                            "the model analyses under the rules it was trained with; this game's are {}: start it without rules",
+                            shown.rules()
+                        ));
+                    }
+                    shown
+                }
+            },
         };
-        // The model judges positions under its own rules only: a position
-        // under others (a record without them, a pasted text) is searched
-        // under the model's, and the page says so.
-        let classic = match self.engines.model_rules() {
-            Some(rules) => classic.with_rules(rules),
-            None => classic,
-        };
-        if classic.is_game_over() {
+        if target.is_game_over() {
             return Err("the game is over in that position".into());
         }
         let sims = simulations
             .unwrap_or(DEFAULT_ANALYSIS_SIMULATIONS)
             .clamp(1, MAX_SIMULATIONS);
-        Ok((classic, sims))
+        Ok((target, sims))
+    }
+
+    /// Whether this game is under the rules of a model of the general game
+    /// (its `table`, for this game's layout).
+    fn model_rules_hold(&self, table: &RulesTable) -> bool {
+        let VariantStart::Layout(layout) = self.record.start else {
+            return false;
+        };
+        table
+            .resolve(layout)
+            .is_ok_and(|(rules, _)| rules == *self.current().rules())
+    }
+
+    /// Whether the page may analyse this game's positions.
+    fn can_analyze(&self) -> bool {
+        match self.engines.model_game() {
+            Some(ModelGame::TwoPlayer(_)) => self.plain_two_player,
+            Some(ModelGame::General(table)) => self.model_rules_hold(&table),
+            None => false,
+        }
     }
 
     /// The analysis message for the page; `done` marks the last of a
     /// search's updates.
-    pub fn analysis_message(position: &Position, analysis: &Analysis, done: bool) -> ServerMessage {
-        let general = VariantPosition::from_text(&position.to_string(), None).ok();
+    pub fn analysis_message(
+        position: &VariantPosition,
+        analysis: &PageAnalysis,
+        done: bool,
+    ) -> ServerMessage {
         let moves = analysis
             .moves
             .iter()
             .take(12)
             .map(|stats| {
-                let mv = VariantMove::group(stats.mv);
-                let (from, to) = general
-                    .as_ref()
-                    .map_or_else(Default::default, |g| move_cells(g, mv));
+                let (from, to) = move_cells(position, stats.mv);
                 AnalysisMove {
-                    text: stats.mv.to_string(),
+                    text: stats.mv.to_text(),
                     from,
                     to,
                     visits: stats.visits,
@@ -869,26 +945,26 @@ impl GameSession {
             })
             .collect();
         let mut pv_boards = Vec::new();
-        if let Some(mut line) = general {
-            for &mv in &analysis.principal_variation {
-                let mv = VariantMove::group(mv);
-                if !line.is_legal(mv) {
-                    break;
-                }
-                line = line.play(mv);
-                pv_boards.push(board_view(&line));
+        let mut line = *position;
+        for &mv in &analysis.principal_variation {
+            if line.is_game_over() || !line.is_legal(mv) {
+                break;
             }
+            line = line.play(mv);
+            pv_boards.push(board_view(&line));
         }
+        let seating = position.rules().seating;
         ServerMessage::Analysis {
             position: position.to_string(),
-            side: SEAT_NAMES[position.side_to_move().index()].to_string(),
+            side: seating.side_name(position.side_to_move()),
             ply: position.ply(),
             wdl: [analysis.wdl.win, analysis.wdl.draw, analysis.wdl.loss],
+            values_by_side: analysis.side_values.clone(),
             moves,
             pv: analysis
                 .principal_variation
                 .iter()
-                .map(Move::to_string)
+                .map(|mv| mv.to_text())
                 .collect(),
             pv_boards,
             simulations: analysis.simulations,
@@ -897,14 +973,17 @@ impl GameSession {
         }
     }
 
-    /// Records the analysis's win probability at the shown ply (the graph).
-    pub fn note_analysis(&mut self, position: &Position, analysis: &Analysis) {
+    /// Records the analysis's win probability at the shown ply (the graph):
+    /// the expected score of the side that played the last move.
+    pub fn note_analysis(&mut self, position: &VariantPosition, analysis: &PageAnalysis) {
         if self.cursor > 0
             && self.positions[self.cursor].to_string().split(' ').next()
                 == position.to_string().split(' ').next()
         {
-            // The mover of the last ply's view: 1 - the side to move's.
-            self.wins[self.cursor - 1] = Some(1.0 - (analysis.wdl.win + 0.5 * analysis.wdl.draw));
+            let mover = self.positions[self.cursor - 1].side_to_move();
+            if let Some(value) = analysis.side_values.get(mover) {
+                self.wins[self.cursor - 1] = Some((1.0 + value) / 2.0);
+            }
         }
     }
 
@@ -1133,7 +1212,7 @@ impl GameSession {
                 })
                 .collect(),
             result: self.ended.clone().or_else(|| last.describe_outcome()),
-            can_analyze: self.engines.model_rules().is_some() && self.plain_two_player,
+            can_analyze: self.can_analyze(),
             model: self.engines.model_name(),
             rules_note: self.rules_note(),
         }
@@ -1557,11 +1636,11 @@ mod tests {
         }
         fn analyse(
             &self,
-            _: &Position,
+            _: &VariantPosition,
             _: u32,
             _: Arc<AtomicBool>,
-            _: &mut dyn FnMut(&Analysis) -> bool,
-        ) -> Result<Analysis, String> {
+            _: &mut dyn FnMut(&PageAnalysis) -> bool,
+        ) -> Result<PageAnalysis, String> {
             Err("not needed here".into())
         }
     }
@@ -1611,11 +1690,11 @@ mod tests {
             "{note}"
         );
         let (target, _) = game.analysis_target(Some(10), None).unwrap();
-        assert_eq!(target.rules(), TRAINED);
+        assert_eq!(to_classic(&target).unwrap().rules(), TRAINED);
         let (pasted, _) = game
             .analysis_target(Some(10), Some("5/6/7/8/bb4bbw/w7/7/6/5 b 0 5"))
             .unwrap();
-        assert_eq!(pasted.rules(), TRAINED);
+        assert_eq!(to_classic(&pasted).unwrap().rules(), TRAINED);
     }
 
     /// A model of the general game's rules: three players with a 240-ply
@@ -1641,7 +1720,7 @@ mod tests {
         // person first and the model at the other seats.
         let state = game.state();
         assert_eq!(state.seats.len(), 3);
-        assert!(state.human_to_move && !state.can_analyze);
+        assert!(state.human_to_move && state.can_analyze);
         assert_eq!(game.current().rules().max_plies, Some(240));
         let first = state.legal[0].text.clone();
         game.handle(ClientMessage::Move { text: first }).unwrap();
@@ -1666,8 +1745,10 @@ mod tests {
             })
             .unwrap_err();
         assert!(err.contains("trained with"), "{err}");
-        // The page's analysis is the two-player model's, and says so.
-        let err = game.analysis_target(Some(10), None).unwrap_err();
-        assert!(err.contains("general game"), "{err}");
+        // The page analyses the game's position under the model's rules,
+        // and may: the game is under them.
+        let (target, sims) = game.analysis_target(Some(10), None).unwrap();
+        assert_eq!((target, sims), (*game.current(), 10));
+        assert!(game.state().can_analyze);
     }
 }

@@ -271,6 +271,9 @@ function renderGraph() {
   const points = [];
   state.history.forEach((ply, i) => {
     if (ply.win === null || ply.win === undefined) return;
+    // (With more than two seats only the first seat's own moves say its
+    // chances.)
+    if (state.seats.length > 2 && ply.seat !== 0) return;
     const first = ply.seat === 0 ? ply.win : 1 - ply.win;
     points.push([x(i + 1), y(first), ply.ply]);
   });
@@ -289,10 +292,8 @@ function renderEvalBar() {
   const shown = analysis && state && analysis.position === state.position;
   bar.classList.toggle("stale", !shown);
   if (!shown) { bar.querySelector(".fill").style.height = "50%"; bar.querySelector("span").textContent = ""; return; }
-  const [w, d] = analysis.wdl;
-  const mover = w + d / 2;
-  // (The page analyses two-player games: the other seat's is the rest.)
-  const first = analysis.side === state.seats[0].colour ? mover : 1 - mover;
+  // The first side's value, -1 to 1: its expected score is (1 + value) / 2.
+  const first = (1 + analysis.values_by_side[0]) / 2;
   bar.querySelector(".fill").style.height = `${(100 * first).toFixed(1)}%`;
   bar.querySelector("span").textContent = `${state.seats[0].colour} ${(100 * first).toFixed(0)}%`;
 }
