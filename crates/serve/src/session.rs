@@ -1702,6 +1702,7 @@ mod tests {
     fn three_player_table() -> RulesTable {
         RulesTable {
             layouts: Some(vec!["three-player".into()]),
+            marbles_to_win: Some(Targets::All(6)),
             max_plies: Some(240),
             ..RulesTable::default()
         }
