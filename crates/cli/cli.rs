@@ -89,14 +89,14 @@ impl Command {
             Command::Arena(args) => commands::arena::run(
                 args,
                 &commands::arena::registry(),
-                &commands::arena::classical_seats,
+                &commands::arena::CLASSICAL_SEATS,
             ),
             Command::Ladder(args) => commands::ladder::run(args, &commands::arena::registry()),
             Command::Perft(args) => commands::perft::run(args),
             Command::Moves(args) => commands::moves::run(args),
             Command::Render(args) => commands::render::run(args),
             Command::Play(args) => {
-                commands::play::run_classical(args, &commands::arena::classical_seats)
+                commands::play::run_classical(args, &commands::arena::CLASSICAL_SEATS)
             }
             Command::Serve(args) => commands::serve::run(args),
             // The network verbs (`needs_network` lists them all).

@@ -170,30 +170,133 @@ pub fn stamped_dir(kind: &str) -> PathBuf {
     PathBuf::from("runs").join(kind).join(stamp)
 }
 
-/// How a match of the general game gets its players: from the specs of
-/// the match, a maker of each seat's player ([`classical_seats`] in
-/// `sumito`; `sumito-torch` adds the networks of the general game).
-pub type GeneralPlayers = dyn Fn(&[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>>;
+/// Each model of the general game among some specs, by spec, with the
+/// `[rules]` table it learned under.
+pub type TrainedTables = Vec<(String, RulesTable)>;
 
-/// The classical players of the general game, and nothing else.
-pub fn classical_seats(_: &[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>> {
-    Ok(Box::new(seat_player))
+/// How a match of the general game gets its players: from the specs of
+/// the match, the rules each model among them learned under, and a maker
+/// of each seat's player ([`CLASSICAL_SEATS`] in `sumito`; `sumito-torch`
+/// adds the networks of the general game).
+#[derive(Debug)]
+pub struct GeneralPlayers {
+    /// The `[rules]` table (layouts included) of each model of the general
+    /// game among the specs, by spec: read from its bundle, nothing loaded.
+    pub trained: fn(&[String]) -> anyhow::Result<TrainedTables>,
+    /// A maker of each seat's player.
+    pub seats: fn(&[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>>,
 }
 
-/// A match of the general game: one layout, the players by side in turn.
-fn run_general(args: &Args, table: &RulesTable, players: &GeneralPlayers) -> anyhow::Result<()> {
-    let layouts = if args.layouts.is_empty() {
-        vec![VariantLayout::Two(Layout::Standard)]
-    } else {
-        args.layouts.clone()
+/// The classical players of the general game, and nothing else.
+pub const CLASSICAL_SEATS: GeneralPlayers = GeneralPlayers {
+    trained: |_| Ok(Vec::new()),
+    seats: |_| Ok(Box::new(seat_player)),
+};
+
+/// The rules given beside a `[rules]` table, by flags.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RuleFlags {
+    pub max_plies: Option<u32>,
+    pub no_push_off_plies: Option<u32>,
+    pub marbles_to_win: Option<u8>,
+}
+
+/// The rules and layout of a game of the general game with model seats
+/// (`trained`: each one's table, by spec), `None` without: the table they
+/// learned under (all must share one) and a layout among those they
+/// learned (their first by default); a key of `given` or a flag that
+/// differs from theirs is refused, as in two-player matches.
+pub fn model_rules(
+    given: &RulesTable,
+    flags: RuleFlags,
+    layout: Option<VariantLayout>,
+    trained: &[(String, RulesTable)],
+) -> anyhow::Result<Option<(RulesTable, VariantLayout)>> {
+    let Some((model, own)) = trained.first() else {
+        return Ok(None);
     };
-    let [layout] = layouts[..] else {
-        bail!(
+    let cannot = |what: String| {
+        anyhow::anyhow!(
+            "{what}: a model plays only under the rules it learned ({model} learned under {}); leave it out to play under them",
+            own.describe()
+        )
+    };
+    for (other, theirs) in &trained[1..] {
+        if theirs != own {
+            bail!(
+                "{other} was trained under other rules ({}) than {model} ({}): a model plays only under the rules it learned, so these two cannot meet",
+                theirs.describe(),
+                own.describe()
+            );
+        }
+    }
+    if let Some((key, value, theirs)) = given.conflicts_with(own).into_iter().next() {
+        return Err(cannot(format!(
+            "--rules sets {key} = {value}, where the model's rules say {theirs}"
+        )));
+    }
+    let limits = [
+        ("--max-plies", flags.max_plies, own.max_plies),
+        (
+            "--no-push-off-plies",
+            flags.no_push_off_plies,
+            own.no_push_off_plies,
+        ),
+    ];
+    for (flag, value, theirs) in limits {
+        if let Some(value) = value.filter(|&value| Some(value) != theirs) {
+            return Err(cannot(format!("{flag} {value}")));
+        }
+    }
+    if let Some(n) = flags.marbles_to_win
+        && own.marbles_to_win.as_ref() != Some(&Targets::All(n))
+    {
+        return Err(cannot(format!("--marbles-to-win {n}")));
+    }
+    let names = own.layouts.clone().unwrap_or_default();
+    let learned = names
+        .iter()
+        .map(|name| {
+            VariantLayout::from_name(name).with_context(|| format!("{model}'s layout {name:?}"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let layout = match (layout, learned.first()) {
+        (Some(layout), _) if learned.is_empty() || learned.contains(&layout) => layout,
+        (Some(layout), _) => bail!(
+            "--layout {layout}: {model} learned only on {}; give one of those, or leave --layout out for the first",
+            names.join(", ")
+        ),
+        (None, Some(first)) => *first,
+        (None, None) => VariantLayout::Two(Layout::Standard),
+    };
+    Ok(Some((own.clone(), layout)))
+}
+
+/// The rules and layout of a match of the general game: its models' rules
+/// ([`model_rules`]), or without models the given table with the ladder's
+/// limits where it sets none.
+fn general_match_rules(
+    args: &Args,
+    given: &RulesTable,
+    trained: &[(String, RulesTable)],
+) -> anyhow::Result<(RulesTable, VariantLayout)> {
+    let layout = match args.layouts[..] {
+        [] => None,
+        [one] => Some(one),
+        _ => bail!(
             "a match of the variants or of more players takes one --layout (got {})",
-            layouts.len()
-        );
+            args.layouts.len()
+        ),
     };
-    let mut table = table.clone();
+    let flags = RuleFlags {
+        max_plies: args.max_plies,
+        no_push_off_plies: args.no_push_off_plies,
+        marbles_to_win: args.marbles_to_win,
+    };
+    if let Some(chosen) = model_rules(given, flags, layout, trained)? {
+        return Ok(chosen);
+    }
+    let mut table = given.clone();
     table.max_plies = table
         .max_plies
         .or(args.max_plies)
@@ -202,6 +305,20 @@ fn run_general(args: &Args, table: &RulesTable, players: &GeneralPlayers) -> any
     if table.marbles_to_win.is_none() {
         table.marbles_to_win = Some(Targets::All(args.marbles_to_win.unwrap_or(6)));
     }
+    Ok((
+        table,
+        layout.unwrap_or(VariantLayout::Two(Layout::Standard)),
+    ))
+}
+
+/// A match of the general game: one layout, the players by side in turn.
+fn run_general(
+    args: &Args,
+    given: &RulesTable,
+    trained: &[(String, RulesTable)],
+    players: &GeneralPlayers,
+) -> anyhow::Result<()> {
+    let (table, layout) = general_match_rules(args, given, trained)?;
     let (rules, setup) = table.resolve(layout)?;
     // Before the match: records already in --out are never overwritten.
     let out = args.out.clone().unwrap_or_else(default_out_dir);
@@ -212,7 +329,7 @@ fn run_general(args: &Args, table: &RulesTable, players: &GeneralPlayers) -> any
         args.threads
     };
     println!("{layout}: {rules}");
-    let make = players(&args.players)?;
+    let make = (players.seats)(&args.players)?;
     let report = play_multi_match(
         &*make,
         &args.players,
@@ -353,13 +470,17 @@ pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> a
         Some(path) => RulesTable::read(path)?,
         None => RulesTable::default(),
     };
+    // A model of the general game among the players makes it a match of
+    // the general game, under that model's rules.
+    let trained = (general.trained)(&args.players)?;
     if table.is_variant()
+        || !trained.is_empty()
         || args
             .layouts
             .iter()
             .any(|l| !matches!(l, VariantLayout::Two(_)))
     {
-        return run_general(&args, &table, general);
+        return run_general(&args, &table, &trained, general);
     }
     if args.players.len() < 2 {
         bail!(
@@ -459,7 +580,7 @@ mod tests {
             out,
         ])
         .unwrap();
-        run(args, &registry(), &classical_seats).unwrap();
+        run(args, &registry(), &CLASSICAL_SEATS).unwrap();
         let records: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -471,6 +592,68 @@ mod tests {
             assert!(record.result.is_some());
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_model_of_the_general_game_plays_under_its_table_and_layouts() {
+        let own = RulesTable::from_toml(
+            "[rules]\nmax_plies = 240\nmarbles_to_win = 6\nlayouts = [\"three-player\", \"four-player\"]\n",
+        )
+        .unwrap();
+        let trained = [("bundle:model=m".to_owned(), own.clone())];
+        let none = RulesTable::default();
+        let three = VariantLayout::from_name("three-player").unwrap();
+        let four = VariantLayout::from_name("four-player").unwrap();
+        // No model: nothing chosen here.
+        assert!(
+            model_rules(&none, RuleFlags::default(), None, &[])
+                .unwrap()
+                .is_none()
+        );
+        // Its table, and its first layout unless another it learned is given.
+        let chosen = model_rules(&none, RuleFlags::default(), None, &trained).unwrap();
+        assert_eq!(chosen, Some((own.clone(), three)));
+        let chosen = model_rules(&none, RuleFlags::default(), Some(four), &trained).unwrap();
+        assert_eq!(chosen, Some((own.clone(), four)));
+        let standard = VariantLayout::Two(Layout::Standard);
+        let err = model_rules(&none, RuleFlags::default(), Some(standard), &trained)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("learned only on three-player, four-player"),
+            "{err}"
+        );
+        // The same limits given: fine; others, by flag or by --rules: refused.
+        let same = RuleFlags {
+            max_plies: Some(240),
+            marbles_to_win: Some(6),
+            ..RuleFlags::default()
+        };
+        assert!(model_rules(&none, same, None, &trained).unwrap().is_some());
+        let other = RuleFlags {
+            max_plies: Some(400),
+            ..RuleFlags::default()
+        };
+        let err = model_rules(&none, other, None, &trained)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--max-plies 400") && err.contains("max_plies = 240"),
+            "{err}"
+        );
+        let holes = RulesTable::from_toml("[rules]\nholes = [\"E5\"]\n").unwrap();
+        let err = model_rules(&holes, RuleFlags::default(), None, &trained)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--rules sets holes"), "{err}");
+        // Two models of different tables cannot meet.
+        let mut shorter = own.clone();
+        shorter.max_plies = Some(100);
+        let two = [trained[0].clone(), ("bundle:model=n".to_owned(), shorter)];
+        let err = model_rules(&none, RuleFlags::default(), None, &two)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cannot meet"), "{err}");
     }
 
     #[test]
@@ -538,13 +721,13 @@ mod tests {
         let one = run(
             parse(&["--player", "random"]).unwrap(),
             &registry(),
-            &classical_seats,
+            &CLASSICAL_SEATS,
         )
         .unwrap_err();
         assert!(one.to_string().contains("at least two"), "{one}");
         let odd = parse(&["--player", "random", "--player", "greedy", "--games", "3"]).unwrap();
         assert!(
-            run(odd, &registry(), &classical_seats)
+            run(odd, &registry(), &CLASSICAL_SEATS)
                 .unwrap_err()
                 .to_string()
                 .contains("even")

@@ -5,11 +5,15 @@
 
 use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use sumito_arena::multi::SeatPlayerMaker;
 use sumito_arena::player::PlayerRegistry;
+use sumito_arena::spec::PlayerSpec;
 use sumito_bundle::arena_player::BundlePlayerFactory;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
-use sumito_cli::commands::arena::{Args, registry as classical_registry};
+use sumito_cli::commands::arena::{
+    Args, GeneralPlayers, TrainedTables, registry as classical_registry,
+};
 use sumito_pipeline::players::NetPlayerFactory;
 use sumito_pipeline::variant_players::VariantNetSeats;
 
@@ -17,19 +21,52 @@ use sumito_pipeline::variant_players::VariantNetSeats;
 pub fn registry() -> anyhow::Result<PlayerRegistry> {
     let mut registry = classical_registry();
     registry.register(Box::new(NetPlayerFactory))?;
+    registry.register(Box::new(BundlePlayerFactory::new(folders())))?;
+    Ok(registry)
+}
+
+/// The players of the general game: the classical ones, and networks of
+/// the general game under the rules they learned.
+pub(crate) const GENERAL_SEATS: GeneralPlayers = GeneralPlayers {
+    trained: general_trained,
+    seats: general_seats,
+};
+
+/// The `[rules]` table of each `bundle:` model of the general game among
+/// `specs`, read from its metadata (`net:` checkpoints carry none).
+fn general_trained(specs: &[String]) -> anyhow::Result<TrainedTables> {
+    let mut trained = Vec::new();
+    for text in specs {
+        let Ok(spec) = text.parse::<PlayerSpec>() else {
+            continue; // refused with its reason where the players load
+        };
+        if spec.kind != "bundle" {
+            continue;
+        }
+        let given = spec.params().get_path("model");
+        let dir = locate_bundle(given.as_deref(), &folders())
+            .with_context(|| format!("--player {text}"))?;
+        let bundle = ModelBundle::open(&dir).with_context(|| format!("--player {text}"))?;
+        if let Some(table) = bundle.meta.general() {
+            trained.push((text.clone(), table.clone()));
+        }
+    }
+    Ok(trained)
+}
+
+/// Where `bundle:` models are looked up when named.
+fn folders() -> Vec<PathBuf> {
     let program = std::env::current_exe().ok();
-    let folders = model_folders(
+    model_folders(
         program.as_deref(),
         std::env::var_os("SUMITO_MODELS").map(Into::into),
-    );
-    registry.register(Box::new(BundlePlayerFactory::new(folders)))?;
-    Ok(registry)
+    )
 }
 
 /// The players of a match of the general game: the classical ones, `net:`
 /// checkpoints of networks of the general game and `bundle:` models of it
 /// (looked up like `sumito play --model`).
-pub(crate) fn general_seats(specs: &[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>> {
+fn general_seats(specs: &[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>> {
     let seats = VariantNetSeats::load(specs, &general_bundle)?;
     Ok(Box::new(move |spec: &str, seed: u64| {
         seats.make(spec, seed)
@@ -39,12 +76,7 @@ pub(crate) fn general_seats(specs: &[String]) -> anyhow::Result<Box<SeatPlayerMa
 /// The folder of the general-game bundle `given` names (verified), or why
 /// it cannot seat one.
 pub(crate) fn general_bundle(given: Option<&Path>) -> Result<PathBuf, String> {
-    let program = std::env::current_exe().ok();
-    let folders = model_folders(
-        program.as_deref(),
-        std::env::var_os("SUMITO_MODELS").map(Into::into),
-    );
-    let dir = locate_bundle(given, &folders).map_err(|err| err.to_string())?;
+    let dir = locate_bundle(given, &folders()).map_err(|err| err.to_string())?;
     let bundle = ModelBundle::open(&dir).map_err(|err| err.to_string())?;
     bundle
         .require_general("the many-player games and the variants need a model trained on them")
@@ -53,7 +85,7 @@ pub(crate) fn general_bundle(given: Option<&Path>) -> Result<PathBuf, String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    sumito_cli::commands::arena::run(args, &registry()?, &general_seats)
+    sumito_cli::commands::arena::run(args, &registry()?, &GENERAL_SEATS)
 }
 
 #[cfg(test)]
@@ -69,5 +101,27 @@ mod tests {
             assert!(!classical.kinds().contains(&kind), "{kind}");
             assert!(full.kinds().contains(&kind), "{kind}");
         }
+    }
+
+    #[test]
+    fn a_shipped_model_of_the_general_game_brings_its_rules() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/models/three-player");
+        let specs = [
+            format!("bundle:model={dir},simulations=8"),
+            "greedy".to_owned(),
+            format!("bundle:model={}/models/quick", env!("CARGO_MANIFEST_DIR")),
+        ];
+        let trained = (GENERAL_SEATS.trained)(&specs).unwrap();
+        // The model of the general game, not the two-player one nor greedy.
+        assert_eq!(trained.len(), 1);
+        assert_eq!(trained[0].0, specs[0]);
+        let table = &trained[0].1;
+        assert_eq!(table.max_plies, Some(240));
+        assert_eq!(
+            table.layouts.as_deref(),
+            Some(&["three-player".to_owned()][..])
+        );
+        let err = (GENERAL_SEATS.trained)(&["bundle:model=/no/such/model".to_owned()]).unwrap_err();
+        assert!(format!("{err:#}").contains("/no/such/model"), "{err:#}");
     }
 }

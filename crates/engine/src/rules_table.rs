@@ -190,6 +190,39 @@ impl RulesTable {
             .contains(&Some(true))
     }
 
+    /// The keys this table sets, on one line (`max_plies = 240, holes =
+    /// ["E5"]`), or `the plain rules` where it sets none.
+    pub fn describe(&self) -> String {
+        match toml::Value::try_from(self) {
+            Ok(toml::Value::Table(keys)) if !keys.is_empty() => keys
+                .iter()
+                .map(|(key, value)| format!("{key} = {value}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => "the plain rules".to_owned(),
+        }
+    }
+
+    /// The keys this table sets (but `layouts`, a choice among starts, not a
+    /// rule) to other values than `own` has: each key with this table's
+    /// value and `own`'s, as TOML text (`absent` where `own` lacks it).
+    /// Where a model learned under `own`, these are what it cannot play.
+    pub fn conflicts_with(&self, own: &RulesTable) -> Vec<(String, String, String)> {
+        let keys = |table: &RulesTable| match toml::Value::try_from(table) {
+            Ok(toml::Value::Table(keys)) => keys,
+            _ => toml::Table::new(),
+        };
+        let (given, own) = (keys(self), keys(own));
+        given
+            .into_iter()
+            .filter(|(key, value)| key != "layouts" && own.get(key) != Some(value))
+            .map(|(key, value)| {
+                let theirs = own.get(&key).map_or("absent".to_owned(), |v| v.to_string());
+                (key, value.to_string(), theirs)
+            })
+            .collect()
+    }
+
     /// The layout the table names (`layouts` with exactly one name), if any.
     pub fn layout(&self) -> Result<Option<VariantLayout>, RulesTableError> {
         match self.layouts.as_deref() {
@@ -378,6 +411,28 @@ mod tests {
 
     fn table(text: &str) -> RulesTable {
         toml::from_str::<RulesFile>(text).unwrap().rules
+    }
+
+    #[test]
+    fn conflicts_are_the_keys_given_with_other_values() {
+        let own =
+            table("[rules]\nmax_plies = 240\nholes = [\"E5\"]\nlayouts = [\"three-player\"]\n");
+        let same = table("[rules]\nmax_plies = 240\nlayouts = [\"standard\"]\n");
+        assert!(same.conflicts_with(&own).is_empty());
+        let other = table("[rules]\nmax_plies = 200\nshield_moves = true\nholes = [\"E5\"]\n");
+        let mut found = other.conflicts_with(&own);
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                ("max_plies".to_owned(), "200".to_owned(), "240".to_owned()),
+                (
+                    "shield_moves".to_owned(),
+                    "true".to_owned(),
+                    "absent".to_owned()
+                ),
+            ]
+        );
     }
 
     #[test]
