@@ -16,6 +16,7 @@ use sumito_engine::{EndReason, Layout, Rules};
 use crate::arena::{
     ArenaError, FinishedGame, MatchConfig, MatchObserver, Tally, check_record_dir, play_match,
 };
+use crate::elo::GameResult;
 use crate::player::Entrant;
 
 /// The opponents of the ladder, weakest first.
@@ -52,7 +53,7 @@ pub struct LadderConfig {
 }
 
 /// The settings a ladder was played under, as reported.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct LadderSettings {
     pub games_per_opponent: u32,
     pub layouts: Vec<String>,
@@ -65,7 +66,7 @@ pub struct LadderSettings {
 }
 
 /// The player's results against one opponent.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct LadderRow {
     pub opponent: String,
     pub games: u32,
@@ -142,28 +143,50 @@ pub fn run_ladder(
             check_record_dir(dir)?;
         }
     }
-    let mut rows = Vec::new();
-    for (index, opponent) in opponents.iter().enumerate() {
-        let entrants = [player.clone(), opponent.clone()];
-        let results = play_match(&entrants, &rung_config(config, index), observer)?;
-        rows.push(row(&opponent.name, &results.games));
-    }
-    let rules = ladder_rules();
+    let rows = play_rungs(player, opponents, config, observer)?
+        .into_iter()
+        .map(|(row, _)| row)
+        .collect();
     Ok(LadderReport {
         player: player.name.clone(),
-        settings: LadderSettings {
-            games_per_opponent: config.games_per_opponent,
-            layouts: LADDER_LAYOUTS.iter().map(Layout::name).collect(),
-            opening_plies: LADDER_OPENING_PLIES,
-            max_plies: LADDER_MAX_PLIES,
-            marbles_to_win: rules.marbles_to_win,
-            seed: LADDER_SEED,
-            threads: config.threads,
-            time_per_move_seconds: config.time_per_move,
-        },
+        settings: ladder_settings(config),
         rows,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Plays `player` against each of `opponents` in turn (records under the
+/// rung's folder): each rung's row, and its games (the player 0, the
+/// opponent 1).
+pub fn play_rungs(
+    player: &Entrant,
+    opponents: &[Entrant],
+    config: &LadderConfig,
+    observer: &dyn MatchObserver,
+) -> Result<Vec<(LadderRow, Vec<GameResult>)>, ArenaError> {
+    let mut rungs = Vec::new();
+    for (index, opponent) in opponents.iter().enumerate() {
+        let entrants = [player.clone(), opponent.clone()];
+        let results = play_match(&entrants, &rung_config(config, index), observer)?;
+        let games = results.games.iter().map(FinishedGame::result).collect();
+        rungs.push((row(&opponent.name, &results.games), games));
+    }
+    Ok(rungs)
+}
+
+/// The settings of a ladder played with `config`, as reported.
+pub fn ladder_settings(config: &LadderConfig) -> LadderSettings {
+    let rules = ladder_rules();
+    LadderSettings {
+        games_per_opponent: config.games_per_opponent,
+        layouts: LADDER_LAYOUTS.iter().map(Layout::name).collect(),
+        opening_plies: LADDER_OPENING_PLIES,
+        max_plies: LADDER_MAX_PLIES,
+        marbles_to_win: rules.marbles_to_win,
+        seed: LADDER_SEED,
+        threads: config.threads,
+        time_per_move_seconds: config.time_per_move,
+    }
 }
 
 /// One rung's row from its games (player 0 against player 1).

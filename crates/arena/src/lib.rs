@@ -21,6 +21,7 @@ pub mod arena;
 pub mod elo;
 pub mod eval;
 pub mod ladder;
+pub mod levels;
 pub mod multi;
 pub mod player;
 pub mod players;

@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use sumito_arena::levels::LevelsReport;
 use sumito_engine::Rules;
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::VariantPosition;
@@ -664,7 +665,14 @@ fn check_architecture(path: &Path, meta: &BundleMeta, dir: &Path) -> Result<(), 
 pub struct ModelBundle {
     pub dir: PathBuf,
     pub meta: BundleMeta,
+    /// The measured Elo of its strength levels ([`LEVELS_FILE`], written by
+    /// `sumito ladder --levels` and copied beside the model), if any.
+    pub levels: Option<LevelsReport>,
 }
+
+/// The file of a bundle that holds its levels' Elo (optional; not among
+/// the files `bundle.json` checks, since it is measured after export).
+pub const LEVELS_FILE: &str = "levels.json";
 
 impl ModelBundle {
     /// Reads `bundle.json` and verifies the bundle (see the module docs).
@@ -792,10 +800,34 @@ impl ModelBundle {
             }
         }
         check_architecture(&path, &meta, dir)?;
+        let levels_path = dir.join(LEVELS_FILE);
+        let levels = if levels_path.is_file() {
+            let bytes = std::fs::read(&levels_path).map_err(io(&levels_path))?;
+            let report: LevelsReport =
+                serde_json::from_slice(&bytes).map_err(|err| BundleError::Malformed {
+                    path: levels_path.clone(),
+                    problem: err.to_string(),
+                })?;
+            Some(report)
+        } else {
+            None
+        };
         Ok(ModelBundle {
             dir: dir.to_owned(),
             meta,
+            levels,
         })
+    }
+
+    /// The measured Elo of strength level `number` (random at 0), if its
+    /// levels were measured.
+    pub fn level_elo(&self, number: u32) -> Option<f64> {
+        self.levels
+            .as_ref()?
+            .levels
+            .iter()
+            .find(|level| level.level == number)
+            .map(|level| level.elo)
     }
 
     /// Whether the model plays the general game (variants, 3 to 6 players).

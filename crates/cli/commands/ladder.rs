@@ -14,10 +14,12 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use sumito_arena::arena::MatchObserver;
 use sumito_arena::ladder::{DEFAULT_OPPONENTS, LadderConfig, ladder_rules, run_ladder};
-use sumito_arena::player::PlayerRegistry;
+use sumito_arena::levels::{LEVEL_OPPONENTS, run_levels};
+use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::record::write_atomic;
 use sumito_arena::report::ProgressObserver;
 use sumito_arena::{PlayerSpec, arena::Silent};
+use sumito_game::FULL_STRENGTH;
 
 use super::arena::{NETWORK_PLAYER_KINDS, stamped_dir};
 use super::play::parse_seconds;
@@ -55,6 +57,14 @@ pub struct Args {
     /// [default: runs/ladder/<UTC date-time>].
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Rate the model's strength levels instead (`level=N`, 1 beginner to 10
+    /// full strength; all ten, or those listed, e.g. `--levels 1,5,10`):
+    /// each plays the same opponents (default: random, greedy and
+    /// alphabeta at depths 1 to 3), and all are rated on one scale with
+    /// random at 0; writes levels.md and levels.json (copy levels.json into
+    /// the model's folder for `sumito serve` to show the levels' Elo).
+    #[arg(long, value_delimiter = ',', num_args = 0.., value_name = "LEVELS", conflicts_with_all = ["time_per_move", "simulations"])]
+    pub levels: Option<Vec<u32>>,
     /// Do not draw progress bars (`--quiet` is the same).
     #[arg(long = "no-progress", alias = "quiet")]
     pub quiet: bool,
@@ -82,7 +92,11 @@ impl Args {
         };
         let network = NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str());
         let has = |spec: &PlayerSpec, key: &str| spec.params.iter().any(|(k, _)| k == key);
-        if network && self.time_per_move.is_none() && !has(&spec, "simulations") {
+        if network
+            && self.time_per_move.is_none()
+            && self.levels.is_none()
+            && !has(&spec, "simulations")
+        {
             spec.params
                 .push(("simulations".to_string(), self.simulations.to_string()));
         }
@@ -119,11 +133,113 @@ impl Args {
         if !self.opponents.is_empty() {
             return self.opponents.clone();
         }
+        if self.levels.is_some() {
+            return LEVEL_OPPONENTS.map(String::from).to_vec();
+        }
         match self.time_per_move {
             Some(time) => vec![format!("alphabeta:time={}ms", time.as_millis().max(1))],
             None => DEFAULT_OPPONENTS.map(String::from).to_vec(),
         }
     }
+}
+
+/// The ladder's rules are fixed so that its tables compare; a model that
+/// learned others would play under rules it never saw.
+fn refuse_other_rules(player: &Entrant) -> anyhow::Result<()> {
+    if let Some(trained) = player
+        .trained_rules
+        .filter(|&rules| rules != ladder_rules())
+    {
+        anyhow::bail!(
+            "{} was trained under other rules ({}) than the ladder's ({}): a model plays \
+             only under the rules it learned; measure it with `sumito arena`, which plays under them",
+            player.name,
+            trained.describe(),
+            ladder_rules().describe()
+        );
+    }
+    Ok(())
+}
+
+/// The opponents of `args`, prepared.
+fn opponents(args: &Args, registry: &PlayerRegistry) -> anyhow::Result<Vec<Entrant>> {
+    args.opponent_specs()
+        .iter()
+        .map(|text| {
+            registry
+                .prepare_str(text)
+                .with_context(|| format!("preparing the opponent {text:?}"))
+        })
+        .collect()
+}
+
+/// `sumito ladder --levels`: the levels `numbers` (all if empty) of the
+/// network `spec`, rated together ([`sumito_arena::levels`]).
+fn run_levels_of(
+    args: &Args,
+    spec: &PlayerSpec,
+    numbers: &[u32],
+    registry: &PlayerRegistry,
+) -> anyhow::Result<()> {
+    if !NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()) {
+        anyhow::bail!(
+            "--levels: {spec} is no model; levels are those of a network (a bundle's name, or bundle:/net: specs)"
+        );
+    }
+    if let Some((key, _)) = spec
+        .params
+        .iter()
+        .find(|(key, _)| ["simulations", "time", "level"].contains(&key.as_str()))
+    {
+        anyhow::bail!("--levels: {spec} sets {key}=, which each level sets itself; leave it out");
+    }
+    let numbers: Vec<u32> = if numbers.is_empty() {
+        (1..=FULL_STRENGTH).collect()
+    } else {
+        numbers.to_vec()
+    };
+    let mut levels = Vec::new();
+    for number in numbers {
+        let level = sumito_game::level::level(number)
+            .map_err(anyhow::Error::msg)
+            .context("--levels")?;
+        let mut at = spec.clone();
+        at.params.push(("level".to_owned(), number.to_string()));
+        let player = registry
+            .prepare(&at)
+            .with_context(|| format!("preparing the player {at}"))?;
+        refuse_other_rules(&player)?;
+        levels.push((level, player));
+    }
+    let opponents = opponents(args, registry)?;
+    let out = args.out.clone().unwrap_or_else(|| stamped_dir("levels"));
+    let config = LadderConfig {
+        games_per_opponent: args.games,
+        threads: args.games_at_once(spec),
+        record_dir: Some(out.join("records")),
+        time_per_move: None,
+    };
+    let progress = ProgressObserver::new();
+    let observer: &dyn MatchObserver = if args.quiet { &Silent } else { &progress };
+    let report = run_levels(&spec.to_string(), &levels, &opponents, &config, observer)
+        .context("rating the levels")?;
+    let markdown = report.markdown();
+    let json = serde_json::to_string_pretty(&report).context("writing the report as JSON")?;
+    for (name, bytes) in [
+        ("levels.md", markdown.as_bytes()),
+        ("levels.json", json.as_bytes()),
+    ] {
+        let path = out.join(name);
+        write_atomic(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    }
+    print!("{markdown}");
+    println!(
+        "wrote {} and {} (game records in {})",
+        out.join("levels.md").display(),
+        out.join("levels.json").display(),
+        out.join("records").display()
+    );
+    Ok(())
 }
 
 /// Plays the ladder of `args` with the players `registry` knows.
@@ -135,34 +251,17 @@ pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
         );
     }
     let spec = args.player_spec()?;
+    if let Some(numbers) = &args.levels {
+        return run_levels_of(&args, &spec, numbers, registry);
+    }
     let mut player = registry
         .prepare(&spec)
         .with_context(|| format!("preparing the player {spec}"))?;
     if let Some(time) = args.time_per_move {
         player.limit.time = Some(time);
     }
-    // The ladder's rules are fixed so that its tables compare; a model that
-    // learned others would play under rules it never saw.
-    if let Some(trained) = player
-        .trained_rules
-        .filter(|&rules| rules != ladder_rules())
-    {
-        anyhow::bail!(
-            "{spec} was trained under other rules ({}) than the ladder's ({}): a model plays \
-             only under the rules it learned; measure it with `sumito arena`, which plays under them",
-            trained.describe(),
-            ladder_rules().describe()
-        );
-    }
-    let opponents = args
-        .opponent_specs()
-        .iter()
-        .map(|text| {
-            registry
-                .prepare_str(text)
-                .with_context(|| format!("preparing the opponent {text:?}"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    refuse_other_rules(&player)?;
+    let opponents = opponents(&args, registry)?;
     let out = args.out.clone().unwrap_or_else(|| stamped_dir("ladder"));
     let threads = args.games_at_once(&spec);
     let config = LadderConfig {

@@ -17,6 +17,7 @@ use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::VariantLayout;
 use sumito_engine::variant::VariantPosition;
 use sumito_engine::{Color, Rules};
+use sumito_game::Level;
 use sumito_play::board_text::BoardStyle;
 use sumito_play::clock::TimeControl;
 use sumito_play::network::SearchBudget;
@@ -24,7 +25,7 @@ use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::record::{GameRecord, Start};
 use sumito_play::session::{SeatControl, SessionConfig, run_session};
 
-use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS};
+use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS, RuleFlags, model_rules};
 
 /// Simulations per move of the model when neither --simulations nor
 /// --time-per-move is given.
@@ -54,6 +55,11 @@ pub struct Args {
     /// the same).
     #[arg(long, alias = "sims", value_parser = clap::value_parser!(u32).range(1..=10_000_000), conflicts_with_all = ["time_per_move", "opponent"])]
     simulations: Option<u32>,
+    /// The model's strength level, 1 (beginner) to 10 (full strength): its
+    /// simulations a move, and its moves drawn from its search's policy
+    /// with some chance (the README gives each level's Elo).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10), conflicts_with_all = ["simulations", "time_per_move", "opponent"])]
+    pub level: Option<u32>,
     /// The longest the opponent may think per move, in seconds: the model
     /// searches for that long; a classical opponent takes it as a cap on its
     /// own limit. With --clock the clock may allow less.
@@ -183,8 +189,19 @@ impl Args {
         Ok(())
     }
 
-    /// The model's search budget: --time-per-move, else --simulations (default 400).
+    /// The model's strength level (`--level`), if given.
+    pub fn model_level(&self) -> anyhow::Result<Option<Level>> {
+        self.level
+            .map(|number| sumito_game::level::level(number).map_err(anyhow::Error::msg))
+            .transpose()
+    }
+
+    /// The model's search budget: --time-per-move, else --level's
+    /// simulations, else --simulations (default 400).
     pub fn model_budget(&self) -> SearchBudget {
+        if let Some(level) = self.model_level().ok().flatten() {
+            return SearchBudget::Simulations(level.simulations);
+        }
         match (self.simulations, self.time_per_move) {
             (_, Some(time)) => SearchBudget::Time(time),
             (simulations, None) => {
@@ -326,30 +343,29 @@ pub fn run_general(
     general: &GeneralPlayers,
     model: Option<&GeneralModel<'_>>,
 ) -> anyhow::Result<()> {
-    let table = match (&args.rules, model) {
-        (Some(path), None) => RulesTable::read(path)?,
-        (None, None) => RulesTable::default(),
-        (None, Some(model)) => model.table.clone(),
-        (Some(_), Some(_)) => anyhow::bail!(
+    if model.is_some() && args.rules.is_some() {
+        anyhow::bail!(
             "--rules with --model: a model plays under the rules it was trained with (leave --rules out)"
-        ),
+        );
+    }
+    let given = match &args.rules {
+        Some(path) => RulesTable::read(path)?,
+        None => RulesTable::default(),
+    };
+    // The rules of `--seat bundle:` models of the general game, which
+    // play only under them.
+    let trained = match model {
+        Some(model) => vec![(model.spec.clone(), model.table.clone())],
+        None => (general.trained)(&args.seats)?,
     };
     args.refuse_two_player_options(if model.is_some() {
         "a game of a model of the general game"
     } else {
         "games of variants or of more players"
     })?;
-    let layout = match (args.layout, model) {
-        (Some(layout), _) => layout,
-        (None, Some(_)) => {
-            let first = table.layouts.as_ref().and_then(|names| names.first());
-            match first {
-                Some(name) => VariantLayout::from_name(name)
-                    .with_context(|| format!("the model's first layout {name:?}"))?,
-                None => args.layout(),
-            }
-        }
-        (None, None) => args.layout(),
+    let (table, layout) = match model_rules(&given, RuleFlags::default(), args.layout, &trained)? {
+        Some(chosen) => chosen,
+        None => (given, args.layout()),
     };
     let (rules, _) = table.resolve(layout)?;
     let seats = rules.seating.seats();
@@ -391,7 +407,7 @@ pub fn run_general(
         })
         .cloned()
         .collect();
-    let make = general(&engines)?;
+    let make = (general.seats)(&engines)?;
     let controls = specs
         .iter()
         .enumerate()

@@ -6,3 +6,84 @@ use sumito_cli::commands::ladder::Args;
 pub fn run(args: Args) -> anyhow::Result<()> {
     sumito_cli::commands::ladder::run(args, &super::arena::registry()?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sumito_arena::levels::LevelsReport;
+    use sumito_bundle::bundle::{LEVELS_FILE, ModelBundle};
+
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn the_shipped_models_levels_are_rated_and_a_bundle_reads_them() {
+        use clap::Parser;
+        let root = env!("CARGO_MANIFEST_DIR");
+        let out = std::env::temp_dir().join(format!("sumito-levels-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let model = format!("{root}/models/quick");
+        let line = [
+            "ladder",
+            model.as_str(),
+            "--levels",
+            "1,2",
+            "--opponent",
+            "random",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let args = Cli::try_parse_from(line).unwrap().args;
+        run(args).unwrap();
+        let json = std::fs::read(out.join("levels.json")).unwrap();
+        let report: LevelsReport = serde_json::from_slice(&json).unwrap();
+        assert_eq!(report.anchor, "random");
+        let numbers: Vec<u32> = report.levels.iter().map(|level| level.level).collect();
+        assert_eq!(numbers, [1, 2]);
+        assert!(
+            report.levels[0].player.ends_with("level=1"),
+            "{}",
+            report.levels[0].player
+        );
+        assert!(report.levels.iter().all(|level| level.rows[0].games == 2));
+        assert!(
+            std::fs::read_to_string(out.join("levels.md"))
+                .unwrap()
+                .contains("| 2 | novice |")
+        );
+        // A copy of the model with the report beside it knows its levels.
+        let copy = out.join("model");
+        std::fs::create_dir_all(&copy).unwrap();
+        for entry in std::fs::read_dir(&model).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, copy.join(path.file_name().unwrap())).unwrap();
+        }
+        assert!(ModelBundle::open(&copy).unwrap().level_elo(2).is_none());
+        std::fs::write(copy.join(LEVELS_FILE), &json).unwrap();
+        let bundle = ModelBundle::open(&copy).unwrap();
+        assert_eq!(bundle.level_elo(2), Some(report.levels[1].elo));
+        // A damaged report is refused, naming the file.
+        std::fs::write(copy.join(LEVELS_FILE), b"{").unwrap();
+        let err = ModelBundle::open(&copy).unwrap_err().to_string();
+        assert!(err.contains(LEVELS_FILE), "{err}");
+        // Levels are those of a model, each setting its own budget.
+        for (line, why) in [
+            (&["ladder", "greedy", "--levels"][..], "no model"),
+            (
+                &["ladder", "bundle:simulations=8", "--levels"][..],
+                "simulations=",
+            ),
+        ] {
+            let args = Cli::try_parse_from(line).unwrap().args;
+            let err = run(args).unwrap_err().to_string();
+            assert!(err.contains(why), "{err}");
+        }
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+}

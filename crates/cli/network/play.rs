@@ -7,6 +7,7 @@ use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::play::{Args, GeneralModel, play_session, run_classical, run_general};
 use sumito_engine::variant::VariantPosition;
+use sumito_game::Level;
 use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
@@ -49,7 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.model.is_none() && (!args.needs_network() || args.is_general()) {
         // The general game: classical engines and networks of the general
         // game by seat.
-        return run_classical(args, &super::arena::general_seats);
+        return run_classical(args, &super::arena::GENERAL_SEATS);
     }
     let bundle = open_model(args.model.as_deref()).context("loading the model")?;
     if bundle.is_general() {
@@ -73,10 +74,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.threads,
     )
     .context("loading the model")?;
+    if let Some(level) = args.model_level()? {
+        search = search
+            .with_level(level)
+            .named(level_label(&bundle.meta.name, level));
+    }
     println!("{}", bundle.summary());
     let rules = bundle.meta.rules();
     // The model plays under its training rules only, a loaded game too.
     play_session(&args, &mut search, rules, true)
+}
+
+/// How the board names a model at a strength level.
+fn level_label(model: &str, level: Level) -> String {
+    format!("{model} (level {}, {})", level.number, level.name)
 }
 
 /// `sumito play --model M` for a model of the general game: the game it
@@ -95,12 +106,19 @@ fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
         SearchBudget::Time(time) => format!("{:.1} s a move", time.as_secs_f64()),
     };
     let device = search_device(&args.device)?;
-    let label = format!("{} ({effort})", bundle.meta.name);
+    let level = args.model_level()?;
+    let label = match level {
+        Some(level) => level_label(&bundle.meta.name, level),
+        None => format!("{} ({effort})", bundle.meta.name),
+    };
     let threads = args.threads.unwrap_or(1);
     let make = |seed: u64| -> anyhow::Result<Box<dyn Opponent<VariantPosition>>> {
-        let search = bundle
+        let mut search = bundle
             .general_search(budget, seed, device, threads)?
             .named(label.clone());
+        if let Some(level) = level {
+            search = search.with_level(level);
+        }
         Ok(Box::new(search))
     };
     let model = GeneralModel {
@@ -109,5 +127,5 @@ fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
         table,
         make: &make,
     };
-    run_general(args, &super::arena::general_seats, Some(&model))
+    run_general(args, &super::arena::GENERAL_SEATS, Some(&model))
 }

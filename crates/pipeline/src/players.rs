@@ -11,7 +11,7 @@ use sumito_arena::player::{
 use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
 use sumito_engine::Position;
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
-use sumito_game::{ChoicePosition, GameHistory, choose_move};
+use sumito_game::{ChoicePosition, FULL_STRENGTH, GameHistory, Level, LevelPlay, choose_move};
 use sumito_mcts::{
     Evaluator, GumbelConfig, Search, SearchConfig, SearchError, StoppableEvaluator, TimePlanner,
     search_for_time,
@@ -72,7 +72,7 @@ impl PlayerFactory for NetPlayerFactory {
 }
 
 /// The search parameters of network players, as [`network_search`] reads them.
-pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); material=N (0 to 4, default 0: no check) plies over which the move chosen is checked by an exact count of marbles, and replaced by a move that keeps more of them (solves the tactics suite, plays weaker: docs/tactics.md); score=W (0 to 1; default: a bundle's own weight, else 0) adds W times the predicted marble difference to the search's values, so that it plays for more marbles pushed off; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves)";
+pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); material=N (0 to 4, default 0: no check) plies over which the move chosen is checked by an exact count of marbles, and replaced by a move that keeps more of them (solves the tactics suite, plays weaker: docs/tactics.md); score=W (0 to 1; default: a bundle's own weight, else 0) adds W times the predicted marble difference to the search's values, so that it plays for more marbles pushed off; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves); level=N (1 beginner to 10 full strength) a strength level: its simulations, and its moves drawn from the search's policy with a temperature and now and then at random (sumito_game::level; not with simulations= or time=)";
 
 /// How a network player plays, from its spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -92,6 +92,9 @@ pub struct NetworkPlayerSettings {
     /// (`threads=N`): the search gathers [`VIRTUAL_LOSS_BATCH`] leaves per
     /// thread and each copy evaluates one part.
     pub search_threads: usize,
+    /// Its strength level (`level=N`): the level's simulations (in
+    /// `search`) and move choice.
+    pub level: Option<Level>,
 }
 
 /// The most plies of a network player's material check: 4 already costs
@@ -107,11 +110,22 @@ pub fn network_settings(params: &mut SpecParams<'_>) -> Result<NetworkPlayerSett
     let search_threads = params
         .get_u32("threads", 1, MAX_SEARCH_THREADS)?
         .unwrap_or(1);
-    let mut search = network_search(params)?;
+    let level = params
+        .get_u32("level", 1, FULL_STRENGTH)?
+        .map(|number| sumito_game::level::level(number).map_err(|err| params.invalid(err)))
+        .transpose()?;
+    let mut search = network_search_at(params, level)?;
     search.virtual_loss_batch = VIRTUAL_LOSS_BATCH * search_threads;
+    let limit = network_limit(params)?;
+    if level.is_some() && limit.time.is_some() {
+        return Err(
+            params.invalid("level= sets the simulations a move; give level= or time=, not both")
+        );
+    }
     Ok(NetworkPlayerSettings {
+        level,
         search,
-        limit: network_limit(params)?,
+        limit,
         avoid_repetition: params.get_bool("avoid_repetition")?.unwrap_or(true),
         material_plies: params
             .get_u32("material", 0, MAX_MATERIAL_PLIES)?
@@ -146,8 +160,22 @@ pub const DEFAULT_CONSIDERED_ACTIONS: u32 = 16;
 /// PUCT; checkpoint 12 scored 0.13 with 64 simulations and the Gumbel root,
 /// 0.00 with PUCT.
 pub fn network_search(params: &mut SpecParams<'_>) -> Result<SearchConfig, SpecError> {
-    let simulations = params
-        .get_u32("simulations", 1, 1_000_000)?
+    network_search_at(params, None)
+}
+
+/// [`network_search`] at strength `level`, whose simulations replace the
+/// default (`simulations=` with `level=` is refused).
+fn network_search_at(
+    params: &mut SpecParams<'_>,
+    level: Option<Level>,
+) -> Result<SearchConfig, SpecError> {
+    let given = params.get_u32("simulations", 1, 1_000_000)?;
+    if level.is_some() && given.is_some() {
+        return Err(params
+            .invalid("level= sets the simulations a move; give level= or simulations=, not both"));
+    }
+    let simulations = given
+        .or(level.map(|level| level.simulations))
         .unwrap_or(DEFAULT_SIMULATIONS);
     let considered = params.get_u32("considered", 2, 1734)?;
     let puct = params.get_bool("puct")?.unwrap_or(false);
@@ -201,7 +229,8 @@ pub fn network_entrant<M: PackedModel + 'static>(
             seed,
             settings.avoid_repetition,
             settings.material_plies,
-        );
+        )
+        .with_level(settings.level);
         // A time limit, from `time=` or `sumito ladder --time-per-move`, is
         // the budget of a two-player network (matches have no clocks).
         Box::new(player.by_time())
@@ -235,6 +264,9 @@ pub struct NetPlayer<B: ChoicePosition> {
     /// Its own time a move (a seat whose spec says `time=` where matches
     /// pass no limit); a move's limit, if tighter, wins.
     own_time: Option<std::time::Duration>,
+    /// Its strength level (`level=N`), which may depart from the search's
+    /// move; `None`: the search's move.
+    level: Option<LevelPlay>,
 }
 
 impl<B: ChoicePosition> std::fmt::Debug for NetPlayer<B> {
@@ -268,11 +300,20 @@ impl<B: ChoicePosition> NetPlayer<B> {
             history: avoid_repetition.then(GameHistory::new),
             material_plies,
             stop: Arc::new(AtomicBool::new(false)),
+            level: None,
         }
     }
 }
 
 impl<B: ChoicePosition> NetPlayer<B> {
+    /// The same player at strength `level` (its simulations are the
+    /// configuration's; the level's move choice is applied here).
+    #[must_use]
+    pub fn with_level(mut self, level: Option<Level>) -> NetPlayer<B> {
+        self.level = level.map(|level| LevelPlay::new(level, self.seed));
+        self
+    }
+
     /// The same player searching by time: a move's time limit is its budget.
     #[must_use]
     pub fn by_time(mut self) -> NetPlayer<B> {
@@ -348,12 +389,11 @@ where
                 result
             }
         };
-        choose_move(
-            position,
-            &result,
-            self.history.as_ref(),
-            self.material_plies,
-        )
+        let history = self.history.as_ref();
+        match &mut self.level {
+            Some(level) => level.choose(position, &result, history, self.material_plies),
+            None => choose_move(position, &result, history, self.material_plies),
+        }
         .ok_or(PlayerError::NoLegalMove)
     }
 
@@ -526,6 +566,47 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("considered"), "{err}");
+    }
+
+    #[test]
+    fn a_level_sets_the_simulations_and_the_move_choice() {
+        let settings = |text: &str| {
+            let spec: PlayerSpec = text.parse().unwrap();
+            let mut params = spec.params();
+            let settings = network_settings(&mut params);
+            settings.and_then(|settings| params.finish().map(|()| settings))
+        };
+        assert_eq!(settings("net").unwrap().level, None);
+        for level in sumito_game::LEVELS {
+            let at = settings(&format!("net:level={}", level.number)).unwrap();
+            assert_eq!(at.level, Some(level));
+            assert_eq!(at.search.simulations, level.simulations);
+        }
+        for (bad, why) in [
+            ("net:level=0", "level"),
+            ("net:level=11", "level"),
+            ("net:level=3,simulations=10", "not both"),
+            ("net:level=3,time=1s", "not both"),
+        ] {
+            let err = settings(bad).unwrap_err().to_string();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
+        // A beginner plays legal moves, not always the search's.
+        let dir = TempDir::new("net-player-level");
+        let path = tiny_checkpoint(&dir);
+        let entrant = registry()
+            .prepare_str(&format!("net:model={},level=1", path.display()))
+            .unwrap();
+        let position = Position::start(Layout::Standard, Rules::default());
+        let moves: std::collections::HashSet<_> = (0..12)
+            .map(|seed| {
+                let mut player = entrant.build(seed);
+                player.new_game();
+                player.choose_move(&position, &entrant.limit).unwrap()
+            })
+            .collect();
+        assert!(moves.iter().all(|mv| position.is_legal(*mv)));
+        assert!(moves.len() > 1, "{moves:?}");
     }
 
     #[test]

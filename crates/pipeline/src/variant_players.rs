@@ -17,6 +17,7 @@ use sumito_arena::multi::seat_player;
 use sumito_arena::player::Player;
 use sumito_arena::spec::{PlayerSpec, SpecError};
 use sumito_engine::variant::VariantPosition;
+use sumito_game::Level;
 use sumito_mcts::SearchConfig;
 use sumito_net::{InferenceConfig, InferenceService, NetGame, PolicyValueNet};
 
@@ -42,6 +43,8 @@ struct LoadedNetwork {
     time: Option<std::time::Duration>,
     /// Copies of the network evaluating one search's leaves (`threads=`).
     search_threads: usize,
+    /// Its strength level (`level=`).
+    level: Option<Level>,
 }
 
 impl VariantNetSeats {
@@ -105,6 +108,7 @@ impl VariantNetSeats {
                 avoid_repetition: settings.avoid_repetition,
                 time: settings.limit.time,
                 search_threads: settings.search_threads,
+                level: settings.level,
             });
         }
         Ok(seats)
@@ -141,6 +145,7 @@ impl VariantNetSeats {
             avoid_repetition: true,
             time: None,
             search_threads: 1,
+            level: None,
         });
         Ok(())
     }
@@ -163,7 +168,8 @@ impl VariantNetSeats {
                     seed,
                     network.avoid_repetition,
                     0,
-                );
+                )
+                .with_level(network.level);
                 Ok(Box::new(match network.time {
                     Some(time) => player.with_time(time),
                     None => player,

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use sumito_arena::player::PlayerError;
 use sumito_engine::{Move, Position};
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
-use sumito_game::{Board, ChoicePosition, GameHistory, choose_move};
+use sumito_game::{Board, ChoicePosition, GameHistory, Level, LevelPlay, choose_move};
 use sumito_mcts::{
     Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, StoppableEvaluator,
     TimePlanner, Wdl, search_within,
@@ -181,6 +181,9 @@ pub struct NetworkSearch<B: Board = Position> {
     /// Once set, a search in progress ends at its next batch
     /// ([`Opponent::set_stop`]).
     stop: Arc<AtomicBool>,
+    /// Its strength level, which may depart from the search's move;
+    /// `None`: full strength at its budget.
+    level: Option<LevelPlay>,
 }
 
 impl<B: Board> fmt::Debug for NetworkSearch<B> {
@@ -207,7 +210,22 @@ impl<B: ChoicePosition> NetworkSearch<B> {
             planner: TimePlanner::new(),
             history: GameHistory::new(),
             stop: Arc::new(AtomicBool::new(false)),
+            level: None,
         }
+    }
+
+    /// The same search playing at strength `level`: the level's
+    /// simulations a move, and its move choice (`sumito_game::level`).
+    #[must_use]
+    pub fn with_level(mut self, level: Level) -> NetworkSearch<B> {
+        self.budget = SearchBudget::Simulations(level.simulations);
+        self.level = Some(LevelPlay::new(level, self.seed));
+        self
+    }
+
+    /// The level it plays at, if any.
+    pub fn level(&self) -> Option<Level> {
+        self.level.as_ref().map(|play| play.level)
     }
 
     /// Searches from now on within `budget`.
@@ -334,12 +352,11 @@ impl<B: ChoicePosition> Opponent<B> for NetworkSearch<B> {
         let (analysis, result) = self
             .search_position(position, cap)
             .map_err(|err| PlayerError::Failed(Box::new(err)))?;
-        let mv = choose_move(
-            position,
-            &result,
-            Some(&self.history),
-            DEFAULT_MATERIAL_PLIES,
-        )
+        let history = Some(&self.history);
+        let mv = match &mut self.level {
+            Some(level) => level.choose(position, &result, history, DEFAULT_MATERIAL_PLIES),
+            None => choose_move(position, &result, history, DEFAULT_MATERIAL_PLIES),
+        }
         .ok_or(PlayerError::NoLegalMove)?;
         // A move other than the search's best (a win it missed, a way out
         // of a cycle or of a loss) leaves the search's line.

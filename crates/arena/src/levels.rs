@@ -1,0 +1,285 @@
+//! The Elo of a model's strength levels (`sumito_game::level`): every level
+//! plays the same classical players at the ladder's settings, and all
+//! levels and players are rated together on one scale (Bradley–Terry,
+//! `random` at 0 as in the training's Elo tables), so that the levels
+//! compare with each other and with the classical players. The report, as
+//! Markdown and JSON, is what the README's table and the browser's level
+//! menu quote (a bundle's `levels.json`).
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use sumito_game::Level;
+
+use crate::arena::{ArenaError, MatchObserver};
+use crate::elo::{Anchor, EloError, GameResult, fit_elo};
+use crate::ladder::{LadderConfig, LadderRow, LadderSettings, ladder_settings, play_rungs};
+use crate::player::Entrant;
+
+/// The classical players the levels meet unless told, weakest first: from
+/// the beginner's level to full strength, each level meets players near it.
+pub const LEVEL_OPPONENTS: [&str; 5] = [
+    "random",
+    "greedy",
+    "alphabeta:depth=1",
+    "alphabeta:depth=2",
+    "alphabeta:depth=3",
+];
+
+/// One level's rating.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LevelRating {
+    pub level: u32,
+    pub name: String,
+    pub simulations: u32,
+    /// The player spec it was measured as.
+    pub player: String,
+    /// Elo on the report's scale, and its 95 % interval.
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+    /// Its games against each opponent.
+    pub rows: Vec<LadderRow>,
+}
+
+/// A classical opponent's rating on the same scale.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpponentRating {
+    pub name: String,
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+}
+
+/// The levels of one model, rated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LevelsReport {
+    /// The player spec the levels were made from (without `level=`).
+    pub model: String,
+    pub settings: LadderSettings,
+    /// The player rated 0 (`random`), or `mean` where none was.
+    pub anchor: String,
+    /// Virtual draws added to each pairing where some player never scored
+    /// (see `elo`); 0 normally.
+    pub prior_draws: f64,
+    pub levels: Vec<LevelRating>,
+    pub opponents: Vec<OpponentRating>,
+    pub seconds: f64,
+}
+
+/// What can go wrong rating the levels.
+#[derive(Debug, thiserror::Error)]
+pub enum LevelsError {
+    #[error(transparent)]
+    Match(#[from] ArenaError),
+    #[error("rating the levels: {0}")]
+    Elo(#[from] EloError),
+}
+
+/// Plays each of `levels` (a level and its player) against `opponents` at
+/// the ladder's settings, records under `config.record_dir`/level-N, and
+/// rates them all together.
+pub fn run_levels(
+    model: &str,
+    levels: &[(Level, Entrant)],
+    opponents: &[Entrant],
+    config: &LadderConfig,
+    observer: &dyn MatchObserver,
+) -> Result<LevelsReport, LevelsError> {
+    let started = Instant::now();
+    let count = levels.len();
+    let mut games: Vec<GameResult> = Vec::new();
+    let mut rows = Vec::new();
+    for (index, (level, player)) in levels.iter().enumerate() {
+        let rung = LadderConfig {
+            record_dir: config
+                .record_dir
+                .as_ref()
+                .map(|dir| dir.join(format!("level-{}", level.number))),
+            ..config.clone()
+        };
+        let rungs = play_rungs(player, opponents, &rung, observer)?;
+        let mut level_rows = Vec::new();
+        for (opponent, (row, played)) in rungs.into_iter().enumerate() {
+            // Player 0 is the level, player 1 the opponent.
+            let global = |player: usize| if player == 0 { index } else { count + opponent };
+            games.extend(played.iter().map(|game| GameResult {
+                black: global(game.black),
+                white: global(game.white),
+                outcome: game.outcome,
+            }));
+            level_rows.push(row);
+        }
+        rows.push(level_rows);
+    }
+    let random = opponents
+        .iter()
+        .position(|opponent| opponent.name == "random");
+    let anchor = random.map_or(Anchor::Mean, |index| Anchor::Player(count + index));
+    let ratings = fit_elo(count + opponents.len(), &games, anchor)?;
+    let levels = levels
+        .iter()
+        .zip(rows)
+        .enumerate()
+        .map(|(index, ((level, player), rows))| {
+            let (elo_low, elo_high) = ratings.interval(index);
+            LevelRating {
+                level: level.number,
+                name: level.name.to_owned(),
+                simulations: level.simulations,
+                player: player.name.clone(),
+                elo: ratings.elo[index],
+                elo_low,
+                elo_high,
+                rows,
+            }
+        })
+        .collect();
+    let opponents = opponents
+        .iter()
+        .enumerate()
+        .map(|(index, opponent)| {
+            let (elo_low, elo_high) = ratings.interval(count + index);
+            OpponentRating {
+                name: opponent.name.clone(),
+                elo: ratings.elo[count + index],
+                elo_low,
+                elo_high,
+            }
+        })
+        .collect();
+    Ok(LevelsReport {
+        model: model.to_owned(),
+        settings: ladder_settings(config),
+        anchor: random.map_or("mean".to_owned(), |_| "random".to_owned()),
+        prior_draws: ratings.prior_draws,
+        levels,
+        opponents,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+impl LevelsReport {
+    /// The report as Markdown: a line of settings, the levels with their
+    /// Elo and score against each opponent, then the opponents' Elo.
+    pub fn markdown(&self) -> String {
+        let settings = &self.settings;
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
+            "Levels of `{}`: {} games per level and opponent, openings {} each plus {} random plies \
+             (both colours), {}-ply limit, seed {}; Elo fitted over all {} games with `{}` at 0, \
+             95 % intervals{}; {:.0} s in all.\n",
+            self.model,
+            settings.games_per_opponent,
+            settings.layouts.join(", "),
+            settings.opening_plies,
+            settings.max_plies,
+            settings.seed,
+            self.levels
+                .iter()
+                .flat_map(|level| &level.rows)
+                .map(|row| row.games)
+                .sum::<u32>(),
+            self.anchor,
+            if self.prior_draws > 0.0 {
+                format!(
+                    " (with {} virtual draw per pairing: some player never scored)",
+                    self.prior_draws
+                )
+            } else {
+                String::new()
+            },
+            self.seconds
+        );
+        let names: Vec<&str> = self
+            .levels
+            .first()
+            .map(|level| level.rows.iter().map(|row| row.opponent.as_str()).collect())
+            .unwrap_or_default();
+        let _ = write!(text, "| level | name | simulations | Elo | 95 % interval |");
+        for name in &names {
+            let _ = write!(text, " vs `{name}` |");
+        }
+        let _ = write!(text, "\n|---|---|---|---|---|");
+        for _ in &names {
+            text.push_str("---|");
+        }
+        text.push('\n');
+        for level in &self.levels {
+            let _ = write!(
+                text,
+                "| {} | {} | {} | {:.0} | [{:.0}, {:.0}] |",
+                level.level,
+                level.name,
+                level.simulations,
+                level.elo,
+                level.elo_low,
+                level.elo_high
+            );
+            for row in &level.rows {
+                let _ = write!(text, " {:.2} |", row.score);
+            }
+            text.push('\n');
+        }
+        let _ = writeln!(text, "\n| opponent | Elo | 95 % interval |\n|---|---|---|");
+        for opponent in &self.opponents {
+            let _ = writeln!(
+                text,
+                "| `{}` | {:.0} | [{:.0}, {:.0}] |",
+                opponent.name, opponent.elo, opponent.elo_low, opponent.elo_high
+            );
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::Silent;
+    use crate::player::PlayerRegistry;
+
+    #[test]
+    fn levels_are_rated_on_one_scale_with_their_opponents() {
+        // Stand-ins for a model's levels: classical players of growing
+        // strength, named as levels.
+        let registry = PlayerRegistry::builtin();
+        let levels: Vec<(Level, Entrant)> = ["random", "alphabeta:depth=1"]
+            .iter()
+            .zip(&sumito_game::LEVELS)
+            .map(|(spec, level)| (*level, registry.prepare_str(spec).unwrap()))
+            .collect();
+        let opponents: Vec<Entrant> = ["random", "greedy"]
+            .iter()
+            .map(|spec| registry.prepare_str(spec).unwrap())
+            .collect();
+        let config = LadderConfig {
+            games_per_opponent: 4,
+            threads: 2,
+            record_dir: None,
+            time_per_move: None,
+        };
+        let report = run_levels("stand-in", &levels, &opponents, &config, &Silent).unwrap();
+        assert_eq!(report.anchor, "random");
+        assert_eq!(report.opponents[0].elo, 0.0);
+        assert_eq!(report.levels.len(), 2);
+        for level in &report.levels {
+            assert_eq!(level.rows.len(), 2);
+            assert!(level.rows.iter().all(|row| row.games == 4));
+            assert!(level.elo_low <= level.elo && level.elo <= level.elo_high);
+        }
+        // Alpha-beta beats random and greedy: rated above the random level.
+        assert!(report.levels[1].elo > report.levels[0].elo, "{report:?}");
+        let markdown = report.markdown();
+        assert!(markdown.contains("| 1 | beginner | 1 |"), "{markdown}");
+        assert!(markdown.contains("| `greedy` |"), "{markdown}");
+        let json = serde_json::to_string(&report).unwrap();
+        let back: LevelsReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.levels.len(), 2);
+        assert_eq!(back.levels[1].name, "novice");
+        assert_eq!(back.opponents[1].name, "greedy");
+        assert!((back.levels[1].elo - report.levels[1].elo).abs() < 1e-9);
+    }
+}
