@@ -506,6 +506,57 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
         )
         .await
         .unwrap();
+    // The model at a strength level, chosen by name in the form: the
+    // seat says so, and it replies.
+    let offered = client
+        .execute(
+            "return [...document.querySelectorAll('#level option')].map(o => o.textContent);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let offered: Vec<String> = serde_json::from_value(offered).unwrap();
+    assert_eq!(offered.len(), 11, "{offered:?}");
+    assert!(
+        offered[1].starts_with("1 · beginner (1 sim."),
+        "{offered:?}"
+    );
+    select(&client, "#opponent", "model").await;
+    select(&client, "#level", "2").await;
+    select(&client, "#colour", "0").await;
+    start_new_game(&client).await;
+    wait_text(&client, "#seats", |t| t.contains("level 2, novice")).await;
+    client
+        .find(Locator::Css("#move-input"))
+        .await
+        .unwrap()
+        .send_keys("A1B2\n")
+        .await
+        .unwrap();
+    wait_moves(&client, 2).await;
+    // The game reviewed by the model: progress, then each side's summary,
+    // the report to download, and the moves it judged marked.
+    click(&client, "[data-testid=review]").await;
+    let status = wait_text(&client, "#review-status", |t| t.starts_with("reviewed")).await;
+    assert!(status.contains("reviewed 2 moves"), "{status}");
+    let sides = wait_text(&client, "#review-sides", |t| t.contains("black")).await;
+    assert!(sides.contains("white") && sides.contains('%'), "{sides}");
+    let report = client
+        .execute(
+            "return document.querySelector('#review-report').href;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        report.as_str().unwrap().starts_with("data:image/svg+xml"),
+        "{report}"
+    );
+    std::fs::write(
+        shots.join("serve-review.png"),
+        client.screenshot().await.unwrap(),
+    )
+    .unwrap();
     // On a phone the analysis sits right under the board.
     client.set_window_size(390, 844).await.unwrap();
     let order = client

@@ -6,14 +6,13 @@ use std::path::Path;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
 use sumito_arena::record::{GameRecord, write_atomic};
 use sumito_arena::variant_record::VariantRecord;
 use sumito_cli::commands::review::Args;
 use sumito_game::ChoicePosition;
 use sumito_play::analysis::{analyse_game, record_under_rules};
 use sumito_play::network::{NetworkSearch, SearchBudget};
-use sumito_play::review::{Judgement, Phase, Review, render_review_svg, review};
+use sumito_play::review::{Review, render_review_svg, review, review_json};
 
 use super::play::{model_search, open_model, search_device};
 
@@ -135,57 +134,4 @@ fn write_svg(out: &Path, review: &Review, record: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("writing {}", out.display()))?;
     eprintln!("wrote {}", out.display());
     Ok(())
-}
-
-/// The review as JSON: every move, the first side's (Black's) expected
-/// score at every position, and each side's summary under its name
-/// (`black`, `white`, `red`, `black+red`...).
-fn review_json(review: &Review) -> serde_json::Value {
-    let moves: Vec<serde_json::Value> = review
-        .moves
-        .iter()
-        .map(|mv| {
-            json!({
-                "ply": mv.ply,
-                "color": mv.mover.to_lowercase(),
-                "move": mv.played,
-                "before": mv.before,
-                "after": mv.after,
-                "loss": mv.loss,
-                "judgement": mv.judgement.map(Judgement::name),
-                "better": mv.better.as_ref().map(|(best, line)| json!({
-                    "move": best,
-                    "line": line,
-                })),
-            })
-        })
-        .collect();
-    let mut answer = serde_json::Map::new();
-    answer.insert("moves".into(), moves.into());
-    answer.insert("black_expected_score".into(), json!(review.first_score));
-    for side in &review.sides {
-        let phases: serde_json::Map<String, serde_json::Value> = Phase::ALL
-            .iter()
-            .map(|&phase| {
-                let [inaccuracies, mistakes, blunders] = side.judgements[phase as usize];
-                (
-                    phase.name().to_string(),
-                    json!({"inaccuracies": inaccuracies, "mistakes": mistakes, "blunders": blunders}),
-                )
-            })
-            .collect();
-        answer.insert(
-            side.name.to_lowercase(),
-            json!({
-                "moves": side.moves,
-                "accuracy": side.accuracy,
-                "mean_loss": side.mean_loss,
-                "inaccuracies": side.count(Judgement::Inaccuracy),
-                "mistakes": side.count(Judgement::Mistake),
-                "blunders": side.count(Judgement::Blunder),
-                "by_phase": phases,
-            }),
-        );
-    }
-    answer.into()
 }

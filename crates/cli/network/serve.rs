@@ -4,17 +4,20 @@
 //! network is shared by every search (`Arc` of the evaluator).
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::serve::{Args, run as run_classical};
 use sumito_engine::variant::VariantPosition;
+use sumito_game::{ChoicePosition, FULL_STRENGTH, Level};
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
+use sumito_play::analysis::analyse_game;
 use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
-use sumito_serve::session::{PageAnalysis, page_analysis, to_classic};
+use sumito_play::review::{Review, review};
+use sumito_serve::session::{PageAnalysis, ReviewTarget, page_analysis, to_classic};
 use sumito_serve::{Engines, ModelGame, serve_blocking};
 
 /// The model's side of the server.
@@ -22,6 +25,8 @@ pub struct ModelEngines {
     name: String,
     game: ModelGame,
     evaluator: Arc<DirectEvaluator<TorchScriptModel>>,
+    /// The Elo of each strength level, where measured (the bundle's).
+    level_elo: Vec<(u32, f64)>,
 }
 
 impl Engines for ModelEngines {
@@ -33,30 +38,90 @@ impl Engines for ModelEngines {
         Some(self.game.clone())
     }
 
+    fn level_elo(&self, number: u32) -> Option<f64> {
+        self.level_elo
+            .iter()
+            .find(|(level, _)| *level == number)
+            .map(|(_, elo)| *elo)
+    }
+
     fn model_opponent(
         &self,
         budget: SearchBudget,
+        level: Option<Level>,
         seed: u64,
     ) -> Result<Box<dyn Opponent + Send>, String> {
-        Ok(Box::new(NetworkSearch::new(
+        let search = NetworkSearch::new(
             self.name.clone(),
             Box::new(self.evaluator.clone()),
             budget,
             seed,
-        )))
+        );
+        Ok(Box::new(at_level(search, level)))
     }
 
     fn general_model_opponent(
         &self,
         budget: SearchBudget,
+        level: Option<Level>,
         seed: u64,
     ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String> {
-        Ok(Box::new(NetworkSearch::<VariantPosition>::new(
+        let search = NetworkSearch::<VariantPosition>::new(
             self.name.clone(),
             Box::new(self.evaluator.clone()),
             budget,
             seed,
-        )))
+        );
+        Ok(Box::new(at_level(search, level)))
+    }
+
+    fn review(
+        &self,
+        target: &ReviewTarget,
+        stop: Arc<AtomicBool>,
+        on_progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> Result<Review, String> {
+        let budget = SearchBudget::Simulations(target.simulations);
+        match &self.game {
+            ModelGame::TwoPlayer(_) => {
+                let positions = target
+                    .positions
+                    .iter()
+                    .map(to_classic)
+                    .collect::<Result<Vec<_>, String>>()?;
+                let moves = target
+                    .moves
+                    .iter()
+                    .map(|mv| {
+                        mv.as_group().ok_or_else(|| {
+                            format!("{} is no move of the two-player game", mv.to_text())
+                        })
+                    })
+                    .collect::<Result<Vec<_>, String>>()?;
+                let mut search = NetworkSearch::new(
+                    self.name.clone(),
+                    Box::new(self.evaluator.clone()),
+                    budget,
+                    0,
+                );
+                reviewed(&mut search, &positions, &moves, &stop, on_progress)
+            }
+            ModelGame::General(_) => {
+                let mut search = NetworkSearch::<VariantPosition>::new(
+                    self.name.clone(),
+                    Box::new(self.evaluator.clone()),
+                    budget,
+                    0,
+                );
+                reviewed(
+                    &mut search,
+                    &target.positions,
+                    &target.moves,
+                    &stop,
+                    on_progress,
+                )
+            }
+        }
     }
 
     fn analyse(
@@ -133,7 +198,45 @@ pub fn model_engines(
             bundle.meta.name, bundle.meta.training.generation
         ),
         evaluator: Arc::new(evaluator),
+        level_elo: (1..=FULL_STRENGTH)
+            .filter_map(|number| Some((number, bundle.level_elo(number)?)))
+            .collect(),
     })
+}
+
+/// Every position of a game searched by `search`, then each move judged;
+/// stops (an error) once `on_progress` returns false or `page_stop` is set.
+fn reviewed<B: ChoicePosition>(
+    search: &mut NetworkSearch<B>,
+    positions: &[B],
+    moves: &[B::Move],
+    page_stop: &AtomicBool,
+    on_progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<Review, String> {
+    // Its own flag: set when the page goes or moves on, it ends the search
+    // in progress and every later one at once.
+    let cancel = Arc::new(AtomicBool::new(false));
+    search.set_stop(cancel.clone());
+    let reports = analyse_game(search, positions, moves, &mut |done, total| {
+        if page_stop.load(Ordering::Relaxed) || !on_progress(done, total) {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    })
+    .map_err(|err| err.to_string())?;
+    if cancel.load(Ordering::Relaxed) {
+        return Err("the review was stopped before its end".into());
+    }
+    on_progress(positions.len(), positions.len());
+    let start = positions.first().ok_or("a game has a start")?;
+    Ok(review(start, &reports))
+}
+
+/// `search` at strength `level`, if given.
+fn at_level<B: ChoicePosition>(search: NetworkSearch<B>, level: Option<Level>) -> NetworkSearch<B> {
+    match level {
+        Some(level) => search.with_level(level),
+        None => search,
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

@@ -22,6 +22,8 @@
 
 use std::fmt::{self, Write as _};
 
+use serde_json::json;
+
 use sumito_game::Board;
 use sumito_game::board::capitalised;
 
@@ -510,6 +512,59 @@ pub fn render_review_svg(review: &Review, title: &str) -> String {
     }
     svg.push_str("</svg>\n");
     svg
+}
+
+/// The review as JSON: every move, the first side's (Black's) expected
+/// score at every position, and each side's summary under its name
+/// (`black`, `white`, `red`, `black+red`...).
+pub fn review_json(review: &Review) -> serde_json::Value {
+    let moves: Vec<serde_json::Value> = review
+        .moves
+        .iter()
+        .map(|mv| {
+            json!({
+                "ply": mv.ply,
+                "color": mv.mover.to_lowercase(),
+                "move": mv.played,
+                "before": mv.before,
+                "after": mv.after,
+                "loss": mv.loss,
+                "judgement": mv.judgement.map(Judgement::name),
+                "better": mv.better.as_ref().map(|(best, line)| json!({
+                    "move": best,
+                    "line": line,
+                })),
+            })
+        })
+        .collect();
+    let mut answer = serde_json::Map::new();
+    answer.insert("moves".into(), moves.into());
+    answer.insert("black_expected_score".into(), json!(review.first_score));
+    for side in &review.sides {
+        let phases: serde_json::Map<String, serde_json::Value> = Phase::ALL
+            .iter()
+            .map(|&phase| {
+                let [inaccuracies, mistakes, blunders] = side.judgements[phase as usize];
+                (
+                    phase.name().to_string(),
+                    json!({"inaccuracies": inaccuracies, "mistakes": mistakes, "blunders": blunders}),
+                )
+            })
+            .collect();
+        answer.insert(
+            side.name.to_lowercase(),
+            json!({
+                "moves": side.moves,
+                "accuracy": side.accuracy,
+                "mean_loss": side.mean_loss,
+                "inaccuracies": side.count(Judgement::Inaccuracy),
+                "mistakes": side.count(Judgement::Mistake),
+                "blunders": side.count(Judgement::Blunder),
+                "by_phase": phases,
+            }),
+        );
+    }
+    answer.into()
 }
 
 #[cfg(test)]

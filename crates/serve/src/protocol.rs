@@ -8,7 +8,7 @@
 //!
 //! | `type` | fields | what |
 //! |---|---|---|
-//! | `new_game` | `layout`, `rules` (a `[rules]` table as JSON, optional), `seats` (one per seat: `{"kind":"human"}`, `{"kind":"engine","spec":"alphabeta:depth=2"}`, `{"kind":"model","simulations":400}` or with `"time_ms"`), `clock` (`{"minutes":10,"increment_seconds":60}`, optional) | starts a game |
+//! | `new_game` | `layout`, `rules` (a `[rules]` table as JSON, optional), `seats` (one per seat: `{"kind":"human"}`, `{"kind":"engine","spec":"alphabeta:depth=2"}`, `{"kind":"model","simulations":400}`, or with `"time_ms"`, or `{"kind":"model","level":3}`), `clock` (`{"minutes":10,"increment_seconds":60}`, optional) | starts a game |
 //! | `move` | `text` (Aba-Pro or comma form) | plays a move for the person to move |
 //! | `undo` | | takes back to the previous turn of a person |
 //! | `resign` | | the person to move resigns |
@@ -16,10 +16,13 @@
 //! | `analyze` | `simulations` (optional), `position` (optional position text) | searches the shown (or given) position with the model |
 //! | `load` | `record` (a Sumito record, or Aba-Pro moves one per line or separated by spaces) | replaces the game |
 //! | `save` | | asks for the game as a record |
+//! | `review` | `simulations` (optional, per position) | the model reviews every move of the game |
 //!
 //! From the server: `state` (everything the page shows, the loaded model's
 //! name among it), `analysis`
 //! (several per request as the search grows, the last with `done: true`),
+//! `review_progress` (`done`, `total` positions searched), `review` (the
+//! review as `sumito review --json` writes it, and its SVG report),
 //! `record` (`text`), `error` (`message`).
 //!
 //! The schemas are strict: a message with a field its type does not have,
@@ -45,6 +48,10 @@ pub enum SeatRequest {
         simulations: Option<u32>,
         #[serde(default)]
         time_ms: Option<u64>,
+        /// A strength level, 1 to 10: its simulations and move choice
+        /// (`sumito_game::level`), in place of `simulations` and `time_ms`.
+        #[serde(default)]
+        level: Option<u32>,
     },
 }
 
@@ -89,6 +96,10 @@ pub enum ClientMessage {
         record: String,
     },
     Save {},
+    Review {
+        #[serde(default)]
+        simulations: Option<u32>,
+    },
 }
 
 /// What stands on one cell.
@@ -165,9 +176,21 @@ pub struct StateView {
     pub can_analyze: bool,
     /// The loaded model's name, if any (the page offers it as opponent).
     pub model: Option<String>,
+    /// The model's strength levels, weakest first (empty without a model).
+    pub levels: Vec<LevelView>,
     /// Set when the model analyses this game under other rules than the
     /// game's (the model's training rules are the only ones it plays under).
     pub rules_note: Option<String>,
+}
+
+/// A strength level the page offers for the model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LevelView {
+    pub number: u32,
+    pub name: &'static str,
+    pub simulations: u32,
+    /// Its Elo (random at 0), where measured for this model.
+    pub elo: Option<f64>,
 }
 
 /// One move of an analysis.
@@ -209,6 +232,17 @@ pub enum ServerMessage {
     },
     Record {
         text: String,
+    },
+    /// Positions searched so far by a review.
+    ReviewProgress {
+        done: usize,
+        total: usize,
+    },
+    /// A finished review: every move judged and each side summed up (as
+    /// `sumito review --json` writes it), and the self-contained SVG report.
+    Review {
+        review: Value,
+        svg: String,
     },
     Error {
         message: String,
@@ -302,7 +336,8 @@ mod tests {
             ]
         });
         let kind = prop::sample::select(vec![
-            "new_game", "move", "undo", "resign", "goto", "analyze", "load", "save", "other",
+            "new_game", "move", "undo", "resign", "goto", "analyze", "load", "save", "review",
+            "other",
         ]);
         let field = prop::sample::select(vec![
             "layout",
@@ -356,6 +391,12 @@ mod tests {
                     Err(err) => error(format!("bad message: {err}")),
                     Ok(ClientMessage::Analyze { simulations, position }) => {
                         match session.analysis_target(simulations, position.as_deref()) {
+                            Err(message) => error(message),
+                            Ok(_) => unreachable!("no model is loaded"),
+                        }
+                    }
+                    Ok(ClientMessage::Review { simulations }) => {
+                        match session.review_target(simulations) {
                             Err(message) => error(message),
                             Ok(_) => unreachable!("no model is loaded"),
                         }

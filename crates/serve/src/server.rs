@@ -24,6 +24,7 @@ use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use sumito_play::review::{render_review_svg, review_json};
 use tokio::sync::Semaphore;
 
 use crate::access::Access;
@@ -367,6 +368,61 @@ async fn analyse(
     }
 }
 
+/// Runs a review the page asked for, streaming its progress; the reply to
+/// send after it, or `None` when the page is gone. A message from the page
+/// ends it early (the page has moved on).
+async fn review(
+    page: &mut Page,
+    session: &mut GameSession,
+    state: &ServerState,
+    stop: &Arc<AtomicBool>,
+    simulations: Option<u32>,
+) -> Option<ServerMessage> {
+    let target = match session.review_target(simulations) {
+        Ok(target) => target,
+        Err(message) => return Some(error(message)),
+    };
+    let reservation = match state.policy.memory.reserve(MODEL_SEARCH_MB) {
+        Ok(reservation) => reservation,
+        Err(message) => return Some(error(message)),
+    };
+    let permit = match page.wait(state.searches.clone().acquire_owned()).await? {
+        Ok(permit) => permit,
+        Err(_) => return None,
+    };
+    let (progress, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let engines = state.engines.clone();
+    let stop = stop.clone();
+    let job = tokio::task::spawn_blocking(move || {
+        let result = engines.review(&target, stop, &mut |done, total| {
+            progress.send((done, total)).is_ok()
+        });
+        drop((permit, reservation));
+        result
+    });
+    while let Some((done, total)) = page.wait(received.recv()).await? {
+        if !page
+            .send(&ServerMessage::ReviewProgress { done, total })
+            .await
+        {
+            return None;
+        }
+        if page.has_queued() {
+            break;
+        }
+    }
+    // (The review's next progress finds nobody to take it, and it ends.)
+    drop(received);
+    match page.wait(job).await? {
+        Ok(Ok(review)) => Some(ServerMessage::Review {
+            review: review_json(&review),
+            svg: render_review_svg(&review, "Review of the game"),
+        }),
+        Ok(Err(message)) => Some(error(message)),
+        Err(_) => Some(error("the review stopped unexpectedly")),
+    }
+}
+
 async fn play(socket: WebSocket, state: Arc<ServerState>) {
     let mut page = Page::new(socket);
     let stop = Arc::new(AtomicBool::new(false));
@@ -410,6 +466,13 @@ async fn play(socket: WebSocket, state: Arc<ServerState>) {
                     position.as_deref(),
                 )
                 .await
+                else {
+                    return;
+                };
+                reply
+            }
+            ClientMessage::Review { simulations } => {
+                let Some(reply) = review(&mut page, &mut session, &state, &stop, simulations).await
                 else {
                     return;
                 };

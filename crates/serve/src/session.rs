@@ -17,16 +17,18 @@ use sumito_engine::variant::{
     CellContent, MoveKind, SEAT_NAMES, VariantLayout, VariantMove, VariantPosition,
 };
 use sumito_engine::{Cell, Position, Rules};
+use sumito_game::{LEVELS, Level};
 use sumito_play::network::{Analysis, SearchBudget};
 use sumito_play::opponent::{ClassicalOpponent, Opponent, WinProbability};
+use sumito_play::review::Review;
 
 use crate::menu::{
     ENGINE_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MODEL_SEARCH_MB, MODEL_THINK_LIMIT,
     PagePolicy, Reservation, page_engine,
 };
 use crate::protocol::{
-    AnalysisMove, CellView, ClientMessage, ClockRequest, MoveView, PlyView, SeatRequest, SeatView,
-    ServerMessage, StateView,
+    AnalysisMove, CellView, ClientMessage, ClockRequest, LevelView, MoveView, PlyView, SeatRequest,
+    SeatView, ServerMessage, StateView,
 };
 
 /// Simulations of an analysis that names none.
@@ -43,6 +45,18 @@ pub enum ModelGame {
     General(RulesTable),
 }
 
+/// Simulations a position of a review unless the page asks for others.
+pub const DEFAULT_REVIEW_SIMULATIONS: u32 = 200;
+
+/// A game to review: its positions (the start first), the moves between
+/// them, and the simulations of each position's search.
+#[derive(Clone, Debug)]
+pub struct ReviewTarget {
+    pub positions: Vec<VariantPosition>,
+    pub moves: Vec<VariantMove>,
+    pub simulations: u32,
+}
+
 /// What a network gives the server (`sumito-torch` provides it from a
 /// model bundle; `sumito` alone has none).
 pub trait Engines: Send + Sync {
@@ -57,18 +71,40 @@ pub trait Engines: Send + Sync {
             ModelGame::General(_) => None,
         }
     }
-    /// A two-player model's opponent, for plain two-player games.
+    /// A two-player model's opponent, for plain two-player games: within
+    /// `budget`, or at strength `level` (its simulations and move choice).
     fn model_opponent(
         &self,
         budget: SearchBudget,
+        level: Option<Level>,
         seed: u64,
     ) -> Result<Box<dyn Opponent + Send>, String>;
     /// A general-game model's opponent, for the games of its rules.
     fn general_model_opponent(
         &self,
         budget: SearchBudget,
+        level: Option<Level>,
         seed: u64,
     ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String>;
+    /// Reviews `target` with the model (each position searched, then each
+    /// move judged: `sumito_play::review`), calling `on_progress(done,
+    /// total)` after each position; it stops when that returns false or
+    /// `stop` is set.
+    fn review(
+        &self,
+        target: &ReviewTarget,
+        stop: Arc<AtomicBool>,
+        on_progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> Result<Review, String> {
+        let _ = (target, stop, on_progress);
+        Err(NO_MODEL.into())
+    }
+    /// The measured Elo of the model's strength level `number` (its
+    /// bundle's `levels.json`), if measured.
+    fn level_elo(&self, number: u32) -> Option<f64> {
+        let _ = number;
+        None
+    }
     /// Searches `position` (of the model's game, under its rules) with the
     /// model for `simulations`, calling `on_update` with the analysis so far
     /// several times on the way (the page shows the search as it grows);
@@ -130,12 +166,18 @@ impl Engines for NoModel {
     fn model_game(&self) -> Option<ModelGame> {
         None
     }
-    fn model_opponent(&self, _: SearchBudget, _: u64) -> Result<Box<dyn Opponent + Send>, String> {
+    fn model_opponent(
+        &self,
+        _: SearchBudget,
+        _: Option<Level>,
+        _: u64,
+    ) -> Result<Box<dyn Opponent + Send>, String> {
         Err(NO_MODEL.into())
     }
     fn general_model_opponent(
         &self,
         _: SearchBudget,
+        _: Option<Level>,
         _: u64,
     ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String> {
         Err(NO_MODEL.into())
@@ -412,6 +454,7 @@ impl GameSession {
             SeatRequest::Model {
                 simulations: Some(400),
                 time_ms: None,
+                level: None,
             }
         } else {
             SeatRequest::Engine {
@@ -576,7 +619,12 @@ impl GameSession {
                 SeatRequest::Model {
                     simulations,
                     time_ms,
+                    level,
                 } => {
+                    let level = level
+                        .map(sumito_game::level::level)
+                        .transpose()
+                        .map_err(|err| format!("seat {}: {err}", index + 1))?;
                     let budget = match (simulations, time_ms) {
                         (_, Some(ms)) => SearchBudget::Time(
                             Duration::from_millis(*ms)
@@ -587,15 +635,21 @@ impl GameSession {
                         }
                     };
                     let mut engine = match &model_game {
-                        Some(ModelGame::General(_)) => {
-                            SeatEngine::General(self.engines.general_model_opponent(budget, seed)?)
-                        }
-                        _ => SeatEngine::Classic(self.engines.model_opponent(budget, seed)?),
+                        Some(ModelGame::General(_)) => SeatEngine::General(
+                            self.engines.general_model_opponent(budget, level, seed)?,
+                        ),
+                        _ => SeatEngine::Classic(self.engines.model_opponent(budget, level, seed)?),
                     };
                     engine.set_stop(self.stop.clone());
                     memory_mb += MODEL_SEARCH_MB;
+                    let model = self.engines.model_name().unwrap_or_else(|| "model".into());
                     Seat::Engine {
-                        name: self.engines.model_name().unwrap_or_else(|| "model".into()),
+                        name: match level {
+                            Some(level) => {
+                                format!("{model} (level {}, {})", level.number, level.name)
+                            }
+                            None => model,
+                        },
                         engine: Some(engine),
                         limit: MODEL_THINK_LIMIT,
                         searches: true,
@@ -838,10 +892,58 @@ impl GameSession {
                 Ok(None)
             }
             ClientMessage::Save {} => Ok(Some(ServerMessage::Record { text: self.save() })),
-            ClientMessage::Analyze { .. } => {
+            ClientMessage::Analyze { .. } | ClientMessage::Review { .. } => {
                 Err("analysis is run by the server, not the session".into())
             }
         }
+    }
+
+    /// What a review by the model searches: every position of the game
+    /// (the start first, to its last move, whatever is shown) under the
+    /// model's rules, the moves between them, and the simulations a
+    /// position (default [`DEFAULT_REVIEW_SIMULATIONS`]).
+    pub fn review_target(&self, simulations: Option<u32>) -> Result<ReviewTarget, String> {
+        let positions = match self.engines.model_game() {
+            None => {
+                return Err(
+                    "no model is loaded: start `sumito serve --model NAME` to review".into(),
+                );
+            }
+            Some(ModelGame::TwoPlayer(rules)) => {
+                if !self.plain_two_player {
+                    return Err(
+                        "the model reviews plain two-player games only (it is a two-player model)"
+                            .into(),
+                    );
+                }
+                // Under the model's rules, as its analysis (and the page's
+                // rules note) has it.
+                self.positions
+                    .iter()
+                    .map(|position| to_general(&to_classic(position)?.with_rules(rules)))
+                    .collect::<Result<Vec<_>, String>>()?
+            }
+            Some(ModelGame::General(table)) => {
+                if !self.model_rules_hold(&table) {
+                    return Err(format!(
+                        "the model reviews under the rules it was trained with; this game's are {}: start it without rules",
+                        self.positions[0].rules()
+                    ));
+                }
+                self.positions.clone()
+            }
+        };
+        if self.moves.is_empty() {
+            return Err("there is no move to review yet".into());
+        }
+        let simulations = simulations
+            .unwrap_or(DEFAULT_REVIEW_SIMULATIONS)
+            .clamp(1, MAX_SIMULATIONS);
+        Ok(ReviewTarget {
+            positions,
+            moves: self.moves.clone(),
+            simulations,
+        })
     }
 
     /// The position and budget of an analysis request: the shown position,
@@ -1214,6 +1316,18 @@ impl GameSession {
             result: self.ended.clone().or_else(|| last.describe_outcome()),
             can_analyze: self.can_analyze(),
             model: self.engines.model_name(),
+            levels: match self.engines.model_name() {
+                Some(_) => LEVELS
+                    .iter()
+                    .map(|level| LevelView {
+                        number: level.number,
+                        name: level.name,
+                        simulations: level.simulations,
+                        elo: self.engines.level_elo(level.number),
+                    })
+                    .collect(),
+                None => Vec::new(),
+            },
             rules_note: self.rules_note(),
         }
     }
@@ -1362,6 +1476,7 @@ mod tests {
                     SeatRequest::Model {
                         simulations: None,
                         time_ms: None,
+                        level: None,
                     },
                     SeatRequest::Human { name: None },
                     SeatRequest::Human { name: None },
@@ -1600,17 +1715,22 @@ mod tests {
 
     fn uniform_search<B: sumito_game::ChoicePosition>(
         budget: SearchBudget,
+        level: Option<Level>,
         seed: u64,
     ) -> sumito_play::network::NetworkSearch<B>
     where
         sumito_mcts::UniformEvaluator: sumito_mcts::Evaluator<B::Searched>,
     {
-        sumito_play::network::NetworkSearch::new(
+        let search = sumito_play::network::NetworkSearch::new(
             "uniform",
             Box::new(sumito_mcts::UniformEvaluator),
             budget,
             seed,
-        )
+        );
+        match level {
+            Some(level) => search.with_level(level),
+            None => search,
+        }
     }
 
     impl Engines for UniformModel {
@@ -1623,16 +1743,23 @@ mod tests {
         fn model_opponent(
             &self,
             budget: SearchBudget,
+            level: Option<Level>,
             seed: u64,
         ) -> Result<Box<dyn Opponent + Send>, String> {
-            Ok(Box::new(uniform_search::<Position>(budget, seed)))
+            Ok(Box::new(uniform_search::<Position>(budget, level, seed)))
         }
         fn general_model_opponent(
             &self,
             budget: SearchBudget,
+            level: Option<Level>,
             seed: u64,
         ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String> {
-            Ok(Box::new(uniform_search::<VariantPosition>(budget, seed)))
+            Ok(Box::new(uniform_search::<VariantPosition>(
+                budget, level, seed,
+            )))
+        }
+        fn level_elo(&self, number: u32) -> Option<f64> {
+            (number == 3).then_some(412.0)
         }
         fn analyse(
             &self,
@@ -1662,6 +1789,7 @@ mod tests {
         let model = SeatRequest::Model {
             simulations: Some(8),
             time_ms: None,
+            level: None,
         };
         let with_model = |rules: Option<serde_json::Value>| ClientMessage::NewGame {
             layout: "belgian-daisy".into(),
@@ -1695,6 +1823,86 @@ mod tests {
             .analysis_target(Some(10), Some("5/6/7/8/bb4bbw/w7/7/6/5 b 0 5"))
             .unwrap();
         assert_eq!(to_classic(&pasted).unwrap().rules(), TRAINED);
+    }
+
+    #[test]
+    fn a_review_takes_the_whole_game_under_the_models_rules() {
+        let mut game = GameSession::new(
+            Arc::new(UniformModel(ModelGame::TwoPlayer(TRAINED))),
+            Arc::new(PagePolicy::new(1024, None)),
+            Arc::new(AtomicBool::new(false)),
+            1,
+        )
+        .unwrap();
+        let err = game.review_target(None).unwrap_err();
+        assert!(err.contains("no move"), "{err}");
+        game.load("A1B2 I5H5").unwrap();
+        game.handle(ClientMessage::Goto { ply: 1 }).unwrap();
+        // The whole game, whatever is shown, under the model's rules.
+        let target = game.review_target(Some(50_000_000)).unwrap();
+        assert_eq!((target.positions.len(), target.moves.len()), (3, 2));
+        assert_eq!(target.simulations, MAX_SIMULATIONS);
+        for position in &target.positions {
+            assert_eq!(to_classic(position).unwrap().rules(), TRAINED);
+        }
+        assert_eq!(
+            game.review_target(None).unwrap().simulations,
+            DEFAULT_REVIEW_SIMULATIONS
+        );
+        let plain = GameSession::new(
+            Arc::new(NoModel),
+            Arc::new(PagePolicy::new(1024, None)),
+            Arc::new(AtomicBool::new(false)),
+            1,
+        )
+        .unwrap();
+        assert!(plain.review_target(None).unwrap_err().contains("no model"));
+    }
+
+    #[test]
+    fn the_model_plays_at_a_strength_level_the_page_offers() {
+        let mut game = GameSession::new(
+            Arc::new(UniformModel(ModelGame::TwoPlayer(TRAINED))),
+            Arc::new(PagePolicy::new(1024, None)),
+            Arc::new(AtomicBool::new(false)),
+            1,
+        )
+        .unwrap();
+        // The page is offered the ten levels, with the Elo measured.
+        let levels = game.state().levels;
+        assert_eq!(levels.len(), LEVELS.len());
+        assert_eq!((levels[2].number, levels[2].name), (3, "casual"));
+        assert_eq!(levels[2].elo, Some(412.0));
+        assert_eq!(levels[0].elo, None);
+        let at = |level: u32| ClientMessage::NewGame {
+            layout: "standard".into(),
+            rules: None,
+            seats: vec![
+                SeatRequest::Model {
+                    simulations: None,
+                    time_ms: None,
+                    level: Some(level),
+                },
+                SeatRequest::Human { name: None },
+            ],
+            clock: None,
+        };
+        game.handle(at(3)).unwrap();
+        assert_eq!(game.state().seats[0].player, "uniform (level 3, casual)");
+        engine_turn(&mut game);
+        assert_eq!(game.state().history.len(), 1);
+        assert!(game.state().human_to_move);
+        let err = game.handle(at(11)).unwrap_err();
+        assert!(err.contains("seat 1") && err.contains("level 11"), "{err}");
+        // Without a model, no levels.
+        let plain = GameSession::new(
+            Arc::new(NoModel),
+            Arc::new(PagePolicy::new(1024, None)),
+            Arc::new(AtomicBool::new(false)),
+            1,
+        )
+        .unwrap();
+        assert!(plain.state().levels.is_empty());
     }
 
     /// A model of the general game's rules: three players with a 240-ply
@@ -1735,6 +1943,7 @@ mod tests {
         let model = SeatRequest::Model {
             simulations: Some(8),
             time_ms: None,
+            level: None,
         };
         let seats = vec![SeatRequest::Human { name: None }, model.clone(), model];
         let err = game

@@ -51,6 +51,10 @@ function connect() {
       analysisUpdates += 1; analysis = message; pvStep = -1; renderAnalysis(); render();
       if (message.done) deepen(message);
     }
+    else if (message.type === "review_progress") {
+      $("review-status").textContent = `reviewing: ${message.done} of ${message.total} positions searched…`;
+    }
+    else if (message.type === "review") { showReview(message); }
     else if (message.type === "record") { showRecord(message.text); }
     else if (message.type === "error") { pending = false; say(message.message); }
   };
@@ -243,12 +247,62 @@ function renderMoves() {
   for (const ply of state.history) {
     const span = document.createElement("span");
     span.textContent = `${ply.ply}. ${ply.text}`;
+    const judged = judgementOf(ply);
+    if (judged) {
+      const mark = document.createElement("b");
+      mark.className = `judgement ${judged.judgement}`;
+      mark.textContent = SYMBOLS[judged.judgement];
+      mark.title = `${judged.judgement}: −${judged.loss.toFixed(1)} points` +
+        (judged.better ? `; better ${judged.better.move}` : "");
+      span.append(mark);
+    }
     span.dataset.ply = ply.ply;
     if (ply.ply === state.cursor) span.className = "current";
     span.onclick = () => send({ type: "goto", ply: ply.ply });
     box.appendChild(span);
   }
 }
+
+// ---- game review ----
+
+// The last review: every move judged, each side summed up (as `sumito
+// review --json` writes it). Its marks show on the moves it judged, as
+// long as the game still has them.
+let review = null;
+const SYMBOLS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+
+function judgementOf(ply) {
+  if (!review) return null;
+  const judged = review.moves[ply.ply - 1];
+  return judged && judged.move === ply.text && judged.judgement ? judged : null;
+}
+
+function showReview(message) {
+  review = message.review;
+  const judged = review.moves.filter((mv) => mv.judgement).length;
+  $("review-status").textContent = `reviewed ${review.moves.length} moves: ${judged} marked`;
+  const table = $("review-sides");
+  table.innerHTML = "<tr><th>side</th><th>accuracy</th><th>?!</th><th>?</th><th>??</th><th>mean loss</th></tr>";
+  for (const [name, side] of Object.entries(review)) {
+    if (name === "moves" || name === "black_expected_score") continue;
+    const row = document.createElement("tr");
+    for (const text of [name, `${side.accuracy.toFixed(1)} %`, side.inaccuracies, side.mistakes,
+      side.blunders, side.mean_loss.toFixed(1)]) {
+      const cell = document.createElement("td");
+      cell.textContent = String(text);
+      row.append(cell);
+    }
+    table.append(row);
+  }
+  $("review-report").href = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(message.svg);
+  $("review-box").hidden = false;
+  render();
+}
+
+$("review").onclick = () => {
+  $("review-status").textContent = "reviewing…";
+  send({ type: "review" });
+};
 
 // The first seat's win probability over the game, with axes; a point
 // shows the position after its move.
@@ -336,14 +390,34 @@ function showRecord(text) {
   link.hidden = false;
 }
 
+// The model's strength levels, by name and with their Elo where measured
+// (random at 0); chosen, a level replaces the simulations and the time.
+function syncLevels(game) {
+  const select = $("level");
+  if (select.options.length > 1 || !game.levels) return;
+  for (const level of game.levels) {
+    const option = document.createElement("option");
+    option.value = String(level.number);
+    const elo = level.elo === null ? "" : `, Elo ${Math.round(level.elo)}`;
+    option.textContent = `${level.number} · ${level.name} (${level.simulations} sim.${elo})`;
+    select.append(option);
+  }
+}
+
 // The form shows the game the server started: its layout, and the loaded
 // model by name as the opponents.
 function syncForm(game) {
   $("layout").value = game.layout;
   const option = document.querySelector('#opponent option[value="model"]');
+  syncLevels(game);
   if (game.model) {
     option.textContent = `the model (${game.model})`;
-    if (game.seats.some((seat) => seat.player === game.model)) $("opponent").value = "model";
+    const seat = game.seats.find((seat) => seat.player.startsWith(game.model));
+    if (seat) {
+      $("opponent").value = "model";
+      const level = /\(level (\d+),/.exec(seat.player);
+      $("level").value = level ? level[1] : "";
+    }
   } else {
     option.textContent = "the model (none loaded)";
   }
@@ -402,7 +476,9 @@ $("new-game-form").addEventListener("submit", (event) => {
     if (seat === you || opponent === "human") seats.push({ kind: "human" });
     else if (opponent === "model") {
       const seconds = Number($("seconds").value);
-      seats.push(seconds > 0 ? { kind: "model", time_ms: Math.round(1000 * seconds) }
+      const level = Number($("level").value);
+      seats.push(level > 0 ? { kind: "model", level }
+        : seconds > 0 ? { kind: "model", time_ms: Math.round(1000 * seconds) }
         : { kind: "model", simulations: Number($("sims").value) || 400 });
     }
     else seats.push({ kind: "engine", spec: opponent });
