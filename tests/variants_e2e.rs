@@ -329,14 +329,15 @@ fn bad_rules_name_the_file_and_the_key() {
     );
 }
 
-/// The README's `[rules]` example, as written there, works with the README's
-/// commands that read it (`moves`, `render`, `arena`).
+/// The `[rules]` example of docs/variants.md (the README's variants guide),
+/// as written there, works with the commands beside it that read it
+/// (`moves`, `render`, `arena`).
 #[test]
 fn the_readme_rules_example_works_as_written() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../docs/variants.md");
     let start = readme
         .find("```toml\n[rules]\nmarbles_to_win = [6, 4]")
-        .expect("the README's [rules] example");
+        .expect("the [rules] example of docs/variants.md");
     let block = &readme[start + "```toml\n".len()..];
     let block = &block[..block.find("```").unwrap()];
     let scratch = Scratch::new("variants-readme-rules");

@@ -1,0 +1,365 @@
+//! The command examples of the README and of `docs/*.md` stay true: every
+//! line of a fenced ```sh block that starts with `sumito ` must be accepted by
+//! the binary's argument parser (checked with the hidden `SUMITO_PARSE_ONLY=1`,
+//! which parses and exits; network commands are parsed by the same
+//! definitions before `sumito` hands them to `sumito-torch`), and a few cheap
+//! examples are run in full, as written.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+mod common;
+
+use common::Scratch;
+
+const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
+
+/// One example: where it is written and its words after `sumito`.
+#[derive(Debug)]
+struct Example {
+    place: String,
+    line: String,
+    args: Vec<String>,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// README.md and every `docs/*.md`, sorted.
+fn documents() -> Vec<PathBuf> {
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    docs.sort();
+    docs.insert(0, root().join("README.md"));
+    docs
+}
+
+/// Whether a line holds a placeholder rather than a runnable value.
+fn has_placeholder(line: &str) -> bool {
+    let angle = line.find('<').is_some_and(|open| {
+        line[open + 1..]
+            .find('>')
+            .is_some_and(|len| len > 0 && !line[open + 1..open + 1 + len].contains(' '))
+    });
+    angle
+        || line.contains("...")
+        || line.contains('…')
+        || line.contains("s3://")
+        || line.contains('$')
+}
+
+/// The line up to a `#` outside quotes that starts a word.
+fn strip_comment(line: &str) -> &str {
+    let mut quote = None;
+    let mut previous = ' ';
+    for (at, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(open), c) if c == open => quote = None,
+            (None, '#') if previous.is_whitespace() => return line[..at].trim_end(),
+            _ => {}
+        }
+        previous = c;
+    }
+    line
+}
+
+/// Splits a shell line into words as `sh` would for these examples: single
+/// and double quotes, a `#` that starts a word ends the line, and the words
+/// stop at a redirection or pipe (`<`, `>`, `|`, `;`, `&&`).
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    word.push(q);
+                }
+            }
+            '"' => {
+                in_word = true;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '\\' => word.extend(chars.next()),
+                        _ => word.push(q),
+                    }
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '#' if !in_word => break,
+            '<' | '>' | '|' | ';' | '&' if !in_word => break,
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+/// Every `sumito ...` line of the ```sh blocks of `path` (continuation lines
+/// ending in `\` joined), with its line number.
+fn examples_in(path: &Path) -> Vec<Example> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let name = path.strip_prefix(root()).unwrap().display().to_string();
+    let mut examples = Vec::new();
+    let mut in_sh = false;
+    let mut lines = text.lines().enumerate();
+    while let Some((index, line)) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            in_sh = !in_sh && trimmed.trim_end() == "```sh";
+            continue;
+        }
+        if !in_sh || !trimmed.starts_with("sumito ") {
+            continue;
+        }
+        let mut full = trimmed.to_string();
+        while full.trim_end().ends_with('\\') {
+            let Some((_, next)) = lines.next() else { break };
+            full = format!("{} {}", full.trim_end().trim_end_matches('\\'), next.trim());
+        }
+        // Placeholders in a trailing comment do not matter.
+        let command = strip_comment(&full);
+        if has_placeholder(command) {
+            continue;
+        }
+        let words = shell_words(command);
+        examples.push(Example {
+            place: format!("{name}:{}", index + 1),
+            line: full,
+            args: words[1..].to_vec(),
+        });
+    }
+    examples
+}
+
+#[test]
+#[ignore = "prints the examples the other tests check"]
+fn list_the_examples() {
+    for example in all_examples() {
+        println!("{}: {:?}", example.place, example.args);
+    }
+}
+
+fn all_examples() -> Vec<Example> {
+    documents()
+        .iter()
+        .flat_map(|doc| examples_in(doc))
+        .collect()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn the_shell_words_are_split_as_sh_would() {
+    assert_eq!(
+        shell_words(r#"sumito analyze --fen "a b/c 0" --x 'y,z=1'   # a comment"#),
+        ["sumito", "analyze", "--fen", "a b/c 0", "--x", "y,z=1"]
+    );
+    assert_eq!(
+        shell_words("sumito review game.txt --json > review.json"),
+        ["sumito", "review", "game.txt", "--json"]
+    );
+    assert_eq!(
+        shell_words("sumito analysis --threads 8 < queries.jsonl"),
+        ["sumito", "analysis", "--threads", "8"]
+    );
+    assert_eq!(
+        strip_comment("sumito x --fen \"a # b\" # note"),
+        "sumito x --fen \"a # b\""
+    );
+    assert!(has_placeholder(
+        "sumito ladder --out runs/ladder/<date-time>/"
+    ));
+    assert!(has_placeholder("sumito selfplay --run-dir s3://b/p"));
+    assert!(!has_placeholder("sumito play --opponent alphabeta:depth=3"));
+}
+
+#[test]
+fn every_sumito_example_in_the_docs_parses() {
+    let examples = all_examples();
+    assert!(
+        examples.len() >= 60,
+        "only {} examples found: is the extraction broken?",
+        examples.len()
+    );
+    // In a scratch folder, with nothing to read: should parsing ever run a
+    // command after all, it cannot touch the repository or wait for input.
+    let scratch = Scratch::new("docs-commands-parse");
+    let parse_only = |args: &[String]| {
+        Command::new(SUMITO)
+            .args(args)
+            .env("SUMITO_PARSE_ONLY", "1")
+            .current_dir(&scratch.0)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // A command that would print something else if it ran.
+    let probe = parse_only(&[
+        "moves".to_string(),
+        "--layout".to_string(),
+        "standard".to_string(),
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&probe.stdout),
+        "parsed\n",
+        "SUMITO_PARSE_ONLY=1 must only parse: {}",
+        text(&probe)
+    );
+    let mut failures = Vec::new();
+    for example in &examples {
+        let output = parse_only(&example.args);
+        if !output.status.success() || String::from_utf8_lossy(&output.stdout).trim() != "parsed" {
+            failures.push(format!(
+                "{}: {}\n    {}",
+                example.place,
+                example.line,
+                text(&output).trim().replace('\n', "\n    ")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} examples do not parse:\n{}",
+        failures.len(),
+        examples.len(),
+        failures.join("\n")
+    );
+}
+
+/// The example that starts with `prefix`, wherever the docs have it.
+fn example(prefix: &str) -> Example {
+    all_examples()
+        .into_iter()
+        .find(|example| example.line.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no example starting with {prefix:?} in the docs"))
+}
+
+/// Runs an example as written, in `dir`.
+fn run_in(dir: &Path, example: &Example) -> Output {
+    let output = Command::new(SUMITO)
+        .args(&example.args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}: {}\n{}",
+        example.place,
+        example.line,
+        text(&output)
+    );
+    output
+}
+
+/// The `[rules]` example of docs/variants.md, as `my-rules.toml` in `dir`
+/// (the name the examples beside it read).
+fn write_rules_example(dir: &Path) {
+    let doc = std::fs::read_to_string(root().join("docs/variants.md")).unwrap();
+    let start = doc
+        .find("```toml\n[rules]\n")
+        .expect("the [rules] example of docs/variants.md");
+    let block = &doc[start + "```toml\n".len()..];
+    std::fs::write(
+        dir.join("my-rules.toml"),
+        &block[..block.find("```").unwrap()],
+    )
+    .unwrap();
+}
+
+#[test]
+fn cheap_examples_run_as_written() {
+    let scratch = Scratch::new("docs-commands");
+    let dir = &scratch.0;
+    write_rules_example(dir);
+
+    // perft with the counts its comment promises.
+    let perft = all_examples()
+        .into_iter()
+        .find(|example| {
+            example
+                .line
+                .starts_with("sumito perft --layout four-player --depth 3")
+                && example.line.contains("perft(3) = ")
+        })
+        .expect("the four-player perft example with its counts");
+    let output = run_in(dir, &perft);
+    for count in ["perft(1) = 43", "perft(2) = 1696", "perft(3) = 71767"] {
+        assert!(perft.line.contains(count), "{}", perft.line);
+        assert!(text(&output).contains(count), "{}", text(&output));
+    }
+
+    let moves = run_in(
+        dir,
+        &example("sumito moves --rules my-rules.toml --layout belgian-daisy"),
+    );
+    assert!(!moves.stdout.is_empty());
+
+    run_in(
+        dir,
+        &example("sumito render --layout belgian-daisy --rules my-rules.toml --out variant.svg"),
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("variant.svg"))
+            .unwrap()
+            .contains("<svg")
+    );
+
+    // A game record to draw: a short match of classical players.
+    let arena = Command::new(SUMITO)
+        .args([
+            "arena", "--player", "greedy", "--player", "random", "--games", "2",
+        ])
+        .args(["--max-plies", "6", "--no-progress", "--out", "records"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(arena.status.success(), "{}", text(&arena));
+    let record = std::fs::read_dir(dir.join("records"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "txt"))
+        .expect("a game record");
+    std::fs::copy(record, dir.join("game.txt")).unwrap();
+    // `pics/` does not exist: render makes it.
+    run_in(
+        dir,
+        &example("sumito render --record game.txt --out pics/game.svg"),
+    );
+    for picture in ["game-000.svg", "game-001.svg"] {
+        assert!(
+            std::fs::read_to_string(dir.join("pics").join(picture))
+                .unwrap()
+                .contains("<svg")
+        );
+    }
+}
