@@ -109,8 +109,11 @@ fn the_inference_service_batches_on_the_gpu() {
                     let output = client
                         .evaluate_positions(&positions[index..=index])
                         .unwrap();
-                    // Another batch size may pick another cuDNN algorithm.
-                    assert_close(&output, &expected[index..=index], 1e-3);
+                    // Another batch size may pick another cuDNN algorithm,
+                    // and TF32 rounds each to about 1e-3: on an H200 the
+                    // batches of 1 to 16 differed from the batch of 64 by
+                    // up to 1.7e-3 (scripts/check-gpu.sh, 2026-11-26).
+                    assert_close(&output, &expected[index..=index], 5e-3);
                 }
             });
         }
