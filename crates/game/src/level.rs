@@ -153,6 +153,10 @@ impl LevelPlay {
         history: Option<&GameHistory>,
         material_plies: u32,
     ) -> Option<P::Move> {
+        // (choose_move checks for a winning move itself: once a move.)
+        if self.is_plain() {
+            return choose_move(position, result, history, material_plies);
+        }
         if let Some(win) = position.winning_move() {
             return Some(win);
         }

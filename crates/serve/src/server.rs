@@ -25,11 +25,11 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use sumito_play::review::{render_review_svg, review_json};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::access::Access;
 use crate::guard::{GuardedListener, Timeouts};
-use crate::menu::{MODEL_SEARCH_MB, MODEL_THINK_LIMIT, PagePolicy};
+use crate::menu::{MODEL_SEARCH_MB, MODEL_THINK_LIMIT, PagePolicy, Reservation};
 use crate::protocol::{ClientMessage, ServerMessage};
 use crate::session::{Engines, GameSession, error};
 
@@ -300,6 +300,24 @@ async fn run_engines(page: &mut Page, session: &mut GameSession, state: &ServerS
     true
 }
 
+/// A model search's share of the server: its memory, then its turn among
+/// the searches at once; `None` when the page goes while it waits, the
+/// reason when the memory is not there.
+async fn search_slot(
+    page: &mut Page,
+    state: &ServerState,
+) -> Option<Result<(Reservation, OwnedSemaphorePermit), String>> {
+    let reservation = match state.policy.memory.reserve(MODEL_SEARCH_MB) {
+        Ok(reservation) => reservation,
+        Err(message) => return Some(Err(message)),
+    };
+    let permit = page
+        .wait(state.searches.clone().acquire_owned())
+        .await?
+        .ok()?;
+    Some(Ok((reservation, permit)))
+}
+
 /// Runs an analysis the page asked for, streaming its updates; the reply
 /// to send after it, or `None` when the page is gone.
 async fn analyse(
@@ -314,13 +332,9 @@ async fn analyse(
         Ok(target) => target,
         Err(message) => return Some(error(message)),
     };
-    let reservation = match state.policy.memory.reserve(MODEL_SEARCH_MB) {
-        Ok(reservation) => reservation,
+    let (reservation, permit) = match search_slot(page, state).await? {
+        Ok(slot) => slot,
         Err(message) => return Some(error(message)),
-    };
-    let permit = match page.wait(state.searches.clone().acquire_owned()).await? {
-        Ok(permit) => permit,
-        Err(_) => return None,
     };
     // The search runs on a blocking thread and streams its updates here
     // through a channel; it ends at its time limit, or at once when the page
@@ -382,13 +396,9 @@ async fn review(
         Ok(target) => target,
         Err(message) => return Some(error(message)),
     };
-    let reservation = match state.policy.memory.reserve(MODEL_SEARCH_MB) {
-        Ok(reservation) => reservation,
+    let (reservation, permit) = match search_slot(page, state).await? {
+        Ok(slot) => slot,
         Err(message) => return Some(error(message)),
-    };
-    let permit = match page.wait(state.searches.clone().acquire_owned()).await? {
-        Ok(permit) => permit,
-        Err(_) => return None,
     };
     let (progress, mut received) = tokio::sync::mpsc::unbounded_channel();
     let engines = state.engines.clone();
