@@ -5,7 +5,7 @@
 #
 # Self-play (`sumito selfplay`, configs/quick.toml) runs SECONDS_PER_RUN
 # seconds on a run in a local folder, then as long on a run on the S3 test
-# server (`s3s-fs` on 127.0.0.1, installed by scripts/setup-s3-server.sh),
+# server (`sumito-s3-test-server`, s3s-fs on 127.0.0.1, built if missing),
 # alternating ROUNDS times; then a trainer works on the S3 run for
 # SECONDS_PER_RUN seconds, a self-play worker beside it, and says how much
 # of its time it waited on storage (in all, the first read of the games at
@@ -17,10 +17,10 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${1:-90}
 ROUNDS=${2:-2}
 SUMITO=${SUMITO:-target/release/sumito}
-S3S=${SUMITO_S3S_FS:-.tools/s3s-fs/bin/s3s-fs}
+S3S=${SUMITO_S3_TEST_SERVER:-target/debug/sumito-s3-test-server}
 CONFIG=configs/quick.toml
 [ -x "$SUMITO" ] || { echo "bench-storage: no $SUMITO (cargo build --release)" >&2; exit 1; }
-[ -x "$S3S" ] || bash scripts/setup-s3-server.sh
+[ -x "$S3S" ] || cargo build --quiet -p sumito-s3-test-server
 
 work=$(mktemp -d)
 server=""

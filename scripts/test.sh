@@ -12,9 +12,9 @@ export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
 bash scripts/setup-libtorch.sh
 # Chromium and ChromeDriver for the browser tests of `sumito serve`.
 bash scripts/setup-browser.sh
-# The S3-compatible server the storage tests start on 127.0.0.1.
-bash scripts/setup-s3-server.sh
 
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
+# Also builds the S3-compatible server the storage tests start on 127.0.0.1
+# (crates/s3-test-server).
 cargo test --workspace

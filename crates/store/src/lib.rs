@@ -478,6 +478,21 @@ mod tests {
     }
 
     #[test]
+    fn an_https_endpoint_goes_through_tls_and_a_failed_handshake_is_an_error() {
+        // The test server speaks plain HTTP, so the TLS handshake (rustls
+        // over ring) fails: an error naming the object, not a panic for a
+        // missing crypto provider.
+        let server = S3Server::start("tls");
+        let mut settings = server.settings();
+        settings[0].1 = format!("https://127.0.0.1:{}", server.port);
+        let settings: Vec<(&str, &str)> = settings.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let location = Location::parse("s3://bucket/run").unwrap();
+        let store = Store::open_with(&location, &settings).unwrap();
+        let message = store.get("run.json").unwrap_err().to_string();
+        assert!(message.contains("run.json"), "{message}");
+    }
+
+    #[test]
     fn an_unknown_setting_is_refused_by_name() {
         let location = Location::parse("s3://bucket/run").unwrap();
         let message = Store::open_with(&location, &[("AWS_NO_SUCH_THING", "1")])

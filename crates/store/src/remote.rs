@@ -89,6 +89,10 @@ impl RemoteBackend {
         location: &Location,
         settings: &[(&str, &str)],
     ) -> Result<RemoteBackend, StoreError> {
+        // reqwest's TLS (https endpoints) takes the process's default
+        // crypto provider: ring, the one object_store signs with here. A
+        // provider installed before (a second store) is kept.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let mut builder = AmazonS3Builder::from_env();
         for (name, value) in settings {
             // The builder reads `AWS_X` from the environment as key `aws_x`.

@@ -7,9 +7,10 @@ pub use sumito_fsio::testing::Scratch;
 
 use crate::{Location, Store};
 
-/// An S3-compatible server (`s3s-fs`, which `scripts/test.sh` installs
-/// into `.tools/`) on a free port of 127.0.0.1, serving a scratch folder,
-/// stopped when dropped.
+/// An S3-compatible server (`sumito-s3-test-server`, the crate
+/// `crates/s3-test-server` that `cargo test --workspace` builds beside the
+/// tests) on a free port of 127.0.0.1, serving a scratch folder, stopped
+/// when dropped.
 #[derive(Debug)]
 pub struct S3Server {
     child: std::process::Child,
@@ -18,15 +19,29 @@ pub struct S3Server {
     program: PathBuf,
 }
 
+/// The test server's program: `SUMITO_S3_TEST_SERVER`, or the binary in the
+/// target folder of the running test (`target/debug/deps/TEST` →
+/// `target/debug/sumito-s3-test-server`).
+pub fn s3_server_program() -> PathBuf {
+    if let Some(program) = std::env::var_os("SUMITO_S3_TEST_SERVER") {
+        return PathBuf::from(program);
+    }
+    let exe = std::env::current_exe().expect("the test's own path");
+    let name = format!("sumito-s3-test-server{}", std::env::consts::EXE_SUFFIX);
+    exe.ancestors()
+        .skip(1)
+        .take(2)
+        .map(|folder| folder.join(&name))
+        .find(|program| program.is_file())
+        .unwrap_or_else(|| exe.with_file_name(&name))
+}
+
 impl S3Server {
     pub fn start(name: &str) -> S3Server {
-        let program = std::env::var_os("SUMITO_S3S_FS").map_or_else(
-            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.tools/s3s-fs/bin/s3s-fs"),
-            PathBuf::from,
-        );
+        let program = s3_server_program();
         assert!(
             program.is_file(),
-            "no S3 test server at {}: scripts/test.sh installs it (cargo install s3s-fs --version 0.14.1 --features binary --locked --root .tools/s3s-fs)",
+            "no S3 test server at {}: `cargo test --workspace` builds it, or `cargo build -p sumito-s3-test-server` (SUMITO_S3_TEST_SERVER names another)",
             program.display()
         );
         let root = Scratch::new(&format!("s3-{name}"));
