@@ -1,5 +1,5 @@
 //! The roles of a run on an S3-compatible object store, as separate
-//! processes (the S3 server `s3s-fs` on 127.0.0.1, started by the test):
+//! processes (the S3 server `sumito-s3-test-server` on 127.0.0.1, started by the test):
 //! one trainer, two self-play workers and one evaluator share
 //! `s3://bucket/run`; a second trainer is refused while the first lives; the
 //! first is killed with `kill -9` and replaced once its lease expires,
@@ -162,6 +162,7 @@ fn roles_on_an_object_store_share_one_run_and_a_killed_trainer_is_replaced() {
         "the first trainer finished before it could be killed"
     );
     kill(&trainer, "KILL");
+    let killed_at = Instant::now();
     trainer.wait().unwrap();
     let before_kill = games(&server).len();
 
@@ -179,33 +180,31 @@ fn roles_on_an_object_store_share_one_run_and_a_killed_trainer_is_replaced() {
     let bytes = std::fs::read(&on_disk).unwrap();
     std::fs::write(&on_disk, &bytes[..bytes.len() / 2]).unwrap();
 
-    // The replacement is refused until the killed trainer's lease expires
-    // (another machine could not tell it died), then takes over.
-    let deadline = Instant::now() + Duration::from_secs(150);
-    let mut attempt = 0;
-    let replacement = loop {
-        attempt += 1;
-        let output = log(&format!("replacement-{attempt}"));
-        let mut child = spawn(role(&server, &cache, "trainer", &[]), &output);
-        reaper.0.push(child.id());
-        let accepted = loop {
-            if trainer_lease_holder(&server) == Some(u64::from(child.id())) {
-                break true;
-            }
-            if child.try_wait().unwrap().is_some() {
-                break false;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        };
-        if accepted {
-            break (child, output);
-        }
-        let said = std::fs::read_to_string(&output).unwrap();
-        assert!(said.contains("held by"), "{said}");
-        assert!(Instant::now() < deadline, "the lease never expired: {said}");
-        std::thread::sleep(Duration::from_secs(3));
-    };
-    let (mut replacement, output_path) = replacement;
+    // One start replaces the killed trainer: it watches the lease go
+    // unrenewed for the role lease time (12 s), then takes it over.
+    let output_path = log("replacement");
+    let mut replacement = spawn(role(&server, &cache, "trainer", &[]), &output_path);
+    reaper.0.push(replacement.id());
+    wait_until(
+        "the replacement to take the trainer lease",
+        Duration::from_secs(40),
+        || {
+            assert!(
+                replacement.try_wait().unwrap().is_none(),
+                "the replacement stopped: {}",
+                std::fs::read_to_string(&output_path).unwrap()
+            );
+            trainer_lease_holder(&server) == Some(u64::from(replacement.id()))
+        },
+    );
+    let took = killed_at.elapsed();
+    let said = std::fs::read_to_string(&output_path).unwrap();
+    assert!(
+        said.contains("the trainer lease of") && said.contains("taking it over"),
+        "{said}"
+    );
+    assert!(took >= Duration::from_secs(12), "{took:?}");
+    eprintln!("the killed trainer was replaced {took:?} after the kill");
     let deadline = Instant::now() + Duration::from_secs(300);
     while replacement.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {

@@ -64,8 +64,15 @@ use work_folder::WorkFolder;
 
 /// How long a lease lasts without renewal: a holder on another machine that
 /// has not renewed its lease for this long is presumed dead. (On the same
-/// machine the OS lock tells at once.)
+/// machine the OS lock tells at once.) On an object store, the lease time of
+/// the shared and per-process leases, which nobody takes over.
 pub const LEASE_TTL: Duration = Duration::from_secs(60);
+
+/// On an object store, the lease time of a role (trainer, evaluator...):
+/// a start that watches the role's lease go unrenewed this long, by its
+/// own clock, takes it over, so a killed role is replaced within seconds.
+/// Its holder renews every third of it (about 45 requests a minute).
+pub const ROLE_LEASE_TTL: Duration = Duration::from_secs(12);
 
 /// The candidates' checkpoint folders.
 pub const MODEL_PREFIX: &str = "models/gen-";
@@ -138,13 +145,14 @@ pub enum RunDirError {
 
 fn busy_holder(holder: &Option<Box<Holder>>) -> String {
     match holder.as_deref() {
-        Some(holder @ Holder { renewed: None, .. }) => format!("{holder}; stop it first"),
+        // On an object store a start refuses only a holder it saw renew.
         Some(
             holder @ Holder {
                 renewed: Some((_, wait)),
                 ..
             },
-        ) => format!("{holder}; stop it first, or wait {wait:.0} s if it died"),
+        ) if *wait > 0.0 => format!("{holder}; stop it first, or wait {wait:.0} s if it died"),
+        Some(holder) => format!("{holder}; stop it first"),
         None => "another process that is starting up; try again in a moment".to_owned(),
     }
 }
@@ -216,10 +224,20 @@ fn check_marker(marker: &RunMarker, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The leases of the run at `location` kept in the object store `store`.
+fn store_leases(store: &Store, location: &Location) -> StoreLeases {
+    StoreLeases::new(
+        store.clone(),
+        location_path(location),
+        ROLE_LEASE_TTL,
+        LEASE_TTL,
+    )
+}
+
 /// Deletes every object of the run in `store` (see [`RunDir::delete_at`]),
 /// holding all its leases.
 fn delete_remote_run(store: &Store, location: &Location) -> Result<()> {
-    let leases = StoreLeases::new(store.clone(), location_path(location), LEASE_TTL);
+    let leases = store_leases(store, location);
     let held = leases.acquire_all()?;
     store.put(DELETING_MARK, &json_bytes(&RunMarker::new()))?;
     store.delete(RUN_MARKER)?;
@@ -695,11 +713,7 @@ impl RunDir {
     /// objects on an object store.
     fn lease_backend(&self) -> Box<dyn LeaseBackend> {
         if self.is_remote() {
-            Box::new(StoreLeases::new(
-                self.store.clone(),
-                location_path(self.location()),
-                LEASE_TTL,
-            ))
+            Box::new(store_leases(&self.store, self.location()))
         } else {
             Box::new(LocalLeases::new(&self.root, LEASE_TTL))
         }

@@ -18,7 +18,6 @@
 use std::path::{Path, PathBuf};
 
 use super::lease::{Liveness, LocalLeases, OPEN};
-use super::store_lease::StoreLeases;
 use super::{LEASE_TTL, Result, RunDir, RunDirError, io_error};
 use crate::fsutil::{hostname, is_temporary, temporary_writer};
 
@@ -163,11 +162,7 @@ impl RunDir {
             // holds no temporaries (an upload is whole or absent), and
             // expired role leases are taken over where they stand. What is
             // left is the lease of a killed process.
-            let leases = StoreLeases::new(
-                self.store().clone(),
-                super::location_path(self.location()),
-                LEASE_TTL,
-            );
+            let leases = super::store_leases(self.store(), self.location());
             return Ok(leases
                 .remove_finished_process_leases()?
                 .into_iter()

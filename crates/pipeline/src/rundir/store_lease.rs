@@ -6,14 +6,18 @@
 //! `leases/NAME/EPOCH.json`, each naming its holder and when the lease
 //! expires. The newest epoch says who holds the lease: a process takes it by
 //! creating the next epoch ([`Store::create`]: only if absent, so of two
-//! racing processes exactly one gets it) when the newest has expired, been
-//! released, or there is none; the holder renews it by creating the next
-//! epoch itself every third of the lease time, and has lost it when that
-//! epoch exists already (someone presumed it dead and took over) or when it
-//! could not renew for the lease time (a network partition: the others may
-//! take over, so it must stop writing). Releasing creates a `released`
-//! epoch, so the next process need not wait for the expiry. Old epochs are
-//! deleted by their holder as it renews.
+//! racing processes exactly one gets it) when the newest was released, when
+//! there is none, or when it watched the newest stay the newest for the
+//! lease time by its own clock (the holder stopped renewing: killed, frozen
+//! or cut off); the holder renews it by creating the next epoch itself every
+//! third of the lease time, and has lost it when that epoch exists already
+//! (someone presumed it dead and took over) or when it could not renew for
+//! nine tenths of the lease time, counted from the start of its last
+//! renewal (a network partition: the others may take over, so it must stop
+//! writing). A role's lease time is short ([`StoreLeases::new`]: 12 s in a
+//! run), so a killed role is taken over within seconds by the next start.
+//! Releasing creates a `released` epoch, so the next process need not wait.
+//! Old epochs are deleted by their holder as it renews.
 //!
 //! The shared lease `open` (every process working on the run) is one object
 //! per holder, `leases/open/shared/HOLDER.json`, renewed in place; its
@@ -21,8 +25,15 @@
 //! writes its own object first and then looks for the other, and backs off
 //! if it finds one alive, so a deletion never overlaps a process at work.
 //!
-//! Expiry compares the holder's clock (in the record) with the reader's:
-//! clocks must agree to well within the lease time (60 s), as NTP keeps them.
+//! Clocks. A takeover is judged by the taker's own monotonic clock alone
+//! (how long the newest epoch stayed the newest), and the holder stops by
+//! its own; each epoch exists before anyone can see it and after its
+//! holder started creating it, so no skew between machines' wall clocks can
+//! make two holders act at once. Wall clocks (the records' `expires`) only
+//! let a start take at once a chain whose holder is long dead (expired a
+//! long lease time ago), and judge the shared `open` objects and the
+//! processes' own leases, which nobody takes over: there a skew of up to
+//! that long lease time (60 s in a run) is harmless.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -53,8 +64,9 @@ struct EpochRecord {
 }
 
 impl EpochRecord {
-    fn holds(&self) -> bool {
-        !self.released && unix_seconds() < self.expires
+    /// Whether it holds at `now` (Unix seconds).
+    fn holds(&self, now: f64) -> bool {
+        !self.released && now < self.expires
     }
 }
 
@@ -64,8 +76,19 @@ pub struct StoreLeases {
     store: Store,
     /// How messages name the run.
     run: PathBuf,
+    /// The lease time of a role's lease: how long a taker watches it
+    /// unrenewed before it takes over.
     ttl: Duration,
+    /// The lease time of the shared `open` objects and the processes' own
+    /// leases, judged by wall clocks; also how long past its expiry a
+    /// role's lease is taken without watching.
+    long_ttl: Duration,
+    /// Seconds this process's wall clock is off (tests of clock skew).
+    clock_offset: f64,
 }
+
+/// How often a process waiting to take a lease looks at its newest epoch.
+const WATCH_PERIOD: Duration = Duration::from_millis(500);
 
 fn store_error(err: StoreError) -> RunDirError {
     RunDirError::Io {
@@ -83,23 +106,61 @@ fn shared_key(holder: &str) -> String {
 }
 
 impl StoreLeases {
-    /// The leases of the run kept in `store`, which messages call `run`;
-    /// a holder is presumed dead `ttl` after its last renewal.
-    pub fn new(store: Store, run: PathBuf, ttl: Duration) -> StoreLeases {
-        StoreLeases { store, run, ttl }
+    /// The leases of the run kept in `store`, which messages call `run`: a
+    /// role's holder is taken over once watched unrenewed for `ttl`; shared
+    /// and process leases (and a role's lease expired for that long) are
+    /// over `long_ttl` after their expiry by the wall clock.
+    pub fn new(store: Store, run: PathBuf, ttl: Duration, long_ttl: Duration) -> StoreLeases {
+        StoreLeases {
+            store,
+            run,
+            ttl,
+            long_ttl,
+            clock_offset: 0.0,
+        }
     }
 
-    fn record(&self, command: &str, token: u64, released: bool) -> EpochRecord {
-        let now = unix_seconds();
+    /// The same leases as seen by a process whose wall clock is `seconds`
+    /// ahead (behind, if negative).
+    #[cfg(test)]
+    fn with_clock_offset(mut self, seconds: f64) -> StoreLeases {
+        self.clock_offset = seconds;
+        self
+    }
+
+    /// Unix seconds by this process's wall clock.
+    fn now(&self) -> f64 {
+        unix_seconds() + self.clock_offset
+    }
+
+    /// The lease time of lease `name`: short for a role's, which others
+    /// take over; long for a process's own and for `open` (whose shared
+    /// holders judge a deletion's record by the wall clock).
+    fn ttl_of(&self, name: &str) -> Duration {
+        if name.starts_with("process-") || name == OPEN {
+            self.long_ttl
+        } else {
+            self.ttl
+        }
+    }
+
+    fn record(&self, command: &str, token: u64, ttl: Duration) -> EpochRecord {
+        let now = self.now();
         EpochRecord {
             host: hostname(),
             pid: std::process::id(),
             token,
             command: command.to_owned(),
             renewed: now,
-            expires: now + self.ttl.as_secs_f64(),
-            released,
+            expires: now + ttl.as_secs_f64(),
+            released: false,
         }
+    }
+
+    /// Whether `record` expired so long ago (a long lease time past its
+    /// expiry by this machine's clock) that no clock skew explains it.
+    fn long_dead(&self, record: &EpochRecord) -> bool {
+        self.now() > record.expires + self.long_ttl.as_secs_f64()
     }
 
     fn read(&self, key: &str) -> Result<Option<EpochRecord>> {
@@ -145,14 +206,16 @@ impl StoreLeases {
         }
     }
 
-    fn holder(record: &EpochRecord) -> Holder {
-        let age = unix_seconds() - record.renewed;
+    /// Who `record` names: a holder seen alive (renewing, or within its
+    /// expiry), so nothing to wait for.
+    fn holder(&self, record: &EpochRecord) -> Holder {
+        let age = self.now() - record.renewed;
         Holder {
             host: record.host.clone(),
             pid: record.pid,
             command: record.command.clone(),
             roles: Vec::new(),
-            renewed: Some((age.max(0.0), (record.expires - unix_seconds()).max(0.0))),
+            renewed: Some((age.max(0.0), 0.0)),
         }
     }
 
@@ -164,18 +227,59 @@ impl StoreLeases {
         }
     }
 
-    /// Takes exclusive lease `name` by creating its next epoch.
+    /// Takes exclusive lease `name` by creating its next epoch: at once
+    /// when it is free (released, none, or long dead); when it is held,
+    /// after watching its newest epoch stay the newest for the lease time
+    /// (the holder is dead: a takeover, said on standard error), or refuses
+    /// as soon as the holder renews (it is alive).
     fn take(&self, name: &str, command: &str) -> Result<StoreHeld> {
+        let ttl = self.ttl_of(name);
         let token: u64 = rand::random();
-        for _ in 0..3 {
-            let next = match self.newest(name)? {
-                Some((_, Some(record))) if record.holds() => {
-                    return Err(self.busy(name, Some(Self::holder(&record))));
-                }
-                Some((epoch, _)) => epoch + 1,
+        // The epoch being watched, and since when (this machine's clock,
+        // read after the epoch was seen, so after it existed).
+        let mut watched: Option<(u64, Instant)> = None;
+        let mut lost_races = 0;
+        loop {
+            let asked = Instant::now();
+            let newest = self.newest(name)?;
+            let next = match newest {
                 None => 1,
+                Some((epoch, None)) => epoch + 1,
+                Some((epoch, Some(record))) if record.released || self.long_dead(&record) => {
+                    epoch + 1
+                }
+                Some((epoch, Some(record))) => {
+                    let slow = asked.elapsed() > ttl / 3;
+                    match &watched {
+                        // The holder renewed (or another process took over):
+                        // it is alive.
+                        Some((seen, _)) if *seen != epoch => {
+                            return Err(self.busy(name, Some(self.holder(&record))));
+                        }
+                        // Unrenewed for the lease time, each look answered
+                        // promptly (an outage that held up this look held up
+                        // the holder's renewals too: watch again).
+                        Some((_, since)) if !slow && since.elapsed() >= ttl => {
+                            eprintln!(
+                                "the {name} lease of {} was not renewed for {:.0} s: taking it over",
+                                self.run.display(),
+                                ttl.as_secs_f64()
+                            );
+                            epoch + 1
+                        }
+                        Some(_) if !slow => {
+                            std::thread::sleep(WATCH_PERIOD.min(ttl / 4));
+                            continue;
+                        }
+                        _ => {
+                            watched = Some((epoch, Instant::now()));
+                            std::thread::sleep(WATCH_PERIOD.min(ttl / 4));
+                            continue;
+                        }
+                    }
+                }
             };
-            let record = self.record(command, token, false);
+            let record = self.record(command, token, ttl);
             let bytes = serde_json::to_vec(&record).expect("a lease record serialises");
             match self
                 .store
@@ -190,6 +294,7 @@ impl StoreLeases {
                     }
                     return Ok(StoreHeld::start(
                         self.clone(),
+                        ttl,
                         Chain {
                             name: name.to_owned(),
                             epoch: next,
@@ -197,15 +302,23 @@ impl StoreLeases {
                         },
                     ));
                 }
-                // Another process took that epoch first: look again.
-                Created::Exists => continue,
+                // Another process took that epoch first (or the holder
+                // renewed just then): look again, refusing if it holds.
+                Created::Exists => {
+                    lost_races += 1;
+                    if lost_races >= 3 {
+                        let holder = match self.newest(name)? {
+                            Some((_, Some(record))) => Some(self.holder(&record)),
+                            _ => None,
+                        };
+                        return Err(self.busy(name, holder));
+                    }
+                    // Whoever made it is seen as a renewal at the next
+                    // look: refused unless it gave the lease back.
+                    watched = Some((next - 1, Instant::now()));
+                }
             }
         }
-        let holder = match self.newest(name)? {
-            Some((_, Some(record))) => Some(Self::holder(&record)),
-            _ => None,
-        };
-        Err(self.busy(name, holder))
     }
 
     /// The live shared holders of `open`, but `except` (a holder's key).
@@ -217,9 +330,9 @@ impl StoreLeases {
                 continue;
             }
             if let Some(record) = self.read(&object.key)?
-                && record.holds()
+                && record.holds(self.now())
             {
-                holders.push(Self::holder(&record));
+                holders.push(self.holder(&record));
             }
         }
         Ok(holders)
@@ -277,7 +390,7 @@ impl StoreLeases {
             let Some(record) = self.read(newest)? else {
                 continue;
             };
-            let over = record.released || unix_seconds() > record.expires + self.ttl.as_secs_f64();
+            let over = record.released || self.long_dead(&record);
             if over {
                 for (_, key) in epochs {
                     self.store.delete(&key).map_err(store_error)?;
@@ -295,13 +408,13 @@ impl StoreLeases {
             hostname(),
             std::process::id()
         ));
-        let record = self.record(command, token, false);
+        let record = self.record(command, token, self.long_ttl);
         let bytes = serde_json::to_vec(&record).expect("a lease record serialises");
         self.store.put(&key, &bytes).map_err(store_error)?;
         // Written first, then the deletion looked for: one of the two sees
         // the other.
         if let Some((_, Some(deleting))) = self.newest(OPEN)?
-            && deleting.holds()
+            && deleting.holds(self.now())
         {
             let _ = self.store.delete(&key);
             return Err(RunDirError::BeingDeleted {
@@ -325,7 +438,7 @@ impl StoreLeases {
                 continue;
             }
             if let Ok(Some(record)) = self.read(&object.key)
-                && unix_seconds() > record.expires + self.ttl.as_secs_f64()
+                && self.long_dead(&record)
             {
                 let _ = self.store.delete(&object.key);
             }
@@ -396,10 +509,13 @@ struct StoreHeld {
 #[derive(Debug)]
 struct HeldState {
     leases: StoreLeases,
+    /// This lease's lease time.
+    ttl: Duration,
     renewed: Renewed,
     lost: AtomicBool,
     stop: AtomicBool,
-    /// Milliseconds since `started` of the last successful renewal.
+    /// Milliseconds since `started` of the start of the last successful
+    /// renewal (its epoch cannot have existed before).
     last_renewal: AtomicU64,
     started: Instant,
 }
@@ -408,13 +524,14 @@ impl HeldState {
     /// Renews once; whether the lease is still held.
     fn renew(&self) -> bool {
         let leases = &self.leases;
-        let now = unix_seconds();
+        let attempt = self.started.elapsed();
+        let now = leases.now();
         match &self.renewed {
             Renewed::Chain(chain) => {
                 let mut chain = chain.lock().unwrap_or_else(|p| p.into_inner());
                 let mut record = chain.record.clone();
                 record.renewed = now;
-                record.expires = now + leases.ttl.as_secs_f64();
+                record.expires = now + self.ttl.as_secs_f64();
                 let bytes = serde_json::to_vec(&record).expect("a lease record serialises");
                 let next = chain.epoch + 1;
                 match leases.store.create(&epoch_key(&chain.name, next), &bytes) {
@@ -444,7 +561,7 @@ impl HeldState {
             Renewed::Shared { key, record } => {
                 let mut record = record.lock().unwrap_or_else(|p| p.into_inner());
                 record.renewed = now;
-                record.expires = now + leases.ttl.as_secs_f64();
+                record.expires = now + self.ttl.as_secs_f64();
                 let bytes = serde_json::to_vec(&*record).expect("a lease record serialises");
                 if leases.store.put(key, &bytes).is_err() {
                     return self.within_ttl();
@@ -452,7 +569,7 @@ impl HeldState {
             }
         }
         self.last_renewal
-            .store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
+            .store(attempt.as_millis() as u64, Ordering::Relaxed);
         true
     }
 
@@ -465,7 +582,7 @@ impl HeldState {
     /// Whether the last renewal is recent enough that no one may have
     /// presumed this holder dead.
     fn within_ttl(&self) -> bool {
-        self.since_renewal() < self.leases.ttl * 9 / 10
+        self.since_renewal() < self.ttl * 9 / 10
     }
 
     /// Whether the lease was lost. A holder that renewed within half the
@@ -477,7 +594,7 @@ impl HeldState {
         if self.lost.load(Ordering::Relaxed) {
             return true;
         }
-        if self.since_renewal() < self.leases.ttl / 2 {
+        if self.since_renewal() < self.ttl / 2 {
             return false;
         }
         if self.renew() {
@@ -503,7 +620,7 @@ impl HeldState {
                 }
                 let mut record = chain.record.clone();
                 record.released = true;
-                record.renewed = unix_seconds();
+                record.renewed = leases.now();
                 let bytes = serde_json::to_vec(&record).expect("a lease record serialises");
                 // If that epoch exists, the lease was lost already.
                 if let Ok(Created::New) = leases
@@ -526,13 +643,15 @@ impl HeldState {
 }
 
 impl StoreHeld {
-    fn start(leases: StoreLeases, chain: Chain) -> StoreHeld {
-        Self::spawn(leases, Renewed::Chain(Mutex::new(chain)))
+    fn start(leases: StoreLeases, ttl: Duration, chain: Chain) -> StoreHeld {
+        Self::spawn(leases, ttl, Renewed::Chain(Mutex::new(chain)))
     }
 
     fn start_shared(leases: StoreLeases, key: String, record: EpochRecord) -> StoreHeld {
+        let ttl = leases.long_ttl;
         Self::spawn(
             leases,
+            ttl,
             Renewed::Shared {
                 key,
                 record: Mutex::new(record),
@@ -540,10 +659,11 @@ impl StoreHeld {
         )
     }
 
-    fn spawn(leases: StoreLeases, renewed: Renewed) -> StoreHeld {
-        let period = leases.ttl / 3;
+    fn spawn(leases: StoreLeases, ttl: Duration, renewed: Renewed) -> StoreHeld {
+        let period = ttl / 3;
         let state = Arc::new(HeldState {
             leases,
+            ttl,
             renewed,
             lost: AtomicBool::new(false),
             stop: AtomicBool::new(false),
@@ -605,7 +725,7 @@ mod tests {
     use sumito_store::Location;
 
     fn leases(store: &Store, ttl: Duration) -> StoreLeases {
-        StoreLeases::new(store.clone(), PathBuf::from("runs/x"), ttl)
+        StoreLeases::new(store.clone(), PathBuf::from("runs/x"), ttl, ttl)
     }
 
     /// What leases must do on any store.
@@ -807,17 +927,98 @@ mod tests {
     fn a_holder_paused_but_not_taken_over_renews_at_its_first_check_and_goes_on() {
         let store = Store::open(&Location::parse("memory://paused").unwrap()).unwrap();
         let short = Duration::from_millis(600);
-        let held = leases(&store, short)
-            .take("evaluator", "sumito evaluate")
-            .unwrap();
-        held.state.stop.store(true, Ordering::Relaxed);
+        let held = frozen(&leases(&store, short), "evaluator");
         std::thread::sleep(short + Duration::from_millis(300));
         assert!(!held.is_lost());
-        // It renewed: nobody may take the lease now.
+        // It renewed: a start must watch its new epoch for a whole lease
+        // time (its renewer is stopped, so then it takes over).
         assert!(held.state.since_renewal() < short / 2);
-        let refused = leases(&store, short)
+        let started = Instant::now();
+        let _taken = leases(&store, short)
             .acquire("evaluator", Mode::Exclusive, "sumito evaluate")
+            .unwrap();
+        assert!(started.elapsed() >= short, "{:?}", started.elapsed());
+        assert!(held.is_lost());
+    }
+
+    /// A holder of `name` whose renewer is stopped, as if killed or frozen.
+    fn frozen(leases: &StoreLeases, name: &str) -> StoreHeld {
+        let held = leases.take(name, "sumito train").unwrap();
+        held.state.stop.store(true, Ordering::Relaxed);
+        held
+    }
+
+    #[test]
+    fn one_start_takes_over_a_killed_holder_after_a_lease_time_and_refuses_a_live_one() {
+        let store = Store::open(&Location::parse("memory://watch").unwrap()).unwrap();
+        // Long enough that a live holder renews in time on a loaded machine.
+        let ttl = Duration::from_millis(1500);
+        let first = leases(&store, ttl);
+        let alive = first
+            .acquire("trainer", Mode::Exclusive, "sumito train")
+            .unwrap();
+        // Alive: refused as soon as it renews (every third of the lease
+        // time), saying who holds it.
+        let started = Instant::now();
+        let refused = leases(&store, ttl)
+            .acquire("trainer", Mode::Exclusive, "sumito trainer")
             .unwrap_err();
-        assert!(matches!(refused, RunDirError::Busy { .. }), "{refused}");
+        assert!(started.elapsed() < ttl, "{:?}", started.elapsed());
+        let message = refused.to_string();
+        assert!(matches!(refused, RunDirError::Busy { .. }), "{message}");
+        assert!(
+            message.contains("sumito train") && message.ends_with("stop it first"),
+            "{message}"
+        );
+        assert!(!alive.is_lost());
+        // Killed: the next start watches its epoch a lease time, then takes
+        // over; the old holder, if it wakes, has lost.
+        let killed = frozen(&first, "evaluator");
+        let started = Instant::now();
+        let taken = leases(&store, ttl)
+            .acquire("evaluator", Mode::Exclusive, "sumito evaluate")
+            .unwrap();
+        let waited = started.elapsed();
+        assert!(waited >= ttl && waited < ttl * 2, "{waited:?}");
+        assert!(killed.is_lost() && !taken.is_lost());
+    }
+
+    #[test]
+    fn clock_skew_of_seconds_neither_lets_two_hold_a_lease_nor_delays_a_takeover() {
+        let store = Store::open(&Location::parse("memory://skew").unwrap()).unwrap();
+        let ttl = Duration::from_millis(1500);
+        let skewed = |seconds: f64| {
+            StoreLeases::new(
+                store.clone(),
+                PathBuf::from("runs/x"),
+                ttl,
+                Duration::from_secs(30),
+            )
+            .with_clock_offset(seconds)
+        };
+        let (behind, ahead) = (skewed(-4.0), skewed(4.0));
+        // A live holder whose clock is 8 s behind the other's: by the
+        // other's clock every epoch it writes expired seconds ago, yet it
+        // is refused each time.
+        let alive = behind
+            .acquire("trainer", Mode::Exclusive, "sumito train")
+            .unwrap();
+        for _ in 0..3 {
+            let refused = ahead
+                .acquire("trainer", Mode::Exclusive, "sumito trainer")
+                .unwrap_err();
+            assert!(matches!(refused, RunDirError::Busy { .. }), "{refused}");
+        }
+        assert!(!alive.is_lost());
+        // A killed holder whose clock is 8 s ahead: by the taker's clock
+        // its epoch holds for 9.5 s more, yet it is taken over after one
+        // lease time.
+        let killed = frozen(&ahead, "evaluator");
+        let started = Instant::now();
+        let taken = behind
+            .acquire("evaluator", Mode::Exclusive, "sumito evaluate")
+            .unwrap();
+        assert!(started.elapsed() < ttl * 2, "{:?}", started.elapsed());
+        assert!(killed.is_lost() && !taken.is_lost());
     }
 }
