@@ -71,8 +71,8 @@ pub const LEASE_TTL: Duration = Duration::from_secs(60);
 /// On an object store, the lease time of a role (trainer, evaluator...):
 /// a start that watches the role's lease go unrenewed this long, by its
 /// own clock, takes it over, so a killed role is replaced within seconds.
-/// Its holder renews every third of it (about 45 requests a minute).
-pub const ROLE_LEASE_TTL: Duration = Duration::from_secs(12);
+/// Its holder renews every third of it (about 54 requests a minute).
+pub const ROLE_LEASE_TTL: Duration = Duration::from_secs(10);
 
 /// The candidates' checkpoint folders.
 pub const MODEL_PREFIX: &str = "models/gen-";

@@ -14,7 +14,7 @@
 //! (someone presumed it dead and took over) or when it could not renew for
 //! nine tenths of the lease time, counted from the start of its last
 //! renewal (a network partition: the others may take over, so it must stop
-//! writing). A role's lease time is short ([`StoreLeases::new`]: 12 s in a
+//! writing). A role's lease time is short ([`StoreLeases::new`]: 10 s in a
 //! run), so a killed role is taken over within seconds by the next start.
 //! Releasing creates a `released` epoch, so the next process need not wait.
 //! Old epochs are deleted by their holder as it renews.
@@ -730,8 +730,17 @@ mod tests {
 
     /// What leases must do on any store.
     fn leases_work_on(store: &Store) {
-        let ttl = Duration::from_secs(60);
-        let (a, b) = (leases(store, ttl), leases(store, ttl));
+        // A refusal waits for the holder's next renewal: a short role
+        // lease time keeps that short; shared ones are a run's.
+        let leases = || {
+            StoreLeases::new(
+                store.clone(),
+                PathBuf::from("runs/x"),
+                Duration::from_millis(1500),
+                Duration::from_secs(60),
+            )
+        };
+        let (a, b) = (leases(), leases());
         // One trainer at a time, named in the refusal.
         let mut trainer = a
             .acquire("trainer", Mode::Exclusive, "sumito train")
