@@ -523,9 +523,31 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
     );
     select(&client, "#opponent", "model").await;
     select(&client, "#level", "2").await;
+    // The level sets the simulations and time: their boxes are off.
+    let off = client
+        .execute(
+            "return [document.querySelector('#sims').disabled, document.querySelector('#seconds').disabled];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(off, serde_json::json!([true, true]));
     select(&client, "#colour", "0").await;
     start_new_game(&client).await;
     wait_text(&client, "#seats", |t| t.contains("level 2, novice")).await;
+    // The last game's analysis is gone from the panel.
+    wait_text(&client, "#wdl-text", |t| {
+        t.starts_with("No analysis of the shown position")
+    })
+    .await;
+    let rows = client
+        .execute(
+            "return document.querySelectorAll('#top-moves tr').length;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows, serde_json::json!(0));
     client
         .find(Locator::Css("#move-input"))
         .await

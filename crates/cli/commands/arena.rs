@@ -140,15 +140,33 @@ fn entrants(registry: &PlayerRegistry, specs: &[String]) -> anyhow::Result<Vec<E
         let mut entrant = registry
             .prepare(&spec)
             .with_context(|| format!("preparing --player {text:?}"))?;
-        let base = entrant.name.clone();
-        let mut copy = 1;
-        while entrants.iter().any(|e| e.name == entrant.name) {
-            copy += 1;
-            entrant.name = format!("{base}#{copy}");
-        }
+        let taken: Vec<&str> = entrants.iter().map(|e| e.name.as_str()).collect();
+        entrant.name = distinct_name(&entrant.name, &taken);
         entrants.push(entrant);
     }
     Ok(entrants)
+}
+
+/// `name`, or `name#2`, `name#3`, … the first that is not `taken`.
+fn distinct_name(name: &str, taken: &[&str]) -> String {
+    let mut distinct = name.to_owned();
+    let mut copy = 1;
+    while taken.contains(&distinct.as_str()) {
+        copy += 1;
+        distinct = format!("{name}#{copy}");
+    }
+    distinct
+}
+
+/// The names of `specs`, a name given twice numbered as in [`entrants`].
+fn distinct_names(specs: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for spec in specs {
+        let taken: Vec<&str> = names.iter().map(String::as_str).collect();
+        let name = distinct_name(spec, &taken);
+        names.push(name);
+    }
+    names
 }
 
 /// `runs/arena/YYYYMMDD-HHMMSS` (UTC now), the default record folder.
@@ -343,6 +361,8 @@ fn run_general(
     )
     .map_err(|err| anyhow::anyhow!(err))
     .context("playing the match")?;
+    let mut report = report;
+    report.entrants = distinct_names(&report.entrants);
     print!("{}", report.table());
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     for (index, game) in report.games.iter().enumerate() {
@@ -744,6 +764,12 @@ mod tests {
             .map(|e| e.name)
             .collect();
         assert_eq!(names, ["random", "random#2", "greedy"]);
+        // A match of the general game names its seats' players alike.
+        let specs = ["greedy", "greedy", "random", "greedy"].map(String::from);
+        assert_eq!(
+            distinct_names(&specs),
+            ["greedy", "greedy#2", "random", "greedy#3"]
+        );
         let err = entrants(&registry, &["alphabeta:depht=3".to_string()]).unwrap_err();
         assert!(format!("{err:#}").contains("depht"), "{err:#}");
     }

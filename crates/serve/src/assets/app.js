@@ -45,6 +45,9 @@ function connect() {
       if (!state || (message.history.length === 0 && state.history.length > 0)) syncForm(message);
       const moved = !state || state.position !== message.position;
       state = message; selection = []; say(""); render();
+      // The panel shows only an analysis of the shown position (after a
+      // new game or a move, the last one is of another).
+      if (!analysis || analysis.position !== state.position) clearAnalysis();
       if (moved) deepen(null);
     }
     else if (message.type === "analysis") {
@@ -352,6 +355,13 @@ function renderEvalBar() {
   bar.querySelector("span").textContent = `${state.seats[0].colour} ${(100 * first).toFixed(0)}%`;
 }
 
+function clearAnalysis() {
+  for (const part of ["w", "d", "l"]) $("wdl").querySelector(`.${part}`).style.width = "0";
+  $("wdl-text").textContent = "No analysis of the shown position yet: “Analyse shown position”, or tick continuous.";
+  $("top-moves").innerHTML = "";
+  $("pv").innerHTML = "";
+}
+
 function renderAnalysis() {
   const [w, d, l] = analysis.wdl;
   const bar = $("wdl");
@@ -404,6 +414,15 @@ function syncLevels(game) {
   }
 }
 
+// A level sets the model's simulations and time itself: their boxes are
+// off while one is chosen.
+function syncLevelInputs() {
+  const levelled = Number($("level").value) > 0;
+  $("sims").disabled = levelled;
+  $("seconds").disabled = levelled;
+}
+$("level").onchange = syncLevelInputs;
+
 // The form shows the game the server started: its layout, and the loaded
 // model by name as the opponents.
 function syncForm(game) {
@@ -417,6 +436,7 @@ function syncForm(game) {
       $("opponent").value = "model";
       const level = /\(level (\d+),/.exec(seat.player);
       $("level").value = level ? level[1] : "";
+      syncLevelInputs();
     }
   } else {
     option.textContent = "the model (none loaded)";
