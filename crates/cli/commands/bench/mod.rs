@@ -10,6 +10,7 @@ mod alphabeta;
 mod mcts;
 mod movegen;
 pub mod serve;
+pub mod soak;
 pub mod tactics;
 
 #[derive(Debug, ClapArgs)]
@@ -29,6 +30,14 @@ pub struct Args {
     /// measures this model.
     #[arg(long, value_name = "MODEL")]
     pub model: Option<std::path::PathBuf>,
+    /// `serve`: a soak instead: that many minutes of pages playing,
+    /// analysing, sending hostile messages and dropping connections, with
+    /// the server's memory sampled (fails if a message goes unanswered).
+    #[arg(long, value_name = "MINUTES")]
+    pub soak: Option<f64>,
+    /// `serve --soak`: pages at work at once.
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "soak")]
+    pub pages: usize,
     #[command(flatten)]
     pub tactics: tactics::Args,
 }
@@ -79,6 +88,9 @@ impl Args {
                 "--player, --suite, --generate and the other tactics options apply only to `sumito bench tactics`"
             );
         }
+        if self.soak.is_some() && self.part != Part::Serve {
+            anyhow::bail!("--soak applies only to `sumito bench serve`");
+        }
         if self.precision.is_some() && self.part != Part::Selfplay {
             anyhow::bail!(
                 "--precision applies only to `sumito bench selfplay` (`bench net` measures both)"
@@ -95,7 +107,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Part::Alphabeta => alphabeta::run(),
         Part::Mcts => mcts::run(),
         Part::Movegen => movegen::run(),
-        Part::Serve => serve::run(std::sync::Arc::new(sumito_serve::NoModel), false),
+        Part::Serve => {
+            let engines = std::sync::Arc::new(sumito_serve::NoModel);
+            match args.soak {
+                Some(minutes) => soak::run(engines, false, minutes, args.pages),
+                None => serve::run(engines, false),
+            }
+        }
         Part::Tactics => tactics::run(
             &args.tactics,
             args.model.as_deref(),
@@ -118,6 +136,8 @@ mod tests {
             device: device.map(String::from),
             precision: precision.map(String::from),
             model: None,
+            soak: None,
+            pages: 8,
             tactics: tactics::Args::default(),
         };
         let refused = args(Part::Net, None, Some("bf16")).check();
@@ -139,7 +159,18 @@ mod tests {
         assert!(!serve.needs_network(), "replies alone need no network");
         serve.model = Some("quick".into());
         assert!(serve.needs_network() && serve.check().is_ok());
+        serve.soak = Some(1.0);
+        assert!(serve.check().is_ok());
         let mut movegen = args(Part::Movegen, None, None);
+        movegen.soak = Some(1.0);
+        assert!(
+            movegen
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("--soak applies only")
+        );
+        movegen.soak = None;
         movegen.model = Some("quick".into());
         assert!(
             movegen

@@ -33,7 +33,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Part::Serve => match &args.model {
             Some(model) => {
                 let engines = crate::network::serve::model_engines(Some(model), "cpu")?;
-                sumito_cli::commands::bench::serve::run(std::sync::Arc::new(engines), true)
+                let engines = std::sync::Arc::new(engines);
+                match args.soak {
+                    Some(minutes) => {
+                        sumito_cli::commands::bench::soak::run(engines, true, minutes, args.pages)
+                    }
+                    None => sumito_cli::commands::bench::serve::run(engines, true),
+                }
             }
             None => sumito_cli::commands::bench::run(args),
         },
