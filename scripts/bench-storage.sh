@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # What keeping a run on an object store costs, against a local folder:
 #
-#   scripts/bench-storage.sh [SECONDS_PER_RUN] [ROUNDS]
+#   scripts/bench-storage.sh [SECONDS_PER_RUN] [ROUNDS] [TRAINER_SECONDS]
 #
 # Self-play (`sumito selfplay`, configs/quick.toml) runs SECONDS_PER_RUN
 # seconds on a run in a local folder, then as long on a run on the S3 test
 # server (`sumito-s3-test-server`, s3s-fs on 127.0.0.1, built if missing),
 # alternating ROUNDS times; then a trainer works on the S3 run for
-# SECONDS_PER_RUN seconds, a self-play worker beside it, and says how much
+# TRAINER_SECONDS (default SECONDS_PER_RUN) seconds, a self-play worker beside it, and says how much
 # of its time it waited on storage (in all, the first read of the games at
 # start, and after it). Prints `name: value unit` lines. A benchmark, not a test: run it
 # on a quiet machine, with a release build (`cargo build --release`).
@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 
 SECONDS_PER_RUN=${1:-90}
 ROUNDS=${2:-2}
+TRAINER_SECONDS=${3:-$SECONDS_PER_RUN}
 SUMITO=${SUMITO:-target/release/sumito}
 S3S=${SUMITO_S3_TEST_SERVER:-target/debug/sumito-s3-test-server}
 CONFIG=configs/quick.toml
@@ -79,10 +80,10 @@ echo "games_in_the_s3_run: $games games"
 # The trainer with a self-play worker beside it, as in a real run: it reads
 # the games there at start, then trains as new ones arrive, writing
 # checkpoints and candidates.
-timeout -s INT "$((SECONDS_PER_RUN + 5))" "$SUMITO" selfplay --no-progress --run-dir "$s3_run" \
+timeout -s INT "$((TRAINER_SECONDS + 5))" "$SUMITO" selfplay --no-progress --run-dir "$s3_run" \
     >"$work/selfplay-beside.log" 2>&1 &
 beside=$!
-timeout -s INT "$SECONDS_PER_RUN" "$SUMITO" trainer --no-progress --run-dir "$s3_run" \
+timeout -s INT "$TRAINER_SECONDS" "$SUMITO" trainer --no-progress --run-dir "$s3_run" \
     >"$work/trainer.log" 2>&1 || true
 kill -INT "$beside" 2>/dev/null || true
 wait "$beside" 2>/dev/null || true
