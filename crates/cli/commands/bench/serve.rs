@@ -21,7 +21,8 @@ use tokio_tungstenite::tungstenite::Message;
 const GAMES: usize = 6;
 const MOVES_PER_GAME: usize = 10;
 
-type Socket =
+/// A page's WebSocket to the server (also the soak's, `super::soak`).
+pub(super) type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 async fn next_message(socket: &mut Socket) -> anyhow::Result<Value> {

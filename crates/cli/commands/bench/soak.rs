@@ -24,13 +24,12 @@ use serde_json::{Value, json};
 use sumito_serve::{Engines, ServeOptions, serve_on};
 use tokio_tungstenite::tungstenite::Message;
 
+use super::serve::Socket;
+
 /// How long a message may go unanswered.
 const ANSWER_LIMIT: Duration = Duration::from_secs(60);
 /// How often the memory is sampled.
 const SAMPLE_EVERY: Duration = Duration::from_secs(5);
-
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// What the pages did, all together.
 #[derive(Debug, Default)]

@@ -267,12 +267,12 @@ impl StoreLeases {
                             );
                             epoch + 1
                         }
-                        Some(_) if !slow => {
-                            std::thread::sleep(WATCH_PERIOD.min(ttl / 4));
-                            continue;
-                        }
+                        // Watching: from now at first sight or after a
+                        // slow look, else on.
                         _ => {
-                            watched = Some((epoch, Instant::now()));
+                            if slow || watched.is_none() {
+                                watched = Some((epoch, Instant::now()));
+                            }
                             std::thread::sleep(WATCH_PERIOD.min(ttl / 4));
                             continue;
                         }
