@@ -289,6 +289,7 @@ fn tiny_run(root: &Path) {
             value_channels: 4,
             value_hidden: 8,
             game: sumito_net::NetGame::TwoPlayer,
+            push_off_planes: false,
         },
         sumito_net::Device::Cpu,
     )

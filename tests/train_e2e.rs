@@ -377,3 +377,54 @@ fn configuration_errors_name_the_key_and_runs_are_not_overwritten() {
     }
     assert!(precious.join("notes.txt").exists());
 }
+
+#[test]
+fn turning_on_the_push_off_planes_widens_the_runs_networks_and_trains_on() {
+    let scratch = Scratch::new("push-off-planes");
+    let run_dir = scratch.0.join("run");
+    let output = train(&tiny_config(&scratch.0, 1), &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let widened = |text: &str| {
+        text.replace(
+            "value_hidden = 16",
+            "value_hidden = 16\npush_off_planes = true",
+        )
+    };
+    let write = |name: &str, text: String| {
+        let path = scratch.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let two = std::fs::read_to_string(tiny_config(&scratch.0, 2)).unwrap();
+    // Any other change of the network is refused, and changes nothing.
+    let wider = write(
+        "wider.toml",
+        widened(&two).replace("channels = 8", "channels = 12"),
+    );
+    let output = train(&wider, &run_dir, &[]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("changes [net.model]"),
+        "{}",
+        text(&output)
+    );
+    let meta = |dir: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap()
+    };
+    let first = run_dir.join("models/gen-000001");
+    assert_eq!(meta(&first)["encoding_version"], 1);
+
+    let output = train(&write("push-off.toml", widened(&two)), &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        text(&output).contains("push_off_planes turned on: 3 checkpoints"),
+        "{}",
+        text(&output)
+    );
+    assert!(text(&output).contains("gen 2:"), "{}", text(&output));
+    for generation in ["gen-000000", "gen-000001", "gen-000002"] {
+        let meta = meta(&run_dir.join("models").join(generation));
+        assert_eq!(meta["encoding_version"], 2, "{generation}");
+        assert_eq!(meta["model"]["push_off_planes"], true, "{generation}");
+    }
+}

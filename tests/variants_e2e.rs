@@ -187,6 +187,7 @@ fn arena_seats_a_network_of_the_general_game() {
         value_channels: 4,
         value_hidden: 8,
         game: sumito_net::NetGame::Variant,
+        push_off_planes: false,
     };
     let checkpoint = scratch.0.join("gen-000001");
     sumito_net::PolicyValueNet::new(&model, sumito_net::Device::Cpu)

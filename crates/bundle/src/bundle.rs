@@ -721,11 +721,12 @@ impl ModelBundle {
                 problem: err.to_string(),
             })?;
         let game = meta.architecture.game;
-        if meta.encoding_version != game.encoding_version() {
+        let expected = meta.architecture.shape().encoding_version();
+        if meta.encoding_version != expected {
             return Err(BundleError::EncodingMismatch {
                 dir: dir.to_owned(),
                 found: meta.encoding_version,
-                expected: game.encoding_version(),
+                expected,
                 game: if game.is_two_player() {
                     "of the two-player game"
                 } else {
@@ -1019,6 +1020,7 @@ pub(crate) mod tests {
             value_channels: 4,
             value_hidden: 8,
             game: sumito_net::NetGame::TwoPlayer,
+            push_off_planes: false,
         }
     }
 

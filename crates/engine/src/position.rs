@@ -870,6 +870,34 @@ impl Position {
         self.push_destination(mv) == Some(None)
     }
 
+    /// The marbles that `attacker` could push off the board with one move if
+    /// it were its turn (whoever is to move): the cell of each marble that
+    /// would fall, in cell order. Empty once the game is over. The network
+    /// reads these as input planes (threats it may take, and threats it must
+    /// meet).
+    pub fn push_off_targets(&self, attacker: Color) -> impl Iterator<Item = Cell> + use<> {
+        let position = Position {
+            side: attacker,
+            ..*self
+        };
+        let opponent = self.marbles[attacker.index() ^ 1];
+        let mut targets = 0u128;
+        for &mv in position.legal_moves_unordered().iter() {
+            if position.push_destination(mv) == Some(None) {
+                let info = mv.info();
+                // The last marble of the pushed line falls: the first one
+                // when the cell behind it is off the board, else the second.
+                let falling = if opponent >> info.ahead[1] & 1 == 0 {
+                    info.ahead[0]
+                } else {
+                    info.ahead[1]
+                };
+                targets |= 1u128 << falling;
+            }
+        }
+        bits(targets).filter_map(Cell::from_bit)
+    }
+
     /// The position after the legal move `mv` (copy-make).
     pub fn play(&self, mv: Move) -> Position {
         debug_assert!(self.is_legal(mv), "illegal move {mv} in {self}");
@@ -915,6 +943,60 @@ impl Position {
 mod tests {
     use super::*;
     use crate::{Direction, Layout};
+
+    #[test]
+    fn push_off_targets_are_the_marbles_each_push_off_drops() {
+        // Worked out cell by cell: walk the pushed line from the group's
+        // front to the marble with the rim behind it.
+        let walked = |position: &Position, attacker: Color| {
+            let turned = Position {
+                side: attacker,
+                ..*position
+            };
+            let mut cells = Vec::new();
+            for &mv in turned.legal_moves().iter() {
+                if !turned.is_push_off(mv) {
+                    continue;
+                }
+                let dir = mv.direction();
+                let front = mv
+                    .cells()
+                    .find(|cell| {
+                        cell.neighbour(dir)
+                            .is_none_or(|next| turned.at(next) != Some(attacker))
+                    })
+                    .unwrap();
+                let mut last = front.neighbour(dir).unwrap();
+                while let Some(next) = last.neighbour(dir) {
+                    if turned.at(next) != Some(attacker.opponent()) {
+                        break;
+                    }
+                    last = next;
+                }
+                assert!(last.neighbour(dir).is_none(), "{mv} in {turned}");
+                cells.push(last);
+            }
+            cells.sort();
+            cells.dedup();
+            cells
+        };
+        let mut found = 0;
+        for seed in 0..12 {
+            let start = Position::start(Layout::NAMED[seed as usize % 3], Rules::default());
+            for position in crate::playout::random_playout(&start, 400, seed) {
+                for attacker in Color::ALL {
+                    let targets: Vec<Cell> = position.push_off_targets(attacker).collect();
+                    assert_eq!(
+                        targets,
+                        walked(&position, attacker),
+                        "{attacker:?} in {position}"
+                    );
+                    found += targets.len();
+                }
+            }
+        }
+        assert!(found > 100, "only {found} targets in the playouts");
+    }
 
     #[test]
     fn rules_are_described_in_words_with_every_limit() {

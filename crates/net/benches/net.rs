@@ -9,7 +9,7 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sumito_engine::{Position, midgame_positions};
 use sumito_net::bench_support::{encode_batch, training_samples};
-use sumito_net::encoding::{INPUT_LEN, encode_position};
+use sumito_net::encoding::{encode_position, input_len};
 use sumito_net::{
     Device, DirectEvaluator, NetConfig, PolicyValueNet, PositionEvaluator, Precision, SymmetryMode,
     Trainer, configure_threads, run_packed,
@@ -28,16 +28,21 @@ fn positions(count: usize) -> Vec<Position> {
 
 fn encoding(c: &mut Criterion) {
     let positions = positions(BATCH);
-    let mut inputs = vec![0.0f32; INPUT_LEN];
     let mut group = c.benchmark_group("encoding");
     group.throughput(Throughput::Elements(BATCH as u64));
-    group.bench_function("encode_position", |b| {
-        b.iter(|| {
-            for position in &positions {
-                encode_position(black_box(position), &mut inputs);
-            }
-        })
-    });
+    for (name, push_off_planes) in [
+        ("encode_position", false),
+        ("encode_position_push_off_planes", true),
+    ] {
+        let mut inputs = vec![0.0f32; input_len(push_off_planes)];
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for position in &positions {
+                    encode_position(black_box(position), push_off_planes, &mut inputs);
+                }
+            })
+        });
+    }
     group.finish();
 }
 

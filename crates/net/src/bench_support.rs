@@ -14,7 +14,7 @@ use crate::train::TrainingSample;
 pub fn encode_batch(positions: &[Position]) -> Vec<f32> {
     let mut inputs = vec![0.0; positions.len() * INPUT_LEN];
     for (position, chunk) in positions.iter().zip(inputs.chunks_exact_mut(INPUT_LEN)) {
-        encode_position(position, chunk);
+        encode_position(position, false, chunk);
     }
     inputs
 }
@@ -162,7 +162,7 @@ mod tests {
         assert_eq!(inputs.len(), positions.len() * INPUT_LEN);
         let mut single = vec![0.0; INPUT_LEN];
         for (position, chunk) in positions.iter().zip(inputs.chunks_exact(INPUT_LEN)) {
-            encode_position(position, &mut single);
+            encode_position(position, false, &mut single);
             assert_eq!(chunk, &single[..]);
         }
     }

@@ -181,7 +181,7 @@ fn save(
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
         Err(err) => return Err(NetError::io(&manifest_path)(err)),
     }
-    let encoding_version = net.game().encoding_version();
+    let encoding_version = net.shape().encoding_version();
     let encoding = HashMap::from([("encoding_version".to_owned(), encoding_version.to_string())]);
     let weights: BTreeMap<String, Tensor> = net.vars().variables().into_iter().collect();
     let mut files = vec![write_file(
@@ -343,7 +343,7 @@ impl VerifiedFiles {
         }
         // The game comes from the metadata (two-player where older
         // checkpoints do not name one), and with it the encoding expected.
-        let expected = meta.model.game.encoding_version();
+        let expected = meta.model.shape().encoding_version();
         if meta.encoding_version != expected {
             return Err(NetError::EncodingMismatch {
                 path: self.dir.clone(),
@@ -429,6 +429,113 @@ fn named_variables(net: &PolicyValueNet) -> BTreeMap<String, Tensor> {
 /// Reads only the metadata of a checkpoint (after verifying its files).
 pub fn read_checkpoint_meta(dir: &Path) -> Result<CheckpointMeta, NetError> {
     VerifiedFiles::read(dir)?.meta()
+}
+
+/// The stem convolution's weights, `[channels, input planes, 3, 3]`: the
+/// one variable whose shape depends on the input planes.
+const STEM_WEIGHT: &str = "stem.conv.weight";
+
+/// Gives a checkpoint of a two-player network the push-off input planes
+/// (`[net.model] push_off_planes`, encoding version 2), in place: the stem's
+/// weights for the two new planes are zero, so the network computes exactly
+/// what it computed before and training then learns to use them; their
+/// optimiser moments start at zero. Every file is rewritten atomically with
+/// the manifest removed first and written last, as [`save`] does. Returns
+/// `false`, changing nothing, when the network has them already.
+pub fn add_push_off_planes(dir: &Path) -> Result<bool, NetError> {
+    let files = VerifiedFiles::read(dir)?;
+    let mut meta = files.meta()?;
+    if meta.model.push_off_planes {
+        return Ok(false);
+    }
+    if meta.model.game != crate::config::NetGame::TwoPlayer {
+        return Err(NetError::checkpoint(
+            dir,
+            "is a network of the general game, which has no push-off planes",
+        ));
+    }
+    let before = meta.model.shape().input_planes();
+    meta.model.push_off_planes = true;
+    meta.encoding_version = meta.model.shape().encoding_version();
+    let after = meta.model.shape().input_planes();
+    let encoding = HashMap::from([(
+        "encoding_version".to_owned(),
+        meta.encoding_version.to_string(),
+    )]);
+    let mut rewritten = Vec::new();
+    for name in [WEIGHTS_FILE, AVERAGE_FILE, OPTIMIZER_FILE] {
+        if !files.has(name) {
+            continue;
+        }
+        let path = dir.join(name);
+        let tensors = SafeTensors::deserialize(files.get(name)?).map_err(|err| {
+            NetError::checkpoint(dir, format!("{name} is not valid safetensors: {err}"))
+        })?;
+        let mut raw: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
+        for (tensor_name, view) in tensors.tensors() {
+            let mut shape = view.shape().to_vec();
+            let mut bytes = view.data().to_vec();
+            // The weights' own name, or an optimiser moment's `first.` /
+            // `second.` followed by it.
+            let is_stem = tensor_name == STEM_WEIGHT
+                || tensor_name
+                    .split_once('.')
+                    .is_some_and(|(_, rest)| rest == STEM_WEIGHT);
+            if is_stem {
+                if view.dtype() != Dtype::F32 || shape.len() != 4 || shape[1] != before {
+                    return Err(NetError::checkpoint(
+                        dir,
+                        format!(
+                            "{name}: tensor `{tensor_name}` is {:?} {shape:?}, expected F32 [_, {before}, _, _]",
+                            view.dtype()
+                        ),
+                    ));
+                }
+                // Row-major: each output channel's `before` input planes,
+                // then the new planes' zeros.
+                let per_plane = shape[2] * shape[3] * 4;
+                let mut widened = Vec::with_capacity(shape[0] * after * per_plane);
+                for channel in bytes.chunks_exact(before * per_plane) {
+                    widened.extend_from_slice(channel);
+                    widened.resize(widened.len() + (after - before) * per_plane, 0);
+                }
+                if name == WEIGHTS_FILE {
+                    meta.parameters += shape[0] * (after - before) * shape[2] * shape[3];
+                }
+                shape[1] = after;
+                bytes = widened;
+            }
+            raw.push((tensor_name, shape, bytes));
+        }
+        let views = raw
+            .iter()
+            .map(|(tensor_name, shape, bytes)| {
+                TensorView::new(Dtype::F32, shape.clone(), bytes)
+                    .map(|view| (tensor_name.as_str(), view))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .and_then(|views| safetensors::serialize(views, Some(encoding.clone())))
+            .map_err(|err| {
+                NetError::checkpoint(&path, format!("cannot serialise the tensors: {err}"))
+            })?;
+        rewritten.push((name, views));
+    }
+    let manifest_path = dir.join(MANIFEST_FILE);
+    std::fs::remove_file(&manifest_path).map_err(NetError::io(&manifest_path))?;
+    let mut entries = Vec::new();
+    for (name, bytes) in &rewritten {
+        entries.push(write_file(dir, name, bytes)?);
+    }
+    let meta_json = serde_json::to_vec_pretty(&meta).expect("checkpoint metadata serialises");
+    entries.push(write_file(dir, META_FILE, &meta_json)?);
+    let manifest = Manifest {
+        format: CHECKPOINT_FORMAT,
+        files: entries,
+    };
+    let manifest_json = serde_json::to_vec_pretty(&manifest).expect("manifest serialises");
+    write_atomically(&manifest_path, &manifest_json)?;
+    crate::fsutil::sync_dir(dir)?;
+    Ok(true)
 }
 
 impl PolicyValueNet {
@@ -584,6 +691,68 @@ mod tests {
     }
 
     #[test]
+    fn push_off_planes_added_to_a_checkpoint_change_no_output_and_train_on() {
+        let config = NetTrainingConfig {
+            ema_decay: Some(0.9),
+            ..NetTrainingConfig::default()
+        };
+        let mut trainer = Trainer::new(
+            PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap(),
+            &config,
+        )
+        .unwrap();
+        let samples = random_samples(8, 24);
+        for _ in 0..3 {
+            trainer.train_step(&samples).unwrap();
+        }
+        let dir = crate::fsutil::fresh_test_path("push-off-planes");
+        trainer.save_checkpoint(&dir, None).unwrap();
+        assert!(add_push_off_planes(&dir).unwrap());
+        assert!(
+            !add_push_off_planes(&dir).unwrap(),
+            "the second time is a no-op"
+        );
+        let widened = ModelConfig {
+            push_off_planes: true,
+            ..tiny_config()
+        };
+        let meta = read_checkpoint_meta(&dir).unwrap();
+        assert_eq!(meta.model, widened);
+        assert_eq!(
+            meta.encoding_version,
+            crate::encoding::PUSH_OFF_ENCODING_VERSION
+        );
+        // The old network is refused under the old config, with the reason.
+        let refused = Trainer::load_checkpoint(&dir, &tiny_config(), &config, Device::Cpu)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("with push-off planes"), "{refused}");
+        let (mut resumed, _) =
+            Trainer::load_checkpoint(&dir, &widened, &config, Device::Cpu).unwrap();
+        assert_eq!(resumed.net().parameter_count(), meta.parameters);
+        // Whatever the new planes hold, the outputs are the old network's.
+        let basic = probe();
+        let extra = Tensor::rand([4, 2, GRID as i64, GRID as i64], (Kind::Float, Device::Cpu));
+        let input = Tensor::cat(&[&basic, &extra], 1);
+        for (old, new) in [
+            (trainer.net(), resumed.net()),
+            (trainer.played_net(), resumed.played_net()),
+        ] {
+            assert!(old.forward_packed(&basic).allclose(
+                &new.forward_packed(&input),
+                1e-6,
+                1e-6,
+                false
+            ));
+        }
+        // It trains on with the new planes.
+        let before = resumed.net().forward_packed(&input);
+        resumed.train_step(&samples).unwrap();
+        assert!(!resumed.net().forward_packed(&input).equal(&before));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn the_moving_average_plays_lags_the_trained_weights_and_resumes_exactly() {
         let config = NetTrainingConfig {
             ema_decay: Some(0.9),
@@ -668,7 +837,7 @@ mod tests {
         let input = Tensor::rand(
             [
                 2,
-                config.game.input_planes() as i64,
+                config.shape().input_planes() as i64,
                 GRID as i64,
                 GRID as i64,
             ],

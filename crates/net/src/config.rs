@@ -42,6 +42,32 @@ pub struct ModelConfig {
     /// chosen from the rules by whoever builds the network, not in presets.
     #[serde(default, skip_serializing_if = "NetGame::is_two_player")]
     pub game: NetGame,
+    /// Two more input planes: the opponent's marbles the mover can push off
+    /// with one move, and the mover's marbles the opponent could push off if
+    /// it were its turn (`crate::encoding`, version 2). Two-player game only.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub push_off_planes: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// What a network reads and writes: its game (which fixes the outputs and
+/// the basic input planes) and whether it also reads the push-off planes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NetShape {
+    pub game: NetGame,
+    pub push_off_planes: bool,
+}
+
+impl From<NetGame> for NetShape {
+    fn from(game: NetGame) -> Self {
+        NetShape {
+            game,
+            push_off_planes: false,
+        }
+    }
 }
 
 /// Which game a network plays: its input planes, policy and value outputs
@@ -472,7 +498,23 @@ impl ModelConfig {
         check_range("model.channels", self.channels, 1..=1024)?;
         check_range("model.policy_channels", self.policy_channels, 1..=1024)?;
         check_range("model.value_channels", self.value_channels, 1..=1024)?;
-        check_range("model.value_hidden", self.value_hidden, 1..=4096)
+        check_range("model.value_hidden", self.value_hidden, 1..=4096)?;
+        if self.push_off_planes && self.game == NetGame::Variant {
+            return Err(invalid(
+                "model.push_off_planes",
+                "is for the two-player game; the general game's network has no push-off planes"
+                    .to_owned(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Its inputs and outputs.
+    pub fn shape(&self) -> NetShape {
+        NetShape {
+            game: self.game,
+            push_off_planes: self.push_off_planes,
+        }
     }
 }
 
@@ -490,7 +532,11 @@ impl fmt::Display for ModelConfig {
         match self.game {
             NetGame::TwoPlayer => Ok(()),
             NetGame::Variant => write!(f, ", for the general game"),
+        }?;
+        if self.push_off_planes {
+            write!(f, ", with push-off planes")?;
         }
+        Ok(())
     }
 }
 

@@ -25,6 +25,17 @@
 //! | [`PLANE_NO_PUSH_OFF_PROGRESS`] | plies since the last push-off / K (0 without the rule) |
 //! | [`PLANE_CENTRE_LINE`] | 1 on row E when that rule applies (it decides the game then) |
 //!
+//! A network with push-off planes (`[net.model] push_off_planes`, encoding
+//! [`PUSH_OFF_ENCODING_VERSION`]) reads two more, the threats that decide
+//! material at one ply, which a small network otherwise has to learn to see
+//! from the marbles' geometry across the board (KataGo gives its network
+//! liberties and ladders the same way):
+//!
+//! | plane | content |
+//! |---|---|
+//! | [`PLANE_PUSH_OFF_TARGETS`] | the opponent's marbles the mover can push off with one move |
+//! | [`PLANE_PUSH_OFF_THREATS`] | the mover's marbles the opponent could push off if it were its turn |
+//!
 //! A change to any of this is a new [`ENCODING_VERSION`]; checkpoints record
 //! the version they were trained with and refuse to load under another.
 //!
@@ -51,10 +62,16 @@ pub const ENCODING_VERSION: u32 = 1;
 pub const GRID: usize = 9;
 /// Points of the grid.
 pub const GRID_POINTS: usize = GRID * GRID;
+/// Version of the input planes with the push-off planes.
+pub const PUSH_OFF_ENCODING_VERSION: u32 = 2;
 /// Input planes per position.
 pub const INPUT_PLANES: usize = 11;
 /// Floats per encoded position.
 pub const INPUT_LEN: usize = INPUT_PLANES * GRID_POINTS;
+/// Input planes per position with the push-off planes.
+pub const PUSH_OFF_INPUT_PLANES: usize = INPUT_PLANES + 2;
+/// Floats per encoded position with the push-off planes.
+pub const PUSH_OFF_INPUT_LEN: usize = PUSH_OFF_INPUT_PLANES * GRID_POINTS;
 /// Entries of the policy vector: one per engine action.
 pub const POLICY_LEN: usize = ACTION_COUNT;
 
@@ -69,6 +86,8 @@ pub const PLANE_MOVE_LIMIT_PROGRESS: usize = 7;
 pub const PLANE_NO_PUSH_OFF_ON: usize = 8;
 pub const PLANE_NO_PUSH_OFF_PROGRESS: usize = 9;
 pub const PLANE_CENTRE_LINE: usize = 10;
+pub const PLANE_PUSH_OFF_TARGETS: usize = 11;
+pub const PLANE_PUSH_OFF_THREATS: usize = 12;
 
 /// Marble counts are scaled by this (the standard number of push-offs to win).
 const MARBLE_SCALE: f32 = 6.0;
@@ -148,13 +167,20 @@ pub fn symmetries_for(rules: Rules) -> &'static [Symmetry] {
     }
 }
 
-/// Writes the [`INPUT_LEN`] floats of `position` into `out` (all of it).
-pub fn encode_position(position: &Position, out: &mut [f32]) {
-    assert_eq!(
-        out.len(),
-        INPUT_LEN,
-        "encode_position needs {INPUT_LEN} floats"
-    );
+/// Floats per encoded position, with or without the push-off planes.
+pub fn input_len(push_off_planes: bool) -> usize {
+    if push_off_planes {
+        PUSH_OFF_INPUT_LEN
+    } else {
+        INPUT_LEN
+    }
+}
+
+/// Writes the [`input_len`] floats of `position` into `out` (all of it):
+/// the basic planes, then the push-off planes if asked for.
+pub fn encode_position(position: &Position, push_off_planes: bool, out: &mut [f32]) {
+    let len = input_len(push_off_planes);
+    assert_eq!(out.len(), len, "encode_position needs {len} floats");
     out.fill(0.0);
     let tables = tables();
     let me = position.side_to_move();
@@ -223,6 +249,14 @@ pub fn encode_position(position: &Position, out: &mut [f32]) {
             out[plane(PLANE_CENTRE_LINE) + tables.grid_point[cell.index()]] = 1.0;
         }
     }
+    if push_off_planes {
+        for cell in position.push_off_targets(me) {
+            out[plane(PLANE_PUSH_OFF_TARGETS) + grid[cell.index()]] = 1.0;
+        }
+        for cell in position.push_off_targets(me.opponent()) {
+            out[plane(PLANE_PUSH_OFF_THREATS) + grid[cell.index()]] = 1.0;
+        }
+    }
 }
 
 /// The network's policy index of engine action `action` in `position`.
@@ -278,13 +312,13 @@ pub fn encode_policy_target(
 /// Moves every cell's values of encoded planes to the cell's image under
 /// `symmetry` (`out` is fully written).
 pub fn transform_planes(symmetry: Symmetry, planes: &[f32], out: &mut [f32]) {
-    assert_eq!(planes.len(), INPUT_LEN);
-    assert_eq!(out.len(), INPUT_LEN);
+    assert_eq!(planes.len() % GRID_POINTS, 0, "whole planes");
+    assert_eq!(out.len(), planes.len());
     out.fill(0.0);
     for cell in Cell::all() {
         let from = grid_point_of(cell);
         let to = grid_point_of(symmetry.apply_cell(cell));
-        for plane in 0..INPUT_PLANES {
+        for plane in 0..planes.len() / GRID_POINTS {
             out[plane * GRID_POINTS + to] = planes[plane * GRID_POINTS + from];
         }
     }
@@ -356,10 +390,51 @@ pub(crate) mod tests {
         positions
     }
 
+    /// Every plane, the push-off planes included.
     fn encoded(position: &Position) -> Vec<f32> {
-        let mut planes = vec![0.0; INPUT_LEN];
-        encode_position(position, &mut planes);
+        let mut planes = vec![0.0; PUSH_OFF_INPUT_LEN];
+        encode_position(position, true, &mut planes);
         planes
+    }
+
+    #[test]
+    fn the_basic_planes_are_the_first_planes_of_the_push_off_encoding() {
+        for position in sample_positions(20, 5) {
+            let mut basic = vec![0.0; INPUT_LEN];
+            encode_position(&position, false, &mut basic);
+            assert_eq!(basic[..], encoded(&position)[..INPUT_LEN]);
+        }
+    }
+
+    #[test]
+    fn push_off_planes_mark_the_marbles_each_side_can_push_off() {
+        let mut marked = 0;
+        for position in sample_positions(200, 7) {
+            let planes = encoded(&position);
+            let me = position.side_to_move();
+            let grid = |cell: Cell| grid_point_of(view_symmetry(me).apply_cell(cell));
+            let plane_cells = |plane: usize| -> Vec<usize> {
+                (0..GRID_POINTS)
+                    .filter(|&point| planes[plane * GRID_POINTS + point] == 1.0)
+                    .collect()
+            };
+            let mut targets: Vec<usize> = position.push_off_targets(me).map(grid).collect();
+            let mut threats: Vec<usize> =
+                position.push_off_targets(me.opponent()).map(grid).collect();
+            targets.sort();
+            threats.sort();
+            // Targets are the opponent's marbles, threats the mover's own.
+            for &point in &targets {
+                assert_eq!(planes[PLANE_OPPONENT * GRID_POINTS + point], 1.0);
+            }
+            for &point in &threats {
+                assert_eq!(planes[PLANE_OWN * GRID_POINTS + point], 1.0);
+            }
+            assert_eq!(plane_cells(PLANE_PUSH_OFF_TARGETS), targets, "{position}");
+            assert_eq!(plane_cells(PLANE_PUSH_OFF_THREATS), threats, "{position}");
+            marked += targets.len() + threats.len();
+        }
+        assert!(marked > 20, "only {marked} marked marbles");
     }
 
     #[test]
@@ -404,7 +479,7 @@ pub(crate) mod tests {
         let position = Position::start(Layout::BelgianDaisy, rules);
         let planes = encoded(&position);
         let on_board: Vec<usize> = Cell::all().map(grid_point_of).collect();
-        for plane in 0..INPUT_PLANES {
+        for plane in 0..PUSH_OFF_INPUT_PLANES {
             for point in 0..GRID_POINTS {
                 if !on_board.contains(&point) {
                     assert_eq!(
@@ -449,7 +524,7 @@ pub(crate) mod tests {
     fn encoding_commutes_with_every_symmetry() {
         for position in sample_positions(40, 1) {
             let planes = encoded(&position);
-            let mut transformed = vec![0.0; INPUT_LEN];
+            let mut transformed = vec![0.0; PUSH_OFF_INPUT_LEN];
             for &symmetry in symmetries_for(position.rules()) {
                 transform_planes(symmetry, &planes, &mut transformed);
                 let image = symmetry.apply_position(&position);

@@ -9,9 +9,9 @@ use sumito_engine::{Position, Symmetry};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
-use crate::config::{NetGame, SymmetryMode};
+use crate::config::{NetGame, NetShape, SymmetryMode};
 use crate::encoding::{
-    GRID, INPUT_LEN, check_evaluable, encode_position, policy_index, symmetries_for,
+    GRID, check_evaluable, encode_position, input_len, policy_index, symmetries_for,
 };
 use crate::model::{PACKED_AUX, PACKED_LEN, PACKED_WDL, PolicyValueNet};
 
@@ -67,9 +67,13 @@ pub(crate) fn softmax(logits: &[f32]) -> Vec<f32> {
 pub trait PackedModel: Send {
     fn device(&self) -> Device;
     fn forward_packed(&self, input: &Tensor) -> Result<Tensor, NetError>;
+    /// The inputs it takes and the outputs it packs.
+    fn shape(&self) -> NetShape {
+        NetShape::default()
+    }
     /// The game whose inputs it takes and outputs it packs.
     fn game(&self) -> NetGame {
-        NetGame::TwoPlayer
+        self.shape().game
     }
 }
 
@@ -78,8 +82,8 @@ impl PackedModel for PolicyValueNet {
         PolicyValueNet::device(self)
     }
 
-    fn game(&self) -> NetGame {
-        PolicyValueNet::game(self)
+    fn shape(&self) -> NetShape {
+        PolicyValueNet::shape(self)
     }
 
     fn forward_packed(&self, input: &Tensor) -> Result<Tensor, NetError> {
@@ -88,22 +92,23 @@ impl PackedModel for PolicyValueNet {
 }
 
 /// Runs `model` on `rows` encoded positions (`inputs.len() == rows *
-/// model.game().input_len()`, `INPUT_LEN` for the two-player game) and
-/// returns the packed outputs, `rows * model.game().packed_len()` floats.
+/// model.shape().input_len()`) and returns the packed outputs, `rows *
+/// model.game().packed_len()` floats.
 pub fn run_packed<M: PackedModel + ?Sized>(
     model: &M,
     inputs: &[f32],
     rows: usize,
 ) -> Result<Vec<f32>, NetError> {
-    let game = model.game();
-    if inputs.len() != rows * game.input_len() {
+    let shape = model.shape();
+    let game = shape.game;
+    if inputs.len() != rows * shape.input_len() {
         return Err(NetError::Service(format!(
             "{} input floats for {rows} positions, but a network of the {game:?} game takes {} per position",
             inputs.len(),
-            game.input_len()
+            shape.input_len()
         )));
     }
-    let planes = game.input_planes() as i64;
+    let planes = shape.input_planes() as i64;
     let input = Tensor::from_slice(inputs)
         .view([rows as i64, planes, GRID as i64, GRID as i64])
         .to_device(model.device());
@@ -139,11 +144,13 @@ impl EncodedBatch {
 }
 
 /// Encodes `positions` under `mode` (one row each, or one per allowed
-/// symmetry for [`SymmetryMode::All`]).
+/// symmetry for [`SymmetryMode::All`]), with the push-off planes if asked.
 pub(crate) fn encode_batch(
     positions: &[Position],
     mode: SymmetryMode,
+    push_off_planes: bool,
 ) -> Result<EncodedBatch, NetError> {
+    let len = input_len(push_off_planes);
     let mut batch = EncodedBatch::default();
     let mut rng = rand::rng();
     for (index, position) in positions.iter().enumerate() {
@@ -158,13 +165,13 @@ pub(crate) fn encode_batch(
         };
         for &symmetry in symmetries {
             let start = batch.inputs.len();
-            batch.inputs.resize(start + INPUT_LEN, 0.0);
+            batch.inputs.resize(start + len, 0.0);
             let image = if symmetry == Symmetry::IDENTITY {
                 *position
             } else {
                 symmetry.apply_position(position)
             };
-            encode_position(&image, &mut batch.inputs[start..]);
+            encode_position(&image, push_off_planes, &mut batch.inputs[start..]);
             batch.rows.push((index, symmetry));
         }
     }
@@ -254,6 +261,8 @@ pub trait PositionEvaluator: Send + Sync {
 pub struct DirectEvaluator<M> {
     model: Mutex<M>,
     pub(crate) symmetry: SymmetryMode,
+    /// The model's inputs and outputs.
+    pub(crate) shape: NetShape,
     /// Weights of the predicted and of the actual marble difference in the
     /// values the search gets ([`Utilities`]); 0 by default.
     pub(crate) utilities: Utilities,
@@ -262,6 +271,7 @@ pub struct DirectEvaluator<M> {
 impl<M: PackedModel> DirectEvaluator<M> {
     pub fn new(model: M, symmetry: SymmetryMode) -> DirectEvaluator<M> {
         DirectEvaluator {
+            shape: model.shape(),
             model: Mutex::new(model),
             symmetry,
             utilities: Utilities::default(),
@@ -305,12 +315,13 @@ impl<M: PackedModel> DirectEvaluator<M> {
 pub(crate) fn evaluate_with(
     positions: &[Position],
     symmetry: SymmetryMode,
+    push_off_planes: bool,
     forward: impl FnOnce(&[f32], usize) -> Result<Vec<f32>, NetError>,
 ) -> Result<Vec<NetOutput>, NetError> {
     if positions.is_empty() {
         return Ok(Vec::new());
     }
-    let batch = encode_batch(positions, symmetry)?;
+    let batch = encode_batch(positions, symmetry, push_off_planes)?;
     let packed = forward(&batch.inputs, batch.len())?;
     let rows = rows_by_position(&batch, &packed, positions.len());
     Ok(positions
@@ -331,9 +342,12 @@ pub(crate) fn evaluate_with(
 
 impl<M: PackedModel> PositionEvaluator for DirectEvaluator<M> {
     fn evaluate_positions(&self, positions: &[Position]) -> Result<Vec<NetOutput>, NetError> {
-        evaluate_with(positions, self.symmetry, |inputs, rows| {
-            self.run_encoded(inputs, rows)
-        })
+        evaluate_with(
+            positions,
+            self.symmetry,
+            self.shape.push_off_planes,
+            |inputs, rows| self.run_encoded(inputs, rows),
+        )
     }
 }
 
@@ -372,7 +386,7 @@ mod tests {
         let evaluator = evaluator(SymmetryMode::None);
         let positions = sample_positions(6, 6);
         let outputs = evaluator.evaluate_positions(&positions).unwrap();
-        let batch = encode_batch(&positions, SymmetryMode::None).unwrap();
+        let batch = encode_batch(&positions, SymmetryMode::None, false).unwrap();
         let packed = evaluator.run_encoded(&batch.inputs, batch.len()).unwrap();
         for (index, (position, output)) in positions.iter().zip(&outputs).enumerate() {
             let row = &packed[index * PACKED_LEN..(index + 1) * PACKED_LEN];

@@ -23,7 +23,7 @@ use tch::{CModule, Device, Kind, Tensor};
 
 use crate::NetError;
 use crate::checkpoint::RulesMeta;
-use crate::config::{ModelConfig, NetGame};
+use crate::config::{ModelConfig, NetGame, NetShape};
 use crate::encoding::GRID;
 use crate::evaluate::PackedModel;
 use crate::fsutil::write_atomically;
@@ -70,7 +70,7 @@ impl PolicyValueNet {
             .map_err(NetError::torch("copying the weights for export"))?;
         copy.vars_mut().freeze();
         let game = self.game();
-        let planes = game.input_planes();
+        let planes = self.shape().input_planes();
         let example = Tensor::zeros(
             [2, planes as i64, GRID as i64, GRID as i64],
             (Kind::Float, Device::Cpu),
@@ -95,7 +95,7 @@ impl PolicyValueNet {
         let bytes = std::fs::read(&staging).map_err(NetError::io(&staging));
         let _ = std::fs::remove_file(&staging);
         write_atomically(path, &bytes?)?;
-        let encoding_version = game.encoding_version();
+        let encoding_version = self.shape().encoding_version();
         let (policy, value, aux, columns) = (
             game.packed_value(),
             game.packed_aux(),
@@ -156,7 +156,7 @@ impl TorchScriptModel {
                 problem: format!("has format '{}', expected '{EXPORT_FORMAT}'", meta.format),
             });
         }
-        let expected = meta.model.game.encoding_version();
+        let expected = meta.model.shape().encoding_version();
         if meta.encoding_version != expected {
             return Err(NetError::EncodingMismatch {
                 path: path.to_owned(),
@@ -185,8 +185,8 @@ impl PackedModel for TorchScriptModel {
         self.device
     }
 
-    fn game(&self) -> NetGame {
-        self.meta.model.game
+    fn shape(&self) -> NetShape {
+        self.meta.model.shape()
     }
 
     fn forward_packed(&self, input: &Tensor) -> Result<Tensor, NetError> {
@@ -224,7 +224,7 @@ mod tests {
         let input = Tensor::rand(
             [
                 3,
-                config.game.input_planes() as i64,
+                config.shape().input_planes() as i64,
                 GRID as i64,
                 GRID as i64,
             ],

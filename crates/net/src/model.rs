@@ -34,9 +34,10 @@ use sumito_engine::{Cell, Direction, Move};
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
 
-use crate::config::{ModelConfig, NetGame, Precision};
+use crate::config::{ModelConfig, NetGame, NetShape, Precision};
 use crate::encoding::{
-    ENCODING_VERSION, GRID, GRID_POINTS, INPUT_PLANES, POLICY_LEN, grid_point_of,
+    ENCODING_VERSION, GRID, GRID_POINTS, INPUT_PLANES, POLICY_LEN, PUSH_OFF_ENCODING_VERSION,
+    PUSH_OFF_INPUT_PLANES, grid_point_of,
 };
 use crate::variant_encoding::{
     VARIANT_ENCODING_VERSION, VARIANT_INPUT_PLANES, VARIANT_POLICY_LEN, VARIANT_VALUE_LEN,
@@ -58,11 +59,11 @@ pub const PACKED_AUX: usize = POLICY_LEN + 3;
 /// Columns of the packed output.
 pub const PACKED_LEN: usize = POLICY_LEN + 4;
 
-/// The sizes a network's game fixes: its input planes and the columns of
-/// its packed output (policy, value logits, auxiliary predictions).
-impl NetGame {
+/// The sizes of a network's inputs and the version of their encoding.
+impl NetShape {
     pub fn input_planes(self) -> usize {
-        match self {
+        match self.game {
+            NetGame::TwoPlayer if self.push_off_planes => PUSH_OFF_INPUT_PLANES,
             NetGame::TwoPlayer => INPUT_PLANES,
             NetGame::Variant => VARIANT_INPUT_PLANES,
         }
@@ -73,6 +74,19 @@ impl NetGame {
         self.input_planes() * GRID_POINTS
     }
 
+    /// The version of the encoding its inputs and outputs follow.
+    pub fn encoding_version(self) -> u32 {
+        match self.game {
+            NetGame::TwoPlayer if self.push_off_planes => PUSH_OFF_ENCODING_VERSION,
+            NetGame::TwoPlayer => ENCODING_VERSION,
+            NetGame::Variant => VARIANT_ENCODING_VERSION,
+        }
+    }
+}
+
+/// The sizes a network's game fixes: the columns of its packed output
+/// (policy, value logits, auxiliary predictions).
+impl NetGame {
     pub fn policy_len(self) -> usize {
         match self {
             NetGame::TwoPlayer => POLICY_LEN,
@@ -111,14 +125,6 @@ impl NetGame {
     /// Columns of the packed output.
     pub fn packed_len(self) -> usize {
         self.packed_aux() + self.aux_len()
-    }
-
-    /// The version of the encoding its inputs and outputs follow.
-    pub fn encoding_version(self) -> u32 {
-        match self {
-            NetGame::TwoPlayer => ENCODING_VERSION,
-            NetGame::Variant => VARIANT_ENCODING_VERSION,
-        }
     }
 
     fn policy_cell_channels(self) -> usize {
@@ -364,7 +370,13 @@ impl PolicyValueNet {
         let root = vars.root();
         let channels = config.channels;
         let game = config.game;
-        let stem = ConvBn::new(&root / "stem", game.input_planes(), channels, 3, 1.0);
+        let stem = ConvBn::new(
+            &root / "stem",
+            config.shape().input_planes(),
+            channels,
+            3,
+            1.0,
+        );
         let blocks = (0..config.blocks)
             .map(|index| {
                 let path = &root / "blocks" / index;
@@ -441,6 +453,11 @@ impl PolicyValueNet {
     /// The game it plays (its inputs and outputs).
     pub fn game(&self) -> NetGame {
         self.config.game
+    }
+
+    /// Its inputs and outputs.
+    pub fn shape(&self) -> NetShape {
+        self.config.shape()
     }
 
     pub fn vars(&self) -> &nn::VarStore {
@@ -648,6 +665,7 @@ pub(crate) mod tests {
             value_channels: 8,
             value_hidden: 16,
             game: NetGame::TwoPlayer,
+            push_off_planes: false,
         }
     }
 
@@ -688,10 +706,14 @@ pub(crate) mod tests {
             game: NetGame::Variant,
             ..tiny_config()
         };
-        let game = config.game;
         let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
         let input = Tensor::rand(
-            [3, game.input_planes() as i64, GRID as i64, GRID as i64],
+            [
+                3,
+                config.shape().input_planes() as i64,
+                GRID as i64,
+                GRID as i64,
+            ],
             (Kind::Float, Device::Cpu),
         );
         let (policy, value, aux) = tch::no_grad(|| net.forward_heads(&input, false));
@@ -701,8 +723,8 @@ pub(crate) mod tests {
         let aux = Vec::<f32>::try_from(aux.flatten(0, -1)).unwrap();
         assert!(aux.iter().all(|&x| (0.0..=1.0).contains(&x)));
         let packed = net.forward_packed(&input);
-        assert_eq!(packed.size(), [3, game.packed_len() as i64]);
-        assert_eq!(game.packed_len(), 2916 + 6 + 6);
+        assert_eq!(packed.size(), [3, config.game.packed_len() as i64]);
+        assert_eq!(config.game.packed_len(), 2916 + 6 + 6);
         assert_eq!(NetGame::TwoPlayer.packed_len(), PACKED_LEN);
         assert_eq!(NetGame::TwoPlayer.packed_aux(), PACKED_AUX);
         assert_eq!(NetGame::TwoPlayer.packed_value(), PACKED_WDL);

@@ -54,6 +54,7 @@ impl Utilities {
 fn evaluate_batch(
     batch: &mut EvalBatch<AbaloneGame>,
     symmetry: SymmetryMode,
+    push_off_planes: bool,
     utilities: Utilities,
     forward: impl FnOnce(&[f32], usize) -> Result<Vec<f32>, NetError>,
 ) -> Result<(), EvalError> {
@@ -61,7 +62,7 @@ fn evaluate_batch(
         return Ok(());
     }
     let positions: Vec<Position> = batch.states().iter().map(|game| game.0).collect();
-    let encoded = encode_batch(&positions, symmetry)
+    let encoded = encode_batch(&positions, symmetry, push_off_planes)
         .map_err(|err| EvalError::Unsupported(err.to_string()))?;
     let packed = forward(&encoded.inputs, encoded.len())
         .map_err(|err| EvalError::backend("network forward pass", err))?;
@@ -75,17 +76,27 @@ fn evaluate_batch(
 
 impl<M: PackedModel> Evaluator<AbaloneGame> for DirectEvaluator<M> {
     fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
-        evaluate_batch(batch, self.symmetry, self.utilities, |inputs, rows| {
-            self.run_encoded(inputs, rows)
-        })
+        let push_off_planes = self.shape.push_off_planes;
+        evaluate_batch(
+            batch,
+            self.symmetry,
+            push_off_planes,
+            self.utilities,
+            |inputs, rows| self.run_encoded(inputs, rows),
+        )
     }
 }
 
 impl Evaluator<AbaloneGame> for InferenceClient {
     fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
-        evaluate_batch(batch, self.symmetry, self.utilities, |inputs, rows| {
-            self.run_encoded(inputs.to_vec(), rows)
-        })
+        let push_off_planes = self.shape().push_off_planes;
+        evaluate_batch(
+            batch,
+            self.symmetry,
+            push_off_planes,
+            self.utilities,
+            |inputs, rows| self.run_encoded(inputs.to_vec(), rows),
+        )
     }
 }
 

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use sumito_engine::Position;
 
 use crate::NetError;
-use crate::config::{InferenceConfig, NetGame, SymmetryMode};
+use crate::config::{InferenceConfig, NetGame, NetShape, SymmetryMode};
 use crate::evaluate::{
     NetOutput, PackedModel, PositionEvaluator, Utilities, evaluate_with, run_packed,
 };
@@ -80,7 +80,7 @@ pub struct InferenceService {
     sender: Sender<Message>,
     shared: Arc<Shared>,
     symmetry: SymmetryMode,
-    game: NetGame,
+    shape: NetShape,
     workers: Vec<JoinHandle<()>>,
 }
 
@@ -97,7 +97,7 @@ pub struct InferenceClient {
     /// Each evaluation is sent as this many requests (at most one per
     /// position), all sent before the first answer is awaited.
     parallel_requests: usize,
-    game: NetGame,
+    shape: NetShape,
 }
 
 impl InferenceService {
@@ -125,7 +125,7 @@ impl InferenceService {
                 "an inference service needs at least one copy of the network".to_owned(),
             ));
         };
-        let game = first.game();
+        let shape = first.shape();
         for model in &replicas {
             if model.device() != device {
                 return Err(NetError::Config {
@@ -137,9 +137,10 @@ impl InferenceService {
                     ),
                 });
             }
-            if model.game() != game {
+            if model.shape() != shape {
                 return Err(NetError::Service(
-                    "the copies of an inference service's network play different games".to_owned(),
+                    "the copies of an inference service's network differ in their inputs or outputs"
+                        .to_owned(),
                 ));
             }
         }
@@ -186,7 +187,7 @@ impl InferenceService {
             sender,
             shared,
             symmetry: config.symmetry,
-            game,
+            shape,
             workers,
         })
     }
@@ -205,7 +206,7 @@ impl InferenceService {
             symmetry: self.symmetry,
             utilities: Utilities::default(),
             parallel_requests: 1,
-            game: self.game,
+            shape: self.shape,
         }
     }
 
@@ -239,7 +240,7 @@ impl Clone for InferenceClient {
             symmetry: self.symmetry,
             utilities: self.utilities,
             parallel_requests: self.parallel_requests,
-            game: self.game,
+            shape: self.shape,
         }
     }
 }
@@ -278,17 +279,22 @@ impl InferenceClient {
         self
     }
 
-    /// The game of the service's network (its inputs and outputs).
+    /// The game of the service's network (its outputs).
     pub fn game(&self) -> NetGame {
-        self.game
+        self.shape.game
+    }
+
+    /// The inputs and outputs of the service's network.
+    pub fn shape(&self) -> NetShape {
+        self.shape
     }
 
     /// Evaluates `rows` encoded positions (`inputs.len() == rows *
-    /// self.game().input_len()`) and returns their packed outputs (`rows *
+    /// self.shape().input_len()`) and returns their packed outputs (`rows *
     /// self.game().packed_len()` floats); blocks until the batch that holds
     /// them has run.
     pub fn run_encoded(&self, inputs: Vec<f32>, rows: usize) -> Result<Vec<f32>, NetError> {
-        let input_len = self.game.input_len();
+        let input_len = self.shape.input_len();
         assert_eq!(
             inputs.len(),
             rows * input_len,
@@ -309,7 +315,7 @@ impl InferenceClient {
             )?);
             start = end;
         }
-        let mut outputs = Vec::with_capacity(rows * self.game.packed_len());
+        let mut outputs = Vec::with_capacity(rows * self.shape.game.packed_len());
         for answer in answers {
             outputs.extend(self.receive(answer)?);
         }
@@ -343,9 +349,12 @@ fn service_stopped() -> NetError {
 
 impl PositionEvaluator for InferenceClient {
     fn evaluate_positions(&self, positions: &[Position]) -> Result<Vec<NetOutput>, NetError> {
-        evaluate_with(positions, self.symmetry, |inputs, rows| {
-            self.run_encoded(inputs.to_vec(), rows)
-        })
+        evaluate_with(
+            positions,
+            self.symmetry,
+            self.shape.push_off_planes,
+            |inputs, rows| self.run_encoded(inputs.to_vec(), rows),
+        )
     }
 }
 

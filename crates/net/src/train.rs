@@ -16,9 +16,9 @@ use sumito_engine::{Color, Move, Outcome, Position, Symmetry};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
-use crate::config::{NetGame, NetTrainingConfig, OptimizerKind};
+use crate::config::{NetGame, NetShape, NetTrainingConfig, OptimizerKind};
 use crate::encoding::{
-    GRID, INPUT_LEN, INPUT_PLANES, POLICY_LEN, encode_policy_target, encode_position, policy_index,
+    GRID, POLICY_LEN, encode_policy_target, encode_position, input_len, policy_index,
 };
 use crate::model::PolicyValueNet;
 
@@ -275,17 +275,18 @@ pub struct Batch {
 pub trait Sample: Sized {
     /// The game of the networks it trains.
     const GAME: NetGame;
-    /// The batch of `samples` on `device`; a sample with an impossible target
-    /// is an [`NetError::InvalidSample`] naming it.
+    /// The batch of `samples` for a network of `shape` on `device`; a
+    /// sample with an impossible target is an [`NetError::InvalidSample`]
+    /// naming it.
     #[doc(hidden)]
-    fn build_batch(samples: &[Self], device: Device) -> Result<Batch, NetError>;
+    fn build_batch(samples: &[Self], shape: NetShape, device: Device) -> Result<Batch, NetError>;
 }
 
 impl Sample for TrainingSample {
     const GAME: NetGame = NetGame::TwoPlayer;
 
-    fn build_batch(samples: &[Self], device: Device) -> Result<Batch, NetError> {
-        build_batch(samples, device)
+    fn build_batch(samples: &[Self], shape: NetShape, device: Device) -> Result<Batch, NetError> {
+        build_batch(samples, shape.push_off_planes, device)
     }
 }
 
@@ -298,9 +299,14 @@ pub(crate) fn check_distribution(target: &[f32], what: &str) -> Result<(), Strin
     Ok(())
 }
 
-fn build_batch(samples: &[TrainingSample], device: Device) -> Result<Batch, NetError> {
+fn build_batch(
+    samples: &[TrainingSample],
+    push_off_planes: bool,
+    device: Device,
+) -> Result<Batch, NetError> {
     let n = samples.len();
-    let mut inputs = vec![0.0f32; n * INPUT_LEN];
+    let len = input_len(push_off_planes);
+    let mut inputs = vec![0.0f32; n * len];
     let mut policy = vec![0.0f32; n * POLICY_LEN];
     let mut illegal = vec![true; n * POLICY_LEN];
     let mut wdl = Vec::with_capacity(n * 3);
@@ -313,7 +319,8 @@ fn build_batch(samples: &[TrainingSample], device: Device) -> Result<Batch, NetE
         }
         encode_position(
             position,
-            &mut inputs[index * INPUT_LEN..(index + 1) * INPUT_LEN],
+            push_off_planes,
+            &mut inputs[index * len..(index + 1) * len],
         );
         encode_policy_target(
             position,
@@ -337,7 +344,7 @@ fn build_batch(samples: &[TrainingSample], device: Device) -> Result<Batch, NetE
     let n = n as i64;
     Ok(Batch {
         inputs: Tensor::from_slice(&inputs)
-            .view([n, INPUT_PLANES as i64, GRID as i64, GRID as i64])
+            .view([n, -1, GRID as i64, GRID as i64])
             .to_device(device),
         policy: Tensor::from_slice(&policy)
             .view([n, POLICY_LEN as i64])
@@ -536,7 +543,7 @@ impl Trainer {
                 ),
             });
         }
-        S::build_batch(samples, self.net.device())
+        S::build_batch(samples, self.net.shape(), self.net.device())
     }
 
     /// One optimiser step on `samples` (batch norm in training mode).

@@ -280,7 +280,7 @@ mod tests {
         let mut old = vec![0.0; INPUT_LEN];
         let mut new = vec![0.0; VARIANT_INPUT_LEN];
         for ply in 0..12 {
-            encode_position(&classic, &mut old);
+            encode_position(&classic, false, &mut old);
             encode_variant_position(&general.0, &mut new);
             assert_eq!(
                 plane(&new, PLANE_SEAT_MARBLES),

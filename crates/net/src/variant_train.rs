@@ -16,7 +16,7 @@ use sumito_mcts::{Ending, MAX_SIDES, SideShares};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
-use crate::config::NetGame;
+use crate::config::{NetGame, NetShape};
 use crate::encoding::GRID;
 use crate::train::{Batch, Sample, check_distribution};
 use crate::variant_encoding::{
@@ -77,7 +77,7 @@ impl VariantTrainingSample {
 impl Sample for VariantTrainingSample {
     const GAME: NetGame = NetGame::Variant;
 
-    fn build_batch(samples: &[Self], device: Device) -> Result<Batch, NetError> {
+    fn build_batch(samples: &[Self], _shape: NetShape, device: Device) -> Result<Batch, NetError> {
         let n = samples.len();
         let mut inputs = vec![0.0f32; n * VARIANT_INPUT_LEN];
         let mut policy = vec![0.0f32; n * VARIANT_POLICY_LEN];
@@ -263,7 +263,9 @@ mod tests {
     #[test]
     fn targets_are_relative_to_the_mover_and_absent_sides_are_masked() {
         let samples = samples(start("three-player", Seating::new(3, false).unwrap()), 3);
-        let batch = VariantTrainingSample::build_batch(&samples, Device::Cpu).unwrap();
+        let batch =
+            VariantTrainingSample::build_batch(&samples, NetGame::Variant.into(), Device::Cpu)
+                .unwrap();
         let value = Vec::<f32>::try_from(batch.value.flatten(0, -1)).unwrap();
         // Seat 0 moves first: side 1 is one side after it; then seat 1
         // moves: the winner is the mover; then seat 2: two sides after.
@@ -302,10 +304,11 @@ mod tests {
             .find(|mv| !samples[1].position.legal_moves().contains(mv))
             .unwrap();
         samples[1].policy = vec![(other, 1.0)];
-        let message = VariantTrainingSample::build_batch(&samples, Device::Cpu)
-            .err()
-            .unwrap()
-            .to_string();
+        let message =
+            VariantTrainingSample::build_batch(&samples, NetGame::Variant.into(), Device::Cpu)
+                .err()
+                .unwrap()
+                .to_string();
         assert!(message.contains("training sample 1"), "{message}");
         assert!(message.contains("not legal"), "{message}");
         // Two-player samples cannot train a network of the general game.
@@ -322,11 +325,17 @@ mod tests {
         let layout = VariantLayout::from_name("three-player").unwrap();
         let position = VariantSetup::layout(layout).start(&rules).unwrap();
         let sample = samples(position, 1).remove(0);
-        let plain =
-            VariantTrainingSample::build_batch(std::slice::from_ref(&sample), Device::Cpu).unwrap();
+        let plain = VariantTrainingSample::build_batch(
+            std::slice::from_ref(&sample),
+            NetGame::Variant.into(),
+            Device::Cpu,
+        )
+        .unwrap();
         for symmetry in kept_symmetries(position.rules()) {
             let image = sample.transformed(symmetry);
-            let batch = VariantTrainingSample::build_batch(&[image], Device::Cpu).unwrap();
+            let batch =
+                VariantTrainingSample::build_batch(&[image], NetGame::Variant.into(), Device::Cpu)
+                    .unwrap();
             // The value and auxiliary targets do not move with the board.
             assert!(batch.value.equal(&plain.value));
             assert!(batch.aux.equal(&plain.aux));

@@ -21,6 +21,55 @@ pub fn device(config: &Config) -> Result<Device> {
         .map_err(PipelineError::net("choosing the network's device"))
 }
 
+/// Gives every checkpoint of a run in a folder (the trainer's and every
+/// generation's model) the push-off input planes, for a run whose
+/// configuration turns on `[net.model] push_off_planes`
+/// ([`sumito_net::checkpoint::add_push_off_planes`]: the networks compute
+/// what they computed, and training learns to use the new planes). Safe to
+/// repeat after an interruption: a checkpoint that has them already is left
+/// as it is. Returns how many checkpoints changed. The caller holds the
+/// trainer's role.
+pub fn add_push_off_planes(run: &RunDir) -> Result<usize> {
+    if run.is_remote() {
+        return Err(RunDirError::Incompatible {
+            path: run.root().to_owned(),
+            reason: "turning on [net.model] push_off_planes in a run on an object store is not \
+                     supported: start a new run with it, or turn it on in a copy of the run in a folder"
+                .to_owned(),
+        }
+        .into());
+    }
+    let mut folders = Vec::new();
+    for parent in [run.models_dir(), run.trainer_dir()] {
+        let entries = match std::fs::read_dir(&parent) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(err) => return Err(PipelineError::io(&parent)(err)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(PipelineError::io(&parent))?;
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if (name.starts_with("gen-") || name.starts_with("ckpt-"))
+                && path.join(MODEL_MANIFEST).is_file()
+            {
+                folders.push(path);
+            }
+        }
+    }
+    folders.sort();
+    let mut changed = 0;
+    for folder in folders {
+        let added =
+            sumito_net::checkpoint::add_push_off_planes(&folder).map_err(PipelineError::net(
+                format!("adding the push-off planes to {}", folder.display()),
+            ))?;
+        changed += usize::from(added);
+    }
+    Ok(changed)
+}
+
 /// Writes `net` as the checkpoint directory `path`, atomically: it is saved
 /// under a temporary name beside it and renamed into place, so `path` is
 /// either absent or complete.

@@ -445,6 +445,7 @@ pub(crate) mod tests {
             value_channels: 4,
             value_hidden: 8,
             game,
+            push_off_planes: false,
         }
     }
 

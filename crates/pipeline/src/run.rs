@@ -1161,7 +1161,15 @@ fn update_config(
             run.config_path().display()
         ),
     };
-    if stored.net.model != open.config.net.model {
+    // The one change of the network a run takes: the push-off planes
+    // turned on, given to every checkpoint below.
+    let adds_push_off_planes = !stored.net.model.push_off_planes
+        && open.config.net.model
+            == sumito_net::ModelConfig {
+                push_off_planes: true,
+                ..stored.net.model
+            };
+    if stored.net.model != open.config.net.model && !adds_push_off_planes {
         return Err(incompatible("[net.model]").into());
     }
     if stored.rules.rules() != open.config.rules.rules() {
@@ -1178,6 +1186,15 @@ fn update_config(
                 })?,
         )
     };
+    if adds_push_off_planes {
+        let changed = crate::models::add_push_off_planes(run)?;
+        let note = format!(
+            "[net.model] push_off_planes turned on: {changed} checkpoints of the run were given \
+             the two push-off input planes (with zero weights: the networks' outputs are unchanged)"
+        );
+        run.log(command.name(), &note)?;
+        open.notes.push(note);
+    }
     run.write_config(text)?;
     let note = format!("configuration updated from {}", config_path.display());
     run.log(command.name(), &note)?;

@@ -59,7 +59,7 @@ pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
     let positions = sample_positions(&config, batch);
     let mut inputs = vec![0.0f32; batch * INPUT_LEN];
     for (position, out) in positions.iter().zip(inputs.chunks_mut(INPUT_LEN)) {
-        encode_position(position, out);
+        encode_position(position, false, out);
     }
     direct.run_encoded(&inputs, batch)?; // warm-up
 

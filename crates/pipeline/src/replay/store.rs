@@ -453,7 +453,12 @@ mod tests {
             .collect();
         // Every sample is a valid training sample (its policy legal in its
         // position under its symmetry).
-        VariantTrainingSample::build_batch(&samples, tch::Device::Cpu).unwrap();
+        VariantTrainingSample::build_batch(
+            &samples,
+            sumito_net::NetGame::Variant.into(),
+            tch::Device::Cpu,
+        )
+        .unwrap();
         // The holes at E5 and E1 keep only the symmetries that map them
         // onto themselves, and the store draws among those only: no marble
         // of a holed sample ever stands on a hole (other symmetries would
