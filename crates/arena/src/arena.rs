@@ -140,7 +140,7 @@ pub struct Fixture {
 
 /// A finished game.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FinishedGame {
+pub struct PlayedGame {
     pub fixture: Fixture,
     pub outcome: Outcome,
     pub reason: EndReason,
@@ -163,7 +163,7 @@ pub struct Thinking {
     pub time: Duration,
 }
 
-impl FinishedGame {
+impl PlayedGame {
     pub fn result(&self) -> GameResult {
         GameResult {
             black: self.fixture.black,
@@ -232,7 +232,7 @@ pub struct Standings {
 /// at a time.
 pub trait MatchObserver: Sync {
     fn match_started(&self, _standings: &Standings) {}
-    fn game_finished(&self, _game: &FinishedGame, _standings: &Standings) {}
+    fn game_finished(&self, _game: &PlayedGame, _standings: &Standings) {}
     fn match_finished(&self, _standings: &Standings) {}
 }
 
@@ -247,7 +247,7 @@ impl MatchObserver for Silent {}
 pub struct MatchResults {
     pub players: Vec<String>,
     /// Finished games in schedule order (an SPRT stop leaves gaps).
-    pub games: Vec<FinishedGame>,
+    pub games: Vec<PlayedGame>,
     /// Games in the full schedule.
     pub scheduled: usize,
     /// The test's state when the match ended (its verdict, if it stopped the match).
@@ -264,7 +264,7 @@ pub struct PairingResult {
 
 impl MatchResults {
     pub fn game_results(&self) -> Vec<GameResult> {
-        self.games.iter().map(FinishedGame::result).collect()
+        self.games.iter().map(PlayedGame::result).collect()
     }
 
     /// Every player's wins, draws and losses.
@@ -407,7 +407,7 @@ pub fn play_game(
     fixture: Fixture,
     opening: &Opening,
     config: &MatchConfig,
-) -> Result<FinishedGame, ArenaError> {
+) -> Result<PlayedGame, ArenaError> {
     let sides = [fixture.black, fixture.white];
     let mut players = sides.map(|who| {
         entrants[who].build(mix_seed(&[
@@ -487,7 +487,7 @@ pub fn play_game(
         }
         None => None,
     };
-    Ok(FinishedGame {
+    Ok(PlayedGame {
         fixture,
         outcome,
         reason,
@@ -501,7 +501,7 @@ pub fn play_game(
 /// Shared state of a running match.
 struct Progress {
     standings: Standings,
-    games: Vec<Option<FinishedGame>>,
+    games: Vec<Option<PlayedGame>>,
     /// Player 0's results against player 1, for the SPRT.
     first_player: Tally,
 }
@@ -634,7 +634,7 @@ pub fn play_match(
 /// Adds a finished game to the standings and the test. Once the test has
 /// decided, its verdict stands: games still running when it decided are
 /// counted in the tables but do not reopen the test.
-fn record_game(state: &mut Progress, game: &FinishedGame, config: &MatchConfig) {
+fn record_game(state: &mut Progress, game: &PlayedGame, config: &MatchConfig) {
     let result = game.result();
     state.standings.games_done += 1;
     for player in [result.black, result.white] {
@@ -847,7 +847,7 @@ mod tests {
             move |_| Box::new(Observing(Arc::clone(&counter))),
         ));
         let results = play_match(&players, &quick_config(), &Silent).unwrap();
-        let plies: usize = results.games.iter().map(FinishedGame::plies).sum();
+        let plies: usize = results.games.iter().map(PlayedGame::plies).sum();
         assert_eq!(seen.load(Ordering::SeqCst), plies);
     }
 

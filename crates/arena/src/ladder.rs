@@ -14,7 +14,7 @@ use serde::Serialize;
 use sumito_engine::{EndReason, Layout, Rules};
 
 use crate::arena::{
-    ArenaError, FinishedGame, MatchConfig, MatchObserver, Tally, check_record_dir, play_match,
+    ArenaError, MatchConfig, MatchObserver, PlayedGame, Tally, check_record_dir, play_match,
 };
 use crate::elo::GameResult;
 use crate::player::Entrant;
@@ -87,7 +87,7 @@ pub struct LadderRow {
     pub opponent_ms_per_move: f64,
     /// Games that ended with enough marbles pushed off.
     pub decisive: u32,
-    /// Games in which a position repeated (see `FinishedGame::first_repetition`).
+    /// Games in which a position repeated (see `PlayedGame::first_repetition`).
     pub cycled: u32,
     /// Games that reached the move limit.
     pub move_limit: u32,
@@ -168,7 +168,7 @@ pub fn play_rungs(
     for (index, opponent) in opponents.iter().enumerate() {
         let entrants = [player.clone(), opponent.clone()];
         let results = play_match(&entrants, &rung_config(config, index), observer)?;
-        let games = results.games.iter().map(FinishedGame::result).collect();
+        let games = results.games.iter().map(PlayedGame::result).collect();
         rungs.push((row(&opponent.name, &results.games), games));
     }
     Ok(rungs)
@@ -190,7 +190,7 @@ pub fn ladder_settings(config: &LadderConfig) -> LadderSettings {
 }
 
 /// One rung's row from its games (player 0 against player 1).
-fn row(opponent: &str, games: &[FinishedGame]) -> LadderRow {
+fn row(opponent: &str, games: &[PlayedGame]) -> LadderRow {
     let mut tally = Tally::default();
     let mut thinking = [(0u32, 0f64); 2];
     let (mut decisive, mut cycled, mut move_limit, mut plies) = (0, 0, 0, 0usize);

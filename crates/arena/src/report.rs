@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::arena::{FinishedGame, MatchObserver, MatchResults, Standings, Tally};
+use crate::arena::{MatchObserver, MatchResults, PlayedGame, Standings, Tally};
 use crate::elo::{Anchor, Ratings};
 use sumito_engine::EndReason;
 
@@ -61,7 +61,7 @@ impl MatchObserver for ProgressObserver {
         self.bar.set_message(standings_line(standings));
     }
 
-    fn game_finished(&self, _game: &FinishedGame, standings: &Standings) {
+    fn game_finished(&self, _game: &PlayedGame, standings: &Standings) {
         self.bar.set_position(standings.games_done as u64);
         self.bar.set_message(standings_line(standings));
     }
@@ -189,7 +189,7 @@ pub fn summary(results: &MatchResults, ratings: &Result<Ratings, String>) -> Str
 /// How the games ended: by marbles pushed off or at the move limit, and how
 /// many cycled (a position repeated), with the median ply of the first
 /// repetition; `None` without games.
-pub fn endings_line(games: &[FinishedGame]) -> Option<String> {
+pub fn endings_line(games: &[PlayedGame]) -> Option<String> {
     if games.is_empty() {
         return None;
     }

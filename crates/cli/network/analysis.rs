@@ -7,7 +7,7 @@ use std::io::{BufReader, stdin, stdout};
 
 use anyhow::Context;
 use sumito_bundle::bundle::ModelBundle;
-use sumito_cli::commands::analysis::{Args, Game, run_engine};
+use sumito_cli::commands::analysis::{Args, ModelGame, run_engine};
 use sumito_engine::variant::{VariantLayout, VariantPosition};
 use sumito_engine::{Layout, Position};
 use sumito_game::ChoicePosition;
@@ -47,7 +47,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .map(|layout| Position::start(layout, rules))
                     .map_err(|err| err.to_string())
             };
-            let game = Game {
+            let game = ModelGame {
                 start: Position::start(Layout::Standard, rules),
                 read_position: &read_position,
                 read_layout: &read_layout,
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             let read_position =
                 |text: &str| general_position(&table, text).map_err(|err| format!("{err:#}"));
-            let game = Game {
+            let game = ModelGame {
                 start: first_layout_start(&bundle, &table)?,
                 read_position: &read_position,
                 read_layout: &read_layout,
@@ -77,7 +77,7 @@ fn serve_queries<B: ChoicePosition>(
     args: &Args,
     bundle: &ModelBundle,
     service: &InferenceService,
-    game: &Game<'_, B>,
+    game: &ModelGame<'_, B>,
     threads: usize,
 ) -> anyhow::Result<()>
 where

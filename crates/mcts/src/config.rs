@@ -171,19 +171,19 @@ impl Default for PlayoutCapConfig {
 /// A configuration value outside its meaningful range.
 #[derive(Clone, PartialEq, Debug, thiserror::Error)]
 #[error("search config: `{field}` {problem}")]
-pub struct ConfigError {
+pub struct SearchConfigError {
     pub field: &'static str,
     pub problem: String,
 }
 
-fn invalid(field: &'static str, problem: impl Into<String>) -> ConfigError {
-    ConfigError {
+fn invalid(field: &'static str, problem: impl Into<String>) -> SearchConfigError {
+    SearchConfigError {
         field,
         problem: problem.into(),
     }
 }
 
-fn require(ok: bool, field: &'static str, problem: &str) -> Result<(), ConfigError> {
+fn require(ok: bool, field: &'static str, problem: &str) -> Result<(), SearchConfigError> {
     if ok {
         Ok(())
     } else {
@@ -191,7 +191,7 @@ fn require(ok: bool, field: &'static str, problem: &str) -> Result<(), ConfigErr
     }
 }
 
-fn positive(value: f32, field: &'static str) -> Result<(), ConfigError> {
+fn positive(value: f32, field: &'static str) -> Result<(), SearchConfigError> {
     require(
         value.is_finite() && value > 0.0,
         field,
@@ -199,7 +199,7 @@ fn positive(value: f32, field: &'static str) -> Result<(), ConfigError> {
     )
 }
 
-fn non_negative(value: f32, field: &'static str) -> Result<(), ConfigError> {
+fn non_negative(value: f32, field: &'static str) -> Result<(), SearchConfigError> {
     require(
         value.is_finite() && value >= 0.0,
         field,
@@ -207,7 +207,7 @@ fn non_negative(value: f32, field: &'static str) -> Result<(), ConfigError> {
     )
 }
 
-fn probability(value: f32, field: &'static str) -> Result<(), ConfigError> {
+fn probability(value: f32, field: &'static str) -> Result<(), SearchConfigError> {
     require(
         (0.0..=1.0).contains(&value),
         field,
@@ -217,7 +217,7 @@ fn probability(value: f32, field: &'static str) -> Result<(), ConfigError> {
 
 impl SearchConfig {
     /// Checks every field; [`crate::Search::new`] calls this.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), SearchConfigError> {
         require(self.simulations >= 1, "simulations", "must be at least 1")?;
         positive(self.c_puct, "c_puct")?;
         if let Some(base) = self.c_puct_base {

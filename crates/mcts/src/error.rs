@@ -1,4 +1,4 @@
-use crate::config::ConfigError;
+use crate::config::SearchConfigError;
 
 /// An evaluator could not evaluate a batch.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +41,7 @@ pub enum SearchError {
     #[error("evaluator output for batch item {item} is invalid: {problem}")]
     InvalidEvaluation { item: usize, problem: String },
     #[error(transparent)]
-    Config(#[from] ConfigError),
+    Config(#[from] SearchConfigError),
     #[error("the game is over, there is nothing to search")]
     GameOver,
     #[error("action {action} is not legal in the current position")]

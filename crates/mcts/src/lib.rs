@@ -181,7 +181,9 @@ pub mod toy;
 mod tree;
 pub mod values;
 
-pub use config::{ConfigError, DirichletConfig, GumbelConfig, PlayoutCapConfig, SearchConfig};
+pub use config::{
+    DirichletConfig, GumbelConfig, PlayoutCapConfig, SearchConfig, SearchConfigError,
+};
 pub use driver::MultiGameDriver;
 pub use error::{EvalError, SearchError};
 pub use eval::{Estimate, EvalBatch, EvalSlot, Evaluator, StoppableEvaluator, UniformEvaluator};

@@ -91,7 +91,7 @@ pub fn window_size(total: u64, config: &TrainingConfig) -> u64 {
 
 /// One training example drawn from the store, already under its symmetry.
 #[derive(Debug, Clone)]
-pub struct Sample {
+pub struct ReplaySample {
     pub position: Position,
     /// The policy target over legal moves (sums to 1).
     pub policy: Vec<(Move, f32)>,
@@ -352,7 +352,11 @@ impl ReplayStore {
     /// A uniformly drawn training position under a uniformly drawn symmetry
     /// among `symmetries` (the ones the position's rules allow); `None` when
     /// the window is empty.
-    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R, symmetries: &[Symmetry]) -> Option<Sample> {
+    pub fn sample<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        symmetries: &[Symmetry],
+    ) -> Option<ReplaySample> {
         let (game, index) = self.draw(rng)?;
         let record = &game.positions[index];
         let symmetry = if symmetries.is_empty() {
@@ -377,7 +381,7 @@ impl ReplayStore {
             .positions
             .last()
             .map_or(0, |last| last.position.ply() + 1);
-        Some(Sample {
+        Some(ReplaySample {
             position: symmetry.apply_position(&record.position),
             policy,
             result: game.result_for(side),
