@@ -16,7 +16,9 @@ use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::{VariantLayout, VariantPosition};
 use sumito_engine::{Layout, Position};
 use sumito_game::ChoicePosition;
-use sumito_play::analysis::{analyse_game, format_game, format_position, record_under_rules};
+use sumito_play::analysis::{
+    analyse_game, format_game, format_position, general_rules_note, record_under_rules,
+};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
 use super::play::{model_search, open_model, search_device};
@@ -141,11 +143,8 @@ fn general_target(args: &Args, bundle: &ModelBundle) -> anyhow::Result<Target<Va
     if let Some(path) = &args.source.record {
         let record = VariantRecord::read(path)?;
         // The model judges under its own rules only.
-        if record.rules != table {
-            eprintln!(
-                "note: {}: the record's rules are not the model's: the game is taken under the model's",
-                path.display()
-            );
+        if let Some(note) = general_rules_note(&record.rules, &table) {
+            eprintln!("note: {}: {note}", path.display());
         }
         let record = VariantRecord {
             rules: table,

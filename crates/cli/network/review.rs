@@ -10,7 +10,7 @@ use sumito_arena::record::{GameRecord, write_atomic};
 use sumito_arena::variant_record::VariantRecord;
 use sumito_cli::commands::review::Args;
 use sumito_game::ChoicePosition;
-use sumito_play::analysis::{analyse_game, record_under_rules};
+use sumito_play::analysis::{analyse_game, general_rules_note, record_under_rules};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::review::{Review, render_review_svg, review, review_json};
 
@@ -58,11 +58,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 rules: table.clone(),
                 ..record.clone()
             };
-            if record.rules != table {
-                eprintln!(
-                    "note: {}: the record's rules are not the model's: the game is taken under the model's",
-                    path.display()
-                );
+            if let Some(note) = general_rules_note(&record.rules, &table) {
+                eprintln!("note: {}: {note}", path.display());
             }
             let positions = replayed.positions().map_err(|why| {
                 anyhow::anyhow!("{}: under the model's rules: {why}", path.display())
