@@ -189,6 +189,27 @@ fn roles_on_an_object_store_share_one_run_and_a_killed_trainer_is_replaced() {
     let bytes = std::fs::read(&on_disk).unwrap();
     std::fs::write(&on_disk, &bytes[..bytes.len() / 2]).unwrap();
 
+    // A start that waits to take the role over stops on SIGINT while it
+    // watches, cleanly and at once (its signal handler is installed before
+    // it opens the run).
+    let waiting_path = log("waiting");
+    let mut waiting = spawn(role(&server, &cache, "trainer", &[]), &waiting_path);
+    reaper.0.push(waiting.id());
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(waiting.try_wait().unwrap().is_none());
+    kill(&waiting, "INT");
+    stops_within(
+        &mut waiting,
+        "a start waiting for the lease",
+        Duration::from_secs(5),
+    );
+    let said = std::fs::read_to_string(&waiting_path).unwrap();
+    assert!(waiting.wait().unwrap().success(), "{said}");
+    assert!(
+        said.contains("stopped on request before the role began"),
+        "{said}"
+    );
+
     // One start replaces the killed trainer: it watches the lease go
     // unrenewed for the role lease time (10 s), then takes it over.
     let output_path = log("replacement");

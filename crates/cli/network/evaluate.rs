@@ -2,14 +2,15 @@
 //! time): gates and rates every new candidate.
 
 use anyhow::Context;
-use sumito_pipeline::run::{RunCommand, evaluate, open_for_role};
+use sumito_pipeline::run::{RunCommand, evaluate};
 
 use sumito_cli::commands::selfplay::Args;
 
-use super::selfplay::options;
+use super::selfplay::open_role;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let open = open_for_role(&args.run_dir, args.config.as_deref(), RunCommand::Evaluate)?;
-    super::selfplay::print_notes(&open);
-    evaluate(&open, &options(&args)?).with_context(|| format!("the evaluator in {}", args.run_dir))
+    let Some((open, options)) = open_role(&args, RunCommand::Evaluate)? else {
+        return Ok(());
+    };
+    evaluate(&open, &options).with_context(|| format!("the evaluator in {}", args.run_dir))
 }

@@ -12,10 +12,13 @@ use anyhow::Context;
 /// Exit status of a command quit by a second signal (128 + SIGINT).
 const QUIT_STATUS: i32 = 130;
 
-/// Installs the process's signal handler; returns the flag it sets. Call
-/// once per process (the pipeline's `RunOptions::stop` takes the flag).
+/// Installs the process's signal handler; returns the flag it sets (the
+/// pipeline's process-wide one, which a start waiting to take over a role
+/// also watches). Call once per process, before opening the run, so that a
+/// signal during the start is not lost (the pipeline's `RunOptions::stop`
+/// takes the flag).
 pub fn stop_flag_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = sumito_pipeline::run::process_stop_flag();
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {

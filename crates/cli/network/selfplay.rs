@@ -4,7 +4,9 @@
 //! command (`sumito_cli::commands::selfplay::Args`).
 
 use anyhow::Context;
-use sumito_pipeline::run::{OpenRun, RunCommand, RunOptions, open_for_role, selfplay};
+use sumito_pipeline::run::{
+    OpenRun, RunCommand, RunOptions, open_for_role, selfplay, stop_requested,
+};
 
 use sumito_cli::commands::selfplay::Args;
 
@@ -27,8 +29,31 @@ pub fn print_notes(open: &OpenRun) {
     }
 }
 
+/// Opens the run for a role command, its signal handler installed first
+/// (a signal while the start waits to take over the role stops it too);
+/// `None`, said on standard output, when it was stopped before the role
+/// began.
+pub fn open_role(
+    args: &Args,
+    command: RunCommand,
+) -> anyhow::Result<Option<(OpenRun, RunOptions)>> {
+    let options = options(args)?;
+    match open_for_role(&args.run_dir, args.config.as_deref(), command) {
+        Ok(open) => {
+            print_notes(&open);
+            Ok(Some((open, options)))
+        }
+        Err(err) if stop_requested() => {
+            println!("stopped on request before the role began ({err})");
+            Ok(None)
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let open = open_for_role(&args.run_dir, args.config.as_deref(), RunCommand::SelfPlay)?;
-    print_notes(&open);
-    selfplay(&open, &options(&args)?).with_context(|| format!("self-play in {}", args.run_dir))
+    let Some((open, options)) = open_role(&args, RunCommand::SelfPlay)? else {
+        return Ok(());
+    };
+    selfplay(&open, &options).with_context(|| format!("self-play in {}", args.run_dir))
 }

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sumito_pipeline::run::{Location, RunCommand, RunOptions, start_or_resume, train};
+use sumito_pipeline::run::{
+    Location, RunCommand, RunOptions, start_or_resume, stop_requested, train,
+};
 
 use sumito_cli::commands::train::Args;
 
@@ -21,7 +23,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Location::Local(PathBuf::from("runs").join(name))
         }
     };
-    let open = start_or_resume(&run_dir, &args.config, args.fresh, RunCommand::Train)?;
+    // The handler first: a signal while the start waits to take over a role
+    // stops it too.
+    let options = RunOptions {
+        progress: !args.no_progress,
+        stop: stop_flag_on_signal()?,
+        ..RunOptions::default()
+    };
+    let open = match start_or_resume(&run_dir, &args.config, args.fresh, RunCommand::Train) {
+        Ok(open) => open,
+        Err(err) if stop_requested() => {
+            println!("stopped on request before the run began ({err})");
+            return Ok(());
+        }
+        Err(err) => return Err(err.into()),
+    };
     super::selfplay::print_notes(&open);
     println!(
         "{} {} (config {})",
@@ -33,10 +49,5 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         run_dir,
         args.config.display()
     );
-    let options = RunOptions {
-        progress: !args.no_progress,
-        stop: stop_flag_on_signal()?,
-        ..RunOptions::default()
-    };
     train(&open, &options).with_context(|| format!("training in {run_dir}"))
 }

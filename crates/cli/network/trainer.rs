@@ -2,14 +2,15 @@
 //! trains as games arrive and writes candidates.
 
 use anyhow::Context;
-use sumito_pipeline::run::{RunCommand, open_for_role, trainer};
+use sumito_pipeline::run::{RunCommand, trainer};
 
 use sumito_cli::commands::selfplay::Args;
 
-use super::selfplay::options;
+use super::selfplay::open_role;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let open = open_for_role(&args.run_dir, args.config.as_deref(), RunCommand::Trainer)?;
-    super::selfplay::print_notes(&open);
-    trainer(&open, &options(&args)?).with_context(|| format!("the trainer in {}", args.run_dir))
+    let Some((open, options)) = open_role(&args, RunCommand::Trainer)? else {
+        return Ok(());
+    };
+    trainer(&open, &options).with_context(|| format!("the trainer in {}", args.run_dir))
 }

@@ -139,6 +139,8 @@ pub enum RunDirError {
     BeingDeleted { path: PathBuf },
     #[error("{path} names no folder; give the run directory as a path ending in its name")]
     NoName { path: PathBuf },
+    #[error("stopped on request while waiting to take the {role} role of {path}")]
+    StoppedWhileWaiting { path: PathBuf, role: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -270,6 +270,15 @@ impl StoreLeases {
                         // Watching: from now at first sight or after a
                         // slow look, else on.
                         _ => {
+                            // A stop asked for while watching (Ctrl-C, or
+                            // SIGTERM from an orchestrator) ends the start
+                            // before it has taken anything.
+                            if crate::run::stop_requested() {
+                                return Err(RunDirError::StoppedWhileWaiting {
+                                    path: self.run.clone(),
+                                    role: name.to_owned(),
+                                });
+                            }
                             if slow || watched.is_none() {
                                 watched = Some((epoch, Instant::now()));
                             }
