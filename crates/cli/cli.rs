@@ -91,7 +91,11 @@ impl Command {
                 &commands::arena::registry(),
                 &commands::arena::CLASSICAL_SEATS,
             ),
-            Command::Ladder(args) => commands::ladder::run(args, &commands::arena::registry()),
+            Command::Ladder(args) => commands::ladder::run(
+                args,
+                &commands::arena::registry(),
+                &commands::arena::CLASSICAL_SEATS,
+            ),
             Command::Perft(args) => commands::perft::run(args),
             Command::Moves(args) => commands::moves::run(args),
             Command::Render(args) => commands::render::run(args),

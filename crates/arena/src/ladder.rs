@@ -17,7 +17,10 @@ use crate::arena::{
     ArenaError, MatchConfig, MatchObserver, PlayedGame, Tally, check_record_dir, play_match,
 };
 use crate::elo::GameResult;
+use crate::multi::{MultiGame, SeatPlayerMaker, play_multi_match};
 use crate::player::Entrant;
+use sumito_engine::rules_table::{RulesTable, Targets};
+use sumito_engine::variant::{VariantEnd, VariantLayout};
 
 /// The opponents of the ladder, weakest first.
 pub const DEFAULT_OPPONENTS: [&str; 5] = [
@@ -63,6 +66,11 @@ pub struct LadderSettings {
     pub seed: u64,
     pub threads: usize,
     pub time_per_move_seconds: Option<f64>,
+    /// A ladder of the general game: its `[rules]` table in words (then
+    /// `max_plies` and `marbles_to_win` are the table's, the latter its
+    /// largest target), the opponent taking every other side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub general_rules: Option<String>,
 }
 
 /// The player's results against one opponent.
@@ -186,6 +194,206 @@ pub fn ladder_settings(config: &LadderConfig) -> LadderSettings {
         seed: LADDER_SEED,
         threads: config.threads,
         time_per_move_seconds: config.time_per_move,
+        general_rules: None,
+    }
+}
+
+/// A ladder of the general game (variants, 3–6 players): the player takes
+/// one side and each opponent in turn every other side, seats rotated from
+/// game to game, on each of `layouts` in turn, under the player's rules.
+pub struct GeneralLadder<'a> {
+    /// The player's spec, as its seats are made.
+    pub player: &'a str,
+    pub opponents: &'a [String],
+    /// Makes each seat's player from its spec.
+    pub make: &'a SeatPlayerMaker<'a>,
+    /// The rules (the model's `[rules]` table) and the layouts played.
+    pub table: &'a RulesTable,
+    pub layouts: &'a [VariantLayout],
+}
+
+impl std::fmt::Debug for GeneralLadder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GeneralLadder")
+            .field("player", &self.player)
+            .field("opponents", &self.opponents)
+            .field("table", &self.table)
+            .field("layouts", &self.layouts)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GeneralLadder<'_> {
+    /// The sides of a game under the ladder's rules.
+    pub fn sides(&self) -> Result<usize, String> {
+        let layout = *self.layouts.first().ok_or("a ladder needs a layout")?;
+        let (rules, _) = self.table.resolve(layout).map_err(|err| err.to_string())?;
+        Ok(rules.seating.sides())
+    }
+
+    /// Games per opponent: `asked` rounded up so that every layout gets a
+    /// multiple of the sides (every seat played equally often on each).
+    pub fn games(&self, asked: u32) -> Result<u32, String> {
+        let unit = (self.sides()? * self.layouts.len()) as u32;
+        Ok(asked.div_ceil(unit).max(1) * unit)
+    }
+
+    /// Plays it: `config.games_per_opponent` games per opponent (see
+    /// [`GeneralLadder::games`]); `on_part` hears of each finished part
+    /// (opponent, layout, games). Records go to `record_dir/opponent-N/`.
+    pub fn run(
+        &self,
+        config: &LadderConfig,
+        on_part: &dyn Fn(&str, VariantLayout, usize),
+    ) -> Result<LadderReport, String> {
+        let started = Instant::now();
+        let games = self.games(config.games_per_opponent)?;
+        let sides = self.sides()?;
+        let record_dir = |index: usize| {
+            config
+                .record_dir
+                .as_ref()
+                .map(|dir| dir.join(format!("opponent-{}", index + 1)))
+        };
+        for index in 0..self.opponents.len() {
+            if let Some(dir) = record_dir(index) {
+                check_record_dir(&dir).map_err(|err| err.to_string())?;
+            }
+        }
+        let threads = match config.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let per_layout = games as usize / self.layouts.len();
+        let mut rows = Vec::new();
+        for (index, opponent) in self.opponents.iter().enumerate() {
+            let mut entrants = vec![self.player.to_owned()];
+            entrants.extend(std::iter::repeat_n(opponent.clone(), sides - 1));
+            let mut played = Vec::new();
+            for (part, &layout) in self.layouts.iter().enumerate() {
+                let (rules, setup) = self.table.resolve(layout).map_err(|err| err.to_string())?;
+                let report = play_multi_match(
+                    self.make,
+                    &entrants,
+                    &setup,
+                    &rules,
+                    per_layout,
+                    LADDER_OPENING_PLIES,
+                    LADDER_SEED ^ (part as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
+                    threads,
+                    &|| false,
+                )
+                .map_err(|err| format!("{opponent} on {layout}: {err}"))?;
+                if let Some(dir) = record_dir(index) {
+                    std::fs::create_dir_all(&dir)
+                        .map_err(|err| format!("creating {}: {err}", dir.display()))?;
+                    for game in &report.games {
+                        let record = game.record(
+                            layout,
+                            self.table,
+                            &rules,
+                            &entrants,
+                            LADDER_OPENING_PLIES,
+                        )?;
+                        let path = dir.join(format!("game-{:04}.txt", played.len() + 1));
+                        record.write(&path).map_err(|err| err.to_string())?;
+                        played.push(game.clone());
+                    }
+                } else {
+                    played.extend(report.games);
+                }
+                on_part(opponent, layout, per_layout);
+            }
+            rows.push(general_row(opponent, &played));
+        }
+        let target = match &self.table.marbles_to_win {
+            Some(Targets::All(n)) => *n,
+            Some(Targets::PerSide(targets)) => targets.iter().copied().max().unwrap_or(6),
+            None => 6,
+        };
+        Ok(LadderReport {
+            player: self.player.to_owned(),
+            settings: LadderSettings {
+                games_per_opponent: games,
+                layouts: self.layouts.iter().map(ToString::to_string).collect(),
+                opening_plies: LADDER_OPENING_PLIES,
+                max_plies: self.table.max_plies.unwrap_or(0),
+                marbles_to_win: target,
+                seed: LADDER_SEED,
+                threads,
+                time_per_move_seconds: config.time_per_move,
+                general_rules: Some(self.table.describe()),
+            },
+            rows,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+/// One rung's row of the general game from its games (the player entrant
+/// 0): wins, shared wins (draws) and the rest (losses) of the player's
+/// side; the score its pairwise score by finishing order against the
+/// opponent's sides ([`MultiGame::pair_score_of`]).
+fn general_row(opponent: &str, games: &[MultiGame]) -> LadderRow {
+    let (mut wins, mut draws, mut losses) = (0, 0, 0);
+    let (mut score_sum, mut decisive, mut cycled, mut move_limit, mut plies) = (0.0, 0, 0, 0, 0u64);
+    let mut thinking = [(0u32, 0f64); 2];
+    for game in games {
+        match game.points_of(0) {
+            p if p >= 1.0 => wins += 1,
+            p if p > 0.0 => draws += 1,
+            _ => losses += 1,
+        }
+        score_sum += game.pair_score_of(0).unwrap_or(0.5);
+        for (side, &entrant) in game.entrant_of_side.iter().enumerate() {
+            let who = usize::from(entrant != 0);
+            thinking[who].0 += game.thinking[side].moves;
+            thinking[who].1 += game.thinking[side].time.as_secs_f64();
+        }
+        decisive += u32::from(matches!(
+            game.end,
+            Some(VariantEnd::MarblesOff | VariantEnd::NeutralPushedOff)
+        ));
+        move_limit += u32::from(game.end == Some(VariantEnd::MoveLimit));
+        cycled += u32::from(game.first_repetition.is_some());
+        plies += u64::from(game.plies);
+    }
+    let count = games.len() as u32;
+    let score = if count == 0 {
+        0.5
+    } else {
+        score_sum / f64::from(count)
+    };
+    let (score_low, score_high) = wilson_interval(score, count);
+    let per_move = |(moves, seconds): (u32, f64)| {
+        if moves == 0 {
+            0.0
+        } else {
+            1000.0 * seconds / f64::from(moves)
+        }
+    };
+    LadderRow {
+        opponent: opponent.to_owned(),
+        games: count,
+        wins,
+        draws,
+        losses,
+        score,
+        score_low,
+        score_high,
+        elo: elo_of_score(score),
+        elo_low: elo_of_score(score_low),
+        elo_high: elo_of_score(score_high),
+        player_ms_per_move: per_move(thinking[0]),
+        opponent_ms_per_move: per_move(thinking[1]),
+        decisive,
+        cycled,
+        move_limit,
+        average_plies: if count == 0 {
+            0.0
+        } else {
+            plies as f64 / f64::from(count)
+        },
     }
 }
 
@@ -267,22 +475,43 @@ impl LadderReport {
     pub fn markdown(&self) -> String {
         let settings = &self.settings;
         let mut text = String::new();
-        let _ = writeln!(
-            text,
-            "Ladder of `{}`: {} games per opponent, openings {} each plus {} random plies \
+        if let Some(rules) = &settings.general_rules {
+            let _ = writeln!(
+                text,
+                "Ladder of `{}` in the general game: {} games per opponent, which takes every \
+                 other side (seats rotated), layouts {} each plus {} random plies, rules: {}; \
+                 seed {}{}; {:.0} s in all. W–D–L: the player's side won, shared the win, \
+                 or not; score: its pairwise score by finishing order against the opponent's \
+                 sides (par 0.5).\n",
+                self.player,
+                settings.games_per_opponent,
+                settings.layouts.join(", "),
+                settings.opening_plies,
+                rules,
+                settings.seed,
+                settings
+                    .time_per_move_seconds
+                    .map_or_else(String::new, |t| format!(", {t} s per move for every side")),
+                self.seconds
+            );
+        } else {
+            let _ = writeln!(
+                text,
+                "Ladder of `{}`: {} games per opponent, openings {} each plus {} random plies \
              (both colours), {}-ply limit, {} marbles to win, seed {}{}; {:.0} s in all.\n",
-            self.player,
-            settings.games_per_opponent,
-            settings.layouts.join(", "),
-            settings.opening_plies,
-            settings.max_plies,
-            settings.marbles_to_win,
-            settings.seed,
-            settings
-                .time_per_move_seconds
-                .map_or_else(String::new, |t| format!(", {t} s per move for both sides")),
-            self.seconds
-        );
+                self.player,
+                settings.games_per_opponent,
+                settings.layouts.join(", "),
+                settings.opening_plies,
+                settings.max_plies,
+                settings.marbles_to_win,
+                settings.seed,
+                settings
+                    .time_per_move_seconds
+                    .map_or_else(String::new, |t| format!(", {t} s per move for both sides")),
+                self.seconds
+            );
+        }
         text.push_str(
             "| opponent | W–D–L | score [95 %] | Elo [95 %] | marbles off | cycled | move limit | plies | ms/move (player / opponent) |\n\
              |---|---|---|---|---:|---:|---:|---:|---|\n",
@@ -348,6 +577,91 @@ mod tests {
         assert!((elo_of_score(0.75).unwrap() - 190.85).abs() < 0.01);
         assert_eq!(elo_of_score(1.0), None);
         assert_eq!(elo_of_score(0.0), None);
+    }
+
+    #[test]
+    fn a_ladder_of_the_general_game_rotates_the_seats_and_scores_by_finishing_order() {
+        let table: RulesTable =
+            toml::from_str("layouts = [\"three-player\"]\nmax_plies = 60\nmarbles_to_win = 6")
+                .unwrap();
+        let layouts = [VariantLayout::from_name("three-player").unwrap()];
+        let opponents = ["random".to_owned(), "alphabeta:depth=1".to_owned()];
+        let make = |spec: &str, seed: u64| crate::multi::seat_player(spec, seed);
+        let ladder = GeneralLadder {
+            player: "greedy",
+            opponents: &opponents,
+            make: &make,
+            table: &table,
+            layouts: &layouts,
+        };
+        assert_eq!(ladder.sides(), Ok(3));
+        // Rounded up to whole rotations of the three seats.
+        assert_eq!(ladder.games(4), Ok(6));
+        assert_eq!(ladder.games(6), Ok(6));
+        let dir =
+            std::env::temp_dir().join(format!("sumito-general-ladder-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = LadderConfig {
+            games_per_opponent: 4,
+            threads: 2,
+            record_dir: Some(dir.clone()),
+            time_per_move: None,
+        };
+        let parts = std::sync::Mutex::new(Vec::new());
+        let report = ladder
+            .run(&config, &|opponent, _, games| {
+                parts.lock().unwrap().push((opponent.to_owned(), games));
+            })
+            .unwrap();
+        assert_eq!(
+            *parts.lock().unwrap(),
+            [
+                ("random".to_owned(), 6),
+                ("alphabeta:depth=1".to_owned(), 6)
+            ]
+        );
+        assert_eq!(report.settings.games_per_opponent, 6);
+        assert_eq!(report.settings.max_plies, 60);
+        assert!(
+            report
+                .settings
+                .general_rules
+                .as_deref()
+                .unwrap()
+                .contains("max_plies = 60")
+        );
+        for row in &report.rows {
+            assert_eq!(row.games, 6);
+            assert_eq!(row.wins + row.draws + row.losses, 6);
+            assert!(row.score_low <= row.score && row.score <= row.score_high);
+            assert!(row.player_ms_per_move > 0.0 && row.opponent_ms_per_move > 0.0);
+            assert!(row.decisive + row.move_limit <= 6);
+        }
+        // greedy finishes ahead of random's two sides.
+        assert!(report.rows[0].score > 0.5, "{:?}", report.rows[0]);
+        // Every game recorded, readable, with the player in every seat in turn.
+        let mut seats_of_player = Vec::new();
+        for n in 1..=6 {
+            let path = dir.join(format!("opponent-1/game-{n:04}.txt"));
+            let record = crate::variant_record::VariantRecord::read(&path).unwrap();
+            assert!(record.result.is_some(), "{}", path.display());
+            seats_of_player.push(record.seats.iter().position(|s| s == "greedy").unwrap());
+        }
+        seats_of_player.sort_unstable();
+        assert_eq!(seats_of_player, [0, 0, 1, 1, 2, 2]);
+        let table_text = report.markdown();
+        assert!(table_text.contains("in the general game") && table_text.contains("| `random` |"));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(
+            json["settings"]["general_rules"],
+            report.settings.general_rules.clone().unwrap()
+        );
+        // The two-player ladder's JSON has no such key.
+        assert!(ladder_settings(&config).general_rules.is_none());
+        // A folder of earlier records is refused before any game.
+        let err = ladder.run(&config, &|_, _, _| {}).unwrap_err();
+        assert!(err.contains("already holds"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -31,13 +31,17 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use sumito_engine::Cell;
+use sumito_engine::rules_table::RulesTable;
 use sumito_engine::variant::{
-    CellContent, MoveKind, VariantMove, VariantOutcome, VariantPosition, VariantRules, VariantSetup,
+    CellContent, MoveKind, VariantEnd, VariantLayout, VariantMove, VariantOutcome, VariantPosition,
+    VariantRules, VariantSetup,
 };
 
+use crate::arena::Thinking;
 use crate::elo::{Anchor, GameOutcome, GameResult, Ratings, fit_elo};
 use crate::player::{Player, PlayerError, SearchLimit, tighter_time};
 use crate::spec::{PlayerSpec, SpecError};
+use crate::variant_record::{VariantRecord, VariantStart};
 
 /// The player a spec names: `random`, `greedy`, `alphabeta:depth=N` or
 /// `alphabeta:time=DURATION` (iterative deepening to the time).
@@ -328,6 +332,13 @@ pub struct MultiGame {
     pub plies: u32,
     /// The moves from the start (the opening's first).
     pub moves: Vec<VariantMove>,
+    /// Why it ended.
+    pub end: Option<VariantEnd>,
+    /// The moves each side chose and the time it took, by side.
+    pub thinking: Vec<Thinking>,
+    /// The first ply whose position repeats an earlier one of the game
+    /// (as `arena::PlayedGame::first_repetition`).
+    pub first_repetition: Option<u32>,
 }
 
 impl MultiGame {
@@ -344,6 +355,53 @@ impl MultiGame {
             }
             _ => 0.0,
         }
+    }
+
+    /// Entrant `e`'s pairwise score against the other entrants' sides of
+    /// the game by finishing order (1 ahead, ½ level, 0 behind; the mean
+    /// over those sides), so that par is ½ whatever the number of sides;
+    /// `None` when it had no side or played alone.
+    pub fn pair_score_of(&self, entrant: usize) -> Option<f64> {
+        let own = self.entrant_of_side.iter().position(|&e| e == entrant)?;
+        let ranks = self.ranks();
+        let others: Vec<f64> = (0..ranks.len())
+            .filter(|&side| self.entrant_of_side[side] != entrant)
+            .map(|side| match ranks[own].cmp(&ranks[side]) {
+                std::cmp::Ordering::Less => 1.0,
+                std::cmp::Ordering::Equal => 0.5,
+                std::cmp::Ordering::Greater => 0.0,
+            })
+            .collect();
+        (!others.is_empty()).then(|| others.iter().sum::<f64>() / others.len() as f64)
+    }
+
+    /// The game as a record: played from `layout` under `table` by
+    /// `entrants` (the match's, by entrant), its first `opening_plies` plies
+    /// the random opening; the result as the engine words it.
+    pub fn record(
+        &self,
+        layout: VariantLayout,
+        table: &RulesTable,
+        rules: &VariantRules,
+        entrants: &[String],
+        opening_plies: u32,
+    ) -> Result<VariantRecord, String> {
+        let mut record = VariantRecord {
+            start: VariantStart::Layout(layout),
+            rules: table.clone(),
+            seats: (0..rules.seating.seats())
+                .map(|seat| entrants[self.entrant_of_side[rules.seating.side_of(seat)]].clone())
+                .collect(),
+            opening_plies: opening_plies.min(self.moves.len() as u32),
+            moves: self.moves.clone(),
+            result: None,
+        };
+        record.result = record
+            .positions()
+            .map_err(|err| err.to_string())?
+            .last()
+            .and_then(|position| position.describe_outcome());
+        Ok(record)
     }
 
     /// The finishing rank of each side (0 first; equal ranks are ties):
@@ -479,6 +537,9 @@ pub fn play_multi_match(
                 let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
                 let mut position = start;
                 let mut played = Vec::new();
+                let mut thinking = vec![Thinking::default(); sides];
+                let mut seen = std::collections::HashSet::new();
+                let mut first_repetition = None;
                 // Every player sees every move (a search keeps its tree).
                 let mut play =
                     |position: &mut VariantPosition,
@@ -498,22 +559,33 @@ pub fn play_multi_match(
                     let mv = moves[rng.random_range(0..moves.len())];
                     play(&mut position, mv, &mut players);
                 }
+                seen.insert(position.hash());
                 while !position.is_game_over() {
                     if stop() {
                         return Err(MATCH_STOPPED.to_owned());
                     }
                     let side = position.side_to_move();
+                    let started = Instant::now();
                     let mv = players[side]
                         .choose_move(&position, &SearchLimit::default())
                         .map_err(|err| err.to_string())?;
+                    thinking[side].moves += 1;
+                    thinking[side].time += started.elapsed();
                     play(&mut position, mv, &mut players);
+                    if !seen.insert(position.hash()) && first_repetition.is_none() {
+                        first_repetition = Some(position.ply());
+                    }
                 }
+                let outcome = position.outcome();
                 Ok(MultiGame {
                     entrant_of_side,
-                    outcome: position.outcome().map(|(o, _)| o),
+                    outcome: outcome.map(|(o, _)| o),
                     side_scores: (0..sides).map(|s| position.side_score(s)).collect(),
                     plies: position.ply(),
                     moves: played,
+                    end: outcome.map(|(_, end)| end),
+                    thinking,
+                    first_repetition,
                 })
             })
             .collect()
@@ -580,6 +652,30 @@ mod tests {
         assert_eq!(err, MATCH_STOPPED);
         // Every game stopped within one check of the stop: 4 games, 50 moves.
         assert!(moves.load(std::sync::atomic::Ordering::Relaxed) <= 50 + 4);
+    }
+
+    #[test]
+    fn the_pairwise_score_counts_the_finishing_order_against_the_other_entrants() {
+        let game = |outcome, side_scores: [u32; 3]| MultiGame {
+            entrant_of_side: vec![1, 0, 2],
+            outcome,
+            side_scores: side_scores.to_vec(),
+            plies: 10,
+            moves: Vec::new(),
+            end: None,
+            thinking: vec![Thinking::default(); 3],
+            first_repetition: None,
+        };
+        // Entrant 0 plays side 1: it won.
+        let won = game(Some(VariantOutcome::Win(1)), [2, 6, 1]);
+        assert_eq!(won.pair_score_of(0), Some(1.0));
+        // Side 0 won; side 1 (entrant 0) level with side 2 on marbles.
+        let second = game(Some(VariantOutcome::Win(0)), [6, 3, 3]);
+        assert_eq!(second.pair_score_of(0), Some(0.25));
+        // A draw shared by sides 1 and 2, side 0 behind.
+        let shared = game(Some(VariantOutcome::Draw(0b110)), [1, 4, 4]);
+        assert_eq!(shared.pair_score_of(0), Some(0.75));
+        assert_eq!(shared.pair_score_of(5), None);
     }
 
     #[test]

@@ -14,7 +14,6 @@ use sumito_arena::multi::{SeatPlayerMaker, play_multi_match, seat_player};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::report::{ProgressObserver, result_line, summary};
 use sumito_arena::sprt::SprtConfig;
-use sumito_arena::variant_record::{VariantRecord, VariantStart};
 use sumito_arena::{MatchObserver, PlayerSpec};
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::variant::VariantLayout;
@@ -366,24 +365,9 @@ fn run_general(
     print!("{}", report.table());
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     for (index, game) in report.games.iter().enumerate() {
-        let record = VariantRecord {
-            start: VariantStart::Layout(layout),
-            rules: table.clone(),
-            seats: (0..rules.seating.seats())
-                .map(|seat| {
-                    report.entrants[game.entrant_of_side[rules.seating.side_of(seat)]].clone()
-                })
-                .collect(),
-            opening_plies: args.opening_plies.min(game.moves.len() as u32),
-            moves: game.moves.clone(),
-            result: None,
-        };
-        let mut record = record;
-        record.result = record
-            .positions()
-            .map_err(|err| anyhow::anyhow!(err))?
-            .last()
-            .and_then(|p| p.describe_outcome());
+        let record = game
+            .record(layout, &table, &rules, &report.entrants, args.opening_plies)
+            .map_err(|err| anyhow::anyhow!(err))?;
         let path = out.join(format!("game-{:04}.txt", index + 1));
         record.write(&path)?;
     }

@@ -13,7 +13,9 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use sumito_arena::arena::MatchObserver;
-use sumito_arena::ladder::{DEFAULT_OPPONENTS, LadderConfig, ladder_rules, run_ladder};
+use sumito_arena::ladder::{
+    DEFAULT_OPPONENTS, GeneralLadder, LadderConfig, LadderReport, ladder_rules, run_ladder,
+};
 use sumito_arena::levels::{LEVEL_OPPONENTS, run_levels};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::record::write_atomic;
@@ -21,7 +23,10 @@ use sumito_arena::report::ProgressObserver;
 use sumito_arena::{PlayerSpec, arena::Silent};
 use sumito_game::FULL_STRENGTH;
 
-use super::arena::{NETWORK_PLAYER_KINDS, stamped_dir};
+use sumito_engine::rules_table::RulesTable;
+use sumito_engine::variant::VariantLayout;
+
+use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS, stamped_dir};
 use super::play::parse_seconds;
 
 #[derive(Debug, ClapArgs)]
@@ -41,10 +46,14 @@ pub struct Args {
     #[arg(long, value_parser = parse_seconds)]
     pub time_per_move: Option<Duration>,
     /// An opponent spec (repeat for several), in place of the ladder's:
-    /// greedy and alphabeta at depths 1, 2, 3 and 4.
+    /// greedy and alphabeta at depths 1, 2, 3 and 4 (for a model of the
+    /// general game: random, greedy and its alphabeta at depths 1 and 2,
+    /// each taking every side but the model's).
     #[arg(long = "opponent", value_name = "SPEC")]
     pub opponents: Vec<String>,
-    /// Games against each opponent (even: every opening with both colours).
+    /// Games against each opponent (even: every opening with both colours;
+    /// for a model of the general game rounded up to a multiple of its
+    /// sides on each layout it learned, so that seats rotate evenly).
     #[arg(long, default_value_t = 200)]
     pub games: u32,
     /// Games played at once; default 16 (a network batches the searches of
@@ -242,15 +251,124 @@ fn run_levels_of(
     Ok(())
 }
 
-/// Plays the ladder of `args` with the players `registry` knows.
-pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
+/// The opponents of a ladder of the general game, weakest first: the
+/// classical players of the general game (`alphabeta` is its paranoid
+/// search).
+pub const GENERAL_OPPONENTS: [&str; 4] =
+    ["random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2"];
+
+/// The ladder of a model of the general game (`table`: the rules it
+/// learned), on every layout it learned, against the general game's
+/// classical players ([`GeneralLadder`]).
+fn run_general(
+    args: &Args,
+    mut spec: PlayerSpec,
+    table: &RulesTable,
+    general: &GeneralPlayers,
+) -> anyhow::Result<()> {
+    if args.levels.is_some() {
+        anyhow::bail!(
+            "--levels: the strength levels of a model of the general game are not rated by the \
+             ladder yet; leave --levels out to ladder it at full strength"
+        );
+    }
+    if let Some(time) = args.time_per_move
+        && !spec.params.iter().any(|(key, _)| key == "time")
+    {
+        spec.params
+            .push(("time".to_owned(), format!("{}ms", time.as_millis().max(1))));
+    }
+    let player = spec.to_string();
+    let mut layouts = table
+        .layouts
+        .iter()
+        .flatten()
+        .map(|name| {
+            VariantLayout::from_name(name).with_context(|| format!("{player}'s layout {name:?}"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if layouts.is_empty() {
+        layouts.push(VariantLayout::Two(sumito_engine::Layout::Standard));
+    }
+    let opponents = if !args.opponents.is_empty() {
+        args.opponents.clone()
+    } else if let Some(time) = args.time_per_move {
+        vec![format!("alphabeta:time={}ms", time.as_millis().max(1))]
+    } else {
+        GENERAL_OPPONENTS.map(String::from).to_vec()
+    };
+    let mut specs = vec![player.clone()];
+    specs.extend(opponents.iter().cloned());
+    let make = (general.seats)(&specs)?;
+    let ladder = GeneralLadder {
+        player: &player,
+        opponents: &opponents,
+        make: &*make,
+        table,
+        layouts: &layouts,
+    };
+    let games = ladder.games(args.games).map_err(anyhow::Error::msg)?;
+    if games != args.games {
+        println!(
+            "{games} games per opponent rather than {}: a multiple of the {} sides on each of the {} layouts, so that every seat is played equally often",
+            args.games,
+            ladder.sides().map_err(anyhow::Error::msg)?,
+            layouts.len()
+        );
+    }
+    let out = args.out.clone().unwrap_or_else(|| stamped_dir("ladder"));
+    let config = LadderConfig {
+        games_per_opponent: games,
+        threads: args.games_at_once(&spec),
+        record_dir: Some(out.join("records")),
+        time_per_move: args.time_per_move.map(|time| time.as_secs_f64()),
+    };
+    let quiet = args.quiet;
+    let report = ladder
+        .run(&config, &|opponent, layout, played| {
+            if !quiet {
+                eprintln!("{played} games against {opponent} on {layout} played");
+            }
+        })
+        .map_err(anyhow::Error::msg)
+        .context("playing the ladder")?;
+    write_report(&out, &report)
+}
+
+/// Writes `report` as ladder.md and ladder.json into `out` and prints it.
+fn write_report(out: &std::path::Path, report: &LadderReport) -> anyhow::Result<()> {
+    let markdown = report.markdown();
+    let json = serde_json::to_string_pretty(report).context("writing the report as JSON")?;
+    for (name, bytes) in [
+        ("ladder.md", markdown.as_bytes()),
+        ("ladder.json", json.as_bytes()),
+    ] {
+        let path = out.join(name);
+        write_atomic(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    }
+    print!("{markdown}");
+    println!(
+        "wrote {} and {} (game records in {})",
+        out.join("ladder.md").display(),
+        out.join("ladder.json").display(),
+        out.join("records").display()
+    );
+    Ok(())
+}
+
+/// Plays the ladder of `args` with the players `registry` knows (a model of
+/// the general game with `general`'s).
+pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> anyhow::Result<()> {
+    let spec = args.player_spec()?;
+    if let Some((_, table)) = (general.trained)(&[spec.to_string()])?.first() {
+        return run_general(&args, spec, table, general);
+    }
     if args.games == 0 || !args.games.is_multiple_of(2) {
         anyhow::bail!(
             "--games {} must be even and positive: every opening is played once with each colour",
             args.games
         );
     }
-    let spec = args.player_spec()?;
     if let Some(numbers) = &args.levels {
         return run_levels_of(&args, &spec, numbers, registry);
     }
@@ -274,28 +392,13 @@ pub fn run(args: Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
     let observer: &dyn MatchObserver = if args.quiet { &Silent } else { &progress };
     let report =
         run_ladder(&player, &opponents, &config, observer).context("playing the ladder")?;
-    let markdown = report.markdown();
-    let json = serde_json::to_string_pretty(&report).context("writing the report as JSON")?;
-    for (name, bytes) in [
-        ("ladder.md", markdown.as_bytes()),
-        ("ladder.json", json.as_bytes()),
-    ] {
-        let path = out.join(name);
-        write_atomic(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-    }
-    print!("{markdown}");
-    println!(
-        "wrote {} and {} (game records in {})",
-        out.join("ladder.md").display(),
-        out.join("ladder.json").display(),
-        out.join("records").display()
-    );
-    Ok(())
+    write_report(&out, &report)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::arena::CLASSICAL_SEATS;
 
     #[derive(Debug, clap::Parser)]
     struct Cli {
@@ -392,7 +495,7 @@ mod tests {
             "--out",
             dir.to_str().unwrap(),
         ]);
-        run(args, &PlayerRegistry::builtin()).unwrap();
+        run(args, &PlayerRegistry::builtin(), &CLASSICAL_SEATS).unwrap();
         let markdown = std::fs::read_to_string(dir.join("ladder.md")).unwrap();
         assert!(markdown.contains("| `random` |") && markdown.contains("| `alphabeta:depth=1` |"));
         let json: serde_json::Value =
@@ -405,7 +508,7 @@ mod tests {
         assert_eq!(records, 2);
         let odd = parse(&["greedy", "--games", "3"]);
         assert!(
-            run(odd, &PlayerRegistry::builtin())
+            run(odd, &PlayerRegistry::builtin(), &CLASSICAL_SEATS)
                 .unwrap_err()
                 .to_string()
                 .contains("even")
@@ -451,7 +554,9 @@ mod tests {
             "--out",
             out.to_str().unwrap(),
         ]);
-        let err = run(args, &registry).unwrap_err().to_string();
+        let err = run(args, &registry, &CLASSICAL_SEATS)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("after 100 plies") && err.contains("after 200 plies"),
             "{err}"

@@ -4,7 +4,11 @@
 use sumito_cli::commands::ladder::Args;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    sumito_cli::commands::ladder::run(args, &super::arena::registry()?)
+    sumito_cli::commands::ladder::run(
+        args,
+        &super::arena::registry()?,
+        &super::arena::GENERAL_SEATS,
+    )
 }
 
 #[cfg(test)]
@@ -87,6 +91,48 @@ mod tests {
             let err = run(args).unwrap_err().to_string();
             assert!(err.contains(why), "{err}");
         }
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn the_shipped_three_player_model_climbs_the_general_games_ladder() {
+        use clap::Parser;
+        let root = env!("CARGO_MANIFEST_DIR");
+        let out = std::env::temp_dir().join(format!("sumito-ladder-three-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let model = format!("{root}/models/three-player");
+        let line = [
+            "ladder",
+            model.as_str(),
+            "--simulations",
+            "4",
+            "--opponent",
+            "random",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        run(Cli::try_parse_from(line).unwrap().args).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("ladder.json")).unwrap()).unwrap();
+        // Rounded up to one rotation of the three seats, under the model's rules.
+        assert_eq!(json["settings"]["games_per_opponent"], 3);
+        assert_eq!(json["settings"]["max_plies"], 240);
+        assert_eq!(json["settings"]["layouts"][0], "three-player");
+        assert_eq!(json["rows"][0]["opponent"], "random");
+        assert_eq!(json["rows"][0]["games"], 3);
+        let records = std::fs::read_dir(out.join("records/opponent-1"))
+            .unwrap()
+            .count();
+        assert_eq!(records, 3);
+        // Its levels are not rated yet: said, not pretended.
+        let levels = Cli::try_parse_from(["ladder", model.as_str(), "--levels"])
+            .unwrap()
+            .args;
+        let err = run(levels).unwrap_err().to_string();
+        assert!(err.contains("general game"), "{err}");
         std::fs::remove_dir_all(&out).unwrap();
     }
 }
