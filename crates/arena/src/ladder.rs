@@ -335,119 +335,115 @@ impl GeneralLadder<'_> {
 /// side; the score its pairwise score by finishing order against the
 /// opponent's sides ([`MultiGame::pair_score_of`]).
 fn general_row(opponent: &str, games: &[MultiGame]) -> LadderRow {
-    let (mut wins, mut draws, mut losses) = (0, 0, 0);
-    let (mut score_sum, mut decisive, mut cycled, mut move_limit, mut plies) = (0.0, 0, 0, 0, 0u64);
-    let mut thinking = [(0u32, 0f64); 2];
+    let mut counts = RowCounts::default();
     for game in games {
         match game.points_of(0) {
-            p if p >= 1.0 => wins += 1,
-            p if p > 0.0 => draws += 1,
-            _ => losses += 1,
+            p if p >= 1.0 => counts.wins += 1,
+            p if p > 0.0 => counts.draws += 1,
+            _ => counts.losses += 1,
         }
-        score_sum += game.pair_score_of(0).unwrap_or(0.5);
+        counts.score += game.pair_score_of(0).unwrap_or(0.5);
+        counts.games += 1;
         for (side, &entrant) in game.entrant_of_side.iter().enumerate() {
             let who = usize::from(entrant != 0);
-            thinking[who].0 += game.thinking[side].moves;
-            thinking[who].1 += game.thinking[side].time.as_secs_f64();
+            counts.thinking[who].0 += game.thinking[side].moves;
+            counts.thinking[who].1 += game.thinking[side].time.as_secs_f64();
         }
-        decisive += u32::from(matches!(
+        counts.decisive += u32::from(matches!(
             game.end,
             Some(VariantEnd::MarblesOff | VariantEnd::NeutralPushedOff)
         ));
-        move_limit += u32::from(game.end == Some(VariantEnd::MoveLimit));
-        cycled += u32::from(game.first_repetition.is_some());
-        plies += u64::from(game.plies);
+        counts.move_limit += u32::from(game.end == Some(VariantEnd::MoveLimit));
+        counts.cycled += u32::from(game.first_repetition.is_some());
+        counts.plies += u64::from(game.plies);
     }
-    let count = games.len() as u32;
-    let score = if count == 0 {
-        0.5
-    } else {
-        score_sum / f64::from(count)
-    };
-    let (score_low, score_high) = wilson_interval(score, count);
-    let per_move = |(moves, seconds): (u32, f64)| {
-        if moves == 0 {
-            0.0
+    counts.into_row(opponent)
+}
+
+/// What a rung's row counts, game by game.
+#[derive(Default)]
+struct RowCounts {
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    /// The sum of the player's scores.
+    score: f64,
+    games: u32,
+    /// Moves and seconds of thinking: the player's, the opponent's.
+    thinking: [(u32, f64); 2],
+    decisive: u32,
+    cycled: u32,
+    move_limit: u32,
+    plies: u64,
+}
+
+impl RowCounts {
+    fn into_row(self, opponent: &str) -> LadderRow {
+        let score = if self.games == 0 {
+            0.5
         } else {
-            1000.0 * seconds / f64::from(moves)
+            self.score / f64::from(self.games)
+        };
+        let (score_low, score_high) = wilson_interval(score, self.games);
+        let per_move = |(moves, seconds): (u32, f64)| {
+            if moves == 0 {
+                0.0
+            } else {
+                1000.0 * seconds / f64::from(moves)
+            }
+        };
+        LadderRow {
+            opponent: opponent.to_owned(),
+            games: self.games,
+            wins: self.wins,
+            draws: self.draws,
+            losses: self.losses,
+            score,
+            score_low,
+            score_high,
+            elo: elo_of_score(score),
+            elo_low: elo_of_score(score_low),
+            elo_high: elo_of_score(score_high),
+            player_ms_per_move: per_move(self.thinking[0]),
+            opponent_ms_per_move: per_move(self.thinking[1]),
+            decisive: self.decisive,
+            cycled: self.cycled,
+            move_limit: self.move_limit,
+            average_plies: if self.games == 0 {
+                0.0
+            } else {
+                self.plies as f64 / f64::from(self.games)
+            },
         }
-    };
-    LadderRow {
-        opponent: opponent.to_owned(),
-        games: count,
-        wins,
-        draws,
-        losses,
-        score,
-        score_low,
-        score_high,
-        elo: elo_of_score(score),
-        elo_low: elo_of_score(score_low),
-        elo_high: elo_of_score(score_high),
-        player_ms_per_move: per_move(thinking[0]),
-        opponent_ms_per_move: per_move(thinking[1]),
-        decisive,
-        cycled,
-        move_limit,
-        average_plies: if count == 0 {
-            0.0
-        } else {
-            plies as f64 / f64::from(count)
-        },
     }
 }
 
 /// One rung's row from its games (player 0 against player 1).
 fn row(opponent: &str, games: &[PlayedGame]) -> LadderRow {
     let mut tally = Tally::default();
-    let mut thinking = [(0u32, 0f64); 2];
-    let (mut decisive, mut cycled, mut move_limit, mut plies) = (0, 0, 0, 0usize);
+    let mut counts = RowCounts::default();
     for game in games {
         let result = game.result();
         let score = result.score_of(0).expect("the player plays every game");
         tally.add(score);
+        counts.score += score;
         for (side, who) in [result.black, result.white].into_iter().enumerate() {
-            thinking[who].0 += game.thinking[side].moves;
-            thinking[who].1 += game.thinking[side].time.as_secs_f64();
+            counts.thinking[who].0 += game.thinking[side].moves;
+            counts.thinking[who].1 += game.thinking[side].time.as_secs_f64();
         }
-        decisive += u32::from(game.reason == EndReason::MarblesOff);
-        move_limit += u32::from(game.reason == EndReason::MoveLimit);
-        cycled += u32::from(game.first_repetition.is_some());
-        plies += game.plies();
+        counts.decisive += u32::from(game.reason == EndReason::MarblesOff);
+        counts.move_limit += u32::from(game.reason == EndReason::MoveLimit);
+        counts.cycled += u32::from(game.first_repetition.is_some());
+        counts.plies += game.plies() as u64;
     }
-    let games_played = tally.games();
-    let score = tally.score().unwrap_or(0.5);
-    let (score_low, score_high) = wilson_interval(score, games_played);
-    let per_move = |(moves, seconds): (u32, f64)| {
-        if moves == 0 {
-            0.0
-        } else {
-            1000.0 * seconds / f64::from(moves)
-        }
-    };
-    LadderRow {
-        opponent: opponent.to_string(),
-        games: games_played,
+    RowCounts {
         wins: tally.wins,
         draws: tally.draws,
         losses: tally.losses,
-        score,
-        score_low,
-        score_high,
-        elo: elo_of_score(score),
-        elo_low: elo_of_score(score_low),
-        elo_high: elo_of_score(score_high),
-        player_ms_per_move: per_move(thinking[0]),
-        opponent_ms_per_move: per_move(thinking[1]),
-        decisive,
-        cycled,
-        move_limit,
-        average_plies: if games.is_empty() {
-            0.0
-        } else {
-            plies as f64 / games.len() as f64
-        },
+        games: tally.games(),
+        ..counts
     }
+    .into_row(opponent)
 }
 
 /// The 95 % Wilson interval of a score over `games` games (a draw counting

@@ -23,28 +23,26 @@ mod tests {
         args: Args,
     }
 
+    /// Runs `sumito ladder` of the shipped model `name` with `options`
+    /// against 2 games of `random`, into a fresh folder: the model's folder
+    /// and that folder.
+    fn ladder_of(name: &str, options: &[&str]) -> (String, std::path::PathBuf) {
+        use clap::Parser;
+        let model = format!("{}/models/{name}", env!("CARGO_MANIFEST_DIR"));
+        let out = std::env::temp_dir().join(format!("sumito-ladder-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let mut line = vec!["ladder", model.as_str()];
+        line.extend(options);
+        line.extend(["--opponent", "random", "--games", "2", "--quiet", "--out"]);
+        line.push(out.to_str().unwrap());
+        run(Cli::try_parse_from(line).unwrap().args).unwrap();
+        (model, out)
+    }
+
     #[test]
     fn the_shipped_models_levels_are_rated_and_a_bundle_reads_them() {
         use clap::Parser;
-        let root = env!("CARGO_MANIFEST_DIR");
-        let out = std::env::temp_dir().join(format!("sumito-levels-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&out);
-        let model = format!("{root}/models/quick");
-        let line = [
-            "ladder",
-            model.as_str(),
-            "--levels",
-            "1,2",
-            "--opponent",
-            "random",
-            "--games",
-            "2",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        let args = Cli::try_parse_from(line).unwrap().args;
-        run(args).unwrap();
+        let (model, out) = ladder_of("quick", &["--levels", "1,2"]);
         let json = std::fs::read(out.join("levels.json")).unwrap();
         let report: LevelsReport = serde_json::from_slice(&json).unwrap();
         assert_eq!(report.anchor, "random");
@@ -97,24 +95,7 @@ mod tests {
     #[test]
     fn the_shipped_three_player_model_climbs_the_general_games_ladder() {
         use clap::Parser;
-        let root = env!("CARGO_MANIFEST_DIR");
-        let out = std::env::temp_dir().join(format!("sumito-ladder-three-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&out);
-        let model = format!("{root}/models/three-player");
-        let line = [
-            "ladder",
-            model.as_str(),
-            "--simulations",
-            "4",
-            "--opponent",
-            "random",
-            "--games",
-            "2",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        run(Cli::try_parse_from(line).unwrap().args).unwrap();
+        let (model, out) = ladder_of("three-player", &["--simulations", "4"]);
         let json: serde_json::Value =
             serde_json::from_slice(&std::fs::read(out.join("ladder.json")).unwrap()).unwrap();
         // Rounded up to one rotation of the three seats, under the model's rules.
