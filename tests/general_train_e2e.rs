@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use sumito_pipeline::replay::files::{ReplayFolder, VARIANT_EXTENSION};
-use sumito_pipeline::replay::variant_format::decode_variant_game;
+use sumito_pipeline::replay::files::{GENERAL_EXTENSION, ReplayFolder};
+use sumito_pipeline::replay::general_format::decode_general_game;
 use sumito_pipeline::tensorboard::read_events;
 
 mod common;
@@ -20,7 +20,7 @@ use training::{SUMITO, spawn_train, text, tiny_general_config, tiny_general_conf
 fn replay_files(run_dir: &Path) -> Vec<PathBuf> {
     let folder = ReplayFolder::local(&run_dir.join("replay")).unwrap();
     folder
-        .list(VARIANT_EXTENSION)
+        .list(GENERAL_EXTENSION)
         .unwrap()
         .into_iter()
         .map(|key| run_dir.join("replay").join(key))
@@ -62,7 +62,7 @@ fn train_killed_and_resumed(layout: &str, sides: usize, gating: &str) -> Scratch
         assert!(games.contains(path), "lost {}", path.display());
     }
     for path in &games {
-        let replay = decode_variant_game(&std::fs::read(path).unwrap())
+        let replay = decode_general_game(&std::fs::read(path).unwrap())
             .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
         assert!(!replay.game.positions.is_empty());
         assert_eq!(replay.game.positions[0].side_values.len(), sides);

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 mod common;
 
 use common::{Scratch, run_with_input};
-use sumito_engine::variant::VariantPosition;
+use sumito_engine::general::GeneralPosition;
 
 const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
 
@@ -83,7 +83,7 @@ fn moves_print_children_that_read_back() {
     for line in lines {
         let (mv, child) = line.split_once('\t').unwrap();
         assert!(!mv.is_empty());
-        let position = VariantPosition::from_text(child, None).unwrap();
+        let position = GeneralPosition::from_text(child, None).unwrap();
         assert_eq!(position.to_string(), child);
         assert!(child.contains('x'), "the obstacle is in the text: {child}");
     }
@@ -186,7 +186,7 @@ fn arena_seats_a_network_of_the_general_game() {
         policy_channels: 4,
         value_channels: 4,
         value_hidden: 8,
-        game: sumito_net::NetGame::Variant,
+        game: sumito_net::NetGame::General,
         push_off_planes: false,
     };
     let checkpoint = scratch.0.join("gen-000001");

@@ -17,10 +17,10 @@ use crate::arena::{
     ArenaError, MatchConfig, MatchObserver, PlayedGame, Tally, check_record_dir, play_match,
 };
 use crate::elo::GameResult;
-use crate::multi::{MultiGame, SeatPlayerMaker, play_multi_match};
+use crate::general_match::{GeneralMatchGame, SeatPlayerMaker, play_general_match};
 use crate::player::Entrant;
+use sumito_engine::general::{GeneralEnd, GeneralLayout};
 use sumito_engine::rules_table::{RulesTable, Targets};
-use sumito_engine::variant::{VariantEnd, VariantLayout};
 
 /// The opponents of the ladder, weakest first.
 pub const DEFAULT_OPPONENTS: [&str; 5] = [
@@ -209,7 +209,7 @@ pub struct GeneralLadder<'a> {
     pub make: &'a SeatPlayerMaker<'a>,
     /// The rules (the model's `[rules]` table) and the layouts played.
     pub table: &'a RulesTable,
-    pub layouts: &'a [VariantLayout],
+    pub layouts: &'a [GeneralLayout],
 }
 
 impl std::fmt::Debug for GeneralLadder<'_> {
@@ -244,7 +244,7 @@ impl GeneralLadder<'_> {
     pub fn run(
         &self,
         config: &LadderConfig,
-        on_part: &dyn Fn(&str, VariantLayout, usize),
+        on_part: &dyn Fn(&str, GeneralLayout, usize),
     ) -> Result<LadderReport, String> {
         let started = Instant::now();
         let games = self.games(config.games_per_opponent)?;
@@ -272,7 +272,7 @@ impl GeneralLadder<'_> {
             let mut played = Vec::new();
             for (part, &layout) in self.layouts.iter().enumerate() {
                 let (rules, setup) = self.table.resolve(layout).map_err(|err| err.to_string())?;
-                let report = play_multi_match(
+                let report = play_general_match(
                     self.make,
                     &entrants,
                     &setup,
@@ -333,8 +333,8 @@ impl GeneralLadder<'_> {
 /// One rung's row of the general game from its games (the player entrant
 /// 0): wins, shared wins (draws) and the rest (losses) of the player's
 /// side; the score its pairwise score by finishing order against the
-/// opponent's sides ([`MultiGame::pair_score_of`]).
-fn general_row(opponent: &str, games: &[MultiGame]) -> LadderRow {
+/// opponent's sides ([`GeneralMatchGame::pair_score_of`]).
+fn general_row(opponent: &str, games: &[GeneralMatchGame]) -> LadderRow {
     let mut counts = RowCounts::default();
     for game in games {
         match game.points_of(0) {
@@ -351,9 +351,9 @@ fn general_row(opponent: &str, games: &[MultiGame]) -> LadderRow {
         }
         counts.decisive += u32::from(matches!(
             game.end,
-            Some(VariantEnd::MarblesOff | VariantEnd::NeutralPushedOff)
+            Some(GeneralEnd::MarblesOff | GeneralEnd::NeutralPushedOff)
         ));
-        counts.move_limit += u32::from(game.end == Some(VariantEnd::MoveLimit));
+        counts.move_limit += u32::from(game.end == Some(GeneralEnd::MoveLimit));
         counts.cycled += u32::from(game.first_repetition.is_some());
         counts.plies += u64::from(game.plies);
     }
@@ -463,7 +463,9 @@ pub fn wilson_interval(score: f64, games: u32) -> (f64, f64) {
 
 /// The Elo difference a score means against one opponent; `None` at 0 or 1.
 pub fn elo_of_score(score: f64) -> Option<f64> {
-    (score > 0.0 && score < 1.0).then(|| -400.0 * (1.0 / score - 1.0).log10())
+    // An interval's end computed as 0.99999999999 means 1, not +6,000 Elo.
+    const EDGE: f64 = 1e-9;
+    (score > EDGE && score < 1.0 - EDGE).then(|| -400.0 * (1.0 / score - 1.0).log10())
 }
 
 impl LadderReport {
@@ -542,7 +544,7 @@ fn elo_text(elo: Option<f64>, score: f64) -> String {
     match elo {
         // `+ 0.0` turns a negative zero into zero.
         Some(elo) => format!("{:+.0}", elo.round() + 0.0),
-        None if score >= 1.0 => "+∞".to_string(),
+        None if score >= 0.5 => "+∞".to_string(),
         None => "−∞".to_string(),
     }
 }
@@ -572,6 +574,8 @@ mod tests {
         assert_eq!(elo_text(None, 1.0), "+∞");
         assert!((elo_of_score(0.75).unwrap() - 190.85).abs() < 0.01);
         assert_eq!(elo_of_score(1.0), None);
+        assert_eq!(elo_of_score(1.0 - 1e-12), None);
+        assert_eq!(elo_text(elo_of_score(1.0 - 1e-12), 1.0 - 1e-12), "+∞");
         assert_eq!(elo_of_score(0.0), None);
     }
 
@@ -580,9 +584,9 @@ mod tests {
         let table: RulesTable =
             toml::from_str("layouts = [\"three-player\"]\nmax_plies = 60\nmarbles_to_win = 6")
                 .unwrap();
-        let layouts = [VariantLayout::from_name("three-player").unwrap()];
+        let layouts = [GeneralLayout::from_name("three-player").unwrap()];
         let opponents = ["random".to_owned(), "alphabeta:depth=1".to_owned()];
-        let make = |spec: &str, seed: u64| crate::multi::seat_player(spec, seed);
+        let make = |spec: &str, seed: u64| crate::general_match::seat_player(spec, seed);
         let ladder = GeneralLadder {
             player: "greedy",
             opponents: &opponents,
@@ -639,7 +643,7 @@ mod tests {
         let mut seats_of_player = Vec::new();
         for n in 1..=6 {
             let path = dir.join(format!("opponent-1/game-{n:04}.txt"));
-            let record = crate::variant_record::VariantRecord::read(&path).unwrap();
+            let record = crate::general_record::GeneralRecord::read(&path).unwrap();
             assert!(record.result.is_some(), "{}", path.display());
             seats_of_player.push(record.seats.iter().position(|s| s == "greedy").unwrap());
         }

@@ -20,9 +20,10 @@
 pub mod arena;
 pub mod elo;
 pub mod eval;
+pub mod general_match;
+pub mod general_record;
 pub mod ladder;
 pub mod levels;
-pub mod multi;
 pub mod player;
 pub mod players;
 pub mod record;
@@ -30,7 +31,6 @@ pub mod report;
 pub mod spec;
 pub mod sprt;
 pub mod tactics;
-pub mod variant_record;
 
 pub use arena::{MatchConfig, MatchObserver, MatchResults, play_match};
 pub use elo::{GameResult, Ratings, fit_elo};

@@ -72,7 +72,7 @@ pub enum PlayerError {
 
 /// A player: given a position of the game of the board `B` (the two-player
 /// game by default) and what it may spend, a legal move. The general
-/// game's players (`crate::multi`) are `Player<VariantPosition>`.
+/// game's players (`crate::general_match`) are `Player<GeneralPosition>`.
 pub trait Player<B: Board = Position>: Send {
     /// A short label for tables and records (normally the spec).
     fn name(&self) -> String;

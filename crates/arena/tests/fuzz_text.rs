@@ -1,6 +1,6 @@
 //! Fuzzing of the arena's text parsers with property tests that run in CI:
 //! two-player game records (`GameRecord::parse`), general game records
-//! (`VariantRecord::parse`), and the `[rules]` table from TOML (a `--rules`
+//! (`GeneralRecord::parse`), and the `[rules]` table from TOML (a `--rules`
 //! file, `RulesTable::from_toml`) and from JSON (what the web page sends,
 //! `RulesTable::from_json`), resolved with every layout into a start.
 //!
@@ -21,10 +21,10 @@ use proptest::test_runner::RngSeed;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::OnceLock;
+use sumito_arena::general_record::{GENERAL_MAGIC, GeneralRecord, GeneralStart};
 use sumito_arena::record::{GameRecord, MAGIC, Start};
-use sumito_arena::variant_record::{VARIANT_MAGIC, VariantRecord, VariantStart};
+use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::{RulesTable, Targets};
-use sumito_engine::variant::VariantLayout;
 use sumito_engine::{Cell, Layout, MAX_PLY_COUNTER, Move, Position, Rules};
 
 /// The longest error message any parser may give, in characters: 300,
@@ -437,9 +437,9 @@ fn cell_list() -> impl Strategy<Value = Option<Vec<String>>> {
 
 /// Every layout's name, as `layouts` holds them.
 fn layout_names() -> Vec<String> {
-    let many = VariantLayout::MANY_PLAYER.into_iter();
+    let many = GeneralLayout::MANY_PLAYER.into_iter();
     let mut names: Vec<String> = Layout::NAMED
-        .map(VariantLayout::Two)
+        .map(GeneralLayout::Two)
         .into_iter()
         .chain(many)
         .map(|layout| layout.name())
@@ -503,11 +503,11 @@ fn rules_table() -> impl Strategy<Value = RulesTable> {
 }
 
 /// Every layout the general game knows, and two seeded ones.
-fn every_layout() -> Vec<VariantLayout> {
-    let mut layouts: Vec<VariantLayout> = Layout::NAMED.map(VariantLayout::Two).to_vec();
-    layouts.extend(VariantLayout::MANY_PLAYER);
-    layouts.push(VariantLayout::Two(Layout::Random { seed: 7 }));
-    layouts.push(VariantLayout::Two(Layout::PartlyRandom { seed: 3 }));
+fn every_layout() -> Vec<GeneralLayout> {
+    let mut layouts: Vec<GeneralLayout> = Layout::NAMED.map(GeneralLayout::Two).to_vec();
+    layouts.extend(GeneralLayout::MANY_PLAYER);
+    layouts.push(GeneralLayout::Two(Layout::Random { seed: 7 }));
+    layouts.push(GeneralLayout::Two(Layout::PartlyRandom { seed: 3 }));
     layouts
 }
 
@@ -612,8 +612,8 @@ proptest! {
 /// are too slow to play for every input): every layout under a rules table
 /// that fits it, from the layout or from a position of another game, with
 /// games of up to 40 moves (some finished by a move limit or pushes).
-fn variant_records() -> &'static [VariantRecord] {
-    static RECORDS: OnceLock<Vec<VariantRecord>> = OnceLock::new();
+fn general_records() -> &'static [GeneralRecord] {
+    static RECORDS: OnceLock<Vec<GeneralRecord>> = OnceLock::new();
     RECORDS.get_or_init(|| {
         let table =
             |text: &str| RulesTable::from_toml(&format!("[rules]\n{text}")).expect("a table");
@@ -649,7 +649,7 @@ fn variant_records() -> &'static [VariantRecord] {
         ];
         let mut records = Vec::new();
         for (index, (layout, rules)) in setups.into_iter().enumerate() {
-            let layout = VariantLayout::from_name(layout).expect("a layout");
+            let layout = GeneralLayout::from_name(layout).expect("a layout");
             let rules = table(rules);
             for seed in 0..3u64 {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed << 8 | index as u64);
@@ -667,9 +667,9 @@ fn variant_records() -> &'static [VariantRecord] {
                     }
                 }
                 let start = if from_text {
-                    VariantStart::Text(position.to_string())
+                    GeneralStart::Text(position.to_string())
                 } else {
-                    VariantStart::Layout(layout)
+                    GeneralStart::Layout(layout)
                 };
                 let seats = (0..layout.seats())
                     .map(|seat| NAMES[(seat + index) % NAMES.len()].to_owned())
@@ -684,7 +684,7 @@ fn variant_records() -> &'static [VariantRecord] {
                     moves.push(mv);
                     position = position.play(mv);
                 }
-                records.push(VariantRecord {
+                records.push(GeneralRecord {
                     start,
                     rules: rules.clone(),
                     seats,
@@ -698,16 +698,16 @@ fn variant_records() -> &'static [VariantRecord] {
     })
 }
 
-fn variant_record() -> impl Strategy<Value = VariantRecord> {
-    proptest::sample::select(variant_records())
+fn general_record() -> impl Strategy<Value = GeneralRecord> {
+    proptest::sample::select(general_records())
 }
 
 /// Checks reading `text` as a general game record: a short error, or a
 /// record that writes and reads back to itself.
-fn check_variant_record(text: &str) -> Result<(), TestCaseError> {
-    match VariantRecord::parse(text) {
+fn check_general_record(text: &str) -> Result<(), TestCaseError> {
+    match GeneralRecord::parse(text) {
         Ok(record) => {
-            let again = VariantRecord::parse(&record.to_text());
+            let again = GeneralRecord::parse(&record.to_text());
             prop_assert_eq!(again, Ok(record), "{:?}", text);
         }
         Err(err) => short(err.to_string(), text.chars().count())?,
@@ -720,19 +720,19 @@ proptest! {
     #![proptest_config(config(2_000))]
 
     #[test]
-    fn variant_record_any_text_never_panics(text in any_text(), after_magic in any::<bool>()) {
-        let text = if after_magic { format!("{VARIANT_MAGIC}\n{text}") } else { text };
-        check_variant_record(&text)?;
+    fn general_record_any_text_never_panics(text in any_text(), after_magic in any::<bool>()) {
+        let text = if after_magic { format!("{GENERAL_MAGIC}\n{text}") } else { text };
+        check_general_record(&text)?;
     }
 
     #[test]
-    fn variant_record_edited_records_never_panic_and_read_back(
-        record in variant_record(),
+    fn general_record_edited_records_never_panic_and_read_back(
+        record in general_record(),
         edits in proptest::collection::vec(edit(), 1..4),
     ) {
         let text = record.to_text();
-        prop_assert_eq!(VariantRecord::parse(&text), Ok(record));
-        check_variant_record(&apply(&text, &edits))?;
+        prop_assert_eq!(GeneralRecord::parse(&text), Ok(record));
+        check_general_record(&apply(&text, &edits))?;
     }
 }
 
@@ -748,13 +748,13 @@ proptest! {
     #[test]
     fn huge_texts_give_short_errors(
         record in game_record(),
-        general in variant_record(),
+        general in general_record(),
         table in rules_table(),
         at in any::<usize>(),
         piece in piece(),
     ) {
         check_game_record(&with_megabyte(&record.to_text(), at, &piece))?;
-        check_variant_record(&with_megabyte(&general.to_text(), at, &piece))?;
+        check_general_record(&with_megabyte(&general.to_text(), at, &piece))?;
         check_rules_text(&with_megabyte(&toml_text(&table), at, &piece))?;
         let json = serde_json::to_string(&table).expect("a table serializes");
         check_rules_text(&with_megabyte(&json, at, &piece))?;

@@ -28,8 +28,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sumito_arena::levels::LevelsReport;
 use sumito_engine::Rules;
+use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::variant::VariantPosition;
 use sumito_game::ChoicePosition;
 use sumito_mcts::Evaluator;
 use sumito_net::{
@@ -99,7 +99,7 @@ pub struct BundleMeta {
     pub format_version: u32,
     pub name: String,
     /// Input encoding of the network (`sumito_net::ENCODING_VERSION`, or
-    /// `VARIANT_ENCODING_VERSION` for a model of the general game).
+    /// `GENERAL_ENCODING_VERSION` for a model of the general game).
     pub encoding_version: u32,
     pub architecture: ModelConfig,
     pub parameters: usize,
@@ -917,7 +917,7 @@ impl ModelBundle {
         seed: u64,
         device: Device,
         threads: u32,
-    ) -> Result<NetworkSearch<VariantPosition>, BundleError> {
+    ) -> Result<NetworkSearch<GeneralPosition>, BundleError> {
         self.require_general(
             "this search plays the general game: play the two-player game with `sumito play --model`",
         )?;
@@ -1081,7 +1081,7 @@ pub(crate) mod tests {
             });
             let run = RunDir::create(&scratch.0.join("run"), config_text).unwrap();
             let config = ModelConfig {
-                game: sumito_net::NetGame::Variant,
+                game: sumito_net::NetGame::General,
                 ..tiny()
             };
             PolicyValueNet::new(&config, Device::Cpu)

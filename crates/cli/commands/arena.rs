@@ -9,14 +9,14 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use sumito_arena::arena::{MatchConfig, Silent, check_record_dir, play_match};
+use sumito_arena::general_match::{SeatPlayerMaker, play_general_match, seat_player};
 use sumito_arena::ladder::{LADDER_MAX_PLIES as DEFAULT_MAX_PLIES, ladder_rules};
-use sumito_arena::multi::{SeatPlayerMaker, play_multi_match, seat_player};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::report::{ProgressObserver, result_line, summary};
 use sumito_arena::sprt::SprtConfig;
 use sumito_arena::{MatchObserver, PlayerSpec};
+use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::{RulesTable, Targets};
-use sumito_engine::variant::VariantLayout;
 use sumito_engine::{Layout, Rules};
 
 #[derive(Debug, ClapArgs)]
@@ -46,8 +46,8 @@ pub struct Args {
     /// rotated from game to game) [default: standard, belgian-daisy and
     /// german-daisy in turn, as in the ladder; for the variants of --rules,
     /// standard].
-    #[arg(long = "layout", value_delimiter = ',', value_parser = VariantLayout::from_name)]
-    layouts: Vec<VariantLayout>,
+    #[arg(long = "layout", value_delimiter = ',', value_parser = GeneralLayout::from_name)]
+    layouts: Vec<GeneralLayout>,
     /// A TOML file whose [rules] table gives the rules (holes, obstacles,
     /// neutral marbles, shield and rotation moves, one colour, handicaps,
     /// partners in a row; see `sumito perft --help`). Its max_plies and
@@ -101,10 +101,10 @@ fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
 }
 
 /// The openings of a two-player match unless `--layout` says: the ladder's.
-const DEFAULT_LAYOUTS: [VariantLayout; 3] = [
-    VariantLayout::Two(Layout::Standard),
-    VariantLayout::Two(Layout::BelgianDaisy),
-    VariantLayout::Two(Layout::GermanDaisy),
+const DEFAULT_LAYOUTS: [GeneralLayout; 3] = [
+    GeneralLayout::Two(Layout::Standard),
+    GeneralLayout::Two(Layout::BelgianDaisy),
+    GeneralLayout::Two(Layout::GermanDaisy),
 ];
 
 /// The kinds of player that are networks: `sumito-torch` registers them
@@ -226,9 +226,9 @@ pub struct RuleFlags {
 pub fn model_rules(
     given: &RulesTable,
     flags: RuleFlags,
-    layout: Option<VariantLayout>,
+    layout: Option<GeneralLayout>,
     trained: &[(String, RulesTable)],
-) -> anyhow::Result<Option<(RulesTable, VariantLayout)>> {
+) -> anyhow::Result<Option<(RulesTable, GeneralLayout)>> {
     let Some((model, own)) = trained.first() else {
         return Ok(None);
     };
@@ -274,7 +274,7 @@ pub fn model_rules(
     let learned = names
         .iter()
         .map(|name| {
-            VariantLayout::from_name(name).with_context(|| format!("{model}'s layout {name:?}"))
+            GeneralLayout::from_name(name).with_context(|| format!("{model}'s layout {name:?}"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let layout = match (layout, learned.first()) {
@@ -284,7 +284,7 @@ pub fn model_rules(
             names.join(", ")
         ),
         (None, Some(first)) => *first,
-        (None, None) => VariantLayout::Two(Layout::Standard),
+        (None, None) => GeneralLayout::Two(Layout::Standard),
     };
     Ok(Some((own.clone(), layout)))
 }
@@ -296,7 +296,7 @@ fn general_match_rules(
     args: &Args,
     given: &RulesTable,
     trained: &[(String, RulesTable)],
-) -> anyhow::Result<(RulesTable, VariantLayout)> {
+) -> anyhow::Result<(RulesTable, GeneralLayout)> {
     let layout = match args.layouts[..] {
         [] => None,
         [one] => Some(one),
@@ -324,7 +324,7 @@ fn general_match_rules(
     }
     Ok((
         table,
-        layout.unwrap_or(VariantLayout::Two(Layout::Standard)),
+        layout.unwrap_or(GeneralLayout::Two(Layout::Standard)),
     ))
 }
 
@@ -347,7 +347,7 @@ fn run_general(
     };
     println!("{layout}: {rules}");
     let make = (players.seats)(&args.players)?;
-    let report = play_multi_match(
+    let report = play_general_match(
         &*make,
         &args.players,
         &setup,
@@ -477,12 +477,12 @@ pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> a
     // A model of the general game among the players makes it a match of
     // the general game, under that model's rules.
     let trained = (general.trained)(&args.players)?;
-    if table.is_variant()
+    if table.is_general()
         || !trained.is_empty()
         || args
             .layouts
             .iter()
-            .any(|l| !matches!(l, VariantLayout::Two(_)))
+            .any(|l| !matches!(l, GeneralLayout::Two(_)))
     {
         return run_general(&args, &table, &trained, general);
     }
@@ -514,7 +514,7 @@ pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> a
         }
         .iter()
         .filter_map(|layout| match layout {
-            VariantLayout::Two(two) => Some(*two),
+            GeneralLayout::Two(two) => Some(*two),
             _ => None,
         })
         .collect(),
@@ -606,8 +606,8 @@ mod tests {
         .unwrap();
         let trained = [("bundle:model=m".to_owned(), own.clone())];
         let none = RulesTable::default();
-        let three = VariantLayout::from_name("three-player").unwrap();
-        let four = VariantLayout::from_name("four-player").unwrap();
+        let three = GeneralLayout::from_name("three-player").unwrap();
+        let four = GeneralLayout::from_name("four-player").unwrap();
         // No model: nothing chosen here.
         assert!(
             model_rules(&none, RuleFlags::default(), None, &[])
@@ -619,7 +619,7 @@ mod tests {
         assert_eq!(chosen, Some((own.clone(), three)));
         let chosen = model_rules(&none, RuleFlags::default(), Some(four), &trained).unwrap();
         assert_eq!(chosen, Some((own.clone(), four)));
-        let standard = VariantLayout::Two(Layout::Standard);
+        let standard = GeneralLayout::Two(Layout::Standard);
         let err = model_rules(&none, RuleFlags::default(), Some(standard), &trained)
             .unwrap_err()
             .to_string();

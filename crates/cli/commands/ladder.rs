@@ -23,8 +23,8 @@ use sumito_arena::report::ProgressObserver;
 use sumito_arena::{PlayerSpec, arena::Silent};
 use sumito_game::FULL_STRENGTH;
 
+use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::variant::VariantLayout;
 
 use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS, stamped_dir};
 use super::play::parse_seconds;
@@ -284,11 +284,11 @@ fn run_general(
         .iter()
         .flatten()
         .map(|name| {
-            VariantLayout::from_name(name).with_context(|| format!("{player}'s layout {name:?}"))
+            GeneralLayout::from_name(name).with_context(|| format!("{player}'s layout {name:?}"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     if layouts.is_empty() {
-        layouts.push(VariantLayout::Two(sumito_engine::Layout::Standard));
+        layouts.push(GeneralLayout::Two(sumito_engine::Layout::Standard));
     }
     let opponents = if !args.opponents.is_empty() {
         args.opponents.clone()

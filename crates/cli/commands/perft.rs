@@ -6,8 +6,8 @@ use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::time::Instant;
+use sumito_engine::general::{GeneralLayout, GeneralPosition, general_perft};
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::variant::{VariantLayout, VariantPosition, variant_perft};
 use sumito_engine::{Layout, Move, Position, perft, quote_position_text};
 
 /// Where a command starts: a named layout or a position text, under the
@@ -19,8 +19,8 @@ pub struct PositionArgs {
     /// partly-random:SEED, or for more players three-player,
     /// three-player-trapezoid, four-player, five-player, six-player
     /// [default: standard, or the one layout the rules file names].
-    #[arg(long, value_parser = VariantLayout::from_name, conflicts_with = "fen")]
-    layout: Option<VariantLayout>,
+    #[arg(long, value_parser = GeneralLayout::from_name, conflicts_with = "fen")]
+    layout: Option<GeneralLayout>,
     /// A position in the text format, e.g.
     /// "wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0" (the variants'
     /// text is read too: neutral n, obstacle x, hole o, up to six colours).
@@ -39,7 +39,7 @@ pub struct PositionArgs {
 #[derive(Debug, Clone)]
 pub enum EitherPosition {
     Two(Position),
-    General(VariantPosition),
+    General(GeneralPosition),
 }
 
 impl PositionArgs {
@@ -54,7 +54,7 @@ impl PositionArgs {
 /// absent): the two-player engine's position when the game is a plain
 /// two-player one, the general engine's otherwise.
 pub fn resolve_start(
-    layout: Option<VariantLayout>,
+    layout: Option<GeneralLayout>,
     fen: Option<&str>,
     rules: Option<&std::path::Path>,
 ) -> anyhow::Result<EitherPosition> {
@@ -76,7 +76,7 @@ pub fn resolve_start(
                     rules_flag()
                 )
             };
-            if !table.is_variant()
+            if !table.is_general()
                 && let Ok(position) = Position::from_fen(text)
             {
                 return Ok(EitherPosition::Two(
@@ -84,7 +84,7 @@ pub fn resolve_start(
                 ));
             }
             // The general text: its players decide the seating.
-            let plain = match VariantPosition::from_text(text, None) {
+            let plain = match GeneralPosition::from_text(text, None) {
                 Ok(position) => position,
                 // Neither grammar: the two-player error is the one people know.
                 Err(general) => {
@@ -109,17 +109,17 @@ pub fn resolve_start(
             if table.one_colour.is_none() {
                 rules.one_colour = plain.rules().one_colour;
             }
-            let position = VariantPosition::from_text(text, Some(&rules)).with_context(context)?;
+            let position = GeneralPosition::from_text(text, Some(&rules)).with_context(context)?;
             return Ok(EitherPosition::General(position));
         }
         let layout = match layout {
             Some(layout) => layout,
             None => table
                 .layout()?
-                .unwrap_or(VariantLayout::Two(Layout::Standard)),
+                .unwrap_or(GeneralLayout::Two(Layout::Standard)),
         };
         match layout {
-            VariantLayout::Two(two) if !table.is_variant() => Ok(EitherPosition::Two(
+            GeneralLayout::Two(two) if !table.is_general() => Ok(EitherPosition::Two(
                 Position::start(two, table.two_player_rules()?),
             )),
             layout => Ok(EitherPosition::General(table.start(layout).with_context(
@@ -159,14 +159,14 @@ fn divide(pool: &rayon::ThreadPool, position: &Position, depth: u32) -> Vec<(Mov
 /// Each root move of a general position (as text) with its leaves.
 fn divide_general(
     pool: &rayon::ThreadPool,
-    position: &VariantPosition,
+    position: &GeneralPosition,
     depth: u32,
 ) -> Vec<(String, u64)> {
     let moves = position.legal_moves();
     pool.install(|| {
         moves
             .par_iter()
-            .map(|&mv| (mv.to_text(), variant_perft(&position.play(mv), depth - 1)))
+            .map(|&mv| (mv.to_text(), general_perft(&position.play(mv), depth - 1)))
             .collect()
     })
 }

@@ -10,12 +10,12 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
-use sumito_arena::multi::SeatPlayerMaker;
+use sumito_arena::general_match::SeatPlayerMaker;
+use sumito_arena::general_record::{GeneralRecord, GeneralStart};
 use sumito_arena::player::{PlayerRegistry, SearchLimit};
-use sumito_arena::variant_record::{VariantRecord, VariantStart};
+use sumito_engine::general::GeneralLayout;
+use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::variant::VariantLayout;
-use sumito_engine::variant::VariantPosition;
 use sumito_engine::{Color, Rules};
 use sumito_game::Level;
 use sumito_play::board_text::BoardStyle;
@@ -84,8 +84,8 @@ pub struct Args {
     /// three-player-trapezoid, four-player, five-player, six-player
     /// [default: standard; with a model of the general game, the first
     /// layout it learned on].
-    #[arg(long, value_parser = VariantLayout::from_name)]
-    layout: Option<VariantLayout>,
+    #[arg(long, value_parser = GeneralLayout::from_name)]
+    layout: Option<GeneralLayout>,
     /// A TOML file whose [rules] table gives the rules (holes, obstacles,
     /// neutral marbles, shield and rotation moves, one colour, handicaps,
     /// partners in a row; see `sumito perft --help`).
@@ -168,13 +168,13 @@ impl Args {
     pub fn is_general(&self) -> bool {
         !self.seats.is_empty()
             || self.rules.is_some()
-            || !matches!(self.layout(), VariantLayout::Two(_))
+            || !matches!(self.layout(), GeneralLayout::Two(_))
     }
 
     /// The start layout given, or Standard.
-    fn layout(&self) -> VariantLayout {
+    fn layout(&self) -> GeneralLayout {
         self.layout
-            .unwrap_or(VariantLayout::Two(sumito_engine::Layout::Standard))
+            .unwrap_or(GeneralLayout::Two(sumito_engine::Layout::Standard))
     }
 
     /// Refuses what a game of the general engine does not take (`what`
@@ -240,7 +240,7 @@ pub fn play_session(
     let stdout = std::io::stdout();
     let stdin = std::io::stdin();
     let no_color = std::env::var("NO_COLOR").ok();
-    let VariantLayout::Two(layout) = args.layout() else {
+    let GeneralLayout::Two(layout) = args.layout() else {
         anyhow::bail!(
             "--layout {}: this model plays only the two-player game; give --seat for each player to play it with classical engines or a model of the general game",
             args.layout()
@@ -271,7 +271,7 @@ fn seat_control(
     args: &Args,
     seed: u64,
     make: &SeatPlayerMaker<'_>,
-) -> anyhow::Result<SeatControl<'static, VariantPosition>> {
+) -> anyhow::Result<SeatControl<'static, GeneralPosition>> {
     let parsed: PlayerSpec = spec.parse().with_context(|| format!("--seat {spec:?}"))?;
     if parsed.kind == "human" {
         let mut params = parsed.params();
@@ -309,7 +309,7 @@ fn seat_control(
 
 /// Makes the search of a model of the general game for one seat (its seed).
 pub type ModelSeatMaker<'a> =
-    dyn Fn(u64) -> anyhow::Result<Box<dyn Opponent<VariantPosition>>> + 'a;
+    dyn Fn(u64) -> anyhow::Result<Box<dyn Opponent<GeneralPosition>>> + 'a;
 
 /// A model of the general game as `sumito play` seats it: how records name
 /// its seats, the rules it was trained under, and its search.
@@ -428,8 +428,8 @@ pub fn run_general(
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();
     let config = SessionConfig {
-        record: VariantRecord {
-            start: VariantStart::Layout(layout),
+        record: GeneralRecord {
+            start: GeneralStart::Layout(layout),
             rules: table,
             seats: specs,
             opening_plies: 0,

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
-use sumito_arena::variant_record::{VARIANT_MAGIC, VariantRecord};
+use sumito_arena::general_record::{GENERAL_MAGIC, GeneralRecord};
 use sumito_engine::Position;
-use sumito_engine::variant::VariantLayout;
+use sumito_engine::general::GeneralLayout;
+use sumito_play::general_view::render_general_svg;
 use sumito_play::record::write_atomic;
 use sumito_play::svg::{render_game, render_svg};
-use sumito_play::variant_view::render_variant_svg;
 
 use super::perft::{EitherPosition, resolve_start};
 
@@ -44,8 +44,8 @@ pub struct Args {
     /// Draw the start of this layout (any two-player layout, or
     /// three-player, three-player-trapezoid, four-player, five-player,
     /// six-player).
-    #[arg(long, group = "source", value_parser = VariantLayout::from_name)]
-    layout: Option<VariantLayout>,
+    #[arg(long, group = "source", value_parser = GeneralLayout::from_name)]
+    layout: Option<GeneralLayout>,
     /// A TOML file whose [rules] table gives the rules of --fen or --layout
     /// (obstacles, holes, neutral marbles, ...; see `sumito perft --help`).
     #[arg(long, value_name = "FILE", conflicts_with = "record")]
@@ -103,16 +103,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             EitherPosition::General(position) => {
                 let title = args.title.clone().unwrap_or_else(|| position.to_string());
-                render_variant_svg(&position, &title)
+                render_general_svg(&position, &title)
             }
         };
         return write(&args.out, &svg);
     }
     // A record of the general game: one picture per position.
     if let Some(path) = &args.source.record
-        && std::fs::read_to_string(path).is_ok_and(|text| text.starts_with(VARIANT_MAGIC))
+        && std::fs::read_to_string(path).is_ok_and(|text| text.starts_with(GENERAL_MAGIC))
     {
-        let record = VariantRecord::read(path)?;
+        let record = GeneralRecord::read(path)?;
         let positions = record.positions().map_err(|err| anyhow::anyhow!(err))?;
         for (index, position) in positions.iter().enumerate() {
             let title = match index {
@@ -121,7 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             write(
                 &numbered(&args.out, index, positions.len()),
-                &render_variant_svg(position, &title),
+                &render_general_svg(position, &title),
             )?;
         }
         return Ok(());

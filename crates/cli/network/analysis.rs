@@ -8,7 +8,7 @@ use std::io::{BufReader, stdin, stdout};
 use anyhow::Context;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analysis::{Args, ModelGame, run_engine};
-use sumito_engine::variant::{VariantLayout, VariantPosition};
+use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::{Layout, Position};
 use sumito_game::ChoicePosition;
 use sumito_mcts::Evaluator;
@@ -56,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         Some(table) => {
             let read_layout = |name: &str| {
-                let layout = VariantLayout::from_name(name).map_err(|err| err.to_string())?;
+                let layout = GeneralLayout::from_name(name).map_err(|err| err.to_string())?;
                 table.start(layout).map_err(|err| err.to_string())
             };
             let read_position =
@@ -66,7 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 read_position: &read_position,
                 read_layout: &read_layout,
             };
-            serve_queries::<VariantPosition>(&args, &bundle, &service, &game, threads)
+            serve_queries::<GeneralPosition>(&args, &bundle, &service, &game, threads)
         }
     }
 }

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use sumito_arena::variant_record::VariantRecord;
+use sumito_arena::general_record::GeneralRecord;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analyze::Args;
 use sumito_cli::commands::source::Source;
+use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::variant::{VariantLayout, VariantPosition};
 use sumito_engine::{Layout, Position};
 use sumito_game::ChoicePosition;
 use sumito_play::analysis::{
@@ -57,7 +57,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // A record of the general game reads as a bad two-player record:
         // the reason is the model.
         Err(err) => match &args.source.record {
-            Some(path) if VariantRecord::read(path).is_ok() => anyhow::bail!(
+            Some(path) if GeneralRecord::read(path).is_ok() => anyhow::bail!(
                 "{}: a record of the general game (variants or 3-6 players), which {} cannot judge: it is a two-player model; analyse the game with a model of the general game (--model NAME_OR_DIR)",
                 path.display(),
                 match &bundle {
@@ -131,7 +131,7 @@ fn analyse_target<B: ChoicePosition>(
 /// What to analyse with a model of the general game: a position given as
 /// the general game's text, every position of a general game record (under
 /// the model's rules), or the start of the first layout it learned on.
-fn general_target(args: &Args, bundle: &ModelBundle) -> anyhow::Result<Target<VariantPosition>> {
+fn general_target(args: &Args, bundle: &ModelBundle) -> anyhow::Result<Target<GeneralPosition>> {
     let table = bundle
         .meta
         .general()
@@ -141,12 +141,12 @@ fn general_target(args: &Args, bundle: &ModelBundle) -> anyhow::Result<Target<Va
         return Ok(Target::Position(general_position(&table, text)?));
     }
     if let Some(path) = &args.source.record {
-        let record = VariantRecord::read(path)?;
+        let record = GeneralRecord::read(path)?;
         // The model judges under its own rules only.
         if let Some(note) = general_rules_note(&record.rules, &table) {
             eprintln!("note: {}: {note}", path.display());
         }
-        let record = VariantRecord {
+        let record = GeneralRecord {
             rules: table,
             ..record
         };
@@ -168,21 +168,21 @@ fn general_target(args: &Args, bundle: &ModelBundle) -> anyhow::Result<Target<Va
 pub fn first_layout_start(
     bundle: &ModelBundle,
     table: &RulesTable,
-) -> anyhow::Result<VariantPosition> {
+) -> anyhow::Result<GeneralPosition> {
     let first = bundle
         .meta
         .general_layouts()
         .first()
         .cloned()
         .unwrap_or_else(|| "standard".to_owned());
-    let layout = VariantLayout::from_name(&first)
+    let layout = GeneralLayout::from_name(&first)
         .with_context(|| format!("the model's first layout {first:?}"))?;
     Ok(table.start(layout)?)
 }
 
 /// A position of the general game given as text, read under `table` (the
 /// model's rules, for as many players as the text seats).
-pub fn general_position(table: &RulesTable, text: &str) -> anyhow::Result<VariantPosition> {
+pub fn general_position(table: &RulesTable, text: &str) -> anyhow::Result<GeneralPosition> {
     table
         .position_from_text(text)
         .map_err(anyhow::Error::msg)

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use sumito_arena::multi::SeatPlayerMaker;
+use sumito_arena::general_match::SeatPlayerMaker;
 use sumito_arena::player::PlayerRegistry;
 use sumito_arena::spec::PlayerSpec;
 use sumito_bundle::arena_player::BundlePlayerFactory;
@@ -14,8 +14,8 @@ use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::arena::{
     Args, GeneralPlayers, TrainedTables, registry as classical_registry,
 };
+use sumito_pipeline::general_players::GeneralNetSeats;
 use sumito_pipeline::players::NetPlayerFactory;
-use sumito_pipeline::variant_players::VariantNetSeats;
 
 /// The classical players plus the network players.
 pub fn registry() -> anyhow::Result<PlayerRegistry> {
@@ -67,7 +67,7 @@ fn folders() -> Vec<PathBuf> {
 /// checkpoints of networks of the general game and `bundle:` models of it
 /// (looked up like `sumito play --model`).
 fn general_seats(specs: &[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>> {
-    let seats = VariantNetSeats::load(specs, &general_bundle)?;
+    let seats = GeneralNetSeats::load(specs, &general_bundle)?;
     Ok(Box::new(move |spec: &str, seed: u64| {
         seats.make(spec, seed)
     }))

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::play::{Args, GeneralModel, play_session, run_classical, run_general};
-use sumito_engine::variant::VariantPosition;
+use sumito_engine::general::GeneralPosition;
 use sumito_game::Level;
 use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_play::network::{NetworkSearch, SearchBudget};
@@ -112,7 +112,7 @@ fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
         None => format!("{} ({effort})", bundle.meta.name),
     };
     let threads = args.threads.unwrap_or(1);
-    let make = |seed: u64| -> anyhow::Result<Box<dyn Opponent<VariantPosition>>> {
+    let make = |seed: u64| -> anyhow::Result<Box<dyn Opponent<GeneralPosition>>> {
         let mut search = bundle
             .general_search(budget, seed, device, threads)?
             .named(label.clone());

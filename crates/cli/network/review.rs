@@ -6,8 +6,8 @@ use std::path::Path;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use sumito_arena::general_record::GeneralRecord;
 use sumito_arena::record::{GameRecord, write_atomic};
-use sumito_arena::variant_record::VariantRecord;
 use sumito_cli::commands::review::Args;
 use sumito_game::ChoicePosition;
 use sumito_play::analysis::{analyse_game, general_rules_note, record_under_rules};
@@ -21,7 +21,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let path = args.record.as_path();
     let record = match GameRecord::read(path) {
         Ok(record) => Recorded::TwoPlayer(record),
-        Err(err) => match VariantRecord::read(path) {
+        Err(err) => match GeneralRecord::read(path) {
             Ok(record) => Recorded::General(record),
             // Neither format: the two-player reader's error names the line.
             Err(_) => return Err(err.into()),
@@ -54,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .cloned()
                 .context("the bundle has no rules of the general game")?;
             // The model judges under its own rules only.
-            let replayed = VariantRecord {
+            let replayed = GeneralRecord {
                 rules: table.clone(),
                 ..record.clone()
             };
@@ -84,7 +84,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// A game record of either game.
 enum Recorded {
     TwoPlayer(GameRecord),
-    General(VariantRecord),
+    General(GeneralRecord),
 }
 
 /// Every position of a game searched (with a progress bar unless quiet),

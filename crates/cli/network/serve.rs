@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::serve::{Args, run as run_classical};
-use sumito_engine::variant::VariantPosition;
+use sumito_engine::general::GeneralPosition;
 use sumito_game::{ChoicePosition, FULL_STRENGTH, Level};
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
@@ -65,8 +65,8 @@ impl Engines for ModelEngines {
         budget: SearchBudget,
         level: Option<Level>,
         seed: u64,
-    ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String> {
-        let search = NetworkSearch::<VariantPosition>::new(
+    ) -> Result<Box<dyn Opponent<GeneralPosition> + Send>, String> {
+        let search = NetworkSearch::<GeneralPosition>::new(
             self.name.clone(),
             Box::new(self.evaluator.clone()),
             budget,
@@ -107,7 +107,7 @@ impl Engines for ModelEngines {
                 reviewed(&mut search, &positions, &moves, &stop, on_progress)
             }
             ModelGame::General(_) => {
-                let mut search = NetworkSearch::<VariantPosition>::new(
+                let mut search = NetworkSearch::<GeneralPosition>::new(
                     self.name.clone(),
                     Box::new(self.evaluator.clone()),
                     budget,
@@ -126,7 +126,7 @@ impl Engines for ModelEngines {
 
     fn analyse(
         &self,
-        position: &VariantPosition,
+        position: &GeneralPosition,
         simulations: u32,
         stop: Arc<AtomicBool>,
         on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
@@ -151,7 +151,7 @@ impl Engines for ModelEngines {
                     .map_err(|err| err.to_string())
             }
             ModelGame::General(_) => {
-                let mut search = NetworkSearch::<VariantPosition>::new(
+                let mut search = NetworkSearch::<GeneralPosition>::new(
                     self.name.clone(),
                     Box::new(self.evaluator.clone()),
                     SearchBudget::Simulations(simulations),

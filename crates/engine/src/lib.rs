@@ -49,6 +49,7 @@ pub mod bitboard;
 mod board;
 mod excerpt;
 pub mod fen;
+pub mod general;
 mod layout;
 pub mod material;
 pub mod notation;
@@ -57,7 +58,6 @@ mod playout;
 mod position;
 pub mod rules_table;
 mod symmetry;
-pub mod variant;
 
 pub use action::{ACTION_COUNT, MAX_LEGAL_MOVES, Move, MoveList, MoveListIntoIter};
 pub use board::{CELL_COUNT, Cell, CellParseError, Color, Direction};

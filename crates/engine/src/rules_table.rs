@@ -17,8 +17,8 @@
 //! partners_in_a_row = false        # team games (4 or 6 players) only
 //! ```
 
-use crate::variant::{
-    NeutralPushOff, Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
+use crate::general::{
+    GeneralLayout, GeneralPosition, GeneralRules, GeneralSetup, NeutralPushOff, Seating,
 };
 use crate::{Cell, check_rule_values, excerpt, shorten_quotes};
 use serde::{Deserialize, Serialize};
@@ -170,7 +170,7 @@ impl RulesTable {
 
     /// Whether anything here needs the general game (the two-player engine
     /// plays only targets and limits).
-    pub fn is_variant(&self) -> bool {
+    pub fn is_general(&self) -> bool {
         matches!(self.marbles_to_win, Some(Targets::PerSide(_)))
             || [
                 &self.obstacles,
@@ -224,10 +224,10 @@ impl RulesTable {
     }
 
     /// The layout the table names (`layouts` with exactly one name), if any.
-    pub fn layout(&self) -> Result<Option<VariantLayout>, RulesTableError> {
+    pub fn layout(&self) -> Result<Option<GeneralLayout>, RulesTableError> {
         match self.layouts.as_deref() {
             None | Some([]) => Ok(None),
-            Some([one]) => VariantLayout::from_name(one)
+            Some([one]) => GeneralLayout::from_name(one)
                 .map(Some)
                 .map_err(|err| key_error("layouts[0]", err)),
             Some(_) => Err(key_error(
@@ -239,8 +239,8 @@ impl RulesTable {
 
     /// A position given as text, read under these rules (for as many
     /// players as the text seats); the error says what is wrong.
-    pub fn position_from_text(&self, text: &str) -> Result<VariantPosition, String> {
-        let seats = VariantPosition::from_text(text, None)
+    pub fn position_from_text(&self, text: &str) -> Result<GeneralPosition, String> {
+        let seats = GeneralPosition::from_text(text, None)
             .map_err(|err| err.to_string())?
             .rules()
             .seating
@@ -248,12 +248,12 @@ impl RulesTable {
         let rules = self
             .rules_for_text(seats)
             .map_err(|err| format!("under these rules: {err}"))?;
-        VariantPosition::from_text(text, Some(&rules)).map_err(|err| err.to_string())
+        GeneralPosition::from_text(text, Some(&rules)).map_err(|err| err.to_string())
     }
 
     /// The rules value for a position given as text, with `seats` players:
     /// the keys of the start (`neutral`, `removed_marbles`) do not apply.
-    pub fn rules_for_text(&self, seats: usize) -> Result<VariantRules, RulesTableError> {
+    pub fn rules_for_text(&self, seats: usize) -> Result<GeneralRules, RulesTableError> {
         for (key, list) in [
             ("neutral", &self.neutral),
             ("removed_marbles", &self.removed_marbles),
@@ -268,8 +268,8 @@ impl RulesTable {
         let mut table = self.clone();
         table.neutral_push_off = None;
         let seats_layout = match seats {
-            2 => VariantLayout::Two(crate::Layout::Standard),
-            n => *VariantLayout::MANY_PLAYER
+            2 => GeneralLayout::Two(crate::Layout::Standard),
+            n => *GeneralLayout::MANY_PLAYER
                 .iter()
                 .find(|layout| layout.seats() == n)
                 .ok_or_else(|| key_error("layouts", format!("no layout seats {n} players")))?,
@@ -292,14 +292,14 @@ impl RulesTable {
     /// The rules value and the start, for `layout`.
     pub fn resolve(
         &self,
-        layout: VariantLayout,
-    ) -> Result<(VariantRules, VariantSetup), RulesTableError> {
+        layout: GeneralLayout,
+    ) -> Result<(GeneralRules, GeneralSetup), RulesTableError> {
         let (rules, setup) = self.resolve_rules(layout)?;
         // The start must exist: a conflict names its cell (and so its key).
         setup.start(&rules).map_err(|err| {
             let key = match &err {
-                crate::variant::SetupError::NothingToRemove { .. } => "removed_marbles",
-                crate::variant::SetupError::CellTaken { what, .. } => match *what {
+                crate::general::SetupError::NothingToRemove { .. } => "removed_marbles",
+                crate::general::SetupError::CellTaken { what, .. } => match *what {
                     "an obstacle" => "obstacles",
                     "a hole" => "holes",
                     _ => "neutral",
@@ -313,8 +313,8 @@ impl RulesTable {
 
     fn resolve_rules(
         &self,
-        layout: VariantLayout,
-    ) -> Result<(VariantRules, VariantSetup), RulesTableError> {
+        layout: GeneralLayout,
+    ) -> Result<(GeneralRules, GeneralSetup), RulesTableError> {
         let seats = layout.seats();
         let partners = self.partners_in_a_row.unwrap_or(false);
         if self.partners_in_a_row.is_some() && !(seats == 4 || seats == 6) {
@@ -328,7 +328,7 @@ impl RulesTable {
         let seating =
             Seating::new(seats, partners).map_err(|err| key_error("partners_in_a_row", err))?;
         self.validate()?;
-        let mut rules = VariantRules::plain(seating);
+        let mut rules = GeneralRules::plain(seating);
         if let Some(targets) = &self.marbles_to_win {
             let list = match targets {
                 Targets::All(n) => vec![*n],
@@ -375,7 +375,7 @@ impl RulesTable {
         rules.shield_moves = self.shield_moves.unwrap_or(false);
         rules.rotation_moves = self.rotation_moves.unwrap_or(false);
         rules.one_colour = self.one_colour.unwrap_or(false);
-        let setup = VariantSetup {
+        let setup = GeneralSetup {
             layout,
             neutral,
             removed: cells("removed_marbles", &self.removed_marbles)?,
@@ -384,7 +384,7 @@ impl RulesTable {
     }
 
     /// The two-player engine's rules (targets and limits), when
-    /// [`RulesTable::is_variant`] is false; values out of range are refused
+    /// [`RulesTable::is_general`] is false; values out of range are refused
     /// as in the general game ([`RulesTable::validate`]).
     pub fn two_player_rules(&self) -> Result<crate::Rules, RulesTableError> {
         self.validate()?;
@@ -399,7 +399,7 @@ impl RulesTable {
     }
 
     /// The start position for `layout`.
-    pub fn start(&self, layout: VariantLayout) -> Result<VariantPosition, RulesTableError> {
+    pub fn start(&self, layout: GeneralLayout) -> Result<GeneralPosition, RulesTableError> {
         let (rules, setup) = self.resolve(layout)?;
         setup.start(&rules).map_err(|err| key_error("layouts", err))
     }
@@ -440,8 +440,8 @@ mod tests {
         let rules = table(
             "[rules]\nmarbles_to_win = [6, 4]\nmax_plies = 100\nholes = [\"E5\"]\nneutral = [\"D4\"]\nneutral_push_off = \"pusher-wins\"\nremoved_marbles = [\"A1\"]\nshield_moves = true\nrotation_moves = true\n",
         );
-        assert!(rules.is_variant());
-        let standard = VariantLayout::from_name("standard").unwrap();
+        assert!(rules.is_general());
+        let standard = GeneralLayout::from_name("standard").unwrap();
         let (resolved, setup) = rules.resolve(standard).unwrap();
         assert_eq!((resolved.target(0), resolved.target(1)), (6, 4));
         assert_eq!(resolved.neutral_push_off, NeutralPushOff::PusherWins);
@@ -464,7 +464,7 @@ mod tests {
                 "{text}: {err}"
             );
         }
-        let four = VariantLayout::from_name("four-player").unwrap();
+        let four = GeneralLayout::from_name("four-player").unwrap();
         let (rules, _) = table("[rules]\npartners_in_a_row = true\n")
             .resolve(four)
             .unwrap();
@@ -473,8 +473,8 @@ mod tests {
 
     #[test]
     fn values_out_of_range_are_refused_alike_in_both_games_and_in_a_file() {
-        let two = VariantLayout::from_name("standard").unwrap();
-        let three = VariantLayout::from_name("three-player").unwrap();
+        let two = GeneralLayout::from_name("standard").unwrap();
+        let three = GeneralLayout::from_name("three-player").unwrap();
         for (text, key, problem) in [
             (
                 "marbles_to_win = 0",
@@ -502,7 +502,7 @@ mod tests {
                 key: key.to_owned(),
                 message: problem.to_owned(),
             };
-            assert!(!rules.is_variant(), "{text}");
+            assert!(!rules.is_general(), "{text}");
             assert_eq!(rules.two_player_rules(), Err(expected.clone()), "{text}");
             assert_eq!(rules.resolve(two).unwrap_err(), expected, "{text}");
             assert_eq!(rules.resolve(three).unwrap_err(), expected, "{text}");
@@ -552,7 +552,7 @@ mod tests {
         ] {
             let message = match RulesTable::from_toml(&text) {
                 Ok(table) => table
-                    .resolve(VariantLayout::Two(crate::Layout::Standard))
+                    .resolve(GeneralLayout::Two(crate::Layout::Standard))
                     .unwrap_err()
                     .to_string(),
                 Err(message) => message,

@@ -1,7 +1,7 @@
 //! Fuzzing of the engine's text parsers with property tests that run in CI:
 //! the two-player position text (`Position::from_fen`), the general
-//! position text (`VariantPosition::from_text`) and both move notations
-//! (`Position::parse_move`, `VariantPosition::parse_move`).
+//! position text (`GeneralPosition::from_text`) and both move notations
+//! (`Position::parse_move`, `GeneralPosition::parse_move`).
 //!
 //! For each: any text, valid or not, gives `Ok` or `Err` and never panics;
 //! edits of real texts (every layout's start, positions and moves of random
@@ -21,8 +21,8 @@ use proptest::test_runner::RngSeed;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::OnceLock;
-use sumito_engine::variant::{
-    NeutralPushOff, Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
+use sumito_engine::general::{
+    GeneralLayout, GeneralPosition, GeneralRules, GeneralSetup, NeutralPushOff, Seating,
 };
 use sumito_engine::{Cell, Layout, Position, Rules, random_playout};
 
@@ -257,25 +257,25 @@ fn cells(names: &str) -> Vec<Cell> {
 /// Rules and starts of the general game: every layout (two-player and
 /// many-player) plain, and two-player and four-player games with each kind
 /// of cell, the extra moves, one colour, per-side targets and limits.
-fn variant_starts() -> Vec<VariantPosition> {
+fn general_starts() -> Vec<GeneralPosition> {
     let mut starts = Vec::new();
-    let many = VariantLayout::MANY_PLAYER.into_iter();
+    let many = GeneralLayout::MANY_PLAYER.into_iter();
     for layout in Layout::NAMED
-        .map(VariantLayout::Two)
+        .map(GeneralLayout::Two)
         .into_iter()
         .chain(many)
     {
-        let rules = VariantRules::plain(Seating::new(layout.seats(), false).expect("seating"));
-        starts.push(VariantSetup::layout(layout).start(&rules).expect("start"));
+        let rules = GeneralRules::plain(Seating::new(layout.seats(), false).expect("seating"));
+        starts.push(GeneralSetup::layout(layout).start(&rules).expect("start"));
     }
-    let standard = VariantLayout::Two(Layout::Standard);
-    let four = VariantLayout::FourPlayer;
-    let neutral_pusher_wins = |rules: &mut VariantRules| {
+    let standard = GeneralLayout::Two(Layout::Standard);
+    let four = GeneralLayout::FourPlayer;
+    let neutral_pusher_wins = |rules: &mut GeneralRules| {
         rules.neutral_push_off = NeutralPushOff::PusherWins;
         rules.max_plies = Some(60);
     };
-    type Change = fn(&mut VariantRules);
-    let variants: [(VariantLayout, bool, &str, &str, &str, &str, Change); 5] = [
+    type Change = fn(&mut GeneralRules);
+    let variants: [(GeneralLayout, bool, &str, &str, &str, &str, Change); 5] = [
         (standard, false, "E1 E9", "E5", "D4", "A1", |_| {}),
         (standard, false, "", "", "E5", "", neutral_pusher_wins),
         (standard, false, "", "", "", "", |rules| {
@@ -295,11 +295,11 @@ fn variant_starts() -> Vec<VariantPosition> {
     ];
     for (layout, partners, obstacles, holes, neutral, removed, change) in variants {
         let seating = Seating::new(layout.seats(), partners).expect("seating");
-        let mut rules = VariantRules::plain(seating)
+        let mut rules = GeneralRules::plain(seating)
             .with_cells(&cells(obstacles), &cells(holes))
             .expect("cells");
         change(&mut rules);
-        let setup = VariantSetup {
+        let setup = GeneralSetup {
             layout,
             neutral: cells(neutral),
             removed: cells(removed),
@@ -310,14 +310,14 @@ fn variant_starts() -> Vec<VariantPosition> {
 }
 
 /// Positions of random general games: every 4th position of an 80-ply
-/// game from each of [`variant_starts`] (pushing off when it can, half the
+/// game from each of [`general_starts`] (pushing off when it can, half the
 /// time, so that scores, won games and neutral wins come up). Made once per
 /// test run: general games are too slow to play for every input.
-fn variant_pool() -> &'static [VariantPosition] {
-    static POOL: OnceLock<Vec<VariantPosition>> = OnceLock::new();
+fn general_pool() -> &'static [GeneralPosition] {
+    static POOL: OnceLock<Vec<GeneralPosition>> = OnceLock::new();
     POOL.get_or_init(|| {
         let mut pool = Vec::new();
-        for (index, start) in variant_starts().into_iter().enumerate() {
+        for (index, start) in general_starts().into_iter().enumerate() {
             let mut rng = ChaCha8Rng::seed_from_u64(index as u64);
             let mut position = start;
             for ply in 0..80 {
@@ -330,7 +330,7 @@ fn variant_pool() -> &'static [VariantPosition] {
                     break;
                 }
                 let scored =
-                    |p: &VariantPosition| p.scores().iter().map(|&s| u32::from(s)).sum::<u32>();
+                    |p: &GeneralPosition| p.scores().iter().map(|&s| u32::from(s)).sum::<u32>();
                 let push = rng.random_bool(0.5).then(|| {
                     moves
                         .iter()
@@ -346,8 +346,8 @@ fn variant_pool() -> &'static [VariantPosition] {
     })
 }
 
-fn variant_position() -> impl Strategy<Value = VariantPosition> {
-    proptest::sample::select(variant_pool())
+fn general_position() -> impl Strategy<Value = GeneralPosition> {
+    proptest::sample::select(general_pool())
 }
 
 /// Checks what reading `text` as a two-player position gives: an error
@@ -366,12 +366,12 @@ fn check_fen(text: &str) -> Result<(), TestCaseError> {
 /// Checks reading `text` as a general position, without rules and under
 /// `rules`: an error with a short message, or a position that prints and
 /// reads back to itself.
-fn check_variant_text(text: &str, rules: &VariantRules) -> Result<(), TestCaseError> {
+fn check_general_text(text: &str, rules: &GeneralRules) -> Result<(), TestCaseError> {
     for rules in [None, Some(rules)] {
-        match VariantPosition::from_text(text, rules) {
+        match GeneralPosition::from_text(text, rules) {
             Ok(position) => {
                 let printed = position.to_string();
-                let again = VariantPosition::from_text(&printed, Some(position.rules()));
+                let again = GeneralPosition::from_text(&printed, Some(position.rules()));
                 prop_assert_eq!(again, Ok(position), "{:?}", text);
             }
             Err(err) => short(err.to_string(), text.chars().count())?,
@@ -390,8 +390,8 @@ proptest! {
     }
 
     #[test]
-    fn variant_text_any_text_never_panics(text in any_text(), position in variant_position()) {
-        check_variant_text(&text, position.rules())?;
+    fn general_text_any_text_never_panics(text in any_text(), position in general_position()) {
+        check_general_text(&text, position.rules())?;
     }
 }
 
@@ -415,13 +415,13 @@ proptest! {
     #![proptest_config(config(2_000))]
 
     #[test]
-    fn variant_text_edited_texts_never_panic_and_read_back(
-        position in variant_position(),
+    fn general_text_edited_texts_never_panic_and_read_back(
+        position in general_position(),
         edits in proptest::collection::vec(edit(), 1..4),
     ) {
         let text = position.to_string();
-        prop_assert_eq!(VariantPosition::from_text(&text, Some(position.rules())), Ok(position));
-        check_variant_text(&apply(&text, &edits), position.rules())?;
+        prop_assert_eq!(GeneralPosition::from_text(&text, Some(position.rules())), Ok(position));
+        check_general_text(&apply(&text, &edits), position.rules())?;
     }
 }
 
@@ -435,7 +435,7 @@ fn check_move(position: &Position, text: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-fn check_variant_move(position: &VariantPosition, text: &str) -> Result<(), TestCaseError> {
+fn check_general_move(position: &GeneralPosition, text: &str) -> Result<(), TestCaseError> {
     match position.parse_move(text) {
         Ok(mv) => prop_assert!(position.is_legal(mv), "{:?} in {}", text, position),
         Err(err) => short(err.to_string(), text.chars().count())?,
@@ -458,8 +458,8 @@ proptest! {
     }
 
     #[test]
-    fn variant_move_any_text_never_panics(position in variant_position(), text in move_like_text()) {
-        check_variant_move(&position, &text)?;
+    fn general_move_any_text_never_panics(position in general_position(), text in move_like_text()) {
+        check_general_move(&position, &text)?;
     }
 
     /// A legal move's texts (Aba-Pro and comma form) read back as it;
@@ -480,8 +480,8 @@ proptest! {
     }
 
     #[test]
-    fn variant_move_edited_texts_never_panic_and_read_back(
-        position in variant_position(),
+    fn general_move_edited_texts_never_panic_and_read_back(
+        position in general_position(),
         choice in any::<proptest::sample::Index>(),
         edits in proptest::collection::vec(edit(), 1..3),
     ) {
@@ -493,7 +493,7 @@ proptest! {
             // gives the same position.)
             let read = position.parse_move(&text);
             prop_assert!(read.is_ok(), "{} in {}: {:?}", text, position, read);
-            check_variant_move(&position, &apply(&text, &edits))?;
+            check_general_move(&position, &apply(&text, &edits))?;
         }
     }
 }
@@ -522,19 +522,19 @@ proptest! {
     #[test]
     fn huge_texts_give_short_errors(
         position in two_player_position(),
-        general in variant_position(),
+        general in general_position(),
         at in any::<usize>(),
         piece in piece(),
     ) {
         check_fen(&with_megabyte(&position.to_string(), at, &piece))?;
-        check_variant_text(&with_megabyte(&general.to_string(), at, &piece), general.rules())?;
+        check_general_text(&with_megabyte(&general.to_string(), at, &piece), general.rules())?;
         if let Some(mv) = position.legal_moves().first() {
             check_move(&position, &with_megabyte(&mv.to_comma_notation(), at, &piece))?;
             check_move(&position, &with_megabyte(&mv.to_string(), at, &piece))?;
         }
         if let Some(mv) = general.legal_moves().first() {
-            check_variant_move(&general, &with_megabyte(&mv.to_comma(), at, &piece))?;
-            check_variant_move(&general, &with_megabyte(&mv.to_text(), at, &piece))?;
+            check_general_move(&general, &with_megabyte(&mv.to_comma(), at, &piece))?;
+            check_general_move(&general, &with_megabyte(&mv.to_text(), at, &piece))?;
         }
     }
 }

@@ -1,7 +1,7 @@
 //! [`Board`]: a position of either game as the layers above the engine see
 //! it: seats taking turns, moves as values and as text, the rules and the
 //! end in words. The two-player [`Position`] and the general game's
-//! [`VariantPosition`] implement it, so that what people touch (terminal
+//! [`GeneralPosition`] implement it, so that what people touch (terminal
 //! sessions, saved games) is written once for both; the engines beneath
 //! stay separate for speed.
 //!
@@ -10,11 +10,11 @@
 
 use std::fmt;
 
-use sumito_engine::variant::{SEAT_NAMES, VariantMove, VariantOutcome, VariantPosition};
+use sumito_engine::general::{GeneralMove, GeneralOutcome, GeneralPosition, SEAT_NAMES};
 use sumito_engine::{Color, Move, Outcome, Position};
 use sumito_mcts::Game;
 
-use crate::{AbaloneGame, VariantGame};
+use crate::{AbaloneGame, GeneralGame};
 
 /// A position of one of the games.
 pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
@@ -232,15 +232,15 @@ impl Board for Position {
     }
 }
 
-impl Board for VariantPosition {
-    type Move = VariantMove;
+impl Board for GeneralPosition {
+    type Move = GeneralMove;
 
     fn seats(&self) -> usize {
         self.rules().seating.seats()
     }
 
     fn seat_to_move(&self) -> usize {
-        VariantPosition::seat_to_move(self)
+        GeneralPosition::seat_to_move(self)
     }
 
     fn sides(&self) -> usize {
@@ -248,33 +248,33 @@ impl Board for VariantPosition {
     }
 
     fn ply(&self) -> u32 {
-        VariantPosition::ply(self)
+        GeneralPosition::ply(self)
     }
 
-    fn legal_moves(&self) -> Vec<VariantMove> {
-        VariantPosition::legal_moves(self)
+    fn legal_moves(&self) -> Vec<GeneralMove> {
+        GeneralPosition::legal_moves(self)
     }
 
-    fn is_legal(&self, mv: VariantMove) -> bool {
-        VariantPosition::is_legal(self, mv)
+    fn is_legal(&self, mv: GeneralMove) -> bool {
+        GeneralPosition::is_legal(self, mv)
     }
 
-    fn play(&self, mv: VariantMove) -> VariantPosition {
-        VariantPosition::play(self, mv)
+    fn play(&self, mv: GeneralMove) -> GeneralPosition {
+        GeneralPosition::play(self, mv)
     }
 
-    fn push_offs(&self, mv: VariantMove) -> u32 {
+    fn push_offs(&self, mv: GeneralMove) -> u32 {
         let side = self.side_to_move();
         self.play(mv)
             .side_score(side)
             .saturating_sub(self.side_score(side))
     }
 
-    fn parse_move(&self, text: &str) -> Result<VariantMove, String> {
-        VariantPosition::parse_move(self, text).map_err(|err| err.to_string())
+    fn parse_move(&self, text: &str) -> Result<GeneralMove, String> {
+        GeneralPosition::parse_move(self, text).map_err(|err| err.to_string())
     }
 
-    fn move_text(mv: VariantMove) -> String {
+    fn move_text(mv: GeneralMove) -> String {
         mv.to_text()
     }
 
@@ -308,10 +308,10 @@ impl Board for VariantPosition {
 
     fn result_for(&self, side: usize) -> Option<f32> {
         Some(match self.outcome()?.0 {
-            VariantOutcome::Win(winner) if winner == side => 1.0,
-            VariantOutcome::Win(_) => -1.0,
-            VariantOutcome::Draw(sides) if sides & (1 << side) != 0 => 0.0,
-            VariantOutcome::Draw(_) => -1.0,
+            GeneralOutcome::Win(winner) if winner == side => 1.0,
+            GeneralOutcome::Win(_) => -1.0,
+            GeneralOutcome::Draw(sides) if sides & (1 << side) != 0 => 0.0,
+            GeneralOutcome::Draw(_) => -1.0,
         })
     }
 
@@ -323,21 +323,21 @@ impl Board for VariantPosition {
         self.rules().seating.side_name(side)
     }
 
-    type Searched = VariantGame;
+    type Searched = GeneralGame;
 
-    fn searched(&self) -> VariantGame {
-        VariantGame(*self)
+    fn searched(&self) -> GeneralGame {
+        GeneralGame(*self)
     }
 
-    fn of_searched(searched: &VariantGame) -> VariantPosition {
+    fn of_searched(searched: &GeneralGame) -> GeneralPosition {
         searched.0
     }
 
-    fn move_of(&self, action: usize) -> Option<VariantMove> {
-        VariantMove::from_action(action, self.rules())
+    fn move_of(&self, action: usize) -> Option<GeneralMove> {
+        GeneralMove::from_action(action, self.rules())
     }
 
-    fn action_of(&self, mv: VariantMove) -> usize {
+    fn action_of(&self, mv: GeneralMove) -> usize {
         mv.action(self.rules())
             .expect("a legal move has an action under its position's rules")
     }
@@ -346,7 +346,7 @@ impl Board for VariantPosition {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
+    use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
     use sumito_engine::{Layout, Rules};
 
     #[test]
@@ -359,15 +359,15 @@ mod tests {
             (2, 0, 0)
         );
         assert!(Board::parse_move(&two, "hint").is_err());
-        let layout = VariantLayout::from_name("three-player").unwrap();
-        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
-        let three = VariantSetup::layout(layout).start(&rules).unwrap();
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+        let three = GeneralSetup::layout(layout).start(&rules).unwrap();
         assert_eq!((three.seats(), three.sides()), (3, 3));
         let first = Board::legal_moves(&three)[0];
-        let text = VariantPosition::move_text(first);
+        let text = GeneralPosition::move_text(first);
         assert_eq!(Board::parse_move(&three, &text), Ok(first));
         assert_eq!(Board::play(&three, first).seat_to_move(), 1);
-        assert_eq!(VariantPosition::seat_title(2), "Red");
+        assert_eq!(GeneralPosition::seat_title(2), "Red");
         assert_eq!(Position::seat_title(1), "White");
     }
 
@@ -375,13 +375,13 @@ mod tests {
     fn resigning_names_a_winner_only_between_two_sides() {
         let two = Position::start(Layout::Standard, Rules::default());
         assert_eq!(two.winner_after_resigning(0).as_deref(), Some("White wins"));
-        let layout = VariantLayout::from_name("three-player").unwrap();
-        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
-        let three = VariantSetup::layout(layout).start(&rules).unwrap();
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+        let three = GeneralSetup::layout(layout).start(&rules).unwrap();
         assert_eq!(three.winner_after_resigning(1), None);
-        let layout = VariantLayout::from_name("four-player").unwrap();
-        let rules = VariantRules::plain(Seating::new(4, true).unwrap());
-        let teams = VariantSetup::layout(layout).start(&rules).unwrap();
+        let layout = GeneralLayout::from_name("four-player").unwrap();
+        let rules = GeneralRules::plain(Seating::new(4, true).unwrap());
+        let teams = GeneralSetup::layout(layout).start(&rules).unwrap();
         let winner = teams.winner_after_resigning(0).unwrap();
         assert!(
             winner.ends_with(" wins") && winner.contains('+'),

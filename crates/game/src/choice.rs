@@ -29,13 +29,13 @@
 //!    themselves stronger.
 //!
 //! The same checks serve the general game (variants, 3 to 6 players, teams;
-//! [`ChoicePosition`] for `VariantPosition`): "the opponent" is any other
+//! [`ChoicePosition`] for `GeneralPosition`): "the opponent" is any other
 //! side (a partner moving next is no threat), and "ahead" means strictly
 //! first on marbles pushed off, which decides the game at the move limit.
 
 use std::collections::HashSet;
 
-use sumito_engine::variant::{VariantMove, VariantOutcome, VariantPosition};
+use sumito_engine::general::{GeneralMove, GeneralOutcome, GeneralPosition};
 use sumito_engine::{Move, Position};
 use sumito_engine::{Outcome, material};
 use sumito_mcts::SearchResult;
@@ -47,7 +47,7 @@ use crate::Board;
 pub const REPETITION_MARGIN: f32 = 0.15;
 
 /// What the checks need of a game beyond its [`Board`]: the two-player
-/// [`Position`] and the general game's [`VariantPosition`] (variants, 3 to 6
+/// [`Position`] and the general game's [`GeneralPosition`] (variants, 3 to 6
 /// players, teams).
 pub trait ChoicePosition: Board {
     /// A move that ends the game at once with the mover's side winning.
@@ -103,15 +103,15 @@ impl ChoicePosition for Position {
     }
 }
 
-impl ChoicePosition for VariantPosition {
-    fn winning_move(&self) -> Option<VariantMove> {
+impl ChoicePosition for GeneralPosition {
+    fn winning_move(&self) -> Option<GeneralMove> {
         let me = self.side_to_move();
         self.legal_moves().into_iter().find(|mv| {
-            matches!(self.play(*mv).outcome(), Some((VariantOutcome::Win(winner), _)) if winner == me)
+            matches!(self.play(*mv).outcome(), Some((GeneralOutcome::Win(winner), _)) if winner == me)
         })
     }
 
-    fn other_side_moves_in(&self, after: &VariantPosition) -> bool {
+    fn other_side_moves_in(&self, after: &GeneralPosition) -> bool {
         after.side_to_move() != self.side_to_move()
     }
 
@@ -121,15 +121,15 @@ impl ChoicePosition for VariantPosition {
         (0..self.rules().seating.sides()).all(|side| side == me || self.side_score(side) < mine)
     }
 
-    fn materially_better_moves(&self, _: VariantMove, _: u32) -> Vec<VariantMove> {
+    fn materially_better_moves(&self, _: GeneralMove, _: u32) -> Vec<GeneralMove> {
         Vec::new()
     }
 
-    fn material_after(&self, _: VariantMove, _: u32) -> Option<i32> {
+    fn material_after(&self, _: GeneralMove, _: u32) -> Option<i32> {
         None
     }
 
-    fn keeps_material(&self, _: VariantMove, _: i32, _: u32) -> bool {
+    fn keeps_material(&self, _: GeneralMove, _: i32, _: u32) -> bool {
         true
     }
 }
@@ -264,7 +264,7 @@ pub fn choose_move<P: ChoicePosition>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sumito_engine::variant::{MAX_SEATS, Seating, VariantLayout, VariantRules, VariantSetup};
+    use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, MAX_SEATS, Seating};
     use sumito_engine::{Layout, Rules};
     use sumito_mcts::RootAction;
 
@@ -418,13 +418,13 @@ mod tests {
         );
     }
 
-    fn three_player(scores: [u8; MAX_SEATS]) -> VariantPosition {
-        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
-        let start = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap())
+    fn three_player(scores: [u8; MAX_SEATS]) -> GeneralPosition {
+        let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+        let start = GeneralSetup::layout(GeneralLayout::from_name("three-player").unwrap())
             .start(&rules)
             .unwrap();
         let marbles = std::array::from_fn(|seat| start.bitboard(seat));
-        VariantPosition::new(rules, marbles, 0, 0, scores).unwrap()
+        GeneralPosition::new(rules, marbles, 0, 0, scores).unwrap()
     }
 
     #[test]
@@ -460,14 +460,14 @@ mod tests {
     fn a_general_game_win_at_once_is_played() {
         // Two sides, White's target 4 (a handicap) and 3 already pushed off:
         // E3-E2 pushes Black's marble off E1 and wins.
-        let rules = VariantRules::plain(Seating::new(2, false).unwrap())
+        let rules = GeneralRules::plain(Seating::new(2, false).unwrap())
             .with_targets(&[6, 4])
             .unwrap();
-        let white = VariantPosition::from_text("5/6/7/8/bww6/8/7/6/5 w 3 0", Some(&rules)).unwrap();
+        let white = GeneralPosition::from_text("5/6/7/8/bww6/8/7/6/5 w 3 0", Some(&rules)).unwrap();
         let win = winning_move(&white).expect("a winning push");
         assert!(matches!(
             white.play(win).outcome(),
-            Some((VariantOutcome::Win(1), _))
+            Some((GeneralOutcome::Win(1), _))
         ));
         let other = white
             .legal_moves()
@@ -478,7 +478,7 @@ mod tests {
         assert_eq!(choose_move(&white, &result, None, 0), Some(win));
         // Black, to move in the same position, cannot stop every push: the
         // check names the moves after which White wins at once.
-        let black = VariantPosition::from_text("5/6/7/8/bww6/8/7/6/5 b 3 0", Some(&rules)).unwrap();
+        let black = GeneralPosition::from_text("5/6/7/8/bww6/8/7/6/5 b 3 0", Some(&rules)).unwrap();
         assert!(winning_move(&black).is_none());
         for mv in black.legal_moves() {
             let after = black.play(mv);

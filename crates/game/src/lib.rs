@@ -28,13 +28,13 @@ use std::fmt;
 
 pub mod board;
 pub mod choice;
+pub mod general;
 pub mod level;
-pub mod variant;
 
 pub use board::Board;
 pub use choice::{ChoicePosition, GameHistory, choose_move};
+pub use general::{GENERAL_ACTIONS, GeneralGame};
 pub use level::{FULL_STRENGTH, LEVELS, Level, LevelPlay};
-pub use variant::{VARIANT_ACTIONS, VariantGame};
 
 use sumito_engine::{ACTION_COUNT, Color, Move, Outcome, Position};
 use sumito_mcts::{Ending, Game, Side, ZeroSum};

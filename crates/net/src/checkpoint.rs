@@ -821,19 +821,19 @@ mod tests {
     fn a_general_game_network_saves_and_loads_as_one() {
         let dir = crate::fsutil::fresh_test_path("variant");
         let config = ModelConfig {
-            game: NetGame::Variant,
+            game: NetGame::General,
             ..tiny_config()
         };
         let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
         net.save_checkpoint(&dir, 0, None).unwrap();
         let meta = read_checkpoint_meta(&dir).unwrap();
-        assert_eq!(meta.model.game, NetGame::Variant);
+        assert_eq!(meta.model.game, NetGame::General);
         assert_eq!(
             meta.encoding_version,
-            crate::variant_encoding::VARIANT_ENCODING_VERSION
+            crate::general_encoding::GENERAL_ENCODING_VERSION
         );
         let (loaded, _) = PolicyValueNet::load_checkpoint(&dir, None, Device::Cpu).unwrap();
-        assert_eq!(loaded.game(), NetGame::Variant);
+        assert_eq!(loaded.game(), NetGame::General);
         let input = Tensor::rand(
             [
                 2,

@@ -80,9 +80,11 @@ pub enum NetGame {
     #[default]
     TwoPlayer,
     /// The general game, variants and 3 to 6 players
-    /// (`crate::variant_encoding`): a win share per side and a draw share,
-    /// and the marbles each seat pushes off.
-    Variant,
+    /// (`crate::general_encoding`): a win share per side and a draw share,
+    /// and the marbles each seat pushes off. (Written `variant` in
+    /// checkpoints, bundles and configurations, as before the name changed.)
+    #[serde(rename = "variant", alias = "general")]
+    General,
 }
 
 impl NetGame {
@@ -499,7 +501,7 @@ impl ModelConfig {
         check_range("model.policy_channels", self.policy_channels, 1..=1024)?;
         check_range("model.value_channels", self.value_channels, 1..=1024)?;
         check_range("model.value_hidden", self.value_hidden, 1..=4096)?;
-        if self.push_off_planes && self.game == NetGame::Variant {
+        if self.push_off_planes && self.game == NetGame::General {
             return Err(invalid(
                 "model.push_off_planes",
                 "is for the two-player game; the general game's network has no push-off planes"
@@ -531,7 +533,7 @@ impl fmt::Display for ModelConfig {
         )?;
         match self.game {
             NetGame::TwoPlayer => Ok(()),
-            NetGame::Variant => write!(f, ", for the general game"),
+            NetGame::General => write!(f, ", for the general game"),
         }?;
         if self.push_off_planes {
             write!(f, ", with push-off planes")?;

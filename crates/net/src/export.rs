@@ -12,8 +12,8 @@
 //! evaluation mode; the weights are frozen float32 on the CPU
 //! (`load` moves them to the device asked for).
 //!
-//! A network of the general game ([`NetGame::Variant`]) exports the same
-//! way with its own sizes (`crate::variant_encoding`); the sidecar's `model`
+//! A network of the general game ([`NetGame::General`]) exports the same
+//! way with its own sizes (`crate::general_encoding`); the sidecar's `model`
 //! names the game and its `input` and `output` the layout.
 
 use std::path::{Path, PathBuf};
@@ -107,7 +107,7 @@ impl PolicyValueNet {
                 "float32 [batch, {columns}]: policy logits 0..{policy} (network frame) | \
                  win/draw/loss logits {policy}..{value} | marble difference / 6 at {aux}"
             ),
-            NetGame::Variant => format!(
+            NetGame::General => format!(
                 "float32 [batch, {columns}]: policy logits 0..{policy} (network frame, every move kind) | \
                  value logits {policy}..{value} (a win per side from the mover's, then a draw) | \
                  marbles pushed off / 6 per seat from the mover's {value}..{columns}"
@@ -209,17 +209,17 @@ mod tests {
     fn a_general_game_network_exports_with_its_sizes() {
         let dir = crate::fsutil::fresh_test_path("export-variant");
         let config = ModelConfig {
-            game: NetGame::Variant,
+            game: NetGame::General,
             ..tiny_config()
         };
         let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
         let path = dir.join("model.pt");
         net.export_torchscript(&path, 0, None).unwrap();
         let model = TorchScriptModel::load(&path, Device::Cpu).unwrap();
-        assert_eq!(PackedModel::game(&model), NetGame::Variant);
+        assert_eq!(PackedModel::game(&model), NetGame::General);
         assert_eq!(
             model.meta().encoding_version,
-            crate::variant_encoding::VARIANT_ENCODING_VERSION
+            crate::general_encoding::GENERAL_ENCODING_VERSION
         );
         let input = Tensor::rand(
             [

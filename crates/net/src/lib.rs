@@ -34,13 +34,13 @@ mod error;
 mod evaluate;
 pub mod export;
 mod fsutil;
+pub mod general_encoding;
+pub mod general_search;
+pub mod general_train;
 pub mod model;
 mod search;
 mod service;
 pub mod train;
-pub mod variant_encoding;
-pub mod variant_search;
-pub mod variant_train;
 
 pub use checkpoint::{CheckpointMeta, RulesMeta, read_checkpoint_meta};
 pub use config::{
@@ -52,11 +52,11 @@ pub use encoding::{ENCODING_VERSION, policy_index, symmetries_for};
 pub use error::NetError;
 pub use evaluate::{DirectEvaluator, NetOutput, PackedModel, PositionEvaluator, run_packed};
 pub use export::{ExportMeta, TorchScriptModel};
+pub use general_train::GeneralTrainingSample;
 pub use model::PolicyValueNet;
 pub use search::ServiceEvaluator;
 pub use service::{InferenceClient, InferenceService, ServiceStats};
 pub use train::{Sample, TrainMetrics, Trainer, TrainingSample};
-pub use variant_train::VariantTrainingSample;
 
 /// The torch device type, re-exported so that callers need not depend on
 /// `tch` themselves.

@@ -27,9 +27,9 @@
 
 use std::sync::OnceLock;
 
-use sumito_engine::variant::MAX_SEATS;
-use sumito_engine::variant::moves::ANTICLOCKWISE;
-use sumito_engine::variant::{MoveKind, VariantMove};
+use sumito_engine::general::MAX_SEATS;
+use sumito_engine::general::moves::ANTICLOCKWISE;
+use sumito_engine::general::{GeneralMove, MoveKind};
 use sumito_engine::{Cell, Direction, Move};
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
@@ -39,8 +39,8 @@ use crate::encoding::{
     ENCODING_VERSION, GRID, GRID_POINTS, INPUT_PLANES, POLICY_LEN, PUSH_OFF_ENCODING_VERSION,
     PUSH_OFF_INPUT_PLANES, grid_point_of,
 };
-use crate::variant_encoding::{
-    VARIANT_ENCODING_VERSION, VARIANT_INPUT_PLANES, VARIANT_POLICY_LEN, VARIANT_VALUE_LEN,
+use crate::general_encoding::{
+    GENERAL_ENCODING_VERSION, GENERAL_INPUT_PLANES, GENERAL_POLICY_LEN, GENERAL_VALUE_LEN,
 };
 use crate::{CELL_COUNT, NetError};
 
@@ -50,8 +50,8 @@ pub const POLICY_CELL_CHANNELS: usize = 6 + 3 * 2 * 6;
 /// Logit channels per grid point of the general game's policy head: the
 /// group moves' [`POLICY_CELL_CHANNELS`], then 2 triangles × 6 directions
 /// for shield moves, then 9 shapes × 2 turns for rotations (see
-/// [`variant_policy_slot`]).
-pub const VARIANT_POLICY_CELL_CHANNELS: usize = POLICY_CELL_CHANNELS + 2 * 6 + 9 * 2;
+/// [`general_policy_slot`]).
+pub const GENERAL_POLICY_CELL_CHANNELS: usize = POLICY_CELL_CHANNELS + 2 * 6 + 9 * 2;
 /// Column of the first WDL logit in the packed output.
 pub const PACKED_WDL: usize = POLICY_LEN;
 /// Column of the marble-difference prediction in the packed output.
@@ -65,7 +65,7 @@ impl NetShape {
         match self.game {
             NetGame::TwoPlayer if self.push_off_planes => PUSH_OFF_INPUT_PLANES,
             NetGame::TwoPlayer => INPUT_PLANES,
-            NetGame::Variant => VARIANT_INPUT_PLANES,
+            NetGame::General => GENERAL_INPUT_PLANES,
         }
     }
 
@@ -79,7 +79,7 @@ impl NetShape {
         match self.game {
             NetGame::TwoPlayer if self.push_off_planes => PUSH_OFF_ENCODING_VERSION,
             NetGame::TwoPlayer => ENCODING_VERSION,
-            NetGame::Variant => VARIANT_ENCODING_VERSION,
+            NetGame::General => GENERAL_ENCODING_VERSION,
         }
     }
 }
@@ -90,7 +90,7 @@ impl NetGame {
     pub fn policy_len(self) -> usize {
         match self {
             NetGame::TwoPlayer => POLICY_LEN,
-            NetGame::Variant => VARIANT_POLICY_LEN,
+            NetGame::General => GENERAL_POLICY_LEN,
         }
     }
 
@@ -99,7 +99,7 @@ impl NetGame {
     pub fn value_len(self) -> usize {
         match self {
             NetGame::TwoPlayer => 3,
-            NetGame::Variant => VARIANT_VALUE_LEN,
+            NetGame::General => GENERAL_VALUE_LEN,
         }
     }
 
@@ -108,7 +108,7 @@ impl NetGame {
     pub fn aux_len(self) -> usize {
         match self {
             NetGame::TwoPlayer => 1,
-            NetGame::Variant => MAX_SEATS,
+            NetGame::General => MAX_SEATS,
         }
     }
 
@@ -130,7 +130,7 @@ impl NetGame {
     fn policy_cell_channels(self) -> usize {
         match self {
             NetGame::TwoPlayer => POLICY_CELL_CHANNELS,
-            NetGame::Variant => VARIANT_POLICY_CELL_CHANNELS,
+            NetGame::General => GENERAL_POLICY_CELL_CHANNELS,
         }
     }
 
@@ -139,7 +139,7 @@ impl NetGame {
     fn policy_gather_index(self) -> &'static [i64] {
         match self {
             NetGame::TwoPlayer => policy_gather_index(),
-            NetGame::Variant => variant_policy_gather_index(),
+            NetGame::General => general_policy_gather_index(),
         }
     }
 }
@@ -172,7 +172,7 @@ pub fn policy_slot(mv: Move) -> (usize, usize) {
 /// its middle cell, with a channel for the shape (3 lances, 6 arcs) and the
 /// turn. Like the group moves', these slots move with the board, so the
 /// head stays translation-equivariant.
-pub fn variant_policy_slot(mv: VariantMove) -> (usize, usize) {
+pub fn general_policy_slot(mv: GeneralMove) -> (usize, usize) {
     let turn_index = |direction: Direction| {
         ANTICLOCKWISE
             .iter()
@@ -212,13 +212,13 @@ pub fn variant_policy_slot(mv: VariantMove) -> (usize, usize) {
 
 /// For every move of the general game, its index into the flattened
 /// `[channel, point]` logits.
-fn variant_policy_gather_index() -> &'static [i64] {
+fn general_policy_gather_index() -> &'static [i64] {
     static INDEX: OnceLock<Vec<i64>> = OnceLock::new();
     INDEX.get_or_init(|| {
-        (0..VARIANT_POLICY_LEN)
+        (0..GENERAL_POLICY_LEN)
             .map(|index| {
-                let mv = VariantMove::from_index(index).expect("every index is a move");
-                let (channel, point) = variant_policy_slot(mv);
+                let mv = GeneralMove::from_index(index).expect("every index is a move");
+                let (channel, point) = general_policy_slot(mv);
                 (channel * GRID_POINTS + point) as i64
             })
             .collect()
@@ -633,7 +633,7 @@ impl PolicyValueNet {
         let aux = self.value_aux.forward(&hidden);
         let aux = match self.config.game {
             NetGame::TwoPlayer => aux.tanh(),
-            NetGame::Variant => aux.sigmoid(),
+            NetGame::General => aux.sigmoid(),
         };
         (policy, wdl, aux)
     }
@@ -682,13 +682,13 @@ pub(crate) mod tests {
 
     #[test]
     fn every_move_of_the_general_game_owns_its_own_policy_logit() {
-        let index = NetGame::Variant.policy_gather_index();
+        let index = NetGame::General.policy_gather_index();
         let slots: HashSet<i64> = index.iter().copied().collect();
-        assert_eq!(slots.len(), VARIANT_POLICY_LEN);
+        assert_eq!(slots.len(), GENERAL_POLICY_LEN);
         assert!(
             slots
                 .iter()
-                .all(|&slot| (slot as usize) < VARIANT_POLICY_CELL_CHANNELS * GRID_POINTS)
+                .all(|&slot| (slot as usize) < GENERAL_POLICY_CELL_CHANNELS * GRID_POINTS)
         );
         // The group moves keep the two-player game's slots, and every
         // channel is used.
@@ -697,13 +697,13 @@ pub(crate) mod tests {
             .iter()
             .map(|&slot| slot / GRID_POINTS as i64)
             .collect();
-        assert_eq!(channels.len(), VARIANT_POLICY_CELL_CHANNELS);
+        assert_eq!(channels.len(), GENERAL_POLICY_CELL_CHANNELS);
     }
 
     #[test]
     fn a_general_game_network_has_its_shapes() {
         let config = ModelConfig {
-            game: NetGame::Variant,
+            game: NetGame::General,
             ..tiny_config()
         };
         let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
@@ -717,8 +717,8 @@ pub(crate) mod tests {
             (Kind::Float, Device::Cpu),
         );
         let (policy, value, aux) = tch::no_grad(|| net.forward_heads(&input, false));
-        assert_eq!(policy.size(), [3, VARIANT_POLICY_LEN as i64]);
-        assert_eq!(value.size(), [3, VARIANT_VALUE_LEN as i64]);
+        assert_eq!(policy.size(), [3, GENERAL_POLICY_LEN as i64]);
+        assert_eq!(value.size(), [3, GENERAL_VALUE_LEN as i64]);
         assert_eq!(aux.size(), [3, MAX_SEATS as i64]);
         let aux = Vec::<f32>::try_from(aux.flatten(0, -1)).unwrap();
         assert!(aux.iter().all(|&x| (0.0..=1.0).contains(&x)));

@@ -8,7 +8,7 @@
 //! applies the softmax) and the WDL probabilities for its side to move.
 
 use sumito_engine::Position;
-use sumito_game::{AbaloneGame, VariantGame};
+use sumito_game::{AbaloneGame, GeneralGame};
 use sumito_mcts::{EvalBatch, EvalError, Evaluator, Wdl};
 
 use crate::NetError;
@@ -153,9 +153,9 @@ impl Evaluator<AbaloneGame> for ServiceEvaluator {
 }
 
 /// A model of the general game on several cores (its values take no score
-/// utility: `crate::variant_search`).
-impl Evaluator<VariantGame> for ServiceEvaluator {
-    fn evaluate(&self, batch: &mut EvalBatch<VariantGame>) -> Result<(), EvalError> {
+/// utility: `crate::general_search`).
+impl Evaluator<GeneralGame> for ServiceEvaluator {
+    fn evaluate(&self, batch: &mut EvalBatch<GeneralGame>) -> Result<(), EvalError> {
         self.client.evaluate(batch)
     }
 }

@@ -6,7 +6,7 @@
 //! legal moves only) + `value_loss_weight` × WDL cross-entropy against the game
 //! result + `aux_loss_weight` × squared error of the marble-difference head;
 //! weight decay is applied by the optimiser to convolution and linear weights.
-//! The general game's samples (`crate::variant_train`) train the same way:
+//! The general game's samples (`crate::general_train`) train the same way:
 //! the value cross-entropy over the sides the game has and the draw, the
 //! auxiliary error over the seats it has.
 
@@ -271,7 +271,7 @@ pub struct Batch {
 
 /// What a trainer can learn from: the samples of one game (the two-player
 /// [`TrainingSample`], the general game's
-/// [`crate::variant_train::VariantTrainingSample`]).
+/// [`crate::general_train::GeneralTrainingSample`]).
 pub trait Sample: Sized {
     /// The game of the networks it trains.
     const GAME: NetGame;

@@ -17,8 +17,8 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup};
 use sumito_engine::rules_table::{RulesTable, RulesTableError, Targets};
-use sumito_engine::variant::{VariantLayout, VariantRules, VariantSetup};
 use sumito_engine::{Layout, Rules};
 use sumito_mcts::SearchConfig;
 use sumito_net::{NetConfig, NetGame};
@@ -121,10 +121,10 @@ impl Default for RulesConfig {
 
 /// The general game a run learns: its rules value and its starts.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GeneralRules {
-    pub rules: VariantRules,
+pub struct GeneralRunRules {
+    pub rules: GeneralRules,
     /// One per layout of `rules.layouts`, drawn uniformly per game.
-    pub setups: Vec<VariantSetup>,
+    pub setups: Vec<GeneralSetup>,
     /// The `[rules]` table, as replay files record it.
     pub table: RulesTable,
 }
@@ -175,24 +175,24 @@ impl RulesConfig {
     /// Whether these rules need the general game: a variant key, targets
     /// per side, or a layout for more than two players.
     pub fn is_general(&self) -> bool {
-        self.table().is_variant()
+        self.table().is_general()
             || self
                 .layouts
                 .iter()
-                .any(|name| VariantLayout::from_name(name).is_ok_and(|layout| layout.seats() > 2))
+                .any(|name| GeneralLayout::from_name(name).is_ok_and(|layout| layout.seats() > 2))
     }
 
     /// The general game's rules and starts, `None` for the two-player game.
     /// Errors name the key at fault (without the `rules.` prefix).
-    pub fn general(&self) -> Result<Option<GeneralRules>, (String, String)> {
+    pub fn general(&self) -> Result<Option<GeneralRunRules>, (String, String)> {
         if !self.is_general() {
             return Ok(None);
         }
         let table = self.table();
-        let mut resolved: Option<VariantRules> = None;
+        let mut resolved: Option<GeneralRules> = None;
         let mut setups = Vec::new();
         for (index, name) in self.layouts.iter().enumerate() {
-            let layout = VariantLayout::from_name(name)
+            let layout = GeneralLayout::from_name(name)
                 .map_err(|err| (format!("layouts[{index}]"), err.to_string()))?;
             let (rules, setup) = table.resolve(layout).map_err(|err| match err {
                 sumito_engine::rules_table::RulesTableError::Key { key, message } => {
@@ -223,7 +223,7 @@ impl RulesConfig {
                 "must name at least one layout".to_owned(),
             )
         })?;
-        Ok(Some(GeneralRules {
+        Ok(Some(GeneralRunRules {
             rules,
             setups,
             table,
@@ -473,7 +473,7 @@ impl Config {
         })?;
         // The network's game follows from the rules.
         if config.rules.is_general() {
-            config.net.model.game = NetGame::Variant;
+            config.net.model.game = NetGame::General;
         }
         config.validate(path)?;
         Ok(config)
@@ -538,7 +538,7 @@ impl Config {
                 );
             }
             for (index, spec) in self.evaluation.opponents.iter().enumerate() {
-                if let Err(err) = sumito_arena::multi::seat_player(spec, 0) {
+                if let Err(err) = sumito_arena::general_match::seat_player(spec, 0) {
                     return invalid(&format!("evaluation.opponents[{index}]"), err.to_string());
                 }
             }
@@ -763,7 +763,7 @@ impl Config {
 
     /// The general game of a validated configuration, `None` for the
     /// two-player game.
-    pub fn general_rules(&self) -> Option<GeneralRules> {
+    pub fn general_rules(&self) -> Option<GeneralRunRules> {
         self.rules.general().ok().flatten()
     }
 
@@ -1025,7 +1025,7 @@ mod tests {
             let general = config.general_rules().unwrap();
             assert_eq!(general.rules.seating.sides(), sides, "{name}");
             assert_eq!(general.rules.holes.count_ones() as usize, holes, "{name}");
-            assert_eq!(config.net.model.game, NetGame::Variant, "{name}");
+            assert_eq!(config.net.model.game, NetGame::General, "{name}");
         }
     }
 
@@ -1087,15 +1087,15 @@ mod tests {
             let message = parse_rules(&text).unwrap_err().to_string();
             assert!(message.contains(key), "{rules}: {message}");
         }
-        let two_player_variant_net = Config::parse(
+        let two_player_general_net = Config::parse(
             "[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\ngame = \"variant\"\n",
             Path::new("x.toml"),
         )
         .unwrap_err()
         .to_string();
         assert!(
-            two_player_variant_net.contains("net.model.game"),
-            "{two_player_variant_net}"
+            two_player_general_net.contains("net.model.game"),
+            "{two_player_general_net}"
         );
     }
 }

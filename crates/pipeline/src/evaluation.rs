@@ -158,7 +158,7 @@ fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<Policy
 }
 
 /// Evaluates candidate `generation` of a two-player run (the general
-/// game's: `crate::variant_evaluation`): gating against the best model
+/// game's: `crate::general_evaluation`): gating against the best model
 /// (unless gating is off), then the fixed opponents; writes the record, promotes,
 /// refits the Elo table. `run_hours`: the run's training time when the
 /// candidate was written, if known (the learning curve's axis);

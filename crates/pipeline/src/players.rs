@@ -483,11 +483,11 @@ pub(crate) mod tests {
 
     #[test]
     fn a_network_of_the_general_game_keeps_its_tree_along_the_game() {
-        use sumito_engine::variant::{
-            Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
+        use sumito_engine::general::{
+            GeneralLayout, GeneralPosition, GeneralRules, GeneralSetup, Seating,
         };
         use sumito_game::Board;
-        let model = tiny_model(sumito_net::NetGame::Variant);
+        let model = tiny_model(sumito_net::NetGame::General);
         let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
         let service = InferenceService::start(net, &InferenceConfig::default()).unwrap();
         let config = SearchConfig {
@@ -500,9 +500,9 @@ pub(crate) mod tests {
             ..SearchConfig::default()
         };
         let mut player =
-            NetPlayer::<VariantPosition>::new("three".into(), service.client(), config, 1, true, 0);
-        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
-        let mut position = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap())
+            NetPlayer::<GeneralPosition>::new("three".into(), service.client(), config, 1, true, 0);
+        let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+        let mut position = GeneralSetup::layout(GeneralLayout::from_name("three-player").unwrap())
             .start(&rules)
             .unwrap();
         player.new_game();

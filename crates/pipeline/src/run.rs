@@ -12,7 +12,7 @@ pub use crate::rundir::Location;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
-use sumito_game::{AbaloneGame, VariantGame};
+use sumito_game::{AbaloneGame, GeneralGame};
 use sumito_mcts::{Evaluator, Game};
 use sumito_net::{
     DirectEvaluator, InferenceClient, InferenceService, PolicyValueNet, configure_threads,
@@ -23,18 +23,18 @@ use crate::error::{PipelineError, Result};
 use crate::evaluation::{
     EvaluationSummary, evaluate_candidate, pending_candidates, reconcile_best,
 };
+use crate::general_evaluation::evaluate_general_candidate;
 use crate::models::{device, ensure_initial_model, load_model};
 use crate::ratings::model_name;
 use crate::replay::format::SelfPlayGame;
+use crate::replay::general_format::GeneralReplay;
 use crate::replay::store::RefreshReport;
-use crate::replay::variant_format::VariantReplay;
 use crate::rundir::{LOOP_STATE, Leases, RunDir, RunDirError};
 use crate::selfplay::{
     GeneralSelfPlay, SelfPlayStats, TwoPlayerSelfPlay, WorkerSettings, play_games,
 };
 use crate::tensorboard::EventWriter;
 use crate::trainer::TrainerRole;
-use crate::variant_evaluation::evaluate_variant_candidate;
 
 /// The command working on a run: which leases it holds, and how the log
 /// and lease records name it.
@@ -261,10 +261,10 @@ fn play_with_model(
         }
         Some(general) => {
             let kind = GeneralSelfPlay { general: &general };
-            let work: &SelfPlayWork<'_, VariantGame> =
+            let work: &SelfPlayWork<'_, GeneralGame> =
                 &|evaluator, worker, out_dir, quota, stop, on_game| {
                     let on_record =
-                        |replay: &VariantReplay| on_game(replay.game.positions.len() as u64);
+                        |replay: &GeneralReplay| on_game(replay.game.positions.len() as u64);
                     let settings = settings(worker);
                     play_games(
                         &kind, evaluator, &settings, out_dir, quota, stop, &on_record,
@@ -549,7 +549,7 @@ fn evaluate_and_report(
     };
     let stopping = || ui.stopping();
     let summary = match config.general_rules() {
-        Some(general) => evaluate_variant_candidate(
+        Some(general) => evaluate_general_candidate(
             run,
             config,
             &general,
@@ -878,7 +878,7 @@ pub fn selfplay(open: &OpenRun, options: &RunOptions) -> Result<()> {
         };
         if let Some(limit) = config.budget.games {
             let extension = if config.rules.is_general() {
-                crate::replay::files::VARIANT_EXTENSION
+                crate::replay::files::GENERAL_EXTENSION
             } else {
                 crate::replay::files::EXTENSION
             };

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sumito_engine::variant::VariantPosition;
+use sumito_engine::general::GeneralPosition;
 use sumito_engine::{Layout, Outcome, Position, Rules};
 use sumito_game::board::color_of_seat;
-use sumito_game::variant::outcome_of;
+use sumito_game::general::outcome_of;
 use sumito_game::{Board, ChoicePosition};
 use sumito_mcts::{
     EvalBatch, EvalError, Evaluator, Game, MultiGameDriver, Search, SearchConfig, SearchError,
@@ -22,10 +22,10 @@ use sumito_mcts::{
 };
 use sumito_store::StoreError;
 
-use crate::config::{GeneralRules, RulesConfig, SelfPlayConfig};
-use crate::replay::files::{ReplayFolder, write_game, write_variant_game};
+use crate::config::{GeneralRunRules, RulesConfig, SelfPlayConfig};
+use crate::replay::files::{ReplayFolder, write_game, write_general_game};
 use crate::replay::format::{GameEnd, PositionRecord, SelfPlayGame, quantize_policy};
-use crate::replay::variant_format::{VariantGameRecord, VariantPositionRecord, VariantReplay};
+use crate::replay::general_format::{GeneralGameRecord, GeneralPositionRecord, GeneralReplay};
 
 /// Why self-play stopped.
 #[derive(Debug, thiserror::Error)]
@@ -297,15 +297,15 @@ impl SelfPlayKind for TwoPlayerSelfPlay {
 /// resign (refused by the run's configuration).
 #[derive(Debug, Clone, Copy)]
 pub struct GeneralSelfPlay<'a> {
-    pub general: &'a GeneralRules,
+    pub general: &'a GeneralRunRules,
 }
 
 impl SelfPlayKind for GeneralSelfPlay<'_> {
-    type Board = VariantPosition;
-    type PositionRecord = VariantPositionRecord;
-    type Game = VariantReplay;
+    type Board = GeneralPosition;
+    type PositionRecord = GeneralPositionRecord;
+    type Game = GeneralReplay;
 
-    fn start(&self, rng: &mut ChaCha8Rng) -> Result<VariantPosition, SelfPlayError> {
+    fn start(&self, rng: &mut ChaCha8Rng) -> Result<GeneralPosition, SelfPlayError> {
         let general = self.general;
         let setup = &general.setups[rng.random_range(0..general.setups.len())];
         setup
@@ -315,9 +315,9 @@ impl SelfPlayKind for GeneralSelfPlay<'_> {
 
     fn position_record(
         &self,
-        position: &VariantPosition,
+        position: &GeneralPosition,
         result: &SearchResult,
-    ) -> VariantPositionRecord {
+    ) -> GeneralPositionRecord {
         let move_of = |action: usize| {
             position
                 .move_of(action)
@@ -329,7 +329,7 @@ impl SelfPlayKind for GeneralSelfPlay<'_> {
                 .map(|(action, target)| (move_of(action), target))
                 .collect()
         });
-        VariantPositionRecord {
+        GeneralPositionRecord {
             position: *position,
             played: move_of(result.action),
             side_values: result.side_values.clone(),
@@ -337,20 +337,20 @@ impl SelfPlayKind for GeneralSelfPlay<'_> {
         }
     }
 
-    fn position_of(record: &VariantPositionRecord) -> VariantPosition {
+    fn position_of(record: &GeneralPositionRecord) -> GeneralPosition {
         record.position
     }
 
-    fn positions(game: &VariantReplay) -> &[VariantPositionRecord] {
+    fn positions(game: &GeneralReplay) -> &[GeneralPositionRecord] {
         &game.game.positions
     }
 
     fn finish(
         &self,
-        game: FinishedGame<VariantPositionRecord>,
-        last: &VariantPosition,
+        game: FinishedGame<GeneralPositionRecord>,
+        last: &GeneralPosition,
         model_generation: u32,
-    ) -> VariantReplay {
+    ) -> GeneralReplay {
         let sides = self.general.rules.seating.sides();
         let outcome = match (game.ended, last.outcome()) {
             (Ended::Resigned(loser), _) if sides == 2 => {
@@ -359,10 +359,10 @@ impl SelfPlayKind for GeneralSelfPlay<'_> {
             (_, Some((outcome, _))) => outcome_of(outcome, sides),
             (_, None) => unreachable!("the general game does not resign"),
         };
-        VariantReplay {
+        GeneralReplay {
             rules: self.general.table.clone(),
             model_generation,
-            game: VariantGameRecord {
+            game: GeneralGameRecord {
                 outcome,
                 final_scores: last.scores(),
                 positions: game.positions,
@@ -370,11 +370,11 @@ impl SelfPlayKind for GeneralSelfPlay<'_> {
         }
     }
 
-    fn write(&self, out_dir: &ReplayFolder, game: &VariantReplay) -> Result<(), StoreError> {
-        write_variant_game(out_dir, game).map(drop)
+    fn write(&self, out_dir: &ReplayFolder, game: &GeneralReplay) -> Result<(), StoreError> {
+        write_general_game(out_dir, game).map(drop)
     }
 
-    fn count(stats: &mut SelfPlayStats, replay: &VariantReplay) {
+    fn count(stats: &mut SelfPlayStats, replay: &GeneralReplay) {
         let game = &replay.game;
         stats.games += 1;
         stats.positions += game.positions.len() as u64;
@@ -760,15 +760,15 @@ mod tests {
         DirectEvaluator, NetGame, NetTrainingConfig, PolicyValueNet, SymmetryMode, Trainer,
     };
 
-    fn variant_net() -> PolicyValueNet {
+    fn general_net() -> PolicyValueNet {
         tch::manual_seed(2);
-        let model = crate::players::tests::tiny_model(NetGame::Variant);
+        let model = crate::players::tests::tiny_model(NetGame::General);
         PolicyValueNet::new(&model, tch::Device::Cpu).unwrap()
     }
 
     /// The general rules of a run config with `layouts` (TOML strings) and a
     /// move limit, as the run reads them.
-    fn general_rules(layouts: &str, max_plies: u32) -> GeneralRules {
+    fn general_rules(layouts: &str, max_plies: u32) -> GeneralRunRules {
         let text = format!(
             "[rules]\nlayouts = [{layouts}]\nmax_plies = {max_plies}\n[gating]\nmode = \"off\"\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n"
         );
@@ -801,20 +801,20 @@ mod tests {
     #[test]
     fn a_worker_plays_its_quota_from_the_rules_starts_and_writes_each_game() {
         use crate::fsutil::testing::TempDir;
-        use crate::replay::files::{ReplayFolder, VARIANT_EXTENSION};
-        use crate::replay::variant_format::decode_variant_game;
+        use crate::replay::files::{GENERAL_EXTENSION, ReplayFolder};
+        use crate::replay::general_format::decode_general_game;
         use std::sync::atomic::AtomicUsize;
 
         let general = general_rules("\"three-player\", \"three-player-trapezoid\"", 9);
         let dir = TempDir::new("variant-worker");
         let replay_folder = ReplayFolder::local(&dir.path().join("replay")).unwrap();
         let out = replay_folder.join("model-000000");
-        let evaluator = DirectEvaluator::new(variant_net(), SymmetryMode::None);
+        let evaluator = DirectEvaluator::new(general_net(), SymmetryMode::None);
         let settings = worker_settings(4, 3, 7, 11);
         let kind = GeneralSelfPlay { general: &general };
         let quota = AtomicU64::new(5);
         let seen = AtomicUsize::new(0);
-        let on_game = |_: &VariantReplay| {
+        let on_game = |_: &GeneralReplay| {
             seen.fetch_add(1, Ordering::Relaxed);
         };
         let stats = play_games(
@@ -831,11 +831,11 @@ mod tests {
         // replaced only while it lasts.
         assert_eq!((stats.games, seen.load(Ordering::Relaxed)), (5, 5));
         assert_eq!(quota.load(Ordering::Relaxed), 0);
-        let files = replay_folder.list(VARIANT_EXTENSION).unwrap();
+        let files = replay_folder.list(GENERAL_EXTENSION).unwrap();
         assert_eq!(files.len(), 5);
         let mut positions = 0;
         for key in &files {
-            let replay = decode_variant_game(&replay_folder.read(key).unwrap().unwrap()).unwrap();
+            let replay = decode_general_game(&replay_folder.read(key).unwrap().unwrap()).unwrap();
             assert_eq!(replay.model_generation, 7);
             assert_eq!(replay.rules, general.table);
             let first = replay.game.positions[0].position;
@@ -862,7 +862,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!((stats.games, stats.moves), (0, 0));
-        let after = replay_folder.list(VARIANT_EXTENSION).unwrap();
+        let after = replay_folder.list(GENERAL_EXTENSION).unwrap();
         assert_eq!(after.len(), 5);
     }
 
@@ -877,10 +877,10 @@ mod tests {
             let start = general.setups[0].start(&general.rules).unwrap();
             let dir = TempDir::new("variant-players");
             let out = ReplayFolder::local(dir.path()).unwrap();
-            let evaluator = DirectEvaluator::new(variant_net(), SymmetryMode::None);
+            let evaluator = DirectEvaluator::new(general_net(), SymmetryMode::None);
             let settings = worker_settings(8, 2, 0, 7);
             let games = Mutex::new(Vec::new());
-            let on_game = |replay: &VariantReplay| games.lock().unwrap().push(replay.game.clone());
+            let on_game = |replay: &GeneralReplay| games.lock().unwrap().push(replay.game.clone());
             play_games(
                 &GeneralSelfPlay { general: &general },
                 &evaluator,
@@ -907,7 +907,7 @@ mod tests {
             }
             let samples: Vec<_> = games
                 .iter()
-                .flat_map(VariantGameRecord::training_samples)
+                .flat_map(GeneralGameRecord::training_samples)
                 .collect();
             assert!(!samples.is_empty());
             let mut trainer =
@@ -920,8 +920,8 @@ mod tests {
     #[test]
     fn the_general_game_branches_from_earlier_games_positions() {
         use crate::fsutil::testing::TempDir;
-        use crate::replay::files::VARIANT_EXTENSION;
-        use crate::replay::variant_format::decode_variant_game;
+        use crate::replay::files::GENERAL_EXTENSION;
+        use crate::replay::general_format::decode_general_game;
 
         let general = general_rules("\"three-player\"", 20);
         let layout = general.setups[0].start(&general.rules).unwrap();
@@ -940,12 +940,12 @@ mod tests {
             &|_| {},
         )
         .unwrap();
-        let starts: Vec<VariantPosition> = folder
-            .list(VARIANT_EXTENSION)
+        let starts: Vec<GeneralPosition> = folder
+            .list(GENERAL_EXTENSION)
             .unwrap()
             .iter()
             .map(|key| {
-                decode_variant_game(&folder.read(key).unwrap().unwrap())
+                decode_general_game(&folder.read(key).unwrap().unwrap())
                     .unwrap()
                     .game
                     .positions[0]
@@ -956,7 +956,7 @@ mod tests {
         // The first games start from the layout, later ones from positions
         // of earlier games a few random moves on.
         assert!(starts.contains(&layout));
-        let later: Vec<&VariantPosition> = starts.iter().filter(|p| **p != layout).collect();
+        let later: Vec<&GeneralPosition> = starts.iter().filter(|p| **p != layout).collect();
         assert!(!later.is_empty());
         for position in later {
             assert!(position.ply() >= 1 && !position.is_game_over());

@@ -8,15 +8,15 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sumito_net::{TrainMetrics, Trainer, TrainingSample, VariantTrainingSample, symmetries_for};
+use sumito_net::{GeneralTrainingSample, TrainMetrics, Trainer, TrainingSample, symmetries_for};
 use tch::Device;
 
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
 use crate::evaluation::BeforeWriting;
 use crate::models::{device, load_model, save_model};
+use crate::replay::general_format::GeneralReplay;
 use crate::replay::store::{RefreshReport, ReplayStore};
-use crate::replay::variant_format::VariantReplay;
 use crate::rundir::uploader::Uploader;
 use crate::rundir::{MODEL_MANIFEST, Removed, RunDir, RunDirError};
 
@@ -44,7 +44,7 @@ pub struct TrainerState {
 #[derive(Debug)]
 pub enum TrainingData {
     TwoPlayer(ReplayStore),
-    General(ReplayStore<VariantReplay>),
+    General(ReplayStore<GeneralReplay>),
 }
 
 impl TrainingData {
@@ -338,8 +338,8 @@ impl TrainerRole {
                 self.trainer.train_step(&batch)
             }
             TrainingData::General(store) => {
-                let batch: Vec<VariantTrainingSample> = (0..batch_size)
-                    .map(|_| store.sample_variant(&mut self.rng).expect(empty))
+                let batch: Vec<GeneralTrainingSample> = (0..batch_size)
+                    .map(|_| store.sample_general(&mut self.rng).expect(empty))
                     .collect();
                 self.trainer.train_step(&batch)
             }

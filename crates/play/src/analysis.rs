@@ -391,14 +391,14 @@ mod tests {
 
     #[test]
     fn a_report_of_the_general_game_names_every_side_and_its_top_moves() {
-        use sumito_engine::variant::{
-            Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
+        use sumito_engine::general::{
+            GeneralLayout, GeneralPosition, GeneralRules, GeneralSetup, Seating,
         };
-        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
-        let position = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap())
+        let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+        let position = GeneralSetup::layout(GeneralLayout::from_name("three-player").unwrap())
             .start(&rules)
             .unwrap();
-        let mut search: NetworkSearch<VariantPosition> = NetworkSearch::new(
+        let mut search: NetworkSearch<GeneralPosition> = NetworkSearch::new(
             "uniform",
             Box::new(UniformEvaluator),
             SearchBudget::Simulations(64),
@@ -442,8 +442,8 @@ mod tests {
             current = current.play(*mv);
         }
         // Partners share a side: four players in two teams.
-        let rules = VariantRules::plain(Seating::new(4, true).unwrap());
-        let four = VariantSetup::layout(VariantLayout::from_name("four-player").unwrap())
+        let rules = GeneralRules::plain(Seating::new(4, true).unwrap());
+        let four = GeneralSetup::layout(GeneralLayout::from_name("four-player").unwrap())
             .start(&rules)
             .unwrap();
         let analysis = search.analyse(&four, None).unwrap();
@@ -506,11 +506,11 @@ mod tests {
 
     #[test]
     fn a_game_of_the_general_game_is_analysed_and_reviewed_side_by_side() {
-        use sumito_engine::variant::{
-            Seating, VariantLayout, VariantPosition, VariantRules, VariantSetup,
+        use sumito_engine::general::{
+            GeneralLayout, GeneralPosition, GeneralRules, GeneralSetup, Seating,
         };
-        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
-        let start = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap())
+        let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+        let start = GeneralSetup::layout(GeneralLayout::from_name("three-player").unwrap())
             .start(&rules)
             .unwrap();
         let mut positions = vec![start];
@@ -521,7 +521,7 @@ mod tests {
             moves.push(mv);
             positions.push(last.play(mv));
         }
-        let mut search: NetworkSearch<VariantPosition> = NetworkSearch::new(
+        let mut search: NetworkSearch<GeneralPosition> = NetworkSearch::new(
             "uniform",
             Box::new(UniformEvaluator),
             SearchBudget::Simulations(16),

@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use sumito_engine::variant::MAX_SEATS;
+use sumito_engine::general::MAX_SEATS;
 
 /// Base time and increment per marble pushed off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

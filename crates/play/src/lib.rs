@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod board_text;
 pub mod clock;
+pub mod general_view;
 pub mod motion;
 pub mod network;
 pub mod opponent;
@@ -16,7 +17,6 @@ pub mod review;
 pub mod session;
 pub mod session_board;
 pub mod svg;
-pub mod variant_view;
 
 /// Game records (the arena's format), which sessions save and load.
 pub use sumito_arena::record;

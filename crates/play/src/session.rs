@@ -700,12 +700,12 @@ mod tests {
     use crate::opponent::{ClassicalOpponent, WinProbability};
     use crate::record::{GameRecord, Start};
     use std::time::Duration;
-    use sumito_arena::multi::seat_player;
+    use sumito_arena::general_match::seat_player;
+    use sumito_arena::general_record::{GeneralRecord, GeneralStart};
     use sumito_arena::player::{PlayerRegistry, SearchLimit};
-    use sumito_arena::variant_record::{VariantRecord, VariantStart};
+    use sumito_engine::general::GeneralLayout;
+    use sumito_engine::general::GeneralPosition;
     use sumito_engine::rules_table::RulesTable;
-    use sumito_engine::variant::VariantLayout;
-    use sumito_engine::variant::VariantPosition;
     use sumito_engine::{Color, Layout, Move, Position, Rules};
 
     /// Plays the first legal move, optionally slowly, and reports a fixed
@@ -1144,10 +1144,10 @@ quit
     }
 
     /// A general game from `layout` under `rules`.
-    fn general(layout: &str, rules: RulesTable) -> SessionConfig<VariantPosition> {
+    fn general(layout: &str, rules: RulesTable) -> SessionConfig<GeneralPosition> {
         SessionConfig {
-            record: VariantRecord {
-                start: VariantStart::Layout(VariantLayout::from_name(layout).unwrap()),
+            record: GeneralRecord {
+                start: GeneralStart::Layout(GeneralLayout::from_name(layout).unwrap()),
                 rules,
                 seats: Vec::new(),
                 opening_plies: 0,
@@ -1161,7 +1161,7 @@ quit
         }
     }
 
-    fn engine_seat(spec: &str, seat: usize) -> SeatControl<'static, VariantPosition> {
+    fn engine_seat(spec: &str, seat: usize) -> SeatControl<'static, GeneralPosition> {
         SeatControl::Engine(Box::new(ClassicalOpponent::of_player(
             spec.to_string(),
             seat_player(spec, seat as u64).unwrap(),
@@ -1170,8 +1170,8 @@ quit
     }
 
     fn play_general(
-        config: SessionConfig<VariantPosition>,
-        seats: Vec<SeatControl<'_, VariantPosition>>,
+        config: SessionConfig<GeneralPosition>,
+        seats: Vec<SeatControl<'_, GeneralPosition>>,
         input: &[u8],
     ) -> (SessionEnd, String) {
         let mut out = Vec::new();
@@ -1224,7 +1224,7 @@ quit
             Some("result: unfinished (quit after 2 moves)")
         );
         // The saved record replays to the position on the board.
-        let game = VariantRecord::read(&saved).unwrap();
+        let game = GeneralRecord::read(&saved).unwrap();
         std::fs::remove_file(&saved).unwrap();
         assert_eq!(game.moves.len(), 2, "A1B2 and the reply; B1C2 was undone");
         assert_eq!(game.seats, ["Ann/Cid", "greedy"]);

@@ -1,19 +1,19 @@
 //! [`SessionBoard`]: what a terminal session needs of a game beyond
 //! [`Board`]: the board drawn for a terminal, and its saved games (the
-//! two-player [`GameRecord`] and the general game's [`VariantRecord`]).
+//! two-player [`GameRecord`] and the general game's [`GeneralRecord`]).
 
 use std::path::Path;
 use std::time::Duration;
 
+use sumito_arena::general_record::GeneralRecord;
 use sumito_arena::record::GameRecord;
-use sumito_arena::variant_record::VariantRecord;
 use sumito_engine::Position;
-use sumito_engine::variant::VariantPosition;
+use sumito_engine::general::GeneralPosition;
 use sumito_game::Board;
 
 use crate::board_text::{BoardAnnotations, BoardStyle, draw_board};
+use crate::general_view::draw_general_board;
 use crate::motion::marble_steps;
-use crate::variant_view::draw_variant_board;
 
 /// What the board shows beside the marbles.
 #[derive(Clone, Copy, Debug)]
@@ -114,35 +114,35 @@ impl SessionBoard for Position {
     }
 }
 
-impl SessionBoard for VariantPosition {
-    type Record = VariantRecord;
+impl SessionBoard for GeneralPosition {
+    type Record = GeneralRecord;
 
-    fn draw(&self, style: BoardStyle, notes: &SeatNotes<'_, VariantPosition>) -> String {
-        draw_variant_board(self, style, notes.labels, notes.clocks)
+    fn draw(&self, style: BoardStyle, notes: &SeatNotes<'_, GeneralPosition>) -> String {
+        draw_general_board(self, style, notes.labels, notes.clocks)
     }
 
-    fn read_record(path: &Path) -> Result<VariantRecord, String> {
-        VariantRecord::read(path).map_err(|err| err.to_string())
+    fn read_record(path: &Path) -> Result<GeneralRecord, String> {
+        GeneralRecord::read(path).map_err(|err| err.to_string())
     }
 
-    fn write_record(record: &VariantRecord, path: &Path) -> Result<(), String> {
+    fn write_record(record: &GeneralRecord, path: &Path) -> Result<(), String> {
         record.write(path).map_err(|err| err.to_string())
     }
 
     fn replay(
-        record: &VariantRecord,
-    ) -> Result<(VariantPosition, Vec<sumito_engine::variant::VariantMove>), String> {
+        record: &GeneralRecord,
+    ) -> Result<(GeneralPosition, Vec<sumito_engine::general::GeneralMove>), String> {
         let positions = record.positions()?;
         Ok((positions[0], record.moves.clone()))
     }
 
     fn record_of(
-        template: &VariantRecord,
+        template: &GeneralRecord,
         names: &[String],
-        moves: &[sumito_engine::variant::VariantMove],
-        last: &VariantPosition,
-    ) -> VariantRecord {
-        VariantRecord {
+        moves: &[sumito_engine::general::GeneralMove],
+        last: &GeneralPosition,
+    ) -> GeneralRecord {
+        GeneralRecord {
             seats: names.to_vec(),
             opening_plies: 0,
             moves: moves.to_vec(),
@@ -152,9 +152,9 @@ impl SessionBoard for VariantPosition {
     }
 
     fn under_rules_of(
-        record: &VariantRecord,
-        model: &VariantRecord,
-    ) -> Result<(VariantRecord, Option<String>), String> {
+        record: &GeneralRecord,
+        model: &GeneralRecord,
+    ) -> Result<(GeneralRecord, Option<String>), String> {
         if record.rules == model.rules {
             Ok((record.clone(), None))
         } else {

@@ -8,14 +8,14 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::multi::seat_player;
+use sumito_arena::general_match::seat_player;
+use sumito_arena::general_record::{GENERAL_MAGIC, GeneralRecord, GeneralStart};
 use sumito_arena::player::{PlayerRegistry, SearchLimit};
 use sumito_arena::record::GameRecord;
-use sumito_arena::variant_record::{VARIANT_MAGIC, VariantRecord, VariantStart};
-use sumito_engine::rules_table::{RulesTable, Targets};
-use sumito_engine::variant::{
-    CellContent, MoveKind, SEAT_NAMES, VariantLayout, VariantMove, VariantPosition,
+use sumito_engine::general::{
+    CellContent, GeneralLayout, GeneralMove, GeneralPosition, MoveKind, SEAT_NAMES,
 };
+use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Cell, Position, Rules};
 use sumito_game::{LEVELS, Level};
 use sumito_play::network::{Analysis, SearchBudget};
@@ -52,8 +52,8 @@ pub const DEFAULT_REVIEW_SIMULATIONS: u32 = 200;
 /// them, and the simulations of each position's search.
 #[derive(Clone, Debug)]
 pub struct ReviewTarget {
-    pub positions: Vec<VariantPosition>,
-    pub moves: Vec<VariantMove>,
+    pub positions: Vec<GeneralPosition>,
+    pub moves: Vec<GeneralMove>,
     pub simulations: u32,
 }
 
@@ -85,7 +85,7 @@ pub trait Engines: Send + Sync {
         budget: SearchBudget,
         level: Option<Level>,
         seed: u64,
-    ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String>;
+    ) -> Result<Box<dyn Opponent<GeneralPosition> + Send>, String>;
     /// Reviews `target` with the model (each position searched, then each
     /// move judged: `sumito_play::review`), calling `on_progress(done,
     /// total)` after each position; it stops when that returns false or
@@ -113,7 +113,7 @@ pub trait Engines: Send + Sync {
     /// set (the page closed).
     fn analyse(
         &self,
-        position: &VariantPosition,
+        position: &GeneralPosition,
         simulations: u32,
         stop: Arc<AtomicBool>,
         on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
@@ -122,12 +122,12 @@ pub trait Engines: Send + Sync {
 
 /// An analysis as the page gets it: moves of the general engine, which
 /// draws both games.
-pub type PageAnalysis = Analysis<VariantMove>;
+pub type PageAnalysis = Analysis<GeneralMove>;
 
 /// A two-player analysis in the general engine's moves.
 pub fn page_analysis(analysis: &Analysis) -> PageAnalysis {
     Analysis {
-        best: VariantMove::group(analysis.best),
+        best: GeneralMove::group(analysis.best),
         wdl: analysis.wdl,
         side_values: analysis.side_values.clone(),
         solved: analysis.solved,
@@ -137,7 +137,7 @@ pub fn page_analysis(analysis: &Analysis) -> PageAnalysis {
             .moves
             .iter()
             .map(|stats| sumito_play::network::MoveStats {
-                mv: VariantMove::group(stats.mv),
+                mv: GeneralMove::group(stats.mv),
                 visits: stats.visits,
                 q: stats.q,
                 prior: stats.prior,
@@ -146,7 +146,7 @@ pub fn page_analysis(analysis: &Analysis) -> PageAnalysis {
         principal_variation: analysis
             .principal_variation
             .iter()
-            .map(|&mv| VariantMove::group(mv))
+            .map(|&mv| GeneralMove::group(mv))
             .collect(),
         elapsed: analysis.elapsed,
     }
@@ -179,12 +179,12 @@ impl Engines for NoModel {
         _: SearchBudget,
         _: Option<Level>,
         _: u64,
-    ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String> {
+    ) -> Result<Box<dyn Opponent<GeneralPosition> + Send>, String> {
         Err(NO_MODEL.into())
     }
     fn analyse(
         &self,
-        _: &VariantPosition,
+        _: &GeneralPosition,
         _: u32,
         _: Arc<AtomicBool>,
         _: &mut dyn FnMut(&PageAnalysis) -> bool,
@@ -198,7 +198,7 @@ pub enum SeatEngine {
     /// The two-player engine's players and the model (plain two-player games).
     Classic(Box<dyn Opponent + Send>),
     /// The general game's classical players.
-    General(Box<dyn Opponent<VariantPosition> + Send>),
+    General(Box<dyn Opponent<GeneralPosition> + Send>),
 }
 
 impl std::fmt::Debug for SeatEngine {
@@ -210,7 +210,7 @@ impl std::fmt::Debug for SeatEngine {
 /// An engine's answer: the move and, if it estimates it, its win probability.
 #[derive(Clone, Copy, Debug)]
 pub struct EngineMove {
-    pub mv: VariantMove,
+    pub mv: GeneralMove,
     pub win: Option<f32>,
     /// Wall-clock time of the thinking.
     pub think: Duration,
@@ -220,7 +220,7 @@ impl SeatEngine {
     /// Thinks about `position` (a seat's turn), at most `cap`.
     pub fn think(
         &mut self,
-        position: &VariantPosition,
+        position: &GeneralPosition,
         cap: Option<Duration>,
     ) -> Result<EngineMove, String> {
         let started = Instant::now();
@@ -231,7 +231,7 @@ impl SeatEngine {
 
     fn think_untimed(
         &mut self,
-        position: &VariantPosition,
+        position: &GeneralPosition,
         cap: Option<Duration>,
     ) -> Result<EngineMove, String> {
         let win = |outlook: Option<WinProbability>| outlook.map(|o| o.win + 0.5 * o.draw);
@@ -252,7 +252,7 @@ impl SeatEngine {
                     .think(&classic, cap)
                     .map_err(|err| err.to_string())?;
                 Ok(EngineMove {
-                    mv: VariantMove::group(thought.mv),
+                    mv: GeneralMove::group(thought.mv),
                     win: win(thought.outlook),
                     think: Duration::ZERO,
                 })
@@ -260,7 +260,7 @@ impl SeatEngine {
         }
     }
 
-    fn observe(&mut self, before: &VariantPosition, mv: VariantMove) {
+    fn observe(&mut self, before: &GeneralPosition, mv: GeneralMove) {
         match self {
             SeatEngine::General(opponent) => opponent.observe_move(before, mv),
             SeatEngine::Classic(opponent) => {
@@ -288,7 +288,7 @@ impl SeatEngine {
 }
 
 /// The two-player engine's position for a plain two-player game.
-pub fn to_classic(position: &VariantPosition) -> Result<Position, String> {
+pub fn to_classic(position: &GeneralPosition) -> Result<Position, String> {
     let rules = position.rules();
     let classic = Position::from_fen(&position.to_string()).map_err(|err| err.to_string())?;
     Ok(classic.with_rules(Rules {
@@ -299,11 +299,11 @@ pub fn to_classic(position: &VariantPosition) -> Result<Position, String> {
 }
 
 /// The general engine's position of a two-player one, its rules kept.
-pub fn to_general(classic: &Position) -> Result<VariantPosition, String> {
+pub fn to_general(classic: &Position) -> Result<GeneralPosition, String> {
     let (rules, _) = table_of(classic.rules())
-        .resolve(VariantLayout::Two(sumito_engine::Layout::Standard))
+        .resolve(GeneralLayout::Two(sumito_engine::Layout::Standard))
         .map_err(|err| err.to_string())?;
-    VariantPosition::from_text(&classic.to_string(), Some(&rules)).map_err(|err| err.to_string())
+    GeneralPosition::from_text(&classic.to_string(), Some(&rules)).map_err(|err| err.to_string())
 }
 
 /// Who plays a seat.
@@ -325,7 +325,7 @@ enum Seat {
 #[derive(Debug)]
 pub struct EngineTurn {
     pub seat: usize,
-    pub position: VariantPosition,
+    pub position: GeneralPosition,
     pub engine: SeatEngine,
     /// The longest it may think: its limit, or the clock's share if tighter.
     pub cap: Duration,
@@ -342,9 +342,9 @@ pub struct GameSession {
     /// The memory the game's engines hold, given back with the game.
     reservation: Option<Reservation>,
     reserved_mb: u32,
-    record: VariantRecord,
-    positions: Vec<VariantPosition>,
-    moves: Vec<VariantMove>,
+    record: GeneralRecord,
+    positions: Vec<GeneralPosition>,
+    moves: Vec<GeneralMove>,
     wins: Vec<Option<f32>>,
     thinks: Vec<Option<Duration>>,
     seats: Vec<Seat>,
@@ -376,7 +376,7 @@ fn cell_names(cells: &[Cell]) -> Vec<String> {
 }
 
 /// The cells a move picks up and where each goes, for the page.
-fn move_cells(position: &VariantPosition, mv: VariantMove) -> (Vec<String>, Vec<String>) {
+fn move_cells(position: &GeneralPosition, mv: GeneralMove) -> (Vec<String>, Vec<String>) {
     let _ = position;
     match mv.kind() {
         MoveKind::Group(group) => {
@@ -399,7 +399,7 @@ fn move_cells(position: &VariantPosition, mv: VariantMove) -> (Vec<String>, Vec<
     }
 }
 
-fn content_name(position: &VariantPosition, cell: Cell) -> &'static str {
+fn content_name(position: &GeneralPosition, cell: Cell) -> &'static str {
     match position.at(cell) {
         CellContent::Empty => "empty",
         CellContent::Marble(_) if position.rules().one_colour => "common",
@@ -410,7 +410,7 @@ fn content_name(position: &VariantPosition, cell: Cell) -> &'static str {
     }
 }
 
-fn board_view(position: &VariantPosition) -> Vec<CellView> {
+fn board_view(position: &GeneralPosition) -> Vec<CellView> {
     Cell::all()
         .map(|cell| CellView {
             cell: cell.to_string(),
@@ -439,7 +439,7 @@ impl GameSession {
                     .unwrap_or_else(|| "standard".into());
                 let problem = |err: String| format!("the model's first layout {layout:?}: {err}");
                 let start =
-                    VariantLayout::from_name(&layout).map_err(|err| problem(err.to_string()))?;
+                    GeneralLayout::from_name(&layout).map_err(|err| problem(err.to_string()))?;
                 let seats = table
                     .resolve(start)
                     .map_err(|err| problem(err.to_string()))?
@@ -467,8 +467,8 @@ impl GameSession {
             stop,
             reservation: None,
             reserved_mb: 0,
-            record: VariantRecord {
-                start: VariantStart::Layout(VariantLayout::Two(sumito_engine::Layout::Standard)),
+            record: GeneralRecord {
+                start: GeneralStart::Layout(GeneralLayout::Two(sumito_engine::Layout::Standard)),
                 rules: RulesTable::default(),
                 seats: Vec::new(),
                 opening_plies: 0,
@@ -495,7 +495,7 @@ impl GameSession {
         Ok(session)
     }
 
-    fn current(&self) -> &VariantPosition {
+    fn current(&self) -> &GeneralPosition {
         self.positions.last().expect("a game has its start")
     }
 
@@ -507,7 +507,7 @@ impl GameSession {
         seats: &[SeatRequest],
         clock: Option<ClockRequest>,
     ) -> Result<(), String> {
-        let layout = VariantLayout::from_name(layout).map_err(|err| err.to_string())?;
+        let layout = GeneralLayout::from_name(layout).map_err(|err| err.to_string())?;
         let model_seat = seats
             .iter()
             .any(|seat| matches!(seat, SeatRequest::Model { .. }));
@@ -536,7 +536,7 @@ impl GameSession {
                 seats.len()
             ));
         }
-        let plain = !table.is_variant() && matches!(layout, VariantLayout::Two(_));
+        let plain = !table.is_general() && matches!(layout, GeneralLayout::Two(_));
         if let Some(ModelGame::General(trained)) = &model_game {
             // The same rules for this layout: what the model learned.
             let learned = trained
@@ -672,8 +672,8 @@ impl GameSession {
                 return Err(message);
             }
         }
-        self.record = VariantRecord {
-            start: VariantStart::Layout(layout),
+        self.record = GeneralRecord {
+            start: GeneralStart::Layout(layout),
             rules: table,
             seats: made
                 .iter()
@@ -743,7 +743,7 @@ impl GameSession {
         &mut self,
         seat: usize,
         engine: SeatEngine,
-        thought_about: VariantPosition,
+        thought_about: GeneralPosition,
         answer: Result<EngineMove, String>,
     ) -> Result<(), String> {
         if let Seat::Engine { engine: slot, .. } = &mut self.seats[seat] {
@@ -763,7 +763,7 @@ impl GameSession {
         Ok(())
     }
 
-    fn play(&mut self, mv: VariantMove, win: Option<f32>) {
+    fn play(&mut self, mv: GeneralMove, win: Option<f32>) {
         let before = *self.current();
         let seat = before.seat_to_move();
         // The clock of the seat that moved.
@@ -953,7 +953,7 @@ impl GameSession {
         &self,
         simulations: Option<u32>,
         position: Option<&str>,
-    ) -> Result<(VariantPosition, u32), String> {
+    ) -> Result<(GeneralPosition, u32), String> {
         let target = match self.engines.model_game() {
             None => {
                 return Err(
@@ -1006,7 +1006,7 @@ impl GameSession {
     /// Whether this game is under the rules of a model of the general game
     /// (its `table`, for this game's layout).
     fn model_rules_hold(&self, table: &RulesTable) -> bool {
-        let VariantStart::Layout(layout) = self.record.start else {
+        let GeneralStart::Layout(layout) = self.record.start else {
             return false;
         };
         table
@@ -1026,7 +1026,7 @@ impl GameSession {
     /// The analysis message for the page; `done` marks the last of a
     /// search's updates.
     pub fn analysis_message(
-        position: &VariantPosition,
+        position: &GeneralPosition,
         analysis: &PageAnalysis,
         done: bool,
     ) -> ServerMessage {
@@ -1077,7 +1077,7 @@ impl GameSession {
 
     /// Records the analysis's win probability at the shown ply (the graph):
     /// the expected score of the side that played the last move.
-    pub fn note_analysis(&mut self, position: &VariantPosition, analysis: &PageAnalysis) {
+    pub fn note_analysis(&mut self, position: &GeneralPosition, analysis: &PageAnalysis) {
         if self.cursor > 0
             && self.positions[self.cursor].to_string().split(' ').next()
                 == position.to_string().split(' ').next()
@@ -1099,7 +1099,7 @@ impl GameSession {
             && let Some(start) = self.positions.first().and_then(|p| to_classic(p).ok())
         {
             let layout = match self.record.start {
-                VariantStart::Layout(VariantLayout::Two(layout)) => layout,
+                GeneralStart::Layout(GeneralLayout::Two(layout)) => layout,
                 _ => sumito_engine::Layout::Standard,
             };
             let classic = GameRecord {
@@ -1119,19 +1119,19 @@ impl GameSession {
     /// Replaces the game with a record: Sumito's two-player or variant
     /// format, or plain Aba-Pro moves from the Standard start.
     pub fn load(&mut self, text: &str) -> Result<(), String> {
-        let record = if text.trim_start().starts_with(VARIANT_MAGIC) {
-            VariantRecord::parse(text).map_err(|err| err.to_string())?
+        let record = if text.trim_start().starts_with(GENERAL_MAGIC) {
+            GeneralRecord::parse(text).map_err(|err| err.to_string())?
         } else if text.trim_start().starts_with(sumito_arena::record::MAGIC) {
             let classic = GameRecord::parse(text).map_err(|err| err.to_string())?;
             let start = match classic.start {
                 sumito_arena::record::Start::Layout(layout) => {
-                    VariantStart::Layout(VariantLayout::Two(layout))
+                    GeneralStart::Layout(GeneralLayout::Two(layout))
                 }
                 sumito_arena::record::Start::Position(position) => {
-                    VariantStart::Text(position.to_string())
+                    GeneralStart::Text(position.to_string())
                 }
             };
-            VariantRecord {
+            GeneralRecord {
                 start,
                 rules: RulesTable {
                     marbles_to_win: Some(Targets::All(classic.rules.marbles_to_win)),
@@ -1144,13 +1144,13 @@ impl GameSession {
                 moves: classic
                     .moves
                     .iter()
-                    .map(|&m| VariantMove::group(m))
+                    .map(|&m| GeneralMove::group(m))
                     .collect(),
                 result: None,
             }
         } else {
             // Aba-Pro moves, from the Standard start.
-            let mut position = VariantPosition::from_text(
+            let mut position = GeneralPosition::from_text(
                 &Position::start(sumito_engine::Layout::Standard, Rules::default()).to_string(),
                 None,
             )
@@ -1171,8 +1171,8 @@ impl GameSession {
                 moves.push(mv);
                 position = position.play(mv);
             }
-            VariantRecord {
-                start: VariantStart::Layout(VariantLayout::Two(sumito_engine::Layout::Standard)),
+            GeneralRecord {
+                start: GeneralStart::Layout(GeneralLayout::Two(sumito_engine::Layout::Standard)),
                 rules: RulesTable::default(),
                 seats: vec!["black".into(), "white".into()],
                 opening_plies: 0,
@@ -1189,15 +1189,15 @@ impl GameSession {
         let positions = record.positions()?;
         let seats = positions[0].rules().seating.seats();
         let layout = match &record.start {
-            VariantStart::Layout(layout) => *layout,
-            VariantStart::Text(_) => VariantLayout::Two(sumito_engine::Layout::Standard),
+            GeneralStart::Layout(layout) => *layout,
+            GeneralStart::Text(_) => GeneralLayout::Two(sumito_engine::Layout::Standard),
         };
         // A loaded game is for reading and analysis: every seat a person,
         // and no engine holds memory.
         self.reservation = None;
         self.reserved_mb = 0;
         self.plain_two_player =
-            !record.rules.is_variant() && seats == 2 && matches!(layout, VariantLayout::Two(_));
+            !record.rules.is_general() && seats == 2 && matches!(layout, GeneralLayout::Two(_));
         self.seats = (0..seats)
             .map(|s| {
                 Seat::Human(
@@ -1265,8 +1265,8 @@ impl GameSession {
         };
         StateView {
             layout: match &self.record.start {
-                VariantStart::Layout(layout) => layout.name(),
-                VariantStart::Text(_) => "position".into(),
+                GeneralStart::Layout(layout) => layout.name(),
+                GeneralStart::Text(_) => "position".into(),
             },
             rules: rules.to_string(),
             position: shown.to_string(),
@@ -1555,7 +1555,7 @@ mod tests {
         else {
             panic!("a record")
         };
-        assert!(text.starts_with(VARIANT_MAGIC), "{text}");
+        assert!(text.starts_with(GENERAL_MAGIC), "{text}");
         other.handle(ClientMessage::Load { record: text }).unwrap();
         assert_eq!(other.state().seats.len(), 3);
         assert_eq!(other.state().history.len(), 1);
@@ -1661,14 +1661,14 @@ mod tests {
     fn a_game_is_bounded_in_length() {
         let mut game = session();
         // A record one move too long, of moves that push nothing off.
-        let mut position = VariantPosition::from_text(
+        let mut position = GeneralPosition::from_text(
             &Position::start(sumito_engine::Layout::Standard, Rules::default()).to_string(),
             None,
         )
         .unwrap();
         let mut moves = Vec::new();
         for ply in 0..=MAX_GAME_PLIES {
-            let quiet: Vec<VariantMove> = position
+            let quiet: Vec<GeneralMove> = position
                 .legal_moves()
                 .into_iter()
                 .filter(|&mv| position.play(mv).scores() == position.scores())
@@ -1753,8 +1753,8 @@ mod tests {
             budget: SearchBudget,
             level: Option<Level>,
             seed: u64,
-        ) -> Result<Box<dyn Opponent<VariantPosition> + Send>, String> {
-            Ok(Box::new(uniform_search::<VariantPosition>(
+        ) -> Result<Box<dyn Opponent<GeneralPosition> + Send>, String> {
+            Ok(Box::new(uniform_search::<GeneralPosition>(
                 budget, level, seed,
             )))
         }
@@ -1763,7 +1763,7 @@ mod tests {
         }
         fn analyse(
             &self,
-            _: &VariantPosition,
+            _: &GeneralPosition,
             _: u32,
             _: Arc<AtomicBool>,
             _: &mut dyn FnMut(&PageAnalysis) -> bool,

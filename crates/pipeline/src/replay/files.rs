@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use sumito_store::{Location, Store, StoreError};
 
 use super::format::{SelfPlayGame, encode_game};
-use super::variant_format::{VariantReplay, encode_variant_game};
+use super::general_format::{GeneralReplay, encode_general_game};
 use crate::fsutil::hostname;
 
 pub const EXTENSION: &str = "game";
-/// The extension of general-game replay files ([`super::variant_format`]).
-pub const VARIANT_EXTENSION: &str = "vgame";
+/// The extension of general-game replay files ([`super::general_format`]).
+pub const GENERAL_EXTENSION: &str = "vgame";
 
 /// A folder of replay files: the objects of `store` under `prefix` (the
 /// run's `replay/`, or one model's `replay/model-000003/`).
@@ -136,11 +136,11 @@ pub fn write_game(folder: &ReplayFolder, game: &SelfPlayGame) -> Result<String, 
 }
 
 /// Writes a general-game replay into `folder` and returns its key.
-pub fn write_variant_game(
+pub fn write_general_game(
     folder: &ReplayFolder,
-    replay: &VariantReplay,
+    replay: &GeneralReplay,
 ) -> Result<String, StoreError> {
-    folder.write_unique(VARIANT_EXTENSION, &encode_variant_game(replay))
+    folder.write_unique(GENERAL_EXTENSION, &encode_general_game(replay))
 }
 
 /// Every two-player replay file in `folder` (its `model-*` folders

@@ -4,6 +4,6 @@
 
 pub mod files;
 pub mod format;
+pub mod general_format;
 pub mod reader;
 pub mod store;
-pub mod variant_format;

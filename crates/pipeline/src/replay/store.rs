@@ -14,17 +14,17 @@ use std::sync::Arc;
 use rand::Rng;
 use sumito_engine::{EndReason, Move, Position, Symmetry};
 
-use sumito_engine::variant::symmetry::kept_symmetries;
-use sumito_net::VariantTrainingSample;
+use sumito_engine::general::symmetry::kept_symmetries;
+use sumito_net::GeneralTrainingSample;
 
-use super::files::{EXTENSION, ReplayFolder, VARIANT_EXTENSION};
+use super::files::{EXTENSION, GENERAL_EXTENSION, ReplayFolder};
 use super::format::{GameEnd, SelfPlayGame, decode_game, dequantize_policy, peek_summary};
+use super::general_format::{GeneralReplay, decode_general_game};
 use super::reader::{BackgroundReader, Pass, read_unseen};
-use super::variant_format::{VariantReplay, decode_variant_game};
 use crate::config::TrainingConfig;
 
 /// A kind of replay file the store can follow: the two-player
-/// [`SelfPlayGame`] or the general game's [`VariantReplay`].
+/// [`SelfPlayGame`] or the general game's [`GeneralReplay`].
 pub trait ReplayGame: Sized + Send + Sync {
     /// The extension of its files.
     const EXTENSION: &'static str;
@@ -57,8 +57,8 @@ impl ReplayGame for SelfPlayGame {
     }
 }
 
-impl ReplayGame for VariantReplay {
-    const EXTENSION: &'static str = VARIANT_EXTENSION;
+impl ReplayGame for GeneralReplay {
+    const EXTENSION: &'static str = GENERAL_EXTENSION;
 
     /// The general game's header does not count them: the file is decoded
     /// (its files are few and small next to the two-player self-play's).
@@ -67,7 +67,7 @@ impl ReplayGame for VariantReplay {
     }
 
     fn decode(bytes: &[u8]) -> Result<Self, String> {
-        decode_variant_game(bytes).map_err(|err| err.to_string())
+        decode_general_game(bytes).map_err(|err| err.to_string())
     }
 
     fn training_indices(&self) -> Vec<u32> {
@@ -323,15 +323,15 @@ impl<G: ReplayGame> ReplayStore<G> {
     }
 }
 
-impl ReplayStore<VariantReplay> {
+impl ReplayStore<GeneralReplay> {
     /// A uniformly drawn training sample of the general game, under a
     /// uniformly drawn symmetry among those its rules keep; `None` when the
     /// window is empty.
-    pub fn sample_variant<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<VariantTrainingSample> {
+    pub fn sample_general<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<GeneralTrainingSample> {
         let (replay, index) = self.draw(rng)?;
         let game = &replay.game;
         let record = &game.positions[index];
-        let sample = VariantTrainingSample::from_game(
+        let sample = GeneralTrainingSample::from_game(
             record.position,
             record
                 .policy
@@ -415,8 +415,8 @@ mod tests {
 
     #[test]
     fn general_game_files_are_followed_and_sampled_under_kept_symmetries() {
-        use crate::replay::files::write_variant_game;
-        use crate::replay::variant_format::tests::scripted_game;
+        use crate::replay::files::write_general_game;
+        use crate::replay::general_format::tests::scripted_game;
         use sumito_engine::rules_table::RulesTable;
         use sumito_net::Sample as _;
 
@@ -430,13 +430,13 @@ mod tests {
         ] {
             let table: RulesTable = toml::from_str(rules).unwrap();
             let game = scripted_game(&table, layout);
-            let replay = VariantReplay {
+            let replay = GeneralReplay {
                 rules: table,
                 model_generation: 1,
                 game,
             };
             expected += replay.training_indices().len();
-            write_variant_game(&folder, &replay).unwrap();
+            write_general_game(&folder, &replay).unwrap();
         }
         // A two-player file beside them is not this store's.
         write_game(&folder, &random_game(3, Rules::default())).unwrap();
@@ -445,21 +445,21 @@ mod tests {
             b"SUMITOV\0 not a game",
         )
         .unwrap();
-        let mut store: ReplayStore<VariantReplay> = ReplayStore::new(replay, small_window());
+        let mut store: ReplayStore<GeneralReplay> = ReplayStore::new(replay, small_window());
         let report = store.refresh().unwrap();
         assert_eq!(report.new_games, 2);
         assert_eq!(report.skipped.len(), 1, "{:?}", report.skipped);
         assert!(report.skipped[0].0.ends_with("broken.vgame"));
         assert_eq!(store.len(), expected);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
-        let samples: Vec<VariantTrainingSample> = (0..40)
-            .map(|_| store.sample_variant(&mut rng).unwrap())
+        let samples: Vec<GeneralTrainingSample> = (0..40)
+            .map(|_| store.sample_general(&mut rng).unwrap())
             .collect();
         // Every sample is a valid training sample (its policy legal in its
         // position under its symmetry).
-        VariantTrainingSample::build_batch(
+        GeneralTrainingSample::build_batch(
             &samples,
-            sumito_net::NetGame::Variant.into(),
+            sumito_net::NetGame::General.into(),
             tch::Device::Cpu,
         )
         .unwrap();
@@ -472,7 +472,7 @@ mod tests {
             .filter(|sample| sample.position.rules().seating.seats() == 2)
             .collect();
         assert!(holed.len() > 5, "{}", holed.len());
-        let kept = sumito_engine::variant::symmetry::kept_symmetries(holed[0].position.rules());
+        let kept = sumito_engine::general::symmetry::kept_symmetries(holed[0].position.rules());
         assert!((1..12).contains(&kept.len()), "{}", kept.len());
         for sample in holed {
             let position = &sample.position;

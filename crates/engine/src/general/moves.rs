@@ -1,6 +1,6 @@
 //! The moves of the general game and their action indices.
 //!
-//! A [`VariantMove`] is one of
+//! A [`GeneralMove`] is one of
 //! * the 1734 (group, direction) pairs of the two-player game ([`Move`]),
 //!   the same indices 0..1734 (in team play a group may hold the partner's
 //!   marbles in front of the mover's own; the pairs are the same);
@@ -13,10 +13,10 @@
 //!
 //! A rules value's action space (the network's policy) is the 1734 group
 //! moves, then the shield moves if the rules allow them, then the rotations
-//! if they allow them: [`action_count`], [`VariantMove::action`],
-//! [`VariantMove::from_action`].
+//! if they allow them: [`action_count`], [`GeneralMove::action`],
+//! [`GeneralMove::from_action`].
 
-use super::rules::VariantRules;
+use super::rules::GeneralRules;
 use crate::action::{ACTION_COUNT, Move};
 use crate::board::{Cell, Direction};
 use std::sync::OnceLock;
@@ -153,12 +153,12 @@ pub const ROTATION_COUNT: usize = 702;
 
 /// A move of the general game: a group move, a shield move or a rotation.
 /// Compact (`u16`): 0..1734 the group moves, then the shield moves, then the
-/// rotations, whatever the rules (see [`VariantMove::action`] for a rules
+/// rotations, whatever the rules (see [`GeneralMove::action`] for a rules
 /// value's policy index).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct VariantMove(u16);
+pub struct GeneralMove(u16);
 
-/// What a [`VariantMove`] does.
+/// What a [`GeneralMove`] does.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum MoveKind {
     Group(Move),
@@ -166,24 +166,24 @@ pub enum MoveKind {
     Rotation(RotationMove),
 }
 
-impl VariantMove {
+impl GeneralMove {
     /// A group move.
-    pub fn group(mv: Move) -> VariantMove {
-        VariantMove(mv.action() as u16)
+    pub fn group(mv: Move) -> GeneralMove {
+        GeneralMove(mv.action() as u16)
     }
 
-    pub(crate) fn shield(index: usize) -> VariantMove {
-        VariantMove((ACTION_COUNT + index) as u16)
+    pub(crate) fn shield(index: usize) -> GeneralMove {
+        GeneralMove((ACTION_COUNT + index) as u16)
     }
 
-    pub(crate) fn rotation(index: usize) -> VariantMove {
-        VariantMove((ACTION_COUNT + SHIELD_COUNT + index) as u16)
+    pub(crate) fn rotation(index: usize) -> GeneralMove {
+        GeneralMove((ACTION_COUNT + SHIELD_COUNT + index) as u16)
     }
 
     /// The move with index `index` among every move of every kind (the
-    /// inverse of [`VariantMove::index`]), if there is one.
-    pub fn from_index(index: usize) -> Option<VariantMove> {
-        (index < ACTION_COUNT + SHIELD_COUNT + ROTATION_COUNT).then_some(VariantMove(index as u16))
+    /// inverse of [`GeneralMove::index`]), if there is one.
+    pub fn from_index(index: usize) -> Option<GeneralMove> {
+        (index < ACTION_COUNT + SHIELD_COUNT + ROTATION_COUNT).then_some(GeneralMove(index as u16))
     }
 
     /// Its index among every move of every kind.
@@ -212,7 +212,7 @@ impl VariantMove {
     }
 
     /// Its policy index under `rules`, if these rules have such moves.
-    pub fn action(self, rules: &VariantRules) -> Option<usize> {
+    pub fn action(self, rules: &GeneralRules) -> Option<usize> {
         let index = self.index();
         if index < ACTION_COUNT {
             Some(index)
@@ -227,18 +227,18 @@ impl VariantMove {
     }
 
     /// The move with policy index `action` under `rules`.
-    pub fn from_action(action: usize, rules: &VariantRules) -> Option<VariantMove> {
+    pub fn from_action(action: usize, rules: &GeneralRules) -> Option<GeneralMove> {
         if action < ACTION_COUNT {
-            return Some(VariantMove(action as u16));
+            return Some(GeneralMove(action as u16));
         }
         let mut rest = action - ACTION_COUNT;
         if rules.shield_moves {
             if rest < SHIELD_COUNT {
-                return Some(VariantMove::shield(rest));
+                return Some(GeneralMove::shield(rest));
             }
             rest -= SHIELD_COUNT;
         }
-        (rules.rotation_moves && rest < ROTATION_COUNT).then(|| VariantMove::rotation(rest))
+        (rules.rotation_moves && rest < ROTATION_COUNT).then(|| GeneralMove::rotation(rest))
     }
 
     /// The cells whose marbles this move picks up (the group; for a shield
@@ -254,7 +254,7 @@ impl VariantMove {
 
 /// The size of `rules`' action space: 1734 group moves, plus the shield
 /// moves and the rotations where the rules allow them.
-pub fn action_count(rules: &VariantRules) -> usize {
+pub fn action_count(rules: &GeneralRules) -> usize {
     ACTION_COUNT
         + if rules.shield_moves { SHIELD_COUNT } else { 0 }
         + if rules.rotation_moves {
@@ -267,7 +267,7 @@ pub fn action_count(rules: &VariantRules) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::rules::Seating;
+    use crate::general::rules::Seating;
 
     #[test]
     fn the_extra_move_tables_have_their_pinned_sizes_and_no_duplicates() {
@@ -299,9 +299,9 @@ mod tests {
 
     #[test]
     fn action_indices_follow_the_rules_options() {
-        let mut rules = VariantRules::plain(Seating::TWO);
+        let mut rules = GeneralRules::plain(Seating::TWO);
         assert_eq!(action_count(&rules), 1734);
-        let rotation = VariantMove::rotation(5);
+        let rotation = GeneralMove::rotation(5);
         assert_eq!(rotation.action(&rules), None);
         rules.rotation_moves = true;
         assert_eq!(rotation.action(&rules), Some(1734 + 5));
@@ -309,9 +309,9 @@ mod tests {
         assert_eq!(rotation.action(&rules), Some(1734 + SHIELD_COUNT + 5));
         assert_eq!(action_count(&rules), 1734 + SHIELD_COUNT + ROTATION_COUNT);
         for action in 0..action_count(&rules) {
-            let mv = VariantMove::from_action(action, &rules).unwrap();
+            let mv = GeneralMove::from_action(action, &rules).unwrap();
             assert_eq!(mv.action(&rules), Some(action));
         }
-        assert_eq!(VariantMove::from_action(action_count(&rules), &rules), None);
+        assert_eq!(GeneralMove::from_action(action_count(&rules), &rules), None);
     }
 }

@@ -31,24 +31,24 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use sumito_engine::Cell;
-use sumito_engine::rules_table::RulesTable;
-use sumito_engine::variant::{
-    CellContent, MoveKind, VariantEnd, VariantLayout, VariantMove, VariantOutcome, VariantPosition,
-    VariantRules, VariantSetup,
+use sumito_engine::general::{
+    CellContent, GeneralEnd, GeneralLayout, GeneralMove, GeneralOutcome, GeneralPosition,
+    GeneralRules, GeneralSetup, MoveKind,
 };
+use sumito_engine::rules_table::RulesTable;
 
 use crate::arena::Thinking;
 use crate::elo::{Anchor, GameOutcome, GameResult, Ratings, fit_elo};
+use crate::general_record::{GeneralRecord, GeneralStart};
 use crate::player::{Player, PlayerError, SearchLimit, tighter_time};
 use crate::spec::{PlayerSpec, SpecError};
-use crate::variant_record::{VariantRecord, VariantStart};
 
 /// The player a spec names: `random`, `greedy`, `alphabeta:depth=N` or
 /// `alphabeta:time=DURATION` (iterative deepening to the time).
-pub fn seat_player(spec: &str, seed: u64) -> Result<Box<dyn Player<VariantPosition>>, SpecError> {
+pub fn seat_player(spec: &str, seed: u64) -> Result<Box<dyn Player<GeneralPosition>>, SpecError> {
     let spec: PlayerSpec = spec.parse()?;
     let mut params = spec.params();
-    let player: Box<dyn Player<VariantPosition>> = match spec.kind.as_str() {
+    let player: Box<dyn Player<GeneralPosition>> = match spec.kind.as_str() {
         "random" => Box::new(RandomSeat {
             rng: ChaCha8Rng::seed_from_u64(seed),
         }),
@@ -83,16 +83,16 @@ struct RandomSeat {
     rng: ChaCha8Rng,
 }
 
-impl Player<VariantPosition> for RandomSeat {
+impl Player<GeneralPosition> for RandomSeat {
     fn name(&self) -> String {
         "random".into()
     }
 
     fn choose_move(
         &mut self,
-        position: &VariantPosition,
+        position: &GeneralPosition,
         _: &SearchLimit,
-    ) -> Result<VariantMove, PlayerError> {
+    ) -> Result<GeneralMove, PlayerError> {
         let moves = position.legal_moves();
         if moves.is_empty() {
             return Err(PlayerError::NoLegalMove);
@@ -105,7 +105,7 @@ struct GreedySeat {
     rng: ChaCha8Rng,
 }
 
-impl Player<VariantPosition> for GreedySeat {
+impl Player<GeneralPosition> for GreedySeat {
     fn name(&self) -> String {
         "greedy".into()
     }
@@ -114,9 +114,9 @@ impl Player<VariantPosition> for GreedySeat {
     /// broken at random.
     fn choose_move(
         &mut self,
-        position: &VariantPosition,
+        position: &GeneralPosition,
         _: &SearchLimit,
-    ) -> Result<VariantMove, PlayerError> {
+    ) -> Result<GeneralMove, PlayerError> {
         let side = position.side_to_move();
         let mut best = Vec::new();
         let mut best_value = f64::NEG_INFINITY;
@@ -140,15 +140,15 @@ impl Player<VariantPosition> for GreedySeat {
 const WIN: f64 = 1.0e6;
 
 /// The static value of `position` for `side` (higher is better for it).
-pub fn evaluate(position: &VariantPosition, side: usize) -> f64 {
+pub fn evaluate(position: &GeneralPosition, side: usize) -> f64 {
     let rules = position.rules();
     let seating = rules.seating;
     if let Some((outcome, _)) = position.outcome() {
         return match outcome {
-            VariantOutcome::Win(winner) if winner == side => WIN,
-            VariantOutcome::Win(_) => -WIN,
-            VariantOutcome::Draw(mask) if mask >> side & 1 == 1 => 0.0,
-            VariantOutcome::Draw(_) => -WIN / 2.0,
+            GeneralOutcome::Win(winner) if winner == side => WIN,
+            GeneralOutcome::Win(_) => -WIN,
+            GeneralOutcome::Draw(mask) if mask >> side & 1 == 1 => 0.0,
+            GeneralOutcome::Draw(_) => -WIN / 2.0,
         };
     }
     let sides = seating.sides();
@@ -199,8 +199,8 @@ struct ParanoidSeat {
 }
 
 /// Moves that push first (they change the score or the game), then the rest.
-fn ordered(position: &VariantPosition) -> Vec<(VariantMove, VariantPosition)> {
-    let mut children: Vec<(VariantMove, VariantPosition)> = position
+fn ordered(position: &GeneralPosition) -> Vec<(GeneralMove, GeneralPosition)> {
+    let mut children: Vec<(GeneralMove, GeneralPosition)> = position
         .legal_moves()
         .into_iter()
         .map(|mv| (mv, position.play(mv)))
@@ -230,7 +230,7 @@ impl Deadline<'_> {
 /// Paranoid alpha-beta value of `position` for `root_side`; `None` when the
 /// deadline passed.
 fn paranoid(
-    position: &VariantPosition,
+    position: &GeneralPosition,
     root_side: usize,
     depth: u32,
     mut alpha: f64,
@@ -265,7 +265,7 @@ fn paranoid(
     Some(best)
 }
 
-impl Player<VariantPosition> for ParanoidSeat {
+impl Player<GeneralPosition> for ParanoidSeat {
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -277,9 +277,9 @@ impl Player<VariantPosition> for ParanoidSeat {
     /// Within the tighter of its own time and `limit`'s.
     fn choose_move(
         &mut self,
-        position: &VariantPosition,
+        position: &GeneralPosition,
         limit: &SearchLimit,
-    ) -> Result<VariantMove, PlayerError> {
+    ) -> Result<GeneralMove, PlayerError> {
         let time = tighter_time(self.time, limit.time);
         let side = position.side_to_move();
         let children = ordered(position);
@@ -323,17 +323,17 @@ impl Player<VariantPosition> for ParanoidSeat {
 
 /// One game of a many-player match.
 #[derive(Clone, Debug)]
-pub struct MultiGame {
+pub struct GeneralMatchGame {
     /// The entrant playing each side, by side.
     pub entrant_of_side: Vec<usize>,
-    pub outcome: Option<VariantOutcome>,
+    pub outcome: Option<GeneralOutcome>,
     /// Each side's score at the end.
     pub side_scores: Vec<u32>,
     pub plies: u32,
     /// The moves from the start (the opening's first).
-    pub moves: Vec<VariantMove>,
+    pub moves: Vec<GeneralMove>,
     /// Why it ended.
-    pub end: Option<VariantEnd>,
+    pub end: Option<GeneralEnd>,
     /// The moves each side chose and the time it took, by side.
     pub thinking: Vec<Thinking>,
     /// The first ply whose position repeats an earlier one of the game
@@ -341,7 +341,7 @@ pub struct MultiGame {
     pub first_repetition: Option<u32>,
 }
 
-impl MultiGame {
+impl GeneralMatchGame {
     /// The points of entrant `e`: 1 for a win, 1/k for a draw among k
     /// sides, 0 otherwise.
     pub fn points_of(&self, entrant: usize) -> f64 {
@@ -349,8 +349,8 @@ impl MultiGame {
             return 0.0;
         };
         match self.outcome {
-            Some(VariantOutcome::Win(winner)) => f64::from(u8::from(winner == side)),
-            Some(VariantOutcome::Draw(mask)) if mask >> side & 1 == 1 => {
+            Some(GeneralOutcome::Win(winner)) => f64::from(u8::from(winner == side)),
+            Some(GeneralOutcome::Draw(mask)) if mask >> side & 1 == 1 => {
                 1.0 / f64::from(mask.count_ones())
             }
             _ => 0.0,
@@ -380,14 +380,14 @@ impl MultiGame {
     /// the random opening; the result as the engine words it.
     pub fn record(
         &self,
-        layout: VariantLayout,
+        layout: GeneralLayout,
         table: &RulesTable,
-        rules: &VariantRules,
+        rules: &GeneralRules,
         entrants: &[String],
         opening_plies: u32,
-    ) -> Result<VariantRecord, String> {
-        let mut record = VariantRecord {
-            start: VariantStart::Layout(layout),
+    ) -> Result<GeneralRecord, String> {
+        let mut record = GeneralRecord {
+            start: GeneralStart::Layout(layout),
             rules: table.clone(),
             seats: (0..rules.seating.seats())
                 .map(|seat| entrants[self.entrant_of_side[rules.seating.side_of(seat)]].clone())
@@ -409,8 +409,8 @@ impl MultiGame {
     fn ranks(&self) -> Vec<u32> {
         let sides = self.entrant_of_side.len();
         let first = |s: usize| match self.outcome {
-            Some(VariantOutcome::Win(winner)) => winner == s,
-            Some(VariantOutcome::Draw(mask)) => mask >> s & 1 == 1,
+            Some(GeneralOutcome::Win(winner)) => winner == s,
+            Some(GeneralOutcome::Draw(mask)) => mask >> s & 1 == 1,
             None => false,
         };
         (0..sides)
@@ -429,13 +429,13 @@ impl MultiGame {
 
 /// A finished many-player match.
 #[derive(Clone, Debug)]
-pub struct MultiReport {
+pub struct GeneralMatchReport {
     pub entrants: Vec<String>,
-    pub games: Vec<MultiGame>,
+    pub games: Vec<GeneralMatchGame>,
     pub ratings: Option<Ratings>,
 }
 
-impl MultiReport {
+impl GeneralMatchReport {
     /// A Markdown table: per entrant the games, wins, draws, points and
     /// pairwise Elo with its 95 % interval.
     pub fn table(&self) -> String {
@@ -467,13 +467,13 @@ impl MultiReport {
     }
 }
 
-/// What [`play_multi_match`] answers when `stop()` ended it.
+/// What [`play_general_match`] answers when `stop()` ended it.
 pub const MATCH_STOPPED: &str = "stopped on request before the match ended";
 
 /// Makes the player a spec names, with a seed: [`seat_player`] for the
 /// classical players; a caller that links a network adds its players.
 pub type SeatPlayerMaker<'a> =
-    dyn Fn(&str, u64) -> Result<Box<dyn Player<VariantPosition>>, SpecError> + Sync + 'a;
+    dyn Fn(&str, u64) -> Result<Box<dyn Player<GeneralPosition>>, SpecError> + Sync + 'a;
 
 /// Plays `games` games of `setup` under `rules` between `entrants` (one
 /// per side, in turn: entrant `e` plays side `(e + game) % sides`, all the
@@ -484,17 +484,17 @@ pub type SeatPlayerMaker<'a> =
 /// error [`MATCH_STOPPED`] and no report: a stopped match is played again,
 /// not half counted.
 #[allow(clippy::too_many_arguments)]
-pub fn play_multi_match(
+pub fn play_general_match(
     make: &SeatPlayerMaker<'_>,
     entrants: &[String],
-    setup: &VariantSetup,
-    rules: &VariantRules,
+    setup: &GeneralSetup,
+    rules: &GeneralRules,
     games: usize,
     opening_plies: u32,
     seed: u64,
     threads: usize,
     stop: &(dyn Fn() -> bool + Sync),
-) -> Result<MultiReport, String> {
+) -> Result<GeneralMatchReport, String> {
     let sides = rules.seating.sides();
     if entrants.len() != sides {
         return Err(format!(
@@ -516,7 +516,7 @@ pub fn play_multi_match(
         .num_threads(threads.max(1))
         .build()
         .map_err(|err| err.to_string())?;
-    let results: Vec<Result<MultiGame, String>> = pool.install(|| {
+    let results: Vec<Result<GeneralMatchGame, String>> = pool.install(|| {
         (0..games)
             .into_par_iter()
             .map(|game| {
@@ -524,7 +524,7 @@ pub fn play_multi_match(
                 let entrant_of_side: Vec<usize> = (0..sides)
                     .map(|s| (s + sides - game % sides) % sides)
                     .collect();
-                let mut players: Vec<Box<dyn Player<VariantPosition>>> = entrant_of_side
+                let mut players: Vec<Box<dyn Player<GeneralPosition>>> = entrant_of_side
                     .iter()
                     .enumerate()
                     .map(|(side, &e)| {
@@ -542,9 +542,9 @@ pub fn play_multi_match(
                 let mut first_repetition = None;
                 // Every player sees every move (a search keeps its tree).
                 let mut play =
-                    |position: &mut VariantPosition,
-                     mv: VariantMove,
-                     players: &mut [Box<dyn Player<VariantPosition>>]| {
+                    |position: &mut GeneralPosition,
+                     mv: GeneralMove,
+                     players: &mut [Box<dyn Player<GeneralPosition>>]| {
                         for player in players.iter_mut() {
                             player.observe_move(position, mv);
                         }
@@ -577,7 +577,7 @@ pub fn play_multi_match(
                     }
                 }
                 let outcome = position.outcome();
-                Ok(MultiGame {
+                Ok(GeneralMatchGame {
                     entrant_of_side,
                     outcome: outcome.map(|(o, _)| o),
                     side_scores: (0..sides).map(|s| position.side_score(s)).collect(),
@@ -590,7 +590,7 @@ pub fn play_multi_match(
             })
             .collect()
     });
-    let games: Vec<MultiGame> = results.into_iter().collect::<Result<_, _>>()?;
+    let games: Vec<GeneralMatchGame> = results.into_iter().collect::<Result<_, _>>()?;
     let mut pairs = Vec::new();
     for game in &games {
         let ranks = game.ranks();
@@ -610,7 +610,7 @@ pub fn play_multi_match(
         }
     }
     let ratings = fit_elo(entrants.len(), &pairs, Anchor::Player(0)).ok();
-    Ok(MultiReport {
+    Ok(GeneralMatchReport {
         entrants: entrants.to_vec(),
         games,
         ratings,
@@ -620,24 +620,24 @@ pub fn play_multi_match(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sumito_engine::variant::{Seating, VariantLayout};
+    use sumito_engine::general::{GeneralLayout, Seating};
 
-    fn rules_for(layout: VariantLayout, max_plies: u32) -> VariantRules {
-        let mut rules = VariantRules::plain(Seating::new(layout.seats(), false).unwrap());
+    fn rules_for(layout: GeneralLayout, max_plies: u32) -> GeneralRules {
+        let mut rules = GeneralRules::plain(Seating::new(layout.seats(), false).unwrap());
         rules.max_plies = Some(max_plies);
         rules
     }
 
     #[test]
     fn a_stopped_match_ends_at_once_without_a_report() {
-        let layout = VariantLayout::from_name("three-player").unwrap();
+        let layout = GeneralLayout::from_name("three-player").unwrap();
         let rules = rules_for(layout, 10_000);
         let entrants: Vec<String> = ["random", "random", "random"].map(String::from).into();
-        let setup = VariantSetup::layout(layout);
+        let setup = GeneralSetup::layout(layout);
         let moves = std::sync::atomic::AtomicUsize::new(0);
         // Stop once 50 moves have been asked for in all games together.
         let stop = || moves.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 50;
-        let err = play_multi_match(
+        let err = play_general_match(
             &|spec, seed| seat_player(spec, seed),
             &entrants,
             &setup,
@@ -656,7 +656,7 @@ mod tests {
 
     #[test]
     fn the_pairwise_score_counts_the_finishing_order_against_the_other_entrants() {
-        let game = |outcome, side_scores: [u32; 3]| MultiGame {
+        let game = |outcome, side_scores: [u32; 3]| GeneralMatchGame {
             entrant_of_side: vec![1, 0, 2],
             outcome,
             side_scores: side_scores.to_vec(),
@@ -667,30 +667,30 @@ mod tests {
             first_repetition: None,
         };
         // Entrant 0 plays side 1: it won.
-        let won = game(Some(VariantOutcome::Win(1)), [2, 6, 1]);
+        let won = game(Some(GeneralOutcome::Win(1)), [2, 6, 1]);
         assert_eq!(won.pair_score_of(0), Some(1.0));
         // Side 0 won; side 1 (entrant 0) level with side 2 on marbles.
-        let second = game(Some(VariantOutcome::Win(0)), [6, 3, 3]);
+        let second = game(Some(GeneralOutcome::Win(0)), [6, 3, 3]);
         assert_eq!(second.pair_score_of(0), Some(0.25));
         // A draw shared by sides 1 and 2, side 0 behind.
-        let shared = game(Some(VariantOutcome::Draw(0b110)), [1, 4, 4]);
+        let shared = game(Some(GeneralOutcome::Draw(0b110)), [1, 4, 4]);
         assert_eq!(shared.pair_score_of(0), Some(0.75));
         assert_eq!(shared.pair_score_of(5), None);
     }
 
     #[test]
     fn greedy_outscores_random_in_a_three_player_match_with_seats_rotated() {
-        let layout = VariantLayout::from_name("three-player").unwrap();
+        let layout = GeneralLayout::from_name("three-player").unwrap();
         let rules = rules_for(layout, 120);
         let entrants = vec![
             "greedy".to_string(),
             "random".to_string(),
             "random".to_string(),
         ];
-        let report = play_multi_match(
+        let report = play_general_match(
             &seat_player,
             &entrants,
-            &VariantSetup::layout(layout),
+            &GeneralSetup::layout(layout),
             &rules,
             6,
             2,
@@ -724,9 +724,9 @@ mod tests {
 
     #[test]
     fn a_bounded_paranoid_search_ends_at_its_cap_or_its_stop_flag() {
-        let layout = VariantLayout::from_name("three-player").unwrap();
+        let layout = GeneralLayout::from_name("three-player").unwrap();
         let rules = rules_for(layout, 200);
-        let start = VariantSetup::layout(layout).start(&rules).unwrap();
+        let start = GeneralSetup::layout(layout).start(&rules).unwrap();
         // Depth 8 of three players would run for hours unbounded.
         let mut capped = seat_player("alphabeta:depth=8", 1).unwrap();
         let began = Instant::now();
@@ -757,24 +757,24 @@ mod tests {
     #[test]
     fn paranoid_alphabeta_takes_a_push_off_and_plays_teams() {
         // Two players, a hole behind White's marble: pushing it in scores.
-        let rules = VariantRules::plain(Seating::TWO)
+        let rules = GeneralRules::plain(Seating::TWO)
             .with_cells(&[], &["E5".parse().unwrap()])
             .unwrap();
         let position =
-            VariantPosition::from_text("5/6/7/8/1bbwo4/8/7/6/4w b 0 0", Some(&rules)).unwrap();
+            GeneralPosition::from_text("5/6/7/8/1bbwo4/8/7/6/4w b 0 0", Some(&rules)).unwrap();
         let mut player = seat_player("alphabeta:depth=2", 1).unwrap();
         let mv = player
             .choose_move(&position, &SearchLimit::default())
             .unwrap();
         assert_eq!(position.play(mv).seat_score(0), 1, "{}", mv.to_text());
         // A four-player team game runs to its end.
-        let layout = VariantLayout::from_name("four-player").unwrap();
+        let layout = GeneralLayout::from_name("four-player").unwrap();
         let rules = rules_for(layout, 40);
         let entrants = vec!["alphabeta:depth=1".to_string(), "random".to_string()];
-        let report = play_multi_match(
+        let report = play_general_match(
             &seat_player,
             &entrants,
-            &VariantSetup::layout(layout),
+            &GeneralSetup::layout(layout),
             &rules,
             2,
             0,

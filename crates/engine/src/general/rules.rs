@@ -180,10 +180,10 @@ impl NeutralPushOff {
 }
 
 /// Every rule of the general game that holds during play (the start is
-/// separate: see [`super::VariantSetup`]). Small and `Copy`; part of every
-/// [`super::VariantPosition`].
+/// separate: see [`super::GeneralSetup`]). Small and `Copy`; part of every
+/// [`super::GeneralPosition`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct VariantRules {
+pub struct GeneralRules {
     pub seating: Seating,
     /// Marbles each side must push off to win, by side (first
     /// [`Seating::sides`] entries).
@@ -205,11 +205,11 @@ pub struct VariantRules {
     pub one_colour: bool,
 }
 
-impl VariantRules {
+impl GeneralRules {
     /// The plain rules for `seating`: 6 marbles to win, no limits, no cells
     /// with a role, no extra moves.
-    pub fn plain(seating: Seating) -> VariantRules {
-        VariantRules {
+    pub fn plain(seating: Seating) -> GeneralRules {
+        GeneralRules {
             seating,
             marbles_to_win: [6; MAX_SEATS],
             max_plies: None,
@@ -225,7 +225,7 @@ impl VariantRules {
 
     /// Sets the targets: one value for every side, or one per side in the
     /// order the sides first move.
-    pub fn with_targets(mut self, targets: &[u8]) -> Result<VariantRules, RulesError> {
+    pub fn with_targets(mut self, targets: &[u8]) -> Result<GeneralRules, RulesError> {
         let sides = self.seating.sides();
         if targets.len() != 1 && targets.len() != sides {
             return Err(RulesError::TargetCount {
@@ -255,7 +255,7 @@ impl VariantRules {
         mut self,
         obstacles: &[Cell],
         holes: &[Cell],
-    ) -> Result<VariantRules, RulesError> {
+    ) -> Result<GeneralRules, RulesError> {
         self.obstacles = cells_to_bits(obstacles);
         self.holes = cells_to_bits(holes);
         if let Some(cell) = first_cell(self.obstacles & self.holes) {
@@ -292,7 +292,7 @@ impl VariantRules {
     }
 }
 
-impl fmt::Display for VariantRules {
+impl fmt::Display for GeneralRules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let seating = self.seating;
         write!(f, "{} players", seating.seats())?;
@@ -384,11 +384,11 @@ mod tests {
 
     #[test]
     fn targets_are_one_for_all_or_one_per_side() {
-        let rules = VariantRules::plain(Seating::TWO)
+        let rules = GeneralRules::plain(Seating::TWO)
             .with_targets(&[6, 4])
             .unwrap();
         assert_eq!((rules.target(0), rules.target(1)), (6, 4));
-        let err = VariantRules::plain(Seating::new(4, false).unwrap())
+        let err = GeneralRules::plain(Seating::new(4, false).unwrap())
             .with_targets(&[6, 5, 4])
             .unwrap_err();
         assert!(err.to_string().contains("per team"), "{err}");

@@ -12,7 +12,7 @@
 //!   test and is refused for the general game by the configuration.
 //! * **Rating**: the candidate takes one side against each fixed opponent of
 //!   `[evaluation] opponents` (`random`, `greedy`, `alphabeta:...` of
-//!   `sumito_arena::multi`), which fills every other side, seats rotated;
+//!   `sumito_arena::general_match`), which fills every other side, seats rotated;
 //!   `games_per_opponent` games per opponent. Its score there is its points
 //!   share (a win 1, a draw among k sides 1/k), a third of the points par for
 //!   three sides.
@@ -24,24 +24,30 @@
 
 use std::collections::BTreeMap;
 
-use sumito_arena::multi::{MATCH_STOPPED, MultiGame, SeatPlayerMaker, play_multi_match};
-use sumito_engine::variant::VariantOutcome;
+use sumito_arena::general_match::{
+    GeneralMatchGame, MATCH_STOPPED, SeatPlayerMaker, play_general_match,
+};
+use sumito_engine::general::GeneralOutcome;
 
-use crate::config::{Config, GatingConfig, GatingMode, GeneralRules};
+use crate::config::{Config, GatingConfig, GatingMode, GeneralRunRules};
 use crate::error::{PipelineError, Result};
 use crate::evaluation::{
     BeforeWriting, EvaluationProgress, EvaluationSummary, Stopping, conclude, mean_lower_bound,
 };
+use crate::general_players::GeneralNetSeats;
 use crate::models::{device, load_model};
 use crate::ratings::{EvaluationRecord, GatingRecord, GeneralEvaluationGame, model_name};
 use crate::rundir::RunDir;
-use crate::variant_players::VariantNetSeats;
 
 /// The record of one finished game of a match.
-fn record_game(game: &MultiGame, entrants: &[String], opening: &str) -> GeneralEvaluationGame {
+fn record_game(
+    game: &GeneralMatchGame,
+    entrants: &[String],
+    opening: &str,
+) -> GeneralEvaluationGame {
     let first = match game.outcome {
-        Some(VariantOutcome::Win(side)) => vec![side],
-        Some(VariantOutcome::Draw(mask)) => (0..game.entrant_of_side.len())
+        Some(GeneralOutcome::Win(side)) => vec![side],
+        Some(GeneralOutcome::Draw(mask)) => (0..game.entrant_of_side.len())
             .filter(|side| mask >> side & 1 == 1)
             .collect(),
         None => Vec::new(),
@@ -111,8 +117,8 @@ impl EvaluationMatch<'_> {
     fn play(
         &self,
         config: &Config,
-        general: &GeneralRules,
-        on_game: &mut dyn FnMut(&MultiGame),
+        general: &GeneralRunRules,
+        on_game: &mut dyn FnMut(&GeneralMatchGame),
     ) -> Result<Vec<GeneralEvaluationGame>> {
         let evaluation = &config.evaluation;
         let layouts = general.setups.len();
@@ -123,7 +129,7 @@ impl EvaluationMatch<'_> {
             if per_layout == 0 {
                 continue;
             }
-            let report = play_multi_match(
+            let report = play_general_match(
                 self.make,
                 &self.entrants,
                 setup,
@@ -159,10 +165,10 @@ impl EvaluationMatch<'_> {
 /// docs), writes its record, promotes it if it passed (or gating is off and
 /// it is the newest), and refits the Elo table.
 #[allow(clippy::too_many_arguments)]
-pub fn evaluate_variant_candidate(
+pub fn evaluate_general_candidate(
     run: &RunDir,
     config: &Config,
-    general: &GeneralRules,
+    general: &GeneralRunRules,
     generation: u32,
     run_hours: Option<f64>,
     progress: EvaluationProgress<'_>,
@@ -177,7 +183,7 @@ pub fn evaluate_variant_candidate(
     let starting = |name: &str| PipelineError::net(format!("starting {name} for evaluation"));
     let best = run.best()?.map_or(0, |best| best.generation);
     let gating_on = config.gating.mode != GatingMode::Off && best != generation;
-    let mut seats = VariantNetSeats::with_network(
+    let mut seats = GeneralNetSeats::with_network(
         &candidate,
         load_model(run, generation, config, device)?.for_inference(precision),
         search.clone(),

@@ -3,16 +3,16 @@
 //! The two-player game keeps its own engine ([`crate::Position`]): fixed
 //! bitboards for two colours, move generation by whole-board shifts, counting
 //! without making moves. Nothing here touches it, so the variants cost the
-//! two-player game nothing. [`VariantPosition`] plays everything else (and
+//! two-player game nothing. [`GeneralPosition`] plays everything else (and
 //! the plain two-player game too, for the tests that compare both): up to
 //! six seats, teams, neutral marbles, obstacle and hole cells, shield and
 //! rotation moves, the one-colour game, targets per side. Its move
 //! generation walks the cells of the mover's marbles on bitboards; it is
 //! written for being exact and plain rather than for the last nanosecond.
 //!
-//! * [`rules`]: [`VariantRules`] (what holds during play) and [`Seating`].
-//! * [`moves`]: [`VariantMove`], the shield and rotation tables, action indices.
-//! * [`position`]: [`VariantPosition`], legal moves, playing, game end.
+//! * [`rules`]: [`GeneralRules`] (what holds during play) and [`Seating`].
+//! * [`moves`]: [`GeneralMove`], the shield and rotation tables, action indices.
+//! * [`position`]: [`GeneralPosition`], legal moves, playing, game end.
 //! * [`setup`]: start layouts of 3–6 players, neutral marbles, handicap.
 //! * [`text`]: the position text of the general game.
 //! * [`notation`]: moves as text, with the reason a move is illegal.
@@ -26,16 +26,16 @@ pub mod setup;
 pub mod symmetry;
 pub mod text;
 
-pub use moves::{MoveKind, RotationMove, ShieldMove, VariantMove, action_count};
-pub use notation::VariantMoveError;
+pub use moves::{GeneralMove, MoveKind, RotationMove, ShieldMove, action_count};
+pub use notation::GeneralMoveError;
 pub use position::{
-    CellContent, VariantBoardError, VariantEnd, VariantOutcome, VariantPosition, variant_perft,
+    CellContent, GeneralBoardError, GeneralEnd, GeneralOutcome, GeneralPosition, general_perft,
 };
 pub use rules::{
-    MAX_SEATS, NeutralPushOff, RulesError, SEAT_LETTERS, SEAT_NAMES, Seating, VariantRules,
+    GeneralRules, MAX_SEATS, NeutralPushOff, RulesError, SEAT_LETTERS, SEAT_NAMES, Seating,
 };
-pub use setup::{SetupError, VariantLayout, VariantSetup};
-pub use text::VariantTextError;
+pub use setup::{GeneralLayout, GeneralSetup, SetupError};
+pub use text::GeneralTextError;
 
 #[cfg(test)]
 mod tests;

@@ -3,11 +3,11 @@
 //! partners who share one result), so the search sees fewer sides than seats
 //! in team games and lets a side move again when partners move in a row.
 //!
-//! * State: [`VariantGame`], a newtype over the engine's `Copy`
-//!   [`VariantPosition`] (its rules travel with it).
-//! * Actions: the rules value's policy indices ([`VariantMove::action`]): the
+//! * State: [`GeneralGame`], a newtype over the engine's `Copy`
+//!   [`GeneralPosition`] (its rules travel with it).
+//! * Actions: the rules value's policy indices ([`GeneralMove::action`]): the
 //!   1734 group moves, then shield moves and rotations where the rules allow
-//!   them; [`VARIANT_ACTIONS`] is the largest such space.
+//!   them; [`GENERAL_ACTIONS`] is the largest such space.
 //! * Values: [`SideValues`], one per side (max^n), for every seating, two
 //!   sides included, so that one network head serves every variant.
 //! * Ending: a win by a side, a draw among every side, or a tie among some
@@ -16,35 +16,35 @@
 use std::fmt;
 
 use sumito_engine::ACTION_COUNT;
-use sumito_engine::variant::moves::{ROTATION_COUNT, SHIELD_COUNT};
-use sumito_engine::variant::{VariantMove, VariantOutcome, VariantPosition};
+use sumito_engine::general::moves::{ROTATION_COUNT, SHIELD_COUNT};
+use sumito_engine::general::{GeneralMove, GeneralOutcome, GeneralPosition};
 use sumito_mcts::{Ending, Game, Side, SideValues};
 
 /// The largest action space of any rules value: group, shield and rotation moves.
-pub const VARIANT_ACTIONS: usize = ACTION_COUNT + SHIELD_COUNT + ROTATION_COUNT;
+pub const GENERAL_ACTIONS: usize = ACTION_COUNT + SHIELD_COUNT + ROTATION_COUNT;
 
 /// A position of the general game that the search can play.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct VariantGame(pub VariantPosition);
+pub struct GeneralGame(pub GeneralPosition);
 
-impl VariantGame {
-    pub fn position(&self) -> &VariantPosition {
+impl GeneralGame {
+    pub fn position(&self) -> &GeneralPosition {
         &self.0
     }
 
     /// The move of an action index under this position's rules.
-    pub fn move_of(&self, action: usize) -> Option<VariantMove> {
-        VariantMove::from_action(action, self.0.rules())
+    pub fn move_of(&self, action: usize) -> Option<GeneralMove> {
+        GeneralMove::from_action(action, self.0.rules())
     }
 }
 
-impl From<VariantPosition> for VariantGame {
-    fn from(position: VariantPosition) -> Self {
-        VariantGame(position)
+impl From<GeneralPosition> for GeneralGame {
+    fn from(position: GeneralPosition) -> Self {
+        GeneralGame(position)
     }
 }
 
-impl fmt::Display for VariantGame {
+impl fmt::Display for GeneralGame {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
     }
@@ -52,17 +52,17 @@ impl fmt::Display for VariantGame {
 
 /// The search's outcome of the engine's: a draw among every side is a draw,
 /// among some a tie.
-pub fn outcome_of(outcome: VariantOutcome, sides: usize) -> Ending {
+pub fn outcome_of(outcome: GeneralOutcome, sides: usize) -> Ending {
     match outcome {
-        VariantOutcome::Win(side) => Ending::Win(Side::new(side)),
-        VariantOutcome::Draw(mask) if mask.count_ones() as usize == sides => Ending::Draw,
-        VariantOutcome::Draw(mask) => Ending::Tie(mask),
+        GeneralOutcome::Win(side) => Ending::Win(Side::new(side)),
+        GeneralOutcome::Draw(mask) if mask.count_ones() as usize == sides => Ending::Draw,
+        GeneralOutcome::Draw(mask) => Ending::Tie(mask),
     }
 }
 
-impl Game for VariantGame {
+impl Game for GeneralGame {
     type Values = SideValues;
-    const NUM_ACTIONS: usize = VARIANT_ACTIONS;
+    const NUM_ACTIONS: usize = GENERAL_ACTIONS;
 
     fn sides(&self) -> usize {
         self.0.rules().seating.sides()
@@ -97,26 +97,26 @@ impl Game for VariantGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
+    use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
     use sumito_mcts::{GumbelConfig, Search, SearchConfig, UniformEvaluator};
 
-    fn start(layout: &str, rules: VariantRules) -> VariantGame {
-        let layout = VariantLayout::from_name(layout).unwrap();
-        VariantGame(VariantSetup::layout(layout).start(&rules).unwrap())
+    fn start(layout: &str, rules: GeneralRules) -> GeneralGame {
+        let layout = GeneralLayout::from_name(layout).unwrap();
+        GeneralGame(GeneralSetup::layout(layout).start(&rules).unwrap())
     }
 
     #[test]
     fn sides_and_actions_follow_the_rules() {
         let three = start(
             "three-player",
-            VariantRules::plain(Seating::new(3, false).unwrap()),
+            GeneralRules::plain(Seating::new(3, false).unwrap()),
         );
         assert_eq!(three.sides(), 3);
         let mut actions = Vec::new();
         three.legal_actions(&mut actions);
         assert_eq!(actions.len(), three.0.legal_moves().len());
         for &action in &actions {
-            assert!(action < VARIANT_ACTIONS);
+            assert!(action < GENERAL_ACTIONS);
             let mut next = three;
             next.apply(action);
             assert_eq!(next.to_play(), Side::new(1), "three players in turn");
@@ -124,7 +124,7 @@ mod tests {
         // Partners in a row: the same side moves twice.
         let four = start(
             "four-player",
-            VariantRules::plain(Seating::new(4, true).unwrap()),
+            GeneralRules::plain(Seating::new(4, true).unwrap()),
         );
         assert_eq!(four.sides(), 2);
         let mut game = four;
@@ -139,7 +139,7 @@ mod tests {
 
     /// Plays the first legal move until one of the mover's moves ends the
     /// game with a win for the mover; returns that position and move.
-    fn a_win_in_one(mut game: VariantGame) -> (VariantGame, usize) {
+    fn a_win_in_one(mut game: GeneralGame) -> (GeneralGame, usize) {
         let mut actions = Vec::new();
         for ply in 0..2000 {
             game.legal_actions(&mut actions);
@@ -160,7 +160,7 @@ mod tests {
     #[test]
     fn the_search_never_misses_a_win_in_one_with_three_players() {
         // One marble pushed off wins: such positions come quickly.
-        let mut rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        let mut rules = GeneralRules::plain(Seating::new(3, false).unwrap());
         rules.marbles_to_win = [1; 6];
         let (position, win) = a_win_in_one(start("three-player", rules));
         let narrow = SearchConfig {
@@ -189,13 +189,13 @@ mod tests {
 
     #[test]
     fn draws_among_some_sides_are_ties() {
-        assert_eq!(outcome_of(VariantOutcome::Draw(0b111), 3), Ending::Draw);
+        assert_eq!(outcome_of(GeneralOutcome::Draw(0b111), 3), Ending::Draw);
         assert_eq!(
-            outcome_of(VariantOutcome::Draw(0b101), 3),
+            outcome_of(GeneralOutcome::Draw(0b101), 3),
             Ending::Tie(0b101)
         );
         assert_eq!(
-            outcome_of(VariantOutcome::Win(2), 3),
+            outcome_of(GeneralOutcome::Win(2), 3),
             Ending::Win(Side::new(2))
         );
     }

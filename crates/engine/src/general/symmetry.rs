@@ -7,9 +7,9 @@
 //! when it maps the obstacle cells onto themselves and the hole cells onto
 //! themselves. (Neutral marbles move, so they belong to the position.)
 
-use super::moves::{MoveKind, VariantMove, rotation_moves, shield_moves};
-use super::position::VariantPosition;
-use super::rules::{MAX_SEATS, VariantRules, cells_of};
+use super::moves::{GeneralMove, MoveKind, rotation_moves, shield_moves};
+use super::position::GeneralPosition;
+use super::rules::{GeneralRules, MAX_SEATS, cells_of};
 use crate::board::Cell;
 use crate::symmetry::Symmetry;
 use std::collections::HashMap;
@@ -22,7 +22,7 @@ fn map_bits(symmetry: Symmetry, bits: u128) -> u128 {
 }
 
 /// The symmetries (of the 12) that `rules` keeps, the identity first.
-pub fn kept_symmetries(rules: &VariantRules) -> Vec<Symmetry> {
+pub fn kept_symmetries(rules: &GeneralRules) -> Vec<Symmetry> {
     Symmetry::ALL
         .into_iter()
         .filter(|&s| {
@@ -34,7 +34,7 @@ pub fn kept_symmetries(rules: &VariantRules) -> Vec<Symmetry> {
 
 /// The image of a general position under a symmetry its rules keep: marbles
 /// moved, everything else (seat to move, scores, counters, result) kept.
-pub fn apply_position(symmetry: Symmetry, position: &VariantPosition) -> VariantPosition {
+pub fn apply_position(symmetry: Symmetry, position: &GeneralPosition) -> GeneralPosition {
     let mut marbles = [0u128; MAX_SEATS];
     for (seat, board) in marbles.iter_mut().enumerate() {
         *board = map_bits(symmetry, position.bitboard(seat));
@@ -43,9 +43,9 @@ pub fn apply_position(symmetry: Symmetry, position: &VariantPosition) -> Variant
 }
 
 /// The image of a move.
-pub fn apply_move(symmetry: Symmetry, mv: VariantMove) -> VariantMove {
+pub fn apply_move(symmetry: Symmetry, mv: GeneralMove) -> GeneralMove {
     type Key = (Vec<Cell>, Vec<Cell>);
-    static INDEX: OnceLock<HashMap<Key, VariantMove>> = OnceLock::new();
+    static INDEX: OnceLock<HashMap<Key, GeneralMove>> = OnceLock::new();
     let index = INDEX.get_or_init(|| {
         let mut index = HashMap::new();
         for (i, shield) in shield_moves().iter().enumerate() {
@@ -56,17 +56,17 @@ pub fn apply_move(symmetry: Symmetry, mv: VariantMove) -> VariantMove {
                 .collect();
             let mut from = shield.cells.to_vec();
             from.sort();
-            index.insert((from, to_sorted(to)), VariantMove::shield(i));
+            index.insert((from, to_sorted(to)), GeneralMove::shield(i));
         }
         for (i, rotation) in rotation_moves().iter().enumerate() {
             let from = vec![rotation.middle, rotation.ends[0], rotation.ends[1]];
             let to = vec![rotation.middle, rotation.to[0], rotation.to[1]];
-            index.insert((pair_key(&from), pair_key(&to)), VariantMove::rotation(i));
+            index.insert((pair_key(&from), pair_key(&to)), GeneralMove::rotation(i));
         }
         index
     });
     match mv.kind() {
-        MoveKind::Group(group) => VariantMove::group(symmetry.apply_move(group)),
+        MoveKind::Group(group) => GeneralMove::group(symmetry.apply_move(group)),
         MoveKind::Shield(shield) => {
             let from: Vec<Cell> = shield
                 .cells

@@ -2,15 +2,15 @@
 //! 3–6 player layouts of the rules file), neutral marbles added on empty
 //! cells, and marbles removed for a handicap.
 
-use super::position::{VariantBoardError, VariantPosition};
-use super::rules::{MAX_SEATS, VariantRules, cells_to_bits};
+use super::position::{GeneralBoardError, GeneralPosition};
+use super::rules::{GeneralRules, MAX_SEATS, cells_to_bits};
 use crate::board::Cell;
 use crate::layout::{Layout, LayoutError};
 use std::fmt;
 
 /// A start layout of the general game.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum VariantLayout {
+pub enum GeneralLayout {
     /// A two-player layout (Black and White).
     Two(Layout),
     /// 11 each; bottom, upper left, upper right.
@@ -27,10 +27,10 @@ pub enum VariantLayout {
 }
 
 /// The cells of the many-player layouts, seat by seat in turn order.
-const MANY: [(&str, VariantLayout, &[&str]); 5] = [
+const MANY: [(&str, GeneralLayout, &[&str]); 5] = [
     (
         "three-player",
-        VariantLayout::ThreePlayer,
+        GeneralLayout::ThreePlayer,
         &[
             "A1 A2 A3 A4 A5 B1 B2 B3 B4 B5 B6",
             "E1 F2 G3 H4 I5 D1 E2 F3 G4 H5 I6",
@@ -39,7 +39,7 @@ const MANY: [(&str, VariantLayout, &[&str]); 5] = [
     ),
     (
         "three-player-trapezoid",
-        VariantLayout::ThreePlayerTrapezoid,
+        GeneralLayout::ThreePlayerTrapezoid,
         &[
             "A1 A2 A3 A4 A5 B2 B3 B4 B5 C3 C4 C5",
             "E1 E2 E3 F2 F3 F4 G3 G4 G5 H4 H5 I5",
@@ -48,7 +48,7 @@ const MANY: [(&str, VariantLayout, &[&str]); 5] = [
     ),
     (
         "four-player",
-        VariantLayout::FourPlayer,
+        GeneralLayout::FourPlayer,
         &[
             "A2 A3 A4 A5 B3 B4 B5 C4 C5",
             "B1 C1 D1 E1 C2 D2 E2 D3 E3",
@@ -58,7 +58,7 @@ const MANY: [(&str, VariantLayout, &[&str]); 5] = [
     ),
     (
         "five-player",
-        VariantLayout::FivePlayer,
+        GeneralLayout::FivePlayer,
         &[
             "A2 A3 A4 A5 B3 B4 B5 B6",
             "B1 C1 D1 E1 C2 D2 E2 F2",
@@ -69,7 +69,7 @@ const MANY: [(&str, VariantLayout, &[&str]); 5] = [
     ),
     (
         "six-player",
-        VariantLayout::SixPlayer,
+        GeneralLayout::SixPlayer,
         &[
             "A2 A3 A4 B3 B4 C4",
             "B1 C1 C2 D1 D2 D3",
@@ -105,38 +105,38 @@ pub enum SetupError {
     #[error("{cell} is named twice in {key}")]
     Repeated { cell: Cell, key: &'static str },
     #[error(transparent)]
-    Board(#[from] VariantBoardError),
+    Board(#[from] GeneralBoardError),
 }
 
-impl VariantLayout {
+impl GeneralLayout {
     /// Every many-player layout.
-    pub const MANY_PLAYER: [VariantLayout; 5] = [
-        VariantLayout::ThreePlayer,
-        VariantLayout::ThreePlayerTrapezoid,
-        VariantLayout::FourPlayer,
-        VariantLayout::FivePlayer,
-        VariantLayout::SixPlayer,
+    pub const MANY_PLAYER: [GeneralLayout; 5] = [
+        GeneralLayout::ThreePlayer,
+        GeneralLayout::ThreePlayerTrapezoid,
+        GeneralLayout::FourPlayer,
+        GeneralLayout::FivePlayer,
+        GeneralLayout::SixPlayer,
     ];
 
     /// Reads a name: a many-player one (`three-player`, `four-player`, ...)
     /// or any two-player layout name.
-    pub fn from_name(name: &str) -> Result<VariantLayout, LayoutError> {
+    pub fn from_name(name: &str) -> Result<GeneralLayout, LayoutError> {
         let lower = name.trim().to_ascii_lowercase();
         if let Some((_, layout, _)) = MANY.iter().find(|(n, _, _)| *n == lower) {
             return Ok(*layout);
         }
         Layout::from_name(name)
-            .map(VariantLayout::Two)
+            .map(GeneralLayout::Two)
             .map_err(|err| match err {
                 LayoutError::Unknown { name } => LayoutError::UnknownAny { name },
                 other => other,
             })
     }
 
-    /// The name [`VariantLayout::from_name`] reads.
+    /// The name [`GeneralLayout::from_name`] reads.
     pub fn name(&self) -> String {
         match self {
-            VariantLayout::Two(layout) => layout.name(),
+            GeneralLayout::Two(layout) => layout.name(),
             many => MANY
                 .iter()
                 .find(|(_, layout, _)| layout == many)
@@ -148,7 +148,7 @@ impl VariantLayout {
     /// Number of players.
     pub fn seats(&self) -> usize {
         match self {
-            VariantLayout::Two(_) => 2,
+            GeneralLayout::Two(_) => 2,
             many => MANY
                 .iter()
                 .find(|(_, layout, _)| layout == many)
@@ -160,7 +160,7 @@ impl VariantLayout {
     /// Each seat's cells, in turn order.
     pub fn cells(&self) -> Vec<Vec<Cell>> {
         match self {
-            VariantLayout::Two(layout) => layout.cells().to_vec(),
+            GeneralLayout::Two(layout) => layout.cells().to_vec(),
             many => MANY
                 .iter()
                 .find(|(_, layout, _)| layout == many)
@@ -179,7 +179,7 @@ impl VariantLayout {
     }
 }
 
-impl fmt::Display for VariantLayout {
+impl fmt::Display for GeneralLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name())
     }
@@ -189,16 +189,16 @@ impl fmt::Display for VariantLayout {
 /// whose marbles are taken off for a handicap (they do not count as pushed
 /// off).
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct VariantSetup {
-    pub layout: VariantLayout,
+pub struct GeneralSetup {
+    pub layout: GeneralLayout,
     pub neutral: Vec<Cell>,
     pub removed: Vec<Cell>,
 }
 
-impl VariantSetup {
+impl GeneralSetup {
     /// The layout alone.
-    pub fn layout(layout: VariantLayout) -> VariantSetup {
-        VariantSetup {
+    pub fn layout(layout: GeneralLayout) -> GeneralSetup {
+        GeneralSetup {
             layout,
             neutral: Vec::new(),
             removed: Vec::new(),
@@ -206,7 +206,7 @@ impl VariantSetup {
     }
 
     /// The start position under `rules`, seat 0 to move.
-    pub fn start(&self, rules: &VariantRules) -> Result<VariantPosition, SetupError> {
+    pub fn start(&self, rules: &GeneralRules) -> Result<GeneralPosition, SetupError> {
         let layout_name = self.layout.name();
         if self.layout.seats() != rules.seating.seats() {
             return Err(SetupError::Seats {
@@ -262,12 +262,12 @@ impl VariantSetup {
         }
         // A thrown marble that fell off counts as pushed off by the opponent.
         let mut scores = [0u8; MAX_SEATS];
-        if let VariantLayout::Two(layout) = self.layout {
+        if let GeneralLayout::Two(layout) = self.layout {
             let [black, white] = layout.fallen();
             scores[0] = white;
             scores[1] = black;
         }
-        Ok(VariantPosition::new(
+        Ok(GeneralPosition::new(
             *rules,
             marbles,
             cells_to_bits(&self.neutral),
@@ -280,16 +280,16 @@ impl VariantSetup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::rules::Seating;
+    use crate::general::rules::Seating;
 
     #[test]
     fn many_player_layouts_have_their_marble_counts_on_distinct_cells() {
         for (layout, each) in [
-            (VariantLayout::ThreePlayer, vec![11; 3]),
-            (VariantLayout::ThreePlayerTrapezoid, vec![12; 3]),
-            (VariantLayout::FourPlayer, vec![9; 4]),
-            (VariantLayout::FivePlayer, vec![8, 8, 8, 8, 7]),
-            (VariantLayout::SixPlayer, vec![6; 6]),
+            (GeneralLayout::ThreePlayer, vec![11; 3]),
+            (GeneralLayout::ThreePlayerTrapezoid, vec![12; 3]),
+            (GeneralLayout::FourPlayer, vec![9; 4]),
+            (GeneralLayout::FivePlayer, vec![8, 8, 8, 8, 7]),
+            (GeneralLayout::SixPlayer, vec![6; 6]),
         ] {
             let cells = layout.cells();
             assert_eq!(
@@ -301,35 +301,35 @@ mod tests {
             all.sort();
             all.dedup();
             assert_eq!(all.len(), each.iter().sum::<usize>(), "{layout}");
-            assert_eq!(VariantLayout::from_name(&layout.name()), Ok(layout));
-            let rules = VariantRules::plain(Seating::new(layout.seats(), false).unwrap());
-            let start = VariantSetup::layout(layout).start(&rules).unwrap();
+            assert_eq!(GeneralLayout::from_name(&layout.name()), Ok(layout));
+            let rules = GeneralRules::plain(Seating::new(layout.seats(), false).unwrap());
+            let start = GeneralSetup::layout(layout).start(&rules).unwrap();
             assert_eq!(start.seat_to_move(), 0);
         }
     }
 
     #[test]
     fn starts_name_the_cell_that_conflicts() {
-        let rules = VariantRules::plain(Seating::TWO);
-        let standard = VariantLayout::Two(Layout::Standard);
-        let mut setup = VariantSetup::layout(standard);
+        let rules = GeneralRules::plain(Seating::TWO);
+        let standard = GeneralLayout::Two(Layout::Standard);
+        let mut setup = GeneralSetup::layout(standard);
         setup.neutral = vec!["A1".parse().unwrap()];
         let err = setup.start(&rules).unwrap_err().to_string();
         assert!(err.contains("A1") && err.contains("neutral"), "{err}");
         let holed = rules.with_cells(&[], &["I9".parse().unwrap()]).unwrap();
-        let err = VariantSetup::layout(standard)
+        let err = GeneralSetup::layout(standard)
             .start(&holed)
             .unwrap_err()
             .to_string();
         assert!(err.contains("I9") && err.contains("hole"), "{err}");
-        let mut setup = VariantSetup::layout(standard);
+        let mut setup = GeneralSetup::layout(standard);
         setup.removed = vec!["E5".parse().unwrap()];
         let err = setup.start(&rules).unwrap_err().to_string();
         assert!(
             err.contains("E5") && err.contains("removed_marbles"),
             "{err}"
         );
-        let err = VariantSetup::layout(VariantLayout::FourPlayer)
+        let err = GeneralSetup::layout(GeneralLayout::FourPlayer)
             .start(&rules)
             .unwrap_err()
             .to_string();

@@ -11,7 +11,7 @@
 //! seat planes already name who is who.
 //!
 //! # Input planes
-//! [`VARIANT_INPUT_PLANES`] planes of 9×9 floats, laid out as in [`crate::encoding`]. Seats are taken
+//! [`GENERAL_INPUT_PLANES`] planes of 9×9 floats, laid out as in [`crate::encoding`]. Seats are taken
 //! relative to the mover: *relative seat* `k` is the seat that moves `k`
 //! turns after the mover (`k = 0` the mover).
 //!
@@ -31,11 +31,11 @@
 //! | [`PLANE_PUSHER_WINS`] | a neutral marble pushed off wins for the pusher |
 //! | [`PLANE_ONE_COLOUR`] | one colour: every marble is common (then in the mover's plane) |
 //!
-//! A change to any of this is a new [`VARIANT_ENCODING_VERSION`].
+//! A change to any of this is a new [`GENERAL_ENCODING_VERSION`].
 //!
 //! # Policy
-//! One entry per move of every kind, [`VARIANT_POLICY_LEN`]: the index of a
-//! move is [`VariantMove::index`] of its image in the network's frame (group
+//! One entry per move of every kind, [`GENERAL_POLICY_LEN`]: the index of a
+//! move is [`GeneralMove::index`] of its image in the network's frame (group
 //! moves, then shield moves, then rotations), whatever the rules allow, so
 //! one network can serve every rules value.
 //!
@@ -45,18 +45,18 @@
 //! the order they first move); [`absolute_shares`] turns the head's
 //! probabilities into the search's [`SideShares`], indexed by side.
 
-use sumito_engine::variant::symmetry::apply_move;
-use sumito_engine::variant::{
-    CellContent, MAX_SEATS, NeutralPushOff, VariantMove, VariantPosition,
+use sumito_engine::general::symmetry::apply_move;
+use sumito_engine::general::{
+    CellContent, GeneralMove, GeneralPosition, MAX_SEATS, NeutralPushOff,
 };
 use sumito_engine::{Cell, Color, Symmetry};
-use sumito_game::VARIANT_ACTIONS;
+use sumito_game::GENERAL_ACTIONS;
 use sumito_mcts::{MAX_SIDES, SideShares};
 
 use crate::encoding::{GRID_POINTS, grid_point_of, view_symmetry};
 
 /// Version of the variant input planes, policy layout and value sides.
-pub const VARIANT_ENCODING_VERSION: u32 = 1;
+pub const GENERAL_ENCODING_VERSION: u32 = 1;
 
 pub const PLANE_SEAT_MARBLES: usize = 0;
 pub const PLANE_SEAT_RELATION: usize = PLANE_SEAT_MARBLES + MAX_SEATS;
@@ -77,13 +77,13 @@ pub const PLANE_PUSHER_WINS: usize = PLANE_ROTATION_MOVES + 1;
 pub const PLANE_ONE_COLOUR: usize = PLANE_PUSHER_WINS + 1;
 
 /// Input planes per position.
-pub const VARIANT_INPUT_PLANES: usize = PLANE_ONE_COLOUR + 1;
+pub const GENERAL_INPUT_PLANES: usize = PLANE_ONE_COLOUR + 1;
 /// Floats per encoded position.
-pub const VARIANT_INPUT_LEN: usize = VARIANT_INPUT_PLANES * GRID_POINTS;
+pub const GENERAL_INPUT_LEN: usize = GENERAL_INPUT_PLANES * GRID_POINTS;
 /// Entries of the policy vector: one per move of every kind.
-pub const VARIANT_POLICY_LEN: usize = VARIANT_ACTIONS;
+pub const GENERAL_POLICY_LEN: usize = GENERAL_ACTIONS;
 /// Outputs of the value head: a win per side (relative to the mover's side), then a draw.
-pub const VARIANT_VALUE_LEN: usize = MAX_SIDES + 1;
+pub const GENERAL_VALUE_LEN: usize = MAX_SIDES + 1;
 
 /// Marble counts are scaled by this (the standard number of push-offs to win).
 const MARBLE_SCALE: f32 = 6.0;
@@ -92,7 +92,7 @@ const CENTRE_ROW: u8 = 4;
 
 /// The symmetry that turns the board into the network's frame when `seat`
 /// moves in a game of `seats` seats (see the module documentation).
-pub fn variant_view_symmetry(seats: usize, seat: usize) -> Symmetry {
+pub fn general_view_symmetry(seats: usize, seat: usize) -> Symmetry {
     if seats == 2 && seat == 1 {
         view_symmetry(Color::White)
     } else {
@@ -100,22 +100,22 @@ pub fn variant_view_symmetry(seats: usize, seat: usize) -> Symmetry {
     }
 }
 
-fn frame(position: &VariantPosition) -> Symmetry {
-    variant_view_symmetry(position.rules().seating.seats(), position.seat_to_move())
+fn frame(position: &GeneralPosition) -> Symmetry {
+    general_view_symmetry(position.rules().seating.seats(), position.seat_to_move())
 }
 
 /// The seat `k` turns after the mover.
-pub(crate) fn relative_seat(position: &VariantPosition, k: usize) -> usize {
+pub(crate) fn relative_seat(position: &GeneralPosition, k: usize) -> usize {
     let seating = position.rules().seating;
     (0..k).fold(position.seat_to_move(), |seat, _| seating.next(seat))
 }
 
-/// Writes the [`VARIANT_INPUT_LEN`] floats of `position` into `out` (all of it).
-pub fn encode_variant_position(position: &VariantPosition, out: &mut [f32]) {
+/// Writes the [`GENERAL_INPUT_LEN`] floats of `position` into `out` (all of it).
+pub fn encode_general_position(position: &GeneralPosition, out: &mut [f32]) {
     assert_eq!(
         out.len(),
-        VARIANT_INPUT_LEN,
-        "encode_variant_position needs {VARIANT_INPUT_LEN} floats"
+        GENERAL_INPUT_LEN,
+        "encode_general_position needs {GENERAL_INPUT_LEN} floats"
     );
     out.fill(0.0);
     let rules = position.rules();
@@ -200,17 +200,17 @@ pub fn encode_variant_position(position: &VariantPosition, out: &mut [f32]) {
 
 /// The network's policy index of the move with action `action` (under the
 /// position's rules) in `position`; `None` if no move has that action.
-pub fn variant_policy_index(position: &VariantPosition, action: usize) -> Option<usize> {
-    let mv = VariantMove::from_action(action, position.rules())?;
+pub fn general_policy_index(position: &GeneralPosition, action: usize) -> Option<usize> {
+    let mv = GeneralMove::from_action(action, position.rules())?;
     Some(apply_move(frame(position), mv).index())
 }
 
 /// The search's shares, indexed by side, of the value head's probabilities
 /// `relative` (a win per side relative to the mover's side, then a draw;
-/// [`VARIANT_VALUE_LEN`] entries, of which the first `sides` and the last
+/// [`GENERAL_VALUE_LEN`] entries, of which the first `sides` and the last
 /// are used) for a position where side `mover_side` moves.
 pub fn absolute_shares(relative: &[f32], mover_side: usize, sides: usize) -> SideShares {
-    assert_eq!(relative.len(), VARIANT_VALUE_LEN);
+    assert_eq!(relative.len(), GENERAL_VALUE_LEN);
     let mut win = [0.0; MAX_SIDES];
     for (k, &p) in relative.iter().take(sides).enumerate() {
         win[(mover_side + k) % sides] = p;
@@ -227,8 +227,8 @@ pub fn relative_value_target(
     shares: &SideShares,
     mover_side: usize,
     sides: usize,
-) -> [f32; VARIANT_VALUE_LEN] {
-    let mut target = [0.0; VARIANT_VALUE_LEN];
+) -> [f32; GENERAL_VALUE_LEN] {
+    let mut target = [0.0; GENERAL_VALUE_LEN];
     for (k, entry) in target.iter_mut().take(sides).enumerate() {
         *entry = shares.win[(mover_side + k) % sides];
     }
@@ -240,14 +240,14 @@ pub fn relative_value_target(
 mod tests {
     use super::*;
     use crate::encoding::{INPUT_LEN, PLANE_OPPONENT, PLANE_OWN, encode_position};
-    use sumito_engine::variant::symmetry::{apply_position, kept_symmetries};
-    use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
+    use sumito_engine::general::symmetry::{apply_position, kept_symmetries};
+    use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
     use sumito_engine::{Layout, Position, Rules};
-    use sumito_game::VariantGame;
+    use sumito_game::GeneralGame;
     use sumito_mcts::Game;
 
-    fn start(layout: &str, rules: VariantRules) -> VariantPosition {
-        VariantSetup::layout(VariantLayout::from_name(layout).unwrap())
+    fn start(layout: &str, rules: GeneralRules) -> GeneralPosition {
+        GeneralSetup::layout(GeneralLayout::from_name(layout).unwrap())
             .start(&rules)
             .unwrap()
     }
@@ -257,8 +257,8 @@ mod tests {
     }
 
     /// Positions along a deterministic game.
-    fn along_a_game(position: VariantPosition, plies: usize) -> Vec<VariantPosition> {
-        let mut game = VariantGame(position);
+    fn along_a_game(position: GeneralPosition, plies: usize) -> Vec<GeneralPosition> {
+        let mut game = GeneralGame(position);
         let mut actions = Vec::new();
         let mut out = vec![position];
         for ply in 0..plies {
@@ -275,13 +275,13 @@ mod tests {
     #[test]
     fn two_seats_see_what_the_two_player_encoding_sees() {
         let mut classic = Position::start(Layout::BelgianDaisy, Rules::default());
-        let mut general = VariantGame(start("belgian-daisy", VariantRules::plain(Seating::TWO)));
+        let mut general = GeneralGame(start("belgian-daisy", GeneralRules::plain(Seating::TWO)));
         let mut actions = Vec::new();
         let mut old = vec![0.0; INPUT_LEN];
-        let mut new = vec![0.0; VARIANT_INPUT_LEN];
+        let mut new = vec![0.0; GENERAL_INPUT_LEN];
         for ply in 0..12 {
             encode_position(&classic, false, &mut old);
-            encode_variant_position(&general.0, &mut new);
+            encode_general_position(&general.0, &mut new);
             assert_eq!(
                 plane(&new, PLANE_SEAT_MARBLES),
                 plane(&old, PLANE_OWN),
@@ -295,7 +295,7 @@ mod tests {
             for &action in &actions {
                 // The general game's policy index is the two-player one.
                 assert_eq!(
-                    variant_policy_index(&general.0, action),
+                    general_policy_index(&general.0, action),
                     Some(crate::encoding::policy_index(&classic, action))
                 );
             }
@@ -307,11 +307,11 @@ mod tests {
 
     #[test]
     fn seats_are_seen_from_the_mover_with_partners_marked() {
-        let rules = VariantRules::plain(Seating::new(4, false).unwrap());
+        let rules = GeneralRules::plain(Seating::new(4, false).unwrap());
         let position = start("four-player", rules);
-        let mut planes = vec![0.0; VARIANT_INPUT_LEN];
+        let mut planes = vec![0.0; GENERAL_INPUT_LEN];
         for (ply, position) in along_a_game(position, 4).into_iter().enumerate() {
-            encode_variant_position(&position, &mut planes);
+            encode_general_position(&position, &mut planes);
             let mover = position.seat_to_move();
             assert_eq!(mover, ply % 4);
             // The mover's marbles are in the first seat plane.
@@ -329,18 +329,18 @@ mod tests {
 
     #[test]
     fn the_frame_commutes_with_the_kept_symmetries() {
-        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
         for position in along_a_game(start("three-player", rules), 9) {
-            let mut planes = vec![0.0; VARIANT_INPUT_LEN];
-            encode_variant_position(&position, &mut planes);
+            let mut planes = vec![0.0; GENERAL_INPUT_LEN];
+            encode_general_position(&position, &mut planes);
             for symmetry in kept_symmetries(position.rules()) {
                 let image = apply_position(symmetry, &position);
-                let mut image_planes = vec![0.0; VARIANT_INPUT_LEN];
-                encode_variant_position(&image, &mut image_planes);
+                let mut image_planes = vec![0.0; GENERAL_INPUT_LEN];
+                encode_general_position(&image, &mut image_planes);
                 for cell in Cell::all() {
                     let from = grid_point_of(cell);
                     let to = grid_point_of(symmetry.apply_cell(cell));
-                    for index in 0..VARIANT_INPUT_PLANES {
+                    for index in 0..GENERAL_INPUT_PLANES {
                         assert_eq!(
                             planes[index * GRID_POINTS + from],
                             image_planes[index * GRID_POINTS + to],
@@ -354,17 +354,17 @@ mod tests {
 
     #[test]
     fn policy_indices_are_distinct_and_value_sides_rotate() {
-        let mut rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        let mut rules = GeneralRules::plain(Seating::new(3, false).unwrap());
         rules.shield_moves = true;
         rules.rotation_moves = true;
         let position = start("three-player", rules);
         let mut actions = Vec::new();
-        VariantGame(position).legal_actions(&mut actions);
+        GeneralGame(position).legal_actions(&mut actions);
         let mut indices: Vec<usize> = actions
             .iter()
-            .map(|&a| variant_policy_index(&position, a).unwrap())
+            .map(|&a| general_policy_index(&position, a).unwrap())
             .collect();
-        assert!(indices.iter().all(|&i| i < VARIANT_POLICY_LEN));
+        assert!(indices.iter().all(|&i| i < GENERAL_POLICY_LEN));
         indices.sort_unstable();
         indices.dedup();
         assert_eq!(indices.len(), actions.len());

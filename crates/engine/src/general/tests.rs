@@ -11,7 +11,7 @@ fn cell(name: &str) -> Cell {
 
 /// A position from a list of pieces: `("b", "A1 A2")` puts seat b's marbles
 /// on A1 and A2; `n` neutral marbles.
-fn board(rules: VariantRules, pieces: &[(&str, &str)], to_move: usize) -> VariantPosition {
+fn board(rules: GeneralRules, pieces: &[(&str, &str)], to_move: usize) -> GeneralPosition {
     let mut marbles = [0u128; MAX_SEATS];
     let mut neutral = 0u128;
     for (who, cells) in pieces {
@@ -30,23 +30,23 @@ fn board(rules: VariantRules, pieces: &[(&str, &str)], to_move: usize) -> Varian
             }
         }
     }
-    VariantPosition::new(rules, marbles, neutral, to_move, [0; MAX_SEATS]).unwrap()
+    GeneralPosition::new(rules, marbles, neutral, to_move, [0; MAX_SEATS]).unwrap()
 }
 
-fn two() -> VariantRules {
-    VariantRules::plain(Seating::TWO)
+fn two() -> GeneralRules {
+    GeneralRules::plain(Seating::TWO)
 }
 
 /// Plays `text` (Aba-Pro or comma form) or returns the reason it is illegal.
-fn try_play(position: &VariantPosition, text: &str) -> Result<VariantPosition, String> {
+fn try_play(position: &GeneralPosition, text: &str) -> Result<GeneralPosition, String> {
     match position.parse_move(text) {
         Ok(mv) => Ok(position.play(mv)),
-        Err(VariantMoveError::Illegal { reason, .. }) => Err(reason),
+        Err(GeneralMoveError::Illegal { reason, .. }) => Err(reason),
         Err(err) => panic!("{text}: {err}"),
     }
 }
 
-fn at(position: &VariantPosition, name: &str) -> CellContent {
+fn at(position: &GeneralPosition, name: &str) -> CellContent {
     position.at(cell(name))
 }
 
@@ -62,7 +62,7 @@ fn plain_two_player_games_agree_with_the_two_player_engine() {
             let mut general_rules = two();
             general_rules.max_plies = Some(60);
             let general =
-                VariantPosition::from_text(&classic.to_string(), Some(&general_rules)).unwrap();
+                GeneralPosition::from_text(&classic.to_string(), Some(&general_rules)).unwrap();
             assert_eq!(general.to_string(), classic.to_string());
             let mut expected: Vec<usize> = classic
                 .legal_moves()
@@ -77,23 +77,23 @@ fn plain_two_player_games_agree_with_the_two_player_engine() {
                 .collect();
             assert_eq!(found, expected, "{classic}");
             for mv in classic.legal_moves() {
-                let after = general.play(VariantMove::group(mv));
+                let after = general.play(GeneralMove::group(mv));
                 assert_eq!(
                     after.to_string(),
                     classic.play(mv).to_string(),
                     "{classic} {mv}"
                 );
                 assert_eq!(after.is_game_over(), classic.play(mv).is_game_over());
-                let text = VariantMove::group(mv).to_text();
+                let text = GeneralMove::group(mv).to_text();
                 assert_eq!(
                     general.parse_move(&text),
-                    Ok(VariantMove::group(mv)),
+                    Ok(GeneralMove::group(mv)),
                     "{text}"
                 );
-                let comma = VariantMove::group(mv).to_comma();
+                let comma = GeneralMove::group(mv).to_comma();
                 assert_eq!(
                     general.parse_move(&comma),
-                    Ok(VariantMove::group(mv)),
+                    Ok(GeneralMove::group(mv)),
                     "{comma}"
                 );
             }
@@ -106,12 +106,12 @@ fn plain_two_player_games_agree_with_the_two_player_engine() {
 #[test]
 fn perft_of_the_plain_game_matches_the_two_player_engine() {
     let classic = Position::start(Layout::Standard, Rules::default());
-    let general = VariantSetup::layout(VariantLayout::Two(Layout::Standard))
+    let general = GeneralSetup::layout(GeneralLayout::Two(Layout::Standard))
         .start(&two())
         .unwrap();
     for depth in 1..=3 {
         assert_eq!(
-            variant_perft(&general, depth),
+            general_perft(&general, depth),
             crate::perft(&classic, depth)
         );
     }
@@ -192,10 +192,10 @@ fn a_neutral_marble_pushed_off_scores_for_the_opponent_or_wins_for_the_pusher() 
     let after = try_play(&board(rules, &pieces, 0), "E7E8").unwrap();
     assert_eq!(
         after.outcome(),
-        Some((VariantOutcome::Win(0), VariantEnd::NeutralPushedOff))
+        Some((GeneralOutcome::Win(0), GeneralEnd::NeutralPushedOff))
     );
     // With three players the first opposing seat after the pusher scores.
-    let three = VariantRules::plain(Seating::new(3, false).unwrap());
+    let three = GeneralRules::plain(Seating::new(3, false).unwrap());
     let after = try_play(
         &board(
             three,
@@ -210,7 +210,7 @@ fn a_neutral_marble_pushed_off_scores_for_the_opponent_or_wins_for_the_pusher() 
 
 #[test]
 fn three_push_two_of_two_different_opponents() {
-    let three = VariantRules::plain(Seating::new(3, false).unwrap());
+    let three = GeneralRules::plain(Seating::new(3, false).unwrap());
     let position = board(three, &[("b", "E5 E6 E7"), ("w", "E8"), ("r", "E9 A1")], 0);
     let after = try_play(&position, "E5E6").unwrap();
     assert_eq!(at(&after, "E9"), CellContent::Marble(1));
@@ -224,7 +224,7 @@ fn three_push_two_of_two_different_opponents() {
 
 #[test]
 fn a_partner_marble_may_lead_but_never_be_the_rear_and_is_never_pushed() {
-    let four = VariantRules::plain(Seating::new(4, false).unwrap());
+    let four = GeneralRules::plain(Seating::new(4, false).unwrap());
     // Black (seat 0) and red (seat 2) are partners; white (1) opposes.
     let position = board(
         four,
@@ -334,31 +334,31 @@ fn the_one_colour_push_and_moves_that_give_one_position() {
         count,
         "every legal move gives its own position"
     );
-    assert_eq!(variant_perft(&position, 1), count as u64);
+    assert_eq!(general_perft(&position, 1), count as u64);
 }
 
 #[test]
 fn a_handicap_side_wins_at_its_own_target() {
     let rules = two().with_targets(&[6, 4]).unwrap();
-    let position = VariantPosition::from_text("5/6/7/8/bww6/8/7/6/5 w 3 0", Some(&rules)).unwrap();
+    let position = GeneralPosition::from_text("5/6/7/8/bww6/8/7/6/5 w 3 0", Some(&rules)).unwrap();
     assert!(!position.is_game_over());
     let after = try_play(&position, "E3E2").unwrap();
     assert_eq!(
         after.outcome(),
-        Some((VariantOutcome::Win(1), VariantEnd::MarblesOff))
+        Some((GeneralOutcome::Win(1), GeneralEnd::MarblesOff))
     );
 }
 
 #[test]
 fn the_move_limit_adjudicates_by_marbles_among_all_sides() {
-    let mut three = VariantRules::plain(Seating::new(3, false).unwrap());
+    let mut three = GeneralRules::plain(Seating::new(3, false).unwrap());
     three.max_plies = Some(10);
     let position =
-        VariantPosition::from_text("r4/6/7/8/9/8/7/6/b3w b 1,2,2 9 1", Some(&three)).unwrap();
+        GeneralPosition::from_text("r4/6/7/8/9/8/7/6/b3w b 1,2,2 9 1", Some(&three)).unwrap();
     let after = position.play(position.legal_moves()[0]);
     assert_eq!(
         after.outcome(),
-        Some((VariantOutcome::Draw(0b110), VariantEnd::MoveLimit))
+        Some((GeneralOutcome::Draw(0b110), GeneralEnd::MoveLimit))
     );
 }
 
@@ -371,22 +371,22 @@ fn position_texts_round_trip_and_errors_name_the_field() {
         "r4/6/7/8/9/8/7/6/b3w b 1,2,2 9 1",
         "ry3/6/7/8/9/8/7/6/bwgu1 u 0,0,0,0,0,3",
     ] {
-        let position = VariantPosition::from_text(text, None).unwrap();
+        let position = GeneralPosition::from_text(text, None).unwrap();
         assert_eq!(position.to_string(), text);
     }
-    let err = VariantPosition::from_text("5/6/7/8/9/8/7/6/4r b 0 0", None).unwrap_err();
+    let err = GeneralPosition::from_text("5/6/7/8/9/8/7/6/4r b 0 0", None).unwrap_err();
     assert!(
-        matches!(err, VariantTextError::SeatOutOfRange { letter: 'r', .. })
+        matches!(err, GeneralTextError::SeatOutOfRange { letter: 'r', .. })
             && err.to_string().contains("A5"),
         "{err}"
     );
-    let err = VariantPosition::from_text("5/6/7/8/9/8/7/6/5 r 0 0", None).unwrap_err();
-    assert!(matches!(err, VariantTextError::BadSeat { .. }), "{err}");
-    let err = VariantPosition::from_text("5/6/7/8/4z4/8/7/6/5 b 0 0", None).unwrap_err();
+    let err = GeneralPosition::from_text("5/6/7/8/9/8/7/6/5 r 0 0", None).unwrap_err();
+    assert!(matches!(err, GeneralTextError::BadSeat { .. }), "{err}");
+    let err = GeneralPosition::from_text("5/6/7/8/4z4/8/7/6/5 b 0 0", None).unwrap_err();
     assert!(
         matches!(
             err,
-            VariantTextError::UnknownCharacter {
+            GeneralTextError::UnknownCharacter {
                 row: 'E',
                 found: 'z',
                 ..
@@ -395,7 +395,7 @@ fn position_texts_round_trip_and_errors_name_the_field() {
         "{err}"
     );
     let holed = two().with_cells(&[], &[cell("E5")]).unwrap();
-    let err = VariantPosition::from_text("5/6/7/8/9/8/7/6/5 b 0 0", Some(&holed)).unwrap_err();
+    let err = GeneralPosition::from_text("5/6/7/8/9/8/7/6/5 b 0 0", Some(&holed)).unwrap_err();
     assert!(
         err.to_string()
             .contains("E5 is an open cell in the text but a hole"),
@@ -414,25 +414,25 @@ fn huge_fields_and_moves_are_quoted_back_as_short_excerpts() {
         format!("5/6/7/8/9/8/7/6/5 b 0 0 {huge} 0"),
         format!("5/6/7/8/9/8/7/6/5 b 0 0 won:{huge}"),
     ] {
-        let message = VariantPosition::from_text(&text, None)
+        let message = GeneralPosition::from_text(&text, None)
             .unwrap_err()
             .to_string();
         assert!(message.len() < 300, "{}", &message[..300]);
         assert!(message.contains(&cut), "{message}");
     }
-    let start = VariantPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0", None).unwrap();
+    let start = GeneralPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0", None).unwrap();
     // Ply counters: at most MAX_PLY_COUNTER (playing on from u32::MAX
     // overflowed), and no more plies since a push-off than plies.
-    let err = VariantPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0 4294967295 0", None);
+    let err = GeneralPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0 4294967295 0", None);
     assert!(
-        matches!(err, Err(VariantTextError::BadCounter { .. })),
+        matches!(err, Err(GeneralTextError::BadCounter { .. })),
         "{err:?}"
     );
-    let err = VariantPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0 3 4", None);
+    let err = GeneralPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0 3 4", None);
     assert!(
         matches!(
             err,
-            Err(VariantTextError::PliesSincePushOffExceedPly {
+            Err(GeneralTextError::PliesSincePushOffExceedPly {
                 since: 4,
                 ply: 3,
                 ..
@@ -441,7 +441,7 @@ fn huge_fields_and_moves_are_quoted_back_as_short_excerpts() {
         "{err:?}"
     );
     let text = format!("5/6/7/8/9/8/7/6/b4 b 0 0 {} 0", crate::MAX_PLY_COUNTER);
-    let last = VariantPosition::from_text(&text, None).unwrap();
+    let last = GeneralPosition::from_text(&text, None).unwrap();
     assert_eq!(
         last.play(last.legal_moves()[0]).ply(),
         crate::MAX_PLY_COUNTER + 1
@@ -465,7 +465,7 @@ fn symmetries_kept_map_legal_moves_onto_legal_moves() {
     let position = board(rules, &[("b", "D4 E4 D5 F6 F7 G7"), ("w", "E6 E7 C3")], 0);
     for s in kept {
         let image = symmetry::apply_position(s, &position);
-        let mut mapped: Vec<VariantMove> = position
+        let mut mapped: Vec<GeneralMove> = position
             .legal_moves()
             .into_iter()
             .map(|m| symmetry::apply_move(s, m))
@@ -479,14 +479,14 @@ fn symmetries_kept_map_legal_moves_onto_legal_moves() {
 fn a_stuck_player_is_skipped_and_two_players_lose() {
     // Black's only marble is walled in on A1 by white marbles that cannot be
     // pushed (2 against 1 is not a push the other way round).
-    let position = VariantPosition::from_text("5/6/7/8/9/8/7/ww4/bw3 b 0 0", None).unwrap();
+    let position = GeneralPosition::from_text("5/6/7/8/9/8/7/ww4/bw3 b 0 0", None).unwrap();
     assert_eq!(
         position.outcome(),
-        Some((VariantOutcome::Win(1), VariantEnd::NoLegalMoves))
+        Some((GeneralOutcome::Win(1), GeneralEnd::NoLegalMoves))
     );
-    let three = VariantRules::plain(Seating::new(3, false).unwrap());
+    let three = GeneralRules::plain(Seating::new(3, false).unwrap());
     let position =
-        VariantPosition::from_text("r4/6/7/8/9/8/7/ww4/bw3 b 0,0,0", Some(&three)).unwrap();
+        GeneralPosition::from_text("r4/6/7/8/9/8/7/ww4/bw3 b 0,0,0", Some(&three)).unwrap();
     assert_eq!(
         position.seat_to_move(),
         1,

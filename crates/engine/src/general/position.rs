@@ -1,8 +1,8 @@
 //! The position of the general game, its legal moves, playing a move, and
 //! how the game ends.
 
-use super::moves::{MoveKind, VariantMove, rotation_moves, shield_moves};
-use super::rules::{MAX_SEATS, NeutralPushOff, VariantRules};
+use super::moves::{GeneralMove, MoveKind, rotation_moves, shield_moves};
+use super::rules::{GeneralRules, MAX_SEATS, NeutralPushOff};
 use crate::action::Move;
 use crate::board::{BOARD_MASK, Cell, Direction, ROW_E_MASK, bits};
 use std::collections::HashSet;
@@ -10,7 +10,7 @@ use std::fmt;
 
 /// How a general game ended.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum VariantOutcome {
+pub enum GeneralOutcome {
     /// This side (see [`super::Seating`]) won.
     Win(usize),
     /// A draw among the sides whose bits are set (every side that shared the
@@ -20,7 +20,7 @@ pub enum VariantOutcome {
 
 /// Why a general game ended.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum VariantEnd {
+pub enum GeneralEnd {
     /// A side pushed off its marbles to win.
     MarblesOff,
     /// A neutral marble was pushed off under `neutral_push_off = "pusher-wins"`.
@@ -34,14 +34,14 @@ pub enum VariantEnd {
     NoLegalMoves,
 }
 
-impl fmt::Display for VariantEnd {
+impl fmt::Display for GeneralEnd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            VariantEnd::MarblesOff => "enough marbles pushed off",
-            VariantEnd::NeutralPushedOff => "a neutral marble pushed off wins",
-            VariantEnd::MoveLimit => "move limit reached, decided by marbles pushed off",
-            VariantEnd::NoPushOff => "no marble pushed off for too long, decided by row E",
-            VariantEnd::NoLegalMoves => "no legal move",
+            GeneralEnd::MarblesOff => "enough marbles pushed off",
+            GeneralEnd::NeutralPushedOff => "a neutral marble pushed off wins",
+            GeneralEnd::MoveLimit => "move limit reached, decided by marbles pushed off",
+            GeneralEnd::NoPushOff => "no marble pushed off for too long, decided by row E",
+            GeneralEnd::NoLegalMoves => "no legal move",
         })
     }
 }
@@ -60,7 +60,7 @@ pub enum CellContent {
 
 /// Why a general position cannot be made.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum VariantBoardError {
+pub enum GeneralBoardError {
     #[error("{cell} holds more than one marble")]
     Overlap { cell: Cell },
     #[error("{cell} is {what} but holds a marble")]
@@ -78,15 +78,15 @@ pub enum VariantBoardError {
 ///
 /// In the one-colour game every marble is common and kept as seat 0's.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct VariantPosition {
+pub struct GeneralPosition {
     marbles: [u128; MAX_SEATS],
     neutral: u128,
     to_move: u8,
     scores: [u8; MAX_SEATS],
     ply: u32,
     plies_since_push_off: u32,
-    result: Option<(VariantOutcome, VariantEnd)>,
-    rules: VariantRules,
+    result: Option<(GeneralOutcome, GeneralEnd)>,
+    rules: GeneralRules,
 }
 
 /// The sets one seat's move generation works on (bitboards).
@@ -112,20 +112,20 @@ fn cells(board: u128) -> impl Iterator<Item = Cell> {
     bits(board).filter_map(Cell::from_bit)
 }
 
-impl VariantPosition {
+impl GeneralPosition {
     /// A position from its parts, after checking them. The result is worked
     /// out at once (a finished position has no legal moves); when the seat to
     /// move cannot move, play passes on as after a move.
     pub fn new(
-        rules: VariantRules,
+        rules: GeneralRules,
         marbles: [u128; MAX_SEATS],
         neutral: u128,
         to_move: usize,
         scores: [u8; MAX_SEATS],
-    ) -> Result<VariantPosition, VariantBoardError> {
+    ) -> Result<GeneralPosition, GeneralBoardError> {
         let seats = rules.seating.seats();
         if to_move >= seats {
-            return Err(VariantBoardError::NoSuchSeat {
+            return Err(GeneralBoardError::NoSuchSeat {
                 seat: to_move,
                 seats,
             });
@@ -133,28 +133,28 @@ impl VariantPosition {
         let mut seen = 0u128;
         for (seat, &board) in marbles.iter().enumerate() {
             if board != 0 && seat >= seats {
-                return Err(VariantBoardError::NoSuchSeat { seat, seats });
+                return Err(GeneralBoardError::NoSuchSeat { seat, seats });
             }
             if rules.one_colour && seat > 0 && board != 0 {
-                return Err(VariantBoardError::ColouredInOneColour {
+                return Err(GeneralBoardError::ColouredInOneColour {
                     seat: super::rules::SEAT_NAMES[seat],
                 });
             }
             if let Some(cell) = cells(seen & board).next() {
-                return Err(VariantBoardError::Overlap { cell });
+                return Err(GeneralBoardError::Overlap { cell });
             }
             seen |= board;
         }
         if let Some(cell) = cells(seen & neutral).next() {
-            return Err(VariantBoardError::Overlap { cell });
+            return Err(GeneralBoardError::Overlap { cell });
         }
         let all = (seen | neutral) & BOARD_MASK;
         for (closed, what) in [(rules.obstacles, "an obstacle"), (rules.holes, "a hole")] {
             if let Some(cell) = cells(all & closed).next() {
-                return Err(VariantBoardError::MarbleOnClosedCell { cell, what });
+                return Err(GeneralBoardError::MarbleOnClosedCell { cell, what });
             }
         }
-        let mut position = VariantPosition {
+        let mut position = GeneralPosition {
             marbles: marbles.map(|board| board & BOARD_MASK),
             neutral: neutral & BOARD_MASK,
             to_move: to_move as u8,
@@ -170,12 +170,12 @@ impl VariantPosition {
 
     /// The same position with these ply counters (the game end is worked out
     /// again).
-    pub fn with_ply_counters(mut self, ply: u32, plies_since_push_off: u32) -> VariantPosition {
+    pub fn with_ply_counters(mut self, ply: u32, plies_since_push_off: u32) -> GeneralPosition {
         self.ply = ply;
         self.plies_since_push_off = plies_since_push_off;
         // A neutral marble pushed off decided the game for good; anything
         // else is worked out again with the new counters.
-        if !matches!(self.result, Some((_, VariantEnd::NeutralPushedOff))) {
+        if !matches!(self.result, Some((_, GeneralEnd::NeutralPushedOff))) {
             self.result = None;
             self.settle(None, self.seat_to_move(), true);
         }
@@ -184,15 +184,15 @@ impl VariantPosition {
 
     /// The same position, won by seat `seat`'s side by a neutral marble
     /// pushed off (`won:X` of the position text).
-    pub(crate) fn with_neutral_win(mut self, seat: usize) -> VariantPosition {
+    pub(crate) fn with_neutral_win(mut self, seat: usize) -> GeneralPosition {
         self.result = Some((
-            VariantOutcome::Win(self.rules.seating.side_of(seat)),
-            VariantEnd::NeutralPushedOff,
+            GeneralOutcome::Win(self.rules.seating.side_of(seat)),
+            GeneralEnd::NeutralPushedOff,
         ));
         self
     }
 
-    pub fn rules(&self) -> &VariantRules {
+    pub fn rules(&self) -> &GeneralRules {
         &self.rules
     }
 
@@ -267,7 +267,7 @@ impl VariantPosition {
     }
 
     /// The result, once the game has ended.
-    pub fn outcome(&self) -> Option<(VariantOutcome, VariantEnd)> {
+    pub fn outcome(&self) -> Option<(GeneralOutcome, GeneralEnd)> {
         self.result
     }
 
@@ -277,8 +277,8 @@ impl VariantPosition {
         let (outcome, end) = self.result?;
         let seating = self.rules.seating;
         Some(match outcome {
-            VariantOutcome::Win(side) => format!("{} wins ({end})", seating.side_name(side)),
-            VariantOutcome::Draw(mask) => {
+            GeneralOutcome::Win(side) => format!("{} wins ({end})", seating.side_name(side)),
+            GeneralOutcome::Draw(mask) => {
                 let sides: Vec<String> = (0..seating.sides())
                     .filter(|side| mask >> side & 1 == 1)
                     .map(|side| seating.side_name(side))
@@ -351,8 +351,8 @@ impl VariantPosition {
 
     /// The legal moves of the seat to move (none once the game is over). In
     /// the one-colour game moves with the same resulting position are one
-    /// move: the one with the lowest [`VariantMove::index`] stands for all.
-    pub fn legal_moves(&self) -> Vec<VariantMove> {
+    /// move: the one with the lowest [`GeneralMove::index`] stands for all.
+    pub fn legal_moves(&self) -> Vec<GeneralMove> {
         if self.result.is_some() {
             return Vec::new();
         }
@@ -371,19 +371,19 @@ impl VariantPosition {
     }
 
     /// Whether `mv` is legal here.
-    pub fn is_legal(&self, mv: VariantMove) -> bool {
+    pub fn is_legal(&self, mv: GeneralMove) -> bool {
         self.legal_moves().contains(&mv)
     }
 
     /// Every move seat `seat` could make, in index order (duplicates of the
     /// one-colour game included).
-    fn moves_of(&self, seat: usize) -> Vec<VariantMove> {
+    fn moves_of(&self, seat: usize) -> Vec<GeneralMove> {
         let view = self.view(seat);
         let mut out = Vec::new();
         for trailing in cells(view.own) {
             for dir in Direction::ALL {
                 inline_moves(&view, trailing, dir, &mut |len| {
-                    out.push(VariantMove::group(
+                    out.push(GeneralMove::group(
                         Move::inline(trailing, dir, len).expect("on-board groups are actions"),
                     ));
                 });
@@ -409,7 +409,7 @@ impl VariantPosition {
                                 .is_some_and(|to| view.empty & bit(to) != 0)
                         });
                         if free {
-                            out.push(VariantMove::group(
+                            out.push(GeneralMove::group(
                                 Move::broadside(first, axis, group.len(), dir)
                                     .expect("on-board groups are actions"),
                             ));
@@ -430,7 +430,7 @@ impl VariantPosition {
                     .fold(0, |b, &c| b | c.neighbour(shield.dir).map_or(0, bit))
                     & !group;
                 if entered & view.empty == entered {
-                    out.push(VariantMove::shield(index));
+                    out.push(GeneralMove::shield(index));
                 }
             }
         }
@@ -439,7 +439,7 @@ impl VariantPosition {
                 let group = bit(rotation.middle) | bit(rotation.ends[0]) | bit(rotation.ends[1]);
                 let to = bit(rotation.to[0]) | bit(rotation.to[1]);
                 if view.own & group == group && view.empty & to == to {
-                    out.push(VariantMove::rotation(index));
+                    out.push(GeneralMove::rotation(index));
                 }
             }
         }
@@ -462,7 +462,7 @@ impl VariantPosition {
     }
 
     /// The position after `mv`, which must be legal here.
-    pub fn play(&self, mv: VariantMove) -> VariantPosition {
+    pub fn play(&self, mv: GeneralMove) -> GeneralPosition {
         debug_assert!(self.is_legal(mv), "{mv:?} is not legal");
         let mut next = self.apply(mv);
         next.ply = self.ply + 1;
@@ -481,7 +481,7 @@ impl VariantPosition {
     /// The marbles moved and scores credited by `mv` (no turn, counters or
     /// game end; a neutral marble pushed off under `pusher-wins` sets the
     /// result).
-    fn apply(&self, mv: VariantMove) -> VariantPosition {
+    fn apply(&self, mv: GeneralMove) -> GeneralPosition {
         let mut next = *self;
         let mover = self.seat_to_move();
         let view = self.view(mover);
@@ -556,8 +556,8 @@ impl VariantPosition {
                     }
                     NeutralPushOff::PusherWins => {
                         next.result = Some((
-                            VariantOutcome::Win(self.rules.seating.side_of(mover)),
-                            VariantEnd::NeutralPushedOff,
+                            GeneralOutcome::Win(self.rules.seating.side_of(mover)),
+                            GeneralEnd::NeutralPushedOff,
                         ));
                     }
                 },
@@ -577,7 +577,7 @@ impl VariantPosition {
         mut self,
         marbles: [u128; MAX_SEATS],
         neutral: u128,
-    ) -> VariantPosition {
+    ) -> GeneralPosition {
         self.marbles = marbles;
         self.neutral = neutral;
         self
@@ -594,12 +594,12 @@ impl VariantPosition {
     }
 
     /// The marbles moved by `mv`, legal or not (nothing else changes).
-    pub(crate) fn apply_unchecked(&self, mv: VariantMove) -> VariantPosition {
+    pub(crate) fn apply_unchecked(&self, mv: GeneralMove) -> GeneralPosition {
         self.apply(mv)
     }
 
     /// Whether the marbles and scores are the same.
-    pub(crate) fn same_board(&self, other: &VariantPosition) -> bool {
+    pub(crate) fn same_board(&self, other: &GeneralPosition) -> bool {
         (self.marbles, self.neutral, self.scores) == (other.marbles, other.neutral, other.scores)
     }
 
@@ -623,7 +623,7 @@ impl VariantPosition {
 
     /// Works out the game end after a move by `mover` (or, for a new
     /// position, with `mover`'s turn next when `fresh`), and whose turn it is.
-    fn settle(&mut self, forced: Option<(VariantOutcome, VariantEnd)>, mover: usize, fresh: bool) {
+    fn settle(&mut self, forced: Option<(GeneralOutcome, GeneralEnd)>, mover: usize, fresh: bool) {
         let seating = self.rules.seating;
         // A finished game still names the seat whose turn it would be (as
         // the two-player engine does).
@@ -645,13 +645,13 @@ impl VariantPosition {
             .find(|&&side| side == seating.side_of(mover))
             .or(reached.first())
         {
-            self.result = Some((VariantOutcome::Win(side), VariantEnd::MarblesOff));
+            self.result = Some((GeneralOutcome::Win(side), GeneralEnd::MarblesOff));
             return;
         }
         if self.rules.max_plies.is_some_and(|limit| self.ply >= limit) {
             self.result = Some((
                 self.best_by(|side| self.side_score(side)),
-                VariantEnd::MoveLimit,
+                GeneralEnd::MoveLimit,
             ));
             return;
         }
@@ -666,7 +666,7 @@ impl VariantPosition {
                     .map(|seat| (self.marbles[seat] & ROW_E_MASK).count_ones())
                     .sum::<u32>()
             };
-            self.result = Some((self.best_by(row_e), VariantEnd::NoPushOff));
+            self.result = Some((self.best_by(row_e), GeneralEnd::NoPushOff));
             return;
         }
         // Whose turn: the next seat that can move (two players: the next
@@ -677,7 +677,7 @@ impl VariantPosition {
             self.to_move = start as u8;
             if !self.can_move(start) {
                 let winner = seating.side_of(seating.next(start));
-                self.result = Some((VariantOutcome::Win(winner), VariantEnd::NoLegalMoves));
+                self.result = Some((GeneralOutcome::Win(winner), GeneralEnd::NoLegalMoves));
             }
             return;
         }
@@ -692,19 +692,19 @@ impl VariantPosition {
         self.to_move = start as u8;
         self.result = Some((
             self.best_by(|side| self.side_score(side)),
-            VariantEnd::NoLegalMoves,
+            GeneralEnd::NoLegalMoves,
         ));
     }
 
     /// The side with the highest `value`, or a draw among all that share it.
-    fn best_by(&self, value: impl Fn(usize) -> u32) -> VariantOutcome {
+    fn best_by(&self, value: impl Fn(usize) -> u32) -> GeneralOutcome {
         let sides = self.rules.seating.sides();
         let best = (0..sides).map(&value).max().unwrap_or(0);
         let leaders: Vec<usize> = (0..sides).filter(|&side| value(side) == best).collect();
         if let [winner] = leaders[..] {
-            VariantOutcome::Win(winner)
+            GeneralOutcome::Win(winner)
         } else {
-            VariantOutcome::Draw(leaders.iter().fold(0, |mask, side| mask | 1 << side))
+            GeneralOutcome::Draw(leaders.iter().fold(0, |mask, side| mask | 1 << side))
         }
     }
 }
@@ -750,7 +750,7 @@ fn inline_moves(view: &MoverView, trailing: Cell, dir: Direction, legal: &mut dy
 
 /// Counts the leaf positions `depth` plies ahead (moves that end the game
 /// end their line).
-pub fn variant_perft(position: &VariantPosition, depth: u32) -> u64 {
+pub fn general_perft(position: &GeneralPosition, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
@@ -760,6 +760,6 @@ pub fn variant_perft(position: &VariantPosition, depth: u32) -> u64 {
     }
     moves
         .into_iter()
-        .map(|mv| variant_perft(&position.play(mv), depth - 1))
+        .map(|mv| general_perft(&position.play(mv), depth - 1))
         .sum()
 }

@@ -4,7 +4,7 @@
 //! the base rules before it).
 //!
 //! The reference knows the engine only through what the engine's public API
-//! reads back: what stands on each cell ([`VariantPosition::at`]), the seat
+//! reads back: what stands on each cell ([`GeneralPosition::at`]), the seat
 //! to move, the scores, the ply and the result. Its board is an array of
 //! cells, its moves are loops over cells and directions, its start layouts
 //! are the tables of the rules file, and a move is what it leaves behind: the
@@ -21,9 +21,9 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use sumito_engine::Cell;
-use sumito_engine::variant::{
-    CellContent, NeutralPushOff, Seating, VariantEnd, VariantLayout, VariantOutcome,
-    VariantPosition, VariantRules, VariantSetup, variant_perft,
+use sumito_engine::general::{
+    CellContent, GeneralEnd, GeneralLayout, GeneralOutcome, GeneralPosition, GeneralRules,
+    GeneralSetup, NeutralPushOff, Seating, general_perft,
 };
 
 // ---------------------------------------------------------------------------
@@ -439,9 +439,9 @@ const VARIANTS: [Variant; 27] = [
     },
 ];
 
-fn engine_rules(v: &Variant) -> VariantRules {
+fn engine_rules(v: &Variant) -> GeneralRules {
     let seating = Seating::new(v.seats, v.partners_in_a_row).expect("seating");
-    let mut rules = VariantRules::plain(seating)
+    let mut rules = GeneralRules::plain(seating)
         .with_cells(&engine_cells(v.obstacles), &engine_cells(v.holes))
         .expect("cells")
         .with_targets(v.targets)
@@ -458,9 +458,9 @@ fn engine_rules(v: &Variant) -> VariantRules {
     rules
 }
 
-fn engine_start(v: &Variant) -> VariantPosition {
-    VariantSetup {
-        layout: VariantLayout::from_name(v.layout).expect("layout name"),
+fn engine_start(v: &Variant) -> GeneralPosition {
+    GeneralSetup {
+        layout: GeneralLayout::from_name(v.layout).expect("layout name"),
         neutral: engine_cells(v.neutral),
         removed: engine_cells(v.removed),
     }
@@ -688,7 +688,7 @@ impl RefPos {
     }
 
     /// The engine's position, read cell by cell through its public API.
-    fn from_engine(engine: &VariantPosition) -> RefPos {
+    fn from_engine(engine: &GeneralPosition) -> RefPos {
         let mut position = RefPos::empty();
         for cell in Cell::all() {
             let pt = Pt {
@@ -713,15 +713,15 @@ impl RefPos {
         position.end = engine.outcome().map(|(result, why)| {
             (
                 match result {
-                    VariantOutcome::Win(side) => Outcome::Win(side),
-                    VariantOutcome::Draw(mask) => Outcome::Draw(mask),
+                    GeneralOutcome::Win(side) => Outcome::Win(side),
+                    GeneralOutcome::Draw(mask) => Outcome::Draw(mask),
                 },
                 match why {
-                    VariantEnd::MarblesOff => Why::MarblesOff,
-                    VariantEnd::NeutralPushedOff => Why::NeutralPushedOff,
-                    VariantEnd::MoveLimit => Why::MoveLimit,
-                    VariantEnd::NoLegalMoves => Why::NoLegalMoves,
-                    VariantEnd::NoPushOff => panic!("no-push-off limit is not used here"),
+                    GeneralEnd::MarblesOff => Why::MarblesOff,
+                    GeneralEnd::NeutralPushedOff => Why::NeutralPushedOff,
+                    GeneralEnd::MoveLimit => Why::MoveLimit,
+                    GeneralEnd::NoLegalMoves => Why::NoLegalMoves,
+                    GeneralEnd::NoPushOff => panic!("no-push-off limit is not used here"),
                 },
             )
         });
@@ -1532,16 +1532,16 @@ impl Verdict {
     fn check(
         &mut self,
         label: &str,
-        engine: &VariantPosition,
+        engine: &GeneralPosition,
         r: &RefRules,
-    ) -> Vec<(RefChild, Option<VariantPosition>)> {
+    ) -> Vec<(RefChild, Option<GeneralPosition>)> {
         let reference = RefPos::from_engine(engine);
         let ref_children = reference.children(r);
         let mut problems = Vec::new();
         if engine.outcome().is_none() && ref_children.is_empty() {
             problems.push("the engine's seat to move has no move in the reference".to_string());
         }
-        let mut engine_children: BTreeMap<Key, Vec<(String, VariantPosition)>> = BTreeMap::new();
+        let mut engine_children: BTreeMap<Key, Vec<(String, GeneralPosition)>> = BTreeMap::new();
         for mv in engine.legal_moves() {
             let child = engine.play(mv);
             let key = RefPos::from_engine(&child).key(r);
@@ -1635,9 +1635,9 @@ impl Verdict {
 
 /// A playout move: push-offs and pushes preferred, so that games end.
 fn pick<'a>(
-    children: &'a [(RefChild, Option<VariantPosition>)],
+    children: &'a [(RefChild, Option<GeneralPosition>)],
     rng: &mut ChaCha8Rng,
-) -> &'a (RefChild, Option<VariantPosition>) {
+) -> &'a (RefChild, Option<GeneralPosition>) {
     let offs: Vec<_> = children.iter().filter(|c| c.0.pushed_off).collect();
     let pushes: Vec<_> = children.iter().filter(|c| c.0.pushed).collect();
     let pool: Vec<_> = if !offs.is_empty() && rng.random_bool(0.6) {
@@ -1777,7 +1777,7 @@ fn engine_agrees_on_the_hand_made_positions() {
             .with_cells(&role(Content::Obstacle), &role(Content::Hole))
             .expect("cells");
         let text = position.to_text(&r);
-        let engine = VariantPosition::from_text(&text, Some(&rules))
+        let engine = GeneralPosition::from_text(&text, Some(&rules))
             .unwrap_or_else(|e| panic!("{text}: {e}"));
         verdict.check(&text, &engine, &r);
     }
@@ -1896,7 +1896,7 @@ fn engine_agrees_on_random_boards() {
         for n in 0..60 {
             let position = random_board(v, &r, &mut rng);
             let text = position.to_text(&r);
-            let engine = VariantPosition::from_text(&text, Some(&rules))
+            let engine = GeneralPosition::from_text(&text, Some(&rules))
                 .unwrap_or_else(|e| panic!("{}: {text}: {e}", v.name));
             let label = format!("{}, board {n}, {text}", v.name);
             // A seat to move that cannot move passes the turn on (or loses).
@@ -1990,7 +1990,7 @@ fn engine_perft_to_depth_3_matches_the_reference() {
             let expected = pinned[depth as usize - 1];
             let ref_count = reference.perft(&r, depth);
             assert_eq!(ref_count, expected, "{name}: reference perft({depth})");
-            let engine_count = variant_perft(&engine, depth);
+            let engine_count = general_perft(&engine, depth);
             if engine_count != ref_count {
                 // Show the root moves whose subtrees differ.
                 let mut report = Vec::new();
@@ -2006,7 +2006,7 @@ fn engine_perft_to_depth_3_matches_the_reference() {
                     .collect();
                 for mv in engine.legal_moves() {
                     let child = engine.play(mv);
-                    let count = variant_perft(&child, depth - 1);
+                    let count = general_perft(&child, depth - 1);
                     let found = ref_divide.get(&RefPos::from_engine(&child).key(&r));
                     if found.map(|(_, n)| *n) != Some(count) {
                         report.push(format!(

@@ -33,33 +33,33 @@
 use std::path::Path;
 
 use serde::Deserialize;
+use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition};
 use sumito_engine::shorten_quotes;
-use sumito_engine::variant::{VariantLayout, VariantMove, VariantPosition};
 
 use crate::record::{RecordError, RecordFileError, write_atomic};
 use sumito_engine::rules_table::RulesTable;
 
 /// The first line of every variant record.
-pub const VARIANT_MAGIC: &str = "# sumito variant game record v1";
+pub const GENERAL_MAGIC: &str = "# sumito variant game record v1";
 
 /// Where a recorded general game starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum VariantStart {
-    Layout(VariantLayout),
+pub enum GeneralStart {
+    Layout(GeneralLayout),
     /// A general position text (the rules are the record's).
     Text(String),
 }
 
 /// A whole general game.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VariantRecord {
-    pub start: VariantStart,
+pub struct GeneralRecord {
+    pub start: GeneralStart,
     pub rules: RulesTable,
     /// Who played each seat.
     pub seats: Vec<String>,
     pub opening_plies: u32,
-    pub moves: Vec<VariantMove>,
-    /// The result as the engine words it ([`VariantPosition::describe_outcome`]).
+    pub moves: Vec<GeneralMove>,
+    /// The result as the engine words it ([`GeneralPosition::describe_outcome`]).
     pub result: Option<String>,
 }
 
@@ -93,21 +93,21 @@ fn inline_rules(table: &RulesTable) -> String {
     }
 }
 
-impl VariantRecord {
+impl GeneralRecord {
     /// The start position.
-    pub fn start_position(&self) -> Result<VariantPosition, String> {
+    pub fn start_position(&self) -> Result<GeneralPosition, String> {
         match &self.start {
-            VariantStart::Layout(layout) => {
+            GeneralStart::Layout(layout) => {
                 self.rules.start(*layout).map_err(|err| err.to_string())
             }
-            VariantStart::Text(text) => self.rules.position_from_text(text),
+            GeneralStart::Text(text) => self.rules.position_from_text(text),
         }
     }
 
     /// Every position of the game, the start first; an error names the
     /// first move that is not legal where it is played (under these rules:
     /// a record read under others, such as a model's, may end sooner).
-    pub fn positions(&self) -> Result<Vec<VariantPosition>, String> {
+    pub fn positions(&self) -> Result<Vec<GeneralPosition>, String> {
         let mut positions = vec![self.start_position()?];
         for (ply, &mv) in self.moves.iter().enumerate() {
             let last = positions[positions.len() - 1];
@@ -131,10 +131,10 @@ impl VariantRecord {
 
     /// The record as text.
     pub fn to_text(&self) -> String {
-        let mut out = format!("{VARIANT_MAGIC}\n");
+        let mut out = format!("{GENERAL_MAGIC}\n");
         match &self.start {
-            VariantStart::Layout(layout) => out.push_str(&format!("layout: {layout}\n")),
-            VariantStart::Text(text) => out.push_str(&format!("start: {text}\n")),
+            GeneralStart::Layout(layout) => out.push_str(&format!("layout: {layout}\n")),
+            GeneralStart::Text(text) => out.push_str(&format!("start: {text}\n")),
         }
         out.push_str(&format!("rules: {}\n", inline_rules(&self.rules)));
         if !self.seats.is_empty() {
@@ -153,17 +153,17 @@ impl VariantRecord {
     }
 
     /// Reads a record's text and replays it.
-    pub fn parse(text: &str) -> Result<VariantRecord, RecordError> {
+    pub fn parse(text: &str) -> Result<GeneralRecord, RecordError> {
         let mut lines = text
             .lines()
             .enumerate()
             .map(|(i, line)| (i + 1, line.trim()));
         match lines.next() {
-            Some((_, VARIANT_MAGIC)) => {}
+            Some((_, GENERAL_MAGIC)) => {}
             _ => {
                 return Err(problem(
                     1,
-                    format!("the first line must be {VARIANT_MAGIC:?}"),
+                    format!("the first line must be {GENERAL_MAGIC:?}"),
                 ));
             }
         }
@@ -229,11 +229,11 @@ impl VariantRecord {
             }
             match key.trim() {
                 "layout" => {
-                    start = Some(VariantStart::Layout(
-                        VariantLayout::from_name(value).map_err(|err| problem(number, err))?,
+                    start = Some(GeneralStart::Layout(
+                        GeneralLayout::from_name(value).map_err(|err| problem(number, err))?,
                     ))
                 }
-                "start" => start = Some(VariantStart::Text(value.to_string())),
+                "start" => start = Some(GeneralStart::Text(value.to_string())),
                 "rules" => {
                     rules = toml::from_str::<InlineRules>(&format!("rules = {value}"))
                         // (TOML's own wording prints the whole line.)
@@ -256,7 +256,7 @@ impl VariantRecord {
             given.push(slot);
         }
         let start = start.ok_or_else(|| problem(1, "no `layout:` or `start:` line"))?;
-        let mut record = VariantRecord {
+        let mut record = GeneralRecord {
             start,
             rules,
             seats,
@@ -303,12 +303,12 @@ impl VariantRecord {
     }
 
     /// Reads a record file.
-    pub fn read(path: &Path) -> Result<VariantRecord, RecordFileError> {
+    pub fn read(path: &Path) -> Result<GeneralRecord, RecordFileError> {
         let text = std::fs::read_to_string(path).map_err(|cause| RecordFileError::Read {
             path: path.to_path_buf(),
             cause,
         })?;
-        VariantRecord::parse(&text).map_err(|cause| RecordFileError::Parse {
+        GeneralRecord::parse(&text).map_err(|cause| RecordFileError::Parse {
             path: path.to_path_buf(),
             cause,
         })
@@ -326,18 +326,18 @@ impl VariantRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::multi::seat_player;
+    use crate::general_match::seat_player;
 
     #[test]
-    fn a_variant_game_round_trips_and_replays_exactly() {
+    fn a_general_game_round_trips_and_replays_exactly() {
         let rules: RulesTable = toml::from_str::<InlineRules>(
             "rules = { holes = [\"E5\"], shield_moves = true, rotation_moves = true, max_plies = 30 }",
         )
         .unwrap()
         .rules;
-        let layout = VariantLayout::from_name("three-player").unwrap();
-        let mut record = VariantRecord {
-            start: VariantStart::Layout(layout),
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let mut record = GeneralRecord {
+            start: GeneralStart::Layout(layout),
             rules,
             seats: vec!["greedy".into(), "random".into(), "alphabeta:depth=1".into()],
             opening_plies: 0,
@@ -359,7 +359,7 @@ mod tests {
         }
         record.result = position.describe_outcome();
         let text = record.to_text();
-        let back = VariantRecord::parse(&text).unwrap();
+        let back = GeneralRecord::parse(&text).unwrap();
         assert_eq!(back, record, "{text}");
         assert_eq!(back.to_text(), text);
         assert_eq!(record.positions().unwrap().len(), record.moves.len() + 1);
@@ -374,22 +374,22 @@ mod tests {
             &format!("result: {}", record.result.clone().unwrap()),
             "result: *",
         );
-        let err = VariantRecord::parse(&wrong).unwrap_err();
+        let err = GeneralRecord::parse(&wrong).unwrap_err();
         assert!(err.problem.contains("the moves give"), "{err}");
         let lines: Vec<&str> = text.lines().collect();
         let first_move = lines.iter().position(|l| *l == "moves:").unwrap() + 1;
         let mut broken: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         broken[first_move] = "E5E6".into();
-        let err = VariantRecord::parse(&broken.join("\n")).unwrap_err();
+        let err = GeneralRecord::parse(&broken.join("\n")).unwrap_err();
         assert_eq!(err.line, first_move + 1, "{err}");
     }
 
     #[test]
     fn keys_given_twice_and_too_many_opening_plies_are_refused() {
         let text = format!(
-            "{VARIANT_MAGIC}\nlayout: three-player\nrules: {{}}\nopening_plies: 1\nmoves:\nA2B2\nresult: *\n"
+            "{GENERAL_MAGIC}\nlayout: three-player\nrules: {{}}\nopening_plies: 1\nmoves:\nA2B2\nresult: *\n"
         );
-        let record = VariantRecord::parse(&text).unwrap();
+        let record = GeneralRecord::parse(&text).unwrap();
         assert_eq!(record.moves.len(), 1);
         // A second one was silently taken instead of the first.
         for (from, to, line, what) in [
@@ -424,7 +424,7 @@ mod tests {
                 "opening_plies 2 exceeds the 1 moves",
             ),
         ] {
-            let err = VariantRecord::parse(&text.replace(from, to)).unwrap_err();
+            let err = GeneralRecord::parse(&text.replace(from, to)).unwrap_err();
             assert_eq!((err.line, err.problem.as_str()), (line, what), "{to}");
         }
     }
@@ -432,7 +432,7 @@ mod tests {
     #[test]
     fn a_huge_line_is_quoted_back_as_an_excerpt() {
         let huge = "x".repeat(1 << 20);
-        let text = format!("{VARIANT_MAGIC}\nlayout: standard\nmoves:\nresult: *\n");
+        let text = format!("{GENERAL_MAGIC}\nlayout: standard\nmoves:\nresult: *\n");
         for (from, to) in [
             ("layout: standard", format!("layout: {huge}")),
             (
@@ -447,7 +447,7 @@ mod tests {
             ("moves:", format!("moves:\n{huge}")),
             ("result: *", format!("result: {huge}")),
         ] {
-            let err = VariantRecord::parse(&text.replace(from, &to)).unwrap_err();
+            let err = GeneralRecord::parse(&text.replace(from, &to)).unwrap_err();
             let message = err.to_string();
             assert!(message.chars().count() < 300, "{}", &message[..300]);
             assert!(message.contains(&"x".repeat(40)), "{message}");

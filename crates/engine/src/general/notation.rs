@@ -8,15 +8,15 @@
 //! | shield: triangle A1 A2 B2 steps NW | `A1A2B2B1`: the three cells (lowest index first), then where the first goes | `a1-a2-b2,b1-b2-c2`: the three cells, then where each goes, in the same order |
 //! | rotation: C3 D4 E5 turns anticlockwise about D4 | `C3D4E5+`: an end (the lower index), the middle, the other end, then `+` anticlockwise or `-` clockwise | `c3-d4-e5,c4-d4-d5`: end, middle, end, then where each is after the turn |
 //!
-//! Both forms print and read back exactly ([`VariantMove::to_text`],
-//! [`VariantMove::to_comma`], [`VariantPosition::parse_move`]). In Aba-Pro
+//! Both forms print and read back exactly ([`GeneralMove::to_text`],
+//! [`GeneralMove::to_comma`], [`GeneralPosition::parse_move`]). In Aba-Pro
 //! form an inline group's size is the run of the mover's marbles (in team
 //! play also the partner's; in the one-colour game the common ones) from the
 //! trailing cell, capped at 3. In the one-colour game a move that gives the
 //! same position as a legal move is read as that move.
 
-use super::moves::{MoveKind, VariantMove, rotation_moves, shield_moves};
-use super::position::{CellContent, VariantPosition};
+use super::moves::{GeneralMove, MoveKind, rotation_moves, shield_moves};
+use super::position::{CellContent, GeneralPosition};
 use super::rules::SEAT_NAMES;
 use crate::action::Move;
 use crate::board::{Cell, Direction};
@@ -24,15 +24,15 @@ use crate::excerpt::excerpt;
 
 /// Why a move text was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum VariantMoveError {
+pub enum GeneralMoveError {
     #[error("{text:?} is not a move: {why}")]
     Syntax { text: String, why: String },
     #[error("{text} is not legal here: {reason}")]
     Illegal { text: String, reason: String },
 }
 
-impl VariantMove {
-    /// Aba-Pro form (see [`crate::variant::notation`]).
+impl GeneralMove {
+    /// Aba-Pro form (see [`crate::general::notation`]).
     pub fn to_text(self) -> String {
         match self.kind() {
             MoveKind::Group(mv) => mv.to_string(),
@@ -53,7 +53,7 @@ impl VariantMove {
         }
     }
 
-    /// Comma form (see [`crate::variant::notation`]).
+    /// Comma form (see [`crate::general::notation`]).
     pub fn to_comma(self) -> String {
         let lower = |cells: &[Cell]| {
             cells
@@ -89,7 +89,7 @@ enum Shape {
         trailing: Cell,
         dir: Direction,
     },
-    Move(VariantMove),
+    Move(GeneralMove),
 }
 
 fn cells_in(text: &str) -> Result<Vec<Cell>, String> {
@@ -106,14 +106,14 @@ fn cells_in(text: &str) -> Result<Vec<Cell>, String> {
         .collect()
 }
 
-fn shield_of(cells: [Cell; 3], first_to: Cell) -> Option<VariantMove> {
+fn shield_of(cells: [Cell; 3], first_to: Cell) -> Option<GeneralMove> {
     let dir = cells[0].direction_to(first_to)?;
     let mut sorted = cells;
     sorted.sort();
     shield_moves()
         .iter()
         .position(|s| s.cells == sorted && s.dir == dir)
-        .map(VariantMove::shield)
+        .map(GeneralMove::shield)
 }
 
 fn rotation_of(
@@ -121,7 +121,7 @@ fn rotation_of(
     middle: Cell,
     to: Option<[Cell; 2]>,
     anticlockwise: Option<bool>,
-) -> Option<VariantMove> {
+) -> Option<GeneralMove> {
     rotation_moves()
         .iter()
         .position(|r| {
@@ -130,7 +130,7 @@ fn rotation_of(
                     || (r.ends == [ends[1], ends[0]] && to.is_none_or(|to| r.to == [to[1], to[0]])))
                 && anticlockwise.is_none_or(|a| a == r.anticlockwise)
         })
-        .map(VariantMove::rotation)
+        .map(GeneralMove::rotation)
 }
 
 /// The group of the cells from `a` to `b` on one line (at most 3).
@@ -166,7 +166,7 @@ fn parse_shape(text: &str) -> Result<Shape, String> {
                 let dir = group[0]
                     .direction_to(dest[0])
                     .ok_or("the destination is not next to the marble")?;
-                Ok(Shape::Move(VariantMove::group(
+                Ok(Shape::Move(GeneralMove::group(
                     Move::inline(group[0], dir, 1).ok_or("off the board")?,
                 )))
             }
@@ -196,7 +196,7 @@ fn parse_shape(text: &str) -> Result<Shape, String> {
                 // move; an inline move along the line takes the trailing end.
                 let _ = dest;
                 Move::from_group(a, axis, len, dir)
-                    .map(|mv| Shape::Move(VariantMove::group(mv)))
+                    .map(|mv| Shape::Move(GeneralMove::group(mv)))
                     .ok_or_else(|| "not a move on the board".into())
             }
             (3, 3) => {
@@ -253,7 +253,7 @@ fn parse_shape(text: &str) -> Result<Shape, String> {
                 return Err("a three-cell move is a broadside: the destination must be off the group's line".into());
             }
             Move::broadside(a, axis, len, dir)
-                .map(|mv| Shape::Move(VariantMove::group(mv)))
+                .map(|mv| Shape::Move(GeneralMove::group(mv)))
                 .ok_or_else(|| "not a move on the board".into())
         }
         [a, b, c, to] => shield_of([a, b, c], to)
@@ -263,11 +263,11 @@ fn parse_shape(text: &str) -> Result<Shape, String> {
     }
 }
 
-impl VariantPosition {
-    /// Reads a move in either form (see [`crate::variant::notation`]) and
+impl GeneralPosition {
+    /// Reads a move in either form (see [`crate::general::notation`]) and
     /// checks it is legal here; an illegal move gets the reason.
-    pub fn parse_move(&self, text: &str) -> Result<VariantMove, VariantMoveError> {
-        let syntax = |why: String| VariantMoveError::Syntax {
+    pub fn parse_move(&self, text: &str) -> Result<GeneralMove, GeneralMoveError> {
+        let syntax = |why: String| GeneralMoveError::Syntax {
             text: excerpt(text),
             why,
         };
@@ -291,9 +291,9 @@ impl VariantPosition {
                 // one-colour game a shorter group may push the rest of the
                 // run (all legal sizes give the same position): the longest
                 // legal one is read.
-                let candidates: Vec<VariantMove> = (1..=run)
+                let candidates: Vec<GeneralMove> = (1..=run)
                     .rev()
-                    .filter_map(|len| Move::inline(trailing, dir, len).map(VariantMove::group))
+                    .filter_map(|len| Move::inline(trailing, dir, len).map(GeneralMove::group))
                     .collect();
                 let legal = self.legal_moves();
                 candidates
@@ -312,7 +312,7 @@ impl VariantPosition {
             return Ok(mv);
         }
         if let Some(reason) = self.why_illegal(mv) {
-            return Err(VariantMoveError::Illegal {
+            return Err(GeneralMoveError::Illegal {
                 text: excerpt(text.trim()),
                 reason,
             });
@@ -322,7 +322,7 @@ impl VariantPosition {
         legal
             .into_iter()
             .find(|&other| self.apply_unchecked(other).same_board(&after))
-            .ok_or_else(|| VariantMoveError::Illegal {
+            .ok_or_else(|| GeneralMoveError::Illegal {
                 text: excerpt(text.trim()),
                 reason: "it is not a legal move here".into(),
             })
@@ -330,7 +330,7 @@ impl VariantPosition {
 
     /// Why `mv` is not legal here, or `None` if nothing is wrong with it
     /// (a legal move, or in the one-colour game one that another stands for).
-    pub fn why_illegal(&self, mv: VariantMove) -> Option<String> {
+    pub fn why_illegal(&self, mv: GeneralMove) -> Option<String> {
         if let Some((outcome, end)) = self.outcome() {
             return Some(format!("the game is over ({outcome:?}: {end})"));
         }

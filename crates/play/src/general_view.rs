@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use sumito_engine::Cell;
-use sumito_engine::variant::{CellContent, SEAT_NAMES, VariantPosition};
+use sumito_engine::general::{CellContent, GeneralPosition, SEAT_NAMES};
 use sumito_game::Board;
 
 use crate::board_text::{BoardStyle, format_clock};
@@ -30,7 +30,7 @@ const ANSI_SEATS: [&str; 6] = [
     "\x1b[1;33m●\x1b[0m",
 ];
 
-fn cell_text(position: &VariantPosition, cell: Cell, style: BoardStyle) -> &'static str {
+fn cell_text(position: &GeneralPosition, cell: Cell, style: BoardStyle) -> &'static str {
     let common = position.rules().one_colour;
     match (style, position.at(cell)) {
         (BoardStyle::Ascii, CellContent::Empty) => ".",
@@ -52,7 +52,7 @@ fn cell_text(position: &VariantPosition, cell: Cell, style: BoardStyle) -> &'sta
 /// team's score), each with `labels[seat]` (who plays it) when not empty
 /// and the time left on its clock in a timed game.
 pub fn seat_lines(
-    position: &VariantPosition,
+    position: &GeneralPosition,
     labels: &[String],
     clocks: Option<&[Duration]>,
 ) -> Vec<String> {
@@ -61,7 +61,7 @@ pub fn seat_lines(
     (0..seating.seats())
         .map(|seat| {
             let side = seating.side_of(seat);
-            let mut line = format!("{:<7}", VariantPosition::seat_title(seat));
+            let mut line = format!("{:<7}", GeneralPosition::seat_title(seat));
             if seating.teams() {
                 line.push_str(&format!(
                     " score {} (team {}: {}/{})",
@@ -93,8 +93,8 @@ pub fn seat_lines(
 }
 
 /// The board as text, rows I to A, then the seats' panel.
-pub fn draw_variant_board(
-    position: &VariantPosition,
+pub fn draw_general_board(
+    position: &GeneralPosition,
     style: BoardStyle,
     labels: &[String],
     clocks: Option<&[Duration]>,
@@ -128,7 +128,7 @@ pub fn draw_variant_board(
 }
 
 /// The SVG class of what stands on a cell.
-fn svg_class(position: &VariantPosition, cell: Cell) -> Option<&'static str> {
+fn svg_class(position: &GeneralPosition, cell: Cell) -> Option<&'static str> {
     match position.at(cell) {
         CellContent::Empty => None,
         CellContent::Marble(_) if position.rules().one_colour => Some("common"),
@@ -142,7 +142,7 @@ fn svg_class(position: &VariantPosition, cell: Cell) -> Option<&'static str> {
 /// The SVG document of a general position: the board (marbles of every
 /// seat, neutral marbles, obstacles, holes) and one line per seat with its
 /// score, the marbles it pushed off drawn beside it.
-pub fn render_variant_svg(position: &VariantPosition, title: &str) -> String {
+pub fn render_general_svg(position: &GeneralPosition, title: &str) -> String {
     let seats = position.rules().seating.seats();
     let height = OFF_PANEL_Y + 30.0 * seats as f64 + MARGIN;
     let mut svg = String::with_capacity(16 * 1024);
@@ -151,7 +151,7 @@ pub fn render_variant_svg(position: &VariantPosition, title: &str) -> String {
         Some(result) => result,
         None => format!(
             "{} to move",
-            VariantPosition::seat_title(position.seat_to_move())
+            GeneralPosition::seat_title(position.seat_to_move())
         ),
     };
     let _ = writeln!(
@@ -185,17 +185,17 @@ pub fn render_variant_svg(position: &VariantPosition, title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
+    use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
 
-    fn start(layout: &str, neutral: &[&str], holes: &[&str]) -> VariantPosition {
-        let layout = VariantLayout::from_name(layout).unwrap();
-        let rules = VariantRules::plain(Seating::new(layout.seats(), false).unwrap())
+    fn start(layout: &str, neutral: &[&str], holes: &[&str]) -> GeneralPosition {
+        let layout = GeneralLayout::from_name(layout).unwrap();
+        let rules = GeneralRules::plain(Seating::new(layout.seats(), false).unwrap())
             .with_cells(
                 &[],
                 &holes.iter().map(|c| c.parse().unwrap()).collect::<Vec<_>>(),
             )
             .unwrap();
-        let setup = VariantSetup {
+        let setup = GeneralSetup {
             layout,
             neutral: neutral.iter().map(|c| c.parse().unwrap()).collect(),
             removed: Vec::new(),
@@ -206,7 +206,7 @@ mod tests {
     #[test]
     fn every_seat_and_cell_role_is_drawn_in_ascii_and_svg() {
         let six = start("six-player", &["E5"], &["E1"]);
-        let text = draw_variant_board(&six, BoardStyle::Ascii, &[], None);
+        let text = draw_general_board(&six, BoardStyle::Ascii, &[], None);
         let (board, panel) = text.split_once("1 2 3 4 5").unwrap();
         // (The row letter G is not a marble: skip the letters.)
         let cells: String = board
@@ -224,7 +224,7 @@ mod tests {
         );
         assert!(text.contains("<- to move"));
         assert!(!text.contains('\x1b'));
-        let svg = render_variant_svg(&six, "six");
+        let svg = render_general_svg(&six, "six");
         for name in SEAT_NAMES {
             assert_eq!(
                 svg.matches(&format!(r#"class="marble {name}""#)).count(),
@@ -235,7 +235,7 @@ mod tests {
         assert_eq!(svg.matches(r#"class="marble neutral""#).count(), 1);
         assert_eq!(svg.matches(r#"class="hole""#).count(), 1);
         assert!(roxmltree_like_balanced(&svg));
-        let colour = draw_variant_board(&six, BoardStyle::Ansi, &[], None);
+        let colour = draw_general_board(&six, BoardStyle::Ansi, &[], None);
         assert_eq!(colour.matches('●').count(), 6 * 5);
     }
 

@@ -1,59 +1,59 @@
 //! The network as the search's evaluator for the general game:
-//! `sumito_mcts::Evaluator` for `sumito_game::VariantGame` (variants, 3 to 6
+//! `sumito_mcts::Evaluator` for `sumito_game::GeneralGame` (variants, 3 to 6
 //! players), on the same-thread [`DirectEvaluator`] and on the batched
-//! service's [`InferenceClient`], for a network of [`NetGame::Variant`].
+//! service's [`InferenceClient`], for a network of [`NetGame::General`].
 //!
-//! Each position is encoded in its own frame ([`crate::variant_encoding`]);
+//! Each position is encoded in its own frame ([`crate::general_encoding`]);
 //! each legal action gets the logit of its move's image in that frame, and
 //! the value head's outputs become the search's [`SideShares`]: a softmax
 //! over the win outputs of the sides the game has and the draw output (the
 //! outputs of sides it does not have get nothing), turned from sides
 //! relative to the mover's into sides by number.
 
-use sumito_game::VariantGame;
+use sumito_game::GeneralGame;
 use sumito_mcts::{EvalBatch, EvalError, Evaluator, MAX_SIDES, SideShares};
 
 use crate::NetError;
 use crate::config::NetGame;
 use crate::evaluate::{DirectEvaluator, PackedModel, softmax};
-use crate::service::InferenceClient;
-use crate::variant_encoding::{
-    VARIANT_INPUT_LEN, VARIANT_VALUE_LEN, absolute_shares, encode_variant_position,
-    variant_policy_index,
+use crate::general_encoding::{
+    GENERAL_INPUT_LEN, GENERAL_VALUE_LEN, absolute_shares, encode_general_position,
+    general_policy_index,
 };
+use crate::service::InferenceClient;
 
 /// The search's shares of one position's value logits (relative to the
 /// mover's side, see [`absolute_shares`]).
-pub fn variant_shares(logits: &[f32], mover_side: usize, sides: usize) -> SideShares {
-    assert_eq!(logits.len(), VARIANT_VALUE_LEN);
+pub fn general_shares(logits: &[f32], mover_side: usize, sides: usize) -> SideShares {
+    assert_eq!(logits.len(), GENERAL_VALUE_LEN);
     let used: Vec<f32> = logits[..sides]
         .iter()
         .copied()
         .chain([logits[MAX_SIDES]])
         .collect();
     let probabilities = softmax(&used);
-    let mut relative = [0.0; VARIANT_VALUE_LEN];
+    let mut relative = [0.0; GENERAL_VALUE_LEN];
     relative[..sides].copy_from_slice(&probabilities[..sides]);
     relative[MAX_SIDES] = probabilities[sides];
     absolute_shares(&relative, mover_side, sides)
 }
 
-fn evaluate_variant_batch(
-    batch: &mut EvalBatch<VariantGame>,
+fn evaluate_general_batch(
+    batch: &mut EvalBatch<GeneralGame>,
     forward: impl FnOnce(&[f32], usize) -> Result<Vec<f32>, NetError>,
 ) -> Result<(), EvalError> {
     if batch.is_empty() {
         return Ok(());
     }
-    let game = NetGame::Variant;
+    let game = NetGame::General;
     let rows = batch.len();
-    let mut inputs = vec![0.0; rows * VARIANT_INPUT_LEN];
+    let mut inputs = vec![0.0; rows * GENERAL_INPUT_LEN];
     for (state, out) in batch
         .states()
         .iter()
-        .zip(inputs.chunks_exact_mut(VARIANT_INPUT_LEN))
+        .zip(inputs.chunks_exact_mut(GENERAL_INPUT_LEN))
     {
-        encode_variant_position(state.position(), out);
+        encode_general_position(state.position(), out);
     }
     let packed =
         forward(&inputs, rows).map_err(|err| EvalError::backend("network forward pass", err))?;
@@ -61,7 +61,7 @@ fn evaluate_variant_batch(
     for (slot, row) in batch.slots_mut().zip(packed.chunks_exact(columns)) {
         let position = slot.state.position();
         for (logit, &action) in slot.logits.iter_mut().zip(slot.legal_actions) {
-            let index = variant_policy_index(position, action).ok_or_else(|| {
+            let index = general_policy_index(position, action).ok_or_else(|| {
                 EvalError::Unsupported(format!(
                     "action {action} is no move under the rules of {position}"
                 ))
@@ -70,20 +70,20 @@ fn evaluate_variant_batch(
         }
         let seating = position.rules().seating;
         let value = &row[game.packed_value()..game.packed_aux()];
-        *slot.value = variant_shares(value, position.side_to_move(), seating.sides());
+        *slot.value = general_shares(value, position.side_to_move(), seating.sides());
     }
     Ok(())
 }
 
-impl<M: PackedModel> Evaluator<VariantGame> for DirectEvaluator<M> {
-    fn evaluate(&self, batch: &mut EvalBatch<VariantGame>) -> Result<(), EvalError> {
-        evaluate_variant_batch(batch, |inputs, rows| self.run_encoded(inputs, rows))
+impl<M: PackedModel> Evaluator<GeneralGame> for DirectEvaluator<M> {
+    fn evaluate(&self, batch: &mut EvalBatch<GeneralGame>) -> Result<(), EvalError> {
+        evaluate_general_batch(batch, |inputs, rows| self.run_encoded(inputs, rows))
     }
 }
 
-impl Evaluator<VariantGame> for InferenceClient {
-    fn evaluate(&self, batch: &mut EvalBatch<VariantGame>) -> Result<(), EvalError> {
-        evaluate_variant_batch(batch, |inputs, rows| {
+impl Evaluator<GeneralGame> for InferenceClient {
+    fn evaluate(&self, batch: &mut EvalBatch<GeneralGame>) -> Result<(), EvalError> {
+        evaluate_general_batch(batch, |inputs, rows| {
             self.run_encoded(inputs.to_vec(), rows)
         })
     }
@@ -96,29 +96,29 @@ mod tests {
     use crate::model::PolicyValueNet;
     use crate::model::tests::tiny_config;
     use crate::service::InferenceService;
-    use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
+    use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
     use sumito_mcts::{Game, Search, SearchConfig};
     use tch::Device;
 
-    fn variant_net() -> PolicyValueNet {
+    fn general_net() -> PolicyValueNet {
         tch::manual_seed(5);
         let config = ModelConfig {
-            game: NetGame::Variant,
+            game: NetGame::General,
             ..tiny_config()
         };
         PolicyValueNet::new(&config, Device::Cpu).unwrap()
     }
 
-    fn three_player_start() -> VariantGame {
-        let rules = VariantRules::plain(Seating::new(3, false).unwrap());
-        let layout = VariantLayout::from_name("three-player").unwrap();
-        VariantGame(VariantSetup::layout(layout).start(&rules).unwrap())
+    fn three_player_start() -> GeneralGame {
+        let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        GeneralGame(GeneralSetup::layout(layout).start(&rules).unwrap())
     }
 
     #[test]
     fn shares_cover_only_the_sides_the_game_has() {
         let logits = [0.5, -1.0, 2.0, 7.0, 7.0, 0.0];
-        let shares = variant_shares(&logits, 1, 3);
+        let shares = general_shares(&logits, 1, 3);
         let total: f32 = shares.win.iter().sum::<f32>() + shares.draw;
         assert!((total - 1.0).abs() < 1e-5);
         assert_eq!(shares.win[3..], [0.0, 0.0]);
@@ -134,7 +134,7 @@ mod tests {
             simulations: 24,
             ..SearchConfig::default()
         };
-        let direct = DirectEvaluator::new(variant_net(), crate::SymmetryMode::None);
+        let direct = DirectEvaluator::new(general_net(), crate::SymmetryMode::None);
         let mut search = Search::new(start, config.clone(), 3).unwrap();
         let result = search.search(&direct).unwrap();
         let mut legal = Vec::new();

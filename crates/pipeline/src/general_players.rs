@@ -1,6 +1,6 @@
 //! Networks of the general game (variants, 3 to 6 players) as seats of
 //! many-player matches (`sumito arena --layout three-player --player
-//! net:model=DIR ...`): each move a search over `VariantGame` (max^n values,
+//! net:model=DIR ...`): each move a search over `GeneralGame` (max^n values,
 //! the Gumbel root by default) with the network as evaluator, and the move
 //! chosen with the checks of `sumito_game::choice` (a win at once, a loss at
 //! once, and cycles unless ahead: `avoid_repetition=false` turns that off).
@@ -13,10 +13,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sumito_arena::multi::seat_player;
+use sumito_arena::general_match::seat_player;
 use sumito_arena::player::Player;
 use sumito_arena::spec::{PlayerSpec, SpecError};
-use sumito_engine::variant::VariantPosition;
+use sumito_engine::general::GeneralPosition;
 use sumito_game::Level;
 use sumito_mcts::SearchConfig;
 use sumito_net::{InferenceConfig, InferenceService, NetGame, PolicyValueNet};
@@ -28,7 +28,7 @@ use crate::players::{NetPlayer, network_settings};
 /// the general game), with `simulations=N`, `considered=M`, `puct=true` or
 /// `avoid_repetition=false` as for two-player matches.
 #[derive(Debug, Default)]
-pub struct VariantNetSeats {
+pub struct GeneralNetSeats {
     loaded: Vec<LoadedNetwork>,
 }
 
@@ -47,7 +47,7 @@ struct LoadedNetwork {
     level: Option<Level>,
 }
 
-impl VariantNetSeats {
+impl GeneralNetSeats {
     /// Loads the network of every `net:` and `bundle:` spec among `specs`;
     /// `bundles` finds and verifies the bundle a `bundle:` spec names (its
     /// `model=`, if given) and returns its folder, which holds the weights
@@ -55,8 +55,8 @@ impl VariantNetSeats {
     pub fn load(
         specs: &[String],
         bundles: &dyn Fn(Option<&Path>) -> Result<PathBuf, String>,
-    ) -> Result<VariantNetSeats, SpecError> {
-        let mut seats = VariantNetSeats::default();
+    ) -> Result<GeneralNetSeats, SpecError> {
+        let mut seats = GeneralNetSeats::default();
         for text in specs {
             let spec: PlayerSpec = text.parse()?;
             let is_network = spec.kind == "net" || spec.kind == "bundle";
@@ -90,7 +90,7 @@ impl VariantNetSeats {
             for _ in 0..settings.search_threads {
                 let (net, _) = PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu)
                     .map_err(|err| invalid(format!("cannot load {}: {err}", model.display())))?;
-                if net.game() != NetGame::Variant {
+                if net.game() != NetGame::General {
                     return Err(invalid(format!(
                         "{} is a network of the two-player game; the variants and many-player games need one trained on them",
                         model.display()
@@ -122,14 +122,14 @@ impl VariantNetSeats {
         net: PolicyValueNet,
         search: SearchConfig,
         inference: &InferenceConfig,
-    ) -> Result<VariantNetSeats, sumito_net::NetError> {
-        let mut seats = VariantNetSeats::default();
+    ) -> Result<GeneralNetSeats, sumito_net::NetError> {
+        let mut seats = GeneralNetSeats::default();
         seats.add_network(name, net, search, inference)?;
         Ok(seats)
     }
 
     /// Adds the seats of another network already loaded (see
-    /// [`VariantNetSeats::with_network`]).
+    /// [`GeneralNetSeats::with_network`]).
     pub fn add_network(
         &mut self,
         name: &str,
@@ -155,10 +155,10 @@ impl VariantNetSeats {
         &self,
         spec: &str,
         seed: u64,
-    ) -> Result<Box<dyn Player<VariantPosition>>, SpecError> {
+    ) -> Result<Box<dyn Player<GeneralPosition>>, SpecError> {
         match self.loaded.iter().find(|known| known.name == spec) {
             Some(network) => {
-                let player = NetPlayer::<VariantPosition>::new(
+                let player = NetPlayer::<GeneralPosition>::new(
                     network.name.clone(),
                     network
                         .service
@@ -184,8 +184,8 @@ impl VariantNetSeats {
 mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
-    use sumito_arena::multi::play_multi_match;
-    use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
+    use sumito_arena::general_match::play_general_match;
+    use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
 
     fn checkpoint(dir: &TempDir, game: NetGame) -> String {
         let model = crate::players::tests::tiny_model(game);
@@ -200,13 +200,13 @@ mod tests {
     #[test]
     fn a_network_of_the_general_game_plays_a_three_player_match() {
         let dir = TempDir::new("variant-seats");
-        let net = checkpoint(&dir, NetGame::Variant);
+        let net = checkpoint(&dir, NetGame::General);
         let entrants = vec![net, "greedy".to_owned(), "random".to_owned()];
-        let seats = VariantNetSeats::load(&entrants, &no_bundles).unwrap();
-        let mut rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        let seats = GeneralNetSeats::load(&entrants, &no_bundles).unwrap();
+        let mut rules = GeneralRules::plain(Seating::new(3, false).unwrap());
         rules.max_plies = Some(30);
-        let setup = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap());
-        let report = play_multi_match(
+        let setup = GeneralSetup::layout(GeneralLayout::from_name("three-player").unwrap());
+        let report = play_general_match(
             &|spec, seed| seats.make(spec, seed),
             &entrants,
             &setup,
@@ -233,7 +233,7 @@ mod tests {
     fn a_two_player_network_is_refused_by_name() {
         let dir = TempDir::new("variant-seats-two");
         let net = checkpoint(&dir, NetGame::TwoPlayer);
-        let message = VariantNetSeats::load(&[net], &no_bundles)
+        let message = GeneralNetSeats::load(&[net], &no_bundles)
             .err()
             .unwrap()
             .to_string();
@@ -243,14 +243,14 @@ mod tests {
     #[test]
     fn avoid_repetition_is_read_from_the_spec() {
         let dir = TempDir::new("variant-seats-repetition");
-        let net = checkpoint(&dir, NetGame::Variant);
+        let net = checkpoint(&dir, NetGame::General);
         let off = format!("{net},avoid_repetition=false");
-        let seats = VariantNetSeats::load(std::slice::from_ref(&off), &no_bundles).unwrap();
+        let seats = GeneralNetSeats::load(std::slice::from_ref(&off), &no_bundles).unwrap();
         assert!(!seats.loaded[0].avoid_repetition);
-        let on = VariantNetSeats::load(std::slice::from_ref(&net), &no_bundles).unwrap();
+        let on = GeneralNetSeats::load(std::slice::from_ref(&net), &no_bundles).unwrap();
         assert!(on.loaded[0].avoid_repetition);
         let message =
-            VariantNetSeats::load(&[format!("{net},avoid_repetition=maybe")], &no_bundles)
+            GeneralNetSeats::load(&[format!("{net},avoid_repetition=maybe")], &no_bundles)
                 .err()
                 .unwrap()
                 .to_string();
@@ -260,19 +260,19 @@ mod tests {
     #[test]
     fn a_seat_takes_time_and_threads_and_refuses_what_the_general_game_lacks() {
         let dir = TempDir::new("variant-seats-time");
-        let net = checkpoint(&dir, NetGame::Variant);
+        let net = checkpoint(&dir, NetGame::General);
         let timed = format!("{net},time=50ms,threads=2");
         let entrants = vec![timed.clone(), "greedy".to_owned(), "random".to_owned()];
-        let seats = VariantNetSeats::load(&entrants, &no_bundles).unwrap();
+        let seats = GeneralNetSeats::load(&entrants, &no_bundles).unwrap();
         assert_eq!(
             seats.loaded[0].time,
             Some(std::time::Duration::from_millis(50))
         );
         assert_eq!(seats.loaded[0].search_threads, 2);
-        let mut rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        let mut rules = GeneralRules::plain(Seating::new(3, false).unwrap());
         rules.max_plies = Some(12);
-        let setup = VariantSetup::layout(VariantLayout::from_name("three-player").unwrap());
-        let report = play_multi_match(
+        let setup = GeneralSetup::layout(GeneralLayout::from_name("three-player").unwrap());
+        let report = play_general_match(
             &|spec, seed| seats.make(spec, seed),
             &entrants,
             &setup,
@@ -286,7 +286,7 @@ mod tests {
         .unwrap();
         assert_eq!(report.games.len(), 1);
         for (param, named) in [("material=2", "material="), ("score=0.5", "score=")] {
-            let message = VariantNetSeats::load(&[format!("{net},{param}")], &no_bundles)
+            let message = GeneralNetSeats::load(&[format!("{net},{param}")], &no_bundles)
                 .err()
                 .unwrap()
                 .to_string();
@@ -301,7 +301,7 @@ mod tests {
     #[test]
     fn a_bundle_seat_loads_the_folder_its_finder_returns() {
         let dir = TempDir::new("variant-seats-bundle");
-        let net = checkpoint(&dir, NetGame::Variant);
+        let net = checkpoint(&dir, NetGame::General);
         let folder = PathBuf::from(
             net.trim_start_matches("net:model=")
                 .split(',')
@@ -318,12 +318,12 @@ mod tests {
             "bundle".to_owned(),
             "greedy".to_owned(),
         ];
-        let seats = VariantNetSeats::load(&specs, &finder).unwrap();
+        let seats = GeneralNetSeats::load(&specs, &finder).unwrap();
         assert_eq!(*asked.lock().unwrap(), [Some(PathBuf::from("three")), None]);
         let seat = seats.make(&specs[0], 1).unwrap();
         assert_eq!(seat.name(), specs[0]);
         // The finder's refusal is the seat's error, with the spec named.
-        let message = VariantNetSeats::load(&specs[..1], &no_bundles)
+        let message = GeneralNetSeats::load(&specs[..1], &no_bundles)
             .err()
             .unwrap()
             .to_string();

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! magic            8  b"SUMITOV\0"
-//! version          2  VARIANT_FORMAT_VERSION
+//! version          2  GENERAL_FORMAT_VERSION
 //! model generation 4  the model that played it
 //! rules            4 + n  length, then the `[rules]` table as JSON
 //! start            2 + n  length, then the start as a general position text
@@ -20,53 +20,53 @@
 //! A position record:
 //!
 //! ```text
-//! played move      2  VariantMove::index of the move played from here
+//! played move      2  GeneralMove::index of the move played from here
 //! flags            1  bit 0: has a policy target (a full search)
 //! sides            1  number of side values that follow
 //! side values      2 × sides  the search's value for each side, × 32767
 //! legal count      2  number of legal moves (checked at load)
 //! policy           n  only with a policy target: one byte per legal move,
-//!                     in VariantPosition::legal_moves() order, probability × 255
+//!                     in GeneralPosition::legal_moves() order, probability × 255
 //! ```
 
+use sumito_engine::general::{GeneralMove, GeneralPosition, MAX_SEATS};
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::variant::{MAX_SEATS, VariantMove, VariantPosition};
 use sumito_mcts::{Ending, MAX_SIDES, Side};
 
 use super::format::{Cursor, FormatError, dequantize_policy, quantize_policy};
 use crate::crc::crc32c;
-use sumito_net::VariantTrainingSample;
+use sumito_net::GeneralTrainingSample;
 
 /// One searched position of a general-game self-play game.
 #[derive(Clone, Debug, PartialEq)]
-pub struct VariantPositionRecord {
-    pub position: VariantPosition,
+pub struct GeneralPositionRecord {
+    pub position: GeneralPosition,
     /// The move played from here.
-    pub played: VariantMove,
+    pub played: GeneralMove,
     /// The search's values by side at the root.
     pub side_values: Vec<f32>,
     /// The search's policy over legal moves, for a full search (playout cap
     /// randomisation leaves cheap searches without one).
-    pub policy: Option<Vec<(VariantMove, f32)>>,
+    pub policy: Option<Vec<(GeneralMove, f32)>>,
 }
 
 /// A finished general-game self-play game.
 #[derive(Clone, Debug, PartialEq)]
-pub struct VariantGameRecord {
+pub struct GeneralGameRecord {
     pub outcome: Ending,
     /// Marbles each seat had pushed off at the end.
     pub final_scores: [u8; MAX_SEATS],
-    pub positions: Vec<VariantPositionRecord>,
+    pub positions: Vec<GeneralPositionRecord>,
 }
 
-impl VariantGameRecord {
+impl GeneralGameRecord {
     /// A training sample for every position with a policy target.
-    pub fn training_samples(&self) -> Vec<VariantTrainingSample> {
+    pub fn training_samples(&self) -> Vec<GeneralTrainingSample> {
         self.positions
             .iter()
             .filter_map(|record| {
                 let policy = record.policy.clone()?;
-                Some(VariantTrainingSample::from_game(
+                Some(GeneralTrainingSample::from_game(
                     record.position,
                     policy,
                     self.outcome,
@@ -77,16 +77,16 @@ impl VariantGameRecord {
     }
 }
 
-pub const VARIANT_MAGIC: [u8; 8] = *b"SUMITOV\0";
-pub const VARIANT_FORMAT_VERSION: u16 = 1;
+pub const GENERAL_MAGIC: [u8; 8] = *b"SUMITOV\0";
+pub const GENERAL_FORMAT_VERSION: u16 = 1;
 
 /// A general-game replay file's contents.
 #[derive(Clone, Debug, PartialEq)]
-pub struct VariantReplay {
+pub struct GeneralReplay {
     /// The rules the game was played under.
     pub rules: RulesTable,
     pub model_generation: u32,
-    pub game: VariantGameRecord,
+    pub game: GeneralGameRecord,
 }
 
 fn outcome_code(outcome: Ending) -> [u8; 2] {
@@ -99,11 +99,11 @@ fn outcome_code(outcome: Ending) -> [u8; 2] {
 
 /// The bytes of a replay file holding `replay`. The first position of the
 /// game is its start.
-pub fn encode_variant_game(replay: &VariantReplay) -> Vec<u8> {
+pub fn encode_general_game(replay: &GeneralReplay) -> Vec<u8> {
     let game = &replay.game;
     let mut out = Vec::new();
-    out.extend_from_slice(&VARIANT_MAGIC);
-    out.extend_from_slice(&VARIANT_FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&GENERAL_MAGIC);
+    out.extend_from_slice(&GENERAL_FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&replay.model_generation.to_le_bytes());
     let rules = serde_json::to_vec(&replay.rules).expect("a rules table serialises");
     out.extend_from_slice(&(rules.len() as u32).to_le_bytes());
@@ -130,7 +130,7 @@ pub fn encode_variant_game(replay: &VariantReplay) -> Vec<u8> {
         let legal = record.position.legal_moves();
         out.extend_from_slice(&(legal.len() as u16).to_le_bytes());
         if let Some(policy) = &record.policy {
-            let by_move = |mv: &VariantMove| {
+            let by_move = |mv: &GeneralMove| {
                 policy
                     .iter()
                     .find(|(candidate, _)| candidate == mv)
@@ -148,8 +148,8 @@ pub fn encode_variant_game(replay: &VariantReplay) -> Vec<u8> {
 /// replaying the moves from the start under the stored rules: a move that is
 /// not legal where it is played, or a game that did not end where the file
 /// says, is an error naming the position.
-pub fn decode_variant_game(bytes: &[u8]) -> Result<VariantReplay, FormatError> {
-    if bytes.len() < 8 || bytes[..8] != VARIANT_MAGIC {
+pub fn decode_general_game(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
+    if bytes.len() < 8 || bytes[..8] != GENERAL_MAGIC {
         return Err(FormatError::BadMagic);
     }
     let minimum = 8 + 2 + 4 + 4 + 2 + 2 + MAX_SEATS + 4 + 4;
@@ -162,7 +162,7 @@ pub fn decode_variant_game(bytes: &[u8]) -> Result<VariantReplay, FormatError> {
     let (body, stored) = bytes.split_at(bytes.len() - 4);
     let mut cursor = Cursor { bytes: body, at: 8 };
     let version = cursor.u16()?;
-    if version != VARIANT_FORMAT_VERSION {
+    if version != GENERAL_FORMAT_VERSION {
         return Err(FormatError::UnsupportedVersion { found: version });
     }
     let stored = u32::from_le_bytes(stored.try_into().expect("4 bytes"));
@@ -199,7 +199,7 @@ pub fn decode_variant_game(bytes: &[u8]) -> Result<VariantReplay, FormatError> {
         if position.outcome().is_some() {
             return Err(bad("the game was already over here".to_owned()));
         }
-        let played = VariantMove::from_index(usize::from(cursor.u16()?))
+        let played = GeneralMove::from_index(usize::from(cursor.u16()?))
             .ok_or_else(|| bad("the played move is no move".to_owned()))?;
         let has_policy = match cursor.u8()? {
             0 => false,
@@ -231,7 +231,7 @@ pub fn decode_variant_game(bytes: &[u8]) -> Result<VariantReplay, FormatError> {
         } else {
             None
         };
-        positions.push(VariantPositionRecord {
+        positions.push(GeneralPositionRecord {
             position,
             played,
             side_values,
@@ -249,10 +249,10 @@ pub fn decode_variant_game(bytes: &[u8]) -> Result<VariantReplay, FormatError> {
             "the game is not over after its last move".to_owned(),
         ));
     }
-    Ok(VariantReplay {
+    Ok(GeneralReplay {
         rules,
         model_generation,
-        game: VariantGameRecord {
+        game: GeneralGameRecord {
             outcome,
             final_scores,
             positions,
@@ -262,9 +262,9 @@ pub fn decode_variant_game(bytes: &[u8]) -> Result<VariantReplay, FormatError> {
 
 /// The start position of a file from its text, under the rules of `rules`
 /// (its keys that describe a start layout do not apply to a text).
-fn start_position(rules: &RulesTable, text: &str) -> Result<VariantPosition, FormatError> {
+fn start_position(rules: &RulesTable, text: &str) -> Result<GeneralPosition, FormatError> {
     let bad = |problem: String| FormatError::BadHeader(format!("the start: {problem}"));
-    let seats = VariantPosition::from_text(text, None)
+    let seats = GeneralPosition::from_text(text, None)
         .map_err(|err| bad(err.to_string()))?
         .rules()
         .seating
@@ -277,17 +277,17 @@ fn start_position(rules: &RulesTable, text: &str) -> Result<VariantPosition, For
     let resolved = table
         .rules_for_text(seats)
         .map_err(|err| bad(err.to_string()))?;
-    VariantPosition::from_text(text, Some(&resolved)).map_err(|err| bad(err.to_string()))
+    GeneralPosition::from_text(text, Some(&resolved)).map_err(|err| bad(err.to_string()))
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use sumito_engine::variant::VariantLayout;
+    use sumito_engine::general::GeneralLayout;
 
     /// A finished game played by taking the `seed`-th legal move each ply.
-    pub(crate) fn scripted_game(table: &RulesTable, layout: &str) -> VariantGameRecord {
-        let layout = VariantLayout::from_name(layout).unwrap();
+    pub(crate) fn scripted_game(table: &RulesTable, layout: &str) -> GeneralGameRecord {
+        let layout = GeneralLayout::from_name(layout).unwrap();
         let mut position = table.start(layout).unwrap();
         let sides = position.rules().seating.sides();
         let mut positions = Vec::new();
@@ -296,7 +296,7 @@ pub(crate) mod tests {
             let legal = position.legal_moves();
             let played = legal[(ply * 7) % legal.len()];
             let policy = (ply % 3 != 2).then(|| vec![(played, 0.75), (legal[0], 0.25)]);
-            positions.push(VariantPositionRecord {
+            positions.push(GeneralPositionRecord {
                 position,
                 played,
                 side_values: (0..sides).map(|side| side as f32 / 4.0 - 0.25).collect(),
@@ -306,8 +306,8 @@ pub(crate) mod tests {
             ply += 1;
         }
         let (outcome, _) = position.outcome().unwrap();
-        VariantGameRecord {
-            outcome: sumito_game::variant::outcome_of(outcome, sides),
+        GeneralGameRecord {
+            outcome: sumito_game::general::outcome_of(outcome, sides),
             final_scores: position.scores(),
             positions,
         }
@@ -330,13 +330,13 @@ pub(crate) mod tests {
         ] {
             let table = table(rules);
             let game = scripted_game(&table, layout);
-            let replay = VariantReplay {
+            let replay = GeneralReplay {
                 rules: table,
                 model_generation: 7,
                 game,
             };
-            let bytes = encode_variant_game(&replay);
-            let read = decode_variant_game(&bytes).unwrap_or_else(|err| panic!("{rules}: {err}"));
+            let bytes = encode_general_game(&replay);
+            let read = decode_general_game(&bytes).unwrap_or_else(|err| panic!("{rules}: {err}"));
             assert_eq!(read.rules, replay.rules);
             assert_eq!(read.model_generation, 7);
             assert_eq!(read.game.outcome, replay.game.outcome, "{rules}");
@@ -364,15 +364,15 @@ pub(crate) mod tests {
     fn a_written_file_reads_back() {
         let dir = crate::fsutil::testing::TempDir::new("variant-replay");
         let table = table("max_plies = 24");
-        let replay = VariantReplay {
+        let replay = GeneralReplay {
             game: scripted_game(&table, "four-player"),
             rules: table,
             model_generation: 3,
         };
         let folder = super::super::files::ReplayFolder::local(dir.path()).unwrap();
-        let key = super::super::files::write_variant_game(&folder, &replay).unwrap();
+        let key = super::super::files::write_general_game(&folder, &replay).unwrap();
         assert!(key.ends_with(".vgame"), "{key}");
-        let read = decode_variant_game(&std::fs::read(dir.path().join(&key)).unwrap()).unwrap();
+        let read = decode_general_game(&std::fs::read(dir.path().join(&key)).unwrap()).unwrap();
         assert_eq!(read.game.positions.len(), replay.game.positions.len());
         assert_eq!(read.game.outcome, replay.game.outcome);
     }
@@ -380,33 +380,33 @@ pub(crate) mod tests {
     #[test]
     fn damaged_files_are_refused_with_the_reason() {
         let table = table("max_plies = 30");
-        let replay = VariantReplay {
+        let replay = GeneralReplay {
             game: scripted_game(&table, "three-player"),
             rules: table,
             model_generation: 1,
         };
-        let bytes = encode_variant_game(&replay);
+        let bytes = encode_general_game(&replay);
         let truncated = &bytes[..bytes.len() / 2];
         assert!(matches!(
-            decode_variant_game(truncated),
+            decode_general_game(truncated),
             Err(FormatError::Checksum { .. })
         ));
         let mut flipped = bytes.clone();
         let middle = flipped.len() / 2;
         flipped[middle] ^= 0x10;
         assert!(matches!(
-            decode_variant_game(&flipped),
+            decode_general_game(&flipped),
             Err(FormatError::Checksum { .. })
         ));
         assert!(matches!(
-            decode_variant_game(b"SUMITOG\0rest of a two-player file"),
+            decode_general_game(b"SUMITOG\0rest of a two-player file"),
             Err(FormatError::BadMagic)
         ));
         // A move that is not legal where the file plays it: the checksum
         // recomputed, so only the replay can catch it.
         let mut wrong = replay.clone();
         wrong.game.positions[1].played = wrong.game.positions[0].played;
-        let message = decode_variant_game(&encode_variant_game(&wrong))
+        let message = decode_general_game(&encode_general_game(&wrong))
             .unwrap_err()
             .to_string();
         assert!(message.starts_with("position 1"), "{message}");

@@ -7,10 +7,10 @@ use proptest::test_runner::RngSeed;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeSet, HashSet};
-use sumito_engine::variant::symmetry::{apply_move, apply_position, kept_symmetries};
-use sumito_engine::variant::{
-    CellContent, NeutralPushOff, Seating, VariantEnd, VariantLayout, VariantMove, VariantOutcome,
-    VariantPosition, VariantRules, VariantSetup,
+use sumito_engine::general::symmetry::{apply_move, apply_position, kept_symmetries};
+use sumito_engine::general::{
+    CellContent, GeneralEnd, GeneralLayout, GeneralMove, GeneralOutcome, GeneralPosition,
+    GeneralRules, GeneralSetup, NeutralPushOff, Seating,
 };
 use sumito_engine::{Cell, Symmetry};
 
@@ -23,8 +23,8 @@ fn cells(list: &str) -> Vec<Cell> {
 /// One variant: a start and its rules.
 struct Variant {
     name: &'static str,
-    rules: VariantRules,
-    setup: VariantSetup,
+    rules: GeneralRules,
+    setup: GeneralSetup,
 }
 
 /// A variant from a layout, the players, the obstacle and hole cells, the
@@ -35,24 +35,24 @@ fn variant(
     (seats, partners_in_a_row): (usize, bool),
     (obstacles, holes): (&str, &str),
     (neutral, removed): (&str, &str),
-    change: impl FnOnce(&mut VariantRules),
+    change: impl FnOnce(&mut GeneralRules),
 ) -> Variant {
-    let mut rules = VariantRules::plain(Seating::new(seats, partners_in_a_row).expect("seating"))
+    let mut rules = GeneralRules::plain(Seating::new(seats, partners_in_a_row).expect("seating"))
         .with_cells(&cells(obstacles), &cells(holes))
         .expect("cells");
     change(&mut rules);
     Variant {
         name,
         rules,
-        setup: VariantSetup {
-            layout: VariantLayout::from_name(layout).expect("layout"),
+        setup: GeneralSetup {
+            layout: GeneralLayout::from_name(layout).expect("layout"),
             neutral: cells(neutral),
             removed: cells(removed),
         },
     }
 }
 
-fn targets(rules: &mut VariantRules, values: &[u8]) {
+fn targets(rules: &mut GeneralRules, values: &[u8]) {
     *rules = rules.with_targets(values).expect("targets");
 }
 
@@ -215,7 +215,7 @@ fn variants() -> Vec<Variant> {
 }
 
 /// Marbles on the board, neutral ones included.
-fn on_board(position: &VariantPosition) -> u32 {
+fn on_board(position: &GeneralPosition) -> u32 {
     Cell::all()
         .filter(|&cell| {
             matches!(
@@ -226,26 +226,26 @@ fn on_board(position: &VariantPosition) -> u32 {
         .count() as u32
 }
 
-fn neutral_count(position: &VariantPosition) -> u32 {
+fn neutral_count(position: &GeneralPosition) -> u32 {
     Cell::all()
         .filter(|&cell| position.at(cell) == CellContent::Neutral)
         .count() as u32
 }
 
-fn score_sum(position: &VariantPosition) -> u32 {
+fn score_sum(position: &GeneralPosition) -> u32 {
     position.scores().iter().map(|&s| u32::from(s)).sum()
 }
 
 /// Marbles that left the board: the scores, and a neutral marble that won
 /// at once under `pusher-wins` (it scores for nobody).
-fn gone(position: &VariantPosition) -> u32 {
-    let neutral_win = matches!(position.outcome(), Some((_, VariantEnd::NeutralPushedOff)));
+fn gone(position: &GeneralPosition) -> u32 {
+    let neutral_win = matches!(position.outcome(), Some((_, GeneralEnd::NeutralPushedOff)));
     score_sum(position) + u32::from(neutral_win)
 }
 
 /// The positions of a random playout of up to `plies` plies; moves that push
 /// a marble off are preferred, so that games reach their end.
-fn playout(variant: &Variant, seed: u64, plies: usize) -> Vec<VariantPosition> {
+fn playout(variant: &Variant, seed: u64, plies: usize) -> Vec<GeneralPosition> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut position = variant
         .setup
@@ -257,8 +257,8 @@ fn playout(variant: &Variant, seed: u64, plies: usize) -> Vec<VariantPosition> {
         if moves.is_empty() {
             break;
         }
-        let children: Vec<VariantPosition> = moves.iter().map(|&mv| position.play(mv)).collect();
-        let offs: Vec<&VariantPosition> = children
+        let children: Vec<GeneralPosition> = moves.iter().map(|&mv| position.play(mv)).collect();
+        let offs: Vec<&GeneralPosition> = children
             .iter()
             .filter(|c| gone(c) > gone(&position))
             .collect();
@@ -275,7 +275,7 @@ fn playout(variant: &Variant, seed: u64, plies: usize) -> Vec<VariantPosition> {
 /// Marbles and scores: what leaves the board is what the scores (and a
 /// neutral win) count, one marble a move at most, and the credit goes to
 /// the right seat.
-fn check_conservation(variant: &Variant, start_total: u32, position: &VariantPosition) {
+fn check_conservation(variant: &Variant, start_total: u32, position: &GeneralPosition) {
     let name = variant.name;
     let rules = &variant.rules;
     let seating = rules.seating;
@@ -313,8 +313,8 @@ fn check_conservation(variant: &Variant, start_total: u32, position: &VariantPos
                     assert_eq!(
                         child.outcome(),
                         Some((
-                            VariantOutcome::Win(seating.side_of(mover)),
-                            VariantEnd::NeutralPushedOff
+                            GeneralOutcome::Win(seating.side_of(mover)),
+                            GeneralEnd::NeutralPushedOff
                         )),
                         "{context}"
                     );
@@ -342,9 +342,9 @@ fn check_conservation(variant: &Variant, start_total: u32, position: &VariantPos
 
 /// The position text reads back to the same text and the same legal moves;
 /// every legal move's two spellings read back to the move.
-fn check_round_trips(variant: &Variant, position: &VariantPosition) {
+fn check_round_trips(variant: &Variant, position: &GeneralPosition) {
     let text = position.to_string();
-    let reread = VariantPosition::from_text(&text, Some(&variant.rules))
+    let reread = GeneralPosition::from_text(&text, Some(&variant.rules))
         .unwrap_or_else(|e| panic!("{}: {text}: {e}", variant.name));
     assert_eq!(reread.to_string(), text, "{}", variant.name);
     let moves = position.legal_moves();
@@ -371,10 +371,10 @@ fn check_round_trips(variant: &Variant, position: &VariantPosition) {
 /// the legal moves onto the image's legal moves, and commutes with playing.
 /// In the one-colour game a move stands for all moves with its result, so
 /// there the sets of child positions are compared.
-fn check_symmetries(variant: &Variant, position: &VariantPosition) {
+fn check_symmetries(variant: &Variant, position: &GeneralPosition) {
     let name = variant.name;
     let moves = position.legal_moves();
-    let children: Vec<VariantPosition> = moves.iter().map(|&mv| position.play(mv)).collect();
+    let children: Vec<GeneralPosition> = moves.iter().map(|&mv| position.play(mv)).collect();
     for symmetry in kept_symmetries(&variant.rules) {
         let image = apply_position(symmetry, position);
         for cell in Cell::all() {
@@ -387,20 +387,20 @@ fn check_symmetries(variant: &Variant, position: &VariantPosition) {
         assert_eq!(image.seat_to_move(), position.seat_to_move());
         assert_eq!(image.scores(), position.scores());
         if variant.rules.one_colour {
-            let mapped: HashSet<VariantPosition> = children
+            let mapped: HashSet<GeneralPosition> = children
                 .iter()
                 .map(|child| apply_position(symmetry, child))
                 .collect();
-            let direct: HashSet<VariantPosition> = image
+            let direct: HashSet<GeneralPosition> = image
                 .legal_moves()
                 .iter()
                 .map(|&mv| image.play(mv))
                 .collect();
             assert!(mapped == direct, "{name}: {position}, {symmetry:?}");
         } else {
-            let mapped: BTreeSet<VariantMove> =
+            let mapped: BTreeSet<GeneralMove> =
                 moves.iter().map(|&mv| apply_move(symmetry, mv)).collect();
-            let direct: BTreeSet<VariantMove> = image.legal_moves().into_iter().collect();
+            let direct: BTreeSet<GeneralMove> = image.legal_moves().into_iter().collect();
             assert_eq!(mapped, direct, "{name}: {position}, {symmetry:?}");
             for (&mv, child) in moves.iter().zip(&children) {
                 assert_eq!(
@@ -448,13 +448,13 @@ proptest! {
     #![proptest_config(config(200))]
 
     #[test]
-    fn variant_text_parsing_never_panics(
+    fn general_text_parsing_never_panics(
         rows in proptest::collection::vec("[bwrguycnxo0-9]{0,10}", 0..11),
         tail in "[ bwrguy0-9,]{0,14}",
     ) {
         let text = format!("{}{}", rows.join("/"), tail);
-        if let Ok(position) = VariantPosition::from_text(&text, None) {
-            let again = VariantPosition::from_text(&position.to_string(), Some(position.rules()));
+        if let Ok(position) = GeneralPosition::from_text(&text, None) {
+            let again = GeneralPosition::from_text(&position.to_string(), Some(position.rules()));
             prop_assert_eq!(again.map(|p| p.to_string()), Ok(position.to_string()));
         }
     }
@@ -462,7 +462,7 @@ proptest! {
 
 #[test]
 fn every_variant_starts_and_keeps_exactly_the_symmetries_of_its_cells() {
-    let role = |p: &VariantPosition, c: Cell| match p.at(c) {
+    let role = |p: &GeneralPosition, c: Cell| match p.at(c) {
         role @ (CellContent::Obstacle | CellContent::Hole) => Some(role),
         _ => None,
     };
@@ -485,9 +485,9 @@ fn every_variant_starts_and_keeps_exactly_the_symmetries_of_its_cells() {
 
 #[test]
 fn one_colour_aba_pro_of_two_pushing_one_off_reads_back() {
-    let mut rules = VariantRules::plain(Seating::TWO);
+    let mut rules = GeneralRules::plain(Seating::TWO);
     rules.one_colour = true;
-    let start = VariantSetup::layout(VariantLayout::from_name("standard").expect("layout"))
+    let start = GeneralSetup::layout(GeneralLayout::from_name("standard").expect("layout"))
         .start(&rules)
         .expect("start");
     let push_off = start
@@ -502,17 +502,17 @@ fn one_colour_aba_pro_of_two_pushing_one_off_reads_back() {
 
 #[test]
 fn a_game_won_by_a_neutral_marble_reads_back_finished() {
-    let mut rules = VariantRules::plain(Seating::TWO);
+    let mut rules = GeneralRules::plain(Seating::TWO);
     rules.neutral_push_off = NeutralPushOff::PusherWins;
-    let position = VariantPosition::from_text("5/6/7/8/6bbn/8/7/6/w4 b 0 0", Some(&rules))
+    let position = GeneralPosition::from_text("5/6/7/8/6bbn/8/7/6/w4 b 0 0", Some(&rules))
         .expect("position text");
     let won = position.play(position.parse_move("E7E8").expect("E7-E8 pushes E9 off"));
     assert_eq!(
         won.outcome(),
-        Some((VariantOutcome::Win(0), VariantEnd::NeutralPushedOff))
+        Some((GeneralOutcome::Win(0), GeneralEnd::NeutralPushedOff))
     );
     assert!(won.legal_moves().is_empty());
-    let reread = VariantPosition::from_text(&won.to_string(), Some(&rules)).expect("text");
+    let reread = GeneralPosition::from_text(&won.to_string(), Some(&rules)).expect("text");
     assert_eq!(reread.outcome(), won.outcome(), "{won}");
     assert_eq!(reread.legal_moves(), won.legal_moves());
 }

@@ -35,10 +35,10 @@
 //!
 //! Obstacles and holes are part of the rules: a text read under a rules
 //! value must have exactly its obstacles and holes; read without one, it
-//! gives them (see [`VariantPosition::from_text`]).
+//! gives them (see [`GeneralPosition::from_text`]).
 
-use super::position::{CellContent, VariantBoardError, VariantPosition};
-use super::rules::{MAX_SEATS, SEAT_LETTERS, Seating, VariantRules};
+use super::position::{CellContent, GeneralBoardError, GeneralPosition};
+use super::rules::{GeneralRules, MAX_SEATS, SEAT_LETTERS, Seating};
 use crate::board::{Cell, row_max_diag, row_min_diag};
 use crate::excerpt::excerpt;
 use crate::fen::{MAX_PLY_COUNTER, fields_with_columns};
@@ -47,7 +47,7 @@ use std::fmt;
 /// What is wrong with a general position text; `at` is the character
 /// (1-based) where the problem is.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum VariantTextError {
+pub enum GeneralTextError {
     #[error(
         "expected the board, the seat to move and the scores (two numbers for two players, a comma list for more), then optionally the two ply counters; found {found} fields"
     )]
@@ -111,7 +111,7 @@ pub enum VariantTextError {
         expected: &'static str,
     },
     #[error(transparent)]
-    Board(#[from] VariantBoardError),
+    Board(#[from] GeneralBoardError),
 }
 
 const ROW_LETTERS: &[u8; 9] = b"ABCDEFGHI";
@@ -141,28 +141,28 @@ fn role(bits: u128, cell: Cell, obstacles: u128) -> &'static str {
     }
 }
 
-impl VariantPosition {
-    /// Reads a position text (see [`crate::variant::text`]). Under `rules`,
+impl GeneralPosition {
+    /// Reads a position text (see [`crate::general::text`]). Under `rules`,
     /// the text must match them (players, obstacles, holes, one colour);
     /// without, the rules are the plain ones for the text's players with the
     /// text's obstacles and holes (and the one-colour game if it has common
     /// marbles).
     pub fn from_text(
         text: &str,
-        rules: Option<&VariantRules>,
-    ) -> Result<VariantPosition, VariantTextError> {
+        rules: Option<&GeneralRules>,
+    ) -> Result<GeneralPosition, GeneralTextError> {
         let parsed = parse(text)?;
         let rules = match rules {
             Some(rules) => {
                 if rules.seating.seats() != parsed.seats {
-                    return Err(VariantTextError::SeatCount {
+                    return Err(GeneralTextError::SeatCount {
                         found: parsed.seats,
                         expected: rules.seating.seats(),
                     });
                 }
                 let colours = |common: bool| if common { "one-colour" } else { "coloured" };
                 if parsed.common != rules.one_colour && parsed.marbles[0] != 0 {
-                    return Err(VariantTextError::OneColour {
+                    return Err(GeneralTextError::OneColour {
                         found: colours(parsed.common),
                         expected: colours(rules.one_colour),
                     });
@@ -175,7 +175,7 @@ impl VariantPosition {
                         role(text_both, cell, parsed.obstacles),
                     );
                     if in_rules != in_text {
-                        return Err(VariantTextError::CellRole {
+                        return Err(GeneralTextError::CellRole {
                             cell,
                             found: in_text,
                             expected: in_rules,
@@ -187,14 +187,14 @@ impl VariantPosition {
             None => {
                 let seating = Seating::new(parsed.seats, false)
                     .expect("the parser accepts 2 to 6 seats only");
-                let mut rules = VariantRules::plain(seating);
+                let mut rules = GeneralRules::plain(seating);
                 rules.obstacles = parsed.obstacles;
                 rules.holes = parsed.holes;
                 rules.one_colour = parsed.common;
                 rules
             }
         };
-        let position = VariantPosition::new(
+        let position = GeneralPosition::new(
             rules,
             parsed.marbles,
             parsed.neutral,
@@ -212,17 +212,17 @@ impl VariantPosition {
     }
 }
 
-fn parse(text: &str) -> Result<Parsed, VariantTextError> {
+fn parse(text: &str) -> Result<Parsed, GeneralTextError> {
     let fields = fields_with_columns(text);
     if fields.len() < 3 {
-        return Err(VariantTextError::FieldCount {
+        return Err(GeneralTextError::FieldCount {
             found: fields.len(),
         });
     }
     let (board_at, board) = fields[0];
     let rows: Vec<&str> = board.split('/').collect();
     if rows.len() != 9 {
-        return Err(VariantTextError::RowCount {
+        return Err(GeneralTextError::RowCount {
             found: rows.len(),
             at: board_at,
         });
@@ -261,7 +261,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
                 }
                 _ => {
                     if !"bwrguycnxo".contains(ch) {
-                        return Err(VariantTextError::UnknownCharacter {
+                        return Err(GeneralTextError::UnknownCharacter {
                             row: row_letter,
                             found: ch,
                             at,
@@ -276,7 +276,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
                             'o' => parsed.holes |= b,
                             'c' => {
                                 if let Some((letter, _)) = coloured {
-                                    return Err(VariantTextError::MixedColours { letter, cell });
+                                    return Err(GeneralTextError::MixedColours { letter, cell });
                                 }
                                 parsed.common = true;
                                 parsed.marbles[0] |= b;
@@ -287,7 +287,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
                                     .position(|&l| l == letter)
                                     .expect("checked above");
                                 if parsed.common {
-                                    return Err(VariantTextError::MixedColours { letter, cell });
+                                    return Err(GeneralTextError::MixedColours { letter, cell });
                                 }
                                 coloured.get_or_insert((letter, cell));
                                 parsed.marbles[seat] |= b;
@@ -304,7 +304,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
             at += 1;
         }
         if count != expected {
-            return Err(VariantTextError::RowLength {
+            return Err(GeneralTextError::RowLength {
                 row: row_letter,
                 found: count,
                 expected,
@@ -324,7 +324,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
         rest = before;
     }
     if rest.is_empty() {
-        return Err(VariantTextError::FieldCount {
+        return Err(GeneralTextError::FieldCount {
             found: fields.len(),
         });
     }
@@ -332,13 +332,13 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
         let (scores_at, list) = rest[0];
         let values: Vec<&str> = list.split(',').collect();
         if !(3..=MAX_SEATS).contains(&values.len()) {
-            return Err(VariantTextError::ScoreCount {
+            return Err(GeneralTextError::ScoreCount {
                 found: values.len(),
                 at: scores_at,
             });
         }
         for (seat, value) in values.iter().enumerate() {
-            parsed.scores[seat] = value.parse().map_err(|_| VariantTextError::BadScore {
+            parsed.scores[seat] = value.parse().map_err(|_| GeneralTextError::BadScore {
                 found: excerpt(value),
                 at: scores_at,
             })?;
@@ -346,12 +346,12 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
         (values.len(), &rest[1..])
     } else {
         if rest.len() < 2 {
-            return Err(VariantTextError::FieldCount {
+            return Err(GeneralTextError::FieldCount {
                 found: fields.len(),
             });
         }
         for (i, &(score_at, value)) in rest[..2].iter().enumerate() {
-            let lost: u8 = value.parse().map_err(|_| VariantTextError::BadScore {
+            let lost: u8 = value.parse().map_err(|_| GeneralTextError::BadScore {
                 found: excerpt(value),
                 at: score_at,
             })?;
@@ -368,7 +368,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
                 text.parse::<u32>()
                     .ok()
                     .filter(|&n| n <= MAX_PLY_COUNTER)
-                    .ok_or_else(|| VariantTextError::BadCounter {
+                    .ok_or_else(|| GeneralTextError::BadCounter {
                         counter,
                         found: excerpt(text),
                         at,
@@ -378,7 +378,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
             let since = number("plies since a push-off", *since_at, since)?;
             // As in the two-player text.
             if since > ply {
-                return Err(VariantTextError::PliesSincePushOffExceedPly {
+                return Err(GeneralTextError::PliesSincePushOffExceedPly {
                     since,
                     ply,
                     at: *since_at,
@@ -387,7 +387,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
             parsed.counters = Some((ply, since));
         }
         _ => {
-            return Err(VariantTextError::FieldCount {
+            return Err(GeneralTextError::FieldCount {
                 found: fields.len(),
             });
         }
@@ -395,7 +395,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
     if let Some((letter, seat, cell)) = highest_seat
         && seat >= parsed.seats
     {
-        return Err(VariantTextError::SeatOutOfRange {
+        return Err(GeneralTextError::SeatOutOfRange {
             letter,
             cell,
             seats: parsed.seats,
@@ -405,7 +405,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
         let seat = SEAT_LETTERS[..parsed.seats]
             .iter()
             .position(|l| l.to_string() == letter)
-            .ok_or_else(|| VariantTextError::BadSeat {
+            .ok_or_else(|| GeneralTextError::BadSeat {
                 found: excerpt(letter),
                 seats: parsed.seats,
                 at,
@@ -419,7 +419,7 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
             .position(|&l| l == letter),
         _ => None,
     }
-    .ok_or_else(|| VariantTextError::BadSeat {
+    .ok_or_else(|| GeneralTextError::BadSeat {
         found: excerpt(side),
         seats: parsed.seats,
         at: side_at,
@@ -427,8 +427,8 @@ fn parse(text: &str) -> Result<Parsed, VariantTextError> {
     Ok(parsed)
 }
 
-impl fmt::Display for VariantPosition {
-    /// The position text (see [`crate::variant::text`]).
+impl fmt::Display for GeneralPosition {
+    /// The position text (see [`crate::general::text`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for row in (0..9).rev() {
             let mut empty = 0;
@@ -470,8 +470,8 @@ impl fmt::Display for VariantPosition {
             write!(f, " {} {}", self.ply(), self.plies_since_push_off())?;
         }
         if let Some((
-            super::position::VariantOutcome::Win(side),
-            super::position::VariantEnd::NeutralPushedOff,
+            super::position::GeneralOutcome::Win(side),
+            super::position::GeneralEnd::NeutralPushedOff,
         )) = self.outcome()
         {
             let seat = self.rules().seating.seats_of(side).next().unwrap_or(0);

@@ -1,55 +1,55 @@
 //! Training samples of the general game (variants, 3 to 6 players) for a
-//! network of [`NetGame::Variant`]; [`crate::Trainer::train_step`] takes them
+//! network of [`NetGame::General`]; [`crate::Trainer::train_step`] takes them
 //! as it takes two-player samples.
 //!
 //! Targets, in the network's frame and relative to the mover
-//! ([`crate::variant_encoding`]): the search's policy over the moves' images;
+//! ([`crate::general_encoding`]): the search's policy over the moves' images;
 //! the game's final shares by side turned relative to the mover's side
 //! (the win outputs of sides the game lacks are left out of the softmax);
 //! and each relative seat's marbles pushed off at the end of the game / 6
 //! (only the seats the game has count).
 
 use sumito_engine::Symmetry;
-use sumito_engine::variant::symmetry::{apply_move, apply_position};
-use sumito_engine::variant::{MAX_SEATS, VariantMove, VariantPosition};
+use sumito_engine::general::symmetry::{apply_move, apply_position};
+use sumito_engine::general::{GeneralMove, GeneralPosition, MAX_SEATS};
 use sumito_mcts::{Ending, MAX_SIDES, SideShares};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
 use crate::config::{NetGame, NetShape};
 use crate::encoding::GRID;
-use crate::train::{Batch, Sample, check_distribution};
-use crate::variant_encoding::{
-    VARIANT_INPUT_LEN, VARIANT_INPUT_PLANES, VARIANT_POLICY_LEN, VARIANT_VALUE_LEN,
-    encode_variant_position, relative_seat, relative_value_target, variant_policy_index,
+use crate::general_encoding::{
+    GENERAL_INPUT_LEN, GENERAL_INPUT_PLANES, GENERAL_POLICY_LEN, GENERAL_VALUE_LEN,
+    encode_general_position, general_policy_index, relative_seat, relative_value_target,
 };
+use crate::train::{Batch, Sample, check_distribution};
 
 /// Marble counts are scaled by this for the auxiliary head.
 const MARBLE_SCALE: f32 = 6.0;
 
 /// One position of a general-game self-play game with its targets.
 #[derive(Clone, Debug, PartialEq)]
-pub struct VariantTrainingSample {
-    pub position: VariantPosition,
+pub struct GeneralTrainingSample {
+    pub position: GeneralPosition,
     /// The search's policy over legal moves of `position`; normalised when
     /// used.
-    pub policy: Vec<(VariantMove, f32)>,
+    pub policy: Vec<(GeneralMove, f32)>,
     /// How the game ended, as shares by side ([`SideShares::of_outcome`]).
     pub shares: SideShares,
     /// Marbles each seat had pushed off when the game ended, by seat.
     pub final_scores: [u8; MAX_SEATS],
 }
 
-impl VariantTrainingSample {
+impl GeneralTrainingSample {
     /// A sample whose value targets come from how the game ended.
     pub fn from_game(
-        position: VariantPosition,
-        policy: Vec<(VariantMove, f32)>,
+        position: GeneralPosition,
+        policy: Vec<(GeneralMove, f32)>,
         outcome: Ending,
         final_scores: [u8; MAX_SEATS],
-    ) -> VariantTrainingSample {
+    ) -> GeneralTrainingSample {
         let sides = position.rules().seating.sides();
-        VariantTrainingSample {
+        GeneralTrainingSample {
             position,
             policy,
             shares: SideShares::of_outcome(outcome, sides),
@@ -58,10 +58,10 @@ impl VariantTrainingSample {
     }
 
     /// The same sample seen through `symmetry` (for augmentation; use only
-    /// the symmetries `sumito_engine::variant::symmetry::kept_symmetries`
+    /// the symmetries `sumito_engine::general::symmetry::kept_symmetries`
     /// keeps for its rules).
-    pub fn transformed(&self, symmetry: Symmetry) -> VariantTrainingSample {
-        VariantTrainingSample {
+    pub fn transformed(&self, symmetry: Symmetry) -> GeneralTrainingSample {
+        GeneralTrainingSample {
             position: apply_position(symmetry, &self.position),
             policy: self
                 .policy
@@ -74,16 +74,16 @@ impl VariantTrainingSample {
     }
 }
 
-impl Sample for VariantTrainingSample {
-    const GAME: NetGame = NetGame::Variant;
+impl Sample for GeneralTrainingSample {
+    const GAME: NetGame = NetGame::General;
 
     fn build_batch(samples: &[Self], _shape: NetShape, device: Device) -> Result<Batch, NetError> {
         let n = samples.len();
-        let mut inputs = vec![0.0f32; n * VARIANT_INPUT_LEN];
-        let mut policy = vec![0.0f32; n * VARIANT_POLICY_LEN];
-        let mut illegal = vec![true; n * VARIANT_POLICY_LEN];
-        let mut value = vec![0.0f32; n * VARIANT_VALUE_LEN];
-        let mut value_absent = vec![false; n * VARIANT_VALUE_LEN];
+        let mut inputs = vec![0.0f32; n * GENERAL_INPUT_LEN];
+        let mut policy = vec![0.0f32; n * GENERAL_POLICY_LEN];
+        let mut illegal = vec![true; n * GENERAL_POLICY_LEN];
+        let mut value = vec![0.0f32; n * GENERAL_VALUE_LEN];
+        let mut value_absent = vec![false; n * GENERAL_VALUE_LEN];
         let mut aux = vec![0.0f32; n * MAX_SEATS];
         let mut aux_weight = vec![0.0f32; n * MAX_SEATS];
         for (index, sample) in samples.iter().enumerate() {
@@ -94,15 +94,15 @@ impl Sample for VariantTrainingSample {
             }
             let rules = position.rules();
             let seating = rules.seating;
-            encode_variant_position(
+            encode_general_position(
                 position,
-                &mut inputs[index * VARIANT_INPUT_LEN..(index + 1) * VARIANT_INPUT_LEN],
+                &mut inputs[index * GENERAL_INPUT_LEN..(index + 1) * GENERAL_INPUT_LEN],
             );
-            let policy_index = |mv: VariantMove| {
+            let policy_index = |mv: GeneralMove| {
                 mv.action(rules)
-                    .and_then(|action| variant_policy_index(position, action))
+                    .and_then(|action| general_policy_index(position, action))
             };
-            let row = index * VARIANT_POLICY_LEN;
+            let row = index * GENERAL_POLICY_LEN;
             for mv in position.legal_moves() {
                 let column = policy_index(mv).expect("a legal move has a policy index");
                 illegal[row + column] = false;
@@ -131,8 +131,8 @@ impl Sample for VariantTrainingSample {
             shares.push(sample.shares.draw);
             check_distribution(&shares, "the value target").map_err(invalid)?;
             let target = relative_value_target(&sample.shares, position.side_to_move(), sides);
-            let row = index * VARIANT_VALUE_LEN;
-            value[row..row + VARIANT_VALUE_LEN].copy_from_slice(&target);
+            let row = index * GENERAL_VALUE_LEN;
+            value[row..row + GENERAL_VALUE_LEN].copy_from_slice(&target);
             value_absent[row + sides..row + MAX_SIDES].fill(true);
             for k in 0..seating.seats() {
                 let seat = relative_seat(position, k);
@@ -154,13 +154,13 @@ impl Sample for VariantTrainingSample {
         };
         Ok(Batch {
             inputs: Tensor::from_slice(&inputs)
-                .view([n, VARIANT_INPUT_PLANES as i64, GRID as i64, GRID as i64])
+                .view([n, GENERAL_INPUT_PLANES as i64, GRID as i64, GRID as i64])
                 .to_device(device)
                 .to_kind(Kind::Float),
-            policy: tensor(&policy, VARIANT_POLICY_LEN),
-            illegal: mask(&illegal, VARIANT_POLICY_LEN),
-            value: tensor(&value, VARIANT_VALUE_LEN),
-            value_absent: Some(mask(&value_absent, VARIANT_VALUE_LEN)),
+            policy: tensor(&policy, GENERAL_POLICY_LEN),
+            illegal: mask(&illegal, GENERAL_POLICY_LEN),
+            value: tensor(&value, GENERAL_VALUE_LEN),
+            value_absent: Some(mask(&value_absent, GENERAL_VALUE_LEN)),
             aux: tensor(&aux, MAX_SEATS),
             aux_weight: tensor(&aux_weight, MAX_SEATS),
         })
@@ -171,31 +171,31 @@ impl Sample for VariantTrainingSample {
 mod tests {
     use super::*;
     use crate::config::{ModelConfig, NetTrainingConfig};
+    use crate::general_search::general_shares;
     use crate::model::PolicyValueNet;
     use crate::model::tests::tiny_config;
     use crate::train::Trainer;
-    use crate::variant_search::variant_shares;
     use crate::{DirectEvaluator, SymmetryMode};
-    use sumito_engine::variant::symmetry::kept_symmetries;
-    use sumito_engine::variant::{Seating, VariantLayout, VariantRules, VariantSetup};
-    use sumito_game::VariantGame;
+    use sumito_engine::general::symmetry::kept_symmetries;
+    use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
+    use sumito_game::GeneralGame;
     use sumito_mcts::{EvalBatch, Evaluator, Game, Side};
 
-    fn start(layout: &str, seating: Seating) -> VariantPosition {
-        let rules = VariantRules::plain(seating);
-        let layout = VariantLayout::from_name(layout).unwrap();
-        VariantSetup::layout(layout).start(&rules).unwrap()
+    fn start(layout: &str, seating: Seating) -> GeneralPosition {
+        let rules = GeneralRules::plain(seating);
+        let layout = GeneralLayout::from_name(layout).unwrap();
+        GeneralSetup::layout(layout).start(&rules).unwrap()
     }
 
     /// The positions of a few plies from the start, each with the first
     /// legal move as its whole policy, and side 1 winning.
-    fn samples(position: VariantPosition, count: usize) -> Vec<VariantTrainingSample> {
+    fn samples(position: GeneralPosition, count: usize) -> Vec<GeneralTrainingSample> {
         let mut position = position;
         let mut out = Vec::new();
         for ply in 0..count {
             let moves = position.legal_moves();
             let chosen = moves[ply % moves.len()];
-            out.push(VariantTrainingSample::from_game(
+            out.push(GeneralTrainingSample::from_game(
                 position,
                 vec![(chosen, 1.0)],
                 Ending::Win(Side::new(1)),
@@ -206,10 +206,10 @@ mod tests {
         out
     }
 
-    fn variant_trainer() -> Trainer {
+    fn general_trainer() -> Trainer {
         tch::manual_seed(11);
         let config = ModelConfig {
-            game: NetGame::Variant,
+            game: NetGame::General,
             ..tiny_config()
         };
         let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
@@ -225,7 +225,7 @@ mod tests {
     #[test]
     fn a_network_learns_a_three_player_result_and_policy() {
         let samples = samples(start("three-player", Seating::new(3, false).unwrap()), 6);
-        let mut trainer = variant_trainer();
+        let mut trainer = general_trainer();
         let first = trainer.evaluate(&samples).unwrap();
         let mut last = first;
         for _ in 0..60 {
@@ -248,7 +248,7 @@ mod tests {
         let mut batch = EvalBatch::new();
         let mut actions = Vec::new();
         for sample in &samples {
-            let game = VariantGame(sample.position);
+            let game = GeneralGame(sample.position);
             game.legal_actions(&mut actions);
             batch.push(game, &actions);
         }
@@ -264,19 +264,19 @@ mod tests {
     fn targets_are_relative_to_the_mover_and_absent_sides_are_masked() {
         let samples = samples(start("three-player", Seating::new(3, false).unwrap()), 3);
         let batch =
-            VariantTrainingSample::build_batch(&samples, NetGame::Variant.into(), Device::Cpu)
+            GeneralTrainingSample::build_batch(&samples, NetGame::General.into(), Device::Cpu)
                 .unwrap();
         let value = Vec::<f32>::try_from(batch.value.flatten(0, -1)).unwrap();
         // Seat 0 moves first: side 1 is one side after it; then seat 1
         // moves: the winner is the mover; then seat 2: two sides after.
         for (item, winner_output) in [1, 0, 2].into_iter().enumerate() {
-            let row = &value[item * VARIANT_VALUE_LEN..(item + 1) * VARIANT_VALUE_LEN];
+            let row = &value[item * GENERAL_VALUE_LEN..(item + 1) * GENERAL_VALUE_LEN];
             assert_eq!(row[winner_output], 1.0, "{row:?}");
             assert_eq!(row.iter().sum::<f32>(), 1.0);
         }
         let absent = Vec::<bool>::try_from(batch.value_absent.unwrap().flatten(0, -1)).unwrap();
         assert_eq!(
-            &absent[..VARIANT_VALUE_LEN],
+            &absent[..GENERAL_VALUE_LEN],
             &[false, false, false, true, true, false]
         );
         let aux = Vec::<f32>::try_from(batch.aux.flatten(0, -1)).unwrap();
@@ -287,11 +287,11 @@ mod tests {
         let weight = Vec::<f32>::try_from(batch.aux_weight.flatten(0, -1)).unwrap();
         assert_eq!(&weight[..MAX_SEATS], &[1.0, 1.0, 1.0, 0.0, 0.0, 0.0]);
         // The value shares the search would read back from the target.
-        let mut logits = [0.0f32; VARIANT_VALUE_LEN];
-        for (logit, &p) in logits.iter_mut().zip(&value[..VARIANT_VALUE_LEN]) {
+        let mut logits = [0.0f32; GENERAL_VALUE_LEN];
+        for (logit, &p) in logits.iter_mut().zip(&value[..GENERAL_VALUE_LEN]) {
             *logit = if p > 0.0 { 20.0 } else { 0.0 };
         }
-        let shares = variant_shares(&logits, 0, 3);
+        let shares = general_shares(&logits, 0, 3);
         assert!(shares.win[1] > 0.99, "{shares:?}");
     }
 
@@ -305,14 +305,14 @@ mod tests {
             .unwrap();
         samples[1].policy = vec![(other, 1.0)];
         let message =
-            VariantTrainingSample::build_batch(&samples, NetGame::Variant.into(), Device::Cpu)
+            GeneralTrainingSample::build_batch(&samples, NetGame::General.into(), Device::Cpu)
                 .err()
                 .unwrap()
                 .to_string();
         assert!(message.contains("training sample 1"), "{message}");
         assert!(message.contains("not legal"), "{message}");
         // Two-player samples cannot train a network of the general game.
-        let mut trainer = variant_trainer();
+        let mut trainer = general_trainer();
         let two_player = crate::train::tests::random_samples(2, 3);
         let message = trainer.train_step(&two_player).unwrap_err().to_string();
         assert!(message.contains("TwoPlayer"), "{message}");
@@ -320,21 +320,21 @@ mod tests {
 
     #[test]
     fn augmentation_keeps_the_targets_with_the_moves() {
-        let mut rules = VariantRules::plain(Seating::new(3, false).unwrap());
+        let mut rules = GeneralRules::plain(Seating::new(3, false).unwrap());
         rules.shield_moves = true;
-        let layout = VariantLayout::from_name("three-player").unwrap();
-        let position = VariantSetup::layout(layout).start(&rules).unwrap();
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let position = GeneralSetup::layout(layout).start(&rules).unwrap();
         let sample = samples(position, 1).remove(0);
-        let plain = VariantTrainingSample::build_batch(
+        let plain = GeneralTrainingSample::build_batch(
             std::slice::from_ref(&sample),
-            NetGame::Variant.into(),
+            NetGame::General.into(),
             Device::Cpu,
         )
         .unwrap();
         for symmetry in kept_symmetries(position.rules()) {
             let image = sample.transformed(symmetry);
             let batch =
-                VariantTrainingSample::build_batch(&[image], NetGame::Variant.into(), Device::Cpu)
+                GeneralTrainingSample::build_batch(&[image], NetGame::General.into(), Device::Cpu)
                     .unwrap();
             // The value and auxiliary targets do not move with the board.
             assert!(batch.value.equal(&plain.value));
