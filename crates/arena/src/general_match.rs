@@ -357,22 +357,37 @@ impl GeneralMatchGame {
         }
     }
 
+    /// Entrant `e`'s results against each side of the other entrants by
+    /// finishing order, from its point of view (`BlackWin`: it finished
+    /// ahead, `Draw`: level, `WhiteWin`: behind); empty when it had no side.
+    pub fn pair_outcomes_of(&self, entrant: usize) -> Vec<GameOutcome> {
+        let Some(own) = self.entrant_of_side.iter().position(|&e| e == entrant) else {
+            return Vec::new();
+        };
+        let ranks = self.ranks();
+        (0..ranks.len())
+            .filter(|&side| self.entrant_of_side[side] != entrant)
+            .map(|side| match ranks[own].cmp(&ranks[side]) {
+                std::cmp::Ordering::Less => GameOutcome::BlackWin,
+                std::cmp::Ordering::Equal => GameOutcome::Draw,
+                std::cmp::Ordering::Greater => GameOutcome::WhiteWin,
+            })
+            .collect()
+    }
+
     /// Entrant `e`'s pairwise score against the other entrants' sides of
     /// the game by finishing order (1 ahead, ½ level, 0 behind; the mean
     /// over those sides), so that par is ½ whatever the number of sides;
     /// `None` when it had no side or played alone.
     pub fn pair_score_of(&self, entrant: usize) -> Option<f64> {
-        let own = self.entrant_of_side.iter().position(|&e| e == entrant)?;
-        let ranks = self.ranks();
-        let others: Vec<f64> = (0..ranks.len())
-            .filter(|&side| self.entrant_of_side[side] != entrant)
-            .map(|side| match ranks[own].cmp(&ranks[side]) {
-                std::cmp::Ordering::Less => 1.0,
-                std::cmp::Ordering::Equal => 0.5,
-                std::cmp::Ordering::Greater => 0.0,
-            })
-            .collect();
-        (!others.is_empty()).then(|| others.iter().sum::<f64>() / others.len() as f64)
+        let outcomes = self.pair_outcomes_of(entrant);
+        let points = |outcome: &GameOutcome| match outcome {
+            GameOutcome::BlackWin => 1.0,
+            GameOutcome::Draw => 0.5,
+            GameOutcome::WhiteWin => 0.0,
+        };
+        (!outcomes.is_empty())
+            .then(|| outcomes.iter().map(points).sum::<f64>() / outcomes.len() as f64)
     }
 
     /// The game as a record: played from `layout` under `table` by

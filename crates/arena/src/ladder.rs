@@ -238,6 +238,26 @@ impl GeneralLadder<'_> {
         Ok(asked.div_ceil(unit).max(1) * unit)
     }
 
+    /// The settings it plays under with `config`, as reported.
+    pub fn settings(&self, config: &LadderConfig) -> Result<LadderSettings, String> {
+        let target = match &self.table.marbles_to_win {
+            Some(Targets::All(n)) => *n,
+            Some(Targets::PerSide(targets)) => targets.iter().copied().max().unwrap_or(6),
+            None => 6,
+        };
+        Ok(LadderSettings {
+            games_per_opponent: self.games(config.games_per_opponent)?,
+            layouts: self.layouts.iter().map(ToString::to_string).collect(),
+            opening_plies: LADDER_OPENING_PLIES,
+            max_plies: self.table.max_plies.unwrap_or(0),
+            marbles_to_win: target,
+            seed: LADDER_SEED,
+            threads: games_at_once(config),
+            time_per_move_seconds: config.time_per_move,
+            general_rules: Some(self.table.describe()),
+        })
+    }
+
     /// Plays it: `config.games_per_opponent` games per opponent (see
     /// [`GeneralLadder::games`]); `on_part` hears of each finished part
     /// (opponent, layout, games). Records go to `record_dir/opponent-N/`.
@@ -247,6 +267,27 @@ impl GeneralLadder<'_> {
         on_part: &dyn Fn(&str, GeneralLayout, usize),
     ) -> Result<LadderReport, String> {
         let started = Instant::now();
+        let rows = self
+            .play_rungs(config, on_part)?
+            .into_iter()
+            .map(|(row, _)| row)
+            .collect();
+        Ok(LadderReport {
+            player: self.player.to_owned(),
+            settings: self.settings(config)?,
+            rows,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Plays each opponent in turn (see [`GeneralLadder::run`]): each
+    /// rung's row, and its pairwise results by finishing order (the player
+    /// 0 against each of the opponent's sides, 1).
+    pub fn play_rungs(
+        &self,
+        config: &LadderConfig,
+        on_part: &dyn Fn(&str, GeneralLayout, usize),
+    ) -> Result<Vec<(LadderRow, Vec<GameResult>)>, String> {
         let games = self.games(config.games_per_opponent)?;
         let sides = self.sides()?;
         let record_dir = |index: usize| {
@@ -260,12 +301,8 @@ impl GeneralLadder<'_> {
                 check_record_dir(&dir).map_err(|err| err.to_string())?;
             }
         }
-        let threads = match config.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
         let per_layout = games as usize / self.layouts.len();
-        let mut rows = Vec::new();
+        let mut rungs = Vec::new();
         for (index, opponent) in self.opponents.iter().enumerate() {
             let mut entrants = vec![self.player.to_owned()];
             entrants.extend(std::iter::repeat_n(opponent.clone(), sides - 1));
@@ -280,7 +317,7 @@ impl GeneralLadder<'_> {
                     per_layout,
                     LADDER_OPENING_PLIES,
                     LADDER_SEED ^ (part as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
-                    threads,
+                    games_at_once(config),
                     &|| false,
                 )
                 .map_err(|err| format!("{opponent} on {layout}: {err}"))?;
@@ -304,29 +341,26 @@ impl GeneralLadder<'_> {
                 }
                 on_part(opponent, layout, per_layout);
             }
-            rows.push(general_row(opponent, &played));
+            let results = played
+                .iter()
+                .flat_map(|game| game.pair_outcomes_of(0))
+                .map(|outcome| GameResult {
+                    black: 0,
+                    white: 1,
+                    outcome,
+                })
+                .collect();
+            rungs.push((general_row(opponent, &played), results));
         }
-        let target = match &self.table.marbles_to_win {
-            Some(Targets::All(n)) => *n,
-            Some(Targets::PerSide(targets)) => targets.iter().copied().max().unwrap_or(6),
-            None => 6,
-        };
-        Ok(LadderReport {
-            player: self.player.to_owned(),
-            settings: LadderSettings {
-                games_per_opponent: games,
-                layouts: self.layouts.iter().map(ToString::to_string).collect(),
-                opening_plies: LADDER_OPENING_PLIES,
-                max_plies: self.table.max_plies.unwrap_or(0),
-                marbles_to_win: target,
-                seed: LADDER_SEED,
-                threads,
-                time_per_move_seconds: config.time_per_move,
-                general_rules: Some(self.table.describe()),
-            },
-            rows,
-            seconds: started.elapsed().as_secs_f64(),
-        })
+        Ok(rungs)
+    }
+}
+
+/// Games at once of a ladder played with `config` (0: one per core).
+fn games_at_once(config: &LadderConfig) -> usize {
+    match config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
     }
 }
 

@@ -88,61 +88,94 @@ pub fn run_levels(
     observer: &dyn MatchObserver,
 ) -> Result<LevelsReport, LevelsError> {
     let started = Instant::now();
-    let count = levels.len();
-    let mut games: Vec<GameResult> = Vec::new();
-    let mut rows = Vec::new();
-    for (index, (level, player)) in levels.iter().enumerate() {
+    let mut played = Vec::new();
+    for (level, player) in levels {
         let rung = LadderConfig {
-            record_dir: config
-                .record_dir
-                .as_ref()
-                .map(|dir| dir.join(format!("level-{}", level.number))),
+            record_dir: level_record_dir(config, level),
             ..config.clone()
         };
-        let rungs = play_rungs(player, opponents, &rung, observer)?;
-        let mut level_rows = Vec::new();
-        for (opponent, (row, played)) in rungs.into_iter().enumerate() {
-            // Player 0 is the level, player 1 the opponent.
+        played.push(PlayedLevel {
+            level: *level,
+            player: player.name.clone(),
+            rungs: play_rungs(player, opponents, &rung, observer)?,
+        });
+    }
+    let names: Vec<String> = opponents.iter().map(|o| o.name.clone()).collect();
+    Ok(rate_levels(
+        model,
+        ladder_settings(config),
+        played,
+        &names,
+        started,
+    )?)
+}
+
+/// Where level `level`'s game records go: `level-N` in the ladder's folder.
+pub fn level_record_dir(config: &LadderConfig, level: &Level) -> Option<std::path::PathBuf> {
+    config
+        .record_dir
+        .as_ref()
+        .map(|dir| dir.join(format!("level-{}", level.number)))
+}
+
+/// One level's games, as played (of either game).
+#[derive(Clone, Debug)]
+pub struct PlayedLevel {
+    pub level: Level,
+    /// The player spec it played as.
+    pub player: String,
+    /// Each opponent's row, and the results (the level 0, the opponent 1).
+    pub rungs: Vec<(LadderRow, Vec<GameResult>)>,
+}
+
+/// Rates `played` levels and `opponents` (by name, in the rungs' order)
+/// together on one scale, `random` at 0 where it played.
+pub fn rate_levels(
+    model: &str,
+    settings: LadderSettings,
+    played: Vec<PlayedLevel>,
+    opponents: &[String],
+    started: Instant,
+) -> Result<LevelsReport, EloError> {
+    let count = played.len();
+    let mut games: Vec<GameResult> = Vec::new();
+    for (index, level) in played.iter().enumerate() {
+        for (opponent, (_, results)) in level.rungs.iter().enumerate() {
             let global = |player: usize| if player == 0 { index } else { count + opponent };
-            games.extend(played.iter().map(|game| GameResult {
+            games.extend(results.iter().map(|game| GameResult {
                 black: global(game.black),
                 white: global(game.white),
                 outcome: game.outcome,
             }));
-            level_rows.push(row);
         }
-        rows.push(level_rows);
     }
-    let random = opponents
-        .iter()
-        .position(|opponent| opponent.name == "random");
+    let random = opponents.iter().position(|name| name == "random");
     let anchor = random.map_or(Anchor::Mean, |index| Anchor::Player(count + index));
     let ratings = fit_elo(count + opponents.len(), &games, anchor)?;
-    let levels = levels
-        .iter()
-        .zip(rows)
+    let levels = played
+        .into_iter()
         .enumerate()
-        .map(|(index, ((level, player), rows))| {
+        .map(|(index, level)| {
             let (elo_low, elo_high) = ratings.interval(index);
             LevelRating {
-                level: level.number,
-                name: level.name.to_owned(),
-                simulations: level.simulations,
-                player: player.name.clone(),
+                level: level.level.number,
+                name: level.level.name.to_owned(),
+                simulations: level.level.simulations,
+                player: level.player,
                 elo: ratings.elo[index],
                 elo_low,
                 elo_high,
-                rows,
+                rows: level.rungs.into_iter().map(|(row, _)| row).collect(),
             }
         })
         .collect();
     let opponents = opponents
         .iter()
         .enumerate()
-        .map(|(index, opponent)| {
+        .map(|(index, name)| {
             let (elo_low, elo_high) = ratings.interval(count + index);
             OpponentRating {
-                name: opponent.name.clone(),
+                name: name.clone(),
                 elo: ratings.elo[count + index],
                 elo_low,
                 elo_high,
@@ -151,7 +184,7 @@ pub fn run_levels(
         .collect();
     Ok(LevelsReport {
         model: model.to_owned(),
-        settings: ladder_settings(config),
+        settings,
         anchor: random.map_or("mean".to_owned(), |_| "random".to_owned()),
         prior_draws: ratings.prior_draws,
         levels,
@@ -166,17 +199,32 @@ impl LevelsReport {
     pub fn markdown(&self) -> String {
         let settings = &self.settings;
         let mut text = String::new();
+        let how = match &settings.general_rules {
+            Some(rules) => format!(
+                " in the general game: {} games per level and opponent (which takes every other \
+                 side, seats rotated), layouts {} each plus {} random plies, rules: {}, seed {}; \
+                 Elo fitted over the pairwise results by finishing order of all",
+                settings.games_per_opponent,
+                settings.layouts.join(", "),
+                settings.opening_plies,
+                rules,
+                settings.seed
+            ),
+            None => format!(
+                ": {} games per level and opponent, openings {} each plus {} random plies \
+                 (both colours), {}-ply limit, seed {}; Elo fitted over all",
+                settings.games_per_opponent,
+                settings.layouts.join(", "),
+                settings.opening_plies,
+                settings.max_plies,
+                settings.seed
+            ),
+        };
         let _ = writeln!(
             text,
-            "Levels of `{}`: {} games per level and opponent, openings {} each plus {} random plies \
-             (both colours), {}-ply limit, seed {}; Elo fitted over all {} games with `{}` at 0, \
-             95 % intervals{}; {:.0} s in all.\n",
+            "Levels of `{}`{} {} games with `{}` at 0, 95 % intervals{}; {:.0} s in all.\n",
             self.model,
-            settings.games_per_opponent,
-            settings.layouts.join(", "),
-            settings.opening_plies,
-            settings.max_plies,
-            settings.seed,
+            how,
             self.levels
                 .iter()
                 .flat_map(|level| &level.rows)

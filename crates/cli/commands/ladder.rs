@@ -14,14 +14,16 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use sumito_arena::arena::MatchObserver;
 use sumito_arena::ladder::{
-    DEFAULT_OPPONENTS, GeneralLadder, LadderConfig, LadderReport, ladder_rules, run_ladder,
+    DEFAULT_OPPONENTS, GeneralLadder, LadderConfig, ladder_rules, run_ladder,
 };
-use sumito_arena::levels::{LEVEL_OPPONENTS, run_levels};
+use sumito_arena::levels::{
+    LEVEL_OPPONENTS, PlayedLevel, level_record_dir, rate_levels, run_levels,
+};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::record::write_atomic;
 use sumito_arena::report::ProgressObserver;
 use sumito_arena::{PlayerSpec, arena::Silent};
-use sumito_game::FULL_STRENGTH;
+use sumito_game::{FULL_STRENGTH, Level};
 
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
@@ -182,14 +184,10 @@ fn opponents(args: &Args, registry: &PlayerRegistry) -> anyhow::Result<Vec<Entra
         .collect()
 }
 
-/// `sumito ladder --levels`: the levels `numbers` (all if empty) of the
-/// network `spec`, rated together ([`sumito_arena::levels`]).
-fn run_levels_of(
-    args: &Args,
-    spec: &PlayerSpec,
-    numbers: &[u32],
-    registry: &PlayerRegistry,
-) -> anyhow::Result<()> {
+/// The levels `numbers` (all if empty) of the network `spec`, each with
+/// the spec that plays it (`level=N` added); refuses a spec that is no
+/// model or sets what each level sets.
+fn level_specs(spec: &PlayerSpec, numbers: &[u32]) -> anyhow::Result<Vec<(Level, PlayerSpec)>> {
     if !NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()) {
         anyhow::bail!(
             "--levels: {spec} is no model; levels are those of a network (a bundle's name, or bundle:/net: specs)"
@@ -207,13 +205,29 @@ fn run_levels_of(
     } else {
         numbers.to_vec()
     };
+    numbers
+        .into_iter()
+        .map(|number| {
+            let level = sumito_game::level::level(number)
+                .map_err(anyhow::Error::msg)
+                .context("--levels")?;
+            let mut at = spec.clone();
+            at.params.push(("level".to_owned(), number.to_string()));
+            Ok((level, at))
+        })
+        .collect()
+}
+
+/// `sumito ladder --levels`: the levels `numbers` (all if empty) of the
+/// network `spec`, rated together ([`sumito_arena::levels`]).
+fn run_levels_of(
+    args: &Args,
+    spec: &PlayerSpec,
+    numbers: &[u32],
+    registry: &PlayerRegistry,
+) -> anyhow::Result<()> {
     let mut levels = Vec::new();
-    for number in numbers {
-        let level = sumito_game::level::level(number)
-            .map_err(anyhow::Error::msg)
-            .context("--levels")?;
-        let mut at = spec.clone();
-        at.params.push(("level".to_owned(), number.to_string()));
+    for (level, at) in level_specs(spec, numbers)? {
         let player = registry
             .prepare(&at)
             .with_context(|| format!("preparing the player {at}"))?;
@@ -232,23 +246,7 @@ fn run_levels_of(
     let observer: &dyn MatchObserver = if args.quiet { &Silent } else { &progress };
     let report = run_levels(&spec.to_string(), &levels, &opponents, &config, observer)
         .context("rating the levels")?;
-    let markdown = report.markdown();
-    let json = serde_json::to_string_pretty(&report).context("writing the report as JSON")?;
-    for (name, bytes) in [
-        ("levels.md", markdown.as_bytes()),
-        ("levels.json", json.as_bytes()),
-    ] {
-        let path = out.join(name);
-        write_atomic(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-    }
-    print!("{markdown}");
-    println!(
-        "wrote {} and {} (game records in {})",
-        out.join("levels.md").display(),
-        out.join("levels.json").display(),
-        out.join("records").display()
-    );
-    Ok(())
+    write_report(&out, "levels", &report.markdown(), &report)
 }
 
 /// The opponents of a ladder of the general game, weakest first: the
@@ -266,12 +264,6 @@ fn run_general(
     table: &RulesTable,
     general: &GeneralPlayers,
 ) -> anyhow::Result<()> {
-    if args.levels.is_some() {
-        anyhow::bail!(
-            "--levels: the strength levels of a model of the general game are not rated by the \
-             ladder yet; leave --levels out to ladder it at full strength"
-        );
-    }
     if let Some(time) = args.time_per_move
         && !spec.params.iter().any(|(key, _)| key == "time")
     {
@@ -297,7 +289,12 @@ fn run_general(
     } else {
         GENERAL_OPPONENTS.map(String::from).to_vec()
     };
+    let levels = match &args.levels {
+        Some(numbers) => level_specs(&spec, numbers)?,
+        None => Vec::new(),
+    };
     let mut specs = vec![player.clone()];
+    specs.extend(levels.iter().map(|(_, at)| at.to_string()));
     specs.extend(opponents.iter().cloned());
     let make = (general.seats)(&specs)?;
     let ladder = GeneralLadder {
@@ -316,7 +313,12 @@ fn run_general(
             layouts.len()
         );
     }
-    let out = args.out.clone().unwrap_or_else(|| stamped_dir("ladder"));
+    let kind = if levels.is_empty() {
+        "ladder"
+    } else {
+        "levels"
+    };
+    let out = args.out.clone().unwrap_or_else(|| stamped_dir(kind));
     let config = LadderConfig {
         games_per_opponent: games,
         threads: args.games_at_once(&spec),
@@ -324,33 +326,73 @@ fn run_general(
         time_per_move: args.time_per_move.map(|time| time.as_secs_f64()),
     };
     let quiet = args.quiet;
-    let report = ladder
-        .run(&config, &|opponent, layout, played| {
-            if !quiet {
-                eprintln!("{played} games against {opponent} on {layout} played");
-            }
-        })
-        .map_err(anyhow::Error::msg)
-        .context("playing the ladder")?;
-    write_report(&out, &report)
+    let said = |opponent: &str, layout: GeneralLayout, played: usize| {
+        if !quiet {
+            eprintln!("{played} games against {opponent} on {layout} played");
+        }
+    };
+    if levels.is_empty() {
+        let report = ladder
+            .run(&config, &said)
+            .map_err(anyhow::Error::msg)
+            .context("playing the ladder")?;
+        return write_report(&out, "ladder", &report.markdown(), &report);
+    }
+    // Each level climbs the same ladder; all are rated together.
+    let started = std::time::Instant::now();
+    let mut played = Vec::new();
+    for (level, at) in &levels {
+        let at = at.to_string();
+        let rung = GeneralLadder {
+            player: &at,
+            ..ladder
+        };
+        let rung_config = LadderConfig {
+            record_dir: level_record_dir(&config, level),
+            ..config.clone()
+        };
+        if !quiet {
+            eprintln!("level {}:", level.number);
+        }
+        played.push(PlayedLevel {
+            level: *level,
+            player: at.clone(),
+            rungs: rung
+                .play_rungs(&rung_config, &said)
+                .map_err(anyhow::Error::msg)
+                .with_context(|| format!("playing level {}", level.number))?,
+        });
+    }
+    let settings = ladder.settings(&config).map_err(anyhow::Error::msg)?;
+    let report =
+        rate_levels(&player, settings, played, &opponents, started).context("rating the levels")?;
+    write_report(&out, "levels", &report.markdown(), &report)
 }
 
-/// Writes `report` as ladder.md and ladder.json into `out` and prints it.
-fn write_report(out: &std::path::Path, report: &LadderReport) -> anyhow::Result<()> {
-    let markdown = report.markdown();
+/// Writes a report as `NAME.md` (`markdown`) and `NAME.json` into `out`,
+/// and prints it.
+fn write_report(
+    out: &std::path::Path,
+    name: &str,
+    markdown: &str,
+    report: &impl serde::Serialize,
+) -> anyhow::Result<()> {
     let json = serde_json::to_string_pretty(report).context("writing the report as JSON")?;
-    for (name, bytes) in [
-        ("ladder.md", markdown.as_bytes()),
-        ("ladder.json", json.as_bytes()),
+    let (md_path, json_path) = (
+        out.join(format!("{name}.md")),
+        out.join(format!("{name}.json")),
+    );
+    for (path, bytes) in [
+        (&md_path, markdown.as_bytes()),
+        (&json_path, json.as_bytes()),
     ] {
-        let path = out.join(name);
-        write_atomic(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        write_atomic(path, bytes).with_context(|| format!("writing {}", path.display()))?;
     }
     print!("{markdown}");
     println!(
         "wrote {} and {} (game records in {})",
-        out.join("ladder.md").display(),
-        out.join("ladder.json").display(),
+        md_path.display(),
+        json_path.display(),
         out.join("records").display()
     );
     Ok(())
@@ -392,7 +434,7 @@ pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> a
     let observer: &dyn MatchObserver = if args.quiet { &Silent } else { &progress };
     let report =
         run_ladder(&player, &opponents, &config, observer).context("playing the ladder")?;
-    write_report(&out, &report)
+    write_report(&out, "ladder", &report.markdown(), &report)
 }
 
 #[cfg(test)]

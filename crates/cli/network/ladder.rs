@@ -94,8 +94,7 @@ mod tests {
 
     #[test]
     fn the_shipped_three_player_model_climbs_the_general_games_ladder() {
-        use clap::Parser;
-        let (model, out) = ladder_of("three-player", &["--simulations", "4"]);
+        let (_, out) = ladder_of("three-player", &["--simulations", "4"]);
         let json: serde_json::Value =
             serde_json::from_slice(&std::fs::read(out.join("ladder.json")).unwrap()).unwrap();
         // Rounded up to one rotation of the three seats, under the model's rules.
@@ -108,12 +107,25 @@ mod tests {
             .unwrap()
             .count();
         assert_eq!(records, 3);
-        // Its levels are not rated yet: said, not pretended.
-        let levels = Cli::try_parse_from(["ladder", model.as_str(), "--levels"])
+        std::fs::remove_dir_all(&out).unwrap();
+        // Its levels, rated together on the same ladder.
+        let (_, out) = ladder_of("three-player", &["--levels", "1,10"]);
+        let report: LevelsReport =
+            serde_json::from_slice(&std::fs::read(out.join("levels.json")).unwrap()).unwrap();
+        assert_eq!(report.anchor, "random");
+        assert!(report.settings.general_rules.is_some());
+        let numbers: Vec<u32> = report.levels.iter().map(|level| level.level).collect();
+        assert_eq!(numbers, [1, 10]);
+        assert!(report.levels.iter().all(|level| level.rows[0].games == 3));
+        assert!(
+            std::fs::read_to_string(out.join("levels.md"))
+                .unwrap()
+                .contains("in the general game")
+        );
+        let records = std::fs::read_dir(out.join("records/level-10/opponent-1"))
             .unwrap()
-            .args;
-        let err = run(levels).unwrap_err().to_string();
-        assert!(err.contains("general game"), "{err}");
+            .count();
+        assert_eq!(records, 3);
         std::fs::remove_dir_all(&out).unwrap();
     }
 }
