@@ -2,8 +2,13 @@
 //! line of a fenced ```sh block that starts with `sumito ` must be accepted by
 //! the binary's argument parser (checked with the hidden `SUMITO_PARSE_ONLY=1`,
 //! which parses and exits; network commands are parsed by the same
-//! definitions before `sumito` hands them to `sumito-torch`), and a few cheap
-//! examples are run in full, as written.
+//! definitions before `sumito` hands them to `sumito-torch`); a few cheap
+//! examples are run in full, as written, and every example of the long
+//! commands (`ladder`, `arena`, `bench tactics`, `review`, `analyze`) is run
+//! with a tiny budget (2 games, 2 simulations a move, 2 levels, two
+//! positions of each kind of the tactics suite; [`with_tiny_budget`]),
+//! except those that read a run of their own (`runs/...`) or soak for an
+//! hour.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -362,4 +367,173 @@ fn cheap_examples_run_as_written() {
                 .contains("<svg")
         );
     }
+}
+
+/// Whether `words` hold `flag`.
+fn has(words: &[String], flag: &str) -> bool {
+    words.iter().any(|word| word == flag)
+}
+
+/// `args` of a long example with a tiny budget: 2 games (3 for rotations
+/// of three seats), 2 simulations a move (`--simulations`, `--sims`; given
+/// where the example leaves the default of 400 to `ladder`, `analyze` and
+/// `review`),
+/// 20 ms a move, levels 1 and 2, 2 positions per kind of a generated suite,
+/// one classical opponent where the ladder would play its five, and its
+/// own output folder `out` where it writes one.
+fn with_tiny_budget(args: &[String], out: &str) -> Vec<String> {
+    let mut tiny = Vec::new();
+    let mut words = args.iter().peekable();
+    while let Some(word) = words.next() {
+        let value = match word.as_str() {
+            "--games" => Some("2"),
+            "--simulations" | "--sims" => Some("2"),
+            "--time-per-move" => Some("0.02"),
+            "--per-kind" => Some("2"),
+            "--levels" => Some("1,2"),
+            _ => None,
+        };
+        tiny.push(word.clone());
+        if let Some(value) = value {
+            // `--levels` may stand alone (every level).
+            if word != "--levels" || words.peek().is_some_and(|next| !next.starts_with("--")) {
+                words.next();
+            }
+            tiny.push(value.to_owned());
+        }
+    }
+    let command = tiny[0].clone();
+    if command == "ladder" {
+        for (flag, value) in [("--games", "2"), ("--simulations", "2")] {
+            if !has(&tiny, flag)
+                && !(flag == "--simulations"
+                    && (has(&tiny, "--levels") || has(&tiny, "--time-per-move")))
+            {
+                tiny.extend([flag.to_owned(), value.to_owned()]);
+            }
+        }
+        if !has(&tiny, "--opponent") {
+            tiny.extend(["--opponent".to_owned(), "greedy".to_owned()]);
+        }
+    }
+    if command == "analyze" && !has(&tiny, "--simulations") && !has(&tiny, "--sims") {
+        tiny.extend(["--simulations".to_owned(), "2".to_owned()]);
+    }
+    if command == "review" && !has(&tiny, "--sims") {
+        tiny.extend(["--sims".to_owned(), "2".to_owned()]);
+    }
+    if command == "bench"
+        && tiny.get(1).is_some_and(|part| part == "tactics")
+        && !has(&tiny, "--generate")
+    {
+        // Two positions of each kind (`small-suite.txt`, written by the test).
+        tiny.extend(["--suite".to_owned(), "small-suite.txt".to_owned()]);
+    }
+    if ["ladder", "arena"].contains(&command.as_str()) && !has(&tiny, "--out") {
+        tiny.extend(["--out".to_owned(), out.to_owned()]);
+    }
+    tiny
+}
+
+#[test]
+fn long_examples_run_with_a_tiny_budget() {
+    let scratch = Scratch::new("docs-commands-long");
+    let dir = &scratch.0;
+    // The records the examples read: a two-player game under the shipped
+    // model's rules, and a three-player game under the three-player model's.
+    for (args, record) in [
+        (
+            &[
+                "--player",
+                "greedy",
+                "--player",
+                "random",
+                "--max-plies",
+                "200",
+            ][..],
+            "game.txt",
+        ),
+        (
+            &[
+                "--layout",
+                "three-player",
+                "--player",
+                "greedy",
+                "--player",
+                "random",
+                "--player",
+                "random",
+                "--max-plies",
+                "240",
+            ][..],
+            "three.txt",
+        ),
+    ] {
+        let folder = format!("records-{record}");
+        let arena = Command::new(SUMITO)
+            .arg("arena")
+            .args(args)
+            .args(["--games", "2", "--no-progress", "--out", &folder])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(arena.status.success(), "{}", text(&arena));
+        let first = std::fs::read_dir(dir.join(&folder))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
+            .min()
+            .expect("a game record");
+        std::fs::copy(first, dir.join(record)).unwrap();
+    }
+    // The shipped tactics suite's header and first two positions of each kind.
+    let suite = std::fs::read_to_string(root().join("crates/arena/tactics/suite.txt")).unwrap();
+    let mut small = String::new();
+    let mut taken = std::collections::HashMap::new();
+    for line in suite.lines() {
+        let kind = line.split(" | ").next().unwrap_or_default();
+        let count = taken.entry(kind.to_owned()).or_insert(0);
+        if line.starts_with('#') || *count < 2 {
+            *count += usize::from(!line.starts_with('#'));
+            small.push_str(line);
+            small.push('\n');
+        }
+    }
+    std::fs::write(dir.join("small-suite.txt"), small).unwrap();
+    let long = ["ladder", "arena", "bench", "review", "analyze"];
+    let mut ran = 0;
+    let mut seen = std::collections::HashSet::new();
+    for (index, example) in all_examples().into_iter().enumerate() {
+        let command = example.args[0].as_str();
+        // Examples that read a run of their own (`runs/...`) have none here;
+        // the server's soak is an hour by design.
+        let reads_a_run = example.args.iter().any(|word| word.contains("runs/"));
+        let is_soak = example.args.iter().any(|word| word == "--soak");
+        let bench_part = example.args.get(1).map(String::as_str);
+        if !long.contains(&command)
+            || reads_a_run
+            || is_soak
+            || (command == "bench" && bench_part != Some("tactics"))
+        {
+            continue;
+        }
+        // The same command written in two places runs once.
+        if !seen.insert(example.args.clone()) {
+            continue;
+        }
+        let tiny = Example {
+            args: with_tiny_budget(&example.args, &format!("out-{index}")),
+            ..example
+        };
+        let started = std::time::Instant::now();
+        run_in(dir, &tiny);
+        eprintln!(
+            "{:.1} s: {}: {:?}",
+            started.elapsed().as_secs_f64(),
+            tiny.place,
+            tiny.args
+        );
+        ran += 1;
+    }
+    assert!(ran >= 25, "only {ran} long examples ran");
 }

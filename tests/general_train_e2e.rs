@@ -343,6 +343,44 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
         text(&output)
     );
     std::fs::remove_file(&saved).unwrap();
+    // Nor does it judge a two-player game, and says why.
+    let two = saved.with_extension("two");
+    let two_path = two.to_str().unwrap();
+    let arena = sumito(&[
+        "arena",
+        "--player",
+        "greedy",
+        "--player",
+        "random",
+        "--games",
+        "2",
+        "--max-plies",
+        "6",
+        "--no-progress",
+        "--out",
+        two_path,
+    ]);
+    assert!(arena.status.success(), "{}", text(&arena));
+    let record = std::fs::read_dir(&two)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "txt"))
+        .unwrap();
+    let output = sumito(&[
+        "analyze",
+        "--model",
+        bundle_path,
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("a record of the two-player game")
+            && text(&output).contains("is a model of the general game"),
+        "{}",
+        text(&output)
+    );
+    std::fs::remove_dir_all(&two).unwrap();
     // What a game of the general engine does not keep is refused by name.
     for (flag, value) in [("--color", "white"), ("--rules", "x.toml")] {
         let output = sumito(&["play", "--model", bundle_path, flag, value]);

@@ -141,7 +141,17 @@ fn general_target(args: &Args, bundle: &ModelBundle) -> anyhow::Result<Target<Ge
         return Ok(Target::Position(general_position(&table, text)?));
     }
     if let Some(path) = &args.source.record {
-        let record = GeneralRecord::read(path)?;
+        // A two-player record reads as a bad general one: the reason is the
+        // model.
+        let record = match GeneralRecord::read(path) {
+            Ok(record) => record,
+            Err(_) if sumito_arena::record::GameRecord::read(path).is_ok() => anyhow::bail!(
+                "{}: a record of the two-player game, which {} cannot judge: it is a model of the general game; analyse the game with a two-player model (--model quick)",
+                path.display(),
+                bundle.meta.name
+            ),
+            Err(err) => return Err(err.into()),
+        };
         // The model judges under its own rules only.
         if let Some(note) = general_rules_note(&record.rules, &table) {
             eprintln!("note: {}: {note}", path.display());
