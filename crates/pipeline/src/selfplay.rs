@@ -293,8 +293,9 @@ impl SelfPlayKind for TwoPlayerSelfPlay {
 }
 
 /// The general game (variants, 3 to 6 players): starts among the rules'
-/// layouts, `.vgame` replay files with each side's value; it does not
-/// resign (refused by the run's configuration).
+/// layouts, `.vgame` replay files with each side's value; a game of two
+/// sides resigns as the two-player game does (more sides: refused by the
+/// run's configuration).
 #[derive(Debug, Clone, Copy)]
 pub struct GeneralSelfPlay<'a> {
     pub general: &'a GeneralRunRules,
@@ -357,13 +358,15 @@ impl SelfPlayKind for GeneralSelfPlay<'_> {
                 sumito_mcts::Ending::Win(sumito_mcts::Side::new(1 - loser))
             }
             (_, Some((outcome, _))) => outcome_of(outcome, sides),
-            (_, None) => unreachable!("the general game does not resign"),
+            (_, None) => unreachable!("only a game of two sides resigns"),
         };
         GeneralReplay {
             rules: self.general.table.clone(),
             model_generation,
             game: GeneralGameRecord {
                 outcome,
+                resigned: matches!(game.ended, Ended::Resigned(_)),
+                would_have_resigned: game.would_resign.filter(|_| game.resignation_disabled),
                 final_scores: last.scores(),
                 positions: game.positions,
             },
@@ -381,6 +384,13 @@ impl SelfPlayKind for GeneralSelfPlay<'_> {
         stats.training_positions +=
             game.positions.iter().filter(|p| p.policy.is_some()).count() as u64;
         stats.decisive += u64::from(matches!(game.outcome, sumito_mcts::Ending::Win(_)));
+        stats.resigned += u64::from(game.resigned);
+        if let Some(side) = game.would_have_resigned {
+            stats.resign_checks += 1;
+            let lost =
+                matches!(game.outcome, sumito_mcts::Ending::Win(winner) if winner.index() != side);
+            stats.false_resignations += u64::from(!lost);
+        }
     }
 }
 
@@ -796,6 +806,66 @@ mod tests {
             model_generation,
             seed,
         }
+    }
+
+    #[test]
+    fn a_general_game_of_two_sides_resigns_and_its_file_says_so() {
+        use crate::fsutil::testing::TempDir;
+        use crate::replay::files::{GENERAL_EXTENSION, ReplayFolder};
+        use crate::replay::general_format::decode_general_game;
+
+        // Four players in two teams: two sides.
+        let general = general_rules("\"four-player\"", 60);
+        let dir = TempDir::new("general-resign");
+        let replay_folder = ReplayFolder::local(&dir.path().join("replay")).unwrap();
+        let evaluator = DirectEvaluator::new(general_net(), SymmetryMode::None);
+        let mut settings = worker_settings(4, 2, 0, 3);
+        // Every value is below this: a side resigns at its first move.
+        settings.selfplay.resign_threshold = Some(1.5);
+        settings.selfplay.resign_consecutive_plies = 1;
+        settings.selfplay.resign_playout_share = 0.0;
+        let kind = GeneralSelfPlay { general: &general };
+        let stats = play_games(
+            &kind,
+            &evaluator,
+            &settings,
+            &replay_folder.join("model-000000"),
+            &AtomicU64::new(3),
+            &|| false,
+            &|_: &GeneralReplay| {},
+        )
+        .unwrap();
+        assert_eq!((stats.games, stats.resigned), (3, 3));
+        assert_eq!(stats.resign_checks, 0);
+        for key in replay_folder.list(GENERAL_EXTENSION).unwrap() {
+            let replay = decode_general_game(&replay_folder.read(&key).unwrap().unwrap()).unwrap();
+            let game = &replay.game;
+            assert!(game.resigned);
+            // The first side to move gave up; the other won.
+            assert_eq!(game.positions.len(), 1);
+            let loser = game.positions[0].position.mover_side();
+            assert_eq!(
+                game.outcome,
+                sumito_mcts::Ending::Win(sumito_mcts::Side::new(1 - loser))
+            );
+        }
+        // Played out with resignation off, each game checks the threshold.
+        settings.selfplay.resign_playout_share = 1.0;
+        let stats = play_games(
+            &kind,
+            &evaluator,
+            &settings,
+            &replay_folder.join("model-000001"),
+            &AtomicU64::new(2),
+            &|| false,
+            &|replay: &GeneralReplay| assert!(!replay.game.resigned),
+        )
+        .unwrap();
+        assert_eq!(
+            (stats.games, stats.resigned, stats.resign_checks),
+            (2, 0, 2)
+        );
+        assert!(stats.false_resignations <= 2);
     }
 
     #[test]

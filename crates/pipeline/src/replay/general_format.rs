@@ -11,11 +11,16 @@
 //! rules            4 + n  length, then the `[rules]` table as JSON
 //! start            2 + n  length, then the start as a general position text
 //! outcome          2  kind (0 a side won, 1 a draw among all, 2 a tie), then the side or the mask of sides
+//! end              1  (version 2) 0 played to its end by the rules, 1 the other side resigned
+//!                     (two sides only; the outcome is the winner's win)
 //! final scores     6  marbles each seat had pushed off at the end
 //! position count   4
 //! positions        …  one record per position (below)
 //! crc32c           4  of every byte before it
 //! ```
+//!
+//! Version 1 (before resignation in the general game) has no end byte: its
+//! games were all played to their end; it still reads.
 //!
 //! A position record:
 //!
@@ -54,6 +59,13 @@ pub struct GeneralPositionRecord {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneralGameRecord {
     pub outcome: Ending,
+    /// The loser resigned (two sides only): the game ended before its rules
+    /// ended it.
+    pub resigned: bool,
+    /// The side that would have resigned first in a game played out with
+    /// resignation off (to check the threshold): the worker's bookkeeping,
+    /// not stored in the file (`None` when read).
+    pub would_have_resigned: Option<usize>,
     /// Marbles each seat had pushed off at the end.
     pub final_scores: [u8; MAX_SEATS],
     pub positions: Vec<GeneralPositionRecord>,
@@ -78,7 +90,9 @@ impl GeneralGameRecord {
 }
 
 pub const GENERAL_MAGIC: [u8; 8] = *b"SUMITOV\0";
-pub const GENERAL_FORMAT_VERSION: u16 = 1;
+pub const GENERAL_FORMAT_VERSION: u16 = 2;
+/// The version before the end byte, still read.
+const GENERAL_FORMAT_VERSION_1: u16 = 1;
 
 /// A general-game replay file's contents.
 #[derive(Clone, Debug, PartialEq)]
@@ -116,6 +130,7 @@ pub fn encode_general_game(replay: &GeneralReplay) -> Vec<u8> {
     out.extend_from_slice(&(start.len() as u16).to_le_bytes());
     out.extend_from_slice(start.as_bytes());
     out.extend_from_slice(&outcome_code(game.outcome));
+    out.push(u8::from(game.resigned));
     out.extend_from_slice(&game.final_scores);
     out.extend_from_slice(&(game.positions.len() as u32).to_le_bytes());
     for record in &game.positions {
@@ -162,7 +177,7 @@ pub fn decode_general_game(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
     let (body, stored) = bytes.split_at(bytes.len() - 4);
     let mut cursor = Cursor { bytes: body, at: 8 };
     let version = cursor.u16()?;
-    if version != GENERAL_FORMAT_VERSION {
+    if version != GENERAL_FORMAT_VERSION && version != GENERAL_FORMAT_VERSION_1 {
         return Err(FormatError::UnsupportedVersion { found: version });
     }
     let stored = u32::from_le_bytes(stored.try_into().expect("4 bytes"));
@@ -189,6 +204,19 @@ pub fn decode_general_game(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
                 "outcome code {kind}/{detail} is not an outcome of {sides} sides"
             )));
         }
+    };
+    let resigned = match version {
+        GENERAL_FORMAT_VERSION_1 => false,
+        _ => match cursor.u8()? {
+            0 => false,
+            1 if sides == 2 && matches!(outcome, Ending::Win(_)) => true,
+            1 => {
+                return Err(FormatError::BadHeader(format!(
+                    "a resignation ends only a game of two sides, won by the other ({sides} sides, outcome code {kind}/{detail})"
+                )));
+            }
+            end => return Err(FormatError::BadHeader(format!("unknown end {end}"))),
+        },
     };
     let final_scores: [u8; MAX_SEATS] = cursor.take(MAX_SEATS)?.try_into().expect("6 bytes");
     let count = cursor.u32()? as usize;
@@ -244,16 +272,26 @@ pub fn decode_general_game(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
             extra: body.len() - cursor.at,
         });
     }
-    if count > 0 && position.outcome().is_none() {
-        return Err(FormatError::BadHeader(
-            "the game is not over after its last move".to_owned(),
-        ));
+    match (resigned, count > 0 && position.outcome().is_none()) {
+        (false, true) => {
+            return Err(FormatError::BadHeader(
+                "the game is not over after its last move".to_owned(),
+            ));
+        }
+        (true, false) => {
+            return Err(FormatError::BadHeader(
+                "a side resigned, but the rules had ended the game".to_owned(),
+            ));
+        }
+        _ => {}
     }
     Ok(GeneralReplay {
         rules,
         model_generation,
         game: GeneralGameRecord {
             outcome,
+            resigned,
+            would_have_resigned: None,
             final_scores,
             positions,
         },
@@ -308,6 +346,8 @@ pub(crate) mod tests {
         let (outcome, _) = position.outcome().unwrap();
         GeneralGameRecord {
             outcome: sumito_game::general::outcome_of(outcome, sides),
+            resigned: false,
+            would_have_resigned: None,
             final_scores: position.scores(),
             positions,
         }
@@ -358,6 +398,53 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_resigned_game_of_two_sides_round_trips_and_others_are_refused() {
+        let holes = table("max_plies = 40\nholes = [\"D2\", \"F8\"]");
+        let mut game = scripted_game(&holes, "standard");
+        // White resigned after the first ten plies.
+        game.positions.truncate(10);
+        game.outcome = Ending::Win(Side::new(0));
+        game.resigned = true;
+        let replay = GeneralReplay {
+            rules: holes,
+            model_generation: 2,
+            game,
+        };
+        let bytes = encode_general_game(&replay);
+        let read = decode_general_game(&bytes).unwrap();
+        assert!(read.game.resigned);
+        assert_eq!(read.game.outcome, Ending::Win(Side::new(0)));
+        assert_eq!(read.game.positions.len(), 10);
+        // Not over and not resigned: refused, as before.
+        let mut unfinished = replay.clone();
+        unfinished.game.resigned = false;
+        let err = decode_general_game(&encode_general_game(&unfinished)).unwrap_err();
+        assert!(err.to_string().contains("not over"), "{err}");
+        // Resigned after the rules had ended it: refused.
+        let table3 = table("max_plies = 30");
+        let mut ended = GeneralReplay {
+            game: scripted_game(&table3, "three-player"),
+            rules: table3,
+            model_generation: 1,
+        };
+        ended.game.resigned = true;
+        let err = decode_general_game(&encode_general_game(&ended)).unwrap_err();
+        assert!(err.to_string().contains("resign"), "{err}");
+    }
+
+    #[test]
+    fn a_file_of_format_version_1_still_reads() {
+        let bytes = include_bytes!("testdata/three-player-v1.vgame");
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 1);
+        let read = decode_general_game(bytes).unwrap();
+        assert!(!read.game.resigned);
+        assert_eq!(read.model_generation, 43);
+        assert!(!read.game.positions.is_empty());
+        let last = read.game.positions.last().unwrap();
+        assert!(last.position.play(last.played).outcome().is_some());
     }
 
     #[test]
