@@ -537,6 +537,15 @@ pub fn check_record_dir(dir: &Path) -> Result<(), ArenaError> {
     Ok(())
 }
 
+/// `threads`, or one per core where it is 0 (the matches' and ladders'
+/// `--threads` default).
+pub fn threads_or_cores(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
 /// Plays a match between `entrants` (see the module docs), reporting to
 /// `observer` as games finish.
 pub fn play_match(
@@ -570,11 +579,7 @@ pub fn play_match(
     });
     observer.match_started(&progress.lock().expect("not poisoned").standings);
 
-    let threads = match config.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .min(fixtures.len());
+    let threads = threads_or_cores(config.threads).min(fixtures.len());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("arena-{i}"))

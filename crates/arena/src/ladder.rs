@@ -358,10 +358,7 @@ impl GeneralLadder<'_> {
 
 /// Games at once of a ladder played with `config` (0: one per core).
 fn games_at_once(config: &LadderConfig) -> usize {
-    match config.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
+    crate::arena::threads_or_cores(config.threads)
 }
 
 /// One rung's row of the general game from its games (the player entrant

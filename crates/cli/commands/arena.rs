@@ -340,11 +340,7 @@ fn run_general(
     // Before the match: records already in --out are never overwritten.
     let out = args.out.clone().unwrap_or_else(default_out_dir);
     check_record_dir(&out).context("--out")?;
-    let threads = if args.threads == 0 {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        args.threads
-    };
+    let threads = sumito_arena::arena::threads_or_cores(args.threads);
     println!("{layout}: {rules}");
     let make = (players.seats)(&args.players)?;
     let report = play_general_match(
