@@ -11,9 +11,10 @@
 #
 # The only reachable sources are package registries, so libtorch comes from the
 # PyPI wheel of torch, which carries the same headers and shared libraries as the
-# libtorch zip. Wheels are cached in .whl/ and checked against pinned sha256
-# sums; an interrupted run leaves only a partial folder that the next run
-# deletes and starts again.
+# libtorch zip. Wheels are downloaded into .whl/ and checked against pinned
+# sha256 sums, and deleted once the install is complete (the torch wheel is
+# 515 MB, and a fresh CI machine's disk is not large); an interrupted run
+# leaves only a partial folder that the next run deletes and starts again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -79,7 +80,7 @@ fetch_wheel() {
     say "downloading $requirement from PyPI into .whl/ ..."
     # Fixed platform and Python tags: only the libraries are used, so the wheel
     # need not match the local Python.
-    "$PYTHON" -m pip download --no-deps --only-binary=:all: --progress-bar off \
+    "$PYTHON" -m pip download --no-cache-dir --no-deps --only-binary=:all: --progress-bar off \
         --implementation cp --python-version 3.11 \
         --platform manylinux_2_28_x86_64 --platform manylinux_2_25_x86_64 \
         --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
@@ -171,6 +172,11 @@ EOF
     rm -rf "$dest"
     mv "$partial" "$dest"
     say "libtorch ${TORCH_VERSION} (CPU) installed in .libtorch/cpu ($(du -sh "$dest" | cut -f1))"
+    # The wheels served their purpose: the stamp above says the install is
+    # whole, so no later run reads them again.
+    rm -f "$CACHE/$TORCH_WHEEL" "$CACHE/$CUDART_WHEEL" "$CACHE/$CUPTI_WHEEL"
+    rmdir "$CACHE" 2> /dev/null || true
+    say "deleted the downloaded wheels from .whl/"
 }
 
 # The full CUDA build: pip installs torch with all its CUDA wheels into a venv,
