@@ -349,12 +349,11 @@ fn cheap_examples_run_as_written() {
         .output()
         .unwrap();
     assert!(arena.status.success(), "{}", text(&arena));
-    let record = std::fs::read_dir(dir.join("records"))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| path.extension().is_some_and(|ext| ext == "txt"))
-        .expect("a game record");
-    std::fs::copy(record, dir.join("game.txt")).unwrap();
+    std::fs::copy(
+        common::first_record(&dir.join("records")),
+        dir.join("game.txt"),
+    )
+    .unwrap();
     // `pics/` does not exist: render makes it.
     run_in(
         dir,
@@ -478,13 +477,7 @@ fn long_examples_run_with_a_tiny_budget() {
             .output()
             .unwrap();
         assert!(arena.status.success(), "{}", text(&arena));
-        let first = std::fs::read_dir(dir.join(&folder))
-            .unwrap()
-            .map(|entry| entry.unwrap().path())
-            .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
-            .min()
-            .expect("a game record");
-        std::fs::copy(first, dir.join(record)).unwrap();
+        std::fs::copy(common::first_record(&dir.join(&folder)), dir.join(record)).unwrap();
     }
     // The shipped tactics suite's header and first two positions of each kind.
     let suite = std::fs::read_to_string(root().join("crates/arena/tactics/suite.txt")).unwrap();

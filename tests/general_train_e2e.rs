@@ -361,11 +361,7 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
         two_path,
     ]);
     assert!(arena.status.success(), "{}", text(&arena));
-    let record = std::fs::read_dir(&two)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| path.extension().is_some_and(|ext| ext == "txt"))
-        .unwrap();
+    let record = common::first_record(&two);
     let output = sumito(&[
         "analyze",
         "--model",

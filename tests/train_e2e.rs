@@ -428,3 +428,67 @@ fn turning_on_the_push_off_planes_widens_the_runs_networks_and_trains_on() {
         assert_eq!(meta["model"]["push_off_planes"], true, "{generation}");
     }
 }
+
+#[test]
+fn a_run_starts_from_a_trained_model_with_init_model() {
+    let scratch = Scratch::new("init-model");
+    let first_run = scratch.0.join("first");
+    let output = train(&tiny_config(&scratch.0, 1), &first_run, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let trained = first_run.join("models/gen-000001");
+    let meta = |dir: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap()
+    };
+    let steps = meta(&trained)["training_step"].as_u64().unwrap();
+    assert!(steps > 0);
+
+    // The new run's config adds the push-off planes: the model is widened.
+    let one = std::fs::read_to_string(tiny_config(&scratch.0, 1)).unwrap();
+    let planes = scratch.0.join("planes.toml");
+    std::fs::write(
+        &planes,
+        one.replace(
+            "value_hidden = 16",
+            "value_hidden = 16\npush_off_planes = true",
+        ),
+    )
+    .unwrap();
+    let second_run = scratch.0.join("second");
+    let init = ["--init-model", trained.to_str().unwrap()];
+    let output = train(&planes, &second_run, &init);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        text(&output).contains(&format!(
+            "generation 0 is the model {} (trained {steps} steps, given the push-off planes)",
+            trained.display()
+        )),
+        "{}",
+        text(&output)
+    );
+    let first = second_run.join("models/gen-000000");
+    assert_eq!(meta(&first)["model"]["push_off_planes"], true);
+    let log = std::fs::read_to_string(second_run.join("log.txt")).unwrap();
+    assert!(log.contains("generation 0: the network of"), "{log}");
+    assert!(second_run.join("models/gen-000001").is_dir());
+    // The trained model's own folder is left as it was.
+    assert_eq!(meta(&trained)["encoding_version"], 1);
+
+    // A run that has its generation 0 is not started again from a model.
+    let output = train(&planes, &second_run, &init);
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("already has its generation 0"),
+        "{}",
+        text(&output)
+    );
+    // Another network than the config's is refused, naming both.
+    let wider = scratch.0.join("wider.toml");
+    std::fs::write(&wider, one.replace("channels = 8", "channels = 12")).unwrap();
+    let output = train(&wider, &scratch.0.join("third"), &init);
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("but the configuration's [net.model] asks for"),
+        "{}",
+        text(&output)
+    );
+}

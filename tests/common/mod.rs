@@ -28,3 +28,14 @@ pub fn feed(command: &mut std::process::Command, input: &str) -> std::process::O
 pub fn run_with_input(program: &str, args: &[&str], input: &str) -> std::process::Output {
     feed(std::process::Command::new(program).args(args), input)
 }
+
+/// The first game record (`.txt`, by name) a match wrote into `folder`.
+#[allow(dead_code)]
+pub fn first_record(folder: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(folder)
+        .unwrap_or_else(|err| panic!("{}: {err}", folder.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
+        .min()
+        .unwrap_or_else(|| panic!("no game record in {}", folder.display()))
+}

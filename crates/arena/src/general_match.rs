@@ -419,6 +419,26 @@ impl GeneralMatchGame {
         Ok(record)
     }
 
+    /// Writes [`Self::record`] as the file `game-NNNN.txt` (`number`, from 1)
+    /// in `folder`, creating the folder.
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_record(
+        &self,
+        folder: &std::path::Path,
+        number: usize,
+        layout: GeneralLayout,
+        table: &RulesTable,
+        rules: &GeneralRules,
+        entrants: &[String],
+        opening_plies: u32,
+    ) -> Result<(), String> {
+        std::fs::create_dir_all(folder)
+            .map_err(|err| format!("creating {}: {err}", folder.display()))?;
+        let record = self.record(layout, table, rules, entrants, opening_plies)?;
+        let path = folder.join(format!("game-{number:04}.txt"));
+        record.write(&path).map_err(|err| err.to_string())
+    }
+
     /// The finishing rank of each side (0 first; equal ranks are ties):
     /// the winner (or the sides of a draw) first, then the others by score.
     fn ranks(&self) -> Vec<u32> {

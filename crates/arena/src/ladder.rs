@@ -321,23 +321,19 @@ impl GeneralLadder<'_> {
                     &|| false,
                 )
                 .map_err(|err| format!("{opponent} on {layout}: {err}"))?;
-                if let Some(dir) = record_dir(index) {
-                    std::fs::create_dir_all(&dir)
-                        .map_err(|err| format!("creating {}: {err}", dir.display()))?;
-                    for game in &report.games {
-                        let record = game.record(
+                for game in report.games {
+                    if let Some(dir) = record_dir(index) {
+                        game.write_record(
+                            &dir,
+                            played.len() + 1,
                             layout,
                             self.table,
                             &rules,
                             &entrants,
                             LADDER_OPENING_PLIES,
                         )?;
-                        let path = dir.join(format!("game-{:04}.txt", played.len() + 1));
-                        record.write(&path).map_err(|err| err.to_string())?;
-                        played.push(game.clone());
                     }
-                } else {
-                    played.extend(report.games);
+                    played.push(game);
                 }
                 on_part(opponent, layout, per_layout);
             }

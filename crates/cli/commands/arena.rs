@@ -359,13 +359,17 @@ fn run_general(
     let mut report = report;
     report.entrants = distinct_names(&report.entrants);
     print!("{}", report.table());
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     for (index, game) in report.games.iter().enumerate() {
-        let record = game
-            .record(layout, &table, &rules, &report.entrants, args.opening_plies)
-            .map_err(|err| anyhow::anyhow!(err))?;
-        let path = out.join(format!("game-{:04}.txt", index + 1));
-        record.write(&path)?;
+        game.write_record(
+            &out,
+            index + 1,
+            layout,
+            &table,
+            &rules,
+            &report.entrants,
+            args.opening_plies,
+        )
+        .map_err(|err| anyhow::anyhow!(err))?;
     }
     println!("game records: {}", out.display());
     let plies: u32 = report.games.iter().map(|g| g.plies).sum();

@@ -19,6 +19,13 @@ pub struct Args {
     /// Delete the run already in the run directory and start over.
     #[arg(long)]
     pub fresh: bool,
+    /// Start a new run from a trained model instead of a random network: a
+    /// model bundle (a folder, or a name such as `quick`, looked up as
+    /// `sumito play --model` does) or a run's `models/gen-*` folder. Its
+    /// network must be the config's `[net.model]` (the config may add
+    /// `push_off_planes`); the run starts with an empty replay.
+    #[arg(long, value_name = "MODEL")]
+    pub init_model: Option<PathBuf>,
     /// Do not draw progress bars (`--quiet` is the same).
     #[arg(long, alias = "quiet")]
     pub no_progress: bool,

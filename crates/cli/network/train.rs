@@ -9,6 +9,7 @@ use sumito_pipeline::run::{
 };
 
 use sumito_cli::commands::train::Args;
+use sumito_pipeline::models::seed_initial_model;
 
 use super::interrupt::stop_flag_on_signal;
 
@@ -38,6 +39,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         Err(err) => return Err(err.into()),
     };
+    if let Some(given) = &args.init_model {
+        let from = initial_model_folder(given)?;
+        let seeded = seed_initial_model(&open.run, &open.config, &from)
+            .with_context(|| format!("starting the run in {run_dir} from {}", from.display()))?;
+        println!(
+            "generation 0 is the model {} (trained {} steps{}{})",
+            from.display(),
+            seeded.training_step,
+            if seeded.planes_added {
+                ", given the push-off planes"
+            } else {
+                ""
+            },
+            seeded
+                .other_rules
+                .map(|rules| format!(", trained under other rules: {rules}"))
+                .unwrap_or_default()
+        );
+    }
     super::selfplay::print_notes(&open);
     println!(
         "{} {} (config {})",
@@ -50,4 +70,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.config.display()
     );
     train(&open, &options).with_context(|| format!("training in {run_dir}"))
+}
+
+/// The checkpoint folder `--init-model` names: a run's model folder as it
+/// is, or a bundle (a path or a name), verified first.
+fn initial_model_folder(given: &std::path::Path) -> anyhow::Result<PathBuf> {
+    if given.join(sumito_net::checkpoint::MANIFEST_FILE).is_file()
+        && !given.join(sumito_bundle::bundle::BUNDLE_FILE).exists()
+    {
+        return Ok(given.to_owned());
+    }
+    Ok(super::play::open_model(Some(given))?.dir)
 }

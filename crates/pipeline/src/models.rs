@@ -1,5 +1,6 @@
-//! The models of a run: the random generation 0, candidates written
-//! atomically as checkpoint directories, and loading one for inference.
+//! The models of a run: generation 0 (random, or a trained model given),
+//! candidates written atomically as checkpoint directories, and loading one
+//! for inference.
 
 use std::path::Path;
 
@@ -149,6 +150,110 @@ pub fn ensure_initial_model(run: &RunDir, config: &Config, seed: u64) -> Result<
         run.set_best(0)?;
     }
     Ok(())
+}
+
+/// What [`seed_initial_model`] did: for the run's log and the command's
+/// notes.
+#[derive(Clone, Debug)]
+pub struct SeededModel {
+    /// Optimiser steps the network had had.
+    pub training_step: u64,
+    /// Whether it was given the push-off planes the configuration asks for.
+    pub planes_added: bool,
+    /// The rules it was trained under, where they differ from the run's.
+    pub other_rules: Option<String>,
+}
+
+/// Makes the trained network in the checkpoint folder `from` (a model
+/// bundle, or a run's `models/gen-*`) generation 0 and the best model of a
+/// run that has no generation 0 yet, in place of a random network: a run
+/// that fine-tunes or continues a model under a new configuration
+/// (`sumito train --init-model`). Its `[net.model]` must be the
+/// configuration's, except that the configuration may add the push-off
+/// planes (given with zero weights, as a run that turns them on does). The
+/// trainer starts from it with a fresh optimiser and an empty replay. A
+/// network trained under other rules is taken, and said so.
+pub fn seed_initial_model(run: &RunDir, config: &Config, from: &Path) -> Result<SeededModel> {
+    if run.has_model(0)? {
+        return Err(RunDirError::Incompatible {
+            path: run.root().to_owned(),
+            reason: "the run already has its generation 0, and a model can only start a new run: \
+                     resume it without --init-model, or add --fresh to start it over"
+                .to_owned(),
+        }
+        .into());
+    }
+    let device = device(config)?;
+    let loading = || format!("loading the initial model {}", from.display());
+    let (net, meta) = PolicyValueNet::load_checkpoint(from, None, device)
+        .map_err(PipelineError::net(loading()))?;
+    let wanted = &config.net.model;
+    let planes_added = !meta.model.push_off_planes
+        && wanted.push_off_planes
+        && meta.model
+            == sumito_net::ModelConfig {
+                push_off_planes: false,
+                ..*wanted
+            };
+    if meta.model != *wanted && !planes_added {
+        return Err(RunDirError::Incompatible {
+            path: run.root().to_owned(),
+            reason: format!(
+                "the initial model {} is the network {:?}, but the configuration's [net.model] \
+                 asks for {:?}: give the run the model's [net.model] (it may add push_off_planes)",
+                from.display(),
+                meta.model,
+                wanted
+            ),
+        }
+        .into());
+    }
+    let net = if planes_added {
+        // Widened on a copy: the model's own folder is left as it is.
+        let copy = temporary_path(&run.model_path(0)).map_err(PipelineError::io(from))?;
+        let widened = net
+            .save_checkpoint(&copy, meta.training_step, meta.rules.map(Into::into))
+            .map_err(PipelineError::net(format!("copying {}", from.display())))
+            .and_then(|()| {
+                sumito_net::checkpoint::add_push_off_planes(&copy).map_err(PipelineError::net(
+                    format!("adding the push-off planes to {}", copy.display()),
+                ))
+            })
+            .and_then(|_| {
+                PolicyValueNet::load_checkpoint(&copy, Some(wanted), device)
+                    .map_err(PipelineError::net(loading()))
+            });
+        let _ = std::fs::remove_dir_all(&copy);
+        widened?.0
+    } else {
+        net
+    };
+    let run_rules = sumito_net::checkpoint::RulesMeta::from(config.rules.rules());
+    let other_rules = meta
+        .rules
+        .filter(|rules| *rules != run_rules)
+        .map(|rules| format!("{rules:?}"));
+    save_run_model(run, 0, &net, 0, config)?;
+    run.set_best(0)?;
+    let mut line = format!(
+        "generation 0: the network of {} (trained {} steps)",
+        from.display(),
+        meta.training_step
+    );
+    if planes_added {
+        line.push_str(", given the push-off planes with zero weights");
+    }
+    if let Some(rules) = &other_rules {
+        line.push_str(&format!(
+            ", trained under other rules ({rules}) than the run's"
+        ));
+    }
+    run.log("trainer", &line)?;
+    Ok(SeededModel {
+        training_step: meta.training_step,
+        planes_added,
+        other_rules,
+    })
 }
 
 /// Removes the model folders (`models/gen-*`) that lack their manifest,
