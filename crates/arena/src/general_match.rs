@@ -367,10 +367,21 @@ impl GeneralMatchGame {
         let ranks = self.ranks();
         (0..ranks.len())
             .filter(|&side| self.entrant_of_side[side] != entrant)
-            .map(|side| match ranks[own].cmp(&ranks[side]) {
-                std::cmp::Ordering::Less => GameOutcome::BlackWin,
-                std::cmp::Ordering::Equal => GameOutcome::Draw,
-                std::cmp::Ordering::Greater => GameOutcome::WhiteWin,
+            .map(|side| outcome_by_rank(ranks[own], ranks[side]))
+            .collect()
+    }
+
+    /// The result of every pair of sides by finishing order, the first
+    /// side of each pair as `black`, by entrant: what the match's Elo fits.
+    pub fn side_pairs(&self) -> Vec<GameResult> {
+        let ranks = self.ranks();
+        let sides = ranks.len();
+        (0..sides)
+            .flat_map(|a| (a + 1..sides).map(move |b| (a, b)))
+            .map(|(a, b)| GameResult {
+                black: self.entrant_of_side[a],
+                white: self.entrant_of_side[b],
+                outcome: outcome_by_rank(ranks[a], ranks[b]),
             })
             .collect()
     }
@@ -626,30 +637,26 @@ pub fn play_general_match(
             .collect()
     });
     let games: Vec<GeneralMatchGame> = results.into_iter().collect::<Result<_, _>>()?;
-    let mut pairs = Vec::new();
-    for game in &games {
-        let ranks = game.ranks();
-        for a in 0..sides {
-            for b in a + 1..sides {
-                let outcome = match ranks[a].cmp(&ranks[b]) {
-                    std::cmp::Ordering::Less => GameOutcome::BlackWin,
-                    std::cmp::Ordering::Greater => GameOutcome::WhiteWin,
-                    std::cmp::Ordering::Equal => GameOutcome::Draw,
-                };
-                pairs.push(GameResult {
-                    black: game.entrant_of_side[a],
-                    white: game.entrant_of_side[b],
-                    outcome,
-                });
-            }
-        }
-    }
+    let pairs: Vec<GameResult> = games
+        .iter()
+        .flat_map(GeneralMatchGame::side_pairs)
+        .collect();
     let ratings = fit_elo(entrants.len(), &pairs, Anchor::Player(0)).ok();
     Ok(GeneralMatchReport {
         entrants: entrants.to_vec(),
         games,
         ratings,
     })
+}
+
+/// One side's result against another from their finishing ranks (0
+/// first): `BlackWin` when the first finished ahead.
+fn outcome_by_rank(first: u32, second: u32) -> GameOutcome {
+    match first.cmp(&second) {
+        std::cmp::Ordering::Less => GameOutcome::BlackWin,
+        std::cmp::Ordering::Equal => GameOutcome::Draw,
+        std::cmp::Ordering::Greater => GameOutcome::WhiteWin,
+    }
 }
 
 #[cfg(test)]
