@@ -495,6 +495,19 @@ fn check_range(
 }
 
 impl ModelConfig {
+    /// Whether `wanted` is this network with the push-off planes added and
+    /// nothing else changed: the one change of a network a run takes
+    /// ([`crate::checkpoint::add_push_off_planes`]).
+    pub fn gains_push_off_planes(&self, wanted: &ModelConfig) -> bool {
+        !self.push_off_planes
+            && wanted.push_off_planes
+            && *wanted
+                == ModelConfig {
+                    push_off_planes: true,
+                    ..*self
+                }
+    }
+
     pub fn validate(&self) -> Result<(), NetError> {
         check_range("model.blocks", self.blocks, 1..=64)?;
         check_range("model.channels", self.channels, 1..=1024)?;

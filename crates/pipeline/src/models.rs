@@ -188,13 +188,7 @@ pub fn seed_initial_model(run: &RunDir, config: &Config, from: &Path) -> Result<
     let (net, meta) = PolicyValueNet::load_checkpoint(from, None, device)
         .map_err(PipelineError::net(loading()))?;
     let wanted = &config.net.model;
-    let planes_added = !meta.model.push_off_planes
-        && wanted.push_off_planes
-        && meta.model
-            == sumito_net::ModelConfig {
-                push_off_planes: false,
-                ..*wanted
-            };
+    let planes_added = meta.model.gains_push_off_planes(wanted);
     if meta.model != *wanted && !planes_added {
         return Err(RunDirError::Incompatible {
             path: run.root().to_owned(),

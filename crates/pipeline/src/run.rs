@@ -1176,12 +1176,10 @@ fn update_config(
     };
     // The one change of the network a run takes: the push-off planes
     // turned on, given to every checkpoint below.
-    let adds_push_off_planes = !stored.net.model.push_off_planes
-        && open.config.net.model
-            == sumito_net::ModelConfig {
-                push_off_planes: true,
-                ..stored.net.model
-            };
+    let adds_push_off_planes = stored
+        .net
+        .model
+        .gains_push_off_planes(&open.config.net.model);
     if stored.net.model != open.config.net.model && !adds_push_off_planes {
         return Err(incompatible("[net.model]").into());
     }
