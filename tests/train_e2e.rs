@@ -491,4 +491,19 @@ fn a_run_starts_from_a_trained_model_with_init_model() {
         "{}",
         text(&output)
     );
+    // A model that is not there is named, before any run is created.
+    let missing = scratch.0.join("no-such-model");
+    let fourth = scratch.0.join("fourth");
+    let output = train(
+        &planes,
+        &fourth,
+        &["--init-model", missing.to_str().unwrap()],
+    );
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains(&format!("no model bundle at {}", missing.display())),
+        "{}",
+        text(&output)
+    );
+    assert!(!fourth.exists());
 }

@@ -31,6 +31,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         stop: stop_flag_on_signal()?,
         ..RunOptions::default()
     };
+    // Found (a bundle verified) before the run is created or touched.
+    let init_model = args
+        .init_model
+        .as_deref()
+        .map(initial_model_folder)
+        .transpose()?;
     let open = match start_or_resume(&run_dir, &args.config, args.fresh, RunCommand::Train) {
         Ok(open) => open,
         Err(err) if stop_requested() => {
@@ -39,9 +45,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         Err(err) => return Err(err.into()),
     };
-    if let Some(given) = &args.init_model {
-        let from = initial_model_folder(given)?;
-        let seeded = seed_initial_model(&open.run, &open.config, &from)
+    if let Some(from) = &init_model {
+        let seeded = seed_initial_model(&open.run, &open.config, from)
             .with_context(|| format!("starting the run in {run_dir} from {}", from.display()))?;
         println!(
             "generation 0 is the model {} (trained {} steps{}{})",
