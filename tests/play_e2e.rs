@@ -201,8 +201,8 @@ fn a_saved_game_loads_in_a_new_session() {
         stdout(&output)
     );
     let record = std::fs::read_to_string(scratch.0.join("game.txt")).unwrap();
-    assert!(record.starts_with("# sumito game record v1"), "{record}");
-    assert!(record.contains("black: human\nwhite: random\n"), "{record}");
+    assert!(record.starts_with("# sumito game record v2"), "{record}");
+    assert!(record.contains("seats: human | random\n"), "{record}");
     assert!(record.contains("moves:\nA1B2\n"), "{record}");
     assert_eq!(
         stdout(&output).lines().last(),

@@ -1,34 +1,8 @@
-//! Records of games of the general engine (variants, 3–6 players): the rules
-//! value travels with the game, so a record replays exactly anywhere.
-//!
-//! ```text
-//! # sumito variant game record v1
-//! layout: four-player
-//! rules: { holes = ["E5"], shield_moves = true, max_plies = 200 }
-//! seats: human:names=Ann/Cid | greedy | human | random
-//! opening_plies: 0
-//! moves:
-//! A2B2
-//! I9H8
-//! …
-//! result: black+red wins (enough marbles pushed off)
-//! ```
-//!
-//! - The first line is exactly `# sumito variant game record v1`; other
-//!   lines starting with `#`, and blank lines, are comments.
-//! - Header lines `key: value` before `moves:`. The start is `layout: NAME`
-//!   (any layout, two-player or many-player) or `start: TEXT` (a general
-//!   position text). `rules:` is the `[rules]` table as one TOML inline
-//!   table (the same keys as `--rules` files and run configurations; `{}` or
-//!   absent for the plain rules). `seats:` names who played each seat, in
-//!   turn order, separated by ` | `. `opening_plies:` counts the random
-//!   opening moves.
-//! - After `moves:`, one move per line (Aba-Pro or comma form, shield and
-//!   rotation moves included), each legal where it is played.
-//! - `result:` is the result as the engine words it, or `*` for an
-//!   unfinished game; it must agree with the replay.
-//!
-//! Errors name the line and the problem.
+//! Records of games of the general engine (variants, 3–6 players, and the
+//! two-player game read through it), in the one record format of
+//! [`crate::record_format`]: the rules value travels with the game, so a
+//! record replays exactly anywhere. This module reads and writes that
+//! format; [`crate::record::AnyRecord`] decides which game a record is.
 
 use std::path::Path;
 
@@ -36,11 +10,10 @@ use serde::Deserialize;
 use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition};
 use sumito_engine::shorten_quotes;
 
-use crate::record::{RecordError, RecordFileError, write_atomic};
+use crate::record_format::{
+    MAGIC, RecordError, RecordFileError, VARIANT_MAGIC_V1, read_with, write_text,
+};
 use sumito_engine::rules_table::RulesTable;
-
-/// The first line of every variant record.
-pub const GENERAL_MAGIC: &str = "# sumito variant game record v1";
 
 /// Where a recorded general game starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,7 +104,7 @@ impl GeneralRecord {
 
     /// The record as text.
     pub fn to_text(&self) -> String {
-        let mut out = format!("{GENERAL_MAGIC}\n");
+        let mut out = format!("{MAGIC}\n");
         match &self.start {
             GeneralStart::Layout(layout) => out.push_str(&format!("layout: {layout}\n")),
             GeneralStart::Text(text) => out.push_str(&format!("start: {text}\n")),
@@ -152,20 +125,18 @@ impl GeneralRecord {
         out
     }
 
-    /// Reads a record's text and replays it.
+    /// Reads a record's text in the one format (or the general game's
+    /// older `# sumito variant game record v1`) and replays it with the
+    /// general engine. A two-player record of the older two-player format
+    /// reads through [`crate::record::AnyRecord`].
     pub fn parse(text: &str) -> Result<GeneralRecord, RecordError> {
         let mut lines = text
             .lines()
             .enumerate()
             .map(|(i, line)| (i + 1, line.trim()));
         match lines.next() {
-            Some((_, GENERAL_MAGIC)) => {}
-            _ => {
-                return Err(problem(
-                    1,
-                    format!("the first line must be {GENERAL_MAGIC:?}"),
-                ));
-            }
+            Some((_, MAGIC | VARIANT_MAGIC_V1)) => {}
+            _ => return Err(problem(1, format!("the first line must be {MAGIC:?}"))),
         }
         let mut start = None;
         let mut rules = RulesTable::default();
@@ -239,6 +210,10 @@ impl GeneralRecord {
                         // (TOML's own wording prints the whole line.)
                         .map_err(|err| problem(number, format!("rules: {}", err.message())))?
                         .rules;
+                    // Values out of range are named at their line.
+                    rules
+                        .validate()
+                        .map_err(|err| problem(number, format!("rules: {err}")))?;
                 }
                 "seats" => seats = value.split('|').map(|s| s.trim().to_string()).collect(),
                 "opening_plies" => {
@@ -302,24 +277,14 @@ impl GeneralRecord {
         Ok(record)
     }
 
-    /// Reads a record file.
+    /// Reads a record file (see [`GeneralRecord::parse`]).
     pub fn read(path: &Path) -> Result<GeneralRecord, RecordFileError> {
-        let text = std::fs::read_to_string(path).map_err(|cause| RecordFileError::Read {
-            path: path.to_path_buf(),
-            cause,
-        })?;
-        GeneralRecord::parse(&text).map_err(|cause| RecordFileError::Parse {
-            path: path.to_path_buf(),
-            cause,
-        })
+        read_with(path, GeneralRecord::parse)
     }
 
     /// Writes the record atomically.
     pub fn write(&self, path: &Path) -> Result<(), RecordFileError> {
-        write_atomic(path, self.to_text().as_bytes()).map_err(|cause| RecordFileError::Write {
-            path: path.to_path_buf(),
-            cause,
-        })
+        write_text(path, &self.to_text())
     }
 }
 
@@ -387,7 +352,7 @@ mod tests {
     #[test]
     fn keys_given_twice_and_too_many_opening_plies_are_refused() {
         let text = format!(
-            "{GENERAL_MAGIC}\nlayout: three-player\nrules: {{}}\nopening_plies: 1\nmoves:\nA2B2\nresult: *\n"
+            "{MAGIC}\nlayout: three-player\nrules: {{}}\nopening_plies: 1\nmoves:\nA2B2\nresult: *\n"
         );
         let record = GeneralRecord::parse(&text).unwrap();
         assert_eq!(record.moves.len(), 1);
@@ -423,6 +388,12 @@ mod tests {
                 4,
                 "opening_plies 2 exceeds the 1 moves",
             ),
+            (
+                "rules: {}",
+                "rules: { marbles_to_win = 0 }",
+                3,
+                "rules: rules.marbles_to_win: is 0, must be 1 to 14",
+            ),
         ] {
             let err = GeneralRecord::parse(&text.replace(from, to)).unwrap_err();
             assert_eq!((err.line, err.problem.as_str()), (line, what), "{to}");
@@ -432,7 +403,7 @@ mod tests {
     #[test]
     fn a_huge_line_is_quoted_back_as_an_excerpt() {
         let huge = "x".repeat(1 << 20);
-        let text = format!("{GENERAL_MAGIC}\nlayout: standard\nmoves:\nresult: *\n");
+        let text = format!("{MAGIC}\nlayout: standard\nmoves:\nresult: *\n");
         for (from, to) in [
             ("layout: standard", format!("layout: {huge}")),
             (

@@ -10,7 +10,10 @@
 //!   varied openings, progress, standings and saved records.
 //! - [`ladder`]: one player against fixed opponents at fixed settings, as
 //!   Markdown and JSON.
-//! - [`record`]: the plain-text game record, replayed and checked by the engine.
+//! - [`record_format`]: the one plain-text game record format of both
+//!   games; [`general_record`] reads and writes it, [`record`] holds the
+//!   two-player game's record, the older two-player format and
+//!   [`record::AnyRecord`], a record of either game.
 //! - [`elo`]: maximum-likelihood ratings with 95 % intervals; [`sprt`]: the
 //!   sequential test that can stop a two-player match early.
 //! - [`report`]: the tables and the machine-readable `result:` line.
@@ -27,6 +30,7 @@ pub mod levels;
 pub mod player;
 pub mod players;
 pub mod record;
+pub mod record_format;
 pub mod report;
 pub mod spec;
 pub mod sprt;

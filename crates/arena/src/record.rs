@@ -1,4 +1,8 @@
-//! Game records: a plain, line-oriented text that the engine replays exactly.
+//! The two-player game's record ([`GameRecord`], replayed by the
+//! two-player engine), and [`AnyRecord`], a record of either game, decided
+//! once from its rules and start. Both games write the one record format of
+//! [`crate::record_format`]; this module also reads the two-player format
+//! that came before it:
 //!
 //! ```text
 //! # sumito game record v1
@@ -37,15 +41,17 @@
 //!
 //! Errors name the line and the problem.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use sumito_engine::general::GeneralLayout;
+use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{
     Color, EndReason, Layout, MAX_PLY_COUNTER, Move, Outcome, Position, Rules, shorten_quotes,
 };
-use thiserror::Error;
 
-/// The first line of every record.
-pub const MAGIC: &str = "# sumito game record v1";
+use crate::general_record::{GeneralRecord, GeneralStart};
+use crate::record_format::{MAGIC, TWO_PLAYER_MAGIC_V1, format_of, read_with, write_text};
+pub use crate::record_format::{RecordError, RecordFileError};
 
 /// Where a recorded game starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +62,7 @@ pub enum Start {
     Position(Position),
 }
 
-/// A whole game, as written to and read from a record.
+/// A whole two-player game, as written to and read from a record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRecord {
     pub start: Start,
@@ -70,28 +76,42 @@ pub struct GameRecord {
     pub result: Option<(Outcome, EndReason)>,
 }
 
-/// A problem in a record's text, at a line (1-based).
-#[derive(Debug, Error, PartialEq, Eq)]
-#[error("line {line}: {problem}")]
-pub struct RecordError {
-    pub line: usize,
-    pub problem: String,
+/// A record of either game: which one is decided once, from the record's
+/// rules and start (plain rules and a two-player start make a two-player
+/// game, played by the two-player engine).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnyRecord {
+    TwoPlayer(GameRecord),
+    General(GeneralRecord),
 }
 
-#[derive(Debug, Error)]
-pub enum RecordFileError {
-    #[error("cannot read game record {path}: {cause}")]
-    Read {
-        path: PathBuf,
-        cause: std::io::Error,
-    },
-    #[error("game record {path}: {cause}")]
-    Parse { path: PathBuf, cause: RecordError },
-    #[error("cannot write game record {path}: {cause}")]
-    Write {
-        path: PathBuf,
-        cause: std::io::Error,
-    },
+impl AnyRecord {
+    /// Reads a record of any format (the one format, or an older two-player
+    /// or general-game record) and replays it.
+    pub fn parse(text: &str) -> Result<AnyRecord, RecordError> {
+        if format_of(text) == Some(TWO_PLAYER_MAGIC_V1) {
+            return Parser::default().parse(text).map(AnyRecord::TwoPlayer);
+        }
+        let general = GeneralRecord::parse(text)?;
+        Ok(match GameRecord::from_general(&general) {
+            Ok(record) => AnyRecord::TwoPlayer(record),
+            Err(_) => AnyRecord::General(general),
+        })
+    }
+
+    /// Reads a record file (see [`AnyRecord::parse`]).
+    pub fn read(path: &Path) -> Result<AnyRecord, RecordFileError> {
+        read_with(path, AnyRecord::parse)
+    }
+
+    /// The game as a record of the general engine (which plays the
+    /// two-player game too).
+    pub fn into_general(self) -> GeneralRecord {
+        match self {
+            AnyRecord::TwoPlayer(record) => record.to_general(),
+            AnyRecord::General(record) => record,
+        }
+    }
 }
 
 fn outcome_token(outcome: Option<Outcome>) -> &'static str {
@@ -118,24 +138,10 @@ fn reason_token(reason: EndReason) -> &'static str {
         .expect("every end reason has a token")
 }
 
-fn limit_text(limit: Option<u32>) -> String {
-    limit.map_or_else(|| "none".to_string(), |n| n.to_string())
-}
-
-/// `rules:` line value.
-pub fn rules_text(rules: &Rules) -> String {
-    format!(
-        "marbles_to_win={} max_plies={} no_push_off_plies={}",
-        rules.marbles_to_win,
-        limit_text(rules.max_plies),
-        limit_text(rules.no_push_off_plies)
-    )
-}
-
 /// Reads a `rules:` value; the error says which item is wrong. The values
 /// go through the engine's one check of rule values
 /// ([`Rules::validate`]), as a `--rules` file's and a run's do.
-pub fn parse_rules(text: &str) -> Result<Rules, String> {
+fn parse_rules(text: &str) -> Result<Rules, String> {
     let mut rules = Rules::default();
     for item in text.split_whitespace() {
         let (key, value) = item
@@ -206,73 +212,134 @@ impl GameRecord {
         positions
     }
 
-    /// The record as text (see the module docs).
+    /// The record as text, in the one record format
+    /// ([`crate::record_format`]).
     pub fn to_text(&self) -> String {
-        let mut text = String::new();
-        let mut line = |s: &str| {
-            text.push_str(s);
-            text.push('\n');
-        };
-        line(MAGIC);
-        line("# results read Black-White: 1-0 = Black won, 0-1 = White won");
-        match &self.start {
-            Start::Layout(layout) => line(&format!("layout: {layout}")),
-            Start::Position(position) => {
-                line(&format!("start: {position}"));
-                if position.ply() != 0 {
-                    line(&format!("start_ply: {}", position.ply()));
-                }
-                if position.plies_since_push_off() != 0 {
-                    line(&format!(
-                        "start_plies_since_push_off: {}",
-                        position.plies_since_push_off()
-                    ));
-                }
-            }
-        }
-        line(&format!("rules: {}", rules_text(&self.rules)));
-        line(&format!("black: {}", self.black));
-        line(&format!("white: {}", self.white));
-        if self.opening_plies > 0 {
-            line(&format!("opening_plies: {}", self.opening_plies));
-        }
-        line("moves:");
-        for mv in &self.moves {
-            line(&mv.to_string());
-        }
-        line(&format!(
-            "result: {}",
-            outcome_token(self.result.map(|(o, _)| o))
-        ));
-        if let Some((_, reason)) = self.result {
-            line(&format!("reason: {}", reason_token(reason)));
-        }
-        text
+        self.to_general().to_text()
     }
 
-    /// Reads and replays a record; see the module docs for the format.
+    /// Reads and replays a record of the two-player game: the one format, or
+    /// the older two-player format (see the module docs). A record of the
+    /// general game is refused, saying what makes it one.
     pub fn parse(text: &str) -> Result<GameRecord, RecordError> {
-        Parser::default().parse(text)
+        if format_of(text) == Some(TWO_PLAYER_MAGIC_V1) {
+            return Parser::default().parse(text);
+        }
+        let general = GeneralRecord::parse(text)?;
+        GameRecord::from_general(&general).map_err(|why| {
+            // The line that makes it a game of the general game.
+            let key = if why.starts_with("its rules") {
+                "rules:"
+            } else if why.starts_with("it names") {
+                "seats:"
+            } else if why.starts_with("move ") {
+                "moves:"
+            } else {
+                "layout:"
+            };
+            let line = text
+                .lines()
+                .position(|line| {
+                    let line = line.trim_start();
+                    line.starts_with(key) || (key == "layout:" && line.starts_with("start:"))
+                })
+                .map_or(1, |index| index + 1);
+            error(
+                line,
+                format!("this is a record of the general game, not of the two-player game: {why}"),
+            )
+        })
     }
 
-    /// Reads a record file.
+    /// Reads a record file (see [`GameRecord::parse`]).
     pub fn read(path: &Path) -> Result<GameRecord, RecordFileError> {
-        let text = std::fs::read_to_string(path).map_err(|source| RecordFileError::Read {
-            path: path.to_path_buf(),
-            cause: source,
-        })?;
-        GameRecord::parse(&text).map_err(|source| RecordFileError::Parse {
-            path: path.to_path_buf(),
-            cause: source,
-        })
+        read_with(path, GameRecord::parse)
     }
 
     /// Writes the record atomically (a temporary file renamed into place).
     pub fn write(&self, path: &Path) -> Result<(), RecordFileError> {
-        write_atomic(path, self.to_text().as_bytes()).map_err(|source| RecordFileError::Write {
-            path: path.to_path_buf(),
-            cause: source,
-        })
+        write_text(path, &self.to_text())
+    }
+
+    /// The same game as a record of the general engine, its result worded
+    /// by that engine (which plays the two-player game move for move alike).
+    pub fn to_general(&self) -> GeneralRecord {
+        let start = match self.start {
+            Start::Layout(layout) => GeneralStart::Layout(GeneralLayout::Two(layout)),
+            Start::Position(position) => GeneralStart::Text(position.to_string()),
+        };
+        let mut record = GeneralRecord {
+            start,
+            rules: RulesTable {
+                marbles_to_win: Some(Targets::All(self.rules.marbles_to_win)),
+                max_plies: self.rules.max_plies,
+                no_push_off_plies: self.rules.no_push_off_plies,
+                ..RulesTable::default()
+            },
+            seats: vec![self.black.clone(), self.white.clone()],
+            opening_plies: self.opening_plies,
+            moves: self
+                .moves
+                .iter()
+                .map(|&mv| sumito_engine::general::GeneralMove::group(mv))
+                .collect(),
+            result: None,
+        };
+        record.result = record
+            .positions()
+            .ok()
+            .and_then(|positions| positions.last()?.describe_outcome());
+        record
+    }
+
+    /// The two-player game of a general-engine record, when it is one:
+    /// plain rules (targets and limits only), a two-player start, at most
+    /// two seats named and group moves only; otherwise what makes it a
+    /// game of the general game.
+    pub fn from_general(record: &GeneralRecord) -> Result<GameRecord, String> {
+        if record.rules.is_general() {
+            return Err(format!("its rules are {}", record.rules.describe()));
+        }
+        let rules = record
+            .rules
+            .two_player_rules()
+            .map_err(|err| format!("its rules: {err}"))?;
+        let start = match &record.start {
+            GeneralStart::Layout(GeneralLayout::Two(layout)) => Start::Layout(*layout),
+            GeneralStart::Layout(layout) => {
+                return Err(format!("layout {layout} is not a two-player layout"));
+            }
+            GeneralStart::Text(text) => Start::Position(
+                Position::from_fen(text)
+                    .map_err(|err| format!("its start is not a two-player position: {err}"))?,
+            ),
+        };
+        let (black, white) = match record.seats.as_slice() {
+            [] => (String::new(), String::new()),
+            [black, white] => (black.clone(), white.clone()),
+            seats => return Err(format!("it names {} seats", seats.len())),
+        };
+        let moves = record
+            .moves
+            .iter()
+            .enumerate()
+            .map(|(ply, mv)| {
+                mv.as_group().ok_or_else(|| {
+                    format!("move {} ({}) is not a group move", ply + 1, mv.to_text())
+                })
+            })
+            .collect::<Result<Vec<Move>, String>>()?;
+        let mut game = GameRecord {
+            start,
+            rules,
+            black,
+            white,
+            opening_plies: record.opening_plies,
+            moves,
+            result: None,
+        };
+        game.result = game.positions().last().and_then(Position::outcome);
+        Ok(game)
     }
 }
 
@@ -466,7 +533,7 @@ impl Parser {
     fn parse(mut self, text: &str) -> Result<GameRecord, RecordError> {
         let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim()));
         match lines.next() {
-            Some((_, first)) if first == MAGIC => {}
+            Some((_, first)) if first == TWO_PLAYER_MAGIC_V1 => {}
             _ => return Err(error(1, format!("the first line must be {MAGIC:?}"))),
         }
         let mut section = Section::Header;
@@ -685,8 +752,64 @@ mod tests {
     fn round_trips_an_unfinished_game() {
         let record = sample();
         let text = record.to_text();
-        assert!(text.starts_with(MAGIC));
+        assert!(text.starts_with(MAGIC), "{text}");
+        assert!(
+            text.contains("seats: alphabeta:depth=3 | random\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("rules: { marbles_to_win = 6, max_plies = 400 }\n"),
+            "{text}"
+        );
         assert_eq!(GameRecord::parse(&text).unwrap(), record);
+        assert_eq!(
+            AnyRecord::parse(&text).unwrap(),
+            AnyRecord::TwoPlayer(record.clone())
+        );
+        // The general engine reads the same text as the same game.
+        let general = GeneralRecord::parse(&text).unwrap();
+        assert_eq!(general, record.to_general());
+        assert_eq!(GameRecord::from_general(&general).unwrap(), record);
+    }
+
+    #[test]
+    fn a_record_of_the_general_game_is_refused_saying_why() {
+        let text = sample().to_text();
+        for (from, to, key, why) in [
+            (
+                "rules: {",
+                "rules: { holes = [\"E5\"],",
+                "rules:",
+                "its rules are",
+            ),
+            (
+                "layout: belgian-daisy",
+                "layout: three-player",
+                "layout:",
+                "not a two-player layout",
+            ),
+        ] {
+            let changed = text.replace(from, to);
+            // (The moves no longer fit: only the header is kept.)
+            let header: String = changed
+                .lines()
+                .take_while(|line| *line != "moves:")
+                .map(|line| format!("{line}\n"))
+                .collect();
+            let changed = format!("{header}moves:\nresult: *\n")
+                .replace("seats: alphabeta:depth=3 | random\n", "")
+                .replace("opening_plies: 4\n", "");
+            let err = GameRecord::parse(&changed).unwrap_err();
+            assert_eq!(err.line, line_of(&changed, key), "{err}");
+            assert!(
+                err.problem.contains("record of the general game") && err.problem.contains(why),
+                "{err}"
+            );
+            assert!(matches!(
+                AnyRecord::parse(&changed).unwrap(),
+                AnyRecord::General(_)
+            ));
+        }
     }
 
     proptest::proptest! {
@@ -731,7 +854,14 @@ mod tests {
             result: Some((Outcome::Win(Color::Black), EndReason::MarblesOff)),
         };
         let text = record.to_text();
-        assert!(text.contains("start_ply: 57"), "{text}");
+        assert!(
+            text.contains("start: 5/6/7/8/6bbw/8/7/6/5 b 0 5 57 3\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("result: black wins (enough marbles pushed off)\n"),
+            "{text}"
+        );
         let parsed = GameRecord::parse(&text).unwrap();
         assert_eq!(parsed, record);
         assert_eq!(
@@ -745,7 +875,7 @@ mod tests {
         let fen = "5/6/7/8/6bbw/8/7/6/5 b 0 5";
         let record = |header: &str| {
             GameRecord::parse(&format!(
-                "{MAGIC}\nstart: {fen}{header}\nmoves:\nresult: *\n"
+                "{TWO_PLAYER_MAGIC_V1}\nstart: {fen}{header}\nmoves:\nresult: *\n"
             ))
         };
         let ply = |header: &str| {
@@ -766,19 +896,75 @@ mod tests {
         let err = record("\nstart_ply: 4294967295").unwrap_err();
         assert!(err.problem.contains("from 0 to 1000000000"), "{err}");
         let text = format!(
-            "{MAGIC}\nstart: {fen}\nstart_ply: {MAX_PLY_COUNTER}\nmoves:\nE7E8\nresult: 1-0\nreason: marbles-off\n"
+            "{TWO_PLAYER_MAGIC_V1}\nstart: {fen}\nstart_ply: {MAX_PLY_COUNTER}\nmoves:\nE7E8\nresult: 1-0\nreason: marbles-off\n"
         );
         let last = GameRecord::parse(&text).unwrap().positions()[1];
         assert_eq!(last.ply(), MAX_PLY_COUNTER + 1);
     }
 
+    /// A record of the older two-player format, as today's binary wrote it
+    /// (`sumito arena`, 2026-11-27).
+    const TWO_PLAYER_V1: &str = include_str!("../testdata/records/two-player-v1.txt");
+
+    /// The first 12 moves of [`TWO_PLAYER_V1`], unfinished.
+    fn v1_sample() -> String {
+        let mut text = String::new();
+        let mut moves = None;
+        for line in TWO_PLAYER_V1.lines() {
+            if moves == Some(12) {
+                break;
+            }
+            text.push_str(line);
+            text.push('\n');
+            moves = match (moves, line) {
+                (None, "moves:") => Some(0),
+                (Some(n), _) => Some(n + 1),
+                (None, _) => None,
+            };
+        }
+        text + "result: *\n"
+    }
+
+    #[test]
+    fn records_of_the_older_formats_still_read() {
+        let record = GameRecord::parse(TWO_PLAYER_V1).unwrap();
+        assert_eq!(record.start, Start::Layout(Layout::Standard));
+        assert_eq!(
+            (record.black.as_str(), record.white.as_str()),
+            ("alphabeta:depth=1", "greedy")
+        );
+        assert_eq!((record.opening_plies, record.moves.len()), (4, 60));
+        assert_eq!(record.result, Some((Outcome::Draw, EndReason::MoveLimit)));
+        // Written anew in the one format, it reads back the same.
+        assert_eq!(GameRecord::parse(&record.to_text()).unwrap(), record);
+        assert!(record.to_text().contains(
+            "result: draw between black and white (move limit reached, decided by marbles pushed off)\n"
+        ));
+        // The general game's older records read as records of the general
+        // game, and the one format keeps them.
+        for (text, seats) in [
+            (include_str!("../testdata/records/holes-v1.txt"), 2),
+            (include_str!("../testdata/records/three-player-v1.txt"), 3),
+        ] {
+            let AnyRecord::General(general) = AnyRecord::parse(text).unwrap() else {
+                panic!("not a record of the general game: {text}");
+            };
+            assert_eq!(general.seats.len(), seats);
+            assert!(general.result.is_some());
+            assert_eq!(GeneralRecord::parse(&general.to_text()).unwrap(), general);
+        }
+        // An older two-player record as a record of the general engine.
+        let general = AnyRecord::parse(TWO_PLAYER_V1).unwrap().into_general();
+        assert_eq!(general, record.to_general());
+    }
+
     #[test]
     fn a_huge_line_is_quoted_back_as_an_excerpt() {
         let huge = "x".repeat(1 << 20);
-        let sample = sample().to_text();
+        let sample = v1_sample();
         for (from, to) in [
-            ("layout: belgian-daisy", format!("layout: {huge}")),
-            ("white: random", format!("{huge}: random")),
+            ("layout: standard", format!("layout: {huge}")),
+            ("white: greedy", format!("{huge}: greedy")),
             ("moves:", format!("moves:\n{huge}")),
             ("result: *", format!("result: {huge}")),
             ("rules: ", format!("rules: max_plies={huge} ")),
@@ -803,8 +989,8 @@ mod tests {
 
     #[test]
     fn malformed_records_name_the_line() {
-        let record = sample();
-        let text = record.to_text();
+        let text = v1_sample();
+        let record = GameRecord::parse(&text).unwrap();
         let err = with_line(&text, 1, "# some other file").unwrap_err();
         assert_eq!(err.line, 1);
 
@@ -876,8 +1062,9 @@ mod tests {
     #[test]
     fn results_must_match_the_replay() {
         let position = Position::from_fen("5/6/7/8/6bbw/8/7/6/5 b 0 5").unwrap();
-        let text =
-            format!("{MAGIC}\nstart: {position}\nmoves:\nE7E8\nresult: 0-1\nreason: marbles-off\n");
+        let text = format!(
+            "{TWO_PLAYER_MAGIC_V1}\nstart: {position}\nmoves:\nE7E8\nresult: 0-1\nreason: marbles-off\n"
+        );
         let err = GameRecord::parse(&text).unwrap_err();
         assert_eq!(err.line, 5);
         assert!(err.problem.contains("replay ends 1-0"), "{err}");

@@ -21,8 +21,9 @@ use proptest::test_runner::RngSeed;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::OnceLock;
-use sumito_arena::general_record::{GENERAL_MAGIC, GeneralRecord, GeneralStart};
-use sumito_arena::record::{GameRecord, MAGIC, Start};
+use sumito_arena::general_record::{GeneralRecord, GeneralStart};
+use sumito_arena::record::{AnyRecord, GameRecord, Start};
+use sumito_arena::record_format::{MAGIC, TWO_PLAYER_MAGIC_V1, VARIANT_MAGIC_V1};
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Cell, Layout, MAX_PLY_COUNTER, Move, Position, Rules};
@@ -401,10 +402,33 @@ proptest! {
     #![proptest_config(config(2_000))]
 
     #[test]
-    fn game_record_any_text_never_panics(text in any_text(), after_magic in any::<bool>()) {
-        // After the first line, the parser reads on.
-        let text = if after_magic { format!("{MAGIC}\n{text}") } else { text };
+    fn game_record_any_text_never_panics(text in any_text(), magic in 0usize..3) {
+        // After the first line (of the one format or the older two-player
+        // one), the parser reads on.
+        let text = match magic {
+            0 => text,
+            1 => format!("{MAGIC}\n{text}"),
+            _ => format!("{TWO_PLAYER_MAGIC_V1}\n{text}"),
+        };
         check_game_record(&text)?;
+        // A record of either game: an error, or a record that writes and
+        // reads back as the same game.
+        match AnyRecord::parse(&text) {
+            Ok(AnyRecord::TwoPlayer(record)) => check_game_record(&record.to_text())?,
+            Ok(AnyRecord::General(record)) => check_general_record(&record.to_text())?,
+            Err(err) => short(err.to_string(), text.chars().count())?,
+        }
+    }
+
+    #[test]
+    fn game_record_edited_older_records_never_panic(
+        edits in proptest::collection::vec(edit(), 1..4),
+    ) {
+        // A record of the older two-player format, as written before the
+        // one format (still read).
+        let text = include_str!("../testdata/records/two-player-v1.txt");
+        prop_assert!(GameRecord::parse(text).is_ok());
+        check_game_record(&apply(text, &edits))?;
     }
 
     #[test]
@@ -720,8 +744,12 @@ proptest! {
     #![proptest_config(config(2_000))]
 
     #[test]
-    fn general_record_any_text_never_panics(text in any_text(), after_magic in any::<bool>()) {
-        let text = if after_magic { format!("{GENERAL_MAGIC}\n{text}") } else { text };
+    fn general_record_any_text_never_panics(text in any_text(), magic in 0usize..3) {
+        let text = match magic {
+            0 => text,
+            1 => format!("{MAGIC}\n{text}"),
+            _ => format!("{VARIANT_MAGIC_V1}\n{text}"),
+        };
         check_general_record(&text)?;
     }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
-use sumito_arena::general_record::{GENERAL_MAGIC, GeneralRecord};
+use sumito_arena::record::AnyRecord;
 use sumito_engine::Position;
 use sumito_engine::general::GeneralLayout;
 use sumito_play::general_view::render_general_svg;
@@ -110,9 +110,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     // A record of the general game: one picture per position.
     if let Some(path) = &args.source.record
-        && std::fs::read_to_string(path).is_ok_and(|text| text.starts_with(GENERAL_MAGIC))
+        && let Ok(AnyRecord::General(record)) = AnyRecord::read(path)
     {
-        let record = GeneralRecord::read(path)?;
         let positions = record.positions().map_err(|err| anyhow::anyhow!(err))?;
         for (index, position) in positions.iter().enumerate() {
             let title = match index {

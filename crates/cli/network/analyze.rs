@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use sumito_arena::general_record::GeneralRecord;
+use sumito_arena::record::AnyRecord;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analyze::Args;
 use sumito_cli::commands::source::Source;
@@ -57,14 +58,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // A record of the general game reads as a bad two-player record:
         // the reason is the model.
         Err(err) => match &args.source.record {
-            Some(path) if GeneralRecord::read(path).is_ok() => anyhow::bail!(
-                "{}: a record of the general game (variants or 3-6 players), which {} cannot judge: it is a two-player model; analyse the game with a model of the general game (--model NAME_OR_DIR)",
-                path.display(),
-                match &bundle {
-                    Ok(bundle) => bundle.meta.name.clone(),
-                    Err(_) => "the model".to_string(),
-                }
-            ),
+            Some(path) if matches!(AnyRecord::read(path), Ok(AnyRecord::General(_))) => {
+                anyhow::bail!(
+                    "{}: a record of the general game (variants or 3-6 players), which {} cannot judge: it is a two-player model; analyse the game with a model of the general game (--model NAME_OR_DIR)",
+                    path.display(),
+                    match &bundle {
+                        Ok(bundle) => bundle.meta.name.clone(),
+                        Err(_) => "the model".to_string(),
+                    }
+                )
+            }
             _ => return Err(err),
         },
     };
@@ -143,14 +146,13 @@ fn general_target(args: &Args, bundle: &ModelBundle) -> anyhow::Result<Target<Ge
     if let Some(path) = &args.source.record {
         // A two-player record reads as a bad general one: the reason is the
         // model.
-        let record = match GeneralRecord::read(path) {
-            Ok(record) => record,
-            Err(_) if sumito_arena::record::GameRecord::read(path).is_ok() => anyhow::bail!(
+        let record = match AnyRecord::read(path)? {
+            AnyRecord::General(record) => record,
+            AnyRecord::TwoPlayer(_) => anyhow::bail!(
                 "{}: a record of the two-player game, which {} cannot judge: it is a model of the general game; analyse the game with a two-player model (--model quick)",
                 path.display(),
                 bundle.meta.name
             ),
-            Err(err) => return Err(err.into()),
         };
         // The model judges under its own rules only.
         if let Some(note) = general_rules_note(&record.rules, &table) {

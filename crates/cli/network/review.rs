@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sumito_arena::general_record::GeneralRecord;
-use sumito_arena::record::{GameRecord, write_atomic};
+use sumito_arena::record::{AnyRecord, write_atomic};
 use sumito_cli::commands::review::Args;
 use sumito_game::ChoicePosition;
 use sumito_play::analysis::{analyse_game, general_rules_note, record_under_rules};
@@ -19,18 +19,11 @@ use super::play::{model_search, open_model, search_device};
 pub fn run(args: Args) -> anyhow::Result<()> {
     // The record first: a mistake there is answered before the model loads.
     let path = args.record.as_path();
-    let record = match GameRecord::read(path) {
-        Ok(record) => Recorded::TwoPlayer(record),
-        Err(err) => match GeneralRecord::read(path) {
-            Ok(record) => Recorded::General(record),
-            // Neither format: the two-player reader's error names the line.
-            Err(_) => return Err(err.into()),
-        },
-    };
+    let record = AnyRecord::read(path)?;
     let bundle = open_model(args.model.as_deref()).context("loading the model")?;
     let budget = SearchBudget::Simulations(args.simulations);
     let review = match record {
-        Recorded::TwoPlayer(record) => {
+        AnyRecord::TwoPlayer(record) => {
             bundle.require_two_player(
                 "review a game of the general game with it (this record is a two-player game)",
             )?;
@@ -44,7 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let positions = record.positions();
             reviewed(&args, &mut search, &positions, &record.moves)?
         }
-        Recorded::General(record) => {
+        AnyRecord::General(record) => {
             bundle.require_general(
                 "review a two-player game with it (this record is a game of the general game)",
             )?;
@@ -79,12 +72,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write_svg(out, &review, path)?;
     }
     Ok(())
-}
-
-/// A game record of either game.
-enum Recorded {
-    TwoPlayer(GameRecord),
-    General(GeneralRecord),
 }
 
 /// Every position of a game searched (with a progress bar unless quiet),

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use sumito_arena::general_record::GeneralRecord;
-use sumito_arena::record::GameRecord;
+use sumito_arena::record::{AnyRecord, GameRecord};
 use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
 use sumito_game::Board;
@@ -122,7 +122,10 @@ impl SessionBoard for GeneralPosition {
     }
 
     fn read_record(path: &Path) -> Result<GeneralRecord, String> {
-        GeneralRecord::read(path).map_err(|err| err.to_string())
+        // Any record, a two-player one too (the general engine plays it).
+        AnyRecord::read(path)
+            .map(AnyRecord::into_general)
+            .map_err(|err| err.to_string())
     }
 
     fn write_record(record: &GeneralRecord, path: &Path) -> Result<(), String> {

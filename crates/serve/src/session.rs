@@ -9,9 +9,10 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sumito_arena::general_match::seat_player;
-use sumito_arena::general_record::{GENERAL_MAGIC, GeneralRecord, GeneralStart};
+use sumito_arena::general_record::{GeneralRecord, GeneralStart};
 use sumito_arena::player::{PlayerRegistry, SearchLimit};
-use sumito_arena::record::GameRecord;
+use sumito_arena::record::AnyRecord;
+use sumito_arena::record_format::format_of;
 use sumito_engine::general::{
     CellContent, GeneralLayout, GeneralMove, GeneralPosition, MoveKind, SEAT_NAMES,
 };
@@ -1089,65 +1090,22 @@ impl GameSession {
         }
     }
 
-    /// The game as a Sumito record: the two-player format for plain
-    /// two-player games, the variant format otherwise.
+    /// The game as a Sumito record (the one record format of both games).
     pub fn save(&self) -> String {
         let mut record = self.record.clone();
         record.moves = self.moves.clone();
         record.result = self.current().describe_outcome();
-        if self.plain_two_player
-            && let Some(start) = self.positions.first().and_then(|p| to_classic(p).ok())
-        {
-            let layout = match self.record.start {
-                GeneralStart::Layout(GeneralLayout::Two(layout)) => layout,
-                _ => sumito_engine::Layout::Standard,
-            };
-            let classic = GameRecord {
-                start: sumito_arena::record::Start::Layout(layout),
-                rules: start.rules(),
-                black: record.seats.first().cloned().unwrap_or_default(),
-                white: record.seats.get(1).cloned().unwrap_or_default(),
-                opening_plies: 0,
-                moves: self.moves.iter().filter_map(|m| m.as_group()).collect(),
-                result: to_classic(self.current()).ok().and_then(|p| p.outcome()),
-            };
-            return classic.to_text();
-        }
         record.to_text()
     }
 
-    /// Replaces the game with a record: Sumito's two-player or variant
-    /// format, or plain Aba-Pro moves from the Standard start.
+    /// Replaces the game with a record: Sumito's record format (or an
+    /// older one), or plain Aba-Pro moves from the Standard start.
     pub fn load(&mut self, text: &str) -> Result<(), String> {
-        let record = if text.trim_start().starts_with(GENERAL_MAGIC) {
-            GeneralRecord::parse(text).map_err(|err| err.to_string())?
-        } else if text.trim_start().starts_with(sumito_arena::record::MAGIC) {
-            let classic = GameRecord::parse(text).map_err(|err| err.to_string())?;
-            let start = match classic.start {
-                sumito_arena::record::Start::Layout(layout) => {
-                    GeneralStart::Layout(GeneralLayout::Two(layout))
-                }
-                sumito_arena::record::Start::Position(position) => {
-                    GeneralStart::Text(position.to_string())
-                }
-            };
-            GeneralRecord {
-                start,
-                rules: RulesTable {
-                    marbles_to_win: Some(Targets::All(classic.rules.marbles_to_win)),
-                    max_plies: classic.rules.max_plies,
-                    no_push_off_plies: classic.rules.no_push_off_plies,
-                    ..RulesTable::default()
-                },
-                seats: vec![classic.black.clone(), classic.white.clone()],
-                opening_plies: classic.opening_plies,
-                moves: classic
-                    .moves
-                    .iter()
-                    .map(|&m| GeneralMove::group(m))
-                    .collect(),
-                result: None,
-            }
+        let text = text.trim_start();
+        let record = if format_of(text).is_some() {
+            AnyRecord::parse(text)
+                .map_err(|err| err.to_string())?
+                .into_general()
         } else {
             // Aba-Pro moves, from the Standard start.
             let mut position = GeneralPosition::from_text(
@@ -1520,7 +1478,11 @@ mod tests {
         else {
             panic!("a record")
         };
-        assert!(text.starts_with(sumito_arena::record::MAGIC), "{text}");
+        assert!(
+            text.starts_with(sumito_arena::record_format::MAGIC),
+            "{text}"
+        );
+        assert!(text.contains("seats: "), "{text}");
         let mut other = session();
         other.handle(ClientMessage::Load { record: text }).unwrap();
         assert_eq!(other.state().position, game.state().position);
@@ -1539,7 +1501,17 @@ mod tests {
             })
             .unwrap_err();
         assert!(err.contains("move 2"), "{err}");
-        // A variant game saves in the variant format.
+        // An older two-player record loads too.
+        other
+            .handle(ClientMessage::Load {
+                record: format!(
+                    "{}\nlayout: standard\nmoves:\nA1B2\nI5H5\nB1C2\nresult: *\n",
+                    sumito_arena::record_format::TWO_PLAYER_MAGIC_V1
+                ),
+            })
+            .unwrap();
+        assert_eq!(other.state().position, game.state().position);
+        // A game of the general game saves in the same format.
         game.handle(ClientMessage::NewGame {
             layout: "three-player".into(),
             rules: None,
@@ -1555,7 +1527,10 @@ mod tests {
         else {
             panic!("a record")
         };
-        assert!(text.starts_with(GENERAL_MAGIC), "{text}");
+        assert!(
+            text.starts_with(sumito_arena::record_format::MAGIC),
+            "{text}"
+        );
         other.handle(ClientMessage::Load { record: text }).unwrap();
         assert_eq!(other.state().seats.len(), 3);
         assert_eq!(other.state().history.len(), 1);
