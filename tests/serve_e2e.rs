@@ -521,7 +521,16 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
         offered[1].starts_with("1 · beginner (1 sim."),
         "{offered:?}"
     );
-    select(&client, "#opponent", "model").await;
+    // (The model's option: `model:` and its name.)
+    let model = client
+        .execute("return $('opponent').value;", vec![])
+        .await
+        .unwrap();
+    assert!(
+        model.as_str().unwrap().starts_with("model:quick (gen "),
+        "{model}"
+    );
+    select(&client, "#opponent", model.as_str().unwrap()).await;
     select(&client, "#level", "2").await;
     // The level sets the simulations and time: their boxes are off.
     let off = client
@@ -613,7 +622,8 @@ async fn a_model_of_the_general_game_takes_its_seats_in_the_page() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", training::text(&output));
-    let (_server, url) = start_server(&["--model", bundle.to_str().unwrap()]);
+    // Two models served at once: the page offers each where its rules fit.
+    let (_server, url) = start_server(&["--model", bundle.to_str().unwrap(), "--model", "quick"]);
     let (_driver, driver_port) = start_chromedriver();
     let profile =
         std::env::temp_dir().join(format!("sumito-chromium-general-{}", std::process::id()));
@@ -653,20 +663,59 @@ async fn a_model_of_the_general_game_takes_its_seats_in_the_page() {
             .unwrap()
             .is_empty()
     );
-    // The form shows that game, so that Start begins another of the same.
+    // The form shows that game, so that Start begins another of the same;
+    // the two-player model is offered too, but not on this layout.
     let form = client
         .execute(
-            "return [$('layout').value, $('opponent').value, document.querySelector('#opponent option[value=model]').textContent];",
+            "return [$('layout').value, $('opponent').value, \
+             [...document.querySelectorAll('#opponent option')].filter(o => o.value.startsWith('model:')).map(o => [o.value, o.disabled])];",
             vec![],
         )
         .await
         .unwrap();
     assert_eq!(form[0], "three-player", "{form}");
-    assert_eq!(form[1], "model", "{form}");
-    assert!(form[2].as_str().unwrap().contains("three"), "{form}");
+    assert!(
+        form[1].as_str().unwrap().starts_with("model:three"),
+        "{form}"
+    );
+    let offered = form[2].as_array().unwrap();
+    assert_eq!(offered.len(), 2, "{form}");
+    assert_eq!(offered[0][1], false, "{form}");
+    assert!(
+        offered[1][0].as_str().unwrap().starts_with("model:quick"),
+        "{form}"
+    );
+    assert_eq!(offered[1][1], true, "{form}");
     start_new_game(&client).await;
     wait_text(&client, "#status", |t| t.contains("black to move")).await;
     assert_eq!(moves_listed(&client).await, 0);
+    // On a two-player layout, the two-player model is the one offered: it
+    // takes White's seat and answers the person's move.
+    select(&client, "#layout", "standard").await;
+    let quick = offered[1][0].as_str().unwrap().to_string();
+    let disabled = client
+        .execute(
+            &format!(
+                "return document.querySelector('#opponent option[value=\"{quick}\"]').disabled;"
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(disabled, false);
+    select(&client, "#opponent", &quick).await;
+    select(&client, "#colour", "0").await;
+    start_new_game(&client).await;
+    let seat_text = wait_text(&client, "#seats", |t| t.contains("quick")).await;
+    assert!(!seat_text.contains("three"), "{seat_text}");
+    client
+        .find(Locator::Css("#move-input"))
+        .await
+        .unwrap()
+        .send_keys("A1B2\n")
+        .await
+        .unwrap();
+    wait_moves(&client, 2).await;
     let png = client.screenshot().await.unwrap();
     std::fs::write(
         std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-general.png"),

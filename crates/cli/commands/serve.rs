@@ -6,14 +6,16 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use clap::Args as ClapArgs;
-use sumito_serve::{NoModel, ServeOptions, serve_blocking};
+use sumito_serve::{Models, ServeOptions, serve_blocking};
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
-    /// The model bundle to play and analyse with: a folder, or a name under
-    /// models/ (or $SUMITO_MODELS); default: the shipped model.
-    #[arg(long, conflicts_with = "no_model")]
-    pub model: Option<std::path::PathBuf>,
+    /// A model bundle to play and analyse with: a folder, or a name under
+    /// models/ (or $SUMITO_MODELS); default: the shipped model. Repeatable:
+    /// the page offers each model on the layouts it plays (e.g. `--model
+    /// quick --model three-player`).
+    #[arg(long, value_name = "MODEL", conflicts_with = "no_model")]
+    pub model: Vec<std::path::PathBuf>,
     /// Serve the classical engines only (no libtorch is loaded).
     #[arg(long)]
     pub no_model: bool,
@@ -76,6 +78,6 @@ impl Args {
 
 /// Serves the classical engines.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    serve_blocking(args.options(), Arc::new(NoModel))?;
+    serve_blocking(args.options(), Arc::new(Models::none()))?;
     Ok(())
 }

@@ -18,7 +18,7 @@ use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
 use sumito_play::review::{Review, review};
 use sumito_serve::session::{PageAnalysis, ReviewTarget, page_analysis, to_classic};
-use sumito_serve::{Engines, ModelGame, serve_blocking};
+use sumito_serve::{Engines, ModelGame, Models, serve_blocking};
 
 /// The model's side of the server.
 pub struct ModelEngines {
@@ -243,8 +243,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if !args.needs_network() {
         return run_classical(args);
     }
-    let engines = model_engines(args.model.as_deref(), &args.device)?;
-    serve_blocking(args.options(), Arc::new(engines))?;
+    // Each model given (none: the shipped one), loaded once.
+    let given: Vec<Option<&std::path::Path>> = match args.model.as_slice() {
+        [] => vec![None],
+        models => models.iter().map(|model| Some(model.as_path())).collect(),
+    };
+    let mut models: Vec<Arc<dyn Engines>> = Vec::new();
+    for model in given {
+        models.push(Arc::new(model_engines(model, &args.device)?));
+    }
+    let models = Models::new(models).map_err(anyhow::Error::msg)?;
+    serve_blocking(args.options(), Arc::new(models))?;
     Ok(())
 }
 

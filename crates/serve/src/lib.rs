@@ -15,4 +15,4 @@ pub mod server;
 pub mod session;
 
 pub use server::{ServeOptions, serve, serve_blocking, serve_on};
-pub use session::{Engines, ModelGame, NoModel};
+pub use session::{Engines, ModelGame, Models, NoModel};

@@ -8,7 +8,7 @@
 //!
 //! | `type` | fields | what |
 //! |---|---|---|
-//! | `new_game` | `layout`, `rules` (a `[rules]` table as JSON, optional), `seats` (one per seat: `{"kind":"human"}`, `{"kind":"engine","spec":"alphabeta:depth=2"}`, `{"kind":"model","simulations":400}`, or with `"time_ms"`, or `{"kind":"model","level":3}`), `clock` (`{"minutes":10,"increment_seconds":60}`, optional) | starts a game |
+//! | `new_game` | `layout`, `rules` (a `[rules]` table as JSON, optional), `seats` (one per seat: `{"kind":"human"}`, `{"kind":"engine","spec":"alphabeta:depth=2"}`, `{"kind":"model","simulations":400}`, or with `"time_ms"`, or `{"kind":"model","level":3}`; a model seat may name one of the server's models, `"model":"NAME"`, else it is the first that plays the game), `clock` (`{"minutes":10,"increment_seconds":60}`, optional) | starts a game |
 //! | `move` | `text` (Aba-Pro or comma form) | plays a move for the person to move |
 //! | `undo` | | takes back to the previous turn of a person |
 //! | `resign` | | the person to move resigns |
@@ -18,8 +18,8 @@
 //! | `save` | | asks for the game as a record |
 //! | `review` | `simulations` (optional, per position) | the model reviews every move of the game |
 //!
-//! From the server: `state` (everything the page shows, the loaded model's
-//! name among it), `analysis`
+//! From the server: `state` (everything the page shows, among it the
+//! models served with the layouts each plays, and this game's model), `analysis`
 //! (several per request as the search grows, the last with `done: true`),
 //! `review_progress` (`done`, `total` positions searched), `review` (the
 //! review as `sumito review --json` writes it, and its SVG report),
@@ -44,6 +44,10 @@ pub enum SeatRequest {
         spec: String,
     },
     Model {
+        /// Which of the server's models, by name (default: the first that
+        /// plays this game).
+        #[serde(default)]
+        model: Option<String>,
         #[serde(default)]
         simulations: Option<u32>,
         #[serde(default)]
@@ -174,13 +178,27 @@ pub struct StateView {
     /// one it plays: a two-player model's plain game, a general model's
     /// game under its rules).
     pub can_analyze: bool,
-    /// The loaded model's name, if any (the page offers it as opponent).
+    /// This game's model (its model seats', or the one that analyses
+    /// it), if any.
     pub model: Option<String>,
-    /// The model's strength levels, weakest first (empty without a model).
+    /// That model's strength levels, weakest first (empty without a model).
     pub levels: Vec<LevelView>,
+    /// Every model the server offers (the page offers each as opponent on
+    /// the layouts it plays).
+    pub models: Vec<ModelView>,
     /// Set when the model analyses this game under other rules than the
     /// game's (the model's training rules are the only ones it plays under).
     pub rules_note: Option<String>,
+}
+
+/// A model the server offers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelView {
+    pub name: String,
+    /// The layouts it plays (under its own rules).
+    pub layouts: Vec<String>,
+    /// Its strength levels, weakest first.
+    pub levels: Vec<LevelView>,
 }
 
 /// A strength level the page offers for the model.
@@ -282,7 +300,7 @@ mod tests {
     use proptest::prelude::*;
 
     use crate::menu::PagePolicy;
-    use crate::session::{GameSession, MAX_ERROR_CHARS, NoModel, error};
+    use crate::session::{GameSession, MAX_ERROR_CHARS, Models, error};
 
     /// JSON values shaped like the page's messages: a known or unknown
     /// `type`, and fields of known and unknown names with values of any
@@ -377,7 +395,7 @@ mod tests {
             thread_local! {
                 static SESSION: std::cell::RefCell<GameSession> = std::cell::RefCell::new(
                     GameSession::new(
-                        std::sync::Arc::new(NoModel),
+                        std::sync::Arc::new(Models::none()),
                         std::sync::Arc::new(PagePolicy::new(1024, None)),
                         std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
                         1,

@@ -31,7 +31,7 @@ use crate::access::Access;
 use crate::guard::{GuardedListener, Timeouts};
 use crate::menu::{MODEL_SEARCH_MB, MODEL_THINK_LIMIT, PagePolicy, Reservation};
 use crate::protocol::{ClientMessage, ServerMessage};
-use crate::session::{Engines, GameSession, error};
+use crate::session::{GameSession, Models, error};
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
@@ -82,7 +82,7 @@ impl ServeOptions {
 }
 
 struct ServerState {
-    engines: Arc<dyn Engines>,
+    models: Arc<Models>,
     searches: Arc<Semaphore>,
     pages: Arc<Semaphore>,
     policy: Arc<PagePolicy>,
@@ -340,7 +340,7 @@ async fn analyse(
     // through a channel; it ends at its time limit, or at once when the page
     // goes (its stop flag).
     let (updates, mut received) = tokio::sync::mpsc::unbounded_channel();
-    let engines = state.engines.clone();
+    let engines = session.model_engines();
     let stop = stop.clone();
     let search = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
@@ -401,7 +401,7 @@ async fn review(
         Err(message) => return Some(error(message)),
     };
     let (progress, mut received) = tokio::sync::mpsc::unbounded_channel();
-    let engines = state.engines.clone();
+    let engines = session.model_engines();
     let stop = stop.clone();
     let job = tokio::task::spawn_blocking(move || {
         let result = engines.review(&target, stop, &mut |done, total| {
@@ -438,7 +438,7 @@ async fn play(socket: WebSocket, state: Arc<ServerState>) {
     let stop = Arc::new(AtomicBool::new(false));
     let _stop_on_drop = StopOnDrop(stop.clone());
     let mut session = match GameSession::new(
-        state.engines.clone(),
+        state.models.clone(),
         state.policy.clone(),
         stop.clone(),
         state.seed,
@@ -511,7 +511,7 @@ fn say(line: &str) {
 }
 
 /// Serves until Ctrl-C; prints the address once listening.
-pub async fn serve(options: ServeOptions, engines: Arc<dyn Engines>) -> std::io::Result<()> {
+pub async fn serve(options: ServeOptions, models: Arc<Models>) -> std::io::Result<()> {
     if let Some(path) = &options.engine_weights {
         sumito_arena::eval::EvalWeights::from_toml_file(path).map_err(|err| {
             std::io::Error::new(
@@ -532,7 +532,7 @@ pub async fn serve(options: ServeOptions, engines: Arc<dyn Engines>) -> std::io:
              names: give --allow-origin http://NAME:PORT for the name others use",
         );
     }
-    serve_on(listener, &options, engines, async {
+    serve_on(listener, &options, models, async {
         let _ = tokio::signal::ctrl_c().await;
     })
     .await?;
@@ -545,14 +545,14 @@ pub async fn serve(options: ServeOptions, engines: Arc<dyn Engines>) -> std::io:
 pub async fn serve_on(
     listener: tokio::net::TcpListener,
     options: &ServeOptions,
-    engines: Arc<dyn Engines>,
+    models: Arc<Models>,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let address = listener.local_addr()?;
     let access = Access::new(address, &options.allowed_origins)
         .map_err(|why| std::io::Error::new(std::io::ErrorKind::InvalidInput, why))?;
     let state = Arc::new(ServerState {
-        engines,
+        models,
         searches: Arc::new(Semaphore::new(options.max_searches.max(1))),
         pages: Arc::new(Semaphore::new(options.max_pages.max(1))),
         policy: Arc::new(PagePolicy::new(
@@ -569,10 +569,10 @@ pub async fn serve_on(
 }
 
 /// [`serve`] on a runtime of its own, for the command line.
-pub fn serve_blocking(options: ServeOptions, engines: Arc<dyn Engines>) -> std::io::Result<()> {
+pub fn serve_blocking(options: ServeOptions, models: Arc<Models>) -> std::io::Result<()> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?
-        .block_on(serve(options, engines))
+        .block_on(serve(options, models))
 }

@@ -14,7 +14,7 @@ use sumito_arena::player::{PlayerRegistry, SearchLimit};
 use sumito_arena::record::AnyRecord;
 use sumito_arena::record_format::format_of;
 use sumito_engine::general::{
-    CellContent, GeneralLayout, GeneralMove, GeneralPosition, MoveKind, SEAT_NAMES,
+    CellContent, GeneralLayout, GeneralMove, GeneralPosition, GeneralRules, MoveKind, SEAT_NAMES,
 };
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Cell, Position, Rules};
@@ -28,8 +28,8 @@ use crate::menu::{
     PagePolicy, Reservation, page_engine,
 };
 use crate::protocol::{
-    AnalysisMove, CellView, ClientMessage, ClockRequest, LevelView, MoveView, PlyView, SeatRequest,
-    SeatView, ServerMessage, StateView,
+    AnalysisMove, CellView, ClientMessage, ClockRequest, LevelView, ModelView, MoveView, PlyView,
+    SeatRequest, SeatView, ServerMessage, StateView,
 };
 
 /// Simulations of an analysis that names none.
@@ -194,6 +194,113 @@ impl Engines for NoModel {
     }
 }
 
+/// The models a server offers (`sumito serve --model A --model B`), in
+/// the order given: each plays and analyses the games its rules fit; none
+/// when the server runs without a model.
+#[derive(Clone, Default)]
+pub struct Models(Vec<Arc<dyn Engines>>);
+
+impl std::fmt::Debug for Models {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|model| model.model_name()))
+            .finish()
+    }
+}
+
+impl Models {
+    /// These models; their names must differ (the page picks one by name).
+    pub fn new(models: Vec<Arc<dyn Engines>>) -> Result<Models, String> {
+        let names: Vec<String> = models.iter().filter_map(|m| m.model_name()).collect();
+        if let Some(twice) = names
+            .iter()
+            .enumerate()
+            .find_map(|(index, name)| names[..index].contains(name).then_some(name))
+        {
+            return Err(format!(
+                "two models are named {twice:?}: give each model once"
+            ));
+        }
+        Ok(Models(models))
+    }
+
+    /// No model: the classical engines only.
+    pub fn none() -> Models {
+        Models(Vec::new())
+    }
+
+    /// One model, or none for engines without one ([`NoModel`]).
+    pub fn one(model: Arc<dyn Engines>) -> Models {
+        match model.model_name() {
+            Some(_) => Models(vec![model]),
+            None => Models::none(),
+        }
+    }
+
+    pub fn list(&self) -> &[Arc<dyn Engines>] {
+        &self.0
+    }
+
+    /// The model named `name`; the error names the ones there are.
+    fn named(&self, name: &str) -> Result<Arc<dyn Engines>, String> {
+        self.0
+            .iter()
+            .find(|model| model.model_name().as_deref() == Some(name))
+            .cloned()
+            .ok_or_else(|| {
+                let names: Vec<String> = self.0.iter().filter_map(|m| m.model_name()).collect();
+                match names.is_empty() {
+                    true => NO_MODEL.to_string(),
+                    false => format!(
+                        "no model is named {:?}: this server has {}",
+                        sumito_engine::excerpt(name),
+                        names.join(", ")
+                    ),
+                }
+            })
+    }
+
+    /// The model that analyses a game on `layout` under `table`: the first
+    /// whose rules are the game's, else the first that plays on the layout.
+    fn for_game(&self, layout: GeneralLayout, table: &RulesTable) -> Option<Arc<dyn Engines>> {
+        let fits = |model: &&Arc<dyn Engines>, same_rules: bool| match model.model_game() {
+            Some(ModelGame::TwoPlayer(rules)) => {
+                matches!(layout, GeneralLayout::Two(_))
+                    && !table.is_general()
+                    && (!same_rules || table.two_player_rules().is_ok_and(|own| own == rules))
+            }
+            Some(ModelGame::General(trained)) => {
+                trained
+                    .layouts
+                    .as_ref()
+                    .is_some_and(|names| names.iter().any(|name| *name == layout.name()))
+                    && (!same_rules
+                        || matches!(
+                            (trained.resolve(layout), table.resolve(layout)),
+                            (Ok((own, _)), Ok((asked, _))) if own == asked
+                        ))
+            }
+            None => false,
+        };
+        let same = self.0.iter().find(|model| fits(model, true));
+        same.or_else(|| self.0.iter().find(|model| fits(model, false)))
+            .cloned()
+    }
+}
+
+/// The layouts a model plays: every two-player layout for a two-player
+/// model (under its rules), those it learned for a model of the general
+/// game.
+pub fn model_layouts(game: &ModelGame) -> Vec<String> {
+    match game {
+        ModelGame::TwoPlayer(_) => sumito_engine::Layout::NAMED
+            .iter()
+            .map(|layout| layout.to_string())
+            .collect(),
+        ModelGame::General(table) => table.layouts.clone().unwrap_or_default(),
+    }
+}
+
 /// An engine playing a seat.
 pub enum SeatEngine {
     /// The two-player engine's players and the model (plain two-player games).
@@ -336,7 +443,11 @@ pub struct EngineTurn {
 
 /// A game and everything the page asked for.
 pub struct GameSession {
-    engines: Arc<dyn Engines>,
+    /// Every model the server offers.
+    models: Arc<Models>,
+    /// The model of this game (its model seats' first, or the one that
+    /// analyses its layout and rules): analysis, review and levels.
+    model: Option<Arc<dyn Engines>>,
     policy: Arc<PagePolicy>,
     /// Set when the page closes: every search of this page ends at once.
     stop: Arc<AtomicBool>,
@@ -425,13 +536,15 @@ impl GameSession {
     /// `alphabeta:depth=2` (or the model, when one is loaded). Its searches
     /// stop when `stop` is set.
     pub fn new(
-        engines: Arc<dyn Engines>,
+        models: Arc<Models>,
         policy: Arc<PagePolicy>,
         stop: Arc<AtomicBool>,
         seed: u64,
     ) -> Result<GameSession, String> {
-        // A model of the general game starts on the first layout it learned.
-        let (layout, seats) = match engines.model_game() {
+        // Against the first model; one of the general game starts on the
+        // first layout it learned.
+        let first = models.list().first().cloned();
+        let (layout, seats) = match first.as_ref().and_then(|model| model.model_game()) {
             Some(ModelGame::General(table)) => {
                 let layout = table
                     .layouts
@@ -451,8 +564,9 @@ impl GameSession {
             }
             _ => ("standard".to_string(), 2),
         };
-        let opponent = if engines.model_name().is_some() {
+        let opponent = if let Some(name) = first.as_ref().and_then(|model| model.model_name()) {
             SeatRequest::Model {
+                model: Some(name),
                 simulations: Some(400),
                 time_ms: None,
                 level: None,
@@ -463,7 +577,8 @@ impl GameSession {
             }
         };
         let mut session = GameSession {
-            engines,
+            models,
+            model: None,
             policy,
             stop,
             reservation: None,
@@ -500,6 +615,22 @@ impl GameSession {
         self.positions.last().expect("a game has its start")
     }
 
+    /// The engines of this game's model (none: [`NoModel`]).
+    fn engines(&self) -> &dyn Engines {
+        match &self.model {
+            Some(model) => model.as_ref(),
+            None => &NoModel,
+        }
+    }
+
+    /// This game's model, for a search outside the session (analysis,
+    /// review).
+    pub fn model_engines(&self) -> Arc<dyn Engines> {
+        self.model
+            .clone()
+            .unwrap_or_else(|| Arc::new(NoModel) as Arc<dyn Engines>)
+    }
+
     /// Starts a game.
     pub fn new_game(
         &mut self,
@@ -509,20 +640,40 @@ impl GameSession {
         clock: Option<ClockRequest>,
     ) -> Result<(), String> {
         let layout = GeneralLayout::from_name(layout).map_err(|err| err.to_string())?;
-        let model_seat = seats
+        // The model of each model seat: the one it names, else the first
+        // that plays on this layout under the rules asked (or its own).
+        let asked_table = rules
+            .map(|value| RulesTable::from_json(value).map_err(|err| format!("rules: {err}")))
+            .transpose()?;
+        let seat_models = seats
             .iter()
-            .any(|seat| matches!(seat, SeatRequest::Model { .. }));
-        let model_game = self.engines.model_game().filter(|_| model_seat);
-        let model_rules = match &model_game {
-            Some(ModelGame::TwoPlayer(rules)) => Some(*rules),
-            _ => None,
-        };
-        let table: RulesTable = match (rules, &model_game) {
+            .enumerate()
+            .map(|(index, seat)| match seat {
+                SeatRequest::Model {
+                    model: Some(name), ..
+                } => self
+                    .models
+                    .named(name)
+                    .map(Some)
+                    .map_err(|err| format!("seat {}: {err}", index + 1)),
+                SeatRequest::Model { model: None, .. } => self
+                    .models
+                    .for_game(
+                        layout,
+                        asked_table.as_ref().unwrap_or(&RulesTable::default()),
+                    )
+                    .or_else(|| self.models.list().first().cloned())
+                    .map(Some)
+                    .ok_or_else(|| NO_MODEL.to_string()),
+                _ => Ok(None),
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let game_model = seat_models.iter().flatten().next().cloned();
+        let model_game = game_model.as_ref().and_then(|model| model.model_game());
+        let table: RulesTable = match (asked_table, &model_game) {
             // (The table's own reader: its errors quote an excerpt of what
             // was sent.)
-            (Some(value), _) => {
-                RulesTable::from_json(value).map_err(|err| format!("rules: {err}"))?
-            }
+            (Some(table), _) => table,
             // A model plays under the rules it was trained with.
             (None, Some(ModelGame::TwoPlayer(rules))) => table_of(*rules),
             (None, Some(ModelGame::General(table))) => table.clone(),
@@ -538,39 +689,11 @@ impl GameSession {
             ));
         }
         let plain = !table.is_general() && matches!(layout, GeneralLayout::Two(_));
-        if let Some(ModelGame::General(trained)) = &model_game {
-            // The same rules for this layout: what the model learned.
-            let learned = trained
-                .resolve(layout)
-                .map_err(|err| format!("the model's rules for {layout}: {err}"))?
-                .0;
-            if learned != rules {
-                return Err(format!(
-                    "the model plays only under the rules it was trained with ({}); this \
-                     game's are {}: start it without rules, or without the model",
-                    learned, rules
-                ));
-            }
+        // Every model seated plays under its own rules: the game's.
+        for model in seat_models.iter().flatten() {
+            check_model_rules(model.as_ref(), layout, &rules, plain, &start)?;
         }
-        if model_rules.is_some() && !plain {
-            return Err(format!(
-                "the model ({}) plays only the plain two-player game: start this game without it",
-                self.engines.model_name().unwrap_or_default()
-            ));
-        }
-        if let Some(trained) = model_rules
-            && plain
-        {
-            let asked = to_classic(&start)?.rules();
-            if asked != trained {
-                return Err(format!(
-                    "the model plays only under the rules it was trained with ({}); this game's \
-                     are {}: start it without rules, or without the model",
-                    trained.describe(),
-                    asked.describe()
-                ));
-            }
-        }
+        let mut made = Vec::new();
         if let Some(clock) = clock
             && !(clock.minutes > 0.0
                 && clock.minutes <= 600.0
@@ -580,7 +703,6 @@ impl GameSession {
                 "clock: minutes must be in (0, 600] and increment_seconds in [0, 3600]".into(),
             );
         }
-        let mut made = Vec::new();
         let mut memory_mb = 0;
         for (index, request) in seats.iter().enumerate() {
             let seed = self.seed ^ index as u64;
@@ -621,7 +743,9 @@ impl GameSession {
                     simulations,
                     time_ms,
                     level,
+                    ..
                 } => {
+                    let model = seat_models[index].clone().ok_or(NO_MODEL)?;
                     let level = level
                         .map(sumito_game::level::level)
                         .transpose()
@@ -635,15 +759,15 @@ impl GameSession {
                             SearchBudget::Simulations(sims.unwrap_or(400).clamp(1, MAX_SIMULATIONS))
                         }
                     };
-                    let mut engine = match &model_game {
-                        Some(ModelGame::General(_)) => SeatEngine::General(
-                            self.engines.general_model_opponent(budget, level, seed)?,
-                        ),
-                        _ => SeatEngine::Classic(self.engines.model_opponent(budget, level, seed)?),
+                    let mut engine = match model.model_game() {
+                        Some(ModelGame::General(_)) => {
+                            SeatEngine::General(model.general_model_opponent(budget, level, seed)?)
+                        }
+                        _ => SeatEngine::Classic(model.model_opponent(budget, level, seed)?),
                     };
                     engine.set_stop(self.stop.clone());
                     memory_mb += MODEL_SEARCH_MB;
-                    let model = self.engines.model_name().unwrap_or_else(|| "model".into());
+                    let model = model.model_name().unwrap_or_else(|| "model".into());
                     Seat::Engine {
                         name: match level {
                             Some(level) => {
@@ -688,6 +812,7 @@ impl GameSession {
             result: None,
         };
         self.seats = made;
+        self.model = game_model.or_else(|| self.models.for_game(layout, &self.record.rules));
         self.positions = vec![start];
         self.moves.clear();
         self.wins.clear();
@@ -904,7 +1029,7 @@ impl GameSession {
     /// model's rules, the moves between them, and the simulations a
     /// position (default [`DEFAULT_REVIEW_SIMULATIONS`]).
     pub fn review_target(&self, simulations: Option<u32>) -> Result<ReviewTarget, String> {
-        let positions = match self.engines.model_game() {
+        let positions = match self.engines().model_game() {
             None => {
                 return Err(
                     "no model is loaded: start `sumito serve --model NAME` to review".into(),
@@ -955,7 +1080,7 @@ impl GameSession {
         simulations: Option<u32>,
         position: Option<&str>,
     ) -> Result<(GeneralPosition, u32), String> {
-        let target = match self.engines.model_game() {
+        let target = match self.engines().model_game() {
             None => {
                 return Err(
                     "no model is loaded: start `sumito serve --model NAME` to analyse".into(),
@@ -1017,7 +1142,7 @@ impl GameSession {
 
     /// Whether the page may analyse this game's positions.
     fn can_analyze(&self) -> bool {
-        match self.engines.model_game() {
+        match self.engines().model_game() {
             Some(ModelGame::TwoPlayer(_)) => self.plain_two_player,
             Some(ModelGame::General(table)) => self.model_rules_hold(&table),
             None => false,
@@ -1175,6 +1300,8 @@ impl GameSession {
         self.clock = None;
         self.clocks = vec![Duration::ZERO; seats];
         self.ended = None;
+        // Analysed by the model of its game, if the server has one.
+        self.model = self.models.for_game(layout, &record.rules);
         self.record = record;
         Ok(())
     }
@@ -1182,7 +1309,7 @@ impl GameSession {
     /// Said when the model analyses this game under other rules than the
     /// game's own (a loaded record, a game without the model).
     pub fn rules_note(&self) -> Option<String> {
-        let trained = self.engines.model_rules()?;
+        let trained = self.engines().model_rules()?;
         if !self.plain_two_player {
             return None;
         }
@@ -1273,22 +1400,84 @@ impl GameSession {
                 .collect(),
             result: self.ended.clone().or_else(|| last.describe_outcome()),
             can_analyze: self.can_analyze(),
-            model: self.engines.model_name(),
-            levels: match self.engines.model_name() {
-                Some(_) => LEVELS
-                    .iter()
-                    .map(|level| LevelView {
-                        number: level.number,
-                        name: level.name,
-                        simulations: level.simulations,
-                        elo: self.engines.level_elo(level.number),
+            model: self.engines().model_name(),
+            levels: levels_of(self.engines()),
+            models: self
+                .models
+                .list()
+                .iter()
+                .filter_map(|model| {
+                    Some(ModelView {
+                        name: model.model_name()?,
+                        layouts: model_layouts(&model.model_game()?),
+                        levels: levels_of(model.as_ref()),
                     })
-                    .collect(),
-                None => Vec::new(),
-            },
+                })
+                .collect(),
             rules_note: self.rules_note(),
         }
     }
+}
+
+/// A model's strength levels for the page (none without a model).
+fn levels_of(model: &dyn Engines) -> Vec<LevelView> {
+    if model.model_name().is_none() {
+        return Vec::new();
+    }
+    LEVELS
+        .iter()
+        .map(|level| LevelView {
+            number: level.number,
+            name: level.name,
+            simulations: level.simulations,
+            elo: model.level_elo(level.number),
+        })
+        .collect()
+}
+
+/// Refuses a game `model` does not play: a model plays only under the
+/// rules it was trained with (`rules` for this `layout`; `plain`: the
+/// game is the plain two-player game, starting at `start`).
+fn check_model_rules(
+    model: &dyn Engines,
+    layout: GeneralLayout,
+    rules: &GeneralRules,
+    plain: bool,
+    start: &GeneralPosition,
+) -> Result<(), String> {
+    let name = model.model_name().unwrap_or_default();
+    match model.model_game() {
+        Some(ModelGame::General(trained)) => {
+            let learned = trained
+                .resolve(layout)
+                .map_err(|err| format!("the model {name}'s rules for {layout}: {err}"))?
+                .0;
+            if learned != *rules {
+                return Err(format!(
+                    "the model plays only under the rules it was trained with ({learned}); this \
+                     game's are {rules}: start it without rules, or without the model {name}"
+                ));
+            }
+        }
+        Some(ModelGame::TwoPlayer(trained)) => {
+            if !plain {
+                return Err(format!(
+                    "the model ({name}) plays only the plain two-player game: start this game without it"
+                ));
+            }
+            let asked = to_classic(start)?.rules();
+            if asked != trained {
+                return Err(format!(
+                    "the model plays only under the rules it was trained with ({}); this game's \
+                     are {}: start it without rules, or without the model {name}",
+                    trained.describe(),
+                    asked.describe()
+                ));
+            }
+        }
+        None => {}
+    }
+    Ok(())
 }
 
 /// A `[rules]` table of the plain two-player rules.
@@ -1324,7 +1513,7 @@ mod tests {
 
     fn session() -> GameSession {
         GameSession::new(
-            Arc::new(NoModel),
+            Arc::new(Models::none()),
             Arc::new(PagePolicy::new(1024, None)),
             Arc::new(AtomicBool::new(false)),
             1,
@@ -1432,6 +1621,7 @@ mod tests {
                 None,
                 vec![
                     SeatRequest::Model {
+                        model: None,
                         simulations: None,
                         time_ms: None,
                         level: None,
@@ -1599,7 +1789,7 @@ mod tests {
         let policy = Arc::new(PagePolicy::new(40, None));
         let page = |policy: &Arc<PagePolicy>| {
             GameSession::new(
-                Arc::new(NoModel),
+                Arc::new(Models::none()),
                 policy.clone(),
                 Arc::new(AtomicBool::new(false)),
                 1,
@@ -1710,7 +1900,10 @@ mod tests {
 
     impl Engines for UniformModel {
         fn model_name(&self) -> Option<String> {
-            Some("uniform".into())
+            Some(match self.0 {
+                ModelGame::TwoPlayer(_) => "uniform".into(),
+                ModelGame::General(_) => "uniform three".into(),
+            })
         }
         fn model_game(&self) -> Option<ModelGame> {
             Some(self.0.clone())
@@ -1750,7 +1943,9 @@ mod tests {
     #[test]
     fn the_model_plays_and_analyses_only_under_its_training_rules() {
         let mut game = GameSession::new(
-            Arc::new(UniformModel(ModelGame::TwoPlayer(TRAINED))),
+            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::TwoPlayer(
+                TRAINED,
+            ))))),
             Arc::new(PagePolicy::new(1024, None)),
             Arc::new(AtomicBool::new(false)),
             1,
@@ -1762,6 +1957,7 @@ mod tests {
         assert_eq!(limit(&game), TRAINED);
         assert!(game.state().rules_note.is_none());
         let model = SeatRequest::Model {
+            model: None,
             simulations: Some(8),
             time_ms: None,
             level: None,
@@ -1803,7 +1999,9 @@ mod tests {
     #[test]
     fn a_review_takes_the_whole_game_under_the_models_rules() {
         let mut game = GameSession::new(
-            Arc::new(UniformModel(ModelGame::TwoPlayer(TRAINED))),
+            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::TwoPlayer(
+                TRAINED,
+            ))))),
             Arc::new(PagePolicy::new(1024, None)),
             Arc::new(AtomicBool::new(false)),
             1,
@@ -1825,7 +2023,7 @@ mod tests {
             DEFAULT_REVIEW_SIMULATIONS
         );
         let plain = GameSession::new(
-            Arc::new(NoModel),
+            Arc::new(Models::none()),
             Arc::new(PagePolicy::new(1024, None)),
             Arc::new(AtomicBool::new(false)),
             1,
@@ -1837,7 +2035,9 @@ mod tests {
     #[test]
     fn the_model_plays_at_a_strength_level_the_page_offers() {
         let mut game = GameSession::new(
-            Arc::new(UniformModel(ModelGame::TwoPlayer(TRAINED))),
+            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::TwoPlayer(
+                TRAINED,
+            ))))),
             Arc::new(PagePolicy::new(1024, None)),
             Arc::new(AtomicBool::new(false)),
             1,
@@ -1854,6 +2054,7 @@ mod tests {
             rules: None,
             seats: vec![
                 SeatRequest::Model {
+                    model: None,
                     simulations: None,
                     time_ms: None,
                     level: Some(level),
@@ -1871,7 +2072,7 @@ mod tests {
         assert!(err.contains("seat 1") && err.contains("level 11"), "{err}");
         // Without a model, no levels.
         let plain = GameSession::new(
-            Arc::new(NoModel),
+            Arc::new(Models::none()),
             Arc::new(PagePolicy::new(1024, None)),
             Arc::new(AtomicBool::new(false)),
             1,
@@ -1894,7 +2095,9 @@ mod tests {
     #[test]
     fn a_model_of_the_general_game_takes_the_seats_of_its_game() {
         let mut game = GameSession::new(
-            Arc::new(UniformModel(ModelGame::General(three_player_table()))),
+            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::General(
+                three_player_table(),
+            ))))),
             Arc::new(PagePolicy::new(1024, None)),
             Arc::new(AtomicBool::new(false)),
             1,
@@ -1916,6 +2119,7 @@ mod tests {
         assert!(game.state().human_to_move);
         // Other rules with the model are refused, naming both.
         let model = SeatRequest::Model {
+            model: None,
             simulations: Some(8),
             time_ms: None,
             level: None,
@@ -1935,5 +2139,109 @@ mod tests {
         let (target, sims) = game.analysis_target(Some(10), None).unwrap();
         assert_eq!((target, sims), (*game.current(), 10));
         assert!(game.state().can_analyze);
+    }
+
+    #[test]
+    fn several_models_are_served_each_on_the_games_of_its_rules() {
+        let two: Arc<dyn Engines> = Arc::new(UniformModel(ModelGame::TwoPlayer(TRAINED)));
+        let three: Arc<dyn Engines> =
+            Arc::new(UniformModel(ModelGame::General(three_player_table())));
+        // Two models of one name are refused.
+        let err = Models::new(vec![two.clone(), two.clone()]).unwrap_err();
+        assert!(err.contains("two models are named \"uniform\""), "{err}");
+        let models = Arc::new(Models::new(vec![two, three]).unwrap());
+        let mut game = GameSession::new(
+            models,
+            Arc::new(PagePolicy::new(1024, None)),
+            Arc::new(AtomicBool::new(false)),
+            1,
+        )
+        .unwrap();
+        // The first game is against the first model; the page is told of
+        // both, with the layouts each plays.
+        let state = game.state();
+        assert_eq!(state.model.as_deref(), Some("uniform"));
+        assert_eq!(state.seats[1].player, "uniform");
+        let names: Vec<(&str, bool)> = state
+            .models
+            .iter()
+            .map(|model| {
+                (
+                    model.name.as_str(),
+                    model.layouts.contains(&"three-player".to_string()),
+                )
+            })
+            .collect();
+        assert_eq!(names, [("uniform", false), ("uniform three", true)]);
+        assert_eq!(state.models[1].levels.len(), 10);
+        let model = |name: Option<&str>| SeatRequest::Model {
+            model: name.map(str::to_string),
+            simulations: Some(8),
+            time_ms: None,
+            level: None,
+        };
+        let human = || SeatRequest::Human { name: None };
+        // A three-player game without a name takes the model that plays it,
+        // and that model analyses it.
+        game.handle(ClientMessage::NewGame {
+            layout: "three-player".into(),
+            rules: None,
+            seats: vec![human(), model(None), model(None)],
+            clock: None,
+        })
+        .unwrap();
+        let state = game.state();
+        assert_eq!(state.model.as_deref(), Some("uniform three"));
+        assert_eq!(state.seats[2].player, "uniform three");
+        assert!(state.can_analyze);
+        assert_eq!(game.current().rules().max_plies, Some(240));
+        // A model named for a game it does not play is refused by name, and
+        // so is a name the server does not have.
+        let err = game
+            .handle(ClientMessage::NewGame {
+                layout: "three-player".into(),
+                rules: None,
+                seats: vec![human(), model(Some("uniform")), model(None)],
+                clock: None,
+            })
+            .unwrap_err();
+        assert!(
+            err.contains("(uniform) plays only the plain two-player game"),
+            "{err}"
+        );
+        let err = game
+            .handle(ClientMessage::NewGame {
+                layout: "standard".into(),
+                rules: None,
+                seats: vec![human(), model(Some("other"))],
+                clock: None,
+            })
+            .unwrap_err();
+        assert!(
+            err.contains(
+                "seat 2: no model is named \"other\": this server has uniform, uniform three"
+            ),
+            "{err}"
+        );
+        // Back on a two-player layout: the two-player model, by name.
+        game.handle(ClientMessage::NewGame {
+            layout: "belgian-daisy".into(),
+            rules: None,
+            seats: vec![model(Some("uniform")), human()],
+            clock: None,
+        })
+        .unwrap();
+        assert_eq!(game.state().model.as_deref(), Some("uniform"));
+        assert_eq!(game.current().rules().max_plies, Some(200));
+        // A game of people on the three-player layout is analysed by the
+        // model of that game.
+        game.handle(ClientMessage::NewGame {
+            layout: "three-player".into(),
+            rules: None,
+            seats: vec![human(), human(), human()],
+            clock: None,
+        })
+        .unwrap();
+        assert_eq!(game.state().model.as_deref(), Some("uniform three"));
     }
 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use sumito_serve::{Engines, ServeOptions, serve_on};
+use sumito_serve::{Engines, Models, ServeOptions, serve_on};
 use tokio_tungstenite::tungstenite::Message;
 
 /// Games played and moves measured per game.
@@ -176,7 +176,7 @@ pub fn run(engines: Arc<dyn Engines>, analysis: bool) -> anyhow::Result<()> {
             ..ServeOptions::local(address)
         };
         let server = tokio::spawn(async move {
-            serve_on(listener, &options, engines, async {
+            serve_on(listener, &options, Arc::new(Models::one(engines)), async {
                 let _ = stopped.await;
             })
             .await

@@ -21,7 +21,7 @@ use futures_util::{SinkExt, StreamExt};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
-use sumito_serve::{Engines, ServeOptions, serve_on};
+use sumito_serve::{Engines, Models, ServeOptions, serve_on};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::serve::Socket;
@@ -266,7 +266,7 @@ pub fn run(
             ..ServeOptions::local(address)
         };
         let server = tokio::spawn(async move {
-            serve_on(listener, &options, engines, async {
+            serve_on(listener, &options, Arc::new(Models::one(engines)), async {
                 let _ = stopped.await;
             })
             .await

@@ -400,18 +400,70 @@ function showRecord(text) {
   link.hidden = false;
 }
 
-// The model's strength levels, by name and with their Elo where measured
-// (random at 0); chosen, a level replaces the simulations and the time.
-function syncLevels(game) {
+// The server's models, by name, as opponents: one option each, offered on
+// the layouts it plays (its rules' own; others are greyed out).
+let served = [];
+function syncModels(game) {
+  served = game.models;
+  const select = $("opponent");
+  if (select.dataset.models === JSON.stringify(game.models.map((model) => model.name))) return;
+  select.dataset.models = JSON.stringify(game.models.map((model) => model.name));
+  for (const old of [...select.options].filter((option) => option.value.startsWith("model"))) old.remove();
+  const first = select.options[0] || null;
+  for (const model of game.models) {
+    const option = document.createElement("option");
+    option.value = "model:" + model.name;
+    option.textContent = `the model ${model.name}`;
+    select.insertBefore(option, first);
+  }
+  if (game.models.length === 0) {
+    const option = document.createElement("option");
+    option.value = "model"; option.disabled = true;
+    option.textContent = "the model (none loaded)";
+    select.insertBefore(option, first);
+  }
+  syncModelFit();
+}
+
+// The model chosen as opponent, if one is.
+function chosenModel() {
+  const value = $("opponent").value;
+  return served.find((model) => "model:" + model.name === value) || null;
+}
+
+// A model plays only the layouts of its rules: the others are greyed out,
+// and the levels offered are the chosen model's.
+function syncModelFit() {
+  const layout = $("layout").value;
+  for (const option of $("opponent").options) {
+    const model = served.find((model) => "model:" + model.name === option.value);
+    if (model) {
+      option.disabled = !model.layouts.includes(layout);
+      option.title = option.disabled ? `plays ${model.layouts.join(", ")}` : "";
+    }
+  }
+  syncLevels(chosenModel());
+}
+$("layout").addEventListener("change", syncModelFit);
+$("opponent").addEventListener("change", syncModelFit);
+
+// The chosen model's strength levels, by name and with their Elo where
+// measured (random at 0); chosen, a level replaces the simulations and the
+// time.
+function syncLevels(model) {
   const select = $("level");
-  if (select.options.length > 1 || !game.levels) return;
-  for (const level of game.levels) {
+  const name = model ? model.name : "";
+  if (select.dataset.model === name) return;
+  select.dataset.model = name;
+  while (select.options.length > 1) select.remove(1);
+  for (const level of model ? model.levels : []) {
     const option = document.createElement("option");
     option.value = String(level.number);
     const elo = level.elo === null ? "" : `, Elo ${Math.round(level.elo)}`;
     option.textContent = `${level.number} · ${level.name} (${level.simulations} sim.${elo})`;
     select.append(option);
   }
+  syncLevelInputs();
 }
 
 // A level sets the model's simulations and time itself: their boxes are
@@ -423,23 +475,20 @@ function syncLevelInputs() {
 }
 $("level").onchange = syncLevelInputs;
 
-// The form shows the game the server started: its layout, and the loaded
-// model by name as the opponents.
+// The form shows the game the server started: its layout, and the model
+// that plays it as the opponents.
 function syncForm(game) {
   $("layout").value = game.layout;
-  const option = document.querySelector('#opponent option[value="model"]');
-  syncLevels(game);
-  if (game.model) {
-    option.textContent = `the model (${game.model})`;
-    const seat = game.seats.find((seat) => seat.player.startsWith(game.model));
-    if (seat) {
-      $("opponent").value = "model";
-      const level = /\(level (\d+),/.exec(seat.player);
-      $("level").value = level ? level[1] : "";
-      syncLevelInputs();
-    }
+  syncModels(game);
+  const seat = game.model && game.seats.find((seat) => seat.player.startsWith(game.model));
+  if (seat) {
+    $("opponent").value = "model:" + game.model;
+    syncModelFit();
+    const level = /\(level (\d+),/.exec(seat.player);
+    $("level").value = level ? level[1] : "";
+    syncLevelInputs();
   } else {
-    option.textContent = "the model (none loaded)";
+    syncModelFit();
   }
   const you = String(game.seats.findIndex((seat) => seat.human));
   if (game.seats.every((seat) => seat.human)) $("opponent").value = "human";
@@ -494,12 +543,13 @@ $("new-game-form").addEventListener("submit", (event) => {
   const seats = [];
   for (let seat = 0; seat < players; seat++) {
     if (seat === you || opponent === "human") seats.push({ kind: "human" });
-    else if (opponent === "model") {
+    else if (opponent.startsWith("model:")) {
+      const model = opponent.slice("model:".length);
       const seconds = Number($("seconds").value);
       const level = Number($("level").value);
-      seats.push(level > 0 ? { kind: "model", level }
-        : seconds > 0 ? { kind: "model", time_ms: Math.round(1000 * seconds) }
-        : { kind: "model", simulations: Number($("sims").value) || 400 });
+      seats.push(level > 0 ? { kind: "model", model, level }
+        : seconds > 0 ? { kind: "model", model, time_ms: Math.round(1000 * seconds) }
+        : { kind: "model", model, simulations: Number($("sims").value) || 400 });
     }
     else seats.push({ kind: "engine", spec: opponent });
   }
