@@ -207,6 +207,17 @@ async fn analyse_shown(client: &Client, simulations: u32) -> String {
     .await
 }
 
+/// Types `text` (a move and a newline) into the move box.
+async fn type_move(client: &Client, text: &str) {
+    client
+        .find(Locator::Css("#move-input"))
+        .await
+        .unwrap()
+        .send_keys(text)
+        .await
+        .unwrap();
+}
+
 async fn select(client: &Client, selector: &str, value: &str) {
     let script = format!(
         "const s = document.querySelector('{selector}'); s.value = '{value}'; s.dispatchEvent(new Event('change'));"
@@ -395,13 +406,7 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
     client.goto(&url).await.unwrap();
     // The first game is against the model: a move, and its reply.
     wait_text(&client, "#status", |t| t.contains("black to move")).await;
-    client
-        .find(Locator::Css("#move-input"))
-        .await
-        .unwrap()
-        .send_keys("A1B2\n")
-        .await
-        .unwrap();
+    type_move(&client, "A1B2\n").await;
     wait_moves(&client, 2).await;
     // Analysis: updates stream in, the last with the top moves drawn as
     // arrows, the PV, and the win/draw/loss bar.
@@ -485,13 +490,7 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
         .execute("return state.legal[0].text;", vec![])
         .await
         .unwrap();
-    client
-        .find(Locator::Css("#move-input"))
-        .await
-        .unwrap()
-        .send_keys(&format!("{}\n", legal.as_str().unwrap()))
-        .await
-        .unwrap();
+    type_move(&client, &format!("{}\n", legal.as_str().unwrap())).await;
     wait_moves(&client, before + 2).await;
     // (The search the move cut short may show first: the new position's
     // line starts at move 5.)
@@ -557,13 +556,7 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
         .await
         .unwrap();
     assert_eq!(rows, serde_json::json!(0));
-    client
-        .find(Locator::Css("#move-input"))
-        .await
-        .unwrap()
-        .send_keys("A1B2\n")
-        .await
-        .unwrap();
+    type_move(&client, "A1B2\n").await;
     wait_moves(&client, 2).await;
     // The game reviewed by the model: progress, then each side's summary,
     // the report to download, and the moves it judged marked.
@@ -639,13 +632,7 @@ async fn a_model_of_the_general_game_takes_its_seats_in_the_page() {
         .await
         .unwrap();
     let first = first.as_str().unwrap().to_string();
-    client
-        .find(Locator::Css("#move-input"))
-        .await
-        .unwrap()
-        .send_keys(&format!("{first}\n"))
-        .await
-        .unwrap();
+    type_move(&client, &format!("{first}\n")).await;
     wait_moves(&client, 3).await;
     let seat_text = wait_text(&client, "#seats", |t| t.contains("three")).await;
     assert!(seat_text.contains("three"), "{seat_text}");
@@ -708,13 +695,7 @@ async fn a_model_of_the_general_game_takes_its_seats_in_the_page() {
     start_new_game(&client).await;
     let seat_text = wait_text(&client, "#seats", |t| t.contains("quick")).await;
     assert!(!seat_text.contains("three"), "{seat_text}");
-    client
-        .find(Locator::Css("#move-input"))
-        .await
-        .unwrap()
-        .send_keys("A1B2\n")
-        .await
-        .unwrap();
+    type_move(&client, "A1B2\n").await;
     wait_moves(&client, 2).await;
     let png = client.screenshot().await.unwrap();
     std::fs::write(

@@ -63,9 +63,9 @@ const MAX_TIME_MS: u64 = 600_000;
 /// Candidate moves reported unless a query says.
 const DEFAULT_TOP: usize = 10;
 
-/// What the engine knows of the model's game: how to read a position and
+/// How the analysis engine reads the positions of the model's game, and
 /// where a query without one starts.
-pub struct ModelGame<'a, B> {
+pub struct QueryGame<'a, B> {
     /// The start of the model's first layout.
     pub start: B,
     /// A position text read under the model's rules.
@@ -74,9 +74,9 @@ pub struct ModelGame<'a, B> {
     pub read_layout: &'a (dyn Fn(&str) -> Result<B, String> + Sync),
 }
 
-impl<B: std::fmt::Debug> std::fmt::Debug for ModelGame<'_, B> {
+impl<B: std::fmt::Debug> std::fmt::Debug for QueryGame<'_, B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ModelGame")
+        f.debug_struct("QueryGame")
             .field("start", &self.start)
             .finish_non_exhaustive()
     }
@@ -111,7 +111,7 @@ fn field<'a, T>(
 /// Reads one query line (`default_visits` for a query without `visits`).
 fn read_query<B: ChoicePosition>(
     line: &str,
-    game: &ModelGame<'_, B>,
+    game: &QueryGame<'_, B>,
     default_visits: u32,
 ) -> Result<Job<B>, (Value, String)> {
     let value: Value =
@@ -291,7 +291,7 @@ fn run_job<B: ChoicePosition>(search: &mut NetworkSearch<B>, job: &Job<B>, send:
 pub fn run_engine<B: ChoicePosition>(
     input: impl BufRead + Send,
     mut output: impl Write,
-    game: &ModelGame<'_, B>,
+    game: &QueryGame<'_, B>,
     default_visits: u32,
     threads: usize,
     make_search: &(dyn Fn() -> anyhow::Result<NetworkSearch<B>> + Sync),
@@ -359,7 +359,7 @@ mod tests {
                 .map(|layout| Position::start(layout, Rules::default()))
                 .map_err(|err| err.to_string())
         };
-        let game = ModelGame {
+        let game = QueryGame {
             start: Position::start(Layout::Standard, Rules::default()),
             read_position: &read_position,
             read_layout: &read_layout,

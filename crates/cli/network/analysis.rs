@@ -7,7 +7,7 @@ use std::io::{BufReader, stdin, stdout};
 
 use anyhow::Context;
 use sumito_bundle::bundle::ModelBundle;
-use sumito_cli::commands::analysis::{Args, ModelGame, run_engine};
+use sumito_cli::commands::analysis::{Args, QueryGame, run_engine};
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::{Layout, Position};
 use sumito_game::ChoicePosition;
@@ -47,7 +47,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .map(|layout| Position::start(layout, rules))
                     .map_err(|err| err.to_string())
             };
-            let game = ModelGame {
+            let game = QueryGame {
                 start: Position::start(Layout::Standard, rules),
                 read_position: &read_position,
                 read_layout: &read_layout,
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             let read_position =
                 |text: &str| general_position(&table, text).map_err(|err| format!("{err:#}"));
-            let game = ModelGame {
+            let game = QueryGame {
                 start: first_layout_start(&bundle, &table)?,
                 read_position: &read_position,
                 read_layout: &read_layout,
@@ -77,7 +77,7 @@ fn serve_queries<B: ChoicePosition>(
     args: &Args,
     bundle: &ModelBundle,
     service: &InferenceService,
-    game: &ModelGame<'_, B>,
+    game: &QueryGame<'_, B>,
     threads: usize,
 ) -> anyhow::Result<()>
 where
