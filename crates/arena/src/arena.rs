@@ -23,7 +23,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -31,6 +30,7 @@ use sumito_engine::{Color, EndReason, Layout, Move, Outcome, Position, Rules};
 use thiserror::Error;
 
 use crate::elo::{Anchor, EloError, GameOutcome, GameResult, Ratings, fit_elo};
+use crate::play_out::{PlayOutError, play_out};
 use crate::player::{Entrant, PlayerError};
 use crate::record::{GameRecord, RecordFileError, Start, file_safe};
 use crate::sprt::{SprtConfig, SprtStatus, SprtVerdict};
@@ -156,12 +156,7 @@ pub struct PlayedGame {
     pub first_repetition: Option<u32>,
 }
 
-/// The moves a player chose in a game and the time it took.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Thinking {
-    pub moves: u32,
-    pub time: Duration,
-}
+pub use crate::play_out::Thinking;
 
 impl PlayedGame {
     pub fn result(&self) -> GameResult {
@@ -409,62 +404,44 @@ pub fn play_game(
     config: &MatchConfig,
 ) -> Result<PlayedGame, ArenaError> {
     let sides = [fixture.black, fixture.white];
-    let mut players = sides.map(|who| {
-        entrants[who].build(mix_seed(&[
-            config.seed,
-            fixture.index as u64,
-            who as u64,
-            2,
-        ]))
-    });
-    for player in &mut players {
-        player.new_game();
-    }
-    let mut position = Position::start(opening.layout, config.rules);
-    let mut moves = Vec::new();
-    let mut play =
-        |position: &mut Position, mv: Move, players: &mut [Box<dyn crate::Player>; 2]| {
-            for player in players.iter_mut() {
-                player.observe_move(position, mv);
-            }
-            *position = position.play(mv);
-            moves.push(mv);
-        };
-    for &mv in &opening.moves {
-        play(&mut position, mv, &mut players);
-    }
-    let mut thinking = [Thinking::default(); 2];
-    let mut seen = std::collections::HashSet::from([position.hash()]);
-    let mut first_repetition = None;
-    let (outcome, reason) = loop {
-        if let Some(end) = position.outcome() {
-            break end;
-        }
-        let side = position.side_to_move().index();
-        let entrant = &entrants[sides[side]];
-        let started = Instant::now();
-        let chosen = players[side].choose_move(&position, &entrant.limit);
-        thinking[side].moves += 1;
-        thinking[side].time += started.elapsed();
-        let mv = chosen.map_err(|source| ArenaError::Player {
+    let mut players: Vec<Box<dyn crate::Player>> = sides
+        .iter()
+        .map(|&who| {
+            entrants[who].build(mix_seed(&[
+                config.seed,
+                fixture.index as u64,
+                who as u64,
+                2,
+            ]))
+        })
+        .collect();
+    let limits = sides.map(|who| entrants[who].limit);
+    let played = play_out(
+        Position::start(opening.layout, config.rules),
+        &opening.moves,
+        &mut players,
+        &limits,
+        &|| false,
+    )
+    .map_err(|err| match err {
+        PlayOutError::Player { side, ply, cause } => ArenaError::Player {
             game: fixture.index,
-            player: entrant.name.clone(),
-            ply: position.ply(),
-            cause: source,
-        })?;
-        if !position.is_legal(mv) {
-            return Err(ArenaError::IllegalMove {
-                game: fixture.index,
-                player: entrant.name.clone(),
-                mv,
-                position: position.to_string(),
-            });
-        }
-        play(&mut position, mv, &mut players);
-        if !seen.insert(position.hash()) && first_repetition.is_none() {
-            first_repetition = Some(position.ply());
-        }
-    };
+            player: entrants[sides[side]].name.clone(),
+            ply,
+            cause,
+        },
+        PlayOutError::IllegalMove { side, mv, position } => ArenaError::IllegalMove {
+            game: fixture.index,
+            player: entrants[sides[side]].name.clone(),
+            mv,
+            position,
+        },
+        PlayOutError::Stopped => unreachable!("a two-player match is not stopped"),
+    })?;
+    let (outcome, reason) = played.end.outcome().expect("played to its end");
+    let moves = played.moves;
+    let thinking = [played.thinking[0], played.thinking[1]];
+    let first_repetition = played.first_repetition;
     let record = GameRecord {
         start: Start::Layout(opening.layout),
         rules: config.rules,

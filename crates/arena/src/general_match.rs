@@ -37,7 +37,8 @@ use sumito_engine::general::{
 };
 use sumito_engine::rules_table::RulesTable;
 
-use crate::arena::Thinking;
+use crate::play_out::{PlayOutError, PlayedOut, Thinking, play_out};
+
 use crate::elo::{Anchor, GameOutcome, GameResult, Ratings, fit_elo};
 use crate::general_record::{GeneralRecord, GeneralStart};
 use crate::player::{Player, PlayerError, SearchLimit, tighter_time};
@@ -577,51 +578,38 @@ pub fn play_general_match(
                         make(&entrants[e], game_seed ^ side as u64).expect("checked above")
                     })
                     .collect();
-                for player in &mut players {
-                    player.new_game();
-                }
+                // The random opening, then the players.
                 let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
+                let mut opening = Vec::new();
                 let mut position = start;
-                let mut played = Vec::new();
-                let mut thinking = vec![Thinking::default(); sides];
-                let mut seen = std::collections::HashSet::new();
-                let mut first_repetition = None;
-                // Every player sees every move (a search keeps its tree).
-                let mut play =
-                    |position: &mut GeneralPosition,
-                     mv: GeneralMove,
-                     players: &mut [Box<dyn Player<GeneralPosition>>]| {
-                        for player in players.iter_mut() {
-                            player.observe_move(position, mv);
-                        }
-                        played.push(mv);
-                        *position = position.play(mv);
-                    };
                 for _ in 0..opening_plies {
                     let moves = position.legal_moves();
-                    if moves.is_empty() {
+                    if position.is_game_over() || moves.is_empty() {
                         break;
                     }
                     let mv = moves[rng.random_range(0..moves.len())];
-                    play(&mut position, mv, &mut players);
+                    opening.push(mv);
+                    position = position.play(mv);
                 }
-                seen.insert(position.hash());
-                while !position.is_game_over() {
-                    if stop() {
-                        return Err(MATCH_STOPPED.to_owned());
-                    }
-                    let side = position.side_to_move();
-                    let started = Instant::now();
-                    let mv = players[side]
-                        .choose_move(&position, &SearchLimit::default())
-                        .map_err(|err| err.to_string())?;
-                    thinking[side].moves += 1;
-                    thinking[side].time += started.elapsed();
-                    play(&mut position, mv, &mut players);
-                    if !seen.insert(position.hash()) && first_repetition.is_none() {
-                        first_repetition = Some(position.ply());
-                    }
-                }
+                let limits = vec![SearchLimit::default(); sides];
+                let PlayedOut {
+                    end: position,
+                    moves: played,
+                    thinking,
+                    first_repetition,
+                } = play_out(start, &opening, &mut players, &limits, stop).map_err(
+                    |err| match err {
+                        PlayOutError::Stopped => MATCH_STOPPED.to_owned(),
+                        PlayOutError::Player { side, cause, .. } => {
+                            format!("{}: {cause}", entrants[entrant_of_side[side]])
+                        }
+                        PlayOutError::IllegalMove { side, mv, position } => format!(
+                            "{} chose the illegal move {} in position {position}",
+                            entrants[entrant_of_side[side]],
+                            mv.to_text()
+                        ),
+                    },
+                )?;
                 let outcome = position.outcome();
                 Ok(GeneralMatchGame {
                     entrant_of_side,

@@ -7,7 +7,8 @@
 //! - [`players`]: `random`, `greedy` and `alphabeta`; [`eval`]: the
 //!   evaluation the last two use, with weights from TOML.
 //! - [`arena`]: round-robin matches in parallel ([`play_match`]), with
-//!   varied openings, progress, standings and saved records.
+//!   varied openings, progress, standings and saved records;
+//!   [`play_out`]: one game between players, of either game.
 //! - [`ladder`]: one player against fixed opponents at fixed settings, as
 //!   Markdown and JSON.
 //! - [`record_format`]: the one plain-text game record format of both
@@ -27,6 +28,7 @@ pub mod general_match;
 pub mod general_record;
 pub mod ladder;
 pub mod levels;
+pub mod play_out;
 pub mod player;
 pub mod players;
 pub mod record;
