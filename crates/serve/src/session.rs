@@ -270,10 +270,7 @@ impl Models {
                     && (!same_rules || table.two_player_rules().is_ok_and(|own| own == rules))
             }
             Some(ModelGame::General(trained)) => {
-                trained
-                    .layouts
-                    .as_ref()
-                    .is_some_and(|names| names.iter().any(|name| *name == layout.name()))
+                model_layouts(&ModelGame::General(trained.clone())).contains(&layout.name())
                     && (!same_rules
                         || matches!(
                             (trained.resolve(layout), table.resolve(layout)),
@@ -297,7 +294,12 @@ pub fn model_layouts(game: &ModelGame) -> Vec<String> {
             .iter()
             .map(|layout| layout.to_string())
             .collect(),
-        ModelGame::General(table) => table.layouts.clone().unwrap_or_default(),
+        // (Without any, the Standard layout, where a model's first game
+        // starts.)
+        ModelGame::General(table) => table
+            .layouts
+            .clone()
+            .unwrap_or_else(|| vec!["standard".to_string()]),
     }
 }
 
