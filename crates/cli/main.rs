@@ -7,7 +7,7 @@ use clap::Parser;
 use sumito_cli::cli::{Cli, quiet_on_closed_stdout, report};
 use sumito_cli::handoff::exec_torch;
 
-/// Hidden switch for the documentation's tests (`tests/docs_commands_e2e.rs`):
+/// Hidden switch for the documentation's tests (`tests/e2e/docs_commands.rs`):
 /// with `SUMITO_PARSE_ONLY=1` the command line is only parsed, by the same
 /// definitions that parse every command, network commands included (they are
 /// parsed here before `sumito-torch` gets them); on success `sumito` prints

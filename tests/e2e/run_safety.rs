@@ -15,9 +15,8 @@ use sumito_pipeline::fsutil::hostname;
 use sumito_pipeline::replay::format::decode_game;
 use sumito_pipeline::rundir::RunDir;
 
-mod common;
-#[path = "common/training.rs"]
-mod training;
+use crate::common;
+use crate::training;
 
 use common::Scratch;
 use training::{

@@ -4,7 +4,7 @@
 
 use std::process::{Command, Output};
 
-mod common;
+use crate::common;
 
 use common::{Scratch, run_with_input};
 use sumito_engine::general::GeneralPosition;
@@ -335,7 +335,7 @@ fn bad_rules_name_the_file_and_the_key() {
 /// (`moves`, `render`, `arena`).
 #[test]
 fn the_readme_rules_example_works_as_written() {
-    let readme = include_str!("../docs/variants.md");
+    let readme = include_str!("../../docs/variants.md");
     let start = readme
         .find("```toml\n[rules]\nmarbles_to_win = [6, 4]")
         .expect("the [rules] example of docs/variants.md");

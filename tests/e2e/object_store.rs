@@ -13,9 +13,8 @@ use std::time::{Duration, Instant};
 
 use sumito_store::testing::S3Server;
 
-mod common;
-#[path = "common/training.rs"]
-mod training;
+use crate::common;
+use crate::training;
 
 use common::Scratch;
 use training::{SUMITO, text, tiny_config};

@@ -12,9 +12,8 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 
-mod common;
-#[path = "common/training.rs"]
-mod training;
+use crate::common;
+use crate::training;
 
 const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";

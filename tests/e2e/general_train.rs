@@ -10,9 +10,8 @@ use sumito_pipeline::replay::files::{GENERAL_EXTENSION, ReplayFolder};
 use sumito_pipeline::replay::general_format::decode_general_game;
 use sumito_pipeline::tensorboard::read_events;
 
-mod common;
-#[path = "common/training.rs"]
-mod training;
+use crate::common;
+use crate::training;
 
 use common::{Scratch, run_with_input};
 use training::{SUMITO, spawn_train, text, tiny_general_config, tiny_general_config_gated, train};

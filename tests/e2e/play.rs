@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-mod common;
+use crate::common;
 
 use common::Scratch;
 

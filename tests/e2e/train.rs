@@ -10,9 +10,8 @@ use std::time::Instant;
 use sumito_pipeline::replay::format::decode_game;
 use sumito_pipeline::tensorboard::read_events;
 
-mod common;
-#[path = "common/training.rs"]
-mod training;
+use crate::common;
+use crate::training;
 
 use common::Scratch;
 use training::{

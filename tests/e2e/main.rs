@@ -1,0 +1,22 @@
+//! The end-to-end tests: the real `sumito` and `sumito-torch` binaries run
+//! as a person or a program would (through pipes, files, a browser). One
+//! test binary, one module an area: one build and one link for them all,
+//! and every test free to run beside any other.
+
+mod common;
+#[path = "common/training.rs"]
+mod training;
+
+mod analysis;
+mod docs_commands;
+mod general_train;
+mod inputs;
+mod object_store;
+mod play;
+mod render;
+mod run_safety;
+mod serve;
+mod serve_security;
+mod startup;
+mod train;
+mod variants;
