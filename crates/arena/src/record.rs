@@ -44,7 +44,7 @@
 use std::path::Path;
 
 use sumito_engine::general::GeneralLayout;
-use sumito_engine::rules_table::{RulesTable, Targets};
+use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{
     Color, EndReason, Layout, MAX_PLY_COUNTER, Move, Outcome, Position, Rules, shorten_quotes,
 };
@@ -74,6 +74,14 @@ pub struct GameRecord {
     pub moves: Vec<Move>,
     /// How the game ended; `None` if it is unfinished.
     pub result: Option<(Outcome, EndReason)>,
+}
+
+/// Why a record of the general engine is not one of the two-player game:
+/// the header keys of the line at fault, and the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotTwoPlayer {
+    pub keys: &'static [&'static str],
+    pub why: String,
 }
 
 /// A record of either game: which one is decided once, from the record's
@@ -226,23 +234,11 @@ impl GameRecord {
             return Parser::default().parse(text);
         }
         let general = GeneralRecord::parse(text)?;
-        GameRecord::from_general(&general).map_err(|why| {
-            // The line that makes it a game of the general game.
-            let key = if why.starts_with("its rules") {
-                "rules:"
-            } else if why.starts_with("it names") {
-                "seats:"
-            } else if why.starts_with("move ") {
-                "moves:"
-            } else {
-                "layout:"
-            };
+        GameRecord::from_general(&general).map_err(|NotTwoPlayer { keys, why }| {
+            // The header line that makes it a game of the general game.
             let line = text
                 .lines()
-                .position(|line| {
-                    let line = line.trim_start();
-                    line.starts_with(key) || (key == "layout:" && line.starts_with("start:"))
-                })
+                .position(|line| keys.iter().any(|key| line.trim_start().starts_with(key)))
                 .map_or(1, |index| index + 1);
             error(
                 line,
@@ -270,12 +266,7 @@ impl GameRecord {
         };
         let mut record = GeneralRecord {
             start,
-            rules: RulesTable {
-                marbles_to_win: Some(Targets::All(self.rules.marbles_to_win)),
-                max_plies: self.rules.max_plies,
-                no_push_off_plies: self.rules.no_push_off_plies,
-                ..RulesTable::default()
-            },
+            rules: RulesTable::of_two_player(self.rules),
             seats: vec![self.black.clone(), self.white.clone()],
             opening_plies: self.opening_plies,
             moves: self
@@ -296,28 +287,39 @@ impl GameRecord {
     /// plain rules (targets and limits only), a two-player start, at most
     /// two seats named and group moves only; otherwise what makes it a
     /// game of the general game.
-    pub fn from_general(record: &GeneralRecord) -> Result<GameRecord, String> {
+    pub fn from_general(record: &GeneralRecord) -> Result<GameRecord, NotTwoPlayer> {
+        let not = |keys: &'static [&'static str], why: String| NotTwoPlayer { keys, why };
         if record.rules.is_general() {
-            return Err(format!("its rules are {}", record.rules.describe()));
+            return Err(not(
+                &["rules:"],
+                format!("its rules are {}", record.rules.describe()),
+            ));
         }
         let rules = record
             .rules
             .two_player_rules()
-            .map_err(|err| format!("its rules: {err}"))?;
+            .map_err(|err| not(&["rules:"], format!("its rules: {err}")))?;
         let start = match &record.start {
             GeneralStart::Layout(GeneralLayout::Two(layout)) => Start::Layout(*layout),
             GeneralStart::Layout(layout) => {
-                return Err(format!("layout {layout} is not a two-player layout"));
+                return Err(not(
+                    &["layout:"],
+                    format!("layout {layout} is not a two-player layout"),
+                ));
             }
-            GeneralStart::Text(text) => Start::Position(
-                Position::from_fen(text)
-                    .map_err(|err| format!("its start is not a two-player position: {err}"))?,
-            ),
+            GeneralStart::Text(text) => {
+                Start::Position(Position::from_fen(text).map_err(|err| {
+                    not(
+                        &["start:"],
+                        format!("its start is not a two-player position: {err}"),
+                    )
+                })?)
+            }
         };
         let (black, white) = match record.seats.as_slice() {
             [] => (String::new(), String::new()),
             [black, white] => (black.clone(), white.clone()),
-            seats => return Err(format!("it names {} seats", seats.len())),
+            seats => return Err(not(&["seats:"], format!("it names {} seats", seats.len()))),
         };
         let moves = record
             .moves
@@ -325,10 +327,13 @@ impl GameRecord {
             .enumerate()
             .map(|(ply, mv)| {
                 mv.as_group().ok_or_else(|| {
-                    format!("move {} ({}) is not a group move", ply + 1, mv.to_text())
+                    not(
+                        &["moves:"],
+                        format!("move {} ({}) is not a group move", ply + 1, mv.to_text()),
+                    )
                 })
             })
-            .collect::<Result<Vec<Move>, String>>()?;
+            .collect::<Result<Vec<Move>, NotTwoPlayer>>()?;
         let mut game = GameRecord {
             start,
             rules,

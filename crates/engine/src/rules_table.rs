@@ -383,6 +383,16 @@ impl RulesTable {
         Ok((rules, setup))
     }
 
+    /// The table of the two-player engine's `rules` (targets and limits).
+    pub fn of_two_player(rules: crate::Rules) -> RulesTable {
+        RulesTable {
+            marbles_to_win: Some(Targets::All(rules.marbles_to_win)),
+            max_plies: rules.max_plies,
+            no_push_off_plies: rules.no_push_off_plies,
+            ..RulesTable::default()
+        }
+    }
+
     /// The two-player engine's rules (targets and limits), when
     /// [`RulesTable::is_general`] is false; values out of range are refused
     /// as in the general game ([`RulesTable::validate`]).

@@ -16,7 +16,7 @@ use sumito_arena::record_format::format_of;
 use sumito_engine::general::{
     CellContent, GeneralLayout, GeneralMove, GeneralPosition, GeneralRules, MoveKind, SEAT_NAMES,
 };
-use sumito_engine::rules_table::{RulesTable, Targets};
+use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Cell, Position, Rules};
 use sumito_game::{LEVELS, Level};
 use sumito_play::network::{Analysis, SearchBudget};
@@ -263,14 +263,14 @@ impl Models {
     /// The model that analyses a game on `layout` under `table`: the first
     /// whose rules are the game's, else the first that plays on the layout.
     fn for_game(&self, layout: GeneralLayout, table: &RulesTable) -> Option<Arc<dyn Engines>> {
-        let fits = |model: &&Arc<dyn Engines>, same_rules: bool| match model.model_game() {
+        let fits = |model: &&Arc<dyn Engines>, same_rules: bool| match &model.model_game() {
             Some(ModelGame::TwoPlayer(rules)) => {
                 matches!(layout, GeneralLayout::Two(_))
                     && !table.is_general()
-                    && (!same_rules || table.two_player_rules().is_ok_and(|own| own == rules))
+                    && (!same_rules || table.two_player_rules().is_ok_and(|own| own == *rules))
             }
-            Some(ModelGame::General(trained)) => {
-                model_layouts(&ModelGame::General(trained.clone())).contains(&layout.name())
+            Some(game @ ModelGame::General(trained)) => {
+                model_layouts(game).contains(&layout.name())
                     && (!same_rules
                         || matches!(
                             (trained.resolve(layout), table.resolve(layout)),
@@ -410,7 +410,7 @@ pub fn to_classic(position: &GeneralPosition) -> Result<Position, String> {
 
 /// The general engine's position of a two-player one, its rules kept.
 pub fn to_general(classic: &Position) -> Result<GeneralPosition, String> {
-    let (rules, _) = table_of(classic.rules())
+    let (rules, _) = RulesTable::of_two_player(classic.rules())
         .resolve(GeneralLayout::Two(sumito_engine::Layout::Standard))
         .map_err(|err| err.to_string())?;
     GeneralPosition::from_text(&classic.to_string(), Some(&rules)).map_err(|err| err.to_string())
@@ -677,7 +677,7 @@ impl GameSession {
             // was sent.)
             (Some(table), _) => table,
             // A model plays under the rules it was trained with.
-            (None, Some(ModelGame::TwoPlayer(rules))) => table_of(*rules),
+            (None, Some(ModelGame::TwoPlayer(rules))) => RulesTable::of_two_player(*rules),
             (None, Some(ModelGame::General(table))) => table.clone(),
             (None, None) => RulesTable::default(),
         };
@@ -1482,16 +1482,6 @@ fn check_model_rules(
     Ok(())
 }
 
-/// A `[rules]` table of the plain two-player rules.
-fn table_of(rules: Rules) -> RulesTable {
-    RulesTable {
-        marbles_to_win: Some(Targets::All(rules.marbles_to_win)),
-        max_plies: rules.max_plies,
-        no_push_off_plies: rules.no_push_off_plies,
-        ..RulesTable::default()
-    }
-}
-
 /// The longest error message sent to a page: errors quote what was sent
 /// (a move, a spec, a record line), and that is cut to a short excerpt.
 pub const MAX_ERROR_CHARS: usize = 240;
@@ -1512,6 +1502,7 @@ pub fn error(message: impl Into<String>) -> ServerMessage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sumito_engine::rules_table::Targets;
 
     fn session() -> GameSession {
         GameSession::new(
