@@ -92,11 +92,16 @@ fn train_killed_and_resumed(layout: &str, sides: usize, gating: &str) -> Scratch
                 gating["opponent"].as_u64().unwrap() < generation,
                 "{record}"
             );
+            // Two teams are two sides: the candidate's plain score.
+            let reason = gating["reason"].as_str().unwrap();
+            let wanted = if sides == 2 {
+                "score"
+            } else {
+                "pairwise score"
+            };
             assert!(
-                gating["reason"]
-                    .as_str()
-                    .unwrap()
-                    .contains("pairwise score")
+                reason.starts_with(wanted) && reason.contains("threshold"),
+                "{record}"
             );
         } else {
             assert_eq!(record["promoted"], true);

@@ -1,23 +1,51 @@
-//! The evaluator role: each new candidate plays the best model (gating, unless
-//! off) and the fixed opponents (rating); the record is written, the
-//! candidate promoted or not, and the Elo table refitted over every
-//! evaluation game of the run.
+//! The evaluator role, for both games: each new candidate plays the best
+//! model (gating, unless off) and the fixed opponents (rating); the record is
+//! written, the candidate promoted or not, and the Elo table refitted over
+//! every evaluation game of the run. What differs between the games (their
+//! starts, fixed players and game records) is an [`EvaluationKind`]:
+//! [`TwoPlayerEvaluation`] and [`GeneralEvaluation`].
+//!
+//! * **Gating** (`gating.mode`): the candidate takes one side and the best
+//!   model every other side, each opening played once with the candidate on
+//!   each side. Its score per game is its score against the best model's
+//!   sides (with more than two, the mean pairwise score by finishing order:
+//!   the winner first, then by marbles pushed off), so one half is par
+//!   whatever the number of sides; `threshold` promotes it when the mean
+//!   reaches `gating.threshold` and its lower confidence bound is above one
+//!   half; `sprt` (two sides only, checked by the configuration) runs the
+//!   sequential test and stops the match once it decides.
+//! * **Rating**: the candidate takes one side against each fixed opponent
+//!   of `[evaluation] opponents`, which fills every other side;
+//!   `games_per_opponent` games per opponent, scored by points share (1 a
+//!   win, 1/k a draw among k sides).
+//!
+//! Every game is recorded and the run's Elo table counts each (a game of
+//! many sides as the pairwise results of its sides), so runs of either game
+//! have ratings, a learning curve and TensorBoard's `elo/candidate`.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
-use sumito_arena::arena::Tally;
-use sumito_arena::sprt::{SprtConfig, SprtVerdict};
+use sumito_arena::general_match::seat_player;
+use sumito_arena::player::SearchLimit;
+use sumito_arena::sprt::{SprtConfig, SprtStatus, SprtVerdict};
+use sumito_engine::general::{GeneralOutcome, GeneralPosition};
+use sumito_engine::{Color, Layout, Outcome, Position, Rules};
+use sumito_game::Board;
+use sumito_mcts::Evaluator;
 use sumito_net::{DirectEvaluator, PolicyValueNet};
 
-use crate::config::{Config, EvaluationConfig, GatingMode};
+use crate::config::{Config, EvaluationConfig, GatingConfig, GatingMode, GeneralRunRules};
 use crate::error::{PipelineError, Result};
-use crate::matches::{Contestant, MatchError, Pairing, paired_openings, play_match};
+use crate::matches::{
+    Contestant, FixedPlayer, MatchError, MatchGame, NamedStart, Pairing, play_evaluation_games,
+    rotated_openings,
+};
 use crate::models::{device, load_model};
 use crate::opponents::fixed_player;
 use crate::ratings::{
-    EloEntry, EvaluationGame, EvaluationRecord, GatingRecord, model_name, read_evaluations,
-    update_elo_files,
+    EloEntry, EvaluationGame, EvaluationRecord, GatingRecord, GeneralEvaluationGame, model_name,
+    read_evaluations, update_elo_files,
 };
 use crate::rundir::RunDir;
 
@@ -157,15 +185,324 @@ fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<Policy
         .with_score_utility(config.selfplay.score_utility)
 }
 
-/// Evaluates candidate `generation` of a two-player run (the general
-/// game's: `crate::general_evaluation`): gating against the best model
-/// (unless gating is off), then the fixed opponents; writes the record, promotes,
+/// One game's part of evaluation: where its games start, its fixed
+/// opponents, and how its games are recorded. The rest (gating, rating,
+/// the record, the Elo table) is [`evaluate_candidate`]'s, for both games.
+pub trait EvaluationKind: Sync {
+    type Board: Board;
+    /// A finished game as the evaluation record keeps it.
+    type Game: EvaluatedGame;
+
+    /// Sides of a game: the candidate takes one, its opponent every other.
+    fn sides(&self) -> usize;
+
+    /// The starts of the games, taken in turn.
+    fn starts(&self) -> Result<Vec<NamedStart<Self::Board>>>;
+
+    /// The fixed opponent `spec` names; the error says what is wrong.
+    fn fixed(&self, spec: &str) -> std::result::Result<FixedPlayer<Self::Board>, String>;
+
+    /// The record of a finished game; `names` by contestant.
+    fn game(&self, game: &MatchGame<Self::Board>, names: &[String]) -> Self::Game;
+
+    /// Puts the games into the evaluation record.
+    fn keep(games: Vec<Self::Game>, record: &mut EvaluationRecord);
+
+    /// Said after the verdict in the run's log.
+    fn note(&self) -> String;
+}
+
+/// A recorded evaluation game, scored for the candidate.
+pub trait EvaluatedGame {
+    /// `player`'s score against `opponent`'s sides: 1, ½ or 0 (with more
+    /// than two sides, the mean over pairs of their sides by finishing
+    /// order, so that par is ½); `None` unless both played.
+    fn score_against(&self, player: &str, opponent: &str) -> Option<f64>;
+
+    /// `player`'s points: 1 for a win, 1/k for a draw among k sides, 0
+    /// otherwise (par is a third with three sides).
+    fn points_of(&self, player: &str) -> f64;
+}
+
+impl EvaluatedGame for EvaluationGame {
+    fn score_against(&self, player: &str, opponent: &str) -> Option<f64> {
+        let both = [&self.black, &self.white];
+        if both.contains(&&player.to_owned()) && both.contains(&&opponent.to_owned()) {
+            self.score_of(player)
+        } else {
+            None
+        }
+    }
+
+    fn points_of(&self, player: &str) -> f64 {
+        self.score_of(player).unwrap_or(0.0)
+    }
+}
+
+impl EvaluatedGame for GeneralEvaluationGame {
+    fn score_against(&self, player: &str, opponent: &str) -> Option<f64> {
+        GeneralEvaluationGame::score_against(self, player, opponent)
+    }
+
+    fn points_of(&self, player: &str) -> f64 {
+        match self.sides.iter().position(|name| name == player) {
+            Some(side) if self.first.contains(&side) => 1.0 / self.first.len() as f64,
+            _ => 0.0,
+        }
+    }
+}
+
+/// The two-player game: games from the run's `[evaluation] openings`
+/// layouts under its rules, the arena's fixed players, every move recorded.
+#[derive(Debug, Clone)]
+pub struct TwoPlayerEvaluation {
+    pub rules: Rules,
+    pub layouts: Vec<Layout>,
+}
+
+impl TwoPlayerEvaluation {
+    pub fn of(config: &Config) -> TwoPlayerEvaluation {
+        TwoPlayerEvaluation {
+            rules: config.rules.rules(),
+            layouts: config
+                .evaluation
+                .openings
+                .iter()
+                .filter_map(|name| Layout::from_name(name).ok())
+                .collect(),
+        }
+    }
+}
+
+impl EvaluationKind for TwoPlayerEvaluation {
+    type Board = Position;
+    type Game = EvaluationGame;
+
+    fn sides(&self) -> usize {
+        2
+    }
+
+    fn starts(&self) -> Result<Vec<NamedStart<Position>>> {
+        if self.layouts.is_empty() {
+            return Err(PipelineError::Evaluation(
+                "evaluation.openings names no layout".to_owned(),
+            ));
+        }
+        Ok(self
+            .layouts
+            .iter()
+            .map(|&layout| NamedStart {
+                name: layout.name().to_string(),
+                position: Position::start(layout, self.rules),
+            })
+            .collect())
+    }
+
+    fn fixed(&self, spec: &str) -> std::result::Result<FixedPlayer<Position>, String> {
+        let entrant = fixed_player(spec)?;
+        Ok(FixedPlayer::new(
+            entrant.name.clone(),
+            entrant.limit,
+            move |seed| entrant.build(seed),
+        ))
+    }
+
+    fn game(&self, game: &MatchGame<Position>, names: &[String]) -> EvaluationGame {
+        let (outcome, reason) = game.end.outcome().expect("a finished game is over");
+        EvaluationGame {
+            black: names[game.sides[0]].clone(),
+            white: names[game.sides[1]].clone(),
+            winner: match outcome {
+                Outcome::Win(Color::Black) => "black".into(),
+                Outcome::Win(Color::White) => "white".into(),
+                Outcome::Draw => "draw".into(),
+            },
+            opening: game.opening.clone(),
+            plies: game.moves.len() as u32,
+            end: reason.to_string(),
+            moves: game
+                .moves
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+
+    fn keep(games: Vec<EvaluationGame>, record: &mut EvaluationRecord) {
+        record.games = games;
+    }
+
+    fn note(&self) -> String {
+        String::new()
+    }
+}
+
+/// The general game (variants, 3 to 6 players): games from the rules'
+/// layouts, its classical players (`random`, `greedy`, the paranoid
+/// `alphabeta` of `sumito_arena::general_match`), each game recorded with
+/// its sides and their scores. Against the best model in gating the
+/// candidate's score is its mean pairwise score against the best model's
+/// sides (by finishing order), so that one half is par whatever the
+/// number of sides; against a fixed opponent, its points share (a third of
+/// the points is par for three sides).
+#[derive(Debug, Clone, Copy)]
+pub struct GeneralEvaluation<'a> {
+    pub general: &'a GeneralRunRules,
+}
+
+impl EvaluationKind for GeneralEvaluation<'_> {
+    type Board = GeneralPosition;
+    type Game = GeneralEvaluationGame;
+
+    fn sides(&self) -> usize {
+        self.general.rules.seating.sides()
+    }
+
+    fn starts(&self) -> Result<Vec<NamedStart<GeneralPosition>>> {
+        self.general
+            .setups
+            .iter()
+            .map(|setup| {
+                Ok(NamedStart {
+                    name: setup.layout.name().to_string(),
+                    position: setup
+                        .start(&self.general.rules)
+                        .map_err(|err| PipelineError::Evaluation(err.to_string()))?,
+                })
+            })
+            .collect()
+    }
+
+    fn fixed(&self, spec: &str) -> std::result::Result<FixedPlayer<GeneralPosition>, String> {
+        let name = seat_player(spec, 0).map_err(|err| err.to_string())?.name();
+        let spec = spec.to_owned();
+        Ok(FixedPlayer::new(
+            name,
+            SearchLimit::default(),
+            move |seed| seat_player(&spec, seed).expect("the spec was checked"),
+        ))
+    }
+
+    fn game(&self, game: &MatchGame<GeneralPosition>, names: &[String]) -> GeneralEvaluationGame {
+        let sides = game.sides.len();
+        let first = match game.end.outcome() {
+            Some((GeneralOutcome::Win(side), _)) => vec![side],
+            Some((GeneralOutcome::Draw(mask), _)) => {
+                (0..sides).filter(|side| mask >> side & 1 == 1).collect()
+            }
+            None => Vec::new(),
+        };
+        GeneralEvaluationGame {
+            sides: game.sides.iter().map(|&c| names[c].clone()).collect(),
+            first,
+            opening: game.opening.clone(),
+            plies: game.end.ply(),
+            scores: (0..sides).map(|side| game.end.side_score(side)).collect(),
+        }
+    }
+
+    fn keep(games: Vec<GeneralEvaluationGame>, record: &mut EvaluationRecord) {
+        record.general_games = games;
+    }
+
+    fn note(&self) -> String {
+        format!(" (general game, {} sides)", self.sides())
+    }
+}
+
+/// Games won outright, drawn or shared, and lost outright (scored 0
+/// against every side of the best model) among per-game `scores`.
+fn tally(scores: &[f64]) -> (u32, u32, u32) {
+    let count = |wanted: f64| scores.iter().filter(|&&s| s == wanted).count() as u32;
+    let (wins, losses) = (count(1.0), count(0.0));
+    (wins, scores.len() as u32 - wins - losses, losses)
+}
+
+/// The sequential test of gating over per-game `scores` (two sides).
+fn sprt_status(scores: &[f64], gating: &GatingConfig) -> SprtStatus {
+    let (wins, draws, losses) = tally(scores);
+    SprtConfig::with_error_rates(gating.elo0, gating.elo1, gating.alpha, gating.beta)
+        .expect("validated SPRT settings")
+        .status(wins, draws, losses)
+}
+
+/// The gating verdict on a candidate from its `scores` against the best
+/// model `best` (one per game, against its `sides - 1` sides): by SPRT
+/// (two sides) or by threshold: promoted when the mean reaches
+/// `gating.threshold` and its lower `gating.confidence` bound is above one
+/// half.
+fn gating_decision(
+    scores: &[f64],
+    best: u32,
+    sides: usize,
+    gating: &GatingConfig,
+) -> (GatingRecord, bool) {
+    let (wins, draws, losses) = tally(scores);
+    let score = scores.iter().sum::<f64>() / scores.len().max(1) as f64;
+    let (promoted, reason) = match gating.mode {
+        GatingMode::Sprt => {
+            let status = sprt_status(scores, gating);
+            let reason = match status.verdict {
+                SprtVerdict::AcceptH1 => format!(
+                    "SPRT accepted elo1={} (LLR {:.2} >= {:.2})",
+                    gating.elo1, status.llr, status.upper_bound
+                ),
+                SprtVerdict::AcceptH0 => format!(
+                    "SPRT accepted elo0={} (LLR {:.2} <= {:.2})",
+                    gating.elo0, status.llr, status.lower_bound
+                ),
+                SprtVerdict::Continue => format!(
+                    "SPRT undecided after {} games (LLR {:.2}); kept the best model",
+                    scores.len(),
+                    status.llr
+                ),
+            };
+            (status.verdict == SprtVerdict::AcceptH1, reason)
+        }
+        GatingMode::Threshold | GatingMode::Off => {
+            let lower = mean_lower_bound(scores, gating.confidence);
+            let promoted = !scores.is_empty() && score >= gating.threshold && lower > 0.5;
+            let what = if sides == 2 {
+                format!("score {score:.3}")
+            } else {
+                format!(
+                    "pairwise score {score:.3} against the best model's {} sides",
+                    sides - 1
+                )
+            };
+            let reason = format!(
+                "{what} {} threshold {:.3}; {:.0}% lower bound {lower:.3} {} 0.5",
+                if score >= gating.threshold { ">=" } else { "<" },
+                gating.threshold,
+                gating.confidence * 100.0,
+                if lower > 0.5 { ">" } else { "<=" }
+            );
+            (promoted, reason)
+        }
+    };
+    let record = GatingRecord {
+        opponent: best,
+        wins,
+        draws,
+        losses,
+        score,
+        reason,
+    };
+    (record, promoted)
+}
+
+/// Evaluates candidate `generation` of a run of `kind`'s game: gating
+/// against the best model (unless gating is off; with SPRT it stops once
+/// the test decides), then the fixed opponents; writes the record, promotes,
 /// refits the Elo table. `run_hours`: the run's training time when the
 /// candidate was written, if known (the learning curve's axis);
 /// `before_writing` is called after the games, before anything is written.
 /// Once `stopping()` says yes the games end within a move and the answer is
 /// [`PipelineError::Stopped`], with nothing written.
-pub fn evaluate_candidate(
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_candidate<K: EvaluationKind>(
+    kind: &K,
     run: &RunDir,
     config: &Config,
     generation: u32,
@@ -173,7 +510,10 @@ pub fn evaluate_candidate(
     progress: EvaluationProgress<'_>,
     before_writing: BeforeWriting<'_>,
     stopping: Stopping<'_>,
-) -> Result<EvaluationSummary> {
+) -> Result<EvaluationSummary>
+where
+    DirectEvaluator<PolicyValueNet>: Evaluator<<K::Board as Board>::Searched>,
+{
     let device = device(config)?;
     let best = run.best()?.map_or(0, |best| best.generation);
     let search = config.evaluation_search();
@@ -187,7 +527,7 @@ pub fn evaluate_candidate(
     } else {
         None
     };
-    let mut contestants = vec![Contestant::Net {
+    let mut contestants: Vec<Contestant<'_, K::Board>> = vec![Contestant::Net {
         name: model_name(generation),
         evaluator: &candidate,
         search: search.clone(),
@@ -202,75 +542,72 @@ pub fn evaluate_candidate(
     let first_opponent = contestants.len();
     for spec in &config.evaluation.opponents {
         contestants.push(Contestant::Fixed(
-            fixed_player(spec).map_err(PipelineError::Evaluation)?,
+            kind.fixed(spec).map_err(PipelineError::Evaluation)?,
         ));
     }
-    let layouts = config
-        .evaluation
-        .openings
-        .iter()
-        .filter_map(|name| sumito_engine::Layout::from_name(name).ok())
-        .collect::<Vec<_>>();
-    let rules = config.rules.rules();
+    let names: Vec<String> = contestants.iter().map(|c| c.name().to_owned()).collect();
+    let candidate_name = &names[0];
+    let starts = kind.starts()?;
+    let sides = kind.sides();
     let evaluation = &config.evaluation;
     let planned = if gating_on { config.gating.games } else { 0 }
-        + evaluation.games_per_opponent * config.evaluation.opponents.len() as u32;
-    let candidate_name = model_name(generation);
+        + evaluation.games_per_opponent * evaluation.opponents.len() as u32;
     let seed = u64::from(generation).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut games = Vec::new();
     let mut played = 0u32;
-    let mut score_sum = 0.0f64;
-    let mut report = |game: &crate::ratings::EvaluationGame| {
-        played += 1;
-        score_sum += game.score_of(&candidate_name).unwrap_or(0.0);
-        progress(played, planned, score_sum / f64::from(played));
-    };
+    let mut points = 0.0f64;
     // The gating match and the rating games run alike: every game is
-    // reported, and a failure names the match and the candidate.
-    let mut run_match =
-        |pairings: &[Pairing],
-         what: &str,
-         on_game: &mut dyn FnMut(&EvaluationGame) -> ControlFlow<()>| {
-            play_match(
-                &contestants,
-                pairings,
-                rules,
-                evaluation.games_in_parallel,
-                &|| stopping(),
-                |game| {
-                    report(game);
-                    on_game(game)
-                },
-            )
-            .map_err(|err| match err {
-                MatchError::Stopped => {
-                    PipelineError::Stopped(format!("the {what} of gen-{generation}"))
-                }
-                err => PipelineError::Evaluation(format!("{what} of gen-{generation}: {err}")),
-            })
-        };
+    // recorded and reported, and a failure names the match and the
+    // candidate.
+    let mut run_match = |pairings: &[Pairing<K::Board>],
+                         what: &str,
+                         on_game: &mut dyn FnMut(&K::Game) -> ControlFlow<()>|
+     -> Result<Vec<K::Game>> {
+        let mut kept = Vec::new();
+        play_evaluation_games(
+            &contestants,
+            pairings,
+            evaluation.games_in_parallel,
+            &|| stopping(),
+            |game| {
+                let record = kind.game(game, &names);
+                played += 1;
+                points += record.points_of(candidate_name);
+                progress(played, planned, points / f64::from(played));
+                let flow = on_game(&record);
+                kept.push(record);
+                flow
+            },
+        )
+        .map_err(|err| match err {
+            MatchError::Stopped => {
+                PipelineError::Stopped(format!("the {what} of gen-{generation}"))
+            }
+            err => PipelineError::Evaluation(format!("{what} of gen-{generation}: {err}")),
+        })?;
+        Ok(kept)
+    };
+    let mut games = Vec::new();
 
     let gating = if gating_on {
         let gating = &config.gating;
-        let sprt =
-            SprtConfig::with_error_rates(gating.elo0, gating.elo1, gating.alpha, gating.beta).ok();
-        let pairings = paired_openings(
+        let best_name = model_name(best);
+        let pairings = rotated_openings(
             0,
             1,
+            sides,
             gating.games,
-            &layouts,
+            &starts,
             evaluation.random_opening_plies,
             seed,
         );
-        let mut so_far = Tally::default();
-        let match_games = run_match(&pairings, "gating match", &mut |game: &EvaluationGame| {
-            so_far.add(game.score_of(&candidate_name).unwrap_or(0.5));
+        let mut so_far = Vec::new();
+        let match_games = run_match(&pairings, "gating match", &mut |game: &K::Game| {
+            so_far.push(
+                game.score_against(candidate_name, &best_name)
+                    .unwrap_or(0.5),
+            );
             let decided = gating.mode == GatingMode::Sprt
-                && sprt.is_some_and(|sprt| {
-                    sprt.status(so_far.wins, so_far.draws, so_far.losses)
-                        .verdict
-                        != SprtVerdict::Continue
-                });
+                && sprt_status(&so_far, gating).verdict != SprtVerdict::Continue;
             if decided {
                 ControlFlow::Break(())
             } else {
@@ -278,66 +615,12 @@ pub fn evaluate_candidate(
             }
         })?;
         // Games under way when the test decided also finished, and count.
-        let mut tally = Tally::default();
-        for game in &match_games {
-            tally.add(game.score_of(&candidate_name).unwrap_or(0.5));
-        }
-        let Tally {
-            wins,
-            draws,
-            losses,
-        } = tally;
-        let total = f64::from(wins + draws + losses).max(1.0);
-        let score = (f64::from(wins) + 0.5 * f64::from(draws)) / total;
-        let (promoted, reason) = match gating.mode {
-            GatingMode::Sprt => {
-                let status = sprt
-                    .expect("validated SPRT settings")
-                    .status(wins, draws, losses);
-                let promoted = status.verdict == SprtVerdict::AcceptH1;
-                let reason = match status.verdict {
-                    SprtVerdict::AcceptH1 => format!(
-                        "SPRT accepted elo1={} (LLR {:.2} >= {:.2})",
-                        gating.elo1, status.llr, status.upper_bound
-                    ),
-                    SprtVerdict::AcceptH0 => format!(
-                        "SPRT accepted elo0={} (LLR {:.2} <= {:.2})",
-                        gating.elo0, status.llr, status.lower_bound
-                    ),
-                    SprtVerdict::Continue => format!(
-                        "SPRT undecided after {} games (LLR {:.2}); kept the best model",
-                        match_games.len(),
-                        status.llr
-                    ),
-                };
-                (promoted, reason)
-            }
-            GatingMode::Threshold => {
-                let lower = score_lower_bound(wins, draws, losses, gating.confidence);
-                let promoted = score >= gating.threshold && lower > 0.5;
-                let reason = format!(
-                    "score {score:.3} {} threshold {:.3}; {:.0}% lower bound {lower:.3} {} 0.5",
-                    if score >= gating.threshold { ">=" } else { "<" },
-                    gating.threshold,
-                    gating.confidence * 100.0,
-                    if lower > 0.5 { ">" } else { "<=" }
-                );
-                (promoted, reason)
-            }
-            GatingMode::Off => unreachable!("gating is on"),
-        };
+        let scores: Vec<f64> = match_games
+            .iter()
+            .filter_map(|game| game.score_against(candidate_name, &best_name))
+            .collect();
         games.extend(match_games);
-        Some((
-            GatingRecord {
-                opponent: best,
-                wins,
-                draws,
-                losses,
-                score,
-                reason,
-            },
-            promoted,
-        ))
+        Some(gating_decision(&scores, best, sides, gating))
     } else {
         None
     };
@@ -346,27 +629,28 @@ pub fn evaluate_candidate(
     if evaluation.games_per_opponent > 0 && contestants.len() > first_opponent {
         let mut pairings = Vec::new();
         for opponent in first_opponent..contestants.len() {
-            pairings.extend(paired_openings(
+            pairings.extend(rotated_openings(
                 0,
                 opponent,
+                sides,
                 evaluation.games_per_opponent,
-                &layouts,
+                &starts,
                 evaluation.random_opening_plies,
                 seed ^ opponent as u64,
             ));
         }
-        let rating_games = run_match(&pairings, "rating games", &mut |_: &EvaluationGame| {
+        let rating_games = run_match(&pairings, "rating games", &mut |_: &K::Game| {
             ControlFlow::Continue(())
         })?;
-        for contestant in &contestants[first_opponent..] {
+        for opponent in &names[first_opponent..] {
             let scores: Vec<f64> = rating_games
                 .iter()
-                .filter(|g| g.black == contestant.name() || g.white == contestant.name())
-                .filter_map(|g| g.score_of(&candidate_name))
+                .filter(|game| game.score_against(candidate_name, opponent).is_some())
+                .map(|game| game.points_of(candidate_name))
                 .collect();
             if !scores.is_empty() {
                 opponent_scores.insert(
-                    contestant.name().to_owned(),
+                    opponent.clone(),
                     scores.iter().sum::<f64>() / scores.len() as f64,
                 );
             }
@@ -375,16 +659,17 @@ pub fn evaluate_candidate(
     }
 
     let promoted = gating.as_ref().is_none_or(|(_, promoted)| *promoted);
-    let record = EvaluationRecord {
-        general_games: Vec::new(),
+    let mut record = EvaluationRecord {
         generation,
         promoted,
         gating: gating.map(|(record, _)| record),
         opponent_scores,
-        games,
+        games: Vec::new(),
+        general_games: Vec::new(),
         run_hours,
     };
-    conclude(run, record, "", before_writing)
+    K::keep(games, &mut record);
+    conclude(run, record, &kind.note(), before_writing)
 }
 
 /// Writes candidate `record.generation`'s record, makes it the best model
@@ -392,7 +677,7 @@ pub fn evaluate_candidate(
 /// the trainer has promoted newer candidates already), refits the Elo table
 /// and logs the decision (`note` after the verdict); for both games.
 /// Nothing is written unless `before_writing` allows it.
-pub(crate) fn conclude(
+fn conclude(
     run: &RunDir,
     record: EvaluationRecord,
     note: &str,
@@ -445,5 +730,88 @@ mod tests {
         assert!(few < many && many < 0.6, "{few} {many}");
         assert!(score_lower_bound(60, 0, 40, 0.9) > 0.5);
         assert_eq!(score_lower_bound(0, 0, 0, 0.9), 0.0);
+    }
+
+    #[test]
+    fn a_candidate_is_promoted_only_when_clearly_better_than_the_best() {
+        let gating = GatingConfig {
+            mode: GatingMode::Threshold,
+            threshold: 0.55,
+            confidence: 0.9,
+            ..GatingConfig::default()
+        };
+        // Three sides: it won 14 of 20 games, lost 2 outright, and in 4
+        // finished level with one of the best model's sides.
+        let mut scores = vec![1.0; 14];
+        scores.extend([0.0, 0.0, 0.5, 0.5, 0.5, 0.5]);
+        let (record, promoted) = gating_decision(&scores, 7, 3, &gating);
+        assert!(promoted, "{record:?}");
+        assert_eq!((record.wins, record.draws, record.losses), (14, 4, 2));
+        assert_eq!(record.opponent, 7);
+        assert!(
+            record.reason.contains("best model's 2 sides >= threshold"),
+            "{}",
+            record.reason
+        );
+        // Par, or above the threshold on too few games: kept out.
+        let (record, promoted) = gating_decision(&[0.5; 40], 7, 3, &gating);
+        assert!(
+            !promoted && record.reason.contains("< threshold"),
+            "{}",
+            record.reason
+        );
+        let (record, promoted) = gating_decision(&[1.0, 0.25, 0.75], 7, 3, &gating);
+        assert!(record.score > 0.55);
+        assert!(
+            !promoted && record.reason.contains("<= 0.5"),
+            "{}",
+            record.reason
+        );
+        // No games: nothing proven.
+        assert!(!gating_decision(&[], 7, 2, &gating).1);
+    }
+
+    #[test]
+    fn the_lower_bound_of_a_mean_tightens_with_games() {
+        let few: Vec<f64> = [1.0, 0.25, 1.0, 0.5].to_vec();
+        let many: Vec<f64> = few.iter().copied().cycle().take(400).collect();
+        let (a, b) = (mean_lower_bound(&few, 0.9), mean_lower_bound(&many, 0.9));
+        assert!(a < b && b < 0.6875, "{a} {b}");
+        assert!(b > 0.6, "{b}");
+        assert_eq!(mean_lower_bound(&[], 0.9), 0.0);
+        assert_eq!(mean_lower_bound(&[0.5, 0.5], 0.9), 0.5);
+    }
+
+    #[test]
+    fn two_sides_are_gated_by_their_plain_score_or_by_sprt() {
+        let threshold = GatingConfig {
+            mode: GatingMode::Threshold,
+            threshold: 0.55,
+            confidence: 0.9,
+            ..GatingConfig::default()
+        };
+        let mut scores = vec![1.0; 30];
+        scores.extend([0.5; 6]);
+        scores.extend([0.0; 4]);
+        let (record, promoted) = gating_decision(&scores, 3, 2, &threshold);
+        assert!(promoted && record.reason.starts_with("score 0.825 >= threshold"));
+        assert_eq!((record.wins, record.draws, record.losses), (30, 6, 4));
+        // The same bound as from the tally of wins, draws and losses.
+        let lower = score_lower_bound(30, 6, 4, 0.9);
+        assert!(record.reason.contains(&format!("lower bound {lower:.3}")));
+        let sprt = GatingConfig {
+            mode: GatingMode::Sprt,
+            ..GatingConfig::default()
+        };
+        let more: Vec<f64> = scores.iter().copied().cycle().take(80).collect();
+        let (record, promoted) = gating_decision(&more, 3, 2, &sprt);
+        assert!(promoted, "{}", record.reason);
+        assert!(record.reason.starts_with("SPRT accepted elo1"));
+        assert_eq!(
+            sprt_status(&[1.0, 0.0], &sprt).verdict,
+            SprtVerdict::Continue
+        );
+        let (record, promoted) = gating_decision(&[1.0, 0.0], 3, 2, &sprt);
+        assert!(!promoted && record.reason.contains("undecided after 2 games"));
     }
 }

@@ -1,93 +1,155 @@
-//! Evaluation matches: many games at once between network players (each a
-//! search per game, batched across games through the MCTS multi-game driver)
-//! and fixed players (arena players, moved in parallel). Every opening is a
-//! start layout plus a few random plies, and is played with both colours.
+//! Evaluation games, for either game ([`Board`]): many games at once between
+//! network players (a search per side of each game, the moves of every game
+//! where one network is to move searched together through the MCTS
+//! multi-game driver, so its positions reach the network in one batch) and
+//! fixed players (arena players, moved in parallel). Every opening is a start
+//! position plus a few random plies, played once with the candidate on each
+//! side.
 
 use std::ops::ControlFlow;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use sumito_engine::{Color, Layout, Move, Outcome, Position, Rules};
-use sumito_game::AbaloneGame;
+use sumito_arena::player::{Player, PlayerError, SearchLimit};
+use sumito_game::Board;
 use sumito_mcts::{Evaluator, MultiGameDriver, Search, SearchConfig, SearchError};
 
-use sumito_arena::player::{Entrant, Player};
-
-use crate::ratings::EvaluationGame;
-
-/// One side of evaluation games.
-pub enum Contestant<'a> {
+/// One player of evaluation games.
+pub enum Contestant<'a, B: Board> {
     /// A network with search; `name` appears in records and the Elo table.
     Net {
         name: String,
-        evaluator: &'a (dyn Evaluator<AbaloneGame> + 'a),
+        evaluator: &'a (dyn Evaluator<B::Searched> + 'a),
         search: SearchConfig,
     },
-    /// A fixed arena player (random, greedy, alpha-beta).
-    Fixed(Entrant),
+    /// A fixed player (random, greedy, alpha-beta).
+    Fixed(FixedPlayer<B>),
 }
 
-impl std::fmt::Debug for Contestant<'_> {
+/// A fixed player of evaluation games: its name, its allowance a move, and
+/// how to make one for a game from a seed.
+pub struct FixedPlayer<B: Board> {
+    pub name: String,
+    pub limit: SearchLimit,
+    build: Box<dyn Fn(u64) -> Box<dyn Player<B>> + Send + Sync>,
+}
+
+impl<B: Board> FixedPlayer<B> {
+    pub fn new(
+        name: impl Into<String>,
+        limit: SearchLimit,
+        build: impl Fn(u64) -> Box<dyn Player<B>> + Send + Sync + 'static,
+    ) -> FixedPlayer<B> {
+        FixedPlayer {
+            name: name.into(),
+            limit,
+            build: Box::new(build),
+        }
+    }
+}
+
+impl<B: Board> std::fmt::Debug for FixedPlayer<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FixedPlayer")
+            .field("name", &self.name)
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<B: Board> std::fmt::Debug for Contestant<'_, B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
 }
 
-impl Contestant<'_> {
+impl<B: Board> Contestant<'_, B> {
     pub fn name(&self) -> &str {
         match self {
             Contestant::Net { name, .. } => name,
-            Contestant::Fixed(entrant) => &entrant.name,
+            Contestant::Fixed(fixed) => &fixed.name,
         }
     }
 }
 
-/// One game to play: contestants by index, and its opening.
+/// A start position of evaluation games and its name in records.
 #[derive(Debug, Clone)]
-pub struct Pairing {
-    pub black: usize,
-    pub white: usize,
-    pub layout: Layout,
+pub struct NamedStart<B> {
+    pub name: String,
+    pub position: B,
+}
+
+/// One game to play: the contestant of each side (by index), and its
+/// opening.
+#[derive(Debug, Clone)]
+pub struct Pairing<B> {
+    pub sides: Vec<usize>,
+    pub start: NamedStart<B>,
     pub random_plies: u32,
     pub seed: u64,
 }
 
-/// `games` games between contestants `a` and `b`, over `layouts` in turn,
-/// each opening played twice with the colours swapped.
-pub fn paired_openings(
-    a: usize,
-    b: usize,
+/// `games` games between contestant `candidate`, on one side of each, and
+/// contestant `opponent` on every other side: each opening (a start of
+/// `starts` in turn, then `random_plies` random plies) is played `sides`
+/// times in a row, the candidate on each side once (with two sides: each
+/// opening twice, colours swapped).
+pub fn rotated_openings<B: Clone>(
+    candidate: usize,
+    opponent: usize,
+    sides: usize,
     games: u32,
-    layouts: &[Layout],
+    starts: &[NamedStart<B>],
     random_plies: u32,
     seed: u64,
-) -> Vec<Pairing> {
-    (0..games)
+) -> Vec<Pairing<B>> {
+    let sides = sides.max(1);
+    (0..games as usize)
         .map(|game| {
-            let opening = game / 2;
-            let layout = layouts[opening as usize % layouts.len()];
-            let (black, white) = if game % 2 == 0 { (a, b) } else { (b, a) };
+            let opening = game / sides;
+            let own = game % sides;
             Pairing {
-                black,
-                white,
-                layout,
+                sides: (0..sides)
+                    .map(|side| if side == own { candidate } else { opponent })
+                    .collect(),
+                start: starts[opening % starts.len()].clone(),
                 random_plies,
-                seed: seed.wrapping_add(u64::from(opening)),
+                seed: seed.wrapping_add(opening as u64),
             }
         })
         .collect()
 }
 
-struct LiveGame {
-    pairing: Pairing,
+/// A finished evaluation game.
+#[derive(Debug, Clone)]
+pub struct MatchGame<B: Board> {
+    /// The contestant of each side.
+    pub sides: Vec<usize>,
+    /// The start's name and the random opening's moves.
+    pub opening: String,
+    /// The moves after the opening.
+    pub moves: Vec<B::Move>,
+    /// The last position (over).
+    pub end: B,
+}
+
+struct LiveGame<B: Board> {
+    pairing: Pairing<B>,
     opening: String,
-    position: Position,
-    /// The search of each colour's player when it is a network.
-    searches: [Option<Search<AbaloneGame>>; 2],
-    /// Each colour's player when it is a fixed one.
-    players: [Option<Box<dyn Player>>; 2],
-    moves: Vec<String>,
+    position: B,
+    /// The search of each side's player when it is a network.
+    searches: Vec<Option<Search<B::Searched>>>,
+    /// Each side's player when it is a fixed one.
+    players: Vec<Option<Box<dyn Player<B>>>>,
+    moves: Vec<B::Move>,
+}
+
+impl<B: Board> LiveGame<B> {
+    /// The contestant to move.
+    fn mover(&self) -> usize {
+        self.pairing.sides[self.position.mover_side()]
+    }
 }
 
 /// Why a match could not be played.
@@ -96,10 +158,7 @@ pub enum MatchError {
     #[error(transparent)]
     Search(#[from] SearchError),
     #[error("player {player}: {cause}")]
-    Player {
-        player: String,
-        cause: sumito_arena::player::PlayerError,
-    },
+    Player { player: String, cause: PlayerError },
     #[error("stopped on request before the match ended")]
     Stopped,
 }
@@ -110,22 +169,21 @@ pub enum MatchError {
 /// the games under way: once it says yes the match ends at once with
 /// [`MatchError::Stopped`] (a stopped match is played again, not half
 /// counted).
-pub fn play_match(
-    contestants: &[Contestant<'_>],
-    pairings: &[Pairing],
-    rules: Rules,
+pub fn play_evaluation_games<B: Board>(
+    contestants: &[Contestant<'_, B>],
+    pairings: &[Pairing<B>],
     parallel: usize,
     stop: &dyn Fn() -> bool,
-    mut on_game: impl FnMut(&EvaluationGame) -> ControlFlow<()>,
-) -> Result<Vec<EvaluationGame>, MatchError> {
+    mut on_game: impl FnMut(&MatchGame<B>) -> ControlFlow<()>,
+) -> Result<Vec<MatchGame<B>>, MatchError> {
     let mut queue = pairings.iter();
-    let mut live: Vec<LiveGame> = Vec::new();
+    let mut live: Vec<LiveGame<B>> = Vec::new();
     let mut finished = Vec::new();
     let mut stopped = false;
     loop {
         while !stopped && live.len() < parallel.max(1) {
             let Some(pairing) = queue.next() else { break };
-            live.push(start_game(contestants, pairing, rules)?);
+            live.push(start_game(contestants, pairing)?);
         }
         if live.is_empty() {
             break;
@@ -133,20 +191,20 @@ pub fn play_match(
         if stop() {
             return Err(MatchError::Stopped);
         }
-        let mut chosen: Vec<Option<Move>> = vec![None; live.len()];
+        let mut chosen: Vec<Option<B::Move>> = vec![None; live.len()];
         for (index, contestant) in contestants.iter().enumerate() {
             let Contestant::Net { evaluator, .. } = contestant else {
                 continue;
             };
             let movers: Vec<usize> = (0..live.len())
-                .filter(|&g| mover(&live[g]) == index)
+                .filter(|&g| live[g].mover() == index)
                 .collect();
             if movers.is_empty() {
                 continue;
             }
             let mut driver = MultiGameDriver::new();
             for &g in &movers {
-                let side = live[g].position.side_to_move().index();
+                let side = live[g].position.mover_side();
                 driver.push(
                     live[g].searches[side]
                         .take()
@@ -155,28 +213,33 @@ pub fn play_match(
             }
             let results = driver.search_all(*evaluator)?;
             for ((&g, search), result) in movers.iter().zip(driver.into_searches()).zip(results) {
-                let side = live[g].position.side_to_move().index();
-                live[g].searches[side] = Some(search);
+                let game = &mut live[g];
+                let side = game.position.mover_side();
+                game.searches[side] = Some(search);
                 let action = result.expect("the game is not over").action;
-                chosen[g] = Some(Move::from_action(action).expect("searches play legal actions"));
+                chosen[g] = Some(
+                    game.position
+                        .move_of(action)
+                        .expect("searches play legal actions"),
+                );
             }
         }
-        let fixed: Vec<(usize, Result<Move, MatchError>)> = live
+        let fixed: Vec<(usize, Result<B::Move, MatchError>)> = live
             .par_iter_mut()
             .enumerate()
             .filter_map(|(g, game)| {
-                let Contestant::Fixed(entrant) = &contestants[mover(game)] else {
+                let Contestant::Fixed(fixed) = &contestants[game.mover()] else {
                     return None;
                 };
-                let side = game.position.side_to_move().index();
+                let side = game.position.mover_side();
                 let player = game.players[side]
                     .as_mut()
                     .expect("a fixed player has a player");
                 let chosen = player
-                    .choose_move(&game.position, &entrant.limit)
-                    .map_err(|source| MatchError::Player {
-                        player: entrant.name.clone(),
-                        cause: source,
+                    .choose_move(&game.position, &fixed.limit)
+                    .map_err(|cause| MatchError::Player {
+                        player: fixed.name.clone(),
+                        cause,
                     });
                 Some((g, chosen))
             })
@@ -189,36 +252,34 @@ pub fn play_match(
             let mv = chosen[index].expect("every live game has a mover");
             let game = &mut live[index];
             if !game.position.is_legal(mv) {
-                let player = contestants[mover(game)].name().to_owned();
-                let problem = format!("chose the illegal move {mv} in {}", game.position);
+                let player = contestants[game.mover()].name().to_owned();
+                let problem = format!(
+                    "chose the illegal move {} in {}",
+                    B::move_text(mv),
+                    game.position
+                );
                 return Err(MatchError::Player {
                     player,
-                    cause: sumito_arena::player::PlayerError::Failed(problem.into()),
+                    cause: PlayerError::Failed(problem.into()),
                 });
             }
-            game.moves.push(mv.to_string());
+            game.moves.push(mv);
             for player in game.players.iter_mut().flatten() {
                 player.observe_move(&game.position, mv);
             }
+            let action = game.position.action_of(mv);
             game.position = game.position.play(mv);
             for search in game.searches.iter_mut().flatten() {
-                search.advance(mv.action())?;
+                search.advance(action)?;
             }
-            if let Some((outcome, reason)) = game.position.outcome() {
+            if game.position.is_over() {
                 let game = live.swap_remove(index);
                 chosen.swap_remove(index);
-                let record = EvaluationGame {
-                    black: contestants[game.pairing.black].name().to_owned(),
-                    white: contestants[game.pairing.white].name().to_owned(),
-                    winner: match outcome {
-                        Outcome::Win(Color::Black) => "black".into(),
-                        Outcome::Win(Color::White) => "white".into(),
-                        Outcome::Draw => "draw".into(),
-                    },
+                let record = MatchGame {
+                    sides: game.pairing.sides,
                     opening: game.opening,
-                    plies: game.moves.len() as u32,
-                    end: reason.to_string(),
-                    moves: game.moves.join(" "),
+                    moves: game.moves,
+                    end: game.position,
                 };
                 if on_game(&record).is_break() {
                     stopped = true;
@@ -232,46 +293,39 @@ pub fn play_match(
     Ok(finished)
 }
 
-fn mover(game: &LiveGame) -> usize {
-    match game.position.side_to_move() {
-        Color::Black => game.pairing.black,
-        Color::White => game.pairing.white,
-    }
-}
-
-fn start_game(
-    contestants: &[Contestant<'_>],
-    pairing: &Pairing,
-    rules: Rules,
-) -> Result<LiveGame, MatchError> {
+fn start_game<B: Board>(
+    contestants: &[Contestant<'_, B>],
+    pairing: &Pairing<B>,
+) -> Result<LiveGame<B>, MatchError> {
     let mut rng = ChaCha8Rng::seed_from_u64(pairing.seed);
-    let mut position = Position::start(pairing.layout, rules);
-    let mut opening_moves = Vec::new();
+    let mut position = pairing.start.position;
+    let mut opening = pairing.start.name.clone();
     for _ in 0..pairing.random_plies {
         let moves = position.legal_moves();
-        if moves.is_empty() || position.outcome().is_some() {
+        if moves.is_empty() || position.is_over() {
             break;
         }
         let mv = moves[rng.random_range(0..moves.len())];
-        opening_moves.push(mv.to_string());
+        opening.push(' ');
+        opening.push_str(&B::move_text(mv));
         position = position.play(mv);
     }
-    let mut opening = pairing.layout.name();
-    if !opening_moves.is_empty() {
-        opening = format!("{opening} {}", opening_moves.join(" "));
-    }
-    let (mut searches, mut players) = ([None, None], [None, None]);
-    for (side, contestant) in [pairing.black, pairing.white].into_iter().enumerate() {
+    let sides = pairing.sides.len();
+    let (mut searches, mut players): (Vec<_>, Vec<_>) = (
+        (0..sides).map(|_| None).collect(),
+        (0..sides).map(|_| None).collect(),
+    );
+    for (side, &contestant) in pairing.sides.iter().enumerate() {
         match &contestants[contestant] {
             Contestant::Net { search, .. } => {
                 searches[side] = Some(Search::new(
-                    AbaloneGame(position),
+                    position.searched(),
                     search.clone(),
                     rng.random(),
                 )?);
             }
-            Contestant::Fixed(entrant) => {
-                let mut player = entrant.build(rng.random());
+            Contestant::Fixed(fixed) => {
+                let mut player = (fixed.build)(rng.random());
                 player.new_game();
                 players[side] = Some(player);
             }
@@ -285,4 +339,116 @@ fn start_game(
         players,
         moves: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn starts() -> Vec<NamedStart<u8>> {
+        ["a", "b"]
+            .iter()
+            .enumerate()
+            .map(|(index, name)| NamedStart {
+                name: (*name).to_owned(),
+                position: index as u8,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn two_sides_play_each_opening_with_the_colours_swapped() {
+        let pairings = rotated_openings(0, 3, 2, 5, &starts(), 4, 100);
+        let sides: Vec<Vec<usize>> = pairings.iter().map(|p| p.sides.clone()).collect();
+        assert_eq!(sides, [[0, 3], [3, 0], [0, 3], [3, 0], [0, 3]]);
+        let openings: Vec<(&str, u64)> = pairings
+            .iter()
+            .map(|p| (p.start.name.as_str(), p.seed))
+            .collect();
+        assert_eq!(
+            openings,
+            [("a", 100), ("a", 100), ("b", 101), ("b", 101), ("a", 102)]
+        );
+    }
+
+    #[test]
+    fn the_candidate_takes_each_of_three_sides_once_per_opening() {
+        let pairings = rotated_openings(0, 1, 3, 6, &starts(), 0, 7);
+        let own: Vec<usize> = pairings
+            .iter()
+            .map(|p| p.sides.iter().position(|&c| c == 0).unwrap())
+            .collect();
+        assert_eq!(own, [0, 1, 2, 0, 1, 2]);
+        assert!(
+            pairings
+                .iter()
+                .all(|p| p.sides.iter().filter(|&&c| c == 1).count() == 2)
+        );
+        assert_eq!(pairings[2].seed, 7);
+        assert_eq!(pairings[3].seed, 8);
+    }
+
+    /// A network and a fixed player over three sides: every game ends, the
+    /// network's moves come from its searches (batched across the games)
+    /// and the sides rotate as the pairings say.
+    #[test]
+    fn a_network_plays_three_sided_games_against_a_fixed_player() {
+        use sumito_arena::general_match::seat_player;
+        use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
+        use sumito_net::{DirectEvaluator, NetGame, PolicyValueNet, SymmetryMode};
+
+        tch::manual_seed(3);
+        let model = crate::players::tests::tiny_model(NetGame::General);
+        let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
+        let evaluator = DirectEvaluator::new(net, SymmetryMode::None);
+        let contestants = vec![
+            Contestant::Net {
+                name: "net".to_owned(),
+                evaluator: &evaluator,
+                search: SearchConfig {
+                    simulations: 4,
+                    ..SearchConfig::default()
+                },
+            },
+            Contestant::Fixed(FixedPlayer::new("greedy", SearchLimit::default(), |seed| {
+                seat_player("greedy", seed).unwrap()
+            })),
+        ];
+        let mut rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+        rules.max_plies = Some(24);
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let starts = [NamedStart {
+            name: "three-player".to_owned(),
+            position: GeneralSetup::layout(layout).start(&rules).unwrap(),
+        }];
+        let pairings = rotated_openings(0, 1, 3, 6, &starts, 2, 11);
+        let mut heard = 0;
+        let games = play_evaluation_games(&contestants, &pairings, 4, &|| false, |_| {
+            heard += 1;
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!((games.len(), heard), (6, 6));
+        for game in &games {
+            assert!(game.end.is_over());
+            assert_eq!(game.sides.iter().filter(|&&c| c == 0).count(), 1);
+            assert!(
+                game.opening.starts_with("three-player "),
+                "{}",
+                game.opening
+            );
+            assert_eq!(game.end.ply() as usize, game.moves.len() + 2);
+        }
+        let mut own: Vec<usize> = games
+            .iter()
+            .map(|game| game.sides.iter().position(|&c| c == 0).unwrap())
+            .collect();
+        own.sort_unstable();
+        assert_eq!(own, [0, 0, 1, 1, 2, 2]);
+        // Asked to stop, the match ends at once.
+        let stopped = play_evaluation_games(&contestants, &pairings, 4, &|| true, |_| {
+            ControlFlow::Continue(())
+        });
+        assert!(matches!(stopped, Err(MatchError::Stopped)));
+    }
 }

@@ -21,9 +21,9 @@ use sumito_net::{
 use crate::config::{Config, GatingMode};
 use crate::error::{PipelineError, Result};
 use crate::evaluation::{
-    EvaluationSummary, evaluate_candidate, pending_candidates, reconcile_best,
+    EvaluationSummary, GeneralEvaluation, TwoPlayerEvaluation, evaluate_candidate,
+    pending_candidates, reconcile_best,
 };
-use crate::general_evaluation::evaluate_general_candidate;
 use crate::models::{device, ensure_initial_model, load_model};
 use crate::ratings::model_name;
 use crate::replay::format::SelfPlayGame;
@@ -549,10 +549,10 @@ fn evaluate_and_report(
     };
     let stopping = || ui.stopping();
     let summary = match config.general_rules() {
-        Some(general) => evaluate_general_candidate(
+        Some(general) => evaluate_candidate(
+            &GeneralEvaluation { general: &general },
             run,
             config,
-            &general,
             generation,
             run_hours,
             &progress,
@@ -560,6 +560,7 @@ fn evaluate_and_report(
             &stopping,
         )?,
         None => evaluate_candidate(
+            &TwoPlayerEvaluation::of(config),
             run,
             config,
             generation,
