@@ -41,43 +41,108 @@ use crate::play_out::{PlayOutError, PlayedOut, Thinking, play_out};
 
 use crate::elo::{Anchor, GameOutcome, GameResult, Ratings, fit_elo};
 use crate::general_record::{GeneralRecord, GeneralStart};
-use crate::player::{Player, PlayerError, SearchLimit, tighter_time};
+use crate::player::{
+    Entrant, Player, PlayerError, PlayerFactory, PlayerRegistry, SearchLimit, tighter_time,
+};
 use crate::spec::{PlayerSpec, SpecError};
 
-/// The player a spec names: `random`, `greedy`, `alphabeta:depth=N` or
-/// `alphabeta:time=DURATION` (iterative deepening to the time).
+/// The classical players of the general game: `random`, `greedy` and
+/// `alphabeta` (paranoid; `depth=N`, or `time=DURATION` for iterative
+/// deepening to the time). Programs that link a network add its kinds.
+pub fn general_registry() -> PlayerRegistry<GeneralPosition> {
+    let mut registry = PlayerRegistry::empty();
+    let kinds: [Box<dyn PlayerFactory<GeneralPosition>>; 3] = [
+        Box::new(RANDOM_SEATS),
+        Box::new(GREEDY_SEATS),
+        Box::new(ParanoidSeats),
+    ];
+    for factory in kinds {
+        registry
+            .register(factory)
+            .expect("built-in kinds are distinct");
+    }
+    registry
+}
+
+/// One player of the general game's classical kinds by its spec (see
+/// [`general_registry`]), with a seed.
 pub fn seat_player(spec: &str, seed: u64) -> Result<Box<dyn Player<GeneralPosition>>, SpecError> {
-    let spec: PlayerSpec = spec.parse()?;
-    let mut params = spec.params();
-    let player: Box<dyn Player<GeneralPosition>> = match spec.kind.as_str() {
-        "random" => Box::new(RandomSeat {
-            rng: ChaCha8Rng::seed_from_u64(seed),
-        }),
-        "greedy" => Box::new(GreedySeat {
-            rng: ChaCha8Rng::seed_from_u64(seed),
-        }),
-        "alphabeta" => {
-            let depth = params.get_u32("depth", 1, 8)?;
-            let time = params.get_duration("time")?;
-            if depth.is_some() && time.is_some() {
-                return Err(params.invalid("give depth or time, not both"));
-            }
-            Box::new(ParanoidSeat {
-                name: spec.to_string(),
-                depth: depth.unwrap_or(if time.is_some() { 8 } else { 2 }),
-                time,
-                stop: None,
-            })
+    Ok(general_registry().prepare_str(spec)?.build(seed))
+}
+
+/// A kind whose players take no parameters, only a seeded random stream.
+struct SeededSeats {
+    kind: &'static str,
+    help: &'static str,
+    make: fn(ChaCha8Rng) -> Box<dyn Player<GeneralPosition>>,
+}
+
+const RANDOM_SEATS: SeededSeats = SeededSeats {
+    kind: "random",
+    help: "random: a legal move drawn uniformly",
+    make: |rng| Box::new(RandomSeat { rng }),
+};
+
+const GREEDY_SEATS: SeededSeats = SeededSeats {
+    kind: "greedy",
+    help: "greedy: the move whose result evaluates best for the mover (one ply)",
+    make: |rng| Box::new(GreedySeat { rng }),
+};
+
+impl PlayerFactory<GeneralPosition> for SeededSeats {
+    fn kind(&self) -> &str {
+        self.kind
+    }
+
+    fn help(&self) -> String {
+        self.help.into()
+    }
+
+    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant<GeneralPosition>, SpecError> {
+        spec.params().finish()?;
+        let make = self.make;
+        Ok(Entrant::new(
+            spec.to_string(),
+            SearchLimit::default(),
+            move |seed| make(ChaCha8Rng::seed_from_u64(seed)),
+        ))
+    }
+}
+
+struct ParanoidSeats;
+
+impl PlayerFactory<GeneralPosition> for ParanoidSeats {
+    fn kind(&self) -> &str {
+        "alphabeta"
+    }
+
+    fn help(&self) -> String {
+        "alphabeta: paranoid alpha-beta (every other side against the mover); depth=N (1 to 8, default 2) or time=DURATION (iterative deepening to the time)".into()
+    }
+
+    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant<GeneralPosition>, SpecError> {
+        let mut params = spec.params();
+        let depth = params.get_u32("depth", 1, 8)?;
+        let time = params.get_duration("time")?;
+        if depth.is_some() && time.is_some() {
+            return Err(params.invalid("give depth or time, not both"));
         }
-        _ => {
-            return Err(SpecError::UnknownPlayer {
-                name: spec.kind.clone(),
-                known: "random, greedy, alphabeta (for the variants and many players)".into(),
-            });
-        }
-    };
-    params.finish()?;
-    Ok(player)
+        params.finish()?;
+        let name = spec.to_string();
+        let depth = depth.unwrap_or(if time.is_some() { 8 } else { 2 });
+        Ok(Entrant::new(
+            name.clone(),
+            SearchLimit::default(),
+            move |_| {
+                Box::new(ParanoidSeat {
+                    name: name.clone(),
+                    depth,
+                    time,
+                    stop: None,
+                })
+            },
+        ))
+    }
 }
 
 struct RandomSeat {
@@ -517,23 +582,16 @@ impl GeneralMatchReport {
 /// What [`play_general_match`] answers when `stop()` ended it.
 pub const MATCH_STOPPED: &str = "stopped on request before the match ended";
 
-/// Makes the player a spec names, with a seed: [`seat_player`] for the
-/// classical players; a caller that links a network adds its players.
-pub type SeatPlayerMaker<'a> =
-    dyn Fn(&str, u64) -> Result<Box<dyn Player<GeneralPosition>>, SpecError> + Sync + 'a;
-
 /// Plays `games` games of `setup` under `rules` between `entrants` (one
 /// per side, in turn: entrant `e` plays side `(e + game) % sides`, all the
 /// seats of a team), each game opened with `opening_plies` random moves
-/// from the seed; on `threads` threads. `make` makes each seat's player from
-/// its spec ([`seat_player`] for the classical ones). The match ends as
-/// soon as `stop()` says (asked before every move of every game), with the
-/// error [`MATCH_STOPPED`] and no report: a stopped match is played again,
-/// not half counted.
+/// from the seed; on `threads` threads. The match ends as soon as `stop()`
+/// says (asked before every move of every game), with the error
+/// [`MATCH_STOPPED`] and no report: a stopped match is played again, not
+/// half counted.
 #[allow(clippy::too_many_arguments)]
 pub fn play_general_match(
-    make: &SeatPlayerMaker<'_>,
-    entrants: &[String],
+    entrants: &[Entrant<GeneralPosition>],
     setup: &GeneralSetup,
     rules: &GeneralRules,
     games: usize,
@@ -555,9 +613,6 @@ pub fn play_general_match(
             }
         ));
     }
-    for spec in entrants {
-        make(spec, 0).map_err(|err| err.to_string())?;
-    }
     let start = setup.start(rules).map_err(|err| err.to_string())?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
@@ -574,9 +629,7 @@ pub fn play_general_match(
                 let mut players: Vec<Box<dyn Player<GeneralPosition>>> = entrant_of_side
                     .iter()
                     .enumerate()
-                    .map(|(side, &e)| {
-                        make(&entrants[e], game_seed ^ side as u64).expect("checked above")
-                    })
+                    .map(|(side, &e)| entrants[e].build(game_seed ^ side as u64))
                     .collect();
                 // The random opening, then the players.
                 let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
@@ -591,7 +644,8 @@ pub fn play_general_match(
                     opening.push(mv);
                     position = position.play(mv);
                 }
-                let limits = vec![SearchLimit::default(); sides];
+                let limits: Vec<SearchLimit> =
+                    entrant_of_side.iter().map(|&e| entrants[e].limit).collect();
                 let PlayedOut {
                     end: position,
                     moves: played,
@@ -601,11 +655,11 @@ pub fn play_general_match(
                     |err| match err {
                         PlayOutError::Stopped => MATCH_STOPPED.to_owned(),
                         PlayOutError::Player { side, cause, .. } => {
-                            format!("{}: {cause}", entrants[entrant_of_side[side]])
+                            format!("{}: {cause}", entrants[entrant_of_side[side]].name)
                         }
                         PlayOutError::IllegalMove { side, mv, position } => format!(
                             "{} chose the illegal move {} in position {position}",
-                            entrants[entrant_of_side[side]],
+                            entrants[entrant_of_side[side]].name,
                             mv.to_text()
                         ),
                     },
@@ -631,7 +685,10 @@ pub fn play_general_match(
         .collect();
     let ratings = fit_elo(entrants.len(), &pairs, Anchor::Player(0)).ok();
     Ok(GeneralMatchReport {
-        entrants: entrants.to_vec(),
+        entrants: entrants
+            .iter()
+            .map(|entrant| entrant.name.clone())
+            .collect(),
         games,
         ratings,
     })
@@ -652,6 +709,13 @@ mod tests {
     use super::*;
     use sumito_engine::general::{GeneralLayout, Seating};
 
+    fn prepared(specs: &[String]) -> Vec<Entrant<GeneralPosition>> {
+        specs
+            .iter()
+            .map(|spec| general_registry().prepare_str(spec).unwrap())
+            .collect()
+    }
+
     fn rules_for(layout: GeneralLayout, max_plies: u32) -> GeneralRules {
         let mut rules = GeneralRules::plain(Seating::new(layout.seats(), false).unwrap());
         rules.max_plies = Some(max_plies);
@@ -667,18 +731,8 @@ mod tests {
         let moves = std::sync::atomic::AtomicUsize::new(0);
         // Stop once 50 moves have been asked for in all games together.
         let stop = || moves.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 50;
-        let err = play_general_match(
-            &|spec, seed| seat_player(spec, seed),
-            &entrants,
-            &setup,
-            &rules,
-            4,
-            0,
-            3,
-            2,
-            &stop,
-        )
-        .unwrap_err();
+        let err = play_general_match(&prepared(&entrants), &setup, &rules, 4, 0, 3, 2, &stop)
+            .unwrap_err();
         assert_eq!(err, MATCH_STOPPED);
         // Every game stopped within one check of the stop: 4 games, 50 moves.
         assert!(moves.load(std::sync::atomic::Ordering::Relaxed) <= 50 + 4);
@@ -718,8 +772,7 @@ mod tests {
             "random".to_string(),
         ];
         let report = play_general_match(
-            &seat_player,
-            &entrants,
+            &prepared(&entrants),
             &GeneralSetup::layout(layout),
             &rules,
             6,
@@ -802,8 +855,7 @@ mod tests {
         let rules = rules_for(layout, 40);
         let entrants = vec!["alphabeta:depth=1".to_string(), "random".to_string()];
         let report = play_general_match(
-            &seat_player,
-            &entrants,
+            &prepared(&entrants),
             &GeneralSetup::layout(layout),
             &rules,
             2,

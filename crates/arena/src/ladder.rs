@@ -17,9 +17,9 @@ use crate::arena::{
     ArenaError, MatchConfig, MatchObserver, PlayedGame, Tally, check_record_dir, play_match,
 };
 use crate::elo::GameResult;
-use crate::general_match::{GeneralMatchGame, SeatPlayerMaker, play_general_match};
+use crate::general_match::{GeneralMatchGame, play_general_match};
 use crate::player::Entrant;
-use sumito_engine::general::{GeneralEnd, GeneralLayout};
+use sumito_engine::general::{GeneralEnd, GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
 
 /// The opponents of the ladder, weakest first.
@@ -202,11 +202,8 @@ pub fn ladder_settings(config: &LadderConfig) -> LadderSettings {
 /// one side and each opponent in turn every other side, seats rotated from
 /// game to game, on each of `layouts` in turn, under the player's rules.
 pub struct GeneralLadder<'a> {
-    /// The player's spec, as its seats are made.
-    pub player: &'a str,
-    pub opponents: &'a [String],
-    /// Makes each seat's player from its spec.
-    pub make: &'a SeatPlayerMaker<'a>,
+    pub player: &'a Entrant<GeneralPosition>,
+    pub opponents: &'a [Entrant<GeneralPosition>],
     /// The rules (the model's `[rules]` table) and the layouts played.
     pub table: &'a RulesTable,
     pub layouts: &'a [GeneralLayout],
@@ -215,11 +212,11 @@ pub struct GeneralLadder<'a> {
 impl std::fmt::Debug for GeneralLadder<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GeneralLadder")
-            .field("player", &self.player)
-            .field("opponents", &self.opponents)
+            .field("player", &self.player.name)
+            .field("opponents", &self.opponents.len())
             .field("table", &self.table)
             .field("layouts", &self.layouts)
-            .finish_non_exhaustive()
+            .finish()
     }
 }
 
@@ -273,7 +270,7 @@ impl GeneralLadder<'_> {
             .map(|(row, _)| row)
             .collect();
         Ok(LadderReport {
-            player: self.player.to_owned(),
+            player: self.player.name.clone(),
             settings: self.settings(config)?,
             rows,
             seconds: started.elapsed().as_secs_f64(),
@@ -304,13 +301,14 @@ impl GeneralLadder<'_> {
         let per_layout = games as usize / self.layouts.len();
         let mut rungs = Vec::new();
         for (index, opponent) in self.opponents.iter().enumerate() {
-            let mut entrants = vec![self.player.to_owned()];
+            let mut entrants = vec![self.player.clone()];
             entrants.extend(std::iter::repeat_n(opponent.clone(), sides - 1));
+            let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
+            let opponent = &opponent.name;
             let mut played = Vec::new();
             for (part, &layout) in self.layouts.iter().enumerate() {
                 let (rules, setup) = self.table.resolve(layout).map_err(|err| err.to_string())?;
                 let report = play_general_match(
-                    self.make,
                     &entrants,
                     &setup,
                     &rules,
@@ -329,7 +327,7 @@ impl GeneralLadder<'_> {
                             layout,
                             self.table,
                             &rules,
-                            &entrants,
+                            &names,
                             LADDER_OPENING_PLIES,
                         )?;
                     }
@@ -612,12 +610,13 @@ mod tests {
             toml::from_str("layouts = [\"three-player\"]\nmax_plies = 60\nmarbles_to_win = 6")
                 .unwrap();
         let layouts = [GeneralLayout::from_name("three-player").unwrap()];
-        let opponents = ["random".to_owned(), "alphabeta:depth=1".to_owned()];
-        let make = |spec: &str, seed: u64| crate::general_match::seat_player(spec, seed);
+        let registry = crate::general_match::general_registry();
+        let opponents =
+            ["random", "alphabeta:depth=1"].map(|spec| registry.prepare_str(spec).unwrap());
+        let player = registry.prepare_str("greedy").unwrap();
         let ladder = GeneralLadder {
-            player: "greedy",
+            player: &player,
             opponents: &opponents,
-            make: &make,
             table: &table,
             layouts: &layouts,
         };

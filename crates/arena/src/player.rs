@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use sumito_engine::{Position, Rules};
+use sumito_engine::Position;
 use sumito_game::Board;
 use thiserror::Error;
 
@@ -95,20 +95,31 @@ pub trait Player<B: Board = Position>: Send {
     fn set_stop(&mut self, _stop: Arc<AtomicBool>) {}
 }
 
-/// A prepared player spec: what a match needs to make players for its games.
-#[derive(Clone)]
-pub struct Entrant {
+/// A prepared player spec of the game of the board `B`: what a match needs
+/// to make players for its games.
+pub struct Entrant<B: Board = Position> {
     /// The label in tables, records and the `result:` line.
     pub name: String,
     /// The allowance given to each move.
     pub limit: SearchLimit,
     /// The rules a trained model learned under, which it must play under
     /// (its inputs show the move limit); `None` for players that play any.
-    pub trained_rules: Option<Rules>,
-    builder: Arc<dyn Fn(u64) -> Box<dyn Player> + Send + Sync>,
+    pub trained_rules: Option<B::Rules>,
+    builder: Arc<dyn Fn(u64) -> Box<dyn Player<B>> + Send + Sync>,
 }
 
-impl fmt::Debug for Entrant {
+impl<B: Board> Clone for Entrant<B> {
+    fn clone(&self) -> Entrant<B> {
+        Entrant {
+            name: self.name.clone(),
+            limit: self.limit,
+            trained_rules: self.trained_rules.clone(),
+            builder: Arc::clone(&self.builder),
+        }
+    }
+}
+
+impl<B: Board> fmt::Debug for Entrant<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Entrant")
             .field("name", &self.name)
@@ -118,14 +129,14 @@ impl fmt::Debug for Entrant {
     }
 }
 
-impl Entrant {
+impl<B: Board> Entrant<B> {
     /// An entrant whose players are made by `builder` from a seed (for the
     /// player's own randomness; deterministic players may ignore it).
     pub fn new(
         name: impl Into<String>,
         limit: SearchLimit,
-        builder: impl Fn(u64) -> Box<dyn Player> + Send + Sync + 'static,
-    ) -> Entrant {
+        builder: impl Fn(u64) -> Box<dyn Player<B>> + Send + Sync + 'static,
+    ) -> Entrant<B> {
         Entrant {
             name: name.into(),
             limit,
@@ -136,19 +147,20 @@ impl Entrant {
 
     /// The same entrant, a model that plays only under `rules`.
     #[must_use]
-    pub fn with_trained_rules(mut self, rules: Rules) -> Entrant {
+    pub fn with_trained_rules(mut self, rules: B::Rules) -> Entrant<B> {
         self.trained_rules = Some(rules);
         self
     }
 
     /// A new player for one game.
-    pub fn build(&self, seed: u64) -> Box<dyn Player> {
+    pub fn build(&self, seed: u64) -> Box<dyn Player<B>> {
         (self.builder)(seed)
     }
 }
 
-/// Makes entrants of one player kind from specs.
-pub trait PlayerFactory: Send + Sync {
+/// Makes entrants of one player kind of the game of the board `B` from
+/// specs.
+pub trait PlayerFactory<B: Board = Position>: Send + Sync {
     /// The kind's name, as written before `:` in a spec.
     fn kind(&self) -> &str;
 
@@ -157,15 +169,17 @@ pub trait PlayerFactory: Send + Sync {
 
     /// Checks the spec's parameters (through [`PlayerSpec::params`], so that
     /// unknown keys are rejected) and prepares the entrant.
-    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError>;
+    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant<B>, SpecError>;
 }
 
-/// The player kinds a program knows.
-pub struct PlayerRegistry {
-    factories: Vec<Box<dyn PlayerFactory>>,
+/// The player kinds a program knows, of the game of the board `B`: the
+/// two-player game's ([`PlayerRegistry::builtin`]) or the general game's
+/// (`crate::general_match::general_registry`).
+pub struct PlayerRegistry<B: Board = Position> {
+    factories: Vec<Box<dyn PlayerFactory<B>>>,
 }
 
-impl fmt::Debug for PlayerRegistry {
+impl<B: Board> fmt::Debug for PlayerRegistry<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list()
             .entries(self.factories.iter().map(|factory| factory.kind()))
@@ -184,13 +198,6 @@ impl Default for PlayerRegistry {
 }
 
 impl PlayerRegistry {
-    /// A registry with no kinds.
-    pub fn empty() -> PlayerRegistry {
-        PlayerRegistry {
-            factories: Vec::new(),
-        }
-    }
-
     /// `random`, `greedy` and `alphabeta`.
     pub fn builtin() -> PlayerRegistry {
         let mut registry = PlayerRegistry::empty();
@@ -206,9 +213,18 @@ impl PlayerRegistry {
         }
         registry
     }
+}
+
+impl<B: Board> PlayerRegistry<B> {
+    /// A registry with no kinds.
+    pub fn empty() -> PlayerRegistry<B> {
+        PlayerRegistry {
+            factories: Vec::new(),
+        }
+    }
 
     /// Adds a kind; its name must be new.
-    pub fn register(&mut self, factory: Box<dyn PlayerFactory>) -> Result<(), DuplicateKind> {
+    pub fn register(&mut self, factory: Box<dyn PlayerFactory<B>>) -> Result<(), DuplicateKind> {
         if self.factories.iter().any(|f| f.kind() == factory.kind()) {
             return Err(DuplicateKind(factory.kind().to_string()));
         }
@@ -231,7 +247,7 @@ impl PlayerRegistry {
     }
 
     /// The entrant for `spec`.
-    pub fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
+    pub fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant<B>, SpecError> {
         let factory = self
             .factories
             .iter()
@@ -244,7 +260,7 @@ impl PlayerRegistry {
     }
 
     /// Parses and prepares `text`, such as `alphabeta:depth=3`.
-    pub fn prepare_str(&self, text: &str) -> Result<Entrant, SpecError> {
+    pub fn prepare_str(&self, text: &str) -> Result<Entrant<B>, SpecError> {
         self.prepare(&text.parse()?)
     }
 }

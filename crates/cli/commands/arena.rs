@@ -9,13 +9,13 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use sumito_arena::arena::{MatchConfig, Silent, check_record_dir, play_match};
-use sumito_arena::general_match::{SeatPlayerMaker, play_general_match, seat_player};
+use sumito_arena::general_match::{general_registry, play_general_match};
 use sumito_arena::ladder::{LADDER_MAX_PLIES as DEFAULT_MAX_PLIES, ladder_rules};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::report::{ProgressObserver, result_line, summary};
 use sumito_arena::sprt::SprtConfig;
 use sumito_arena::{MatchObserver, PlayerSpec};
-use sumito_engine::general::GeneralLayout;
+use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Layout, Rules};
 
@@ -191,24 +191,46 @@ pub fn stamped_dir(kind: &str) -> PathBuf {
 /// `[rules]` table it learned under.
 pub type TrainedTables = Vec<(String, RulesTable)>;
 
-/// How a match of the general game gets its players: from the specs of
-/// the match, the rules each model among them learned under, and a maker
-/// of each seat's player ([`CLASSICAL_SEATS`] in `sumito`; `sumito-torch`
-/// adds the networks of the general game).
+/// How a match of the general game gets its players: the rules each model
+/// among its specs learned under, and the registry of the player kinds
+/// ([`CLASSICAL_SEATS`] in `sumito`; `sumito-torch` adds the networks of
+/// the general game).
 #[derive(Debug)]
 pub struct GeneralPlayers {
     /// The `[rules]` table (layouts included) of each model of the general
     /// game among the specs, by spec: read from its bundle, nothing loaded.
     pub trained: fn(&[String]) -> anyhow::Result<TrainedTables>,
-    /// A maker of each seat's player.
-    pub seats: fn(&[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>>,
+    /// The player kinds of the general game.
+    pub registry: fn() -> anyhow::Result<PlayerRegistry<GeneralPosition>>,
 }
 
 /// The classical players of the general game, and nothing else.
 pub const CLASSICAL_SEATS: GeneralPlayers = GeneralPlayers {
     trained: |_| Ok(Vec::new()),
-    seats: |_| Ok(Box::new(seat_player)),
+    registry: || Ok(general_registry()),
 };
+
+/// The entrants of `specs` in the general game, in order: each distinct
+/// spec prepared once (a network loaded once, its games sharing it).
+pub fn prepare_general(
+    registry: &PlayerRegistry<GeneralPosition>,
+    specs: &[String],
+) -> anyhow::Result<Vec<Entrant<GeneralPosition>>> {
+    let mut prepared: Vec<(&String, Entrant<GeneralPosition>)> = Vec::new();
+    specs
+        .iter()
+        .map(|spec| {
+            if let Some((_, entrant)) = prepared.iter().find(|(known, _)| *known == spec) {
+                return Ok(entrant.clone());
+            }
+            let entrant = registry
+                .prepare_str(spec)
+                .with_context(|| format!("player {spec:?}"))?;
+            prepared.push((spec, entrant.clone()));
+            Ok(entrant)
+        })
+        .collect()
+}
 
 /// The rules given beside a `[rules]` table, by flags.
 #[derive(Clone, Copy, Debug, Default)]
@@ -342,10 +364,9 @@ fn run_general(
     check_record_dir(&out).context("--out")?;
     let threads = sumito_arena::arena::threads_or_cores(args.threads);
     println!("{layout}: {rules}");
-    let make = (players.seats)(&args.players)?;
+    let entrants = prepare_general(&(players.registry)()?, &args.players)?;
     let report = play_general_match(
-        &*make,
-        &args.players,
+        &entrants,
         &setup,
         &rules,
         args.games as usize,

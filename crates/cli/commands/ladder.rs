@@ -28,7 +28,7 @@ use sumito_game::{FULL_STRENGTH, Level};
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
 
-use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS, stamped_dir};
+use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS, prepare_general, stamped_dir};
 use super::play::parse_seconds;
 
 #[derive(Debug, ClapArgs)]
@@ -296,11 +296,13 @@ fn run_general(
     let mut specs = vec![player.clone()];
     specs.extend(levels.iter().map(|(_, at)| at.to_string()));
     specs.extend(opponents.iter().cloned());
-    let make = (general.seats)(&specs)?;
+    let registry = (general.registry)()?;
+    let entrants = prepare_general(&registry, &specs)?;
+    let (player_entrant, rest) = entrants.split_first().expect("the player's spec is first");
+    let (level_entrants, opponent_entrants) = rest.split_at(levels.len());
     let ladder = GeneralLadder {
-        player: &player,
-        opponents: &opponents,
-        make: &*make,
+        player: player_entrant,
+        opponents: opponent_entrants,
         table,
         layouts: &layouts,
     };
@@ -341,10 +343,10 @@ fn run_general(
     // Each level climbs the same ladder; all are rated together.
     let started = std::time::Instant::now();
     let mut played = Vec::new();
-    for (level, at) in &levels {
+    for ((level, at), entrant) in levels.iter().zip(level_entrants) {
         let at = at.to_string();
         let rung = GeneralLadder {
-            player: &at,
+            player: entrant,
             ..ladder
         };
         let rung_config = LadderConfig {

@@ -10,9 +10,8 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
-use sumito_arena::general_match::SeatPlayerMaker;
 use sumito_arena::general_record::{GeneralRecord, GeneralStart};
-use sumito_arena::player::{PlayerRegistry, SearchLimit};
+use sumito_arena::player::{Player, PlayerRegistry, SearchLimit};
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
@@ -264,13 +263,14 @@ pub fn play_session(
     Ok(())
 }
 
-/// Who plays a seat, from `--seat SPEC`; `make` makes the engines.
+/// Who plays a seat, from `--seat SPEC`; `make` builds the engine of a
+/// prepared spec with a seed.
 fn seat_control(
     spec: &str,
     label: &str,
     args: &Args,
     seed: u64,
-    make: &SeatPlayerMaker<'_>,
+    make: &dyn Fn(&str, u64) -> Box<dyn Player<GeneralPosition>>,
 ) -> anyhow::Result<SeatControl<'static, GeneralPosition>> {
     let parsed: PlayerSpec = spec.parse().with_context(|| format!("--seat {spec:?}"))?;
     if parsed.kind == "human" {
@@ -291,11 +291,7 @@ fn seat_control(
             .unwrap_or_default();
         return Ok(SeatControl::People(names));
     }
-    let player = make(spec, seed).with_context(|| {
-        format!(
-            "--seat {spec:?} (human, model, random, greedy, alphabeta, net:model=DIR or bundle:model=NAME)"
-        )
-    })?;
+    let player = make(spec, seed);
     let limit = SearchLimit {
         time: args.time_per_move,
         ..SearchLimit::default()
@@ -407,7 +403,24 @@ pub fn run_general(
         })
         .cloned()
         .collect();
-    let make = (general.seats)(&engines)?;
+    let registry = (general.registry)()?;
+    let entrants = engines
+        .iter()
+        .map(|spec| {
+            registry.prepare_str(spec).with_context(|| {
+                format!(
+                    "--seat {spec:?} (human, model, random, greedy, alphabeta, net:model=DIR or bundle:model=NAME)"
+                )
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let make = |spec: &str, seed: u64| {
+        let index = engines
+            .iter()
+            .position(|engine| engine == spec)
+            .expect("every engine seat was prepared");
+        entrants[index].build(seed)
+    };
     let controls = specs
         .iter()
         .enumerate()
@@ -418,7 +431,7 @@ pub fn run_general(
                 Some(model) if *spec == model.spec => (model.make)(seed)
                     .map(SeatControl::Engine)
                     .with_context(|| format!("seating {}", model.label)),
-                _ => seat_control(spec, spec, args, seed, &*make),
+                _ => seat_control(spec, spec, args, seed, &make),
             }
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

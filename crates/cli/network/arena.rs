@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use sumito_arena::general_match::SeatPlayerMaker;
+use sumito_arena::general_match::general_registry as classical_general_registry;
 use sumito_arena::player::PlayerRegistry;
 use sumito_arena::spec::PlayerSpec;
 use sumito_bundle::arena_player::BundlePlayerFactory;
@@ -14,7 +14,9 @@ use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::arena::{
     Args, GeneralPlayers, TrainedTables, registry as classical_registry,
 };
-use sumito_pipeline::general_players::GeneralNetSeats;
+use sumito_engine::general::GeneralPosition;
+use sumito_engine::rules_table::RulesTable;
+use sumito_pipeline::general_players::GeneralNetFactory;
 use sumito_pipeline::players::NetPlayerFactory;
 
 /// The classical players plus the network players.
@@ -29,7 +31,7 @@ pub fn registry() -> anyhow::Result<PlayerRegistry> {
 /// the general game under the rules they learned.
 pub(crate) const GENERAL_SEATS: GeneralPlayers = GeneralPlayers {
     trained: general_trained,
-    seats: general_seats,
+    registry: general_registry,
 };
 
 /// The `[rules]` table of each `bundle:` model of the general game among
@@ -63,25 +65,26 @@ fn folders() -> Vec<PathBuf> {
     )
 }
 
-/// The players of a match of the general game: the classical ones, `net:`
+/// The players of the general game: the classical ones, `net:`
 /// checkpoints of networks of the general game and `bundle:` models of it
-/// (looked up like `sumito play --model`).
-fn general_seats(specs: &[String]) -> anyhow::Result<Box<SeatPlayerMaker<'static>>> {
-    let seats = GeneralNetSeats::load(specs, &general_bundle)?;
-    Ok(Box::new(move |spec: &str, seed: u64| {
-        seats.make(spec, seed)
-    }))
+/// (looked up like `sumito play --model`, with the rules they learned).
+fn general_registry() -> anyhow::Result<PlayerRegistry<GeneralPosition>> {
+    let mut registry = classical_general_registry();
+    registry.register(Box::new(GeneralNetFactory::checkpoints()))?;
+    registry.register(Box::new(GeneralNetFactory::bundles(general_bundle)))?;
+    Ok(registry)
 }
 
-/// The folder of the general-game bundle `given` names (verified), or why
-/// it cannot seat one.
-pub(crate) fn general_bundle(given: Option<&Path>) -> Result<PathBuf, String> {
+/// The folder of the general-game bundle `given` names (verified) and the
+/// `[rules]` table it learned under, or why it cannot seat one.
+fn general_bundle(given: Option<&Path>) -> Result<(PathBuf, Option<RulesTable>), String> {
     let dir = locate_bundle(given, &folders()).map_err(|err| err.to_string())?;
     let bundle = ModelBundle::open(&dir).map_err(|err| err.to_string())?;
     bundle
         .require_general("the many-player games and the variants need a model trained on them")
         .map_err(|err| err.to_string())?;
-    Ok(dir)
+    let table = bundle.meta.general().cloned();
+    Ok((dir, table))
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

@@ -11,7 +11,8 @@
 use std::fmt;
 
 use sumito_engine::general::{GeneralMove, GeneralOutcome, GeneralPosition, SEAT_NAMES};
-use sumito_engine::{Color, Move, Outcome, Position};
+use sumito_engine::rules_table::RulesTable;
+use sumito_engine::{Color, Move, Outcome, Position, Rules};
 use sumito_mcts::Game;
 
 use crate::{AbaloneGame, GeneralGame};
@@ -20,6 +21,11 @@ use crate::{AbaloneGame, GeneralGame};
 pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// A move of the game.
     type Move: Copy + Eq + fmt::Debug + Send + Sync + 'static;
+
+    /// The rules of the game as a model records the rules it learned under:
+    /// the two-player [`Rules`]; the general game's `[rules]` table
+    /// ([`RulesTable`], its layouts included).
+    type Rules: Clone + PartialEq + fmt::Debug + Send + Sync + 'static;
 
     /// Seats at the board, each played by people or an engine in turn.
     fn seats(&self) -> usize;
@@ -127,6 +133,7 @@ pub fn outcome_title(outcome: Outcome) -> String {
 
 impl Board for Position {
     type Move = Move;
+    type Rules = Rules;
 
     fn seats(&self) -> usize {
         2
@@ -234,6 +241,7 @@ impl Board for Position {
 
 impl Board for GeneralPosition {
     type Move = GeneralMove;
+    type Rules = RulesTable;
 
     fn seats(&self) -> usize {
         self.rules().seating.seats()

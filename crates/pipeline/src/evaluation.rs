@@ -26,8 +26,8 @@
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
-use sumito_arena::general_match::seat_player;
-use sumito_arena::player::SearchLimit;
+use sumito_arena::general_match::general_registry;
+use sumito_arena::player::Entrant;
 use sumito_arena::sprt::{SprtConfig, SprtStatus, SprtVerdict};
 use sumito_engine::general::{GeneralOutcome, GeneralPosition};
 use sumito_engine::{Color, Layout, Outcome, Position, Rules};
@@ -38,8 +38,7 @@ use sumito_net::{DirectEvaluator, PolicyValueNet};
 use crate::config::{Config, EvaluationConfig, GatingConfig, GatingMode, GeneralRunRules};
 use crate::error::{PipelineError, Result};
 use crate::matches::{
-    Contestant, FixedPlayer, MatchError, MatchGame, NamedStart, Pairing, play_evaluation_games,
-    rotated_openings,
+    Contestant, MatchError, MatchGame, NamedStart, Pairing, play_evaluation_games, rotated_openings,
 };
 use crate::models::{device, load_model};
 use crate::opponents::fixed_player;
@@ -200,7 +199,7 @@ pub trait EvaluationKind: Sync {
     fn starts(&self) -> Result<Vec<NamedStart<Self::Board>>>;
 
     /// The fixed opponent `spec` names; the error says what is wrong.
-    fn fixed(&self, spec: &str) -> std::result::Result<FixedPlayer<Self::Board>, String>;
+    fn fixed(&self, spec: &str) -> std::result::Result<Entrant<Self::Board>, String>;
 
     /// The record of a finished game; `names` by contestant.
     fn game(&self, game: &MatchGame<Self::Board>, names: &[String]) -> Self::Game;
@@ -298,13 +297,8 @@ impl EvaluationKind for TwoPlayerEvaluation {
             .collect())
     }
 
-    fn fixed(&self, spec: &str) -> std::result::Result<FixedPlayer<Position>, String> {
-        let entrant = fixed_player(spec)?;
-        Ok(FixedPlayer::new(
-            entrant.name.clone(),
-            entrant.limit,
-            move |seed| entrant.build(seed),
-        ))
+    fn fixed(&self, spec: &str) -> std::result::Result<Entrant<Position>, String> {
+        fixed_player(spec)
     }
 
     fn game(&self, game: &MatchGame<Position>, names: &[String]) -> EvaluationGame {
@@ -374,14 +368,10 @@ impl EvaluationKind for GeneralEvaluation<'_> {
             .collect()
     }
 
-    fn fixed(&self, spec: &str) -> std::result::Result<FixedPlayer<GeneralPosition>, String> {
-        let name = seat_player(spec, 0).map_err(|err| err.to_string())?.name();
-        let spec = spec.to_owned();
-        Ok(FixedPlayer::new(
-            name,
-            SearchLimit::default(),
-            move |seed| seat_player(&spec, seed).expect("the spec was checked"),
-        ))
+    fn fixed(&self, spec: &str) -> std::result::Result<Entrant<GeneralPosition>, String> {
+        general_registry()
+            .prepare_str(spec)
+            .map_err(|err| err.to_string())
     }
 
     fn game(&self, game: &MatchGame<GeneralPosition>, names: &[String]) -> GeneralEvaluationGame {

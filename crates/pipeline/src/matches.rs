@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use sumito_arena::player::{Player, PlayerError, SearchLimit};
+use sumito_arena::player::{Entrant, Player, PlayerError};
 use sumito_game::Board;
 use sumito_mcts::{Evaluator, MultiGameDriver, Search, SearchConfig, SearchError};
 
@@ -24,38 +24,7 @@ pub enum Contestant<'a, B: Board> {
         search: SearchConfig,
     },
     /// A fixed player (random, greedy, alpha-beta).
-    Fixed(FixedPlayer<B>),
-}
-
-/// A fixed player of evaluation games: its name, its allowance a move, and
-/// how to make one for a game from a seed.
-pub struct FixedPlayer<B: Board> {
-    pub name: String,
-    pub limit: SearchLimit,
-    build: Box<dyn Fn(u64) -> Box<dyn Player<B>> + Send + Sync>,
-}
-
-impl<B: Board> FixedPlayer<B> {
-    pub fn new(
-        name: impl Into<String>,
-        limit: SearchLimit,
-        build: impl Fn(u64) -> Box<dyn Player<B>> + Send + Sync + 'static,
-    ) -> FixedPlayer<B> {
-        FixedPlayer {
-            name: name.into(),
-            limit,
-            build: Box::new(build),
-        }
-    }
-}
-
-impl<B: Board> std::fmt::Debug for FixedPlayer<B> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FixedPlayer")
-            .field("name", &self.name)
-            .field("limit", &self.limit)
-            .finish_non_exhaustive()
-    }
+    Fixed(Entrant<B>),
 }
 
 impl<B: Board> std::fmt::Debug for Contestant<'_, B> {
@@ -325,7 +294,7 @@ fn start_game<B: Board>(
                 )?);
             }
             Contestant::Fixed(fixed) => {
-                let mut player = (fixed.build)(rng.random());
+                let mut player = fixed.build(rng.random());
                 player.new_game();
                 players[side] = Some(player);
             }
@@ -393,7 +362,7 @@ mod tests {
     /// and the sides rotate as the pairings say.
     #[test]
     fn a_network_plays_three_sided_games_against_a_fixed_player() {
-        use sumito_arena::general_match::seat_player;
+        use sumito_arena::general_match::general_registry;
         use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
         use sumito_net::{DirectEvaluator, NetGame, PolicyValueNet, SymmetryMode};
 
@@ -410,9 +379,7 @@ mod tests {
                     ..SearchConfig::default()
                 },
             },
-            Contestant::Fixed(FixedPlayer::new("greedy", SearchLimit::default(), |seed| {
-                seat_player("greedy", seed).unwrap()
-            })),
+            Contestant::Fixed(general_registry().prepare_str("greedy").unwrap()),
         ];
         let mut rules = GeneralRules::plain(Seating::new(3, false).unwrap());
         rules.max_plies = Some(24);
