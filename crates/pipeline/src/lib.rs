@@ -21,3 +21,9 @@ pub mod rundir;
 pub mod selfplay;
 pub mod tensorboard;
 pub mod trainer;
+
+/// A whole run on an object store (in the library's tests, so that it runs
+/// beside the other tests of the crate instead of alone in a binary of its
+/// own).
+#[cfg(test)]
+mod object_store_run_tests;

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use sumito_pipeline::run::{Location, RunCommand, RunOptions, start_or_resume, train};
-use sumito_pipeline::rundir::RunDir;
+use crate::run::{Location, RunCommand, RunOptions, start_or_resume, train};
+use crate::rundir::RunDir;
 
 fn tiny_config(generations: u32) -> PathBuf {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
