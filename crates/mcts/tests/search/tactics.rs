@@ -2,9 +2,7 @@
 //! wins, blocks losses and plays solved positions optimally, with the PUCT and
 //! the Gumbel root.
 
-mod common;
-
-use common::{Solver, gumbel, puct, root_action, run};
+use crate::common::{Solver, gumbel, puct, root_action, run};
 use sumito_mcts::toy::{ConnectK, TicTacToe};
 use sumito_mcts::{Game, Search, SearchConfig, SearchResult, UniformEvaluator};
 

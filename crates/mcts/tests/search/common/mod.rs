@@ -2,7 +2,7 @@
 //! games, and evaluators that are deterministic but not uniform, that fail,
 //! or that write garbage.
 
-#![allow(dead_code)] // each test binary uses a different part
+#![allow(dead_code)] // not every helper is used by the tests
 
 use std::collections::HashMap;
 use std::hash::Hash;

@@ -1,9 +1,7 @@
 //! Tree reuse, playout cap randomization, root noise, temperature, terminal
 //! values, the Gumbel root's budget split, and invariants of every result.
 
-mod common;
-
-use common::{gumbel, puct, root_action, run};
+use crate::common::{gumbel, puct, root_action, run};
 use proptest::prelude::*;
 use sumito_mcts::toy::HashEvaluator;
 use sumito_mcts::toy::{ConnectK, TicTacToe};

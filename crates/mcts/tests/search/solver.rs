@@ -1,9 +1,7 @@
 //! Proven results (MCTS-solver): a win in one is never missed whatever the
 //! priors, and every result the search reports as proven is the exact one.
 
-mod common;
-
-use common::{Solver, gumbel, open_positions, puct, run};
+use crate::common::{Solver, gumbel, open_positions, puct, run};
 use sumito_mcts::toy::{ConnectK, TicTacToe};
 use sumito_mcts::{
     EvalBatch, EvalError, Evaluator, Game, GumbelConfig, SearchConfig, UniformEvaluator, Wdl,

@@ -1,10 +1,8 @@
 //! The multi-game driver, determinism, virtual-loss batching and error handling.
 
-mod common;
-
 use std::sync::Mutex;
 
-use common::{FailingEvaluator, ForgetfulEvaluator, gumbel, puct, run};
+use crate::common::{FailingEvaluator, ForgetfulEvaluator, gumbel, puct, run};
 use sumito_mcts::toy::HashEvaluator;
 use sumito_mcts::toy::{ConnectK, TicTacToe};
 use sumito_mcts::{

@@ -8,11 +8,9 @@
 //! every move either gives the mover the best value under every tie-breaking
 //! or is worse under every tie-breaking.
 
-mod common;
-
 use std::collections::{BTreeSet, HashMap};
 
-use common::open_positions;
+use crate::common::open_positions;
 
 use sumito_mcts::toy::{CoinRow, HashEvaluator};
 use sumito_mcts::{

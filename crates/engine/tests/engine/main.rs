@@ -1,0 +1,8 @@
+//! The engine's integration tests as one test binary: one build and one
+//! link, and its tests run side by side rather than binary after binary.
+
+mod fuzz_text;
+mod general_properties;
+mod general_reference;
+mod properties;
+mod reference;
