@@ -426,7 +426,7 @@ proptest! {
     ) {
         // A record of the older two-player format, as written before the
         // one format (still read).
-        let text = include_str!("../testdata/records/two-player-v1.txt");
+        let text = include_str!("../../testdata/records/two-player-v1.txt");
         prop_assert!(GameRecord::parse(text).is_ok());
         check_game_record(&apply(text, &edits))?;
     }
