@@ -8,15 +8,18 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sumito_net::{GeneralTrainingSample, TrainMetrics, Trainer, TrainingSample, symmetries_for};
+use sumito_net::{
+    GeneralTrainingSample, Sample, TrainMetrics, Trainer, TrainingSample, symmetries_for,
+};
 use tch::Device;
 
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
 use crate::evaluation::BeforeWriting;
 use crate::models::{device, load_model, save_model};
+use crate::replay::format::SelfPlayGame;
 use crate::replay::general_format::GeneralReplay;
-use crate::replay::store::{RefreshReport, ReplayStore};
+use crate::replay::store::{RefreshReport, ReplayGame, ReplayStore};
 use crate::rundir::uploader::Uploader;
 use crate::rundir::{MODEL_MANIFEST, Removed, RunDir, RunDirError};
 
@@ -39,90 +42,150 @@ pub struct TrainerState {
     pub checkpoint: Option<String>,
 }
 
-/// The replay window the trainer samples: two-player games (`.game`) or
-/// the general game's (`.vgame`), as the run's rules say.
-#[derive(Debug)]
-pub enum TrainingData {
-    TwoPlayer(ReplayStore),
-    General(ReplayStore<GeneralReplay>),
+/// The replay window the trainer samples, whatever the game: a
+/// [`ReplayStore`] over the run's replay files, which draws its own batches
+/// of training samples ([`TrainingBatches`]). The trainer sees this and the
+/// network's samples, never the game's types.
+pub trait TrainingData: std::fmt::Debug + Send {
+    /// Games ever read into the store.
+    fn total_games(&self) -> u64;
+    /// Training positions ever read into the store.
+    fn total_positions(&self) -> u64;
+    /// Training positions in the window.
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    fn refresh(&mut self) -> std::result::Result<RefreshReport, sumito_store::StoreError>;
+    fn wait_for_games(
+        &mut self,
+        timeout: Duration,
+    ) -> std::result::Result<RefreshReport, sumito_store::StoreError>;
+    fn catch_up(&mut self) -> std::result::Result<RefreshReport, sumito_store::StoreError>;
+    fn read_in_background(&mut self);
+    /// The background reader's files and time (see
+    /// [`ReplayStore::background_work`]).
+    fn background_work(&self) -> Option<(u64, Duration)>;
+    /// One optimiser step of `trainer` on `batch_size` samples drawn
+    /// uniformly from the window (the store must not be empty).
+    fn train_step(
+        &self,
+        trainer: &mut Trainer,
+        rng: &mut ChaCha8Rng,
+        config: &Config,
+        batch_size: usize,
+    ) -> std::result::Result<TrainMetrics, sumito_net::NetError>;
 }
 
-impl TrainingData {
-    fn new(run: &RunDir, config: &Config) -> TrainingData {
-        let (folder, training) = (run.replay_folder(), config.training.clone());
-        if config.rules.is_general() {
-            TrainingData::General(ReplayStore::new(folder, training))
-        } else {
-            TrainingData::TwoPlayer(ReplayStore::new(folder, training))
-        }
+/// How a game's replay files become training samples.
+pub trait TrainingBatches: ReplayGame {
+    /// `batch_size` samples drawn uniformly from `store`, each under a
+    /// random symmetry its rules keep (the store is not empty).
+    fn training_batch(
+        store: &ReplayStore<Self>,
+        rng: &mut ChaCha8Rng,
+        config: &Config,
+        batch_size: usize,
+    ) -> Vec<impl Sample>;
+}
+
+const EMPTY: &str = "train_step needs a non-empty store";
+
+impl TrainingBatches for SelfPlayGame {
+    fn training_batch(
+        store: &ReplayStore<Self>,
+        rng: &mut ChaCha8Rng,
+        config: &Config,
+        batch_size: usize,
+    ) -> Vec<impl Sample> {
+        let symmetries = symmetries_for(config.rules.rules());
+        (0..batch_size)
+            .map(|_| {
+                let sample = store.sample(rng, symmetries).expect(EMPTY);
+                let wdl = value_target(
+                    sample.result,
+                    sample.at_move_limit,
+                    config.training.move_limit_win as f32,
+                );
+                TrainingSample {
+                    position: sample.position,
+                    policy: sample.policy,
+                    wdl,
+                    marble_diff: sample.marble_difference as f32,
+                }
+            })
+            .collect()
+    }
+}
+
+impl TrainingBatches for GeneralReplay {
+    fn training_batch(
+        store: &ReplayStore<Self>,
+        rng: &mut ChaCha8Rng,
+        _: &Config,
+        batch_size: usize,
+    ) -> Vec<impl Sample> {
+        (0..batch_size)
+            .map(|_| store.sample_general(rng).expect(EMPTY))
+            .collect::<Vec<GeneralTrainingSample>>()
+    }
+}
+
+impl<G: TrainingBatches + std::fmt::Debug> TrainingData for ReplayStore<G> {
+    fn total_games(&self) -> u64 {
+        ReplayStore::total_games(self)
     }
 
-    /// Games ever read into the store.
-    pub fn total_games(&self) -> u64 {
-        match self {
-            TrainingData::TwoPlayer(store) => store.total_games(),
-            TrainingData::General(store) => store.total_games(),
-        }
+    fn total_positions(&self) -> u64 {
+        ReplayStore::total_positions(self)
     }
 
-    /// Training positions ever read into the store.
-    pub fn total_positions(&self) -> u64 {
-        match self {
-            TrainingData::TwoPlayer(store) => store.total_positions(),
-            TrainingData::General(store) => store.total_positions(),
-        }
-    }
-
-    /// Training positions in the window.
-    pub fn len(&self) -> usize {
-        match self {
-            TrainingData::TwoPlayer(store) => store.len(),
-            TrainingData::General(store) => store.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    fn len(&self) -> usize {
+        ReplayStore::len(self)
     }
 
     fn refresh(&mut self) -> std::result::Result<RefreshReport, sumito_store::StoreError> {
-        match self {
-            TrainingData::TwoPlayer(store) => store.refresh(),
-            TrainingData::General(store) => store.refresh(),
-        }
+        ReplayStore::refresh(self)
     }
 
     fn wait_for_games(
         &mut self,
         timeout: Duration,
     ) -> std::result::Result<RefreshReport, sumito_store::StoreError> {
-        match self {
-            TrainingData::TwoPlayer(store) => store.wait_for_games(timeout),
-            TrainingData::General(store) => store.wait_for_games(timeout),
-        }
+        ReplayStore::wait_for_games(self, timeout)
     }
 
     fn catch_up(&mut self) -> std::result::Result<RefreshReport, sumito_store::StoreError> {
-        match self {
-            TrainingData::TwoPlayer(store) => store.catch_up(),
-            TrainingData::General(store) => store.catch_up(),
-        }
+        ReplayStore::catch_up(self)
     }
 
     fn read_in_background(&mut self) {
-        match self {
-            TrainingData::TwoPlayer(store) => store.read_in_background(),
-            TrainingData::General(store) => store.read_in_background(),
-        }
+        ReplayStore::read_in_background(self);
     }
 
-    /// The background reader's files and time (see
-    /// [`ReplayStore::background_work`]).
-    pub fn background_work(&self) -> Option<(u64, Duration)> {
-        match self {
-            TrainingData::TwoPlayer(store) => store.background_work(),
-            TrainingData::General(store) => store.background_work(),
-        }
+    fn background_work(&self) -> Option<(u64, Duration)> {
+        ReplayStore::background_work(self)
+    }
+
+    fn train_step(
+        &self,
+        trainer: &mut Trainer,
+        rng: &mut ChaCha8Rng,
+        config: &Config,
+        batch_size: usize,
+    ) -> std::result::Result<TrainMetrics, sumito_net::NetError> {
+        trainer.train_step(&G::training_batch(self, rng, config, batch_size))
+    }
+}
+
+/// The replay window of the run's game: two-player games (`.game`) or the
+/// general game's (`.vgame`), as its rules say.
+fn training_data(run: &RunDir, config: &Config) -> Box<dyn TrainingData> {
+    let (folder, training) = (run.replay_folder(), config.training.clone());
+    if config.rules.is_general() {
+        Box::new(ReplayStore::<GeneralReplay>::new(folder, training))
+    } else {
+        Box::new(ReplayStore::<SelfPlayGame>::new(folder, training))
     }
 }
 
@@ -133,7 +196,7 @@ pub struct TrainerRole {
     config: Config,
     device: Device,
     trainer: Trainer,
-    store: TrainingData,
+    store: Box<dyn TrainingData>,
     state: TrainerState,
     rng: ChaCha8Rng,
     /// Samples owed when the current generation's games were complete.
@@ -182,7 +245,7 @@ impl TrainerRole {
                     .map_err(PipelineError::net("starting the trainer"))?
             }
         };
-        let store = TrainingData::new(run, config);
+        let store = training_data(run, config);
         let rng = ChaCha8Rng::seed_from_u64(state.trained_samples ^ 0x5EED);
         let mut role = TrainerRole {
             run: run.clone(),
@@ -214,8 +277,8 @@ impl TrainerRole {
         &self.state
     }
 
-    pub fn store(&self) -> &TrainingData {
-        &self.store
+    pub fn store(&self) -> &dyn TrainingData {
+        self.store.as_ref()
     }
 
     pub fn step(&self) -> u64 {
@@ -316,34 +379,9 @@ impl TrainerRole {
     /// [`TrainerRole::save_checkpoint`] for `before_writing`).
     pub fn train_step(&mut self, before_writing: BeforeWriting<'_>) -> Result<TrainMetrics> {
         let batch_size = self.config.net.training.batch_size;
-        let empty = "train_step needs a non-empty store";
-        let trained = match &self.store {
-            TrainingData::TwoPlayer(store) => {
-                let symmetries = symmetries_for(self.config.rules.rules());
-                let mut batch = Vec::with_capacity(batch_size);
-                for _ in 0..batch_size {
-                    let sample = store.sample(&mut self.rng, symmetries).expect(empty);
-                    let wdl = value_target(
-                        sample.result,
-                        sample.at_move_limit,
-                        self.config.training.move_limit_win as f32,
-                    );
-                    batch.push(TrainingSample {
-                        position: sample.position,
-                        policy: sample.policy,
-                        wdl,
-                        marble_diff: sample.marble_difference as f32,
-                    });
-                }
-                self.trainer.train_step(&batch)
-            }
-            TrainingData::General(store) => {
-                let batch: Vec<GeneralTrainingSample> = (0..batch_size)
-                    .map(|_| store.sample_general(&mut self.rng).expect(empty))
-                    .collect();
-                self.trainer.train_step(&batch)
-            }
-        };
+        let trained =
+            self.store
+                .train_step(&mut self.trainer, &mut self.rng, &self.config, batch_size);
         let metrics = trained.map_err(PipelineError::net("training step"))?;
         self.state.trained_samples += batch_size as u64;
         if self
