@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::replay::files::ReplayFolder;
 pub use crate::rundir::Location;
+use crate::rundir::uploader::UploadGuard;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
@@ -94,16 +95,33 @@ pub struct OpenRun {
     /// (leftovers removed, configuration updated), one line each, also in
     /// the run's log.
     pub notes: Vec<String>,
-    leases: Leases,
+    /// Shared with the background uploads they guard.
+    leases: Arc<Mutex<Leases>>,
 }
 
 impl OpenRun {
     /// An error once another process took over one of the command's roles.
     fn check_leases(&self) -> Result<()> {
-        match self.leases.lost() {
-            Some(role) => Err(PipelineError::LeaseLost(role.to_owned())),
-            None => Ok(()),
-        }
+        check(&self.leases)
+    }
+
+    /// [`OpenRun::check_leases`] for a background thread.
+    fn upload_guard(&self) -> UploadGuard {
+        let leases = Arc::clone(&self.leases);
+        Arc::new(move || check(&leases))
+    }
+
+    /// Whether the command holds the lease `name`.
+    fn holds(&self, name: &str) -> bool {
+        self.leases.lock().expect("leases lock").holds(name)
+    }
+}
+
+/// An error once another process took over one of `leases`.
+fn check(leases: &Mutex<Leases>) -> Result<()> {
+    match leases.lock().expect("leases lock").lost() {
+        Some(role) => Err(PipelineError::LeaseLost(role.to_owned())),
+        None => Ok(()),
     }
 }
 
@@ -726,6 +744,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     let earlier_seconds = loop_state.elapsed_seconds;
     let elapsed = || earlier_seconds + session_start.elapsed().as_secs_f64();
     let mut trainer = TrainerRole::open(run, config)?;
+    trainer.guard_uploads(open.upload_guard())?;
     refresh_store(&mut trainer, &ui)?;
     run.log(
         "train",
@@ -922,6 +941,7 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
     let ui = Ui::new(options);
     let mut events = run.event_writer("trainer")?;
     let mut trainer = TrainerRole::open(run, config)?;
+    trainer.guard_uploads(open.upload_guard())?;
     let report = trainer.read_in_background()?;
     say_skipped(&report, &ui);
     ui.say(&format!(
@@ -1081,7 +1101,7 @@ pub fn open_run(location: &Location, command: RunCommand) -> Result<OpenRun> {
         config,
         resumed: true,
         notes: Vec::new(),
-        leases,
+        leases: Arc::new(Mutex::new(leases)),
     };
     clean_up(&mut open, command)?;
     Ok(open)
@@ -1136,7 +1156,7 @@ pub fn start_or_resume(
         config,
         resumed: !created,
         notes,
-        leases,
+        leases: Arc::new(Mutex::new(leases)),
     };
     for note in &open.notes {
         open.run.log(command.name(), note)?;
@@ -1187,7 +1207,7 @@ fn update_config(
     if stored.rules.rules() != open.config.rules.rules() {
         return Err(incompatible("the game's [rules]").into());
     }
-    let _trainer = if open.leases.holds(TRAINER) {
+    let _trainer = if open.holds(TRAINER) {
         None
     } else {
         Some(
@@ -1220,7 +1240,7 @@ fn update_config(
 fn clean_up(open: &mut OpenRun, command: RunCommand) -> Result<()> {
     let run = &open.run;
     let mut removed = run.remove_leftovers()?;
-    if open.leases.holds(TRAINER) {
+    if open.holds(TRAINER) {
         removed.extend(crate::trainer::prune_checkpoints(run)?);
         removed.extend(crate::models::prune_incomplete(
             run,

@@ -20,12 +20,14 @@ use crate::models::{device, load_model, save_model};
 use crate::replay::format::SelfPlayGame;
 use crate::replay::general_format::GeneralReplay;
 use crate::replay::store::{RefreshReport, ReplayGame, ReplayStore};
-use crate::rundir::uploader::Uploader;
+use crate::rundir::uploader::{UploadGuard, Uploader};
 use crate::rundir::{MODEL_MANIFEST, Removed, RunDir, RunDirError};
 
 /// The trainer's objects in the run: its state and its checkpoints.
 const TRAINER: &str = "trainer/";
 const TRAINER_STATE: &str = "trainer/state.json";
+/// Uploads that may wait or run while the trainer trains.
+const UPLOADS_QUEUED: usize = 3;
 
 /// `trainer/state.json`: where the trainer stands. Written after the
 /// checkpoint it names, so it never names a missing one.
@@ -215,6 +217,8 @@ pub struct TrainerRole {
 impl TrainerRole {
     /// Resumes the trainer of `run` from its checkpoint, or starts it from
     /// the newest candidate (generation 0 at first).
+    /// The trainer of `run`, its uploads in the background unguarded (see
+    /// [`TrainerRole::guard_uploads`]).
     pub fn open(run: &RunDir, config: &Config) -> Result<TrainerRole> {
         let device = device(config)?;
         let state: TrainerState = run.get_json(TRAINER_STATE)?.unwrap_or(TrainerState {
@@ -260,7 +264,7 @@ impl TrainerRole {
             opened: Instant::now(),
             // A checkpoint and a candidate in flight at most: a slow store
             // holds the trainer back rather than pile up files to upload.
-            uploader: Uploader::new(3),
+            uploader: Uploader::new(UPLOADS_QUEUED),
             startup_read: None,
         };
         // A crash between saving the state and exporting the candidate
@@ -275,6 +279,18 @@ impl TrainerRole {
 
     pub fn state(&self) -> &TrainerState {
         &self.state
+    }
+
+    /// Asks `guard` (the role's leases) right before each background upload,
+    /// so that a trainer paused past its lease time and resumed after a
+    /// takeover does not write what it had queued (a state naming its
+    /// checkpoint over the new holder's): the guard's error stops the
+    /// uploads and is returned by the next save. Uploads already queued
+    /// are let finish first.
+    pub fn guard_uploads(&mut self, guard: UploadGuard) -> Result<()> {
+        self.storage += self.uploader.finish()?;
+        self.uploader = Uploader::guarded(UPLOADS_QUEUED, guard);
+        Ok(())
     }
 
     pub fn store(&self) -> &dyn TrainingData {

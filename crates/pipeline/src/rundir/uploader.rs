@@ -8,6 +8,13 @@
 //! A job that fails stops the queue: the jobs after it are dropped (their
 //! order is what makes them safe), and the error is returned by the next
 //! [`Uploader::submit`] or [`Uploader::finish`].
+//!
+//! A guarded queue ([`Uploader::guarded`]) asks its guard right before each
+//! job (a role's leases: still held?): a process paused past its lease time
+//! and resumed after another took its role over would otherwise go on
+//! uploading what it had queued (a state naming its checkpoint over the new
+//! holder's) before its next check; the guard's error stops the queue as a
+//! failed job does.
 
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
@@ -17,6 +24,9 @@ use std::time::{Duration, Instant};
 use crate::error::{PipelineError, Result};
 
 type Job = Box<dyn FnOnce() -> Result<()> + Send>;
+
+/// Asked right before each job of a guarded queue: an error stops it.
+pub type UploadGuard = Arc<dyn Fn() -> Result<()> + Send + Sync>;
 
 /// Jobs waiting or running, the first error, and time spent.
 #[derive(Default)]
@@ -52,6 +62,11 @@ impl std::fmt::Debug for Uploader {
 impl Uploader {
     /// A queue that lets `max_unfinished` jobs wait or run (at least 1).
     pub fn new(max_unfinished: usize) -> Uploader {
+        Uploader::guarded(max_unfinished, Arc::new(|| Ok(())))
+    }
+
+    /// The same queue, asking `guard` right before each job.
+    pub fn guarded(max_unfinished: usize, guard: UploadGuard) -> Uploader {
         let (jobs, queue) = channel::<Job>();
         let progress = Arc::new((Mutex::new(Progress::default()), Condvar::new()));
         let thread_progress = Arc::clone(&progress);
@@ -62,7 +77,11 @@ impl Uploader {
                 for job in queue {
                     let skip = lock.lock().expect("uploader lock").failed.is_some();
                     let started = Instant::now();
-                    let outcome = if skip { Ok(()) } else { job() };
+                    let outcome = if skip {
+                        Ok(())
+                    } else {
+                        guard().and_then(|()| job())
+                    };
                     let mut progress = lock.lock().expect("uploader lock");
                     progress.busy += started.elapsed();
                     progress.unfinished -= 1;
@@ -208,5 +227,49 @@ mod tests {
             }
         }
         assert_eq!(ran.load(Ordering::Relaxed), 3);
+    }
+
+    #[test]
+    fn a_guarded_queue_runs_nothing_once_its_guard_refuses() {
+        let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = Arc::clone(&lost);
+        let uploader = Uploader::guarded(
+            4,
+            Arc::new(move || {
+                if seen.load(Ordering::SeqCst) {
+                    Err(PipelineError::LeaseLost("trainer".to_owned()))
+                } else {
+                    Ok(())
+                }
+            }),
+        );
+        let ran = Arc::new(AtomicUsize::new(0));
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let (started, running) = std::sync::mpsc::channel::<()>();
+        let first = Arc::clone(&ran);
+        uploader
+            .submit(move || {
+                first.fetch_add(1, Ordering::SeqCst);
+                started.send(()).unwrap();
+                wait.recv().unwrap();
+                Ok(())
+            })
+            .unwrap();
+        running.recv().unwrap();
+        // The role is lost while the first job runs (the process paused
+        // mid-upload and resumed after a takeover): the state queued
+        // behind it is not written.
+        let second = Arc::clone(&ran);
+        uploader
+            .submit(move || {
+                second.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            })
+            .unwrap();
+        lost.store(true, Ordering::SeqCst);
+        go.send(()).unwrap();
+        let err = uploader.finish().unwrap_err();
+        assert!(matches!(err, PipelineError::LeaseLost(_)), "{err}");
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
     }
 }
