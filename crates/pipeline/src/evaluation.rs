@@ -26,6 +26,7 @@
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
+use sumito_arena::arena::Tally;
 use sumito_arena::general_match::general_registry;
 use sumito_arena::player::Entrant;
 use sumito_arena::sprt::{SprtConfig, SprtStatus, SprtVerdict};
@@ -225,8 +226,8 @@ pub trait EvaluatedGame {
 
 impl EvaluatedGame for EvaluationGame {
     fn score_against(&self, player: &str, opponent: &str) -> Option<f64> {
-        let both = [&self.black, &self.white];
-        if both.contains(&&player.to_owned()) && both.contains(&&opponent.to_owned()) {
+        let played = |name: &str| self.black == name || self.white == name;
+        if played(opponent) {
             self.score_of(player)
         } else {
             None
@@ -403,15 +404,21 @@ impl EvaluationKind for GeneralEvaluation<'_> {
 
 /// Games won outright, drawn or shared, and lost outright (scored 0
 /// against every side of the best model) among per-game `scores`.
-fn tally(scores: &[f64]) -> (u32, u32, u32) {
-    let count = |wanted: f64| scores.iter().filter(|&&s| s == wanted).count() as u32;
-    let (wins, losses) = (count(1.0), count(0.0));
-    (wins, scores.len() as u32 - wins - losses, losses)
+fn tally(scores: &[f64]) -> Tally {
+    let mut tally = Tally::default();
+    for &score in scores {
+        tally.add(score);
+    }
+    tally
 }
 
 /// The sequential test of gating over per-game `scores` (two sides).
 fn sprt_status(scores: &[f64], gating: &GatingConfig) -> SprtStatus {
-    let (wins, draws, losses) = tally(scores);
+    let Tally {
+        wins,
+        draws,
+        losses,
+    } = tally(scores);
     SprtConfig::with_error_rates(gating.elo0, gating.elo1, gating.alpha, gating.beta)
         .expect("validated SPRT settings")
         .status(wins, draws, losses)
@@ -428,7 +435,11 @@ fn gating_decision(
     sides: usize,
     gating: &GatingConfig,
 ) -> (GatingRecord, bool) {
-    let (wins, draws, losses) = tally(scores);
+    let Tally {
+        wins,
+        draws,
+        losses,
+    } = tally(scores);
     let score = scores.iter().sum::<f64>() / scores.len().max(1) as f64;
     let (promoted, reason) = match gating.mode {
         GatingMode::Sprt => {

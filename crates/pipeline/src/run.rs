@@ -743,8 +743,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     let session_start = Instant::now();
     let earlier_seconds = loop_state.elapsed_seconds;
     let elapsed = || earlier_seconds + session_start.elapsed().as_secs_f64();
-    let mut trainer = TrainerRole::open(run, config)?;
-    trainer.guard_uploads(open.upload_guard())?;
+    let mut trainer = TrainerRole::open(run, config, open.upload_guard())?;
     refresh_store(&mut trainer, &ui)?;
     run.log(
         "train",
@@ -940,8 +939,7 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
     prepare(run, config)?;
     let ui = Ui::new(options);
     let mut events = run.event_writer("trainer")?;
-    let mut trainer = TrainerRole::open(run, config)?;
-    trainer.guard_uploads(open.upload_guard())?;
+    let mut trainer = TrainerRole::open(run, config, open.upload_guard())?;
     let report = trainer.read_in_background()?;
     say_skipped(&report, &ui);
     ui.say(&format!(

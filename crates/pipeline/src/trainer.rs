@@ -217,9 +217,12 @@ pub struct TrainerRole {
 impl TrainerRole {
     /// Resumes the trainer of `run` from its checkpoint, or starts it from
     /// the newest candidate (generation 0 at first).
-    /// The trainer of `run`, its uploads in the background unguarded (see
-    /// [`TrainerRole::guard_uploads`]).
-    pub fn open(run: &RunDir, config: &Config) -> Result<TrainerRole> {
+    /// The trainer of `run`; `guard` is asked right before each background
+    /// upload (the role's leases), so that a trainer paused past its lease
+    /// time and resumed after a takeover does not write what it had queued
+    /// (a state naming its checkpoint over the new holder's): its error
+    /// stops the uploads and is returned by the next save.
+    pub fn open(run: &RunDir, config: &Config, guard: UploadGuard) -> Result<TrainerRole> {
         let device = device(config)?;
         let state: TrainerState = run.get_json(TRAINER_STATE)?.unwrap_or(TrainerState {
             generation: 0,
@@ -264,7 +267,7 @@ impl TrainerRole {
             opened: Instant::now(),
             // A checkpoint and a candidate in flight at most: a slow store
             // holds the trainer back rather than pile up files to upload.
-            uploader: Uploader::new(UPLOADS_QUEUED),
+            uploader: Uploader::guarded(UPLOADS_QUEUED, guard),
             startup_read: None,
         };
         // A crash between saving the state and exporting the candidate
@@ -279,18 +282,6 @@ impl TrainerRole {
 
     pub fn state(&self) -> &TrainerState {
         &self.state
-    }
-
-    /// Asks `guard` (the role's leases) right before each background upload,
-    /// so that a trainer paused past its lease time and resumed after a
-    /// takeover does not write what it had queued (a state naming its
-    /// checkpoint over the new holder's): the guard's error stops the
-    /// uploads and is returned by the next save. Uploads already queued
-    /// are let finish first.
-    pub fn guard_uploads(&mut self, guard: UploadGuard) -> Result<()> {
-        self.storage += self.uploader.finish()?;
-        self.uploader = Uploader::guarded(UPLOADS_QUEUED, guard);
-        Ok(())
     }
 
     pub fn store(&self) -> &dyn TrainingData {
