@@ -8,13 +8,32 @@ cd "$(dirname "$0")/.."
 # small machine; tests and tools run many threads of their own.
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
 
+# Chromium and ChromeDriver for the browser tests of `sumito serve`, installed
+# while the lints compile (a fresh machine spends most of that install waiting
+# on the network and the package manager); only the tests need them.
+browser_log=$(mktemp)
+bash scripts/setup-browser.sh > "$browser_log" 2>&1 &
+browser=$!
+trap 'kill "$browser" 2> /dev/null || true; rm -f "$browser_log"' EXIT
+
+# The crates the build needs, fetched while libtorch downloads.
+cargo fetch > /dev/null 2>&1 &
+fetch=$!
 # libtorch for the network crate (downloaded once into .libtorch/).
 bash scripts/setup-libtorch.sh
-# Chromium and ChromeDriver for the browser tests of `sumito serve`.
-bash scripts/setup-browser.sh
+# A failed fetch is left to cargo's own commands below, which fetch again and
+# say why.
+wait "$fetch" || true
 
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
+
+if ! wait "$browser"; then
+    cat "$browser_log" >&2
+    echo "error: scripts/setup-browser.sh failed (its output is above)" >&2
+    exit 1
+fi
+cat "$browser_log" >&2
 # Also builds the S3-compatible server the storage tests start on 127.0.0.1
 # (crates/s3-test-server).
 cargo test --workspace
