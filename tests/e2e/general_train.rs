@@ -221,12 +221,12 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
     ]);
     let out = text(&output);
     assert!(output.status.success(), "{out}");
-    assert!(out.contains(&format!("| `{seat}` | 3 |")), "{out}");
+    assert_eq!(common::arena_games_of(&out, &seat), Some(3), "{out}");
 
     // Its games (under its rules: the 24-ply limit it learned with) are
     // reviewed as the two-player game's: each move judged, a summary for
     // each of the three sides, JSON by side name.
-    let game = scratch.0.join("arena/game-0001.txt");
+    let game = common::first_record(&scratch.0.join("arena"));
     let game = game.to_str().unwrap();
     let review = ["review", game, "--model", bundle_path, "--sims", "8"];
     let output = sumito(&review);

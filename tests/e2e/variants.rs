@@ -151,7 +151,7 @@ fn arena_plays_many_player_matches_with_seats_rotated() {
     ]);
     assert!(output.status.success(), "{}", text(&output));
     let out = text(&output);
-    assert!(out.contains("| `greedy` | 3 |"), "{out}");
+    assert_eq!(common::arena_games_of(&out, "greedy"), Some(3), "{out}");
     assert!(
         out.lines().any(|l| l.starts_with("result: greedy=")),
         "{out}"
@@ -215,8 +215,8 @@ fn arena_seats_a_network_of_the_general_game() {
     ]);
     let out = text(&output);
     assert!(output.status.success(), "{out}");
-    assert!(out.contains(&format!("| `{net}` | 3 |")), "{out}");
-    assert!(records.join("game-0003.txt").exists());
+    assert_eq!(common::arena_games_of(&out, &net), Some(3), "{out}");
+    assert_eq!(std::fs::read_dir(&records).unwrap().count(), 3);
     // A person plays a three-player game against two copies of the network.
     let seats = ["--seat", &net, "--seat", &net, "--seat", "human"];
     let args = [&["play", "--layout", "three-player"][..], &seats[..]].concat();

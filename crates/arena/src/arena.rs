@@ -1,15 +1,19 @@
-//! Matches: every pair of entrants plays the same set of openings, each with
-//! both colours, in parallel; results, records, standings, ratings.
+//! Matches of either game (any [`MatchBoard`]): every group of entrants
+//! plays the same set of openings, each once with every rotation of the
+//! group over the sides, in parallel; results, records, standings, ratings.
 //!
 //! # Schedule
 //!
-//! Opening `k` is the layout `layouts[k % layouts.len()]` followed by
-//! `opening_plies` random moves (no pushes), drawn from a stream seeded by
-//! the match seed and `k`. Every pairing plays openings `0..games/2`, each
-//! once with either entrant as Black, so deterministic players meet varied
-//! positions and neither gains from the colour. Games are scheduled opening
-//! by opening (all pairings of opening 0, then of opening 1, …) and handed to
-//! the worker threads in that order.
+//! With two sides, every pair of entrants is a group (a round robin); with
+//! more, the match has one group of exactly one entrant per side (a
+//! ladder of the general game gives the opponent several). Opening `k` is
+//! the start `starts[k % starts.len()]` followed by `opening_plies` random
+//! moves that push nothing, drawn from a stream seeded by the match seed
+//! and `k`. Every group plays openings `0..games/sides`, each once with
+//! each rotation of its entrants over the sides (with two: once with
+//! either entrant as Black), so deterministic players meet varied
+//! positions and no entrant gains from its seat. Games are scheduled
+//! opening by opening and handed to the worker threads in that order.
 //!
 //! # Determinism
 //!
@@ -26,13 +30,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sumito_engine::{Color, EndReason, Layout, Move, Outcome, Position, Rules};
+use sumito_engine::{EndReason, Layout, Outcome, Position, Rules};
 use thiserror::Error;
 
 use crate::elo::{Anchor, EloError, GameOutcome, GameResult, Ratings, fit_elo};
+pub use crate::match_board::{Ending, MatchBoard, MatchStart};
 use crate::play_out::{PlayOutError, play_out};
 use crate::player::{Entrant, PlayerError};
-use crate::record::{GameRecord, RecordFileError, Start, file_safe};
+use crate::record::file_safe;
+use crate::record_format::RecordFileError;
 use crate::sprt::{SprtConfig, SprtStatus, SprtVerdict};
 
 /// The default move limit of arena games, in plies: weak players can
@@ -41,14 +47,18 @@ pub const DEFAULT_MAX_PLIES: u32 = 400;
 
 /// How to play a match.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MatchConfig {
-    /// Games per pairing of entrants; even, so that both colours play every opening.
+pub struct MatchConfig<B: MatchBoard = Position> {
+    /// Games per group of entrants (see the module docs): a multiple of the
+    /// sides, so that every opening is played with every rotation.
     pub games_per_pairing: u32,
-    /// Start layouts, used in turn by successive openings.
-    pub layouts: Vec<Layout>,
-    /// The rules of every game; they must include a move limit.
-    pub rules: Rules,
-    /// Random plies played from the layout before the players take over.
+    /// Where games start, used in turn by successive openings; every start
+    /// is under the match's rules.
+    pub starts: Vec<MatchStart<B>>,
+    /// The rules as the records state them (the two-player rules; the
+    /// general game's `[rules]` table); the rules of every start, which
+    /// must end every game (a move limit).
+    pub rules: B::Rules,
+    /// Random plies played from the start before the players take over.
     pub opening_plies: u32,
     pub seed: u64,
     /// Worker threads; 0 means one per core.
@@ -57,19 +67,35 @@ pub struct MatchConfig {
     /// holds no game records yet (records already there are never
     /// overwritten: the match is refused).
     pub record_dir: Option<PathBuf>,
-    /// Stop a two-entrant match once this test decides.
+    /// Stop a two-entrant match of two sides once this test decides.
     pub sprt: Option<SprtConfig>,
 }
 
-impl Default for MatchConfig {
-    fn default() -> MatchConfig {
+impl MatchConfig<Position> {
+    /// A two-player match on `layouts` in turn under `rules`, with the
+    /// other settings as [`Default`] gives them.
+    pub fn two_player(layouts: &[Layout], rules: Rules) -> MatchConfig<Position> {
+        MatchConfig {
+            starts: layouts
+                .iter()
+                .map(|&layout| MatchStart::two_player(layout, rules))
+                .collect(),
+            rules,
+            ..MatchConfig::default()
+        }
+    }
+}
+
+impl Default for MatchConfig<Position> {
+    fn default() -> MatchConfig<Position> {
+        let rules = Rules {
+            max_plies: Some(DEFAULT_MAX_PLIES),
+            ..Rules::default()
+        };
         MatchConfig {
             games_per_pairing: 20,
-            layouts: vec![Layout::BelgianDaisy],
-            rules: Rules {
-                max_plies: Some(DEFAULT_MAX_PLIES),
-                ..Rules::default()
-            },
+            starts: vec![MatchStart::two_player(Layout::BelgianDaisy, rules)],
+            rules,
             opening_plies: 4,
             seed: 1,
             threads: 0,
@@ -84,11 +110,19 @@ pub enum ArenaError {
     #[error("a match needs at least two players, got {0}")]
     TooFewPlayers(usize),
     #[error(
-        "games per pairing must be even and positive (both colours play every opening), got {0}"
+        "{players} players for {sides} sides: give one player per side ({sides}), in turn order; \
+         their seats are rotated from game to game"
     )]
-    OddGames(u32),
-    #[error("a match needs at least one layout")]
-    NoLayouts,
+    PlayersForSides { players: usize, sides: usize },
+    #[error(
+        "games per pairing must be a positive multiple of the {sides} sides (every opening is \
+         played with each player on each side), got {games}"
+    )]
+    GamesForSides { games: u32, sides: usize },
+    #[error("a match needs at least one start")]
+    NoStarts,
+    #[error("the starts of a match must have the same number of sides")]
+    MixedSides,
     #[error(
         "the rules need a move limit (max_plies or no_push_off_plies), or games between \
          cautious players may never end"
@@ -96,8 +130,8 @@ pub enum ArenaError {
     NoMoveLimit,
     #[error("{opening_plies} opening plies reach the move limit of {max_plies} plies")]
     OpeningTooLong { opening_plies: u32, max_plies: u32 },
-    #[error("SPRT needs exactly two players, got {0}")]
-    SprtPlayers(usize),
+    #[error("SPRT needs exactly two players of two sides, got {players} players of {sides} sides")]
+    SprtPlayers { players: usize, sides: usize },
     #[error("cannot create the record folder {path}: {cause}")]
     RecordDir {
         path: PathBuf,
@@ -121,34 +155,38 @@ pub enum ArenaError {
     IllegalMove {
         game: usize,
         player: String,
-        mv: Move,
+        mv: String,
         position: String,
     },
+    #[error("stopped on request before the match ended")]
+    Stopped,
     #[error(transparent)]
     Record(#[from] RecordFileError),
 }
 
 /// One scheduled game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fixture {
     /// Position in the schedule.
     pub index: usize,
-    pub black: usize,
-    pub white: usize,
+    /// The entrant playing each side, by side (with two: Black, White).
+    pub sides: Vec<usize>,
     pub opening: usize,
 }
 
 /// A finished game.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlayedGame {
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayedGame<B: MatchBoard = Position> {
     pub fixture: Fixture,
-    pub outcome: Outcome,
-    pub reason: EndReason,
-    pub record: GameRecord,
+    /// The last position: the game is over there.
+    pub end: B,
+    pub record: B::Record,
     /// Where the record was saved.
     pub record_path: Option<PathBuf>,
-    /// Time each colour (Black, White) spent choosing its moves.
-    pub thinking: [Thinking; 2],
+    /// Plies played, the opening included.
+    pub plies: usize,
+    /// Time each side spent choosing its moves, by side.
+    pub thinking: Vec<Thinking>,
     /// The first ply (counted from the start, the opening included) whose
     /// position repeats an earlier one of the game: the same marbles, marbles
     /// off and side to move. Two players that choose deterministically from
@@ -158,22 +196,131 @@ pub struct PlayedGame {
 
 pub use crate::play_out::Thinking;
 
-impl PlayedGame {
-    pub fn result(&self) -> GameResult {
-        GameResult {
-            black: self.fixture.black,
-            white: self.fixture.white,
-            outcome: match self.outcome {
-                Outcome::Win(Color::Black) => GameOutcome::BlackWin,
-                Outcome::Win(Color::White) => GameOutcome::WhiteWin,
-                Outcome::Draw => GameOutcome::Draw,
-            },
+impl<B: MatchBoard> PlayedGame<B> {
+    /// The side entrant `entrant` played, if it played.
+    pub fn side_of(&self, entrant: usize) -> Option<usize> {
+        self.fixture.sides.iter().position(|&e| e == entrant)
+    }
+
+    /// Entrant `entrant`'s result: 1 a win, 0 a draw it shares, -1 a loss
+    /// (with more sides, a draw among others is a loss); `None` when it did
+    /// not play.
+    pub fn result_for(&self, entrant: usize) -> Option<f32> {
+        self.end.result_for(self.side_of(entrant)?)
+    }
+
+    /// Entrant `entrant`'s points: 1 for a win, 1/k for a draw shared by
+    /// k sides, 0 otherwise (the points of a game add up to 1).
+    pub fn points_of(&self, entrant: usize) -> f64 {
+        match self.result_for(entrant) {
+            Some(result) if result > 0.0 => 1.0,
+            Some(0.0) => {
+                let sharing = (0..self.fixture.sides.len())
+                    .filter(|&side| self.end.result_for(side) == Some(0.0))
+                    .count();
+                1.0 / sharing.max(1) as f64
+            }
+            _ => 0.0,
         }
     }
 
-    /// Plies played, the opening included.
-    pub fn plies(&self) -> usize {
-        self.record.moves.len()
+    /// How the game ended.
+    pub fn ending(&self) -> Ending {
+        self.end.ending().unwrap_or(Ending::Other)
+    }
+
+    /// The finishing rank of each side (0 first; equal ranks are ties):
+    /// the winner (or the sides of a draw) first, then the others by
+    /// marbles pushed off.
+    fn ranks(&self) -> Vec<u32> {
+        let sides = self.fixture.sides.len();
+        let first = |side: usize| self.end.result_for(side).is_some_and(|r| r >= 0.0);
+        (0..sides)
+            .map(|side| {
+                if first(side) {
+                    0
+                } else {
+                    1 + (0..sides)
+                        .filter(|&other| {
+                            !first(other) && self.end.side_score(other) > self.end.side_score(side)
+                        })
+                        .count() as u32
+                }
+            })
+            .collect()
+    }
+
+    /// The result of every pair of sides by finishing order, the first
+    /// side of each pair as `black`, by entrant: what the match's Elo
+    /// fits. With two sides, the game's one result.
+    pub fn side_pairs(&self) -> Vec<GameResult> {
+        let ranks = self.ranks();
+        let sides = ranks.len();
+        (0..sides)
+            .flat_map(|a| (a + 1..sides).map(move |b| (a, b)))
+            .map(|(a, b)| GameResult {
+                black: self.fixture.sides[a],
+                white: self.fixture.sides[b],
+                outcome: outcome_by_rank(ranks[a], ranks[b]),
+            })
+            .collect()
+    }
+
+    /// Entrant `entrant`'s results against the other entrants' sides by
+    /// finishing order, from its point of view (`BlackWin`: it finished
+    /// ahead, `Draw`: level, `WhiteWin`: behind); empty when it had no
+    /// side.
+    pub fn pair_outcomes_of(&self, entrant: usize) -> Vec<GameOutcome> {
+        let Some(own) = self.side_of(entrant) else {
+            return Vec::new();
+        };
+        let ranks = self.ranks();
+        (0..ranks.len())
+            .filter(|&side| self.fixture.sides[side] != entrant)
+            .map(|side| outcome_by_rank(ranks[own], ranks[side]))
+            .collect()
+    }
+
+    /// Entrant `entrant`'s pairwise score against the other entrants' sides
+    /// by finishing order (1 ahead, ½ level, 0 behind; the mean over those
+    /// sides), so that par is ½ whatever the number of sides (with two
+    /// sides, its points); `None` when it had no side or played alone.
+    pub fn pair_score_of(&self, entrant: usize) -> Option<f64> {
+        let outcomes = self.pair_outcomes_of(entrant);
+        let points = |outcome: &GameOutcome| match outcome {
+            GameOutcome::BlackWin => 1.0,
+            GameOutcome::Draw => 0.5,
+            GameOutcome::WhiteWin => 0.0,
+        };
+        (!outcomes.is_empty())
+            .then(|| outcomes.iter().map(points).sum::<f64>() / outcomes.len() as f64)
+    }
+}
+
+impl PlayedGame<Position> {
+    /// The game's one result (Black the first entrant of the fixture).
+    pub fn result(&self) -> GameResult {
+        self.side_pairs()[0]
+    }
+
+    /// Who won, or a draw.
+    pub fn outcome(&self) -> Outcome {
+        self.end.outcome().expect("played to its end").0
+    }
+
+    /// Why the game ended.
+    pub fn reason(&self) -> EndReason {
+        self.end.outcome().expect("played to its end").1
+    }
+}
+
+/// One side's result against another from their finishing ranks (0
+/// first): `BlackWin` when the first finished ahead.
+fn outcome_by_rank(first: u32, second: u32) -> GameOutcome {
+    match first.cmp(&second) {
+        std::cmp::Ordering::Less => GameOutcome::BlackWin,
+        std::cmp::Ordering::Equal => GameOutcome::Draw,
+        std::cmp::Ordering::Greater => GameOutcome::WhiteWin,
     }
 }
 
@@ -210,6 +357,11 @@ impl Tally {
             self.draws += 1;
         }
     }
+
+    /// Counts a game of result `result` (1 a win, 0 a draw, -1 a loss).
+    pub fn add_result(&mut self, result: f32) {
+        self.add(f64::from(result + 1.0) / 2.0);
+    }
 }
 
 /// The match so far, as shown while it runs.
@@ -218,31 +370,40 @@ pub struct Standings {
     pub players: Vec<String>,
     pub total_games: usize,
     pub games_done: usize,
-    /// Per player, over all its games.
+    /// Per player, over all its games: its side's wins, draws (shared) and
+    /// losses.
     pub tallies: Vec<Tally>,
     pub sprt: Option<SprtStatus>,
 }
 
 /// Hears about a match's progress; called from the worker threads, one call
 /// at a time.
-pub trait MatchObserver: Sync {
+pub trait MatchObserver<B: MatchBoard = Position>: Sync {
     fn match_started(&self, _standings: &Standings) {}
-    fn game_finished(&self, _game: &PlayedGame, _standings: &Standings) {}
+    fn game_finished(&self, _game: &PlayedGame<B>, _standings: &Standings) {}
     fn match_finished(&self, _standings: &Standings) {}
+    /// Asked before every move of every game: `true` ends the match at once
+    /// with [`ArenaError::Stopped`] (a stopped match is played again, not
+    /// half counted).
+    fn stop_requested(&self) -> bool {
+        false
+    }
 }
 
 /// An observer that ignores everything.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Silent;
 
-impl MatchObserver for Silent {}
+impl<B: MatchBoard> MatchObserver<B> for Silent {}
 
 /// The outcome of a whole match.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MatchResults {
+pub struct MatchResults<B: MatchBoard = Position> {
     pub players: Vec<String>,
+    /// Sides of every game.
+    pub sides: usize,
     /// Finished games in schedule order (an SPRT stop leaves gaps).
-    pub games: Vec<PlayedGame>,
+    pub games: Vec<PlayedGame<B>>,
     /// Games in the full schedule.
     pub scheduled: usize,
     /// The test's state when the match ended (its verdict, if it stopped the match).
@@ -257,35 +418,64 @@ pub struct PairingResult {
     pub tally: Tally,
 }
 
-impl MatchResults {
+impl<B: MatchBoard> MatchResults<B> {
+    /// Every pair of sides of every game by finishing order: what the Elo
+    /// ratings fit (with two sides, each game's result).
     pub fn game_results(&self) -> Vec<GameResult> {
-        self.games.iter().map(PlayedGame::result).collect()
+        self.games.iter().flat_map(PlayedGame::side_pairs).collect()
     }
 
     /// Every player's wins, draws and losses.
     pub fn tallies(&self) -> Vec<Tally> {
         let mut tallies = vec![Tally::default(); self.players.len()];
         for game in &self.games {
-            let result = game.result();
-            for player in [result.black, result.white] {
-                tallies[player].add(result.score_of(player).expect("a player of the game"));
+            for &entrant in &game.fixture.sides {
+                if let Some(result) = game.result_for(entrant) {
+                    tallies[entrant].add_result(result);
+                }
             }
         }
         tallies
     }
 
-    /// Each pairing `a < b` that played, in order.
+    /// Every player's points per game (1 a win, 1/k a draw shared by k
+    /// sides; with two sides, its score), or `None` before its first game.
+    pub fn scores(&self) -> Vec<Option<f64>> {
+        (0..self.players.len())
+            .map(|entrant| {
+                let played: Vec<&PlayedGame<B>> = self
+                    .games
+                    .iter()
+                    .filter(|game| game.side_of(entrant).is_some())
+                    .collect();
+                (!played.is_empty()).then(|| {
+                    played
+                        .iter()
+                        .map(|game| game.points_of(entrant))
+                        .sum::<f64>()
+                        / played.len() as f64
+                })
+            })
+            .collect()
+    }
+
+    /// Each pairing `a < b` that met in games of two sides, in order.
     pub fn pairings(&self) -> Vec<PairingResult> {
         let n = self.players.len();
         let mut out = Vec::new();
+        if self.sides != 2 {
+            return out;
+        }
         for a in 0..n {
             for b in a + 1..n {
                 let mut tally = Tally::default();
                 for game in &self.games {
-                    let result = game.result();
-                    let opponents = (result.black, result.white);
-                    if opponents == (a, b) || opponents == (b, a) {
-                        tally.add(result.score_of(a).expect("a played"));
+                    let sides = &game.fixture.sides;
+                    if sides.contains(&a)
+                        && sides.contains(&b)
+                        && let Some(result) = game.result_for(a)
+                    {
+                        tally.add_result(result);
                     }
                 }
                 if tally.games() > 0 {
@@ -315,29 +505,33 @@ fn mix_seed(parts: &[u64]) -> u64 {
         .fold(0x5EED, |state, &part| crate::splitmix64(state ^ part))
 }
 
-/// A start layout and the random plies played from it.
+/// A start and the random plies played from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Opening {
-    pub layout: Layout,
-    pub moves: Vec<Move>,
+pub struct Opening<M> {
+    /// The index of the start among the match's.
+    pub start: usize,
+    pub moves: Vec<M>,
 }
 
-impl Opening {
+impl<M: Copy> Opening<M> {
     /// Opening `index` of a match (see the module docs). Moves are drawn
     /// among those that push nothing, so that no side starts ahead.
-    pub fn generate(config: &MatchConfig, index: usize) -> Opening {
-        let layout = config.layouts[index % config.layouts.len()];
+    pub fn generate<B: MatchBoard<Move = M>>(config: &MatchConfig<B>, index: usize) -> Opening<M> {
+        let start = index % config.starts.len();
         let mut rng = ChaCha8Rng::seed_from_u64(mix_seed(&[config.seed, index as u64, 1]));
-        let mut position = Position::start(layout, config.rules);
+        let mut position = config.starts[start].position;
         let mut moves = Vec::new();
         for _ in 0..config.opening_plies {
+            if position.is_over() {
+                break;
+            }
             let legal = position.legal_moves();
-            let quiet: Vec<Move> = legal
+            let quiet: Vec<M> = legal
                 .iter()
                 .copied()
-                .filter(|&mv| !position.is_push(mv))
+                .filter(|&mv| position.is_quiet(mv))
                 .collect();
-            let choices: &[Move] = if quiet.is_empty() { &legal } else { &quiet };
+            let choices: &[M] = if quiet.is_empty() { &legal } else { &quiet };
             if choices.is_empty() {
                 break;
             }
@@ -345,66 +539,114 @@ impl Opening {
             position = position.play(mv);
             moves.push(mv);
         }
-        Opening { layout, moves }
+        Opening { start, moves }
     }
 }
 
-/// The schedule of a match between `players` entrants (see the module docs).
-pub fn schedule(players: usize, games_per_pairing: u32) -> Vec<Fixture> {
+/// The groups of a match between `players` entrants of `sides` sides:
+/// every pair with two sides, else the one group of all (see the module
+/// docs).
+fn groups(players: usize, sides: usize) -> Vec<Vec<usize>> {
+    if sides == 2 {
+        (0..players)
+            .flat_map(|a| (a + 1..players).map(move |b| vec![a, b]))
+            .collect()
+    } else {
+        vec![(0..players).collect()]
+    }
+}
+
+/// The schedule of a match between `players` entrants of `sides` sides (see
+/// the module docs).
+pub fn schedule(players: usize, sides: usize, games_per_pairing: u32) -> Vec<Fixture> {
+    let groups = groups(players, sides);
     let mut fixtures = Vec::new();
-    for opening in 0..(games_per_pairing / 2) as usize {
-        for a in 0..players {
-            for b in a + 1..players {
-                for (black, white) in [(a, b), (b, a)] {
-                    fixtures.push(Fixture {
-                        index: fixtures.len(),
-                        black,
-                        white,
-                        opening,
-                    });
-                }
+    for opening in 0..games_per_pairing as usize / sides.max(1) {
+        for group in &groups {
+            for rotation in 0..sides {
+                let sides = (0..sides)
+                    .map(|side| group[(side + sides - rotation) % sides])
+                    .collect();
+                fixtures.push(Fixture {
+                    index: fixtures.len(),
+                    sides,
+                    opening,
+                });
             }
         }
     }
     fixtures
 }
 
-fn validate(entrants: &[Entrant], config: &MatchConfig) -> Result<(), ArenaError> {
+/// The sides of the match's games (those of its first start).
+fn sides_of<B: MatchBoard>(config: &MatchConfig<B>) -> Result<usize, ArenaError> {
+    let first = config.starts.first().ok_or(ArenaError::NoStarts)?;
+    let sides = first.position.sides();
+    if config.starts.iter().any(|s| s.position.sides() != sides) {
+        return Err(ArenaError::MixedSides);
+    }
+    Ok(sides)
+}
+
+fn validate<B: MatchBoard>(
+    entrants: &[Entrant<B>],
+    config: &MatchConfig<B>,
+) -> Result<usize, ArenaError> {
+    let sides = sides_of(config)?;
     if entrants.len() < 2 {
         return Err(ArenaError::TooFewPlayers(entrants.len()));
     }
-    if config.games_per_pairing == 0 || !config.games_per_pairing.is_multiple_of(2) {
-        return Err(ArenaError::OddGames(config.games_per_pairing));
-    }
-    if config.layouts.is_empty() {
-        return Err(ArenaError::NoLayouts);
-    }
-    if config.rules.max_plies.is_none() && config.rules.no_push_off_plies.is_none() {
-        return Err(ArenaError::NoMoveLimit);
-    }
-    if let Some(max_plies) = config.rules.max_plies
-        && config.opening_plies >= max_plies
-    {
-        return Err(ArenaError::OpeningTooLong {
-            opening_plies: config.opening_plies,
-            max_plies,
+    if sides != 2 && entrants.len() != sides {
+        return Err(ArenaError::PlayersForSides {
+            players: entrants.len(),
+            sides,
         });
     }
-    if config.sprt.is_some() && entrants.len() != 2 {
-        return Err(ArenaError::SprtPlayers(entrants.len()));
+    if config.games_per_pairing == 0 || !config.games_per_pairing.is_multiple_of(sides as u32) {
+        return Err(ArenaError::GamesForSides {
+            games: config.games_per_pairing,
+            sides,
+        });
     }
-    Ok(())
+    for start in &config.starts {
+        if !start.position.ends_surely() {
+            return Err(ArenaError::NoMoveLimit);
+        }
+        if let Some(max_plies) = start.position.max_plies()
+            && config.opening_plies >= max_plies
+        {
+            return Err(ArenaError::OpeningTooLong {
+                opening_plies: config.opening_plies,
+                max_plies,
+            });
+        }
+    }
+    if config.sprt.is_some() && (entrants.len() != 2 || sides != 2) {
+        return Err(ArenaError::SprtPlayers {
+            players: entrants.len(),
+            sides,
+        });
+    }
+    Ok(sides)
 }
 
-/// Plays one game from `opening` between fresh players of the two entrants.
-pub fn play_game(
-    entrants: &[Entrant],
-    fixture: Fixture,
-    opening: &Opening,
-    config: &MatchConfig,
-) -> Result<PlayedGame, ArenaError> {
-    let sides = [fixture.black, fixture.white];
-    let mut players: Vec<Box<dyn crate::Player>> = sides
+/// The file name of a game's record: its index and its players by side.
+fn record_name(index: usize, players: &[&str]) -> String {
+    let names: Vec<String> = players.iter().map(|name| file_safe(name)).collect();
+    format!("game-{index:05}-{}.txt", names.join("-vs-"))
+}
+
+/// Plays one game from `opening` between fresh players of the fixture's
+/// entrants; `stop()` is asked before every move.
+pub fn play_game<B: MatchBoard>(
+    entrants: &[Entrant<B>],
+    fixture: &Fixture,
+    opening: &Opening<B::Move>,
+    config: &MatchConfig<B>,
+    stop: &dyn Fn() -> bool,
+) -> Result<PlayedGame<B>, ArenaError> {
+    let sides = &fixture.sides;
+    let mut players: Vec<Box<dyn crate::Player<B>>> = sides
         .iter()
         .map(|&who| {
             entrants[who].build(mix_seed(&[
@@ -415,70 +657,62 @@ pub fn play_game(
             ]))
         })
         .collect();
-    let limits = sides.map(|who| entrants[who].limit);
-    let played = play_out(
-        Position::start(opening.layout, config.rules),
-        &opening.moves,
-        &mut players,
-        &limits,
-        &|| false,
-    )
-    .map_err(|err| match err {
-        PlayOutError::Player { side, ply, cause } => ArenaError::Player {
-            game: fixture.index,
-            player: entrants[sides[side]].name.clone(),
-            ply,
-            cause,
-        },
-        PlayOutError::IllegalMove { side, mv, position } => ArenaError::IllegalMove {
-            game: fixture.index,
-            player: entrants[sides[side]].name.clone(),
-            mv,
-            position,
-        },
-        PlayOutError::Stopped => unreachable!("a two-player match is not stopped"),
-    })?;
-    let (outcome, reason) = played.end.outcome().expect("played to its end");
-    let moves = played.moves;
-    let thinking = [played.thinking[0], played.thinking[1]];
-    let first_repetition = played.first_repetition;
-    let record = GameRecord {
-        start: Start::Layout(opening.layout),
-        rules: config.rules,
-        black: entrants[fixture.black].name.clone(),
-        white: entrants[fixture.white].name.clone(),
-        opening_plies: opening.moves.len() as u32,
-        moves,
-        result: Some((outcome, reason)),
-    };
+    let limits: Vec<_> = sides.iter().map(|&who| entrants[who].limit).collect();
+    let start = &config.starts[opening.start];
+    let played =
+        play_out(start.position, &opening.moves, &mut players, &limits, stop).map_err(|err| {
+            match err {
+                PlayOutError::Player { side, ply, cause } => ArenaError::Player {
+                    game: fixture.index,
+                    player: entrants[sides[side]].name.clone(),
+                    ply,
+                    cause,
+                },
+                PlayOutError::IllegalMove { side, mv, position } => ArenaError::IllegalMove {
+                    game: fixture.index,
+                    player: entrants[sides[side]].name.clone(),
+                    mv: B::move_text(mv),
+                    position,
+                },
+                PlayOutError::Stopped => ArenaError::Stopped,
+            }
+        })?;
+    let names: Vec<String> = sides
+        .iter()
+        .map(|&who| entrants[who].name.clone())
+        .collect();
+    let record = B::record(
+        start.layout,
+        &config.rules,
+        &names,
+        opening.moves.len() as u32,
+        &played.moves,
+        &played.end,
+    );
     let record_path = match &config.record_dir {
         Some(dir) => {
-            let path = dir.join(format!(
-                "game-{:05}-{}-vs-{}.txt",
-                fixture.index,
-                file_safe(&record.black),
-                file_safe(&record.white)
-            ));
-            record.write(&path)?;
+            let players: Vec<&str> = names.iter().map(String::as_str).collect();
+            let path = dir.join(record_name(fixture.index, &players));
+            B::write_record(&record, &path)?;
             Some(path)
         }
         None => None,
     };
     Ok(PlayedGame {
-        fixture,
-        outcome,
-        reason,
+        fixture: fixture.clone(),
+        end: played.end,
         record,
         record_path,
-        thinking,
-        first_repetition,
+        plies: played.moves.len(),
+        thinking: played.thinking,
+        first_repetition: played.first_repetition,
     })
 }
 
 /// Shared state of a running match.
-struct Progress {
+struct Progress<B: MatchBoard> {
     standings: Standings,
-    games: Vec<Option<PlayedGame>>,
+    games: Vec<Option<PlayedGame<B>>>,
     /// Player 0's results against player 1, for the SPRT.
     first_player: Tally,
 }
@@ -525,12 +759,12 @@ pub fn threads_or_cores(threads: usize) -> usize {
 
 /// Plays a match between `entrants` (see the module docs), reporting to
 /// `observer` as games finish.
-pub fn play_match(
-    entrants: &[Entrant],
-    config: &MatchConfig,
-    observer: &dyn MatchObserver,
-) -> Result<MatchResults, ArenaError> {
-    validate(entrants, config)?;
+pub fn play_match<B: MatchBoard>(
+    entrants: &[Entrant<B>],
+    config: &MatchConfig<B>,
+    observer: &dyn MatchObserver<B>,
+) -> Result<MatchResults<B>, ArenaError> {
+    let sides = validate(entrants, config)?;
     if let Some(dir) = &config.record_dir {
         check_record_dir(dir)?;
         std::fs::create_dir_all(dir).map_err(|source| ArenaError::RecordDir {
@@ -538,8 +772,8 @@ pub fn play_match(
             cause: source,
         })?;
     }
-    let fixtures = schedule(entrants.len(), config.games_per_pairing);
-    let openings: Vec<Opening> = (0..(config.games_per_pairing / 2) as usize)
+    let fixtures = schedule(entrants.len(), sides, config.games_per_pairing);
+    let openings: Vec<Opening<B::Move>> = (0..config.games_per_pairing as usize / sides)
         .map(|k| Opening::generate(config, k))
         .collect();
     let players: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
@@ -564,6 +798,9 @@ pub fn play_match(
         .map_err(|e| ArenaError::Threads(e.to_string()))?;
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    // Games under way when the test decides are played to their end (and
+    // counted); only the observer stops them.
+    let stop_game = || observer.stop_requested();
     let first_error: Mutex<Option<ArenaError>> = Mutex::new(None);
     pool.scope(|scope| {
         for _ in 0..threads {
@@ -573,10 +810,11 @@ pub fn play_match(
                         return;
                     }
                     let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(&fixture) = fixtures.get(index) else {
+                    let Some(fixture) = fixtures.get(index) else {
                         return;
                     };
-                    match play_game(entrants, fixture, &openings[fixture.opening], config) {
+                    let opening = &openings[fixture.opening];
+                    match play_game(entrants, fixture, opening, config, &stop_game) {
                         Ok(game) => {
                             let mut state = progress.lock().expect("not poisoned");
                             record_game(&mut state, &game, config);
@@ -607,6 +845,7 @@ pub fn play_match(
     observer.match_finished(&progress.standings);
     Ok(MatchResults {
         players,
+        sides,
         games: progress.games.into_iter().flatten().collect(),
         scheduled: fixtures.len(),
         sprt: progress.standings.sprt,
@@ -616,18 +855,23 @@ pub fn play_match(
 /// Adds a finished game to the standings and the test. Once the test has
 /// decided, its verdict stands: games still running when it decided are
 /// counted in the tables but do not reopen the test.
-fn record_game(state: &mut Progress, game: &PlayedGame, config: &MatchConfig) {
-    let result = game.result();
+fn record_game<B: MatchBoard>(
+    state: &mut Progress<B>,
+    game: &PlayedGame<B>,
+    config: &MatchConfig<B>,
+) {
     state.standings.games_done += 1;
-    for player in [result.black, result.white] {
-        state.standings.tallies[player].add(result.score_of(player).expect("a player of the game"));
+    for &entrant in &game.fixture.sides {
+        if let Some(result) = game.result_for(entrant) {
+            state.standings.tallies[entrant].add_result(result);
+        }
     }
     // The test only runs in two-player matches, where player 0 plays every game.
-    if let (Some(test), Some(status), Some(score)) =
-        (config.sprt, state.standings.sprt, result.score_of(0))
+    if let (Some(test), Some(status), Some(result)) =
+        (config.sprt, state.standings.sprt, game.result_for(0))
         && status.verdict == SprtVerdict::Continue
     {
-        state.first_player.add(score);
+        state.first_player.add_result(result);
         let t = state.first_player;
         state.standings.sprt = Some(test.status(t.wins, t.draws, t.losses));
     }
@@ -637,7 +881,12 @@ fn record_game(state: &mut Progress, game: &PlayedGame, config: &MatchConfig) {
 mod tests {
     use super::*;
     use crate::player::{Player, PlayerRegistry, SearchLimit};
+    use crate::record::GameRecord;
     use std::sync::Arc;
+    use sumito_engine::Move;
+    use sumito_engine::general::{GeneralLayout, GeneralPosition};
+    use sumito_engine::rules_table::RulesTable;
+    use sumito_game::Board;
 
     fn entrants(specs: &[&str]) -> Vec<Entrant> {
         let registry = PlayerRegistry::builtin();
@@ -648,20 +897,20 @@ mod tests {
     }
 
     fn quick_config() -> MatchConfig {
+        let rules = Rules {
+            max_plies: Some(60),
+            ..Rules::default()
+        };
         MatchConfig {
             games_per_pairing: 4,
-            rules: Rules {
-                max_plies: Some(60),
-                ..Rules::default()
-            },
             threads: 2,
-            ..MatchConfig::default()
+            ..MatchConfig::two_player(&[Layout::BelgianDaisy], rules)
         }
     }
 
     #[test]
     fn schedule_gives_every_pairing_both_colours_of_every_opening() {
-        let fixtures = schedule(3, 4);
+        let fixtures = schedule(3, 2, 4);
         assert_eq!(fixtures.len(), 3 * 4);
         for (a, b) in [(0, 1), (0, 2), (1, 2)] {
             for opening in 0..2 {
@@ -669,7 +918,7 @@ mod tests {
                     assert_eq!(
                         fixtures
                             .iter()
-                            .filter(|f| (f.black, f.white, f.opening) == (black, white, opening))
+                            .filter(|f| f.sides == [black, white] && f.opening == opening)
                             .count(),
                         1
                     );
@@ -681,17 +930,20 @@ mod tests {
 
     #[test]
     fn openings_are_varied_quiet_and_reproducible() {
-        let config = MatchConfig {
-            layouts: vec![Layout::Standard, Layout::BelgianDaisy],
-            ..MatchConfig::default()
-        };
-        let openings: Vec<Opening> = (0..6).map(|k| Opening::generate(&config, k)).collect();
+        let config = MatchConfig::two_player(
+            &[Layout::Standard, Layout::BelgianDaisy],
+            MatchConfig::default().rules,
+        );
+        let openings: Vec<Opening<Move>> = (0..6).map(|k| Opening::generate(&config, k)).collect();
         assert_eq!(openings[0], Opening::generate(&config, 0));
-        assert_eq!(openings[0].layout, Layout::Standard);
-        assert_eq!(openings[1].layout, Layout::BelgianDaisy);
+        assert_eq!(config.starts[openings[0].start].layout, Layout::Standard);
+        assert_eq!(
+            config.starts[openings[1].start].layout,
+            Layout::BelgianDaisy
+        );
         for opening in &openings {
             assert_eq!(opening.moves.len(), 4);
-            let mut position = Position::start(opening.layout, config.rules);
+            let mut position = config.starts[opening.start].position;
             for &mv in &opening.moves {
                 assert!(!position.is_push(mv));
                 position = position.play(mv);
@@ -728,7 +980,7 @@ mod tests {
             let path = game.record_path.as_ref().unwrap();
             let replayed = GameRecord::read(path).unwrap();
             assert_eq!(replayed, game.record);
-            assert_eq!(replayed.result, Some((game.outcome, game.reason)));
+            assert_eq!(replayed.result, Some((game.outcome(), game.reason())));
         }
         let tallies = first.tallies();
         assert_eq!(tallies[0].games() + tallies[1].games(), 8);
@@ -829,20 +1081,21 @@ mod tests {
             move |_| Box::new(Observing(Arc::clone(&counter))),
         ));
         let results = play_match(&players, &quick_config(), &Silent).unwrap();
-        let plies: usize = results.games.iter().map(PlayedGame::plies).sum();
+        let plies: usize = results.games.iter().map(|game| game.plies).sum();
         assert_eq!(seen.load(Ordering::SeqCst), plies);
     }
 
     #[test]
     fn sprt_stops_a_lopsided_match_early() {
+        let rules = Rules {
+            max_plies: Some(200),
+            ..Rules::default()
+        };
         let config = MatchConfig {
             games_per_pairing: 200,
             sprt: Some(SprtConfig::new(0.0, 100.0).unwrap()),
-            rules: Rules {
-                max_plies: Some(200),
-                ..Rules::default()
-            },
-            ..quick_config()
+            threads: 2,
+            ..MatchConfig::two_player(&[Layout::BelgianDaisy], rules)
         };
         let results = play_match(&entrants(&["greedy", "random"]), &config, &Silent).unwrap();
         let status = results.sprt.unwrap();
@@ -863,10 +1116,10 @@ mod tests {
             games_per_pairing: 3,
             ..quick_config()
         };
-        assert!(refuse(&two, odd).contains("even"));
+        assert!(refuse(&two, odd).contains("multiple of the 2 sides"));
         let endless = MatchConfig {
-            rules: Rules::default(),
-            ..quick_config()
+            games_per_pairing: 4,
+            ..MatchConfig::two_player(&[Layout::BelgianDaisy], Rules::default())
         };
         assert!(refuse(&two, endless).contains("move limit"));
         let sprt_three = MatchConfig {
@@ -875,5 +1128,181 @@ mod tests {
         };
         let three = entrants(&["random", "random", "greedy"]);
         assert!(refuse(&three, sprt_three).contains("exactly two"));
+    }
+
+    /// A match of the general game on `layout`, ending at `max_plies`.
+    fn general_config(layout: &str, max_plies: u32, games: u32) -> MatchConfig<GeneralPosition> {
+        let table = RulesTable::from_toml(&format!("[rules]\nmax_plies = {max_plies}\n")).unwrap();
+        let layout = GeneralLayout::from_name(layout).unwrap();
+        MatchConfig {
+            games_per_pairing: games,
+            starts: vec![MatchStart::general(layout, &table).unwrap()],
+            rules: table,
+            opening_plies: 2,
+            seed: 7,
+            threads: 2,
+            record_dir: None,
+            sprt: None,
+        }
+    }
+
+    fn general_entrants(specs: &[&str]) -> Vec<Entrant<GeneralPosition>> {
+        let registry = crate::players::general::general_registry();
+        specs
+            .iter()
+            .map(|spec| registry.prepare_str(spec).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn greedy_outscores_random_in_a_three_player_match_with_seats_rotated() {
+        let dir = std::env::temp_dir().join(format!("sumito-arena-three-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = MatchConfig {
+            record_dir: Some(dir.clone()),
+            ..general_config("three-player", 120, 6)
+        };
+        let entrants = general_entrants(&["greedy", "random", "random"]);
+        let results = play_match(&entrants, &config, &Silent).unwrap();
+        assert_eq!((results.games.len(), results.sides), (6, 3));
+        // Every entrant sat at every side twice, each opening once a rotation.
+        for e in 0..3 {
+            for side in 0..3 {
+                let times = results
+                    .games
+                    .iter()
+                    .filter(|g| g.side_of(e) == Some(side))
+                    .count();
+                assert_eq!(times, 2);
+            }
+        }
+        // Every game gives out one point; the pairwise scores average ½.
+        for game in &results.games {
+            let points: f64 = (0..3).map(|e| game.points_of(e)).sum();
+            assert!((points - 1.0).abs() < 1e-9);
+            let pairs: f64 = (0..3).map(|e| game.pair_score_of(e).unwrap()).sum();
+            assert!((pairs - 1.5).abs() < 1e-9);
+            assert_eq!(game.side_pairs().len(), 3);
+        }
+        let scores = results.scores();
+        assert!(
+            scores[0].unwrap() > scores[1].unwrap() + scores[2].unwrap(),
+            "{scores:?}"
+        );
+        assert!(results.ratings().is_ok());
+        // Every record replays to the game's end, the players by seat.
+        for game in &results.games {
+            let path = game.record_path.as_ref().unwrap();
+            let record = crate::general_record::GeneralRecord::read(path).unwrap();
+            assert_eq!(record, game.record);
+            assert_eq!(record.positions().unwrap().last(), Some(&game.end));
+            let seat = game.side_of(0).unwrap();
+            assert_eq!(record.seats[seat], "greedy");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        // One player per side, and whole rotations.
+        let err = play_match(&entrants[..2], &config, &Silent).unwrap_err();
+        assert!(err.to_string().contains("one player per side"), "{err}");
+        let five = MatchConfig {
+            games_per_pairing: 5,
+            record_dir: None,
+            ..config
+        };
+        let err = play_match(&entrants, &five, &Silent).unwrap_err();
+        assert!(err.to_string().contains("multiple of the 3 sides"), "{err}");
+    }
+
+    #[test]
+    fn the_pairwise_score_counts_the_finishing_order_against_the_other_entrants() {
+        let config = general_config("three-player", 120, 3);
+        let start = config.starts[0].position;
+        // Entrant 0 plays side 1.
+        let game = |scores: [u8; 3], ply: u32| {
+            let mut seat_scores = [0; sumito_engine::general::MAX_SEATS];
+            seat_scores[..3].copy_from_slice(&scores);
+            let end = GeneralPosition::new(
+                *start.rules(),
+                std::array::from_fn(|seat| start.bitboard(seat)),
+                start.neutral_bitboard(),
+                0,
+                seat_scores,
+            )
+            .unwrap()
+            .with_ply_counters(ply, 0);
+            let names = ["b", "a", "c"].map(String::from);
+            PlayedGame {
+                fixture: Fixture {
+                    index: 0,
+                    sides: vec![1, 0, 2],
+                    opening: 0,
+                },
+                end,
+                record: GeneralPosition::record(
+                    config.starts[0].layout,
+                    &config.rules,
+                    &names,
+                    0,
+                    &[],
+                    &end,
+                ),
+                record_path: None,
+                plies: 0,
+                thinking: vec![Thinking::default(); 3],
+                first_repetition: None,
+            }
+        };
+        // Side 1 pushed off six: it won.
+        let won = game([2, 6, 1], 10);
+        assert_eq!(won.pair_score_of(0), Some(1.0));
+        assert_eq!(won.points_of(0), 1.0);
+        // Side 0 won; side 1 (entrant 0) level with side 2 on marbles.
+        let second = game([6, 3, 3], 10);
+        assert_eq!(second.pair_score_of(0), Some(0.25));
+        assert_eq!(second.points_of(0), 0.0);
+        // At the move limit sides 1 and 2 share the lead: a draw they share.
+        let shared = game([1, 4, 4], 120);
+        assert_eq!(shared.ending(), Ending::MoveLimit);
+        assert_eq!(shared.pair_score_of(0), Some(0.75));
+        assert_eq!(shared.points_of(0), 0.5);
+        assert_eq!(shared.points_of(1), 0.0);
+        assert_eq!(shared.pair_score_of(5), None);
+    }
+
+    /// Stops the match once it has been asked `after` times.
+    struct StopAfter {
+        asked: AtomicUsize,
+        after: usize,
+    }
+
+    impl MatchObserver<GeneralPosition> for StopAfter {
+        fn stop_requested(&self) -> bool {
+            self.asked.fetch_add(1, Ordering::SeqCst) >= self.after
+        }
+    }
+
+    #[test]
+    fn a_stopped_match_ends_at_once_without_results() {
+        let config = general_config("three-player", 10_000, 6);
+        let stop = StopAfter {
+            asked: AtomicUsize::new(0),
+            after: 50,
+        };
+        let entrants = general_entrants(&["random", "random", "random"]);
+        let err = play_match(&entrants, &config, &stop).unwrap_err();
+        assert!(matches!(err, ArenaError::Stopped), "{err}");
+        // Each game under way stopped within one more question.
+        assert!(stop.asked.load(Ordering::SeqCst) <= 50 + 2 * 2);
+    }
+
+    #[test]
+    fn a_team_game_is_a_match_of_two_sides() {
+        let config = general_config("four-player", 40, 2);
+        let entrants = general_entrants(&["alphabeta:depth=1", "random"]);
+        let results = play_match(&entrants, &config, &Silent).unwrap();
+        assert_eq!((results.games.len(), results.sides), (2, 2));
+        assert!(results.games.iter().all(|game| game.end.is_over()));
+        assert_eq!(results.pairings().len(), 1);
+        let tallies = results.tallies();
+        assert_eq!(tallies[0].wins, tallies[1].losses);
     }
 }

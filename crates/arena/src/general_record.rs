@@ -291,7 +291,7 @@ impl GeneralRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::general_match::seat_player;
+    use crate::players::general::seat_player;
 
     #[test]
     fn a_general_game_round_trips_and_replays_exactly() {

@@ -11,15 +11,15 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use serde::Serialize;
-use sumito_engine::{EndReason, Layout, Rules};
+use sumito_engine::{Layout, Position, Rules};
 
 use crate::arena::{
-    ArenaError, MatchConfig, MatchObserver, PlayedGame, Tally, check_record_dir, play_match,
+    ArenaError, Ending, MatchBoard, MatchConfig, MatchObserver, MatchStart, PlayedGame, Tally,
+    check_record_dir, play_match,
 };
 use crate::elo::GameResult;
-use crate::general_match::{GeneralMatchGame, play_general_match};
 use crate::player::Entrant;
-use sumito_engine::general::{GeneralEnd, GeneralLayout, GeneralPosition};
+use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
 
 /// The opponents of the ladder, weakest first.
@@ -111,29 +111,81 @@ pub struct LadderReport {
     pub seconds: f64,
 }
 
-/// The match configuration of one ladder rung.
-pub fn rung_config(config: &LadderConfig, opponent_index: usize) -> MatchConfig {
-    MatchConfig {
-        games_per_pairing: config.games_per_opponent,
-        layouts: LADDER_LAYOUTS.to_vec(),
-        rules: ladder_rules(),
-        opening_plies: LADDER_OPENING_PLIES,
-        seed: LADDER_SEED,
-        threads: config.threads,
-        record_dir: config
-            .record_dir
-            .as_ref()
-            .map(|dir| dir.join(format!("opponent-{}", opponent_index + 1))),
-        sprt: None,
-    }
-}
-
 /// The rule sheets' rules with the ladder's move limit.
 pub fn ladder_rules() -> Rules {
     Rules {
         max_plies: Some(LADDER_MAX_PLIES),
         ..Rules::default()
     }
+}
+
+/// The starts of the two-player ladder: [`LADDER_LAYOUTS`] under
+/// [`ladder_rules`].
+pub fn ladder_starts() -> Vec<MatchStart<Position>> {
+    LADDER_LAYOUTS
+        .iter()
+        .map(|&layout| MatchStart::two_player(layout, ladder_rules()))
+        .collect()
+}
+
+/// The folder of rung `index`'s records, if the ladder keeps records.
+fn rung_record_dir(config: &LadderConfig, index: usize) -> Option<PathBuf> {
+    config
+        .record_dir
+        .as_ref()
+        .map(|dir| dir.join(format!("opponent-{}", index + 1)))
+}
+
+/// Plays `player` against each of `opponents` in turn, of either game:
+/// `games` games a rung from `starts` in turn under `rules` (as records
+/// state them), the player on one side and the opponent on every other,
+/// seats rotated (see [`crate::arena`]); records under the rung's folder.
+/// Each rung's row, and the player's (0) results against the opponent's
+/// (1) sides by finishing order.
+pub fn play_ladder_rungs<B: MatchBoard>(
+    player: &Entrant<B>,
+    opponents: &[Entrant<B>],
+    starts: &[MatchStart<B>],
+    rules: &B::Rules,
+    games: u32,
+    config: &LadderConfig,
+    observer: &dyn MatchObserver<B>,
+) -> Result<Vec<(LadderRow, Vec<GameResult>)>, ArenaError> {
+    // Refuse a folder of earlier records before hours of games, not after.
+    for index in 0..opponents.len() {
+        if let Some(dir) = rung_record_dir(config, index) {
+            check_record_dir(&dir)?;
+        }
+    }
+    let sides = starts.first().map_or(2, |start| start.position.sides());
+    let mut rungs = Vec::new();
+    for (index, opponent) in opponents.iter().enumerate() {
+        let mut entrants = vec![player.clone()];
+        entrants.extend(std::iter::repeat_n(opponent.clone(), sides - 1));
+        let match_config = MatchConfig {
+            games_per_pairing: games,
+            starts: starts.to_vec(),
+            rules: rules.clone(),
+            opening_plies: LADDER_OPENING_PLIES,
+            seed: LADDER_SEED,
+            threads: config.threads,
+            record_dir: rung_record_dir(config, index),
+            sprt: None,
+        };
+        let results = play_match(&entrants, &match_config, observer)?;
+        let outcomes = results
+            .games
+            .iter()
+            .flat_map(|game| game.pair_outcomes_of(0))
+            .map(|outcome| GameResult {
+                black: 0,
+                white: 1,
+                outcome,
+            })
+            .collect();
+        rungs.push((row(&opponent.name, &results.games), outcomes));
+    }
+    Ok(rungs)
 }
 
 /// Plays `player` against each of `opponents` in turn; `observer` hears
@@ -145,12 +197,6 @@ pub fn run_ladder(
     observer: &dyn MatchObserver,
 ) -> Result<LadderReport, ArenaError> {
     let started = Instant::now();
-    // Refuse a folder of earlier records before hours of games, not after.
-    for index in 0..opponents.len() {
-        if let Some(dir) = &rung_config(config, index).record_dir {
-            check_record_dir(dir)?;
-        }
-    }
     let rows = play_rungs(player, opponents, config, observer)?
         .into_iter()
         .map(|(row, _)| row)
@@ -163,23 +209,22 @@ pub fn run_ladder(
     })
 }
 
-/// Plays `player` against each of `opponents` in turn (records under the
-/// rung's folder): each rung's row, and its games (the player 0, the
-/// opponent 1).
+/// The two-player ladder's rungs (see [`play_ladder_rungs`]).
 pub fn play_rungs(
     player: &Entrant,
     opponents: &[Entrant],
     config: &LadderConfig,
     observer: &dyn MatchObserver,
 ) -> Result<Vec<(LadderRow, Vec<GameResult>)>, ArenaError> {
-    let mut rungs = Vec::new();
-    for (index, opponent) in opponents.iter().enumerate() {
-        let entrants = [player.clone(), opponent.clone()];
-        let results = play_match(&entrants, &rung_config(config, index), observer)?;
-        let games = results.games.iter().map(PlayedGame::result).collect();
-        rungs.push((row(&opponent.name, &results.games), games));
-    }
-    Ok(rungs)
+    play_ladder_rungs(
+        player,
+        opponents,
+        &ladder_starts(),
+        &ladder_rules(),
+        config.games_per_opponent,
+        config,
+        observer,
+    )
 }
 
 /// The settings of a ladder played with `config`, as reported.
@@ -221,11 +266,20 @@ impl std::fmt::Debug for GeneralLadder<'_> {
 }
 
 impl GeneralLadder<'_> {
+    /// The starts: each layout under the ladder's rules.
+    fn starts(&self) -> Result<Vec<MatchStart<GeneralPosition>>, String> {
+        if self.layouts.is_empty() {
+            return Err("a ladder needs a layout".into());
+        }
+        self.layouts
+            .iter()
+            .map(|&layout| MatchStart::general(layout, self.table))
+            .collect()
+    }
+
     /// The sides of a game under the ladder's rules.
     pub fn sides(&self) -> Result<usize, String> {
-        let layout = *self.layouts.first().ok_or("a ladder needs a layout")?;
-        let (rules, _) = self.table.resolve(layout).map_err(|err| err.to_string())?;
-        Ok(rules.seating.sides())
+        Ok(sumito_game::Board::sides(&self.starts()?[0].position))
     }
 
     /// Games per opponent: `asked` rounded up so that every layout gets a
@@ -249,23 +303,23 @@ impl GeneralLadder<'_> {
             max_plies: self.table.max_plies.unwrap_or(0),
             marbles_to_win: target,
             seed: LADDER_SEED,
-            threads: games_at_once(config),
+            threads: crate::arena::threads_or_cores(config.threads),
             time_per_move_seconds: config.time_per_move,
             general_rules: Some(self.table.describe()),
         })
     }
 
     /// Plays it: `config.games_per_opponent` games per opponent (see
-    /// [`GeneralLadder::games`]); `on_part` hears of each finished part
-    /// (opponent, layout, games). Records go to `record_dir/opponent-N/`.
+    /// [`GeneralLadder::games`]); `observer` hears each opponent's match.
+    /// Records go to `record_dir/opponent-N/`.
     pub fn run(
         &self,
         config: &LadderConfig,
-        on_part: &dyn Fn(&str, GeneralLayout, usize),
+        observer: &dyn MatchObserver<GeneralPosition>,
     ) -> Result<LadderReport, String> {
         let started = Instant::now();
         let rows = self
-            .play_rungs(config, on_part)?
+            .play_rungs(config, observer)?
             .into_iter()
             .map(|(row, _)| row)
             .collect();
@@ -277,112 +331,23 @@ impl GeneralLadder<'_> {
         })
     }
 
-    /// Plays each opponent in turn (see [`GeneralLadder::run`]): each
-    /// rung's row, and its pairwise results by finishing order (the player
-    /// 0 against each of the opponent's sides, 1).
+    /// Plays each opponent in turn (see [`play_ladder_rungs`]).
     pub fn play_rungs(
         &self,
         config: &LadderConfig,
-        on_part: &dyn Fn(&str, GeneralLayout, usize),
+        observer: &dyn MatchObserver<GeneralPosition>,
     ) -> Result<Vec<(LadderRow, Vec<GameResult>)>, String> {
-        let games = self.games(config.games_per_opponent)?;
-        let sides = self.sides()?;
-        let record_dir = |index: usize| {
-            config
-                .record_dir
-                .as_ref()
-                .map(|dir| dir.join(format!("opponent-{}", index + 1)))
-        };
-        for index in 0..self.opponents.len() {
-            if let Some(dir) = record_dir(index) {
-                check_record_dir(&dir).map_err(|err| err.to_string())?;
-            }
-        }
-        let per_layout = games as usize / self.layouts.len();
-        let mut rungs = Vec::new();
-        for (index, opponent) in self.opponents.iter().enumerate() {
-            let mut entrants = vec![self.player.clone()];
-            entrants.extend(std::iter::repeat_n(opponent.clone(), sides - 1));
-            let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
-            let opponent = &opponent.name;
-            let mut played = Vec::new();
-            for (part, &layout) in self.layouts.iter().enumerate() {
-                let (rules, setup) = self.table.resolve(layout).map_err(|err| err.to_string())?;
-                let report = play_general_match(
-                    &entrants,
-                    &setup,
-                    &rules,
-                    per_layout,
-                    LADDER_OPENING_PLIES,
-                    LADDER_SEED ^ (part as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
-                    games_at_once(config),
-                    &|| false,
-                )
-                .map_err(|err| format!("{opponent} on {layout}: {err}"))?;
-                for game in report.games {
-                    if let Some(dir) = record_dir(index) {
-                        game.write_record(
-                            &dir,
-                            played.len() + 1,
-                            layout,
-                            self.table,
-                            &rules,
-                            &names,
-                            LADDER_OPENING_PLIES,
-                        )?;
-                    }
-                    played.push(game);
-                }
-                on_part(opponent, layout, per_layout);
-            }
-            let results = played
-                .iter()
-                .flat_map(|game| game.pair_outcomes_of(0))
-                .map(|outcome| GameResult {
-                    black: 0,
-                    white: 1,
-                    outcome,
-                })
-                .collect();
-            rungs.push((general_row(opponent, &played), results));
-        }
-        Ok(rungs)
+        play_ladder_rungs(
+            self.player,
+            self.opponents,
+            &self.starts()?,
+            self.table,
+            self.games(config.games_per_opponent)?,
+            config,
+            observer,
+        )
+        .map_err(|err| err.to_string())
     }
-}
-
-/// Games at once of a ladder played with `config` (0: one per core).
-fn games_at_once(config: &LadderConfig) -> usize {
-    crate::arena::threads_or_cores(config.threads)
-}
-
-/// One rung's row of the general game from its games (the player entrant
-/// 0): wins, shared wins (draws) and the rest (losses) of the player's
-/// side; the score its pairwise score by finishing order against the
-/// opponent's sides ([`GeneralMatchGame::pair_score_of`]).
-fn general_row(opponent: &str, games: &[GeneralMatchGame]) -> LadderRow {
-    let mut counts = RowCounts::default();
-    for game in games {
-        match game.points_of(0) {
-            p if p >= 1.0 => counts.wins += 1,
-            p if p > 0.0 => counts.draws += 1,
-            _ => counts.losses += 1,
-        }
-        counts.score += game.pair_score_of(0).unwrap_or(0.5);
-        counts.games += 1;
-        for (side, &entrant) in game.entrant_of_side.iter().enumerate() {
-            let who = usize::from(entrant != 0);
-            counts.thinking[who].0 += game.thinking[side].moves;
-            counts.thinking[who].1 += game.thinking[side].time.as_secs_f64();
-        }
-        counts.decisive += u32::from(matches!(
-            game.end,
-            Some(GeneralEnd::MarblesOff | GeneralEnd::NeutralPushedOff)
-        ));
-        counts.move_limit += u32::from(game.end == Some(GeneralEnd::MoveLimit));
-        counts.cycled += u32::from(game.first_repetition.is_some());
-        counts.plies += u64::from(game.plies);
-    }
-    counts.into_row(opponent)
 }
 
 /// What a rung's row counts, game by game.
@@ -443,32 +408,31 @@ impl RowCounts {
     }
 }
 
-/// One rung's row from its games (player 0 against player 1).
-fn row(opponent: &str, games: &[PlayedGame]) -> LadderRow {
-    let mut tally = Tally::default();
+/// One rung's row from its games (the player entrant 0): the wins, shared
+/// wins (draws) and losses of the player's side; the score its pairwise
+/// score by finishing order against the opponent's sides
+/// ([`PlayedGame::pair_score_of`]; with two sides, its points).
+fn row<B: MatchBoard>(opponent: &str, games: &[PlayedGame<B>]) -> LadderRow {
     let mut counts = RowCounts::default();
     for game in games {
-        let result = game.result();
-        let score = result.score_of(0).expect("the player plays every game");
-        tally.add(score);
-        counts.score += score;
-        for (side, who) in [result.black, result.white].into_iter().enumerate() {
+        let mut tally = Tally::default();
+        tally.add_result(game.result_for(0).expect("the player plays every game"));
+        counts.wins += tally.wins;
+        counts.draws += tally.draws;
+        counts.losses += tally.losses;
+        counts.score += game.pair_score_of(0).unwrap_or(0.5);
+        counts.games += 1;
+        for (side, &entrant) in game.fixture.sides.iter().enumerate() {
+            let who = usize::from(entrant != 0);
             counts.thinking[who].0 += game.thinking[side].moves;
             counts.thinking[who].1 += game.thinking[side].time.as_secs_f64();
         }
-        counts.decisive += u32::from(game.reason == EndReason::MarblesOff);
-        counts.move_limit += u32::from(game.reason == EndReason::MoveLimit);
+        counts.decisive += u32::from(game.ending() == Ending::MarblesOff);
+        counts.move_limit += u32::from(game.ending() == Ending::MoveLimit);
         counts.cycled += u32::from(game.first_repetition.is_some());
-        counts.plies += game.plies() as u64;
+        counts.plies += game.plies as u64;
     }
-    RowCounts {
-        wins: tally.wins,
-        draws: tally.draws,
-        losses: tally.losses,
-        games: tally.games(),
-        ..counts
-    }
-    .into_row(opponent)
+    counts.into_row(opponent)
 }
 
 /// The 95 % Wilson interval of a score over `games` games (a draw counting
@@ -610,7 +574,7 @@ mod tests {
             toml::from_str("layouts = [\"three-player\"]\nmax_plies = 60\nmarbles_to_win = 6")
                 .unwrap();
         let layouts = [GeneralLayout::from_name("three-player").unwrap()];
-        let registry = crate::general_match::general_registry();
+        let registry = crate::players::general::general_registry();
         let opponents =
             ["random", "alphabeta:depth=1"].map(|spec| registry.prepare_str(spec).unwrap());
         let player = registry.prepare_str("greedy").unwrap();
@@ -633,19 +597,20 @@ mod tests {
             record_dir: Some(dir.clone()),
             time_per_move: None,
         };
-        let parts = std::sync::Mutex::new(Vec::new());
-        let report = ladder
-            .run(&config, &|opponent, _, games| {
-                parts.lock().unwrap().push((opponent.to_owned(), games));
-            })
-            .unwrap();
-        assert_eq!(
-            *parts.lock().unwrap(),
-            [
-                ("random".to_owned(), 6),
-                ("alphabeta:depth=1".to_owned(), 6)
-            ]
-        );
+        /// The games each match it hears of finishes.
+        struct Counting(std::sync::Mutex<Vec<usize>>);
+        impl MatchObserver<GeneralPosition> for Counting {
+            fn match_started(&self, standings: &crate::arena::Standings) {
+                assert_eq!(standings.total_games, 6);
+                self.0.lock().unwrap().push(0);
+            }
+            fn game_finished(&self, _: &PlayedGame<GeneralPosition>, _: &crate::arena::Standings) {
+                *self.0.lock().unwrap().last_mut().unwrap() += 1;
+            }
+        }
+        let counting = Counting(std::sync::Mutex::new(Vec::new()));
+        let report = ladder.run(&config, &counting).unwrap();
+        assert_eq!(*counting.0.lock().unwrap(), [6, 6]);
         assert_eq!(report.settings.games_per_opponent, 6);
         assert_eq!(report.settings.max_plies, 60);
         assert!(
@@ -667,8 +632,13 @@ mod tests {
         assert!(report.rows[0].score > 0.5, "{:?}", report.rows[0]);
         // Every game recorded, readable, with the player in every seat in turn.
         let mut seats_of_player = Vec::new();
-        for n in 1..=6 {
-            let path = dir.join(format!("opponent-1/game-{n:04}.txt"));
+        let mut paths: Vec<_> = std::fs::read_dir(dir.join("opponent-1"))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        paths.sort();
+        assert_eq!(paths.len(), 6);
+        for path in paths {
             let record = crate::general_record::GeneralRecord::read(&path).unwrap();
             assert!(record.result.is_some(), "{}", path.display());
             seats_of_player.push(record.seats.iter().position(|s| s == "greedy").unwrap());
@@ -685,7 +655,7 @@ mod tests {
         // The two-player ladder's JSON has no such key.
         assert!(ladder_settings(&config).general_rules.is_none());
         // A folder of earlier records is refused before any game.
-        let err = ladder.run(&config, &|_, _, _| {}).unwrap_err();
+        let err = ladder.run(&config, &crate::arena::Silent).unwrap_err();
         assert!(err.contains("already holds"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -4,10 +4,12 @@
 //! - [`player`]: the [`Player`] interface, [`SearchLimit`], and the
 //!   [`PlayerRegistry`] that turns specs like `alphabeta:depth=3` into
 //!   [`Entrant`]s; other crates register their own kinds.
-//! - [`players`]: `random`, `greedy` and `alphabeta`; [`eval`]: the
-//!   evaluation the last two use, with weights from TOML.
-//! - [`arena`]: round-robin matches in parallel ([`play_match`]), with
-//!   varied openings, progress, standings and saved records;
+//! - [`players`]: `random`, `greedy` and `alphabeta`, and those of the
+//!   general game ([`players::general`]); [`eval`]: the evaluation the
+//!   two-player ones use, with weights from TOML.
+//! - [`arena`]: matches of either game in parallel ([`play_match`]), with
+//!   varied openings, seats rotated, progress, standings and saved
+//!   records; [`match_board`]: what a match needs of a game;
 //!   [`play_out`]: one game between players, of either game.
 //! - [`ladder`]: one player against fixed opponents at fixed settings, as
 //!   Markdown and JSON.
@@ -24,10 +26,10 @@
 pub mod arena;
 pub mod elo;
 pub mod eval;
-pub mod general_match;
 pub mod general_record;
 pub mod ladder;
 pub mod levels;
+pub mod match_board;
 pub mod play_out;
 pub mod player;
 pub mod players;

@@ -1,9 +1,7 @@
 //! One game played out between players, for either game (any
 //! [`Board`]): the opening moves, then each side's player in turn until the
-//! game ends, every player seeing every move. Two-player matches
-//! ([`crate::arena::play_game`]) and the general game's
-//! ([`crate::general_match::play_general_match`]) both play their games
-//! here.
+//! game ends, every player seeing every move. The matches of both games
+//! ([`crate::arena::play_game`]) play their games here.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -120,8 +118,8 @@ pub fn play_out<B: Board>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::general_match::seat_player;
     use crate::players::RandomPlayer;
+    use crate::players::general::seat_player;
     use sumito_engine::general::{GeneralLayout, GeneralPosition};
     use sumito_engine::rules_table::RulesTable;
     use sumito_engine::{Layout, Move, Position, Rules};

@@ -72,7 +72,7 @@ pub enum PlayerError {
 
 /// A player: given a position of the game of the board `B` (the two-player
 /// game by default) and what it may spend, a legal move. The general
-/// game's players (`crate::general_match`) are `Player<GeneralPosition>`.
+/// game's players (`crate::players::general`) are `Player<GeneralPosition>`.
 pub trait Player<B: Board = Position>: Send {
     /// A short label for tables and records (normally the spec).
     fn name(&self) -> String;
@@ -174,7 +174,7 @@ pub trait PlayerFactory<B: Board = Position>: Send + Sync {
 
 /// The player kinds a program knows, of the game of the board `B`: the
 /// two-player game's ([`PlayerRegistry::builtin`]) or the general game's
-/// (`crate::general_match::general_registry`).
+/// (`crate::players::general::general_registry`).
 pub struct PlayerRegistry<B: Board = Position> {
     factories: Vec<Box<dyn PlayerFactory<B>>>,
 }

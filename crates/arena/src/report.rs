@@ -5,9 +5,8 @@ use std::fmt::Write as _;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::arena::{MatchObserver, MatchResults, PlayedGame, Standings, Tally};
+use crate::arena::{Ending, MatchBoard, MatchObserver, MatchResults, PlayedGame, Standings};
 use crate::elo::{Anchor, Ratings};
-use sumito_engine::EndReason;
 
 /// `W-D-L` per player, for the progress bar.
 pub fn standings_line(standings: &Standings) -> String {
@@ -55,13 +54,13 @@ impl ProgressObserver {
     }
 }
 
-impl MatchObserver for ProgressObserver {
+impl<B: MatchBoard> MatchObserver<B> for ProgressObserver {
     fn match_started(&self, standings: &Standings) {
         self.bar.set_length(standings.total_games as u64);
         self.bar.set_message(standings_line(standings));
     }
 
-    fn game_finished(&self, _game: &PlayedGame, standings: &Standings) {
+    fn game_finished(&self, _game: &PlayedGame<B>, standings: &Standings) {
         self.bar.set_position(standings.games_done as u64);
         self.bar.set_message(standings_line(standings));
     }
@@ -71,10 +70,8 @@ impl MatchObserver for ProgressObserver {
     }
 }
 
-fn score_text(tally: &Tally) -> String {
-    tally
-        .score()
-        .map_or_else(|| "-".to_string(), |s| format!("{s:.3}"))
+fn score_text(score: Option<f64>) -> String {
+    score.map_or_else(|| "-".to_string(), |s| format!("{s:.3}"))
 }
 
 fn signed(x: f64) -> String {
@@ -86,10 +83,15 @@ fn signed(x: f64) -> String {
     }
 }
 
-/// The tables printed after a match: pairings, then players with ratings
-/// (`ratings` is `Err` with the reason when none could be fitted), then the
-/// SPRT verdict if there was a test.
-pub fn summary(results: &MatchResults, ratings: &Result<Ratings, String>) -> String {
+/// The tables printed after a match: pairings (in games of two sides),
+/// then players with their points per game and ratings (`ratings` is `Err`
+/// with the reason when none could be fitted; with more sides, fitted to
+/// the pairs of each game's finishing order), then the SPRT verdict if
+/// there was a test.
+pub fn summary<B: MatchBoard>(
+    results: &MatchResults<B>,
+    ratings: &Result<Ratings, String>,
+) -> String {
     let mut out = String::new();
     let pairing_names: Vec<String> = results
         .pairings()
@@ -103,30 +105,38 @@ pub fn summary(results: &MatchResults, ratings: &Result<Ratings, String>) -> Str
         .chain([7])
         .max()
         .unwrap_or(7);
-    let _ = writeln!(
-        out,
-        "{:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>5}",
-        "pairing", "games", "wins", "draws", "losses", "score"
-    );
-    for (pairing, name) in results.pairings().iter().zip(&pairing_names) {
-        let t = pairing.tally;
+    if !pairing_names.is_empty() {
         let _ = writeln!(
             out,
-            "{name:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>5}",
-            t.games(),
-            t.wins,
-            t.draws,
-            t.losses,
-            score_text(&t)
+            "{:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>5}",
+            "pairing", "games", "wins", "draws", "losses", "score"
         );
+        for (pairing, name) in results.pairings().iter().zip(&pairing_names) {
+            let t = pairing.tally;
+            let _ = writeln!(
+                out,
+                "{name:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>5}",
+                t.games(),
+                t.wins,
+                t.draws,
+                t.losses,
+                score_text(t.score())
+            );
+        }
+        out.push('\n');
     }
-    out.push('\n');
+    let many = results.sides > 2;
     let _ = writeln!(
         out,
-        "{:<width$}  {:>5}  {:>5}  {:>6}  95% interval",
-        "player", "games", "score", "elo"
+        "{:<width$}  {:>5}{}  {:>5}  {:>6}  95% interval",
+        "player",
+        "games",
+        if many { "   wins  draws" } else { "" },
+        if many { "points" } else { "score" },
+        "elo"
     );
     let tallies = results.tallies();
+    let scores = results.scores();
     for (i, (name, tally)) in results.players.iter().zip(&tallies).enumerate() {
         let (elo, interval) = match ratings {
             Ok(r) if r.anchor == Anchor::Player(i) => (signed(r.elo[i]), "(anchor)".to_string()),
@@ -139,11 +149,16 @@ pub fn summary(results: &MatchResults, ratings: &Result<Ratings, String>) -> Str
             }
             Err(_) => ("-".to_string(), String::new()),
         };
+        let wins_draws = if many {
+            format!("  {:>5}  {:>5}", tally.wins, tally.draws)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "{name:<width$}  {:>5}  {:>5}  {elo:>6}  {interval}",
+            "{name:<width$}  {:>5}{wins_draws}  {:>5}  {elo:>6}  {interval}",
             tally.games(),
-            score_text(tally)
+            score_text(scores[i])
         );
     }
     match ratings {
@@ -164,6 +179,13 @@ pub fn summary(results: &MatchResults, ratings: &Result<Ratings, String>) -> Str
              rating exists; {} virtual draw(s) per pairing were added, which pulls the \
              ratings together.",
             r.prior_draws
+        );
+    }
+    if many {
+        let _ = writeln!(
+            out,
+            "Points: 1 a win, 1/k a draw shared by k sides; Elo from the pairs of each game's \
+             finishing order (the winner first, the others by marbles pushed off)."
         );
     }
     if let Some(line) = endings_line(&results.games) {
@@ -189,11 +211,11 @@ pub fn summary(results: &MatchResults, ratings: &Result<Ratings, String>) -> Str
 /// How the games ended: by marbles pushed off or at the move limit, and how
 /// many cycled (a position repeated), with the median ply of the first
 /// repetition; `None` without games.
-pub fn endings_line(games: &[PlayedGame]) -> Option<String> {
+pub fn endings_line<B: MatchBoard>(games: &[PlayedGame<B>]) -> Option<String> {
     if games.is_empty() {
         return None;
     }
-    let count = |reason: EndReason| games.iter().filter(|game| game.reason == reason).count();
+    let count = |ending: Ending| games.iter().filter(|game| game.ending() == ending).count();
     let mut repeated: Vec<u32> = games
         .iter()
         .filter_map(|game| game.first_repetition)
@@ -206,21 +228,21 @@ pub fn endings_line(games: &[PlayedGame]) -> Option<String> {
         });
     Some(format!(
         "games: {} ended by marbles pushed off, {} at the move limit; {} cycled{median}\n",
-        count(EndReason::MarblesOff),
-        count(EndReason::MoveLimit),
+        count(Ending::MarblesOff),
+        count(Ending::MoveLimit),
         repeated.len()
     ))
 }
 
 /// The last line of `sumito arena`: `result: NAME=SCORE ...`, each player's
-/// points per game (0 to 1). Names contain no spaces but may contain `=`:
-/// the score follows the last `=`.
-pub fn result_line(results: &MatchResults) -> String {
+/// points per game (0 to 1; a draw shared by k sides is 1/k). Names contain
+/// no spaces but may contain `=`: the score follows the last `=`.
+pub fn result_line<B: MatchBoard>(results: &MatchResults<B>) -> String {
     let items: Vec<String> = results
         .players
         .iter()
-        .zip(results.tallies())
-        .map(|(name, tally)| format!("{name}={}", score_text(&tally)))
+        .zip(results.scores())
+        .map(|(name, score)| format!("{name}={}", score_text(score)))
         .collect();
     format!("result: {}", items.join(" "))
 }
@@ -230,7 +252,7 @@ mod tests {
     use super::*;
     use crate::arena::{MatchConfig, Silent, play_match};
     use crate::player::PlayerRegistry;
-    use sumito_engine::Rules;
+    use sumito_engine::{EndReason, Rules};
 
     #[test]
     fn tables_and_result_line() {
@@ -239,21 +261,27 @@ mod tests {
             registry.prepare_str("greedy").unwrap(),
             registry.prepare_str("random").unwrap(),
         ];
+        let rules = Rules {
+            max_plies: Some(120),
+            ..Rules::default()
+        };
         let config = MatchConfig {
             games_per_pairing: 4,
-            rules: Rules {
-                max_plies: Some(120),
-                ..Rules::default()
-            },
             threads: 1,
-            ..MatchConfig::default()
+            ..MatchConfig::two_player(&[sumito_engine::Layout::BelgianDaisy], rules)
         };
         let results = play_match(&entrants, &config, &Silent).unwrap();
         let ratings = results.ratings().map_err(|e| e.to_string());
         let text = summary(&results, &ratings);
         assert!(text.contains("greedy vs random"), "{text}");
         assert!(text.contains("(anchor)"), "{text}");
-        let ended = |reason| results.games.iter().filter(|g| g.reason == reason).count();
+        let ended = |reason| {
+            results
+                .games
+                .iter()
+                .filter(|g| g.reason() == reason)
+                .count()
+        };
         let cycled = results
             .games
             .iter()

@@ -87,7 +87,7 @@ mod tests {
         use crate::bundle::export_bundle;
         use crate::bundle::tests::{Scratch, request, tiny_run};
         use sumito_arena::arena::{MatchConfig, Silent, play_match};
-        use sumito_engine::{EndReason, Rules};
+        use sumito_engine::{EndReason, Layout, Rules};
 
         let scratch = Scratch::new("arena-player");
         let run = tiny_run(&scratch.0.join("run"));
@@ -101,19 +101,19 @@ mod tests {
             registry.prepare_str("random").unwrap(),
         ];
         // Two games at once: both searches share the bundle's service.
+        let rules = Rules {
+            max_plies: Some(12),
+            ..Rules::default()
+        };
         let config = MatchConfig {
             games_per_pairing: 2,
-            rules: Rules {
-                max_plies: Some(12),
-                ..Rules::default()
-            },
             threads: 2,
-            ..MatchConfig::default()
+            ..MatchConfig::two_player(&[Layout::BelgianDaisy], rules)
         };
         let results = play_match(&entrants, &config, &Silent).unwrap();
         assert_eq!(results.games.len(), 2);
         for game in &results.games {
-            assert_eq!(game.reason, EndReason::MoveLimit, "{game:?}");
+            assert_eq!(game.reason(), EndReason::MoveLimit, "{game:?}");
         }
     }
 

@@ -8,10 +8,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
-use sumito_arena::arena::{MatchConfig, Silent, check_record_dir, play_match};
-use sumito_arena::general_match::{general_registry, play_general_match};
+use sumito_arena::arena::{
+    MatchBoard, MatchConfig, MatchStart, Silent, check_record_dir, play_match,
+};
 use sumito_arena::ladder::{LADDER_MAX_PLIES as DEFAULT_MAX_PLIES, ladder_rules};
 use sumito_arena::player::{Entrant, PlayerRegistry};
+use sumito_arena::players::general::general_registry;
 use sumito_arena::report::{ProgressObserver, result_line, summary};
 use sumito_arena::sprt::SprtConfig;
 use sumito_arena::{MatchObserver, PlayerSpec};
@@ -33,10 +35,12 @@ pub struct Args {
     /// `considered=M` (16) moves, or with `puct=true` a PUCT root.
     #[arg(long = "player", value_name = "SPEC", required = true)]
     players: Vec<String>,
-    /// Games per pairing; even, since every opening is played once with each
-    /// player as Black.
-    #[arg(long, default_value_t = 20)]
-    games: u32,
+    /// Games per pairing: a multiple of the sides, since every opening is
+    /// played once with each player on each side (with two players: once
+    /// as Black) [default: 20, in games of more sides rounded up to a
+    /// multiple of them].
+    #[arg(long)]
+    games: Option<u32>,
     /// Start layouts (comma-separated or repeated), used in turn by successive
     /// openings: standard, belgian-daisy, german-daisy, dutch-daisy,
     /// swiss-daisy, domination, pyramid, snakes, the-wall, random:SEED,
@@ -99,6 +103,9 @@ pub struct Args {
 fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
     SprtConfig::parse(text).map_err(|e| e.to_string())
 }
+
+/// Games per pairing unless `--games` says.
+const DEFAULT_GAMES: u32 = 20;
 
 /// The openings of a two-player match unless `--layout` says: the ladder's.
 const DEFAULT_LAYOUTS: [GeneralLayout; 3] = [
@@ -358,58 +365,68 @@ fn run_general(
     players: &GeneralPlayers,
 ) -> anyhow::Result<()> {
     let (table, layout) = general_match_rules(args, given, trained)?;
-    let (rules, setup) = table.resolve(layout)?;
+    let start = MatchStart::general(layout, &table).map_err(anyhow::Error::msg)?;
+    let rules = *start.position.rules();
+    let sides = rules.seating.sides();
+    if args.players.len() != sides {
+        bail!(
+            "{} players for {} sides: give one --player per {} in turn order",
+            args.players.len(),
+            sides,
+            if rules.seating.teams() {
+                "team"
+            } else {
+                "player"
+            }
+        );
+    }
+    let games = match args.games {
+        Some(games) => games,
+        None => DEFAULT_GAMES.div_ceil(sides as u32) * sides as u32,
+    };
+    if games == 0 || !games.is_multiple_of(sides as u32) {
+        bail!(
+            "--games {games} must be a positive multiple of the {sides} sides: every opening is \
+             played once with each player on each side"
+        );
+    }
     // Before the match: records already in --out are never overwritten.
     let out = args.out.clone().unwrap_or_else(default_out_dir);
     check_record_dir(&out).context("--out")?;
-    let threads = sumito_arena::arena::threads_or_cores(args.threads);
     println!("{layout}: {rules}");
-    let entrants = prepare_general(&(players.registry)()?, &args.players)?;
-    let report = play_general_match(
-        &entrants,
-        &setup,
-        &rules,
-        args.games as usize,
-        args.opening_plies,
-        args.seed,
-        threads,
-        &|| false,
-    )
-    .map_err(|err| anyhow::anyhow!(err))
-    .context("playing the match")?;
-    let mut report = report;
-    report.entrants = distinct_names(&report.entrants);
-    print!("{}", report.table());
-    for (index, game) in report.games.iter().enumerate() {
-        game.write_record(
-            &out,
-            index + 1,
-            layout,
-            &table,
-            &rules,
-            &report.entrants,
-            args.opening_plies,
-        )
-        .map_err(|err| anyhow::anyhow!(err))?;
+    let mut entrants = prepare_general(&(players.registry)()?, &args.players)?;
+    for (entrant, name) in entrants.iter_mut().zip(distinct_names(&args.players)) {
+        entrant.name = name;
     }
-    println!("game records: {}", out.display());
-    let plies: u32 = report.games.iter().map(|g| g.plies).sum();
-    println!(
-        "{} games, {:.0} plies on average; seats rotated (entrant e plays side (e + game) mod {}); Elo from the pairs of each game's finishing order, the first player at 0",
-        report.games.len(),
-        f64::from(plies) / report.games.len().max(1) as f64,
-        rules.seating.sides()
-    );
-    let points: Vec<String> = report
-        .entrants
-        .iter()
-        .enumerate()
-        .map(|(e, name)| {
-            let total: f64 = report.games.iter().map(|g| g.points_of(e)).sum();
-            format!("{name}={:.3}", total / report.games.len().max(1) as f64)
-        })
-        .collect();
-    println!("result: {}", points.join(" "));
+    let config = MatchConfig {
+        games_per_pairing: games,
+        starts: vec![start],
+        rules: table,
+        opening_plies: args.opening_plies,
+        seed: args.seed,
+        threads: args.threads,
+        record_dir: Some(out),
+        sprt: args.sprt,
+    };
+    play_and_report(args, &entrants, &config)
+}
+
+/// Plays the match and prints its tables, where its records went and the
+/// `result:` line.
+fn play_and_report<B: MatchBoard>(
+    args: &Args,
+    entrants: &[Entrant<B>],
+    config: &MatchConfig<B>,
+) -> anyhow::Result<()> {
+    let progress = ProgressObserver::new();
+    let observer: &dyn MatchObserver<B> = if args.quiet { &Silent } else { &progress };
+    let results = play_match(entrants, config, observer).context("playing the match")?;
+    let ratings = results.ratings().map_err(|e| e.to_string());
+    print!("{}", summary(&results, &ratings));
+    if let Some(out) = &config.record_dir {
+        println!("game records: {}", out.display());
+    }
+    println!("{}", result_line(&results));
     Ok(())
 }
 
@@ -513,11 +530,10 @@ pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> a
             args.players.len()
         );
     }
-    if args.games == 0 || !args.games.is_multiple_of(2) {
-        // (Matches of the general game rotate seats instead.)
+    let games = args.games.unwrap_or(DEFAULT_GAMES);
+    if games == 0 || !games.is_multiple_of(2) {
         bail!(
-            "--games {} must be even and positive: every opening is played once with each player as Black",
-            args.games
+            "--games {games} must be even and positive: every opening is played once with each player as Black"
         );
     }
     let out = args.out.clone().unwrap_or_else(default_out_dir);
@@ -526,34 +542,27 @@ pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> a
     let entrants = entrants(registry, &args.players)?;
     let rules = match_rules(&args, &table, &entrants)?;
     println!("rules: {}", rules.describe());
+    let layouts: Vec<Layout> = if args.layouts.is_empty() {
+        DEFAULT_LAYOUTS.to_vec()
+    } else {
+        args.layouts.clone()
+    }
+    .iter()
+    .filter_map(|layout| match layout {
+        GeneralLayout::Two(two) => Some(*two),
+        _ => None,
+    })
+    .collect();
     let config = MatchConfig {
-        games_per_pairing: args.games,
-        layouts: if args.layouts.is_empty() {
-            DEFAULT_LAYOUTS.to_vec()
-        } else {
-            args.layouts.clone()
-        }
-        .iter()
-        .filter_map(|layout| match layout {
-            GeneralLayout::Two(two) => Some(*two),
-            _ => None,
-        })
-        .collect(),
-        rules,
+        games_per_pairing: games,
         opening_plies: args.opening_plies,
         seed: args.seed,
         threads: args.threads,
-        record_dir: Some(out.clone()),
+        record_dir: Some(out),
         sprt: args.sprt,
+        ..MatchConfig::two_player(&layouts, rules)
     };
-    let progress = ProgressObserver::new();
-    let observer: &dyn MatchObserver = if args.quiet { &Silent } else { &progress };
-    let results = play_match(&entrants, &config, observer).context("playing the match")?;
-    let ratings = results.ratings().map_err(|e| e.to_string());
-    print!("{}", summary(&results, &ratings));
-    println!("game records: {}", out.display());
-    println!("{}", result_line(&results));
-    Ok(())
+    play_and_report(&args, &entrants, &config)
 }
 
 #[cfg(test)]

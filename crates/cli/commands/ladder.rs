@@ -25,7 +25,7 @@ use sumito_arena::report::ProgressObserver;
 use sumito_arena::{PlayerSpec, arena::Silent};
 use sumito_game::{FULL_STRENGTH, Level};
 
-use sumito_engine::general::GeneralLayout;
+use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
 
 use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS, prepare_general, stamped_dir};
@@ -327,15 +327,12 @@ fn run_general(
         record_dir: Some(out.join("records")),
         time_per_move: args.time_per_move.map(|time| time.as_secs_f64()),
     };
-    let quiet = args.quiet;
-    let said = |opponent: &str, layout: GeneralLayout, played: usize| {
-        if !quiet {
-            eprintln!("{played} games against {opponent} on {layout} played");
-        }
-    };
+    let progress = ProgressObserver::new();
+    let observer: &dyn MatchObserver<GeneralPosition> =
+        if args.quiet { &Silent } else { &progress };
     if levels.is_empty() {
         let report = ladder
-            .run(&config, &said)
+            .run(&config, observer)
             .map_err(anyhow::Error::msg)
             .context("playing the ladder")?;
         return write_report(&out, "ladder", &report.markdown(), &report);
@@ -353,14 +350,14 @@ fn run_general(
             record_dir: level_record_dir(&config, level),
             ..config.clone()
         };
-        if !quiet {
+        if !args.quiet {
             eprintln!("level {}:", level.number);
         }
         played.push(PlayedLevel {
             level: *level,
             player: at.clone(),
             rungs: rung
-                .play_rungs(&rung_config, &said)
+                .play_rungs(&rung_config, observer)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("playing level {}", level.number))?,
         });

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use sumito_arena::general_match::general_registry as classical_general_registry;
 use sumito_arena::player::PlayerRegistry;
+use sumito_arena::players::general::general_registry as classical_general_registry;
 use sumito_arena::spec::PlayerSpec;
 use sumito_bundle::arena_player::BundlePlayerFactory;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};

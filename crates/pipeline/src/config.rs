@@ -543,7 +543,7 @@ impl Config {
                 );
             }
             for (index, spec) in self.evaluation.opponents.iter().enumerate() {
-                if let Err(err) = sumito_arena::general_match::seat_player(spec, 0) {
+                if let Err(err) = sumito_arena::players::general::seat_player(spec, 0) {
                     return invalid(&format!("evaluation.opponents[{index}]"), err.to_string());
                 }
             }

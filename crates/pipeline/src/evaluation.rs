@@ -27,8 +27,8 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use sumito_arena::arena::Tally;
-use sumito_arena::general_match::general_registry;
 use sumito_arena::player::Entrant;
+use sumito_arena::players::general::general_registry;
 use sumito_arena::sprt::{SprtConfig, SprtStatus, SprtVerdict};
 use sumito_engine::general::{GeneralOutcome, GeneralPosition};
 use sumito_engine::{Color, Layout, Outcome, Position, Rules};
@@ -335,7 +335,7 @@ impl EvaluationKind for TwoPlayerEvaluation {
 
 /// The general game (variants, 3 to 6 players): games from the rules'
 /// layouts, its classical players (`random`, `greedy`, the paranoid
-/// `alphabeta` of `sumito_arena::general_match`), each game recorded with
+/// `alphabeta` of `sumito_arena::players::general`), each game recorded with
 /// its sides and their scores. Against the best model in gating the
 /// candidate's score is its mean pairwise score against the best model's
 /// sides (by finishing order), so that one half is par whatever the

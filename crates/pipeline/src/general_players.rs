@@ -151,9 +151,11 @@ impl PlayerFactory<GeneralPosition> for GeneralNetFactory {
 mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
-    use sumito_arena::general_match::{general_registry, play_general_match};
+    use sumito_arena::arena::{MatchConfig, MatchResults, MatchStart, Silent, play_match};
     use sumito_arena::player::PlayerRegistry;
-    use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
+    use sumito_arena::players::general::general_registry;
+    use sumito_engine::general::GeneralLayout;
+    use sumito_engine::rules_table::RulesTable;
 
     fn checkpoint(dir: &TempDir, game: NetGame) -> String {
         let model = crate::players::tests::tiny_model(game);
@@ -182,6 +184,28 @@ mod tests {
             .collect()
     }
 
+    /// A three-player match of `games` games ending at `max_plies`.
+    fn three_player_match(
+        entrants: &[Entrant<GeneralPosition>],
+        max_plies: u32,
+        games: u32,
+        threads: usize,
+    ) -> MatchResults<GeneralPosition> {
+        let table = RulesTable::from_toml(&format!("[rules]\nmax_plies = {max_plies}\n")).unwrap();
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let config = MatchConfig {
+            games_per_pairing: games,
+            starts: vec![MatchStart::general(layout, &table).unwrap()],
+            rules: table,
+            opening_plies: 0,
+            seed: 5,
+            threads,
+            record_dir: None,
+            sprt: None,
+        };
+        play_match(entrants, &config, &Silent).unwrap()
+    }
+
     fn refusal(spec: &str) -> String {
         registry().prepare_str(spec).err().unwrap().to_string()
     }
@@ -191,16 +215,13 @@ mod tests {
         let dir = TempDir::new("variant-seats");
         let net = checkpoint(&dir, NetGame::General);
         let entrants = prepared(&[net, "greedy".to_owned(), "random".to_owned()]);
-        let mut rules = GeneralRules::plain(Seating::new(3, false).unwrap());
-        rules.max_plies = Some(30);
-        let setup = GeneralSetup::layout(GeneralLayout::from_name("three-player").unwrap());
-        let report = play_general_match(&entrants, &setup, &rules, 3, 0, 5, 2, &|| false).unwrap();
+        let report = three_player_match(&entrants, 30, 3, 2);
         assert_eq!(report.games.len(), 3);
         // Seats rotate: the network played each side once.
         let mut sides: Vec<usize> = report
             .games
             .iter()
-            .map(|game| game.entrant_of_side.iter().position(|&e| e == 0).unwrap())
+            .map(|game| game.side_of(0).unwrap())
             .collect();
         sides.sort_unstable();
         assert_eq!(sides, [0, 1, 2]);
@@ -233,11 +254,10 @@ mod tests {
         let net = checkpoint(&dir, NetGame::General);
         let timed = format!("{net},time=50ms,threads=2");
         let entrants = prepared(&[timed, "greedy".to_owned(), "random".to_owned()]);
-        let mut rules = GeneralRules::plain(Seating::new(3, false).unwrap());
-        rules.max_plies = Some(12);
-        let setup = GeneralSetup::layout(GeneralLayout::from_name("three-player").unwrap());
-        let report = play_general_match(&entrants, &setup, &rules, 1, 0, 5, 1, &|| false).unwrap();
-        assert_eq!(report.games.len(), 1);
+        let report = three_player_match(&entrants, 12, 3, 1);
+        assert_eq!(report.games.len(), 3);
+        // The first game seats the network at side 0.
+        assert_eq!(report.games[0].side_of(0), Some(0));
         // It searched by time: an 8-simulation search of this network takes
         // a millisecond or two, a 50-ms one (planned at 90 %) far longer.
         let thinking = report.games[0].thinking[0];

@@ -362,7 +362,7 @@ mod tests {
     /// and the sides rotate as the pairings say.
     #[test]
     fn a_network_plays_three_sided_games_against_a_fixed_player() {
-        use sumito_arena::general_match::general_registry;
+        use sumito_arena::players::general::general_registry;
         use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
         use sumito_net::{DirectEvaluator, NetGame, PolicyValueNet, SymmetryMode};
 

@@ -700,9 +700,9 @@ mod tests {
     use crate::opponent::{ClassicalOpponent, WinProbability};
     use crate::record::{GameRecord, Start};
     use std::time::Duration;
-    use sumito_arena::general_match::seat_player;
     use sumito_arena::general_record::{GeneralRecord, GeneralStart};
     use sumito_arena::player::{PlayerRegistry, SearchLimit};
+    use sumito_arena::players::general::seat_player;
     use sumito_engine::general::GeneralLayout;
     use sumito_engine::general::GeneralPosition;
     use sumito_engine::rules_table::RulesTable;

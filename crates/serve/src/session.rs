@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::general_match::seat_player;
 use sumito_arena::general_record::{GeneralRecord, GeneralStart};
 use sumito_arena::player::{PlayerRegistry, SearchLimit};
+use sumito_arena::players::general::seat_player;
 use sumito_arena::record::AnyRecord;
 use sumito_arena::record_format::format_of;
 use sumito_engine::general::{

@@ -31,6 +31,17 @@ pub fn run_with_input(program: &str, args: &[&str], input: &str) -> std::process
 
 /// The first game record (`.txt`, by name) a match wrote into `folder`.
 #[allow(dead_code)]
+/// The games of `player` in the players' table `sumito arena` prints (the
+/// line that starts with its name), or `None` where no line does.
+pub fn arena_games_of(output: &str, player: &str) -> Option<u32> {
+    output.lines().find_map(|line| {
+        let mut words = line.split_whitespace();
+        (words.next() == Some(player))
+            .then(|| words.next()?.parse().ok())
+            .flatten()
+    })
+}
+
 pub fn first_record(folder: &std::path::Path) -> std::path::PathBuf {
     std::fs::read_dir(folder)
         .unwrap_or_else(|err| panic!("{}: {err}", folder.display()))

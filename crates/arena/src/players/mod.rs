@@ -1,9 +1,11 @@
 //! The built-in players, from weakest to strongest: `random`, `greedy` and
-//! `alphabeta`, with their factories for the [`PlayerRegistry`].
+//! `alphabeta`, with their factories for the [`PlayerRegistry`]; those of
+//! the general game in [`general`].
 //!
 //! [`PlayerRegistry`]: crate::player::PlayerRegistry
 
 mod alphabeta;
+pub mod general;
 mod simple;
 mod table;
 

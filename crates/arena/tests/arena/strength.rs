@@ -4,7 +4,7 @@
 
 use sumito_arena::arena::{MatchConfig, MatchResults, Silent, play_match};
 use sumito_arena::player::PlayerRegistry;
-use sumito_engine::Rules;
+use sumito_engine::{Layout, Rules};
 
 fn play(stronger: &str, weaker: &str, max_plies: u32) -> MatchResults {
     let registry = PlayerRegistry::builtin();
@@ -12,14 +12,14 @@ fn play(stronger: &str, weaker: &str, max_plies: u32) -> MatchResults {
         registry.prepare_str(stronger).unwrap(),
         registry.prepare_str(weaker).unwrap(),
     ];
+    let rules = Rules {
+        max_plies: Some(max_plies),
+        ..Rules::default()
+    };
     let config = MatchConfig {
         games_per_pairing: 50,
-        rules: Rules {
-            max_plies: Some(max_plies),
-            ..Rules::default()
-        },
         seed: 2024,
-        ..MatchConfig::default()
+        ..MatchConfig::two_player(&[Layout::BelgianDaisy], rules)
     };
     let results = play_match(&entrants, &config, &Silent).unwrap();
     assert_eq!(results.games.len(), 50);

@@ -1,0 +1,219 @@
+//! What a match needs of a game beyond [`Board`]: where its games start,
+//! which moves a random opening may play, how a game ended and who finished
+//! ahead, and the record of a game. The two-player [`Position`] and the
+//! general game's [`GeneralPosition`] implement it, so that matches,
+//! ladders and their reports ([`crate::arena`], [`crate::ladder`],
+//! [`crate::report`]) are written once for both.
+
+use std::fmt;
+use std::path::Path;
+
+use sumito_engine::general::{GeneralEnd, GeneralLayout, GeneralPosition};
+use sumito_engine::rules_table::RulesTable;
+use sumito_engine::{EndReason, Layout, Position, Rules};
+use sumito_game::Board;
+
+use crate::general_record::{GeneralRecord, GeneralStart};
+use crate::record::{GameRecord, Start};
+use crate::record_format::RecordFileError;
+
+/// How a game ended, as match reports count it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Enough marbles pushed off (or, where the rules say so, a neutral
+    /// marble).
+    MarblesOff,
+    /// The move limit: decided by marbles pushed off.
+    MoveLimit,
+    /// Another rule ended it (too long without a push-off, no legal move).
+    Other,
+}
+
+/// A game of a match as the match plays and records it.
+pub trait MatchBoard: Board {
+    /// A start as a record names it: a layout.
+    type Layout: Copy + PartialEq + fmt::Debug + fmt::Display + Send + Sync + 'static;
+
+    /// The record of one game.
+    type Record: Clone + PartialEq + fmt::Debug + Send + Sync + 'static;
+
+    /// Whether a random opening may play `mv`: it pushes no marble, so that
+    /// no side starts ahead.
+    fn is_quiet(&self, mv: Self::Move) -> bool;
+
+    /// Marbles `side` has pushed off: it orders the sides behind the winner.
+    fn side_score(&self, side: usize) -> u32;
+
+    /// How the game ended, once it is over.
+    fn ending(&self) -> Option<Ending>;
+
+    /// The move limit in plies, if the rules have one.
+    fn max_plies(&self) -> Option<u32>;
+
+    /// Whether the rules end every game (a move limit, or a limit on plies
+    /// without a push-off), so that players who cannot make progress still
+    /// finish.
+    fn ends_surely(&self) -> bool;
+
+    /// The record of a game from `layout` under `rules` by the players
+    /// `players` (by side), its first `opening_plies` moves a random
+    /// opening, ended at `end`.
+    fn record(
+        layout: Self::Layout,
+        rules: &Self::Rules,
+        players: &[String],
+        opening_plies: u32,
+        moves: &[Self::Move],
+        end: &Self,
+    ) -> Self::Record;
+
+    /// Writes `record` to `path` (atomically).
+    fn write_record(record: &Self::Record, path: &Path) -> Result<(), RecordFileError>;
+}
+
+/// Where a match's games start: a layout under the match's rules, and its
+/// first position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchStart<B: MatchBoard> {
+    pub layout: B::Layout,
+    pub position: B,
+}
+
+impl MatchStart<Position> {
+    /// `layout` under `rules`.
+    pub fn two_player(layout: Layout, rules: Rules) -> MatchStart<Position> {
+        MatchStart {
+            layout,
+            position: Position::start(layout, rules),
+        }
+    }
+}
+
+impl MatchStart<GeneralPosition> {
+    /// `layout` under the `[rules]` table `table`; the error names the key
+    /// at fault.
+    pub fn general(
+        layout: GeneralLayout,
+        table: &RulesTable,
+    ) -> Result<MatchStart<GeneralPosition>, String> {
+        Ok(MatchStart {
+            layout,
+            position: table
+                .start(layout)
+                .map_err(|err| format!("{layout}: {err}"))?,
+        })
+    }
+}
+
+impl MatchBoard for Position {
+    type Layout = Layout;
+    type Record = GameRecord;
+
+    fn is_quiet(&self, mv: Self::Move) -> bool {
+        !self.is_push(mv)
+    }
+
+    fn side_score(&self, side: usize) -> u32 {
+        // The marbles the other colour lost.
+        u32::from(self.marbles_off(sumito_game::board::color_of_seat(1 - side)))
+    }
+
+    fn ending(&self) -> Option<Ending> {
+        self.outcome().map(|(_, reason)| match reason {
+            EndReason::MarblesOff => Ending::MarblesOff,
+            EndReason::MoveLimit => Ending::MoveLimit,
+            EndReason::NoPushOff | EndReason::NoLegalMoves => Ending::Other,
+        })
+    }
+
+    fn max_plies(&self) -> Option<u32> {
+        self.rules().max_plies
+    }
+
+    fn ends_surely(&self) -> bool {
+        self.rules().max_plies.is_some() || self.rules().no_push_off_plies.is_some()
+    }
+
+    fn record(
+        layout: Layout,
+        rules: &Rules,
+        players: &[String],
+        opening_plies: u32,
+        moves: &[Self::Move],
+        end: &Position,
+    ) -> GameRecord {
+        GameRecord {
+            start: Start::Layout(layout),
+            rules: *rules,
+            black: players[0].clone(),
+            white: players[1].clone(),
+            opening_plies,
+            moves: moves.to_vec(),
+            result: end.outcome(),
+        }
+    }
+
+    fn write_record(record: &GameRecord, path: &Path) -> Result<(), RecordFileError> {
+        record.write(path)
+    }
+}
+
+impl MatchBoard for GeneralPosition {
+    type Layout = GeneralLayout;
+    type Record = GeneralRecord;
+
+    fn is_quiet(&self, mv: Self::Move) -> bool {
+        // A push moves another seat's (or a neutral) marble.
+        let after = self.play(mv);
+        let mover = self.seat_to_move();
+        (0..self.rules().seating.seats())
+            .filter(|&seat| seat != mover)
+            .all(|seat| self.bitboard(seat) == after.bitboard(seat))
+            && self.neutral_bitboard() == after.neutral_bitboard()
+    }
+
+    fn side_score(&self, side: usize) -> u32 {
+        GeneralPosition::side_score(self, side)
+    }
+
+    fn ending(&self) -> Option<Ending> {
+        self.outcome().map(|(_, end)| match end {
+            GeneralEnd::MarblesOff | GeneralEnd::NeutralPushedOff => Ending::MarblesOff,
+            GeneralEnd::MoveLimit => Ending::MoveLimit,
+            GeneralEnd::NoPushOff | GeneralEnd::NoLegalMoves => Ending::Other,
+        })
+    }
+
+    fn max_plies(&self) -> Option<u32> {
+        self.rules().max_plies
+    }
+
+    fn ends_surely(&self) -> bool {
+        self.rules().max_plies.is_some() || self.rules().no_push_off_plies.is_some()
+    }
+
+    fn record(
+        layout: GeneralLayout,
+        rules: &RulesTable,
+        players: &[String],
+        opening_plies: u32,
+        moves: &[Self::Move],
+        end: &GeneralPosition,
+    ) -> GeneralRecord {
+        let seating = end.rules().seating;
+        GeneralRecord {
+            start: GeneralStart::Layout(layout),
+            rules: rules.clone(),
+            seats: (0..seating.seats())
+                .map(|seat| players[seating.side_of(seat)].clone())
+                .collect(),
+            opening_plies,
+            moves: moves.to_vec(),
+            result: end.describe_outcome(),
+        }
+    }
+
+    fn write_record(record: &GeneralRecord, path: &Path) -> Result<(), RecordFileError> {
+        record.write(path)
+    }
+}
