@@ -24,7 +24,7 @@ use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::record::{GameRecord, Start};
 use sumito_play::session::{SeatControl, SessionConfig, run_session};
 
-use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS, RuleFlags, model_rules};
+use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS, RuleFlags, model_rules, prepare_general};
 
 /// Simulations per move of the model when neither --simulations nor
 /// --time-per-move is given.
@@ -403,17 +403,10 @@ pub fn run_general(
         })
         .cloned()
         .collect();
-    let registry = (general.registry)()?;
-    let entrants = engines
-        .iter()
-        .map(|spec| {
-            registry.prepare_str(spec).with_context(|| {
-                format!(
-                    "--seat {spec:?} (human, model, random, greedy, alphabeta, net:model=DIR or bundle:model=NAME)"
-                )
-            })
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    // Each engine prepared once, as a match prepares its players.
+    let entrants = prepare_general(&(general.registry)()?, &engines).context(
+        "--seat (human, model, random, greedy, alphabeta, net:model=DIR or bundle:model=NAME)",
+    )?;
     let make = |spec: &str, seed: u64| {
         let index = engines
             .iter()
