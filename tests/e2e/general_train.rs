@@ -81,10 +81,13 @@ fn train_killed_and_resumed(layout: &str, sides: usize, gating: &str) -> Scratch
         let score = record["opponent_scores"]["greedy"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&score), "{record}");
         // Every game is recorded with its sides, for the Elo table.
-        let games = record["general_games"].as_array().unwrap();
+        let games = record["games"].as_array().unwrap();
         let gating_games = if gated { 4 } else { 0 };
         assert_eq!(games.len(), 4 + gating_games, "{record}");
         assert_eq!(games[0]["sides"].as_array().unwrap().len(), sides);
+        // With their end and moves, as the two-player game's.
+        assert!(!games[0]["end"].as_str().unwrap().is_empty(), "{record}");
+        assert!(!games[0]["moves"].as_str().unwrap().is_empty(), "{record}");
         if gated {
             let gating = &record["gating"];
             // Against the best model of the time: an older generation.

@@ -287,7 +287,6 @@ mod tests {
         games.push(game(&name, "greedy", "draw"));
         games.push(game("greedy", &name, "draw"));
         EvaluationRecord {
-            general_games: Vec::new(),
             generation,
             promoted: generation != 2,
             gating: None,

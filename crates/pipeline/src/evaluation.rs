@@ -44,8 +44,8 @@ use crate::matches::{
 use crate::models::{device, load_model};
 use crate::opponents::fixed_player;
 use crate::ratings::{
-    EloEntry, EvaluationGame, EvaluationRecord, GatingRecord, GeneralEvaluationGame, model_name,
-    read_evaluations, update_elo_files,
+    EloEntry, EvaluationGame, EvaluationRecord, GatingRecord, model_name, read_evaluations,
+    update_elo_files,
 };
 use crate::rundir::RunDir;
 
@@ -190,8 +190,6 @@ fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<Policy
 /// the record, the Elo table) is [`evaluate_candidate`]'s, for both games.
 pub trait EvaluationKind: Sync {
     type Board: Board;
-    /// A finished game as the evaluation record keeps it.
-    type Game: EvaluatedGame;
 
     /// Sides of a game: the candidate takes one, its opponent every other.
     fn sides(&self) -> usize;
@@ -203,53 +201,10 @@ pub trait EvaluationKind: Sync {
     fn fixed(&self, spec: &str) -> std::result::Result<Entrant<Self::Board>, String>;
 
     /// The record of a finished game; `names` by contestant.
-    fn game(&self, game: &MatchGame<Self::Board>, names: &[String]) -> Self::Game;
-
-    /// Puts the games into the evaluation record.
-    fn keep(games: Vec<Self::Game>, record: &mut EvaluationRecord);
+    fn game(&self, game: &MatchGame<Self::Board>, names: &[String]) -> EvaluationGame;
 
     /// Said after the verdict in the run's log.
     fn note(&self) -> String;
-}
-
-/// A recorded evaluation game, scored for the candidate.
-pub trait EvaluatedGame {
-    /// `player`'s score against `opponent`'s sides: 1, ½ or 0 (with more
-    /// than two sides, the mean over pairs of their sides by finishing
-    /// order, so that par is ½); `None` unless both played.
-    fn score_against(&self, player: &str, opponent: &str) -> Option<f64>;
-
-    /// `player`'s points: 1 for a win, 1/k for a draw among k sides, 0
-    /// otherwise (par is a third with three sides).
-    fn points_of(&self, player: &str) -> f64;
-}
-
-impl EvaluatedGame for EvaluationGame {
-    fn score_against(&self, player: &str, opponent: &str) -> Option<f64> {
-        let played = |name: &str| self.black == name || self.white == name;
-        if played(opponent) {
-            self.score_of(player)
-        } else {
-            None
-        }
-    }
-
-    fn points_of(&self, player: &str) -> f64 {
-        self.score_of(player).unwrap_or(0.0)
-    }
-}
-
-impl EvaluatedGame for GeneralEvaluationGame {
-    fn score_against(&self, player: &str, opponent: &str) -> Option<f64> {
-        GeneralEvaluationGame::score_against(self, player, opponent)
-    }
-
-    fn points_of(&self, player: &str) -> f64 {
-        match self.sides.iter().position(|name| name == player) {
-            Some(side) if self.first.contains(&side) => 1.0 / self.first.len() as f64,
-            _ => 0.0,
-        }
-    }
 }
 
 /// The two-player game: games from the run's `[evaluation] openings`
@@ -276,7 +231,6 @@ impl TwoPlayerEvaluation {
 
 impl EvaluationKind for TwoPlayerEvaluation {
     type Board = Position;
-    type Game = EvaluationGame;
 
     fn sides(&self) -> usize {
         2
@@ -305,13 +259,15 @@ impl EvaluationKind for TwoPlayerEvaluation {
     fn game(&self, game: &MatchGame<Position>, names: &[String]) -> EvaluationGame {
         let (outcome, reason) = game.end.outcome().expect("a finished game is over");
         EvaluationGame {
-            black: names[game.sides[0]].clone(),
-            white: names[game.sides[1]].clone(),
-            winner: match outcome {
-                Outcome::Win(Color::Black) => "black".into(),
-                Outcome::Win(Color::White) => "white".into(),
-                Outcome::Draw => "draw".into(),
+            sides: game.sides.iter().map(|&c| names[c].clone()).collect(),
+            first: match outcome {
+                Outcome::Win(Color::Black) => vec![0],
+                Outcome::Win(Color::White) => vec![1],
+                Outcome::Draw => vec![0, 1],
             },
+            scores: [Color::White, Color::Black]
+                .map(|lost| u32::from(game.end.marbles_off(lost)))
+                .to_vec(),
             opening: game.opening.clone(),
             plies: game.moves.len() as u32,
             end: reason.to_string(),
@@ -322,10 +278,6 @@ impl EvaluationKind for TwoPlayerEvaluation {
                 .collect::<Vec<_>>()
                 .join(" "),
         }
-    }
-
-    fn keep(games: Vec<EvaluationGame>, record: &mut EvaluationRecord) {
-        record.games = games;
     }
 
     fn note(&self) -> String {
@@ -348,7 +300,6 @@ pub struct GeneralEvaluation<'a> {
 
 impl EvaluationKind for GeneralEvaluation<'_> {
     type Board = GeneralPosition;
-    type Game = GeneralEvaluationGame;
 
     fn sides(&self) -> usize {
         self.general.rules.seating.sides()
@@ -375,7 +326,7 @@ impl EvaluationKind for GeneralEvaluation<'_> {
             .map_err(|err| err.to_string())
     }
 
-    fn game(&self, game: &MatchGame<GeneralPosition>, names: &[String]) -> GeneralEvaluationGame {
+    fn game(&self, game: &MatchGame<GeneralPosition>, names: &[String]) -> EvaluationGame {
         let sides = game.sides.len();
         let first = match game.end.outcome() {
             Some((GeneralOutcome::Win(side), _)) => vec![side],
@@ -384,17 +335,21 @@ impl EvaluationKind for GeneralEvaluation<'_> {
             }
             None => Vec::new(),
         };
-        GeneralEvaluationGame {
+        let end = game.end.outcome().map(|(_, end)| end.to_string());
+        EvaluationGame {
             sides: game.sides.iter().map(|&c| names[c].clone()).collect(),
             first,
+            scores: (0..sides).map(|side| game.end.side_score(side)).collect(),
             opening: game.opening.clone(),
             plies: game.end.ply(),
-            scores: (0..sides).map(|side| game.end.side_score(side)).collect(),
+            end: end.unwrap_or_default(),
+            moves: game
+                .moves
+                .iter()
+                .map(|&mv| mv.to_text())
+                .collect::<Vec<_>>()
+                .join(" "),
         }
-    }
-
-    fn keep(games: Vec<GeneralEvaluationGame>, record: &mut EvaluationRecord) {
-        record.general_games = games;
     }
 
     fn note(&self) -> String {
@@ -561,8 +516,8 @@ where
     // candidate.
     let mut run_match = |pairings: &[Pairing<K::Board>],
                          what: &str,
-                         on_game: &mut dyn FnMut(&K::Game) -> ControlFlow<()>|
-     -> Result<Vec<K::Game>> {
+                         on_game: &mut dyn FnMut(&EvaluationGame) -> ControlFlow<()>|
+     -> Result<Vec<EvaluationGame>> {
         let mut kept = Vec::new();
         play_evaluation_games(
             &contestants,
@@ -602,7 +557,7 @@ where
             seed,
         );
         let mut so_far = Vec::new();
-        let match_games = run_match(&pairings, "gating match", &mut |game: &K::Game| {
+        let match_games = run_match(&pairings, "gating match", &mut |game: &EvaluationGame| {
             so_far.push(
                 game.score_against(candidate_name, &best_name)
                     .unwrap_or(0.5),
@@ -640,7 +595,7 @@ where
                 seed ^ opponent as u64,
             ));
         }
-        let rating_games = run_match(&pairings, "rating games", &mut |_: &K::Game| {
+        let rating_games = run_match(&pairings, "rating games", &mut |_: &EvaluationGame| {
             ControlFlow::Continue(())
         })?;
         for opponent in &names[first_opponent..] {
@@ -660,16 +615,14 @@ where
     }
 
     let promoted = gating.as_ref().is_none_or(|(_, promoted)| *promoted);
-    let mut record = EvaluationRecord {
+    let record = EvaluationRecord {
         generation,
         promoted,
         gating: gating.map(|(record, _)| record),
         opponent_scores,
-        games: Vec::new(),
-        general_games: Vec::new(),
+        games,
         run_hours,
     };
-    K::keep(games, &mut record);
     conclude(run, record, &kind.note(), before_writing)
 }
 

@@ -14,62 +14,128 @@ pub fn model_name(generation: u32) -> String {
     format!("gen-{generation}")
 }
 
-/// One evaluation game.
+/// One evaluation game, of either game: its players by side, who finished
+/// first and each side's marbles pushed off (what the ratings need), and
+/// its opening, length, end and moves (what a person reads).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "StoredEvaluationGame")]
 pub struct EvaluationGame {
-    pub black: String,
-    pub white: String,
-    /// "black", "white" or "draw".
-    pub winner: String,
-    /// The start layout and random opening plies.
-    pub opening: String,
-    pub plies: u32,
-    /// Why it ended, in words.
-    pub end: String,
-    /// The moves in Aba-Pro notation, from the opening's start position.
-    pub moves: String,
-}
-
-impl EvaluationGame {
-    fn outcome(&self) -> Option<GameOutcome> {
-        match self.winner.as_str() {
-            "black" => Some(GameOutcome::BlackWin),
-            "white" => Some(GameOutcome::WhiteWin),
-            "draw" => Some(GameOutcome::Draw),
-            _ => None,
-        }
-    }
-
-    /// The score of `player` (1, ½, 0), if it played.
-    pub fn score_of(&self, player: &str) -> Option<f64> {
-        let black = self.outcome()?.black_score();
-        if self.black == player {
-            Some(black)
-        } else if self.white == player {
-            Some(1.0 - black)
-        } else {
-            None
-        }
-    }
-}
-
-/// One evaluation game of the general game.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GeneralEvaluationGame {
-    /// The player of each side, in turn order (a team is one side).
+    /// The player of each side, in turn order (two players: Black, White;
+    /// a team is one side).
     pub sides: Vec<String>,
     /// The sides with the best result: the winner, or every side of a draw.
     pub first: Vec<usize>,
+    /// Each side's score at the end (marbles it pushed off).
+    pub scores: Vec<u32>,
     /// The start layout and random opening plies.
     pub opening: String,
     pub plies: u32,
-    /// Each side's score at the end (marbles it pushed off).
-    pub scores: Vec<u32>,
+    /// Why it ended, in words (empty in records of the general game written
+    /// before both games shared this record).
+    pub end: String,
+    /// The moves in Aba-Pro notation, from the opening's start position
+    /// (empty where not recorded).
+    pub moves: String,
 }
 
-impl GeneralEvaluationGame {
+/// An evaluation game as `evaluations/gen-N.json` holds it: today's form,
+/// or either form written before the two games shared one (a two-player
+/// game by colour and winner; a game of the general game without its end
+/// and moves), read into [`EvaluationGame`].
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StoredEvaluationGame {
+    Both {
+        sides: Vec<String>,
+        first: Vec<usize>,
+        scores: Vec<u32>,
+        opening: String,
+        plies: u32,
+        end: String,
+        moves: String,
+    },
+    TwoPlayer {
+        black: String,
+        white: String,
+        /// "black", "white" or "draw".
+        winner: String,
+        opening: String,
+        plies: u32,
+        end: String,
+        moves: String,
+    },
+    General {
+        sides: Vec<String>,
+        first: Vec<usize>,
+        opening: String,
+        plies: u32,
+        scores: Vec<u32>,
+    },
+}
+
+impl From<StoredEvaluationGame> for EvaluationGame {
+    fn from(stored: StoredEvaluationGame) -> EvaluationGame {
+        match stored {
+            StoredEvaluationGame::Both {
+                sides,
+                first,
+                scores,
+                opening,
+                plies,
+                end,
+                moves,
+            } => EvaluationGame {
+                sides,
+                first,
+                scores,
+                opening,
+                plies,
+                end,
+                moves,
+            },
+            StoredEvaluationGame::TwoPlayer {
+                black,
+                white,
+                winner,
+                opening,
+                plies,
+                end,
+                moves,
+            } => EvaluationGame {
+                sides: vec![black, white],
+                first: match winner.as_str() {
+                    "black" => vec![0],
+                    "white" => vec![1],
+                    "draw" => vec![0, 1],
+                    _ => Vec::new(),
+                },
+                // Two sides are told apart by who finished first alone.
+                scores: vec![0, 0],
+                opening,
+                plies,
+                end,
+                moves,
+            },
+            StoredEvaluationGame::General {
+                sides,
+                first,
+                opening,
+                plies,
+                scores,
+            } => EvaluationGame {
+                sides,
+                first,
+                scores,
+                opening,
+                plies,
+                end: String::new(),
+                moves: String::new(),
+            },
+        }
+    }
+}
+
+impl EvaluationGame {
     /// The score of side `a` against side `b` (1, ½, 0) by finishing order,
     /// as `sumito arena` ranks the sides of a game: a side that finished
     /// first beats one that did not; two that both did tie; of two that did
@@ -89,8 +155,9 @@ impl GeneralEvaluationGame {
         }
     }
 
-    /// The mean score of `player`'s sides against the sides of `opponent`;
-    /// `None` if either did not play.
+    /// `player`'s score against `opponent`'s sides: 1, ½ or 0 (with more
+    /// than two sides, the mean over pairs of their sides by finishing
+    /// order, so that par is ½); `None` unless both played.
     pub fn score_against(&self, player: &str, opponent: &str) -> Option<f64> {
         let of = |name: &str| -> Vec<usize> {
             (0..self.sides.len())
@@ -106,11 +173,24 @@ impl GeneralEvaluationGame {
         (!pairs.is_empty()).then(|| pairs.iter().sum::<f64>() / pairs.len() as f64)
     }
 
+    /// `player`'s points: 1 for a win, 1/k for a draw among k sides, 0
+    /// otherwise (par is a half with two sides, a third with three).
+    pub fn points_of(&self, player: &str) -> f64 {
+        match self.sides.iter().position(|name| name == player) {
+            Some(side) if self.first.contains(&side) => 1.0 / self.first.len() as f64,
+            _ => 0.0,
+        }
+    }
+
     /// Every pair of sides played by different players, as two-player
     /// results: (first side's player, second side's player, outcome for the
-    /// first as "black").
+    /// first as "black"); a game without a result gives none.
     fn pairwise(&self) -> impl Iterator<Item = (&str, &str, GameOutcome)> + '_ {
-        let sides = self.sides.len();
+        let sides = if self.first.is_empty() {
+            0
+        } else {
+            self.sides.len()
+        };
         (0..sides)
             .flat_map(move |a| (a + 1..sides).map(move |b| (a, b)))
             .filter(|&(a, b)| self.sides[a] != self.sides[b])
@@ -145,7 +225,7 @@ pub struct GatingRecord {
 
 /// `evaluations/gen-N.json`: everything decided about candidate N.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "StoredEvaluationRecord")]
 pub struct EvaluationRecord {
     pub generation: u32,
     /// Whether it became the best model.
@@ -154,17 +234,45 @@ pub struct EvaluationRecord {
     pub gating: Option<GatingRecord>,
     /// Score against each fixed opponent.
     pub opponent_scores: BTreeMap<String, f64>,
-    /// Every game it played (gating and rating).
+    /// Every game it played (gating and rating), of either game: the
+    /// run's Elo table counts each as the pairwise results of its sides.
     pub games: Vec<EvaluationGame>,
-    /// Every game of the general game (variants, 3 to 6 players) it played:
-    /// the run's Elo table counts each as the pairwise results of its sides.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub general_games: Vec<GeneralEvaluationGame>,
     /// Hours the run had trained when the candidate was written (the time of
     /// `sumito train`, as `budget.hours` counts it); absent in records of the
     /// separate evaluator role and of older runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_hours: Option<f64>,
+}
+
+/// [`EvaluationRecord`] as stored: records written before both games shared
+/// one list of games kept the general game's in `general_games`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredEvaluationRecord {
+    generation: u32,
+    promoted: bool,
+    gating: Option<GatingRecord>,
+    opponent_scores: BTreeMap<String, f64>,
+    games: Vec<EvaluationGame>,
+    #[serde(default)]
+    general_games: Vec<EvaluationGame>,
+    #[serde(default)]
+    run_hours: Option<f64>,
+}
+
+impl From<StoredEvaluationRecord> for EvaluationRecord {
+    fn from(stored: StoredEvaluationRecord) -> EvaluationRecord {
+        let mut games = stored.games;
+        games.extend(stored.general_games);
+        EvaluationRecord {
+            generation: stored.generation,
+            promoted: stored.promoted,
+            gating: stored.gating,
+            opponent_scores: stored.opponent_scores,
+            games,
+            run_hours: stored.run_hours,
+        }
+    }
 }
 
 /// One row of the Elo table.
@@ -204,18 +312,6 @@ pub fn fit_table(records: &[EvaluationRecord]) -> Result<Option<Vec<EloEntry>>, 
     };
     let mut games = Vec::new();
     for game in records.iter().flat_map(|record| &record.games) {
-        let Some(outcome) = game.outcome() else {
-            continue;
-        };
-        let black = index_of(&game.black, &mut names);
-        let white = index_of(&game.white, &mut names);
-        games.push(GameResult {
-            black,
-            white,
-            outcome,
-        });
-    }
-    for game in records.iter().flat_map(|record| &record.general_games) {
         for (first, second, outcome) in game.pairwise() {
             let black = index_of(first, &mut names);
             let white = index_of(second, &mut names);
@@ -284,11 +380,16 @@ pub(crate) mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
 
+    /// A two-player game; `winner` "black", "white" or "draw".
     pub(crate) fn game(black: &str, white: &str, winner: &str) -> EvaluationGame {
         EvaluationGame {
-            black: black.into(),
-            white: white.into(),
-            winner: winner.into(),
+            sides: vec![black.into(), white.into()],
+            first: match winner {
+                "black" => vec![0],
+                "white" => vec![1],
+                _ => vec![0, 1],
+            },
+            scores: vec![0, 0],
             opening: "standard".into(),
             plies: 10,
             end: "test".into(),
@@ -308,7 +409,6 @@ pub(crate) mod tests {
         }
         games.push(game("random", "gen-1", "black"));
         let record = EvaluationRecord {
-            general_games: Vec::new(),
             generation: 1,
             promoted: true,
             gating: None,
@@ -331,16 +431,19 @@ pub(crate) mod tests {
                 .unwrap()
                 .contains("gen-1")
         );
-        assert_eq!(record.games[0].score_of("gen-1"), Some(1.0));
+        assert_eq!(record.games[0].score_against("gen-1", "random"), Some(1.0));
+        assert_eq!(record.games[2].points_of("greedy"), 0.5);
     }
 
-    fn general(sides: &[&str], first: &[usize]) -> GeneralEvaluationGame {
-        GeneralEvaluationGame {
+    fn general(sides: &[&str], first: &[usize]) -> EvaluationGame {
+        EvaluationGame {
             sides: sides.iter().map(|&s| s.to_owned()).collect(),
             first: first.to_vec(),
+            scores: vec![0; sides.len()],
             opening: "three-player +0 random plies".into(),
             plies: 30,
-            scores: vec![0; sides.len()],
+            end: String::new(),
+            moves: String::new(),
         }
     }
 
@@ -380,8 +483,7 @@ pub(crate) mod tests {
             promoted: true,
             gating: None,
             opponent_scores: BTreeMap::new(),
-            games: Vec::new(),
-            general_games: games,
+            games,
             run_hours: None,
         };
         let table = fit_table(&[record]).unwrap().unwrap();
@@ -390,5 +492,52 @@ pub(crate) mod tests {
         // 9 games, two pairs with gen-1 each.
         assert_eq!(table[0].games, 18);
         assert!(table[0].elo > table[1].elo + 50.0, "{table:?}");
+    }
+
+    #[test]
+    fn records_written_before_the_games_shared_one_list_still_read() {
+        // A two-player game by colour, and a game of the general game
+        // without its end and moves, in the lists they were kept in.
+        let old = r#"{
+            "generation": 3,
+            "promoted": true,
+            "gating": null,
+            "opponent_scores": {"greedy": 0.5},
+            "games": [{"black": "gen-3", "white": "greedy", "winner": "white",
+                       "opening": "standard +2 random plies", "plies": 80,
+                       "end": "marbles pushed off", "moves": "A1B2"}],
+            "general_games": [{"sides": ["gen-3", "greedy", "greedy"], "first": [1],
+                               "opening": "three-player", "plies": 90, "scores": [2, 6, 3]}]
+        }"#;
+        let record: EvaluationRecord = serde_json::from_str(old).unwrap();
+        assert_eq!(record.games.len(), 2);
+        let two = &record.games[0];
+        assert_eq!(
+            (two.sides.as_slice(), two.first.as_slice()),
+            (&["gen-3".to_owned(), "greedy".to_owned()][..], &[1][..])
+        );
+        assert_eq!(two.score_against("gen-3", "greedy"), Some(0.0));
+        assert_eq!(
+            (two.end.as_str(), two.moves.as_str()),
+            ("marbles pushed off", "A1B2")
+        );
+        let many = &record.games[1];
+        assert_eq!(many.score_against("gen-3", "greedy"), Some(0.0));
+        assert_eq!(many.end, "");
+        // Written again, it is today's form, and reads back the same.
+        let text = serde_json::to_string(&record).unwrap();
+        assert!(
+            !text.contains("general_games") && !text.contains("winner"),
+            "{text}"
+        );
+        assert_eq!(
+            serde_json::from_str::<EvaluationRecord>(&text).unwrap(),
+            record
+        );
+        // An unknown key is still refused by name.
+        let err = serde_json::from_str::<EvaluationRecord>(&old.replace("promoted", "promotd"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("promotd"), "{err}");
     }
 }

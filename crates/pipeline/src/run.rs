@@ -1347,7 +1347,6 @@ mod tests {
                 gating: None,
                 opponent_scores,
                 games: Vec::new(),
-                general_games: Vec::new(),
                 run_hours: Some(2.0),
             },
             elo: Some(vec![
