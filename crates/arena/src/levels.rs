@@ -12,7 +12,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use sumito_game::Level;
 
-use crate::arena::{ArenaError, MatchObserver};
+use crate::arena::{ArenaError, MatchBoard, MatchObserver};
 use crate::elo::{Anchor, EloError, GameResult, fit_elo};
 use crate::ladder::{LadderConfig, LadderRow, LadderSettings, ladder_settings, play_rungs};
 use crate::player::Entrant;
@@ -79,7 +79,7 @@ pub enum LevelsError {
 
 /// Plays each of `levels` (a level and its player) against `opponents` at
 /// the ladder's settings, records under `config.record_dir`/level-N, and
-/// rates them all together.
+/// rates them all together (two-player; [`play_levels`] for either game).
 pub fn run_levels(
     model: &str,
     levels: &[(Level, Entrant)],
@@ -87,6 +87,29 @@ pub fn run_levels(
     config: &LadderConfig,
     observer: &dyn MatchObserver,
 ) -> Result<LevelsReport, LevelsError> {
+    let names: Vec<String> = opponents.iter().map(|o| o.name.clone()).collect();
+    play_levels(
+        model,
+        levels,
+        &names,
+        ladder_settings(config),
+        config,
+        |player, rung| play_rungs(player, opponents, rung, observer).map_err(LevelsError::from),
+    )
+}
+
+/// Plays each of `levels` (a level and its player) with `play_rungs` (its
+/// ladder, of either game: the player against the opponents named
+/// `opponents`, in order) with records under `config.record_dir`/level-N,
+/// and rates them all together under `settings`.
+pub fn play_levels<B: MatchBoard, E: From<EloError>>(
+    model: &str,
+    levels: &[(Level, Entrant<B>)],
+    opponents: &[String],
+    settings: LadderSettings,
+    config: &LadderConfig,
+    play_rungs: impl Fn(&Entrant<B>, &LadderConfig) -> Result<Vec<(LadderRow, Vec<GameResult>)>, E>,
+) -> Result<LevelsReport, E> {
     let started = Instant::now();
     let mut played = Vec::new();
     for (level, player) in levels {
@@ -97,17 +120,10 @@ pub fn run_levels(
         played.push(PlayedLevel {
             level: *level,
             player: player.name.clone(),
-            rungs: play_rungs(player, opponents, &rung, observer)?,
+            rungs: play_rungs(player, &rung)?,
         });
     }
-    let names: Vec<String> = opponents.iter().map(|o| o.name.clone()).collect();
-    Ok(rate_levels(
-        model,
-        ladder_settings(config),
-        played,
-        &names,
-        started,
-    )?)
+    Ok(rate_levels(model, settings, played, opponents, started)?)
 }
 
 /// Where level `level`'s game records go: `level-N` in the ladder's folder.

@@ -16,9 +16,7 @@ use sumito_arena::arena::MatchObserver;
 use sumito_arena::ladder::{
     DEFAULT_OPPONENTS, GeneralLadder, LadderConfig, ladder_rules, run_ladder,
 };
-use sumito_arena::levels::{
-    LEVEL_OPPONENTS, PlayedLevel, level_record_dir, rate_levels, run_levels,
-};
+use sumito_arena::levels::{LEVEL_OPPONENTS, play_levels, run_levels};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::record::write_atomic;
 use sumito_arena::report::ProgressObserver;
@@ -338,33 +336,36 @@ fn run_general(
         return write_report(&out, "ladder", &report.markdown(), &report);
     }
     // Each level climbs the same ladder; all are rated together.
-    let started = std::time::Instant::now();
-    let mut played = Vec::new();
-    for ((level, at), entrant) in levels.iter().zip(level_entrants) {
-        let at = at.to_string();
-        let rung = GeneralLadder {
-            player: entrant,
-            ..ladder
-        };
-        let rung_config = LadderConfig {
-            record_dir: level_record_dir(&config, level),
-            ..config.clone()
-        };
-        if !args.quiet {
-            eprintln!("level {}:", level.number);
-        }
-        played.push(PlayedLevel {
-            level: *level,
-            player: at.clone(),
-            rungs: rung
-                .play_rungs(&rung_config, observer)
-                .map_err(anyhow::Error::msg)
-                .with_context(|| format!("playing level {}", level.number))?,
-        });
-    }
+    let leveled: Vec<(Level, Entrant<GeneralPosition>)> = levels
+        .iter()
+        .zip(level_entrants)
+        .map(|((level, at), entrant)| {
+            let mut entrant = entrant.clone();
+            entrant.name = at.to_string();
+            (*level, entrant)
+        })
+        .collect();
     let settings = ladder.settings(&config).map_err(anyhow::Error::msg)?;
-    let report =
-        rate_levels(&player, settings, played, &opponents, started).context("rating the levels")?;
+    let report = play_levels(
+        &player,
+        &leveled,
+        &opponents,
+        settings,
+        &config,
+        |entrant, rung| {
+            if !args.quiet {
+                eprintln!("{}:", entrant.name);
+            }
+            GeneralLadder {
+                player: entrant,
+                ..ladder
+            }
+            .play_rungs(rung, observer)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("playing {}", entrant.name))
+        },
+    )
+    .context("rating the levels")?;
     write_report(&out, "levels", &report.markdown(), &report)
 }
 
