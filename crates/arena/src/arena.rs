@@ -34,7 +34,7 @@ use sumito_engine::{EndReason, Layout, Outcome, Position, Rules};
 use thiserror::Error;
 
 use crate::elo::{Anchor, EloError, GameOutcome, GameResult, Ratings, fit_elo};
-pub use crate::match_board::{Ending, MatchBoard, MatchStart};
+pub use crate::match_board::{EndedBy, MatchBoard, MatchStart};
 use crate::play_out::{PlayOutError, play_out};
 use crate::player::{Entrant, PlayerError};
 use crate::record::file_safe;
@@ -225,8 +225,8 @@ impl<B: MatchBoard> PlayedGame<B> {
     }
 
     /// How the game ended.
-    pub fn ending(&self) -> Ending {
-        self.end.ending().unwrap_or(Ending::Other)
+    pub fn ended_by(&self) -> EndedBy {
+        self.end.ended_by().unwrap_or(EndedBy::Other)
     }
 
     /// The finishing rank of each side (0 first; equal ranks are ties):
@@ -1261,7 +1261,7 @@ mod tests {
         assert_eq!(second.points_of(0), 0.0);
         // At the move limit sides 1 and 2 share the lead: a draw they share.
         let shared = game([1, 4, 4], 120);
-        assert_eq!(shared.ending(), Ending::MoveLimit);
+        assert_eq!(shared.ended_by(), EndedBy::MoveLimit);
         assert_eq!(shared.pair_score_of(0), Some(0.75));
         assert_eq!(shared.points_of(0), 0.5);
         assert_eq!(shared.points_of(1), 0.0);

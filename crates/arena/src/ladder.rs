@@ -14,7 +14,7 @@ use serde::Serialize;
 use sumito_engine::{Layout, Position, Rules};
 
 use crate::arena::{
-    ArenaError, Ending, MatchBoard, MatchConfig, MatchObserver, MatchStart, PlayedGame, Tally,
+    ArenaError, EndedBy, MatchBoard, MatchConfig, MatchObserver, MatchStart, PlayedGame, Tally,
     check_record_dir, play_match,
 };
 use crate::elo::GameResult;
@@ -427,8 +427,8 @@ fn row<B: MatchBoard>(opponent: &str, games: &[PlayedGame<B>]) -> LadderRow {
             counts.thinking[who].0 += game.thinking[side].moves;
             counts.thinking[who].1 += game.thinking[side].time.as_secs_f64();
         }
-        counts.decisive += u32::from(game.ending() == Ending::MarblesOff);
-        counts.move_limit += u32::from(game.ending() == Ending::MoveLimit);
+        counts.decisive += u32::from(game.ended_by() == EndedBy::MarblesOff);
+        counts.move_limit += u32::from(game.ended_by() == EndedBy::MoveLimit);
         counts.cycled += u32::from(game.first_repetition.is_some());
         counts.plies += game.plies as u64;
     }

@@ -19,7 +19,7 @@ use crate::record_format::RecordFileError;
 
 /// How a game ended, as match reports count it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ending {
+pub enum EndedBy {
     /// Enough marbles pushed off (or, where the rules say so, a neutral
     /// marble).
     MarblesOff,
@@ -45,7 +45,7 @@ pub trait MatchBoard: Board {
     fn side_score(&self, side: usize) -> u32;
 
     /// How the game ended, once it is over.
-    fn ending(&self) -> Option<Ending>;
+    fn ended_by(&self) -> Option<EndedBy>;
 
     /// The move limit in plies, if the rules have one.
     fn max_plies(&self) -> Option<u32>;
@@ -118,11 +118,11 @@ impl MatchBoard for Position {
         u32::from(self.marbles_off(sumito_game::board::color_of_seat(1 - side)))
     }
 
-    fn ending(&self) -> Option<Ending> {
+    fn ended_by(&self) -> Option<EndedBy> {
         self.outcome().map(|(_, reason)| match reason {
-            EndReason::MarblesOff => Ending::MarblesOff,
-            EndReason::MoveLimit => Ending::MoveLimit,
-            EndReason::NoPushOff | EndReason::NoLegalMoves => Ending::Other,
+            EndReason::MarblesOff => EndedBy::MarblesOff,
+            EndReason::MoveLimit => EndedBy::MoveLimit,
+            EndReason::NoPushOff | EndReason::NoLegalMoves => EndedBy::Other,
         })
     }
 
@@ -176,11 +176,11 @@ impl MatchBoard for GeneralPosition {
         GeneralPosition::side_score(self, side)
     }
 
-    fn ending(&self) -> Option<Ending> {
+    fn ended_by(&self) -> Option<EndedBy> {
         self.outcome().map(|(_, end)| match end {
-            GeneralEnd::MarblesOff | GeneralEnd::NeutralPushedOff => Ending::MarblesOff,
-            GeneralEnd::MoveLimit => Ending::MoveLimit,
-            GeneralEnd::NoPushOff | GeneralEnd::NoLegalMoves => Ending::Other,
+            GeneralEnd::MarblesOff | GeneralEnd::NeutralPushedOff => EndedBy::MarblesOff,
+            GeneralEnd::MoveLimit => EndedBy::MoveLimit,
+            GeneralEnd::NoPushOff | GeneralEnd::NoLegalMoves => EndedBy::Other,
         })
     }
 

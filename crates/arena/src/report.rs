@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::arena::{Ending, MatchBoard, MatchObserver, MatchResults, PlayedGame, Standings};
+use crate::arena::{EndedBy, MatchBoard, MatchObserver, MatchResults, PlayedGame, Standings};
 use crate::elo::{Anchor, Ratings};
 
 /// `W-D-L` per player, for the progress bar.
@@ -215,7 +215,12 @@ pub fn endings_line<B: MatchBoard>(games: &[PlayedGame<B>]) -> Option<String> {
     if games.is_empty() {
         return None;
     }
-    let count = |ending: Ending| games.iter().filter(|game| game.ending() == ending).count();
+    let count = |ending: EndedBy| {
+        games
+            .iter()
+            .filter(|game| game.ended_by() == ending)
+            .count()
+    };
     let mut repeated: Vec<u32> = games
         .iter()
         .filter_map(|game| game.first_repetition)
@@ -228,8 +233,8 @@ pub fn endings_line<B: MatchBoard>(games: &[PlayedGame<B>]) -> Option<String> {
         });
     Some(format!(
         "games: {} ended by marbles pushed off, {} at the move limit; {} cycled{median}\n",
-        count(Ending::MarblesOff),
-        count(Ending::MoveLimit),
+        count(EndedBy::MarblesOff),
+        count(EndedBy::MoveLimit),
         repeated.len()
     ))
 }
