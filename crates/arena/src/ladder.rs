@@ -136,98 +136,155 @@ fn rung_record_dir(config: &LadderConfig, index: usize) -> Option<PathBuf> {
         .map(|dir| dir.join(format!("opponent-{}", index + 1)))
 }
 
-/// Plays `player` against each of `opponents` in turn, of either game:
-/// `games` games a rung from `starts` in turn under `rules` (as records
-/// state them), the player on one side and the opponent on every other,
-/// seats rotated (see [`crate::arena`]); records under the rung's folder.
-/// Each rung's row, and the player's (0) results against the opponent's
-/// (1) sides by finishing order.
-pub fn play_ladder_rungs<B: MatchBoard>(
-    player: &Entrant<B>,
-    opponents: &[Entrant<B>],
-    starts: &[MatchStart<B>],
-    rules: &B::Rules,
-    games: u32,
-    config: &LadderConfig,
-    observer: &dyn MatchObserver<B>,
-) -> Result<Vec<(LadderRow, Vec<GameResult>)>, ArenaError> {
-    // Refuse a folder of earlier records before hours of games, not after.
-    for index in 0..opponents.len() {
-        if let Some(dir) = rung_record_dir(config, index) {
-            check_record_dir(&dir)?;
+/// A ladder of either game: where its games start, under which rules, how
+/// many a rung, and the settings it reports. The player takes one side and
+/// each opponent in turn every other side, seats rotated from game to game
+/// (see [`crate::arena`]).
+#[derive(Clone, Debug)]
+pub struct Ladder<B: MatchBoard> {
+    /// Used in turn by successive openings.
+    pub starts: Vec<MatchStart<B>>,
+    /// The rules as records state them.
+    pub rules: B::Rules,
+    /// Games a rung: a multiple of the sides on every start.
+    pub games: u32,
+    pub settings: LadderSettings,
+}
+
+impl Ladder<Position> {
+    /// The two-player ladder: [`LADDER_LAYOUTS`] under [`ladder_rules`].
+    pub fn two_player(config: &LadderConfig) -> Ladder<Position> {
+        Ladder {
+            starts: ladder_starts(),
+            rules: ladder_rules(),
+            games: config.games_per_opponent,
+            settings: ladder_settings(config),
         }
     }
-    let sides = starts.first().map_or(2, |start| start.position.sides());
-    let mut rungs = Vec::new();
-    for (index, opponent) in opponents.iter().enumerate() {
-        let mut entrants = vec![player.clone()];
-        entrants.extend(std::iter::repeat_n(opponent.clone(), sides - 1));
-        let match_config = MatchConfig {
-            games_per_pairing: games,
-            starts: starts.to_vec(),
-            rules: rules.clone(),
-            opening_plies: LADDER_OPENING_PLIES,
-            seed: LADDER_SEED,
-            threads: config.threads,
-            record_dir: rung_record_dir(config, index),
-            sprt: None,
-        };
-        let results = play_match(&entrants, &match_config, observer)?;
-        let outcomes = results
-            .games
+}
+
+impl Ladder<GeneralPosition> {
+    /// The ladder of the general game on `layouts` in turn under the
+    /// `[rules]` table `table` (a model's): `config.games_per_opponent`
+    /// rounded up so that every layout gets a multiple of the sides (every
+    /// seat played equally often on each).
+    pub fn general(
+        table: &RulesTable,
+        layouts: &[GeneralLayout],
+        config: &LadderConfig,
+    ) -> Result<Ladder<GeneralPosition>, String> {
+        if layouts.is_empty() {
+            return Err("a ladder needs a layout".into());
+        }
+        let starts = layouts
             .iter()
-            .flat_map(|game| game.pair_outcomes_of(0))
-            .map(|outcome| GameResult {
-                black: 0,
-                white: 1,
-                outcome,
-            })
-            .collect();
-        rungs.push((row(&opponent.name, &results.games), outcomes));
+            .map(|&layout| MatchStart::general(layout, table))
+            .collect::<Result<Vec<_>, String>>()?;
+        let unit = (sumito_game::Board::sides(&starts[0].position) * layouts.len()) as u32;
+        let games = config.games_per_opponent.div_ceil(unit).max(1) * unit;
+        let target = match &table.marbles_to_win {
+            Some(Targets::All(n)) => *n,
+            Some(Targets::PerSide(targets)) => targets.iter().copied().max().unwrap_or(6),
+            None => 6,
+        };
+        Ok(Ladder {
+            starts,
+            rules: table.clone(),
+            games,
+            settings: LadderSettings {
+                games_per_opponent: games,
+                layouts: layouts.iter().map(ToString::to_string).collect(),
+                opening_plies: LADDER_OPENING_PLIES,
+                max_plies: table.max_plies.unwrap_or(0),
+                marbles_to_win: target,
+                seed: LADDER_SEED,
+                threads: crate::arena::threads_or_cores(config.threads),
+                time_per_move_seconds: config.time_per_move,
+                general_rules: Some(table.describe()),
+            },
+        })
     }
-    Ok(rungs)
 }
 
-/// Plays `player` against each of `opponents` in turn; `observer` hears
-/// each match (one at a time).
-pub fn run_ladder(
-    player: &Entrant,
-    opponents: &[Entrant],
-    config: &LadderConfig,
-    observer: &dyn MatchObserver,
-) -> Result<LadderReport, ArenaError> {
-    let started = Instant::now();
-    let rows = play_rungs(player, opponents, config, observer)?
-        .into_iter()
-        .map(|(row, _)| row)
-        .collect();
-    Ok(LadderReport {
-        player: player.name.clone(),
-        settings: ladder_settings(config),
-        rows,
-        seconds: started.elapsed().as_secs_f64(),
-    })
+impl<B: MatchBoard> Ladder<B> {
+    /// Sides of its games.
+    pub fn sides(&self) -> usize {
+        self.starts
+            .first()
+            .map_or(2, |start| start.position.sides())
+    }
+
+    /// Plays `player` against each of `opponents` in turn (records under
+    /// each rung's folder of `config.record_dir`); `observer` hears each
+    /// match. Each rung's row, and the player's (0) results against the
+    /// opponent's (1) sides by finishing order.
+    pub fn play_rungs(
+        &self,
+        player: &Entrant<B>,
+        opponents: &[Entrant<B>],
+        config: &LadderConfig,
+        observer: &dyn MatchObserver<B>,
+    ) -> Result<Vec<(LadderRow, Vec<GameResult>)>, ArenaError> {
+        // Refuse a folder of earlier records before hours of games, not after.
+        for index in 0..opponents.len() {
+            if let Some(dir) = rung_record_dir(config, index) {
+                check_record_dir(&dir)?;
+            }
+        }
+        let mut rungs = Vec::new();
+        for (index, opponent) in opponents.iter().enumerate() {
+            let mut entrants = vec![player.clone()];
+            entrants.extend(std::iter::repeat_n(opponent.clone(), self.sides() - 1));
+            let match_config = MatchConfig {
+                games_per_pairing: self.games,
+                starts: self.starts.clone(),
+                rules: self.rules.clone(),
+                opening_plies: LADDER_OPENING_PLIES,
+                seed: LADDER_SEED,
+                threads: config.threads,
+                record_dir: rung_record_dir(config, index),
+                sprt: None,
+            };
+            let results = play_match(&entrants, &match_config, observer)?;
+            let outcomes = results
+                .games
+                .iter()
+                .flat_map(|game| game.pair_outcomes_of(0))
+                .map(|outcome| GameResult {
+                    black: 0,
+                    white: 1,
+                    outcome,
+                })
+                .collect();
+            rungs.push((row(&opponent.name, &results.games), outcomes));
+        }
+        Ok(rungs)
+    }
+
+    /// Plays the whole ladder (see [`Ladder::play_rungs`]) and reports it.
+    pub fn run(
+        &self,
+        player: &Entrant<B>,
+        opponents: &[Entrant<B>],
+        config: &LadderConfig,
+        observer: &dyn MatchObserver<B>,
+    ) -> Result<LadderReport, ArenaError> {
+        let started = Instant::now();
+        let rows = self
+            .play_rungs(player, opponents, config, observer)?
+            .into_iter()
+            .map(|(row, _)| row)
+            .collect();
+        Ok(LadderReport {
+            player: player.name.clone(),
+            settings: self.settings.clone(),
+            rows,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
 }
 
-/// The two-player ladder's rungs (see [`play_ladder_rungs`]).
-pub fn play_rungs(
-    player: &Entrant,
-    opponents: &[Entrant],
-    config: &LadderConfig,
-    observer: &dyn MatchObserver,
-) -> Result<Vec<(LadderRow, Vec<GameResult>)>, ArenaError> {
-    play_ladder_rungs(
-        player,
-        opponents,
-        &ladder_starts(),
-        &ladder_rules(),
-        config.games_per_opponent,
-        config,
-        observer,
-    )
-}
-
-/// The settings of a ladder played with `config`, as reported.
+/// The settings of the two-player ladder played with `config`, as reported.
 pub fn ladder_settings(config: &LadderConfig) -> LadderSettings {
     let rules = ladder_rules();
     LadderSettings {
@@ -240,113 +297,6 @@ pub fn ladder_settings(config: &LadderConfig) -> LadderSettings {
         threads: config.threads,
         time_per_move_seconds: config.time_per_move,
         general_rules: None,
-    }
-}
-
-/// A ladder of the general game (variants, 3–6 players): the player takes
-/// one side and each opponent in turn every other side, seats rotated from
-/// game to game, on each of `layouts` in turn, under the player's rules.
-pub struct GeneralLadder<'a> {
-    pub player: &'a Entrant<GeneralPosition>,
-    pub opponents: &'a [Entrant<GeneralPosition>],
-    /// The rules (the model's `[rules]` table) and the layouts played.
-    pub table: &'a RulesTable,
-    pub layouts: &'a [GeneralLayout],
-}
-
-impl std::fmt::Debug for GeneralLadder<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GeneralLadder")
-            .field("player", &self.player.name)
-            .field("opponents", &self.opponents.len())
-            .field("table", &self.table)
-            .field("layouts", &self.layouts)
-            .finish()
-    }
-}
-
-impl GeneralLadder<'_> {
-    /// The starts: each layout under the ladder's rules.
-    fn starts(&self) -> Result<Vec<MatchStart<GeneralPosition>>, String> {
-        if self.layouts.is_empty() {
-            return Err("a ladder needs a layout".into());
-        }
-        self.layouts
-            .iter()
-            .map(|&layout| MatchStart::general(layout, self.table))
-            .collect()
-    }
-
-    /// The sides of a game under the ladder's rules.
-    pub fn sides(&self) -> Result<usize, String> {
-        Ok(sumito_game::Board::sides(&self.starts()?[0].position))
-    }
-
-    /// Games per opponent: `asked` rounded up so that every layout gets a
-    /// multiple of the sides (every seat played equally often on each).
-    pub fn games(&self, asked: u32) -> Result<u32, String> {
-        let unit = (self.sides()? * self.layouts.len()) as u32;
-        Ok(asked.div_ceil(unit).max(1) * unit)
-    }
-
-    /// The settings it plays under with `config`, as reported.
-    pub fn settings(&self, config: &LadderConfig) -> Result<LadderSettings, String> {
-        let target = match &self.table.marbles_to_win {
-            Some(Targets::All(n)) => *n,
-            Some(Targets::PerSide(targets)) => targets.iter().copied().max().unwrap_or(6),
-            None => 6,
-        };
-        Ok(LadderSettings {
-            games_per_opponent: self.games(config.games_per_opponent)?,
-            layouts: self.layouts.iter().map(ToString::to_string).collect(),
-            opening_plies: LADDER_OPENING_PLIES,
-            max_plies: self.table.max_plies.unwrap_or(0),
-            marbles_to_win: target,
-            seed: LADDER_SEED,
-            threads: crate::arena::threads_or_cores(config.threads),
-            time_per_move_seconds: config.time_per_move,
-            general_rules: Some(self.table.describe()),
-        })
-    }
-
-    /// Plays it: `config.games_per_opponent` games per opponent (see
-    /// [`GeneralLadder::games`]); `observer` hears each opponent's match.
-    /// Records go to `record_dir/opponent-N/`.
-    pub fn run(
-        &self,
-        config: &LadderConfig,
-        observer: &dyn MatchObserver<GeneralPosition>,
-    ) -> Result<LadderReport, String> {
-        let started = Instant::now();
-        let rows = self
-            .play_rungs(config, observer)?
-            .into_iter()
-            .map(|(row, _)| row)
-            .collect();
-        Ok(LadderReport {
-            player: self.player.name.clone(),
-            settings: self.settings(config)?,
-            rows,
-            seconds: started.elapsed().as_secs_f64(),
-        })
-    }
-
-    /// Plays each opponent in turn (see [`play_ladder_rungs`]).
-    pub fn play_rungs(
-        &self,
-        config: &LadderConfig,
-        observer: &dyn MatchObserver<GeneralPosition>,
-    ) -> Result<Vec<(LadderRow, Vec<GameResult>)>, String> {
-        play_ladder_rungs(
-            self.player,
-            self.opponents,
-            &self.starts()?,
-            self.table,
-            self.games(config.games_per_opponent)?,
-            config,
-            observer,
-        )
-        .map_err(|err| err.to_string())
     }
 }
 
@@ -578,16 +528,6 @@ mod tests {
         let opponents =
             ["random", "alphabeta:depth=1"].map(|spec| registry.prepare_str(spec).unwrap());
         let player = registry.prepare_str("greedy").unwrap();
-        let ladder = GeneralLadder {
-            player: &player,
-            opponents: &opponents,
-            table: &table,
-            layouts: &layouts,
-        };
-        assert_eq!(ladder.sides(), Ok(3));
-        // Rounded up to whole rotations of the three seats.
-        assert_eq!(ladder.games(4), Ok(6));
-        assert_eq!(ladder.games(6), Ok(6));
         let dir =
             std::env::temp_dir().join(format!("sumito-general-ladder-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -597,6 +537,16 @@ mod tests {
             record_dir: Some(dir.clone()),
             time_per_move: None,
         };
+        let ladder = Ladder::general(&table, &layouts, &config).unwrap();
+        assert_eq!(ladder.sides(), 3);
+        // Rounded up to whole rotations of the three seats.
+        assert_eq!(ladder.games, 6);
+        let six = LadderConfig {
+            games_per_opponent: 6,
+            ..config.clone()
+        };
+        assert_eq!(Ladder::general(&table, &layouts, &six).unwrap().games, 6);
+        assert!(Ladder::general(&table, &[], &six).is_err());
         /// The games each match it hears of finishes.
         struct Counting(std::sync::Mutex<Vec<usize>>);
         impl MatchObserver<GeneralPosition> for Counting {
@@ -609,7 +559,7 @@ mod tests {
             }
         }
         let counting = Counting(std::sync::Mutex::new(Vec::new()));
-        let report = ladder.run(&config, &counting).unwrap();
+        let report = ladder.run(&player, &opponents, &config, &counting).unwrap();
         assert_eq!(*counting.0.lock().unwrap(), [6, 6]);
         assert_eq!(report.settings.games_per_opponent, 6);
         assert_eq!(report.settings.max_plies, 60);
@@ -655,7 +605,10 @@ mod tests {
         // The two-player ladder's JSON has no such key.
         assert!(ladder_settings(&config).general_rules.is_none());
         // A folder of earlier records is refused before any game.
-        let err = ladder.run(&config, &crate::arena::Silent).unwrap_err();
+        let err = ladder
+            .run(&player, &opponents, &config, &crate::arena::Silent)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("already holds"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -672,7 +625,9 @@ mod tests {
             record_dir: None,
             time_per_move: None,
         };
-        let report = run_ladder(&player, &opponents, &config, &Silent).unwrap();
+        let report = Ladder::two_player(&config)
+            .run(&player, &opponents, &config, &Silent)
+            .unwrap();
         assert_eq!(report.rows.len(), 2);
         for row in &report.rows {
             assert_eq!(row.games, 6);
@@ -694,7 +649,9 @@ mod tests {
         assert_eq!(json["rows"][1]["opponent"], "alphabeta:depth=1");
         assert_eq!(json["settings"]["max_plies"], LADDER_MAX_PLIES);
         // Deterministic players, fixed seeds: the same games again.
-        let again = run_ladder(&player, &opponents, &config, &Silent).unwrap();
+        let again = Ladder::two_player(&config)
+            .run(&player, &opponents, &config, &Silent)
+            .unwrap();
         for (a, b) in report.rows.iter().zip(&again.rows) {
             assert_eq!((a.wins, a.draws, a.losses), (b.wins, b.draws, b.losses));
         }

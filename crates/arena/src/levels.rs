@@ -14,7 +14,7 @@ use sumito_game::Level;
 
 use crate::arena::{ArenaError, MatchBoard, MatchObserver};
 use crate::elo::{Anchor, EloError, GameResult, fit_elo};
-use crate::ladder::{LadderConfig, LadderRow, LadderSettings, ladder_settings, play_rungs};
+use crate::ladder::{Ladder, LadderConfig, LadderRow, LadderSettings};
 use crate::player::Entrant;
 
 /// The classical players the levels meet unless told, weakest first: from
@@ -88,13 +88,18 @@ pub fn run_levels(
     observer: &dyn MatchObserver,
 ) -> Result<LevelsReport, LevelsError> {
     let names: Vec<String> = opponents.iter().map(|o| o.name.clone()).collect();
+    let ladder = Ladder::two_player(config);
     play_levels(
         model,
         levels,
         &names,
-        ladder_settings(config),
+        ladder.settings.clone(),
         config,
-        |player, rung| play_rungs(player, opponents, rung, observer).map_err(LevelsError::from),
+        |player, rung| {
+            ladder
+                .play_rungs(player, opponents, rung, observer)
+                .map_err(LevelsError::from)
+        },
     )
 }
 

@@ -13,9 +13,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use sumito_arena::arena::MatchObserver;
-use sumito_arena::ladder::{
-    DEFAULT_OPPONENTS, GeneralLadder, LadderConfig, ladder_rules, run_ladder,
-};
+use sumito_arena::ladder::{DEFAULT_OPPONENTS, Ladder, LadderConfig, ladder_rules};
 use sumito_arena::levels::{LEVEL_OPPONENTS, play_levels, run_levels};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::record::write_atomic;
@@ -255,7 +253,7 @@ pub const GENERAL_OPPONENTS: [&str; 4] =
 
 /// The ladder of a model of the general game (`table`: the rules it
 /// learned), on every layout it learned, against the general game's
-/// classical players ([`GeneralLadder`]).
+/// classical players ([`Ladder::general`]).
 fn run_general(
     args: &Args,
     mut spec: PlayerSpec,
@@ -298,40 +296,35 @@ fn run_general(
     let entrants = prepare_general(&registry, &specs)?;
     let (player_entrant, rest) = entrants.split_first().expect("the player's spec is first");
     let (level_entrants, opponent_entrants) = rest.split_at(levels.len());
-    let ladder = GeneralLadder {
-        player: player_entrant,
-        opponents: opponent_entrants,
-        table,
-        layouts: &layouts,
-    };
-    let games = ladder.games(args.games).map_err(anyhow::Error::msg)?;
-    if games != args.games {
-        println!(
-            "{games} games per opponent rather than {}: a multiple of the {} sides on each of the {} layouts, so that every seat is played equally often",
-            args.games,
-            ladder.sides().map_err(anyhow::Error::msg)?,
-            layouts.len()
-        );
-    }
     let kind = if levels.is_empty() {
         "ladder"
     } else {
         "levels"
     };
     let out = args.out.clone().unwrap_or_else(|| stamped_dir(kind));
-    let config = LadderConfig {
-        games_per_opponent: games,
+    let mut config = LadderConfig {
+        games_per_opponent: args.games,
         threads: args.games_at_once(&spec),
         record_dir: Some(out.join("records")),
         time_per_move: args.time_per_move.map(|time| time.as_secs_f64()),
     };
+    let ladder = Ladder::general(table, &layouts, &config).map_err(anyhow::Error::msg)?;
+    if ladder.games != args.games {
+        println!(
+            "{} games per opponent rather than {}: a multiple of the {} sides on each of the {} layouts, so that every seat is played equally often",
+            ladder.games,
+            args.games,
+            ladder.sides(),
+            layouts.len()
+        );
+        config.games_per_opponent = ladder.games;
+    }
     let progress = ProgressObserver::new();
     let observer: &dyn MatchObserver<GeneralPosition> =
         if args.quiet { &Silent } else { &progress };
     if levels.is_empty() {
         let report = ladder
-            .run(&config, observer)
-            .map_err(anyhow::Error::msg)
+            .run(player_entrant, opponent_entrants, &config, observer)
             .context("playing the ladder")?;
         return write_report(&out, "ladder", &report.markdown(), &report);
     }
@@ -345,24 +338,19 @@ fn run_general(
             (*level, entrant)
         })
         .collect();
-    let settings = ladder.settings(&config).map_err(anyhow::Error::msg)?;
     let report = play_levels(
         &player,
         &leveled,
         &opponents,
-        settings,
+        ladder.settings.clone(),
         &config,
         |entrant, rung| {
             if !args.quiet {
                 eprintln!("{}:", entrant.name);
             }
-            GeneralLadder {
-                player: entrant,
-                ..ladder
-            }
-            .play_rungs(rung, observer)
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("playing {}", entrant.name))
+            ladder
+                .play_rungs(entrant, opponent_entrants, rung, observer)
+                .with_context(|| format!("playing {}", entrant.name))
         },
     )
     .context("rating the levels")?;
@@ -432,8 +420,9 @@ pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> a
     };
     let progress = ProgressObserver::new();
     let observer: &dyn MatchObserver = if args.quiet { &Silent } else { &progress };
-    let report =
-        run_ladder(&player, &opponents, &config, observer).context("playing the ladder")?;
+    let report = Ladder::two_player(&config)
+        .run(&player, &opponents, &config, observer)
+        .context("playing the ladder")?;
     write_report(&out, "ladder", &report.markdown(), &report)
 }
 
