@@ -318,29 +318,35 @@ pub fn model_rules(
     Ok(Some((own.clone(), layout)))
 }
 
-/// The rules and layout of a match of the general game: its models' rules
-/// ([`model_rules`]), or without models the given table with the ladder's
-/// limits where it sets none.
+/// The rules and layouts of a match of the general game: its models' rules
+/// ([`model_rules`], each layout one they learned; by default their first),
+/// or without models the given table with the ladder's limits where it
+/// sets none (by default on the standard layout).
 fn general_match_rules(
     args: &Args,
     given: &RulesTable,
     trained: &[(String, RulesTable)],
-) -> anyhow::Result<(RulesTable, GeneralLayout)> {
-    let layout = match args.layouts[..] {
-        [] => None,
-        [one] => Some(one),
-        _ => bail!(
-            "a match of the variants or of more players takes one --layout (got {})",
-            args.layouts.len()
-        ),
-    };
+) -> anyhow::Result<(RulesTable, Vec<GeneralLayout>)> {
     let flags = RuleFlags {
         max_plies: args.max_plies,
         no_push_off_plies: args.no_push_off_plies,
         marbles_to_win: args.marbles_to_win,
     };
-    if let Some(chosen) = model_rules(given, flags, layout, trained)? {
-        return Ok(chosen);
+    let asked: Vec<Option<GeneralLayout>> = if args.layouts.is_empty() {
+        vec![None]
+    } else {
+        args.layouts.iter().copied().map(Some).collect()
+    };
+    if !trained.is_empty() {
+        let mut chosen = Vec::new();
+        let mut table = None;
+        for layout in asked {
+            let (own, layout) =
+                model_rules(given, flags, layout, trained)?.expect("a model among the players");
+            table = Some(own);
+            chosen.push(layout);
+        }
+        return Ok((table.expect("at least one layout"), chosen));
     }
     let mut table = given.clone();
     table.max_plies = table
@@ -351,22 +357,37 @@ fn general_match_rules(
     if table.marbles_to_win.is_none() {
         table.marbles_to_win = Some(Targets::All(args.marbles_to_win.unwrap_or(6)));
     }
-    Ok((
-        table,
-        layout.unwrap_or(GeneralLayout::Two(Layout::Standard)),
-    ))
+    let layouts = asked
+        .into_iter()
+        .map(|layout| layout.unwrap_or(GeneralLayout::Two(Layout::Standard)))
+        .collect();
+    Ok((table, layouts))
 }
 
-/// A match of the general game: one layout, the players by side in turn.
+/// A match of the general game: its layouts in turn, the players by side.
 fn run_general(
     args: &Args,
     given: &RulesTable,
     trained: &[(String, RulesTable)],
     players: &GeneralPlayers,
 ) -> anyhow::Result<()> {
-    let (table, layout) = general_match_rules(args, given, trained)?;
-    let start = MatchStart::general(layout, &table).map_err(anyhow::Error::msg)?;
-    let rules = *start.position.rules();
+    let (table, layouts) = general_match_rules(args, given, trained)?;
+    let starts = layouts
+        .iter()
+        .map(|&layout| MatchStart::general(layout, &table))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(anyhow::Error::msg)?;
+    let rules = *starts[0].position.rules();
+    if let Some(other) = starts
+        .iter()
+        .find(|start| start.position.rules().seating.sides() != rules.seating.sides())
+    {
+        bail!(
+            "--layout {} and {} seat different numbers of sides: a match's layouts must seat the same",
+            starts[0].layout,
+            other.layout
+        );
+    }
     let sides = rules.seating.sides();
     if args.players.len() != sides {
         bail!(
@@ -393,14 +414,15 @@ fn run_general(
     // Before the match: records already in --out are never overwritten.
     let out = args.out.clone().unwrap_or_else(default_out_dir);
     check_record_dir(&out).context("--out")?;
-    println!("{layout}: {rules}");
+    let names: Vec<String> = layouts.iter().map(ToString::to_string).collect();
+    println!("{}: {rules}", names.join(", "));
     let mut entrants = prepare_general(&(players.registry)()?, &args.players)?;
     for (entrant, name) in entrants.iter_mut().zip(distinct_names(&args.players)) {
         entrant.name = name;
     }
     let config = MatchConfig {
         games_per_pairing: games,
-        starts: vec![start],
+        starts,
         rules: table,
         opening_plies: args.opening_plies,
         seed: args.seed,
@@ -626,6 +648,81 @@ mod tests {
             assert!(record.result.is_some());
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_match_of_the_general_game_takes_its_layouts_in_turn() {
+        let dir =
+            std::env::temp_dir().join(format!("sumito-cli-arena-three-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let line = |layouts: &str, games: &str| {
+            parse(&[
+                "--layout",
+                layouts,
+                "--player",
+                "greedy",
+                "--player",
+                "random",
+                "--player",
+                "random",
+                "--games",
+                games,
+                "--max-plies",
+                "40",
+                "--quiet",
+                "--out",
+                dir.to_str().unwrap(),
+            ])
+            .unwrap()
+        };
+        run(
+            line("three-player,three-player-trapezoid", "6"),
+            &registry(),
+            &CLASSICAL_SEATS,
+        )
+        .unwrap();
+        let mut layouts: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| {
+                let record =
+                    sumito_arena::general_record::GeneralRecord::read(&entry.unwrap().path())
+                        .unwrap();
+                assert!(record.result.is_some());
+                match record.start {
+                    sumito_arena::general_record::GeneralStart::Layout(layout) => {
+                        layout.to_string()
+                    }
+                    other => panic!("{other:?}"),
+                }
+            })
+            .collect();
+        layouts.sort();
+        assert_eq!(
+            layouts,
+            [
+                "three-player",
+                "three-player",
+                "three-player",
+                "three-player-trapezoid",
+                "three-player-trapezoid",
+                "three-player-trapezoid"
+            ]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        // Layouts of other numbers of sides cannot share a match; games
+        // come in whole rotations of the sides.
+        let err = run(
+            line("three-player,four-player", "6"),
+            &registry(),
+            &CLASSICAL_SEATS,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("seat different numbers of sides"), "{err}");
+        let err = run(line("three-player", "4"), &registry(), &CLASSICAL_SEATS)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("multiple of the 3 sides"), "{err}");
     }
 
     #[test]
