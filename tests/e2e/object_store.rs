@@ -66,14 +66,16 @@ fn games(server: &S3Server) -> Vec<String> {
         .unwrap()
         .into_iter()
         .map(|object| object.key)
-        .filter(|key| key.ends_with(".game"))
+        // The container's files, and a file of the form before it.
+        .filter(|key| key.ends_with(".replay") || key.ends_with(".game"))
         .collect()
 }
 
-/// The process id in a game's name (`MILLIS-HOST-PID-N.game`).
+/// The process id in a game's name (`MILLIS-HOST-PID-N.replay`).
 fn writer_pid(key: &str) -> u32 {
     let name = key.rsplit('/').next().unwrap();
-    let parts: Vec<&str> = name.trim_end_matches(".game").rsplitn(3, '-').collect();
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    let parts: Vec<&str> = stem.rsplitn(3, '-').collect();
     parts[1].parse().unwrap()
 }
 

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::replay::container::ReplayKind;
 use crate::replay::files::ReplayFolder;
+use crate::replay::files::list_games;
 pub use crate::rundir::Location;
 use crate::rundir::uploader::UploadGuard;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -896,14 +898,12 @@ pub fn selfplay(open: &OpenRun, options: &RunOptions) -> Result<()> {
             continue;
         };
         if let Some(limit) = config.budget.games {
-            let extension = if config.rules.is_general() {
-                crate::replay::files::GENERAL_EXTENSION
+            let kind = if config.rules.is_general() {
+                ReplayKind::General
             } else {
-                crate::replay::files::EXTENSION
+                ReplayKind::TwoPlayer
             };
-            let played = run
-                .replay_folder()
-                .list(extension)
+            let played = list_games(&run.replay_folder(), kind)
                 .map_err(RunDirError::from)?
                 .len() as u64;
             if played >= limit {

@@ -703,7 +703,7 @@ mod tests {
             &|_| {},
         )
         .unwrap();
-        let keys = folder.list(EXTENSION).unwrap();
+        let keys = folder.list(&[EXTENSION]).unwrap();
         assert_eq!(keys.len() as u64, games);
         keys.iter()
             .map(|key| {
@@ -811,7 +811,7 @@ mod tests {
     #[test]
     fn a_general_game_of_two_sides_resigns_and_its_file_says_so() {
         use crate::fsutil::testing::TempDir;
-        use crate::replay::files::{GENERAL_EXTENSION, ReplayFolder};
+        use crate::replay::files::{EXTENSION, ReplayFolder};
         use crate::replay::general_format::decode_general_game;
 
         // Four players in two teams: two sides.
@@ -837,7 +837,7 @@ mod tests {
         .unwrap();
         assert_eq!((stats.games, stats.resigned), (3, 3));
         assert_eq!(stats.resign_checks, 0);
-        for key in replay_folder.list(GENERAL_EXTENSION).unwrap() {
+        for key in replay_folder.list(&[EXTENSION]).unwrap() {
             let replay = decode_general_game(&replay_folder.read(&key).unwrap().unwrap()).unwrap();
             let game = &replay.game;
             assert!(game.resigned);
@@ -871,7 +871,7 @@ mod tests {
     #[test]
     fn a_worker_plays_its_quota_from_the_rules_starts_and_writes_each_game() {
         use crate::fsutil::testing::TempDir;
-        use crate::replay::files::{GENERAL_EXTENSION, ReplayFolder};
+        use crate::replay::files::{EXTENSION, ReplayFolder};
         use crate::replay::general_format::decode_general_game;
         use std::sync::atomic::AtomicUsize;
 
@@ -901,7 +901,7 @@ mod tests {
         // replaced only while it lasts.
         assert_eq!((stats.games, seen.load(Ordering::Relaxed)), (5, 5));
         assert_eq!(quota.load(Ordering::Relaxed), 0);
-        let files = replay_folder.list(GENERAL_EXTENSION).unwrap();
+        let files = replay_folder.list(&[EXTENSION]).unwrap();
         assert_eq!(files.len(), 5);
         let mut positions = 0;
         for key in &files {
@@ -932,7 +932,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!((stats.games, stats.moves), (0, 0));
-        let after = replay_folder.list(GENERAL_EXTENSION).unwrap();
+        let after = replay_folder.list(&[EXTENSION]).unwrap();
         assert_eq!(after.len(), 5);
     }
 
@@ -990,7 +990,7 @@ mod tests {
     #[test]
     fn the_general_game_branches_from_earlier_games_positions() {
         use crate::fsutil::testing::TempDir;
-        use crate::replay::files::GENERAL_EXTENSION;
+        use crate::replay::files::EXTENSION;
         use crate::replay::general_format::decode_general_game;
 
         let general = general_rules("\"three-player\"", 20);
@@ -1011,7 +1011,7 @@ mod tests {
         )
         .unwrap();
         let starts: Vec<GeneralPosition> = folder
-            .list(GENERAL_EXTENSION)
+            .list(&[EXTENSION])
             .unwrap()
             .iter()
             .map(|key| {

@@ -1,6 +1,6 @@
 //! Replay files in the run's storage: one object per finished game, written
 //! whole under a name unique across processes and machines
-//! (`<unix ms>-<host>-<pid>-<n>.game`), so that a finished game is never lost
+//! (`<unix ms>-<host>-<pid>-<n>.replay`, [`super::container`]), so that a finished game is never lost
 //! and a partial one never appears, whoever writes it and wherever the run
 //! is kept (a folder or an object store, see `sumito_store`).
 
@@ -9,13 +9,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use sumito_store::{Location, Store, StoreError};
 
+use super::container::ReplayKind;
 use super::format::{SelfPlayGame, encode_game};
 use super::general_format::{GeneralReplay, encode_general_game};
 use crate::fsutil::hostname;
 
-pub const EXTENSION: &str = "game";
-/// The extension of general-game replay files ([`super::general_format`]).
-pub const GENERAL_EXTENSION: &str = "vgame";
+pub use super::container::EXTENSION;
 
 /// A folder of replay files: the objects of `store` under `prefix` (the
 /// run's `replay/`, or one model's `replay/model-000003/`).
@@ -84,19 +83,19 @@ impl ReplayFolder {
         Ok(key)
     }
 
-    /// The keys of every file with `extension` in the folder and the folders
-    /// below it, oldest first by the time in its name.
-    pub fn list(&self, extension: &str) -> Result<Vec<String>, StoreError> {
-        Ok(game_keys(self.store.list(&self.prefix)?, extension))
+    /// The keys of every file with one of `extensions` in the folder and
+    /// the folders below it, oldest first by the time in its name.
+    pub fn list(&self, extensions: &[&str]) -> Result<Vec<String>, StoreError> {
+        Ok(game_keys(self.store.list(&self.prefix)?, extensions))
     }
 
     /// [`ReplayFolder::list`] of the keys that sort after `offset` only
     /// (e.g. `replay/model-000012`: the files of that model's folder and of
     /// newer ones), without listing those before it.
-    pub fn list_after(&self, extension: &str, offset: &str) -> Result<Vec<String>, StoreError> {
+    pub fn list_after(&self, extensions: &[&str], offset: &str) -> Result<Vec<String>, StoreError> {
         Ok(game_keys(
             self.store.list_after(&self.prefix, offset)?,
-            extension,
+            extensions,
         ))
     }
 
@@ -113,14 +112,14 @@ impl ReplayFolder {
     }
 }
 
-/// The keys of `objects` with `extension`, oldest first by the time in
-/// their names.
-fn game_keys(objects: Vec<sumito_store::ObjectInfo>, extension: &str) -> Vec<String> {
-    let suffix = format!(".{extension}");
+/// The keys of `objects` with one of `extensions`, oldest first by the
+/// time in their names.
+fn game_keys(objects: Vec<sumito_store::ObjectInfo>, extensions: &[&str]) -> Vec<String> {
+    let suffixes: Vec<String> = extensions.iter().map(|ext| format!(".{ext}")).collect();
     let mut keys: Vec<String> = objects
         .into_iter()
         .map(|object| object.key)
-        .filter(|key| key.ends_with(&suffix))
+        .filter(|key| suffixes.iter().any(|suffix| key.ends_with(suffix.as_str())))
         .collect();
     keys.sort_by(|a, b| file_name(a).cmp(file_name(b)));
     keys
@@ -140,11 +139,18 @@ pub fn write_general_game(
     folder: &ReplayFolder,
     replay: &GeneralReplay,
 ) -> Result<String, StoreError> {
-    folder.write_unique(GENERAL_EXTENSION, &encode_general_game(replay))
+    folder.write_unique(EXTENSION, &encode_general_game(replay))
 }
 
-/// Every two-player replay file in `folder` (its `model-*` folders
-/// included), oldest first by the time in its name.
-pub fn list_games(folder: &ReplayFolder) -> Result<Vec<String>, StoreError> {
-    folder.list(EXTENSION)
+/// Every replay file of `kind`'s game in `folder` (its `model-*` folders
+/// included, the files written before the container too), oldest first by
+/// the time in its name.
+pub fn list_games(folder: &ReplayFolder, kind: ReplayKind) -> Result<Vec<String>, StoreError> {
+    folder.list(&replay_extensions(kind))
+}
+
+/// The extensions of `kind`'s replay files: the container's, and the one
+/// its files had before.
+pub fn replay_extensions(kind: ReplayKind) -> [&'static str; 2] {
+    [EXTENSION, kind.legacy_extension()]
 }

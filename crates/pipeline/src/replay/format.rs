@@ -36,6 +36,7 @@
 
 use sumito_engine::{Color, EndReason, Move, Outcome, Position, Rules};
 
+use super::container::{self, ReplayKind};
 use crate::crc::crc32c;
 
 pub const MAGIC: [u8; 8] = *b"SUMITOG\0";
@@ -189,8 +190,15 @@ fn color_code(color: Option<Color>) -> u8 {
     }
 }
 
-/// The bytes of a replay file holding `game`.
+/// The bytes of a replay file holding `game`: its encoding in the replay
+/// container ([`super::container`]).
 pub fn encode_game(game: &SelfPlayGame) -> Vec<u8> {
+    container::wrap(ReplayKind::TwoPlayer, &encode_game_body(game))
+}
+
+/// The game's own encoding (the layout above): what the container holds,
+/// and all a file written before the container held.
+pub(crate) fn encode_game_body(game: &SelfPlayGame) -> Vec<u8> {
     let policy_bytes: usize = game
         .positions
         .iter()
@@ -291,9 +299,14 @@ fn read_header(cursor: &mut Cursor<'_>) -> Result<(), FormatError> {
     Ok(())
 }
 
-/// Reads the bytes of a replay file, checking the checksum, every field, and
-/// that each stored position and policy agree with the rules.
+/// Reads the bytes of a replay file (in the container, or written before
+/// it), checking the checksum, every field, and that each stored position
+/// and policy agree with the rules.
 pub fn decode_game(bytes: &[u8]) -> Result<SelfPlayGame, FormatError> {
+    decode_game_body(container::unwrap(ReplayKind::TwoPlayer, bytes)?)
+}
+
+fn decode_game_body(bytes: &[u8]) -> Result<SelfPlayGame, FormatError> {
     let mut cursor = Cursor { bytes, at: 0 };
     read_header(&mut cursor)?;
     if bytes.len() < HEADER_LEN + 4 {
@@ -438,6 +451,7 @@ pub struct GameSummary {
 
 /// Reads only the header (no checksum check: the full load does that).
 pub fn peek_summary(bytes: &[u8]) -> Result<GameSummary, FormatError> {
+    let bytes = container::peek(ReplayKind::TwoPlayer, bytes)?;
     let mut cursor = Cursor { bytes, at: 0 };
     read_header(&mut cursor)?;
     cursor.take(9)?;
@@ -574,7 +588,7 @@ pub(crate) mod tests {
 
     #[test]
     fn impossible_boards_are_refused_with_the_position_named() {
-        let mut bytes = encode_game(&random_game(5, limited_rules()));
+        let mut bytes = encode_game_body(&random_game(5, limited_rules()));
         // Copy the first position's black board onto its white board and
         // seal the file again, so that only the board is wrong.
         let black = bytes[HEADER_LEN..HEADER_LEN + 8].to_vec();
@@ -592,7 +606,7 @@ pub(crate) mod tests {
 
     #[test]
     fn versions_are_checked_before_anything_else() {
-        let mut bytes = encode_game(&random_game(
+        let mut bytes = encode_game_body(&random_game(
             4,
             Rules {
                 max_plies: Some(4),

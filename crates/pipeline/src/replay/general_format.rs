@@ -34,6 +34,7 @@
 //!                     in GeneralPosition::legal_moves() order, probability × 255
 //! ```
 
+use super::container::{self, ReplayKind};
 use sumito_engine::general::{GeneralMove, GeneralPosition, MAX_SEATS};
 use sumito_engine::rules_table::RulesTable;
 use sumito_mcts::{Ending, MAX_SIDES, Side};
@@ -111,9 +112,16 @@ fn outcome_code(outcome: Ending) -> [u8; 2] {
     }
 }
 
-/// The bytes of a replay file holding `replay`. The first position of the
-/// game is its start.
+/// The bytes of a replay file holding `replay`: its encoding in the replay
+/// container ([`super::container`]). The first position of the game is its
+/// start.
 pub fn encode_general_game(replay: &GeneralReplay) -> Vec<u8> {
+    container::wrap(ReplayKind::General, &encode_general_body(replay))
+}
+
+/// The game's own encoding (the layout above): what the container holds,
+/// and all a file written before the container held.
+pub(crate) fn encode_general_body(replay: &GeneralReplay) -> Vec<u8> {
     let game = &replay.game;
     let mut out = Vec::new();
     out.extend_from_slice(&GENERAL_MAGIC);
@@ -164,6 +172,10 @@ pub fn encode_general_game(replay: &GeneralReplay) -> Vec<u8> {
 /// not legal where it is played, or a game that did not end where the file
 /// says, is an error naming the position.
 pub fn decode_general_game(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
+    decode_general_body(container::unwrap(ReplayKind::General, bytes)?)
+}
+
+fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
     if bytes.len() < 8 || bytes[..8] != GENERAL_MAGIC {
         return Err(FormatError::BadMagic);
     }
@@ -458,7 +470,7 @@ pub(crate) mod tests {
         };
         let folder = super::super::files::ReplayFolder::local(dir.path()).unwrap();
         let key = super::super::files::write_general_game(&folder, &replay).unwrap();
-        assert!(key.ends_with(".vgame"), "{key}");
+        assert!(key.ends_with(".replay"), "{key}");
         let read = decode_general_game(&std::fs::read(dir.path().join(&key)).unwrap()).unwrap();
         assert_eq!(read.game.positions.len(), replay.game.positions.len());
         assert_eq!(read.game.outcome, replay.game.outcome);

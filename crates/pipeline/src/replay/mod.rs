@@ -1,7 +1,9 @@
-//! Self-play games on disk ([`format`], [`files`]) and the sliding-window
+//! Self-play games on disk (one [`container`] for the encodings of both
+//! games, [`format`] and [`general_format`]; [`files`]) and the sliding-window
 //! store the trainer samples from ([`store`]), which can follow the folder
 //! from a background thread ([`reader`]).
 
+pub mod container;
 pub mod files;
 pub mod format;
 pub mod general_format;

@@ -40,19 +40,19 @@ pub type Pass = Result<Vec<Fetched>, StoreError>;
 pub const WHOLE_LISTING_EVERY: Duration = Duration::from_secs(30);
 
 /// Lists `folder` (only the keys after `offset`, when given) and reads the
-/// files with `extension` not in `seen`, in chunks of [`READ_AT_ONCE`],
+/// files with one of `extensions` not in `seen`, in chunks of [`READ_AT_ONCE`],
 /// oldest first; adds to `seen` the keys read or found corrupt (a file that
 /// failed otherwise is read again next time).
 pub fn read_unseen(
     folder: &ReplayFolder,
-    extension: &str,
+    extensions: &[&str],
     offset: Option<&str>,
     seen: &mut HashSet<String>,
     mut on_listed: impl FnMut(usize),
 ) -> Pass {
     let listed = match offset {
-        Some(offset) => folder.list_after(extension, offset)?,
-        None => folder.list(extension)?,
+        Some(offset) => folder.list_after(extensions, offset)?,
+        None => folder.list(extensions)?,
     };
     let unseen: Vec<String> = listed
         .into_iter()
@@ -95,21 +95,21 @@ pub struct BackgroundReader {
 }
 
 impl BackgroundReader {
-    /// Starts reading the files with `extension` of `folder` that are not
+    /// Starts reading the files with `extensions` of `folder` that are not
     /// in `seen`.
     pub fn start(
         folder: ReplayFolder,
-        extension: &'static str,
+        extensions: [&'static str; 2],
         seen: HashSet<String>,
     ) -> BackgroundReader {
-        Self::start_listing_whole_every(folder, extension, seen, WHOLE_LISTING_EVERY)
+        Self::start_listing_whole_every(folder, extensions, seen, WHOLE_LISTING_EVERY)
     }
 
     /// [`BackgroundReader::start`], listing the whole folder every
     /// `whole_every` (tests).
     pub fn start_listing_whole_every(
         folder: ReplayFolder,
-        extension: &'static str,
+        extensions: [&'static str; 2],
         seen: HashSet<String>,
         whole_every: Duration,
     ) -> BackgroundReader {
@@ -123,7 +123,7 @@ impl BackgroundReader {
             .spawn(move || {
                 read_loop(
                     &folder,
-                    extension,
+                    extensions,
                     seen,
                     whole_every,
                     &sender,
@@ -217,7 +217,7 @@ impl Drop for BackgroundReader {
 
 fn read_loop(
     folder: &ReplayFolder,
-    extension: &str,
+    extensions: [&'static str; 2],
     mut seen: HashSet<String>,
     whole_every: Duration,
     sender: &SyncSender<Pass>,
@@ -237,9 +237,15 @@ fn read_loop(
         if offset.is_none() {
             whole_listing = Some(started);
         }
-        let pass = read_unseen(folder, extension, offset.as_deref(), &mut seen, |listed| {
-            shared.backlog.store(listed, Ordering::Relaxed);
-        });
+        let pass = read_unseen(
+            folder,
+            &extensions,
+            offset.as_deref(),
+            &mut seen,
+            |listed| {
+                shared.backlog.store(listed, Ordering::Relaxed);
+            },
+        );
         shared
             .busy_nanos
             .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -323,7 +329,7 @@ mod tests {
         }
         let reader = BackgroundReader::start_listing_whole_every(
             folder,
-            "game",
+            ["replay", "game"],
             HashSet::new(),
             Duration::from_secs(5),
         );

@@ -17,7 +17,8 @@ use sumito_engine::{EndReason, Move, Position, Symmetry};
 use sumito_engine::general::symmetry::kept_symmetries;
 use sumito_net::GeneralTrainingSample;
 
-use super::files::{EXTENSION, GENERAL_EXTENSION, ReplayFolder};
+use super::container::ReplayKind;
+use super::files::{ReplayFolder, replay_extensions};
 use super::format::{GameEnd, SelfPlayGame, decode_game, dequantize_policy, peek_summary};
 use super::general_format::{GeneralReplay, decode_general_game};
 use super::reader::{BackgroundReader, Pass, read_unseen};
@@ -26,8 +27,8 @@ use crate::config::TrainingConfig;
 /// A kind of replay file the store can follow: the two-player
 /// [`SelfPlayGame`] or the general game's [`GeneralReplay`].
 pub trait ReplayGame: Sized + Send + Sync {
-    /// The extension of its files.
-    const EXTENSION: &'static str;
+    /// Which game its files hold.
+    const KIND: ReplayKind;
     /// The training positions of a file, read cheaply where the format
     /// allows (a file that would fall out of the window at once is only
     /// counted).
@@ -38,7 +39,7 @@ pub trait ReplayGame: Sized + Send + Sync {
 }
 
 impl ReplayGame for SelfPlayGame {
-    const EXTENSION: &'static str = EXTENSION;
+    const KIND: ReplayKind = ReplayKind::TwoPlayer;
 
     fn peek_training_positions(bytes: &[u8]) -> Result<u64, String> {
         peek_summary(bytes)
@@ -58,7 +59,7 @@ impl ReplayGame for SelfPlayGame {
 }
 
 impl ReplayGame for GeneralReplay {
-    const EXTENSION: &'static str = GENERAL_EXTENSION;
+    const KIND: ReplayKind = ReplayKind::General;
 
     /// The general game's header does not count them: the file is decoded
     /// (its files are few and small next to the two-player self-play's).
@@ -180,7 +181,13 @@ impl<G: ReplayGame> ReplayStore<G> {
         let started = std::time::Instant::now();
         // A failed read leaves its key unseen, so it is read again next time.
         let mut seen = self.seen.clone();
-        let pass = read_unseen(&self.folder, G::EXTENSION, None, &mut seen, |_| ());
+        let pass = read_unseen(
+            &self.folder,
+            &replay_extensions(G::KIND),
+            None,
+            &mut seen,
+            |_| (),
+        );
         let storage_time = started.elapsed();
         let report = self.ingest_passes(vec![pass], storage_time)?;
         self.seen = seen;
@@ -194,7 +201,7 @@ impl<G: ReplayGame> ReplayStore<G> {
             let seen = std::mem::take(&mut self.seen);
             self.reader = Some(BackgroundReader::start(
                 self.folder.clone(),
-                G::EXTENSION,
+                replay_extensions(G::KIND),
                 seen,
             ));
         }
@@ -438,8 +445,9 @@ mod tests {
             expected += replay.training_indices().len();
             write_general_game(&folder, &replay).unwrap();
         }
-        // A two-player file beside them is not this store's.
-        write_game(&folder, &random_game(3, Rules::default())).unwrap();
+        // A two-player file beside them is not this store's: skipped, and
+        // says why.
+        let two_player = write_game(&folder, &random_game(3, Rules::default())).unwrap();
         std::fs::write(
             dir.path().join("model-000001").join("broken.vgame"),
             b"SUMITOV\0 not a game",
@@ -448,8 +456,17 @@ mod tests {
         let mut store: ReplayStore<GeneralReplay> = ReplayStore::new(replay, small_window());
         let report = store.refresh().unwrap();
         assert_eq!(report.new_games, 2);
-        assert_eq!(report.skipped.len(), 1, "{:?}", report.skipped);
-        assert!(report.skipped[0].0.ends_with("broken.vgame"));
+        assert_eq!(report.skipped.len(), 2, "{:?}", report.skipped);
+        let skipped = |name: &str| {
+            report
+                .skipped
+                .iter()
+                .find(|(key, _)| key.ends_with(name))
+                .map(|(_, why)| why.clone())
+        };
+        assert!(skipped("broken.vgame").is_some(), "{:?}", report.skipped);
+        let why = skipped(&two_player).unwrap();
+        assert!(why.contains("the two-player game"), "{why}");
         assert_eq!(store.len(), expected);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
         let samples: Vec<GeneralTrainingSample> = (0..40)
