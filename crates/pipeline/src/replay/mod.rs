@@ -1,5 +1,5 @@
 //! Self-play games on disk (one [`container`] for the encodings of both
-//! games, [`format`] and [`general_format`]; [`files`]) and the sliding-window
+//! games, [`format`](mod@format) and [`general_format`]; [`files`]) and the sliding-window
 //! store the trainer samples from ([`store`]), which can follow the folder
 //! from a background thread ([`reader`]).
 
