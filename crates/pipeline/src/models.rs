@@ -261,7 +261,7 @@ pub fn seed_initial_model(run: &RunDir, config: &Config, from: &Path) -> Result<
 /// it, and nothing is removed: the run cannot go on without it, and its
 /// files may be the rest of a restore or sync still under way.
 /// `trainer_generation`: the trainer's newest candidate, which it exports
-/// again when missing ([`crate::trainer::trainer_generation`]).
+/// again when missing (`trainer::trainer_generation`).
 pub fn prune_incomplete(run: &RunDir, trainer_generation: u32) -> Result<Vec<Removed>> {
     // (key, local path) of each incomplete model folder.
     let incomplete: Vec<(String, Option<std::path::PathBuf>)> = if run.is_remote() {
