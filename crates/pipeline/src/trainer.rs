@@ -337,6 +337,19 @@ impl TrainerRole {
                 &format!("warning: skipped replay file {name}: {why}"),
             )?;
         }
+        let (games, owed) = (self.store.total_games(), self.owed_samples());
+        if let Some(rebased) = rebased_on_replay(&self.state, games, owed) {
+            self.run.log(
+                "trainer",
+                &format!(
+                    "the replay holds {games} games, fewer than the {} counted at generation {} (trimmed or lost): the next candidate comes after {} new games, training owed from the positions it holds",
+                    self.state.games_at_candidate,
+                    self.state.generation,
+                    self.config.selfplay.games_per_generation
+                ),
+            )?;
+            self.state = rebased;
+        }
         Ok(report)
     }
 
@@ -624,6 +637,20 @@ pub fn prune_checkpoints(run: &RunDir) -> Result<Vec<Removed>> {
     Ok(removed)
 }
 
+/// The trainer's counts when the replay holds fewer games than its state
+/// counted (a replay trimmed to carry a run elsewhere, or lost): counted
+/// from what the replay holds, so that the next candidate comes after a
+/// generation's worth of new games and the positions read are trained on,
+/// instead of waiting for self-play to make up the missing games. None when
+/// the replay holds at least the games counted.
+fn rebased_on_replay(state: &TrainerState, games: u64, owed_samples: u64) -> Option<TrainerState> {
+    (games < state.games_at_candidate).then(|| TrainerState {
+        games_at_candidate: games,
+        trained_samples: state.trained_samples.min(owed_samples),
+        ..state.clone()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -712,6 +739,41 @@ mod tests {
         let run = RunDir::create_at(&location, "").unwrap();
         a_state_naming_a_missing_checkpoint_is_refused_and_nothing_removed(&run);
         RunDir::delete_at(&location).unwrap();
+    }
+
+    #[test]
+    fn a_trimmed_replay_rebases_the_counts_on_what_it_holds() {
+        let state = TrainerState {
+            generation: 139,
+            trained_samples: 4_000_000,
+            games_at_candidate: 26_000,
+            checkpoint: Some("ckpt-000007500".to_owned()),
+        };
+        // The whole replay, or more: nothing changes.
+        assert_eq!(rebased_on_replay(&state, 26_000, 4_100_000), None);
+        assert_eq!(rebased_on_replay(&state, 26_512, 4_100_000), None);
+        // A trimmed one: the next candidate after a generation of new games,
+        // training owed for positions read from now on.
+        let rebased = rebased_on_replay(&state, 7_680, 1_200_000).unwrap();
+        assert_eq!(
+            rebased,
+            TrainerState {
+                games_at_candidate: 7_680,
+                trained_samples: 1_200_000,
+                ..state.clone()
+            }
+        );
+        // Already trained less than the trimmed replay owes: kept.
+        let behind = TrainerState {
+            trained_samples: 1_000_000,
+            ..state
+        };
+        assert_eq!(
+            rebased_on_replay(&behind, 7_680, 1_200_000)
+                .unwrap()
+                .trained_samples,
+            1_000_000
+        );
     }
 
     #[test]
