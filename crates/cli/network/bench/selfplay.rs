@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use sumito_engine::Position;
-use sumito_net::encoding::{INPUT_LEN, encode_position};
+use sumito_net::encoding::{encode_position, input_len};
 use sumito_net::{DirectEvaluator, PolicyValueNet, Precision, configure_threads};
 use sumito_pipeline::config::Config;
 use sumito_pipeline::replay::files::ReplayFolder;
@@ -36,6 +36,21 @@ fn sample_positions(config: &Config, batch: usize) -> Vec<Position> {
         .collect()
 }
 
+/// The network's inputs for [`sample_positions`], encoded as the config's
+/// network takes them (with its push-off planes where it has them).
+fn encoded_positions(config: &Config, batch: usize) -> Vec<f32> {
+    let planes = config.net.model.push_off_planes;
+    let len = input_len(planes);
+    let mut inputs = vec![0.0f32; batch * len];
+    for (position, out) in sample_positions(config, batch)
+        .iter()
+        .zip(inputs.chunks_mut(len))
+    {
+        encode_position(position, planes, out);
+    }
+    inputs
+}
+
 pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
     let mut config = Config::parse(QUICK, std::path::Path::new("configs/quick.toml"))?;
     if let Some(precision) = precision {
@@ -56,11 +71,7 @@ pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
     let net = PolicyValueNet::new(&config.net.model, device)?
         .for_inference(config.net.inference.precision);
     let direct = DirectEvaluator::new(net, config.net.inference.symmetry);
-    let positions = sample_positions(&config, batch);
-    let mut inputs = vec![0.0f32; batch * INPUT_LEN];
-    for (position, out) in positions.iter().zip(inputs.chunks_mut(INPUT_LEN)) {
-        encode_position(position, false, out);
-    }
+    let inputs = encoded_positions(&config, batch);
     direct.run_encoded(&inputs, batch)?; // warm-up
 
     // Raw forward passes and self-play take turns, so that both see the same
@@ -121,4 +132,25 @@ pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
         1.0 - stats.evaluator_time.as_secs_f64() / elapsed
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The raw forward passes take the positions as the quick config's
+    /// network does (they once lacked its push-off planes, and the
+    /// benchmark stopped at its first pass).
+    #[test]
+    fn the_raw_passes_feed_the_quick_configs_network() {
+        let config = Config::parse(QUICK, std::path::Path::new("configs/quick.toml")).unwrap();
+        let device = config.net.inference.device.resolve().unwrap();
+        let net = PolicyValueNet::new(&config.net.model, device)
+            .unwrap()
+            .for_inference(Precision::F32);
+        let direct = DirectEvaluator::new(net, config.net.inference.symmetry);
+        direct
+            .run_encoded(&encoded_positions(&config, 2), 2)
+            .unwrap();
+    }
 }
