@@ -50,10 +50,15 @@ pub trait MatchBoard: Board {
     /// The move limit in plies, if the rules have one.
     fn max_plies(&self) -> Option<u32>;
 
+    /// The limit on plies without a push-off, if the rules have one.
+    fn no_push_off_plies(&self) -> Option<u32>;
+
     /// Whether the rules end every game (a move limit, or a limit on plies
     /// without a push-off), so that players who cannot make progress still
     /// finish.
-    fn ends_surely(&self) -> bool;
+    fn ends_surely(&self) -> bool {
+        self.max_plies().is_some() || self.no_push_off_plies().is_some()
+    }
 
     /// The record of a game from `layout` under `rules` by the players
     /// `players` (by side), its first `opening_plies` moves a random
@@ -130,8 +135,8 @@ impl MatchBoard for Position {
         self.rules().max_plies
     }
 
-    fn ends_surely(&self) -> bool {
-        self.rules().max_plies.is_some() || self.rules().no_push_off_plies.is_some()
+    fn no_push_off_plies(&self) -> Option<u32> {
+        self.rules().no_push_off_plies
     }
 
     fn record(
@@ -188,8 +193,8 @@ impl MatchBoard for GeneralPosition {
         self.rules().max_plies
     }
 
-    fn ends_surely(&self) -> bool {
-        self.rules().max_plies.is_some() || self.rules().no_push_off_plies.is_some()
+    fn no_push_off_plies(&self) -> Option<u32> {
+        self.rules().no_push_off_plies
     }
 
     fn record(

@@ -616,26 +616,34 @@ mod tests {
         Cli::try_parse_from(std::iter::once("arena").chain(line.iter().copied())).map(|c| c.args)
     }
 
+    /// `sumito arena` of `players` on `layouts` (comma-separated), quiet,
+    /// its records in `out`.
+    fn quiet_match(
+        players: &[&str],
+        layouts: &str,
+        games: &str,
+        max_plies: &str,
+        out: &str,
+    ) -> Args {
+        let mut line = vec!["--layout", layouts, "--games", games];
+        line.extend(["--max-plies", max_plies, "--quiet", "--out", out]);
+        for player in players {
+            line.extend(["--player", player]);
+        }
+        parse(&line).unwrap()
+    }
+
     #[test]
     fn runs_a_match_and_saves_replayable_records() {
         let dir = std::env::temp_dir().join(format!("sumito-cli-arena-{}", std::process::id()));
         let out = dir.to_str().unwrap();
-        let args = parse(&[
-            "--player",
-            "random",
-            "--player",
-            "greedy",
-            "--games",
-            "2",
-            "--max-plies",
-            "80",
-            "--layout",
+        let args = quiet_match(
+            &["random", "greedy"],
             "standard,german-daisy",
-            "--quiet",
-            "--out",
+            "2",
+            "80",
             out,
-        ])
-        .unwrap();
+        );
         run(args, &registry(), &CLASSICAL_SEATS).unwrap();
         let records: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
@@ -655,25 +663,9 @@ mod tests {
         let dir =
             std::env::temp_dir().join(format!("sumito-cli-arena-three-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
+        let players = ["greedy", "random", "random"];
         let line = |layouts: &str, games: &str| {
-            parse(&[
-                "--layout",
-                layouts,
-                "--player",
-                "greedy",
-                "--player",
-                "random",
-                "--player",
-                "random",
-                "--games",
-                games,
-                "--max-plies",
-                "40",
-                "--quiet",
-                "--out",
-                dir.to_str().unwrap(),
-            ])
-            .unwrap()
+            quiet_match(&players, layouts, games, "40", dir.to_str().unwrap())
         };
         run(
             line("three-player,three-player-trapezoid", "6"),

@@ -18,7 +18,7 @@ pub fn model_name(generation: u32) -> String {
 /// first and each side's marbles pushed off (what the ratings need), and
 /// its opening, length, end and moves (what a person reads).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(from = "StoredEvaluationGame")]
+#[serde(try_from = "StoredEvaluationGame")]
 pub struct EvaluationGame {
     /// The player of each side, in turn order (two players: Black, White;
     /// a team is one side).
@@ -43,95 +43,63 @@ pub struct EvaluationGame {
 /// game by colour and winner; a game of the general game without its end
 /// and moves), read into [`EvaluationGame`].
 #[derive(Deserialize)]
-#[serde(untagged)]
-enum StoredEvaluationGame {
-    Both {
-        sides: Vec<String>,
-        first: Vec<usize>,
-        scores: Vec<u32>,
-        opening: String,
-        plies: u32,
-        end: String,
-        moves: String,
-    },
-    TwoPlayer {
-        black: String,
-        white: String,
-        /// "black", "white" or "draw".
-        winner: String,
-        opening: String,
-        plies: u32,
-        end: String,
-        moves: String,
-    },
-    General {
-        sides: Vec<String>,
-        first: Vec<usize>,
-        opening: String,
-        plies: u32,
-        scores: Vec<u32>,
-    },
+#[serde(deny_unknown_fields)]
+struct StoredEvaluationGame {
+    sides: Option<Vec<String>>,
+    first: Option<Vec<usize>>,
+    scores: Option<Vec<u32>>,
+    /// The two-player form's players and "black", "white" or "draw".
+    black: Option<String>,
+    white: Option<String>,
+    winner: Option<String>,
+    opening: String,
+    plies: u32,
+    #[serde(default)]
+    end: String,
+    #[serde(default)]
+    moves: String,
 }
 
-impl From<StoredEvaluationGame> for EvaluationGame {
-    fn from(stored: StoredEvaluationGame) -> EvaluationGame {
-        match stored {
-            StoredEvaluationGame::Both {
+impl TryFrom<StoredEvaluationGame> for EvaluationGame {
+    type Error = String;
+
+    fn try_from(stored: StoredEvaluationGame) -> Result<EvaluationGame, String> {
+        let (sides, first, scores) = match (stored.sides, stored.black, stored.white) {
+            (Some(sides), None, None) => (
                 sides,
-                first,
-                scores,
-                opening,
-                plies,
-                end,
-                moves,
-            } => EvaluationGame {
-                sides,
-                first,
-                scores,
-                opening,
-                plies,
-                end,
-                moves,
-            },
-            StoredEvaluationGame::TwoPlayer {
-                black,
-                white,
-                winner,
-                opening,
-                plies,
-                end,
-                moves,
-            } => EvaluationGame {
-                sides: vec![black, white],
-                first: match winner.as_str() {
-                    "black" => vec![0],
-                    "white" => vec![1],
-                    "draw" => vec![0, 1],
-                    _ => Vec::new(),
-                },
+                stored.first.ok_or("an evaluation game without `first`")?,
+                stored.scores.ok_or("an evaluation game without `scores`")?,
+            ),
+            (None, Some(black), Some(white)) => {
+                let first = match stored.winner.as_deref() {
+                    Some("black") => vec![0],
+                    Some("white") => vec![1],
+                    Some("draw") => vec![0, 1],
+                    other => {
+                        return Err(format!(
+                            "an evaluation game's `winner` is {other:?}, not black, white or draw"
+                        ));
+                    }
+                };
                 // Two sides are told apart by who finished first alone.
-                scores: vec![0, 0],
-                opening,
-                plies,
-                end,
-                moves,
-            },
-            StoredEvaluationGame::General {
-                sides,
-                first,
-                opening,
-                plies,
-                scores,
-            } => EvaluationGame {
-                sides,
-                first,
-                scores,
-                opening,
-                plies,
-                end: String::new(),
-                moves: String::new(),
-            },
-        }
+                (vec![black, white], first, vec![0, 0])
+            }
+            _ => {
+                return Err(
+                    "an evaluation game names its players either by `sides` or by `black` and `white`"
+                        .into(),
+                );
+            }
+        };
+        Ok(EvaluationGame {
+            sides,
+            first,
+            scores,
+            opening: stored.opening,
+            plies: stored.plies,
+            end: stored.end,
+            moves: stored.moves,
+        })
     }
 }
 
@@ -534,10 +502,17 @@ pub(crate) mod tests {
             serde_json::from_str::<EvaluationRecord>(&text).unwrap(),
             record
         );
-        // An unknown key is still refused by name.
-        let err = serde_json::from_str::<EvaluationRecord>(&old.replace("promoted", "promotd"))
+        // An unknown key is still refused by name, in a record or a game.
+        for (key, typo) in [("promoted", "promotd"), ("opening", "openin")] {
+            let err = serde_json::from_str::<EvaluationRecord>(&old.replace(key, typo))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(typo), "{err}");
+        }
+        // A game naming no players says how they are named.
+        let err = serde_json::from_str::<EvaluationRecord>(&old.replace("\"black\"", "\"noir\""))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("promotd"), "{err}");
+        assert!(err.contains("noir"), "{err}");
     }
 }

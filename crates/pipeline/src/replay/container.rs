@@ -79,8 +79,31 @@ pub fn wrap(kind: ReplayKind, game: &[u8]) -> Vec<u8> {
 /// container (its version, its checksum, and that it holds `kind`); the
 /// bytes of a file written before the container as they are.
 pub fn unwrap(kind: ReplayKind, bytes: &[u8]) -> Result<&[u8], FormatError> {
-    if bytes.len() < 8 || bytes[..8] != CONTAINER_MAGIC {
+    let Some(game) = header(kind, bytes)? else {
         return Ok(bytes);
+    };
+    let (body, stored) = bytes.split_at(bytes.len() - 4);
+    let stored = u32::from_le_bytes(stored.try_into().expect("4 bytes"));
+    let computed = crc32c(body);
+    if stored != computed {
+        return Err(FormatError::Checksum { stored, computed });
+    }
+    Ok(game)
+}
+
+/// The game's encoding in `bytes` without the checksum of the whole (a
+/// cheap look at its header; [`unwrap`] checks everything): the bytes of a
+/// file written before the container as they are.
+pub fn peek(kind: ReplayKind, bytes: &[u8]) -> Result<&[u8], FormatError> {
+    Ok(header(kind, bytes)?.unwrap_or(bytes))
+}
+
+/// The game's encoding in a container's `bytes` after checking its header
+/// (length, version, which game, the game's length); None for bytes
+/// without the container's magic (a file written before it).
+fn header(kind: ReplayKind, bytes: &[u8]) -> Result<Option<&[u8]>, FormatError> {
+    if bytes.len() < 8 || bytes[..8] != CONTAINER_MAGIC {
+        return Ok(None);
     }
     if bytes.len() < HEADER_LEN + 4 {
         return Err(FormatError::Truncated {
@@ -94,12 +117,6 @@ pub fn unwrap(kind: ReplayKind, bytes: &[u8]) -> Result<&[u8], FormatError> {
             "replay container version {version} is not supported (this sumito reads version \
              {CONTAINER_VERSION})"
         )));
-    }
-    let (body, stored) = bytes.split_at(bytes.len() - 4);
-    let stored = u32::from_le_bytes(stored.try_into().expect("4 bytes"));
-    let computed = crc32c(body);
-    if stored != computed {
-        return Err(FormatError::Checksum { stored, computed });
     }
     let found = bytes[10];
     if found != kind.code() {
@@ -115,34 +132,15 @@ pub fn unwrap(kind: ReplayKind, bytes: &[u8]) -> Result<&[u8], FormatError> {
             kind.name()
         )));
     }
+    let game = &bytes[HEADER_LEN..bytes.len() - 4];
     let length = u32::from_le_bytes(bytes[11..15].try_into().expect("4 bytes")) as usize;
-    if HEADER_LEN + length != body.len() {
+    if length != game.len() {
         return Err(FormatError::BadHeader(format!(
             "the game's encoding is {} bytes, the container says {length}",
-            body.len() - HEADER_LEN
+            game.len()
         )));
     }
-    Ok(&body[HEADER_LEN..])
-}
-
-/// The game's encoding in `bytes` without the checksum of the whole (a
-/// cheap look at its header; [`unwrap`] checks everything): the bytes of a
-/// file written before the container as they are.
-pub fn peek(kind: ReplayKind, bytes: &[u8]) -> Result<&[u8], FormatError> {
-    if bytes.len() < 8 || bytes[..8] != CONTAINER_MAGIC {
-        return Ok(bytes);
-    }
-    if bytes.len() < HEADER_LEN + 4 {
-        return Err(FormatError::Truncated {
-            length: bytes.len(),
-            needed: HEADER_LEN + 4,
-        });
-    }
-    if u16::from_le_bytes([bytes[8], bytes[9]]) != CONTAINER_VERSION || bytes[10] != kind.code() {
-        // Refused with its reason.
-        return unwrap(kind, bytes);
-    }
-    Ok(&bytes[HEADER_LEN..bytes.len() - 4])
+    Ok(Some(game))
 }
 
 #[cfg(test)]
