@@ -41,6 +41,13 @@ pub enum PipelineError {
     /// Another process took over a single-writer role of the run.
     #[error("lost the {0} lease of the run directory to another process; stopping")]
     LeaseLost(String),
+    /// A single-writer record of the run was written by another process
+    /// since this one read or wrote it: its role was taken over (the
+    /// record's conditional write fenced this process's late write).
+    #[error(
+        "{path} was written by another {role} since this one wrote it: the {role} role was taken over; stopping without writing more"
+    )]
+    Overwritten { path: PathBuf, role: String },
     #[error("sharing files with the run's storage stopped: {0}")]
     Upload(String),
     /// A stop was asked for (Ctrl-C, SIGTERM) in the middle of a piece of

@@ -341,6 +341,7 @@ mod tests {
             trained_samples: 0,
             games_at_candidate: 0,
             checkpoint: None,
+            holder: None,
         };
         run.put_json("trainer/state.json", &state).unwrap();
     }

@@ -115,3 +115,53 @@ fn a_run_on_an_object_store_trains_resumes_and_is_deleted() {
     RunDir::delete_at(&location).unwrap();
     assert!(!RunDir::exists_at(&location).unwrap());
 }
+
+/// A trainer whose role was taken over while a write of its state was
+/// still to land (queued, or in flight when it paused) cannot write it over
+/// the new holder's: each start writes its own state over the version it
+/// read, and every later write is conditional on the version written last.
+#[test]
+fn a_trainer_taken_over_cannot_write_its_state_over_the_new_holders() {
+    use crate::error::PipelineError;
+    use crate::trainer::{TrainerRole, TrainerState};
+
+    let location = Location::parse("memory://trainer-fence").unwrap();
+    let open = start_or_resume(&location, &tiny_config(1), false, RunCommand::Train).unwrap();
+    let (run, config) = (open.run.clone(), open.config.clone());
+    crate::run::prepare(&run, &config).unwrap();
+    // The guard of the leases would stop a holder that knows it lost them;
+    // these two never learn it, as a paused process would not.
+    let unaware: crate::rundir::uploader::UploadGuard = Arc::new(|| Ok(()));
+    let mut old = TrainerRole::open(&run, &config, Arc::clone(&unaware)).unwrap();
+    old.finish_uploads().unwrap();
+    let mut new = TrainerRole::open(&run, &config, unaware).unwrap();
+    let state = |run: &RunDir| {
+        run.get_json::<TrainerState>("trainer/state.json")
+            .unwrap()
+            .unwrap()
+    };
+    let taken_over = state(&run);
+    assert_eq!(taken_over.holder, new.state().holder);
+    assert_ne!(old.state().holder, new.state().holder);
+
+    // The old trainer's next state is refused, and says why.
+    let before = || Ok(());
+    let err = old
+        .save_checkpoint(&before)
+        .and_then(|()| old.finish_uploads())
+        .unwrap_err();
+    assert!(matches!(err, PipelineError::Overwritten { .. }), "{err}");
+    assert!(
+        err.to_string().contains("trainer role was taken over"),
+        "{err}"
+    );
+    assert_eq!(state(&run), taken_over);
+
+    // The new one writes on.
+    new.save_checkpoint(&before).unwrap();
+    new.finish_uploads().unwrap();
+    assert_eq!(state(&run).checkpoint, new.state().checkpoint);
+    assert!(new.state().checkpoint.is_some());
+    drop((old, new, open));
+    RunDir::delete_at(&location).unwrap();
+}

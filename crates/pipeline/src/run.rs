@@ -543,7 +543,7 @@ fn budget_spent(
     None
 }
 
-fn prepare(run: &RunDir, config: &Config) -> Result<()> {
+pub(crate) fn prepare(run: &RunDir, config: &Config) -> Result<()> {
     configure_threads(&config.net.threads)
         .map_err(PipelineError::net("configuring libtorch threads"))?;
     ensure_initial_model(run, config, 0x5u64)?;

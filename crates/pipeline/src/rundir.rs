@@ -43,7 +43,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 pub use sumito_store::Location;
-use sumito_store::{Created, Store, StoreError};
+use sumito_store::{Created, Replaced, Store, StoreError, Version};
 
 use crate::fsutil::{hostname, utc_timestamp, write_atomic};
 use crate::replay::files::ReplayFolder;
@@ -926,12 +926,37 @@ impl RunDir {
         let Some(bytes) = self.store.get(key)? else {
             return Ok(None);
         };
-        serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|err| RunDirError::Malformed {
-                path: self.object_path(key),
-                problem: err.to_string(),
-            })
+        self.parse_json(key, &bytes).map(Some)
+    }
+
+    /// [`RunDir::get_json`] with the version read, for a
+    /// [`RunDir::replace_json`] that only a holder of it may write.
+    pub fn get_json_versioned<T: for<'de> Deserialize<'de>>(
+        &self,
+        key: &str,
+    ) -> Result<Option<(T, Version)>> {
+        let Some((bytes, version)) = self.store.get_versioned(key)? else {
+            return Ok(None);
+        };
+        Ok(Some((self.parse_json(key, &bytes)?, version)))
+    }
+
+    /// Writes the record `key` only if it is still in the version `expected`
+    /// (`None`: only if absent): see [`Store::replace`].
+    pub fn replace_json<T: Serialize>(
+        &self,
+        key: &str,
+        value: &T,
+        expected: Option<&Version>,
+    ) -> Result<Replaced> {
+        Ok(self.store.replace(key, &json_bytes(value), expected)?)
+    }
+
+    fn parse_json<T: for<'de> Deserialize<'de>>(&self, key: &str, bytes: &[u8]) -> Result<T> {
+        serde_json::from_slice(bytes).map_err(|err| RunDirError::Malformed {
+            path: self.object_path(key),
+            problem: err.to_string(),
+        })
     }
 
     /// Writes the text object `key` whole.

@@ -3,6 +3,7 @@
 //! (weights + optimiser) so that a killed trainer resumes where it was, and
 //! writes a candidate model after each generation's worth of new games.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -11,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use sumito_net::{
     GeneralTrainingSample, Sample, TrainMetrics, Trainer, TrainingSample, symmetries_for,
 };
+use sumito_store::{Replaced, Version};
 use tch::Device;
 
 use crate::config::Config;
@@ -42,6 +44,12 @@ pub struct TrainerState {
     pub games_at_candidate: u64,
     /// The checkpoint directory inside `trainer/` (none before the first save).
     pub checkpoint: Option<String>,
+    /// The trainer that wrote it (`HOST-PID-N at TIME`): each start
+    /// writes its own, so that a write still in flight from the trainer it
+    /// took over from finds the record changed and is refused. Absent in
+    /// states written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
 }
 
 /// The replay window the trainer samples, whatever the game: a
@@ -212,6 +220,9 @@ pub struct TrainerRole {
     uploader: Uploader,
     /// Games read at start by the background reader, and the time it took.
     startup_read: Option<(u64, Duration)>,
+    /// The version of `trainer/state.json` this trainer wrote last: each
+    /// write is conditional on it (shared with the background uploads).
+    state_version: Arc<Mutex<Option<Version>>>,
 }
 
 impl TrainerRole {
@@ -224,11 +235,16 @@ impl TrainerRole {
     /// stops the uploads and is returned by the next save.
     pub fn open(run: &RunDir, config: &Config, guard: UploadGuard) -> Result<TrainerRole> {
         let device = device(config)?;
-        let state: TrainerState = run.get_json(TRAINER_STATE)?.unwrap_or(TrainerState {
+        let (state, version) = match run.get_json_versioned(TRAINER_STATE)? {
+            Some((state, version)) => (Some(state), Some(version)),
+            None => (None, None),
+        };
+        let state: TrainerState = state.unwrap_or(TrainerState {
             generation: 0,
             trained_samples: 0,
             games_at_candidate: 0,
             checkpoint: None,
+            holder: None,
         });
         let trainer = match &state.checkpoint {
             Some(name) => {
@@ -269,7 +285,20 @@ impl TrainerRole {
             // holds the trainer back rather than pile up files to upload.
             uploader: Uploader::guarded(UPLOADS_QUEUED, guard),
             startup_read: None,
+            state_version: Arc::new(Mutex::new(version)),
         };
+        // The fence: this start's own state, written over the version read,
+        // so that a write of the trainer taken over (one still in flight,
+        // or queued by one paused past its lease) is refused by the store.
+        static OPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        role.state.holder = Some(format!(
+            "{}-{}-{} at {}",
+            crate::fsutil::hostname(),
+            std::process::id(),
+            OPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            crate::fsutil::utc_timestamp()
+        ));
+        write_state(run, &role.state, &role.state_version)?;
         // A crash between saving the state and exporting the candidate
         // leaves the candidate missing: export it again from the checkpoint.
         if role.state.generation > 0 && !run.has_model(role.state.generation)? {
@@ -442,9 +471,10 @@ impl TrainerRole {
             )))?;
         let previous = self.state.checkpoint.replace(name.clone());
         let (run, state) = (self.run.clone(), self.state.clone());
+        let version = Arc::clone(&self.state_version);
         self.storage += self.uploader.submit(move || {
             run.publish_folder(&key, MODEL_MANIFEST)?;
-            run.put_json(TRAINER_STATE, &state)?;
+            write_state(&run, &state, &version)?;
             if let Some(previous) = previous.filter(|previous| *previous != name) {
                 // A leftover is pruned at the next start.
                 let _ = run.delete_folder(&format!("{TRAINER}{previous}"), MODEL_MANIFEST);
@@ -637,6 +667,24 @@ pub fn prune_checkpoints(run: &RunDir) -> Result<Vec<Removed>> {
     Ok(removed)
 }
 
+/// Writes `state` as `trainer/state.json` if the record is still in the
+/// version this trainer wrote or read last (`version`, then the new one):
+/// once another trainer wrote it (a takeover), the write is refused and
+/// this trainer stops.
+fn write_state(run: &RunDir, state: &TrainerState, version: &Mutex<Option<Version>>) -> Result<()> {
+    let mut version = version.lock().expect("state version lock");
+    match run.replace_json(TRAINER_STATE, state, version.as_ref())? {
+        Replaced::Written(written) => {
+            *version = Some(written);
+            Ok(())
+        }
+        Replaced::Changed => Err(PipelineError::Overwritten {
+            path: run.object_path(TRAINER_STATE),
+            role: "trainer".into(),
+        }),
+    }
+}
+
 /// The trainer's counts when the replay holds fewer games than its state
 /// counted (a replay trimmed to carry a run elsewhere, or lost): counted
 /// from what the replay holds, so that the next candidate comes after a
@@ -687,6 +735,7 @@ mod tests {
             trained_samples: 96,
             games_at_candidate: 24,
             checkpoint: Some(checkpoint.to_owned()),
+            holder: None,
         };
         run.put_json(TRAINER_STATE, &state).unwrap();
     }
@@ -748,6 +797,7 @@ mod tests {
             trained_samples: 4_000_000,
             games_at_candidate: 26_000,
             checkpoint: Some("ckpt-000007500".to_owned()),
+            holder: None,
         };
         // The whole replay, or more: nothing changes.
         assert_eq!(rebased_on_replay(&state, 26_000, 4_100_000), None);

@@ -8,7 +8,11 @@
 //! ([`Store::create`], the one primitive leases need), read whole
 //! ([`Store::get`]), listed by prefix ([`Store::list`]) and deleted
 //! ([`Store::delete`]). Nothing is appended to or rewritten in place, so a
-//! writer killed at any moment leaves either no object or a whole one.
+//! writer killed at any moment leaves either no object or a whole one. An
+//! object read with its [`Version`] ([`Store::get_versioned`]) can be
+//! replaced only if no one replaced it since ([`Store::replace`], a
+//! compare-and-swap: what fences a role's holder taken over while a write
+//! of its was in flight).
 //!
 //! * **A local folder** ([`Location::Local`]): an object is a file; `put`
 //!   is an atomic write (`sumito_fsio::write_atomic`: temporary beside the
@@ -126,6 +130,27 @@ pub enum Created {
     Exists,
 }
 
+/// Which writing of an object a reader saw: an object store's ETag; for a
+/// file, a digest of its bytes (CRC-32C and length). Opaque: only compared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version(String);
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What [`Store::replace`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Replaced {
+    /// The object was as expected and now holds the bytes given, in this
+    /// version.
+    Written(Version),
+    /// Someone wrote (or deleted, or created) it since: nothing was written.
+    Changed,
+}
+
 /// What went wrong; every error names the store and the object.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -191,6 +216,15 @@ trait Backend: Send + Sync + fmt::Debug {
     fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError>;
     fn create(&self, key: &str, bytes: &[u8]) -> Result<Created, StoreError>;
     fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, Version)>, StoreError>;
+    /// Writes `key` only if it is in the version `expected` (`None`: only
+    /// if there is no object of that key).
+    fn replace(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        expected: Option<&Version>,
+    ) -> Result<Replaced, StoreError>;
     /// [`Backend::get`] of each key, in order (an object store asks for
     /// several at once).
     fn get_many(&self, keys: &[String]) -> Vec<Result<Option<Vec<u8>>, StoreError>> {
@@ -264,14 +298,8 @@ impl Store {
     /// of two writers racing for one key exactly one gets [`Created::New`].
     pub fn create(&self, key: &str, bytes: &[u8]) -> Result<Created, StoreError> {
         valid_key(key)?;
-        let mut retried = false;
-        let created = self.outage.ride_out(|| {
-            let attempt = self.backend.create(key, bytes);
-            if matches!(attempt, Err(StoreError::Unreachable { .. })) {
-                retried = true;
-            }
-            attempt
-        })?;
+        let (created, retried) =
+            self.ride_out_noting_retries(|| self.backend.create(key, bytes))?;
         // A create that reached the store but whose answer was lost, tried
         // again, finds its own object: the same bytes are this create's.
         if created == Created::Exists
@@ -283,10 +311,71 @@ impl Store {
         Ok(created)
     }
 
+    /// `write` ridden out as every operation is, and whether it was tried
+    /// again after the store did not answer (a conditional write that did
+    /// reach the store then finds its own object).
+    fn ride_out_noting_retries<T>(
+        &self,
+        mut write: impl FnMut() -> Result<T, StoreError>,
+    ) -> Result<(T, bool), StoreError> {
+        let mut retried = false;
+        let done = self.outage.ride_out(|| {
+            let attempt = write();
+            retried |= matches!(attempt, Err(StoreError::Unreachable { .. }));
+            attempt
+        })?;
+        Ok((done, retried))
+    }
+
     /// The object `key`, checked whole, or `None` if there is none.
     pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         valid_key(key)?;
         self.outage.ride_out(|| self.backend.get(key))
+    }
+
+    /// The object `key` and its version, or `None` if there is none.
+    pub fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, Version)>, StoreError> {
+        valid_key(key)?;
+        self.outage.ride_out(|| self.backend.get_versioned(key))
+    }
+
+    /// Writes the object `key` whole only if it is still in the version
+    /// `expected` (`None`: only if there is no object of that key), which a
+    /// [`Store::get_versioned`] or an earlier replace gave: of two writers
+    /// that read one version, one writes and the other gets
+    /// [`Replaced::Changed`]. On an object store this is a conditional put
+    /// (`If-Match` / `If-None-Match: *`), atomic at the store. In a folder
+    /// the check and the write are two steps: a run's roles in a folder are
+    /// held by file locks, which no live holder loses, so no two writers
+    /// race there. Objects up to [`MULTIPART_THRESHOLD`] only.
+    pub fn replace(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        expected: Option<&Version>,
+    ) -> Result<Replaced, StoreError> {
+        valid_key(key)?;
+        if bytes.len() > MULTIPART_THRESHOLD {
+            return Err(StoreError::BadKey {
+                key: key.to_owned(),
+                problem: format!(
+                    "a conditional write takes at most {MULTIPART_THRESHOLD} bytes, not {}",
+                    bytes.len()
+                ),
+            });
+        }
+        let (replaced, retried) =
+            self.ride_out_noting_retries(|| self.backend.replace(key, bytes, expected))?;
+        // A write that reached the store but whose answer was lost, tried
+        // again, finds its own bytes: the write was this one's.
+        if replaced == Replaced::Changed
+            && retried
+            && let Some((found, version)) = self.get_versioned(key)?
+            && found == bytes
+        {
+            return Ok(Replaced::Written(version));
+        }
+        Ok(replaced)
     }
 
     /// [`Store::get`] of every key of `keys`, in order; on an object store
@@ -429,6 +518,41 @@ mod tests {
         for key in &keys_of_many {
             store.delete(key).unwrap();
         }
+        // Compare-and-swap: a write from a version read, refused once
+        // another writer wrote since.
+        assert_eq!(store.get_versioned("cas.json").unwrap(), None);
+        let Replaced::Written(first) = store.replace("cas.json", b"1", None).unwrap() else {
+            panic!("creating a missing object with no version expected")
+        };
+        assert_eq!(
+            store.replace("cas.json", b"x", None).unwrap(),
+            Replaced::Changed
+        );
+        let (bytes, read) = store.get_versioned("cas.json").unwrap().unwrap();
+        assert_eq!((bytes.as_slice(), &read), (&b"1"[..], &first));
+        let Replaced::Written(second) = store.replace("cas.json", b"22", Some(&read)).unwrap()
+        else {
+            panic!("replacing the version read")
+        };
+        assert_ne!(second, first);
+        // A writer still holding the first version is refused, and the
+        // object is left as the other wrote it.
+        assert_eq!(
+            store.replace("cas.json", b"late", Some(&first)).unwrap(),
+            Replaced::Changed
+        );
+        assert_eq!(store.get("cas.json").unwrap().unwrap(), b"22");
+        // A plain put is a change too.
+        store.put("cas.json", b"333").unwrap();
+        assert_eq!(
+            store.replace("cas.json", b"4444", Some(&second)).unwrap(),
+            Replaced::Changed
+        );
+        store.delete("cas.json").unwrap();
+        assert_eq!(
+            store.replace("cas.json", b"5", Some(&second)).unwrap(),
+            Replaced::Changed
+        );
         store.delete("a/b.json").unwrap();
         store.delete("a/b.json").unwrap();
         assert_eq!(store.get("a/b.json").unwrap(), None);

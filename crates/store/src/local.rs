@@ -4,7 +4,7 @@
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
-use crate::{Backend, Created, ObjectInfo, StoreError};
+use crate::{Backend, Created, ObjectInfo, Replaced, StoreError, Version};
 
 #[derive(Debug)]
 pub(crate) struct LocalBackend {
@@ -101,6 +101,28 @@ impl Backend for LocalBackend {
         }
     }
 
+    fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, Version)>, StoreError> {
+        Ok(self.get(key)?.map(|bytes| {
+            let version = file_version(&bytes);
+            (bytes, version)
+        }))
+    }
+
+    fn replace(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        expected: Option<&Version>,
+    ) -> Result<Replaced, StoreError> {
+        // Two steps (see Store::replace): a folder's roles are file locks.
+        let found = self.get_versioned(key)?.map(|(_, version)| version);
+        if found.as_ref() != expected {
+            return Ok(Replaced::Changed);
+        }
+        self.put(key, bytes)?;
+        Ok(Replaced::Written(file_version(bytes)))
+    }
+
     fn list(&self, prefix: &str) -> Result<Vec<ObjectInfo>, StoreError> {
         // Walk the deepest folder the prefix names whole, then filter.
         let dir_key = match prefix.rfind('/') {
@@ -125,4 +147,9 @@ impl Backend for LocalBackend {
             Err(err) => Err(self.error(key)(err)),
         }
     }
+}
+
+/// A file's version: its bytes' CRC-32C and length.
+fn file_version(bytes: &[u8]) -> Version {
+    Version(format!("{:08x}-{}", crate::crc::crc32c(bytes), bytes.len()))
 }

@@ -14,11 +14,13 @@ use object_store::memory::InMemory;
 use object_store::path::Path as ObjectPath;
 use object_store::{
     Attribute, AttributeValue, Attributes, BackoffConfig, ObjectStore, ObjectStoreExt, PutMode,
-    PutMultipartOptions, PutOptions, PutPayload, RetryConfig, WriteMultipart,
+    PutMultipartOptions, PutOptions, PutPayload, RetryConfig, UpdateVersion, WriteMultipart,
 };
 
 use crate::crc::crc32c;
-use crate::{Backend, Created, Location, MULTIPART_THRESHOLD, ObjectInfo, StoreError};
+use crate::{
+    Backend, Created, Location, MULTIPART_THRESHOLD, ObjectInfo, Replaced, StoreError, Version,
+};
 
 /// User metadata every object carries, checked when it is read.
 const SIZE_METADATA: &str = "sumito-size";
@@ -268,22 +270,42 @@ const GETS_IN_FLIGHT: usize = 256;
 impl RemoteBackend {
     /// The object `key`, checked whole (see [`Backend::get`]).
     async fn fetch(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.fetch_versioned(key).await?.map(|(bytes, _)| bytes))
+    }
+
+    /// [`RemoteBackend::fetch`] with the object's ETag, where the store
+    /// gives one.
+    async fn fetch_versioned(
+        &self,
+        key: &str,
+    ) -> Result<Option<(Vec<u8>, Option<String>)>, StoreError> {
         let path = self.path(key);
         let result = async {
             let got = self.store.get(&path).await?;
             let attributes = got.attributes.clone();
+            let e_tag = got.meta.e_tag.clone();
             let bytes = got.bytes().await?;
-            Ok::<_, object_store::Error>((bytes, attributes))
+            Ok::<_, object_store::Error>((bytes, attributes, e_tag))
         }
         .await;
         match result {
-            Ok((bytes, attributes)) => {
+            Ok((bytes, attributes, e_tag)) => {
                 self.check(key, &bytes, &attributes)?;
-                Ok(Some(bytes.to_vec()))
+                Ok(Some((bytes.to_vec(), e_tag)))
             }
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(err) => Err(self.error(key, err)),
         }
+    }
+
+    /// The version of an ETag the store gave, or the error that it gave none
+    /// (a store without ETags cannot fence a writer).
+    fn version(&self, key: &str, e_tag: Option<String>) -> Result<Version, StoreError> {
+        e_tag.map(Version).ok_or_else(|| StoreError::Remote {
+            location: self.location.clone(),
+            key: key.to_owned(),
+            message: "the store gave no ETag, which a conditional write needs".into(),
+        })
     }
 }
 
@@ -339,6 +361,49 @@ impl Backend for RemoteBackend {
 
     fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         self.runtime.block_on(self.fetch(key))
+    }
+
+    fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, Version)>, StoreError> {
+        match self.runtime.block_on(self.fetch_versioned(key))? {
+            Some((bytes, e_tag)) => Ok(Some((bytes, self.version(key, e_tag)?))),
+            None => Ok(None),
+        }
+    }
+
+    fn replace(
+        &self,
+        key: &str,
+        bytes: &[u8],
+        expected: Option<&Version>,
+    ) -> Result<Replaced, StoreError> {
+        let mode = match expected {
+            Some(version) => PutMode::Update(UpdateVersion {
+                e_tag: Some(version.0.clone()),
+                version: None,
+            }),
+            None => PutMode::Create,
+        };
+        let options = PutOptions {
+            mode,
+            attributes: Self::attributes(bytes),
+            ..PutOptions::default()
+        };
+        let result = self.runtime.block_on(self.store.put_opts(
+            &self.path(key),
+            PutPayload::from(bytes.to_vec()),
+            options,
+        ));
+        match result {
+            Ok(put) => Ok(Replaced::Written(self.version(key, put.e_tag)?)),
+            // Changed since, created since, or deleted since (S3 answers an
+            // If-Match on a missing object with 412, memory with NotFound).
+            Err(
+                object_store::Error::AlreadyExists { .. }
+                | object_store::Error::Precondition { .. }
+                | object_store::Error::NotFound { .. },
+            ) => Ok(Replaced::Changed),
+            Err(err) => Err(self.error(key, err)),
+        }
     }
 
     fn get_many(&self, keys: &[String]) -> Vec<Result<Option<Vec<u8>>, StoreError>> {

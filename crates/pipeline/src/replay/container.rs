@@ -134,6 +134,12 @@ fn header(kind: ReplayKind, bytes: &[u8]) -> Result<Option<&[u8]>, FormatError> 
     }
     let game = &bytes[HEADER_LEN..bytes.len() - 4];
     let length = u32::from_le_bytes(bytes[11..15].try_into().expect("4 bytes")) as usize;
+    if length > game.len() {
+        return Err(FormatError::Truncated {
+            length: bytes.len(),
+            needed: HEADER_LEN + length + 4,
+        });
+    }
     if length != game.len() {
         return Err(FormatError::BadHeader(format!(
             "the game's encoding is {} bytes, the container says {length}",

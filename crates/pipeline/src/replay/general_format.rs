@@ -485,10 +485,11 @@ pub(crate) mod tests {
             model_generation: 1,
         };
         let bytes = encode_general_game(&replay);
+        // Cut: the container's length says so before any checksum.
         let truncated = &bytes[..bytes.len() / 2];
         assert!(matches!(
             decode_general_game(truncated),
-            Err(FormatError::Checksum { .. })
+            Err(FormatError::Truncated { .. })
         ));
         let mut flipped = bytes.clone();
         let middle = flipped.len() / 2;

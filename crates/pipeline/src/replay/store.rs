@@ -628,10 +628,20 @@ mod tests {
         for seed in 3..5 {
             write_game(&later, &random_game(seed, rules)).unwrap();
         }
-        let damaged = replay.describe_key(&write_game(&later, &random_game(5, rules)).unwrap());
-        let mut bytes = std::fs::read(&damaged).unwrap();
+        // Damaged before it comes into the folder (a reader may read a file
+        // the moment it is there).
+        let staging = TempDir::new("store-background-staging");
+        let staged = ReplayFolder::local(staging.path()).unwrap();
+        let staged = staged.describe_key(&write_game(&staged, &random_game(5, rules)).unwrap());
+        let mut bytes = std::fs::read(&staged).unwrap();
         bytes[40] ^= 0x10;
-        std::fs::write(&damaged, &bytes).unwrap();
+        std::fs::write(&staged, &bytes).unwrap();
+        let damaged = dir
+            .path()
+            .join("model-000001")
+            .join(std::path::Path::new(&staged).file_name().unwrap());
+        std::fs::rename(&staged, &damaged).unwrap();
+        let damaged = damaged.display().to_string();
         let mut skipped = wait_until_read(&mut store, 5);
         // The damaged file may come in the same pass or the next one.
         let quiet = store
