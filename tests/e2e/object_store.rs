@@ -302,6 +302,43 @@ fn roles_on_an_object_store_share_one_run_and_a_killed_trainer_is_replaced() {
     kill(&evaluator, "INT");
     stops_within(&mut evaluator, "the evaluator", Duration::from_secs(5));
     assert!(evaluator.wait().unwrap().success());
+
+    // A trainer given a larger budget reads the games, trains, waits for
+    // more, and stops within 5 s of SIGINT, its state written on the way
+    // out over the version it wrote at its start (the fence against a
+    // trainer taken over).
+    let larger = std::fs::read_to_string(config).unwrap().replace(
+        &format!("games = {GAMES}"),
+        &format!("games = {}", GAMES * 2),
+    );
+    let larger_config = scratch.0.join("larger.toml");
+    std::fs::write(&larger_config, larger).unwrap();
+    let output_path = log("last-trainer");
+    let mut last = spawn(
+        role(
+            &server,
+            &cache,
+            "trainer",
+            &["--config", larger_config.to_str().unwrap()],
+        ),
+        &output_path,
+    );
+    reaper.0.push(last.id());
+    wait_until("the last trainer to start", Duration::from_secs(60), || {
+        trainer_lease_holder(&server) == Some(u64::from(last.id()))
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    kill(&last, "INT");
+    stops_within(&mut last, "the trainer", Duration::from_secs(5));
+    let said = std::fs::read_to_string(&output_path).unwrap();
+    assert!(last.wait().unwrap().success(), "{said}");
+    let state: serde_json::Value =
+        serde_json::from_slice(&store.get("trainer/state.json").unwrap().unwrap()).unwrap();
+    let holder = state["holder"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        holder.contains(&format!("-{}-", last.id())),
+        "{holder}: {said}"
+    );
     assert!(!store.list("models/best/").unwrap().is_empty());
     assert!(!store.list("logs/").unwrap().is_empty());
     // Every process removed its working folder.

@@ -313,6 +313,38 @@ fn a_run_and_the_evaluator_stop_within_seconds_of_a_signal_in_the_middle_of_rati
     );
     assert!(seconds < 5.0, "the evaluator took {seconds:.1} s to stop");
     assert!(!record.exists());
+
+    // The trainer and self-play roles at work stop as fast: the trainer on
+    // SIGINT, a self-play worker on SIGTERM.
+    let start = |role: &str| {
+        training::role_command(role, &config, &run_dir, &[])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (trainer, worker) = (start("trainer"), start("selfplay"));
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let worker_id = worker.id().to_string();
+    let terminated = std::thread::spawn(move || {
+        let signalled = Command::new("kill")
+            .args(["-TERM", &worker_id])
+            .status()
+            .unwrap();
+        assert!(signalled.success());
+        let asked = Instant::now();
+        let output = worker.wait_with_output().unwrap();
+        (output, asked.elapsed().as_secs_f64())
+    });
+    let (output, seconds) = interrupt_and_time(trainer);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(seconds < 5.0, "the trainer took {seconds:.1} s to stop");
+    let (output, seconds) = terminated.join().unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        seconds < 5.0,
+        "the self-play worker took {seconds:.1} s to stop"
+    );
 }
 
 #[test]

@@ -22,7 +22,7 @@
 
 use crate::crc::crc32c;
 
-use super::format::FormatError;
+use super::error::FormatError;
 
 /// The extension of replay files.
 pub const EXTENSION: &str = "replay";

@@ -37,6 +37,7 @@
 use sumito_engine::{Color, EndReason, Move, Outcome, Position, Rules};
 
 use super::container::{self, ReplayKind};
+use super::error::FormatError;
 use crate::crc::crc32c;
 
 pub const MAGIC: [u8; 8] = *b"SUMITOG\0";
@@ -143,27 +144,6 @@ pub fn dequantize_policy(policy: &[u8]) -> Vec<f32> {
         .iter()
         .map(|&q| f32::from(q) / total as f32)
         .collect()
-}
-
-/// What is wrong with a replay file's bytes.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FormatError {
-    #[error("not a replay file (bad magic bytes)")]
-    BadMagic,
-    #[error(
-        "replay format version {found} is not supported (this sumito reads version {FORMAT_VERSION})"
-    )]
-    UnsupportedVersion { found: u16 },
-    #[error("truncated: {length} bytes, {needed} needed")]
-    Truncated { length: usize, needed: usize },
-    #[error("checksum mismatch (stored {stored:08x}, computed {computed:08x})")]
-    Checksum { stored: u32, computed: u32 },
-    #[error("position {index}: {problem}")]
-    BadPosition { index: usize, problem: String },
-    #[error("{0}")]
-    BadHeader(String),
-    #[error("{extra} unexpected bytes after the last position")]
-    TrailingBytes { extra: usize },
 }
 
 fn encode_rules(out: &mut Vec<u8>, rules: Rules) {
@@ -294,7 +274,10 @@ fn read_header(cursor: &mut Cursor<'_>) -> Result<(), FormatError> {
     }
     let version = cursor.u16()?;
     if version != FORMAT_VERSION {
-        return Err(FormatError::UnsupportedVersion { found: version });
+        return Err(FormatError::UnsupportedVersion {
+            found: version,
+            supported: FORMAT_VERSION,
+        });
     }
     Ok(())
 }
@@ -616,7 +599,10 @@ pub(crate) mod tests {
         bytes[8] = 9;
         assert_eq!(
             decode_game(&bytes),
-            Err(FormatError::UnsupportedVersion { found: 9 })
+            Err(FormatError::UnsupportedVersion {
+                found: 9,
+                supported: FORMAT_VERSION
+            })
         );
         assert_eq!(
             decode_game(b"PK\x03\x04 not a replay"),

@@ -39,7 +39,8 @@ use sumito_engine::general::{GeneralMove, GeneralPosition, MAX_SEATS};
 use sumito_engine::rules_table::RulesTable;
 use sumito_mcts::{Ending, MAX_SIDES, Side};
 
-use super::format::{Cursor, FormatError, dequantize_policy, quantize_policy};
+use super::error::FormatError;
+use super::format::{Cursor, dequantize_policy, quantize_policy};
 use crate::crc::crc32c;
 use sumito_net::GeneralTrainingSample;
 
@@ -190,7 +191,10 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
     let mut cursor = Cursor { bytes: body, at: 8 };
     let version = cursor.u16()?;
     if version != GENERAL_FORMAT_VERSION && version != GENERAL_FORMAT_VERSION_1 {
-        return Err(FormatError::UnsupportedVersion { found: version });
+        return Err(FormatError::UnsupportedVersion {
+            found: version,
+            supported: GENERAL_FORMAT_VERSION,
+        });
     }
     let stored = u32::from_le_bytes(stored.try_into().expect("4 bytes"));
     let computed = crc32c(body);

@@ -1,9 +1,11 @@
 //! Self-play games on disk (one [`container`] for the encodings of both
-//! games, [`format`](mod@format) and [`general_format`]; [`files`]) and the sliding-window
+//! games, [`format`](mod@format) and [`general_format`]; [`files`]; what is
+//! wrong with a file: [`error`]) and the sliding-window
 //! store the trainer samples from ([`store`]), which can follow the folder
 //! from a background thread ([`reader`]).
 
 pub mod container;
+pub mod error;
 pub mod files;
 pub mod format;
 pub mod general_format;
