@@ -251,8 +251,14 @@ fn an_interrupted_run_stops_at_a_safe_point_and_resumes() {
 /// Sends SIGINT to `child` and waits for it to end: its output and the
 /// seconds it took.
 fn interrupt_and_time(child: std::process::Child) -> (std::process::Output, f64) {
+    signal_and_time(child, "INT")
+}
+
+/// Sends the signal `name` (INT, TERM) to `child` and waits for it to end:
+/// its output and the seconds it took.
+fn signal_and_time(child: std::process::Child, name: &str) -> (std::process::Output, f64) {
     let signalled = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{name}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert!(signalled.success());
@@ -325,17 +331,7 @@ fn a_run_and_the_evaluator_stop_within_seconds_of_a_signal_in_the_middle_of_rati
     };
     let (trainer, worker) = (start("trainer"), start("selfplay"));
     std::thread::sleep(std::time::Duration::from_secs(3));
-    let worker_id = worker.id().to_string();
-    let terminated = std::thread::spawn(move || {
-        let signalled = Command::new("kill")
-            .args(["-TERM", &worker_id])
-            .status()
-            .unwrap();
-        assert!(signalled.success());
-        let asked = Instant::now();
-        let output = worker.wait_with_output().unwrap();
-        (output, asked.elapsed().as_secs_f64())
-    });
+    let terminated = std::thread::spawn(move || signal_and_time(worker, "TERM"));
     let (output, seconds) = interrupt_and_time(trainer);
     assert!(output.status.success(), "{}", text(&output));
     assert!(seconds < 5.0, "the trainer took {seconds:.1} s to stop");
