@@ -18,5 +18,6 @@ mod run_safety;
 mod serve;
 mod serve_security;
 mod startup;
+mod stops;
 mod train;
 mod variants;

@@ -158,7 +158,9 @@ pub enum ArenaError {
         mv: String,
         position: String,
     },
-    #[error("stopped on request before the match ended")]
+    #[error(
+        "stopped on request before the match ended (the games finished keep their records; the match is not scored)"
+    )]
     Stopped,
     #[error(transparent)]
     Record(#[from] RecordFileError),

@@ -8,18 +8,18 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
-use sumito_arena::arena::{
-    MatchBoard, MatchConfig, MatchStart, Silent, check_record_dir, play_match,
-};
+use sumito_arena::PlayerSpec;
+use sumito_arena::arena::{MatchBoard, MatchConfig, MatchStart, check_record_dir, play_match};
 use sumito_arena::ladder::{LADDER_MAX_PLIES as DEFAULT_MAX_PLIES, ladder_rules};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::players::general::general_registry;
-use sumito_arena::report::{ProgressObserver, result_line, summary};
+use sumito_arena::report::{result_line, summary};
 use sumito_arena::sprt::SprtConfig;
-use sumito_arena::{MatchObserver, PlayerSpec};
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Layout, Rules};
+
+use super::match_observer::CommandObserver;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -440,9 +440,8 @@ fn play_and_report<B: MatchBoard>(
     entrants: &[Entrant<B>],
     config: &MatchConfig<B>,
 ) -> anyhow::Result<()> {
-    let progress = ProgressObserver::new();
-    let observer: &dyn MatchObserver<B> = if args.quiet { &Silent } else { &progress };
-    let results = play_match(entrants, config, observer).context("playing the match")?;
+    let observer = CommandObserver::new(args.quiet)?;
+    let results = play_match(entrants, config, &observer).context("playing the match")?;
     let ratings = results.ratings().map_err(|e| e.to_string());
     print!("{}", summary(&results, &ratings));
     if let Some(out) = &config.record_dir {

@@ -12,19 +12,18 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use sumito_arena::arena::MatchObserver;
+use sumito_arena::PlayerSpec;
 use sumito_arena::ladder::{DEFAULT_OPPONENTS, Ladder, LadderConfig, ladder_rules};
 use sumito_arena::levels::{LEVEL_OPPONENTS, play_levels, run_levels};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::record::write_atomic;
-use sumito_arena::report::ProgressObserver;
-use sumito_arena::{PlayerSpec, arena::Silent};
 use sumito_game::{FULL_STRENGTH, Level};
 
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
 
 use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS, prepare_general, stamped_dir};
+use super::match_observer::CommandObserver;
 use super::play::parse_seconds;
 
 #[derive(Debug, ClapArgs)]
@@ -238,8 +237,7 @@ fn run_levels_of(
         record_dir: Some(out.join("records")),
         time_per_move: None,
     };
-    let progress = ProgressObserver::new();
-    let observer: &dyn MatchObserver = if args.quiet { &Silent } else { &progress };
+    let observer = &CommandObserver::new(args.quiet)?;
     let report = run_levels(&spec.to_string(), &levels, &opponents, &config, observer)
         .context("rating the levels")?;
     write_report(&out, "levels", &report.markdown(), &report)
@@ -319,9 +317,7 @@ fn run_general(
         );
         config.games_per_opponent = ladder.games;
     }
-    let progress = ProgressObserver::new();
-    let observer: &dyn MatchObserver<GeneralPosition> =
-        if args.quiet { &Silent } else { &progress };
+    let observer = &CommandObserver::new(args.quiet)?;
     if levels.is_empty() {
         let report = ladder
             .run(player_entrant, opponent_entrants, &config, observer)
@@ -418,8 +414,7 @@ pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> a
         record_dir: Some(out.join("records")),
         time_per_move: args.time_per_move.map(|time| time.as_secs_f64()),
     };
-    let progress = ProgressObserver::new();
-    let observer: &dyn MatchObserver = if args.quiet { &Silent } else { &progress };
+    let observer = &CommandObserver::new(args.quiet)?;
     let report = Ladder::two_player(&config)
         .run(&player, &opponents, &config, observer)
         .context("playing the ladder")?;

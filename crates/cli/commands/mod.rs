@@ -8,6 +8,8 @@ pub mod bench;
 pub mod curve;
 pub mod export;
 pub mod ladder;
+/// Not a subcommand: how arena and ladder watch and stop their matches.
+pub mod match_observer;
 pub mod moves;
 pub mod perft;
 pub mod play;

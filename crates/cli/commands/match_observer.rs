@@ -1,0 +1,80 @@
+//! Not a subcommand: what `arena` and `ladder` watch their matches with.
+//! The progress bar (unless `--quiet`), and a stop at the next move on the
+//! first SIGINT (Ctrl-C), SIGTERM or SIGHUP; a second one quits at once.
+//! The games finished by then keep their records; the match is not scored.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use anyhow::Context;
+use sumito_arena::arena::{MatchObserver, PlayedGame, Standings};
+use sumito_arena::match_board::MatchBoard;
+use sumito_arena::report::ProgressObserver;
+
+/// Exit status of a command quit by a second signal (128 + SIGINT).
+const QUIT_STATUS: i32 = 130;
+
+/// The observer of a command's match.
+#[derive(Debug)]
+pub struct CommandObserver {
+    progress: Option<ProgressObserver>,
+    stop: Arc<AtomicBool>,
+}
+
+impl CommandObserver {
+    /// Shows progress unless `quiet`; installs the signal handler (once a
+    /// process).
+    pub fn new(quiet: bool) -> anyhow::Result<CommandObserver> {
+        Ok(CommandObserver {
+            progress: (!quiet).then(ProgressObserver::new),
+            stop: stop_on_signal()?,
+        })
+    }
+}
+
+/// The flag the first signal sets (the handler is installed at the first
+/// call).
+fn stop_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
+    static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    if let Some(stop) = STOP.get() {
+        return Ok(Arc::clone(stop));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            eprintln!("\nsecond interrupt: quitting now");
+            std::process::exit(QUIT_STATUS);
+        }
+        eprintln!(
+            "\nstopping at the next move (the games finished keep their records; \
+             interrupt again to quit at once)"
+        );
+    })
+    .context("installing the signal handler")?;
+    Ok(Arc::clone(STOP.get_or_init(|| stop)))
+}
+
+impl<B: MatchBoard> MatchObserver<B> for CommandObserver {
+    fn match_started(&self, standings: &Standings) {
+        if let Some(progress) = &self.progress {
+            MatchObserver::<B>::match_started(progress, standings);
+        }
+    }
+
+    fn game_finished(&self, game: &PlayedGame<B>, standings: &Standings) {
+        if let Some(progress) = &self.progress {
+            progress.game_finished(game, standings);
+        }
+    }
+
+    fn match_finished(&self, standings: &Standings) {
+        if let Some(progress) = &self.progress {
+            MatchObserver::<B>::match_finished(progress, standings);
+        }
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
