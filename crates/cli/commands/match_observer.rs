@@ -2,6 +2,7 @@
 //! The progress bar (unless `--quiet`), and a stop at the next move on the
 //! first SIGINT (Ctrl-C), SIGTERM or SIGHUP; a second one quits at once.
 //! The games finished by then keep their records; the match is not scored.
+//! (`bench tactics` stops on the same signals, [`stop_on_signal`].)
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -32,9 +33,9 @@ impl CommandObserver {
     }
 }
 
-/// The flag the first signal sets (the handler is installed at the first
-/// call).
-fn stop_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
+/// The flag the first SIGINT, SIGTERM or SIGHUP sets (the handler is
+/// installed at the first call; a second signal quits at once).
+pub fn stop_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
     static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     if let Some(stop) = STOP.get() {
         return Ok(Arc::clone(stop));
@@ -47,8 +48,8 @@ fn stop_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
             std::process::exit(QUIT_STATUS);
         }
         eprintln!(
-            "\nstopping at the next move (the games finished keep their records; \
-             interrupt again to quit at once)"
+            "\nstopping at the next move or position (the games finished keep their \
+             records; interrupt again to quit at once)"
         );
     })
     .context("installing the signal handler")?;

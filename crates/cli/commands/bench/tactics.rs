@@ -169,6 +169,9 @@ pub fn run(
     if suite.tactics.is_empty() {
         bail!("the suite has no positions");
     }
+    // A stop (Ctrl-C, SIGTERM) ends the measurement after the positions
+    // under way: a partial solve rate is not reported.
+    let stop = crate::commands::match_observer::stop_on_signal()?;
     let mut reports = Vec::new();
     for spec in args.player_specs(model)? {
         let entrant = registry
@@ -183,6 +186,10 @@ pub fn run(
         let total = suite.tactics.len();
         let terminal = std::io::stderr().is_terminal();
         let report = solve(&entrant, &suite, threads, &|| {
+            if stop.load(Ordering::Relaxed) {
+                eprintln!("stopped on request: nothing is reported");
+                std::process::exit(1);
+            }
             let done = done.fetch_add(1, Ordering::Relaxed) + 1;
             if terminal {
                 eprint!("\r{}: {done}/{total} positions", entrant.name);
