@@ -1,4 +1,5 @@
-//! Not a subcommand: what `arena` and `ladder` watch their matches with.
+//! Not a subcommand: what `arena` and `ladder` watch their matches with,
+//! and the process's one signal handler ([`install_stop_handler`]).
 //! The progress bar (unless `--quiet`), and a stop at the next move on the
 //! first SIGINT (Ctrl-C), SIGTERM or SIGHUP; a second one quits at once.
 //! The games finished by then keep their records; the match is not scored.
@@ -41,19 +42,31 @@ pub fn stop_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
         return Ok(Arc::clone(stop));
     }
     let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
+    install_stop_handler(
+        Arc::clone(&stop),
+        "stopping at the next move or position (the games finished keep their \
+         records; interrupt again to quit at once)",
+        "quitting now",
+    )?;
+    Ok(Arc::clone(STOP.get_or_init(|| stop)))
+}
+
+/// The process's one signal handler (SIGINT, SIGTERM, SIGHUP): the first
+/// signal sets `stop` and says `first`; a second says `second` and quits
+/// at once with status 130 (128 + SIGINT).
+pub fn install_stop_handler(
+    stop: Arc<AtomicBool>,
+    first: &'static str,
+    second: &'static str,
+) -> anyhow::Result<()> {
     ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            eprintln!("\nsecond interrupt: quitting now");
+        if stop.swap(true, Ordering::SeqCst) {
+            eprintln!("\nsecond interrupt: {second}");
             std::process::exit(QUIT_STATUS);
         }
-        eprintln!(
-            "\nstopping at the next move or position (the games finished keep their \
-             records; interrupt again to quit at once)"
-        );
+        eprintln!("\n{first}");
     })
-    .context("installing the signal handler")?;
-    Ok(Arc::clone(STOP.get_or_init(|| stop)))
+    .context("installing the signal handler")
 }
 
 impl<B: MatchBoard> MatchObserver<B> for CommandObserver {

@@ -5,12 +5,9 @@
 //! where it stopped, since every file is written atomically.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
-use anyhow::Context;
-
-/// Exit status of a command quit by a second signal (128 + SIGINT).
-const QUIT_STATUS: i32 = 130;
+use sumito_cli::commands::match_observer::install_stop_handler;
 
 /// Installs the process's signal handler; returns the flag it sets (the
 /// pipeline's process-wide one, which a start waiting to take over a role
@@ -19,18 +16,12 @@ const QUIT_STATUS: i32 = 130;
 /// takes the flag).
 pub fn stop_flag_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
     let stop = sumito_pipeline::run::process_stop_flag();
-    let flag = Arc::clone(&stop);
-    ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            eprintln!("\nsecond interrupt: quitting now (the run resumes from its files)");
-            std::process::exit(QUIT_STATUS);
-        }
-        eprintln!(
-            "\nstopping at the next safe point (the current training step \
-             finishes; evaluation games under way are played again at the \
-             next start; interrupt again to quit at once)"
-        );
-    })
-    .context("installing the signal handler")?;
+    install_stop_handler(
+        Arc::clone(&stop),
+        "stopping at the next safe point (the current training step \
+         finishes; evaluation games under way are played again at the \
+         next start; interrupt again to quit at once)",
+        "quitting now (the run resumes from its files)",
+    )?;
     Ok(stop)
 }

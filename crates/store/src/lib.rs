@@ -178,6 +178,14 @@ pub enum StoreError {
         key: String,
         message: String,
     },
+    #[error(
+        "{location}/{key}: {size} bytes are too many for a conditional write (at most {MULTIPART_THRESHOLD})"
+    )]
+    TooLarge {
+        location: String,
+        key: String,
+        size: usize,
+    },
     #[error("{location}/{key} is corrupt: {problem}; it is not used")]
     Corrupt {
         location: String,
@@ -356,12 +364,10 @@ impl Store {
     ) -> Result<Replaced, StoreError> {
         valid_key(key)?;
         if bytes.len() > MULTIPART_THRESHOLD {
-            return Err(StoreError::BadKey {
+            return Err(StoreError::TooLarge {
+                location: self.location.to_string(),
                 key: key.to_owned(),
-                problem: format!(
-                    "a conditional write takes at most {MULTIPART_THRESHOLD} bytes, not {}",
-                    bytes.len()
-                ),
+                size: bytes.len(),
             });
         }
         let (replaced, retried) =
@@ -572,6 +578,13 @@ mod tests {
         let temporary = sumito_fsio::temporary_path(&scratch.0.join("run/a/c/e.bin")).unwrap();
         std::fs::write(&temporary, b"half").unwrap();
         assert_eq!(store.list("a/c/").unwrap().len(), 1);
+        // A conditional write is for small records: a large one is refused.
+        let large = vec![0u8; MULTIPART_THRESHOLD + 1];
+        let err = store
+            .replace("big.bin", &large, None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("too many for a conditional write"), "{err}");
     }
 
     #[test]
