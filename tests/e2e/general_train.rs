@@ -406,11 +406,6 @@ fn the_general_game_refuses_what_its_loop_does_not_do() {
     for (from, to, key) in [
         ("mode = \"off\"", "mode = \"sprt\"", "gating.mode"),
         (
-            "games_per_generation = 6",
-            "games_per_generation = 6\nresign_threshold = -0.9",
-            "selfplay.resign_threshold",
-        ),
-        (
             "opponents = [\"greedy\"]",
             "opponents = [\"minimax\"]",
             "evaluation.opponents[0]",

@@ -513,17 +513,6 @@ impl Config {
                     "is \"sprt\", a two-player test: the general game (variants, 3-6 players) gates with \"threshold\" (the candidate's pairwise score against the best model's sides) or not at all (\"off\")".into(),
                 );
             }
-            let sides = general
-                .as_ref()
-                .map_or(2, |general| general.rules.seating.sides());
-            if self.selfplay.resign_threshold.is_some() && sides != 2 {
-                return invalid(
-                    "selfplay.resign_threshold",
-                    format!(
-                        "a game of {sides} sides does not resign (one side giving up leaves the others playing): leave it out"
-                    ),
-                );
-            }
             if self.selfplay.score_utility != 0.0 {
                 return invalid(
                     "selfplay.score_utility",

@@ -142,8 +142,10 @@ pub struct WorkerSettings {
 pub enum Ended {
     /// By its rules (the last position is over).
     Rules,
-    /// The side of this number resigned (two sides only).
-    Resigned(usize),
+    /// Every side but the one of this number resigned: it won. With two
+    /// sides, the other side resigned; with more, each other side had
+    /// stayed below the threshold for its last moves.
+    Conceded(usize),
 }
 
 /// A finished game's records and resignation bookkeeping, which its
@@ -154,8 +156,8 @@ pub struct FinishedGame<R> {
     pub ended: Ended,
     /// Whether resignation was off for this game (to check its threshold).
     pub resignation_disabled: bool,
-    /// The side that would have resigned first, if any.
-    pub would_resign: Option<usize>,
+    /// The side the game would have been conceded to first, if any.
+    pub would_concede_to: Option<usize>,
 }
 
 /// One game's part of self-play: where games start, what is kept of each
@@ -261,10 +263,9 @@ impl SelfPlayKind for TwoPlayerSelfPlay {
         model_generation: u32,
     ) -> SelfPlayGame {
         let (outcome, end) = match (game.ended, last.outcome()) {
-            (Ended::Resigned(loser), _) => (
-                Outcome::Win(color_of_seat(loser).opponent()),
-                GameEnd::Resignation,
-            ),
+            (Ended::Conceded(winner), _) => {
+                (Outcome::Win(color_of_seat(winner)), GameEnd::Resignation)
+            }
             (Ended::Rules, Some((outcome, reason))) => (outcome, GameEnd::Rules(reason)),
             (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
         };
@@ -274,7 +275,10 @@ impl SelfPlayKind for TwoPlayerSelfPlay {
             outcome,
             end,
             resignation_disabled: game.resignation_disabled,
-            would_resign: game.would_resign.map(color_of_seat),
+            // Two sides: the other one would have resigned.
+            would_resign: game
+                .would_concede_to
+                .map(|winner| color_of_seat(winner).opponent()),
             final_off: [
                 last.marbles_off(sumito_engine::Color::Black),
                 last.marbles_off(sumito_engine::Color::White),
@@ -354,19 +358,21 @@ impl SelfPlayKind for GeneralSelfPlay<'_> {
     ) -> GeneralReplay {
         let sides = self.general.rules.seating.sides();
         let outcome = match (game.ended, last.outcome()) {
-            (Ended::Resigned(loser), _) if sides == 2 => {
-                sumito_mcts::Ending::Win(sumito_mcts::Side::new(1 - loser))
+            (Ended::Conceded(winner), _) => {
+                sumito_mcts::Ending::Win(sumito_mcts::Side::new(winner))
             }
-            (_, Some((outcome, _))) => outcome_of(outcome, sides),
-            (_, None) => unreachable!("only a game of two sides resigns"),
+            (Ended::Rules, Some((outcome, _))) => outcome_of(outcome, sides),
+            (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
         };
         GeneralReplay {
             rules: self.general.table.clone(),
             model_generation,
             game: GeneralGameRecord {
                 outcome,
-                resigned: matches!(game.ended, Ended::Resigned(_)),
-                would_have_resigned: game.would_resign.filter(|_| game.resignation_disabled),
+                resigned: matches!(game.ended, Ended::Conceded(_)),
+                would_have_been_conceded_to: game
+                    .would_concede_to
+                    .filter(|_| game.resignation_disabled),
                 final_scores: last.scores(),
                 positions: game.positions,
             },
@@ -385,11 +391,11 @@ impl SelfPlayKind for GeneralSelfPlay<'_> {
             game.positions.iter().filter(|p| p.policy.is_some()).count() as u64;
         stats.decisive += u64::from(matches!(game.outcome, sumito_mcts::Ending::Win(_)));
         stats.resigned += u64::from(game.resigned);
-        if let Some(side) = game.would_have_resigned {
+        if let Some(side) = game.would_have_been_conceded_to {
             stats.resign_checks += 1;
-            let lost =
-                matches!(game.outcome, sumito_mcts::Ending::Win(winner) if winner.index() != side);
-            stats.false_resignations += u64::from(!lost);
+            let won =
+                matches!(game.outcome, sumito_mcts::Ending::Win(winner) if winner.index() == side);
+            stats.false_resignations += u64::from(!won);
         }
     }
 }
@@ -401,7 +407,8 @@ struct GameInProgress<R> {
     resignation_disabled: bool,
     /// Consecutive own moves below the resignation threshold, per side.
     low_streak: Vec<u32>,
-    would_resign: Option<usize>,
+    /// The side the game would have been conceded to first, if any.
+    would_concede_to: Option<usize>,
 }
 
 impl<R> Default for GameInProgress<R> {
@@ -410,7 +417,7 @@ impl<R> Default for GameInProgress<R> {
             positions: Vec::new(),
             resignation_disabled: false,
             low_streak: Vec::new(),
-            would_resign: None,
+            would_concede_to: None,
         }
     }
 }
@@ -467,7 +474,7 @@ where
                 positions: Vec::new(),
                 resignation_disabled: rng.random_bool(settings.selfplay.resign_playout_share),
                 low_streak: vec![0; position.sides()],
-                would_resign: None,
+                would_concede_to: None,
             };
             Ok((search, game))
         };
@@ -486,11 +493,11 @@ where
         for (index, result) in results {
             stats.moves += 1;
             let position = K::Board::of_searched(driver.search(index).root());
-            let resigned = record_move(kind, &mut games[index], &position, &result, settings);
+            let conceded = record_move(kind, &mut games[index], &position, &result, settings);
             driver.search_mut(index).advance(result.action)?;
             let after = K::Board::of_searched(driver.search(index).root());
-            let ended = match resigned {
-                Some(loser) => Ended::Resigned(loser),
+            let ended = match conceded {
+                Some(winner) => Ended::Conceded(winner),
                 None if after.is_over() => Ended::Rules,
                 None => continue,
             };
@@ -514,7 +521,7 @@ where
                     positions: finished.positions,
                     ended,
                     resignation_disabled: finished.resignation_disabled,
-                    would_resign: finished.would_resign,
+                    would_concede_to: finished.would_concede_to,
                 },
                 &after,
                 settings.model_generation,
@@ -626,8 +633,13 @@ pub(crate) fn drop_retired<G: Game, T>(
     }
 }
 
-/// Records the searched position and updates resignation (two sides only);
-/// returns the side that resigns now, if any.
+/// Records the searched position and updates resignation; returns the side
+/// the game is conceded to now, if any. A side resigns after
+/// `resign_consecutive_plies` of its own moves in a row whose search value
+/// was below the threshold; the game ends when every side but one has (with
+/// two sides, when one has): a side giving up alone would leave the others
+/// playing on, so the losers concede together, as a KataGo game of two
+/// ends when one resigns.
 fn record_move<K: SelfPlayKind>(
     kind: &K,
     game: &mut GameInProgress<K::PositionRecord>,
@@ -637,9 +649,6 @@ fn record_move<K: SelfPlayKind>(
 ) -> Option<usize> {
     game.positions.push(kind.position_record(position, result));
     let threshold = settings.selfplay.resign_threshold?;
-    if position.sides() != 2 {
-        return None;
-    }
     let side = position.mover_side();
     let streak = &mut game.low_streak[side];
     *streak = if result.value < threshold {
@@ -647,11 +656,14 @@ fn record_move<K: SelfPlayKind>(
     } else {
         0
     };
-    if *streak < settings.selfplay.resign_consecutive_plies {
+    let enough = settings.selfplay.resign_consecutive_plies;
+    let mut standing = (0..game.low_streak.len()).filter(|&side| game.low_streak[side] < enough);
+    let winner = standing.next()?;
+    if standing.next().is_some() {
         return None;
     }
-    game.would_resign.get_or_insert(side);
-    (!game.resignation_disabled).then_some(side)
+    game.would_concede_to.get_or_insert(winner);
+    (!game.resignation_disabled).then_some(winner)
 }
 
 #[cfg(test)]
@@ -866,6 +878,74 @@ mod tests {
             (2, 0, 2)
         );
         assert!(stats.false_resignations <= 2);
+    }
+
+    #[test]
+    fn a_game_of_three_sides_ends_when_two_have_resigned() {
+        use crate::fsutil::testing::TempDir;
+        use crate::replay::files::{EXTENSION, ReplayFolder};
+        use crate::replay::general_format::decode_general_game;
+
+        let general = general_rules("\"three-player\"", 60);
+        let dir = TempDir::new("general-resign-three");
+        let replay_folder = ReplayFolder::local(&dir.path().join("replay")).unwrap();
+        let evaluator = DirectEvaluator::new(general_net(), SymmetryMode::None);
+        let mut settings = worker_settings(4, 2, 0, 5);
+        // Every value is below this: each side resigns at its second move.
+        settings.selfplay.resign_threshold = Some(1.5);
+        settings.selfplay.resign_consecutive_plies = 2;
+        settings.selfplay.resign_playout_share = 0.0;
+        let kind = GeneralSelfPlay { general: &general };
+        let stats = play_games(
+            &kind,
+            &evaluator,
+            &settings,
+            &replay_folder.join("model-000000"),
+            &AtomicU64::new(3),
+            &|| false,
+            &|_: &GeneralReplay| {},
+        )
+        .unwrap();
+        assert_eq!((stats.games, stats.resigned), (3, 3));
+        for key in replay_folder.list(&[EXTENSION]).unwrap() {
+            let replay = decode_general_game(&replay_folder.read(&key).unwrap().unwrap()).unwrap();
+            let game = &replay.game;
+            assert!(game.resigned);
+            // One side alone giving up ends nothing: the first two movers
+            // resigned at their second moves (plies 4 and 5), and the game
+            // went to the third.
+            assert_eq!(game.positions.len(), 5);
+            let movers: Vec<usize> = game
+                .positions
+                .iter()
+                .map(|p| p.position.mover_side())
+                .collect();
+            let winner = (0..3)
+                .find(|side| *side != movers[0] && *side != movers[1])
+                .unwrap();
+            assert_eq!(movers[2], winner);
+            assert_eq!(
+                game.outcome,
+                sumito_mcts::Ending::Win(sumito_mcts::Side::new(winner))
+            );
+        }
+        // Played out with resignation off: each game checks whether the side
+        // it would have been conceded to won.
+        settings.selfplay.resign_playout_share = 1.0;
+        let stats = play_games(
+            &kind,
+            &evaluator,
+            &settings,
+            &replay_folder.join("model-000001"),
+            &AtomicU64::new(2),
+            &|| false,
+            &|replay: &GeneralReplay| assert!(!replay.game.resigned),
+        )
+        .unwrap();
+        assert_eq!(
+            (stats.games, stats.resigned, stats.resign_checks),
+            (2, 0, 2)
+        );
     }
 
     #[test]

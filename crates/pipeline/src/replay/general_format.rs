@@ -11,8 +11,8 @@
 //! rules            4 + n  length, then the `[rules]` table as JSON
 //! start            2 + n  length, then the start as a general position text
 //! outcome          2  kind (0 a side won, 1 a draw among all, 2 a tie), then the side or the mask of sides
-//! end              1  (version 2) 0 played to its end by the rules, 1 the other side resigned
-//!                     (two sides only; the outcome is the winner's win)
+//! end              1  (version 2) 0 played to its end by the rules, 1 every other side
+//!                     resigned (the outcome is the winner's win)
 //! final scores     6  marbles each seat had pushed off at the end
 //! position count   4
 //! positions        …  one record per position (below)
@@ -61,13 +61,13 @@ pub struct GeneralPositionRecord {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneralGameRecord {
     pub outcome: Ending,
-    /// The loser resigned (two sides only): the game ended before its rules
+    /// Every side but the winner resigned: the game ended before its rules
     /// ended it.
     pub resigned: bool,
-    /// The side that would have resigned first in a game played out with
-    /// resignation off (to check the threshold): the worker's bookkeeping,
-    /// not stored in the file (`None` when read).
-    pub would_have_resigned: Option<usize>,
+    /// The side the game would have been conceded to first, in a game played
+    /// out with resignation off (to check the threshold): the worker's
+    /// bookkeeping, not stored in the file (`None` when read).
+    pub would_have_been_conceded_to: Option<usize>,
     /// Marbles each seat had pushed off at the end.
     pub final_scores: [u8; MAX_SEATS],
     pub positions: Vec<GeneralPositionRecord>,
@@ -225,10 +225,10 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
         GENERAL_FORMAT_VERSION_1 => false,
         _ => match cursor.u8()? {
             0 => false,
-            1 if sides == 2 && matches!(outcome, Ending::Win(_)) => true,
+            1 if matches!(outcome, Ending::Win(_)) => true,
             1 => {
                 return Err(FormatError::BadHeader(format!(
-                    "a resignation ends only a game of two sides, won by the other ({sides} sides, outcome code {kind}/{detail})"
+                    "a resigned game is won by the side the others resigned to, not outcome code {kind}/{detail}"
                 )));
             }
             end => return Err(FormatError::BadHeader(format!("unknown end {end}"))),
@@ -307,7 +307,7 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
         game: GeneralGameRecord {
             outcome,
             resigned,
-            would_have_resigned: None,
+            would_have_been_conceded_to: None,
             final_scores,
             positions,
         },
@@ -363,7 +363,7 @@ pub(crate) mod tests {
         GeneralGameRecord {
             outcome: sumito_game::general::outcome_of(outcome, sides),
             resigned: false,
-            would_have_resigned: None,
+            would_have_been_conceded_to: None,
             final_scores: position.scores(),
             positions,
         }
@@ -417,7 +417,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_resigned_game_of_two_sides_round_trips_and_others_are_refused() {
+    fn a_resigned_game_round_trips_and_one_without_a_winner_is_refused() {
         let holes = table("max_plies = 40\nholes = [\"D2\", \"F8\"]");
         let mut game = scripted_game(&holes, "standard");
         // White resigned after the first ten plies.
@@ -443,12 +443,28 @@ pub(crate) mod tests {
         let table3 = table("max_plies = 30");
         let mut ended = GeneralReplay {
             game: scripted_game(&table3, "three-player"),
-            rules: table3,
+            rules: table3.clone(),
             model_generation: 1,
         };
         ended.game.resigned = true;
         let err = decode_general_game(&encode_general_game(&ended)).unwrap_err();
         assert!(err.to_string().contains("resign"), "{err}");
+        // Three sides: the two others resigned to the third after 12 plies.
+        let mut conceded = GeneralReplay {
+            game: scripted_game(&table3, "three-player"),
+            rules: table3,
+            model_generation: 1,
+        };
+        conceded.game.positions.truncate(12);
+        conceded.game.outcome = Ending::Win(Side::new(2));
+        conceded.game.resigned = true;
+        let read = decode_general_game(&encode_general_game(&conceded)).unwrap();
+        assert!(read.game.resigned);
+        assert_eq!(read.game.outcome, Ending::Win(Side::new(2)));
+        // A resignation names its winner: a draw is refused.
+        conceded.game.outcome = Ending::Draw;
+        let err = decode_general_game(&encode_general_game(&conceded)).unwrap_err();
+        assert!(err.to_string().contains("resigned to"), "{err}");
     }
 
     #[test]
