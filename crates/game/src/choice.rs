@@ -12,7 +12,8 @@
 //!    search rated best among them. Off by default: it solves the tactics
 //!    suite's positions (whose labels are this very count) but made the
 //!    shipped model weaker against alpha-beta (docs/tactics.md).
-//!    The general game has no such check.
+//!    In the general game the count is one side's against all the others
+//!    (`sumito_engine::general::material`, paranoid).
 //! 3. A move after which the opponent wins at once is not played while
 //!    another move the search rated nearly as well (within
 //!    [`REPETITION_MARGIN`]) does not allow that.
@@ -35,6 +36,7 @@
 
 use std::collections::HashSet;
 
+use sumito_engine::general::material as general_material;
 use sumito_engine::general::{GeneralMove, GeneralOutcome, GeneralPosition};
 use sumito_engine::{Move, Position};
 use sumito_engine::{Outcome, material};
@@ -59,11 +61,10 @@ pub trait ChoicePosition: Board {
     /// the move limit (marbles pushed off), so that a cycle would win it.
     fn mover_is_ahead(&self) -> bool;
     /// The moves that keep more material than `chosen` over `plies` plies of
-    /// best play, the best of them all (empty if none does, or where the
-    /// game has no material check).
+    /// best play, the best of them all (empty if none does).
     fn materially_better_moves(&self, chosen: Self::Move, plies: u32) -> Vec<Self::Move>;
     /// The material after `mv` and `plies - 1` more plies of best play
-    /// (`None` for 0 plies, or where the game has no material check).
+    /// (`None` for 0 plies).
     fn material_after(&self, mv: Self::Move, plies: u32) -> Option<i32>;
     /// Whether `mv` keeps at least `at_least` material over `plies` plies of
     /// best play (a cheaper question than [`Self::material_after`]).
@@ -121,16 +122,19 @@ impl ChoicePosition for GeneralPosition {
         (0..self.rules().seating.sides()).all(|side| side == me || self.side_score(side) < mine)
     }
 
-    fn materially_better_moves(&self, _: GeneralMove, _: u32) -> Vec<GeneralMove> {
-        Vec::new()
+    fn materially_better_moves(&self, chosen: GeneralMove, plies: u32) -> Vec<GeneralMove> {
+        if plies == 0 {
+            return Vec::new();
+        }
+        general_material::materially_better_moves(self, chosen, plies)
     }
 
-    fn material_after(&self, _: GeneralMove, _: u32) -> Option<i32> {
-        None
+    fn material_after(&self, mv: GeneralMove, plies: u32) -> Option<i32> {
+        (plies > 0).then(|| general_material::move_value(self, mv, plies))
     }
 
-    fn keeps_material(&self, _: GeneralMove, _: i32, _: u32) -> bool {
-        true
+    fn keeps_material(&self, mv: GeneralMove, at_least: i32, plies: u32) -> bool {
+        general_material::value_at_least(self, mv, plies, at_least)
     }
 }
 
@@ -454,6 +458,42 @@ mod tests {
         let mut history = GameHistory::new();
         history.record(&ahead.play(best));
         assert_eq!(choose_move(&ahead, &result, Some(&history), 0), Some(best));
+    }
+
+    #[test]
+    fn the_material_check_of_a_three_player_game_takes_a_free_marble_and_keeps_its_own() {
+        let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+        let action = |mv: GeneralMove| mv.action(&rules).unwrap();
+        // Black to move can push White's E9 off; far away, nobody can take
+        // it back.
+        let free =
+            GeneralPosition::from_text("r4/6/7/8/5bbbw/8/7/6/bb3 b 0,0,0", Some(&rules)).unwrap();
+        let (captures, quiet): (Vec<GeneralMove>, Vec<GeneralMove>) = free
+            .legal_moves()
+            .into_iter()
+            .partition(|mv| free.play(*mv).seat_score(0) == 1);
+        assert!(!captures.is_empty());
+        let result = rated_actions(&[action(quiet[0]), action(captures[0])], &[0.3, -0.5]);
+        assert_eq!(choose_move(&free, &result, None, 0), Some(quiet[0]));
+        for plies in 1..=3 {
+            let chosen = choose_move(&free, &result, None, plies).unwrap();
+            assert!(captures.contains(&chosen), "{plies} plies: {chosen:?}");
+        }
+        // Black to move: White, next, pushes E1 off unless it moves away.
+        let threatened =
+            GeneralPosition::from_text("r4/6/7/8/bwww5/8/7/6/bb3 b 0,0,0", Some(&rules)).unwrap();
+        let (giving, keeping): (Vec<GeneralMove>, Vec<GeneralMove>) =
+            threatened.legal_moves().into_iter().partition(|mv| {
+                let after = threatened.play(*mv);
+                after
+                    .legal_moves()
+                    .iter()
+                    .any(|reply| after.play(*reply).seat_score(1) == 1)
+            });
+        assert!(!giving.is_empty() && !keeping.is_empty());
+        let result = rated_actions(&[action(giving[0]), action(keeping[0])], &[0.2, -0.9]);
+        assert_eq!(choose_move(&threatened, &result, None, 0), Some(giving[0]));
+        assert_eq!(choose_move(&threatened, &result, None, 2), Some(keeping[0]));
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //! Every game of a match that seats one network shares one batching
 //! inference service. A seat's spec takes what a two-player network
 //! player's does (`simulations=`, `considered=`, `puct=`, `time=`,
-//! `threads=`, `avoid_repetition=`) but `material=` and `score=`, which
-//! the general game has nothing to apply to.
+//! `threads=`, `avoid_repetition=`, `material=`: the count of one side
+//! against all the others) but `score=`, which needs the two-player
+//! network's marble-difference head.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -89,11 +90,6 @@ impl PlayerFactory<GeneralPosition> for GeneralNetFactory {
         let settings = network_settings(&mut params)?;
         params.finish()?;
         let invalid = |problem: String| spec.params().invalid(problem);
-        if settings.material_plies > 0 {
-            return Err(invalid(
-                "material=: the general game has no exact material count (leave it out)".to_owned(),
-            ));
-        }
         if settings.score_utility.is_some() {
             return Err(invalid(
                 "score=: the general game's network has no marble-difference head (leave it out)"
@@ -132,7 +128,7 @@ impl PlayerFactory<GeneralPosition> for GeneralNetFactory {
                 settings.search.clone(),
                 seed,
                 settings.avoid_repetition,
-                0,
+                settings.material_plies,
             )
             .with_level(settings.level);
             Box::new(match settings.limit.time {
@@ -214,7 +210,7 @@ mod tests {
     fn a_network_of_the_general_game_plays_a_three_player_match() {
         let dir = TempDir::new("variant-seats");
         let net = checkpoint(&dir, NetGame::General);
-        let entrants = prepared(&[net, "greedy".to_owned(), "random".to_owned()]);
+        let entrants = prepared(&[net.clone(), "greedy".to_owned(), "random".to_owned()]);
         let report = three_player_match(&entrants, 30, 3, 2);
         assert_eq!(report.games.len(), 3);
         // Seats rotate: the network played each side once.
@@ -225,6 +221,15 @@ mod tests {
             .collect();
         sides.sort_unstable();
         assert_eq!(sides, [0, 1, 2]);
+        // With the material check over two plies (one side against the
+        // others), it plays its games too.
+        let entrants = prepared(&[
+            format!("{net},material=2"),
+            "greedy".to_owned(),
+            "random".to_owned(),
+        ]);
+        let report = three_player_match(&entrants, 30, 3, 1);
+        assert_eq!(report.games.len(), 3);
     }
 
     #[test]
@@ -266,10 +271,8 @@ mod tests {
             thinking.time >= std::time::Duration::from_millis(10) * thinking.moves,
             "{thinking:?}"
         );
-        for (param, named) in [("material=2", "material="), ("score=0.5", "score=")] {
-            let message = refusal(&format!("{net},{param}"));
-            assert!(message.contains(named), "{message}");
-        }
+        let message = refusal(&format!("{net},score=0.5"));
+        assert!(message.contains("score="), "{message}");
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! written for being exact and plain rather than for the last nanosecond.
 //!
 //! * [`rules`]: [`GeneralRules`] (what holds during play) and [`Seating`].
+//! * [`material`]: material counted exactly, one side against the others.
 //! * [`moves`]: [`GeneralMove`], the shield and rotation tables, action indices.
 //! * [`position`]: [`GeneralPosition`], legal moves, playing, game end.
 //! * [`setup`]: start layouts of 3–6 players, neutral marbles, handicap.
@@ -18,6 +19,7 @@
 //! * [`notation`]: moves as text, with the reason a move is illegal.
 //! * [`symmetry`]: which of the 12 symmetries a rules value keeps.
 
+pub mod material;
 pub mod moves;
 pub mod notation;
 pub mod position;
