@@ -37,7 +37,7 @@ use crate::elo::{Anchor, EloError, GameOutcome, GameResult, Ratings, fit_elo};
 pub use crate::match_board::{EndedBy, MatchBoard, MatchStart};
 use crate::play_out::{PlayOutError, play_out};
 use crate::player::{Entrant, PlayerError};
-use crate::record::file_safe;
+use crate::record::{GameRecord, file_safe};
 use crate::record_format::RecordFileError;
 use crate::sprt::{SprtConfig, SprtStatus, SprtVerdict};
 
@@ -182,7 +182,7 @@ pub struct PlayedGame<B: MatchBoard = Position> {
     pub fixture: Fixture,
     /// The last position: the game is over there.
     pub end: B,
-    pub record: B::Record,
+    pub record: GameRecord<B>,
     /// Where the record was saved.
     pub record_path: Option<PathBuf>,
     /// Plies played, the opening included.
@@ -695,7 +695,7 @@ pub fn play_game<B: MatchBoard>(
         Some(dir) => {
             let players: Vec<&str> = names.iter().map(String::as_str).collect();
             let path = dir.join(record_name(fixture.index, &players));
-            B::write_record(&record, &path)?;
+            record.write(&path)?;
             Some(path)
         }
         None => None,
@@ -1195,11 +1195,11 @@ mod tests {
         // Every record replays to the game's end, the players by seat.
         for game in &results.games {
             let path = game.record_path.as_ref().unwrap();
-            let record = crate::general_record::GeneralRecord::read(path).unwrap();
+            let record = GameRecord::<GeneralPosition>::read(path).unwrap();
             assert_eq!(record, game.record);
             assert_eq!(record.positions().unwrap().last(), Some(&game.end));
             let seat = game.side_of(0).unwrap();
-            assert_eq!(record.seats[seat], "greedy");
+            assert_eq!(record.player(seat), "greedy");
         }
         std::fs::remove_dir_all(&dir).unwrap();
         // One player per side, and whole rotations.

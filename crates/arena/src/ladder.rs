@@ -589,9 +589,9 @@ mod tests {
         paths.sort();
         assert_eq!(paths.len(), 6);
         for path in paths {
-            let record = crate::general_record::GeneralRecord::read(&path).unwrap();
+            let record = crate::record::GameRecord::<GeneralPosition>::read(&path).unwrap();
             assert!(record.result.is_some(), "{}", path.display());
-            seats_of_player.push(record.seats.iter().position(|s| s == "greedy").unwrap());
+            seats_of_player.push(record.players.iter().position(|s| s == "greedy").unwrap());
         }
         seats_of_player.sort_unstable();
         assert_eq!(seats_of_player, [0, 0, 1, 1, 2, 2]);

@@ -13,10 +13,11 @@
 //!   [`play_out`]: one game between players, of either game.
 //! - [`ladder`]: one player against fixed opponents at fixed settings, as
 //!   Markdown and JSON.
-//! - [`record_format`]: the one plain-text game record format of both
-//!   games; [`general_record`] reads and writes it, [`record`] holds the
-//!   two-player game's record, the older two-player format and
-//!   [`record::AnyRecord`], a record of either game.
+//! - [`record`]: [`record::GameRecord`], the record of a game of either
+//!   game, and [`record::AnyRecord`], a record of either game decided from
+//!   its rules and start; [`record_format`]: the one plain-text record
+//!   format both write; [`record_v1`]: the older two-player format, still
+//!   read.
 //! - [`elo`]: maximum-likelihood ratings with 95 % intervals; [`sprt`]: the
 //!   sequential test that can stop a two-player match early.
 //! - [`report`]: the tables and the machine-readable `result:` line.
@@ -26,7 +27,6 @@
 pub mod arena;
 pub mod elo;
 pub mod eval;
-pub mod general_record;
 pub mod ladder;
 pub mod levels;
 pub mod match_board;
@@ -35,6 +35,7 @@ pub mod player;
 pub mod players;
 pub mod record;
 pub mod record_format;
+pub mod record_v1;
 pub mod report;
 pub mod spec;
 pub mod sprt;

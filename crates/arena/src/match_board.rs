@@ -5,17 +5,11 @@
 //! ladders and their reports ([`crate::arena`], [`crate::ladder`],
 //! [`crate::report`]) are written once for both.
 
-use std::fmt;
-use std::path::Path;
-
 use sumito_engine::general::{GeneralEnd, GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{EndReason, Layout, Position, Rules};
-use sumito_game::Board;
 
-use crate::general_record::{GeneralRecord, GeneralStart};
-use crate::record::{GameRecord, Start};
-use crate::record_format::RecordFileError;
+use crate::record::{GameRecord, RecordBoard, Start};
 
 /// How a game ended, as match reports count it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,13 +24,7 @@ pub enum EndedBy {
 }
 
 /// A game of a match as the match plays and records it.
-pub trait MatchBoard: Board {
-    /// A start as a record names it: a layout.
-    type Layout: Copy + PartialEq + fmt::Debug + fmt::Display + Send + Sync + 'static;
-
-    /// The record of one game.
-    type Record: Clone + PartialEq + fmt::Debug + Send + Sync + 'static;
-
+pub trait MatchBoard: RecordBoard {
     /// Whether a random opening may play `mv`: it pushes no marble, so that
     /// no side starts ahead.
     fn is_quiet(&self, mv: Self::Move) -> bool;
@@ -70,10 +58,7 @@ pub trait MatchBoard: Board {
         opening_plies: u32,
         moves: &[Self::Move],
         end: &Self,
-    ) -> Self::Record;
-
-    /// Writes `record` to `path` (atomically).
-    fn write_record(record: &Self::Record, path: &Path) -> Result<(), RecordFileError>;
+    ) -> GameRecord<Self>;
 }
 
 /// Where a match's games start: a layout under the match's rules, and its
@@ -111,9 +96,6 @@ impl MatchStart<GeneralPosition> {
 }
 
 impl MatchBoard for Position {
-    type Layout = Layout;
-    type Record = GameRecord;
-
     fn is_quiet(&self, mv: Self::Move) -> bool {
         !self.is_push(mv)
     }
@@ -146,27 +128,19 @@ impl MatchBoard for Position {
         opening_plies: u32,
         moves: &[Self::Move],
         end: &Position,
-    ) -> GameRecord {
+    ) -> GameRecord<Position> {
         GameRecord {
             start: Start::Layout(layout),
             rules: *rules,
-            black: players[0].clone(),
-            white: players[1].clone(),
+            players: players.to_vec(),
             opening_plies,
             moves: moves.to_vec(),
             result: end.outcome(),
         }
     }
-
-    fn write_record(record: &GameRecord, path: &Path) -> Result<(), RecordFileError> {
-        record.write(path)
-    }
 }
 
 impl MatchBoard for GeneralPosition {
-    type Layout = GeneralLayout;
-    type Record = GeneralRecord;
-
     fn is_quiet(&self, mv: Self::Move) -> bool {
         // A push moves another seat's (or a neutral) marble.
         let after = self.play(mv);
@@ -204,21 +178,17 @@ impl MatchBoard for GeneralPosition {
         opening_plies: u32,
         moves: &[Self::Move],
         end: &GeneralPosition,
-    ) -> GeneralRecord {
+    ) -> GameRecord<GeneralPosition> {
         let seating = end.rules().seating;
-        GeneralRecord {
-            start: GeneralStart::Layout(layout),
+        GameRecord {
+            start: Start::Layout(layout),
             rules: rules.clone(),
-            seats: (0..seating.seats())
+            players: (0..seating.seats())
                 .map(|seat| players[seating.side_of(seat)].clone())
                 .collect(),
             opening_plies,
             moves: moves.to_vec(),
-            result: end.describe_outcome(),
+            result: end.outcome(),
         }
-    }
-
-    fn write_record(record: &GeneralRecord, path: &Path) -> Result<(), RecordFileError> {
-        record.write(path)
     }
 }

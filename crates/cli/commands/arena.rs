@@ -650,7 +650,8 @@ mod tests {
             .collect();
         assert_eq!(records.len(), 2);
         for path in records {
-            let record = sumito_arena::record::GameRecord::read(&path).unwrap();
+            let record =
+                sumito_arena::record::GameRecord::<sumito_engine::Position>::read(&path).unwrap();
             assert_eq!(record.rules.max_plies, Some(80));
             assert!(record.result.is_some());
         }
@@ -675,14 +676,13 @@ mod tests {
         let mut layouts: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|entry| {
-                let record =
-                    sumito_arena::general_record::GeneralRecord::read(&entry.unwrap().path())
-                        .unwrap();
+                let record = sumito_arena::record::GameRecord::<
+                    sumito_engine::general::GeneralPosition,
+                >::read(&entry.unwrap().path())
+                .unwrap();
                 assert!(record.result.is_some());
                 match record.start {
-                    sumito_arena::general_record::GeneralStart::Layout(layout) => {
-                        layout.to_string()
-                    }
+                    sumito_arena::record::Start::Layout(layout) => layout.to_string(),
                     other => panic!("{other:?}"),
                 }
             })

@@ -10,7 +10,6 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
-use sumito_arena::general_record::{GeneralRecord, GeneralStart};
 use sumito_arena::player::{Player, PlayerRegistry, SearchLimit};
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::general::GeneralPosition;
@@ -434,13 +433,9 @@ pub fn run_general(
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();
     let config = SessionConfig {
-        record: GeneralRecord {
-            start: GeneralStart::Layout(layout),
-            rules: table,
-            seats: specs,
-            opening_plies: 0,
-            moves: Vec::new(),
-            result: None,
+        record: GameRecord {
+            players: specs,
+            ..GameRecord::unplayed(Start::Layout(layout), table)
         },
         // A model plays under the rules it was trained with only.
         keep_rules: model.is_some(),

@@ -115,7 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let positions = record.positions().map_err(|err| anyhow::anyhow!(err))?;
         for (index, position) in positions.iter().enumerate() {
             let title = match index {
-                0 => format!("Start. {}", record.seats.join(", ")),
+                0 => format!("Start. {}", record.players.join(", ")),
                 n => format!("{n}. {}", record.moves[n - 1].to_text()),
             };
             write(
@@ -134,7 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             write(&args.out, &render_svg(&position, None, &title))
         }
         Source::Record { record, .. } => {
-            let pictures = render_game(&record);
+            let pictures = render_game(&record).map_err(anyhow::Error::msg)?;
             for (index, svg) in pictures.iter().enumerate() {
                 write(&numbered(&args.out, index, pictures.len()), svg)?;
             }

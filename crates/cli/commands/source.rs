@@ -30,7 +30,10 @@ pub enum Source<'a> {
     /// `--fen`: the position and the text it was read from.
     Position { position: Position, text: &'a str },
     /// `--record`: the game and the file it was read from.
-    Record { record: GameRecord, path: &'a Path },
+    Record {
+        record: GameRecord<Position>,
+        path: &'a Path,
+    },
     /// Neither flag (where the group is optional; the command decides).
     Neither,
 }

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use sumito_arena::general_record::GeneralRecord;
 use sumito_arena::record::AnyRecord;
+use sumito_arena::record::GameRecord;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analyze::Args;
 use sumito_cli::commands::source::Source;
@@ -82,7 +82,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 eprintln!("note: {}: {note}", path.display());
             }
             Target::Game {
-                positions: record.positions(),
+                positions: record
+                    .positions()
+                    .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?,
                 moves: record.moves,
                 path: path.to_path_buf(),
             }
@@ -147,7 +149,7 @@ fn general_target(args: &Args, bundle: &ModelBundle) -> anyhow::Result<Target<Ge
         // A two-player record reads as a bad general one: the reason is the
         // model.
         let record = match AnyRecord::read(path)? {
-            AnyRecord::General(record) => record,
+            AnyRecord::General(record) => *record,
             AnyRecord::TwoPlayer(_) => anyhow::bail!(
                 "{}: a record of the two-player game, which {} cannot judge: it is a model of the general game; analyse the game with a two-player model (--model quick)",
                 path.display(),
@@ -158,7 +160,7 @@ fn general_target(args: &Args, bundle: &ModelBundle) -> anyhow::Result<Target<Ge
         if let Some(note) = general_rules_note(&record.rules, &table) {
             eprintln!("note: {}: {note}", path.display());
         }
-        let record = GeneralRecord {
+        let record = GameRecord {
             rules: table,
             ..record
         };

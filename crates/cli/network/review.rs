@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use sumito_arena::general_record::GeneralRecord;
+use sumito_arena::record::GameRecord;
 use sumito_arena::record::{AnyRecord, write_atomic};
 use sumito_cli::commands::review::Args;
 use sumito_game::ChoicePosition;
@@ -34,7 +34,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             let mut search = model_search(&bundle, budget, 0, &args.device, args.threads)?;
             eprintln!("{}", bundle.summary());
-            let positions = record.positions();
+            let positions = record
+                .positions()
+                .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
             reviewed(&args, &mut search, &positions, &record.moves)?
         }
         AnyRecord::General(record) => {
@@ -47,9 +49,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .cloned()
                 .context("the bundle has no rules of the general game")?;
             // The model judges under its own rules only.
-            let replayed = GeneralRecord {
+            let replayed = GameRecord {
                 rules: table.clone(),
-                ..record.clone()
+                ..(*record).clone()
             };
             if let Some(note) = general_rules_note(&record.rules, &table) {
                 eprintln!("note: {}: {note}", path.display());

@@ -152,9 +152,9 @@ impl<B: Board> PlyReport<B> {
 /// record's own rules differ; refused when under `rules` the game would end
 /// before its last move.
 pub fn record_under_rules(
-    record: &GameRecord,
+    record: &GameRecord<Position>,
     rules: Rules,
-) -> Result<(GameRecord, Option<String>), String> {
+) -> Result<(GameRecord<Position>, Option<String>), String> {
     if record.rules == rules {
         return Ok((record.clone(), None));
     }
@@ -163,7 +163,7 @@ pub fn record_under_rules(
         ..record.clone()
     };
     // (Checked move by move: a move in a finished game is not played.)
-    let mut position = replayed.start_position();
+    let mut position = replayed.start_position()?;
     for (ply, &mv) in replayed.moves.iter().enumerate() {
         if position.is_game_over() {
             return Err(format!(
@@ -474,15 +474,14 @@ mod tests {
         let record = GameRecord {
             start: Start::Position(position),
             rules: Rules::default(),
-            black: "b".into(),
-            white: "w".into(),
+            players: vec!["b".into(), "w".into()],
             opening_plies: 0,
             moves: vec![push_off],
             result: Some((Outcome::Win(Color::Black), EndReason::MarblesOff)),
         };
         let reports = analyse_game(
             &mut uniform(),
-            &record.positions(),
+            &record.positions().unwrap(),
             &record.moves,
             &mut |_, _| {},
         )

@@ -32,6 +32,7 @@ use crate::board_text::BoardStyle;
 use crate::clock::{Clocks, TimeControl};
 use crate::opponent::{Opponent, Thought};
 use crate::session_board::{SeatNotes, SessionBoard};
+use sumito_arena::record::GameRecord;
 
 /// The commands a person can type instead of a move.
 pub const HELP: &str = "\
@@ -88,7 +89,7 @@ impl<B: SessionBoard> SeatControl<'_, B> {
 pub struct SessionConfig<B: SessionBoard> {
     /// Where the game starts and under which rules (its moves, if any, are
     /// not played: a session starts at the record's start).
-    pub record: B::Record,
+    pub record: GameRecord<B>,
     /// Whether the record's rules are those of a model at the board (its
     /// training rules, the only ones it plays under): a loaded game then
     /// goes on under them, whatever its own record says.
@@ -160,7 +161,7 @@ struct Session<'a, B: SessionBoard, W: Write> {
     seats: Vec<SeatControl<'a, B>>,
     out: W,
     /// The game's start and rules (what `save` writes with the moves).
-    record: B::Record,
+    record: GameRecord<B>,
     start: B,
     history: Vec<Played<B>>,
     position: B,
@@ -700,7 +701,6 @@ mod tests {
     use crate::opponent::{ClassicalOpponent, WinProbability};
     use crate::record::{GameRecord, Start};
     use std::time::Duration;
-    use sumito_arena::general_record::{GeneralRecord, GeneralStart};
     use sumito_arena::player::{PlayerRegistry, SearchLimit};
     use sumito_arena::players::general::seat_player;
     use sumito_engine::general::GeneralLayout;
@@ -1029,9 +1029,9 @@ quit
         let script = format!("A1B2\nsave {file}\nquit\n");
         let (_, out) = play(config(Color::Black), &mut engine, &script);
         assert!(out.contains(&format!("saved 2 moves to {file}")), "{out}");
-        let record = GameRecord::read(Path::new(file)).unwrap();
-        assert_eq!(record.black, "human");
-        assert_eq!(record.white, "first-move");
+        let record = GameRecord::<Position>::read(Path::new(file)).unwrap();
+        assert_eq!(record.player(0), "human");
+        assert_eq!(record.player(1), "first-move");
         assert_eq!(record.moves.len(), 2);
 
         let script = format!(
@@ -1091,7 +1091,7 @@ quit
             model_rules,
         )
         .unwrap();
-        assert_eq!(saved.positions()[2].rules(), model_rules);
+        assert_eq!(saved.positions().unwrap()[2].rules(), model_rules);
         // Under a limit the record passes, it is refused.
         let (_, out) = play(model(1), &mut engine, &format!("load {file}\nquit\n"));
         assert!(
@@ -1146,14 +1146,10 @@ quit
     /// A general game from `layout` under `rules`.
     fn general(layout: &str, rules: RulesTable) -> SessionConfig<GeneralPosition> {
         SessionConfig {
-            record: GeneralRecord {
-                start: GeneralStart::Layout(GeneralLayout::from_name(layout).unwrap()),
+            record: GameRecord::unplayed(
+                Start::Layout(GeneralLayout::from_name(layout).unwrap()),
                 rules,
-                seats: Vec::new(),
-                opening_plies: 0,
-                moves: Vec::new(),
-                result: None,
-            },
+            ),
             keep_rules: false,
             time_control: None,
             style: BoardStyle::Ascii,
@@ -1224,10 +1220,10 @@ quit
             Some("result: unfinished (quit after 2 moves)")
         );
         // The saved record replays to the position on the board.
-        let game = GeneralRecord::read(&saved).unwrap();
+        let game = GameRecord::<GeneralPosition>::read(&saved).unwrap();
         std::fs::remove_file(&saved).unwrap();
         assert_eq!(game.moves.len(), 2, "A1B2 and the reply; B1C2 was undone");
-        assert_eq!(game.seats, ["Ann/Cid", "greedy"]);
+        assert_eq!(game.players, ["Ann/Cid", "greedy"]);
     }
 
     #[test]

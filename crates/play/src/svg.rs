@@ -307,9 +307,10 @@ fn write_marbles_off(svg: &mut String, position: &Position) {
 
 /// One picture per position of a recorded game: the start, then the
 /// position after each move with that move drawn as arrows.
-pub fn render_game(record: &GameRecord) -> Vec<String> {
-    let positions = record.positions();
-    let players = format!("Black: {}, White: {}", record.black, record.white);
+/// An error names the first move that does not replay.
+pub fn render_game(record: &GameRecord<Position>) -> Result<Vec<String>, String> {
+    let positions = record.positions()?;
+    let players = format!("Black: {}, White: {}", record.player(0), record.player(1));
     let start_title = match record.start {
         Start::Layout(layout) => format!("Start ({layout}). {players}"),
         Start::Position(_) => format!("Start. {players}"),
@@ -327,7 +328,7 @@ pub fn render_game(record: &GameRecord) -> Vec<String> {
         );
         pictures.push(render_svg(&pair[1], Some(&last), &title));
     }
-    pictures
+    Ok(pictures)
 }
 
 #[cfg(test)]
@@ -377,13 +378,12 @@ mod tests {
         let record = GameRecord {
             start: Start::Layout(Layout::Standard),
             rules: Rules::default(),
-            black: "you".into(),
-            white: "random".into(),
+            players: vec!["you".into(), "random".into()],
             opening_plies: 0,
             moves: vec![first, second],
             result: None,
         };
-        let pictures = render_game(&record);
+        let pictures = render_game(&record).unwrap();
         assert_eq!(pictures.len(), 3);
         assert!(pictures[0].contains("Start (standard). Black: you, White: random"));
         assert_eq!(count(&pictures[0], "class=\"arrow"), 0);

@@ -8,10 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::general_record::{GeneralRecord, GeneralStart};
 use sumito_arena::player::{PlayerRegistry, SearchLimit};
 use sumito_arena::players::general::seat_player;
-use sumito_arena::record::AnyRecord;
+use sumito_arena::record::{GameRecord, Start};
 use sumito_arena::record_format::format_of;
 use sumito_engine::general::{
     CellContent, GeneralLayout, GeneralMove, GeneralPosition, GeneralRules, MoveKind, SEAT_NAMES,
@@ -456,7 +455,7 @@ pub struct GameSession {
     /// The memory the game's engines hold, given back with the game.
     reservation: Option<Reservation>,
     reserved_mb: u32,
-    record: GeneralRecord,
+    record: GameRecord<GeneralPosition>,
     positions: Vec<GeneralPosition>,
     moves: Vec<GeneralMove>,
     wins: Vec<Option<f32>>,
@@ -585,14 +584,10 @@ impl GameSession {
             stop,
             reservation: None,
             reserved_mb: 0,
-            record: GeneralRecord {
-                start: GeneralStart::Layout(GeneralLayout::Two(sumito_engine::Layout::Standard)),
-                rules: RulesTable::default(),
-                seats: Vec::new(),
-                opening_plies: 0,
-                moves: Vec::new(),
-                result: None,
-            },
+            record: GameRecord::unplayed(
+                Start::Layout(GeneralLayout::Two(sumito_engine::Layout::Standard)),
+                RulesTable::default(),
+            ),
             positions: Vec::new(),
             moves: Vec::new(),
             wins: Vec::new(),
@@ -799,10 +794,10 @@ impl GameSession {
                 return Err(message);
             }
         }
-        self.record = GeneralRecord {
-            start: GeneralStart::Layout(layout),
+        self.record = GameRecord {
+            start: Start::Layout(layout),
             rules: table,
-            seats: made
+            players: made
                 .iter()
                 .map(|seat| match seat {
                     Seat::Human(name) => name.clone(),
@@ -1134,7 +1129,7 @@ impl GameSession {
     /// Whether this game is under the rules of a model of the general game
     /// (its `table`, for this game's layout).
     fn model_rules_hold(&self, table: &RulesTable) -> bool {
-        let GeneralStart::Layout(layout) = self.record.start else {
+        let Start::Layout(layout) = self.record.start else {
             return false;
         };
         table
@@ -1221,7 +1216,7 @@ impl GameSession {
     pub fn save(&self) -> String {
         let mut record = self.record.clone();
         record.moves = self.moves.clone();
-        record.result = self.current().describe_outcome();
+        record.result = self.current().outcome();
         record.to_text()
     }
 
@@ -1230,9 +1225,7 @@ impl GameSession {
     pub fn load(&mut self, text: &str) -> Result<(), String> {
         let text = text.trim_start();
         let record = if format_of(text).is_some() {
-            AnyRecord::parse(text)
-                .map_err(|err| err.to_string())?
-                .into_general()
+            GameRecord::<GeneralPosition>::parse(text).map_err(|err| err.to_string())?
         } else {
             // Aba-Pro moves, from the Standard start.
             let mut position = GeneralPosition::from_text(
@@ -1256,10 +1249,10 @@ impl GameSession {
                 moves.push(mv);
                 position = position.play(mv);
             }
-            GeneralRecord {
-                start: GeneralStart::Layout(GeneralLayout::Two(sumito_engine::Layout::Standard)),
+            GameRecord {
+                start: Start::Layout(GeneralLayout::Two(sumito_engine::Layout::Standard)),
                 rules: RulesTable::default(),
-                seats: vec!["black".into(), "white".into()],
+                players: vec!["black".into(), "white".into()],
                 opening_plies: 0,
                 moves,
                 result: None,
@@ -1274,8 +1267,8 @@ impl GameSession {
         let positions = record.positions()?;
         let seats = positions[0].rules().seating.seats();
         let layout = match &record.start {
-            GeneralStart::Layout(layout) => *layout,
-            GeneralStart::Text(_) => GeneralLayout::Two(sumito_engine::Layout::Standard),
+            Start::Layout(layout) => *layout,
+            Start::Position(_) => GeneralLayout::Two(sumito_engine::Layout::Standard),
         };
         // A loaded game is for reading and analysis: every seat a person,
         // and no engine holds memory.
@@ -1287,7 +1280,7 @@ impl GameSession {
             .map(|s| {
                 Seat::Human(
                     record
-                        .seats
+                        .players
                         .get(s)
                         .cloned()
                         .unwrap_or_else(|| SEAT_NAMES[s].into()),
@@ -1352,8 +1345,8 @@ impl GameSession {
         };
         StateView {
             layout: match &self.record.start {
-                GeneralStart::Layout(layout) => layout.name(),
-                GeneralStart::Text(_) => "position".into(),
+                Start::Layout(layout) => layout.name(),
+                Start::Position(_) => "position".into(),
             },
             rules: rules.to_string(),
             position: shown.to_string(),

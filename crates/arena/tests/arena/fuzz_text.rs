@@ -1,6 +1,6 @@
 //! Fuzzing of the arena's text parsers with property tests that run in CI:
 //! two-player game records (`GameRecord::parse`), general game records
-//! (`GeneralRecord::parse`), and the `[rules]` table from TOML (a `--rules`
+//! (`GameRecord::<GeneralPosition>::parse`), and the `[rules]` table from TOML (a `--rules`
 //! file, `RulesTable::from_toml`) and from JSON (what the web page sends,
 //! `RulesTable::from_json`), resolved with every layout into a start.
 //!
@@ -21,10 +21,9 @@ use proptest::test_runner::RngSeed;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::OnceLock;
-use sumito_arena::general_record::{GeneralRecord, GeneralStart};
 use sumito_arena::record::{AnyRecord, GameRecord, Start};
 use sumito_arena::record_format::{MAGIC, TWO_PLAYER_MAGIC_V1, VARIANT_MAGIC_V1};
-use sumito_engine::general::GeneralLayout;
+use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Cell, Layout, MAX_PLY_COUNTER, Move, Position, Rules};
 
@@ -326,7 +325,7 @@ fn two_player_rules() -> impl Strategy<Value = Rules> {
 
 /// A record of a random game: from a layout, or from a position taken from
 /// another game (with its ply counters), under random rules.
-fn game_record() -> impl Strategy<Value = GameRecord> {
+fn game_record() -> impl Strategy<Value = GameRecord<Position>> {
     (
         any_layout(),
         two_player_rules(),
@@ -374,8 +373,7 @@ fn game_record() -> impl Strategy<Value = GameRecord> {
                 GameRecord {
                     start,
                     rules,
-                    black: black.to_owned(),
-                    white: white.to_owned(),
+                    players: vec![black.to_owned(), white.to_owned()],
                     opening_plies: opening.index(moves.len() + 1) as u32,
                     moves,
                     result: last.outcome(),
@@ -387,9 +385,9 @@ fn game_record() -> impl Strategy<Value = GameRecord> {
 /// Checks reading `text` as a game record: a short error, or a record that
 /// writes and reads back to itself.
 fn check_game_record(text: &str) -> Result<(), TestCaseError> {
-    match GameRecord::parse(text) {
+    match GameRecord::<Position>::parse(text) {
         Ok(record) => {
-            let again = GameRecord::parse(&record.to_text());
+            let again = GameRecord::<Position>::parse(&record.to_text());
             prop_assert_eq!(again, Ok(record), "{:?}", text);
         }
         Err(err) => short(err.to_string(), text.chars().count())?,
@@ -427,7 +425,7 @@ proptest! {
         // A record of the older two-player format, as written before the
         // one format (still read).
         let text = include_str!("../../testdata/records/two-player-v1.txt");
-        prop_assert!(GameRecord::parse(text).is_ok());
+        prop_assert!(GameRecord::<Position>::parse(text).is_ok());
         check_game_record(&apply(text, &edits))?;
     }
 
@@ -437,7 +435,7 @@ proptest! {
         edits in proptest::collection::vec(edit(), 1..4),
     ) {
         let text = record.to_text();
-        prop_assert_eq!(GameRecord::parse(&text), Ok(record));
+        prop_assert_eq!(GameRecord::<Position>::parse(&text), Ok(record));
         check_game_record(&apply(&text, &edits))?;
     }
 }
@@ -636,8 +634,8 @@ proptest! {
 /// are too slow to play for every input): every layout under a rules table
 /// that fits it, from the layout or from a position of another game, with
 /// games of up to 40 moves (some finished by a move limit or pushes).
-fn general_records() -> &'static [GeneralRecord] {
-    static RECORDS: OnceLock<Vec<GeneralRecord>> = OnceLock::new();
+fn general_records() -> &'static [GameRecord<GeneralPosition>] {
+    static RECORDS: OnceLock<Vec<GameRecord<GeneralPosition>>> = OnceLock::new();
     RECORDS.get_or_init(|| {
         let table =
             |text: &str| RulesTable::from_toml(&format!("[rules]\n{text}")).expect("a table");
@@ -691,9 +689,9 @@ fn general_records() -> &'static [GeneralRecord] {
                     }
                 }
                 let start = if from_text {
-                    GeneralStart::Text(position.to_string())
+                    Start::Position(position)
                 } else {
-                    GeneralStart::Layout(layout)
+                    Start::Layout(layout)
                 };
                 let seats = (0..layout.seats())
                     .map(|seat| NAMES[(seat + index) % NAMES.len()].to_owned())
@@ -708,13 +706,13 @@ fn general_records() -> &'static [GeneralRecord] {
                     moves.push(mv);
                     position = position.play(mv);
                 }
-                records.push(GeneralRecord {
+                records.push(GameRecord {
                     start,
                     rules: rules.clone(),
-                    seats,
+                    players: seats,
                     opening_plies: rng.random_range(0..=moves.len()) as u32,
                     moves,
-                    result: position.describe_outcome(),
+                    result: position.outcome(),
                 });
             }
         }
@@ -722,16 +720,16 @@ fn general_records() -> &'static [GeneralRecord] {
     })
 }
 
-fn general_record() -> impl Strategy<Value = GeneralRecord> {
+fn general_record() -> impl Strategy<Value = GameRecord<GeneralPosition>> {
     proptest::sample::select(general_records())
 }
 
 /// Checks reading `text` as a general game record: a short error, or a
 /// record that writes and reads back to itself.
 fn check_general_record(text: &str) -> Result<(), TestCaseError> {
-    match GeneralRecord::parse(text) {
+    match GameRecord::<GeneralPosition>::parse(text) {
         Ok(record) => {
-            let again = GeneralRecord::parse(&record.to_text());
+            let again = GameRecord::<GeneralPosition>::parse(&record.to_text());
             prop_assert_eq!(again, Ok(record), "{:?}", text);
         }
         Err(err) => short(err.to_string(), text.chars().count())?,
@@ -759,7 +757,7 @@ proptest! {
         edits in proptest::collection::vec(edit(), 1..4),
     ) {
         let text = record.to_text();
-        prop_assert_eq!(GeneralRecord::parse(&text), Ok(record));
+        prop_assert_eq!(GameRecord::<GeneralPosition>::parse(&text), Ok(record));
         check_general_record(&apply(&text, &edits))?;
     }
 }

@@ -2,7 +2,7 @@
 //! how the game ends.
 
 use super::moves::{GeneralMove, MoveKind, rotation_moves, shield_moves};
-use super::rules::{GeneralRules, MAX_SEATS, NeutralPushOff};
+use super::rules::{GeneralRules, MAX_SEATS, NeutralPushOff, Seating};
 use crate::action::Move;
 use crate::board::{BOARD_MASK, Cell, Direction, ROW_E_MASK, bits};
 use std::collections::HashSet;
@@ -274,18 +274,8 @@ impl GeneralPosition {
     /// The result in words: `black wins (enough marbles pushed off)`,
     /// `draw between black and red (move limit ...)`.
     pub fn describe_outcome(&self) -> Option<String> {
-        let (outcome, end) = self.result?;
-        let seating = self.rules.seating;
-        Some(match outcome {
-            GeneralOutcome::Win(side) => format!("{} wins ({end})", seating.side_name(side)),
-            GeneralOutcome::Draw(mask) => {
-                let sides: Vec<String> = (0..seating.sides())
-                    .filter(|side| mask >> side & 1 == 1)
-                    .map(|side| seating.side_name(side))
-                    .collect();
-                format!("draw between {} ({end})", sides.join(" and "))
-            }
-        })
+        self.result
+            .map(|ending| describe_ending(self.rules.seating, ending))
     }
 
     pub fn is_game_over(&self) -> bool {
@@ -745,6 +735,21 @@ fn inline_moves(view: &MoverView, trailing: Cell, dir: Direction, legal: &mut dy
         }
         len += 1;
         ahead = cell.neighbour(dir);
+    }
+}
+
+/// A game's result in words for the sides of `seating`, as records and
+/// reports give it ([`GeneralPosition::describe_outcome`]).
+pub fn describe_ending(seating: Seating, (outcome, end): (GeneralOutcome, GeneralEnd)) -> String {
+    match outcome {
+        GeneralOutcome::Win(side) => format!("{} wins ({end})", seating.side_name(side)),
+        GeneralOutcome::Draw(mask) => {
+            let sides: Vec<String> = (0..seating.sides())
+                .filter(|side| mask >> side & 1 == 1)
+                .map(|side| seating.side_name(side))
+                .collect();
+            format!("draw between {} ({end})", sides.join(" and "))
+        }
     }
 }
 
