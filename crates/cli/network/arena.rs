@@ -15,8 +15,7 @@ use sumito_cli::commands::arena::{
     Args, GeneralPlayers, TrainedTables, registry as classical_registry,
 };
 use sumito_engine::general::GeneralPosition;
-use sumito_engine::rules_table::RulesTable;
-use sumito_pipeline::general_players::GeneralNetFactory;
+use sumito_pipeline::general_players::{FoundBundle, GeneralNetFactory};
 use sumito_pipeline::players::NetPlayerFactory;
 
 /// The classical players plus the network players.
@@ -77,14 +76,17 @@ fn general_registry() -> anyhow::Result<PlayerRegistry<GeneralPosition>> {
 
 /// The folder of the general-game bundle `given` names (verified) and the
 /// `[rules]` table it learned under, or why it cannot seat one.
-fn general_bundle(given: Option<&Path>) -> Result<(PathBuf, Option<RulesTable>), String> {
+fn general_bundle(given: Option<&Path>) -> Result<FoundBundle, String> {
     let dir = locate_bundle(given, &folders()).map_err(|err| err.to_string())?;
     let bundle = ModelBundle::open(&dir).map_err(|err| err.to_string())?;
     bundle
         .require_general("the many-player games and the variants need a model trained on them")
         .map_err(|err| err.to_string())?;
-    let table = bundle.meta.general().cloned();
-    Ok((dir, table))
+    Ok(FoundBundle {
+        rules: bundle.meta.general().cloned(),
+        score_utility: bundle.meta.score_utility,
+        folder: dir,
+    })
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

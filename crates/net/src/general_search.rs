@@ -8,17 +8,21 @@
 //! the value head's outputs become the search's [`SideShares`]: a softmax
 //! over the win outputs of the sides the game has and the draw output (the
 //! outputs of sides it does not have get nothing), turned from sides
-//! relative to the mover's into sides by number.
+//! relative to the mover's into sides by number. Under a score or material
+//! utility ([`Utilities`], `score=` of a player spec, `[selfplay]
+//! score_utility` and `material_utility`) each side's share is then tilted
+//! towards the sides that lead in marbles ([`with_utilities`]).
 
+use sumito_engine::general::GeneralPosition;
 use sumito_game::GeneralGame;
 use sumito_mcts::{EvalBatch, EvalError, Evaluator, MAX_SIDES, SideShares};
 
 use crate::NetError;
 use crate::config::NetGame;
-use crate::evaluate::{DirectEvaluator, PackedModel, softmax};
+use crate::evaluate::{DirectEvaluator, PackedModel, Utilities, softmax};
 use crate::general_encoding::{
     GENERAL_INPUT_LEN, GENERAL_VALUE_LEN, absolute_shares, encode_general_position,
-    general_policy_index,
+    general_policy_index, relative_seat,
 };
 use crate::service::InferenceClient;
 
@@ -38,8 +42,64 @@ pub fn general_shares(logits: &[f32], mover_side: usize, sides: usize) -> SideSh
     absolute_shares(&relative, mover_side, sides)
 }
 
+/// Marbles a seat's auxiliary output of 1 stands for (the head predicts
+/// marbles pushed off / 6).
+const AUX_MARBLES: f32 = 6.0;
+
+/// `shares` of `position` under `utilities`: the general game's form of the
+/// two-player score utility (KataGo's). Each side's lead in marbles pushed
+/// off, over the best other side's, is measured twice: as the network
+/// predicts it at the end of the game (`aux`, the auxiliary head's outputs
+/// by relative seat, weighed by `utilities.score`) and as it stands on the
+/// board (weighed by `utilities.material`); each counted in sixths of the
+/// six marbles, clamped to ±1. Each side's win share is multiplied by
+/// `exp(lead)` and the shares (the draw share unchanged) normalised again:
+/// probability moves towards the sides that lead, and every share stays in
+/// `[0, 1]`. With no weight the shares are returned unchanged.
+pub fn with_utilities(
+    shares: SideShares,
+    position: &GeneralPosition,
+    aux: &[f32],
+    utilities: Utilities,
+) -> SideShares {
+    if utilities.score == 0.0 && utilities.material == 0.0 {
+        return shares;
+    }
+    let seating = position.rules().seating;
+    let sides = seating.sides();
+    let mut predicted = [0.0f32; MAX_SIDES];
+    for (k, &output) in aux.iter().enumerate().take(seating.seats()) {
+        predicted[seating.side_of(relative_seat(position, k))] += output * AUX_MARBLES;
+    }
+    let actual: Vec<f32> = (0..sides)
+        .map(|side| position.side_score(side) as f32)
+        .collect();
+    let lead = |values: &[f32], side: usize| {
+        let best_other = (0..sides)
+            .filter(|&other| other != side)
+            .map(|other| values[other])
+            .fold(f32::NEG_INFINITY, f32::max);
+        ((values[side] - best_other) / 6.0).clamp(-1.0, 1.0)
+    };
+    let mut tilted = shares;
+    for side in 0..sides {
+        let tilt = utilities.score * lead(&predicted[..sides], side)
+            + utilities.material * lead(&actual, side);
+        tilted.win[side] *= tilt.exp();
+    }
+    let total = tilted.draw + tilted.win[..sides].iter().sum::<f32>();
+    if total > 0.0 {
+        for share in &mut tilted.win[..sides] {
+            *share /= total;
+        }
+        tilted.draw /= total;
+    }
+    tilted
+}
+
 fn evaluate_general_batch(
     batch: &mut EvalBatch<GeneralGame>,
+    utilities: Utilities,
     forward: impl FnOnce(&[f32], usize) -> Result<Vec<f32>, NetError>,
 ) -> Result<(), EvalError> {
     if batch.is_empty() {
@@ -70,20 +130,24 @@ fn evaluate_general_batch(
         }
         let seating = position.rules().seating;
         let value = &row[game.packed_value()..game.packed_aux()];
-        *slot.value = general_shares(value, position.side_to_move(), seating.sides());
+        let aux = &row[game.packed_aux()..game.packed_aux() + game.aux_len()];
+        let shares = general_shares(value, position.side_to_move(), seating.sides());
+        *slot.value = with_utilities(shares, position, aux, utilities);
     }
     Ok(())
 }
 
 impl<M: PackedModel> Evaluator<GeneralGame> for DirectEvaluator<M> {
     fn evaluate(&self, batch: &mut EvalBatch<GeneralGame>) -> Result<(), EvalError> {
-        evaluate_general_batch(batch, |inputs, rows| self.run_encoded(inputs, rows))
+        evaluate_general_batch(batch, self.utilities, |inputs, rows| {
+            self.run_encoded(inputs, rows)
+        })
     }
 }
 
 impl Evaluator<GeneralGame> for InferenceClient {
     fn evaluate(&self, batch: &mut EvalBatch<GeneralGame>) -> Result<(), EvalError> {
-        evaluate_general_batch(batch, |inputs, rows| {
+        evaluate_general_batch(batch, self.utilities, |inputs, rows| {
             self.run_encoded(inputs.to_vec(), rows)
         })
     }
@@ -125,6 +189,42 @@ mod tests {
         // Relative output 0 is the mover's side (1), output 1 the next (2),
         // output 2 the one after (0).
         assert!(shares.win[0] > shares.win[1] && shares.win[1] > shares.win[2]);
+    }
+
+    #[test]
+    fn the_utilities_tilt_the_shares_towards_the_sides_that_lead_in_marbles() {
+        let position = three_player_start().0;
+        let shares = general_shares(&[0.0; GENERAL_VALUE_LEN], 0, 3);
+        // The mover (seat 0) is predicted to push off three marbles, seat 1
+        // one, seat 2 none.
+        let aux = [0.5, 1.0 / 6.0, 0.0, 0.0, 0.0, 0.0];
+        assert_eq!(
+            with_utilities(shares, &position, &aux, Utilities::default()),
+            shares
+        );
+        let scored = Utilities {
+            score: 1.0,
+            material: 0.0,
+        };
+        let tilted = with_utilities(shares, &position, &aux, scored);
+        let total: f32 = tilted.win[..3].iter().sum::<f32>() + tilted.draw;
+        assert!((total - 1.0).abs() < 1e-5);
+        assert!(tilted.win[0] > shares.win[0], "{tilted:?}");
+        assert!(tilted.win[2] < tilted.win[1] && tilted.win[1] < shares.win[1]);
+        // Relative seats: the mover is seat 1 after seat 0's move, so the
+        // same outputs now speak of seats 1, 2 and 0.
+        let moved = position.play(position.legal_moves()[0]);
+        let tilted = with_utilities(shares, &moved, &aux, scored);
+        assert!(tilted.win[1] > tilted.win[2] && tilted.win[2] > tilted.win[0]);
+        // Material weighs the marbles on the board: none pushed off yet.
+        let material = Utilities {
+            score: 0.0,
+            material: 1.0,
+        };
+        let level = with_utilities(shares, &position, &aux, material);
+        for side in 0..3 {
+            assert!((level.win[side] - shares.win[side]).abs() < 1e-6);
+        }
     }
 
     #[test]

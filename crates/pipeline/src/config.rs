@@ -513,18 +513,6 @@ impl Config {
                     "is \"sprt\", a two-player test: the general game (variants, 3-6 players) gates with \"threshold\" (the candidate's pairwise score against the best model's sides) or not at all (\"off\")".into(),
                 );
             }
-            if self.selfplay.score_utility != 0.0 {
-                return invalid(
-                    "selfplay.score_utility",
-                    "the general game's network has no marble-difference head to weigh: leave it out".into(),
-                );
-            }
-            if self.selfplay.material_utility != 0.0 {
-                return invalid(
-                    "selfplay.material_utility",
-                    "the general game's search does not weigh marbles: leave it out".into(),
-                );
-            }
             if self.training.margin_horizon_plies.is_some() {
                 return invalid(
                     "training.margin_horizon_plies",
@@ -833,6 +821,18 @@ mod tests {
     }
 
     #[test]
+    fn a_run_of_the_general_game_weighs_marbles_and_resigns_as_a_two_player_run_does() {
+        let config = parse(&format!(
+            "{MINIMAL}[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[selfplay]\nscore_utility = 0.5\nmaterial_utility = 0.25\nresign_threshold = -0.9\n"
+        ))
+        .unwrap();
+        assert!(config.general_rules().is_some());
+        assert_eq!(config.selfplay.score_utility, 0.5);
+        assert_eq!(config.selfplay.material_utility, 0.25);
+        assert_eq!(config.selfplay.resign_threshold, Some(-0.9));
+    }
+
+    #[test]
     fn a_minimal_config_takes_the_defaults() {
         let config = parse(MINIMAL).unwrap();
         assert_eq!(config.selfplay, SelfPlayConfig::default());
@@ -936,15 +936,8 @@ mod tests {
                 "[selfplay]\nbranch_random_plies = 41\n",
                 "selfplay.branch_random_plies",
             ),
-            // The general game's network has no marble-difference head.
-            (
-                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[selfplay]\nscore_utility = 0.5\n",
-                "selfplay.score_utility",
-            ),
-            (
-                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[selfplay]\nmaterial_utility = 0.5\n",
-                "selfplay.material_utility",
-            ),
+            // The general game's training has no marble-difference target a
+            // few plies ahead.
             (
                 "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\nmargin_horizon_plies = 12\n",
                 "training.margin_horizon_plies",

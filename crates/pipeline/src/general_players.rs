@@ -8,8 +8,8 @@
 //! inference service. A seat's spec takes what a two-player network
 //! player's does (`simulations=`, `considered=`, `puct=`, `time=`,
 //! `threads=`, `avoid_repetition=`, `material=`: the count of one side
-//! against all the others) but `score=`, which needs the two-player
-//! network's marble-difference head.
+//! against all the others; `score=`: the marbles each seat is predicted to
+//! push off, `sumito_net::general_search::with_utilities`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,11 +22,21 @@ use sumito_net::{InferenceConfig, InferenceService, NetGame, PolicyValueNet};
 
 use crate::players::{NetPlayer, SEARCH_PARAMS_HELP, network_settings};
 
+/// What a `bundle:` spec names, found and verified.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FoundBundle {
+    /// Its folder, which holds the weights as a checkpoint.
+    pub folder: PathBuf,
+    /// The `[rules]` table it learned under.
+    pub rules: Option<RulesTable>,
+    /// The score weight its run searched with, its seats' `score=` unless
+    /// their spec gives one.
+    pub score_utility: f32,
+}
+
 /// Finds and verifies the bundle a `bundle:` spec names (its `model=`, if
-/// given): its folder, which holds the weights as a checkpoint, and the
-/// `[rules]` table it learned under.
-pub type BundleFinder =
-    dyn Fn(Option<&Path>) -> Result<(PathBuf, Option<RulesTable>), String> + Send + Sync;
+/// given).
+pub type BundleFinder = dyn Fn(Option<&Path>) -> Result<FoundBundle, String> + Send + Sync;
 
 /// Makes players of networks of the general game: `net:model=DIR` (a
 /// checkpoint folder) or `bundle:model=NAME_OR_DIR` (an exported model of
@@ -58,10 +68,7 @@ impl GeneralNetFactory {
 
     /// `bundle:model=NAME_OR_DIR`, found by `bundles`.
     pub fn bundles(
-        bundles: impl Fn(Option<&Path>) -> Result<(PathBuf, Option<RulesTable>), String>
-        + Send
-        + Sync
-        + 'static,
+        bundles: impl Fn(Option<&Path>) -> Result<FoundBundle, String> + Send + Sync + 'static,
     ) -> GeneralNetFactory {
         GeneralNetFactory {
             kind: "bundle",
@@ -87,19 +94,19 @@ impl PlayerFactory<GeneralPosition> for GeneralNetFactory {
     fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant<GeneralPosition>, SpecError> {
         let mut params = spec.params();
         let given = params.get_path("model");
-        let settings = network_settings(&mut params)?;
+        let mut settings = network_settings(&mut params)?;
         params.finish()?;
         let invalid = |problem: String| spec.params().invalid(problem);
-        if settings.score_utility.is_some() {
-            return Err(invalid(
-                "score=: the general game's network has no marble-difference head (leave it out)"
-                    .to_owned(),
-            ));
-        }
         let (model, trained) = match (&self.bundles, given) {
             (None, Some(path)) => (path, None),
             (None, None) => return Err(invalid("needs model=CHECKPOINT_DIR".to_owned())),
-            (Some(find), given) => find(given.as_deref()).map_err(invalid)?,
+            (Some(find), given) => {
+                let found = find(given.as_deref()).map_err(invalid)?;
+                // Unless the spec says, the model plays with the weight it
+                // learned with.
+                settings.score_utility = settings.score_utility.or(Some(found.score_utility));
+                (found.folder, found.rules)
+            }
         };
         // One copy of the network per search thread (`threads=`).
         let mut replicas = Vec::new();
@@ -124,6 +131,7 @@ impl PlayerFactory<GeneralPosition> for GeneralNetFactory {
                 label.clone(),
                 service
                     .client()
+                    .with_score_utility(settings.score_utility.unwrap_or(0.0))
                     .with_parallel_requests(settings.search_threads),
                 settings.search.clone(),
                 seed,
@@ -230,6 +238,15 @@ mod tests {
         ]);
         let report = three_player_match(&entrants, 30, 3, 1);
         assert_eq!(report.games.len(), 3);
+        // And searching with the score utility (the marbles each seat is
+        // predicted to push off).
+        let entrants = prepared(&[
+            format!("{net},score=0.5"),
+            "greedy".to_owned(),
+            "random".to_owned(),
+        ]);
+        let report = three_player_match(&entrants, 30, 3, 1);
+        assert_eq!(report.games.len(), 3);
     }
 
     #[test]
@@ -271,7 +288,7 @@ mod tests {
             thinking.time >= std::time::Duration::from_millis(10) * thinking.moves,
             "{thinking:?}"
         );
-        let message = refusal(&format!("{net},score=0.5"));
+        let message = refusal(&format!("{net},score=2"));
         assert!(message.contains("score="), "{message}");
     }
 
@@ -292,7 +309,11 @@ mod tests {
         registry
             .register(Box::new(GeneralNetFactory::bundles(move |given| {
                 heard.lock().unwrap().push(given.map(Path::to_owned));
-                Ok((folder.clone(), Some(found.clone())))
+                Ok(FoundBundle {
+                    folder: folder.clone(),
+                    rules: Some(found.clone()),
+                    score_utility: 0.5,
+                })
             })))
             .unwrap();
         let named = registry
