@@ -203,8 +203,9 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
     );
     assert!(text(&output).contains("--fen"), "{}", text(&output));
 
-    // The arena seats it by name among classical players.
-    let seat = format!("bundle:model={bundle_path},simulations=4");
+    // The arena seats it by name among classical players, with the
+    // material check and the score utility of the general game.
+    let seat = format!("bundle:model={bundle_path},simulations=4,material=1,score=0.5");
     let output = sumito(&[
         "arena",
         "--layout",
