@@ -1,35 +1,72 @@
-//! An exported model bundle as an arena player
-//! (`bundle:model=quick,simulations=64`), so that a shipped model can be
-//! measured against the fixed opponents and against checkpoints with
-//! `sumito arena`. The player searches with the bundle's TorchScript network,
-//! the file `sumito play` uses.
+//! An exported model bundle as an arena player of its game
+//! (`bundle:model=quick,simulations=64`, `bundle:model=three-player`), so
+//! that a shipped model can be measured against the fixed opponents and
+//! against checkpoints with `sumito arena`. The player searches with the
+//! bundle's TorchScript network, the file `sumito play` uses, under the
+//! rules the model learned.
 
+use std::marker::PhantomData;
 use std::path::PathBuf;
 
 use sumito_arena::player::{Entrant, PlayerFactory};
 use sumito_arena::spec::{PlayerSpec, SpecError};
-use sumito_net::DeviceSpec;
-use sumito_pipeline::players::{SEARCH_PARAMS_HELP, network_entrant, network_settings};
+use sumito_engine::Position;
+use sumito_engine::general::GeneralPosition;
+use sumito_engine::rules_table::RulesTable;
+use sumito_mcts::Evaluator;
+use sumito_net::{DeviceSpec, InferenceClient};
+use sumito_pipeline::players::{NetBoard, SEARCH_PARAMS_HELP, network_entrant, network_settings};
 
-use crate::bundle::{DEFAULT_MODEL, ModelBundle, locate_bundle};
+use crate::bundle::{BundleError, DEFAULT_MODEL, ModelBundle, locate_bundle};
 
-/// Makes `bundle` players: `bundle[:model=NAME_OR_DIR][,simulations=N]`. A
-/// bare name is looked up in the model folders (as `sumito play --model`
-/// does); without `model=` the shipped model is used.
-#[derive(Debug, Clone)]
-pub struct BundlePlayerFactory {
-    folders: Vec<PathBuf>,
+/// What a bundle's seat needs of its game beyond [`NetBoard`].
+pub trait BundleBoard: NetBoard {
+    /// The rules `bundle` learned under, or why it does not play this game.
+    fn trained_rules(bundle: &ModelBundle) -> Result<Self::Rules, BundleError>;
 }
 
-impl BundlePlayerFactory {
-    /// `folders`: where bare model names are looked up, in order (see
-    /// [`crate::bundle::model_folders`]).
-    pub fn new(folders: Vec<PathBuf>) -> BundlePlayerFactory {
-        BundlePlayerFactory { folders }
+impl BundleBoard for Position {
+    fn trained_rules(bundle: &ModelBundle) -> Result<sumito_engine::Rules, BundleError> {
+        bundle.require_two_player(
+            "seat it in a match of its game: sumito arena --layout LAYOUT --player bundle:model=...",
+        )?;
+        Ok(bundle.meta.rules())
     }
 }
 
-impl PlayerFactory for BundlePlayerFactory {
+impl BundleBoard for GeneralPosition {
+    fn trained_rules(bundle: &ModelBundle) -> Result<RulesTable, BundleError> {
+        bundle.require_general(
+            "the many-player games and the variants need a model trained on them",
+        )?;
+        Ok(bundle.meta.general().cloned().unwrap_or_default())
+    }
+}
+
+/// Makes `bundle` players of game `B`: `bundle[:model=NAME_OR_DIR][,simulations=N]`.
+/// A bare name is looked up in the model folders (as `sumito play --model`
+/// does); without `model=` the shipped model is used.
+#[derive(Debug, Clone)]
+pub struct BundlePlayerFactory<B> {
+    folders: Vec<PathBuf>,
+    game: PhantomData<fn() -> B>,
+}
+
+impl<B> BundlePlayerFactory<B> {
+    /// `folders`: where bare model names are looked up, in order (see
+    /// [`crate::bundle::model_folders`]).
+    pub fn new(folders: Vec<PathBuf>) -> BundlePlayerFactory<B> {
+        BundlePlayerFactory {
+            folders,
+            game: PhantomData,
+        }
+    }
+}
+
+impl<B: BundleBoard> PlayerFactory<B> for BundlePlayerFactory<B>
+where
+    InferenceClient: Evaluator<B::Searched>,
+{
     fn kind(&self) -> &str {
         "bundle"
     }
@@ -40,7 +77,7 @@ impl PlayerFactory for BundlePlayerFactory {
         )
     }
 
-    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
+    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant<B>, SpecError> {
         let mut params = spec.params();
         let given = params.get_path("model");
         let mut settings = network_settings(&mut params)?;
@@ -49,11 +86,7 @@ impl PlayerFactory for BundlePlayerFactory {
         let dir = locate_bundle(given.as_deref(), &self.folders)
             .map_err(|err| invalid(err.to_string()))?;
         let bundle = ModelBundle::open(&dir).map_err(|err| invalid(err.to_string()))?;
-        bundle
-            .require_two_player(
-                "seat it in a match of its game: sumito arena --layout LAYOUT --player bundle:model=...",
-            )
-            .map_err(|err| invalid(err.to_string()))?;
+        let rules = B::trained_rules(&bundle).map_err(|err| invalid(err.to_string()))?;
         // Unless the spec says, the model plays with the weight it learned with.
         settings.score_utility = settings.score_utility.or(Some(bundle.meta.score_utility));
         let device = DeviceSpec::Cpu
@@ -64,7 +97,7 @@ impl PlayerFactory for BundlePlayerFactory {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|err| invalid(err.to_string()))?;
         network_entrant(spec.to_string(), replicas, settings)
-            .map(|entrant| entrant.with_trained_rules(bundle.meta.rules()))
+            .map(|entrant| entrant.with_trained_rules(rules))
             .map_err(|err| invalid(format!("cannot start {}: {err}", dir.display())))
     }
 }
@@ -77,7 +110,7 @@ mod tests {
     fn registry(folders: Vec<PathBuf>) -> PlayerRegistry {
         let mut registry = PlayerRegistry::builtin();
         registry
-            .register(Box::new(BundlePlayerFactory::new(folders)))
+            .register(Box::new(BundlePlayerFactory::<Position>::new(folders)))
             .unwrap();
         registry
     }
@@ -136,5 +169,71 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("depth"), "{err}");
+    }
+
+    #[test]
+    fn a_bundle_of_the_general_game_takes_a_seat_of_its_game_under_its_rules() {
+        use crate::bundle::export_bundle;
+        use crate::bundle::tests::{Scratch, request};
+        use sumito_arena::arena::{MatchConfig, MatchStart, Silent, play_match};
+        use sumito_arena::players::general::general_registry;
+        use sumito_engine::general::GeneralLayout;
+        use sumito_net::{ModelConfig, NetGame, PolicyValueNet};
+        use sumito_pipeline::rundir::RunDir;
+
+        let scratch = Scratch::new("arena-player-general");
+        let config = "[rules]\nlayouts = [\"three-player\"]\nmax_plies = 18\n[gating]\nmode = \"off\"\n[selfplay]\nscore_utility = 0.5\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n";
+        let run = RunDir::create(&scratch.0.join("run"), config).unwrap();
+        let model = ModelConfig {
+            blocks: 1,
+            channels: 8,
+            policy_channels: 4,
+            value_channels: 4,
+            value_hidden: 8,
+            game: NetGame::General,
+            push_off_planes: false,
+        };
+        PolicyValueNet::new(&model, sumito_net::Device::Cpu)
+            .unwrap()
+            .save_checkpoint(&run.model_path(0), 0, None)
+            .unwrap();
+        let models = scratch.0.join("models");
+        export_bundle(&request(run.root(), &models.join("three"))).unwrap();
+        let mut general = general_registry();
+        general
+            .register(Box::new(BundlePlayerFactory::<GeneralPosition>::new(vec![
+                models.clone(),
+            ])))
+            .unwrap();
+        let seat = general
+            .prepare_str("bundle:model=three,simulations=4,material=1")
+            .unwrap();
+        let table = seat.trained_rules.clone().unwrap();
+        assert_eq!(table.max_plies, Some(18));
+        let entrants = [
+            seat,
+            general.prepare_str("greedy").unwrap(),
+            general.prepare_str("random").unwrap(),
+        ];
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let config = MatchConfig {
+            games_per_pairing: 3,
+            starts: vec![MatchStart::general(layout, &table).unwrap()],
+            rules: table,
+            opening_plies: 0,
+            seed: 1,
+            threads: 1,
+            record_dir: None,
+            sprt: None,
+        };
+        let results = play_match(&entrants, &config, &Silent).unwrap();
+        assert_eq!(results.games.len(), 3);
+        // A two-player registry refuses it by name, and the general one a
+        // two-player bundle.
+        let err = registry(vec![models])
+            .prepare_str("bundle:model=three")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("general game"), "{err}");
     }
 }

@@ -3,7 +3,7 @@
 //! like `sumito play --model`), all games of one network sharing one
 //! batching inference service.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 use sumito_arena::player::PlayerRegistry;
@@ -14,15 +14,15 @@ use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::arena::{
     Args, GeneralPlayers, TrainedTables, registry as classical_registry,
 };
+use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
-use sumito_pipeline::general_players::{FoundBundle, GeneralNetFactory};
 use sumito_pipeline::players::NetPlayerFactory;
 
 /// The classical players plus the network players.
 pub fn registry() -> anyhow::Result<PlayerRegistry> {
     let mut registry = classical_registry();
-    registry.register(Box::new(NetPlayerFactory))?;
-    registry.register(Box::new(BundlePlayerFactory::new(folders())))?;
+    registry.register(Box::new(NetPlayerFactory::<Position>::new()))?;
+    registry.register(Box::new(BundlePlayerFactory::<Position>::new(folders())))?;
     Ok(registry)
 }
 
@@ -69,24 +69,11 @@ fn folders() -> Vec<PathBuf> {
 /// (looked up like `sumito play --model`, with the rules they learned).
 fn general_registry() -> anyhow::Result<PlayerRegistry<GeneralPosition>> {
     let mut registry = classical_general_registry();
-    registry.register(Box::new(GeneralNetFactory::checkpoints()))?;
-    registry.register(Box::new(GeneralNetFactory::bundles(general_bundle)))?;
+    registry.register(Box::new(NetPlayerFactory::<GeneralPosition>::new()))?;
+    registry.register(Box::new(BundlePlayerFactory::<GeneralPosition>::new(
+        folders(),
+    )))?;
     Ok(registry)
-}
-
-/// The folder of the general-game bundle `given` names (verified) and the
-/// `[rules]` table it learned under, or why it cannot seat one.
-fn general_bundle(given: Option<&Path>) -> Result<FoundBundle, String> {
-    let dir = locate_bundle(given, &folders()).map_err(|err| err.to_string())?;
-    let bundle = ModelBundle::open(&dir).map_err(|err| err.to_string())?;
-    bundle
-        .require_general("the many-player games and the variants need a model trained on them")
-        .map_err(|err| err.to_string())?;
-    Ok(FoundBundle {
-        rules: bundle.meta.general().cloned(),
-        score_utility: bundle.meta.score_utility,
-        folder: dir,
-    })
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

@@ -9,7 +9,6 @@ pub mod curve;
 pub mod error;
 pub mod evaluation;
 pub mod fsutil;
-pub mod general_players;
 pub mod matches;
 pub mod models;
 pub mod opponents;

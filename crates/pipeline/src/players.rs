@@ -1,7 +1,13 @@
-//! The network as an arena player (`net:model=DIR,simulations=64`), so that
-//! `sumito arena` and other match code can pit trained models against the
-//! fixed opponents. Register [`NetPlayerFactory`] in a `PlayerRegistry`.
+//! The network as an arena player of either game
+//! (`net:model=DIR,simulations=64`), so that `sumito arena` and other match
+//! code can pit trained models against the fixed opponents. Register a
+//! [`NetPlayerFactory`] of the game in its `PlayerRegistry`. A network seat
+//! searches (the Gumbel root by default; max^n values in the general game)
+//! with the network as evaluator, and chooses its move with the checks of
+//! `sumito_game::choice`; every game of a match that seats one network
+//! shares one batching inference service.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -9,7 +15,9 @@ use sumito_arena::player::{
     Entrant, Player, PlayerError, PlayerFactory, SearchLimit, tighter_time,
 };
 use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
-use sumito_engine::Position;
+use sumito_engine::general::GeneralPosition;
+use sumito_engine::rules_table::RulesTable;
+use sumito_engine::{Position, Rules};
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
 use sumito_game::{ChoicePosition, FULL_STRENGTH, GameHistory, Level, LevelPlay, choose_move};
 use sumito_mcts::{
@@ -17,19 +25,81 @@ use sumito_mcts::{
     search_for_time,
 };
 use sumito_net::{
-    InferenceClient, InferenceConfig, InferenceService, NetError, PackedModel, PolicyValueNet,
-    Precision,
+    CheckpointMeta, InferenceClient, InferenceConfig, InferenceService, NetError, NetGame,
+    PackedModel, PolicyValueNet, Precision,
 };
 
 /// Simulations per move when the spec does not say.
 pub const DEFAULT_SIMULATIONS: u32 = 64;
 
-/// Makes `net` players: `net:model=DIR[,simulations=N]`, where DIR is a
-/// checkpoint directory such as `runs/quick/models/gen-000012`.
-#[derive(Debug, Default)]
-pub struct NetPlayerFactory;
+/// What a network player needs of its game beyond [`ChoicePosition`]: the
+/// kind of network that plays it, and the rules a checkpoint of one of its
+/// runs records. The two-player [`Position`] and the general game's
+/// [`GeneralPosition`] implement it.
+pub trait NetBoard: ChoicePosition {
+    /// The network's game ([`PolicyValueNet::game`]).
+    const NET_GAME: NetGame;
 
-impl PlayerFactory for NetPlayerFactory {
+    /// The rules a checkpoint says its run learned under, where it says.
+    fn checkpoint_rules(meta: &CheckpointMeta) -> Option<Self::Rules>;
+}
+
+impl NetBoard for Position {
+    const NET_GAME: NetGame = NetGame::TwoPlayer;
+
+    fn checkpoint_rules(meta: &CheckpointMeta) -> Option<Rules> {
+        meta.rules.map(Rules::from)
+    }
+}
+
+impl NetBoard for GeneralPosition {
+    const NET_GAME: NetGame = NetGame::General;
+
+    /// A checkpoint holds no `[rules]` table (its run's configuration does).
+    fn checkpoint_rules(_: &CheckpointMeta) -> Option<RulesTable> {
+        None
+    }
+}
+
+/// Why a network cannot play game `B`, naming both games; `None` when it
+/// can.
+pub fn wrong_network<B: NetBoard>(game: NetGame) -> Option<&'static str> {
+    match (B::NET_GAME, game) {
+        (wanted, found) if wanted == found => None,
+        (NetGame::General, _) => Some(
+            "a network of the two-player game; the variants and many-player games need one trained on them",
+        ),
+        (_, _) => Some(
+            "a network of the general game (variants, 3 to 6 players); the two-player game needs a two-player network",
+        ),
+    }
+}
+
+/// Makes `net` players of game `B`: `net:model=DIR[,simulations=N]`, where
+/// DIR is a checkpoint of a run of the game, such as
+/// `runs/quick/models/gen-000012`. Each entrant loads its network once and
+/// all its games share one batching inference service.
+#[derive(Debug)]
+pub struct NetPlayerFactory<B> {
+    game: PhantomData<fn() -> B>,
+}
+
+impl<B> NetPlayerFactory<B> {
+    pub fn new() -> NetPlayerFactory<B> {
+        NetPlayerFactory { game: PhantomData }
+    }
+}
+
+impl<B> Default for NetPlayerFactory<B> {
+    fn default() -> Self {
+        NetPlayerFactory::new()
+    }
+}
+
+impl<B: NetBoard> PlayerFactory<B> for NetPlayerFactory<B>
+where
+    InferenceClient: Evaluator<B::Searched>,
+{
     fn kind(&self) -> &str {
         "net"
     }
@@ -40,7 +110,7 @@ impl PlayerFactory for NetPlayerFactory {
         )
     }
 
-    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
+    fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant<B>, SpecError> {
         let mut params = spec.params();
         let model = params
             .get_path("model")
@@ -50,12 +120,14 @@ impl PlayerFactory for NetPlayerFactory {
             .get_parsed("precision", Precision::NAMES)?
             .unwrap_or(InferenceConfig::default().precision);
         params.finish()?;
-        let cannot_load = |err: NetError| {
-            spec.params()
-                .invalid(format!("cannot load {}: {err}", model.display()))
-        };
+        let invalid = |problem: String| spec.params().invalid(problem);
+        let cannot_load =
+            |err: NetError| invalid(format!("cannot load {}: {err}", model.display()));
         let (net, meta) =
             PolicyValueNet::load_checkpoint(&model, None, tch::Device::Cpu).map_err(cannot_load)?;
+        if let Some(why) = wrong_network::<B>(net.game()) {
+            return Err(invalid(format!("{} is {why}", model.display())));
+        }
         let net = net.for_inference(precision);
         let mut replicas = Vec::with_capacity(settings.search_threads);
         for _ in 1..settings.search_threads {
@@ -63,9 +135,9 @@ impl PlayerFactory for NetPlayerFactory {
         }
         replicas.push(net);
         let entrant = network_entrant(spec.to_string(), replicas, settings).map_err(cannot_load)?;
-        // A checkpoint of a run knows the rules it learned under.
-        Ok(match meta.rules {
-            Some(rules) => entrant.with_trained_rules(rules.into()),
+        // A checkpoint of a run may know the rules it learned under.
+        Ok(match B::checkpoint_rules(&meta) {
+            Some(rules) => entrant.with_trained_rules(rules),
             None => entrant,
         })
     }
@@ -208,18 +280,21 @@ fn network_search_at(
 /// its workers run (`settings.search_threads` of them, each search's leaves
 /// split among them). Used for checkpoints (`net`) and for exported bundles
 /// by the play layer.
-pub fn network_entrant<M: PackedModel + 'static>(
+pub fn network_entrant<B: ChoicePosition, M: PackedModel + 'static>(
     name: String,
     replicas: Vec<M>,
     settings: NetworkPlayerSettings,
-) -> Result<Entrant, NetError> {
+) -> Result<Entrant<B>, NetError>
+where
+    InferenceClient: Evaluator<B::Searched>,
+{
     // The default configuration: on the CPU, batches of up to 64 leaves.
     let service = Arc::new(InferenceService::start_replicas(
         replicas,
         &InferenceConfig::default(),
     )?);
     Ok(Entrant::new(name, settings.limit, move |seed| {
-        let player = NetPlayer::<Position>::new(
+        let player = NetPlayer::<B>::new(
             "net".to_owned(),
             service
                 .client()
@@ -232,7 +307,7 @@ pub fn network_entrant<M: PackedModel + 'static>(
         )
         .with_level(settings.level);
         // A time limit, from `time=` or `sumito ladder --time-per-move`, is
-        // the budget of a two-player network (matches have no clocks).
+        // the budget of a network in a match (matches have no clocks).
         Box::new(player.by_time())
     }))
 }
@@ -432,7 +507,9 @@ pub(crate) mod tests {
 
     fn registry() -> PlayerRegistry {
         let mut registry = PlayerRegistry::builtin();
-        registry.register(Box::new(NetPlayerFactory)).unwrap();
+        registry
+            .register(Box::new(NetPlayerFactory::<Position>::new()))
+            .unwrap();
         registry
     }
 
@@ -684,5 +761,147 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("material") && err.contains('5'), "{err}");
+    }
+}
+
+/// Network seats of the general game (variants, 3 to 6 players).
+#[cfg(test)]
+mod general_tests {
+    use super::*;
+    use crate::fsutil::testing::TempDir;
+    use sumito_arena::arena::{MatchConfig, MatchResults, MatchStart, Silent, play_match};
+    use sumito_arena::player::PlayerRegistry;
+    use sumito_arena::players::general::general_registry;
+    use sumito_engine::general::GeneralLayout;
+
+    fn checkpoint(dir: &TempDir, game: NetGame) -> String {
+        let model = crate::players::tests::tiny_model(game);
+        let path = dir.path().join(format!("{game:?}"));
+        PolicyValueNet::new(&model, tch::Device::Cpu)
+            .unwrap()
+            .save_checkpoint(&path, 0, None)
+            .unwrap();
+        format!("net:model={},simulations=8", path.display())
+    }
+
+    /// The classical players and `net:` checkpoints.
+    fn registry() -> PlayerRegistry<GeneralPosition> {
+        let mut registry = general_registry();
+        registry
+            .register(Box::new(NetPlayerFactory::<GeneralPosition>::new()))
+            .unwrap();
+        registry
+    }
+
+    fn prepared(specs: &[String]) -> Vec<Entrant<GeneralPosition>> {
+        let registry = registry();
+        specs
+            .iter()
+            .map(|spec| registry.prepare_str(spec).unwrap())
+            .collect()
+    }
+
+    /// A three-player match of `games` games ending at `max_plies`.
+    fn three_player_match(
+        entrants: &[Entrant<GeneralPosition>],
+        max_plies: u32,
+        games: u32,
+        threads: usize,
+    ) -> MatchResults<GeneralPosition> {
+        let table = RulesTable::from_toml(&format!("[rules]\nmax_plies = {max_plies}\n")).unwrap();
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let config = MatchConfig {
+            games_per_pairing: games,
+            starts: vec![MatchStart::general(layout, &table).unwrap()],
+            rules: table,
+            opening_plies: 0,
+            seed: 5,
+            threads,
+            record_dir: None,
+            sprt: None,
+        };
+        play_match(entrants, &config, &Silent).unwrap()
+    }
+
+    fn refusal(spec: &str) -> String {
+        registry().prepare_str(spec).err().unwrap().to_string()
+    }
+
+    #[test]
+    fn a_network_of_the_general_game_plays_a_three_player_match() {
+        let dir = TempDir::new("variant-seats");
+        let net = checkpoint(&dir, NetGame::General);
+        let entrants = prepared(&[net.clone(), "greedy".to_owned(), "random".to_owned()]);
+        let report = three_player_match(&entrants, 30, 3, 2);
+        assert_eq!(report.games.len(), 3);
+        // Seats rotate: the network played each side once.
+        let mut sides: Vec<usize> = report
+            .games
+            .iter()
+            .map(|game| game.side_of(0).unwrap())
+            .collect();
+        sides.sort_unstable();
+        assert_eq!(sides, [0, 1, 2]);
+        // With the material check over two plies (one side against the
+        // others), it plays its games too.
+        let entrants = prepared(&[
+            format!("{net},material=2"),
+            "greedy".to_owned(),
+            "random".to_owned(),
+        ]);
+        let report = three_player_match(&entrants, 30, 3, 1);
+        assert_eq!(report.games.len(), 3);
+        // And searching with the score utility (the marbles each seat is
+        // predicted to push off).
+        let entrants = prepared(&[
+            format!("{net},score=0.5"),
+            "greedy".to_owned(),
+            "random".to_owned(),
+        ]);
+        let report = three_player_match(&entrants, 30, 3, 1);
+        assert_eq!(report.games.len(), 3);
+    }
+
+    #[test]
+    fn a_two_player_network_is_refused_by_name() {
+        let dir = TempDir::new("variant-seats-two");
+        let net = checkpoint(&dir, NetGame::TwoPlayer);
+        let message = refusal(&net);
+        assert!(message.contains("two-player game"), "{message}");
+    }
+
+    #[test]
+    fn avoid_repetition_is_read_from_the_spec() {
+        let dir = TempDir::new("variant-seats-repetition");
+        let net = checkpoint(&dir, NetGame::General);
+        assert!(
+            registry()
+                .prepare_str(&format!("{net},avoid_repetition=false"))
+                .is_ok()
+        );
+        let message = refusal(&format!("{net},avoid_repetition=maybe"));
+        assert!(message.contains("avoid_repetition"), "{message}");
+    }
+
+    #[test]
+    fn a_seat_takes_time_and_threads_and_a_score_weight_in_range() {
+        let dir = TempDir::new("variant-seats-time");
+        let net = checkpoint(&dir, NetGame::General);
+        let timed = format!("{net},time=50ms,threads=2");
+        let entrants = prepared(&[timed, "greedy".to_owned(), "random".to_owned()]);
+        let report = three_player_match(&entrants, 12, 3, 1);
+        assert_eq!(report.games.len(), 3);
+        // The first game seats the network at side 0.
+        assert_eq!(report.games[0].side_of(0), Some(0));
+        // It searched by time: an 8-simulation search of this network takes
+        // a millisecond or two, a 50-ms one (planned at 90 %) far longer.
+        let thinking = report.games[0].thinking[0];
+        assert!(thinking.moves >= 1);
+        assert!(
+            thinking.time >= std::time::Duration::from_millis(10) * thinking.moves,
+            "{thinking:?}"
+        );
+        let message = refusal(&format!("{net},score=2"));
+        assert!(message.contains("score="), "{message}");
     }
 }
