@@ -1,8 +1,11 @@
 //! The Elo of a model's strength levels (`sumito_game::level`): every level
-//! plays the same classical players at the ladder's settings, and all
-//! levels and players are rated together on one scale (Bradley–Terry,
-//! `random` at 0 as in the training's Elo tables), so that the levels
-//! compare with each other and with the classical players. The report, as
+//! plays the same classical players at the ladder's settings, and the level
+//! before it; all levels and players are rated together on one scale
+//! (Bradley–Terry, `random` at 0 as in the training's Elo tables), so that
+//! the levels compare with each other and with the classical players. The
+//! games between neighbouring levels tell them apart where the classical
+//! players cannot (two levels that both beat `alphabeta:depth=2` and lose
+//! to `depth=3` look alike against them). The report, as
 //! Markdown and JSON, is what the README's table and the browser's level
 //! menu quote (a bundle's `levels.json`).
 
@@ -41,6 +44,10 @@ pub struct LevelRating {
     pub elo_high: f64,
     /// Its games against each opponent.
     pub rows: Vec<LadderRow>,
+    /// Its games against the level before it in the report (none for the
+    /// first, and in reports made before these games were played).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub against_previous: Option<LadderRow>,
 }
 
 /// A classical opponent's rating on the same scale.
@@ -87,15 +94,14 @@ pub fn run_levels(
     config: &LadderConfig,
     observer: &dyn MatchObserver,
 ) -> Result<LevelsReport, LevelsError> {
-    let names: Vec<String> = opponents.iter().map(|o| o.name.clone()).collect();
     let ladder = Ladder::two_player(config);
     play_levels(
         model,
         levels,
-        &names,
+        opponents,
         ladder.settings.clone(),
         config,
-        |player, rung| {
+        |player, opponents, rung| {
             ladder
                 .play_rungs(player, opponents, rung, observer)
                 .map_err(LevelsError::from)
@@ -104,31 +110,49 @@ pub fn run_levels(
 }
 
 /// Plays each of `levels` (a level and its player) with `play_rungs` (its
-/// ladder, of either game: the player against the opponents named
-/// `opponents`, in order) with records under `config.record_dir`/level-N,
-/// and rates them all together under `settings`.
+/// ladder, of either game: a player against opponents, in order): against
+/// `opponents`, with records under `config.record_dir`/level-N, then
+/// against the level before it (records in `level-N/previous`); and rates
+/// them all together under `settings`.
 pub fn play_levels<B: MatchBoard, E: From<EloError>>(
     model: &str,
     levels: &[(Level, Entrant<B>)],
-    opponents: &[String],
+    opponents: &[Entrant<B>],
     settings: LadderSettings,
     config: &LadderConfig,
-    play_rungs: impl Fn(&Entrant<B>, &LadderConfig) -> Result<Vec<(LadderRow, Vec<GameResult>)>, E>,
+    play_rungs: impl Fn(
+        &Entrant<B>,
+        &[Entrant<B>],
+        &LadderConfig,
+    ) -> Result<Vec<(LadderRow, Vec<GameResult>)>, E>,
 ) -> Result<LevelsReport, E> {
     let started = Instant::now();
     let mut played = Vec::new();
-    for (level, player) in levels {
+    for (index, (level, player)) in levels.iter().enumerate() {
         let rung = LadderConfig {
             record_dir: level_record_dir(config, level),
             ..config.clone()
         };
+        let rungs = play_rungs(player, opponents, &rung)?;
+        let against_previous = match index.checked_sub(1) {
+            Some(previous) => {
+                let rung = LadderConfig {
+                    record_dir: rung.record_dir.as_ref().map(|dir| dir.join("previous")),
+                    ..config.clone()
+                };
+                play_rungs(player, std::slice::from_ref(&levels[previous].1), &rung)?.pop()
+            }
+            None => None,
+        };
         played.push(PlayedLevel {
             level: *level,
             player: player.name.clone(),
-            rungs: play_rungs(player, &rung)?,
+            rungs,
+            against_previous,
         });
     }
-    Ok(rate_levels(model, settings, played, opponents, started)?)
+    let names: Vec<String> = opponents.iter().map(|o| o.name.clone()).collect();
+    Ok(rate_levels(model, settings, played, &names, started)?)
 }
 
 /// Where level `level`'s game records go: `level-N` in the ladder's folder.
@@ -147,6 +171,9 @@ pub struct PlayedLevel {
     pub player: String,
     /// Each opponent's row, and the results (the level 0, the opponent 1).
     pub rungs: Vec<(LadderRow, Vec<GameResult>)>,
+    /// Its games against the level before it in the list (this level 0,
+    /// that one 1).
+    pub against_previous: Option<(LadderRow, Vec<GameResult>)>,
 }
 
 /// Rates `played` levels and `opponents` (by name, in the rungs' order)
@@ -163,6 +190,14 @@ pub fn rate_levels(
     for (index, level) in played.iter().enumerate() {
         for (opponent, (_, results)) in level.rungs.iter().enumerate() {
             let global = |player: usize| if player == 0 { index } else { count + opponent };
+            games.extend(results.iter().map(|game| GameResult {
+                black: global(game.black),
+                white: global(game.white),
+                outcome: game.outcome,
+            }));
+        }
+        if let Some((_, results)) = &level.against_previous {
+            let global = |player: usize| if player == 0 { index } else { index - 1 };
             games.extend(results.iter().map(|game| GameResult {
                 black: global(game.black),
                 white: global(game.white),
@@ -187,6 +222,7 @@ pub fn rate_levels(
                 elo_low,
                 elo_high,
                 rows: level.rungs.into_iter().map(|(row, _)| row).collect(),
+                against_previous: level.against_previous.map(|(row, _)| row),
             }
         })
         .collect();
@@ -248,7 +284,7 @@ impl LevelsReport {
             how,
             self.levels
                 .iter()
-                .flat_map(|level| &level.rows)
+                .flat_map(|level| level.rows.iter().chain(&level.against_previous))
                 .map(|row| row.games)
                 .sum::<u32>(),
             self.anchor,
@@ -271,10 +307,11 @@ impl LevelsReport {
         for name in &names {
             let _ = write!(text, " vs `{name}` |");
         }
-        let _ = write!(text, "\n|---|---|---|---|---|");
+        let _ = write!(text, " vs the level before |\n|---|---|---|---|---|");
         for _ in &names {
             text.push_str("---|");
         }
+        text.push_str("---|");
         text.push('\n');
         for level in &self.levels {
             let _ = write!(
@@ -289,6 +326,12 @@ impl LevelsReport {
             );
             for row in &level.rows {
                 let _ = write!(text, " {:.2} |", row.score);
+            }
+            match &level.against_previous {
+                Some(row) => {
+                    let _ = write!(text, " {:.2} |", row.score);
+                }
+                None => text.push_str(" |"),
             }
             text.push('\n');
         }
@@ -341,8 +384,15 @@ mod tests {
         }
         // Alpha-beta beats random and greedy: rated above the random level.
         assert!(report.levels[1].elo > report.levels[0].elo, "{report:?}");
+        // Each level after the first also met the level before it.
+        assert_eq!(report.levels[0].against_previous, None);
+        let previous = report.levels[1].against_previous.as_ref().unwrap();
+        assert_eq!((previous.opponent.as_str(), previous.games), ("random", 4));
+        assert!(previous.score > 0.5, "{previous:?}");
         let markdown = report.markdown();
         assert!(markdown.contains("| 1 | beginner | 1 |"), "{markdown}");
+        assert!(markdown.contains("vs the level before |"), "{markdown}");
+        assert!(markdown.contains("20 games"), "{markdown}");
         assert!(markdown.contains("| `greedy` |"), "{markdown}");
         let json = serde_json::to_string(&report).unwrap();
         let back: LevelsReport = serde_json::from_str(&json).unwrap();
@@ -350,5 +400,17 @@ mod tests {
         assert_eq!(back.levels[1].name, "novice");
         assert_eq!(back.opponents[1].name, "greedy");
         assert!((back.levels[1].elo - report.levels[1].elo).abs() < 1e-9);
+        assert_eq!(
+            back.levels[1].against_previous,
+            report.levels[1].against_previous
+        );
+        // A report written before the games between levels still reads.
+        let mut old = serde_json::to_value(&report).unwrap();
+        old["levels"][1]
+            .as_object_mut()
+            .unwrap()
+            .remove("against_previous");
+        let old: LevelsReport = serde_json::from_value(old).unwrap();
+        assert_eq!(old.levels[1].against_previous, None);
     }
 }

@@ -337,15 +337,15 @@ fn run_general(
     let report = play_levels(
         &player,
         &leveled,
-        &opponents,
+        opponent_entrants,
         ladder.settings.clone(),
         &config,
-        |entrant, rung| {
+        |entrant, opponents, rung| {
             if !args.quiet {
                 eprintln!("{}:", entrant.name);
             }
             ladder
-                .play_rungs(entrant, opponent_entrants, rung, observer)
+                .play_rungs(entrant, opponents, rung, observer)
                 .with_context(|| format!("playing {}", entrant.name))
         },
     )
