@@ -16,8 +16,8 @@
 //! - [`record`]: [`record::GameRecord`], the record of a game of either
 //!   game, and [`record::AnyRecord`], a record of either game decided from
 //!   its rules and start; [`record_format`]: the one plain-text record
-//!   format both write; [`record_v1`]: the older two-player format, still
-//!   read.
+//!   format both write, [`record_text`] reads and writes it;
+//!   [`record_v1`]: the older two-player format, still read.
 //! - [`elo`]: maximum-likelihood ratings with 95 % intervals; [`sprt`]: the
 //!   sequential test that can stop a two-player match early.
 //! - [`report`]: the tables and the machine-readable `result:` line.
@@ -35,6 +35,7 @@ pub mod player;
 pub mod players;
 pub mod record;
 pub mod record_format;
+pub mod record_text;
 pub mod record_v1;
 pub mod report;
 pub mod spec;

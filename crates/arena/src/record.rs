@@ -19,9 +19,8 @@ use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{EndReason, Layout, Move, Outcome, Position, Rules};
 use sumito_game::Board;
 
+use crate::record_format::read_with;
 pub use crate::record_format::{RecordError, RecordFileError};
-use crate::record_format::{TWO_PLAYER_MAGIC_V1, format_of, general_text, parse_general};
-use crate::record_format::{read_with, write_text};
 
 /// What a game's records need of it beyond [`Board`].
 pub trait RecordBoard: Board {
@@ -127,45 +126,6 @@ impl<B: RecordBoard> GameRecord<B> {
             positions.push(last.play(mv));
         }
         Ok(positions)
-    }
-
-    /// The record as text, in the one record format
-    /// ([`crate::record_format`]).
-    pub fn to_text(&self) -> String {
-        general_text(&B::to_general(self))
-    }
-
-    /// Reads and replays a record of this game: the one format, or an older
-    /// one. A record of another game is refused, saying what makes it one.
-    pub fn parse(text: &str) -> Result<GameRecord<B>, RecordError> {
-        let general = if format_of(text) == Some(TWO_PLAYER_MAGIC_V1) {
-            <Position as RecordBoard>::to_general(&crate::record_v1::parse(text)?)
-        } else {
-            parse_general(text)?
-        };
-        B::from_general(general).map_err(|NotTwoPlayer { keys, why }| {
-            // The header line that makes it a game of the general game.
-            let line = text
-                .lines()
-                .position(|line| keys.iter().any(|key| line.trim_start().starts_with(key)))
-                .map_or(1, |index| index + 1);
-            RecordError {
-                line,
-                problem: format!(
-                    "this is a record of the general game, not of the two-player game: {why}"
-                ),
-            }
-        })
-    }
-
-    /// Reads a record file (see [`GameRecord::parse`]).
-    pub fn read(path: &Path) -> Result<GameRecord<B>, RecordFileError> {
-        read_with(path, GameRecord::parse)
-    }
-
-    /// Writes the record atomically (a temporary file renamed into place).
-    pub fn write(&self, path: &Path) -> Result<(), RecordFileError> {
-        write_text(path, &self.to_text())
     }
 }
 
@@ -398,7 +358,7 @@ pub fn file_safe(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record_format::MAGIC;
+    use crate::record_format::{MAGIC, TWO_PLAYER_MAGIC_V1};
     use sumito_engine::{Color, MAX_PLY_COUNTER};
 
     fn sample() -> GameRecord<Position> {

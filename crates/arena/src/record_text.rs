@@ -1,0 +1,423 @@
+//! Reading and writing the one record format ([`crate::record_format`])
+//! for a [`GameRecord`] of either game: the general engine writes and reads
+//! the text, and each game's [`RecordBoard`] impl turns its record into one
+//! of the general engine and back; the older two-player format reads
+//! through [`crate::record_v1`].
+
+use std::path::Path;
+
+use serde::Deserialize;
+use sumito_engine::Position;
+use sumito_engine::general::{GeneralLayout, GeneralPosition, describe_ending};
+use sumito_engine::rules_table::RulesTable;
+use sumito_engine::shorten_quotes;
+
+use crate::record::{GameRecord, NotTwoPlayer, RecordBoard, Start};
+use crate::record_format::{
+    MAGIC, RecordError, RecordFileError, TWO_PLAYER_MAGIC_V1, VARIANT_MAGIC_V1, format_of,
+    read_with, write_text,
+};
+
+impl<B: RecordBoard> GameRecord<B> {
+    /// The record as text, in the one record format
+    /// ([`crate::record_format`]).
+    pub fn to_text(&self) -> String {
+        general_text(&B::to_general(self))
+    }
+
+    /// Reads and replays a record of this game: the one format, or an older
+    /// one. A record of another game is refused, saying what makes it one.
+    pub fn parse(text: &str) -> Result<GameRecord<B>, RecordError> {
+        let general = if format_of(text) == Some(TWO_PLAYER_MAGIC_V1) {
+            <Position as RecordBoard>::to_general(&crate::record_v1::parse(text)?)
+        } else {
+            parse_general(text)?
+        };
+        B::from_general(general).map_err(|NotTwoPlayer { keys, why }| {
+            // The header line that makes it a game of the general game.
+            let line = text
+                .lines()
+                .position(|line| keys.iter().any(|key| line.trim_start().starts_with(key)))
+                .map_or(1, |index| index + 1);
+            RecordError {
+                line,
+                problem: format!(
+                    "this is a record of the general game, not of the two-player game: {why}"
+                ),
+            }
+        })
+    }
+
+    /// Reads a record file (see [`GameRecord::parse`]).
+    pub fn read(path: &Path) -> Result<GameRecord<B>, RecordFileError> {
+        read_with(path, GameRecord::parse)
+    }
+
+    /// Writes the record atomically (a temporary file renamed into place).
+    pub fn write(&self, path: &Path) -> Result<(), RecordFileError> {
+        write_text(path, &self.to_text())
+    }
+}
+
+/// The record as text in this format.
+pub(crate) fn general_text(record: &GameRecord<GeneralPosition>) -> String {
+    let mut out = format!("{MAGIC}\n");
+    match &record.start {
+        Start::Layout(layout) => out.push_str(&format!("layout: {layout}\n")),
+        Start::Position(position) => out.push_str(&format!("start: {position}\n")),
+    }
+    out.push_str(&format!("rules: {}\n", inline_rules(&record.rules)));
+    if !record.players.is_empty() {
+        out.push_str(&format!("seats: {}\n", record.players.join(" | ")));
+    }
+    out.push_str(&format!(
+        "opening_plies: {}\nmoves:\n",
+        record.opening_plies
+    ));
+    for mv in &record.moves {
+        out.push_str(&mv.to_text());
+        out.push('\n');
+    }
+    let seating = record
+        .start_position()
+        .map(|position| position.rules().seating);
+    let result = match (record.result, seating) {
+        (Some(ending), Ok(seating)) => describe_ending(seating, ending),
+        _ => "*".to_owned(),
+    };
+    out.push_str(&format!("result: {result}\n"));
+    out
+}
+
+/// Where a record starts, as its header gives it (a text is read under the
+/// rules, which may come after it).
+enum StartText {
+    Layout(GeneralLayout),
+    Text(String),
+}
+
+/// A problem at a line. Problems quote the record's text (a line, a key, a
+/// result), which may be a megabyte long: each quoted part is cut to an
+/// excerpt.
+fn problem(line: usize, problem: impl ToString) -> RecordError {
+    RecordError {
+        line,
+        problem: shorten_quotes(&problem.to_string()),
+    }
+}
+
+#[derive(Deserialize)]
+struct InlineRules {
+    rules: RulesTable,
+}
+
+/// One TOML inline table of the rules' keys, in a fixed order.
+fn inline_rules(table: &RulesTable) -> String {
+    let text = toml::to_string(table).unwrap_or_default();
+    let items: Vec<String> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| line.trim().to_string())
+        .collect();
+    if items.is_empty() {
+        "{}".into()
+    } else {
+        format!("{{ {} }}", items.join(", "))
+    }
+}
+
+/// Reads a record's text in this format (or the general game's older
+/// `# sumito variant game record v1`) and replays it with the general
+/// engine.
+pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, RecordError> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim()));
+    match lines.next() {
+        Some((_, MAGIC | VARIANT_MAGIC_V1)) => {}
+        _ => return Err(problem(1, format!("the first line must be {MAGIC:?}"))),
+    }
+    let mut start = None;
+    let mut rules = RulesTable::default();
+    let mut seats = Vec::new();
+    let mut opening_plies = 0;
+    let (mut start_line, mut opening_line) = (1, 1);
+    let mut in_moves = false;
+    let mut move_lines = Vec::new();
+    let mut result_line = None;
+    // The header keys read so far (`start` for both layout: and start:),
+    // and whether `moves:` was: each may be given once, as in the
+    // two-player record (a second one was silently taken instead).
+    let mut given: Vec<&str> = Vec::new();
+    for (number, line) in lines {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if in_moves {
+            if let Some(result) = line.strip_prefix("result:") {
+                if given.contains(&"result") {
+                    return Err(problem(number, "\"result\" is given twice"));
+                }
+                given.push("result");
+                result_line = Some((number, result.trim().to_string()));
+                in_moves = false;
+            } else {
+                move_lines.push((number, line));
+            }
+            continue;
+        }
+        if line == "moves:" {
+            if given.contains(&"moves") {
+                return Err(problem(number, "\"moves:\" is given twice"));
+            }
+            given.push("moves");
+            in_moves = true;
+            continue;
+        }
+        let Some((key, value)) = line.split_once(':') else {
+            return Err(problem(
+                number,
+                format!("expected `key: value` or `moves:`, found {line:?}"),
+            ));
+        };
+        let value = value.trim();
+        let slot = match key.trim() {
+            "layout" | "start" => "start",
+            other => other,
+        };
+        if given.contains(&slot) {
+            return Err(problem(
+                number,
+                match slot {
+                    "start" => "give one layout: or start: line".to_string(),
+                    _ => format!("{slot:?} is given twice"),
+                },
+            ));
+        }
+        if slot == "start" {
+            start_line = number;
+        }
+        match key.trim() {
+            "layout" => {
+                start = Some(StartText::Layout(
+                    GeneralLayout::from_name(value).map_err(|err| problem(number, err))?,
+                ))
+            }
+            "start" => start = Some(StartText::Text(value.to_string())),
+            "rules" => {
+                rules = toml::from_str::<InlineRules>(&format!("rules = {value}"))
+                    // (TOML's own wording prints the whole line.)
+                    .map_err(|err| problem(number, format!("rules: {}", err.message())))?
+                    .rules;
+                // Values out of range are named at their line.
+                rules
+                    .validate()
+                    .map_err(|err| problem(number, format!("rules: {err}")))?;
+            }
+            "seats" => seats = value.split('|').map(|s| s.trim().to_string()).collect(),
+            "opening_plies" => {
+                opening_line = number;
+                opening_plies = value.parse().map_err(|_| {
+                    problem(
+                        number,
+                        format!("opening_plies {value:?} is not a whole number"),
+                    )
+                })?;
+            }
+            "result" => result_line = Some((number, value.to_string())),
+            other => return Err(problem(number, format!("unknown key {other:?}"))),
+        }
+        given.push(slot);
+    }
+    let start = match start.ok_or_else(|| problem(1, "no `layout:` or `start:` line"))? {
+        StartText::Layout(layout) => Start::Layout(layout),
+        StartText::Text(text) => Start::Position(
+            rules
+                .position_from_text(&text)
+                .map_err(|err| problem(start_line, err))?,
+        ),
+    };
+    let mut record = GameRecord {
+        start,
+        rules,
+        players: seats,
+        opening_plies,
+        moves: Vec::new(),
+        result: None,
+    };
+    let mut position = record
+        .start_position()
+        .map_err(|err| problem(start_line, err))?;
+    for (number, text) in move_lines {
+        let mv = position
+            .parse_move(text)
+            .map_err(|err| problem(number, err))?;
+        record.moves.push(mv);
+        position = position.play(mv);
+    }
+    if record.opening_plies as usize > record.moves.len() {
+        return Err(problem(
+            opening_line,
+            format!(
+                "opening_plies {} exceeds the {} moves",
+                record.opening_plies,
+                record.moves.len()
+            ),
+        ));
+    }
+    let replayed = position.describe_outcome();
+    if let Some((number, result)) = result_line {
+        let stated = (result != "*").then_some(result);
+        if stated != replayed {
+            return Err(problem(
+                number,
+                format!(
+                    "the result says {:?} but the moves give {:?}",
+                    stated.as_deref().unwrap_or("*"),
+                    replayed.as_deref().unwrap_or("*")
+                ),
+            ));
+        }
+    }
+    record.result = position.outcome();
+    Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::players::general::seat_player;
+
+    #[test]
+    fn a_general_game_round_trips_and_replays_exactly() {
+        let rules: RulesTable = toml::from_str::<InlineRules>(
+            "rules = { holes = [\"E5\"], shield_moves = true, rotation_moves = true, max_plies = 30 }",
+        )
+        .unwrap()
+        .rules;
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let mut record: GameRecord<GeneralPosition> = GameRecord {
+            start: Start::Layout(layout),
+            rules,
+            players: vec!["greedy".into(), "random".into(), "alphabeta:depth=1".into()],
+            opening_plies: 0,
+            moves: Vec::new(),
+            result: None,
+        };
+        let mut position = record.start_position().unwrap();
+        let mut players: Vec<_> = record
+            .players
+            .iter()
+            .map(|s| seat_player(s, 5).unwrap())
+            .collect();
+        while !position.is_game_over() {
+            let mv = players[position.seat_to_move()]
+                .choose_move(&position, &Default::default())
+                .unwrap();
+            record.moves.push(mv);
+            position = position.play(mv);
+        }
+        record.result = position.outcome();
+        let text = record.to_text();
+        let back = parse_general(&text).unwrap();
+        assert_eq!(back, record, "{text}");
+        assert_eq!(back.to_text(), text);
+        assert_eq!(record.positions().unwrap().len(), record.moves.len() + 1);
+        // Replayed under rules that end it sooner (a model's), the game is
+        // refused by name, not played on.
+        let mut shorter = record.clone();
+        shorter.rules.max_plies = Some(10);
+        let err = shorter.positions().unwrap_err();
+        assert!(err.contains("ends after move 10"), "{err}");
+        // A wrong result or an illegal move names its line.
+        let wrong = text.replace(
+            &format!("result: {}", position.describe_outcome().unwrap()),
+            "result: *",
+        );
+        let err = parse_general(&wrong).unwrap_err();
+        assert!(err.problem.contains("the moves give"), "{err}");
+        let lines: Vec<&str> = text.lines().collect();
+        let first_move = lines.iter().position(|l| *l == "moves:").unwrap() + 1;
+        let mut broken: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        broken[first_move] = "E5E6".into();
+        let err = parse_general(&broken.join("\n")).unwrap_err();
+        assert_eq!(err.line, first_move + 1, "{err}");
+    }
+
+    #[test]
+    fn keys_given_twice_and_too_many_opening_plies_are_refused() {
+        let text = format!(
+            "{MAGIC}\nlayout: three-player\nrules: {{}}\nopening_plies: 1\nmoves:\nA2B2\nresult: *\n"
+        );
+        let record = parse_general(&text).unwrap();
+        assert_eq!(record.moves.len(), 1);
+        // A second one was silently taken instead of the first.
+        for (from, to, line, what) in [
+            (
+                "rules: {}",
+                "rules: {}\nrules: { max_plies = 3 }",
+                4,
+                "\"rules\" is given twice",
+            ),
+            (
+                "layout: three-player",
+                "layout: three-player\nstart: 5/6/7/8/9/8/7/6/5 b 0,0,0",
+                3,
+                "give one layout: or start: line",
+            ),
+            (
+                "result: *",
+                "result: *\nmoves:",
+                8,
+                "\"moves:\" is given twice",
+            ),
+            (
+                "result: *",
+                "result: *\nresult: *",
+                8,
+                "\"result\" is given twice",
+            ),
+            (
+                "opening_plies: 1",
+                "opening_plies: 2",
+                4,
+                "opening_plies 2 exceeds the 1 moves",
+            ),
+            (
+                "rules: {}",
+                "rules: { marbles_to_win = 0 }",
+                3,
+                "rules: rules.marbles_to_win: is 0, must be 1 to 14",
+            ),
+        ] {
+            let err = parse_general(&text.replace(from, to)).unwrap_err();
+            assert_eq!((err.line, err.problem.as_str()), (line, what), "{to}");
+        }
+    }
+
+    #[test]
+    fn a_huge_line_is_quoted_back_as_an_excerpt() {
+        let huge = "x".repeat(1 << 20);
+        let text = format!("{MAGIC}\nlayout: standard\nmoves:\nresult: *\n");
+        for (from, to) in [
+            ("layout: standard", format!("layout: {huge}")),
+            (
+                "layout: standard",
+                format!("layout: standard\nrules: {{ {huge} = 1 }}"),
+            ),
+            (
+                "layout: standard",
+                format!("layout: standard\nrules: {{ max_plies = \"{huge}\" }}"),
+            ),
+            ("layout: standard", format!("layout: standard\n{huge}")),
+            ("moves:", format!("moves:\n{huge}")),
+            ("result: *", format!("result: {huge}")),
+        ] {
+            let err = parse_general(&text.replace(from, &to)).unwrap_err();
+            let message = err.to_string();
+            assert!(message.chars().count() < 300, "{}", &message[..300]);
+            assert!(message.contains(&"x".repeat(40)), "{message}");
+        }
+    }
+}
