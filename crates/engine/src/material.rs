@@ -84,31 +84,6 @@ pub fn value_at_least(position: &Position, mv: Move, depth: u32, at_least: i32) 
     -material_search(&position.play(mv), depth - 1, -at_least, -at_least + 1) >= at_least
 }
 
-/// The moves whose material over `depth` plies is the best of all moves, if
-/// that best is higher than `chosen`'s (empty when no move beats `chosen`).
-pub fn materially_better_moves(position: &Position, chosen: Move, depth: u32) -> Vec<Move> {
-    let floor = move_value(position, chosen, depth) + 1;
-    let better: Vec<Move> = position
-        .legal_moves()
-        .into_iter()
-        .filter(|&mv| mv != chosen && value_at_least(position, mv, depth, floor))
-        .collect();
-    if better.len() <= 1 {
-        return better;
-    }
-    let values: Vec<i32> = better
-        .iter()
-        .map(|&mv| move_value(position, mv, depth))
-        .collect();
-    let top = values.iter().copied().max().unwrap_or(floor);
-    better
-        .into_iter()
-        .zip(values)
-        .filter(|&(_, value)| value == top)
-        .map(|(mv, _)| mv)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,34 +119,6 @@ mod tests {
                     minimax(&position, depth),
                     "{text} at depth {depth}"
                 );
-            }
-        }
-    }
-
-    #[test]
-    fn the_better_moves_are_those_of_the_best_material() {
-        for text in TACTICAL {
-            let position = Position::from_fen(text).unwrap();
-            for depth in 1..=3 {
-                let values: Vec<(Move, i32)> = position
-                    .legal_moves()
-                    .into_iter()
-                    .map(|mv| (mv, -minimax(&position.play(mv), depth - 1)))
-                    .collect();
-                let top = values.iter().map(|&(_, v)| v).max().unwrap();
-                for &(chosen, value) in &values {
-                    let better = materially_better_moves(&position, chosen, depth);
-                    let expected: Vec<Move> = if value == top {
-                        Vec::new()
-                    } else {
-                        values
-                            .iter()
-                            .filter(|&&(_, v)| v == top)
-                            .map(|&(mv, _)| mv)
-                            .collect()
-                    };
-                    assert_eq!(better, expected, "{text}, {chosen} at depth {depth}");
-                }
             }
         }
     }

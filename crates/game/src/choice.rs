@@ -61,8 +61,33 @@ pub trait ChoicePosition: Board {
     /// the move limit (marbles pushed off), so that a cycle would win it.
     fn mover_is_ahead(&self) -> bool;
     /// The moves that keep more material than `chosen` over `plies` plies of
-    /// best play, the best of them all (empty if none does).
-    fn materially_better_moves(&self, chosen: Self::Move, plies: u32) -> Vec<Self::Move>;
+    /// best play, the best of them all (empty if none does, or for 0
+    /// plies).
+    fn materially_better_moves(&self, chosen: Self::Move, plies: u32) -> Vec<Self::Move> {
+        let Some(chosen_material) = self.material_after(chosen, plies) else {
+            return Vec::new();
+        };
+        // Null-window questions first: most moves are not better.
+        let better: Vec<Self::Move> = self
+            .legal_moves()
+            .into_iter()
+            .filter(|&mv| mv != chosen && self.keeps_material(mv, chosen_material + 1, plies))
+            .collect();
+        if better.len() <= 1 {
+            return better;
+        }
+        let values: Vec<i32> = better
+            .iter()
+            .map(|&mv| self.material_after(mv, plies).unwrap_or(chosen_material))
+            .collect();
+        let top = values.iter().copied().max().unwrap_or(chosen_material);
+        better
+            .into_iter()
+            .zip(values)
+            .filter(|&(_, value)| value == top)
+            .map(|(mv, _)| mv)
+            .collect()
+    }
     /// The material after `mv` and `plies - 1` more plies of best play
     /// (`None` for 0 plies).
     fn material_after(&self, mv: Self::Move, plies: u32) -> Option<i32>;
@@ -86,13 +111,6 @@ impl ChoicePosition for Position {
     fn mover_is_ahead(&self) -> bool {
         let me = self.side_to_move();
         self.marbles_off(me.opponent()) > self.marbles_off(me)
-    }
-
-    fn materially_better_moves(&self, chosen: Move, plies: u32) -> Vec<Move> {
-        if plies == 0 {
-            return Vec::new();
-        }
-        material::materially_better_moves(self, chosen, plies)
     }
 
     fn material_after(&self, mv: Move, plies: u32) -> Option<i32> {
@@ -120,13 +138,6 @@ impl ChoicePosition for GeneralPosition {
         let me = self.side_to_move();
         let mine = self.side_score(me);
         (0..self.rules().seating.sides()).all(|side| side == me || self.side_score(side) < mine)
-    }
-
-    fn materially_better_moves(&self, chosen: GeneralMove, plies: u32) -> Vec<GeneralMove> {
-        if plies == 0 {
-            return Vec::new();
-        }
-        general_material::materially_better_moves(self, chosen, plies)
     }
 
     fn material_after(&self, mv: GeneralMove, plies: u32) -> Option<i32> {
@@ -405,6 +416,75 @@ mod tests {
         assert_eq!(choose_move(&black, &result, None, 2), Some(keeping[0]));
         // One ply sees only its own push-offs: nothing to change.
         assert_eq!(choose_move(&black, &result, None, 1), Some(giving[0]));
+    }
+
+    /// The moves of the best material over `plies`, by counting every move
+    /// (empty when `chosen` is among them).
+    fn best_by_count<P: ChoicePosition>(position: &P, chosen: P::Move, plies: u32) -> Vec<P::Move> {
+        let values: Vec<(P::Move, i32)> = position
+            .legal_moves()
+            .into_iter()
+            .map(|mv| (mv, position.material_after(mv, plies).unwrap()))
+            .collect();
+        let top = values.iter().map(|&(_, value)| value).max().unwrap();
+        let chosen_value = values.iter().find(|(mv, _)| *mv == chosen).unwrap().1;
+        if chosen_value == top {
+            return Vec::new();
+        }
+        values
+            .into_iter()
+            .filter(|&(_, value)| value == top)
+            .map(|(mv, _)| mv)
+            .collect()
+    }
+
+    #[test]
+    fn the_better_moves_are_those_of_the_best_material_in_both_games() {
+        // How many choices had a better move: the positions are tactical.
+        let mut replaced = 0;
+        let two_player = [
+            "wwww1/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 1",
+            "5/6/7/2www3/1bbbw4/2bb4/7/6/5 b 0 0",
+            "5/6/7/8/bwwbb4/8/7/6/5 b 0 0",
+        ];
+        for text in two_player {
+            let position = Position::from_fen(text).unwrap();
+            for plies in 1..=3 {
+                for chosen in position.legal_moves().into_iter().step_by(5) {
+                    let better = position.materially_better_moves(chosen, plies);
+                    assert_eq!(
+                        better,
+                        best_by_count(&position, chosen, plies),
+                        "{text}, {chosen} over {plies}"
+                    );
+                    replaced += usize::from(!better.is_empty());
+                }
+            }
+            assert!(
+                position
+                    .materially_better_moves(position.legal_moves()[0], 0)
+                    .is_empty()
+            );
+        }
+        let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+        for text in [
+            "r4/6/7/8/5bbbw/8/7/6/bb3 b 0,0,0",
+            "r4/6/7/8/bwww5/8/7/6/bb3 b 0,0,0",
+        ] {
+            let position = GeneralPosition::from_text(text, Some(&rules)).unwrap();
+            for plies in 1..=2 {
+                for chosen in position.legal_moves().into_iter().step_by(3) {
+                    let better = position.materially_better_moves(chosen, plies);
+                    assert_eq!(
+                        better,
+                        best_by_count(&position, chosen, plies),
+                        "{text}, {chosen:?} over {plies}"
+                    );
+                    replaced += usize::from(!better.is_empty());
+                }
+            }
+        }
+        assert!(replaced > 10, "{replaced}");
     }
 
     #[test]

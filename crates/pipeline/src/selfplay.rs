@@ -820,38 +820,71 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_general_game_of_two_sides_resigns_and_its_file_says_so() {
+    /// Self-play of `layout` where every value is below the resignation
+    /// threshold, so that each side resigns after `consecutive` of its
+    /// moves: the games resigned (their files read back), then games played
+    /// out with resignation off, each checking the threshold.
+    fn resigning_games(layout: &str, consecutive: u32) -> (Vec<GeneralGameRecord>, SelfPlayStats) {
         use crate::fsutil::testing::TempDir;
         use crate::replay::files::{EXTENSION, ReplayFolder};
         use crate::replay::general_format::decode_general_game;
 
-        // Four players in two teams: two sides.
-        let general = general_rules("\"four-player\"", 60);
-        let dir = TempDir::new("general-resign");
+        let general = general_rules(&format!("\"{layout}\""), 60);
+        let dir = TempDir::new(&format!("general-resign-{layout}"));
         let replay_folder = ReplayFolder::local(&dir.path().join("replay")).unwrap();
         let evaluator = DirectEvaluator::new(general_net(), SymmetryMode::None);
         let mut settings = worker_settings(4, 2, 0, 3);
-        // Every value is below this: a side resigns at its first move.
         settings.selfplay.resign_threshold = Some(1.5);
-        settings.selfplay.resign_consecutive_plies = 1;
+        settings.selfplay.resign_consecutive_plies = consecutive;
         settings.selfplay.resign_playout_share = 0.0;
         let kind = GeneralSelfPlay { general: &general };
-        let stats = play_games(
-            &kind,
-            &evaluator,
-            &settings,
-            &replay_folder.join("model-000000"),
-            &AtomicU64::new(3),
-            &|| false,
-            &|_: &GeneralReplay| {},
-        )
-        .unwrap();
-        assert_eq!((stats.games, stats.resigned), (3, 3));
-        assert_eq!(stats.resign_checks, 0);
-        for key in replay_folder.list(&[EXTENSION]).unwrap() {
-            let replay = decode_general_game(&replay_folder.read(&key).unwrap().unwrap()).unwrap();
-            let game = &replay.game;
+        let play = |settings: &WorkerSettings, folder: &str, games: u64| {
+            play_games(
+                &kind,
+                &evaluator,
+                settings,
+                &replay_folder.join(folder),
+                &AtomicU64::new(games),
+                &|| false,
+                &|_: &GeneralReplay| {},
+            )
+            .unwrap()
+        };
+        let stats = play(&settings, "model-000000", 3);
+        assert_eq!(
+            (stats.games, stats.resigned, stats.resign_checks),
+            (3, 3, 0)
+        );
+        let resigned = replay_folder
+            .list(&[EXTENSION])
+            .unwrap()
+            .iter()
+            .map(|key| {
+                decode_general_game(&replay_folder.read(key).unwrap().unwrap())
+                    .unwrap()
+                    .game
+            })
+            .collect();
+        settings.selfplay.resign_playout_share = 1.0;
+        let played_out = play(&settings, "model-000001", 2);
+        assert_eq!(
+            (
+                played_out.games,
+                played_out.resigned,
+                played_out.resign_checks
+            ),
+            (2, 0, 2)
+        );
+        assert!(played_out.false_resignations <= 2);
+        (resigned, played_out)
+    }
+
+    #[test]
+    fn a_general_game_of_two_sides_resigns_and_its_file_says_so() {
+        // Four players in two teams: two sides; each resigns at its first
+        // move.
+        let (games, _) = resigning_games("four-player", 1);
+        for game in games {
             assert!(game.resigned);
             // The first side to move gave up; the other won.
             assert_eq!(game.positions.len(), 1);
@@ -861,55 +894,13 @@ mod tests {
                 sumito_mcts::Ending::Win(sumito_mcts::Side::new(1 - loser))
             );
         }
-        // Played out with resignation off, each game checks the threshold.
-        settings.selfplay.resign_playout_share = 1.0;
-        let stats = play_games(
-            &kind,
-            &evaluator,
-            &settings,
-            &replay_folder.join("model-000001"),
-            &AtomicU64::new(2),
-            &|| false,
-            &|replay: &GeneralReplay| assert!(!replay.game.resigned),
-        )
-        .unwrap();
-        assert_eq!(
-            (stats.games, stats.resigned, stats.resign_checks),
-            (2, 0, 2)
-        );
-        assert!(stats.false_resignations <= 2);
     }
 
     #[test]
     fn a_game_of_three_sides_ends_when_two_have_resigned() {
-        use crate::fsutil::testing::TempDir;
-        use crate::replay::files::{EXTENSION, ReplayFolder};
-        use crate::replay::general_format::decode_general_game;
-
-        let general = general_rules("\"three-player\"", 60);
-        let dir = TempDir::new("general-resign-three");
-        let replay_folder = ReplayFolder::local(&dir.path().join("replay")).unwrap();
-        let evaluator = DirectEvaluator::new(general_net(), SymmetryMode::None);
-        let mut settings = worker_settings(4, 2, 0, 5);
-        // Every value is below this: each side resigns at its second move.
-        settings.selfplay.resign_threshold = Some(1.5);
-        settings.selfplay.resign_consecutive_plies = 2;
-        settings.selfplay.resign_playout_share = 0.0;
-        let kind = GeneralSelfPlay { general: &general };
-        let stats = play_games(
-            &kind,
-            &evaluator,
-            &settings,
-            &replay_folder.join("model-000000"),
-            &AtomicU64::new(3),
-            &|| false,
-            &|_: &GeneralReplay| {},
-        )
-        .unwrap();
-        assert_eq!((stats.games, stats.resigned), (3, 3));
-        for key in replay_folder.list(&[EXTENSION]).unwrap() {
-            let replay = decode_general_game(&replay_folder.read(&key).unwrap().unwrap()).unwrap();
-            let game = &replay.game;
+        // Each side resigns at its second move.
+        let (games, _) = resigning_games("three-player", 2);
+        for game in games {
             assert!(game.resigned);
             // One side alone giving up ends nothing: the first two movers
             // resigned at their second moves (plies 4 and 5), and the game
@@ -929,23 +920,6 @@ mod tests {
                 sumito_mcts::Ending::Win(sumito_mcts::Side::new(winner))
             );
         }
-        // Played out with resignation off: each game checks whether the side
-        // it would have been conceded to won.
-        settings.selfplay.resign_playout_share = 1.0;
-        let stats = play_games(
-            &kind,
-            &evaluator,
-            &settings,
-            &replay_folder.join("model-000001"),
-            &AtomicU64::new(2),
-            &|| false,
-            &|replay: &GeneralReplay| assert!(!replay.game.resigned),
-        )
-        .unwrap();
-        assert_eq!(
-            (stats.games, stats.resigned, stats.resign_checks),
-            (2, 0, 2)
-        );
     }
 
     #[test]

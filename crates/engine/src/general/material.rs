@@ -153,35 +153,6 @@ pub fn value_at_least(
     ) >= at_least
 }
 
-/// The moves whose material over `depth` plies is the best of all moves, if
-/// that best is higher than `chosen`'s (empty when no move beats `chosen`).
-pub fn materially_better_moves(
-    position: &GeneralPosition,
-    chosen: GeneralMove,
-    depth: u32,
-) -> Vec<GeneralMove> {
-    let floor = move_value(position, chosen, depth) + 1;
-    let better: Vec<GeneralMove> = position
-        .legal_moves()
-        .into_iter()
-        .filter(|&mv| mv != chosen && value_at_least(position, mv, depth, floor))
-        .collect();
-    if better.len() <= 1 {
-        return better;
-    }
-    let values: Vec<i32> = better
-        .iter()
-        .map(|&mv| move_value(position, mv, depth))
-        .collect();
-    let top = values.iter().copied().max().unwrap_or(floor);
-    better
-        .into_iter()
-        .zip(values)
-        .filter(|&(_, value)| value == top)
-        .map(|(mv, _)| mv)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,37 +225,6 @@ mod tests {
     }
 
     #[test]
-    fn the_better_moves_are_those_of_the_best_material() {
-        for position in positions() {
-            let counted = Counted::of(&position);
-            for depth in 1..=2 {
-                let values: Vec<(GeneralMove, i32)> = position
-                    .legal_moves()
-                    .into_iter()
-                    .map(|mv| (mv, minimax(&position.play(mv), counted, depth - 1)))
-                    .collect();
-                let top = values.iter().map(|&(_, v)| v).max().unwrap();
-                for &(chosen, value) in values.iter().step_by(7) {
-                    let expected: Vec<GeneralMove> = if value == top {
-                        Vec::new()
-                    } else {
-                        values
-                            .iter()
-                            .filter(|&&(_, v)| v == top)
-                            .map(|&(mv, _)| mv)
-                            .collect()
-                    };
-                    assert_eq!(
-                        materially_better_moves(&position, chosen, depth),
-                        expected,
-                        "{position}, {chosen:?} at depth {depth}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
     fn a_free_marble_is_taken_and_a_threatened_one_saved() {
         let [free, _, threatened, _] = positions().try_into().unwrap();
         // Black pushes white's E9 off, with two marbles or three: the moves
@@ -296,13 +236,6 @@ mod tests {
             .collect();
         assert_eq!(gains.len(), 2);
         assert!(gains.iter().all(|&mv| free.play(mv).seat_score(0) == 1));
-        let quiet = free
-            .legal_moves()
-            .into_iter()
-            .find(|mv| !gains.contains(mv))
-            .unwrap();
-        assert_eq!(materially_better_moves(&free, quiet, 1), gains);
-        assert!(materially_better_moves(&free, gains[0], 1).is_empty());
         // Over two plies, leaving E1 where it is loses it; moving it keeps it.
         let keeps = |mv: GeneralMove| move_value(&threatened, mv, 2) == 0;
         let saving: Vec<GeneralMove> = threatened
@@ -317,6 +250,5 @@ mod tests {
             .find(|&mv| !keeps(mv))
             .unwrap();
         assert_eq!(move_value(&threatened, losing, 2), -1);
-        assert_eq!(materially_better_moves(&threatened, losing, 2), saving);
     }
 }
