@@ -550,6 +550,23 @@ impl Config {
                 format!("is {threshold}, must be a value in [-1, 1]"),
             );
         }
+        // A side's value when every side is as likely to win: 0 with two
+        // sides, -1/3 with three. A threshold at or above it resigns from the
+        // first moves.
+        let sides = general
+            .as_ref()
+            .map_or(2, |general| general.rules.seating.sides());
+        let par = 2.0 / sides as f32 - 1.0;
+        if let Some(threshold) = selfplay.resign_threshold
+            && threshold >= par
+        {
+            return invalid(
+                "selfplay.resign_threshold",
+                format!(
+                    "is {threshold}, not below {par:.2}, a side's value when all {sides} sides are as likely to win: every side would resign from its first moves (-0.9 is usual)"
+                ),
+            );
+        }
         if selfplay.resign_consecutive_plies == 0 {
             return invalid(
                 "selfplay.resign_consecutive_plies",
@@ -926,6 +943,15 @@ mod tests {
             (
                 "[training]\nmargin_horizon_plies = 0\n",
                 "training.margin_horizon_plies",
+            ),
+            // At or above par: every side resigns from the start.
+            (
+                "[selfplay]\nresign_threshold = 0.0\n",
+                "selfplay.resign_threshold",
+            ),
+            (
+                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[selfplay]\nresign_threshold = -0.2\n",
+                "selfplay.resign_threshold",
             ),
             ("[selfplay]\nbranch_share = 1.5\n", "selfplay.branch_share"),
             (
