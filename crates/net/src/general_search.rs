@@ -71,9 +71,10 @@ pub fn with_utilities(
     for (k, &output) in aux.iter().enumerate().take(seating.seats()) {
         predicted[seating.side_of(relative_seat(position, k))] += output * AUX_MARBLES;
     }
-    let actual: Vec<f32> = (0..sides)
-        .map(|side| position.side_score(side) as f32)
-        .collect();
+    let mut actual = [0.0f32; MAX_SIDES];
+    for (side, score) in actual.iter_mut().enumerate().take(sides) {
+        *score = position.side_score(side) as f32;
+    }
     let lead = |values: &[f32], side: usize| {
         let best_other = (0..sides)
             .filter(|&other| other != side)
@@ -84,7 +85,7 @@ pub fn with_utilities(
     let mut tilted = shares;
     for side in 0..sides {
         let tilt = utilities.score * lead(&predicted[..sides], side)
-            + utilities.material * lead(&actual, side);
+            + utilities.material * lead(&actual[..sides], side);
         tilted.win[side] *= tilt.exp();
     }
     let total = tilted.draw + tilted.win[..sides].iter().sum::<f32>();

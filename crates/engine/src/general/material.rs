@@ -103,13 +103,22 @@ fn search(
         return counted.material(position);
     }
     let maximizing = position.side_to_move() == counted.side;
+    if depth == 1 {
+        // The last ply needs only the best child for the mover, not an order.
+        let values = position
+            .legal_moves()
+            .into_iter()
+            .map(|mv| counted.material(&position.play(mv)));
+        let best = if maximizing {
+            values.max()
+        } else {
+            values.min()
+        };
+        return best.unwrap_or_else(|| counted.material(position));
+    }
     let children = ordered_children(position, counted, maximizing);
     if children.is_empty() {
         return counted.material(position);
-    }
-    if depth == 1 {
-        // The children are sorted: the first is the best for the mover.
-        return children[0].0;
     }
     let mut best = if maximizing { -WIN - 1 } else { WIN + 1 };
     for (_, child) in children {
