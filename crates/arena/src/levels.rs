@@ -400,9 +400,11 @@ mod tests {
         assert_eq!(back.levels[1].name, "novice");
         assert_eq!(back.opponents[1].name, "greedy");
         assert!((back.levels[1].elo - report.levels[1].elo).abs() < 1e-9);
+        // (Timings may lose their last bit in JSON: compare the counts.)
+        let counts = |row: &LadderRow| (row.opponent.clone(), row.games, row.wins, row.draws);
         assert_eq!(
-            back.levels[1].against_previous,
-            report.levels[1].against_previous
+            back.levels[1].against_previous.as_ref().map(counts),
+            report.levels[1].against_previous.as_ref().map(counts)
         );
         // A report written before the games between levels still reads.
         let mut old = serde_json::to_value(&report).unwrap();
