@@ -86,21 +86,17 @@ impl Command {
     pub fn run_light(self) -> anyhow::Result<()> {
         match self {
             Command::Bench(args) => commands::bench::run(args),
-            Command::Arena(args) => commands::arena::run(
-                args,
-                &commands::arena::registry(),
-                &commands::arena::CLASSICAL_SEATS,
-            ),
-            Command::Ladder(args) => commands::ladder::run(
-                args,
-                &commands::arena::registry(),
-                &commands::arena::CLASSICAL_SEATS,
-            ),
+            Command::Arena(args) => {
+                commands::arena::run(args, &commands::command_board::CLASSICAL_PLAYERS)
+            }
+            Command::Ladder(args) => {
+                commands::ladder::run(args, &commands::command_board::CLASSICAL_PLAYERS)
+            }
             Command::Perft(args) => commands::perft::run(args),
             Command::Moves(args) => commands::moves::run(args),
             Command::Render(args) => commands::render::run(args),
             Command::Play(args) => {
-                commands::play::run_classical(args, &commands::arena::CLASSICAL_SEATS)
+                commands::play::run_classical(args, &commands::command_board::CLASSICAL_PLAYERS)
             }
             Command::Serve(args) => commands::serve::run(args),
             // The network verbs (`needs_network` lists them all).

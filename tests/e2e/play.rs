@@ -335,7 +335,10 @@ fn an_exported_model_plays_hints_and_analyses() {
         text.contains("after 200 plies the player who pushed off more wins"),
         "{text}"
     );
-    assert!(text.contains("White (tiny (gen 0)) plays "), "{text}");
+    assert!(
+        text.contains("White (tiny (32 simulations)) plays "),
+        "{text}"
+    );
     assert!(text.contains(", win probability "), "{text}");
     assert!(text.contains("[32 simulations, "), "{text}");
     assert!(text.contains("hint: "), "{text}");
@@ -576,7 +579,10 @@ fn the_shipped_model_plays_without_being_named() {
     );
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(text.contains("White (quick (gen "), "{text}");
+    assert!(
+        text.contains("White (quick (16 simulations)) plays "),
+        "{text}"
+    );
     assert!(text.contains(", win probability "), "{text}");
     assert!(text.contains("hint: "), "{text}");
     assert_eq!(

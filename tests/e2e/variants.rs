@@ -156,20 +156,20 @@ fn arena_plays_many_player_matches_with_seats_rotated() {
         out.lines().any(|l| l.starts_with("result: greedy=")),
         "{out}"
     );
+    // More sides than players (or the other way round, beyond two sides,
+    // where every pair meets): refused, saying what to give.
     let output = sumito(&[
         "arena",
         "--layout",
-        "four-player",
+        "three-player",
         "--player",
         "greedy",
-        "--player",
-        "random",
         "--player",
         "random",
     ]);
     assert!(!output.status.success());
     assert!(
-        text(&output).contains("one --player per team"),
+        text(&output).contains("2 players for 3 sides: give one --player per player"),
         "{}",
         text(&output)
     );

@@ -14,8 +14,9 @@ use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
 use sumito_mcts::Evaluator;
-use sumito_net::{DeviceSpec, InferenceClient};
+use sumito_net::{Device, DeviceSpec, InferenceClient};
 use sumito_pipeline::players::{NetBoard, SEARCH_PARAMS_HELP, network_entrant, network_settings};
+use sumito_play::network::{NetworkSearch, SearchBudget};
 
 use crate::bundle::{BundleError, DEFAULT_MODEL, ModelBundle, locate_bundle};
 
@@ -23,6 +24,16 @@ use crate::bundle::{BundleError, DEFAULT_MODEL, ModelBundle, locate_bundle};
 pub trait BundleBoard: NetBoard {
     /// The rules `bundle` learned under, or why it does not play this game.
     fn trained_rules(bundle: &ModelBundle) -> Result<Self::Rules, BundleError>;
+
+    /// The model's search as a player and analyst of this game
+    /// ([`ModelBundle::search`]).
+    fn search(
+        bundle: &ModelBundle,
+        budget: SearchBudget,
+        seed: u64,
+        device: Device,
+        threads: u32,
+    ) -> Result<NetworkSearch<Self>, BundleError>;
 }
 
 impl BundleBoard for Position {
@@ -32,6 +43,16 @@ impl BundleBoard for Position {
         )?;
         Ok(bundle.meta.rules())
     }
+
+    fn search(
+        bundle: &ModelBundle,
+        budget: SearchBudget,
+        seed: u64,
+        device: Device,
+        threads: u32,
+    ) -> Result<NetworkSearch, BundleError> {
+        bundle.search(budget, seed, device, threads)
+    }
 }
 
 impl BundleBoard for GeneralPosition {
@@ -40,6 +61,16 @@ impl BundleBoard for GeneralPosition {
             "the many-player games and the variants need a model trained on them",
         )?;
         Ok(bundle.meta.general().cloned().unwrap_or_default())
+    }
+
+    fn search(
+        bundle: &ModelBundle,
+        budget: SearchBudget,
+        seed: u64,
+        device: Device,
+        threads: u32,
+    ) -> Result<NetworkSearch<GeneralPosition>, BundleError> {
+        bundle.general_search(budget, seed, device, threads)
     }
 }
 

@@ -9,16 +9,18 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use sumito_arena::PlayerSpec;
-use sumito_arena::arena::{MatchBoard, MatchConfig, MatchStart, check_record_dir, play_match};
-use sumito_arena::ladder::{LADDER_MAX_PLIES as DEFAULT_MAX_PLIES, ladder_rules};
-use sumito_arena::player::{Entrant, PlayerRegistry};
-use sumito_arena::players::general::general_registry;
+use sumito_arena::arena::{MatchBoard, MatchConfig, check_record_dir, play_match};
+use sumito_arena::player::Entrant;
 use sumito_arena::report::{result_line, summary};
 use sumito_arena::sprt::SprtConfig;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
-use sumito_engine::rules_table::{RulesTable, Targets};
-use sumito_engine::{Layout, Rules};
+use sumito_engine::rules_table::RulesTable;
+use sumito_engine::{Layout, Position};
 
+use super::command_board::{
+    CommandBoard, Game, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, learned_layouts, model_rules,
+    prepare_players, table_without_models, trained_tables,
+};
 use super::match_observer::CommandObserver;
 
 #[derive(Debug, ClapArgs)]
@@ -114,15 +116,6 @@ const DEFAULT_LAYOUTS: [GeneralLayout; 3] = [
     GeneralLayout::Two(Layout::GermanDaisy),
 ];
 
-/// The kinds of player that are networks: `sumito-torch` registers them
-/// (`network/arena.rs`), and a match with one of them is played there.
-pub const NETWORK_PLAYER_KINDS: [&str; 2] = ["net", "bundle"];
-
-/// The players `sumito` itself knows: the classical ones.
-pub fn registry() -> PlayerRegistry {
-    PlayerRegistry::builtin()
-}
-
 impl Args {
     /// Whether a player is a network (`net:` or `bundle`), so that the match
     /// is played by `sumito-torch`. A spec that does not parse is read here,
@@ -133,46 +126,14 @@ impl Args {
                 .is_ok_and(|spec| NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()))
         })
     }
-}
 
-/// The players, named by their specs; a name given twice gets `#2`, `#3`, …
-/// so that tables and the result line tell them apart.
-fn entrants(registry: &PlayerRegistry, specs: &[String]) -> anyhow::Result<Vec<Entrant>> {
-    let mut entrants: Vec<Entrant> = Vec::new();
-    for text in specs {
-        let spec: PlayerSpec = text
-            .parse()
-            .with_context(|| format!("reading --player {text:?}"))?;
-        let mut entrant = registry
-            .prepare(&spec)
-            .with_context(|| format!("preparing --player {text:?}"))?;
-        let taken: Vec<&str> = entrants.iter().map(|e| e.name.as_str()).collect();
-        entrant.name = distinct_name(&entrant.name, &taken);
-        entrants.push(entrant);
+    fn rule_flags(&self) -> RuleFlags {
+        RuleFlags {
+            max_plies: self.max_plies,
+            no_push_off_plies: self.no_push_off_plies,
+            marbles_to_win: self.marbles_to_win,
+        }
     }
-    Ok(entrants)
-}
-
-/// `name`, or `name#2`, `name#3`, … the first that is not `taken`.
-fn distinct_name(name: &str, taken: &[&str]) -> String {
-    let mut distinct = name.to_owned();
-    let mut copy = 1;
-    while taken.contains(&distinct.as_str()) {
-        copy += 1;
-        distinct = format!("{name}#{copy}");
-    }
-    distinct
-}
-
-/// The names of `specs`, a name given twice numbered as in [`entrants`].
-fn distinct_names(specs: &[String]) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for spec in specs {
-        let taken: Vec<&str> = names.iter().map(String::as_str).collect();
-        let name = distinct_name(spec, &taken);
-        names.push(name);
-    }
-    names
 }
 
 /// `runs/arena/YYYYMMDD-HHMMSS` (UTC now), the default record folder.
@@ -194,207 +155,86 @@ pub fn stamped_dir(kind: &str) -> PathBuf {
     PathBuf::from("runs").join(kind).join(stamp)
 }
 
-/// Each model of the general game among some specs, by spec, with the
-/// `[rules]` table it learned under.
-pub type TrainedTables = Vec<(String, RulesTable)>;
-
-/// How a match of the general game gets its players: the rules each model
-/// among its specs learned under, and the registry of the player kinds
-/// ([`CLASSICAL_SEATS`] in `sumito`; `sumito-torch` adds the networks of
-/// the general game).
-#[derive(Debug)]
-pub struct GeneralPlayers {
-    /// The `[rules]` table (layouts included) of each model of the general
-    /// game among the specs, by spec: read from its bundle, nothing loaded.
-    pub trained: fn(&[String]) -> anyhow::Result<TrainedTables>,
-    /// The player kinds of the general game.
-    pub registry: fn() -> anyhow::Result<PlayerRegistry<GeneralPosition>>,
-}
-
-/// The classical players of the general game, and nothing else.
-pub const CLASSICAL_SEATS: GeneralPlayers = GeneralPlayers {
-    trained: |_| Ok(Vec::new()),
-    registry: || Ok(general_registry()),
-};
-
-/// The entrants of `specs` in the general game, in order: each distinct
-/// spec prepared once (a network loaded once, its games sharing it).
-pub fn prepare_general(
-    registry: &PlayerRegistry<GeneralPosition>,
-    specs: &[String],
-) -> anyhow::Result<Vec<Entrant<GeneralPosition>>> {
-    let mut prepared: Vec<(&String, Entrant<GeneralPosition>)> = Vec::new();
-    specs
-        .iter()
-        .map(|spec| {
-            if let Some((_, entrant)) = prepared.iter().find(|(known, _)| *known == spec) {
-                return Ok(entrant.clone());
-            }
-            let entrant = registry
-                .prepare_str(spec)
-                .with_context(|| format!("player {spec:?}"))?;
-            prepared.push((spec, entrant.clone()));
-            Ok(entrant)
-        })
-        .collect()
-}
-
-/// The rules given beside a `[rules]` table, by flags.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RuleFlags {
-    pub max_plies: Option<u32>,
-    pub no_push_off_plies: Option<u32>,
-    pub marbles_to_win: Option<u8>,
-}
-
-/// The rules and layout of a game of the general game with model seats
-/// (`trained`: each one's table, by spec), `None` without: the table they
-/// learned under (all must share one) and a layout among those they
-/// learned (their first by default); a key of `given` or a flag that
-/// differs from theirs is refused, as in two-player matches.
-pub fn model_rules(
-    given: &RulesTable,
-    flags: RuleFlags,
-    layout: Option<GeneralLayout>,
-    trained: &[(String, RulesTable)],
-) -> anyhow::Result<Option<(RulesTable, GeneralLayout)>> {
-    let Some((model, own)) = trained.first() else {
-        return Ok(None);
-    };
-    let cannot = |what: String| {
-        anyhow::anyhow!(
-            "{what}: a model plays only under the rules it learned ({model} learned under {}); leave it out to play under them",
-            own.describe()
-        )
-    };
-    for (other, theirs) in &trained[1..] {
-        if theirs != own {
-            bail!(
-                "{other} was trained under other rules ({}) than {model} ({}): a model plays only under the rules it learned, so these two cannot meet",
-                theirs.describe(),
-                own.describe()
-            );
-        }
-    }
-    if let Some((key, value, theirs)) = given.conflicts_with(own).into_iter().next() {
-        return Err(cannot(format!(
-            "--rules sets {key} = {value}, where the model's rules say {theirs}"
-        )));
-    }
-    let limits = [
-        ("--max-plies", flags.max_plies, own.max_plies),
-        (
-            "--no-push-off-plies",
-            flags.no_push_off_plies,
-            own.no_push_off_plies,
-        ),
-    ];
-    for (flag, value, theirs) in limits {
-        if let Some(value) = value.filter(|&value| Some(value) != theirs) {
-            return Err(cannot(format!("{flag} {value}")));
-        }
-    }
-    if let Some(n) = flags.marbles_to_win
-        && own.marbles_to_win.as_ref() != Some(&Targets::All(n))
-    {
-        return Err(cannot(format!("--marbles-to-win {n}")));
-    }
-    let names = own.layouts.clone().unwrap_or_default();
-    let learned = names
-        .iter()
-        .map(|name| {
-            GeneralLayout::from_name(name).with_context(|| format!("{model}'s layout {name:?}"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let layout = match (layout, learned.first()) {
-        (Some(layout), _) if learned.is_empty() || learned.contains(&layout) => layout,
-        (Some(layout), _) => bail!(
-            "--layout {layout}: {model} learned only on {}; give one of those, or leave --layout out for the first",
-            names.join(", ")
-        ),
-        (None, Some(first)) => *first,
-        (None, None) => GeneralLayout::Two(Layout::Standard),
-    };
-    Ok(Some((own.clone(), layout)))
-}
-
-/// The rules and layouts of a match of the general game: its models' rules
-/// ([`model_rules`], each layout one they learned; by default their first),
-/// or without models the given table with the ladder's limits where it
-/// sets none (by default on the standard layout).
-fn general_match_rules(
+/// The rules and layouts of a match: those its models learned (all must
+/// share them; [`model_rules`], each layout one they learned, by default
+/// their first), or without models the given table with the ladder's
+/// limits where it sets none; without `--layout`, a two-player match takes
+/// the ladder's three openings in turn, one of the general game Standard.
+fn match_rules<B: CommandBoard>(
     args: &Args,
     given: &RulesTable,
-    trained: &[(String, RulesTable)],
+    entrants: &[Entrant<B>],
 ) -> anyhow::Result<(RulesTable, Vec<GeneralLayout>)> {
-    let flags = RuleFlags {
-        max_plies: args.max_plies,
-        no_push_off_plies: args.no_push_off_plies,
-        marbles_to_win: args.marbles_to_win,
-    };
-    let asked: Vec<Option<GeneralLayout>> = if args.layouts.is_empty() {
-        vec![None]
-    } else {
-        args.layouts.iter().copied().map(Some).collect()
-    };
-    if !trained.is_empty() {
-        let mut chosen = Vec::new();
-        let mut table = None;
-        for layout in asked {
-            let (own, layout) =
-                model_rules(given, flags, layout, trained)?.expect("a model among the players");
-            table = Some(own);
-            chosen.push(layout);
+    let trained = trained_tables(entrants);
+    let flags = args.rule_flags();
+    let default_layouts = |table: &RulesTable| {
+        if table.is_general() {
+            vec![GeneralLayout::Two(Layout::Standard)]
+        } else {
+            DEFAULT_LAYOUTS.to_vec()
         }
-        return Ok((table.expect("at least one layout"), chosen));
+    };
+    if let Some((model, own)) = trained.first() {
+        let learned = learned_layouts(model, own)?;
+        let asked: Vec<Option<GeneralLayout>> = match (args.layouts.is_empty(), learned.is_empty())
+        {
+            (false, _) => args.layouts.iter().copied().map(Some).collect(),
+            (true, false) => vec![None],
+            (true, true) => default_layouts(own).into_iter().map(Some).collect(),
+        };
+        let mut layouts = Vec::new();
+        for layout in asked {
+            let (_, layout) =
+                model_rules(given, flags, layout, &trained)?.expect("a model among the players");
+            layouts.push(layout);
+        }
+        return Ok((own.clone(), layouts));
     }
-    let mut table = given.clone();
-    table.max_plies = table
-        .max_plies
-        .or(args.max_plies)
-        .or(Some(DEFAULT_MAX_PLIES));
-    table.no_push_off_plies = table.no_push_off_plies.or(args.no_push_off_plies);
-    if table.marbles_to_win.is_none() {
-        table.marbles_to_win = Some(Targets::All(args.marbles_to_win.unwrap_or(6)));
-    }
-    let layouts = asked
-        .into_iter()
-        .map(|layout| layout.unwrap_or(GeneralLayout::Two(Layout::Standard)))
-        .collect();
+    let table = table_without_models(given, flags);
+    let layouts = if args.layouts.is_empty() {
+        default_layouts(&table)
+    } else {
+        args.layouts.clone()
+    };
     Ok((table, layouts))
 }
 
-/// A match of the general game: its layouts in turn, the players by side.
-fn run_general(
+/// A match of game `B`: its layouts in turn, the players by side (with
+/// two sides, every pairing of two or more players).
+fn run_match<B: CommandBoard>(
     args: &Args,
     given: &RulesTable,
-    trained: &[(String, RulesTable)],
-    players: &GeneralPlayers,
+    kinds: &PlayerKinds,
 ) -> anyhow::Result<()> {
-    let (table, layouts) = general_match_rules(args, given, trained)?;
+    if args.players.len() < 2 {
+        bail!(
+            "give at least two --player options (got {}), e.g. --player random --player alphabeta:depth=3",
+            args.players.len()
+        );
+    }
+    // Before the players load: records already in --out are never overwritten.
+    let out = args.out.clone().unwrap_or_else(default_out_dir);
+    check_record_dir(&out).context("--out")?;
+    let entrants = prepare_players(&B::registry(kinds)?, &args.players)?;
+    let (table, layouts) = match_rules(args, given, &entrants)?;
     let starts = layouts
         .iter()
-        .map(|&layout| MatchStart::general(layout, &table))
-        .collect::<Result<Vec<_>, String>>()
-        .map_err(anyhow::Error::msg)?;
-    let rules = *starts[0].position.rules();
-    if let Some(other) = starts
-        .iter()
-        .find(|start| start.position.rules().seating.sides() != rules.seating.sides())
-    {
+        .map(|&layout| B::match_start(layout, &table))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let sides = starts[0].position.sides();
+    if let Some(other) = starts.iter().find(|start| start.position.sides() != sides) {
         bail!(
             "--layout {} and {} seat different numbers of sides: a match's layouts must seat the same",
             starts[0].layout,
             other.layout
         );
     }
-    let sides = rules.seating.sides();
-    if args.players.len() != sides {
+    if sides != 2 && args.players.len() != sides {
         bail!(
             "{} players for {} sides: give one --player per {} in turn order",
             args.players.len(),
             sides,
-            if rules.seating.teams() {
+            if starts[0].position.seats() != sides {
                 "team"
             } else {
                 "player"
@@ -411,19 +251,12 @@ fn run_general(
              played once with each player on each side"
         );
     }
-    // Before the match: records already in --out are never overwritten.
-    let out = args.out.clone().unwrap_or_else(default_out_dir);
-    check_record_dir(&out).context("--out")?;
     let names: Vec<String> = layouts.iter().map(ToString::to_string).collect();
-    println!("{}: {rules}", names.join(", "));
-    let mut entrants = prepare_general(&(players.registry)()?, &args.players)?;
-    for (entrant, name) in entrants.iter_mut().zip(distinct_names(&args.players)) {
-        entrant.name = name;
-    }
+    println!("{}: {}", names.join(", "), table.describe());
     let config = MatchConfig {
         games_per_pairing: games,
         starts,
-        rules: table,
+        rules: B::rules_of(&table)?,
         opening_plies: args.opening_plies,
         seed: args.seed,
         threads: args.threads,
@@ -451,144 +284,27 @@ fn play_and_report<B: MatchBoard>(
     Ok(())
 }
 
-/// The rules of a two-player match: those of its model players (all must
-/// have learned under the same), with a rule given by `--rules` or a flag
-/// refused where it differs from theirs; without models, the given rules
-/// and for the rest the ladder's (6 marbles, 200 plies).
-fn match_rules(args: &Args, table: &RulesTable, entrants: &[Entrant]) -> anyhow::Result<Rules> {
-    let marbles_to_win = match table.marbles_to_win {
-        Some(Targets::All(n)) => Some(n),
-        Some(_) => bail!("a two-player match takes one marbles_to_win for both players"),
-        None => args.marbles_to_win,
-    };
-    let max_plies = table.max_plies.or(args.max_plies);
-    let no_push_off_plies = table.no_push_off_plies.or(args.no_push_off_plies);
-    let mut trained: Option<(&Entrant, Rules)> = None;
-    for entrant in entrants {
-        let Some(rules) = entrant.trained_rules else {
-            continue;
-        };
-        match trained {
-            Some((first, first_rules)) if first_rules != rules => bail!(
-                "{} was trained under other rules ({}) than {} ({}): a model plays only under \
-                 the rules it learned, so these two cannot meet",
-                entrant.name,
-                rules.describe(),
-                first.name,
-                first_rules.describe()
-            ),
-            Some(_) => {}
-            None => trained = Some((entrant, rules)),
-        }
-    }
-    let Some((model, rules)) = trained else {
-        let ladder = ladder_rules();
-        return Ok(Rules {
-            marbles_to_win: marbles_to_win.unwrap_or(ladder.marbles_to_win),
-            max_plies: max_plies.or(ladder.max_plies),
-            no_push_off_plies,
-        });
-    };
-    let show = |plies: Option<u32>| plies.map_or_else(|| "none".to_owned(), |n| n.to_string());
-    // (what, its flag, the value given if it differs from the model's, the model's)
-    let differences = [
-        (
-            "marbles to win",
-            "--marbles-to-win",
-            marbles_to_win
-                .filter(|&n| n != rules.marbles_to_win)
-                .map(u32::from),
-            rules.marbles_to_win.to_string(),
-        ),
-        (
-            "move limit",
-            "--max-plies",
-            max_plies.filter(|&n| Some(n) != rules.max_plies),
-            show(rules.max_plies),
-        ),
-        (
-            "plies without a push-off",
-            "--no-push-off-plies",
-            no_push_off_plies.filter(|&n| Some(n) != rules.no_push_off_plies),
-            show(rules.no_push_off_plies),
-        ),
-    ];
-    for (what, flag, given, own) in differences {
-        if let Some(given) = given {
-            bail!(
-                "{what} {given} ({flag} or --rules) differs from the rules {} was trained under \
-                 ({what} {own}): a model plays only under the rules it learned; leave {flag} out \
-                 to play under them",
-                model.name
-            );
-        }
-    }
-    Ok(rules)
-}
-
-/// Plays the match of `args` with the players `registry` knows (and, for
-/// the general game, those `general` makes).
-pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> anyhow::Result<()> {
-    let table = match &args.rules {
+/// Plays the match of `args` with the players `kinds` knows, in the game
+/// its rules, layouts and models choose ([`Game::of`]).
+pub fn run(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
+    let given = match &args.rules {
         Some(path) => RulesTable::read(path)?,
         None => RulesTable::default(),
     };
-    // A model of the general game among the players makes it a match of
-    // the general game, under that model's rules.
-    let trained = (general.trained)(&args.players)?;
-    if table.is_general()
-        || !trained.is_empty()
-        || args
-            .layouts
-            .iter()
-            .any(|l| !matches!(l, GeneralLayout::Two(_)))
-    {
-        return run_general(&args, &table, &trained, general);
+    let general_models = !(kinds.general_models)(&args.players)?.is_empty();
+    match Game::of(&given, &args.layouts, general_models) {
+        Game::TwoPlayer => run_match::<Position>(&args, &given, kinds),
+        Game::General => run_match::<GeneralPosition>(&args, &given, kinds),
     }
-    if args.players.len() < 2 {
-        bail!(
-            "give at least two --player options (got {}), e.g. --player random --player alphabeta:depth=3",
-            args.players.len()
-        );
-    }
-    let games = args.games.unwrap_or(DEFAULT_GAMES);
-    if games == 0 || !games.is_multiple_of(2) {
-        bail!(
-            "--games {games} must be even and positive: every opening is played once with each player as Black"
-        );
-    }
-    let out = args.out.clone().unwrap_or_else(default_out_dir);
-    // Before the players load: records already in --out are never overwritten.
-    check_record_dir(&out).context("--out")?;
-    let entrants = entrants(registry, &args.players)?;
-    let rules = match_rules(&args, &table, &entrants)?;
-    println!("rules: {}", rules.describe());
-    let layouts: Vec<Layout> = if args.layouts.is_empty() {
-        DEFAULT_LAYOUTS.to_vec()
-    } else {
-        args.layouts.clone()
-    }
-    .iter()
-    .filter_map(|layout| match layout {
-        GeneralLayout::Two(two) => Some(*two),
-        _ => None,
-    })
-    .collect();
-    let config = MatchConfig {
-        games_per_pairing: games,
-        opening_plies: args.opening_plies,
-        seed: args.seed,
-        threads: args.threads,
-        record_dir: Some(out),
-        sprt: args.sprt,
-        ..MatchConfig::two_player(&layouts, rules)
-    };
-    play_and_report(&args, &entrants, &config)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::command_board::CLASSICAL_PLAYERS;
+    use sumito_arena::ladder::ladder_rules;
+    use sumito_arena::player::PlayerRegistry;
+    use sumito_engine::Rules;
 
     #[test]
     fn default_folder_is_named_by_the_time() {
@@ -643,7 +359,7 @@ mod tests {
             "80",
             out,
         );
-        run(args, &registry(), &CLASSICAL_SEATS).unwrap();
+        run(args, &CLASSICAL_PLAYERS).unwrap();
         let records: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -669,8 +385,7 @@ mod tests {
         };
         run(
             line("three-player,three-player-trapezoid", "6"),
-            &registry(),
-            &CLASSICAL_SEATS,
+            &CLASSICAL_PLAYERS,
         )
         .unwrap();
         let mut layouts: Vec<String> = std::fs::read_dir(&dir)
@@ -702,86 +417,21 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         // Layouts of other numbers of sides cannot share a match; games
         // come in whole rotations of the sides.
-        let err = run(
-            line("three-player,four-player", "6"),
-            &registry(),
-            &CLASSICAL_SEATS,
-        )
-        .unwrap_err()
-        .to_string();
+        let err = run(line("three-player,four-player", "6"), &CLASSICAL_PLAYERS)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("seat different numbers of sides"), "{err}");
-        let err = run(line("three-player", "4"), &registry(), &CLASSICAL_SEATS)
+        let err = run(line("three-player", "4"), &CLASSICAL_PLAYERS)
             .unwrap_err()
             .to_string();
         assert!(err.contains("multiple of the 3 sides"), "{err}");
     }
 
     #[test]
-    fn a_model_of_the_general_game_plays_under_its_table_and_layouts() {
-        let own = RulesTable::from_toml(
-            "[rules]\nmax_plies = 240\nmarbles_to_win = 6\nlayouts = [\"three-player\", \"four-player\"]\n",
-        )
-        .unwrap();
-        let trained = [("bundle:model=m".to_owned(), own.clone())];
-        let none = RulesTable::default();
-        let three = GeneralLayout::from_name("three-player").unwrap();
-        let four = GeneralLayout::from_name("four-player").unwrap();
-        // No model: nothing chosen here.
-        assert!(
-            model_rules(&none, RuleFlags::default(), None, &[])
-                .unwrap()
-                .is_none()
-        );
-        // Its table, and its first layout unless another it learned is given.
-        let chosen = model_rules(&none, RuleFlags::default(), None, &trained).unwrap();
-        assert_eq!(chosen, Some((own.clone(), three)));
-        let chosen = model_rules(&none, RuleFlags::default(), Some(four), &trained).unwrap();
-        assert_eq!(chosen, Some((own.clone(), four)));
-        let standard = GeneralLayout::Two(Layout::Standard);
-        let err = model_rules(&none, RuleFlags::default(), Some(standard), &trained)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("learned only on three-player, four-player"),
-            "{err}"
-        );
-        // The same limits given: fine; others, by flag or by --rules: refused.
-        let same = RuleFlags {
-            max_plies: Some(240),
-            marbles_to_win: Some(6),
-            ..RuleFlags::default()
-        };
-        assert!(model_rules(&none, same, None, &trained).unwrap().is_some());
-        let other = RuleFlags {
-            max_plies: Some(400),
-            ..RuleFlags::default()
-        };
-        let err = model_rules(&none, other, None, &trained)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("--max-plies 400") && err.contains("max_plies = 240"),
-            "{err}"
-        );
-        let holes = RulesTable::from_toml("[rules]\nholes = [\"E5\"]\n").unwrap();
-        let err = model_rules(&holes, RuleFlags::default(), None, &trained)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("--rules sets holes"), "{err}");
-        // Two models of different tables cannot meet.
-        let mut shorter = own.clone();
-        shorter.max_plies = Some(100);
-        let two = [trained[0].clone(), ("bundle:model=n".to_owned(), shorter)];
-        let err = model_rules(&none, RuleFlags::default(), None, &two)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("cannot meet"), "{err}");
-    }
-
-    #[test]
     fn a_model_plays_under_its_training_rules_and_no_others() {
+        let registry = PlayerRegistry::builtin();
         let model = |name: &str, max_plies: Option<u32>| {
-            let mut entrant = registry()
+            let mut entrant = registry
                 .prepare_str("random")
                 .unwrap()
                 .with_trained_rules(Rules {
@@ -791,45 +441,47 @@ mod tests {
             entrant.name = name.to_owned();
             entrant
         };
-        let classical = registry().prepare_str("greedy").unwrap();
+        let classical = registry.prepare_str("greedy").unwrap();
         let table = RulesTable::default();
+        let rules = |args: &Args, entrants: &[Entrant]| {
+            match_rules(args, &table, entrants)
+                .map(|(table, layouts)| (Position::rules_of(&table).unwrap(), layouts))
+        };
         let plain = parse(&["--player", "a", "--player", "b"]).unwrap();
-        // No model: the ladder's rules.
+        // No model: the ladder's rules and openings.
         assert_eq!(
-            match_rules(&plain, &table, std::slice::from_ref(&classical)).unwrap(),
-            ladder_rules()
+            rules(&plain, std::slice::from_ref(&classical)).unwrap(),
+            (ladder_rules(), DEFAULT_LAYOUTS.to_vec())
         );
         // A model's own rules, whatever the defaults.
         let trained = [model("m", Some(150)), classical.clone()];
-        let rules = match_rules(&plain, &table, &trained).unwrap();
-        assert_eq!(rules.max_plies, Some(150));
+        let (own, layouts) = rules(&plain, &trained).unwrap();
+        assert_eq!(own.max_plies, Some(150));
+        assert_eq!(layouts, DEFAULT_LAYOUTS);
         // The same rules given: fine; others: refused, naming both.
         let same = parse(&["--player", "a", "--player", "b", "--max-plies", "150"]).unwrap();
-        assert_eq!(match_rules(&same, &table, &trained).unwrap(), rules);
+        assert_eq!(rules(&same, &trained).unwrap().0, own);
         let other = parse(&["--player", "a", "--player", "b", "--max-plies", "400"]).unwrap();
-        let err = match_rules(&other, &table, &trained)
-            .unwrap_err()
-            .to_string();
+        let err = rules(&other, &trained).unwrap_err().to_string();
         assert!(
             err.contains("400") && err.contains("150") && err.contains("--max-plies"),
             "{err}"
         );
         let marbles = parse(&["--player", "a", "--player", "b", "--marbles-to-win", "5"]).unwrap();
-        let err = match_rules(&marbles, &table, &trained)
-            .unwrap_err()
-            .to_string();
+        let err = rules(&marbles, &trained).unwrap_err().to_string();
         assert!(
             err.contains("--marbles-to-win") && err.contains('5'),
             "{err}"
         );
         // Two models of different rules cannot meet.
-        let err = match_rules(&plain, &table, &[model("m", Some(150)), model("n", None)])
+        let err = rules(&plain, &[model("m", Some(150)), model("n", None)])
             .unwrap_err()
             .to_string();
-        assert!(
-            err.contains("no move limit") && err.contains("150"),
-            "{err}"
-        );
+        assert!(err.contains("cannot meet") && err.contains("150"), "{err}");
+        // A two-player model on a layout of the general game: the other game.
+        let three = parse(&["--player", "a", "--player", "b", "--layout", "three-player"]).unwrap();
+        let (table, layouts) = match_rules(&three, &table, &trained).unwrap();
+        assert!(Position::match_start(layouts[0], &table).is_err());
     }
 
     #[test]
@@ -840,39 +492,14 @@ mod tests {
         assert!(err.to_string().contains("elo0 < elo1"), "{err}");
         let err = parse(&["--player", "random", "--max-plies", "0"]).unwrap_err();
         assert!(err.to_string().contains("max-plies"), "{err}");
-        let one = run(
-            parse(&["--player", "random"]).unwrap(),
-            &registry(),
-            &CLASSICAL_SEATS,
-        )
-        .unwrap_err();
+        let one = run(parse(&["--player", "random"]).unwrap(), &CLASSICAL_PLAYERS).unwrap_err();
         assert!(one.to_string().contains("at least two"), "{one}");
         let odd = parse(&["--player", "random", "--player", "greedy", "--games", "3"]).unwrap();
         assert!(
-            run(odd, &registry(), &CLASSICAL_SEATS)
+            run(odd, &CLASSICAL_PLAYERS)
                 .unwrap_err()
                 .to_string()
-                .contains("even")
+                .contains("multiple of the 2 sides")
         );
-    }
-
-    #[test]
-    fn duplicate_players_get_numbered() {
-        let registry = registry();
-        let specs = ["random", "random", "greedy"].map(String::from);
-        let names: Vec<String> = entrants(&registry, &specs)
-            .unwrap()
-            .into_iter()
-            .map(|e| e.name)
-            .collect();
-        assert_eq!(names, ["random", "random#2", "greedy"]);
-        // A match of the general game names its seats' players alike.
-        let specs = ["greedy", "greedy", "random", "greedy"].map(String::from);
-        assert_eq!(
-            distinct_names(&specs),
-            ["greedy", "greedy#2", "random", "greedy#3"]
-        );
-        let err = entrants(&registry, &["alphabeta:depht=3".to_string()]).unwrap_err();
-        assert!(format!("{err:#}").contains("depht"), "{err:#}");
     }
 }

@@ -14,15 +14,18 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use sumito_arena::PlayerSpec;
 use sumito_arena::ladder::{DEFAULT_OPPONENTS, Ladder, LadderConfig, ladder_rules};
-use sumito_arena::levels::{LEVEL_OPPONENTS, play_levels, run_levels};
+use sumito_arena::levels::{LEVEL_OPPONENTS, play_levels};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::record::write_atomic;
 use sumito_game::{FULL_STRENGTH, Level};
 
+use sumito_engine::Position;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
-use sumito_engine::rules_table::RulesTable;
 
-use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS, prepare_general, stamped_dir};
+use super::arena::stamped_dir;
+use super::command_board::{
+    CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, learned_layouts, prepare_players,
+};
 use super::match_observer::CommandObserver;
 use super::play::parse_seconds;
 
@@ -135,17 +138,76 @@ impl Args {
             .is_ok_and(|spec| NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()))
     }
 
-    fn opponent_specs(&self) -> Vec<String> {
+    /// The opponents' specs: --opponent, else at equal time
+    /// `alphabeta:time=` the same, else the game's own (`defaults`).
+    fn opponent_specs(&self, defaults: &[&str]) -> Vec<String> {
         if !self.opponents.is_empty() {
             return self.opponents.clone();
         }
-        if self.levels.is_some() {
-            return LEVEL_OPPONENTS.map(String::from).to_vec();
-        }
         match self.time_per_move {
             Some(time) => vec![format!("alphabeta:time={}ms", time.as_millis().max(1))],
-            None => DEFAULT_OPPONENTS.map(String::from).to_vec(),
+            None => defaults.iter().map(|spec| spec.to_string()).collect(),
         }
+    }
+}
+
+/// What the ladder needs of a game beyond [`CommandBoard`]: its default
+/// opponents, and the ladder a player climbs.
+pub trait LadderBoard: CommandBoard {
+    /// The default opponents, weakest first (`levels`: of a levels ladder).
+    fn opponents(levels: bool) -> &'static [&'static str];
+
+    /// The ladder `player` climbs with `config`'s games (rounded as the game
+    /// needs).
+    fn ladder(player: &Entrant<Self>, config: &LadderConfig) -> anyhow::Result<Ladder<Self>>;
+}
+
+impl LadderBoard for Position {
+    fn opponents(levels: bool) -> &'static [&'static str] {
+        if levels {
+            &LEVEL_OPPONENTS
+        } else {
+            &DEFAULT_OPPONENTS
+        }
+    }
+
+    /// The two-player ladder: its fixed openings and rules, so that its
+    /// tables compare.
+    fn ladder(player: &Entrant, config: &LadderConfig) -> anyhow::Result<Ladder<Position>> {
+        let games = config.games_per_opponent;
+        if games == 0 || !games.is_multiple_of(2) {
+            anyhow::bail!(
+                "--games {games} must be even and positive: every opening is played once with each colour"
+            );
+        }
+        refuse_other_rules(player)?;
+        Ok(Ladder::two_player(config))
+    }
+}
+
+impl LadderBoard for GeneralPosition {
+    fn opponents(_: bool) -> &'static [&'static str] {
+        &GENERAL_OPPONENTS
+    }
+
+    /// The ladder of a model of the general game: under the rules it
+    /// learned, on every layout it learned, its games rounded up to whole
+    /// rotations of the sides ([`Ladder::general`]).
+    fn ladder(
+        player: &Entrant<GeneralPosition>,
+        config: &LadderConfig,
+    ) -> anyhow::Result<Ladder<GeneralPosition>> {
+        let Some(table) = &player.trained_rules else {
+            anyhow::bail!(
+                "{}: the ladder of the general game is that of a model of it, whose rules it plays under",
+                player.name
+            );
+        };
+        let mut layouts = learned_layouts(&player.name, table)?;
+        if layouts.is_empty() {
+            layouts.push(GeneralLayout::Two(sumito_engine::Layout::Standard));
+        }
+        Ladder::general(table, &layouts, config).map_err(anyhow::Error::msg)
     }
 }
 
@@ -165,18 +227,6 @@ fn refuse_other_rules(player: &Entrant) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// The opponents of `args`, prepared.
-fn opponents(args: &Args, registry: &PlayerRegistry) -> anyhow::Result<Vec<Entrant>> {
-    args.opponent_specs()
-        .iter()
-        .map(|text| {
-            registry
-                .prepare_str(text)
-                .with_context(|| format!("preparing the opponent {text:?}"))
-        })
-        .collect()
 }
 
 /// The levels `numbers` (all if empty) of the network `spec`, each with
@@ -213,85 +263,28 @@ fn level_specs(spec: &PlayerSpec, numbers: &[u32]) -> anyhow::Result<Vec<(Level,
         .collect()
 }
 
-/// `sumito ladder --levels`: the levels `numbers` (all if empty) of the
-/// network `spec`, rated together ([`sumito_arena::levels`]).
-fn run_levels_of(
-    args: &Args,
-    spec: &PlayerSpec,
-    numbers: &[u32],
-    registry: &PlayerRegistry,
-) -> anyhow::Result<()> {
-    let mut levels = Vec::new();
-    for (level, at) in level_specs(spec, numbers)? {
-        let player = registry
-            .prepare(&at)
-            .with_context(|| format!("preparing the player {at}"))?;
-        refuse_other_rules(&player)?;
-        levels.push((level, player));
-    }
-    let opponents = opponents(args, registry)?;
-    let out = args.out.clone().unwrap_or_else(|| stamped_dir("levels"));
-    let config = LadderConfig {
-        games_per_opponent: args.games,
-        threads: args.games_at_once(spec),
-        record_dir: Some(out.join("records")),
-        time_per_move: None,
-    };
-    let observer = &CommandObserver::new(args.quiet)?;
-    let report = run_levels(&spec.to_string(), &levels, &opponents, &config, observer)
-        .context("rating the levels")?;
-    write_report(&out, "levels", &report.markdown(), &report)
-}
-
 /// The opponents of a ladder of the general game, weakest first: the
 /// classical players of the general game (`alphabeta` is its paranoid
 /// search).
 pub const GENERAL_OPPONENTS: [&str; 4] =
     ["random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2"];
 
-/// The ladder of a model of the general game (`table`: the rules it
-/// learned), on every layout it learned, against the general game's
-/// classical players ([`Ladder::general`]).
-fn run_general(
-    args: &Args,
-    mut spec: PlayerSpec,
-    table: &RulesTable,
-    general: &GeneralPlayers,
-) -> anyhow::Result<()> {
-    if let Some(time) = args.time_per_move
-        && !spec.params.iter().any(|(key, _)| key == "time")
-    {
-        spec.params
-            .push(("time".to_owned(), format!("{}ms", time.as_millis().max(1))));
-    }
-    let player = spec.to_string();
-    let mut layouts = table
-        .layouts
-        .iter()
-        .flatten()
-        .map(|name| {
-            GeneralLayout::from_name(name).with_context(|| format!("{player}'s layout {name:?}"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    if layouts.is_empty() {
-        layouts.push(GeneralLayout::Two(sumito_engine::Layout::Standard));
-    }
-    let opponents = if !args.opponents.is_empty() {
-        args.opponents.clone()
-    } else if let Some(time) = args.time_per_move {
-        vec![format!("alphabeta:time={}ms", time.as_millis().max(1))]
-    } else {
-        GENERAL_OPPONENTS.map(String::from).to_vec()
-    };
+/// The ladder of `spec` in game `B` (or its levels, with `--levels`),
+/// against the game's opponents or `--opponent`.
+fn climb<B: LadderBoard>(args: &Args, spec: PlayerSpec, kinds: &PlayerKinds) -> anyhow::Result<()> {
     let levels = match &args.levels {
         Some(numbers) => level_specs(&spec, numbers)?,
         None => Vec::new(),
     };
+    let opponents = args.opponent_specs(B::opponents(args.levels.is_some()));
+    let player = spec.to_string();
     let mut specs = vec![player.clone()];
     specs.extend(levels.iter().map(|(_, at)| at.to_string()));
     specs.extend(opponents.iter().cloned());
-    let registry = (general.registry)()?;
-    let entrants = prepare_general(&registry, &specs)?;
+    let mut entrants = prepare_players(&B::registry(kinds)?, &specs)?;
+    if let Some(time) = args.time_per_move {
+        entrants[0].limit.time = Some(time);
+    }
     let (player_entrant, rest) = entrants.split_first().expect("the player's spec is first");
     let (level_entrants, opponent_entrants) = rest.split_at(levels.len());
     let kind = if levels.is_empty() {
@@ -306,14 +299,14 @@ fn run_general(
         record_dir: Some(out.join("records")),
         time_per_move: args.time_per_move.map(|time| time.as_secs_f64()),
     };
-    let ladder = Ladder::general(table, &layouts, &config).map_err(anyhow::Error::msg)?;
+    let ladder = B::ladder(player_entrant, &config)?;
     if ladder.games != args.games {
         println!(
             "{} games per opponent rather than {}: a multiple of the {} sides on each of the {} layouts, so that every seat is played equally often",
             ladder.games,
             args.games,
             ladder.sides(),
-            layouts.len()
+            ladder.starts.len()
         );
         config.games_per_opponent = ladder.games;
     }
@@ -325,7 +318,7 @@ fn run_general(
         return write_report(&out, "ladder", &report.markdown(), &report);
     }
     // Each level climbs the same ladder; all are rated together.
-    let leveled: Vec<(Level, Entrant<GeneralPosition>)> = levels
+    let leveled: Vec<(Level, Entrant<B>)> = levels
         .iter()
         .zip(level_entrants)
         .map(|((level, at), entrant)| {
@@ -382,49 +375,21 @@ fn write_report(
     Ok(())
 }
 
-/// Plays the ladder of `args` with the players `registry` knows (a model of
-/// the general game with `general`'s).
-pub fn run(args: Args, registry: &PlayerRegistry, general: &GeneralPlayers) -> anyhow::Result<()> {
+/// Plays the ladder of `args` with the players `kinds` knows: in the
+/// general game for a model of it, else in the two-player game.
+pub fn run(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
     let spec = args.player_spec()?;
-    if let Some((_, table)) = (general.trained)(&[spec.to_string()])?.first() {
-        return run_general(&args, spec, table, general);
+    if (kinds.general_models)(&[spec.to_string()])?.is_empty() {
+        climb::<Position>(&args, spec, kinds)
+    } else {
+        climb::<GeneralPosition>(&args, spec, kinds)
     }
-    if args.games == 0 || !args.games.is_multiple_of(2) {
-        anyhow::bail!(
-            "--games {} must be even and positive: every opening is played once with each colour",
-            args.games
-        );
-    }
-    if let Some(numbers) = &args.levels {
-        return run_levels_of(&args, &spec, numbers, registry);
-    }
-    let mut player = registry
-        .prepare(&spec)
-        .with_context(|| format!("preparing the player {spec}"))?;
-    if let Some(time) = args.time_per_move {
-        player.limit.time = Some(time);
-    }
-    refuse_other_rules(&player)?;
-    let opponents = opponents(&args, registry)?;
-    let out = args.out.clone().unwrap_or_else(|| stamped_dir("ladder"));
-    let threads = args.games_at_once(&spec);
-    let config = LadderConfig {
-        games_per_opponent: args.games,
-        threads,
-        record_dir: Some(out.join("records")),
-        time_per_move: args.time_per_move.map(|time| time.as_secs_f64()),
-    };
-    let observer = &CommandObserver::new(args.quiet)?;
-    let report = Ladder::two_player(&config)
-        .run(&player, &opponents, &config, observer)
-        .context("playing the ladder")?;
-    write_report(&out, "ladder", &report.markdown(), &report)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::arena::CLASSICAL_SEATS;
+    use crate::commands::command_board::CLASSICAL_PLAYERS;
 
     #[derive(Debug, clap::Parser)]
     struct Cli {
@@ -490,15 +455,15 @@ mod tests {
     #[test]
     fn the_opponents_follow_the_mode() {
         assert_eq!(
-            parse(&[]).opponent_specs(),
+            parse(&[]).opponent_specs(Position::opponents(false)),
             DEFAULT_OPPONENTS.map(String::from)
         );
         assert_eq!(
-            parse(&["--time-per-move", "0.5"]).opponent_specs(),
+            parse(&["--time-per-move", "0.5"]).opponent_specs(Position::opponents(false)),
             ["alphabeta:time=500ms"]
         );
         assert_eq!(
-            parse(&["--opponent", "random"]).opponent_specs(),
+            parse(&["--opponent", "random"]).opponent_specs(Position::opponents(false)),
             ["random"]
         );
     }
@@ -521,7 +486,7 @@ mod tests {
             "--out",
             dir.to_str().unwrap(),
         ]);
-        run(args, &PlayerRegistry::builtin(), &CLASSICAL_SEATS).unwrap();
+        run(args, &CLASSICAL_PLAYERS).unwrap();
         let markdown = std::fs::read_to_string(dir.join("ladder.md")).unwrap();
         assert!(markdown.contains("| `random` |") && markdown.contains("| `alphabeta:depth=1` |"));
         let json: serde_json::Value =
@@ -534,7 +499,7 @@ mod tests {
         assert_eq!(records, 2);
         let odd = parse(&["greedy", "--games", "3"]);
         assert!(
-            run(odd, &PlayerRegistry::builtin(), &CLASSICAL_SEATS)
+            run(odd, &CLASSICAL_PLAYERS)
                 .unwrap_err()
                 .to_string()
                 .contains("even")
@@ -568,8 +533,14 @@ mod tests {
 
     #[test]
     fn a_model_trained_under_other_rules_is_refused() {
-        let mut registry = PlayerRegistry::builtin();
-        registry.register(Box::new(Trained)).unwrap();
+        let kinds = PlayerKinds {
+            two_player: || {
+                let mut registry = PlayerRegistry::builtin();
+                registry.register(Box::new(Trained))?;
+                Ok(registry)
+            },
+            ..CLASSICAL_PLAYERS
+        };
         let out = std::env::temp_dir().join(format!("sumito-ladder-rules-{}", std::process::id()));
         let args = parse(&[
             "trained:model=x",
@@ -580,9 +551,7 @@ mod tests {
             "--out",
             out.to_str().unwrap(),
         ]);
-        let err = run(args, &registry, &CLASSICAL_SEATS)
-            .unwrap_err()
-            .to_string();
+        let err = run(args, &kinds).unwrap_err().to_string();
         assert!(
             err.contains("after 100 plies") && err.contains("after 200 plies"),
             "{err}"

@@ -5,6 +5,8 @@ pub mod analysis;
 pub mod analyze;
 pub mod arena;
 pub mod bench;
+/// Not a subcommand: the game a command plays, chosen once, and its rules.
+pub mod command_board;
 pub mod curve;
 pub mod export;
 pub mod ladder;

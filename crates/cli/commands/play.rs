@@ -10,11 +10,10 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
-use sumito_arena::player::{Player, PlayerRegistry, SearchLimit};
-use sumito_engine::general::GeneralLayout;
-use sumito_engine::general::GeneralPosition;
+use sumito_arena::player::{Entrant, PlayerRegistry};
+use sumito_engine::Position;
+use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::{Color, Rules};
 use sumito_game::Level;
 use sumito_play::board_text::BoardStyle;
 use sumito_play::clock::TimeControl;
@@ -22,8 +21,11 @@ use sumito_play::network::SearchBudget;
 use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::record::{GameRecord, Start};
 use sumito_play::session::{SeatControl, SessionConfig, run_session};
+use sumito_play::session_board::SessionBoard;
 
-use super::arena::{GeneralPlayers, NETWORK_PLAYER_KINDS, RuleFlags, model_rules, prepare_general};
+use super::command_board::{
+    CommandBoard, Game, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, model_rules, prepare_players,
+};
 
 /// Simulations per move of the model when neither --simulations nor
 /// --time-per-move is given.
@@ -72,8 +74,9 @@ pub struct Args {
     /// README].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "opponent")]
     pub threads: Option<u32>,
-    /// The colour you play in the two-player game; Black moves first
-    /// [default: black]. (In the general game, give --seat for each player.)
+    /// The colour you play in a game of two seats; Black moves first
+    /// [default: black]. (With more seats, or to seat models or engines
+    /// yourself, give --seat for each player.)
     #[arg(long, value_enum)]
     color: Option<Side>,
     /// Start layout: standard, belgian-daisy, german-daisy, dutch-daisy,
@@ -92,10 +95,10 @@ pub struct Args {
     /// Who plays each seat, in turn order (give one per player): `human`,
     /// `human:names=Ann/Cid` (people taking the seat's turns in order, e.g.
     /// four people at two colours), a classical engine (random, greedy,
-    /// alphabeta:depth=N, alphabeta:time=DURATION), a network of the general
-    /// game (net:model=CHECKPOINT_DIR, bundle:model=NAME), or `model` (the
-    /// --model, searching --simulations). Without --seat you play the first seat
-    /// and the model, --opponent or greedy the others.
+    /// alphabeta:depth=N, alphabeta:time=DURATION), a network of the game
+    /// (net:model=CHECKPOINT_DIR, bundle:model=NAME), or `model` (the
+    /// --model, searching --simulations). Without --seat you play the first
+    /// seat (or --color's) and the model, --opponent or greedy the others.
     #[arg(long = "seat", value_name = "SPEC")]
     seats: Vec<String>,
     /// Time control MINUTES[+SECONDS]: minutes per player for the game,
@@ -133,40 +136,37 @@ pub fn parse_seconds(text: &str) -> Result<Duration, String> {
     })
 }
 
-/// A classical opponent from its spec, with --time-per-move as a cap.
-fn classical_opponent(
-    spec: &str,
-    time_per_move: Option<Duration>,
-    seed: u64,
-) -> anyhow::Result<ClassicalOpponent> {
-    let registry = PlayerRegistry::builtin();
-    let mut entrant = registry
-        .prepare_str(spec)
-        .with_context(|| format!("--opponent {spec:?} (known players:\n{})", registry.help()))?;
-    if let Some(cap) = time_per_move {
-        entrant.limit.time = Some(entrant.limit.time.map_or(cap, |own| own.min(cap)));
-    }
-    Ok(ClassicalOpponent::new(&entrant, seed))
-}
-
 impl Args {
-    /// Whether the opponent is a network (no --opponent), which
-    /// `sumito-torch` plays.
+    /// Whether the shipped model plays: no --model, and either nothing else
+    /// is asked for (no --opponent, --seat or --rules) or a `--seat model`,
+    /// on a two-player layout.
+    pub fn plays_shipped_model(&self) -> bool {
+        self.model.is_none()
+            && self.opponent.is_none()
+            && (self.seats.is_empty() || self.seats.iter().any(|spec| spec == MODEL_SEAT))
+            && self.rules.is_none()
+            && matches!(self.layout(), GeneralLayout::Two(_))
+    }
+
+    /// Whether a network plays (a model, or a `net:`/`bundle:` seat), so
+    /// that `sumito-torch` runs the game.
     pub fn needs_network(&self) -> bool {
         self.model.is_some()
-            || (self.opponent.is_none() && !self.is_general())
+            || self.plays_shipped_model()
             || self.seats.iter().any(|spec| {
                 spec.parse::<PlayerSpec>()
                     .is_ok_and(|spec| NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()))
             })
     }
 
-    /// Whether the game is one of the general engine (variants, more
-    /// players, or seats given one by one), played with classical engines.
-    pub fn is_general(&self) -> bool {
-        !self.seats.is_empty()
-            || self.rules.is_some()
-            || !matches!(self.layout(), GeneralLayout::Two(_))
+    /// Whether the layout or --rules asks for the general game (variants,
+    /// more players).
+    pub fn wants_general_game(&self) -> bool {
+        Game::of(
+            &self.given_rules().unwrap_or_default(),
+            &[self.layout()],
+            false,
+        ) == Game::General
     }
 
     /// The start layout given, or Standard.
@@ -175,16 +175,12 @@ impl Args {
             .unwrap_or(GeneralLayout::Two(sumito_engine::Layout::Standard))
     }
 
-    /// Refuses what a game of the general engine does not take (`what`
-    /// names the game): the two-player colour (its seats are given one by
-    /// one).
-    fn refuse_two_player_options(&self, what: &str) -> anyhow::Result<()> {
-        if self.color.is_some() {
-            anyhow::bail!(
-                "--color is not available in {what}: leave it out, and give --seat for each player in turn order to choose yours"
-            );
-        }
-        Ok(())
+    /// The `[rules]` table of --rules, or the rule sheets' (no move limit).
+    fn given_rules(&self) -> anyhow::Result<RulesTable> {
+        Ok(match &self.rules {
+            Some(path) => RulesTable::read(path)?,
+            None => RulesTable::default(),
+        })
     }
 
     /// The model's strength level (`--level`), if given.
@@ -209,119 +205,38 @@ impl Args {
     }
 }
 
-/// `sumito play --opponent SPEC`: a game against a classical opponent, under
-/// the rule sheets' rules.
-pub fn run_classical(args: Args, general: &GeneralPlayers) -> anyhow::Result<()> {
-    if args.is_general() {
-        return run_general(&args, general, None);
+/// `sumito play` without a model: the seats' players (classical engines,
+/// `net:`/`bundle:` networks) in the game the rules, layout and seats
+/// choose ([`Game::of`]), under the rules given (by default the rule
+/// sheets', with no move limit) or those a seated model learned.
+pub fn run_classical(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
+    let given = args.given_rules()?;
+    let general_models = !(kinds.general_models)(&args.seats)?.is_empty();
+    match Game::of(&given, &[args.layout()], general_models) {
+        Game::TwoPlayer => run_game::<Position>(&args, kinds, None),
+        Game::General => run_game::<GeneralPosition>(&args, kinds, None),
     }
-    let Some(spec) = &args.opponent else {
-        anyhow::bail!("no --opponent given: playing a model needs sumito-torch");
-    };
-    let mut opponent = classical_opponent(spec, args.time_per_move, args.seed)?;
-    play_session(&args, &mut opponent, Rules::default(), false)
 }
 
-/// Plays the session of `args` against `opponent` under `rules`, on the
-/// terminal (or a pipe); with `keep_rules` (a model's training rules) a
-/// loaded game goes on under `rules` too.
-pub fn play_session(
-    args: &Args,
-    opponent: &mut dyn Opponent,
-    rules: Rules,
-    keep_rules: bool,
-) -> anyhow::Result<()> {
-    let human = match args.color.unwrap_or(Side::Black) {
-        Side::Black => Color::Black,
-        Side::White => Color::White,
-    };
-    let stdout = std::io::stdout();
-    let stdin = std::io::stdin();
-    let no_color = std::env::var("NO_COLOR").ok();
-    let GeneralLayout::Two(layout) = args.layout() else {
-        anyhow::bail!(
-            "--layout {}: this model plays only the two-player game; give --seat for each player to play it with classical engines or a model of the general game",
-            args.layout()
-        );
-    };
-    let config = SessionConfig {
-        record: GameRecord::unplayed(Start::Layout(layout), rules),
-        keep_rules,
-        time_control: args.clock,
-        style: BoardStyle::detect(stdout.is_terminal(), no_color.as_deref()),
-        echo_input: !stdin.is_terminal(),
-    };
-    let mut seats = vec![
-        SeatControl::People(Vec::new()),
-        SeatControl::Engine(Box::new(opponent)),
-    ];
-    if human == Color::White {
-        seats.reverse();
-    }
-    run_session(config, seats, stdin.lock(), stdout.lock())?;
-    Ok(())
-}
+/// Makes the search of a model for one seat (its seed).
+pub type ModelSeatMaker<'a, B> = dyn Fn(u64) -> anyhow::Result<Box<dyn Opponent<B>>> + 'a;
 
-/// Who plays a seat, from `--seat SPEC`; `make` builds the engine of a
-/// prepared spec with a seed.
-fn seat_control(
-    spec: &str,
-    label: &str,
-    args: &Args,
-    seed: u64,
-    make: &dyn Fn(&str, u64) -> Box<dyn Player<GeneralPosition>>,
-) -> anyhow::Result<SeatControl<'static, GeneralPosition>> {
-    let parsed: PlayerSpec = spec.parse().with_context(|| format!("--seat {spec:?}"))?;
-    if parsed.kind == "human" {
-        let mut params = parsed.params();
-        let names = params
-            .get_parsed::<String>("names", "names separated by '/', e.g. Ann/Cid")
-            .with_context(|| format!("--seat {spec:?}"))?;
-        params
-            .finish()
-            .with_context(|| format!("--seat {spec:?}"))?;
-        let names = names
-            .map(|list| {
-                list.split('/')
-                    .map(str::to_string)
-                    .filter(|n| !n.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        return Ok(SeatControl::People(names));
-    }
-    let player = make(spec, seed);
-    let limit = SearchLimit {
-        time: args.time_per_move,
-        ..SearchLimit::default()
-    };
-    Ok(SeatControl::Engine(Box::new(ClassicalOpponent::of_player(
-        label.to_string(),
-        player,
-        limit,
-    ))))
-}
-
-/// Makes the search of a model of the general game for one seat (its seed).
-pub type ModelSeatMaker<'a> =
-    dyn Fn(u64) -> anyhow::Result<Box<dyn Opponent<GeneralPosition>>> + 'a;
-
-/// A model of the general game as `sumito play` seats it: how records name
-/// its seats, the rules it was trained under, and its search.
-pub struct GeneralModel<'a> {
+/// A model as `sumito play` seats it: how records name its seats, the
+/// rules it was trained under, and its search.
+pub struct Model<'a, B> {
     /// How saved games name its seats: `bundle:model=DIR`.
     pub spec: String,
-    /// How the board names its seats, e.g. `three-player (400 simulations)`.
+    /// How the board names its seats, e.g. `quick (400 simulations)`.
     pub label: String,
-    /// Its `[rules]` table, layouts included.
+    /// The rules it learned as a `[rules]` table, layouts included.
     pub table: RulesTable,
     /// Its search for a seat, with the budget, device and threads asked for.
-    pub make: &'a ModelSeatMaker<'a>,
+    pub make: &'a ModelSeatMaker<'a, B>,
 }
 
-impl std::fmt::Debug for GeneralModel<'_> {
+impl<B> std::fmt::Debug for Model<'_, B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GeneralModel")
+        f.debug_struct("Model")
             .field("spec", &self.spec)
             .field("label", &self.label)
             .finish_non_exhaustive()
@@ -331,56 +246,65 @@ impl std::fmt::Debug for GeneralModel<'_> {
 /// The seat keyword that stands for `--model`.
 const MODEL_SEAT: &str = "model";
 
-/// A game of the general engine in the terminal, with `model` (a model of
-/// the general game) at the seats it takes.
-pub fn run_general(
+/// A game of `B` in the terminal, with `model` at the seats it takes (by
+/// default every seat but yours): under the model's rules if one plays (a
+/// loaded game too), else under the rules given.
+pub fn run_game<B: CommandBoard + SessionBoard>(
     args: &Args,
-    general: &GeneralPlayers,
-    model: Option<&GeneralModel<'_>>,
+    kinds: &PlayerKinds,
+    model: Option<&Model<'_, B>>,
 ) -> anyhow::Result<()> {
     if model.is_some() && args.rules.is_some() {
         anyhow::bail!(
             "--rules with --model: a model plays under the rules it was trained with (leave --rules out)"
         );
     }
-    let given = match &args.rules {
-        Some(path) => RulesTable::read(path)?,
-        None => RulesTable::default(),
-    };
-    // The rules of `--seat bundle:` models of the general game, which
-    // play only under them.
+    let given = args.given_rules()?;
+    // The rules of the models at the seats (--model, `--seat bundle:`
+    // models of the general game), which play only under them.
     let trained = match model {
         Some(model) => vec![(model.spec.clone(), model.table.clone())],
-        None => (general.trained)(&args.seats)?,
+        None => (kinds.general_models)(&args.seats)?,
     };
-    args.refuse_two_player_options(if model.is_some() {
-        "a game of a model of the general game"
-    } else {
-        "games of variants or of more players"
-    })?;
     let (table, layout) = match model_rules(&given, RuleFlags::default(), args.layout, &trained)? {
         Some(chosen) => chosen,
         None => (given, args.layout()),
     };
-    let (rules, _) = table.resolve(layout)?;
-    let seats = rules.seating.seats();
+    let start = B::match_start(layout, &table)?;
+    let seats = start.position.seats();
     let specs: Vec<String> = if args.seats.is_empty() {
         let other = match (model, &args.opponent) {
             (Some(model), _) => model.spec.clone(),
             (None, Some(opponent)) => opponent.clone(),
             (None, None) => "greedy".to_string(),
         };
-        std::iter::once("human".to_string())
-            .chain(std::iter::repeat_n(other, seats - 1))
+        let yours = match args.color {
+            None | Some(Side::Black) => 0,
+            Some(Side::White) if seats == 2 => 1,
+            Some(Side::White) => anyhow::bail!(
+                "--color: the layout {layout} seats {seats} players; give --seat for each player in turn order to choose yours"
+            ),
+        };
+        (0..seats)
+            .map(|seat| {
+                if seat == yours {
+                    "human".to_string()
+                } else {
+                    other.clone()
+                }
+            })
             .collect()
     } else {
+        if args.color.is_some() {
+            anyhow::bail!("--color with --seat: give your seat as `--seat human` in turn order");
+        }
         args.seats
             .iter()
             .map(|spec| match model {
                 Some(model) if spec == MODEL_SEAT => Ok(model.spec.clone()),
-                None if spec == MODEL_SEAT => {
-                    anyhow::bail!("--seat model: give the model with --model NAME_OR_DIR")
-                }
+                None if spec == MODEL_SEAT => anyhow::bail!(
+                    "--seat model: the shipped model plays only the two-player game; give a model of this game with --model NAME_OR_DIR"
+                ),
                 _ => Ok(spec.clone()),
             })
             .collect::<anyhow::Result<_>>()?
@@ -403,16 +327,12 @@ pub fn run_general(
         .cloned()
         .collect();
     // Each engine prepared once, as a match prepares its players.
-    let entrants = prepare_general(&(general.registry)()?, &engines).context(
-        "--seat (human, model, random, greedy, alphabeta, net:model=DIR or bundle:model=NAME)",
-    )?;
-    let make = |spec: &str, seed: u64| {
-        let index = engines
-            .iter()
-            .position(|engine| engine == spec)
-            .expect("every engine seat was prepared");
-        entrants[index].build(seed)
-    };
+    let entrants = prepare_players(&B::registry(kinds)?, &engines).with_context(|| {
+        format!(
+            "--seat or --opponent (human, model, random, greedy, alphabeta, net:model=DIR or bundle:model=NAME; known players:\n{})",
+            PlayerRegistry::builtin().help()
+        )
+    })?;
     let controls = specs
         .iter()
         .enumerate()
@@ -423,7 +343,13 @@ pub fn run_general(
                 Some(model) if *spec == model.spec => (model.make)(seed)
                     .map(SeatControl::Engine)
                     .with_context(|| format!("seating {}", model.label)),
-                _ => seat_control(spec, spec, args, seed, &make),
+                _ => {
+                    let entrant = engines
+                        .iter()
+                        .position(|engine| engine == spec)
+                        .map(|index| &entrants[index]);
+                    seat_control(spec, entrant, args.time_per_move, seed)
+                }
             }
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -435,7 +361,7 @@ pub fn run_general(
     let config = SessionConfig {
         record: GameRecord {
             players: specs,
-            ..GameRecord::unplayed(Start::Layout(layout), table)
+            ..GameRecord::unplayed(Start::Layout(start.layout), B::rules_of(&table)?)
         },
         // A model plays under the rules it was trained with only.
         keep_rules: model.is_some(),
@@ -445,6 +371,45 @@ pub fn run_general(
     };
     run_session(config, controls, stdin.lock(), stdout.lock())?;
     Ok(())
+}
+
+/// Who plays a seat, from `--seat SPEC` (`entrant`: its prepared engine,
+/// none for people), thinking at most `time_per_move` a move.
+fn seat_control<B: CommandBoard + SessionBoard>(
+    spec: &str,
+    entrant: Option<&Entrant<B>>,
+    time_per_move: Option<Duration>,
+    seed: u64,
+) -> anyhow::Result<SeatControl<'static, B>> {
+    let Some(entrant) = entrant else {
+        let parsed: PlayerSpec = spec.parse().with_context(|| format!("--seat {spec:?}"))?;
+        let mut params = parsed.params();
+        let names = params
+            .get_parsed::<String>("names", "names separated by '/', e.g. Ann/Cid")
+            .with_context(|| format!("--seat {spec:?}"))?;
+        params
+            .finish()
+            .with_context(|| format!("--seat {spec:?}"))?;
+        let names = names
+            .map(|list| {
+                list.split('/')
+                    .map(str::to_string)
+                    .filter(|n| !n.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Ok(SeatControl::People(names));
+    };
+    // --time-per-move caps the engine's own limit.
+    let mut limit = entrant.limit;
+    if let Some(cap) = time_per_move {
+        limit.time = Some(limit.time.map_or(cap, |own| own.min(cap)));
+    }
+    Ok(SeatControl::Engine(Box::new(ClassicalOpponent::of_player(
+        entrant.name.clone(),
+        entrant.build(seed),
+        limit,
+    ))))
 }
 
 #[cfg(test)]

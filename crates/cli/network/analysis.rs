@@ -6,16 +6,17 @@
 use std::io::{BufReader, stdin, stdout};
 
 use anyhow::Context;
+use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analysis::{Args, QueryGame, run_engine};
+use sumito_cli::commands::command_board::{CommandBoard, first_layout, start_of};
+use sumito_engine::Position;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
-use sumito_engine::{Layout, Position};
-use sumito_game::ChoicePosition;
 use sumito_mcts::Evaluator;
 use sumito_net::{DeviceSpec, InferenceClient, InferenceConfig, InferenceService, SymmetryMode};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
-use super::analyze::{first_layout_start, general_position};
+use super::model_game::model_table;
 use super::play::{open_model, search_device};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -34,55 +35,38 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .context("starting the network's inference service")?;
     eprintln!("{}", bundle.summary());
     let threads = args.threads as usize;
-    match bundle.meta.general().cloned() {
-        None => {
-            let rules = bundle.meta.rules();
-            let read_position = |text: &str| {
-                Position::from_fen(text)
-                    .map(|position| position.with_rules(rules))
-                    .map_err(|err| err.to_string())
-            };
-            let read_layout = |name: &str| {
-                Layout::from_name(name)
-                    .map(|layout| Position::start(layout, rules))
-                    .map_err(|err| err.to_string())
-            };
-            let game = QueryGame {
-                start: Position::start(Layout::Standard, rules),
-                read_position: &read_position,
-                read_layout: &read_layout,
-            };
-            serve_queries(&args, &bundle, &service, &game, threads)
-        }
-        Some(table) => {
-            let read_layout = |name: &str| {
-                let layout = GeneralLayout::from_name(name).map_err(|err| err.to_string())?;
-                table.start(layout).map_err(|err| err.to_string())
-            };
-            let read_position =
-                |text: &str| general_position(&table, text).map_err(|err| format!("{err:#}"));
-            let game = QueryGame {
-                start: first_layout_start(&bundle, &table)?,
-                read_position: &read_position,
-                read_layout: &read_layout,
-            };
-            serve_queries::<GeneralPosition>(&args, &bundle, &service, &game, threads)
-        }
+    // The one choice of game: the model's.
+    if bundle.is_general() {
+        serve_queries::<GeneralPosition>(&args, &bundle, &service, threads)
+    } else {
+        serve_queries::<Position>(&args, &bundle, &service, threads)
     }
 }
 
 /// The engine over standard input and output, with `threads` searches of
-/// the model's game on `service`.
-fn serve_queries<B: ChoicePosition>(
+/// the model's game `B` on `service`, every position under the rules it
+/// learned.
+fn serve_queries<B: BundleBoard + CommandBoard>(
     args: &Args,
     bundle: &ModelBundle,
     service: &InferenceService,
-    game: &QueryGame<'_, B>,
     threads: usize,
 ) -> anyhow::Result<()>
 where
     InferenceClient: Evaluator<B::Searched>,
 {
+    let table = model_table::<B>(bundle)?;
+    let read_layout = |name: &str| {
+        let layout = GeneralLayout::from_name(name).map_err(|err| err.to_string())?;
+        start_of::<B>(layout, &table).map_err(|err| format!("{err:#}"))
+    };
+    let read_position =
+        |text: &str| B::position_from_text(text, &table).map_err(|err| format!("{err:#}"));
+    let game = QueryGame {
+        start: start_of(first_layout(&bundle.meta.name, &table)?, &table)?,
+        read_position: &read_position,
+        read_layout: &read_layout,
+    };
     let name = format!(
         "{} (gen {})",
         bundle.meta.name, bundle.meta.training.generation
@@ -103,7 +87,7 @@ where
     run_engine(
         input,
         stdout().lock(),
-        game,
+        &game,
         args.simulations,
         threads,
         &make,

@@ -8,21 +8,19 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use sumito_arena::record::AnyRecord;
-use sumito_arena::record::GameRecord;
+use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analyze::Args;
-use sumito_cli::commands::source::Source;
-use sumito_engine::general::{GeneralLayout, GeneralPosition};
+use sumito_cli::commands::command_board::{CommandBoard, first_layout, start_of};
+use sumito_engine::Position;
+use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::{Layout, Position};
 use sumito_game::ChoicePosition;
-use sumito_play::analysis::{
-    analyse_game, format_game, format_position, general_rules_note, record_under_rules,
-};
+use sumito_play::analysis::{analyse_game, format_game, format_position};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
-use super::play::{model_search, open_model, search_device};
+use super::model_game::{model_table, positions_of, record_for_model};
+use super::play::{open_model, search_device};
 
 /// What `analyze` looks at: one position, or every position of a game.
 enum Target<B: ChoicePosition> {
@@ -35,64 +33,57 @@ enum Target<B: ChoicePosition> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let bundle = open_model(args.model.as_deref());
+    let bundle = match open_model(args.model.as_deref()) {
+        Ok(bundle) => bundle,
+        Err(err) => {
+            // A position that reads in neither game is the first mistake to
+            // mend: it is named before the missing model.
+            if let Some(text) = &args.source.fen {
+                let plain = RulesTable::default();
+                if let Err(bad) = Position::position_from_text(text, &plain)
+                    && GeneralPosition::position_from_text(text, &plain).is_err()
+                {
+                    return Err(bad);
+                }
+            }
+            return Err(err.context("loading the model"));
+        }
+    };
+    // The one choice of game: the model's.
+    if bundle.is_general() {
+        analyse::<GeneralPosition>(&args, &bundle)
+    } else {
+        analyse::<Position>(&args, &bundle)
+    }
+}
+
+/// `analyze` with the model `bundle` of game `B`, under the rules it
+/// learned: the position of --fen, every position of --record, or the start
+/// of the first layout it learned.
+fn analyse<B: BundleBoard + CommandBoard>(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
+    let table = model_table::<B>(bundle)?;
+    // The positions first: a mistake there is answered before the network
+    // loads.
+    let target = match (&args.source.fen, &args.source.record) {
+        (Some(text), _) => Target::Position(B::position_from_text(text, &table)?),
+        (None, Some(path)) => {
+            let record = record_for_model::<B>(path, bundle, &table)?;
+            Target::Game {
+                positions: positions_of(&record, path)?,
+                moves: record.moves,
+                path: path.clone(),
+            }
+        }
+        (None, None) => {
+            Target::Position(start_of(first_layout(&bundle.meta.name, &table)?, &table)?)
+        }
+    };
     let budget = match args.time_per_position {
         Some(time) => SearchBudget::Time(time),
         None => SearchBudget::Simulations(args.simulations),
     };
-    if let Ok(bundle) = &bundle
-        && bundle.is_general()
-    {
-        // The positions first: a mistake there is answered before the
-        // model loads.
-        let target = general_target(&args, bundle)?;
-        let device = search_device(&args.device)?;
-        let mut search = bundle.general_search(budget, 0, device, args.threads.unwrap_or(1))?;
-        eprintln!("{}", bundle.summary());
-        return analyse_target(&mut search, target, args.top);
-    }
-    // The position or record first: a mistake there is answered before the
-    // model is loaded.
-    let source = match args.source.read() {
-        Ok(source) => source,
-        // A record of the general game reads as a bad two-player record:
-        // the reason is the model.
-        Err(err) => match &args.source.record {
-            Some(path) if matches!(AnyRecord::read(path), Ok(AnyRecord::General(_))) => {
-                anyhow::bail!(
-                    "{}: a record of the general game (variants or 3-6 players), which {} cannot judge: it is a two-player model; analyse the game with a model of the general game (--model NAME_OR_DIR)",
-                    path.display(),
-                    match &bundle {
-                        Ok(bundle) => bundle.meta.name.clone(),
-                        Err(_) => "the model".to_string(),
-                    }
-                )
-            }
-            _ => return Err(err),
-        },
-    };
-    let bundle = bundle?;
-    let rules = bundle.meta.rules();
-    let target = match source {
-        Source::Record { record, path } => {
-            // The model judges under its training rules only.
-            let (record, note) = record_under_rules(&record, rules)
-                .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
-            if let Some(note) = note {
-                eprintln!("note: {}: {note}", path.display());
-            }
-            Target::Game {
-                positions: record
-                    .positions()
-                    .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?,
-                moves: record.moves,
-                path: path.to_path_buf(),
-            }
-        }
-        Source::Position { position, .. } => Target::Position(position.with_rules(rules)),
-        Source::Neither => Target::Position(Position::start(Layout::Standard, rules)),
-    };
-    let mut search = model_search(&bundle, budget, 0, &args.device, args.threads)?;
+    let device = search_device(&args.device)?;
+    let mut search = B::search(bundle, budget, 0, device, args.threads.unwrap_or(1))?;
     eprintln!("{}", bundle.summary());
     analyse_target(&mut search, target, args.top)
 }
@@ -131,76 +122,4 @@ fn analyse_target<B: ChoicePosition>(
         }
     }
     Ok(())
-}
-
-/// What to analyse with a model of the general game: a position given as
-/// the general game's text, every position of a general game record (under
-/// the model's rules), or the start of the first layout it learned on.
-fn general_target(args: &Args, bundle: &ModelBundle) -> anyhow::Result<Target<GeneralPosition>> {
-    let table = bundle
-        .meta
-        .general()
-        .cloned()
-        .context("the bundle has no rules of the general game")?;
-    if let Some(text) = &args.source.fen {
-        return Ok(Target::Position(general_position(&table, text)?));
-    }
-    if let Some(path) = &args.source.record {
-        // A two-player record reads as a bad general one: the reason is the
-        // model.
-        let record = match AnyRecord::read(path)? {
-            AnyRecord::General(record) => *record,
-            AnyRecord::TwoPlayer(_) => anyhow::bail!(
-                "{}: a record of the two-player game, which {} cannot judge: it is a model of the general game; analyse the game with a two-player model (--model quick)",
-                path.display(),
-                bundle.meta.name
-            ),
-        };
-        // The model judges under its own rules only.
-        if let Some(note) = general_rules_note(&record.rules, &table) {
-            eprintln!("note: {}: {note}", path.display());
-        }
-        let record = GameRecord {
-            rules: table,
-            ..record
-        };
-        let positions = record
-            .positions()
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("replaying {} under the model's rules", path.display()))?;
-        return Ok(Target::Game {
-            positions,
-            moves: record.moves,
-            path: path.clone(),
-        });
-    }
-    Ok(Target::Position(first_layout_start(bundle, &table)?))
-}
-
-/// The start of the first layout a model of the general game learned on,
-/// under its rules `table`.
-pub fn first_layout_start(
-    bundle: &ModelBundle,
-    table: &RulesTable,
-) -> anyhow::Result<GeneralPosition> {
-    let first = bundle
-        .meta
-        .general_layouts()
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "standard".to_owned());
-    let layout = GeneralLayout::from_name(&first)
-        .with_context(|| format!("the model's first layout {first:?}"))?;
-    Ok(table.start(layout)?)
-}
-
-/// A position of the general game given as text, read under `table` (the
-/// model's rules, for as many players as the text seats).
-pub fn general_position(table: &RulesTable, text: &str) -> anyhow::Result<GeneralPosition> {
-    table
-        .position_from_text(text)
-        .map_err(anyhow::Error::msg)
-        .with_context(|| {
-            format!("reading the position given by --fen {text:?} under the model's rules")
-        })
 }

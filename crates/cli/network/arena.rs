@@ -7,35 +7,46 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use sumito_arena::player::PlayerRegistry;
-use sumito_arena::players::general::general_registry as classical_general_registry;
+use sumito_arena::players::general::general_registry;
 use sumito_arena::spec::PlayerSpec;
-use sumito_bundle::arena_player::BundlePlayerFactory;
+use sumito_bundle::arena_player::{BundleBoard, BundlePlayerFactory};
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
-use sumito_cli::commands::arena::{
-    Args, GeneralPlayers, TrainedTables, registry as classical_registry,
-};
-use sumito_engine::Position;
-use sumito_engine::general::GeneralPosition;
+use sumito_cli::commands::arena::Args;
+use sumito_cli::commands::command_board::{PlayerKinds, TrainedTables};
+use sumito_mcts::Evaluator;
+use sumito_net::InferenceClient;
 use sumito_pipeline::players::NetPlayerFactory;
 
-/// The classical players plus the network players.
+/// The players of both games: the classical ones, and networks (`net:`
+/// checkpoints, `bundle:` models) under the rules they learned.
+pub(crate) const NETWORK_PLAYERS: PlayerKinds = PlayerKinds {
+    general_models,
+    two_player: registry,
+    general: || with_networks(general_registry()),
+};
+
+/// The classical players plus the network players, of the two-player game.
 pub fn registry() -> anyhow::Result<PlayerRegistry> {
-    let mut registry = classical_registry();
-    registry.register(Box::new(NetPlayerFactory::<Position>::new()))?;
-    registry.register(Box::new(BundlePlayerFactory::<Position>::new(folders())))?;
+    with_networks(PlayerRegistry::builtin())
+}
+
+/// `classical` (a game's classical players) with its `net:` checkpoints and
+/// `bundle:` models (looked up like `sumito play --model`, playing under the
+/// rules they learned).
+fn with_networks<B: BundleBoard>(
+    mut registry: PlayerRegistry<B>,
+) -> anyhow::Result<PlayerRegistry<B>>
+where
+    InferenceClient: Evaluator<B::Searched>,
+{
+    registry.register(Box::new(NetPlayerFactory::<B>::new()))?;
+    registry.register(Box::new(BundlePlayerFactory::<B>::new(folders())))?;
     Ok(registry)
 }
 
-/// The players of the general game: the classical ones, and networks of
-/// the general game under the rules they learned.
-pub(crate) const GENERAL_SEATS: GeneralPlayers = GeneralPlayers {
-    trained: general_trained,
-    registry: general_registry,
-};
-
 /// The `[rules]` table of each `bundle:` model of the general game among
 /// `specs`, read from its metadata (`net:` checkpoints carry none).
-fn general_trained(specs: &[String]) -> anyhow::Result<TrainedTables> {
+fn general_models(specs: &[String]) -> anyhow::Result<TrainedTables> {
     let mut trained = Vec::new();
     for text in specs {
         let Ok(spec) = text.parse::<PlayerSpec>() else {
@@ -64,30 +75,18 @@ fn folders() -> Vec<PathBuf> {
     )
 }
 
-/// The players of the general game: the classical ones, `net:`
-/// checkpoints of networks of the general game and `bundle:` models of it
-/// (looked up like `sumito play --model`, with the rules they learned).
-fn general_registry() -> anyhow::Result<PlayerRegistry<GeneralPosition>> {
-    let mut registry = classical_general_registry();
-    registry.register(Box::new(NetPlayerFactory::<GeneralPosition>::new()))?;
-    registry.register(Box::new(BundlePlayerFactory::<GeneralPosition>::new(
-        folders(),
-    )))?;
-    Ok(registry)
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
-    sumito_cli::commands::arena::run(args, &registry()?, &GENERAL_SEATS)
+    sumito_cli::commands::arena::run(args, &NETWORK_PLAYERS)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sumito_cli::commands::arena::NETWORK_PLAYER_KINDS;
+    use sumito_cli::commands::command_board::NETWORK_PLAYER_KINDS;
 
     #[test]
     fn the_network_kinds_are_the_ones_registered_here() {
-        let classical = classical_registry();
+        let classical = PlayerRegistry::builtin();
         let full = registry().unwrap();
         for kind in NETWORK_PLAYER_KINDS {
             assert!(!classical.kinds().contains(&kind), "{kind}");
@@ -103,7 +102,7 @@ mod tests {
             "greedy".to_owned(),
             format!("bundle:model={}/models/quick", env!("CARGO_MANIFEST_DIR")),
         ];
-        let trained = (GENERAL_SEATS.trained)(&specs).unwrap();
+        let trained = (NETWORK_PLAYERS.general_models)(&specs).unwrap();
         // The model of the general game, not the two-player one nor greedy.
         assert_eq!(trained.len(), 1);
         assert_eq!(trained[0].0, specs[0]);
@@ -113,7 +112,8 @@ mod tests {
             table.layouts.as_deref(),
             Some(&["three-player".to_owned()][..])
         );
-        let err = (GENERAL_SEATS.trained)(&["bundle:model=/no/such/model".to_owned()]).unwrap_err();
+        let err = (NETWORK_PLAYERS.general_models)(&["bundle:model=/no/such/model".to_owned()])
+            .unwrap_err();
         assert!(format!("{err:#}").contains("/no/such/model"), "{err:#}");
     }
 }

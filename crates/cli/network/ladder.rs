@@ -4,11 +4,7 @@
 use sumito_cli::commands::ladder::Args;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    sumito_cli::commands::ladder::run(
-        args,
-        &super::arena::registry()?,
-        &super::arena::GENERAL_SEATS,
-    )
+    sumito_cli::commands::ladder::run(args, &super::arena::NETWORK_PLAYERS)
 }
 
 #[cfg(test)]

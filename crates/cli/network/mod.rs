@@ -14,6 +14,8 @@ pub mod export;
 /// Not a command: Ctrl-C handling of the long-running commands.
 pub mod interrupt;
 pub mod ladder;
+/// Not a subcommand: a model's game and rules, and a record taken under them.
+pub mod model_game;
 pub mod play;
 pub mod review;
 pub mod selfplay;

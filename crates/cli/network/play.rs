@@ -4,13 +4,19 @@
 use std::path::Path;
 
 use anyhow::Context;
+use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
-use sumito_cli::commands::play::{Args, GeneralModel, play_session, run_classical, run_general};
+use sumito_cli::commands::command_board::CommandBoard;
+use sumito_cli::commands::play::{Args, Model, run_classical, run_game};
+use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
 use sumito_game::Level;
 use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
+use sumito_play::session_board::SessionBoard;
+
+use super::arena::NETWORK_PLAYERS;
 
 /// Finds and opens (verifies) the bundle `given`, or the shipped one.
 pub fn open_model(given: Option<&Path>) -> anyhow::Result<ModelBundle> {
@@ -33,56 +39,27 @@ pub fn search_device(device: &str) -> anyhow::Result<Device> {
     Ok(device)
 }
 
-/// The two-player search of an opened `bundle`, on `device`, using
-/// `threads` cores (default one: see `--threads`).
-pub fn model_search(
-    bundle: &ModelBundle,
-    budget: SearchBudget,
-    seed: u64,
-    device: &str,
-    threads: Option<u32>,
-) -> anyhow::Result<NetworkSearch> {
-    let device = search_device(device)?;
-    Ok(bundle.search(budget, seed, device, threads.unwrap_or(1))?)
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if args.model.is_none() && (!args.needs_network() || args.is_general()) {
-        // The general game: classical engines and networks of the general
-        // game by seat.
-        return run_classical(args, &super::arena::GENERAL_SEATS);
+    if args.model.is_none() && !args.plays_shipped_model() {
+        // No --model: the seats' players, networks among them.
+        return run_classical(args, &NETWORK_PLAYERS);
     }
     let bundle = open_model(args.model.as_deref()).context("loading the model")?;
-    if bundle.is_general() {
-        // A model of the general game: it takes the seats the game gives it.
-        println!("{}", bundle.summary());
-        return run_general_model(&args, &bundle);
-    }
-    if args.is_general() {
-        // Variants and more players need a model of the general game.
+    println!("{}", bundle.summary());
+    if !bundle.is_general() && args.wants_general_game() {
+        // Variants and more players need a model trained on them.
         let given = args.model.as_deref().unwrap_or(Path::new(""));
         let problem = bundle
             .require_general("the many-player games and the variants need a model trained on them")
             .unwrap_err();
         anyhow::bail!("--model {}: {problem}", given.display());
     }
-    let mut search = model_search(
-        &bundle,
-        args.model_budget(),
-        args.seed,
-        &args.device,
-        args.threads,
-    )
-    .context("loading the model")?;
-    if let Some(level) = args.model_level()? {
-        search = search
-            .with_level(level)
-            .named(level_label(&bundle.meta.name, level));
+    // The one choice of game: the model's.
+    if bundle.is_general() {
+        run_model::<GeneralPosition>(&args, &bundle)
+    } else {
+        run_model::<Position>(&args, &bundle)
     }
-    println!("{}", bundle.summary());
-    let rules = bundle.meta.rules();
-    // The model plays under its training rules only, a loaded game too.
-    play_session(&args, &mut search, rules, true)
 }
 
 /// How the board names a model at a strength level.
@@ -90,16 +67,16 @@ fn level_label(model: &str, level: Level) -> String {
     format!("{model} (level {}, {})", level.number, level.name)
 }
 
-/// `sumito play --model M` for a model of the general game: the game it
-/// learned, the model at every seat but yours (or at the `--seat model`
-/// seats), each seat its own search of `--simulations` simulations or
-/// `--time-per-move` a move, on `--device` with `--threads` cores.
-fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
-    let table = bundle
-        .meta
-        .general()
-        .cloned()
-        .context("the bundle has no rules of the general game")?;
+/// `sumito play --model M`: the game it learned, under its rules, the
+/// model at every seat but yours (or at the `--seat model` seats), each seat
+/// its own search of `--simulations` simulations or `--time-per-move` a
+/// move (or of `--level`), on `--device` with `--threads` cores.
+fn run_model<B>(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()>
+where
+    B: BundleBoard + CommandBoard + SessionBoard,
+    NetworkSearch<B>: Opponent<B>,
+{
+    let table = B::table_of(&B::trained_rules(bundle)?);
     let budget = args.model_budget();
     let effort = match budget {
         SearchBudget::Simulations(simulations) => format!("{simulations} simulations"),
@@ -112,20 +89,18 @@ fn run_general_model(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
         None => format!("{} ({effort})", bundle.meta.name),
     };
     let threads = args.threads.unwrap_or(1);
-    let make = |seed: u64| -> anyhow::Result<Box<dyn Opponent<GeneralPosition>>> {
-        let mut search = bundle
-            .general_search(budget, seed, device, threads)?
-            .named(label.clone());
+    let make = |seed: u64| -> anyhow::Result<Box<dyn Opponent<B>>> {
+        let mut search = B::search(bundle, budget, seed, device, threads)?.named(label.clone());
         if let Some(level) = level {
             search = search.with_level(level);
         }
         Ok(Box::new(search))
     };
-    let model = GeneralModel {
+    let model = Model {
         spec: format!("bundle:model={}", bundle.dir.display()),
         label: label.clone(),
         table,
         make: &make,
     };
-    run_general(args, &super::arena::GENERAL_SEATS, Some(&model))
+    run_game(args, &NETWORK_PLAYERS, Some(&model))
 }

@@ -6,64 +6,28 @@ use std::path::Path;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use sumito_arena::record::GameRecord;
-use sumito_arena::record::{AnyRecord, write_atomic};
+use sumito_arena::record::write_atomic;
+use sumito_bundle::arena_player::BundleBoard;
+use sumito_bundle::bundle::ModelBundle;
+use sumito_cli::commands::command_board::CommandBoard;
 use sumito_cli::commands::review::Args;
+use sumito_engine::Position;
+use sumito_engine::general::GeneralPosition;
 use sumito_game::ChoicePosition;
-use sumito_play::analysis::{analyse_game, general_rules_note, record_under_rules};
+use sumito_play::analysis::analyse_game;
 use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::review::{Review, render_review_svg, review, review_json};
 
-use super::play::{model_search, open_model, search_device};
+use super::model_game::{model_table, positions_of, record_for_model};
+use super::play::{open_model, search_device};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    // The record first: a mistake there is answered before the model loads.
-    let path = args.record.as_path();
-    let record = AnyRecord::read(path)?;
     let bundle = open_model(args.model.as_deref()).context("loading the model")?;
-    let budget = SearchBudget::Simulations(args.simulations);
-    let review = match record {
-        AnyRecord::TwoPlayer(record) => {
-            bundle.require_two_player(
-                "review a game of the general game with it (this record is a two-player game)",
-            )?;
-            let (record, note) = record_under_rules(&record, bundle.meta.rules())
-                .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
-            if let Some(note) = note {
-                eprintln!("note: {}: {note}", path.display());
-            }
-            let mut search = model_search(&bundle, budget, 0, &args.device, args.threads)?;
-            eprintln!("{}", bundle.summary());
-            let positions = record
-                .positions()
-                .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
-            reviewed(&args, &mut search, &positions, &record.moves)?
-        }
-        AnyRecord::General(record) => {
-            bundle.require_general(
-                "review a two-player game with it (this record is a game of the general game)",
-            )?;
-            let table = bundle
-                .meta
-                .general()
-                .cloned()
-                .context("the bundle has no rules of the general game")?;
-            // The model judges under its own rules only.
-            let replayed = GameRecord {
-                rules: table.clone(),
-                ..(*record).clone()
-            };
-            if let Some(note) = general_rules_note(&record.rules, &table) {
-                eprintln!("note: {}: {note}", path.display());
-            }
-            let positions = replayed.positions().map_err(|why| {
-                anyhow::anyhow!("{}: under the model's rules: {why}", path.display())
-            })?;
-            let device = search_device(&args.device)?;
-            let mut search = bundle.general_search(budget, 0, device, args.threads.unwrap_or(1))?;
-            eprintln!("{}", bundle.summary());
-            reviewed(&args, &mut search, &positions, &replayed.moves)?
-        }
+    // The one choice of game: the model's.
+    let review = if bundle.is_general() {
+        review_with::<GeneralPosition>(&args, &bundle)?
+    } else {
+        review_with::<Position>(&args, &bundle)?
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&review_json(&review))?);
@@ -71,9 +35,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         print!("{}", sumito_play::review::format_review(&review));
     }
     if let Some(out) = &args.svg {
-        write_svg(out, &review, path)?;
+        write_svg(out, &review, &args.record)?;
     }
     Ok(())
+}
+
+/// The review of the record by the model `bundle` of game `B`, under the
+/// rules it learned.
+fn review_with<B: BundleBoard + CommandBoard>(
+    args: &Args,
+    bundle: &ModelBundle,
+) -> anyhow::Result<Review> {
+    // The record first: a mistake there is answered before the network loads.
+    let path = args.record.as_path();
+    let table = model_table::<B>(bundle)?;
+    let record = record_for_model::<B>(path, bundle, &table)?;
+    let positions = positions_of(&record, path)?;
+    let device = search_device(&args.device)?;
+    let budget = SearchBudget::Simulations(args.simulations);
+    let mut search = B::search(bundle, budget, 0, device, args.threads.unwrap_or(1))?;
+    eprintln!("{}", bundle.summary());
+    reviewed(args, &mut search, &positions, &record.moves)
 }
 
 /// Every position of a game searched (with a progress bar unless quiet),

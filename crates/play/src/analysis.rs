@@ -183,21 +183,6 @@ pub fn record_under_rules(
     Ok((replayed, Some(note)))
 }
 
-/// The note for a general-game record played under other rules than the
-/// model's, naming both; `None` when they are the same.
-pub fn general_rules_note(
-    record: &sumito_engine::rules_table::RulesTable,
-    model: &sumito_engine::rules_table::RulesTable,
-) -> Option<String> {
-    (record != model).then(|| {
-        format!(
-            "the record's rules ({}) are not the model's ({}): the game is taken under the model's",
-            record.describe(),
-            model.describe()
-        )
-    })
-}
-
 /// Searches every position of a game (`positions`, the start first, and
 /// the `moves` between them) with `search`'s budget; `progress(done, all)`
 /// after each position.
@@ -339,20 +324,6 @@ pub fn format_game<B: Board>(start: &B, reports: &[PlyReport<B>], elapsed: Durat
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_general_record_under_other_rules_is_noted_with_both_tables() {
-        use sumito_engine::rules_table::RulesTable;
-        let model = RulesTable {
-            max_plies: Some(240),
-            ..RulesTable::default()
-        };
-        assert_eq!(general_rules_note(&model, &model), None);
-        let note = general_rules_note(&RulesTable::default(), &model).unwrap();
-        assert!(
-            note.contains("(the plain rules)") && note.contains("(max_plies = 240)"),
-            "{note}"
-        );
-    }
     use crate::network::SearchBudget;
     use sumito_arena::record::Start;
     use sumito_engine::{Color, EndReason, Layout, Outcome, Rules};

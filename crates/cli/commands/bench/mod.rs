@@ -117,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Part::Tactics => tactics::run(
             &args.tactics,
             args.model.as_deref(),
-            &crate::commands::arena::registry(),
+            &sumito_arena::player::PlayerRegistry::builtin(),
         ),
         Part::Net | Part::Selfplay => {
             anyhow::bail!("`sumito bench {:?}` needs sumito-torch", args.part)

@@ -21,7 +21,7 @@ use sumito_arena::tactics::{
     SolveReport, Suite, generate, solve,
 };
 
-use crate::commands::arena::NETWORK_PLAYER_KINDS;
+use crate::commands::command_board::NETWORK_PLAYER_KINDS;
 
 /// Simulations a move of `--model` unless `--simulations` says: the ladder's.
 const DEFAULT_SIMULATIONS: u32 = 400;

@@ -1,0 +1,456 @@
+//! Not a subcommand: the game a command plays, chosen once at the top from
+//! the rules, the layouts and the models it is given (the one `match`
+//! between the two-player game and the general one); the player kinds of
+//! each game; and the one resolution of a game's rules against the rules
+//! its models learned, for `arena`, `ladder` and `play` alike.
+
+use anyhow::{Context, bail};
+use sumito_arena::arena::{MatchBoard, MatchStart};
+use sumito_arena::ladder::LADDER_MAX_PLIES;
+use sumito_arena::player::{Entrant, PlayerRegistry};
+use sumito_arena::players::general::general_registry;
+use sumito_engine::general::{GeneralLayout, GeneralPosition};
+use sumito_engine::rules_table::{RulesTable, Targets};
+use sumito_engine::{Layout, Position, Rules, quote_position_text};
+
+/// Each model of the general game among some specs, by spec, with the
+/// `[rules]` table it learned under.
+pub type TrainedTables = Vec<(String, RulesTable)>;
+
+/// The kinds of player a command can seat, by game: `sumito` knows the
+/// classical ones ([`CLASSICAL_PLAYERS`]); `sumito-torch` adds the
+/// networks.
+#[derive(Clone, Copy, Debug)]
+pub struct PlayerKinds {
+    /// The `[rules]` table of each model of the general game among the
+    /// specs, read from its bundle with nothing loaded: such a model makes
+    /// the game the general one before any player is prepared.
+    pub general_models: fn(&[String]) -> anyhow::Result<TrainedTables>,
+    /// The players of the two-player game.
+    pub two_player: fn() -> anyhow::Result<PlayerRegistry<Position>>,
+    /// The players of the general game.
+    pub general: fn() -> anyhow::Result<PlayerRegistry<GeneralPosition>>,
+}
+
+/// The classical players of both games, and nothing else.
+pub const CLASSICAL_PLAYERS: PlayerKinds = PlayerKinds {
+    general_models: |_| Ok(Vec::new()),
+    two_player: || Ok(PlayerRegistry::builtin()),
+    general: || Ok(general_registry()),
+};
+
+/// The kinds of player that are networks: `sumito-torch` registers them
+/// (`network/arena.rs`), and a command with one of them runs there.
+pub const NETWORK_PLAYER_KINDS: [&str; 2] = ["net", "bundle"];
+
+/// The two games a command can play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Game {
+    /// Two players on the rule sheets' board: the fast engine.
+    TwoPlayer,
+    /// Variants and 3 to 6 players: the general engine.
+    General,
+}
+
+impl Game {
+    /// The general game when the rules table needs it (holes, teams, ...),
+    /// a layout seats more than two, or a model of the general game plays;
+    /// otherwise the two-player game.
+    pub fn of(table: &RulesTable, layouts: &[GeneralLayout], general_models: bool) -> Game {
+        let general_layout = layouts
+            .iter()
+            .any(|layout| !matches!(layout, GeneralLayout::Two(_)));
+        if table.is_general() || general_layout || general_models {
+            Game::General
+        } else {
+            Game::TwoPlayer
+        }
+    }
+}
+
+/// A game as the commands see it: its players, and the rules a model of it
+/// learned as a `[rules]` table, so that one resolution serves both games.
+pub trait CommandBoard: MatchBoard {
+    /// Which of the two games this is.
+    const GAME: Game;
+
+    /// The players of this game among `kinds`.
+    fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Self>>;
+
+    /// The rules a model of this game learned, as a `[rules]` table.
+    fn table_of(rules: &Self::Rules) -> RulesTable;
+
+    /// The rules of `table` as this game's records state them.
+    fn rules_of(table: &RulesTable) -> anyhow::Result<Self::Rules>;
+
+    /// The match start of `layout` under `table`.
+    fn match_start(layout: GeneralLayout, table: &RulesTable) -> anyhow::Result<MatchStart<Self>>;
+
+    /// A position given as text (`--fen`), read under `table` (a model's
+    /// rules); the error quotes the text and names what is wrong.
+    fn position_from_text(text: &str, table: &RulesTable) -> anyhow::Result<Self>;
+}
+
+impl CommandBoard for Position {
+    const GAME: Game = Game::TwoPlayer;
+
+    fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Position>> {
+        (kinds.two_player)()
+    }
+
+    fn table_of(rules: &Rules) -> RulesTable {
+        RulesTable::of_two_player(*rules)
+    }
+
+    fn rules_of(table: &RulesTable) -> anyhow::Result<Rules> {
+        Ok(table.two_player_rules()?)
+    }
+
+    fn match_start(
+        layout: GeneralLayout,
+        table: &RulesTable,
+    ) -> anyhow::Result<MatchStart<Position>> {
+        let GeneralLayout::Two(layout) = layout else {
+            bail!(
+                "--layout {layout} seats more than two players: the two-player game (and a model of it) does not play it"
+            );
+        };
+        Ok(MatchStart::two_player(layout, Self::rules_of(table)?))
+    }
+
+    fn position_from_text(text: &str, table: &RulesTable) -> anyhow::Result<Position> {
+        // The text is quoted back cut short: it may be huge.
+        let position = Position::from_fen(text).map_err(|err| {
+            let quoted = quote_position_text(text, err.column());
+            anyhow::Error::new(err).context(format!("reading the position given by --fen {quoted}"))
+        })?;
+        Ok(position.with_rules(Self::rules_of(table)?))
+    }
+}
+
+impl CommandBoard for GeneralPosition {
+    const GAME: Game = Game::General;
+
+    fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<GeneralPosition>> {
+        (kinds.general)()
+    }
+
+    fn table_of(rules: &RulesTable) -> RulesTable {
+        rules.clone()
+    }
+
+    fn rules_of(table: &RulesTable) -> anyhow::Result<RulesTable> {
+        Ok(table.clone())
+    }
+
+    fn match_start(
+        layout: GeneralLayout,
+        table: &RulesTable,
+    ) -> anyhow::Result<MatchStart<GeneralPosition>> {
+        MatchStart::general(layout, table).map_err(anyhow::Error::msg)
+    }
+
+    fn position_from_text(text: &str, table: &RulesTable) -> anyhow::Result<GeneralPosition> {
+        table
+            .position_from_text(text)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| {
+                format!("reading the position given by --fen {text:?} under the model's rules")
+            })
+    }
+}
+
+/// The entrants of `specs`, in order: each distinct spec prepared once (a
+/// network loaded once, its games sharing it), and a name given twice
+/// numbered `#2`, `#3`, … so that tables and the `result:` line tell them
+/// apart.
+pub fn prepare_players<B: CommandBoard>(
+    registry: &PlayerRegistry<B>,
+    specs: &[String],
+) -> anyhow::Result<Vec<Entrant<B>>> {
+    let mut prepared: Vec<(&String, Entrant<B>)> = Vec::new();
+    let mut entrants: Vec<Entrant<B>> = Vec::new();
+    for spec in specs {
+        let mut entrant = match prepared.iter().find(|(known, _)| *known == spec) {
+            Some((_, entrant)) => entrant.clone(),
+            None => {
+                let entrant = registry
+                    .prepare_str(spec)
+                    .with_context(|| format!("player {spec:?}"))?;
+                prepared.push((spec, entrant.clone()));
+                entrant
+            }
+        };
+        let taken: Vec<&str> = entrants.iter().map(|e| e.name.as_str()).collect();
+        entrant.name = distinct_name(&entrant.name, &taken);
+        entrants.push(entrant);
+    }
+    Ok(entrants)
+}
+
+/// `name`, or `name#2`, `name#3`, … the first that is not `taken`.
+fn distinct_name(name: &str, taken: &[&str]) -> String {
+    let mut distinct = name.to_owned();
+    let mut copy = 1;
+    while taken.contains(&distinct.as_str()) {
+        copy += 1;
+        distinct = format!("{name}#{copy}");
+    }
+    distinct
+}
+
+/// The rules each model among `entrants` learned, by name, as tables.
+pub fn trained_tables<B: CommandBoard>(entrants: &[Entrant<B>]) -> TrainedTables {
+    entrants
+        .iter()
+        .filter_map(|entrant| {
+            let rules = entrant.trained_rules.as_ref()?;
+            Some((entrant.name.clone(), B::table_of(rules)))
+        })
+        .collect()
+}
+
+/// The rules given beside a `[rules]` table, by flags.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RuleFlags {
+    pub max_plies: Option<u32>,
+    pub no_push_off_plies: Option<u32>,
+    pub marbles_to_win: Option<u8>,
+}
+
+/// The rules and layout of a game with model seats (`trained`: each one's
+/// table, by name), `None` without: the table they learned under (all must
+/// share one) and a layout among those they learned (their first by
+/// default, Standard if they name none); a key of `given` or a flag that
+/// differs from theirs is refused.
+pub fn model_rules(
+    given: &RulesTable,
+    flags: RuleFlags,
+    layout: Option<GeneralLayout>,
+    trained: &[(String, RulesTable)],
+) -> anyhow::Result<Option<(RulesTable, GeneralLayout)>> {
+    let Some((model, own)) = trained.first() else {
+        return Ok(None);
+    };
+    let cannot = |what: String| {
+        anyhow::anyhow!(
+            "{what}: a model plays only under the rules it learned ({model} learned under {}); leave it out to play under them",
+            own.describe()
+        )
+    };
+    for (other, theirs) in &trained[1..] {
+        if theirs != own {
+            bail!(
+                "{other} was trained under other rules ({}) than {model} ({}): a model plays only under the rules it learned, so these two cannot meet",
+                theirs.describe(),
+                own.describe()
+            );
+        }
+    }
+    if let Some((key, value, theirs)) = given.conflicts_with(own).into_iter().next() {
+        return Err(cannot(format!(
+            "--rules sets {key} = {value}, where the model's rules say {theirs}"
+        )));
+    }
+    let limits = [
+        ("--max-plies", flags.max_plies, own.max_plies),
+        (
+            "--no-push-off-plies",
+            flags.no_push_off_plies,
+            own.no_push_off_plies,
+        ),
+    ];
+    for (flag, value, theirs) in limits {
+        if let Some(value) = value.filter(|&value| Some(value) != theirs) {
+            return Err(cannot(format!("{flag} {value}")));
+        }
+    }
+    if let Some(n) = flags.marbles_to_win
+        && own.marbles_to_win.as_ref() != Some(&Targets::All(n))
+    {
+        return Err(cannot(format!("--marbles-to-win {n}")));
+    }
+    let learned = learned_layouts(model, own)?;
+    let layout = match (layout, learned.first()) {
+        (Some(layout), _) if learned.is_empty() || learned.contains(&layout) => layout,
+        (Some(layout), _) => bail!(
+            "--layout {layout}: {model} learned only on {}; give one of those, or leave --layout out for the first",
+            own.layouts.clone().unwrap_or_default().join(", ")
+        ),
+        (None, Some(first)) => *first,
+        (None, None) => GeneralLayout::Two(Layout::Standard),
+    };
+    Ok(Some((own.clone(), layout)))
+}
+
+/// The layouts `model` learned on (its table's `layouts`, empty if it
+/// names none).
+pub fn learned_layouts(model: &str, table: &RulesTable) -> anyhow::Result<Vec<GeneralLayout>> {
+    table
+        .layouts
+        .iter()
+        .flatten()
+        .map(|name| {
+            GeneralLayout::from_name(name).with_context(|| format!("{model}'s layout {name:?}"))
+        })
+        .collect()
+}
+
+/// The first layout `model` learned on under `table`, Standard if it
+/// names none (a two-player model's rules carry no layouts).
+pub fn first_layout(model: &str, table: &RulesTable) -> anyhow::Result<GeneralLayout> {
+    Ok(learned_layouts(model, table)?
+        .first()
+        .copied()
+        .unwrap_or(GeneralLayout::Two(Layout::Standard)))
+}
+
+/// The start position of `layout` under `table`.
+pub fn start_of<B: CommandBoard>(layout: GeneralLayout, table: &RulesTable) -> anyhow::Result<B> {
+    Ok(B::match_start(layout, table)?.position)
+}
+
+/// The table of a game without models: `given`, with the ladder's limits
+/// (200 plies, 6 marbles) and the flags where it sets none.
+pub fn table_without_models(given: &RulesTable, flags: RuleFlags) -> RulesTable {
+    let mut table = given.clone();
+    table.max_plies = table
+        .max_plies
+        .or(flags.max_plies)
+        .or(Some(LADDER_MAX_PLIES));
+    table.no_push_off_plies = table.no_push_off_plies.or(flags.no_push_off_plies);
+    if table.marbles_to_win.is_none() {
+        table.marbles_to_win = Some(Targets::All(flags.marbles_to_win.unwrap_or(6)));
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_game_is_the_general_one_when_its_rules_layouts_or_models_say() {
+        let plain = RulesTable::default();
+        let standard = [GeneralLayout::Two(Layout::Standard)];
+        assert_eq!(Game::of(&plain, &standard, false), Game::TwoPlayer);
+        assert_eq!(Game::of(&plain, &[], false), Game::TwoPlayer);
+        let three = [GeneralLayout::from_name("three-player").unwrap()];
+        assert_eq!(Game::of(&plain, &three, false), Game::General);
+        assert_eq!(Game::of(&plain, &standard, true), Game::General);
+        let holes = RulesTable::from_toml("[rules]\nholes = [\"E5\"]\n").unwrap();
+        assert_eq!(Game::of(&holes, &standard, false), Game::General);
+        // A move limit alone is a rule of both games.
+        let limit = RulesTable::from_toml("[rules]\nmax_plies = 80\n").unwrap();
+        assert_eq!(Game::of(&limit, &standard, false), Game::TwoPlayer);
+    }
+
+    #[test]
+    fn duplicate_players_are_prepared_once_and_numbered() {
+        let specs = ["random", "random", "greedy", "random"].map(String::from);
+        let names = |entrants: Vec<Entrant<Position>>| -> Vec<String> {
+            entrants.into_iter().map(|e| e.name).collect()
+        };
+        let two = prepare_players(&PlayerRegistry::builtin(), &specs).unwrap();
+        assert_eq!(names(two), ["random", "random#2", "greedy", "random#3"]);
+        let general = prepare_players(&general_registry(), &specs).unwrap();
+        let general: Vec<String> = general.into_iter().map(|e| e.name).collect();
+        assert_eq!(general, ["random", "random#2", "greedy", "random#3"]);
+        let err =
+            prepare_players(&general_registry(), &["alphabeta:depht=3".to_owned()]).unwrap_err();
+        assert!(format!("{err:#}").contains("depht"), "{err:#}");
+    }
+
+    #[test]
+    fn a_model_of_either_game_brings_its_table_and_layouts() {
+        let own = RulesTable::from_toml(
+            "[rules]\nmax_plies = 240\nmarbles_to_win = 6\nlayouts = [\"three-player\", \"four-player\"]\n",
+        )
+        .unwrap();
+        let trained = [("bundle:model=m".to_owned(), own.clone())];
+        let none = RulesTable::default();
+        let three = GeneralLayout::from_name("three-player").unwrap();
+        let four = GeneralLayout::from_name("four-player").unwrap();
+        // No model: nothing chosen here.
+        assert!(
+            model_rules(&none, RuleFlags::default(), None, &[])
+                .unwrap()
+                .is_none()
+        );
+        // Its table, and its first layout unless another it learned is given.
+        let chosen = model_rules(&none, RuleFlags::default(), None, &trained).unwrap();
+        assert_eq!(chosen, Some((own.clone(), three)));
+        let chosen = model_rules(&none, RuleFlags::default(), Some(four), &trained).unwrap();
+        assert_eq!(chosen, Some((own.clone(), four)));
+        let standard = GeneralLayout::Two(Layout::Standard);
+        let err = model_rules(&none, RuleFlags::default(), Some(standard), &trained)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("learned only on three-player, four-player"),
+            "{err}"
+        );
+        // The same limits given: fine; others, by flag or by --rules: refused.
+        let same = RuleFlags {
+            max_plies: Some(240),
+            marbles_to_win: Some(6),
+            ..RuleFlags::default()
+        };
+        assert!(model_rules(&none, same, None, &trained).unwrap().is_some());
+        let other = RuleFlags {
+            max_plies: Some(400),
+            ..RuleFlags::default()
+        };
+        let err = model_rules(&none, other, None, &trained)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--max-plies 400") && err.contains("max_plies = 240"),
+            "{err}"
+        );
+        let holes = RulesTable::from_toml("[rules]\nholes = [\"E5\"]\n").unwrap();
+        let err = model_rules(&holes, RuleFlags::default(), None, &trained)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--rules sets holes"), "{err}");
+        // Two models of different tables cannot meet.
+        let mut shorter = own.clone();
+        shorter.max_plies = Some(100);
+        let two = [trained[0].clone(), ("bundle:model=n".to_owned(), shorter)];
+        let err = model_rules(&none, RuleFlags::default(), None, &two)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cannot meet"), "{err}");
+        // A two-player model's rules are a table too: no layouts of its own.
+        let rules = Rules {
+            max_plies: Some(150),
+            ..Rules::default()
+        };
+        let trained = [("m".to_owned(), Position::table_of(&rules))];
+        let (table, layout) = model_rules(&none, RuleFlags::default(), None, &trained)
+            .unwrap()
+            .unwrap();
+        assert_eq!(Position::rules_of(&table).unwrap(), rules);
+        assert_eq!(layout, standard);
+    }
+
+    #[test]
+    fn without_models_the_ladder_limits_fill_what_is_not_given() {
+        let table = table_without_models(&RulesTable::default(), RuleFlags::default());
+        assert_eq!(
+            Position::rules_of(&table).unwrap(),
+            sumito_arena::ladder::ladder_rules()
+        );
+        let flags = RuleFlags {
+            max_plies: Some(80),
+            marbles_to_win: Some(3),
+            ..RuleFlags::default()
+        };
+        let rules =
+            Position::rules_of(&table_without_models(&RulesTable::default(), flags)).unwrap();
+        assert_eq!((rules.max_plies, rules.marbles_to_win), (Some(80), 3));
+        // The table's own values win over the flags.
+        let given = RulesTable::from_toml("[rules]\nmax_plies = 50\n").unwrap();
+        assert_eq!(table_without_models(&given, flags).max_plies, Some(50));
+    }
+}
