@@ -589,4 +589,31 @@ fn the_shipped_model_plays_without_being_named() {
         text.lines().last(),
         Some("result: unfinished (quit after 2 moves)")
     );
+    // The seats given one by one, as in every game: the model first, then
+    // you; --color where the game seats more than two is refused by name.
+    let output = play_in(
+        root,
+        &["--seat", "model", "--seat", "human", "--sims", "4"],
+        "quit\n",
+        Duration::ZERO,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("Black (quick (4 simulations)) plays "),
+        "{text}"
+    );
+    assert!(text.contains("move 2, White (you)>"), "{text}");
+    let output = play_in(
+        root,
+        &["--layout", "three-player", "--color", "white"],
+        "",
+        Duration::ZERO,
+    );
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("--color: the layout three-player seats 3 players"),
+        "{}",
+        stderr(&output)
+    );
 }
