@@ -112,7 +112,7 @@ impl CommandBoard for Position {
     ) -> anyhow::Result<MatchStart<Position>> {
         let GeneralLayout::Two(layout) = layout else {
             bail!(
-                "--layout {layout} seats more than two players: the two-player game (and a model of it) does not play it"
+                "the layout {layout} seats more than two players: the two-player game (and a model of it) does not play it"
             );
         };
         Ok(MatchStart::two_player(layout, Self::rules_of(table)?))

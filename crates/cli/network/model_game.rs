@@ -5,11 +5,10 @@
 use std::path::Path;
 
 use anyhow::Context;
-use sumito_arena::record::{AnyRecord, GameRecord, RecordBoard};
+use sumito_arena::record::{AnyRecord, GameRecord};
 use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::command_board::{CommandBoard, Game};
-use sumito_engine::Position;
 use sumito_engine::rules_table::RulesTable;
 
 /// The rules the model `bundle` of game `B` learned, as a `[rules]` table
@@ -30,9 +29,10 @@ pub fn record_for_model<B: BundleBoard + CommandBoard>(
     bundle: &ModelBundle,
     table: &RulesTable,
 ) -> anyhow::Result<GameRecord<B>> {
-    let (game, record) = match AnyRecord::read(path)? {
-        AnyRecord::TwoPlayer(record) => (Game::TwoPlayer, Position::to_general(&record)),
-        AnyRecord::General(record) => (Game::General, *record),
+    let any = AnyRecord::read(path)?;
+    let game = match &any {
+        AnyRecord::TwoPlayer(_) => Game::TwoPlayer,
+        AnyRecord::General(_) => Game::General,
     };
     if game != B::GAME {
         let name = &bundle.meta.name;
@@ -49,7 +49,7 @@ pub fn record_for_model<B: BundleBoard + CommandBoard>(
             }
         );
     }
-    let record = B::from_general(record)
+    let record = B::from_general(any.into_general())
         .map_err(|refusal| anyhow::anyhow!("{}: {}", path.display(), refusal.why))?;
     // The model judges under its own rules only.
     let own = B::rules_of(table)?;
@@ -84,7 +84,7 @@ mod tests {
     use super::*;
     use sumito_arena::record::Start;
     use sumito_engine::general::{GeneralLayout, GeneralPosition};
-    use sumito_engine::{Layout, Rules};
+    use sumito_engine::{Layout, Position, Rules};
 
     fn shipped(name: &str) -> ModelBundle {
         ModelBundle::open(Path::new(&format!(
