@@ -36,6 +36,12 @@ pub struct LevelRating {
     pub level: u32,
     pub name: String,
     pub simulations: u32,
+    /// Its move temperature and chance of a random move when measured
+    /// (absent in reports made before they were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_move: Option<f32>,
     /// The player spec it was measured as.
     pub player: String,
     /// Elo on the report's scale, and its 95 % interval.
@@ -48,6 +54,19 @@ pub struct LevelRating {
     /// first, and in reports made before these games were played).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub against_previous: Option<LadderRow>,
+}
+
+impl LevelRating {
+    /// Whether this rating measured `level` as it is defined now: a level
+    /// redefined since (its simulations, temperature or random moves) makes
+    /// the rating stale. Reports older than the temperature and random
+    /// moves are judged by the simulations alone.
+    pub fn measures(&self, level: &Level) -> bool {
+        self.level == level.number
+            && self.simulations == level.simulations
+            && self.temperature.is_none_or(|t| t == level.temperature)
+            && self.random_move.is_none_or(|r| r == level.random_move)
+    }
 }
 
 /// A classical opponent's rating on the same scale.
@@ -217,6 +236,8 @@ pub fn rate_levels(
                 level: level.level.number,
                 name: level.level.name.to_owned(),
                 simulations: level.level.simulations,
+                temperature: Some(level.level.temperature),
+                random_move: Some(level.level.random_move),
                 player: level.player,
                 elo: ratings.elo[index],
                 elo_low,
@@ -349,6 +370,49 @@ impl LevelsReport {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_rating_of_a_level_defined_otherwise_is_stale() {
+        let level = sumito_game::level::level(4).unwrap();
+        let rating = LevelRating {
+            level: 4,
+            name: level.name.to_owned(),
+            simulations: level.simulations,
+            temperature: Some(level.temperature),
+            random_move: Some(level.random_move),
+            player: "bundle:level=4".to_owned(),
+            elo: 900.0,
+            elo_low: 800.0,
+            elo_high: 1000.0,
+            rows: Vec::new(),
+            against_previous: None,
+        };
+        assert!(rating.measures(&level));
+        // Through JSON, as a bundle reads it.
+        let json = serde_json::to_string(&rating).unwrap();
+        let read: LevelRating = serde_json::from_str(&json).unwrap();
+        assert!(read.measures(&level));
+        let hotter = LevelRating {
+            temperature: Some(level.temperature + 0.2),
+            ..rating.clone()
+        };
+        assert!(!hotter.measures(&level));
+        let more = LevelRating {
+            simulations: level.simulations * 2,
+            ..rating.clone()
+        };
+        assert!(!more.measures(&level));
+        let other = sumito_game::level::level(5).unwrap();
+        assert!(!rating.measures(&other));
+        // An older report, without temperature and random moves: by its
+        // simulations.
+        let older = LevelRating {
+            temperature: None,
+            random_move: None,
+            ..rating
+        };
+        assert!(older.measures(&level));
+    }
+
     use super::*;
     use crate::arena::Silent;
     use crate::player::PlayerRegistry;

@@ -821,14 +821,16 @@ impl ModelBundle {
     }
 
     /// The measured Elo of strength level `number` (random at 0), if its
-    /// levels were measured.
+    /// levels were measured as they are defined now.
     pub fn level_elo(&self, number: u32) -> Option<f64> {
+        // A rating of the level as it was defined before is not its Elo now.
+        let level = sumito_game::level::level(number).ok()?;
         self.levels
             .as_ref()?
             .levels
             .iter()
-            .find(|level| level.level == number)
-            .map(|level| level.elo)
+            .find(|rating| rating.measures(&level))
+            .map(|rating| rating.elo)
     }
 
     /// Whether the model plays the general game (variants, 3 to 6 players).
@@ -1011,6 +1013,28 @@ pub(crate) mod tests {
     use sumito_net::SymmetryMode;
 
     pub(crate) use sumito_fsio::testing::Scratch;
+
+    /// Every shipped model's `levels.json` rates the levels as they are
+    /// defined now: a level redefined without measuring the shipped models
+    /// again would show the browser a stale Elo (which the bundle hides).
+    #[test]
+    fn the_shipped_levels_measure_the_levels_as_defined_now() {
+        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+        for name in ["quick", "three-player", "four-player", "holes"] {
+            let bundle = ModelBundle::open(&models.join(name)).unwrap();
+            let report = bundle.levels.as_ref().expect("levels.json");
+            assert_eq!(report.levels.len(), 10, "{name}");
+            for rating in &report.levels {
+                let level = sumito_game::level::level(rating.level).unwrap();
+                assert!(
+                    rating.temperature.is_some() && rating.measures(&level),
+                    "{name}: level {} was measured as {rating:?}, defined as {level:?}",
+                    rating.level
+                );
+                assert_eq!(bundle.level_elo(rating.level), Some(rating.elo));
+            }
+        }
+    }
 
     fn tiny() -> ModelConfig {
         ModelConfig {

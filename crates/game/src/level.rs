@@ -61,8 +61,8 @@ pub const LEVELS: [Level; FULL_STRENGTH as usize] = [
         number: 4,
         name: "club",
         simulations: 4,
-        temperature: 0.5,
-        random_move: 0.02,
+        temperature: 0.7,
+        random_move: 0.03,
     },
     Level {
         number: 5,
@@ -75,14 +75,14 @@ pub const LEVELS: [Level; FULL_STRENGTH as usize] = [
         number: 6,
         name: "advanced",
         simulations: 16,
-        temperature: 0.25,
+        temperature: 0.1,
         random_move: 0.0,
     },
     Level {
         number: 7,
         name: "strong",
         simulations: 32,
-        temperature: 0.15,
+        temperature: 0.05,
         random_move: 0.0,
     },
     Level {
