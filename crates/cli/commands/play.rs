@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
-use sumito_arena::player::{Entrant, PlayerRegistry};
+use sumito_arena::player::Entrant;
 use sumito_engine::Position;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
@@ -327,10 +327,11 @@ pub fn run_game<B: CommandBoard + SessionBoard>(
         .cloned()
         .collect();
     // Each engine prepared once, as a match prepares its players.
-    let entrants = prepare_players(&B::registry(kinds)?, &engines).with_context(|| {
+    let registry = B::registry(kinds)?;
+    let entrants = prepare_players(&registry, &engines).with_context(|| {
         format!(
-            "--seat or --opponent (human, model, random, greedy, alphabeta, net:model=DIR or bundle:model=NAME; known players:\n{})",
-            PlayerRegistry::builtin().help()
+            "--seat or --opponent (human, model, or a player; known players:\n{})",
+            registry.help()
         )
     })?;
     let controls = specs
