@@ -15,9 +15,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use sumito_game::Level;
 
-use crate::arena::{ArenaError, MatchBoard, MatchObserver};
+use crate::arena::{ArenaError, MatchBoard};
 use crate::elo::{Anchor, EloError, GameResult, fit_elo};
-use crate::ladder::{Ladder, LadderConfig, LadderRow, LadderSettings};
+use crate::ladder::{LadderConfig, LadderRow, LadderSettings};
 use crate::player::Entrant;
 
 /// The classical players the levels meet unless told, weakest first: from
@@ -101,31 +101,6 @@ pub enum LevelsError {
     Match(#[from] ArenaError),
     #[error("rating the levels: {0}")]
     Elo(#[from] EloError),
-}
-
-/// Plays each of `levels` (a level and its player) against `opponents` at
-/// the ladder's settings, records under `config.record_dir`/level-N, and
-/// rates them all together (two-player; [`play_levels`] for either game).
-pub fn run_levels(
-    model: &str,
-    levels: &[(Level, Entrant)],
-    opponents: &[Entrant],
-    config: &LadderConfig,
-    observer: &dyn MatchObserver,
-) -> Result<LevelsReport, LevelsError> {
-    let ladder = Ladder::two_player(config);
-    play_levels(
-        model,
-        levels,
-        opponents,
-        ladder.settings.clone(),
-        config,
-        |player, opponents, rung| {
-            ladder
-                .play_rungs(player, opponents, rung, observer)
-                .map_err(LevelsError::from)
-        },
-    )
 }
 
 /// Plays each of `levels` (a level and its player) with `play_rungs` (its
@@ -370,6 +345,11 @@ impl LevelsReport {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::arena::Silent;
+    use crate::ladder::Ladder;
+    use crate::player::PlayerRegistry;
+
     #[test]
     fn a_rating_of_a_level_defined_otherwise_is_stale() {
         let level = sumito_game::level::level(4).unwrap();
@@ -413,10 +393,6 @@ mod tests {
         assert!(older.measures(&level));
     }
 
-    use super::*;
-    use crate::arena::Silent;
-    use crate::player::PlayerRegistry;
-
     #[test]
     fn levels_are_rated_on_one_scale_with_their_opponents() {
         // Stand-ins for a model's levels: classical players of growing
@@ -437,7 +413,20 @@ mod tests {
             record_dir: None,
             time_per_move: None,
         };
-        let report = run_levels("stand-in", &levels, &opponents, &config, &Silent).unwrap();
+        let ladder = Ladder::two_player(&config);
+        let report = play_levels(
+            "stand-in",
+            &levels,
+            &opponents,
+            ladder.settings.clone(),
+            &config,
+            |player, opponents, rung| {
+                ladder
+                    .play_rungs(player, opponents, rung, &Silent)
+                    .map_err(LevelsError::from)
+            },
+        )
+        .unwrap();
         assert_eq!(report.anchor, "random");
         assert_eq!(report.opponents[0].elo, 0.0);
         assert_eq!(report.levels.len(), 2);
