@@ -425,3 +425,48 @@ fn the_general_game_refuses_what_its_loop_does_not_do() {
         assert!(!scratch.0.join("run").exists());
     }
 }
+
+#[test]
+fn a_three_player_run_with_resignation_ends_games_by_concession() {
+    let scratch = Scratch::new("general-resign");
+    let run_dir = scratch.0.join("run");
+    let config = tiny_general_config(&scratch.0, "three-player");
+    // Just below a side's par (-1/3 with three sides) after one move: an
+    // untrained network's values scatter around par, so the two losers
+    // concede together early in most games; a quarter are played out to
+    // check the threshold.
+    let text_of_config = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace(
+            "[selfplay]\n",
+            "[selfplay]\nresign_threshold = -0.34\nresign_consecutive_plies = 1\nresign_playout_share = 0.25\n",
+        )
+        .replace("generations = 2", "generations = 1");
+    std::fs::write(&config, text_of_config).unwrap();
+    let output = train(&config, &run_dir, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let games = replay_files(&run_dir);
+    assert!(games.len() >= 6, "{} games", games.len());
+    let mut conceded = 0;
+    for path in &games {
+        let replay = decode_general_game(&std::fs::read(path).unwrap())
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        let game = &replay.game;
+        if game.resigned {
+            conceded += 1;
+            // Conceded to one side, before the rules ended it: nobody has
+            // pushed off six, and the move limit was not reached.
+            let outcome = format!("{:?}", game.outcome);
+            assert!(outcome.starts_with("Win"), "{outcome}: {}", path.display());
+            assert!(game.final_scores.iter().all(|&off| off < 6));
+            assert!(game.positions.len() < 24, "{}", game.positions.len());
+        }
+    }
+    assert!(conceded > 0, "no game of {} was conceded", games.len());
+    // The generation's model was trained on them and rated.
+    let record: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(run_dir.join("evaluations/gen-000001.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["promoted"], true, "{record}");
+}
