@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use sumito_pipeline::replay::container::ReplayKind;
+use sumito_game::GameKind;
 use sumito_pipeline::replay::files::{ReplayFolder, list_games};
 use sumito_pipeline::replay::general_format::decode_general_game;
 use sumito_pipeline::tensorboard::read_events;
@@ -19,7 +19,7 @@ use training::{SUMITO, spawn_train, text, tiny_general_config, tiny_general_conf
 
 fn replay_files(run_dir: &Path) -> Vec<PathBuf> {
     let folder = ReplayFolder::local(&run_dir.join("replay")).unwrap();
-    list_games(&folder, ReplayKind::General)
+    list_games(&folder, GameKind::General)
         .unwrap()
         .into_iter()
         .map(|key| run_dir.join("replay").join(key))

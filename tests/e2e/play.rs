@@ -288,7 +288,7 @@ fn tiny_run(root: &Path) {
             policy_channels: 4,
             value_channels: 4,
             value_hidden: 8,
-            game: sumito_net::NetGame::TwoPlayer,
+            game: sumito_game::GameKind::TwoPlayer,
             push_off_planes: false,
         },
         sumito_net::Device::Cpu,

@@ -186,7 +186,7 @@ fn arena_seats_a_network_of_the_general_game() {
         policy_channels: 4,
         value_channels: 4,
         value_hidden: 8,
-        game: sumito_net::NetGame::General,
+        game: sumito_game::GameKind::General,
         push_off_planes: false,
     };
     let checkpoint = scratch.0.join("gen-000001");
@@ -229,7 +229,7 @@ fn arena_seats_a_network_of_the_general_game() {
     let two_player = scratch.0.join("two-player");
     sumito_net::PolicyValueNet::new(
         &sumito_net::ModelConfig {
-            game: sumito_net::NetGame::TwoPlayer,
+            game: sumito_game::GameKind::TwoPlayer,
             ..model
         },
         sumito_net::Device::Cpu,

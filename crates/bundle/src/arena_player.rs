@@ -209,7 +209,8 @@ mod tests {
         use sumito_arena::arena::{MatchConfig, MatchStart, Silent, play_match};
         use sumito_arena::players::general::general_registry;
         use sumito_engine::general::GeneralLayout;
-        use sumito_net::{ModelConfig, NetGame, PolicyValueNet};
+        use sumito_game::GameKind;
+        use sumito_net::{ModelConfig, PolicyValueNet};
         use sumito_pipeline::rundir::RunDir;
 
         let scratch = Scratch::new("arena-player-general");
@@ -221,7 +222,7 @@ mod tests {
             policy_channels: 4,
             value_channels: 4,
             value_hidden: 8,
-            game: NetGame::General,
+            game: GameKind::General,
             push_off_planes: false,
         };
         PolicyValueNet::new(&model, sumito_net::Device::Cpu)

@@ -30,7 +30,7 @@ use sumito_arena::levels::LevelsReport;
 use sumito_engine::Rules;
 use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
-use sumito_game::ChoicePosition;
+use sumito_game::{ChoicePosition, GameKind};
 use sumito_mcts::Evaluator;
 use sumito_net::{
     Device, DirectEvaluator, ModelConfig, NetError, PolicyValueNet, RulesMeta, ServiceEvaluator,
@@ -140,6 +140,15 @@ fn is_zero(weight: &f32) -> bool {
 impl BundleMeta {
     pub fn rules(&self) -> Rules {
         self.rules.into()
+    }
+
+    /// Which game the model plays.
+    pub fn kind(&self) -> GameKind {
+        if self.general.is_some() {
+            GameKind::General
+        } else {
+            GameKind::TwoPlayer
+        }
     }
 
     /// The rules table of a model of the general game, `None` for a
@@ -1043,7 +1052,7 @@ pub(crate) mod tests {
             policy_channels: 4,
             value_channels: 4,
             value_hidden: 8,
-            game: sumito_net::NetGame::TwoPlayer,
+            game: sumito_game::GameKind::TwoPlayer,
             push_off_planes: false,
         }
     }
@@ -1105,7 +1114,7 @@ pub(crate) mod tests {
             });
             let run = RunDir::create(&scratch.0.join("run"), config_text).unwrap();
             let config = ModelConfig {
-                game: sumito_net::NetGame::General,
+                game: sumito_game::GameKind::General,
                 ..tiny()
             };
             PolicyValueNet::new(&config, Device::Cpu)

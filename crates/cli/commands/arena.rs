@@ -13,12 +13,13 @@ use sumito_arena::arena::{MatchBoard, MatchConfig, check_record_dir, play_match}
 use sumito_arena::player::Entrant;
 use sumito_arena::report::{result_line, summary};
 use sumito_arena::sprt::SprtConfig;
-use sumito_engine::general::{GeneralLayout, GeneralPosition};
+use sumito_engine::Layout;
+use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::{Layout, Position};
+use sumito_game::{GameKind, with_board};
 
 use super::command_board::{
-    CommandBoard, Game, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, learned_layouts, model_rules,
+    CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, learned_layouts, model_rules,
     prepare_players, table_without_models, trained_tables,
 };
 use super::match_observer::CommandObserver;
@@ -285,17 +286,15 @@ fn play_and_report<B: MatchBoard>(
 }
 
 /// Plays the match of `args` with the players `kinds` knows, in the game
-/// its rules, layouts and models choose ([`Game::of`]).
+/// its rules, layouts and models choose ([`GameKind::of`]).
 pub fn run(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
     let given = match &args.rules {
         Some(path) => RulesTable::read(path)?,
         None => RulesTable::default(),
     };
     let general_models = !(kinds.general_models)(&args.players)?.is_empty();
-    match Game::of(&given, &args.layouts, general_models) {
-        Game::TwoPlayer => run_match::<Position>(&args, &given, kinds),
-        Game::General => run_match::<GeneralPosition>(&args, &given, kinds),
-    }
+    let game = GameKind::of(&given, &args.layouts, general_models);
+    with_board!(game, run_match(&args, &given, kinds))
 }
 
 #[cfg(test)]
@@ -304,6 +303,7 @@ mod tests {
     use crate::commands::command_board::CLASSICAL_PLAYERS;
     use sumito_arena::ladder::ladder_rules;
     use sumito_arena::player::PlayerRegistry;
+    use sumito_engine::Position;
     use sumito_engine::Rules;
 
     #[test]

@@ -1,8 +1,8 @@
-//! Not a subcommand: the game a command plays, chosen once at the top from
-//! the rules, the layouts and the models it is given (the one `match`
-//! between the two-player game and the general one); the player kinds of
-//! each game; and the one resolution of a game's rules against the rules
-//! its models learned, for `arena`, `ladder` and `play` alike.
+//! Not a subcommand: a game as the commands see it (`CommandBoard`; the
+//! game itself is chosen once at the top, `sumito_game::GameKind::of`, and
+//! named by `sumito_game::with_board!`); the player kinds of each game; and
+//! the one resolution of a game's rules against the rules its models
+//! learned, for `arena`, `ladder` and `play` alike.
 
 use anyhow::{Context, bail};
 use sumito_arena::arena::{MatchBoard, MatchStart};
@@ -43,37 +43,9 @@ pub const CLASSICAL_PLAYERS: PlayerKinds = PlayerKinds {
 /// (`network/arena.rs`), and a command with one of them runs there.
 pub const NETWORK_PLAYER_KINDS: [&str; 2] = ["net", "bundle"];
 
-/// The two games a command can play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Game {
-    /// Two players on the rule sheets' board: the fast engine.
-    TwoPlayer,
-    /// Variants and 3 to 6 players: the general engine.
-    General,
-}
-
-impl Game {
-    /// The general game when the rules table needs it (holes, teams, ...),
-    /// a layout seats more than two, or a model of the general game plays;
-    /// otherwise the two-player game.
-    pub fn of(table: &RulesTable, layouts: &[GeneralLayout], general_models: bool) -> Game {
-        let general_layout = layouts
-            .iter()
-            .any(|layout| !matches!(layout, GeneralLayout::Two(_)));
-        if table.is_general() || general_layout || general_models {
-            Game::General
-        } else {
-            Game::TwoPlayer
-        }
-    }
-}
-
 /// A game as the commands see it: its players, and the rules a model of it
 /// learned as a `[rules]` table, so that one resolution serves both games.
 pub trait CommandBoard: MatchBoard {
-    /// Which of the two games this is.
-    const GAME: Game;
-
     /// The players of this game among `kinds`.
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Self>>;
 
@@ -92,8 +64,6 @@ pub trait CommandBoard: MatchBoard {
 }
 
 impl CommandBoard for Position {
-    const GAME: Game = Game::TwoPlayer;
-
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Position>> {
         (kinds.two_player)()
     }
@@ -129,8 +99,6 @@ impl CommandBoard for Position {
 }
 
 impl CommandBoard for GeneralPosition {
-    const GAME: Game = Game::General;
-
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<GeneralPosition>> {
         (kinds.general)()
     }
@@ -328,22 +296,6 @@ pub fn table_without_models(given: &RulesTable, flags: RuleFlags) -> RulesTable 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_game_is_the_general_one_when_its_rules_layouts_or_models_say() {
-        let plain = RulesTable::default();
-        let standard = [GeneralLayout::Two(Layout::Standard)];
-        assert_eq!(Game::of(&plain, &standard, false), Game::TwoPlayer);
-        assert_eq!(Game::of(&plain, &[], false), Game::TwoPlayer);
-        let three = [GeneralLayout::from_name("three-player").unwrap()];
-        assert_eq!(Game::of(&plain, &three, false), Game::General);
-        assert_eq!(Game::of(&plain, &standard, true), Game::General);
-        let holes = RulesTable::from_toml("[rules]\nholes = [\"E5\"]\n").unwrap();
-        assert_eq!(Game::of(&holes, &standard, false), Game::General);
-        // A move limit alone is a rule of both games.
-        let limit = RulesTable::from_toml("[rules]\nmax_plies = 80\n").unwrap();
-        assert_eq!(Game::of(&limit, &standard, false), Game::TwoPlayer);
-    }
 
     #[test]
     fn duplicate_players_are_prepared_once_and_numbered() {

@@ -18,6 +18,7 @@ use sumito_arena::levels::{LEVEL_OPPONENTS, play_levels};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::record::write_atomic;
 use sumito_game::{FULL_STRENGTH, Level};
+use sumito_game::{GameKind, with_board};
 
 use sumito_engine::Position;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
@@ -379,11 +380,13 @@ fn write_report(
 /// general game for a model of it, else in the two-player game.
 pub fn run(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
     let spec = args.player_spec()?;
-    if (kinds.general_models)(&[spec.to_string()])?.is_empty() {
-        climb::<Position>(&args, spec, kinds)
-    } else {
-        climb::<GeneralPosition>(&args, spec, kinds)
-    }
+    let general_models = !(kinds.general_models)(&[spec.to_string()])?.is_empty();
+    let game = GameKind::of(
+        &sumito_engine::rules_table::RulesTable::default(),
+        &[],
+        general_models,
+    );
+    with_board!(game, climb(&args, spec, kinds))
 }
 
 #[cfg(test)]

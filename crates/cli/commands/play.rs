@@ -11,10 +11,10 @@ use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
 use sumito_arena::player::Entrant;
-use sumito_engine::Position;
-use sumito_engine::general::{GeneralLayout, GeneralPosition};
+use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::Level;
+use sumito_game::{GameKind, with_board};
 use sumito_play::board_text::BoardStyle;
 use sumito_play::clock::TimeControl;
 use sumito_play::network::SearchBudget;
@@ -24,7 +24,7 @@ use sumito_play::session::{SeatControl, SessionConfig, run_session};
 use sumito_play::session_board::SessionBoard;
 
 use super::command_board::{
-    CommandBoard, Game, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, model_rules, prepare_players,
+    CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, model_rules, prepare_players,
 };
 
 /// Simulations per move of the model when neither --simulations nor
@@ -162,11 +162,11 @@ impl Args {
     /// Whether the layout or --rules asks for the general game (variants,
     /// more players).
     pub fn wants_general_game(&self) -> bool {
-        Game::of(
+        GameKind::of(
             &self.given_rules().unwrap_or_default(),
             &[self.layout()],
             false,
-        ) == Game::General
+        ) == GameKind::General
     }
 
     /// The start layout given, or Standard.
@@ -207,15 +207,13 @@ impl Args {
 
 /// `sumito play` without a model: the seats' players (classical engines,
 /// `net:`/`bundle:` networks) in the game the rules, layout and seats
-/// choose ([`Game::of`]), under the rules given (by default the rule
+/// choose ([`GameKind::of`]), under the rules given (by default the rule
 /// sheets', with no move limit) or those a seated model learned.
 pub fn run_classical(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
     let given = args.given_rules()?;
     let general_models = !(kinds.general_models)(&args.seats)?.is_empty();
-    match Game::of(&given, &[args.layout()], general_models) {
-        Game::TwoPlayer => run_game::<Position>(&args, kinds, None),
-        Game::General => run_game::<GeneralPosition>(&args, kinds, None),
-    }
+    let game = GameKind::of(&given, &[args.layout()], general_models);
+    with_board!(game, run_game(&args, kinds, None))
 }
 
 /// Makes the search of a model for one seat (its seed).

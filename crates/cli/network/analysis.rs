@@ -10,8 +10,8 @@ use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analysis::{Args, QueryGame, run_engine};
 use sumito_cli::commands::command_board::{CommandBoard, first_layout, start_of};
-use sumito_engine::Position;
-use sumito_engine::general::{GeneralLayout, GeneralPosition};
+use sumito_engine::general::GeneralLayout;
+use sumito_game::with_board;
 use sumito_mcts::Evaluator;
 use sumito_net::{DeviceSpec, InferenceClient, InferenceConfig, InferenceService, SymmetryMode};
 use sumito_play::network::{NetworkSearch, SearchBudget};
@@ -36,11 +36,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     eprintln!("{}", bundle.summary());
     let threads = args.threads as usize;
     // The one choice of game: the model's.
-    if bundle.is_general() {
-        serve_queries::<GeneralPosition>(&args, &bundle, &service, threads)
-    } else {
-        serve_queries::<Position>(&args, &bundle, &service, threads)
-    }
+    with_board!(
+        bundle.meta.kind(),
+        serve_queries(&args, &bundle, &service, threads)
+    )
 }
 
 /// The engine over standard input and output, with `threads` searches of

@@ -16,6 +16,7 @@ use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::ChoicePosition;
+use sumito_game::with_board;
 use sumito_play::analysis::{analyse_game, format_game, format_position};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
@@ -50,11 +51,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     };
     // The one choice of game: the model's.
-    if bundle.is_general() {
-        analyse::<GeneralPosition>(&args, &bundle)
-    } else {
-        analyse::<Position>(&args, &bundle)
-    }
+    with_board!(bundle.meta.kind(), analyse(&args, &bundle))
 }
 
 /// `analyze` with the model `bundle` of game `B`, under the rules it

@@ -8,8 +8,9 @@ use anyhow::Context;
 use sumito_arena::record::{AnyRecord, GameRecord};
 use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
-use sumito_cli::commands::command_board::{CommandBoard, Game};
+use sumito_cli::commands::command_board::CommandBoard;
 use sumito_engine::rules_table::RulesTable;
+use sumito_game::GameKind;
 
 /// The rules the model `bundle` of game `B` learned, as a `[rules]` table
 /// (layouts included for a model of the general game); an error if it is
@@ -31,19 +32,19 @@ pub fn record_for_model<B: BundleBoard + CommandBoard>(
 ) -> anyhow::Result<GameRecord<B>> {
     let any = AnyRecord::read(path)?;
     let game = match &any {
-        AnyRecord::TwoPlayer(_) => Game::TwoPlayer,
-        AnyRecord::General(_) => Game::General,
+        AnyRecord::TwoPlayer(_) => GameKind::TwoPlayer,
+        AnyRecord::General(_) => GameKind::General,
     };
-    if game != B::GAME {
+    if game != B::KIND {
         let name = &bundle.meta.name;
         anyhow::bail!(
             "{}: {}",
             path.display(),
             match game {
-                Game::General => format!(
+                GameKind::General => format!(
                     "a record of the general game (variants or 3-6 players), which {name} cannot judge: it is a two-player model; take a model of the general game (--model NAME_OR_DIR)"
                 ),
-                Game::TwoPlayer => format!(
+                GameKind::TwoPlayer => format!(
                     "a record of the two-player game, which {name} cannot judge: it is a model of the general game; take a two-player model (--model quick)"
                 ),
             }

@@ -8,9 +8,8 @@ use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::command_board::CommandBoard;
 use sumito_cli::commands::play::{Args, Model, run_classical, run_game};
-use sumito_engine::Position;
-use sumito_engine::general::GeneralPosition;
 use sumito_game::Level;
+use sumito_game::with_board;
 use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
@@ -55,11 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--model {}: {problem}", given.display());
     }
     // The one choice of game: the model's.
-    if bundle.is_general() {
-        run_model::<GeneralPosition>(&args, &bundle)
-    } else {
-        run_model::<Position>(&args, &bundle)
-    }
+    with_board!(bundle.meta.kind(), run_model(&args, &bundle))
 }
 
 /// How the board names a model at a strength level.

@@ -11,9 +11,8 @@ use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::command_board::CommandBoard;
 use sumito_cli::commands::review::Args;
-use sumito_engine::Position;
-use sumito_engine::general::GeneralPosition;
 use sumito_game::ChoicePosition;
+use sumito_game::with_board;
 use sumito_play::analysis::analyse_game;
 use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::review::{Review, render_review_svg, review, review_json};
@@ -24,11 +23,7 @@ use super::play::{open_model, search_device};
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bundle = open_model(args.model.as_deref()).context("loading the model")?;
     // The one choice of game: the model's.
-    let review = if bundle.is_general() {
-        review_with::<GeneralPosition>(&args, &bundle)?
-    } else {
-        review_with::<Position>(&args, &bundle)?
-    };
+    let review = with_board!(bundle.meta.kind(), review_with(&args, &bundle))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&review_json(&review))?);
     } else {

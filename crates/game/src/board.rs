@@ -15,7 +15,7 @@ use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Color, Move, Outcome, Position, Rules};
 use sumito_mcts::Game;
 
-use crate::{AbaloneGame, GeneralGame};
+use crate::{AbaloneGame, GameKind, GeneralGame};
 
 /// A position of one of the games.
 pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
@@ -26,6 +26,9 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// the two-player [`Rules`]; the general game's `[rules]` table
     /// ([`RulesTable`], its layouts included).
     type Rules: Clone + PartialEq + fmt::Debug + Send + Sync + 'static;
+
+    /// Which of the two games this is.
+    const KIND: GameKind;
 
     /// Seats at the board, each played by people or an engine in turn.
     fn seats(&self) -> usize;
@@ -132,6 +135,7 @@ pub fn outcome_title(outcome: Outcome) -> String {
 }
 
 impl Board for Position {
+    const KIND: GameKind = GameKind::TwoPlayer;
     type Move = Move;
     type Rules = Rules;
 
@@ -240,6 +244,7 @@ impl Board for Position {
 }
 
 impl Board for GeneralPosition {
+    const KIND: GameKind = GameKind::General;
     type Move = GeneralMove;
     type Rules = RulesTable;
 

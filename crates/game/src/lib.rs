@@ -29,11 +29,13 @@ use std::fmt;
 pub mod board;
 pub mod choice;
 pub mod general;
+pub mod kind;
 pub mod level;
 
 pub use board::Board;
 pub use choice::{ChoicePosition, GameHistory, choose_move};
 pub use general::{GENERAL_ACTIONS, GeneralGame};
+pub use kind::GameKind;
 pub use level::{FULL_STRENGTH, LEVELS, Level, LevelPlay};
 
 use sumito_engine::{ACTION_COUNT, Color, Move, Outcome, Position};

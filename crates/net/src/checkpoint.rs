@@ -448,7 +448,7 @@ pub fn add_push_off_planes(dir: &Path) -> Result<bool, NetError> {
     if meta.model.push_off_planes {
         return Ok(false);
     }
-    if meta.model.game != crate::config::NetGame::TwoPlayer {
+    if !meta.model.game.is_two_player() {
         return Err(NetError::checkpoint(
             dir,
             "is a network of the general game, which has no push-off planes",
@@ -620,10 +620,10 @@ impl Trainer {
 mod tests {
     use super::*;
     use crate::config::ModelConfig;
-    use crate::config::NetGame;
     use crate::encoding::{ENCODING_VERSION, GRID, INPUT_PLANES};
     use crate::model::tests::tiny_config;
     use crate::train::tests::random_samples;
+    use sumito_game::GameKind;
 
     /// A fresh tiny network, saved (weights only) at `training_step`.
     fn saved_tiny_checkpoint(name: &str, training_step: u64) -> (PathBuf, PolicyValueNet) {
@@ -821,19 +821,19 @@ mod tests {
     fn a_general_game_network_saves_and_loads_as_one() {
         let dir = crate::fsutil::fresh_test_path("variant");
         let config = ModelConfig {
-            game: NetGame::General,
+            game: GameKind::General,
             ..tiny_config()
         };
         let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
         net.save_checkpoint(&dir, 0, None).unwrap();
         let meta = read_checkpoint_meta(&dir).unwrap();
-        assert_eq!(meta.model.game, NetGame::General);
+        assert_eq!(meta.model.game, GameKind::General);
         assert_eq!(
             meta.encoding_version,
             crate::general_encoding::GENERAL_ENCODING_VERSION
         );
         let (loaded, _) = PolicyValueNet::load_checkpoint(&dir, None, Device::Cpu).unwrap();
-        assert_eq!(loaded.game(), NetGame::General);
+        assert_eq!(loaded.game(), GameKind::General);
         let input = Tensor::rand(
             [
                 2,

@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Mutex;
+use sumito_game::GameKind;
 
 use serde::{Deserialize, Serialize};
 
@@ -40,8 +41,8 @@ pub struct ModelConfig {
     pub value_hidden: usize,
     /// The game the network plays, which fixes its inputs and outputs;
     /// chosen from the rules by whoever builds the network, not in presets.
-    #[serde(default, skip_serializing_if = "NetGame::is_two_player")]
-    pub game: NetGame,
+    #[serde(default, skip_serializing_if = "GameKind::is_two_player")]
+    pub game: GameKind,
     /// Two more input planes: the opponent's marbles the mover can push off
     /// with one move, and the mover's marbles the opponent could push off if
     /// it were its turn (`crate::encoding`, version 2). Two-player game only.
@@ -57,39 +58,16 @@ fn is_false(value: &bool) -> bool {
 /// the basic input planes) and whether it also reads the push-off planes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct NetShape {
-    pub game: NetGame,
+    pub game: GameKind,
     pub push_off_planes: bool,
 }
 
-impl From<NetGame> for NetShape {
-    fn from(game: NetGame) -> Self {
+impl From<GameKind> for NetShape {
+    fn from(game: GameKind) -> Self {
         NetShape {
             game,
             push_off_planes: false,
         }
-    }
-}
-
-/// Which game a network plays: its input planes, policy and value outputs
-/// (`crate::model::HeadShape`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NetGame {
-    /// The two-player game (`crate::encoding`): WDL and the marble
-    /// difference.
-    #[default]
-    TwoPlayer,
-    /// The general game, variants and 3 to 6 players
-    /// (`crate::general_encoding`): a win share per side and a draw share,
-    /// and the marbles each seat pushes off. (Written `variant` in
-    /// checkpoints, bundles and configurations, as before the name changed.)
-    #[serde(rename = "variant", alias = "general")]
-    General,
-}
-
-impl NetGame {
-    pub fn is_two_player(&self) -> bool {
-        *self == NetGame::TwoPlayer
     }
 }
 
@@ -514,7 +492,7 @@ impl ModelConfig {
         check_range("model.policy_channels", self.policy_channels, 1..=1024)?;
         check_range("model.value_channels", self.value_channels, 1..=1024)?;
         check_range("model.value_hidden", self.value_hidden, 1..=4096)?;
-        if self.push_off_planes && self.game == NetGame::General {
+        if self.push_off_planes && self.game == GameKind::General {
             return Err(invalid(
                 "model.push_off_planes",
                 "is for the two-player game; the general game's network has no push-off planes"
@@ -545,8 +523,8 @@ impl fmt::Display for ModelConfig {
             self.value_hidden
         )?;
         match self.game {
-            NetGame::TwoPlayer => Ok(()),
-            NetGame::General => write!(f, ", for the general game"),
+            GameKind::TwoPlayer => Ok(()),
+            GameKind::General => write!(f, ", for the general game"),
         }?;
         if self.push_off_planes {
             write!(f, ", with push-off planes")?;

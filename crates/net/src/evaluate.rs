@@ -9,11 +9,13 @@ use sumito_engine::{Position, Symmetry};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
-use crate::config::{NetGame, NetShape, SymmetryMode};
+use crate::config::{NetShape, SymmetryMode};
 use crate::encoding::{
     GRID, check_evaluable, encode_position, input_len, policy_index, symmetries_for,
 };
+use crate::model::OutputColumns;
 use crate::model::{PACKED_AUX, PACKED_LEN, PACKED_WDL, PolicyValueNet};
+use sumito_game::GameKind;
 
 /// How much the search's values weigh marbles, beside who wins: in `win -
 /// loss`, `score` times the predicted marble difference and `material`
@@ -72,7 +74,7 @@ pub trait PackedModel: Send {
         NetShape::default()
     }
     /// The game whose inputs it takes and outputs it packs.
-    fn game(&self) -> NetGame {
+    fn game(&self) -> GameKind {
         self.shape().game
     }
 }

@@ -12,7 +12,7 @@
 //! evaluation mode; the weights are frozen float32 on the CPU
 //! (`load` moves them to the device asked for).
 //!
-//! A network of the general game ([`NetGame::General`]) exports the same
+//! A network of the general game ([`GameKind::General`]) exports the same
 //! way with its own sizes (`crate::general_encoding`); the sidecar's `model`
 //! names the game and its `input` and `output` the layout.
 
@@ -23,11 +23,13 @@ use tch::{CModule, Device, Kind, Tensor};
 
 use crate::NetError;
 use crate::checkpoint::RulesMeta;
-use crate::config::{ModelConfig, NetGame, NetShape};
+use crate::config::{ModelConfig, NetShape};
 use crate::encoding::GRID;
 use crate::evaluate::PackedModel;
 use crate::fsutil::write_atomically;
+use crate::model::OutputColumns;
 use crate::model::PolicyValueNet;
+use sumito_game::GameKind;
 
 /// Identifies the sidecar of an exported module.
 pub const EXPORT_FORMAT: &str = "sumito-torchscript-1";
@@ -103,11 +105,11 @@ impl PolicyValueNet {
             game.packed_len(),
         );
         let output = match game {
-            NetGame::TwoPlayer => format!(
+            GameKind::TwoPlayer => format!(
                 "float32 [batch, {columns}]: policy logits 0..{policy} (network frame) | \
                  win/draw/loss logits {policy}..{value} | marble difference / 6 at {aux}"
             ),
-            NetGame::General => format!(
+            GameKind::General => format!(
                 "float32 [batch, {columns}]: policy logits 0..{policy} (network frame, every move kind) | \
                  value logits {policy}..{value} (a win per side from the mover's, then a draw) | \
                  marbles pushed off / 6 per seat from the mover's {value}..{columns}"
@@ -209,14 +211,14 @@ mod tests {
     fn a_general_game_network_exports_with_its_sizes() {
         let dir = crate::fsutil::fresh_test_path("export-variant");
         let config = ModelConfig {
-            game: NetGame::General,
+            game: GameKind::General,
             ..tiny_config()
         };
         let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
         let path = dir.join("model.pt");
         net.export_torchscript(&path, 0, None).unwrap();
         let model = TorchScriptModel::load(&path, Device::Cpu).unwrap();
-        assert_eq!(PackedModel::game(&model), NetGame::General);
+        assert_eq!(PackedModel::game(&model), GameKind::General);
         assert_eq!(
             model.meta().encoding_version,
             crate::general_encoding::GENERAL_ENCODING_VERSION

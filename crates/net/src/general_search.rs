@@ -1,7 +1,7 @@
 //! The network as the search's evaluator for the general game:
 //! `sumito_mcts::Evaluator` for `sumito_game::GeneralGame` (variants, 3 to 6
 //! players), on the same-thread [`DirectEvaluator`] and on the batched
-//! service's [`InferenceClient`], for a network of [`NetGame::General`].
+//! service's [`InferenceClient`], for a network of [`GameKind::General`].
 //!
 //! Each position is encoded in its own frame ([`crate::general_encoding`]);
 //! each legal action gets the logit of its move's image in that frame, and
@@ -18,13 +18,14 @@ use sumito_game::GeneralGame;
 use sumito_mcts::{EvalBatch, EvalError, Evaluator, MAX_SIDES, SideShares};
 
 use crate::NetError;
-use crate::config::NetGame;
 use crate::evaluate::{DirectEvaluator, PackedModel, Utilities, softmax};
 use crate::general_encoding::{
     GENERAL_INPUT_LEN, GENERAL_VALUE_LEN, absolute_shares, encode_general_position,
     general_policy_index, relative_seat,
 };
+use crate::model::OutputColumns;
 use crate::service::InferenceClient;
+use sumito_game::GameKind;
 
 /// The search's shares of one position's value logits (relative to the
 /// mover's side, see [`absolute_shares`]).
@@ -106,7 +107,7 @@ fn evaluate_general_batch(
     if batch.is_empty() {
         return Ok(());
     }
-    let game = NetGame::General;
+    let game = GameKind::General;
     let rows = batch.len();
     let mut inputs = vec![0.0; rows * GENERAL_INPUT_LEN];
     for (state, out) in batch
@@ -168,7 +169,7 @@ mod tests {
     fn general_net() -> PolicyValueNet {
         tch::manual_seed(5);
         let config = ModelConfig {
-            game: NetGame::General,
+            game: GameKind::General,
             ..tiny_config()
         };
         PolicyValueNet::new(&config, Device::Cpu).unwrap()

@@ -1,5 +1,5 @@
 //! Training samples of the general game (variants, 3 to 6 players) for a
-//! network of [`NetGame::General`]; [`crate::Trainer::train_step`] takes them
+//! network of [`GameKind::General`]; [`crate::Trainer::train_step`] takes them
 //! as it takes two-player samples.
 //!
 //! Targets, in the network's frame and relative to the mover
@@ -16,13 +16,14 @@ use sumito_mcts::{Ending, MAX_SIDES, SideShares};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
-use crate::config::{NetGame, NetShape};
+use crate::config::NetShape;
 use crate::encoding::GRID;
 use crate::general_encoding::{
     GENERAL_INPUT_LEN, GENERAL_INPUT_PLANES, GENERAL_POLICY_LEN, GENERAL_VALUE_LEN,
     encode_general_position, general_policy_index, relative_seat, relative_value_target,
 };
 use crate::train::{Batch, Sample, check_distribution};
+use sumito_game::GameKind;
 
 /// Marble counts are scaled by this for the auxiliary head.
 const MARBLE_SCALE: f32 = 6.0;
@@ -75,7 +76,7 @@ impl GeneralTrainingSample {
 }
 
 impl Sample for GeneralTrainingSample {
-    const GAME: NetGame = NetGame::General;
+    const KIND: GameKind = GameKind::General;
 
     fn build_batch(samples: &[Self], _shape: NetShape, device: Device) -> Result<Batch, NetError> {
         let n = samples.len();
@@ -209,7 +210,7 @@ mod tests {
     fn general_trainer() -> Trainer {
         tch::manual_seed(11);
         let config = ModelConfig {
-            game: NetGame::General,
+            game: GameKind::General,
             ..tiny_config()
         };
         let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
@@ -264,7 +265,7 @@ mod tests {
     fn targets_are_relative_to_the_mover_and_absent_sides_are_masked() {
         let samples = samples(start("three-player", Seating::new(3, false).unwrap()), 3);
         let batch =
-            GeneralTrainingSample::build_batch(&samples, NetGame::General.into(), Device::Cpu)
+            GeneralTrainingSample::build_batch(&samples, GameKind::General.into(), Device::Cpu)
                 .unwrap();
         let value = Vec::<f32>::try_from(batch.value.flatten(0, -1)).unwrap();
         // Seat 0 moves first: side 1 is one side after it; then seat 1
@@ -305,7 +306,7 @@ mod tests {
             .unwrap();
         samples[1].policy = vec![(other, 1.0)];
         let message =
-            GeneralTrainingSample::build_batch(&samples, NetGame::General.into(), Device::Cpu)
+            GeneralTrainingSample::build_batch(&samples, GameKind::General.into(), Device::Cpu)
                 .err()
                 .unwrap()
                 .to_string();
@@ -327,14 +328,14 @@ mod tests {
         let sample = samples(position, 1).remove(0);
         let plain = GeneralTrainingSample::build_batch(
             std::slice::from_ref(&sample),
-            NetGame::General.into(),
+            GameKind::General.into(),
             Device::Cpu,
         )
         .unwrap();
         for symmetry in kept_symmetries(position.rules()) {
             let image = sample.transformed(symmetry);
             let batch =
-                GeneralTrainingSample::build_batch(&[image], NetGame::General.into(), Device::Cpu)
+                GeneralTrainingSample::build_batch(&[image], GameKind::General.into(), Device::Cpu)
                     .unwrap();
             // The value and auxiliary targets do not move with the board.
             assert!(batch.value.equal(&plain.value));

@@ -44,9 +44,8 @@ pub mod train;
 
 pub use checkpoint::{CheckpointMeta, RulesMeta, read_checkpoint_meta};
 pub use config::{
-    DeviceSpec, InferenceConfig, LrSchedule, ModelConfig, NetConfig, NetGame, NetShape,
-    NetTrainingConfig, OptimizerKind, Precision, SymmetryMode, ThreadsConfig, configure_threads,
-    intra_op_threads,
+    DeviceSpec, InferenceConfig, LrSchedule, ModelConfig, NetConfig, NetShape, NetTrainingConfig,
+    OptimizerKind, Precision, SymmetryMode, ThreadsConfig, configure_threads, intra_op_threads,
 };
 pub use encoding::{ENCODING_VERSION, policy_index, symmetries_for};
 pub use error::NetError;

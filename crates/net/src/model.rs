@@ -34,7 +34,7 @@ use sumito_engine::{Cell, Direction, Move};
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
 
-use crate::config::{ModelConfig, NetGame, NetShape, Precision};
+use crate::config::{ModelConfig, NetShape, Precision};
 use crate::encoding::{
     ENCODING_VERSION, GRID, GRID_POINTS, INPUT_PLANES, POLICY_LEN, PUSH_OFF_ENCODING_VERSION,
     PUSH_OFF_INPUT_PLANES, grid_point_of,
@@ -43,6 +43,7 @@ use crate::general_encoding::{
     GENERAL_ENCODING_VERSION, GENERAL_INPUT_PLANES, GENERAL_POLICY_LEN, GENERAL_VALUE_LEN,
 };
 use crate::{CELL_COUNT, NetError};
+use sumito_game::GameKind;
 
 /// Logit channels per grid point of the policy head: 6 directions for a single
 /// marble, plus 3 lines × 2 lengths × 6 directions for groups of 2 and 3.
@@ -63,9 +64,9 @@ pub const PACKED_LEN: usize = POLICY_LEN + 4;
 impl NetShape {
     pub fn input_planes(self) -> usize {
         match self.game {
-            NetGame::TwoPlayer if self.push_off_planes => PUSH_OFF_INPUT_PLANES,
-            NetGame::TwoPlayer => INPUT_PLANES,
-            NetGame::General => GENERAL_INPUT_PLANES,
+            GameKind::TwoPlayer if self.push_off_planes => PUSH_OFF_INPUT_PLANES,
+            GameKind::TwoPlayer => INPUT_PLANES,
+            GameKind::General => GENERAL_INPUT_PLANES,
         }
     }
 
@@ -77,69 +78,83 @@ impl NetShape {
     /// The version of the encoding its inputs and outputs follow.
     pub fn encoding_version(self) -> u32 {
         match self.game {
-            NetGame::TwoPlayer if self.push_off_planes => PUSH_OFF_ENCODING_VERSION,
-            NetGame::TwoPlayer => ENCODING_VERSION,
-            NetGame::General => GENERAL_ENCODING_VERSION,
+            GameKind::TwoPlayer if self.push_off_planes => PUSH_OFF_ENCODING_VERSION,
+            GameKind::TwoPlayer => ENCODING_VERSION,
+            GameKind::General => GENERAL_ENCODING_VERSION,
         }
     }
 }
 
 /// The sizes a network's game fixes: the columns of its packed output
-/// (policy, value logits, auxiliary predictions).
-impl NetGame {
-    pub fn policy_len(self) -> usize {
-        match self {
-            NetGame::TwoPlayer => POLICY_LEN,
-            NetGame::General => GENERAL_POLICY_LEN,
-        }
-    }
+/// (policy, value logits, auxiliary predictions). The network's mapper of
+/// each game, beside its encoding.
+pub trait OutputColumns: Copy {
+    fn policy_len(self) -> usize;
 
     /// Value logits: win, draw, loss; or a win per side (relative to the
     /// mover's side) and a draw.
-    pub fn value_len(self) -> usize {
-        match self {
-            NetGame::TwoPlayer => 3,
-            NetGame::General => GENERAL_VALUE_LEN,
-        }
-    }
+    fn value_len(self) -> usize;
 
     /// Auxiliary predictions: the final marble difference (`tanh`), or the
     /// marbles each relative seat will have pushed off, / 6 (`sigmoid`).
-    pub fn aux_len(self) -> usize {
-        match self {
-            NetGame::TwoPlayer => 1,
-            NetGame::General => MAX_SEATS,
-        }
-    }
+    fn aux_len(self) -> usize;
 
     /// Column of the first value logit in the packed output.
-    pub fn packed_value(self) -> usize {
+    fn packed_value(self) -> usize {
         self.policy_len()
     }
 
     /// Column of the first auxiliary prediction in the packed output.
-    pub fn packed_aux(self) -> usize {
+    fn packed_aux(self) -> usize {
         self.policy_len() + self.value_len()
     }
 
     /// Columns of the packed output.
-    pub fn packed_len(self) -> usize {
+    fn packed_len(self) -> usize {
         self.packed_aux() + self.aux_len()
+    }
+
+    /// Channels of the policy head per grid point.
+    fn policy_cell_channels(self) -> usize;
+
+    /// For every policy column, its index into the flattened `[channel,
+    /// point]` logits of the policy head.
+    fn policy_gather_index(self) -> &'static [i64];
+}
+
+impl OutputColumns for GameKind {
+    fn policy_len(self) -> usize {
+        match self {
+            GameKind::TwoPlayer => POLICY_LEN,
+            GameKind::General => GENERAL_POLICY_LEN,
+        }
+    }
+
+    fn value_len(self) -> usize {
+        match self {
+            GameKind::TwoPlayer => 3,
+            GameKind::General => GENERAL_VALUE_LEN,
+        }
+    }
+
+    fn aux_len(self) -> usize {
+        match self {
+            GameKind::TwoPlayer => 1,
+            GameKind::General => MAX_SEATS,
+        }
     }
 
     fn policy_cell_channels(self) -> usize {
         match self {
-            NetGame::TwoPlayer => POLICY_CELL_CHANNELS,
-            NetGame::General => GENERAL_POLICY_CELL_CHANNELS,
+            GameKind::TwoPlayer => POLICY_CELL_CHANNELS,
+            GameKind::General => GENERAL_POLICY_CELL_CHANNELS,
         }
     }
 
-    /// For every policy column, its index into the flattened `[channel,
-    /// point]` logits of the policy head.
     fn policy_gather_index(self) -> &'static [i64] {
         match self {
-            NetGame::TwoPlayer => policy_gather_index(),
-            NetGame::General => general_policy_gather_index(),
+            GameKind::TwoPlayer => policy_gather_index(),
+            GameKind::General => general_policy_gather_index(),
         }
     }
 }
@@ -451,7 +466,7 @@ impl PolicyValueNet {
     }
 
     /// The game it plays (its inputs and outputs).
-    pub fn game(&self) -> NetGame {
+    pub fn game(&self) -> GameKind {
         self.config.game
     }
 
@@ -584,7 +599,7 @@ impl PolicyValueNet {
     /// `[batch, 3]`, marble difference `[batch, 1]` (after `tanh`); for the
     /// general game policy logits `[batch, 2916]`, value logits `[batch,
     /// MAX_SIDES + 1]` and each relative seat's marbles pushed off / 6
-    /// `[batch, 6]` (after a sigmoid). See [`NetGame`].
+    /// `[batch, 6]` (after a sigmoid). See [`GameKind`].
     ///
     /// With `train` false (batch norm in evaluation mode) intermediate
     /// tensors are updated in place, so call it under `tch::no_grad`, as
@@ -632,8 +647,8 @@ impl PolicyValueNet {
         let wdl = self.value_wdl.forward(&hidden);
         let aux = self.value_aux.forward(&hidden);
         let aux = match self.config.game {
-            NetGame::TwoPlayer => aux.tanh(),
-            NetGame::General => aux.sigmoid(),
+            GameKind::TwoPlayer => aux.tanh(),
+            GameKind::General => aux.sigmoid(),
         };
         (policy, wdl, aux)
     }
@@ -664,7 +679,7 @@ pub(crate) mod tests {
             policy_channels: 8,
             value_channels: 8,
             value_hidden: 16,
-            game: NetGame::TwoPlayer,
+            game: GameKind::TwoPlayer,
             push_off_planes: false,
         }
     }
@@ -682,7 +697,7 @@ pub(crate) mod tests {
 
     #[test]
     fn every_move_of_the_general_game_owns_its_own_policy_logit() {
-        let index = NetGame::General.policy_gather_index();
+        let index = GameKind::General.policy_gather_index();
         let slots: HashSet<i64> = index.iter().copied().collect();
         assert_eq!(slots.len(), GENERAL_POLICY_LEN);
         assert!(
@@ -703,7 +718,7 @@ pub(crate) mod tests {
     #[test]
     fn a_general_game_network_has_its_shapes() {
         let config = ModelConfig {
-            game: NetGame::General,
+            game: GameKind::General,
             ..tiny_config()
         };
         let net = PolicyValueNet::new(&config, Device::Cpu).unwrap();
@@ -725,9 +740,9 @@ pub(crate) mod tests {
         let packed = net.forward_packed(&input);
         assert_eq!(packed.size(), [3, config.game.packed_len() as i64]);
         assert_eq!(config.game.packed_len(), 2916 + 6 + 6);
-        assert_eq!(NetGame::TwoPlayer.packed_len(), PACKED_LEN);
-        assert_eq!(NetGame::TwoPlayer.packed_aux(), PACKED_AUX);
-        assert_eq!(NetGame::TwoPlayer.packed_value(), PACKED_WDL);
+        assert_eq!(GameKind::TwoPlayer.packed_len(), PACKED_LEN);
+        assert_eq!(GameKind::TwoPlayer.packed_aux(), PACKED_AUX);
+        assert_eq!(GameKind::TwoPlayer.packed_value(), PACKED_WDL);
     }
 
     #[test]

@@ -28,10 +28,12 @@ use std::time::{Duration, Instant};
 use sumito_engine::Position;
 
 use crate::NetError;
-use crate::config::{InferenceConfig, NetGame, NetShape, SymmetryMode};
+use crate::config::{InferenceConfig, NetShape, SymmetryMode};
 use crate::evaluate::{
     NetOutput, PackedModel, PositionEvaluator, Utilities, evaluate_with, run_packed,
 };
+use crate::model::OutputColumns;
+use sumito_game::GameKind;
 
 type Reply = Result<Vec<f32>, String>;
 
@@ -280,7 +282,7 @@ impl InferenceClient {
     }
 
     /// The game of the service's network (its outputs).
-    pub fn game(&self) -> NetGame {
+    pub fn game(&self) -> GameKind {
         self.shape.game
     }
 

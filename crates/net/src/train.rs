@@ -16,11 +16,12 @@ use sumito_engine::{Color, Move, Outcome, Position, Symmetry};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
-use crate::config::{NetGame, NetShape, NetTrainingConfig, OptimizerKind};
+use crate::config::{NetShape, NetTrainingConfig, OptimizerKind};
 use crate::encoding::{
     GRID, POLICY_LEN, encode_policy_target, encode_position, input_len, policy_index,
 };
 use crate::model::PolicyValueNet;
+use sumito_game::GameKind;
 
 /// Marble differences are scaled by this for the `tanh` head.
 pub const MARBLE_DIFF_SCALE: f32 = 6.0;
@@ -274,7 +275,7 @@ pub struct Batch {
 /// [`crate::general_train::GeneralTrainingSample`]).
 pub trait Sample: Sized {
     /// The game of the networks it trains.
-    const GAME: NetGame;
+    const KIND: GameKind;
     /// The batch of `samples` for a network of `shape` on `device`; a
     /// sample with an impossible target is an [`NetError::InvalidSample`]
     /// naming it.
@@ -283,7 +284,7 @@ pub trait Sample: Sized {
 }
 
 impl Sample for TrainingSample {
-    const GAME: NetGame = NetGame::TwoPlayer;
+    const KIND: GameKind = GameKind::TwoPlayer;
 
     fn build_batch(samples: &[Self], shape: NetShape, device: Device) -> Result<Batch, NetError> {
         build_batch(samples, shape.push_off_planes, device)
@@ -533,12 +534,12 @@ impl Trainer {
     /// The batch of `samples`, after checking that they are of this
     /// network's game.
     fn batch_of<S: Sample>(&self, samples: &[S]) -> Result<Batch, NetError> {
-        if S::GAME != self.net.game() {
+        if S::KIND != self.net.game() {
             return Err(NetError::InvalidSample {
                 index: 0,
                 problem: format!(
                     "samples of the {:?} game cannot train a network of the {:?} game",
-                    S::GAME,
+                    S::KIND,
                     self.net.game()
                 ),
             });

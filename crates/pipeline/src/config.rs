@@ -20,8 +20,9 @@ use serde::Deserialize;
 use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup};
 use sumito_engine::rules_table::{RulesTable, RulesTableError, Targets};
 use sumito_engine::{Layout, Rules};
+use sumito_game::GameKind;
 use sumito_mcts::SearchConfig;
-use sumito_net::{NetConfig, NetGame};
+use sumito_net::NetConfig;
 
 /// Why a configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -180,6 +181,15 @@ impl RulesConfig {
                 .layouts
                 .iter()
                 .any(|name| GeneralLayout::from_name(name).is_ok_and(|layout| layout.seats() > 2))
+    }
+
+    /// Which game these rules are.
+    pub fn kind(&self) -> GameKind {
+        if self.is_general() {
+            GameKind::General
+        } else {
+            GameKind::TwoPlayer
+        }
     }
 
     /// The general game's rules and starts, `None` for the two-player game.
@@ -473,7 +483,7 @@ impl Config {
         })?;
         // The network's game follows from the rules.
         if config.rules.is_general() {
-            config.net.model.game = NetGame::General;
+            config.net.model.game = GameKind::General;
         }
         config.validate(path)?;
         Ok(config)
@@ -499,7 +509,7 @@ impl Config {
         };
         if general.is_none() {
             check_layouts("rules.layouts", &rules.layouts, path)?;
-            if self.net.model.game != NetGame::TwoPlayer {
+            if self.net.model.game != GameKind::TwoPlayer {
                 return invalid(
                     "net.model.game",
                     "is \"variant\", but the rules are the two-player game's (the network's game follows from [rules])".into(),
@@ -758,6 +768,25 @@ impl Config {
             );
         }
         Ok(())
+    }
+
+    /// The general game's rules and starts of a run of it; an error naming
+    /// the key at fault otherwise (a validated configuration of the general
+    /// game has none).
+    pub fn general_run_rules(&self) -> Result<GeneralRunRules, ConfigError> {
+        let invalid = |key: String, problem: String| ConfigError::Invalid {
+            path: PathBuf::from("the run's configuration"),
+            key,
+            problem,
+        };
+        match self.rules.general() {
+            Ok(Some(general)) => Ok(general),
+            Ok(None) => Err(invalid(
+                "rules".into(),
+                "are the two-player game's, not the general game's".into(),
+            )),
+            Err((key, problem)) => Err(invalid(format!("rules.{key}"), problem)),
+        }
     }
 
     /// The general game of a validated configuration, `None` for the
@@ -1038,7 +1067,7 @@ mod tests {
             let general = config.general_rules().unwrap();
             assert_eq!(general.rules.seating.sides(), sides, "{name}");
             assert_eq!(general.rules.holes.count_ones() as usize, holes, "{name}");
-            assert_eq!(config.net.model.game, NetGame::General, "{name}");
+            assert_eq!(config.net.model.game, GameKind::General, "{name}");
         }
     }
 
@@ -1054,7 +1083,7 @@ mod tests {
     fn rules_beyond_targets_and_limits_make_the_run_learn_the_general_game() {
         let plain = parse_rules("[rules]\nlayouts = [\"standard\"]\n").unwrap();
         assert!(plain.general_rules().is_none());
-        assert_eq!(plain.net.model.game, NetGame::TwoPlayer);
+        assert_eq!(plain.net.model.game, GameKind::TwoPlayer);
         let handicap = parse_rules(
             "[rules]\nlayouts = [\"standard\"]\nmarbles_to_win = [6, 4]\n[gating]\nmode = \"off\"\n",
         )

@@ -293,12 +293,12 @@ impl EvaluationKind for TwoPlayerEvaluation {
 /// sides (by finishing order), so that one half is par whatever the
 /// number of sides; against a fixed opponent, its points share (a third of
 /// the points is par for three sides).
-#[derive(Debug, Clone, Copy)]
-pub struct GeneralEvaluation<'a> {
-    pub general: &'a GeneralRunRules,
+#[derive(Debug, Clone)]
+pub struct GeneralEvaluation {
+    pub general: GeneralRunRules,
 }
 
-impl EvaluationKind for GeneralEvaluation<'_> {
+impl EvaluationKind for GeneralEvaluation {
     type Board = GeneralPosition;
 
     fn sides(&self) -> usize {

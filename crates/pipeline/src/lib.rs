@@ -16,6 +16,7 @@ pub mod players;
 pub mod ratings;
 pub mod replay;
 pub mod run;
+pub mod run_board;
 pub mod rundir;
 pub mod selfplay;
 pub mod tensorboard;

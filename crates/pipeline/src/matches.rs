@@ -364,10 +364,11 @@ mod tests {
     fn a_network_plays_three_sided_games_against_a_fixed_player() {
         use sumito_arena::players::general::general_registry;
         use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
-        use sumito_net::{DirectEvaluator, NetGame, PolicyValueNet, SymmetryMode};
+        use sumito_game::GameKind;
+        use sumito_net::{DirectEvaluator, PolicyValueNet, SymmetryMode};
 
         tch::manual_seed(3);
-        let model = crate::players::tests::tiny_model(NetGame::General);
+        let model = crate::players::tests::tiny_model(GameKind::General);
         let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
         let evaluator = DirectEvaluator::new(net, SymmetryMode::None);
         let contestants = vec![

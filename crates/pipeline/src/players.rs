@@ -18,6 +18,7 @@ use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
 use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Position, Rules};
+use sumito_game::GameKind;
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
 use sumito_game::{ChoicePosition, FULL_STRENGTH, GameHistory, Level, LevelPlay, choose_move};
 use sumito_mcts::{
@@ -25,8 +26,8 @@ use sumito_mcts::{
     search_for_time,
 };
 use sumito_net::{
-    CheckpointMeta, InferenceClient, InferenceConfig, InferenceService, NetError, NetGame,
-    PackedModel, PolicyValueNet, Precision,
+    CheckpointMeta, InferenceClient, InferenceConfig, InferenceService, NetError, PackedModel,
+    PolicyValueNet, Precision,
 };
 
 /// Simulations per move when the spec does not say.
@@ -37,24 +38,17 @@ pub const DEFAULT_SIMULATIONS: u32 = 64;
 /// runs records. The two-player [`Position`] and the general game's
 /// [`GeneralPosition`] implement it.
 pub trait NetBoard: ChoicePosition {
-    /// The network's game ([`PolicyValueNet::game`]).
-    const NET_GAME: NetGame;
-
     /// The rules a checkpoint says its run learned under, where it says.
     fn checkpoint_rules(meta: &CheckpointMeta) -> Option<Self::Rules>;
 }
 
 impl NetBoard for Position {
-    const NET_GAME: NetGame = NetGame::TwoPlayer;
-
     fn checkpoint_rules(meta: &CheckpointMeta) -> Option<Rules> {
         meta.rules.map(Rules::from)
     }
 }
 
 impl NetBoard for GeneralPosition {
-    const NET_GAME: NetGame = NetGame::General;
-
     /// A checkpoint holds no `[rules]` table (its run's configuration does).
     fn checkpoint_rules(_: &CheckpointMeta) -> Option<RulesTable> {
         None
@@ -63,10 +57,10 @@ impl NetBoard for GeneralPosition {
 
 /// Why a network cannot play game `B`, naming both games; `None` when it
 /// can.
-pub fn wrong_network<B: NetBoard>(game: NetGame) -> Option<&'static str> {
-    match (B::NET_GAME, game) {
+pub fn wrong_network<B: NetBoard>(game: GameKind) -> Option<&'static str> {
+    match (B::KIND, game) {
         (wanted, found) if wanted == found => None,
-        (NetGame::General, _) => Some(
+        (GameKind::General, _) => Some(
             "a network of the two-player game; the variants and many-player games need one trained on them",
         ),
         (_, _) => Some(
@@ -514,7 +508,7 @@ pub(crate) mod tests {
     }
 
     /// The shape of the tiny networks of this crate's tests.
-    pub(crate) fn tiny_model(game: sumito_net::NetGame) -> ModelConfig {
+    pub(crate) fn tiny_model(game: sumito_game::GameKind) -> ModelConfig {
         ModelConfig {
             blocks: 1,
             channels: 8,
@@ -528,7 +522,7 @@ pub(crate) mod tests {
 
     /// A freshly initialised tiny network saved as `gen-000001` in `dir`.
     fn tiny_checkpoint(dir: &TempDir) -> std::path::PathBuf {
-        let model = tiny_model(sumito_net::NetGame::TwoPlayer);
+        let model = tiny_model(sumito_game::GameKind::TwoPlayer);
         let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
         let path = dir.path().join("gen-000001");
         net.save_checkpoint(&path, 0, None).unwrap();
@@ -564,7 +558,7 @@ pub(crate) mod tests {
             GeneralLayout, GeneralPosition, GeneralRules, GeneralSetup, Seating,
         };
         use sumito_game::Board;
-        let model = tiny_model(sumito_net::NetGame::General);
+        let model = tiny_model(sumito_game::GameKind::General);
         let net = PolicyValueNet::new(&model, tch::Device::Cpu).unwrap();
         let service = InferenceService::start(net, &InferenceConfig::default()).unwrap();
         let config = SearchConfig {
@@ -774,7 +768,7 @@ mod general_tests {
     use sumito_arena::players::general::general_registry;
     use sumito_engine::general::GeneralLayout;
 
-    fn checkpoint(dir: &TempDir, game: NetGame) -> String {
+    fn checkpoint(dir: &TempDir, game: GameKind) -> String {
         let model = crate::players::tests::tiny_model(game);
         let path = dir.path().join(format!("{game:?}"));
         PolicyValueNet::new(&model, tch::Device::Cpu)
@@ -830,7 +824,7 @@ mod general_tests {
     #[test]
     fn a_network_of_the_general_game_plays_a_three_player_match() {
         let dir = TempDir::new("variant-seats");
-        let net = checkpoint(&dir, NetGame::General);
+        let net = checkpoint(&dir, GameKind::General);
         let entrants = prepared(&[net.clone(), "greedy".to_owned(), "random".to_owned()]);
         let report = three_player_match(&entrants, 30, 3, 2);
         assert_eq!(report.games.len(), 3);
@@ -865,7 +859,7 @@ mod general_tests {
     #[test]
     fn a_two_player_network_is_refused_by_name() {
         let dir = TempDir::new("variant-seats-two");
-        let net = checkpoint(&dir, NetGame::TwoPlayer);
+        let net = checkpoint(&dir, GameKind::TwoPlayer);
         let message = refusal(&net);
         assert!(message.contains("two-player game"), "{message}");
     }
@@ -873,7 +867,7 @@ mod general_tests {
     #[test]
     fn avoid_repetition_is_read_from_the_spec() {
         let dir = TempDir::new("variant-seats-repetition");
-        let net = checkpoint(&dir, NetGame::General);
+        let net = checkpoint(&dir, GameKind::General);
         assert!(
             registry()
                 .prepare_str(&format!("{net},avoid_repetition=false"))
@@ -886,7 +880,7 @@ mod general_tests {
     #[test]
     fn a_seat_takes_time_and_threads_and_a_score_weight_in_range() {
         let dir = TempDir::new("variant-seats-time");
-        let net = checkpoint(&dir, NetGame::General);
+        let net = checkpoint(&dir, GameKind::General);
         let timed = format!("{net},time=50ms,threads=2");
         let entrants = prepared(&[timed, "greedy".to_owned(), "random".to_owned()]);
         let report = three_player_match(&entrants, 12, 3, 1);

@@ -7,15 +7,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::replay::container::ReplayKind;
 use crate::replay::files::ReplayFolder;
 use crate::replay::files::list_games;
 pub use crate::rundir::Location;
 use crate::rundir::uploader::UploadGuard;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
+use sumito_game::with_board;
 
-use sumito_game::{AbaloneGame, GeneralGame};
 use sumito_mcts::{Evaluator, Game};
 use sumito_net::{
     DirectEvaluator, InferenceClient, InferenceService, PolicyValueNet, configure_threads,
@@ -24,18 +23,14 @@ use sumito_net::{
 use crate::config::{Config, GatingMode};
 use crate::error::{PipelineError, Result};
 use crate::evaluation::{
-    EvaluationSummary, GeneralEvaluation, TwoPlayerEvaluation, evaluate_candidate,
-    pending_candidates, reconcile_best,
+    EvaluationSummary, evaluate_candidate, pending_candidates, reconcile_best,
 };
 use crate::models::{device, ensure_initial_model, load_model};
 use crate::ratings::model_name;
-use crate::replay::format::SelfPlayGame;
-use crate::replay::general_format::GeneralReplay;
 use crate::replay::store::RefreshReport;
+use crate::run_board::RunBoard;
 use crate::rundir::{LOOP_STATE, Leases, RunDir, RunDirError};
-use crate::selfplay::{
-    GeneralSelfPlay, SelfPlayStats, TwoPlayerSelfPlay, WorkerSettings, play_games,
-};
+use crate::selfplay::{SelfPlayKind, SelfPlayStats, WorkerSettings, play_games};
 use crate::tensorboard::EventWriter;
 use crate::trainer::TrainerRole;
 
@@ -265,35 +260,34 @@ fn play_with_model(
         ui,
         follow_best,
     };
-    match config.general_rules() {
-        None => {
-            let kind = TwoPlayerSelfPlay::of(&config.rules);
-            let work: &SelfPlayWork<'_, AbaloneGame> =
-                &|evaluator, worker, out_dir, quota, stop, on_game| {
-                    let on_record = |game: &SelfPlayGame| on_game(game.positions.len() as u64);
-                    let settings = settings(worker);
-                    play_games(
-                        &kind, evaluator, &settings, out_dir, quota, stop, &on_record,
-                    )
-                    .map_err(PipelineError::from)
-                };
-            workers.play(net, work)
-        }
-        Some(general) => {
-            let kind = GeneralSelfPlay { general: &general };
-            let work: &SelfPlayWork<'_, GeneralGame> =
-                &|evaluator, worker, out_dir, quota, stop, on_game| {
-                    let on_record =
-                        |replay: &GeneralReplay| on_game(replay.game.positions.len() as u64);
-                    let settings = settings(worker);
-                    play_games(
-                        &kind, evaluator, &settings, out_dir, quota, stop, &on_record,
-                    )
-                    .map_err(PipelineError::from)
-                };
-            workers.play(net, work)
-        }
-    }
+    with_board!(
+        config.rules.kind(),
+        play_games_of(config, &workers, net, &settings)
+    )
+}
+
+/// [`play_with_model`] in the run's game `B`.
+fn play_games_of<B: RunBoard>(
+    config: &Config,
+    workers: &Workers<'_>,
+    net: PolicyValueNet,
+    settings: &(dyn Fn(usize) -> WorkerSettings + Sync),
+) -> Result<(SelfPlayStats, Duration)>
+where
+    DirectEvaluator<PolicyValueNet>: Evaluator<B::Searched>,
+    InferenceClient: Evaluator<B::Searched>,
+{
+    let kind = B::self_play(config)?;
+    let work: &SelfPlayWork<'_, B::Searched> =
+        &|evaluator, worker, out_dir, quota, stop, on_game| {
+            let on_record = |game: &B::Replay| on_game(B::SelfPlay::positions(game).len() as u64);
+            let settings = settings(worker);
+            play_games(
+                &kind, evaluator, &settings, out_dir, quota, stop, &on_record,
+            )
+            .map_err(PipelineError::from)
+        };
+    workers.play(net, work)
 }
 
 /// The self-play workers of one call of [`play_with_model`].
@@ -568,9 +562,10 @@ fn evaluate_and_report(
         bar.set_message(format!("score {:.0}%", score * 100.0));
     };
     let stopping = || ui.stopping();
-    let summary = match config.general_rules() {
-        Some(general) => evaluate_candidate(
-            &GeneralEvaluation { general: &general },
+    let summary = with_board!(
+        config.rules.kind(),
+        B => evaluate_candidate(
+            &B::evaluation(config)?,
             run,
             config,
             generation,
@@ -578,18 +573,8 @@ fn evaluate_and_report(
             &progress,
             lease_check,
             &stopping,
-        )?,
-        None => evaluate_candidate(
-            &TwoPlayerEvaluation::of(config),
-            run,
-            config,
-            generation,
-            run_hours,
-            &progress,
-            lease_check,
-            &stopping,
-        )?,
-    };
+        )
+    )?;
     bar.finish_and_clear();
     log_scalars(events, u64::from(generation), &evaluation_scalars(&summary))?;
     Ok(summary)
@@ -898,12 +883,7 @@ pub fn selfplay(open: &OpenRun, options: &RunOptions) -> Result<()> {
             continue;
         };
         if let Some(limit) = config.budget.games {
-            let kind = if config.rules.is_general() {
-                ReplayKind::General
-            } else {
-                ReplayKind::TwoPlayer
-            };
-            let played = list_games(&run.replay_folder(), kind)
+            let played = list_games(&run.replay_folder(), config.rules.kind())
                 .map_err(RunDirError::from)?
                 .len() as u64;
             if played >= limit {

@@ -300,18 +300,18 @@ impl SelfPlayKind for TwoPlayerSelfPlay {
 /// layouts, `.vgame` replay files with each side's value; a game of two
 /// sides resigns as the two-player game does (more sides: refused by the
 /// run's configuration).
-#[derive(Debug, Clone, Copy)]
-pub struct GeneralSelfPlay<'a> {
-    pub general: &'a GeneralRunRules,
+#[derive(Debug, Clone)]
+pub struct GeneralSelfPlay {
+    pub general: GeneralRunRules,
 }
 
-impl SelfPlayKind for GeneralSelfPlay<'_> {
+impl SelfPlayKind for GeneralSelfPlay {
     type Board = GeneralPosition;
     type PositionRecord = GeneralPositionRecord;
     type Game = GeneralReplay;
 
     fn start(&self, rng: &mut ChaCha8Rng) -> Result<GeneralPosition, SelfPlayError> {
-        let general = self.general;
+        let general = &self.general;
         let setup = &general.setups[rng.random_range(0..general.setups.len())];
         setup
             .start(&general.rules)
@@ -778,13 +778,12 @@ mod tests {
 
     // The general game (variants, 3 to 6 players).
 
-    use sumito_net::{
-        DirectEvaluator, NetGame, NetTrainingConfig, PolicyValueNet, SymmetryMode, Trainer,
-    };
+    use sumito_game::GameKind;
+    use sumito_net::{DirectEvaluator, NetTrainingConfig, PolicyValueNet, SymmetryMode, Trainer};
 
     fn general_net() -> PolicyValueNet {
         tch::manual_seed(2);
-        let model = crate::players::tests::tiny_model(NetGame::General);
+        let model = crate::players::tests::tiny_model(GameKind::General);
         PolicyValueNet::new(&model, tch::Device::Cpu).unwrap()
     }
 
@@ -837,7 +836,9 @@ mod tests {
         settings.selfplay.resign_threshold = Some(1.5);
         settings.selfplay.resign_consecutive_plies = consecutive;
         settings.selfplay.resign_playout_share = 0.0;
-        let kind = GeneralSelfPlay { general: &general };
+        let kind = GeneralSelfPlay {
+            general: general.clone(),
+        };
         let play = |settings: &WorkerSettings, folder: &str, games: u64| {
             play_games(
                 &kind,
@@ -935,7 +936,9 @@ mod tests {
         let out = replay_folder.join("model-000000");
         let evaluator = DirectEvaluator::new(general_net(), SymmetryMode::None);
         let settings = worker_settings(4, 3, 7, 11);
-        let kind = GeneralSelfPlay { general: &general };
+        let kind = GeneralSelfPlay {
+            general: general.clone(),
+        };
         let quota = AtomicU64::new(5);
         let seen = AtomicUsize::new(0);
         let on_game = |_: &GeneralReplay| {
@@ -1006,7 +1009,9 @@ mod tests {
             let games = Mutex::new(Vec::new());
             let on_game = |replay: &GeneralReplay| games.lock().unwrap().push(replay.game.clone());
             play_games(
-                &GeneralSelfPlay { general: &general },
+                &GeneralSelfPlay {
+                    general: general.clone(),
+                },
                 &evaluator,
                 &settings,
                 &out,
@@ -1055,7 +1060,9 @@ mod tests {
         settings.selfplay.branch_share = 1.0;
         settings.selfplay.branch_random_plies = 3;
         play_games(
-            &GeneralSelfPlay { general: &general },
+            &GeneralSelfPlay {
+                general: general.clone(),
+            },
             &UniformEvaluator,
             &settings,
             &folder,

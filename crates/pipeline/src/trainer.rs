@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use sumito_game::with_board;
 use sumito_net::{
     GeneralTrainingSample, Sample, TrainMetrics, Trainer, TrainingSample, symmetries_for,
 };
@@ -22,6 +23,7 @@ use crate::models::{device, load_model, save_model};
 use crate::replay::format::SelfPlayGame;
 use crate::replay::general_format::GeneralReplay;
 use crate::replay::store::{RefreshReport, ReplayGame, ReplayStore};
+use crate::run_board::RunBoard;
 use crate::rundir::uploader::{UploadGuard, Uploader};
 use crate::rundir::{MODEL_MANIFEST, Removed, RunDir, RunDirError};
 
@@ -192,11 +194,10 @@ impl<G: TrainingBatches + std::fmt::Debug> TrainingData for ReplayStore<G> {
 /// general game's (`.vgame`), as its rules say.
 fn training_data(run: &RunDir, config: &Config) -> Box<dyn TrainingData> {
     let (folder, training) = (run.replay_folder(), config.training.clone());
-    if config.rules.is_general() {
-        Box::new(ReplayStore::<GeneralReplay>::new(folder, training))
-    } else {
-        Box::new(ReplayStore::<SelfPlayGame>::new(folder, training))
-    }
+    with_board!(
+        config.rules.kind(),
+        B => Box::new(ReplayStore::<<B as RunBoard>::Replay>::new(folder, training))
+    )
 }
 
 /// The trainer with its replay store.

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use sumito_pipeline::replay::container::ReplayKind;
+use sumito_game::GameKind;
 use sumito_pipeline::replay::files::{ReplayFolder, list_games};
 
 pub const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
@@ -78,7 +78,7 @@ pub fn best_generation(run_dir: &Path) -> u32 {
 
 pub fn replay_files(run_dir: &Path) -> Vec<PathBuf> {
     let folder = ReplayFolder::local(&run_dir.join("replay")).unwrap();
-    list_games(&folder, ReplayKind::TwoPlayer)
+    list_games(&folder, GameKind::TwoPlayer)
         .unwrap()
         .into_iter()
         .map(|key| run_dir.join("replay").join(key))

@@ -20,6 +20,8 @@
 //! the store lists them beside `.replay` files, and [`unwrap`] hands their
 //! bytes through.
 
+use sumito_game::GameKind;
+
 use crate::crc::crc32c;
 
 use super::error::FormatError;
@@ -31,43 +33,28 @@ pub const CONTAINER_VERSION: u16 = 1;
 /// Magic, version, game and length.
 const HEADER_LEN: usize = 8 + 2 + 1 + 4;
 
-/// Which game a replay file holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReplayKind {
-    TwoPlayer,
-    General,
+/// The container's byte for which game a file holds.
+fn code(kind: GameKind) -> u8 {
+    match kind {
+        GameKind::TwoPlayer => 0,
+        GameKind::General => 1,
+    }
 }
 
-impl ReplayKind {
-    fn code(self) -> u8 {
-        match self {
-            ReplayKind::TwoPlayer => 0,
-            ReplayKind::General => 1,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            ReplayKind::TwoPlayer => "the two-player game",
-            ReplayKind::General => "the general game",
-        }
-    }
-
-    /// The extension of this game's files written before the container.
-    pub fn legacy_extension(self) -> &'static str {
-        match self {
-            ReplayKind::TwoPlayer => "game",
-            ReplayKind::General => "vgame",
-        }
+/// The extension of a game's files written before the container.
+pub fn legacy_extension(kind: GameKind) -> &'static str {
+    match kind {
+        GameKind::TwoPlayer => "game",
+        GameKind::General => "vgame",
     }
 }
 
 /// `game` (the game's encoding) in a container.
-pub fn wrap(kind: ReplayKind, game: &[u8]) -> Vec<u8> {
+pub fn wrap(kind: GameKind, game: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + game.len() + 4);
     out.extend_from_slice(&CONTAINER_MAGIC);
     out.extend_from_slice(&CONTAINER_VERSION.to_le_bytes());
-    out.push(kind.code());
+    out.push(code(kind));
     out.extend_from_slice(&(game.len() as u32).to_le_bytes());
     out.extend_from_slice(game);
     let crc = crc32c(&out);
@@ -78,7 +65,7 @@ pub fn wrap(kind: ReplayKind, game: &[u8]) -> Vec<u8> {
 /// The game's encoding in a replay file's `bytes`, after checking the
 /// container (its version, its checksum, and that it holds `kind`); the
 /// bytes of a file written before the container as they are.
-pub fn unwrap(kind: ReplayKind, bytes: &[u8]) -> Result<&[u8], FormatError> {
+pub fn unwrap(kind: GameKind, bytes: &[u8]) -> Result<&[u8], FormatError> {
     let Some(game) = header(kind, bytes)? else {
         return Ok(bytes);
     };
@@ -94,14 +81,14 @@ pub fn unwrap(kind: ReplayKind, bytes: &[u8]) -> Result<&[u8], FormatError> {
 /// The game's encoding in `bytes` without the checksum of the whole (a
 /// cheap look at its header; [`unwrap`] checks everything): the bytes of a
 /// file written before the container as they are.
-pub fn peek(kind: ReplayKind, bytes: &[u8]) -> Result<&[u8], FormatError> {
+pub fn peek(kind: GameKind, bytes: &[u8]) -> Result<&[u8], FormatError> {
     Ok(header(kind, bytes)?.unwrap_or(bytes))
 }
 
 /// The game's encoding in a container's `bytes` after checking its header
 /// (length, version, which game, the game's length); None for bytes
 /// without the container's magic (a file written before it).
-fn header(kind: ReplayKind, bytes: &[u8]) -> Result<Option<&[u8]>, FormatError> {
+fn header(kind: GameKind, bytes: &[u8]) -> Result<Option<&[u8]>, FormatError> {
     if bytes.len() < 8 || bytes[..8] != CONTAINER_MAGIC {
         return Ok(None);
     }
@@ -119,10 +106,10 @@ fn header(kind: ReplayKind, bytes: &[u8]) -> Result<Option<&[u8]>, FormatError> 
         )));
     }
     let found = bytes[10];
-    if found != kind.code() {
-        let held = [ReplayKind::TwoPlayer, ReplayKind::General]
+    if found != code(kind) {
+        let held = GameKind::ALL
             .into_iter()
-            .find(|other| other.code() == found)
+            .find(|&other| code(other) == found)
             .map_or_else(
                 || format!("an unknown game ({found})"),
                 |other| other.name().into(),
@@ -156,10 +143,10 @@ mod tests {
     #[test]
     fn a_game_goes_in_and_out_whole_and_damage_is_named() {
         let game = b"SUMITOG\0 any game bytes".to_vec();
-        let bytes = wrap(ReplayKind::TwoPlayer, &game);
-        assert_eq!(unwrap(ReplayKind::TwoPlayer, &bytes).unwrap(), &game[..]);
+        let bytes = wrap(GameKind::TwoPlayer, &game);
+        assert_eq!(unwrap(GameKind::TwoPlayer, &bytes).unwrap(), &game[..]);
         // A file of the other game is refused by name.
-        let err = unwrap(ReplayKind::General, &bytes).unwrap_err().to_string();
+        let err = unwrap(GameKind::General, &bytes).unwrap_err().to_string();
         assert!(
             err.contains("the two-player game, not of the general game"),
             "{err}"
@@ -168,20 +155,18 @@ mod tests {
         let mut damaged = bytes.clone();
         damaged[20] ^= 1;
         assert!(matches!(
-            unwrap(ReplayKind::TwoPlayer, &damaged),
+            unwrap(GameKind::TwoPlayer, &damaged),
             Err(FormatError::Checksum { .. })
         ));
         // A cut file.
-        assert!(unwrap(ReplayKind::TwoPlayer, &bytes[..12]).is_err());
+        assert!(unwrap(GameKind::TwoPlayer, &bytes[..12]).is_err());
         // A newer container.
         let mut newer = bytes.clone();
         newer[8] = 9;
-        let err = unwrap(ReplayKind::TwoPlayer, &newer)
-            .unwrap_err()
-            .to_string();
+        let err = unwrap(GameKind::TwoPlayer, &newer).unwrap_err().to_string();
         assert!(err.contains("version 9"), "{err}");
         // Bytes of a file written before the container pass through.
-        assert_eq!(unwrap(ReplayKind::General, &game).unwrap(), &game[..]);
+        assert_eq!(unwrap(GameKind::General, &game).unwrap(), &game[..]);
     }
 
     #[test]
@@ -217,7 +202,7 @@ mod tests {
         let again = decode_general_game(&folder.read(&new_three).unwrap().unwrap()).unwrap();
         assert_eq!(again.game.positions.len(), general.game.positions.len());
         // A game's listing holds its old files and every container file.
-        let listed = list_games(&folder, ReplayKind::TwoPlayer).unwrap();
+        let listed = list_games(&folder, GameKind::TwoPlayer).unwrap();
         assert!(listed.contains(&"1-old.game".to_owned()), "{listed:?}");
         assert!(!listed.contains(&"1-old.vgame".to_owned()), "{listed:?}");
         assert_eq!(listed.len(), 3, "{listed:?}");

@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use sumito_store::{Location, Store, StoreError};
 
-use super::container::ReplayKind;
 use super::format::{SelfPlayGame, encode_game};
 use super::general_format::{GeneralReplay, encode_general_game};
 use crate::fsutil::hostname;
+use sumito_game::GameKind;
 
 pub use super::container::EXTENSION;
 
@@ -145,12 +145,12 @@ pub fn write_general_game(
 /// Every replay file of `kind`'s game in `folder` (its `model-*` folders
 /// included, the files written before the container too), oldest first by
 /// the time in its name.
-pub fn list_games(folder: &ReplayFolder, kind: ReplayKind) -> Result<Vec<String>, StoreError> {
+pub fn list_games(folder: &ReplayFolder, kind: GameKind) -> Result<Vec<String>, StoreError> {
     folder.list(&replay_extensions(kind))
 }
 
 /// The extensions of `kind`'s replay files: the container's, and the one
 /// its files had before.
-pub fn replay_extensions(kind: ReplayKind) -> [&'static str; 2] {
-    [EXTENSION, kind.legacy_extension()]
+pub fn replay_extensions(kind: GameKind) -> [&'static str; 2] {
+    [EXTENSION, super::container::legacy_extension(kind)]
 }

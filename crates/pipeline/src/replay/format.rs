@@ -36,9 +36,10 @@
 
 use sumito_engine::{Color, EndReason, Move, Outcome, Position, Rules};
 
-use super::container::{self, ReplayKind};
+use super::container;
 use super::error::FormatError;
 use crate::crc::crc32c;
+use sumito_game::GameKind;
 
 pub const MAGIC: [u8; 8] = *b"SUMITOG\0";
 pub const FORMAT_VERSION: u16 = 1;
@@ -173,7 +174,7 @@ fn color_code(color: Option<Color>) -> u8 {
 /// The bytes of a replay file holding `game`: its encoding in the replay
 /// container ([`super::container`]).
 pub fn encode_game(game: &SelfPlayGame) -> Vec<u8> {
-    container::wrap(ReplayKind::TwoPlayer, &encode_game_body(game))
+    container::wrap(GameKind::TwoPlayer, &encode_game_body(game))
 }
 
 /// The game's own encoding (the layout above): what the container holds,
@@ -286,7 +287,7 @@ fn read_header(cursor: &mut Cursor<'_>) -> Result<(), FormatError> {
 /// it), checking the checksum, every field, and that each stored position
 /// and policy agree with the rules.
 pub fn decode_game(bytes: &[u8]) -> Result<SelfPlayGame, FormatError> {
-    decode_game_body(container::unwrap(ReplayKind::TwoPlayer, bytes)?)
+    decode_game_body(container::unwrap(GameKind::TwoPlayer, bytes)?)
 }
 
 fn decode_game_body(bytes: &[u8]) -> Result<SelfPlayGame, FormatError> {
@@ -434,7 +435,7 @@ pub struct GameSummary {
 
 /// Reads only the header (no checksum check: the full load does that).
 pub fn peek_summary(bytes: &[u8]) -> Result<GameSummary, FormatError> {
-    let bytes = container::peek(ReplayKind::TwoPlayer, bytes)?;
+    let bytes = container::peek(GameKind::TwoPlayer, bytes)?;
     let mut cursor = Cursor { bytes, at: 0 };
     read_header(&mut cursor)?;
     cursor.take(9)?;

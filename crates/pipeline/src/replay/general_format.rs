@@ -34,9 +34,10 @@
 //!                     in GeneralPosition::legal_moves() order, probability × 255
 //! ```
 
-use super::container::{self, ReplayKind};
+use super::container;
 use sumito_engine::general::{GeneralMove, GeneralPosition, MAX_SEATS};
 use sumito_engine::rules_table::RulesTable;
+use sumito_game::GameKind;
 use sumito_mcts::{Ending, MAX_SIDES, Side};
 
 use super::error::FormatError;
@@ -117,7 +118,7 @@ fn outcome_code(outcome: Ending) -> [u8; 2] {
 /// container ([`super::container`]). The first position of the game is its
 /// start.
 pub fn encode_general_game(replay: &GeneralReplay) -> Vec<u8> {
-    container::wrap(ReplayKind::General, &encode_general_body(replay))
+    container::wrap(GameKind::General, &encode_general_body(replay))
 }
 
 /// The game's own encoding (the layout above): what the container holds,
@@ -173,7 +174,7 @@ pub(crate) fn encode_general_body(replay: &GeneralReplay) -> Vec<u8> {
 /// not legal where it is played, or a game that did not end where the file
 /// says, is an error naming the position.
 pub fn decode_general_game(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
-    decode_general_body(container::unwrap(ReplayKind::General, bytes)?)
+    decode_general_body(container::unwrap(GameKind::General, bytes)?)
 }
 
 fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {

@@ -17,18 +17,18 @@ use sumito_engine::{EndReason, Move, Position, Symmetry};
 use sumito_engine::general::symmetry::kept_symmetries;
 use sumito_net::GeneralTrainingSample;
 
-use super::container::ReplayKind;
 use super::files::{ReplayFolder, replay_extensions};
 use super::format::{GameEnd, SelfPlayGame, decode_game, dequantize_policy, peek_summary};
 use super::general_format::{GeneralReplay, decode_general_game};
 use super::reader::{BackgroundReader, Pass, read_unseen};
 use crate::config::TrainingConfig;
+use sumito_game::GameKind;
 
 /// A kind of replay file the store can follow: the two-player
 /// [`SelfPlayGame`] or the general game's [`GeneralReplay`].
 pub trait ReplayGame: Sized + Send + Sync {
     /// Which game its files hold.
-    const KIND: ReplayKind;
+    const KIND: GameKind;
     /// The training positions of a file, read cheaply where the format
     /// allows (a file that would fall out of the window at once is only
     /// counted).
@@ -39,7 +39,7 @@ pub trait ReplayGame: Sized + Send + Sync {
 }
 
 impl ReplayGame for SelfPlayGame {
-    const KIND: ReplayKind = ReplayKind::TwoPlayer;
+    const KIND: GameKind = GameKind::TwoPlayer;
 
     fn peek_training_positions(bytes: &[u8]) -> Result<u64, String> {
         peek_summary(bytes)
@@ -59,7 +59,7 @@ impl ReplayGame for SelfPlayGame {
 }
 
 impl ReplayGame for GeneralReplay {
-    const KIND: ReplayKind = ReplayKind::General;
+    const KIND: GameKind = GameKind::General;
 
     /// The general game's header does not count them: the file is decoded
     /// (its files are few and small next to the two-player self-play's).
@@ -476,7 +476,7 @@ mod tests {
         // position under its symmetry).
         GeneralTrainingSample::build_batch(
             &samples,
-            sumito_net::NetGame::General.into(),
+            sumito_game::GameKind::General.into(),
             tch::Device::Cpu,
         )
         .unwrap();
