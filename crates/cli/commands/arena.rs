@@ -170,7 +170,7 @@ fn match_rules<B: CommandBoard>(
     let flags = args.rule_flags();
     let default_layouts = |table: &RulesTable| {
         if table.is_general() {
-            vec![GeneralLayout::Two(Layout::Standard)]
+            vec![GeneralLayout::default()]
         } else {
             DEFAULT_LAYOUTS.to_vec()
         }

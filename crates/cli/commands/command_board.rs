@@ -264,13 +264,25 @@ pub fn learned_layouts(model: &str, table: &RulesTable) -> anyhow::Result<Vec<Ge
         .collect()
 }
 
+/// The layouts `model` learned on under `table`, or the default one
+/// (Standard) where it names none (a two-player model's rules carry no
+/// layouts): where its games start when no layout is asked for.
+pub fn learned_or_default_layouts(
+    model: &str,
+    table: &RulesTable,
+) -> anyhow::Result<Vec<GeneralLayout>> {
+    let learned = learned_layouts(model, table)?;
+    Ok(if learned.is_empty() {
+        vec![GeneralLayout::default()]
+    } else {
+        learned
+    })
+}
+
 /// The first layout `model` learned on under `table`, Standard if it
-/// names none (a two-player model's rules carry no layouts).
+/// names none.
 pub fn first_layout(model: &str, table: &RulesTable) -> anyhow::Result<GeneralLayout> {
-    Ok(learned_layouts(model, table)?
-        .first()
-        .copied()
-        .unwrap_or(GeneralLayout::Two(Layout::Standard)))
+    Ok(learned_or_default_layouts(model, table)?[0])
 }
 
 /// The start position of `layout` under `table`.

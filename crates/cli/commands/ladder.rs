@@ -21,11 +21,11 @@ use sumito_game::{FULL_STRENGTH, Level};
 use sumito_game::{GameKind, with_board};
 
 use sumito_engine::Position;
-use sumito_engine::general::{GeneralLayout, GeneralPosition};
+use sumito_engine::general::GeneralPosition;
 
 use super::arena::stamped_dir;
 use super::command_board::{
-    CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, learned_layouts, prepare_players,
+    CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, learned_or_default_layouts, prepare_players,
 };
 use super::match_observer::CommandObserver;
 use super::play::parse_seconds;
@@ -204,10 +204,7 @@ impl LadderBoard for GeneralPosition {
                 player.name
             );
         };
-        let mut layouts = learned_layouts(&player.name, table)?;
-        if layouts.is_empty() {
-            layouts.push(GeneralLayout::Two(sumito_engine::Layout::Standard));
-        }
+        let layouts = learned_or_default_layouts(&player.name, table)?;
         Ladder::general(table, &layouts, config).map_err(anyhow::Error::msg)
     }
 }

@@ -26,6 +26,14 @@ pub enum GeneralLayout {
     SixPlayer,
 }
 
+/// The rule sheets' own start, where nothing names another: a model whose
+/// rules carry no layouts learned on it.
+impl Default for GeneralLayout {
+    fn default() -> Self {
+        GeneralLayout::Two(Layout::Standard)
+    }
+}
+
 /// The cells of the many-player layouts, seat by seat in turn order.
 const MANY: [(&str, GeneralLayout, &[&str]); 5] = [
     (
