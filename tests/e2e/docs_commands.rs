@@ -534,3 +534,28 @@ fn long_examples_run_with_a_tiny_budget() {
     }
     assert!(ran >= 25, "only {ran} long examples ran");
 }
+
+/// The README's table of strength levels is the shipped model's
+/// `levels.json`, so that a measurement taken again shows there too.
+#[test]
+fn the_readme_levels_table_is_the_shipped_models_measurement() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let levels: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root().join("models/quick/levels.json")).unwrap())
+            .unwrap();
+    let levels = levels["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 10);
+    for level in levels {
+        let number = level["level"].as_u64().unwrap();
+        let elo = |key: &str| level[key].as_f64().unwrap().round();
+        let row = format!(
+            "| {number} | {} | {} | {} [{}, {}] |",
+            level["name"].as_str().unwrap(),
+            level["simulations"].as_u64().unwrap(),
+            elo("elo"),
+            elo("elo_low"),
+            elo("elo_high"),
+        );
+        assert!(readme.contains(&row), "README.md has no row {row}");
+    }
+}

@@ -74,15 +74,15 @@ pub const LEVELS: [Level; FULL_STRENGTH as usize] = [
     Level {
         number: 6,
         name: "advanced",
-        simulations: 16,
-        temperature: 0.1,
+        simulations: 24,
+        temperature: 0.0,
         random_move: 0.0,
     },
     Level {
         number: 7,
         name: "strong",
-        simulations: 32,
-        temperature: 0.05,
+        simulations: 40,
+        temperature: 0.0,
         random_move: 0.0,
     },
     Level {
