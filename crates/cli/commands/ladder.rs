@@ -17,11 +17,11 @@ use sumito_arena::ladder::{DEFAULT_OPPONENTS, Ladder, LadderConfig, ladder_rules
 use sumito_arena::levels::{LEVEL_OPPONENTS, play_levels};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::record::write_atomic;
-use sumito_game::{FULL_STRENGTH, Level};
-use sumito_game::{GameKind, with_board};
+use sumito_game::{FULL_STRENGTH, GameKind, Level, with_board};
 
 use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
+use sumito_engine::rules_table::RulesTable;
 
 use super::arena::stamped_dir;
 use super::command_board::{
@@ -377,12 +377,9 @@ fn write_report(
 /// general game for a model of it, else in the two-player game.
 pub fn run(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
     let spec = args.player_spec()?;
+    // The ladder's rules and layouts are the model's: only its game counts.
     let general_models = !(kinds.general_models)(&[spec.to_string()])?.is_empty();
-    let game = GameKind::of(
-        &sumito_engine::rules_table::RulesTable::default(),
-        &[],
-        general_models,
-    );
+    let game = GameKind::of(&RulesTable::default(), &[], general_models);
     with_board!(game, climb(&args, spec, kinds))
 }
 

@@ -190,8 +190,8 @@ impl<G: TrainingBatches + std::fmt::Debug> TrainingData for ReplayStore<G> {
     }
 }
 
-/// The replay window of the run's game: two-player games (`.game`) or the
-/// general game's (`.vgame`), as its rules say.
+/// The replay window of the run's game, as its rules say: the replay
+/// files of that game (and the older `.game` or `.vgame` ones).
 fn training_data(run: &RunDir, config: &Config) -> Box<dyn TrainingData> {
     let (folder, training) = (run.replay_folder(), config.training.clone());
     with_board!(
