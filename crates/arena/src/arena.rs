@@ -1,4 +1,4 @@
-//! Matches of either game (any [`MatchBoard`]): every group of entrants
+//! Matches of either game (any [`Board`]): every group of entrants
 //! plays the same set of openings, each once with every rotation of the
 //! group over the sides, in parallel; results, records, standings, ratings.
 //!
@@ -31,15 +31,17 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sumito_engine::{EndReason, Layout, Outcome, Position, Rules};
+use sumito_game::Board;
 use thiserror::Error;
 
 use crate::elo::{Anchor, EloError, GameOutcome, GameResult, Ratings, fit_elo};
-pub use crate::match_board::{EndedBy, MatchBoard, MatchStart};
+pub use crate::match_start::MatchStart;
 use crate::play_out::{PlayOutError, play_out};
 use crate::player::{Entrant, PlayerError};
 use crate::record::{GameRecord, file_safe};
 use crate::record_format::RecordFileError;
 use crate::sprt::{SprtConfig, SprtStatus, SprtVerdict};
+pub use sumito_game::board::EndedBy;
 
 /// The default move limit of arena games, in plies: weak players can
 /// shuffle forever, so every game must end.
@@ -47,7 +49,7 @@ pub const DEFAULT_MAX_PLIES: u32 = 400;
 
 /// How to play a match.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MatchConfig<B: MatchBoard = Position> {
+pub struct MatchConfig<B: Board = Position> {
     /// Games per group of entrants (see the module docs): a multiple of the
     /// sides, so that every opening is played with every rotation.
     pub games_per_pairing: u32,
@@ -178,7 +180,7 @@ pub struct Fixture {
 
 /// A finished game.
 #[derive(Clone, Debug, PartialEq)]
-pub struct PlayedGame<B: MatchBoard = Position> {
+pub struct PlayedGame<B: Board = Position> {
     pub fixture: Fixture,
     /// The last position: the game is over there.
     pub end: B,
@@ -198,7 +200,7 @@ pub struct PlayedGame<B: MatchBoard = Position> {
 
 pub use crate::play_out::Thinking;
 
-impl<B: MatchBoard> PlayedGame<B> {
+impl<B: Board> PlayedGame<B> {
     /// The side entrant `entrant` played, if it played.
     pub fn side_of(&self, entrant: usize) -> Option<usize> {
         self.fixture.sides.iter().position(|&e| e == entrant)
@@ -380,7 +382,7 @@ pub struct Standings {
 
 /// Hears about a match's progress; called from the worker threads, one call
 /// at a time.
-pub trait MatchObserver<B: MatchBoard = Position>: Sync {
+pub trait MatchObserver<B: Board = Position>: Sync {
     fn match_started(&self, _standings: &Standings) {}
     fn game_finished(&self, _game: &PlayedGame<B>, _standings: &Standings) {}
     fn match_finished(&self, _standings: &Standings) {}
@@ -396,11 +398,11 @@ pub trait MatchObserver<B: MatchBoard = Position>: Sync {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Silent;
 
-impl<B: MatchBoard> MatchObserver<B> for Silent {}
+impl<B: Board> MatchObserver<B> for Silent {}
 
 /// The outcome of a whole match.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MatchResults<B: MatchBoard = Position> {
+pub struct MatchResults<B: Board = Position> {
     pub players: Vec<String>,
     /// Sides of every game.
     pub sides: usize,
@@ -420,7 +422,7 @@ pub struct PairingResult {
     pub tally: Tally,
 }
 
-impl<B: MatchBoard> MatchResults<B> {
+impl<B: Board> MatchResults<B> {
     /// Every pair of sides of every game by finishing order: what the Elo
     /// ratings fit (with two sides, each game's result).
     pub fn game_results(&self) -> Vec<GameResult> {
@@ -518,7 +520,7 @@ pub struct Opening<M> {
 impl<M: Copy> Opening<M> {
     /// Opening `index` of a match (see the module docs). Moves are drawn
     /// among those that push nothing, so that no side starts ahead.
-    pub fn generate<B: MatchBoard<Move = M>>(config: &MatchConfig<B>, index: usize) -> Opening<M> {
+    pub fn generate<B: Board<Move = M>>(config: &MatchConfig<B>, index: usize) -> Opening<M> {
         let start = index % config.starts.len();
         let mut rng = ChaCha8Rng::seed_from_u64(mix_seed(&[config.seed, index as u64, 1]));
         let mut position = config.starts[start].position;
@@ -581,7 +583,7 @@ pub fn schedule(players: usize, sides: usize, games_per_pairing: u32) -> Vec<Fix
 }
 
 /// The sides of the match's games (those of its first start).
-fn sides_of<B: MatchBoard>(config: &MatchConfig<B>) -> Result<usize, ArenaError> {
+fn sides_of<B: Board>(config: &MatchConfig<B>) -> Result<usize, ArenaError> {
     let first = config.starts.first().ok_or(ArenaError::NoStarts)?;
     let sides = first.position.sides();
     if config.starts.iter().any(|s| s.position.sides() != sides) {
@@ -590,7 +592,7 @@ fn sides_of<B: MatchBoard>(config: &MatchConfig<B>) -> Result<usize, ArenaError>
     Ok(sides)
 }
 
-fn validate<B: MatchBoard>(
+fn validate<B: Board>(
     entrants: &[Entrant<B>],
     config: &MatchConfig<B>,
 ) -> Result<usize, ArenaError> {
@@ -640,7 +642,7 @@ fn record_name(index: usize, players: &[&str]) -> String {
 
 /// Plays one game from `opening` between fresh players of the fixture's
 /// entrants; `stop()` is asked before every move.
-pub fn play_game<B: MatchBoard>(
+pub fn play_game<B: Board>(
     entrants: &[Entrant<B>],
     fixture: &Fixture,
     opening: &Opening<B::Move>,
@@ -683,7 +685,7 @@ pub fn play_game<B: MatchBoard>(
         .iter()
         .map(|&who| entrants[who].name.clone())
         .collect();
-    let record = B::record(
+    let record = GameRecord::of_match(
         start.layout,
         &config.rules,
         &names,
@@ -712,7 +714,7 @@ pub fn play_game<B: MatchBoard>(
 }
 
 /// Shared state of a running match.
-struct Progress<B: MatchBoard> {
+struct Progress<B: Board> {
     standings: Standings,
     games: Vec<Option<PlayedGame<B>>>,
     /// Player 0's results against player 1, for the SPRT.
@@ -761,7 +763,7 @@ pub fn threads_or_cores(threads: usize) -> usize {
 
 /// Plays a match between `entrants` (see the module docs), reporting to
 /// `observer` as games finish.
-pub fn play_match<B: MatchBoard>(
+pub fn play_match<B: Board>(
     entrants: &[Entrant<B>],
     config: &MatchConfig<B>,
     observer: &dyn MatchObserver<B>,
@@ -857,11 +859,7 @@ pub fn play_match<B: MatchBoard>(
 /// Adds a finished game to the standings and the test. Once the test has
 /// decided, its verdict stands: games still running when it decided are
 /// counted in the tables but do not reopen the test.
-fn record_game<B: MatchBoard>(
-    state: &mut Progress<B>,
-    game: &PlayedGame<B>,
-    config: &MatchConfig<B>,
-) {
+fn record_game<B: Board>(state: &mut Progress<B>, game: &PlayedGame<B>, config: &MatchConfig<B>) {
     state.standings.games_done += 1;
     for &entrant in &game.fixture.sides {
         if let Some(result) = game.result_for(entrant) {
@@ -1239,7 +1237,7 @@ mod tests {
                     opening: 0,
                 },
                 end,
-                record: GeneralPosition::record(
+                record: GameRecord::of_match(
                     config.starts[0].layout,
                     &config.rules,
                     &names,

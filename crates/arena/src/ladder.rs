@@ -9,12 +9,13 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
+use sumito_game::Board;
 
 use serde::Serialize;
 use sumito_engine::{Layout, Position, Rules};
 
 use crate::arena::{
-    ArenaError, EndedBy, MatchBoard, MatchConfig, MatchObserver, MatchStart, PlayedGame, Tally,
+    ArenaError, EndedBy, MatchConfig, MatchObserver, MatchStart, PlayedGame, Tally,
     check_record_dir, play_match,
 };
 use crate::elo::GameResult;
@@ -141,7 +142,7 @@ fn rung_record_dir(config: &LadderConfig, index: usize) -> Option<PathBuf> {
 /// each opponent in turn every other side, seats rotated from game to game
 /// (see [`crate::arena`]).
 #[derive(Clone, Debug)]
-pub struct Ladder<B: MatchBoard> {
+pub struct Ladder<B: Board> {
     /// Used in turn by successive openings.
     pub starts: Vec<MatchStart<B>>,
     /// The rules as records state them.
@@ -206,7 +207,7 @@ impl Ladder<GeneralPosition> {
     }
 }
 
-impl<B: MatchBoard> Ladder<B> {
+impl<B: Board> Ladder<B> {
     /// Sides of its games.
     pub fn sides(&self) -> usize {
         self.starts
@@ -362,7 +363,7 @@ impl RowCounts {
 /// wins (draws) and losses of the player's side; the score its pairwise
 /// score by finishing order against the opponent's sides
 /// ([`PlayedGame::pair_score_of`]; with two sides, its points).
-fn row<B: MatchBoard>(opponent: &str, games: &[PlayedGame<B>]) -> LadderRow {
+fn row<B: Board>(opponent: &str, games: &[PlayedGame<B>]) -> LadderRow {
     let mut counts = RowCounts::default();
     for game in games {
         let mut tally = Tally::default();

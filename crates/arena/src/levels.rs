@@ -11,11 +11,12 @@
 
 use std::fmt::Write as _;
 use std::time::Instant;
+use sumito_game::Board;
 
 use serde::{Deserialize, Serialize};
 use sumito_game::Level;
 
-use crate::arena::{ArenaError, MatchBoard};
+use crate::arena::ArenaError;
 use crate::elo::{Anchor, EloError, GameResult, fit_elo};
 use crate::ladder::{LadderConfig, LadderRow, LadderSettings};
 use crate::player::Entrant;
@@ -108,7 +109,7 @@ pub enum LevelsError {
 /// `opponents`, with records under `config.record_dir`/level-N, then
 /// against the level before it (records in `level-N/previous`); and rates
 /// them all together under `settings`.
-pub fn play_levels<B: MatchBoard, E: From<EloError>>(
+pub fn play_levels<B: Board, E: From<EloError>>(
     model: &str,
     levels: &[(Level, Entrant<B>)],
     opponents: &[Entrant<B>],

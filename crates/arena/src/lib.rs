@@ -9,7 +9,7 @@
 //!   two-player ones use, with weights from TOML.
 //! - [`arena`]: matches of either game in parallel ([`play_match`]), with
 //!   varied openings, seats rotated, progress, standings and saved
-//!   records; [`match_board`]: what a match needs of a game;
+//!   records; [`match_start`]: where a match's games start;
 //!   [`play_out`]: one game between players, of either game.
 //! - [`ladder`]: one player against fixed opponents at fixed settings, as
 //!   Markdown and JSON.
@@ -29,7 +29,7 @@ pub mod elo;
 pub mod eval;
 pub mod ladder;
 pub mod levels;
-pub mod match_board;
+pub mod match_start;
 pub mod play_out;
 pub mod player;
 pub mod players;

@@ -3,52 +3,24 @@
 //! and the general game (`B` = [`GeneralPosition`]: variants, 3 to 6
 //! players, teams), read and written in the one record format of
 //! [`crate::record_format`] (the older two-player format of
-//! [`crate::record_v1`] still reads). What differs between the games is the
-//! [`RecordBoard`] impl of each: where a start leads under the rules, and
-//! how a record of the game is one of the general engine (which writes the
-//! text) and back. [`AnyRecord`] is a record of either game, decided once
+//! [`crate::record_v1`] still reads). What differs between the games is
+//! their [`Board`]: where a start leads under the rules, and how a record
+//! of the game is one of the general engine (which writes the text) and
+//! back. [`AnyRecord`] is a record of either game, decided once
 //! from its rules and start.
 
-use std::fmt;
 use std::path::Path;
 
-use sumito_engine::general::{
-    GeneralEnd, GeneralLayout, GeneralMove, GeneralOutcome, GeneralPosition,
-};
-use sumito_engine::rules_table::RulesTable;
-use sumito_engine::{EndReason, Layout, Move, Outcome, Position, Rules};
+use sumito_engine::Position;
+use sumito_engine::general::GeneralPosition;
 use sumito_game::Board;
 
 use crate::record_format::read_with;
 pub use crate::record_format::{RecordError, RecordFileError};
 
-/// What a game's records need of it beyond [`Board`].
-pub trait RecordBoard: Board {
-    /// A start as a record names it: a layout.
-    type Layout: Copy + PartialEq + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static;
-
-    /// How a game ended: the result and the reason.
-    type Ending: Copy + PartialEq + Eq + fmt::Debug + Send + Sync + 'static;
-
-    /// The position `start` stands for under `rules`; an error names what
-    /// does not fit.
-    fn start_under(start: &Start<Self>, rules: &Self::Rules) -> Result<Self, String>;
-
-    /// How the game ended, once it is over.
-    fn ending(&self) -> Option<Self::Ending>;
-
-    /// The same game as a record of the general engine, which writes the
-    /// one text format (it plays the two-player game move for move alike).
-    fn to_general(record: &GameRecord<Self>) -> GameRecord<GeneralPosition>;
-
-    /// The game of a general-engine record when it is one of this game;
-    /// otherwise what makes it not.
-    fn from_general(record: GameRecord<GeneralPosition>) -> Result<GameRecord<Self>, NotTwoPlayer>;
-}
-
 /// Where a recorded game starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Start<B: RecordBoard> {
+pub enum Start<B: Board> {
     Layout(B::Layout),
     /// A position (with its ply counters; the rules are the record's).
     Position(B),
@@ -57,7 +29,7 @@ pub enum Start<B: RecordBoard> {
 /// A whole game: where it starts, under which rules, who played, its moves
 /// and how it ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameRecord<B: RecordBoard> {
+pub struct GameRecord<B: Board> {
     pub start: Start<B>,
     pub rules: B::Rules,
     /// Who played each seat, in turn order (Black first); empty when not
@@ -70,15 +42,15 @@ pub struct GameRecord<B: RecordBoard> {
     pub result: Option<B::Ending>,
 }
 
-/// Why a record of the general engine is not one of the two-player game:
-/// the header keys of the line at fault, and the reason.
+/// Why a record of the general engine is not one of a game (the
+/// two-player game): the header keys of the line at fault, and the reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotTwoPlayer {
     pub keys: &'static [&'static str],
     pub why: String,
 }
 
-impl<B: RecordBoard> GameRecord<B> {
+impl<B: Board> GameRecord<B> {
     /// A game from `start` under `rules`, not yet played and its players
     /// not yet named.
     pub fn unplayed(start: Start<B>, rules: B::Rules) -> GameRecord<B> {
@@ -100,7 +72,115 @@ impl<B: RecordBoard> GameRecord<B> {
     /// The position before the first move; an error names what of the
     /// start does not fit the rules.
     pub fn start_position(&self) -> Result<B, String> {
-        B::start_under(&self.start, &self.rules)
+        match &self.start {
+            Start::Layout(layout) => B::first_position(*layout, &self.rules),
+            Start::Position(position) => position.under_rules(&self.rules),
+        }
+    }
+
+    /// The record of a match's game from `layout` under `rules` by
+    /// `players` (by side), its first `opening_plies` moves a random
+    /// opening, ended at `end`.
+    pub fn of_match(
+        layout: B::Layout,
+        rules: &B::Rules,
+        players: &[String],
+        opening_plies: u32,
+        moves: &[B::Move],
+        end: &B,
+    ) -> GameRecord<B> {
+        GameRecord {
+            start: Start::Layout(layout),
+            rules: rules.clone(),
+            players: (0..end.seats())
+                .map(|seat| players[end.side_of(seat)].clone())
+                .collect(),
+            opening_plies,
+            moves: moves.to_vec(),
+            result: end.ending(),
+        }
+    }
+
+    /// The same game as a record of the general engine, which writes the
+    /// one text format (it plays the two-player game move for move alike).
+    pub fn to_general(&self) -> GameRecord<GeneralPosition> {
+        let rules = B::rules_table(&self.rules);
+        let start = match self.start {
+            Start::Layout(layout) => Start::Layout(B::general_layout(layout)),
+            Start::Position(position) => Start::Position(
+                rules
+                    .position_from_text(&position.to_string())
+                    .expect("a position of a game reads as one of the general engine"),
+            ),
+        };
+        let mut general = GameRecord {
+            start,
+            rules,
+            players: self.players.clone(),
+            opening_plies: self.opening_plies,
+            moves: self.moves.iter().map(|&mv| B::general_move(mv)).collect(),
+            result: None,
+        };
+        general.result = general
+            .positions()
+            .ok()
+            .and_then(|positions| positions.last()?.outcome());
+        general
+    }
+
+    /// The game of a general-engine record when it is one of this game (for
+    /// the two-player game: plain rules, a two-player start, at most two
+    /// seats named and group moves only); otherwise what makes it not.
+    pub fn from_general(
+        record: GameRecord<GeneralPosition>,
+    ) -> Result<GameRecord<B>, NotTwoPlayer> {
+        let not = |keys: &'static [&'static str], why: String| NotTwoPlayer { keys, why };
+        let rules = B::rules_of_table(&record.rules).map_err(|why| not(&["rules:"], why))?;
+        let start = match &record.start {
+            Start::Layout(layout) => {
+                Start::Layout(B::layout_of_general(*layout).map_err(|why| not(&["layout:"], why))?)
+            }
+            Start::Position(position) => Start::Position(
+                B::position_from_text(&position.to_string(), &record.rules)
+                    .map_err(|err| not(&["start:"], format!("its start: {err}")))?,
+            ),
+        };
+        if record.players.len() > B::MAX_SEATS {
+            return Err(not(
+                &["seats:"],
+                format!("it names {} seats", record.players.len()),
+            ));
+        }
+        let moves = record
+            .moves
+            .iter()
+            .enumerate()
+            .map(|(ply, &mv)| {
+                B::move_of_general(mv).ok_or_else(|| {
+                    not(
+                        &["moves:"],
+                        format!(
+                            "move {} ({}) is not a move of this game",
+                            ply + 1,
+                            mv.to_text()
+                        ),
+                    )
+                })
+            })
+            .collect::<Result<Vec<B::Move>, NotTwoPlayer>>()?;
+        let mut game = GameRecord {
+            start,
+            rules,
+            players: record.players,
+            opening_plies: record.opening_plies,
+            moves,
+            result: None,
+        };
+        game.result = game
+            .positions()
+            .ok()
+            .and_then(|positions| positions.last()?.ending());
+        Ok(game)
     }
 
     /// Every position of the game, the start first; an error names the
@@ -129,149 +209,6 @@ impl<B: RecordBoard> GameRecord<B> {
     }
 }
 
-impl RecordBoard for Position {
-    type Layout = Layout;
-    type Ending = (Outcome, EndReason);
-
-    fn start_under(start: &Start<Position>, rules: &Rules) -> Result<Position, String> {
-        Ok(match *start {
-            Start::Layout(layout) => Position::start(layout, *rules),
-            Start::Position(position) => position.with_rules(*rules),
-        })
-    }
-
-    fn ending(&self) -> Option<(Outcome, EndReason)> {
-        self.outcome()
-    }
-
-    fn to_general(record: &GameRecord<Position>) -> GameRecord<GeneralPosition> {
-        let rules = RulesTable::of_two_player(record.rules);
-        let start = match record.start {
-            Start::Layout(layout) => Start::Layout(GeneralLayout::Two(layout)),
-            Start::Position(position) => Start::Position(
-                rules
-                    .position_from_text(&position.to_string())
-                    .expect("a two-player position reads as one of the general game"),
-            ),
-        };
-        let mut general = GameRecord {
-            start,
-            rules,
-            players: record.players.clone(),
-            opening_plies: record.opening_plies,
-            moves: record
-                .moves
-                .iter()
-                .map(|&mv| GeneralMove::group(mv))
-                .collect(),
-            result: None,
-        };
-        general.result = general
-            .positions()
-            .ok()
-            .and_then(|positions| positions.last()?.outcome());
-        general
-    }
-
-    /// Plain rules (targets and limits only), a two-player start, at most
-    /// two seats named and group moves only make a two-player game.
-    fn from_general(
-        record: GameRecord<GeneralPosition>,
-    ) -> Result<GameRecord<Position>, NotTwoPlayer> {
-        let not = |keys: &'static [&'static str], why: String| NotTwoPlayer { keys, why };
-        if record.rules.is_general() {
-            return Err(not(
-                &["rules:"],
-                format!("its rules are {}", record.rules.describe()),
-            ));
-        }
-        let rules = record
-            .rules
-            .two_player_rules()
-            .map_err(|err| not(&["rules:"], format!("its rules: {err}")))?;
-        let start = match &record.start {
-            Start::Layout(GeneralLayout::Two(layout)) => Start::Layout(*layout),
-            Start::Layout(layout) => {
-                return Err(not(
-                    &["layout:"],
-                    format!("layout {layout} is not a two-player layout"),
-                ));
-            }
-            Start::Position(position) => {
-                Start::Position(Position::from_fen(&position.to_string()).map_err(|err| {
-                    not(
-                        &["start:"],
-                        format!("its start is not a two-player position: {err}"),
-                    )
-                })?)
-            }
-        };
-        if record.players.len() > 2 {
-            return Err(not(
-                &["seats:"],
-                format!("it names {} seats", record.players.len()),
-            ));
-        }
-        let moves = record
-            .moves
-            .iter()
-            .enumerate()
-            .map(|(ply, mv)| {
-                mv.as_group().ok_or_else(|| {
-                    not(
-                        &["moves:"],
-                        format!("move {} ({}) is not a group move", ply + 1, mv.to_text()),
-                    )
-                })
-            })
-            .collect::<Result<Vec<Move>, NotTwoPlayer>>()?;
-        let mut game = GameRecord {
-            start,
-            rules,
-            players: record.players,
-            opening_plies: record.opening_plies,
-            moves,
-            result: None,
-        };
-        game.result = game
-            .positions()
-            .ok()
-            .and_then(|positions| positions.last()?.outcome());
-        Ok(game)
-    }
-}
-
-impl RecordBoard for GeneralPosition {
-    type Layout = GeneralLayout;
-    type Ending = (GeneralOutcome, GeneralEnd);
-
-    fn start_under(
-        start: &Start<GeneralPosition>,
-        rules: &RulesTable,
-    ) -> Result<GeneralPosition, String> {
-        match start {
-            Start::Layout(layout) => rules.start(*layout).map_err(|err| err.to_string()),
-            // Read again under these rules: a record's rules may have been
-            // replaced (by a model's) since its start was read.
-            Start::Position(position) => rules.position_from_text(&position.to_string()),
-        }
-    }
-
-    fn ending(&self) -> Option<(GeneralOutcome, GeneralEnd)> {
-        self.outcome()
-    }
-
-    fn to_general(record: &GameRecord<GeneralPosition>) -> GameRecord<GeneralPosition> {
-        record.clone()
-    }
-
-    fn from_general(
-        record: GameRecord<GeneralPosition>,
-    ) -> Result<GameRecord<GeneralPosition>, NotTwoPlayer> {
-        Ok(record)
-    }
-}
-
 /// A record of either game: which one is decided once, from the record's
 /// rules and start (plain rules and a two-player start make a two-player
 /// game, played by the two-player engine).
@@ -287,10 +224,12 @@ impl AnyRecord {
     /// or general-game record) and replays it.
     pub fn parse(text: &str) -> Result<AnyRecord, RecordError> {
         let general = GameRecord::<GeneralPosition>::parse(text)?;
-        Ok(match Position::from_general(general.clone()) {
-            Ok(record) => AnyRecord::TwoPlayer(record),
-            Err(_) => AnyRecord::General(Box::new(general)),
-        })
+        Ok(
+            match GameRecord::<Position>::from_general(general.clone()) {
+                Ok(record) => AnyRecord::TwoPlayer(record),
+                Err(_) => AnyRecord::General(Box::new(general)),
+            },
+        )
     }
 
     /// Reads a record file (see [`AnyRecord::parse`]).
@@ -302,7 +241,7 @@ impl AnyRecord {
     /// two-player game too).
     pub fn into_general(self) -> GameRecord<GeneralPosition> {
         match self {
-            AnyRecord::TwoPlayer(record) => Position::to_general(&record),
+            AnyRecord::TwoPlayer(record) => record.to_general(),
             AnyRecord::General(record) => *record,
         }
     }
@@ -359,7 +298,7 @@ pub fn file_safe(name: &str) -> String {
 mod tests {
     use super::*;
     use crate::record_format::{MAGIC, TWO_PLAYER_MAGIC_V1};
-    use sumito_engine::{Color, MAX_PLY_COUNTER};
+    use sumito_engine::{Color, EndReason, Layout, MAX_PLY_COUNTER, Move, Outcome, Rules};
 
     fn sample() -> GameRecord<Position> {
         let rules = Rules {
@@ -407,8 +346,11 @@ mod tests {
         );
         // The general engine reads the same text as the same game.
         let general = GameRecord::<GeneralPosition>::parse(&text).unwrap();
-        assert_eq!(general, Position::to_general(&record));
-        assert_eq!(Position::from_general(general).unwrap(), record);
+        assert_eq!(general, record.to_general());
+        assert_eq!(
+            GameRecord::<Position>::from_general(general).unwrap(),
+            record
+        );
     }
 
     #[test]
@@ -419,13 +361,13 @@ mod tests {
                 "rules: {",
                 "rules: { holes = [\"E5\"],",
                 "rules:",
-                "its rules are",
+                "the rules are",
             ),
             (
                 "layout: belgian-daisy",
                 "layout: three-player",
                 "layout:",
-                "not a two-player layout",
+                "seats more than two players",
             ),
         ] {
             let changed = text.replace(from, to);
@@ -606,7 +548,7 @@ mod tests {
         }
         // An older two-player record as a record of the general engine.
         let general = AnyRecord::parse(TWO_PLAYER_V1).unwrap().into_general();
-        assert_eq!(general, Position::to_general(&record));
+        assert_eq!(general, record.to_general());
     }
 
     #[test]

@@ -1,39 +1,40 @@
 //! Reading and writing the one record format ([`crate::record_format`])
 //! for a [`GameRecord`] of either game: the general engine writes and reads
-//! the text, and each game's [`RecordBoard`] impl turns its record into one
-//! of the general engine and back; the older two-player format reads
+//! the text, and each game's `Board` turns its record into one of the
+//! general engine and back; the older two-player format reads
 //! through [`crate::record_v1`].
 
 use std::path::Path;
 
 use serde::Deserialize;
-use sumito_engine::Position;
 use sumito_engine::general::{GeneralLayout, GeneralPosition, describe_ending};
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::shorten_quotes;
 
-use crate::record::{GameRecord, NotTwoPlayer, RecordBoard, Start};
+use sumito_game::Board;
+
+use crate::record::{GameRecord, NotTwoPlayer, Start};
 use crate::record_format::{
     MAGIC, RecordError, RecordFileError, TWO_PLAYER_MAGIC_V1, VARIANT_MAGIC_V1, format_of,
     read_with, write_text,
 };
 
-impl<B: RecordBoard> GameRecord<B> {
+impl<B: Board> GameRecord<B> {
     /// The record as text, in the one record format
     /// ([`crate::record_format`]).
     pub fn to_text(&self) -> String {
-        general_text(&B::to_general(self))
+        general_text(&self.to_general())
     }
 
     /// Reads and replays a record of this game: the one format, or an older
     /// one. A record of another game is refused, saying what makes it one.
     pub fn parse(text: &str) -> Result<GameRecord<B>, RecordError> {
         let general = if format_of(text) == Some(TWO_PLAYER_MAGIC_V1) {
-            <Position as RecordBoard>::to_general(&crate::record_v1::parse(text)?)
+            crate::record_v1::parse(text)?.to_general()
         } else {
             parse_general(text)?
         };
-        B::from_general(general).map_err(|NotTwoPlayer { keys, why }| {
+        GameRecord::from_general(general).map_err(|NotTwoPlayer { keys, why }| {
             // The header line that makes it a game of the general game.
             let line = text
                 .lines()

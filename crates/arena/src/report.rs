@@ -2,10 +2,11 @@
 //! machine-readable last line.
 
 use std::fmt::Write as _;
+use sumito_game::Board;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::arena::{EndedBy, MatchBoard, MatchObserver, MatchResults, PlayedGame, Standings};
+use crate::arena::{EndedBy, MatchObserver, MatchResults, PlayedGame, Standings};
 use crate::elo::{Anchor, Ratings};
 
 /// `W-D-L` per player, for the progress bar.
@@ -54,7 +55,7 @@ impl ProgressObserver {
     }
 }
 
-impl<B: MatchBoard> MatchObserver<B> for ProgressObserver {
+impl<B: Board> MatchObserver<B> for ProgressObserver {
     fn match_started(&self, standings: &Standings) {
         self.bar.set_length(standings.total_games as u64);
         self.bar.set_message(standings_line(standings));
@@ -88,10 +89,7 @@ fn signed(x: f64) -> String {
 /// with the reason when none could be fitted; with more sides, fitted to
 /// the pairs of each game's finishing order), then the SPRT verdict if
 /// there was a test.
-pub fn summary<B: MatchBoard>(
-    results: &MatchResults<B>,
-    ratings: &Result<Ratings, String>,
-) -> String {
+pub fn summary<B: Board>(results: &MatchResults<B>, ratings: &Result<Ratings, String>) -> String {
     let mut out = String::new();
     let pairing_names: Vec<String> = results
         .pairings()
@@ -211,7 +209,7 @@ pub fn summary<B: MatchBoard>(
 /// How the games ended: by marbles pushed off or at the move limit, and how
 /// many cycled (a position repeated), with the median ply of the first
 /// repetition; `None` without games.
-pub fn endings_line<B: MatchBoard>(games: &[PlayedGame<B>]) -> Option<String> {
+pub fn endings_line<B: Board>(games: &[PlayedGame<B>]) -> Option<String> {
     if games.is_empty() {
         return None;
     }
@@ -242,7 +240,7 @@ pub fn endings_line<B: MatchBoard>(games: &[PlayedGame<B>]) -> Option<String> {
 /// The last line of `sumito arena`: `result: NAME=SCORE ...`, each player's
 /// points per game (0 to 1; a draw shared by k sides is 1/k). Names contain
 /// no spaces but may contain `=`: the score follows the last `=`.
-pub fn result_line<B: MatchBoard>(results: &MatchResults<B>) -> String {
+pub fn result_line<B: Board>(results: &MatchResults<B>) -> String {
     let items: Vec<String> = results
         .players
         .iter()

@@ -30,7 +30,7 @@ use sumito_arena::levels::LevelsReport;
 use sumito_engine::Rules;
 use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
-use sumito_game::{ChoicePosition, GameKind};
+use sumito_game::{Board, GameKind};
 use sumito_mcts::Evaluator;
 use sumito_net::{
     Device, DirectEvaluator, ModelConfig, NetError, PolicyValueNet, RulesMeta, ServiceEvaluator,
@@ -937,7 +937,7 @@ impl ModelBundle {
 
     /// The search of either game: one evaluator on this thread, or a
     /// service of `threads` copies of the network.
-    fn network_search<B: ChoicePosition>(
+    fn network_search<B: Board>(
         &self,
         budget: SearchBudget,
         seed: u64,

@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use clap::Args as ClapArgs;
 use serde_json::{Value, json};
-use sumito_game::ChoicePosition;
+use sumito_game::Board;
 use sumito_play::network::{Analysis, NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
 
@@ -83,7 +83,7 @@ impl<B: std::fmt::Debug> std::fmt::Debug for QueryGame<'_, B> {
 }
 
 /// One query, checked: its positions and how to search them.
-struct Job<B: ChoicePosition> {
+struct Job<B: Board> {
     id: Value,
     /// Every position of the game, the start first.
     positions: Vec<B>,
@@ -109,7 +109,7 @@ fn field<'a, T>(
 }
 
 /// Reads one query line (`default_visits` for a query without `visits`).
-fn read_query<B: ChoicePosition>(
+fn read_query<B: Board>(
     line: &str,
     game: &QueryGame<'_, B>,
     default_visits: u32,
@@ -222,7 +222,7 @@ fn read_query<B: ChoicePosition>(
 }
 
 /// One position's answer.
-fn answer<B: ChoicePosition>(
+fn answer<B: Board>(
     id: &Value,
     turn: usize,
     position: &B,
@@ -264,7 +264,7 @@ fn answer<B: ChoicePosition>(
 }
 
 /// Every answer to one job, each handed to `send` as soon as it is ready.
-fn run_job<B: ChoicePosition>(search: &mut NetworkSearch<B>, job: &Job<B>, send: &dyn Fn(Value)) {
+fn run_job<B: Board>(search: &mut NetworkSearch<B>, job: &Job<B>, send: &dyn Fn(Value)) {
     search.set_budget(job.budget);
     for &turn in &job.turns {
         let position = &job.positions[turn];
@@ -288,7 +288,7 @@ fn run_job<B: ChoicePosition>(search: &mut NetworkSearch<B>, job: &Job<B>, send:
 /// Runs the engine: queries from `input`, answers to `output`, `threads`
 /// searches (made by `make_search`) working at once. Ends when the input
 /// ends and every query is answered.
-pub fn run_engine<B: ChoicePosition>(
+pub fn run_engine<B: Board>(
     input: impl BufRead + Send,
     mut output: impl Write,
     game: &QueryGame<'_, B>,

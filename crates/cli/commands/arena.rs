@@ -5,11 +5,12 @@
 //! `sumito-torch` plays it with its own registry (`network/arena.rs`).
 
 use std::path::PathBuf;
+use sumito_game::Board;
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use sumito_arena::PlayerSpec;
-use sumito_arena::arena::{MatchBoard, MatchConfig, check_record_dir, play_match};
+use sumito_arena::arena::{MatchConfig, check_record_dir, play_match};
 use sumito_arena::player::Entrant;
 use sumito_arena::report::{result_line, summary};
 use sumito_arena::sprt::SprtConfig;
@@ -19,8 +20,8 @@ use sumito_engine::rules_table::RulesTable;
 use sumito_game::{GameKind, with_board};
 
 use super::command_board::{
-    CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, learned_layouts, model_rules,
-    prepare_players, table_without_models, trained_tables,
+    CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, learned_layouts, match_start,
+    model_rules, prepare_players, rules_of, table_without_models, trained_tables,
 };
 use super::match_observer::CommandObserver;
 
@@ -220,7 +221,7 @@ fn run_match<B: CommandBoard>(
     let (table, layouts) = match_rules(args, given, &entrants)?;
     let starts = layouts
         .iter()
-        .map(|&layout| B::match_start(layout, &table))
+        .map(|&layout| match_start::<B>(layout, &table))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let sides = starts[0].position.sides();
     if let Some(other) = starts.iter().find(|start| start.position.sides() != sides) {
@@ -257,7 +258,7 @@ fn run_match<B: CommandBoard>(
     let config = MatchConfig {
         games_per_pairing: games,
         starts,
-        rules: B::rules_of(&table)?,
+        rules: rules_of::<B>(&table)?,
         opening_plies: args.opening_plies,
         seed: args.seed,
         threads: args.threads,
@@ -269,7 +270,7 @@ fn run_match<B: CommandBoard>(
 
 /// Plays the match and prints its tables, where its records went and the
 /// `result:` line.
-fn play_and_report<B: MatchBoard>(
+fn play_and_report<B: Board>(
     args: &Args,
     entrants: &[Entrant<B>],
     config: &MatchConfig<B>,
@@ -300,7 +301,7 @@ pub fn run(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::command_board::CLASSICAL_PLAYERS;
+    use crate::commands::command_board::{CLASSICAL_PLAYERS, match_start, rules_of};
     use sumito_arena::ladder::ladder_rules;
     use sumito_arena::player::PlayerRegistry;
     use sumito_engine::Position;
@@ -445,7 +446,7 @@ mod tests {
         let table = RulesTable::default();
         let rules = |args: &Args, entrants: &[Entrant]| {
             match_rules(args, &table, entrants)
-                .map(|(table, layouts)| (Position::rules_of(&table).unwrap(), layouts))
+                .map(|(table, layouts)| (rules_of::<Position>(&table).unwrap(), layouts))
         };
         let plain = parse(&["--player", "a", "--player", "b"]).unwrap();
         // No model: the ladder's rules and openings.
@@ -481,7 +482,7 @@ mod tests {
         // A two-player model on a layout of the general game: the other game.
         let three = parse(&["--player", "a", "--player", "b", "--layout", "three-player"]).unwrap();
         let (table, layouts) = match_rules(&three, &table, &trained).unwrap();
-        assert!(Position::match_start(layouts[0], &table).is_err());
+        assert!(match_start::<Position>(layouts[0], &table).is_err());
     }
 
     #[test]

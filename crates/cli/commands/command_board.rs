@@ -5,13 +5,14 @@
 //! learned, for `arena`, `ladder` and `play` alike.
 
 use anyhow::{Context, bail};
-use sumito_arena::arena::{MatchBoard, MatchStart};
+use sumito_arena::arena::MatchStart;
 use sumito_arena::ladder::LADDER_MAX_PLIES;
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::players::general::general_registry;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
-use sumito_engine::{Layout, Position, Rules, quote_position_text};
+use sumito_engine::{Layout, Position, quote_position_text};
+use sumito_game::Board;
 
 /// Each model of the general game among some specs, by spec, with the
 /// `[rules]` table it learned under.
@@ -45,22 +46,13 @@ pub const NETWORK_PLAYER_KINDS: [&str; 2] = ["net", "bundle"];
 
 /// A game as the commands see it: its players, and the rules a model of it
 /// learned as a `[rules]` table, so that one resolution serves both games.
-pub trait CommandBoard: MatchBoard {
+pub trait CommandBoard: Board {
     /// The players of this game among `kinds`.
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Self>>;
 
-    /// The rules a model of this game learned, as a `[rules]` table.
-    fn table_of(rules: &Self::Rules) -> RulesTable;
-
-    /// The rules of `table` as this game's records state them.
-    fn rules_of(table: &RulesTable) -> anyhow::Result<Self::Rules>;
-
-    /// The match start of `layout` under `table`.
-    fn match_start(layout: GeneralLayout, table: &RulesTable) -> anyhow::Result<MatchStart<Self>>;
-
     /// A position given as text (`--fen`), read under `table` (a model's
     /// rules); the error quotes the text and names what is wrong.
-    fn position_from_text(text: &str, table: &RulesTable) -> anyhow::Result<Self>;
+    fn position_given(text: &str, table: &RulesTable) -> anyhow::Result<Self>;
 }
 
 impl CommandBoard for Position {
@@ -68,33 +60,13 @@ impl CommandBoard for Position {
         (kinds.two_player)()
     }
 
-    fn table_of(rules: &Rules) -> RulesTable {
-        RulesTable::of_two_player(*rules)
-    }
-
-    fn rules_of(table: &RulesTable) -> anyhow::Result<Rules> {
-        Ok(table.two_player_rules()?)
-    }
-
-    fn match_start(
-        layout: GeneralLayout,
-        table: &RulesTable,
-    ) -> anyhow::Result<MatchStart<Position>> {
-        let GeneralLayout::Two(layout) = layout else {
-            bail!(
-                "the layout {layout} seats more than two players: the two-player game (and a model of it) does not play it"
-            );
-        };
-        Ok(MatchStart::two_player(layout, Self::rules_of(table)?))
-    }
-
-    fn position_from_text(text: &str, table: &RulesTable) -> anyhow::Result<Position> {
+    fn position_given(text: &str, table: &RulesTable) -> anyhow::Result<Position> {
         // The text is quoted back cut short: it may be huge.
         let position = Position::from_fen(text).map_err(|err| {
             let quoted = quote_position_text(text, err.column());
             anyhow::Error::new(err).context(format!("reading the position given by --fen {quoted}"))
         })?;
-        Ok(position.with_rules(Self::rules_of(table)?))
+        Ok(position.with_rules(table.two_player_rules()?))
     }
 }
 
@@ -103,22 +75,7 @@ impl CommandBoard for GeneralPosition {
         (kinds.general)()
     }
 
-    fn table_of(rules: &RulesTable) -> RulesTable {
-        rules.clone()
-    }
-
-    fn rules_of(table: &RulesTable) -> anyhow::Result<RulesTable> {
-        Ok(table.clone())
-    }
-
-    fn match_start(
-        layout: GeneralLayout,
-        table: &RulesTable,
-    ) -> anyhow::Result<MatchStart<GeneralPosition>> {
-        MatchStart::general(layout, table).map_err(anyhow::Error::msg)
-    }
-
-    fn position_from_text(text: &str, table: &RulesTable) -> anyhow::Result<GeneralPosition> {
+    fn position_given(text: &str, table: &RulesTable) -> anyhow::Result<GeneralPosition> {
         table
             .position_from_text(text)
             .map_err(anyhow::Error::msg)
@@ -126,6 +83,19 @@ impl CommandBoard for GeneralPosition {
                 format!("reading the position given by --fen {text:?} under the model's rules")
             })
     }
+}
+
+/// The rules of `table` in game `B`.
+pub fn rules_of<B: Board>(table: &RulesTable) -> anyhow::Result<B::Rules> {
+    B::rules_of_table(table).map_err(anyhow::Error::msg)
+}
+
+/// The match start of `layout` under `table` in game `B`.
+pub fn match_start<B: Board>(
+    layout: GeneralLayout,
+    table: &RulesTable,
+) -> anyhow::Result<MatchStart<B>> {
+    MatchStart::of_table(layout, table).map_err(anyhow::Error::msg)
 }
 
 /// The entrants of `specs`, in order: each distinct spec prepared once (a
@@ -173,7 +143,7 @@ pub fn trained_tables<B: CommandBoard>(entrants: &[Entrant<B>]) -> TrainedTables
         .iter()
         .filter_map(|entrant| {
             let rules = entrant.trained_rules.as_ref()?;
-            Some((entrant.name.clone(), B::table_of(rules)))
+            Some((entrant.name.clone(), B::rules_table(rules)))
         })
         .collect()
 }
@@ -287,7 +257,7 @@ pub fn first_layout(model: &str, table: &RulesTable) -> anyhow::Result<GeneralLa
 
 /// The start position of `layout` under `table`.
 pub fn start_of<B: CommandBoard>(layout: GeneralLayout, table: &RulesTable) -> anyhow::Result<B> {
-    Ok(B::match_start(layout, table)?.position)
+    Ok(match_start::<B>(layout, table)?.position)
 }
 
 /// The table of a game without models: `given`, with the ladder's limits
@@ -308,6 +278,7 @@ pub fn table_without_models(given: &RulesTable, flags: RuleFlags) -> RulesTable 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sumito_engine::Rules;
 
     #[test]
     fn duplicate_players_are_prepared_once_and_numbered() {
@@ -390,11 +361,11 @@ mod tests {
             max_plies: Some(150),
             ..Rules::default()
         };
-        let trained = [("m".to_owned(), Position::table_of(&rules))];
+        let trained = [("m".to_owned(), Position::rules_table(&rules))];
         let (table, layout) = model_rules(&none, RuleFlags::default(), None, &trained)
             .unwrap()
             .unwrap();
-        assert_eq!(Position::rules_of(&table).unwrap(), rules);
+        assert_eq!(rules_of::<Position>(&table).unwrap(), rules);
         assert_eq!(layout, standard);
     }
 
@@ -402,7 +373,7 @@ mod tests {
     fn without_models_the_ladder_limits_fill_what_is_not_given() {
         let table = table_without_models(&RulesTable::default(), RuleFlags::default());
         assert_eq!(
-            Position::rules_of(&table).unwrap(),
+            rules_of::<Position>(&table).unwrap(),
             sumito_arena::ladder::ladder_rules()
         );
         let flags = RuleFlags {
@@ -411,7 +382,7 @@ mod tests {
             ..RuleFlags::default()
         };
         let rules =
-            Position::rules_of(&table_without_models(&RulesTable::default(), flags)).unwrap();
+            rules_of::<Position>(&table_without_models(&RulesTable::default(), flags)).unwrap();
         assert_eq!((rules.max_plies, rules.marbles_to_win), (Some(80), 3));
         // The table's own values win over the flags.
         let given = RulesTable::from_toml("[rules]\nmax_plies = 50\n").unwrap();

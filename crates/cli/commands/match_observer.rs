@@ -7,10 +7,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
+use sumito_game::Board;
 
 use anyhow::Context;
 use sumito_arena::arena::{MatchObserver, PlayedGame, Standings};
-use sumito_arena::match_board::MatchBoard;
 use sumito_arena::report::ProgressObserver;
 
 /// Exit status of a command quit by a second signal (128 + SIGINT).
@@ -69,7 +69,7 @@ pub fn install_stop_handler(
     .context("installing the signal handler")
 }
 
-impl<B: MatchBoard> MatchObserver<B> for CommandObserver {
+impl<B: Board> MatchObserver<B> for CommandObserver {
     fn match_started(&self, standings: &Standings) {
         if let Some(progress) = &self.progress {
             MatchObserver::<B>::match_started(progress, standings);

@@ -24,7 +24,8 @@ use sumito_play::session::{SeatControl, SessionConfig, run_session};
 use sumito_play::session_board::SessionBoard;
 
 use super::command_board::{
-    CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, model_rules, prepare_players,
+    CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, match_start, model_rules,
+    prepare_players, rules_of,
 };
 
 /// Simulations per move of the model when neither --simulations nor
@@ -268,7 +269,7 @@ pub fn run_game<B: CommandBoard + SessionBoard>(
         Some(chosen) => chosen,
         None => (given, args.layout()),
     };
-    let start = B::match_start(layout, &table)?;
+    let start = match_start::<B>(layout, &table)?;
     let seats = start.position.seats();
     let specs: Vec<String> = if args.seats.is_empty() {
         let other = match (model, &args.opponent) {
@@ -360,7 +361,7 @@ pub fn run_game<B: CommandBoard + SessionBoard>(
     let config = SessionConfig {
         record: GameRecord {
             players: specs,
-            ..GameRecord::unplayed(Start::Layout(start.layout), B::rules_of(&table)?)
+            ..GameRecord::unplayed(Start::Layout(start.layout), rules_of::<B>(&table)?)
         },
         // A model plays under the rules it was trained with only.
         keep_rules: model.is_some(),

@@ -60,7 +60,7 @@ where
         start_of::<B>(layout, &table).map_err(|err| format!("{err:#}"))
     };
     let read_position =
-        |text: &str| B::position_from_text(text, &table).map_err(|err| format!("{err:#}"));
+        |text: &str| B::position_given(text, &table).map_err(|err| format!("{err:#}"));
     let game = QueryGame {
         start: start_of(first_layout(&bundle.meta.name, &table)?, &table)?,
         read_position: &read_position,

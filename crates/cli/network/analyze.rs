@@ -15,7 +15,7 @@ use sumito_cli::commands::command_board::{CommandBoard, first_layout, start_of};
 use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
-use sumito_game::ChoicePosition;
+use sumito_game::Board;
 use sumito_game::with_board;
 use sumito_play::analysis::{analyse_game, format_game, format_position};
 use sumito_play::network::{NetworkSearch, SearchBudget};
@@ -24,7 +24,7 @@ use super::model_game::{model_table, positions_of, record_for_model};
 use super::play::{open_model, search_device};
 
 /// What `analyze` looks at: one position, or every position of a game.
-enum Target<B: ChoicePosition> {
+enum Target<B: Board> {
     Position(B),
     Game {
         positions: Vec<B>,
@@ -41,8 +41,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             // mend: it is named before the missing model.
             if let Some(text) = &args.source.fen {
                 let plain = RulesTable::default();
-                if let Err(bad) = Position::position_from_text(text, &plain)
-                    && GeneralPosition::position_from_text(text, &plain).is_err()
+                if let Err(bad) = Position::position_given(text, &plain)
+                    && GeneralPosition::position_given(text, &plain).is_err()
                 {
                     return Err(bad);
                 }
@@ -62,7 +62,7 @@ fn analyse<B: BundleBoard + CommandBoard>(args: &Args, bundle: &ModelBundle) -> 
     // The positions first: a mistake there is answered before the network
     // loads.
     let target = match (&args.source.fen, &args.source.record) {
-        (Some(text), _) => Target::Position(B::position_from_text(text, &table)?),
+        (Some(text), _) => Target::Position(B::position_given(text, &table)?),
         (None, Some(path)) => {
             let record = record_for_model::<B>(path, bundle, &table)?;
             Target::Game {
@@ -87,7 +87,7 @@ fn analyse<B: BundleBoard + CommandBoard>(args: &Args, bundle: &ModelBundle) -> 
 
 /// Analyses `target` with `search` and prints the report: a position's
 /// value and `top` moves, or a game's table.
-fn analyse_target<B: ChoicePosition>(
+fn analyse_target<B: Board>(
     search: &mut NetworkSearch<B>,
     target: Target<B>,
     top: usize,

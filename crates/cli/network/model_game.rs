@@ -8,7 +8,7 @@ use anyhow::Context;
 use sumito_arena::record::{AnyRecord, GameRecord};
 use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
-use sumito_cli::commands::command_board::CommandBoard;
+use sumito_cli::commands::command_board::{CommandBoard, rules_of};
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::GameKind;
 
@@ -18,7 +18,7 @@ use sumito_game::GameKind;
 pub fn model_table<B: BundleBoard + CommandBoard>(
     bundle: &ModelBundle,
 ) -> anyhow::Result<RulesTable> {
-    Ok(B::table_of(&B::trained_rules(bundle)?))
+    Ok(B::rules_table(&B::trained_rules(bundle)?))
 }
 
 /// The game saved at `path` as the model `bundle` (of game `B`, whose rules
@@ -50,15 +50,15 @@ pub fn record_for_model<B: BundleBoard + CommandBoard>(
             }
         );
     }
-    let record = B::from_general(any.into_general())
+    let record = GameRecord::<B>::from_general(any.into_general())
         .map_err(|refusal| anyhow::anyhow!("{}: {}", path.display(), refusal.why))?;
     // The model judges under its own rules only.
-    let own = B::rules_of(table)?;
+    let own = rules_of::<B>(table)?;
     if record.rules != own {
         eprintln!(
             "note: {}: the record's rules ({}) are not the model's ({}): the game is taken under the model's",
             path.display(),
-            B::table_of(&record.rules).describe(),
+            B::rules_table(&record.rules).describe(),
             table.describe()
         );
     }

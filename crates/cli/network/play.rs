@@ -71,7 +71,7 @@ where
     B: BundleBoard + CommandBoard + SessionBoard,
     NetworkSearch<B>: Opponent<B>,
 {
-    let table = B::table_of(&B::trained_rules(bundle)?);
+    let table = B::rules_table(&B::trained_rules(bundle)?);
     let budget = args.model_budget();
     let effort = match budget {
         SearchBudget::Simulations(simulations) => format!("{simulations} simulations"),

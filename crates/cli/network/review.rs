@@ -11,7 +11,7 @@ use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::command_board::CommandBoard;
 use sumito_cli::commands::review::Args;
-use sumito_game::ChoicePosition;
+use sumito_game::Board;
 use sumito_game::with_board;
 use sumito_play::analysis::analyse_game;
 use sumito_play::network::{NetworkSearch, SearchBudget};
@@ -55,7 +55,7 @@ fn review_with<B: BundleBoard + CommandBoard>(
 
 /// Every position of a game searched (with a progress bar unless quiet),
 /// then reviewed.
-fn reviewed<B: ChoicePosition>(
+fn reviewed<B: Board>(
     args: &Args,
     search: &mut NetworkSearch<B>,
     positions: &[B],

@@ -10,7 +10,7 @@ use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::serve::{Args, run as run_classical};
 use sumito_engine::general::GeneralPosition;
-use sumito_game::{ChoicePosition, FULL_STRENGTH, Level};
+use sumito_game::{Board, FULL_STRENGTH, Level};
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
 use sumito_play::analysis::analyse_game;
@@ -206,7 +206,7 @@ pub fn model_engines(
 
 /// Every position of a game searched by `search`, then each move judged;
 /// stops (an error) once `on_progress` returns false or `page_stop` is set.
-fn reviewed<B: ChoicePosition>(
+fn reviewed<B: Board>(
     search: &mut NetworkSearch<B>,
     positions: &[B],
     moves: &[B::Move],
@@ -232,7 +232,7 @@ fn reviewed<B: ChoicePosition>(
 }
 
 /// `search` at strength `level`, if given.
-fn at_level<B: ChoicePosition>(search: NetworkSearch<B>, level: Option<Level>) -> NetworkSearch<B> {
+fn at_level<B: Board>(search: NetworkSearch<B>, level: Option<Level>) -> NetworkSearch<B> {
     match level {
         Some(level) => search.with_level(level),
         None => search,

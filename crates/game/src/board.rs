@@ -10,12 +10,15 @@
 
 use std::fmt;
 
-use sumito_engine::general::{GeneralMove, GeneralOutcome, GeneralPosition, SEAT_NAMES};
+use sumito_engine::general::{GeneralLayout, GeneralMove};
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::{Color, Move, Outcome, Position, Rules};
+use sumito_engine::{Color, Outcome, Position};
 use sumito_mcts::Game;
 
-use crate::{AbaloneGame, GameKind, GeneralGame};
+use crate::GameKind;
+
+mod general;
+mod two_player;
 
 /// A position of one of the games.
 pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
@@ -92,6 +95,120 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// `black`, `white`, `black+red`...: a side as reports name it.
     fn side_name(&self, side: usize) -> String;
 
+    /// The side (a seat, or a team of partners) that `seat` plays for.
+    fn side_of(&self, seat: usize) -> usize;
+
+    // Where games start (records, matches, the commands).
+
+    /// A start as records and matches name it: a layout.
+    type Layout: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static;
+
+    /// The first position of `layout` under `rules`; the error names what
+    /// does not fit.
+    fn first_position(layout: Self::Layout, rules: &Self::Rules) -> Result<Self, String>;
+
+    /// This position under `rules` (a position read as text, or the start
+    /// of a record whose rules were replaced by a model's); the error names
+    /// what does not fit.
+    fn under_rules(&self, rules: &Self::Rules) -> Result<Self, String>;
+
+    // The game as one of the general engine, which writes the one record
+    // format and reads every `[rules]` table (records, the commands).
+
+    /// The most seats a game of this kind has.
+    const MAX_SEATS: usize;
+
+    /// `rules` as a `[rules]` table.
+    fn rules_table(rules: &Self::Rules) -> RulesTable;
+
+    /// The rules of `table` in this game; the error says why `table` is
+    /// not rules of it.
+    fn rules_of_table(table: &RulesTable) -> Result<Self::Rules, String>;
+
+    /// `layout` as the general engine names it.
+    fn general_layout(layout: Self::Layout) -> GeneralLayout;
+
+    /// The layout of this game that `layout` is; the error says why there
+    /// is none.
+    fn layout_of_general(layout: GeneralLayout) -> Result<Self::Layout, String>;
+
+    /// `mv` as a move of the general engine.
+    fn general_move(mv: Self::Move) -> GeneralMove;
+
+    /// The move of this game that `mv` is, if it is one.
+    fn move_of_general(mv: GeneralMove) -> Option<Self::Move>;
+
+    /// A position of this game written as text (the notation `Display`
+    /// writes, a FEN for two players), under the rules of `table`; the
+    /// error names what does not fit.
+    fn position_from_text(text: &str, table: &RulesTable) -> Result<Self, String>;
+
+    // How games end (matches, their reports, records).
+
+    /// How a game ended in the engine's words, as its record keeps it.
+    type Ending: Copy + Eq + fmt::Debug + Send + Sync + 'static;
+
+    /// How the game ended, once it is over.
+    fn ending(&self) -> Option<Self::Ending>;
+
+    /// How the game ended, as match reports count it.
+    fn ended_by(&self) -> Option<EndedBy>;
+
+    /// Marbles `side` has pushed off: what decides a game at the move limit,
+    /// and what orders the sides behind the winner.
+    fn side_score(&self, side: usize) -> u32;
+
+    /// The move limit in plies, if the rules have one.
+    fn max_plies(&self) -> Option<u32>;
+
+    /// The limit on plies without a push-off, if the rules have one.
+    fn no_push_off_plies(&self) -> Option<u32>;
+
+    /// Whether the rules end every game (a move limit, or a limit on plies
+    /// without a push-off), so that players who cannot make progress still
+    /// finish.
+    fn ends_surely(&self) -> bool {
+        self.max_plies().is_some() || self.no_push_off_plies().is_some()
+    }
+
+    /// Whether a random opening may play `mv`: it pushes no marble, so that
+    /// no side starts ahead.
+    fn is_quiet(&self, mv: Self::Move) -> bool;
+
+    // What the move choice checks exactly (`crate::choice`).
+
+    /// A move that ends the game at once with the mover's side winning.
+    fn winning_move(&self) -> Option<Self::Move> {
+        let me = self.mover_side();
+        self.legal_moves()
+            .into_iter()
+            .find(|&mv| self.play(mv).result_for(me) == Some(1.0))
+    }
+
+    /// Whether the side to move in `after`, played from `self`, is another
+    /// side than `self`'s mover (partners may move in a row).
+    fn other_side_moves_in(&self, after: &Self) -> bool {
+        after.mover_side() != self.mover_side()
+    }
+
+    /// Whether the mover's side is strictly ahead on what decides the game
+    /// at the move limit (marbles pushed off), so that a cycle would win it.
+    fn mover_is_ahead(&self) -> bool {
+        let me = self.mover_side();
+        let mine = self.side_score(me);
+        (0..self.sides()).all(|side| side == me || self.side_score(side) < mine)
+    }
+
+    /// The material after `mv` and `plies - 1` more plies of best play
+    /// (`None` for 0 plies): the mover's marbles won minus lost, counted
+    /// exactly by the engine (`sumito_engine::material`; in the general
+    /// game one side against all the others).
+    fn material_after(&self, mv: Self::Move, plies: u32) -> Option<i32>;
+
+    /// Whether `mv` keeps at least `at_least` material over `plies` plies of
+    /// best play (a cheaper question than [`Self::material_after`]).
+    fn keeps_material(&self, mv: Self::Move, at_least: i32, plies: u32) -> bool;
+
     /// The position as the search plays it ([`sumito_mcts::Game`]).
     type Searched: Game + PartialEq + fmt::Display;
 
@@ -106,6 +223,18 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
 
     /// The search's action of `mv`, a move of this position's rules.
     fn action_of(&self, mv: Self::Move) -> usize;
+}
+
+/// How a game ended, as match reports count it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndedBy {
+    /// Enough marbles pushed off (or, where the rules say so, a neutral
+    /// marble).
+    MarblesOff,
+    /// The move limit: decided by marbles pushed off.
+    MoveLimit,
+    /// Another rule ended it (too long without a push-off, no legal move).
+    Other,
 }
 
 /// `text` with its first letter in upper case.
@@ -134,231 +263,10 @@ pub fn outcome_title(outcome: Outcome) -> String {
     }
 }
 
-impl Board for Position {
-    const KIND: GameKind = GameKind::TwoPlayer;
-    type Move = Move;
-    type Rules = Rules;
-
-    fn seats(&self) -> usize {
-        2
-    }
-
-    fn seat_to_move(&self) -> usize {
-        self.side_to_move().index()
-    }
-
-    fn sides(&self) -> usize {
-        2
-    }
-
-    fn ply(&self) -> u32 {
-        Position::ply(self)
-    }
-
-    fn legal_moves(&self) -> Vec<Move> {
-        Position::legal_moves(self).to_vec()
-    }
-
-    fn is_legal(&self, mv: Move) -> bool {
-        Position::is_legal(self, mv)
-    }
-
-    fn play(&self, mv: Move) -> Position {
-        Position::play(self, mv)
-    }
-
-    fn push_offs(&self, mv: Move) -> u32 {
-        u32::from(self.is_push_off(mv))
-    }
-
-    fn parse_move(&self, text: &str) -> Result<Move, String> {
-        Position::parse_move(self, text).map_err(|err| err.to_string())
-    }
-
-    fn move_text(mv: Move) -> String {
-        mv.to_string()
-    }
-
-    fn result_text(&self) -> Option<String> {
-        let (outcome, reason) = self.outcome()?;
-        Some(format!("{} ({reason})", outcome_title(outcome)))
-    }
-
-    fn winner_after_resigning(&self, seat: usize) -> Option<String> {
-        Some(outcome_title(Outcome::Win(color_of_seat(seat).opponent())))
-    }
-
-    fn repetition_hash(&self) -> u64 {
-        self.hash()
-    }
-
-    fn seat_title(seat: usize) -> String {
-        match color_of_seat(seat) {
-            Color::Black => "Black",
-            Color::White => "White",
-        }
-        .to_string()
-    }
-
-    fn rules_text(&self) -> String {
-        self.rules().describe()
-    }
-
-    fn is_over(&self) -> bool {
-        self.is_game_over()
-    }
-
-    fn result_for(&self, side: usize) -> Option<f32> {
-        Some(match self.outcome()?.0 {
-            Outcome::Win(color) if color.index() == side => 1.0,
-            Outcome::Win(_) => -1.0,
-            Outcome::Draw => 0.0,
-        })
-    }
-
-    fn mover_side(&self) -> usize {
-        self.side_to_move().index()
-    }
-
-    fn side_name(&self, side: usize) -> String {
-        Self::seat_title(side).to_lowercase()
-    }
-
-    type Searched = AbaloneGame;
-
-    fn searched(&self) -> AbaloneGame {
-        AbaloneGame(*self)
-    }
-
-    fn of_searched(searched: &AbaloneGame) -> Position {
-        searched.0
-    }
-
-    fn move_of(&self, action: usize) -> Option<Move> {
-        AbaloneGame::move_of(action)
-    }
-
-    fn action_of(&self, mv: Move) -> usize {
-        mv.action()
-    }
-}
-
-impl Board for GeneralPosition {
-    const KIND: GameKind = GameKind::General;
-    type Move = GeneralMove;
-    type Rules = RulesTable;
-
-    fn seats(&self) -> usize {
-        self.rules().seating.seats()
-    }
-
-    fn seat_to_move(&self) -> usize {
-        GeneralPosition::seat_to_move(self)
-    }
-
-    fn sides(&self) -> usize {
-        self.rules().seating.sides()
-    }
-
-    fn ply(&self) -> u32 {
-        GeneralPosition::ply(self)
-    }
-
-    fn legal_moves(&self) -> Vec<GeneralMove> {
-        GeneralPosition::legal_moves(self)
-    }
-
-    fn is_legal(&self, mv: GeneralMove) -> bool {
-        GeneralPosition::is_legal(self, mv)
-    }
-
-    fn play(&self, mv: GeneralMove) -> GeneralPosition {
-        GeneralPosition::play(self, mv)
-    }
-
-    fn push_offs(&self, mv: GeneralMove) -> u32 {
-        let side = self.side_to_move();
-        self.play(mv)
-            .side_score(side)
-            .saturating_sub(self.side_score(side))
-    }
-
-    fn parse_move(&self, text: &str) -> Result<GeneralMove, String> {
-        GeneralPosition::parse_move(self, text).map_err(|err| err.to_string())
-    }
-
-    fn move_text(mv: GeneralMove) -> String {
-        mv.to_text()
-    }
-
-    fn result_text(&self) -> Option<String> {
-        self.describe_outcome().map(|text| capitalised(&text))
-    }
-
-    fn winner_after_resigning(&self, seat: usize) -> Option<String> {
-        let seating = self.rules().seating;
-        (seating.sides() == 2).then(|| {
-            let winner = 1 - seating.side_of(seat);
-            capitalised(&format!("{} wins", seating.side_name(winner)))
-        })
-    }
-
-    fn repetition_hash(&self) -> u64 {
-        self.hash()
-    }
-
-    fn seat_title(seat: usize) -> String {
-        capitalised(SEAT_NAMES[seat])
-    }
-
-    fn rules_text(&self) -> String {
-        self.rules().to_string()
-    }
-
-    fn is_over(&self) -> bool {
-        self.is_game_over()
-    }
-
-    fn result_for(&self, side: usize) -> Option<f32> {
-        Some(match self.outcome()?.0 {
-            GeneralOutcome::Win(winner) if winner == side => 1.0,
-            GeneralOutcome::Win(_) => -1.0,
-            GeneralOutcome::Draw(sides) if sides & (1 << side) != 0 => 0.0,
-            GeneralOutcome::Draw(_) => -1.0,
-        })
-    }
-
-    fn mover_side(&self) -> usize {
-        self.side_to_move()
-    }
-
-    fn side_name(&self, side: usize) -> String {
-        self.rules().seating.side_name(side)
-    }
-
-    type Searched = GeneralGame;
-
-    fn searched(&self) -> GeneralGame {
-        GeneralGame(*self)
-    }
-
-    fn of_searched(searched: &GeneralGame) -> GeneralPosition {
-        searched.0
-    }
-
-    fn move_of(&self, action: usize) -> Option<GeneralMove> {
-        GeneralMove::from_action(action, self.rules())
-    }
-
-    fn action_of(&self, mv: GeneralMove) -> usize {
-        mv.action(self.rules())
-            .expect("a legal move has an action under its position's rules")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sumito_engine::general::GeneralPosition;
     use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
     use sumito_engine::{Layout, Rules};
 

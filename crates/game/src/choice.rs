@@ -30,16 +30,12 @@
 //!    themselves stronger.
 //!
 //! The same checks serve the general game (variants, 3 to 6 players, teams;
-//! [`ChoicePosition`] for `GeneralPosition`): "the opponent" is any other
+//! [`Board`] for `GeneralPosition`): "the opponent" is any other
 //! side (a partner moving next is no threat), and "ahead" means strictly
 //! first on marbles pushed off, which decides the game at the move limit.
 
 use std::collections::HashSet;
 
-use sumito_engine::general::material as general_material;
-use sumito_engine::general::{GeneralMove, GeneralOutcome, GeneralPosition};
-use sumito_engine::{Move, Position};
-use sumito_engine::{Outcome, material};
 use sumito_mcts::SearchResult;
 
 use crate::Board;
@@ -48,105 +44,41 @@ use crate::Board;
 /// the best one and still be played to avoid a repetition or a loss at once.
 pub const REPETITION_MARGIN: f32 = 0.15;
 
-/// What the checks need of a game beyond its [`Board`]: the two-player
-/// [`Position`] and the general game's [`GeneralPosition`] (variants, 3 to 6
-/// players, teams).
-pub trait ChoicePosition: Board {
-    /// A move that ends the game at once with the mover's side winning.
-    fn winning_move(&self) -> Option<Self::Move>;
-    /// Whether the side to move in `after`, played from `self`, is another
-    /// side than `self`'s mover (partners may move in a row).
-    fn other_side_moves_in(&self, after: &Self) -> bool;
-    /// Whether the mover's side is strictly ahead on what decides the game at
-    /// the move limit (marbles pushed off), so that a cycle would win it.
-    fn mover_is_ahead(&self) -> bool;
-    /// The moves that keep more material than `chosen` over `plies` plies of
-    /// best play, the best of them all (empty if none does, or for 0
-    /// plies).
-    fn materially_better_moves(&self, chosen: Self::Move, plies: u32) -> Vec<Self::Move> {
-        let Some(chosen_material) = self.material_after(chosen, plies) else {
-            return Vec::new();
-        };
-        // Null-window questions first: most moves are not better.
-        let better: Vec<Self::Move> = self
-            .legal_moves()
-            .into_iter()
-            .filter(|&mv| mv != chosen && self.keeps_material(mv, chosen_material + 1, plies))
-            .collect();
-        if better.len() <= 1 {
-            return better;
-        }
-        let values: Vec<i32> = better
-            .iter()
-            .map(|&mv| self.material_after(mv, plies).unwrap_or(chosen_material))
-            .collect();
-        let top = values.iter().copied().max().unwrap_or(chosen_material);
-        better
-            .into_iter()
-            .zip(values)
-            .filter(|&(_, value)| value == top)
-            .map(|(mv, _)| mv)
-            .collect()
+/// The moves of `position` that keep more material than `chosen` over
+/// `plies` plies of best play, the best of them all (empty if none does, or
+/// for 0 plies).
+pub fn materially_better_moves<B: Board>(
+    position: &B,
+    chosen: B::Move,
+    plies: u32,
+) -> Vec<B::Move> {
+    let Some(chosen_material) = position.material_after(chosen, plies) else {
+        return Vec::new();
+    };
+    // Null-window questions first: most moves are not better.
+    let better: Vec<B::Move> = position
+        .legal_moves()
+        .into_iter()
+        .filter(|&mv| mv != chosen && position.keeps_material(mv, chosen_material + 1, plies))
+        .collect();
+    if better.len() <= 1 {
+        return better;
     }
-    /// The material after `mv` and `plies - 1` more plies of best play
-    /// (`None` for 0 plies).
-    fn material_after(&self, mv: Self::Move, plies: u32) -> Option<i32>;
-    /// Whether `mv` keeps at least `at_least` material over `plies` plies of
-    /// best play (a cheaper question than [`Self::material_after`]).
-    fn keeps_material(&self, mv: Self::Move, at_least: i32, plies: u32) -> bool;
-}
-
-impl ChoicePosition for Position {
-    fn winning_move(&self) -> Option<Move> {
-        let me = self.side_to_move();
-        self.legal_moves().into_iter().find(
-            |mv| matches!(self.play(*mv).outcome(), Some((Outcome::Win(winner), _)) if winner == me),
-        )
-    }
-
-    fn other_side_moves_in(&self, _after: &Position) -> bool {
-        true
-    }
-
-    fn mover_is_ahead(&self) -> bool {
-        let me = self.side_to_move();
-        self.marbles_off(me.opponent()) > self.marbles_off(me)
-    }
-
-    fn material_after(&self, mv: Move, plies: u32) -> Option<i32> {
-        (plies > 0).then(|| material::move_value(self, mv, plies))
-    }
-
-    fn keeps_material(&self, mv: Move, at_least: i32, plies: u32) -> bool {
-        material::value_at_least(self, mv, plies, at_least)
-    }
-}
-
-impl ChoicePosition for GeneralPosition {
-    fn winning_move(&self) -> Option<GeneralMove> {
-        let me = self.side_to_move();
-        self.legal_moves().into_iter().find(|mv| {
-            matches!(self.play(*mv).outcome(), Some((GeneralOutcome::Win(winner), _)) if winner == me)
+    let values: Vec<i32> = better
+        .iter()
+        .map(|&mv| {
+            position
+                .material_after(mv, plies)
+                .unwrap_or(chosen_material)
         })
-    }
-
-    fn other_side_moves_in(&self, after: &GeneralPosition) -> bool {
-        after.side_to_move() != self.side_to_move()
-    }
-
-    fn mover_is_ahead(&self) -> bool {
-        let me = self.side_to_move();
-        let mine = self.side_score(me);
-        (0..self.rules().seating.sides()).all(|side| side == me || self.side_score(side) < mine)
-    }
-
-    fn material_after(&self, mv: GeneralMove, plies: u32) -> Option<i32> {
-        (plies > 0).then(|| general_material::move_value(self, mv, plies))
-    }
-
-    fn keeps_material(&self, mv: GeneralMove, at_least: i32, plies: u32) -> bool {
-        general_material::value_at_least(self, mv, plies, at_least)
-    }
+        .collect();
+    let top = values.iter().copied().max().unwrap_or(chosen_material);
+    better
+        .into_iter()
+        .zip(values)
+        .filter(|&(_, value)| value == top)
+        .map(|(mv, _)| mv)
+        .collect()
 }
 
 /// The positions a game has passed through (by their repetition key: the
@@ -167,23 +99,23 @@ impl GameHistory {
     }
 
     /// Notes that the game passed through `position`.
-    pub fn record(&mut self, position: &impl ChoicePosition) {
+    pub fn record(&mut self, position: &impl Board) {
         self.seen.insert(position.repetition_hash());
     }
 
     /// Whether the game has passed through `position`.
-    pub fn contains(&self, position: &impl ChoicePosition) -> bool {
+    pub fn contains(&self, position: &impl Board) -> bool {
         self.seen.contains(&position.repetition_hash())
     }
 }
 
 /// A move that ends the game at once with `position`'s side to move winning.
-pub fn winning_move<P: ChoicePosition>(position: &P) -> Option<P::Move> {
+pub fn winning_move<P: Board>(position: &P) -> Option<P::Move> {
     position.winning_move()
 }
 
 /// Whether after `mv` another side can win at once.
-pub fn allows_a_win<P: ChoicePosition>(position: &P, mv: P::Move) -> bool {
+pub fn allows_a_win<P: Board>(position: &P, mv: P::Move) -> bool {
     let after = Board::play(position, mv);
     !after.is_over() && position.other_side_moves_in(&after) && after.winning_move().is_some()
 }
@@ -198,7 +130,7 @@ pub const DEFAULT_MATERIAL_PLIES: u32 = 0;
 /// checks of the module docs; `history` holds the game's positions when the
 /// player avoids repeating them; `material_plies` is how far the material
 /// check counts (0: no check). `None` only when the search names no move.
-pub fn choose_move<P: ChoicePosition>(
+pub fn choose_move<P: Board>(
     position: &P,
     result: &SearchResult,
     history: Option<&GameHistory>,
@@ -218,7 +150,7 @@ pub fn choose_move<P: ChoicePosition>(
     // The search's rating among the moves of the best material: its policy
     // target covers every legal move (the Gumbel root's improved policy),
     // visits break ties.
-    let better = position.materially_better_moves(searched, material_plies);
+    let better = materially_better_moves(position, searched, material_plies);
     if let Some(best) = better
         .into_iter()
         .reduce(|best, mv| if rating(mv) > rating(best) { mv } else { best })
@@ -279,8 +211,11 @@ pub fn choose_move<P: ChoicePosition>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, MAX_SEATS, Seating};
-    use sumito_engine::{Layout, Rules};
+    use sumito_engine::general::{
+        GeneralLayout, GeneralMove, GeneralOutcome, GeneralPosition, GeneralRules, GeneralSetup,
+        MAX_SEATS, Seating,
+    };
+    use sumito_engine::{Layout, Move, Outcome, Position, Rules};
     use sumito_mcts::RootAction;
 
     /// A search result that rates `moves` in order (the first best), with
@@ -420,7 +355,7 @@ mod tests {
 
     /// The moves of the best material over `plies`, by counting every move
     /// (empty when `chosen` is among them).
-    fn best_by_count<P: ChoicePosition>(position: &P, chosen: P::Move, plies: u32) -> Vec<P::Move> {
+    fn best_by_count<P: Board>(position: &P, chosen: P::Move, plies: u32) -> Vec<P::Move> {
         let values: Vec<(P::Move, i32)> = position
             .legal_moves()
             .into_iter()
@@ -451,7 +386,7 @@ mod tests {
             let position = Position::from_fen(text).unwrap();
             for plies in 1..=3 {
                 for chosen in position.legal_moves().into_iter().step_by(5) {
-                    let better = position.materially_better_moves(chosen, plies);
+                    let better = materially_better_moves(&position, chosen, plies);
                     assert_eq!(
                         better,
                         best_by_count(&position, chosen, plies),
@@ -460,11 +395,7 @@ mod tests {
                     replaced += usize::from(!better.is_empty());
                 }
             }
-            assert!(
-                position
-                    .materially_better_moves(position.legal_moves()[0], 0)
-                    .is_empty()
-            );
+            assert!(materially_better_moves(&position, position.legal_moves()[0], 0).is_empty());
         }
         let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
         for text in [
@@ -474,7 +405,7 @@ mod tests {
             let position = GeneralPosition::from_text(text, Some(&rules)).unwrap();
             for plies in 1..=2 {
                 for chosen in position.legal_moves().into_iter().step_by(3) {
-                    let better = position.materially_better_moves(chosen, plies);
+                    let better = materially_better_moves(&position, chosen, plies);
                     assert_eq!(
                         better,
                         best_by_count(&position, chosen, plies),

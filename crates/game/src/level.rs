@@ -12,7 +12,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sumito_mcts::SearchResult;
 
-use crate::choice::{ChoicePosition, GameHistory, choose_move};
+use crate::Board;
+use crate::choice::{GameHistory, choose_move};
 
 /// One strength level.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -146,7 +147,7 @@ impl LevelPlay {
     /// move if there is one; else, by chance, a random legal move; else one
     /// drawn from the search's policy with the level's temperature; at
     /// temperature 0 the best move with the checks of [`choose_move`].
-    pub fn choose<P: ChoicePosition>(
+    pub fn choose<P: Board>(
         &mut self,
         position: &P,
         result: &SearchResult,

@@ -33,7 +33,7 @@ pub mod kind;
 pub mod level;
 
 pub use board::Board;
-pub use choice::{ChoicePosition, GameHistory, choose_move};
+pub use choice::{GameHistory, choose_move};
 pub use general::{GENERAL_ACTIONS, GeneralGame};
 pub use kind::GameKind;
 pub use level::{FULL_STRENGTH, LEVELS, Level, LevelPlay};

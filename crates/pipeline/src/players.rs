@@ -20,7 +20,7 @@ use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Position, Rules};
 use sumito_game::GameKind;
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
-use sumito_game::{ChoicePosition, FULL_STRENGTH, GameHistory, Level, LevelPlay, choose_move};
+use sumito_game::{Board, FULL_STRENGTH, GameHistory, Level, LevelPlay, choose_move};
 use sumito_mcts::{
     Evaluator, GumbelConfig, Search, SearchConfig, SearchError, StoppableEvaluator, TimePlanner,
     search_for_time,
@@ -33,11 +33,11 @@ use sumito_net::{
 /// Simulations per move when the spec does not say.
 pub const DEFAULT_SIMULATIONS: u32 = 64;
 
-/// What a network player needs of its game beyond [`ChoicePosition`]: the
+/// What a network player needs of its game beyond [`Board`]: the
 /// kind of network that plays it, and the rules a checkpoint of one of its
 /// runs records. The two-player [`Position`] and the general game's
 /// [`GeneralPosition`] implement it.
-pub trait NetBoard: ChoicePosition {
+pub trait NetBoard: Board {
     /// The rules a checkpoint says its run learned under, where it says.
     fn checkpoint_rules(meta: &CheckpointMeta) -> Option<Self::Rules>;
 }
@@ -274,7 +274,7 @@ fn network_search_at(
 /// its workers run (`settings.search_threads` of them, each search's leaves
 /// split among them). Used for checkpoints (`net`) and for exported bundles
 /// by the play layer.
-pub fn network_entrant<B: ChoicePosition, M: PackedModel + 'static>(
+pub fn network_entrant<B: Board, M: PackedModel + 'static>(
     name: String,
     replicas: Vec<M>,
     settings: NetworkPlayerSettings,
@@ -312,7 +312,7 @@ pub const VIRTUAL_LOSS_BATCH: u32 = 8;
 /// One game's network player in the game of the board `B` (two-player or
 /// general): a search tree kept across moves, seen by every player of the
 /// game through [`Player::observe_move`].
-pub struct NetPlayer<B: ChoicePosition> {
+pub struct NetPlayer<B: Board> {
     name: String,
     evaluator: InferenceClient,
     config: SearchConfig,
@@ -338,7 +338,7 @@ pub struct NetPlayer<B: ChoicePosition> {
     level: Option<LevelPlay>,
 }
 
-impl<B: ChoicePosition> std::fmt::Debug for NetPlayer<B> {
+impl<B: Board> std::fmt::Debug for NetPlayer<B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NetPlayer")
             .field("name", &self.name)
@@ -347,7 +347,7 @@ impl<B: ChoicePosition> std::fmt::Debug for NetPlayer<B> {
     }
 }
 
-impl<B: ChoicePosition> NetPlayer<B> {
+impl<B: Board> NetPlayer<B> {
     /// A player named `name` searching with `config` on `evaluator`.
     pub fn new(
         name: String,
@@ -374,7 +374,7 @@ impl<B: ChoicePosition> NetPlayer<B> {
     }
 }
 
-impl<B: ChoicePosition> NetPlayer<B> {
+impl<B: Board> NetPlayer<B> {
     /// The same player at strength `level` (its simulations are the
     /// configuration's; the level's move choice is applied here).
     #[must_use]
@@ -399,7 +399,7 @@ impl<B: ChoicePosition> NetPlayer<B> {
     }
 }
 
-impl<B: ChoicePosition> Player<B> for NetPlayer<B>
+impl<B: Board> Player<B> for NetPlayer<B>
 where
     InferenceClient: Evaluator<B::Searched>,
 {

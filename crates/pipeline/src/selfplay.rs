@@ -13,9 +13,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sumito_engine::general::GeneralPosition;
 use sumito_engine::{Layout, Outcome, Position, Rules};
+use sumito_game::Board;
 use sumito_game::board::color_of_seat;
 use sumito_game::general::outcome_of;
-use sumito_game::{Board, ChoicePosition};
 use sumito_mcts::{
     EvalBatch, EvalError, Evaluator, Game, MultiGameDriver, Search, SearchConfig, SearchError,
     SearchResult,
@@ -163,7 +163,7 @@ pub struct FinishedGame<R> {
 /// One game's part of self-play: where games start, what is kept of each
 /// searched position, and the replay of a finished game.
 pub trait SelfPlayKind: Sync {
-    type Board: ChoicePosition;
+    type Board: Board;
     /// What is kept of one searched position.
     type PositionRecord;
     /// A finished game as it is written and handed on.

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use sumito_arena::record::GameRecord;
 use sumito_engine::{Position, Rules};
+use sumito_game::Board;
 use sumito_game::board::capitalised;
-use sumito_game::{Board, ChoicePosition};
 use sumito_mcts::{SearchError, Wdl};
 
 use crate::network::{Analysis, NetworkSearch};
@@ -186,7 +186,7 @@ pub fn record_under_rules(
 /// Searches every position of a game (`positions`, the start first, and
 /// the `moves` between them) with `search`'s budget; `progress(done, all)`
 /// after each position.
-pub fn analyse_game<B: ChoicePosition>(
+pub fn analyse_game<B: Board>(
     search: &mut NetworkSearch<B>,
     positions: &[B],
     moves: &[B::Move],

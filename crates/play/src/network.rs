@@ -1,5 +1,5 @@
 //! The network as a player and an analyst, in either game (any
-//! [`ChoicePosition`] board): Monte Carlo tree search (`sumito_mcts`,
+//! [`Board`] board): Monte Carlo tree search (`sumito_mcts`,
 //! without noise, best move) over the board's search game with a network
 //! evaluator with the Gumbel root, searching either a number of
 //! simulations or for a time (planned from the measured speed,
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use sumito_arena::player::PlayerError;
 use sumito_engine::{Move, Position};
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
-use sumito_game::{Board, ChoicePosition, GameHistory, Level, LevelPlay, choose_move};
+use sumito_game::{Board, GameHistory, Level, LevelPlay, choose_move};
 use sumito_mcts::{
     Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, StoppableEvaluator,
     TimePlanner, Wdl, search_within,
@@ -192,7 +192,7 @@ impl<B: Board> fmt::Debug for NetworkSearch<B> {
     }
 }
 
-impl<B: ChoicePosition> NetworkSearch<B> {
+impl<B: Board> NetworkSearch<B> {
     /// A search named `name` (for boards and records) on `evaluator`.
     pub fn new(
         name: impl Into<String>,
@@ -338,7 +338,7 @@ impl<B: ChoicePosition> NetworkSearch<B> {
     }
 }
 
-impl<B: ChoicePosition> Opponent<B> for NetworkSearch<B> {
+impl<B: Board> Opponent<B> for NetworkSearch<B> {
     fn name(&self) -> String {
         self.name.clone()
     }

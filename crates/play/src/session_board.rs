@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use sumito_arena::record::{GameRecord, RecordBoard};
+use sumito_arena::record::GameRecord;
 use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
 use sumito_game::Board;
@@ -26,7 +26,7 @@ pub struct SeatNotes<'a, B: Board> {
 }
 
 /// A game the terminal session plays.
-pub trait SessionBoard: RecordBoard {
+pub trait SessionBoard: Board {
     /// The board as text, with `notes` beside it.
     fn draw(&self, style: BoardStyle, notes: &SeatNotes<'_, Self>) -> String;
 

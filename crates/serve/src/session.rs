@@ -1864,7 +1864,7 @@ mod tests {
         no_push_off_plies: None,
     };
 
-    fn uniform_search<B: sumito_game::ChoicePosition>(
+    fn uniform_search<B: sumito_game::Board>(
         budget: SearchBudget,
         level: Option<Level>,
         seed: u64,

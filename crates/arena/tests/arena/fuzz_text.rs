@@ -361,7 +361,9 @@ fn game_record() -> impl Strategy<Value = GameRecord<Position>> {
                         Some((a, b)) => position.with_ply_counters(a.max(b), a.min(b)),
                         None => position,
                     };
-                    Start::Position(position)
+                    // A start read from a record is under the record's
+                    // rules.
+                    Start::Position(position.with_rules(rules))
                 } else {
                     Start::Layout(layout)
                 };
