@@ -1,12 +1,16 @@
 //! [`Board`]: a position of either game as the layers above the engine see
-//! it: seats taking turns, moves as values and as text, the rules and the
-//! end in words. The two-player [`Position`] and the general game's
-//! [`GeneralPosition`] implement it, so that what people touch (terminal
-//! sessions, saved games) is written once for both; the engines beneath
-//! stay separate for speed.
+//! it: seats taking turns, moves as values and as text, the rules (as a
+//! model records them and as a `[rules]` table), starts, how a game ends,
+//! the exact material count of the move choice, and the game as one of the
+//! general engine (which writes the one record format). The two-player
+//! [`Position`] ([`two_player`]) and the general game's `GeneralPosition`
+//! ([`general`]) implement it, so that matches, records, the move choice,
+//! terminal sessions and the commands are written once for both; the
+//! engines beneath stay separate for speed.
 //!
-//! Adding a game is one more implementation of this trait (and of
-//! `sumito_mcts::Game` for its search).
+//! A new game implements this trait, `sumito_mcts::Game` for its search,
+//! and the network's and the front ends' few interfaces (ARCHITECTURE.md,
+//! "What a game is made of").
 
 use std::fmt;
 
@@ -17,8 +21,8 @@ use sumito_mcts::Game;
 
 use crate::GameKind;
 
-mod general;
-mod two_player;
+pub mod general;
+pub mod two_player;
 
 /// A position of one of the games.
 pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
@@ -26,8 +30,8 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
     type Move: Copy + Eq + fmt::Debug + Send + Sync + 'static;
 
     /// The rules of the game as a model records the rules it learned under:
-    /// the two-player [`Rules`]; the general game's `[rules]` table
-    /// ([`RulesTable`], its layouts included).
+    /// the two-player `Rules`; the general game's `[rules]` table
+    /// (`RulesTable`, its layouts included).
     type Rules: Clone + PartialEq + fmt::Debug + Send + Sync + 'static;
 
     /// Which of the two games this is.
