@@ -10,14 +10,15 @@ use anyhow::Context;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::serve::{Args, run as run_classical};
 use sumito_engine::general::GeneralPosition;
-use sumito_game::{Board, FULL_STRENGTH, Level};
+use sumito_game::{Board, FULL_STRENGTH, Level, with_board};
+use sumito_mcts::Evaluator;
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
 use sumito_play::analysis::analyse_game;
 use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
 use sumito_play::review::{Review, review};
-use sumito_serve::session::{PageAnalysis, ReviewTarget, page_analysis, to_classic};
+use sumito_serve::session::{PageAnalysis, ReviewTarget, page_analysis};
 use sumito_serve::{Engines, ModelGame, Models, serve_blocking};
 
 /// The model's side of the server.
@@ -81,47 +82,7 @@ impl Engines for ModelEngines {
         stop: Arc<AtomicBool>,
         on_progress: &mut dyn FnMut(usize, usize) -> bool,
     ) -> Result<Review, String> {
-        let budget = SearchBudget::Simulations(target.simulations);
-        match &self.game {
-            ModelGame::TwoPlayer(_) => {
-                let positions = target
-                    .positions
-                    .iter()
-                    .map(to_classic)
-                    .collect::<Result<Vec<_>, String>>()?;
-                let moves = target
-                    .moves
-                    .iter()
-                    .map(|mv| {
-                        mv.as_group().ok_or_else(|| {
-                            format!("{} is no move of the two-player game", mv.to_text())
-                        })
-                    })
-                    .collect::<Result<Vec<_>, String>>()?;
-                let mut search = NetworkSearch::new(
-                    self.name.clone(),
-                    Box::new(self.evaluator.clone()),
-                    budget,
-                    0,
-                );
-                reviewed(&mut search, &positions, &moves, &stop, on_progress)
-            }
-            ModelGame::General(_) => {
-                let mut search = NetworkSearch::<GeneralPosition>::new(
-                    self.name.clone(),
-                    Box::new(self.evaluator.clone()),
-                    budget,
-                    0,
-                );
-                reviewed(
-                    &mut search,
-                    &target.positions,
-                    &target.moves,
-                    &stop,
-                    on_progress,
-                )
-            }
-        }
+        with_board!(self.game.kind(), B => self.review_in::<B>(target, &stop, on_progress))
     }
 
     fn analyse(
@@ -131,38 +92,78 @@ impl Engines for ModelEngines {
         stop: Arc<AtomicBool>,
         on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
     ) -> Result<PageAnalysis, String> {
+        with_board!(self.game.kind(), B => self.analyse_in::<B>(position, simulations, stop, on_update))
+    }
+}
+
+impl ModelEngines {
+    /// The model's search of its game `B`.
+    fn search<B: Board>(&self, budget: SearchBudget) -> NetworkSearch<B>
+    where
+        Arc<DirectEvaluator<TorchScriptModel>>: Evaluator<B::Searched>,
+    {
+        NetworkSearch::<B>::new(
+            self.name.clone(),
+            Box::new(self.evaluator.clone()),
+            budget,
+            0,
+        )
+    }
+
+    /// The page's game in the model's game `B`, under the model's rules.
+    fn in_model_game<B: Board>(&self, position: &GeneralPosition) -> Result<B, String> {
+        B::position_from_text(&position.to_string(), &self.game.table())
+    }
+
+    /// [`Engines::review`] in the model's game `B`.
+    fn review_in<B: Board>(
+        &self,
+        target: &ReviewTarget,
+        stop: &AtomicBool,
+        on_progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> Result<Review, String>
+    where
+        Arc<DirectEvaluator<TorchScriptModel>>: Evaluator<B::Searched>,
+    {
+        let positions = target
+            .positions
+            .iter()
+            .map(|position| self.in_model_game::<B>(position))
+            .collect::<Result<Vec<B>, String>>()?;
+        let moves = target
+            .moves
+            .iter()
+            .map(|&mv| {
+                B::move_of_general(mv)
+                    .ok_or_else(|| format!("{} is no move of the model's game", mv.to_text()))
+            })
+            .collect::<Result<Vec<B::Move>, String>>()?;
+        let mut search = self.search::<B>(SearchBudget::Simulations(target.simulations));
+        reviewed(&mut search, &positions, &moves, stop, on_progress)
+    }
+
+    /// [`Engines::analyse`] in the model's game `B`.
+    fn analyse_in<B: Board>(
+        &self,
+        position: &GeneralPosition,
+        simulations: u32,
+        stop: Arc<AtomicBool>,
+        on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
+    ) -> Result<PageAnalysis, String>
+    where
+        Arc<DirectEvaluator<TorchScriptModel>>: Evaluator<B::Searched>,
+    {
         // An update about every 100 simulations, at most 10.
         let steps = (simulations / 100).clamp(1, 10);
-        match &self.game {
-            ModelGame::TwoPlayer(_) => {
-                let classic = to_classic(position)?;
-                let mut search = NetworkSearch::new(
-                    self.name.clone(),
-                    Box::new(self.evaluator.clone()),
-                    SearchBudget::Simulations(simulations),
-                    0,
-                );
-                search.set_stop(stop);
-                search
-                    .analyse_in_steps(&classic, simulations, steps, &mut |analysis| {
-                        on_update(&page_analysis(analysis))
-                    })
-                    .map(|analysis| page_analysis(&analysis))
-                    .map_err(|err| err.to_string())
-            }
-            ModelGame::General(_) => {
-                let mut search = NetworkSearch::<GeneralPosition>::new(
-                    self.name.clone(),
-                    Box::new(self.evaluator.clone()),
-                    SearchBudget::Simulations(simulations),
-                    0,
-                );
-                search.set_stop(stop);
-                search
-                    .analyse_in_steps(position, simulations, steps, on_update)
-                    .map_err(|err| err.to_string())
-            }
-        }
+        let position = self.in_model_game::<B>(position)?;
+        let mut search = self.search::<B>(SearchBudget::Simulations(simulations));
+        search.set_stop(stop);
+        search
+            .analyse_in_steps(&position, simulations, steps, &mut |analysis| {
+                on_update(&page_analysis::<B>(analysis))
+            })
+            .map(|analysis| page_analysis::<B>(&analysis))
+            .map_err(|err| err.to_string())
     }
 }
 
@@ -282,9 +283,43 @@ mod tests {
         let mut terminal = bundle
             .search(SearchBudget::Simulations(32), 0, sumito_net::Device::Cpu, 1)
             .unwrap();
-        let analysis = page_analysis(&terminal.analyse(&start, None).unwrap());
+        let analysis = page_analysis::<Position>(&terminal.analyse(&start, None).unwrap());
         assert_eq!(page.wdl, analysis.wdl);
         assert_eq!(page.best, analysis.best);
         assert_eq!(page.moves, analysis.moves);
+    }
+
+    /// A model of the general game reviews and analyses the page's game
+    /// through the same generic path as a two-player one.
+    #[test]
+    fn a_model_of_the_general_game_reviews_and_analyses_the_pages_game() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/three-player");
+        let engines = model_engines(Some(&dir), "cpu").unwrap();
+        let table = engines.game.table();
+        let layout = sumito_engine::general::GeneralLayout::from_name("three-player").unwrap();
+        let mut positions = vec![table.start(layout).unwrap()];
+        let mut moves = Vec::new();
+        for _ in 0..3 {
+            let last = *positions.last().unwrap();
+            let mv = last.legal_moves()[0];
+            moves.push(mv);
+            positions.push(last.play(mv));
+        }
+        let target = ReviewTarget {
+            positions: positions.clone(),
+            moves,
+            simulations: 8,
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let review = engines
+            .review(&target, stop.clone(), &mut |_, _| true)
+            .unwrap();
+        assert_eq!(review.moves.len(), 3);
+        assert_eq!(review.sides.len(), 3);
+        let analysis = engines
+            .analyse(&positions[3], 16, stop, &mut |_| true)
+            .unwrap();
+        assert!(positions[3].is_legal(analysis.best));
+        assert_eq!(analysis.side_values.len(), 3);
     }
 }

@@ -17,7 +17,7 @@ use sumito_engine::general::{
 };
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Cell, Position, Rules};
-use sumito_game::{LEVELS, Level};
+use sumito_game::{Board, GameKind, LEVELS, Level};
 use sumito_play::network::{Analysis, SearchBudget};
 use sumito_play::opponent::{ClassicalOpponent, Opponent, WinProbability};
 use sumito_play::review::Review;
@@ -43,6 +43,24 @@ pub enum ModelGame {
     /// The general game (variants, 3 to 6 players) under this table, whose
     /// layouts are those it learned on.
     General(RulesTable),
+}
+
+impl ModelGame {
+    /// Which game the model plays.
+    pub fn kind(&self) -> GameKind {
+        match self {
+            ModelGame::TwoPlayer(_) => GameKind::TwoPlayer,
+            ModelGame::General(_) => GameKind::General,
+        }
+    }
+
+    /// Its rules as a `[rules]` table.
+    pub fn table(&self) -> RulesTable {
+        match self {
+            ModelGame::TwoPlayer(rules) => RulesTable::of_two_player(*rules),
+            ModelGame::General(table) => table.clone(),
+        }
+    }
 }
 
 /// Simulations a position of a review unless the page asks for others.
@@ -124,10 +142,10 @@ pub trait Engines: Send + Sync {
 /// draws both games.
 pub type PageAnalysis = Analysis<GeneralMove>;
 
-/// A two-player analysis in the general engine's moves.
-pub fn page_analysis(analysis: &Analysis) -> PageAnalysis {
+/// An analysis of a game `B` in the general engine's moves.
+pub fn page_analysis<B: Board>(analysis: &Analysis<B::Move>) -> PageAnalysis {
     Analysis {
-        best: GeneralMove::group(analysis.best),
+        best: B::general_move(analysis.best),
         wdl: analysis.wdl,
         side_values: analysis.side_values.clone(),
         solved: analysis.solved,
@@ -137,7 +155,7 @@ pub fn page_analysis(analysis: &Analysis) -> PageAnalysis {
             .moves
             .iter()
             .map(|stats| sumito_play::network::MoveStats {
-                mv: GeneralMove::group(stats.mv),
+                mv: B::general_move(stats.mv),
                 visits: stats.visits,
                 q: stats.q,
                 prior: stats.prior,
@@ -146,7 +164,7 @@ pub fn page_analysis(analysis: &Analysis) -> PageAnalysis {
         principal_variation: analysis
             .principal_variation
             .iter()
-            .map(|&mv| GeneralMove::group(mv))
+            .map(|&mv| B::general_move(mv))
             .collect(),
         elapsed: analysis.elapsed,
     }
