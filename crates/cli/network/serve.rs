@@ -18,7 +18,7 @@ use sumito_play::analysis::analyse_game;
 use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
 use sumito_play::review::{Review, review};
-use sumito_serve::session::{PageAnalysis, ReviewTarget, page_analysis};
+use sumito_serve::session::{PageAnalysis, ReviewTarget, SeatEngine, page_analysis};
 use sumito_serve::{Engines, ModelGame, Models, serve_blocking};
 
 /// The model's side of the server.
@@ -46,34 +46,18 @@ impl Engines for ModelEngines {
             .map(|(_, elo)| *elo)
     }
 
-    fn model_opponent(
+    fn model_seat(
         &self,
         budget: SearchBudget,
         level: Option<Level>,
         seed: u64,
-    ) -> Result<Box<dyn Opponent + Send>, String> {
-        let search = NetworkSearch::new(
-            self.name.clone(),
-            Box::new(self.evaluator.clone()),
-            budget,
-            seed,
-        );
-        Ok(Box::new(at_level(search, level)))
-    }
-
-    fn general_model_opponent(
-        &self,
-        budget: SearchBudget,
-        level: Option<Level>,
-        seed: u64,
-    ) -> Result<Box<dyn Opponent<GeneralPosition> + Send>, String> {
-        let search = NetworkSearch::<GeneralPosition>::new(
-            self.name.clone(),
-            Box::new(self.evaluator.clone()),
-            budget,
-            seed,
-        );
-        Ok(Box::new(at_level(search, level)))
+    ) -> Result<SeatEngine, String> {
+        Ok(
+            with_board!(self.game.kind(), B => SeatEngine::of::<B>(Box::new(at_level(
+                self.search::<B>(budget, seed),
+                level
+            )))),
+        )
     }
 
     fn review(
@@ -97,8 +81,8 @@ impl Engines for ModelEngines {
 }
 
 impl ModelEngines {
-    /// The model's search of its game `B`.
-    fn search<B: Board>(&self, budget: SearchBudget) -> NetworkSearch<B>
+    /// The model's search of its game `B`, seeded with `seed`.
+    fn search<B: Board>(&self, budget: SearchBudget, seed: u64) -> NetworkSearch<B>
     where
         Arc<DirectEvaluator<TorchScriptModel>>: Evaluator<B::Searched>,
     {
@@ -106,7 +90,7 @@ impl ModelEngines {
             self.name.clone(),
             Box::new(self.evaluator.clone()),
             budget,
-            0,
+            seed,
         )
     }
 
@@ -138,7 +122,7 @@ impl ModelEngines {
                     .ok_or_else(|| format!("{} is no move of the model's game", mv.to_text()))
             })
             .collect::<Result<Vec<B::Move>, String>>()?;
-        let mut search = self.search::<B>(SearchBudget::Simulations(target.simulations));
+        let mut search = self.search::<B>(SearchBudget::Simulations(target.simulations), 0);
         reviewed(&mut search, &positions, &moves, stop, on_progress)
     }
 
@@ -156,7 +140,7 @@ impl ModelEngines {
         // An update about every 100 simulations, at most 10.
         let steps = (simulations / 100).clamp(1, 10);
         let position = self.in_model_game::<B>(position)?;
-        let mut search = self.search::<B>(SearchBudget::Simulations(simulations));
+        let mut search = self.search::<B>(SearchBudget::Simulations(simulations), 0);
         search.set_stop(stop);
         search
             .analyse_in_steps(&position, simulations, steps, &mut |analysis| {

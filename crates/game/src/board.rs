@@ -14,7 +14,7 @@
 
 use std::fmt;
 
-use sumito_engine::general::{GeneralLayout, GeneralMove};
+use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Color, Outcome, Position};
 use sumito_mcts::Game;
@@ -141,6 +141,11 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
 
     /// The move of this game that `mv` is, if it is one.
     fn move_of_general(mv: GeneralMove) -> Option<Self::Move>;
+
+    /// The position of this game that the general engine's `position` is,
+    /// under the rules it resolved to (the browser keeps every game in the
+    /// general engine); the error says why it is none.
+    fn of_general(position: &GeneralPosition) -> Result<Self, String>;
 
     /// A position of this game written as text (the notation `Display`
     /// writes, a FEN for two players), under the rules of `table`; the
@@ -270,7 +275,6 @@ pub fn outcome_title(outcome: Outcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sumito_engine::general::GeneralPosition;
     use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
     use sumito_engine::{Layout, Rules};
 

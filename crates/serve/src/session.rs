@@ -19,7 +19,7 @@ use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Cell, Position, Rules};
 use sumito_game::{Board, GameKind, LEVELS, Level};
 use sumito_play::network::{Analysis, SearchBudget};
-use sumito_play::opponent::{ClassicalOpponent, Opponent, WinProbability};
+use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::review::Review;
 
 use crate::menu::{
@@ -89,21 +89,15 @@ pub trait Engines: Send + Sync {
             ModelGame::General(_) => None,
         }
     }
-    /// A two-player model's opponent, for plain two-player games: within
-    /// `budget`, or at strength `level` (its simulations and move choice).
-    fn model_opponent(
+    /// The model at a seat of a game of its rules (plain two-player games
+    /// for a two-player model): within `budget`, or at strength `level` (its
+    /// simulations and move choice).
+    fn model_seat(
         &self,
         budget: SearchBudget,
         level: Option<Level>,
         seed: u64,
-    ) -> Result<Box<dyn Opponent + Send>, String>;
-    /// A general-game model's opponent, for the games of its rules.
-    fn general_model_opponent(
-        &self,
-        budget: SearchBudget,
-        level: Option<Level>,
-        seed: u64,
-    ) -> Result<Box<dyn Opponent<GeneralPosition> + Send>, String>;
+    ) -> Result<SeatEngine, String>;
     /// Reviews `target` with the model (each position searched, then each
     /// move judged: `sumito_play::review`), calling `on_progress(done,
     /// total)` after each position; it stops when that returns false or
@@ -184,20 +178,7 @@ impl Engines for NoModel {
     fn model_game(&self) -> Option<ModelGame> {
         None
     }
-    fn model_opponent(
-        &self,
-        _: SearchBudget,
-        _: Option<Level>,
-        _: u64,
-    ) -> Result<Box<dyn Opponent + Send>, String> {
-        Err(NO_MODEL.into())
-    }
-    fn general_model_opponent(
-        &self,
-        _: SearchBudget,
-        _: Option<Level>,
-        _: u64,
-    ) -> Result<Box<dyn Opponent<GeneralPosition> + Send>, String> {
+    fn model_seat(&self, _: SearchBudget, _: Option<Level>, _: u64) -> Result<SeatEngine, String> {
         Err(NO_MODEL.into())
     }
     fn analyse(
@@ -320,13 +301,9 @@ pub fn model_layouts(game: &ModelGame) -> Vec<String> {
     }
 }
 
-/// An engine playing a seat.
-pub enum SeatEngine {
-    /// The two-player engine's players and the model (plain two-player games).
-    Classic(Box<dyn Opponent + Send>),
-    /// The general game's classical players.
-    General(Box<dyn Opponent<GeneralPosition> + Send>),
-}
+/// An engine playing a seat: a player of any game, which sees the page's
+/// positions (the general engine's) as positions of its own game.
+pub struct SeatEngine(Box<dyn PageSeat + Send>);
 
 impl std::fmt::Debug for SeatEngine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -344,6 +321,13 @@ pub struct EngineMove {
 }
 
 impl SeatEngine {
+    /// `opponent`, a player of game `B` (the two-player engine's players
+    /// and models for plain two-player games, the general game's for the
+    /// others), at a seat of the page.
+    pub fn of<B: Board>(opponent: Box<dyn Opponent<B> + Send>) -> SeatEngine {
+        SeatEngine(Box::new(InGame(opponent)))
+    }
+
     /// Thinks about `position` (a seat's turn), at most `cap`.
     pub fn think(
         &mut self,
@@ -351,78 +335,75 @@ impl SeatEngine {
         cap: Option<Duration>,
     ) -> Result<EngineMove, String> {
         let started = Instant::now();
-        let mut answer = self.think_untimed(position, cap)?;
+        let mut answer = self.0.think(position, cap)?;
         answer.think = started.elapsed();
         Ok(answer)
     }
 
-    fn think_untimed(
-        &mut self,
-        position: &GeneralPosition,
-        cap: Option<Duration>,
-    ) -> Result<EngineMove, String> {
-        let win = |outlook: Option<WinProbability>| outlook.map(|o| o.win + 0.5 * o.draw);
-        match self {
-            SeatEngine::General(opponent) => {
-                let thought = opponent
-                    .think(position, cap)
-                    .map_err(|err| err.to_string())?;
-                Ok(EngineMove {
-                    mv: thought.mv,
-                    win: win(thought.outlook),
-                    think: Duration::ZERO,
-                })
-            }
-            SeatEngine::Classic(opponent) => {
-                let classic = to_classic(position)?;
-                let thought = opponent
-                    .think(&classic, cap)
-                    .map_err(|err| err.to_string())?;
-                Ok(EngineMove {
-                    mv: GeneralMove::group(thought.mv),
-                    win: win(thought.outlook),
-                    think: Duration::ZERO,
-                })
-            }
-        }
-    }
-
     fn observe(&mut self, before: &GeneralPosition, mv: GeneralMove) {
-        match self {
-            SeatEngine::General(opponent) => opponent.observe_move(before, mv),
-            SeatEngine::Classic(opponent) => {
-                if let (Ok(classic), Some(group)) = (to_classic(before), mv.as_group()) {
-                    opponent.observe_move(&classic, group);
-                }
-            }
-        }
+        self.0.observe(before, mv);
     }
 
     fn new_game(&mut self) {
-        match self {
-            SeatEngine::General(opponent) => opponent.new_game(),
-            SeatEngine::Classic(opponent) => opponent.new_game(),
-        }
+        self.0.new_game();
     }
 
     /// Ends its searches when `stop` is set.
     fn set_stop(&mut self, stop: Arc<AtomicBool>) {
-        match self {
-            SeatEngine::General(opponent) => opponent.set_stop(stop),
-            SeatEngine::Classic(opponent) => opponent.set_stop(stop),
+        self.0.set_stop(stop);
+    }
+}
+
+/// A seat's engine as the page drives it, whatever its game.
+trait PageSeat {
+    fn think(
+        &mut self,
+        position: &GeneralPosition,
+        cap: Option<Duration>,
+    ) -> Result<EngineMove, String>;
+    fn observe(&mut self, before: &GeneralPosition, mv: GeneralMove);
+    fn new_game(&mut self);
+    fn set_stop(&mut self, stop: Arc<AtomicBool>);
+}
+
+/// A player of game `B` at a seat of the page.
+struct InGame<B: Board>(Box<dyn Opponent<B> + Send>);
+
+impl<B: Board> PageSeat for InGame<B> {
+    fn think(
+        &mut self,
+        position: &GeneralPosition,
+        cap: Option<Duration>,
+    ) -> Result<EngineMove, String> {
+        let thought = self
+            .0
+            .think(&B::of_general(position)?, cap)
+            .map_err(|err| err.to_string())?;
+        Ok(EngineMove {
+            mv: B::general_move(thought.mv),
+            win: thought.outlook.map(|o| o.win + 0.5 * o.draw),
+            think: Duration::ZERO,
+        })
+    }
+
+    fn observe(&mut self, before: &GeneralPosition, mv: GeneralMove) {
+        if let (Ok(before), Some(mv)) = (B::of_general(before), B::move_of_general(mv)) {
+            self.0.observe_move(&before, mv);
         }
+    }
+
+    fn new_game(&mut self) {
+        self.0.new_game();
+    }
+
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.0.set_stop(stop);
     }
 }
 
 /// The two-player engine's position for a plain two-player game.
 pub fn to_classic(position: &GeneralPosition) -> Result<Position, String> {
-    let rules = position.rules();
-    let classic = Position::from_fen(&position.to_string()).map_err(|err| err.to_string())?;
-    Ok(classic.with_rules(Rules {
-        marbles_to_win: rules.target(0),
-        max_plies: rules.max_plies,
-        no_push_off_plies: rules.no_push_off_plies,
-    }))
+    Position::of_general(position)
 }
 
 /// The general engine's position of a two-player one, its rules kept.
@@ -733,13 +714,13 @@ impl GameSession {
                         let entrant = registry
                             .prepare_str(&self.policy.two_player_spec(&chosen))
                             .map_err(|err| format!("seat {}: {err}", index + 1))?;
-                        SeatEngine::Classic(Box::new(ClassicalOpponent::new(&entrant, seed)))
+                        SeatEngine::of::<Position>(Box::new(ClassicalOpponent::new(&entrant, seed)))
                     } else {
                         let player = seat_player(&chosen.spec, seed)
                             .map_err(|err| format!("seat {}: {err}", index + 1))?;
                         // Its time limit (the two-player ones get theirs
                         // with each move).
-                        SeatEngine::General(Box::new(ClassicalOpponent::of_player(
+                        SeatEngine::of::<GeneralPosition>(Box::new(ClassicalOpponent::of_player(
                             chosen.spec.clone(),
                             player,
                             SearchLimit::time(ENGINE_THINK_LIMIT),
@@ -774,12 +755,7 @@ impl GameSession {
                             SearchBudget::Simulations(sims.unwrap_or(400).clamp(1, MAX_SIMULATIONS))
                         }
                     };
-                    let mut engine = match model.model_game() {
-                        Some(ModelGame::General(_)) => {
-                            SeatEngine::General(model.general_model_opponent(budget, level, seed)?)
-                        }
-                        _ => SeatEngine::Classic(model.model_opponent(budget, level, seed)?),
-                    };
+                    let mut engine = model.model_seat(budget, level, seed)?;
                     engine.set_stop(self.stop.clone());
                     memory_mb += MODEL_SEARCH_MB;
                     let model = model.model_name().unwrap_or_else(|| "model".into());
@@ -1912,23 +1888,17 @@ mod tests {
         fn model_game(&self) -> Option<ModelGame> {
             Some(self.0.clone())
         }
-        fn model_opponent(
+        fn model_seat(
             &self,
             budget: SearchBudget,
             level: Option<Level>,
             seed: u64,
-        ) -> Result<Box<dyn Opponent + Send>, String> {
-            Ok(Box::new(uniform_search::<Position>(budget, level, seed)))
-        }
-        fn general_model_opponent(
-            &self,
-            budget: SearchBudget,
-            level: Option<Level>,
-            seed: u64,
-        ) -> Result<Box<dyn Opponent<GeneralPosition> + Send>, String> {
-            Ok(Box::new(uniform_search::<GeneralPosition>(
-                budget, level, seed,
-            )))
+        ) -> Result<SeatEngine, String> {
+            Ok(
+                sumito_game::with_board!(self.0.kind(), B => SeatEngine::of::<B>(Box::new(
+                    uniform_search::<B>(budget, level, seed)
+                ))),
+            )
         }
         fn level_elo(&self, number: u32) -> Option<f64> {
             (number == 3).then_some(412.0)

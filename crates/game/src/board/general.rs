@@ -148,6 +148,10 @@ impl Board for GeneralPosition {
         Some(mv)
     }
 
+    fn of_general(position: &GeneralPosition) -> Result<GeneralPosition, String> {
+        Ok(*position)
+    }
+
     fn position_from_text(text: &str, table: &RulesTable) -> Result<GeneralPosition, String> {
         table.position_from_text(text)
     }

@@ -1,6 +1,6 @@
 //! [`Board`] for the two-player game: the fast engine's [`Position`].
 
-use sumito_engine::general::{GeneralLayout, GeneralMove};
+use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Color, EndReason, Layout, Move, Outcome, Position, Rules, material};
 
@@ -146,6 +146,16 @@ impl Board for Position {
 
     fn move_of_general(mv: GeneralMove) -> Option<Move> {
         mv.as_group()
+    }
+
+    fn of_general(position: &GeneralPosition) -> Result<Position, String> {
+        let rules = position.rules();
+        let two = Position::from_fen(&position.to_string()).map_err(|err| err.to_string())?;
+        Ok(two.with_rules(Rules {
+            marbles_to_win: rules.target(0),
+            max_plies: rules.max_plies,
+            no_push_off_plies: rules.no_push_off_plies,
+        }))
     }
 
     fn position_from_text(text: &str, table: &RulesTable) -> Result<Position, String> {
