@@ -32,6 +32,12 @@ pub const DEFAULT_OPPONENTS: [&str; 5] = [
     "alphabeta:depth=4",
 ];
 
+/// The default opponents of a general-game model's ladder, weakest first:
+/// the classical players of the general game (`alphabeta` is its paranoid
+/// search).
+pub const GENERAL_OPPONENTS: [&str; 4] =
+    ["random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2"];
+
 /// The ladder's openings: these layouts in turn, each plus
 /// [`LADDER_OPENING_PLIES`] random plies, each played with both colours.
 pub const LADDER_LAYOUTS: [Layout; 3] =
@@ -153,6 +159,32 @@ pub struct Ladder<B: Board> {
 }
 
 impl Ladder<Position> {
+    /// The two-player ladder `player` climbs with `config`'s games: its
+    /// rules are fixed so that its tables compare, so a model that learned
+    /// others (it would play under rules it never saw) is refused, and its
+    /// games are even (every opening once with each colour).
+    pub fn of_player(player: &Entrant, config: &LadderConfig) -> Result<Ladder<Position>, String> {
+        let games = config.games_per_opponent;
+        if games == 0 || !games.is_multiple_of(2) {
+            return Err(format!(
+                "--games {games} must be even and positive: every opening is played once with each colour"
+            ));
+        }
+        if let Some(trained) = player
+            .trained_rules
+            .filter(|&rules| rules != ladder_rules())
+        {
+            return Err(format!(
+                "{} was trained under other rules ({}) than the ladder's ({}): a model plays \
+                 only under the rules it learned; measure it with `sumito arena`, which plays under them",
+                player.name,
+                trained.describe(),
+                ladder_rules().describe()
+            ));
+        }
+        Ok(Ladder::two_player(config))
+    }
+
     /// The two-player ladder: [`LADDER_LAYOUTS`] under [`ladder_rules`].
     pub fn two_player(config: &LadderConfig) -> Ladder<Position> {
         Ladder {
@@ -501,6 +533,40 @@ mod tests {
     use super::*;
     use crate::arena::Silent;
     use crate::player::PlayerRegistry;
+
+    #[test]
+    fn the_two_player_ladder_takes_even_games_and_its_own_rules_only() {
+        let player = PlayerRegistry::builtin().prepare_str("greedy").unwrap();
+        let config = |games| LadderConfig {
+            games_per_opponent: games,
+            threads: 1,
+            record_dir: None,
+            time_per_move: None,
+        };
+        let ladder = Ladder::of_player(&player, &config(4)).unwrap();
+        assert_eq!((ladder.games, ladder.rules), (4, ladder_rules()));
+        for odd in [0, 3] {
+            let err = Ladder::of_player(&player, &config(odd)).unwrap_err();
+            assert!(err.contains("must be even and positive"), "{err}");
+        }
+        assert!(
+            Ladder::of_player(
+                &player.clone().with_trained_rules(ladder_rules()),
+                &config(2)
+            )
+            .is_ok()
+        );
+        let other = Rules {
+            max_plies: Some(100),
+            ..Rules::default()
+        };
+        let err = Ladder::of_player(&player.with_trained_rules(other), &config(2)).unwrap_err();
+        assert!(
+            err.starts_with("greedy was trained under other rules"),
+            "{err}"
+        );
+        assert!(err.contains("sumito arena"), "{err}");
+    }
 
     #[test]
     fn intervals_and_elo_follow_the_score() {

@@ -6,7 +6,10 @@
 
 use anyhow::{Context, bail};
 use sumito_arena::arena::MatchStart;
-use sumito_arena::ladder::LADDER_MAX_PLIES;
+use sumito_arena::ladder::{
+    DEFAULT_OPPONENTS, GENERAL_OPPONENTS, LADDER_MAX_PLIES, Ladder, LadderConfig,
+};
+use sumito_arena::levels::LEVEL_OPPONENTS;
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::players::general::general_registry;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
@@ -53,6 +56,14 @@ pub trait CommandBoard: Board {
     /// A position given as text (`--fen`), read under `table` (a model's
     /// rules); the error quotes the text and names what is wrong.
     fn position_given(text: &str, table: &RulesTable) -> anyhow::Result<Self>;
+
+    /// The default opponents of `sumito ladder`, weakest first (`levels`:
+    /// of a levels ladder).
+    fn ladder_opponents(levels: bool) -> &'static [&'static str];
+
+    /// The ladder `player` climbs with `config`'s games (rounded as the game
+    /// needs).
+    fn ladder(player: &Entrant<Self>, config: &LadderConfig) -> anyhow::Result<Ladder<Self>>;
 }
 
 impl CommandBoard for Position {
@@ -68,6 +79,20 @@ impl CommandBoard for Position {
         })?;
         Ok(position.with_rules(table.two_player_rules()?))
     }
+
+    fn ladder_opponents(levels: bool) -> &'static [&'static str] {
+        if levels {
+            &LEVEL_OPPONENTS
+        } else {
+            &DEFAULT_OPPONENTS
+        }
+    }
+
+    /// The two-player ladder: its fixed openings and rules, so that its
+    /// tables compare.
+    fn ladder(player: &Entrant, config: &LadderConfig) -> anyhow::Result<Ladder<Position>> {
+        Ladder::of_player(player, config).map_err(anyhow::Error::msg)
+    }
 }
 
 impl CommandBoard for GeneralPosition {
@@ -82,6 +107,27 @@ impl CommandBoard for GeneralPosition {
             .with_context(|| {
                 format!("reading the position given by --fen {text:?} under the model's rules")
             })
+    }
+
+    fn ladder_opponents(_: bool) -> &'static [&'static str] {
+        &GENERAL_OPPONENTS
+    }
+
+    /// The ladder of a model of the general game: under the rules it
+    /// learned, on every layout it learned, its games rounded up to whole
+    /// rotations of the sides ([`Ladder::general`]).
+    fn ladder(
+        player: &Entrant<GeneralPosition>,
+        config: &LadderConfig,
+    ) -> anyhow::Result<Ladder<GeneralPosition>> {
+        let Some(table) = &player.trained_rules else {
+            bail!(
+                "{}: the ladder of the general game is that of a model of it, whose rules it plays under",
+                player.name
+            );
+        };
+        let layouts = learned_or_default_layouts(&player.name, table)?;
+        Ladder::general(table, &layouts, config).map_err(anyhow::Error::msg)
     }
 }
 

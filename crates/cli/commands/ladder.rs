@@ -13,20 +13,16 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use sumito_arena::PlayerSpec;
-use sumito_arena::ladder::{DEFAULT_OPPONENTS, Ladder, LadderConfig, ladder_rules};
-use sumito_arena::levels::{LEVEL_OPPONENTS, play_levels};
+use sumito_arena::ladder::LadderConfig;
+use sumito_arena::levels::play_levels;
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::record::write_atomic;
 use sumito_game::{FULL_STRENGTH, GameKind, Level, with_board};
 
-use sumito_engine::Position;
-use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
 
 use super::arena::stamped_dir;
-use super::command_board::{
-    CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, learned_or_default_layouts, prepare_players,
-};
+use super::command_board::{CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, prepare_players};
 use super::match_observer::CommandObserver;
 use super::play::parse_seconds;
 
@@ -152,81 +148,6 @@ impl Args {
     }
 }
 
-/// What the ladder needs of a game beyond [`CommandBoard`]: its default
-/// opponents, and the ladder a player climbs.
-pub trait LadderBoard: CommandBoard {
-    /// The default opponents, weakest first (`levels`: of a levels ladder).
-    fn opponents(levels: bool) -> &'static [&'static str];
-
-    /// The ladder `player` climbs with `config`'s games (rounded as the game
-    /// needs).
-    fn ladder(player: &Entrant<Self>, config: &LadderConfig) -> anyhow::Result<Ladder<Self>>;
-}
-
-impl LadderBoard for Position {
-    fn opponents(levels: bool) -> &'static [&'static str] {
-        if levels {
-            &LEVEL_OPPONENTS
-        } else {
-            &DEFAULT_OPPONENTS
-        }
-    }
-
-    /// The two-player ladder: its fixed openings and rules, so that its
-    /// tables compare.
-    fn ladder(player: &Entrant, config: &LadderConfig) -> anyhow::Result<Ladder<Position>> {
-        let games = config.games_per_opponent;
-        if games == 0 || !games.is_multiple_of(2) {
-            anyhow::bail!(
-                "--games {games} must be even and positive: every opening is played once with each colour"
-            );
-        }
-        refuse_other_rules(player)?;
-        Ok(Ladder::two_player(config))
-    }
-}
-
-impl LadderBoard for GeneralPosition {
-    fn opponents(_: bool) -> &'static [&'static str] {
-        &GENERAL_OPPONENTS
-    }
-
-    /// The ladder of a model of the general game: under the rules it
-    /// learned, on every layout it learned, its games rounded up to whole
-    /// rotations of the sides ([`Ladder::general`]).
-    fn ladder(
-        player: &Entrant<GeneralPosition>,
-        config: &LadderConfig,
-    ) -> anyhow::Result<Ladder<GeneralPosition>> {
-        let Some(table) = &player.trained_rules else {
-            anyhow::bail!(
-                "{}: the ladder of the general game is that of a model of it, whose rules it plays under",
-                player.name
-            );
-        };
-        let layouts = learned_or_default_layouts(&player.name, table)?;
-        Ladder::general(table, &layouts, config).map_err(anyhow::Error::msg)
-    }
-}
-
-/// The ladder's rules are fixed so that its tables compare; a model that
-/// learned others would play under rules it never saw.
-fn refuse_other_rules(player: &Entrant) -> anyhow::Result<()> {
-    if let Some(trained) = player
-        .trained_rules
-        .filter(|&rules| rules != ladder_rules())
-    {
-        anyhow::bail!(
-            "{} was trained under other rules ({}) than the ladder's ({}): a model plays \
-             only under the rules it learned; measure it with `sumito arena`, which plays under them",
-            player.name,
-            trained.describe(),
-            ladder_rules().describe()
-        );
-    }
-    Ok(())
-}
-
 /// The levels `numbers` (all if empty) of the network `spec`, each with
 /// the spec that plays it (`level=N` added); refuses a spec that is no
 /// model or sets what each level sets.
@@ -261,20 +182,18 @@ fn level_specs(spec: &PlayerSpec, numbers: &[u32]) -> anyhow::Result<Vec<(Level,
         .collect()
 }
 
-/// The opponents of a ladder of the general game, weakest first: the
-/// classical players of the general game (`alphabeta` is its paranoid
-/// search).
-pub const GENERAL_OPPONENTS: [&str; 4] =
-    ["random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2"];
-
 /// The ladder of `spec` in game `B` (or its levels, with `--levels`),
 /// against the game's opponents or `--opponent`.
-fn climb<B: LadderBoard>(args: &Args, spec: PlayerSpec, kinds: &PlayerKinds) -> anyhow::Result<()> {
+fn climb<B: CommandBoard>(
+    args: &Args,
+    spec: PlayerSpec,
+    kinds: &PlayerKinds,
+) -> anyhow::Result<()> {
     let levels = match &args.levels {
         Some(numbers) => level_specs(&spec, numbers)?,
         None => Vec::new(),
     };
-    let opponents = args.opponent_specs(B::opponents(args.levels.is_some()));
+    let opponents = args.opponent_specs(B::ladder_opponents(args.levels.is_some()));
     let player = spec.to_string();
     let mut specs = vec![player.clone()];
     specs.extend(levels.iter().map(|(_, at)| at.to_string()));
@@ -387,6 +306,8 @@ pub fn run(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::commands::command_board::CLASSICAL_PLAYERS;
+    use sumito_arena::ladder::DEFAULT_OPPONENTS;
+    use sumito_engine::Position;
 
     #[derive(Debug, clap::Parser)]
     struct Cli {
@@ -452,15 +373,15 @@ mod tests {
     #[test]
     fn the_opponents_follow_the_mode() {
         assert_eq!(
-            parse(&[]).opponent_specs(Position::opponents(false)),
+            parse(&[]).opponent_specs(Position::ladder_opponents(false)),
             DEFAULT_OPPONENTS.map(String::from)
         );
         assert_eq!(
-            parse(&["--time-per-move", "0.5"]).opponent_specs(Position::opponents(false)),
+            parse(&["--time-per-move", "0.5"]).opponent_specs(Position::ladder_opponents(false)),
             ["alphabeta:time=500ms"]
         );
         assert_eq!(
-            parse(&["--opponent", "random"]).opponent_specs(Position::opponents(false)),
+            parse(&["--opponent", "random"]).opponent_specs(Position::ladder_opponents(false)),
             ["random"]
         );
     }
