@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use sumito_arena::record::GameRecord;
-use sumito_engine::{Position, Rules};
+use sumito_engine::Position;
 use sumito_game::Board;
 use sumito_game::board::capitalised;
 use sumito_mcts::{SearchError, Wdl};
@@ -150,35 +150,46 @@ impl<B: Board> PlyReport<B> {
 /// `record` replayed under `rules` (a model's training rules: a model plays
 /// and judges under those only), with a note for the person when the
 /// record's own rules differ; refused when under `rules` the game would end
-/// before its last move.
-pub fn record_under_rules(
-    record: &GameRecord<Position>,
-    rules: Rules,
-) -> Result<(GameRecord<Position>, Option<String>), String> {
-    if record.rules == rules {
+/// before its last move, or a move is not legal.
+pub fn record_under_rules<B: Board>(
+    record: &GameRecord<B>,
+    rules: &B::Rules,
+) -> Result<(GameRecord<B>, Option<String>), String> {
+    if record.rules == *rules {
         return Ok((record.clone(), None));
     }
+    let describe = |rules: &B::Rules| B::rules_table(rules).describe();
     let replayed = GameRecord {
-        rules,
+        rules: rules.clone(),
         ..record.clone()
     };
     // (Checked move by move: a move in a finished game is not played.)
-    let mut position = replayed.start_position()?;
+    let mut position = replayed
+        .start_position()
+        .map_err(|err| format!("under the model's rules ({}) {err}", describe(rules)))?;
     for (ply, &mv) in replayed.moves.iter().enumerate() {
-        if position.is_game_over() {
+        if position.is_over() {
             return Err(format!(
                 "under the model's rules ({}) this game ends after move {ply}, but the record \
                  goes on to move {}",
-                rules.describe(),
+                describe(rules),
                 record.moves.len()
+            ));
+        }
+        if !position.is_legal(mv) {
+            return Err(format!(
+                "under the model's rules ({}) move {} ({}) is not legal",
+                describe(rules),
+                ply + 1,
+                B::move_text(mv)
             ));
         }
         position = position.play(mv);
     }
     let note = format!(
         "the record's rules ({}) are not the model's ({}): the game is taken under the model's",
-        record.rules.describe(),
-        rules.describe()
+        describe(&record.rules),
+        describe(rules)
     );
     Ok((replayed, Some(note)))
 }
@@ -472,6 +483,37 @@ mod tests {
         assert!(text.contains("+1.000"), "{text}");
         assert!(text.contains("game over: Black wins"), "{text}");
         assert!(text.contains("2 positions in 1.5 s"), "{text}");
+    }
+
+    #[test]
+    fn a_record_of_the_general_game_is_taken_under_a_models_other_limits() {
+        use sumito_engine::general::{GeneralLayout, GeneralPosition};
+        use sumito_engine::rules_table::RulesTable;
+        let table = |text: &str| RulesTable::from_toml(text).unwrap();
+        let own = table("[rules]\nlayouts = [\"three-player\"]\nmax_plies = 300\n");
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let mut record =
+            GameRecord::<GeneralPosition>::unplayed(Start::Layout(layout), own.clone());
+        let mut position = record.start_position().unwrap();
+        for _ in 0..6 {
+            let mv = position.legal_moves()[0];
+            record.moves.push(mv);
+            position = position.play(mv);
+        }
+        assert_eq!(record_under_rules(&record, &own).unwrap().1, None);
+        let model = table("[rules]\nlayouts = [\"three-player\"]\nmax_plies = 100\n");
+        let (taken, note) = record_under_rules(&record, &model).unwrap();
+        assert_eq!(taken.rules, model);
+        assert_eq!(taken.positions().unwrap()[6].rules().max_plies, Some(100));
+        let note = note.unwrap();
+        assert!(
+            note.contains("max_plies = 300") && note.contains("max_plies = 100"),
+            "{note}"
+        );
+        // Under a limit the record passes, it is refused.
+        let short = table("[rules]\nlayouts = [\"three-player\"]\nmax_plies = 4\n");
+        let err = record_under_rules::<GeneralPosition>(&record, &short).unwrap_err();
+        assert!(err.contains("ends after move 4"), "{err}");
     }
 
     #[test]

@@ -603,7 +603,7 @@ impl<'a, B: SessionBoard, W: Write> Session<'a, B, W> {
             }
         };
         let record = if self.config.keep_rules {
-            match B::under_rules_of(&record, &self.config.record) {
+            match crate::analysis::record_under_rules(&record, &self.config.record.rules) {
                 Ok((record, note)) => {
                     if let Some(note) = note {
                         writeln!(self.out, "note: {file}: {note}")?;
@@ -1087,8 +1087,8 @@ quit
         );
         assert!(out.contains("loaded 2 moves"), "{out}");
         let (saved, _) = crate::analysis::record_under_rules(
-            &GameRecord::read(Path::new(file)).unwrap(),
-            model_rules,
+            &GameRecord::<Position>::read(Path::new(file)).unwrap(),
+            &model_rules,
         )
         .unwrap();
         assert_eq!(saved.positions().unwrap()[2].rules(), model_rules);

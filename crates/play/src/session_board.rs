@@ -63,14 +63,6 @@ pub trait SessionBoard: Board {
             ..template.clone()
         }
     }
-
-    /// `record` under the rules of `model` (the rules a model at the board
-    /// plays under, the only ones it knows), with a note for the person
-    /// when they differ; an error when the game cannot go on under them.
-    fn under_rules_of(
-        record: &GameRecord<Self>,
-        model: &GameRecord<Self>,
-    ) -> Result<(GameRecord<Self>, Option<String>), String>;
 }
 
 impl SessionBoard for Position {
@@ -86,31 +78,10 @@ impl SessionBoard for Position {
         };
         draw_board(self, style, &annotations)
     }
-
-    fn under_rules_of(
-        record: &GameRecord<Position>,
-        model: &GameRecord<Position>,
-    ) -> Result<(GameRecord<Position>, Option<String>), String> {
-        crate::analysis::record_under_rules(record, model.rules)
-    }
 }
 
 impl SessionBoard for GeneralPosition {
     fn draw(&self, style: BoardStyle, notes: &SeatNotes<'_, GeneralPosition>) -> String {
         draw_general_board(self, style, notes.labels, notes.clocks)
-    }
-
-    fn under_rules_of(
-        record: &GameRecord<GeneralPosition>,
-        model: &GameRecord<GeneralPosition>,
-    ) -> Result<(GameRecord<GeneralPosition>, Option<String>), String> {
-        if record.rules == model.rules {
-            Ok((record.clone(), None))
-        } else {
-            Err(
-                "the record's [rules] are not those the model was trained under, the only ones it plays"
-                    .to_string(),
-            )
-        }
     }
 }
