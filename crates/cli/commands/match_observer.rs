@@ -6,7 +6,7 @@
 //! (`bench tactics` stops on the same signals, [`stop_on_signal`].)
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, PoisonError};
 use sumito_game::Board;
 
 use anyhow::Context;
@@ -37,8 +37,11 @@ impl CommandObserver {
 /// The flag the first SIGINT, SIGTERM or SIGHUP sets (the handler is
 /// installed at the first call; a second signal quits at once).
 pub fn stop_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
-    static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    if let Some(stop) = STOP.get() {
+    // Held while the handler is installed: two threads asking at once (the
+    // tests of one binary) must not both install it, which fails.
+    static STOP: Mutex<Option<Arc<AtomicBool>>> = Mutex::new(None);
+    let mut installed = STOP.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(stop) = &*installed {
         return Ok(Arc::clone(stop));
     }
     let stop = Arc::new(AtomicBool::new(false));
@@ -48,7 +51,8 @@ pub fn stop_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
          records; interrupt again to quit at once)",
         "quitting now",
     )?;
-    Ok(Arc::clone(STOP.get_or_init(|| stop)))
+    *installed = Some(Arc::clone(&stop));
+    Ok(stop)
 }
 
 /// The process's one signal handler (SIGINT, SIGTERM, SIGHUP): the first
