@@ -10,69 +10,10 @@ use std::path::PathBuf;
 
 use sumito_arena::player::{Entrant, PlayerFactory};
 use sumito_arena::spec::{PlayerSpec, SpecError};
-use sumito_engine::Position;
-use sumito_engine::general::GeneralPosition;
-use sumito_engine::rules_table::RulesTable;
-use sumito_mcts::Evaluator;
-use sumito_net::{Device, DeviceSpec, InferenceClient};
-use sumito_pipeline::players::{NetBoard, SEARCH_PARAMS_HELP, network_entrant, network_settings};
-use sumito_play::network::{NetworkSearch, SearchBudget};
+use sumito_net::{DeviceSpec, NetBoard};
+use sumito_pipeline::players::{SEARCH_PARAMS_HELP, network_entrant, network_settings};
 
-use crate::bundle::{BundleError, DEFAULT_MODEL, ModelBundle, locate_bundle};
-
-/// What a bundle's seat needs of its game beyond [`NetBoard`].
-pub trait BundleBoard: NetBoard {
-    /// The rules `bundle` learned under, or why it does not play this game.
-    fn trained_rules(bundle: &ModelBundle) -> Result<Self::Rules, BundleError>;
-
-    /// The model's search as a player and analyst of this game
-    /// ([`ModelBundle::search`]).
-    fn search(
-        bundle: &ModelBundle,
-        budget: SearchBudget,
-        seed: u64,
-        device: Device,
-        threads: u32,
-    ) -> Result<NetworkSearch<Self>, BundleError>;
-}
-
-impl BundleBoard for Position {
-    fn trained_rules(bundle: &ModelBundle) -> Result<sumito_engine::Rules, BundleError> {
-        bundle.require_two_player(
-            "seat it in a match of its game: sumito arena --layout LAYOUT --player bundle:model=...",
-        )?;
-        Ok(bundle.meta.rules())
-    }
-
-    fn search(
-        bundle: &ModelBundle,
-        budget: SearchBudget,
-        seed: u64,
-        device: Device,
-        threads: u32,
-    ) -> Result<NetworkSearch, BundleError> {
-        bundle.search(budget, seed, device, threads)
-    }
-}
-
-impl BundleBoard for GeneralPosition {
-    fn trained_rules(bundle: &ModelBundle) -> Result<RulesTable, BundleError> {
-        bundle.require_general(
-            "the many-player games and the variants need a model trained on them",
-        )?;
-        Ok(bundle.meta.general().cloned().unwrap_or_default())
-    }
-
-    fn search(
-        bundle: &ModelBundle,
-        budget: SearchBudget,
-        seed: u64,
-        device: Device,
-        threads: u32,
-    ) -> Result<NetworkSearch<GeneralPosition>, BundleError> {
-        bundle.general_search(budget, seed, device, threads)
-    }
-}
+use crate::bundle::{DEFAULT_MODEL, ModelBundle, locate_bundle};
 
 /// Makes `bundle` players of game `B`: `bundle[:model=NAME_OR_DIR][,simulations=N]`.
 /// A bare name is looked up in the model folders (as `sumito play --model`
@@ -94,10 +35,7 @@ impl<B> BundlePlayerFactory<B> {
     }
 }
 
-impl<B: BundleBoard> PlayerFactory<B> for BundlePlayerFactory<B>
-where
-    InferenceClient: Evaluator<B::Searched>,
-{
+impl<B: NetBoard> PlayerFactory<B> for BundlePlayerFactory<B> {
     fn kind(&self) -> &str {
         "bundle"
     }
@@ -117,7 +55,9 @@ where
         let dir = locate_bundle(given.as_deref(), &self.folders)
             .map_err(|err| invalid(err.to_string()))?;
         let bundle = ModelBundle::open(&dir).map_err(|err| invalid(err.to_string()))?;
-        let rules = B::trained_rules(&bundle).map_err(|err| invalid(err.to_string()))?;
+        let rules = bundle
+            .trained_rules::<B>()
+            .map_err(|err| invalid(err.to_string()))?;
         // Unless the spec says, the model plays with the weight it learned with.
         settings.score_utility = settings.score_utility.or(Some(bundle.meta.score_utility));
         let device = DeviceSpec::Cpu
@@ -137,6 +77,9 @@ where
 mod tests {
     use super::*;
     use sumito_arena::player::PlayerRegistry;
+    use sumito_engine::Position;
+    use sumito_engine::general::GeneralPosition;
+    use sumito_game::GameKind;
 
     fn registry(folders: Vec<PathBuf>) -> PlayerRegistry {
         let mut registry = PlayerRegistry::builtin();
@@ -209,7 +152,6 @@ mod tests {
         use sumito_arena::arena::{MatchConfig, MatchStart, Silent, play_match};
         use sumito_arena::players::general::general_registry;
         use sumito_engine::general::GeneralLayout;
-        use sumito_game::GameKind;
         use sumito_net::{ModelConfig, PolicyValueNet};
         use sumito_pipeline::rundir::RunDir;
 

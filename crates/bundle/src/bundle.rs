@@ -27,14 +27,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sumito_arena::levels::LevelsReport;
-use sumito_engine::Rules;
-use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
+use sumito_engine::{Position, Rules};
 use sumito_game::{Board, GameKind};
 use sumito_mcts::Evaluator;
 use sumito_net::{
-    Device, DirectEvaluator, ModelConfig, NetError, PolicyValueNet, RulesMeta, ServiceEvaluator,
-    SymmetryMode, TorchScriptModel, read_checkpoint_meta,
+    Device, DirectEvaluator, ModelConfig, NetBoard, NetError, PolicyValueNet, RulesMeta,
+    ServiceEvaluator, SymmetryMode, TorchScriptModel, read_checkpoint_meta,
 };
 use sumito_pipeline::config::Config;
 use sumito_pipeline::crc::crc32c;
@@ -902,52 +901,63 @@ impl ModelBundle {
         )
     }
 
-    /// The model as a player and analyst of the two-player game: a search
-    /// of `budget` on the TorchScript network, on `device`, using `threads`
+    /// An error naming the bundle's game, saying `wanted`, unless its model
+    /// plays `game`.
+    pub fn require_game(&self, game: GameKind, wanted: &'static str) -> Result<(), BundleError> {
+        match game {
+            GameKind::TwoPlayer => self.require_two_player(wanted),
+            GameKind::General => self.require_general(wanted),
+        }
+    }
+
+    /// The rules the model learned, as rules of game `B`; unless it plays
+    /// `B`, an error naming its game and saying where it plays.
+    pub fn trained_rules<B: Board>(&self) -> Result<B::Rules, BundleError> {
+        self.require_game(
+            B::KIND,
+            match B::KIND {
+                GameKind::TwoPlayer => {
+                    "seat it in a match of its game: sumito arena --layout LAYOUT --player bundle:model=..."
+                }
+                GameKind::General => {
+                    "the many-player games and the variants need a model trained on them"
+                }
+            },
+        )?;
+        let table = match &self.meta.general {
+            Some(table) => table.clone(),
+            None => Position::rules_table(&self.meta.rules()),
+        };
+        B::rules_of_table(&table).map_err(|problem| BundleError::Malformed {
+            path: self.dir.join(BUNDLE_FILE),
+            problem: format!("its rules: {problem}"),
+        })
+    }
+
+    /// The model as a player and analyst of its game `B`: a search of
+    /// `budget` on the TorchScript network, on `device`, using `threads`
     /// cores: with more than one, that many copies of the network evaluate
     /// the parts of each batch of leaves side by side (and the search
-    /// gathers that many times the leaves).
-    pub fn search(
+    /// gathers that many times the leaves). An error when the model plays
+    /// another game.
+    pub fn search<B: NetBoard>(
         &self,
         budget: SearchBudget,
         seed: u64,
         device: Device,
         threads: u32,
-    ) -> Result<NetworkSearch, BundleError> {
-        self.require_two_player(
-            "this search plays the two-player game: play it with `sumito play --model` (which seats it) or `sumito arena --layout LAYOUT --player bundle:model=...`",
+    ) -> Result<NetworkSearch<B>, BundleError> {
+        self.require_game(
+            B::KIND,
+            match B::KIND {
+                GameKind::TwoPlayer => {
+                    "this search plays the two-player game: play it with `sumito play --model` (which seats it) or `sumito arena --layout LAYOUT --player bundle:model=...`"
+                }
+                GameKind::General => {
+                    "this search plays the general game: play the two-player game with `sumito play --model`"
+                }
+            },
         )?;
-        self.network_search(budget, seed, device, threads)
-    }
-
-    /// [`ModelBundle::search`] for a model of the general game (variants,
-    /// 3 to 6 players), which plays the positions of the rules it learned.
-    pub fn general_search(
-        &self,
-        budget: SearchBudget,
-        seed: u64,
-        device: Device,
-        threads: u32,
-    ) -> Result<NetworkSearch<GeneralPosition>, BundleError> {
-        self.require_general(
-            "this search plays the general game: play the two-player game with `sumito play --model`",
-        )?;
-        self.network_search(budget, seed, device, threads)
-    }
-
-    /// The search of either game: one evaluator on this thread, or a
-    /// service of `threads` copies of the network.
-    fn network_search<B: Board>(
-        &self,
-        budget: SearchBudget,
-        seed: u64,
-        device: Device,
-        threads: u32,
-    ) -> Result<NetworkSearch<B>, BundleError>
-    where
-        DirectEvaluator<TorchScriptModel>: Evaluator<B::Searched>,
-        ServiceEvaluator: Evaluator<B::Searched>,
-    {
         let name = format!("{} (gen {})", self.meta.name, self.meta.training.generation);
         let evaluator: Box<dyn Evaluator<B::Searched>> = if threads <= 1 {
             Box::new(self.play_evaluator(device)?)
@@ -1144,7 +1154,7 @@ pub(crate) mod tests {
             assert!(bundle.summary().contains("learned on three-player"));
             // The two-player search refuses it by name, and says where it plays.
             let message = bundle
-                .search(SearchBudget::Simulations(4), 0, Device::Cpu, 1)
+                .search::<Position>(SearchBudget::Simulations(4), 0, Device::Cpu, 1)
                 .err()
                 .unwrap()
                 .to_string();

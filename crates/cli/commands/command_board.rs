@@ -1,4 +1,5 @@
-//! Not a subcommand: a game as the commands see it (`CommandBoard`; the
+//! Not a subcommand: a game as the commands see it (`CommandBoard`: its
+//! players, a `--fen` position, its ladder, its board in the terminal; the
 //! game itself is chosen once at the top, `sumito_game::GameKind::of`, and
 //! named by `sumito_game::with_board!`); the player kinds of each game; and
 //! the one resolution of a game's rules against the rules its models
@@ -16,6 +17,7 @@ use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Layout, Position, quote_position_text};
 use sumito_game::Board;
+use sumito_play::drawing::{DrawBoard, draw_general, draw_two_player};
 
 /// Each model of the general game among some specs, by spec, with the
 /// `[rules]` table it learned under.
@@ -64,9 +66,14 @@ pub trait CommandBoard: Board {
     /// The ladder `player` climbs with `config`'s games (rounded as the game
     /// needs).
     fn ladder(player: &Entrant<Self>, config: &LadderConfig) -> anyhow::Result<Ladder<Self>>;
+
+    /// The board as `sumito play` draws it ([`sumito_play::drawing`]).
+    const DRAW: DrawBoard<Self>;
 }
 
 impl CommandBoard for Position {
+    const DRAW: DrawBoard<Position> = draw_two_player;
+
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Position>> {
         (kinds.two_player)()
     }
@@ -96,6 +103,8 @@ impl CommandBoard for Position {
 }
 
 impl CommandBoard for GeneralPosition {
+    const DRAW: DrawBoard<GeneralPosition> = draw_general;
+
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<GeneralPosition>> {
         (kinds.general)()
     }

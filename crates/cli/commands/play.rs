@@ -21,7 +21,6 @@ use sumito_play::network::SearchBudget;
 use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::record::{GameRecord, Start};
 use sumito_play::session::{SeatControl, SessionConfig, run_session};
-use sumito_play::session_board::SessionBoard;
 
 use super::command_board::{
     CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, match_start, model_rules,
@@ -248,7 +247,7 @@ const MODEL_SEAT: &str = "model";
 /// A game of `B` in the terminal, with `model` at the seats it takes (by
 /// default every seat but yours): under the model's rules if one plays (a
 /// loaded game too), else under the rules given.
-pub fn run_game<B: CommandBoard + SessionBoard>(
+pub fn run_game<B: CommandBoard>(
     args: &Args,
     kinds: &PlayerKinds,
     model: Option<&Model<'_, B>>,
@@ -366,6 +365,7 @@ pub fn run_game<B: CommandBoard + SessionBoard>(
         // A model plays under the rules it was trained with only.
         keep_rules: model.is_some(),
         time_control: args.clock,
+        draw: B::DRAW,
         style,
         echo_input: echo,
     };
@@ -375,7 +375,7 @@ pub fn run_game<B: CommandBoard + SessionBoard>(
 
 /// Who plays a seat, from `--seat SPEC` (`entrant`: its prepared engine,
 /// none for people), thinking at most `time_per_move` a move.
-fn seat_control<B: CommandBoard + SessionBoard>(
+fn seat_control<B: CommandBoard>(
     spec: &str,
     entrant: Option<&Entrant<B>>,
     time_per_move: Option<Duration>,

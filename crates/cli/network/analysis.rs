@@ -6,14 +6,13 @@
 use std::io::{BufReader, stdin, stdout};
 
 use anyhow::Context;
-use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analysis::{Args, QueryGame, run_engine};
 use sumito_cli::commands::command_board::{CommandBoard, first_layout, start_of};
 use sumito_engine::general::GeneralLayout;
 use sumito_game::with_board;
-use sumito_mcts::Evaluator;
-use sumito_net::{DeviceSpec, InferenceClient, InferenceConfig, InferenceService, SymmetryMode};
+use sumito_net::NetBoard;
+use sumito_net::{DeviceSpec, InferenceConfig, InferenceService, SymmetryMode};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
 use super::model_game::model_table;
@@ -45,15 +44,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// The engine over standard input and output, with `threads` searches of
 /// the model's game `B` on `service`, every position under the rules it
 /// learned.
-fn serve_queries<B: BundleBoard + CommandBoard>(
+fn serve_queries<B: NetBoard + CommandBoard>(
     args: &Args,
     bundle: &ModelBundle,
     service: &InferenceService,
     threads: usize,
-) -> anyhow::Result<()>
-where
-    InferenceClient: Evaluator<B::Searched>,
-{
+) -> anyhow::Result<()> {
     let table = model_table::<B>(bundle)?;
     let read_layout = |name: &str| {
         let layout = GeneralLayout::from_name(name).map_err(|err| err.to_string())?;

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analyze::Args;
 use sumito_cli::commands::command_board::{CommandBoard, first_layout, start_of};
@@ -17,6 +16,7 @@ use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::Board;
 use sumito_game::with_board;
+use sumito_net::NetBoard;
 use sumito_play::analysis::{analyse_game, format_game, format_position};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 
@@ -57,7 +57,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// `analyze` with the model `bundle` of game `B`, under the rules it
 /// learned: the position of --fen, every position of --record, or the start
 /// of the first layout it learned.
-fn analyse<B: BundleBoard + CommandBoard>(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
+fn analyse<B: NetBoard + CommandBoard>(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {
     let table = model_table::<B>(bundle)?;
     // The positions first: a mistake there is answered before the network
     // loads.
@@ -80,7 +80,7 @@ fn analyse<B: BundleBoard + CommandBoard>(args: &Args, bundle: &ModelBundle) -> 
         None => SearchBudget::Simulations(args.simulations),
     };
     let device = search_device(&args.device)?;
-    let mut search = B::search(bundle, budget, 0, device, args.threads.unwrap_or(1))?;
+    let mut search = bundle.search::<B>(budget, 0, device, args.threads.unwrap_or(1))?;
     eprintln!("{}", bundle.summary());
     analyse_target(&mut search, target, args.top)
 }

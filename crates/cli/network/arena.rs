@@ -9,12 +9,11 @@ use anyhow::Context;
 use sumito_arena::player::PlayerRegistry;
 use sumito_arena::players::general::general_registry;
 use sumito_arena::spec::PlayerSpec;
-use sumito_bundle::arena_player::{BundleBoard, BundlePlayerFactory};
+use sumito_bundle::arena_player::BundlePlayerFactory;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::arena::Args;
 use sumito_cli::commands::command_board::{PlayerKinds, TrainedTables};
-use sumito_mcts::Evaluator;
-use sumito_net::InferenceClient;
+use sumito_net::NetBoard;
 use sumito_pipeline::players::NetPlayerFactory;
 
 /// The players of both games: the classical ones, and networks (`net:`
@@ -33,12 +32,9 @@ pub fn registry() -> anyhow::Result<PlayerRegistry> {
 /// `classical` (a game's classical players) with its `net:` checkpoints and
 /// `bundle:` models (looked up like `sumito play --model`, playing under the
 /// rules they learned).
-fn with_networks<B: BundleBoard>(
+fn with_networks<B: NetBoard>(
     mut registry: PlayerRegistry<B>,
-) -> anyhow::Result<PlayerRegistry<B>>
-where
-    InferenceClient: Evaluator<B::Searched>,
-{
+) -> anyhow::Result<PlayerRegistry<B>> {
     registry.register(Box::new(NetPlayerFactory::<B>::new()))?;
     registry.register(Box::new(BundlePlayerFactory::<B>::new(folders())))?;
     Ok(registry)

@@ -6,26 +6,24 @@ use std::path::Path;
 
 use anyhow::Context;
 use sumito_arena::record::{AnyRecord, GameRecord};
-use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::command_board::{CommandBoard, rules_of};
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::GameKind;
+use sumito_net::NetBoard;
 
 /// The rules the model `bundle` of game `B` learned, as a `[rules]` table
 /// (layouts included for a model of the general game); an error if it is
 /// a model of the other game.
-pub fn model_table<B: BundleBoard + CommandBoard>(
-    bundle: &ModelBundle,
-) -> anyhow::Result<RulesTable> {
-    Ok(B::rules_table(&B::trained_rules(bundle)?))
+pub fn model_table<B: NetBoard + CommandBoard>(bundle: &ModelBundle) -> anyhow::Result<RulesTable> {
+    Ok(B::rules_table(&bundle.trained_rules::<B>()?))
 }
 
 /// The game saved at `path` as the model `bundle` (of game `B`, whose rules
 /// are `table`) judges it: replayed under its rules, with a note on
 /// standard error when the record's own rules differ. A record of the other
 /// game is refused, naming both.
-pub fn record_for_model<B: BundleBoard + CommandBoard>(
+pub fn record_for_model<B: NetBoard + CommandBoard>(
     path: &Path,
     bundle: &ModelBundle,
     table: &RulesTable,

@@ -4,16 +4,15 @@
 use std::path::Path;
 
 use anyhow::Context;
-use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::command_board::CommandBoard;
 use sumito_cli::commands::play::{Args, Model, run_classical, run_game};
 use sumito_game::Level;
 use sumito_game::with_board;
+use sumito_net::NetBoard;
 use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::opponent::Opponent;
-use sumito_play::session_board::SessionBoard;
 
 use super::arena::NETWORK_PLAYERS;
 
@@ -68,10 +67,10 @@ fn level_label(model: &str, level: Level) -> String {
 /// move (or of `--level`), on `--device` with `--threads` cores.
 fn run_model<B>(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()>
 where
-    B: BundleBoard + CommandBoard + SessionBoard,
+    B: NetBoard + CommandBoard,
     NetworkSearch<B>: Opponent<B>,
 {
-    let table = B::rules_table(&B::trained_rules(bundle)?);
+    let table = B::rules_table(&bundle.trained_rules::<B>()?);
     let budget = args.model_budget();
     let effort = match budget {
         SearchBudget::Simulations(simulations) => format!("{simulations} simulations"),
@@ -85,7 +84,9 @@ where
     };
     let threads = args.threads.unwrap_or(1);
     let make = |seed: u64| -> anyhow::Result<Box<dyn Opponent<B>>> {
-        let mut search = B::search(bundle, budget, seed, device, threads)?.named(label.clone());
+        let mut search = bundle
+            .search::<B>(budget, seed, device, threads)?
+            .named(label.clone());
         if let Some(level) = level {
             search = search.with_level(level);
         }

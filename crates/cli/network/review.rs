@@ -7,12 +7,12 @@ use std::path::Path;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sumito_arena::record::write_atomic;
-use sumito_bundle::arena_player::BundleBoard;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::command_board::CommandBoard;
 use sumito_cli::commands::review::Args;
 use sumito_game::Board;
 use sumito_game::with_board;
+use sumito_net::NetBoard;
 use sumito_play::analysis::analyse_game;
 use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::review::{Review, render_review_svg, review, review_json};
@@ -37,7 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// The review of the record by the model `bundle` of game `B`, under the
 /// rules it learned.
-fn review_with<B: BundleBoard + CommandBoard>(
+fn review_with<B: NetBoard + CommandBoard>(
     args: &Args,
     bundle: &ModelBundle,
 ) -> anyhow::Result<Review> {
@@ -48,7 +48,7 @@ fn review_with<B: BundleBoard + CommandBoard>(
     let positions = positions_of(&record, path)?;
     let device = search_device(&args.device)?;
     let budget = SearchBudget::Simulations(args.simulations);
-    let mut search = B::search(bundle, budget, 0, device, args.threads.unwrap_or(1))?;
+    let mut search = bundle.search::<B>(budget, 0, device, args.threads.unwrap_or(1))?;
     eprintln!("{}", bundle.summary());
     reviewed(args, &mut search, &positions, &record.moves)
 }

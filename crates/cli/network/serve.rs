@@ -11,7 +11,7 @@ use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::serve::{Args, run as run_classical};
 use sumito_engine::general::GeneralPosition;
 use sumito_game::{Board, FULL_STRENGTH, Level, with_board};
-use sumito_mcts::Evaluator;
+use sumito_net::NetBoard;
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
 use sumito_play::analysis::analyse_game;
@@ -82,10 +82,7 @@ impl Engines for ModelEngines {
 
 impl ModelEngines {
     /// The model's search of its game `B`, seeded with `seed`.
-    fn search<B: Board>(&self, budget: SearchBudget, seed: u64) -> NetworkSearch<B>
-    where
-        Arc<DirectEvaluator<TorchScriptModel>>: Evaluator<B::Searched>,
-    {
+    fn search<B: NetBoard>(&self, budget: SearchBudget, seed: u64) -> NetworkSearch<B> {
         NetworkSearch::<B>::new(
             self.name.clone(),
             Box::new(self.evaluator.clone()),
@@ -100,15 +97,12 @@ impl ModelEngines {
     }
 
     /// [`Engines::review`] in the model's game `B`.
-    fn review_in<B: Board>(
+    fn review_in<B: NetBoard>(
         &self,
         target: &ReviewTarget,
         stop: &AtomicBool,
         on_progress: &mut dyn FnMut(usize, usize) -> bool,
-    ) -> Result<Review, String>
-    where
-        Arc<DirectEvaluator<TorchScriptModel>>: Evaluator<B::Searched>,
-    {
+    ) -> Result<Review, String> {
         let positions = target
             .positions
             .iter()
@@ -127,16 +121,13 @@ impl ModelEngines {
     }
 
     /// [`Engines::analyse`] in the model's game `B`.
-    fn analyse_in<B: Board>(
+    fn analyse_in<B: NetBoard>(
         &self,
         position: &GeneralPosition,
         simulations: u32,
         stop: Arc<AtomicBool>,
         on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
-    ) -> Result<PageAnalysis, String>
-    where
-        Arc<DirectEvaluator<TorchScriptModel>>: Evaluator<B::Searched>,
-    {
+    ) -> Result<PageAnalysis, String> {
         // An update about every 100 simulations, at most 10.
         let steps = (simulations / 100).clamp(1, 10);
         let position = self.in_model_game::<B>(position)?;

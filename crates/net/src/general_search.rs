@@ -15,16 +15,15 @@
 
 use sumito_engine::general::GeneralPosition;
 use sumito_game::GeneralGame;
-use sumito_mcts::{EvalBatch, EvalError, Evaluator, MAX_SIDES, SideShares};
+use sumito_mcts::{EvalBatch, EvalError, MAX_SIDES, SideShares};
 
 use crate::NetError;
-use crate::evaluate::{DirectEvaluator, PackedModel, Utilities, softmax};
+use crate::evaluate::{Utilities, softmax};
 use crate::general_encoding::{
     GENERAL_INPUT_LEN, GENERAL_VALUE_LEN, absolute_shares, encode_general_position,
     general_policy_index, relative_seat,
 };
 use crate::model::OutputColumns;
-use crate::service::InferenceClient;
 use sumito_game::GameKind;
 
 /// The search's shares of one position's value logits (relative to the
@@ -99,7 +98,7 @@ pub fn with_utilities(
     tilted
 }
 
-fn evaluate_general_batch(
+pub(crate) fn evaluate_general_batch(
     batch: &mut EvalBatch<GeneralGame>,
     utilities: Utilities,
     forward: impl FnOnce(&[f32], usize) -> Result<Vec<f32>, NetError>,
@@ -139,25 +138,10 @@ fn evaluate_general_batch(
     Ok(())
 }
 
-impl<M: PackedModel> Evaluator<GeneralGame> for DirectEvaluator<M> {
-    fn evaluate(&self, batch: &mut EvalBatch<GeneralGame>) -> Result<(), EvalError> {
-        evaluate_general_batch(batch, self.utilities, |inputs, rows| {
-            self.run_encoded(inputs, rows)
-        })
-    }
-}
-
-impl Evaluator<GeneralGame> for InferenceClient {
-    fn evaluate(&self, batch: &mut EvalBatch<GeneralGame>) -> Result<(), EvalError> {
-        evaluate_general_batch(batch, self.utilities, |inputs, rows| {
-            self.run_encoded(inputs.to_vec(), rows)
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::DirectEvaluator;
     use crate::config::{InferenceConfig, ModelConfig};
     use crate::model::PolicyValueNet;
     use crate::model::tests::tiny_config;

@@ -38,6 +38,7 @@ pub mod general_encoding;
 pub mod general_search;
 pub mod general_train;
 pub mod model;
+mod net_board;
 mod search;
 mod service;
 pub mod train;
@@ -53,6 +54,7 @@ pub use evaluate::{DirectEvaluator, NetOutput, PackedModel, PositionEvaluator, r
 pub use export::{ExportMeta, TorchScriptModel};
 pub use general_train::GeneralTrainingSample;
 pub use model::PolicyValueNet;
+pub use net_board::{NetBoard, NetGame, NetworkForward};
 pub use search::ServiceEvaluator;
 pub use service::{InferenceClient, InferenceService, ServiceStats};
 pub use train::{Sample, TrainMetrics, Trainer, TrainingSample};

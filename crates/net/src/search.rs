@@ -8,14 +8,12 @@
 //! applies the softmax) and the WDL probabilities for its side to move.
 
 use sumito_engine::Position;
-use sumito_game::{AbaloneGame, GeneralGame};
-use sumito_mcts::{EvalBatch, EvalError, Evaluator, Wdl};
+use sumito_game::AbaloneGame;
+use sumito_mcts::{EvalBatch, EvalError, Wdl};
 
 use crate::NetError;
 use crate::config::SymmetryMode;
-use crate::evaluate::{
-    DirectEvaluator, PackedModel, Utilities, decode_position, encode_batch, rows_by_position,
-};
+use crate::evaluate::{PackedModel, Utilities, decode_position, encode_batch, rows_by_position};
 use crate::service::{InferenceClient, InferenceService};
 
 /// The value the search gets for a position: the network's WDL, with the
@@ -51,7 +49,7 @@ impl Utilities {
     }
 }
 
-fn evaluate_batch(
+pub(crate) fn evaluate_batch(
     batch: &mut EvalBatch<AbaloneGame>,
     symmetry: SymmetryMode,
     push_off_planes: bool,
@@ -74,39 +72,13 @@ fn evaluate_batch(
     Ok(())
 }
 
-impl<M: PackedModel> Evaluator<AbaloneGame> for DirectEvaluator<M> {
-    fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
-        let push_off_planes = self.shape.push_off_planes;
-        evaluate_batch(
-            batch,
-            self.symmetry,
-            push_off_planes,
-            self.utilities,
-            |inputs, rows| self.run_encoded(inputs, rows),
-        )
-    }
-}
-
-impl Evaluator<AbaloneGame> for InferenceClient {
-    fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
-        let push_off_planes = self.shape().push_off_planes;
-        evaluate_batch(
-            batch,
-            self.symmetry,
-            push_off_planes,
-            self.utilities,
-            |inputs, rows| self.run_encoded(inputs.to_vec(), rows),
-        )
-    }
-}
-
 /// An inference service with one client, owned together: the evaluator of a
 /// single search (play, analysis) whose leaf batches are split among the
 /// service's workers, so that one search uses several cores.
 #[derive(Debug)]
 pub struct ServiceEvaluator {
     // Dropped first: the service stops after its last client is gone.
-    client: InferenceClient,
+    pub(crate) client: InferenceClient,
     service: InferenceService,
 }
 
@@ -146,23 +118,10 @@ impl ServiceEvaluator {
     }
 }
 
-impl Evaluator<AbaloneGame> for ServiceEvaluator {
-    fn evaluate(&self, batch: &mut EvalBatch<AbaloneGame>) -> Result<(), EvalError> {
-        self.client.evaluate(batch)
-    }
-}
-
-/// A model of the general game on several cores (its values take no score
-/// utility: `crate::general_search`).
-impl Evaluator<GeneralGame> for ServiceEvaluator {
-    fn evaluate(&self, batch: &mut EvalBatch<GeneralGame>) -> Result<(), EvalError> {
-        self.client.evaluate(batch)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::DirectEvaluator;
     use crate::config::InferenceConfig;
     use crate::encoding::tests::sample_positions;
     use crate::evaluate::PositionEvaluator;
@@ -170,6 +129,7 @@ mod tests {
     use crate::model::tests::tiny_config;
     use crate::service::InferenceService;
     use sumito_engine::{Layout, Rules};
+    use sumito_mcts::Evaluator;
     use sumito_mcts::{Game, Search, SearchConfig};
     use tch::Device;
 

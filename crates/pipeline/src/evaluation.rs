@@ -32,9 +32,7 @@ use sumito_arena::players::general::general_registry;
 use sumito_arena::sprt::{SprtConfig, SprtStatus, SprtVerdict};
 use sumito_engine::general::{GeneralOutcome, GeneralPosition};
 use sumito_engine::{Color, Layout, Outcome, Position, Rules};
-use sumito_game::Board;
-use sumito_mcts::Evaluator;
-use sumito_net::{DirectEvaluator, PolicyValueNet};
+use sumito_net::{DirectEvaluator, NetBoard, PolicyValueNet};
 
 use crate::config::{Config, EvaluationConfig, GatingConfig, GatingMode, GeneralRunRules};
 use crate::error::{PipelineError, Result};
@@ -189,7 +187,7 @@ fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<Policy
 /// opponents, and how its games are recorded. The rest (gating, rating,
 /// the record, the Elo table) is [`evaluate_candidate`]'s, for both games.
 pub trait EvaluationKind: Sync {
-    type Board: Board;
+    type Board: NetBoard;
 
     /// Sides of a game: the candidate takes one, its opponent every other.
     fn sides(&self) -> usize;
@@ -466,10 +464,7 @@ pub fn evaluate_candidate<K: EvaluationKind>(
     progress: EvaluationProgress<'_>,
     before_writing: BeforeWriting<'_>,
     stopping: Stopping<'_>,
-) -> Result<EvaluationSummary>
-where
-    DirectEvaluator<PolicyValueNet>: Evaluator<<K::Board as Board>::Searched>,
-{
+) -> Result<EvaluationSummary> {
     let device = device(config)?;
     let best = run.best()?.map_or(0, |best| best.generation);
     let search = config.evaluation_search();

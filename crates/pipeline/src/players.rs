@@ -15,45 +15,20 @@ use sumito_arena::player::{
     Entrant, Player, PlayerError, PlayerFactory, SearchLimit, tighter_time,
 };
 use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
-use sumito_engine::general::GeneralPosition;
-use sumito_engine::rules_table::RulesTable;
-use sumito_engine::{Position, Rules};
 use sumito_game::GameKind;
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
 use sumito_game::{Board, FULL_STRENGTH, GameHistory, Level, LevelPlay, choose_move};
 use sumito_mcts::{
-    Evaluator, GumbelConfig, Search, SearchConfig, SearchError, StoppableEvaluator, TimePlanner,
+    GumbelConfig, Search, SearchConfig, SearchError, StoppableEvaluator, TimePlanner,
     search_for_time,
 };
 use sumito_net::{
-    CheckpointMeta, InferenceClient, InferenceConfig, InferenceService, NetError, PackedModel,
+    InferenceClient, InferenceConfig, InferenceService, NetBoard, NetError, PackedModel,
     PolicyValueNet, Precision,
 };
 
 /// Simulations per move when the spec does not say.
 pub const DEFAULT_SIMULATIONS: u32 = 64;
-
-/// What a network player needs of its game beyond [`Board`]: the
-/// kind of network that plays it, and the rules a checkpoint of one of its
-/// runs records. The two-player [`Position`] and the general game's
-/// [`GeneralPosition`] implement it.
-pub trait NetBoard: Board {
-    /// The rules a checkpoint says its run learned under, where it says.
-    fn checkpoint_rules(meta: &CheckpointMeta) -> Option<Self::Rules>;
-}
-
-impl NetBoard for Position {
-    fn checkpoint_rules(meta: &CheckpointMeta) -> Option<Rules> {
-        meta.rules.map(Rules::from)
-    }
-}
-
-impl NetBoard for GeneralPosition {
-    /// A checkpoint holds no `[rules]` table (its run's configuration does).
-    fn checkpoint_rules(_: &CheckpointMeta) -> Option<RulesTable> {
-        None
-    }
-}
 
 /// Why a network cannot play game `B`, naming both games; `None` when it
 /// can.
@@ -90,10 +65,7 @@ impl<B> Default for NetPlayerFactory<B> {
     }
 }
 
-impl<B: NetBoard> PlayerFactory<B> for NetPlayerFactory<B>
-where
-    InferenceClient: Evaluator<B::Searched>,
-{
+impl<B: NetBoard> PlayerFactory<B> for NetPlayerFactory<B> {
     fn kind(&self) -> &str {
         "net"
     }
@@ -274,14 +246,11 @@ fn network_search_at(
 /// its workers run (`settings.search_threads` of them, each search's leaves
 /// split among them). Used for checkpoints (`net`) and for exported bundles
 /// by the play layer.
-pub fn network_entrant<B: Board, M: PackedModel + 'static>(
+pub fn network_entrant<B: NetBoard, M: PackedModel + 'static>(
     name: String,
     replicas: Vec<M>,
     settings: NetworkPlayerSettings,
-) -> Result<Entrant<B>, NetError>
-where
-    InferenceClient: Evaluator<B::Searched>,
-{
+) -> Result<Entrant<B>, NetError> {
     // The default configuration: on the CPU, batches of up to 64 leaves.
     let service = Arc::new(InferenceService::start_replicas(
         replicas,
@@ -399,10 +368,7 @@ impl<B: Board> NetPlayer<B> {
     }
 }
 
-impl<B: Board> Player<B> for NetPlayer<B>
-where
-    InferenceClient: Evaluator<B::Searched>,
-{
+impl<B: NetBoard> Player<B> for NetPlayer<B> {
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -496,7 +462,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
     use sumito_arena::player::PlayerRegistry;
-    use sumito_engine::{Layout, Rules};
+    use sumito_engine::{Layout, Position, Rules};
     use sumito_net::ModelConfig;
 
     fn registry() -> PlayerRegistry {
@@ -766,7 +732,8 @@ mod general_tests {
     use sumito_arena::arena::{MatchConfig, MatchResults, MatchStart, Silent, play_match};
     use sumito_arena::player::PlayerRegistry;
     use sumito_arena::players::general::general_registry;
-    use sumito_engine::general::GeneralLayout;
+    use sumito_engine::general::{GeneralLayout, GeneralPosition};
+    use sumito_engine::rules_table::RulesTable;
 
     fn checkpoint(dir: &TempDir, game: GameKind) -> String {
         let model = crate::players::tests::tiny_model(game);

@@ -15,10 +15,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use sumito_game::with_board;
 
-use sumito_mcts::{Evaluator, Game};
-use sumito_net::{
-    DirectEvaluator, InferenceClient, InferenceService, PolicyValueNet, configure_threads,
-};
+use sumito_mcts::Evaluator;
+use sumito_net::{DirectEvaluator, InferenceService, NetGame, PolicyValueNet, configure_threads};
 
 use crate::config::{Config, GatingMode};
 use crate::error::{PipelineError, Result};
@@ -272,11 +270,7 @@ fn play_games_of<B: RunBoard>(
     workers: &Workers<'_>,
     net: PolicyValueNet,
     settings: &(dyn Fn(usize) -> WorkerSettings + Sync),
-) -> Result<(SelfPlayStats, Duration)>
-where
-    DirectEvaluator<PolicyValueNet>: Evaluator<B::Searched>,
-    InferenceClient: Evaluator<B::Searched>,
-{
+) -> Result<(SelfPlayStats, Duration)> {
     let kind = B::self_play(config)?;
     let work: &SelfPlayWork<'_, B::Searched> =
         &|evaluator, worker, out_dir, quota, stop, on_game| {
@@ -304,15 +298,11 @@ impl Workers<'_> {
     /// Runs `work` on every worker thread: one worker calls the network
     /// directly; several share the batching service (each worker's batch is
     /// already a whole driver round).
-    fn play<G: Game + 'static>(
+    fn play<G: NetGame + 'static>(
         &self,
         net: PolicyValueNet,
         work: &SelfPlayWork<'_, G>,
-    ) -> Result<(SelfPlayStats, Duration)>
-    where
-        DirectEvaluator<PolicyValueNet>: Evaluator<G>,
-        InferenceClient: Evaluator<G>,
-    {
+    ) -> Result<(SelfPlayStats, Duration)> {
         let (run, config, ui) = (self.run, self.config, self.ui);
         let workers = config.selfplay.workers;
         let service;

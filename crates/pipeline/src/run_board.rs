@@ -10,11 +10,11 @@ use sumito_engine::general::GeneralPosition;
 
 use crate::config::{Config, ConfigError};
 use crate::evaluation::{EvaluationKind, GeneralEvaluation, TwoPlayerEvaluation};
-use crate::players::NetBoard;
 use crate::replay::format::SelfPlayGame;
 use crate::replay::general_format::GeneralReplay;
 use crate::replay::store::ReplayGame;
 use crate::selfplay::{GeneralSelfPlay, SelfPlayKind, TwoPlayerSelfPlay};
+use sumito_net::NetBoard;
 
 /// What a run of a game is made of.
 pub trait RunBoard: NetBoard {

@@ -9,13 +9,13 @@
 pub mod analysis;
 pub mod board_text;
 pub mod clock;
+pub mod drawing;
 pub mod general_view;
 pub mod motion;
 pub mod network;
 pub mod opponent;
 pub mod review;
 pub mod session;
-pub mod session_board;
 pub mod svg;
 
 /// Game records (the arena's format), which sessions save and load.

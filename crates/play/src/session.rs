@@ -1,6 +1,7 @@
 //! A game at a terminal: people and engines ([`Opponent`]s) at the seats of
 //! either game (the two-player game, or the general game of variants and 3
-//! to 6 players), written once over [`SessionBoard`].
+//! to 6 players), written once over [`Board`]: a session is given its game's drawing
+//! ([`SessionConfig::draw`]).
 //!
 //! The session reads lines from any [`BufRead`] and writes to any [`Write`],
 //! so a script can drive it through a pipe exactly as a person would type.
@@ -27,11 +28,12 @@ use std::path::Path;
 use std::time::Instant;
 
 use sumito_arena::player::PlayerError;
+use sumito_game::Board;
 
 use crate::board_text::BoardStyle;
 use crate::clock::{Clocks, TimeControl};
+use crate::drawing::{DrawBoard, SeatNotes};
 use crate::opponent::{Opponent, Thought};
-use crate::session_board::{SeatNotes, SessionBoard};
 use sumito_arena::record::GameRecord;
 
 /// The commands a person can type instead of a move.
@@ -51,7 +53,7 @@ g5-h6,g4-h5). Commands:
   help       this text";
 
 /// Who plays a seat.
-pub enum SeatControl<'a, B: SessionBoard> {
+pub enum SeatControl<'a, B: Board> {
     /// People at the keyboard, taking this seat's turns in order (no
     /// names: "you").
     People(Vec<String>),
@@ -59,13 +61,13 @@ pub enum SeatControl<'a, B: SessionBoard> {
     Engine(Box<dyn Opponent<B> + 'a>),
 }
 
-impl<B: SessionBoard> std::fmt::Debug for SeatControl<'_, B> {
+impl<B: Board> std::fmt::Debug for SeatControl<'_, B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "SeatControl({})", self.label())
     }
 }
 
-impl<B: SessionBoard> SeatControl<'_, B> {
+impl<B: Board> SeatControl<'_, B> {
     /// How the board names the seat's player.
     fn label(&self) -> String {
         match self {
@@ -86,7 +88,7 @@ impl<B: SessionBoard> SeatControl<'_, B> {
 
 /// How a session is set up.
 #[derive(Clone, Debug)]
-pub struct SessionConfig<B: SessionBoard> {
+pub struct SessionConfig<B: Board> {
     /// Where the game starts and under which rules (its moves, if any, are
     /// not played: a session starts at the record's start).
     pub record: GameRecord<B>,
@@ -95,6 +97,8 @@ pub struct SessionConfig<B: SessionBoard> {
     /// goes on under them, whatever its own record says.
     pub keep_rules: bool,
     pub time_control: Option<TimeControl>,
+    /// The game's board as text ([`crate::drawing`]).
+    pub draw: DrawBoard<B>,
     pub style: BoardStyle,
     /// Repeat each input line after the prompt: for transcripts of piped
     /// input, which the terminal does not show.
@@ -150,13 +154,13 @@ pub(crate) const NOT_UTF8: &str =
 
 /// One move of the game with what it did to the clocks.
 #[derive(Clone, Copy, Debug)]
-struct Played<B: SessionBoard> {
+struct Played<B: Board> {
     before: B,
     mv: B::Move,
     push_offs: u32,
 }
 
-struct Session<'a, B: SessionBoard, W: Write> {
+struct Session<'a, B: Board, W: Write> {
     config: SessionConfig<B>,
     seats: Vec<SeatControl<'a, B>>,
     out: W,
@@ -172,13 +176,13 @@ struct Session<'a, B: SessionBoard, W: Write> {
 
 /// Plays one game; `seats[s]` plays seat `s`. Returns how it ended. All
 /// output, including the final `result:` line, goes to `out`.
-pub fn run_session<B: SessionBoard, R: BufRead, W: Write>(
+pub fn run_session<B: Board, R: BufRead, W: Write>(
     config: SessionConfig<B>,
     seats: Vec<SeatControl<'_, B>>,
     input: R,
     out: W,
 ) -> Result<SessionEnd, SessionError> {
-    let (start, _) = B::replay(&config.record).map_err(SessionError::Start)?;
+    let (start, _) = replay(&config.record).map_err(SessionError::Start)?;
     if seats.len() != start.seats() {
         return Err(SessionError::Start(format!(
             "{} players given for a game of {} seats",
@@ -202,7 +206,7 @@ pub fn run_session<B: SessionBoard, R: BufRead, W: Write>(
     session.run(input)
 }
 
-impl<'a, B: SessionBoard, W: Write> Session<'a, B, W> {
+impl<'a, B: Board, W: Write> Session<'a, B, W> {
     fn is_person(&self, seat: usize) -> bool {
         matches!(self.seats[seat], SeatControl::People(_))
     }
@@ -480,7 +484,7 @@ impl<'a, B: SessionBoard, W: Write> Session<'a, B, W> {
         write!(
             self.out,
             "{}",
-            self.position.draw(self.config.style, &notes)
+            (self.config.draw)(&self.position, self.config.style, &notes)
         )?;
         if let Some(last) = self.history.last() {
             writeln!(
@@ -581,8 +585,8 @@ impl<'a, B: SessionBoard, W: Write> Session<'a, B, W> {
         }
         let names: Vec<String> = self.seats.iter().map(SeatControl::record_name).collect();
         let moves: Vec<B::Move> = self.history.iter().map(|played| played.mv).collect();
-        let record = B::record_of(&self.record, &names, &moves, &self.position);
-        match B::write_record(&record, Path::new(file)) {
+        let record = record_of(&self.record, &names, &moves, &self.position);
+        match record.write(Path::new(file)) {
             Ok(()) => writeln!(self.out, "saved {} moves to {file}", self.history.len())?,
             Err(err) => writeln!(self.out, "not saved: {err}")?,
         }
@@ -595,7 +599,7 @@ impl<'a, B: SessionBoard, W: Write> Session<'a, B, W> {
             writeln!(self.out, "load needs a file name: load FILE")?;
             return Ok(false);
         }
-        let record = match B::read_record(Path::new(file)) {
+        let record = match GameRecord::<B>::read(Path::new(file)) {
             Ok(record) => record,
             Err(err) => {
                 writeln!(self.out, "not loaded: {err}")?;
@@ -618,7 +622,7 @@ impl<'a, B: SessionBoard, W: Write> Session<'a, B, W> {
         } else {
             record
         };
-        let (start, moves) = match B::replay(&record) {
+        let (start, moves) = match replay(&record) {
             Ok(replayed) => replayed,
             Err(why) => {
                 writeln!(self.out, "not loaded: {file}: {why}")?;
@@ -666,9 +670,32 @@ impl<'a, B: SessionBoard, W: Write> Session<'a, B, W> {
     }
 }
 
+/// The start and the moves of `record`; an error when they do not replay.
+fn replay<B: Board>(record: &GameRecord<B>) -> Result<(B, Vec<B::Move>), String> {
+    let positions = record.positions()?;
+    Ok((positions[0], record.moves.clone()))
+}
+
+/// The record of a game from `template`'s start and rules: `names` by seat,
+/// `moves` from the start, ending in `last`.
+fn record_of<B: Board>(
+    template: &GameRecord<B>,
+    names: &[String],
+    moves: &[B::Move],
+    last: &B,
+) -> GameRecord<B> {
+    GameRecord {
+        players: names.to_vec(),
+        opening_plies: 0,
+        moves: moves.to_vec(),
+        result: last.ending(),
+        ..template.clone()
+    }
+}
+
 /// ", win probability 43% (draw 2%), expected line: I5H5 A1B2 [800
 /// simulations, 1.2 s]"
-pub fn describe<B: SessionBoard>(thought: &Thought<B::Move>) -> String {
+pub fn describe<B: Board>(thought: &Thought<B::Move>) -> String {
     let mut text = String::new();
     if let Some(outlook) = thought.outlook {
         text.push_str(&format!(
@@ -698,6 +725,7 @@ pub fn describe<B: SessionBoard>(thought: &Thought<B::Move>) -> String {
 mod tests {
     use super::*;
     use crate::board_text::{BoardAnnotations, draw_board};
+    use crate::drawing::{draw_general, draw_two_player};
     use crate::opponent::{ClassicalOpponent, WinProbability};
     use crate::record::{GameRecord, Start};
     use std::time::Duration;
@@ -752,6 +780,7 @@ mod tests {
             record: GameRecord::unplayed(Start::Layout(Layout::Standard), Rules::default()),
             keep_rules: false,
             time_control: None,
+            draw: draw_two_player,
             style: BoardStyle::Ascii,
             echo_input: true,
         };
@@ -1152,6 +1181,7 @@ quit
             ),
             keep_rules: false,
             time_control: None,
+            draw: draw_general,
             style: BoardStyle::Ascii,
             echo_input: true,
         }

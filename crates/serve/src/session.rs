@@ -1862,10 +1862,7 @@ mod tests {
         budget: SearchBudget,
         level: Option<Level>,
         seed: u64,
-    ) -> sumito_play::network::NetworkSearch<B>
-    where
-        sumito_mcts::UniformEvaluator: sumito_mcts::Evaluator<B::Searched>,
-    {
+    ) -> sumito_play::network::NetworkSearch<B> {
         let search = sumito_play::network::NetworkSearch::new(
             "uniform",
             Box::new(sumito_mcts::UniformEvaluator),

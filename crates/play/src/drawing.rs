@@ -1,0 +1,54 @@
+//! The board drawn for a terminal session, by game: the session is given
+//! its game's drawing ([`DrawBoard`], `SessionConfig::draw`), and the
+//! commands pick [`draw_two_player`] or [`draw_general`] with the game.
+
+use std::time::Duration;
+
+use sumito_engine::Position;
+use sumito_engine::general::GeneralPosition;
+use sumito_game::Board;
+
+use crate::board_text::{BoardAnnotations, BoardStyle, draw_board};
+use crate::general_view::draw_general_board;
+use crate::motion::marble_steps;
+
+/// What the board shows beside the marbles.
+#[derive(Clone, Copy, Debug)]
+pub struct SeatNotes<'a, B: Board> {
+    /// Who plays each seat ("you", an engine's name).
+    pub labels: &'a [String],
+    /// Time left on each seat's clock, in a timed game.
+    pub clocks: Option<&'a [Duration]>,
+    /// The last move and the position before it.
+    pub last_move: Option<(B, B::Move)>,
+}
+
+/// A game's board as text in `style`, with `notes` beside it.
+pub type DrawBoard<B> = fn(&B, BoardStyle, &SeatNotes<'_, B>) -> String;
+
+/// The two-player board, with the last move's marbles marked.
+pub fn draw_two_player(
+    position: &Position,
+    style: BoardStyle,
+    notes: &SeatNotes<'_, Position>,
+) -> String {
+    let label = |seat: usize| notes.labels.get(seat).cloned().unwrap_or_default();
+    let annotations = BoardAnnotations {
+        clocks: notes.clocks.map(|clocks| [clocks[0], clocks[1]]),
+        players: [label(0), label(1)],
+        last_move: notes
+            .last_move
+            .map(|(before, mv)| marble_steps(&before, mv))
+            .unwrap_or_default(),
+    };
+    draw_board(position, style, &annotations)
+}
+
+/// The general game's board, any layout and number of seats.
+pub fn draw_general(
+    position: &GeneralPosition,
+    style: BoardStyle,
+    notes: &SeatNotes<'_, GeneralPosition>,
+) -> String {
+    draw_general_board(position, style, notes.labels, notes.clocks)
+}
