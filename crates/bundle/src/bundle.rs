@@ -150,6 +150,15 @@ impl BundleMeta {
         }
     }
 
+    /// The rules the model learned as a `[rules]` table, whatever its game
+    /// (a two-player model's holds its two-player rules).
+    pub fn rules_table(&self) -> RulesTable {
+        match &self.general {
+            Some(table) => table.clone(),
+            None => Position::rules_table(&self.rules()),
+        }
+    }
+
     /// The rules table of a model of the general game, `None` for a
     /// two-player model.
     pub fn general(&self) -> Option<&RulesTable> {
@@ -924,11 +933,7 @@ impl ModelBundle {
                 }
             },
         )?;
-        let table = match &self.meta.general {
-            Some(table) => table.clone(),
-            None => Position::rules_table(&self.meta.rules()),
-        };
-        B::rules_of_table(&table).map_err(|problem| BundleError::Malformed {
+        B::rules_of_table(&self.meta.rules_table()).map_err(|problem| BundleError::Malformed {
             path: self.dir.join(BUNDLE_FILE),
             problem: format!("its rules: {problem}"),
         })

@@ -93,7 +93,7 @@ impl ModelEngines {
 
     /// The page's game in the model's game `B`, under the model's rules.
     fn in_model_game<B: Board>(&self, position: &GeneralPosition) -> Result<B, String> {
-        B::position_from_text(&position.to_string(), &self.game.table())
+        B::position_from_text(&position.to_string(), self.game.table())
     }
 
     /// [`Engines::review`] in the model's game `B`.
@@ -163,10 +163,7 @@ pub fn model_engines(
     // utility included: the page plays and analyses the same model.
     let evaluator = bundle.play_evaluator(device)?;
     println!("{}", bundle.summary());
-    let game = match bundle.meta.general() {
-        Some(table) => ModelGame::General(table.clone()),
-        None => ModelGame::TwoPlayer(bundle.meta.rules()),
-    };
+    let game = ModelGame::new(bundle.meta.kind(), bundle.meta.rules_table());
     Ok(ModelEngines {
         game,
         name: format!(
@@ -249,7 +246,10 @@ mod tests {
         let engines = model_engines(Some(&shipped), "cpu").unwrap();
         let bundle = ModelBundle::open(&shipped).unwrap();
         assert!(bundle.meta.score_utility > 0.0, "a test of the utility");
-        assert_eq!(engines.model_rules(), Some(bundle.meta.rules()));
+        assert_eq!(
+            engines.game,
+            ModelGame::new(bundle.meta.kind(), bundle.meta.rules_table())
+        );
         let start = Position::start(Layout::BelgianDaisy, bundle.meta.rules());
         let shown = sumito_serve::session::to_general(&start).unwrap();
         let page = engines

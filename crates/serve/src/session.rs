@@ -18,6 +18,7 @@ use sumito_engine::general::{
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Cell, Position, Rules};
 use sumito_game::{Board, GameKind, LEVELS, Level};
+use sumito_play::analysis::record_under_rules;
 use sumito_play::network::{Analysis, SearchBudget};
 use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::review::Review;
@@ -34,32 +35,59 @@ use crate::protocol::{
 /// Simulations of an analysis that names none.
 pub const DEFAULT_ANALYSIS_SIMULATIONS: u32 = 800;
 
-/// The game a loaded model learned, with the rules it plays under and no
-/// others, whatever a page asks.
+/// The game a model plays and the rules it learned (its bundle's): which
+/// game, so which network and search, and its `[rules]` table (a
+/// two-player model's holds its two-player rules). Everything the page
+/// does with a model is written over these two, whatever the game.
 #[derive(Clone, Debug, PartialEq)]
-pub enum ModelGame {
-    /// The two-player game under these rules.
-    TwoPlayer(Rules),
-    /// The general game (variants, 3 to 6 players) under this table, whose
-    /// layouts are those it learned on.
-    General(RulesTable),
+pub struct ModelGame {
+    kind: GameKind,
+    table: RulesTable,
 }
 
 impl ModelGame {
+    pub fn new(kind: GameKind, table: RulesTable) -> ModelGame {
+        ModelGame { kind, table }
+    }
+
     /// Which game the model plays.
     pub fn kind(&self) -> GameKind {
-        match self {
-            ModelGame::TwoPlayer(_) => GameKind::TwoPlayer,
-            ModelGame::General(_) => GameKind::General,
-        }
+        self.kind
     }
 
     /// Its rules as a `[rules]` table.
-    pub fn table(&self) -> RulesTable {
-        match self {
-            ModelGame::TwoPlayer(rules) => RulesTable::of_two_player(*rules),
-            ModelGame::General(table) => table.clone(),
+    pub fn table(&self) -> &RulesTable {
+        &self.table
+    }
+
+    /// The layouts it plays: those it learned, when its table names them;
+    /// a two-player model every two-player layout (under its rules), a model
+    /// of the general game that names none the Standard layout, where its
+    /// first game starts.
+    pub fn layouts(&self) -> Vec<String> {
+        match (&self.table.layouts, self.kind) {
+            (Some(layouts), _) => layouts.clone(),
+            (None, GameKind::TwoPlayer) => sumito_engine::Layout::NAMED
+                .iter()
+                .map(|layout| layout.to_string())
+                .collect(),
+            (None, GameKind::General) => vec!["standard".to_string()],
         }
+    }
+
+    /// The rules it plays on `layout`; why not, where it does not play there.
+    pub fn rules_on(&self, layout: GeneralLayout) -> Result<GeneralRules, String> {
+        let layouts = self.layouts();
+        if !layouts.contains(&layout.name()) {
+            return Err(format!(
+                "it plays on {}, not on {layout}",
+                layouts.join(", ")
+            ));
+        }
+        self.table
+            .resolve(layout)
+            .map(|(rules, _)| rules)
+            .map_err(|err| format!("its rules for {layout}: {err}"))
     }
 }
 
@@ -82,13 +110,6 @@ pub trait Engines: Send + Sync {
     fn model_name(&self) -> Option<String>;
     /// The game and rules the model was trained under (its bundle's).
     fn model_game(&self) -> Option<ModelGame>;
-    /// The rules of a two-player model: it plays and analyses under these.
-    fn model_rules(&self) -> Option<Rules> {
-        match self.model_game()? {
-            ModelGame::TwoPlayer(rules) => Some(rules),
-            ModelGame::General(_) => None,
-        }
-    }
     /// The model at a seat of a game of its rules (plain two-player games
     /// for a two-player model): within `budget`, or at strength `level` (its
     /// simulations and move choice).
@@ -261,43 +282,16 @@ impl Models {
     /// The model that analyses a game on `layout` under `table`: the first
     /// whose rules are the game's, else the first that plays on the layout.
     fn for_game(&self, layout: GeneralLayout, table: &RulesTable) -> Option<Arc<dyn Engines>> {
-        let fits = |model: &&Arc<dyn Engines>, same_rules: bool| match &model.model_game() {
-            Some(ModelGame::TwoPlayer(rules)) => {
-                matches!(layout, GeneralLayout::Two(_))
-                    && !table.is_general()
-                    && (!same_rules || table.two_player_rules().is_ok_and(|own| own == *rules))
-            }
-            Some(game @ ModelGame::General(trained)) => {
-                model_layouts(game).contains(&layout.name())
-                    && (!same_rules
-                        || matches!(
-                            (trained.resolve(layout), table.resolve(layout)),
-                            (Ok((own, _)), Ok((asked, _))) if own == asked
-                        ))
-            }
-            None => false,
+        let fits = |model: &&Arc<dyn Engines>, same_rules: bool| {
+            model.model_game().is_some_and(|game| {
+                game.rules_on(layout).is_ok_and(|own| {
+                    !same_rules || table.resolve(layout).is_ok_and(|(asked, _)| asked == own)
+                })
+            })
         };
         let same = self.0.iter().find(|model| fits(model, true));
         same.or_else(|| self.0.iter().find(|model| fits(model, false)))
             .cloned()
-    }
-}
-
-/// The layouts a model plays: every two-player layout for a two-player
-/// model (under its rules), those it learned for a model of the general
-/// game.
-pub fn model_layouts(game: &ModelGame) -> Vec<String> {
-    match game {
-        ModelGame::TwoPlayer(_) => sumito_engine::Layout::NAMED
-            .iter()
-            .map(|layout| layout.to_string())
-            .collect(),
-        // (Without any, the Standard layout, where a model's first game
-        // starts.)
-        ModelGame::General(table) => table
-            .layouts
-            .clone()
-            .unwrap_or_else(|| vec!["standard".to_string()]),
     }
 }
 
@@ -401,11 +395,6 @@ impl<B: Board> PageSeat for InGame<B> {
     }
 }
 
-/// The two-player engine's position for a plain two-player game.
-pub fn to_classic(position: &GeneralPosition) -> Result<Position, String> {
-    Position::of_general(position)
-}
-
 /// The general engine's position of a two-player one, its rules kept.
 pub fn to_general(classic: &Position) -> Result<GeneralPosition, String> {
     let (rules, _) = RulesTable::of_two_player(classic.rules())
@@ -461,7 +450,6 @@ pub struct GameSession {
     thinks: Vec<Option<Duration>>,
     seats: Vec<Seat>,
     cursor: usize,
-    plain_two_player: bool,
     clock: Option<ClockRequest>,
     clocks: Vec<Duration>,
     turn_started: Instant,
@@ -545,24 +533,15 @@ impl GameSession {
         // first layout it learned.
         let first = models.list().first().cloned();
         let (layout, seats) = match first.as_ref().and_then(|model| model.model_game()) {
-            Some(ModelGame::General(table)) => {
-                let layout = table
-                    .layouts
-                    .as_ref()
-                    .and_then(|layouts| layouts.first().cloned())
-                    .unwrap_or_else(|| "standard".into());
+            Some(game) => {
+                let layout = game.layouts().first().cloned().unwrap_or_default();
                 let problem = |err: String| format!("the model's first layout {layout:?}: {err}");
                 let start =
                     GeneralLayout::from_name(&layout).map_err(|err| problem(err.to_string()))?;
-                let seats = table
-                    .resolve(start)
-                    .map_err(|err| problem(err.to_string()))?
-                    .0
-                    .seating
-                    .seats();
+                let seats = game.rules_on(start).map_err(problem)?.seating.seats();
                 (layout, seats)
             }
-            _ => ("standard".to_string(), 2),
+            None => ("standard".to_string(), 2),
         };
         let opponent = if let Some(name) = first.as_ref().and_then(|model| model.model_name()) {
             SeatRequest::Model {
@@ -593,7 +572,6 @@ impl GameSession {
             thinks: Vec::new(),
             seats: Vec::new(),
             cursor: 0,
-            plain_two_player: true,
             clock: None,
             clocks: Vec::new(),
             turn_started: Instant::now(),
@@ -671,8 +649,7 @@ impl GameSession {
             // was sent.)
             (Some(table), _) => table,
             // A model plays under the rules it was trained with.
-            (None, Some(ModelGame::TwoPlayer(rules))) => RulesTable::of_two_player(*rules),
-            (None, Some(ModelGame::General(table))) => table.clone(),
+            (None, Some(game)) => game.table().clone(),
             (None, None) => RulesTable::default(),
         };
         let (rules, setup) = table.resolve(layout).map_err(|err| err.to_string())?;
@@ -687,7 +664,7 @@ impl GameSession {
         let plain = !table.is_general() && matches!(layout, GeneralLayout::Two(_));
         // Every model seated plays under its own rules: the game's.
         for model in seat_models.iter().flatten() {
-            check_model_rules(model.as_ref(), layout, &rules, plain, &start)?;
+            check_model_rules(model.as_ref(), layout, &rules)?;
         }
         let mut made = Vec::new();
         if let Some(clock) = clock
@@ -809,7 +786,6 @@ impl GameSession {
         self.wins.clear();
         self.thinks.clear();
         self.cursor = 0;
-        self.plain_two_player = plain;
         self.clock = clock;
         self.clocks =
             vec![Duration::from_secs_f64(clock.map_or(0.0, |c| c.minutes * 60.0)); seat_count];
@@ -1020,36 +996,14 @@ impl GameSession {
     /// model's rules, the moves between them, and the simulations a
     /// position (default [`DEFAULT_REVIEW_SIMULATIONS`]).
     pub fn review_target(&self, simulations: Option<u32>) -> Result<ReviewTarget, String> {
-        let positions = match self.engines().model_game() {
-            None => {
-                return Err(
-                    "no model is loaded: start `sumito serve --model NAME` to review".into(),
-                );
-            }
-            Some(ModelGame::TwoPlayer(rules)) => {
-                if !self.plain_two_player {
-                    return Err(
-                        "the model reviews plain two-player games only (it is a two-player model)"
-                            .into(),
-                    );
-                }
-                // Under the model's rules, as its analysis (and the page's
-                // rules note) has it.
-                self.positions
-                    .iter()
-                    .map(|position| to_general(&to_classic(position)?.with_rules(rules)))
-                    .collect::<Result<Vec<_>, String>>()?
-            }
-            Some(ModelGame::General(table)) => {
-                if !self.model_rules_hold(&table) {
-                    return Err(format!(
-                        "the model reviews under the rules it was trained with; this game's are {}: start it without rules",
-                        self.positions[0].rules()
-                    ));
-                }
-                self.positions.clone()
-            }
+        let Some(game) = self.engines().model_game() else {
+            return Err("no model is loaded: start `sumito serve --model NAME` to review".into());
         };
+        // Under the model's rules, as its analysis (and the page's rules
+        // note) has it.
+        let (positions, _) = self
+            .under_model(&game)
+            .map_err(|why| format!("the model cannot review this game: {why}"))?;
         if self.moves.is_empty() {
             return Err("there is no move to review yet".into());
         }
@@ -1071,45 +1025,23 @@ impl GameSession {
         simulations: Option<u32>,
         position: Option<&str>,
     ) -> Result<(GeneralPosition, u32), String> {
-        let target = match self.engines().model_game() {
+        let Some(game) = self.engines().model_game() else {
+            return Err("no model is loaded: start `sumito serve --model NAME` to analyse".into());
+        };
+        // The model judges positions under its own rules only: a position
+        // under others (a record without them, a pasted text) is searched
+        // under the model's, and the page says so.
+        let target = match position {
+            Some(text) => game
+                .table()
+                .position_from_text(text)
+                .map_err(|err| format!("the model's game: {err}"))?,
             None => {
-                return Err(
-                    "no model is loaded: start `sumito serve --model NAME` to analyse".into(),
-                );
+                let (positions, _) = self
+                    .under_model(&game)
+                    .map_err(|why| format!("the model cannot analyse this game: {why}"))?;
+                positions[self.cursor]
             }
-            Some(ModelGame::TwoPlayer(rules)) => {
-                let classic = match position {
-                    Some(text) => Position::from_fen(text).map_err(|err| err.to_string())?,
-                    None => {
-                        if !self.plain_two_player {
-                            return Err(
-                                "the model analyses plain two-player games only (it is a two-player model)"
-                                    .into(),
-                            );
-                        }
-                        to_classic(&self.positions[self.cursor])?
-                    }
-                };
-                // The model judges positions under its own rules only: a
-                // position under others (a record without them, a pasted
-                // text) is searched under the model's, and the page says so.
-                to_general(&classic.with_rules(rules))?
-            }
-            Some(ModelGame::General(table)) => match position {
-                Some(text) => table
-                    .position_from_text(text)
-                    .map_err(|err| format!("the model's game: {err}"))?,
-                None => {
-                    let shown = self.positions[self.cursor];
-                    if !self.model_rules_hold(&table) {
-                        return Err(format!(
-                            "the model analyses under the rules it was trained with; this game's are {}: start it without rules",
-                            shown.rules()
-                        ));
-                    }
-                    shown
-                }
-            },
         };
         if target.is_game_over() {
             return Err("the game is over in that position".into());
@@ -1120,24 +1052,45 @@ impl GameSession {
         Ok((target, sims))
     }
 
-    /// Whether this game is under the rules of a model of the general game
-    /// (its `table`, for this game's layout).
-    fn model_rules_hold(&self, table: &RulesTable) -> bool {
-        let Start::Layout(layout) = self.record.start else {
-            return false;
+    /// The layout this game started from (a game from a position: the
+    /// Standard layout's).
+    fn layout(&self) -> GeneralLayout {
+        match self.record.start {
+            Start::Layout(layout) => layout,
+            Start::Position(_) => GeneralLayout::Two(sumito_engine::Layout::Standard),
+        }
+    }
+
+    /// This game, every position of it, under `model`'s rules, with a note
+    /// for the page where they are not the game's own; why not, where the
+    /// model does not play its layout, or under the model's rules the game
+    /// ends before its last move or a move is not legal. The one policy of
+    /// every game and model, the terminal's (`record_under_rules`).
+    fn under_model(
+        &self,
+        model: &ModelGame,
+    ) -> Result<(Vec<GeneralPosition>, Option<String>), String> {
+        let own = model.rules_on(self.layout())?;
+        let rules = *self.positions[0].rules();
+        if own == rules {
+            return Ok((self.positions.clone(), None));
+        }
+        let record = GameRecord {
+            moves: self.moves.clone(),
+            ..self.record.clone()
         };
-        table
-            .resolve(layout)
-            .is_ok_and(|(rules, _)| rules == *self.current().rules())
+        let (taken, _) = record_under_rules(&record, model.table())?;
+        let note = format!(
+            "the model analyses under the rules it was trained with ({own}), not this game's ({rules})"
+        );
+        Ok((taken.positions()?, Some(note)))
     }
 
     /// Whether the page may analyse this game's positions.
     fn can_analyze(&self) -> bool {
-        match self.engines().model_game() {
-            Some(ModelGame::TwoPlayer(_)) => self.plain_two_player,
-            Some(ModelGame::General(table)) => self.model_rules_hold(&table),
-            None => false,
-        }
+        self.engines()
+            .model_game()
+            .is_some_and(|game| self.under_model(&game).is_ok())
     }
 
     /// The analysis message for the page; `done` marks the last of a
@@ -1268,8 +1221,6 @@ impl GameSession {
         // and no engine holds memory.
         self.reservation = None;
         self.reserved_mb = 0;
-        self.plain_two_player =
-            !record.rules.is_general() && seats == 2 && matches!(layout, GeneralLayout::Two(_));
         self.seats = (0..seats)
             .map(|s| {
                 Seat::Human(
@@ -1298,18 +1249,7 @@ impl GameSession {
     /// Said when the model analyses this game under other rules than the
     /// game's own (a loaded record, a game without the model).
     pub fn rules_note(&self) -> Option<String> {
-        let trained = self.engines().model_rules()?;
-        if !self.plain_two_player {
-            return None;
-        }
-        let game = to_classic(self.current()).ok()?.rules();
-        (game != trained).then(|| {
-            format!(
-                "the model analyses under the rules it was trained with ({}), not this game's ({})",
-                trained.describe(),
-                game.describe()
-            )
-        })
+        self.under_model(&self.engines().model_game()?).ok()?.1
     }
 
     /// Everything the page shows.
@@ -1398,7 +1338,7 @@ impl GameSession {
                 .filter_map(|model| {
                     Some(ModelView {
                         name: model.model_name()?,
-                        layouts: model_layouts(&model.model_game()?),
+                        layouts: model.model_game()?.layouts(),
                         levels: levels_of(model.as_ref()),
                     })
                 })
@@ -1425,46 +1365,24 @@ fn levels_of(model: &dyn Engines) -> Vec<LevelView> {
 }
 
 /// Refuses a game `model` does not play: a model plays only under the
-/// rules it was trained with (`rules` for this `layout`; `plain`: the
-/// game is the plain two-player game, starting at `start`).
+/// rules it was trained with (`rules` for this `layout`).
 fn check_model_rules(
     model: &dyn Engines,
     layout: GeneralLayout,
     rules: &GeneralRules,
-    plain: bool,
-    start: &GeneralPosition,
 ) -> Result<(), String> {
+    let Some(game) = model.model_game() else {
+        return Ok(());
+    };
     let name = model.model_name().unwrap_or_default();
-    match model.model_game() {
-        Some(ModelGame::General(trained)) => {
-            let learned = trained
-                .resolve(layout)
-                .map_err(|err| format!("the model {name}'s rules for {layout}: {err}"))?
-                .0;
-            if learned != *rules {
-                return Err(format!(
-                    "the model plays only under the rules it was trained with ({learned}); this \
-                     game's are {rules}: start it without rules, or without the model {name}"
-                ));
-            }
-        }
-        Some(ModelGame::TwoPlayer(trained)) => {
-            if !plain {
-                return Err(format!(
-                    "the model ({name}) plays only the plain two-player game: start this game without it"
-                ));
-            }
-            let asked = to_classic(start)?.rules();
-            if asked != trained {
-                return Err(format!(
-                    "the model plays only under the rules it was trained with ({}); this game's \
-                     are {}: start it without rules, or without the model {name}",
-                    trained.describe(),
-                    asked.describe()
-                ));
-            }
-        }
-        None => {}
+    let learned = game.rules_on(layout).map_err(|why| {
+        format!("the model {name} does not play this game: {why}; start it without the model")
+    })?;
+    if learned != *rules {
+        return Err(format!(
+            "the model plays only under the rules it was trained with ({learned}); this \
+             game's are {rules}: start it without rules, or without the model {name}"
+        ));
     }
     Ok(())
 }
@@ -1877,9 +1795,9 @@ mod tests {
 
     impl Engines for UniformModel {
         fn model_name(&self) -> Option<String> {
-            Some(match self.0 {
-                ModelGame::TwoPlayer(_) => "uniform".into(),
-                ModelGame::General(_) => "uniform three".into(),
+            Some(match self.0.kind() {
+                GameKind::TwoPlayer => "uniform".into(),
+                GameKind::General => "uniform three".into(),
             })
         }
         fn model_game(&self) -> Option<ModelGame> {
@@ -1914,8 +1832,9 @@ mod tests {
     #[test]
     fn the_model_plays_and_analyses_only_under_its_training_rules() {
         let mut game = GameSession::new(
-            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::TwoPlayer(
-                TRAINED,
+            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
+                GameKind::TwoPlayer,
+                RulesTable::of_two_player(TRAINED),
             ))))),
             Arc::new(PagePolicy::new(1024, None)),
             Arc::new(AtomicBool::new(false)),
@@ -1924,7 +1843,7 @@ mod tests {
         .unwrap();
         // The first game, and any game with the model that names no rules,
         // is under the model's rules.
-        let limit = |game: &GameSession| to_classic(game.current()).unwrap().rules();
+        let limit = |game: &GameSession| Position::of_general(game.current()).unwrap().rules();
         assert_eq!(limit(&game), TRAINED);
         assert!(game.state().rules_note.is_none());
         let model = SeatRequest::Model {
@@ -1946,7 +1865,7 @@ mod tests {
             .handle(with_model(Some(serde_json::json!({"max_plies": 400}))))
             .unwrap_err();
         assert!(
-            err.contains("after 200 plies") && err.contains("after 400 plies"),
+            err.contains("200-ply limit") && err.contains("400-ply limit"),
             "{err}"
         );
         game.handle(with_model(Some(serde_json::json!({"max_plies": 200}))))
@@ -1956,22 +1875,23 @@ mod tests {
         game.load("A1B2 I5H5").unwrap();
         let note = game.state().rules_note.expect("a note");
         assert!(
-            note.contains("after 200 plies") && note.contains("no move limit"),
+            note.contains("200-ply limit") && note.contains("no move limit"),
             "{note}"
         );
         let (target, _) = game.analysis_target(Some(10), None).unwrap();
-        assert_eq!(to_classic(&target).unwrap().rules(), TRAINED);
+        assert_eq!(Position::of_general(&target).unwrap().rules(), TRAINED);
         let (pasted, _) = game
             .analysis_target(Some(10), Some("5/6/7/8/bb4bbw/w7/7/6/5 b 0 5"))
             .unwrap();
-        assert_eq!(to_classic(&pasted).unwrap().rules(), TRAINED);
+        assert_eq!(Position::of_general(&pasted).unwrap().rules(), TRAINED);
     }
 
     #[test]
     fn a_review_takes_the_whole_game_under_the_models_rules() {
         let mut game = GameSession::new(
-            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::TwoPlayer(
-                TRAINED,
+            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
+                GameKind::TwoPlayer,
+                RulesTable::of_two_player(TRAINED),
             ))))),
             Arc::new(PagePolicy::new(1024, None)),
             Arc::new(AtomicBool::new(false)),
@@ -1987,7 +1907,7 @@ mod tests {
         assert_eq!((target.positions.len(), target.moves.len()), (3, 2));
         assert_eq!(target.simulations, MAX_SIMULATIONS);
         for position in &target.positions {
-            assert_eq!(to_classic(position).unwrap().rules(), TRAINED);
+            assert_eq!(Position::of_general(position).unwrap().rules(), TRAINED);
         }
         assert_eq!(
             game.review_target(None).unwrap().simulations,
@@ -2006,8 +1926,9 @@ mod tests {
     #[test]
     fn the_model_plays_at_a_strength_level_the_page_offers() {
         let mut game = GameSession::new(
-            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::TwoPlayer(
-                TRAINED,
+            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
+                GameKind::TwoPlayer,
+                RulesTable::of_two_player(TRAINED),
             ))))),
             Arc::new(PagePolicy::new(1024, None)),
             Arc::new(AtomicBool::new(false)),
@@ -2066,7 +1987,8 @@ mod tests {
     #[test]
     fn a_model_of_the_general_game_takes_the_seats_of_its_game() {
         let mut game = GameSession::new(
-            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::General(
+            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
+                GameKind::General,
                 three_player_table(),
             ))))),
             Arc::new(PagePolicy::new(1024, None)),
@@ -2114,9 +2036,14 @@ mod tests {
 
     #[test]
     fn several_models_are_served_each_on_the_games_of_its_rules() {
-        let two: Arc<dyn Engines> = Arc::new(UniformModel(ModelGame::TwoPlayer(TRAINED)));
-        let three: Arc<dyn Engines> =
-            Arc::new(UniformModel(ModelGame::General(three_player_table())));
+        let two: Arc<dyn Engines> = Arc::new(UniformModel(ModelGame::new(
+            GameKind::TwoPlayer,
+            RulesTable::of_two_player(TRAINED),
+        )));
+        let three: Arc<dyn Engines> = Arc::new(UniformModel(ModelGame::new(
+            GameKind::General,
+            three_player_table(),
+        )));
         // Two models of one name are refused.
         let err = Models::new(vec![two.clone(), two.clone()]).unwrap_err();
         assert!(err.contains("two models are named \"uniform\""), "{err}");
@@ -2177,7 +2104,8 @@ mod tests {
             })
             .unwrap_err();
         assert!(
-            err.contains("(uniform) plays only the plain two-player game"),
+            err.contains("the model uniform does not play this game: it plays on standard,")
+                && err.contains("not on three-player"),
             "{err}"
         );
         let err = game

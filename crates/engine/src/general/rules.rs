@@ -311,8 +311,9 @@ impl fmt::Display for GeneralRules {
                 .collect();
             write!(f, ", marbles to win: {}", list.join(", "))?;
         }
-        if let Some(limit) = self.max_plies {
-            write!(f, ", {limit}-ply limit")?;
+        match self.max_plies {
+            Some(limit) => write!(f, ", {limit}-ply limit")?,
+            None => f.write_str(", no move limit")?,
         }
         if let Some(plies) = self.no_push_off_plies {
             write!(f, ", ends after {plies} plies without a push-off")?;
