@@ -649,6 +649,13 @@ async fn a_model_of_the_general_game_takes_its_seats_in_the_page() {
             .unwrap()
             .is_empty()
     );
+    // The model reviews its game as a two-player model does: each of the
+    // three sides summed up.
+    click(&client, "[data-testid=review]").await;
+    let status = wait_text(&client, "#review-status", |t| t.starts_with("reviewed")).await;
+    assert!(status.contains("reviewed 3 moves"), "{status}");
+    let sides = wait_text(&client, "#review-sides", |t| t.contains("black")).await;
+    assert!(sides.contains("white") && sides.contains('%'), "{sides}");
     // The form shows that game, so that Start begins another of the same;
     // the two-player model is offered too, but not on this layout.
     let form = client
