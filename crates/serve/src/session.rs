@@ -1019,7 +1019,7 @@ impl GameSession {
 
     /// The position and budget of an analysis request: the shown position,
     /// or one given as text, under the model's rules (see
-    /// [`GameSession::rules_note`] for a game under others).
+    /// [`GameSession::analysis_view`] for a game under others).
     pub fn analysis_target(
         &self,
         simulations: Option<u32>,
@@ -1086,11 +1086,19 @@ impl GameSession {
         Ok((taken.positions()?, Some(note)))
     }
 
-    /// Whether the page may analyse this game's positions.
-    fn can_analyze(&self) -> bool {
-        self.engines()
+    /// Whether the page may analyse this game's positions, and what it is
+    /// told when the model analyses them under other rules than the game's
+    /// own (a loaded record, a game without the model): one taking of the
+    /// game under the model's rules for both.
+    fn analysis_view(&self) -> (bool, Option<String>) {
+        match self
+            .engines()
             .model_game()
-            .is_some_and(|game| self.under_model(&game).is_ok())
+            .map(|game| self.under_model(&game))
+        {
+            Some(Ok((_, note))) => (true, note),
+            _ => (false, None),
+        }
     }
 
     /// The analysis message for the page; `done` marks the last of a
@@ -1246,18 +1254,13 @@ impl GameSession {
         Ok(())
     }
 
-    /// Said when the model analyses this game under other rules than the
-    /// game's own (a loaded record, a game without the model).
-    pub fn rules_note(&self) -> Option<String> {
-        self.under_model(&self.engines().model_game()?).ok()?.1
-    }
-
     /// Everything the page shows.
     pub fn state(&self) -> StateView {
         let shown = &self.positions[self.cursor];
         let last = self.current();
         let rules = last.rules();
         let seating = rules.seating;
+        let (can_analyze, rules_note) = self.analysis_view();
         let human_to_move =
             !self.is_over() && matches!(self.seats[last.seat_to_move()], Seat::Human(_));
         let running = self.clock.is_some() && !self.is_over();
@@ -1328,7 +1331,7 @@ impl GameSession {
                 })
                 .collect(),
             result: self.ended.clone().or_else(|| last.describe_outcome()),
-            can_analyze: self.can_analyze(),
+            can_analyze,
             model: self.engines().model_name(),
             levels: levels_of(self.engines()),
             models: self
@@ -1343,7 +1346,7 @@ impl GameSession {
                     })
                 })
                 .collect(),
-            rules_note: self.rules_note(),
+            rules_note,
         }
     }
 }
