@@ -499,7 +499,9 @@ function syncForm(game) {
 // searched again and again, each search twice as long as the last (up to
 // MAX_DEEPENING simulations); a new position starts over. The server ends a
 // search as soon as the page sends anything else (a move), and a search
-// ended short is not followed up: the new position starts its own.
+// ended short is not followed up: the new position starts its own, here
+// if the new position came while that search was still pending (a reply
+// of the model's can come before the search it cut short says so).
 const MAX_DEEPENING = 51200;
 let asked = 0, pending = false;
 function requestAnalysis(simulations, position) {
@@ -509,7 +511,8 @@ function requestAnalysis(simulations, position) {
 function deepen(last) {
   if (last) pending = false;
   if (pending || !$("continuous").checked || !state || !state.can_analyze || state.result) return;
-  if (last && (last.position !== state.position || last.simulations < asked)) return;
+  if (last && last.position !== state.position) return deepen(null);
+  if (last && last.simulations < asked) return;
   const sims = last ? last.simulations * 2 : Number($("analysis-sims").value) || 800;
   if (sims <= MAX_DEEPENING) requestAnalysis(sims);
 }
