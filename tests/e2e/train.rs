@@ -469,7 +469,7 @@ fn a_run_starts_from_a_trained_model_with_init_model() {
     let steps = meta(&trained)["training_step"].as_u64().unwrap();
     assert!(steps > 0);
 
-    // The new run's config adds the push-off planes: the model is widened.
+    // The new run's config adds the push-off planes: the model is grown.
     let one = std::fs::read_to_string(tiny_config(&scratch.0, 1)).unwrap();
     let planes = scratch.0.join("planes.toml");
     std::fs::write(
@@ -508,13 +508,43 @@ fn a_run_starts_from_a_trained_model_with_init_model() {
         "{}",
         text(&output)
     );
-    // Another network than the config's is refused, naming both.
-    let wider = scratch.0.join("wider.toml");
-    std::fs::write(&wider, one.replace("channels = 8", "channels = 12")).unwrap();
-    let output = train(&wider, &scratch.0.join("third"), &init);
+    // A bigger network (more blocks and channels, the same heads) is
+    // grown from it.
+    let bigger = scratch.0.join("bigger.toml");
+    std::fs::write(
+        &bigger,
+        one.replace("channels = 8", "channels = 12")
+            .replace("blocks = 1", "blocks = 2"),
+    )
+    .unwrap();
+    let third = scratch.0.join("third");
+    let output = train(&bigger, &third, &init);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        text(&output).contains("grown from 1 blocks × 8 channels into 2 blocks × 12 channels)"),
+        "{}",
+        text(&output)
+    );
+    let grown = meta(&third.join("models/gen-000000"));
+    assert_eq!(
+        (
+            grown["model"]["blocks"].as_u64(),
+            grown["model"]["channels"].as_u64()
+        ),
+        (Some(2), Some(12))
+    );
+    assert!(third.join("models/gen-000001").is_dir());
+    // Other heads are not that network grown: refused, naming both.
+    let other_heads = scratch.0.join("other-heads.toml");
+    std::fs::write(
+        &other_heads,
+        one.replace("value_hidden = 16", "value_hidden = 32"),
+    )
+    .unwrap();
+    let output = train(&other_heads, &scratch.0.join("fifth"), &init);
     assert!(!output.status.success());
     assert!(
-        text(&output).contains("but the configuration's [net.model] asks for"),
+        text(&output).contains("value head 4→32), which is not that network grown"),
         "{}",
         text(&output)
     );

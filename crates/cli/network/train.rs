@@ -52,11 +52,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "generation 0 is the model {} (trained {} steps{}{})",
             from.display(),
             seeded.training_step,
-            if seeded.planes_added {
-                ", given the push-off planes"
-            } else {
-                ""
-            },
+            seeded
+                .grown_from
+                .map(|model| format!(", {}", model.growth_into(&open.config.net.model)))
+                .unwrap_or_default(),
             seeded
                 .other_rules
                 .map(|rules| format!(", trained under other rules: {rules}"))

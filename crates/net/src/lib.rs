@@ -37,6 +37,7 @@ mod fsutil;
 pub mod general_encoding;
 pub mod general_search;
 pub mod general_train;
+mod grow;
 pub mod model;
 mod net_board;
 mod search;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use sumito_net::PolicyValueNet;
+use sumito_net::{ModelConfig, PolicyValueNet};
 use tch::Device;
 
 use crate::config::Config;
@@ -158,8 +158,10 @@ pub fn ensure_initial_model(run: &RunDir, config: &Config, seed: u64) -> Result<
 pub struct SeededModel {
     /// Optimiser steps the network had had.
     pub training_step: u64,
-    /// Whether it was given the push-off planes the configuration asks for.
-    pub planes_added: bool,
+    /// The network it was, where the configuration's is that network grown
+    /// (more blocks or channels, or the push-off planes added:
+    /// [`PolicyValueNet::grown`]).
+    pub grown_from: Option<ModelConfig>,
     /// The rules it was trained under, where they differ from the run's.
     pub other_rules: Option<String>,
 }
@@ -169,8 +171,10 @@ pub struct SeededModel {
 /// run that has no generation 0 yet, in place of a random network: a run
 /// that fine-tunes or continues a model under a new configuration
 /// (`sumito train --init-model`). Its `[net.model]` must be the
-/// configuration's, except that the configuration may add the push-off
-/// planes (given with zero weights, as a run that turns them on does). The
+/// configuration's, or the configuration's must be that network grown
+/// (more blocks or trunk channels, or the push-off planes added, the same
+/// heads): the network is then grown into it, computing what it computed
+/// ([`PolicyValueNet::grown`]), and training teaches the new parts. The
 /// trainer starts from it with a fresh optimiser and an empty replay. A
 /// network trained under other rules is taken, and said so.
 pub fn seed_initial_model(run: &RunDir, config: &Config, from: &Path) -> Result<SeededModel> {
@@ -188,39 +192,25 @@ pub fn seed_initial_model(run: &RunDir, config: &Config, from: &Path) -> Result<
     let (net, meta) = PolicyValueNet::load_checkpoint(from, None, device)
         .map_err(PipelineError::net(loading()))?;
     let wanted = &config.net.model;
-    let planes_added = meta.model.gains_push_off_planes(wanted);
-    if meta.model != *wanted && !planes_added {
-        return Err(RunDirError::Incompatible {
-            path: run.root().to_owned(),
-            reason: format!(
-                "the initial model {} is the network {:?}, but the configuration's [net.model] \
-                 asks for {:?}: give the run the model's [net.model] (it may add push_off_planes)",
-                from.display(),
-                meta.model,
-                wanted
-            ),
+    let grown_from = (meta.model != *wanted).then_some(meta.model);
+    let net = match grown_from {
+        None => net,
+        Some(model) if model.grows_into(wanted) => net
+            .grown(wanted)
+            .map_err(PipelineError::net(format!("growing {}", from.display())))?,
+        Some(model) => {
+            return Err(RunDirError::Incompatible {
+                path: run.root().to_owned(),
+                reason: format!(
+                    "the initial model {} is the network {model}, but the configuration's \
+                     [net.model] asks for {wanted}, which is not that network grown: give the \
+                     run the model's [net.model], or one with more blocks or channels (or \
+                     push_off_planes added) and the same heads",
+                    from.display(),
+                ),
+            }
+            .into());
         }
-        .into());
-    }
-    let net = if planes_added {
-        // Widened on a copy: the model's own folder is left as it is.
-        let copy = temporary_path(&run.model_path(0)).map_err(PipelineError::io(from))?;
-        let widened = net
-            .save_checkpoint(&copy, meta.training_step, meta.rules.map(Into::into))
-            .map_err(PipelineError::net(format!("copying {}", from.display())))
-            .and_then(|()| {
-                sumito_net::checkpoint::add_push_off_planes(&copy).map_err(PipelineError::net(
-                    format!("adding the push-off planes to {}", copy.display()),
-                ))
-            })
-            .and_then(|_| {
-                PolicyValueNet::load_checkpoint(&copy, Some(wanted), device)
-                    .map_err(PipelineError::net(loading()))
-            });
-        let _ = std::fs::remove_dir_all(&copy);
-        widened?.0
-    } else {
-        net
     };
     let run_rules = sumito_net::checkpoint::RulesMeta::from(config.rules.rules());
     let other_rules = meta
@@ -234,8 +224,8 @@ pub fn seed_initial_model(run: &RunDir, config: &Config, from: &Path) -> Result<
         from.display(),
         meta.training_step
     );
-    if planes_added {
-        line.push_str(", given the push-off planes with zero weights");
+    if let Some(model) = &grown_from {
+        line.push_str(&format!(", {}", model.growth_into(wanted)));
     }
     if let Some(rules) = &other_rules {
         line.push_str(&format!(
@@ -245,7 +235,7 @@ pub fn seed_initial_model(run: &RunDir, config: &Config, from: &Path) -> Result<
     run.log("trainer", &line)?;
     Ok(SeededModel {
         training_step: meta.training_step,
-        planes_added,
+        grown_from,
         other_rules,
     })
 }
