@@ -221,6 +221,33 @@ fn arena_refuses_to_overwrite_the_records_of_an_earlier_match() {
     assert_eq!(files(&scratch.0.join("notes")).len(), 3);
 }
 
+/// A command's failure on `text`, a position of 120,000 cells in row E
+/// given by --fen: a short error that quotes the text around character 9.
+fn assert_short_error_at_row_e(output: &Output, text: &str) {
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.len() < 400, "{} bytes: {stderr}", stderr.len());
+    assert!(
+        stderr.contains("--fen")
+            && stderr.contains(&format!("{} characters, at character 9", text.len()))
+            && stderr.contains("row E has 120000 cells, expected 9"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_huge_bad_position_of_the_general_game_gets_a_short_error_pointing_at_the_character() {
+    let scratch = Scratch::new("huge-general-fen");
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/three-player");
+    let board = format!("5/6/7/8/{}/8/7/6/5 b 0,0,0", "r".repeat(120_000));
+    let output = sumito(
+        &scratch.0,
+        &["analyze", "--model", model, "--fen", &board],
+        b"",
+    );
+    assert_short_error_at_row_e(&output, &board);
+}
+
 #[test]
 fn a_huge_bad_fen_gets_a_short_error_pointing_at_the_character() {
     let scratch = Scratch::new("huge-fen");
@@ -230,15 +257,7 @@ fn a_huge_bad_fen_gets_a_short_error_pointing_at_the_character() {
         &["render", "--fen", &fen, "--out", "x.svg"],
         b"",
     );
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.len() < 400, "{} bytes: {stderr}", stderr.len());
-    assert!(
-        stderr.contains("--fen")
-            && stderr.contains(&format!("{} characters, at character 9", fen.len()))
-            && stderr.contains("row E has 120000 cells, expected 9"),
-        "{stderr}"
-    );
+    assert_short_error_at_row_e(&output, &fen);
     assert!(!scratch.0.join("x.svg").exists());
 }
 

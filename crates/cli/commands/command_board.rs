@@ -1,9 +1,9 @@
 //! Not a subcommand: a game as the commands see it (`CommandBoard`: its
-//! players, a `--fen` position, its ladder, its board in the terminal; the
-//! game itself is chosen once at the top, `sumito_game::GameKind::of`, and
-//! named by `sumito_game::with_board!`); the player kinds of each game; and
-//! the one resolution of a game's rules against the rules its models
-//! learned, for `arena`, `ladder` and `play` alike.
+//! players, its ladder, its board in the terminal; the game itself is
+//! chosen once at the top, `sumito_game::GameKind::of`, and named by
+//! `sumito_game::with_board!`); a `--fen` position of any game; the player
+//! kinds of each game; and the one resolution of a game's rules against the
+//! rules its models learned, for `arena`, `ladder` and `play` alike.
 
 use anyhow::{Context, bail};
 use sumito_arena::arena::MatchStart;
@@ -55,10 +55,6 @@ pub trait CommandBoard: Board {
     /// The players of this game among `kinds`.
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Self>>;
 
-    /// A position given as text (`--fen`), read under `table` (a model's
-    /// rules); the error quotes the text and names what is wrong.
-    fn position_given(text: &str, table: &RulesTable) -> anyhow::Result<Self>;
-
     /// The default opponents of `sumito ladder`, weakest first (`levels`:
     /// of a levels ladder).
     fn ladder_opponents(levels: bool) -> &'static [&'static str];
@@ -76,15 +72,6 @@ impl CommandBoard for Position {
 
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Position>> {
         (kinds.two_player)()
-    }
-
-    fn position_given(text: &str, table: &RulesTable) -> anyhow::Result<Position> {
-        // The text is quoted back cut short: it may be huge.
-        let position = Position::from_fen(text).map_err(|err| {
-            let quoted = quote_position_text(text, err.column());
-            anyhow::Error::new(err).context(format!("reading the position given by --fen {quoted}"))
-        })?;
-        Ok(position.with_rules(table.two_player_rules()?))
     }
 
     fn ladder_opponents(levels: bool) -> &'static [&'static str] {
@@ -109,15 +96,6 @@ impl CommandBoard for GeneralPosition {
         (kinds.general)()
     }
 
-    fn position_given(text: &str, table: &RulesTable) -> anyhow::Result<GeneralPosition> {
-        table
-            .position_from_text(text)
-            .map_err(anyhow::Error::msg)
-            .with_context(|| {
-                format!("reading the position given by --fen {text:?} under the model's rules")
-            })
-    }
-
     fn ladder_opponents(_: bool) -> &'static [&'static str] {
         &GENERAL_OPPONENTS
     }
@@ -138,6 +116,16 @@ impl CommandBoard for GeneralPosition {
         let layouts = learned_or_default_layouts(&player.name, table)?;
         Ladder::general(table, &layouts, config).map_err(anyhow::Error::msg)
     }
+}
+
+/// A position of game `B` given as text (`--fen`), read under `table` (a
+/// model's rules); the error quotes the text, cut short around the
+/// character at fault (it may be huge), and names what is wrong.
+pub fn position_given<B: Board>(text: &str, table: &RulesTable) -> anyhow::Result<B> {
+    B::position_from_text(text, table).map_err(|err| {
+        let quoted = quote_position_text(text, err.column);
+        anyhow::Error::new(err).context(format!("reading the position given by --fen {quoted}"))
+    })
 }
 
 /// The rules of `table` in game `B`.

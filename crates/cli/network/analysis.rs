@@ -8,7 +8,7 @@ use std::io::{BufReader, stdin, stdout};
 use anyhow::Context;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analysis::{Args, QueryGame, run_engine};
-use sumito_cli::commands::command_board::{CommandBoard, first_layout, start_of};
+use sumito_cli::commands::command_board::{CommandBoard, first_layout, position_given, start_of};
 use sumito_engine::general::GeneralLayout;
 use sumito_game::with_board;
 use sumito_net::NetBoard;
@@ -56,7 +56,7 @@ fn serve_queries<B: NetBoard + CommandBoard>(
         start_of::<B>(layout, &table).map_err(|err| format!("{err:#}"))
     };
     let read_position =
-        |text: &str| B::position_given(text, &table).map_err(|err| format!("{err:#}"));
+        |text: &str| position_given::<B>(text, &table).map_err(|err| format!("{err:#}"));
     let game = QueryGame {
         start: start_of(first_layout(&bundle.meta.name, &table)?, &table)?,
         read_position: &read_position,

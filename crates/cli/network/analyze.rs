@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::Context;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analyze::Args;
-use sumito_cli::commands::command_board::{CommandBoard, first_layout, start_of};
+use sumito_cli::commands::command_board::{CommandBoard, first_layout, position_given, start_of};
 use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
 use sumito_engine::rules_table::RulesTable;
@@ -41,8 +41,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             // mend: it is named before the missing model.
             if let Some(text) = &args.source.fen {
                 let plain = RulesTable::default();
-                if let Err(bad) = Position::position_given(text, &plain)
-                    && GeneralPosition::position_given(text, &plain).is_err()
+                if let Err(bad) = position_given::<Position>(text, &plain)
+                    && position_given::<GeneralPosition>(text, &plain).is_err()
                 {
                     return Err(bad);
                 }
@@ -62,7 +62,7 @@ fn analyse<B: NetBoard + CommandBoard>(args: &Args, bundle: &ModelBundle) -> any
     // The positions first: a mistake there is answered before the network
     // loads.
     let target = match (&args.source.fen, &args.source.record) {
-        (Some(text), _) => Target::Position(B::position_given(text, &table)?),
+        (Some(text), _) => Target::Position(position_given::<B>(text, &table)?),
         (None, Some(path)) => {
             let record = record_for_model::<B>(path, bundle, &table)?;
             Target::Game {

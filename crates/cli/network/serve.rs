@@ -94,6 +94,7 @@ impl ModelEngines {
     /// The page's game in the model's game `B`, under the model's rules.
     fn in_model_game<B: Board>(&self, position: &GeneralPosition) -> Result<B, String> {
         B::position_from_text(&position.to_string(), self.game.table())
+            .map_err(|err| err.to_string())
     }
 
     /// [`Engines::review`] in the model's game `B`.

@@ -112,6 +112,45 @@ impl PositionParseError {
     }
 }
 
+/// A position given as text that could not be read, in either game's
+/// grammar or under the rules asked for: what is wrong, and the character
+/// (1-based) where it is, where known, so that a caller can quote the text
+/// around it ([`quote_position_text`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct PositionTextError {
+    pub message: String,
+    pub column: Option<usize>,
+}
+
+impl PositionTextError {
+    /// An error of the whole text (its rules, say), at no one character.
+    pub fn of_text(message: impl Into<String>) -> PositionTextError {
+        PositionTextError {
+            message: message.into(),
+            column: None,
+        }
+    }
+}
+
+impl From<PositionParseError> for PositionTextError {
+    fn from(err: PositionParseError) -> PositionTextError {
+        PositionTextError {
+            message: err.to_string(),
+            column: err.column(),
+        }
+    }
+}
+
+impl From<crate::general::GeneralTextError> for PositionTextError {
+    fn from(err: crate::general::GeneralTextError) -> PositionTextError {
+        PositionTextError {
+            message: err.to_string(),
+            column: err.column(),
+        }
+    }
+}
+
 /// How an error message quotes a position text given by the user: whole
 /// (as a Rust string literal) when it is short; otherwise about 40
 /// characters around character `at` (1-based; the start without one), with

@@ -62,7 +62,7 @@ mod symmetry;
 pub use action::{ACTION_COUNT, MAX_LEGAL_MOVES, Move, MoveList, MoveListIntoIter};
 pub use board::{CELL_COUNT, Cell, CellParseError, Color, Direction};
 pub use excerpt::{EXCERPT_CHARS, MESSAGE_CHARS, excerpt, shorten_quotes};
-pub use fen::{MAX_PLY_COUNTER, PositionParseError, quote_position_text};
+pub use fen::{MAX_PLY_COUNTER, PositionParseError, PositionTextError, quote_position_text};
 pub use layout::{Layout, LayoutError};
 pub use notation::MoveParseError;
 pub use perft::{perft, perft_divide};

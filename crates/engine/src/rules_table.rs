@@ -20,7 +20,7 @@
 use crate::general::{
     GeneralLayout, GeneralPosition, GeneralRules, GeneralSetup, NeutralPushOff, Seating,
 };
-use crate::{Cell, check_rule_values, excerpt, shorten_quotes};
+use crate::{Cell, PositionTextError, check_rule_values, excerpt, shorten_quotes};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -238,17 +238,16 @@ impl RulesTable {
     }
 
     /// A position given as text, read under these rules (for as many
-    /// players as the text seats); the error says what is wrong.
-    pub fn position_from_text(&self, text: &str) -> Result<GeneralPosition, String> {
-        let seats = GeneralPosition::from_text(text, None)
-            .map_err(|err| err.to_string())?
+    /// players as the text seats); the error says what is wrong, and where.
+    pub fn position_from_text(&self, text: &str) -> Result<GeneralPosition, PositionTextError> {
+        let seats = GeneralPosition::from_text(text, None)?
             .rules()
             .seating
             .seats();
         let rules = self
             .rules_for_text(seats)
-            .map_err(|err| format!("under these rules: {err}"))?;
-        GeneralPosition::from_text(text, Some(&rules)).map_err(|err| err.to_string())
+            .map_err(|err| PositionTextError::of_text(format!("under these rules: {err}")))?;
+        Ok(GeneralPosition::from_text(text, Some(&rules))?)
     }
 
     /// The rules value for a position given as text, with `seats` players:

@@ -16,7 +16,7 @@ use std::fmt;
 
 use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::{Color, Outcome, Position};
+use sumito_engine::{Color, Outcome, Position, PositionTextError};
 use sumito_mcts::Game;
 
 use crate::GameKind;
@@ -149,8 +149,8 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
 
     /// A position of this game written as text (the notation `Display`
     /// writes, a FEN for two players), under the rules of `table`; the
-    /// error names what does not fit.
-    fn position_from_text(text: &str, table: &RulesTable) -> Result<Self, String>;
+    /// error names what does not fit, and the character where it is.
+    fn position_from_text(text: &str, table: &RulesTable) -> Result<Self, PositionTextError>;
 
     // How games end (matches, their reports, records).
 

@@ -114,6 +114,29 @@ pub enum GeneralTextError {
     Board(#[from] GeneralBoardError),
 }
 
+impl GeneralTextError {
+    /// The character (1-based) where the problem is, where it has one.
+    pub fn column(&self) -> Option<usize> {
+        match self {
+            GeneralTextError::RowCount { at, .. }
+            | GeneralTextError::RowLength { at, .. }
+            | GeneralTextError::UnknownCharacter { at, .. }
+            | GeneralTextError::BadSeat { at, .. }
+            | GeneralTextError::BadScore { at, .. }
+            | GeneralTextError::ScoreCount { at, .. }
+            | GeneralTextError::BadCounter { at, .. }
+            | GeneralTextError::PliesSincePushOffExceedPly { at, .. } => Some(*at),
+            GeneralTextError::FieldCount { .. }
+            | GeneralTextError::SeatOutOfRange { .. }
+            | GeneralTextError::MixedColours { .. }
+            | GeneralTextError::CellRole { .. }
+            | GeneralTextError::SeatCount { .. }
+            | GeneralTextError::OneColour { .. }
+            | GeneralTextError::Board(_) => None,
+        }
+    }
+}
+
 const ROW_LETTERS: &[u8; 9] = b"ABCDEFGHI";
 
 /// The parts of a position text before rules are applied.

@@ -1,6 +1,7 @@
 //! [`Board`] for the general game (variants, 3 to 6 players, teams): the
 //! general engine's [`GeneralPosition`].
 
+use sumito_engine::PositionTextError;
 use sumito_engine::general::material;
 use sumito_engine::general::{
     GeneralEnd, GeneralLayout, GeneralMove, GeneralOutcome, GeneralPosition, MAX_SEATS, SEAT_NAMES,
@@ -119,7 +120,9 @@ impl Board for GeneralPosition {
     fn under_rules(&self, rules: &RulesTable) -> Result<GeneralPosition, String> {
         // Read again under these rules: a record's rules may have been
         // replaced (by a model's) since its start was read.
-        rules.position_from_text(&self.to_string())
+        rules
+            .position_from_text(&self.to_string())
+            .map_err(|err| err.to_string())
     }
 
     const MAX_SEATS: usize = MAX_SEATS;
@@ -152,7 +155,10 @@ impl Board for GeneralPosition {
         Ok(*position)
     }
 
-    fn position_from_text(text: &str, table: &RulesTable) -> Result<GeneralPosition, String> {
+    fn position_from_text(
+        text: &str,
+        table: &RulesTable,
+    ) -> Result<GeneralPosition, PositionTextError> {
         table.position_from_text(text)
     }
 

@@ -2,7 +2,9 @@
 
 use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::{Color, EndReason, Layout, Move, Outcome, Position, Rules, material};
+use sumito_engine::{
+    Color, EndReason, Layout, Move, Outcome, Position, PositionTextError, Rules, material,
+};
 
 use super::{Board, EndedBy, color_of_seat, outcome_title};
 use crate::{AbaloneGame, GameKind};
@@ -158,9 +160,10 @@ impl Board for Position {
         }))
     }
 
-    fn position_from_text(text: &str, table: &RulesTable) -> Result<Position, String> {
-        let position = Position::from_fen(text).map_err(|err| err.to_string())?;
-        Ok(position.with_rules(Self::rules_of_table(table)?))
+    fn position_from_text(text: &str, table: &RulesTable) -> Result<Position, PositionTextError> {
+        let position = Position::from_fen(text)?;
+        let rules = Self::rules_of_table(table).map_err(PositionTextError::of_text)?;
+        Ok(position.with_rules(rules))
     }
 
     type Ending = (Outcome, EndReason);
