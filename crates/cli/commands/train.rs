@@ -22,8 +22,10 @@ pub struct Args {
     /// Start a new run from a trained model instead of a random network: a
     /// model bundle (a folder, or a name such as `quick`, looked up as
     /// `sumito play --model` does) or a run's `models/gen-*` folder. Its
-    /// network must be the config's `[net.model]` (the config may add
-    /// `push_off_planes`); the run starts with an empty replay.
+    /// network must be the config's `[net.model]`, or the config's must be
+    /// it grown (more blocks or channels, or `push_off_planes` added; the
+    /// same heads): it is then grown into it, computing what it computed.
+    /// The run starts with an empty replay.
     #[arg(long, value_name = "MODEL")]
     pub init_model: Option<PathBuf>,
     /// Do not draw progress bars (`--quiet` is the same).
