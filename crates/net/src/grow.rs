@@ -185,6 +185,37 @@ mod tests {
     }
 
     #[test]
+    fn a_network_of_the_general_game_grows_too() {
+        let config = ModelConfig {
+            game: sumito_game::GameKind::General,
+            ..tiny_config()
+        };
+        let small = PolicyValueNet::new(&config, Device::Cpu).unwrap();
+        // Statistics and scales away from a fresh network's 0 and 1.
+        tch::no_grad(|| {
+            for (_, mut variable) in small.vars().variables() {
+                let noise = Tensor::rand_like(&variable) + 0.5;
+                variable.copy_(&noise);
+            }
+        });
+        let wanted = ModelConfig {
+            blocks: 4,
+            channels: 20,
+            ..config
+        };
+        let grown = small.grown(&wanted).unwrap();
+        let planes = config.shape().input_planes() as i64;
+        let input = Tensor::rand(
+            [5, planes, GRID as i64, GRID as i64],
+            (Kind::Float, Device::Cpu),
+        );
+        assert!(close(
+            &small.forward_packed(&input),
+            &grown.forward_packed(&input)
+        ));
+    }
+
+    #[test]
     fn only_a_bigger_network_of_the_same_heads_is_grown() {
         let small = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
         let refused = [
