@@ -334,6 +334,18 @@ pub struct TrainingConfig {
     /// default): a win like any other. Below 1 the network learns to prefer
     /// pushing off the last marble to holding a lead until the limit.
     pub move_limit_win: f64,
+    /// What a decided two-player game is worth in the value target when its
+    /// end is `distant_win_plies` or more plies away, from 0 to 1: this much
+    /// a win (or loss), the rest a draw; nearer ends count linearly more, up
+    /// to a whole win at the last ply. 1 (the default): every ply alike.
+    /// Below 1 a win that comes sooner is worth more (as Leela Chess Zero's
+    /// moves-left head makes its search prefer a shorter win), so a position
+    /// a marble nearer to six rates higher even when both are won: a winning
+    /// side's value no longer ignores a free marble. Combines with
+    /// `move_limit_win` (the product of the two).
+    pub distant_win: f64,
+    /// See `distant_win`.
+    pub distant_win_plies: u32,
     /// What the marble-difference head learns: absent (the default), the
     /// difference at the game's end; `N`, the difference `N` plies later (at
     /// the end if the game ends sooner). The final difference hardly depends
@@ -354,6 +366,8 @@ impl Default for TrainingConfig {
             window_max_positions: 500_000,
             checkpoint_every_steps: 200,
             move_limit_win: 1.0,
+            distant_win: 1.0,
+            distant_win_plies: 60,
             margin_horizon_plies: None,
         }
     }
@@ -669,6 +683,21 @@ impl Config {
                 "applies to two-player games without variants only (these rules train the general game's network)".into(),
             );
         }
+        if !(0.0..=1.0).contains(&training.distant_win) {
+            return invalid(
+                "training.distant_win",
+                format!("is {}, must be from 0 to 1", training.distant_win),
+            );
+        }
+        if training.distant_win_plies == 0 {
+            return invalid("training.distant_win_plies", "must be at least 1".into());
+        }
+        if self.rules.is_general() && training.distant_win != 1.0 {
+            return invalid(
+                "training.distant_win",
+                "applies to two-player games without variants only (these rules train the general game's network)".into(),
+            );
+        }
 
         let gating = &self.gating;
         if gating.games == 0 || gating.games % 2 == 1 {
@@ -956,6 +985,15 @@ mod tests {
             (
                 "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\nmove_limit_win = 0.5\n",
                 "training.move_limit_win",
+            ),
+            ("[training]\ndistant_win = -0.5\n", "training.distant_win"),
+            (
+                "[training]\ndistant_win_plies = 0\n",
+                "training.distant_win_plies",
+            ),
+            (
+                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\ndistant_win = 0.5\n",
+                "training.distant_win",
             ),
             (
                 "[selfplay]\nscore_utility = 1.5\n",
