@@ -248,6 +248,41 @@ fn a_huge_bad_position_of_the_general_game_gets_a_short_error_pointing_at_the_ch
     assert_short_error_at_row_e(&output, &board);
 }
 
+/// A model of three players judges three-player positions only: a
+/// two-player one given to it is refused, naming both counts (it was read
+/// as a two-player position and searched with the three-player network).
+#[test]
+fn a_model_of_three_players_refuses_a_two_player_position() {
+    let scratch = Scratch::new("three-player-two-seats");
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/three-player");
+    let output = sumito(
+        &scratch.0,
+        &[
+            "analyze",
+            "--model",
+            model,
+            "--fen",
+            "5/6/7/8/6bbw/8/7/6/5 b 0 5",
+            "--simulations",
+            "8",
+        ],
+        b"",
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "the position seats 2 players, but these rules are played by 3 (layouts three-player)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
 #[test]
 fn a_huge_bad_fen_gets_a_short_error_pointing_at_the_character() {
     let scratch = Scratch::new("huge-fen");

@@ -237,6 +237,7 @@ mod tests {
     use std::path::Path;
     use sumito_engine::Layout;
     use sumito_engine::Position;
+    use sumito_engine::rules_table::RulesTable;
 
     /// The page and the terminal play and analyse one model alike: the same
     /// rules and the same values (score utility included), so one search
@@ -252,7 +253,9 @@ mod tests {
             ModelGame::new(bundle.meta.kind(), bundle.meta.rules_table())
         );
         let start = Position::start(Layout::BelgianDaisy, bundle.meta.rules());
-        let shown = sumito_serve::session::to_general(&start).unwrap();
+        let shown = RulesTable::of_two_player(start.rules())
+            .position_from_text(&start.to_string())
+            .unwrap();
         let page = engines
             .analyse(&shown, 32, Arc::new(AtomicBool::new(false)), &mut |_| true)
             .unwrap();

@@ -238,12 +238,36 @@ impl RulesTable {
     }
 
     /// A position given as text, read under these rules (for as many
-    /// players as the text seats); the error says what is wrong, and where.
+    /// players as the text seats, which must be as many as one of the
+    /// table's layouts seats where it names any: a model of three players
+    /// does not judge a two-player position); the error says what is wrong,
+    /// and where.
     pub fn position_from_text(&self, text: &str) -> Result<GeneralPosition, PositionTextError> {
         let seats = GeneralPosition::from_text(text, None)?
             .rules()
             .seating
             .seats();
+        let layouts: Vec<GeneralLayout> = self
+            .layouts
+            .iter()
+            .flatten()
+            .filter_map(|name| GeneralLayout::from_name(name).ok())
+            .collect();
+        if !layouts.is_empty() && !layouts.iter().any(|layout| layout.seats() == seats) {
+            let mut counts: Vec<usize> = layouts.iter().map(|layout| layout.seats()).collect();
+            counts.dedup();
+            let counts: Vec<String> = counts.iter().map(usize::to_string).collect();
+            return Err(PositionTextError::of_text(format!(
+                "the position seats {seats} players, but these rules are played by {} (layouts {})",
+                counts.join(" or "),
+                self.layouts
+                    .iter()
+                    .flatten()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
         let rules = self
             .rules_for_text(seats)
             .map_err(|err| PositionTextError::of_text(format!("under these rules: {err}")))?;
@@ -442,6 +466,37 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_position_text_must_seat_as_many_players_as_the_tables_layouts() {
+        let start = |layout: &str| {
+            let layout = GeneralLayout::from_name(layout).unwrap();
+            let (rules, setup) = RulesTable::default().resolve(layout).unwrap();
+            setup.start(&rules).unwrap().to_string()
+        };
+        let (two, three) = (start("standard"), start("three-player"));
+        let three_player = table("[rules]\nlayouts = [\"three-player\"]\n");
+        assert_eq!(
+            three_player.position_from_text(&three).unwrap().to_string(),
+            three
+        );
+        let err = three_player.position_from_text(&two).unwrap_err();
+        assert_eq!(
+            err.message,
+            "the position seats 2 players, but these rules are played by 3 (layouts three-player)"
+        );
+        let two_player = table("[rules]\nlayouts = [\"standard\", \"belgian-daisy\"]\n");
+        assert!(two_player.position_from_text(&two).is_ok());
+        let err = two_player.position_from_text(&three).unwrap_err();
+        assert!(
+            err.message
+                .contains("played by 2 (layouts standard, belgian-daisy)"),
+            "{err:?}"
+        );
+        // A table without layouts reads any number of players.
+        assert!(RulesTable::default().position_from_text(&two).is_ok());
+        assert!(RulesTable::default().position_from_text(&three).is_ok());
     }
 
     #[test]

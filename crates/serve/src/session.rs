@@ -395,14 +395,6 @@ impl<B: Board> PageSeat for InGame<B> {
     }
 }
 
-/// The general engine's position of a two-player one, its rules kept.
-pub fn to_general(classic: &Position) -> Result<GeneralPosition, String> {
-    let (rules, _) = RulesTable::of_two_player(classic.rules())
-        .resolve(GeneralLayout::Two(sumito_engine::Layout::Standard))
-        .map_err(|err| err.to_string())?;
-    GeneralPosition::from_text(&classic.to_string(), Some(&rules)).map_err(|err| err.to_string())
-}
-
 /// Who plays a seat.
 #[derive(Debug)]
 enum Seat {
