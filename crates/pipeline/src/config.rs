@@ -342,7 +342,9 @@ pub struct TrainingConfig {
     /// moves-left head makes its search prefer a shorter win), so a position
     /// a marble nearer to six rates higher even when both are won: a winning
     /// side's value no longer ignores a free marble. Combines with
-    /// `move_limit_win` (the product of the two).
+    /// `move_limit_win` (the product of the two). Measured at 0.5 over 60
+    /// plies (docs/tactics.md, two runs from the shipped model side by
+    /// side): more of the tactics suite, far weaker play; off.
     pub distant_win: f64,
     /// See `distant_win`.
     pub distant_win_plies: u32,
