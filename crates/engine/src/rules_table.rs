@@ -247,25 +247,20 @@ impl RulesTable {
             .rules()
             .seating
             .seats();
-        let layouts: Vec<GeneralLayout> = self
-            .layouts
+        let names = self.layouts.as_deref().unwrap_or_default();
+        let mut counts: Vec<usize> = names
             .iter()
-            .flatten()
             .filter_map(|name| GeneralLayout::from_name(name).ok())
+            .map(|layout| layout.seats())
             .collect();
-        if !layouts.is_empty() && !layouts.iter().any(|layout| layout.seats() == seats) {
-            let mut counts: Vec<usize> = layouts.iter().map(|layout| layout.seats()).collect();
-            counts.dedup();
+        counts.sort_unstable();
+        counts.dedup();
+        if !counts.is_empty() && !counts.contains(&seats) {
             let counts: Vec<String> = counts.iter().map(usize::to_string).collect();
             return Err(PositionTextError::of_text(format!(
                 "the position seats {seats} players, but these rules are played by {} (layouts {})",
                 counts.join(" or "),
-                self.layouts
-                    .iter()
-                    .flatten()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                names.join(", ")
             )));
         }
         let rules = self

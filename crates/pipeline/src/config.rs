@@ -673,32 +673,23 @@ impl Config {
                 "must be at least 1".into(),
             );
         }
-        if !(0.0..=1.0).contains(&training.move_limit_win) {
-            return invalid(
-                "training.move_limit_win",
-                format!("is {}, must be from 0 to 1", training.move_limit_win),
-            );
-        }
-        if self.rules.is_general() && training.move_limit_win != 1.0 {
-            return invalid(
-                "training.move_limit_win",
-                "applies to two-player games without variants only (these rules train the general game's network)".into(),
-            );
-        }
-        if !(0.0..=1.0).contains(&training.distant_win) {
-            return invalid(
-                "training.distant_win",
-                format!("is {}, must be from 0 to 1", training.distant_win),
-            );
-        }
         if training.distant_win_plies == 0 {
             return invalid("training.distant_win_plies", "must be at least 1".into());
         }
-        if self.rules.is_general() && training.distant_win != 1.0 {
-            return invalid(
-                "training.distant_win",
-                "applies to two-player games without variants only (these rules train the general game's network)".into(),
-            );
+        for (key, value) in [
+            ("training.move_limit_win", training.move_limit_win),
+            ("training.distant_win", training.distant_win),
+        ] {
+            if !(0.0..=1.0).contains(&value) {
+                return invalid(key, format!("is {value}, must be from 0 to 1"));
+            }
+            // The general game's value targets are its own.
+            if self.rules.is_general() && value != 1.0 {
+                return invalid(
+                    key,
+                    "applies to two-player games without variants only (these rules train the general game's network)".into(),
+                );
+            }
         }
 
         let gating = &self.gating;

@@ -111,14 +111,11 @@ impl TrainingBatches for SelfPlayGame {
         batch_size: usize,
     ) -> Vec<impl Sample> {
         let symmetries = symmetries_for(config.rules.rules());
+        let value_target = ValueTarget::of(&config.training);
         (0..batch_size)
             .map(|_| {
                 let sample = store.sample(rng, symmetries).expect(EMPTY);
-                let wdl = ValueTarget::of(&config.training).wdl(
-                    sample.result,
-                    sample.at_move_limit,
-                    sample.plies_left,
-                );
+                let wdl = value_target.wdl(sample.result, sample.at_move_limit, sample.plies_left);
                 TrainingSample {
                     position: sample.position,
                     policy: sample.policy,
