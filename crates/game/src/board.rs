@@ -163,6 +163,10 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// How the game ended, as match reports count it.
     fn ended_by(&self) -> Option<EndedBy>;
 
+    /// Why the game ended, in the engine's words (as evaluation records
+    /// write it).
+    fn end_reason(&self) -> Option<String>;
+
     /// Marbles `side` has pushed off: what decides a game at the move limit,
     /// and what orders the sides behind the winner.
     fn side_score(&self, side: usize) -> u32;

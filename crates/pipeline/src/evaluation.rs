@@ -1,9 +1,9 @@
 //! The evaluator role, for both games: each new candidate plays the best
 //! model (gating, unless off) and the fixed opponents (rating); the record is
 //! written, the candidate promoted or not, and the Elo table refitted over
-//! every evaluation game of the run. What differs between the games (their
-//! starts, fixed players and game records) is an [`EvaluationKind`]:
-//! [`TwoPlayerEvaluation`] and [`GeneralEvaluation`].
+//! every evaluation game of the run. Written once for every game: what
+//! differs (the starts, the classical players) is the game's
+//! [`RunBoard`]'s.
 //!
 //! * **Gating** (`gating.mode`): the candidate takes one side and the best
 //!   model every other side, each opening played once with the candidate on
@@ -27,24 +27,21 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use sumito_arena::arena::Tally;
-use sumito_arena::player::Entrant;
-use sumito_arena::players::general::general_registry;
 use sumito_arena::sprt::{SprtConfig, SprtStatus, SprtVerdict};
-use sumito_engine::general::{GeneralOutcome, GeneralPosition};
-use sumito_engine::{Color, Layout, Outcome, Position, Rules};
-use sumito_net::{DirectEvaluator, NetBoard, PolicyValueNet};
+use sumito_game::{Board, GameKind};
+use sumito_net::{DirectEvaluator, PolicyValueNet};
 
-use crate::config::{Config, EvaluationConfig, GatingConfig, GatingMode, GeneralRunRules};
+use crate::config::{Config, EvaluationConfig, GatingConfig, GatingMode};
 use crate::error::{PipelineError, Result};
 use crate::matches::{
-    Contestant, MatchError, MatchGame, NamedStart, Pairing, play_evaluation_games, rotated_openings,
+    Contestant, MatchError, MatchGame, Pairing, play_evaluation_games, rotated_openings,
 };
 use crate::models::{device, load_model};
-use crate::opponents::fixed_player;
 use crate::ratings::{
     EloEntry, EvaluationGame, EvaluationRecord, GatingRecord, model_name, read_evaluations,
     update_elo_files,
 };
+use crate::run_board::RunBoard;
 use crate::rundir::RunDir;
 
 /// Progress of an evaluation, for bars: called after every game with
@@ -183,175 +180,43 @@ fn net_evaluator(net: PolicyValueNet, config: &Config) -> DirectEvaluator<Policy
         .with_score_utility(config.selfplay.score_utility)
 }
 
-/// One game's part of evaluation: where its games start, its fixed
-/// opponents, and how its games are recorded. The rest (gating, rating,
-/// the record, the Elo table) is [`evaluate_candidate`]'s, for both games.
-pub trait EvaluationKind: Sync {
-    type Board: NetBoard;
-
-    /// Sides of a game: the candidate takes one, its opponent every other.
-    fn sides(&self) -> usize;
-
-    /// The starts of the games, taken in turn.
-    fn starts(&self) -> Result<Vec<NamedStart<Self::Board>>>;
-
-    /// The fixed opponent `spec` names; the error says what is wrong.
-    fn fixed(&self, spec: &str) -> std::result::Result<Entrant<Self::Board>, String>;
-
-    /// The record of a finished game; `names` by contestant.
-    fn game(&self, game: &MatchGame<Self::Board>, names: &[String]) -> EvaluationGame;
-
-    /// Said after the verdict in the run's log.
-    fn note(&self) -> String;
-}
-
-/// The two-player game: games from the run's `[evaluation] openings`
-/// layouts under its rules, the arena's fixed players, every move recorded.
-#[derive(Debug, Clone)]
-pub struct TwoPlayerEvaluation {
-    pub rules: Rules,
-    pub layouts: Vec<Layout>,
-}
-
-impl TwoPlayerEvaluation {
-    pub fn of(config: &Config) -> TwoPlayerEvaluation {
-        TwoPlayerEvaluation {
-            rules: config.rules.rules(),
-            layouts: config
-                .evaluation
-                .openings
-                .iter()
-                .filter_map(|name| Layout::from_name(name).ok())
-                .collect(),
-        }
-    }
-}
-
-impl EvaluationKind for TwoPlayerEvaluation {
-    type Board = Position;
-
-    fn sides(&self) -> usize {
-        2
-    }
-
-    fn starts(&self) -> Result<Vec<NamedStart<Position>>> {
-        if self.layouts.is_empty() {
-            return Err(PipelineError::Evaluation(
-                "evaluation.openings names no layout".to_owned(),
-            ));
-        }
-        Ok(self
-            .layouts
+/// The record of a finished evaluation game, `names` by contestant, for
+/// every game alike: the first side (several on a draw), each side's
+/// marbles pushed off, the moves after the opening.
+fn evaluation_game<B: Board>(game: &MatchGame<B>, names: &[String]) -> EvaluationGame {
+    let sides = game.sides.len();
+    let results: Vec<f32> = (0..sides)
+        .filter_map(|side| game.end.result_for(side))
+        .collect();
+    let best = results.iter().copied().fold(f32::MIN, f32::max);
+    EvaluationGame {
+        sides: game.sides.iter().map(|&c| names[c].clone()).collect(),
+        first: (0..results.len())
+            .filter(|&side| results[side] == best)
+            .collect(),
+        scores: (0..sides).map(|side| game.end.side_score(side)).collect(),
+        opening: game.opening.clone(),
+        plies: game.moves.len() as u32,
+        end: game.end.end_reason().unwrap_or_default(),
+        moves: game
+            .moves
             .iter()
-            .map(|&layout| NamedStart {
-                name: layout.name().to_string(),
-                position: Position::start(layout, self.rules),
-            })
-            .collect())
+            .map(|&mv| B::move_text(mv))
+            .collect::<Vec<_>>()
+            .join(" "),
     }
+}
 
-    fn fixed(&self, spec: &str) -> std::result::Result<Entrant<Position>, String> {
-        fixed_player(spec)
-    }
-
-    fn game(&self, game: &MatchGame<Position>, names: &[String]) -> EvaluationGame {
-        let (outcome, reason) = game.end.outcome().expect("a finished game is over");
-        EvaluationGame {
-            sides: game.sides.iter().map(|&c| names[c].clone()).collect(),
-            first: match outcome {
-                Outcome::Win(Color::Black) => vec![0],
-                Outcome::Win(Color::White) => vec![1],
-                Outcome::Draw => vec![0, 1],
-            },
-            scores: [Color::White, Color::Black]
-                .map(|lost| u32::from(game.end.marbles_off(lost)))
-                .to_vec(),
-            opening: game.opening.clone(),
-            plies: game.moves.len() as u32,
-            end: reason.to_string(),
-            moves: game
-                .moves
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(" "),
-        }
-    }
-
-    fn note(&self) -> String {
+/// Said after the verdict in the run's log: the game, unless it is the
+/// two-player one.
+fn game_note(kind: GameKind, sides: usize) -> String {
+    if kind.is_two_player() {
         String::new()
-    }
-}
-
-/// The general game (variants, 3 to 6 players): games from the rules'
-/// layouts, its classical players (`random`, `greedy`, the paranoid
-/// `alphabeta` of `sumito_arena::players::general`), each game recorded with
-/// its sides and their scores. Against the best model in gating the
-/// candidate's score is its mean pairwise score against the best model's
-/// sides (by finishing order), so that one half is par whatever the
-/// number of sides; against a fixed opponent, its points share (a third of
-/// the points is par for three sides).
-#[derive(Debug, Clone)]
-pub struct GeneralEvaluation {
-    pub general: GeneralRunRules,
-}
-
-impl EvaluationKind for GeneralEvaluation {
-    type Board = GeneralPosition;
-
-    fn sides(&self) -> usize {
-        self.general.rules.seating.sides()
-    }
-
-    fn starts(&self) -> Result<Vec<NamedStart<GeneralPosition>>> {
-        self.general
-            .setups
-            .iter()
-            .map(|setup| {
-                Ok(NamedStart {
-                    name: setup.layout.name().to_string(),
-                    position: setup
-                        .start(&self.general.rules)
-                        .map_err(|err| PipelineError::Evaluation(err.to_string()))?,
-                })
-            })
-            .collect()
-    }
-
-    fn fixed(&self, spec: &str) -> std::result::Result<Entrant<GeneralPosition>, String> {
-        general_registry()
-            .prepare_str(spec)
-            .map_err(|err| err.to_string())
-    }
-
-    fn game(&self, game: &MatchGame<GeneralPosition>, names: &[String]) -> EvaluationGame {
-        let sides = game.sides.len();
-        let first = match game.end.outcome() {
-            Some((GeneralOutcome::Win(side), _)) => vec![side],
-            Some((GeneralOutcome::Draw(mask), _)) => {
-                (0..sides).filter(|side| mask >> side & 1 == 1).collect()
-            }
-            None => Vec::new(),
-        };
-        let end = game.end.outcome().map(|(_, end)| end.to_string());
-        EvaluationGame {
-            sides: game.sides.iter().map(|&c| names[c].clone()).collect(),
-            first,
-            scores: (0..sides).map(|side| game.end.side_score(side)).collect(),
-            opening: game.opening.clone(),
-            plies: game.end.ply(),
-            end: end.unwrap_or_default(),
-            moves: game
-                .moves
-                .iter()
-                .map(|&mv| mv.to_text())
-                .collect::<Vec<_>>()
-                .join(" "),
-        }
-    }
-
-    fn note(&self) -> String {
-        format!(" (general game, {} sides)", self.sides())
+    } else {
+        format!(
+            " ({}, {sides} sides)",
+            kind.name().trim_start_matches("the ")
+        )
     }
 }
 
@@ -455,8 +320,7 @@ fn gating_decision(
 /// Once `stopping()` says yes the games end within a move and the answer is
 /// [`PipelineError::Stopped`], with nothing written.
 #[allow(clippy::too_many_arguments)]
-pub fn evaluate_candidate<K: EvaluationKind>(
-    kind: &K,
+pub fn evaluate_candidate<B: RunBoard>(
     run: &RunDir,
     config: &Config,
     generation: u32,
@@ -478,7 +342,7 @@ pub fn evaluate_candidate<K: EvaluationKind>(
     } else {
         None
     };
-    let mut contestants: Vec<Contestant<'_, K::Board>> = vec![Contestant::Net {
+    let mut contestants: Vec<Contestant<'_, B>> = vec![Contestant::Net {
         name: model_name(generation),
         evaluator: &candidate,
         search: search.clone(),
@@ -493,13 +357,17 @@ pub fn evaluate_candidate<K: EvaluationKind>(
     let first_opponent = contestants.len();
     for spec in &config.evaluation.opponents {
         contestants.push(Contestant::Fixed(
-            kind.fixed(spec).map_err(PipelineError::Evaluation)?,
+            B::fixed_player(spec).map_err(PipelineError::Evaluation)?,
         ));
     }
     let names: Vec<String> = contestants.iter().map(|c| c.name().to_owned()).collect();
     let candidate_name = &names[0];
-    let starts = kind.starts()?;
-    let sides = kind.sides();
+    let starts = B::evaluation_starts(config)?;
+    let Some(sides) = starts.first().map(|start| start.position.sides()) else {
+        return Err(PipelineError::Evaluation(
+            "the evaluation games have no start".to_owned(),
+        ));
+    };
     let evaluation = &config.evaluation;
     let planned = if gating_on { config.gating.games } else { 0 }
         + evaluation.games_per_opponent * evaluation.opponents.len() as u32;
@@ -509,7 +377,7 @@ pub fn evaluate_candidate<K: EvaluationKind>(
     // The gating match and the rating games run alike: every game is
     // recorded and reported, and a failure names the match and the
     // candidate.
-    let mut run_match = |pairings: &[Pairing<K::Board>],
+    let mut run_match = |pairings: &[Pairing<B>],
                          what: &str,
                          on_game: &mut dyn FnMut(&EvaluationGame) -> ControlFlow<()>|
      -> Result<Vec<EvaluationGame>> {
@@ -520,7 +388,7 @@ pub fn evaluate_candidate<K: EvaluationKind>(
             evaluation.games_in_parallel,
             &|| stopping(),
             |game| {
-                let record = kind.game(game, &names);
+                let record = evaluation_game(game, &names);
                 played += 1;
                 points += record.points_of(candidate_name);
                 progress(played, planned, points / f64::from(played));
@@ -618,7 +486,7 @@ pub fn evaluate_candidate<K: EvaluationKind>(
         games,
         run_hours,
     };
-    conclude(run, record, &kind.note(), before_writing)
+    conclude(run, record, &game_note(B::KIND, sides), before_writing)
 }
 
 /// Writes candidate `record.generation`'s record, makes it the best model
@@ -663,6 +531,56 @@ fn conclude(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A game of `start`'s first legal moves to its end.
+    fn played_out<B: Board>(start: B) -> MatchGame<B> {
+        let mut end = start;
+        let mut moves = Vec::new();
+        while !end.is_over() {
+            let mv = end.legal_moves()[0];
+            moves.push(mv);
+            end = end.play(mv);
+        }
+        MatchGame {
+            sides: (0..end.sides()).rev().collect(),
+            opening: "start".to_owned(),
+            moves,
+            end,
+        }
+    }
+
+    #[test]
+    fn both_games_are_recorded_alike() {
+        use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
+        use sumito_engine::{Layout, Position, Rules};
+
+        let names: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let rules = Rules {
+            max_plies: Some(4),
+            ..Rules::default()
+        };
+        let game = played_out(Position::start(Layout::Standard, rules));
+        let record = evaluation_game(&game, &names);
+        assert_eq!(record.sides, ["b", "a"]);
+        assert_eq!(record.first, [0, 1], "a draw at the move limit");
+        assert_eq!(record.scores, [0, 0]);
+        assert_eq!(record.plies, 4);
+        assert!(record.end.starts_with("move limit"), "{}", record.end);
+        assert_eq!(record.moves.split(' ').count(), 4);
+
+        let mut rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+        rules.max_plies = Some(5);
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let start = GeneralSetup::layout(layout).start(&rules).unwrap();
+        let record = evaluation_game(&played_out(start), &names);
+        assert_eq!(record.sides, ["c", "b", "a"]);
+        assert_eq!(record.first, [0, 1, 2], "a draw of the three sides");
+        assert_eq!(record.scores, [0, 0, 0]);
+        assert_eq!(record.plies, 5);
+        assert!(record.end.starts_with("move limit"), "{}", record.end);
+        assert_eq!(game_note(GameKind::General, 3), " (general game, 3 sides)");
+        assert_eq!(game_note(GameKind::TwoPlayer, 2), "");
+    }
 
     #[test]
     fn normal_quantiles_match_tables() {

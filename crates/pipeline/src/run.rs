@@ -554,8 +554,7 @@ fn evaluate_and_report(
     let stopping = || ui.stopping();
     let summary = with_board!(
         config.rules.kind(),
-        B => evaluate_candidate(
-            &B::evaluation(config)?,
+        B => evaluate_candidate::<B>(
             run,
             config,
             generation,

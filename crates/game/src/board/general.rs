@@ -176,6 +176,10 @@ impl Board for GeneralPosition {
         })
     }
 
+    fn end_reason(&self) -> Option<String> {
+        self.outcome().map(|(_, end)| end.to_string())
+    }
+
     fn side_score(&self, side: usize) -> u32 {
         GeneralPosition::side_score(self, side)
     }

@@ -180,6 +180,10 @@ impl Board for Position {
         })
     }
 
+    fn end_reason(&self) -> Option<String> {
+        self.outcome().map(|(_, reason)| reason.to_string())
+    }
+
     fn side_score(&self, side: usize) -> u32 {
         // The marbles the other colour lost.
         u32::from(self.marbles_off(color_of_seat(1 - side)))
