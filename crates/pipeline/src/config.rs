@@ -17,12 +17,14 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup};
+use sumito_engine::general::{GeneralLayout, GeneralRules};
 use sumito_engine::rules_table::{RulesTable, RulesTableError, Targets};
 use sumito_engine::{Layout, Rules};
-use sumito_game::GameKind;
+use sumito_game::{GameKind, with_board};
 use sumito_mcts::SearchConfig;
 use sumito_net::NetConfig;
+
+use crate::starts::RunStarts;
 
 /// Why a configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -120,12 +122,10 @@ impl Default for RulesConfig {
     }
 }
 
-/// The general game a run learns: its rules value and its starts.
+/// The general game a run learns: its rules value and its table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeneralRunRules {
     pub rules: GeneralRules,
-    /// One per layout of `rules.layouts`, drawn uniformly per game.
-    pub setups: Vec<GeneralSetup>,
     /// The `[rules]` table, as replay files record it.
     pub table: RulesTable,
 }
@@ -200,11 +200,10 @@ impl RulesConfig {
         }
         let table = self.table();
         let mut resolved: Option<GeneralRules> = None;
-        let mut setups = Vec::new();
         for (index, name) in self.layouts.iter().enumerate() {
             let layout = GeneralLayout::from_name(name)
                 .map_err(|err| (format!("layouts[{index}]"), err.to_string()))?;
-            let (rules, setup) = table.resolve(layout).map_err(|err| match err {
+            let (rules, _) = table.resolve(layout).map_err(|err| match err {
                 sumito_engine::rules_table::RulesTableError::Key { key, message } => {
                     (key, format!("with the layout {name}: {message}"))
                 }
@@ -225,7 +224,6 @@ impl RulesConfig {
                 Some(_) => {}
                 None => resolved = Some(rules),
             }
-            setups.push(setup);
         }
         let rules = resolved.ok_or_else(|| {
             (
@@ -233,11 +231,7 @@ impl RulesConfig {
                 "must name at least one layout".to_owned(),
             )
         })?;
-        Ok(Some(GeneralRunRules {
-            rules,
-            setups,
-            table,
-        }))
+        Ok(Some(GeneralRunRules { rules, table }))
     }
 }
 
@@ -431,7 +425,9 @@ pub struct EvaluationConfig {
     pub simulations: u32,
     /// Games played at once (one network batch).
     pub games_in_parallel: usize,
-    /// Start layouts of evaluation games, each played with both colours...
+    /// Start layouts of evaluation games (of the run's game and seats),
+    /// each played with both colours (every seat); none: the run's
+    /// `[rules] layouts`...
     pub openings: Vec<String>,
     /// ... after this many uniformly random plies, so that games differ.
     pub random_opening_plies: u32,
@@ -459,11 +455,7 @@ impl Default for EvaluationConfig {
         EvaluationConfig {
             simulations: 64,
             games_in_parallel: 32,
-            openings: vec![
-                "standard".into(),
-                "belgian-daisy".into(),
-                "german-daisy".into(),
-            ],
+            openings: Vec::new(),
             random_opening_plies: 2,
             opponents: vec!["random".into(), "greedy".into(), "alphabeta:depth=2".into()],
             games_per_opponent: 20,
@@ -738,13 +730,24 @@ impl Config {
         if evaluation.games_in_parallel == 0 {
             return invalid("evaluation.games_in_parallel", "must be at least 1".into());
         }
-        if evaluation.openings.is_empty() {
-            return invalid(
-                "evaluation.openings",
-                "must name at least one layout".into(),
-            );
+        if !evaluation.openings.is_empty() {
+            let table = self.rules.table();
+            let seats = |names: &[String]| with_board!(self.rules.kind(), B => RunStarts::<B>::of(&table, names).map(|starts| starts.seats));
+            let run_seats = seats(&self.rules.layouts).ok();
+            match seats(self.evaluation_layouts()) {
+                Err(problem) => return invalid("evaluation.openings", problem),
+                Ok(opening_seats) if Some(opening_seats) != run_seats => {
+                    return invalid(
+                        "evaluation.openings",
+                        format!(
+                            "its layouts seat {opening_seats} players, but the run's ([rules] layouts) seat {}",
+                            run_seats.map_or("otherwise".to_owned(), |seats| seats.to_string())
+                        ),
+                    );
+                }
+                Ok(_) => {}
+            }
         }
-        check_layouts("evaluation.openings", &evaluation.openings, path)?;
         if evaluation.games_per_opponent % 2 == 1 {
             return invalid(
                 "evaluation.games_per_opponent",
@@ -792,22 +795,22 @@ impl Config {
         Ok(())
     }
 
-    /// The general game's rules and starts of a run of it; an error naming
-    /// the key at fault otherwise (a validated configuration of the general
-    /// game has none).
-    pub fn general_run_rules(&self) -> Result<GeneralRunRules, ConfigError> {
-        let invalid = |key: String, problem: String| ConfigError::Invalid {
-            path: PathBuf::from("the run's configuration"),
-            key,
-            problem,
-        };
-        match self.rules.general() {
-            Ok(Some(general)) => Ok(general),
-            Ok(None) => Err(invalid(
-                "rules".into(),
-                "are the two-player game's, not the general game's".into(),
-            )),
-            Err((key, problem)) => Err(invalid(format!("rules.{key}"), problem)),
+    /// The layouts evaluation games start from, each in turn: `[evaluation]
+    /// openings`, or the run's `[rules] layouts` when it names none. (A
+    /// configuration of the general game written before openings were read
+    /// for it named two-player layouts for a game of more seats: those are
+    /// read as none, so that its run resumes as it was.)
+    pub fn evaluation_layouts(&self) -> &[String] {
+        let seats = |name: &String| GeneralLayout::from_name(name).map(|l| l.seats()).ok();
+        let run_seats = self.rules.layouts.first().and_then(seats);
+        let openings = &self.evaluation.openings;
+        let legacy = openings
+            .iter()
+            .all(|name| seats(name).is_some_and(|seats| Some(seats) != run_seats));
+        if openings.is_empty() || legacy {
+            &self.rules.layouts
+        } else {
+            openings
         }
     }
 
@@ -898,6 +901,44 @@ mod tests {
         assert_eq!(config.selfplay.score_utility, 0.5);
         assert_eq!(config.selfplay.material_utility, 0.25);
         assert_eq!(config.selfplay.resign_threshold, Some(-0.9));
+    }
+
+    #[test]
+    fn evaluation_openings_are_layouts_of_the_runs_game_and_seats() {
+        let run = |rules: &str, openings: &str| {
+            parse(&format!(
+                "{MINIMAL}[rules]\nlayouts = [{rules}]\n[gating]\nmode = \"off\"\n[evaluation]\nopenings = [{openings}]\n"
+            ))
+        };
+        let config = run("\"standard\", \"belgian-daisy\"", "").unwrap();
+        assert_eq!(config.evaluation_layouts(), ["standard", "belgian-daisy"]);
+        let config = run("\"standard\"", "\"german-daisy\"").unwrap();
+        assert_eq!(config.evaluation_layouts(), ["german-daisy"]);
+        // A game of holes (the general game of two) takes two-player openings.
+        let config = parse(&format!(
+            "{MINIMAL}[rules]\nlayouts = [\"standard\"]\nholes = [\"E5\"]\n[gating]\nmode = \"off\"\n[evaluation]\nopenings = [\"belgian-daisy\"]\n"
+        ))
+        .unwrap();
+        assert_eq!(config.evaluation_layouts(), ["belgian-daisy"]);
+        // Written before openings were read for the general game: the
+        // run's layouts, so that the run resumes.
+        let config = run("\"three-player\"", "\"standard\"").unwrap();
+        assert_eq!(config.evaluation_layouts(), ["three-player"]);
+        let config = run("\"three-player\"", "\"three-player-trapezoid\"").unwrap();
+        assert_eq!(config.evaluation_layouts(), ["three-player-trapezoid"]);
+        let err = run("\"three-player\"", "\"three-player\", \"standard\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("evaluation.openings")
+                && err.contains("standard seats 2 players, but three-player seats 3"),
+            "{err}"
+        );
+        let err = run("\"standard\"", "\"tulip\"").unwrap_err().to_string();
+        assert!(
+            err.contains("evaluation.openings") && err.contains("tulip"),
+            "{err}"
+        );
     }
 
     #[test]

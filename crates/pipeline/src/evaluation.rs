@@ -34,7 +34,7 @@ use sumito_net::{DirectEvaluator, PolicyValueNet};
 use crate::config::{Config, EvaluationConfig, GatingConfig, GatingMode};
 use crate::error::{PipelineError, Result};
 use crate::matches::{
-    Contestant, MatchError, MatchGame, Pairing, play_evaluation_games, rotated_openings,
+    Contestant, MatchError, MatchGame, NamedStart, Pairing, play_evaluation_games, rotated_openings,
 };
 use crate::models::{device, load_model};
 use crate::ratings::{
@@ -43,6 +43,7 @@ use crate::ratings::{
 };
 use crate::run_board::RunBoard;
 use crate::rundir::RunDir;
+use crate::starts::RunStarts;
 
 /// Progress of an evaluation, for bars: called after every game with
 /// (games done, games planned at most, candidate's score so far).
@@ -207,6 +208,25 @@ fn evaluation_game<B: Board>(game: &MatchGame<B>, names: &[String]) -> Evaluatio
     }
 }
 
+/// The starts of the evaluation games of the run `config` describes,
+/// taken in turn: [`Config::evaluation_layouts`], each named.
+fn evaluation_starts<B: Board>(config: &Config) -> Result<Vec<NamedStart<B>>> {
+    let invalid =
+        |problem: String| PipelineError::Evaluation(format!("evaluation.openings: {problem}"));
+    let starts =
+        RunStarts::<B>::of(&config.rules.table(), config.evaluation_layouts()).map_err(invalid)?;
+    starts
+        .layouts
+        .iter()
+        .map(|&layout| {
+            Ok(NamedStart {
+                name: B::general_layout(layout).name().to_string(),
+                position: starts.start(layout).map_err(invalid)?,
+            })
+        })
+        .collect()
+}
+
 /// Said after the verdict in the run's log: the game, unless it is the
 /// two-player one.
 fn game_note(kind: GameKind, sides: usize) -> String {
@@ -362,7 +382,7 @@ pub fn evaluate_candidate<B: RunBoard>(
     }
     let names: Vec<String> = contestants.iter().map(|c| c.name().to_owned()).collect();
     let candidate_name = &names[0];
-    let starts = B::evaluation_starts(config)?;
+    let starts = evaluation_starts::<B>(config)?;
     let Some(sides) = starts.first().map(|start| start.position.sides()) else {
         return Err(PipelineError::Evaluation(
             "the evaluation games have no start".to_owned(),

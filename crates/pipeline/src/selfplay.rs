@@ -2,9 +2,10 @@
 //! lockstep through the MCTS multi-game driver (one evaluator call per round
 //! for all of them), records every position with its search policy, and
 //! writes each finished game as a replay file at once, so that a killed
-//! worker loses only unfinished games. What differs between the games (their
-//! starts, what a position's record keeps, the replay file) is a
-//! [`SelfPlayKind`]: [`TwoPlayerSelfPlay`] and [`GeneralSelfPlay`].
+//! worker loses only unfinished games. The starts are every game's
+//! ([`RunStarts`]); what differs between the games (what a position's
+//! record keeps, the replay file) is a [`SelfPlayKind`]:
+//! [`TwoPlayerSelfPlay`] and [`GeneralSelfPlay`].
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sumito_engine::general::GeneralPosition;
-use sumito_engine::{Layout, Outcome, Position, Rules};
+use sumito_engine::{Outcome, Position};
 use sumito_game::Board;
 use sumito_game::board::color_of_seat;
 use sumito_game::general::outcome_of;
@@ -22,10 +23,11 @@ use sumito_mcts::{
 };
 use sumito_store::StoreError;
 
-use crate::config::{GeneralRunRules, RulesConfig, SelfPlayConfig};
+use crate::config::{ConfigError, RulesConfig, SelfPlayConfig};
 use crate::replay::files::{ReplayFolder, write_game, write_general_game};
 use crate::replay::format::{GameEnd, PositionRecord, SelfPlayGame, quantize_policy};
 use crate::replay::general_format::{GeneralGameRecord, GeneralPositionRecord, GeneralReplay};
+use crate::starts::RunStarts;
 
 /// Why self-play stopped.
 #[derive(Debug, thiserror::Error)]
@@ -169,8 +171,8 @@ pub trait SelfPlayKind: Sync {
     /// A finished game as it is written and handed on.
     type Game;
 
-    /// A start of the run's, drawn with `rng`.
-    fn start(&self, rng: &mut ChaCha8Rng) -> Result<Self::Board, SelfPlayError>;
+    /// The run's starts and rules.
+    fn starts(&self) -> &RunStarts<Self::Board>;
 
     /// The record of `position`, where the search `result` chose the move.
     fn position_record(
@@ -200,21 +202,28 @@ pub trait SelfPlayKind: Sync {
     fn count(stats: &mut SelfPlayStats, game: &Self::Game);
 }
 
-/// The two-player game: starts among the run's layouts, compact replay
-/// files, resignation.
+/// The two-player game: compact replay files, resignation.
 #[derive(Debug, Clone)]
 pub struct TwoPlayerSelfPlay {
-    pub rules: Rules,
-    pub layouts: Vec<Layout>,
+    pub starts: RunStarts<Position>,
 }
 
 impl TwoPlayerSelfPlay {
-    pub fn of(rules: &RulesConfig) -> TwoPlayerSelfPlay {
-        TwoPlayerSelfPlay {
-            rules: rules.rules(),
-            layouts: rules.parsed_layouts(),
-        }
+    /// The self-play of a run under `rules` (validated).
+    pub fn of(rules: &RulesConfig) -> Result<TwoPlayerSelfPlay, ConfigError> {
+        Ok(TwoPlayerSelfPlay {
+            starts: run_starts(rules)?,
+        })
     }
+}
+
+/// The starts of a run's self-play under `rules`: its `[rules] layouts`.
+pub fn run_starts<B: Board>(rules: &RulesConfig) -> Result<RunStarts<B>, ConfigError> {
+    RunStarts::of(&rules.table(), &rules.layouts).map_err(|problem| ConfigError::Invalid {
+        path: "the run's configuration".into(),
+        key: "rules.layouts".to_owned(),
+        problem,
+    })
 }
 
 impl SelfPlayKind for TwoPlayerSelfPlay {
@@ -222,9 +231,8 @@ impl SelfPlayKind for TwoPlayerSelfPlay {
     type PositionRecord = PositionRecord;
     type Game = SelfPlayGame;
 
-    fn start(&self, rng: &mut ChaCha8Rng) -> Result<Position, SelfPlayError> {
-        let layout = self.layouts[rng.random_range(0..self.layouts.len())];
-        Ok(Position::start(layout, self.rules))
+    fn starts(&self) -> &RunStarts<Position> {
+        &self.starts
     }
 
     fn position_record(&self, position: &Position, result: &SearchResult) -> PositionRecord {
@@ -270,7 +278,7 @@ impl SelfPlayKind for TwoPlayerSelfPlay {
             (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
         };
         SelfPlayGame {
-            rules: self.rules,
+            rules: self.starts.rules,
             model_generation,
             outcome,
             end,
@@ -296,13 +304,13 @@ impl SelfPlayKind for TwoPlayerSelfPlay {
     }
 }
 
-/// The general game (variants, 3 to 6 players): starts among the rules'
-/// layouts, `.vgame` replay files with each side's value; a game of two
+/// The general game (variants, 3 to 6 players): `.vgame` replay files
+/// with each side's value; a game of two
 /// sides resigns as the two-player game does (more sides: refused by the
 /// run's configuration).
 #[derive(Debug, Clone)]
 pub struct GeneralSelfPlay {
-    pub general: GeneralRunRules,
+    pub starts: RunStarts<GeneralPosition>,
 }
 
 impl SelfPlayKind for GeneralSelfPlay {
@@ -310,12 +318,8 @@ impl SelfPlayKind for GeneralSelfPlay {
     type PositionRecord = GeneralPositionRecord;
     type Game = GeneralReplay;
 
-    fn start(&self, rng: &mut ChaCha8Rng) -> Result<GeneralPosition, SelfPlayError> {
-        let general = &self.general;
-        let setup = &general.setups[rng.random_range(0..general.setups.len())];
-        setup
-            .start(&general.rules)
-            .map_err(|err| SelfPlayError::Start(err.to_string()))
+    fn starts(&self) -> &RunStarts<GeneralPosition> {
+        &self.starts
     }
 
     fn position_record(
@@ -356,7 +360,7 @@ impl SelfPlayKind for GeneralSelfPlay {
         last: &GeneralPosition,
         model_generation: u32,
     ) -> GeneralReplay {
-        let sides = self.general.rules.seating.sides();
+        let sides = last.sides();
         let outcome = match (game.ended, last.outcome()) {
             (Ended::Conceded(winner), _) => {
                 sumito_mcts::Ending::Win(sumito_mcts::Side::new(winner))
@@ -365,7 +369,7 @@ impl SelfPlayKind for GeneralSelfPlay {
             (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
         };
         GeneralReplay {
-            rules: self.general.table.clone(),
+            rules: self.starts.rules.clone(),
             model_generation,
             game: GeneralGameRecord {
                 outcome,
@@ -467,7 +471,7 @@ where
                 .flatten();
             let position = match branched {
                 Some(position) => position,
-                None => kind.start(rng)?,
+                None => kind.starts().draw(rng).map_err(SelfPlayError::Start)?,
             };
             let search = Search::new(position.searched(), settings.search.clone(), rng.random())?;
             let game = GameInProgress {
@@ -672,7 +676,7 @@ mod tests {
     use crate::fsutil::testing::TempDir;
     use crate::replay::files::EXTENSION;
     use crate::replay::format::decode_game;
-    use sumito_engine::Rules;
+    use sumito_engine::{Layout, Rules};
     use sumito_mcts::UniformEvaluator;
 
     fn two_player() -> TwoPlayerSelfPlay {
@@ -681,6 +685,7 @@ mod tests {
             layouts: vec!["standard".into()],
             ..RulesConfig::default()
         })
+        .unwrap()
     }
 
     fn settings(branch_share: f64) -> WorkerSettings {
@@ -729,7 +734,7 @@ mod tests {
 
     #[test]
     fn branching_starts_games_from_earlier_games_positions() {
-        let layout = Position::start(Layout::Standard, two_player().rules);
+        let layout = Position::start(Layout::Standard, two_player().starts.rules);
         // Without branching every game starts from the layout.
         assert!(
             starts("branch-off", &settings(0.0), 6)
@@ -787,16 +792,16 @@ mod tests {
         PolicyValueNet::new(&model, tch::Device::Cpu).unwrap()
     }
 
-    /// The general rules of a run config with `layouts` (TOML strings) and a
-    /// move limit, as the run reads them.
-    fn general_rules(layouts: &str, max_plies: u32) -> GeneralRunRules {
+    /// The general game's self-play of a run config with `layouts` (TOML
+    /// strings) and a move limit, as the run reads it.
+    fn general_rules(layouts: &str, max_plies: u32) -> GeneralSelfPlay {
         let text = format!(
             "[rules]\nlayouts = [{layouts}]\nmax_plies = {max_plies}\n[gating]\nmode = \"off\"\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n"
         );
-        crate::config::Config::parse(&text, std::path::Path::new("run.toml"))
-            .unwrap()
-            .general_rules()
-            .unwrap()
+        let config = crate::config::Config::parse(&text, std::path::Path::new("run.toml")).unwrap();
+        GeneralSelfPlay {
+            starts: run_starts(&config.rules).unwrap(),
+        }
     }
 
     fn worker_settings(
@@ -836,9 +841,7 @@ mod tests {
         settings.selfplay.resign_threshold = Some(1.5);
         settings.selfplay.resign_consecutive_plies = consecutive;
         settings.selfplay.resign_playout_share = 0.0;
-        let kind = GeneralSelfPlay {
-            general: general.clone(),
-        };
+        let kind = general.clone();
         let play = |settings: &WorkerSettings, folder: &str, games: u64| {
             play_games(
                 &kind,
@@ -936,9 +939,7 @@ mod tests {
         let out = replay_folder.join("model-000000");
         let evaluator = DirectEvaluator::new(general_net(), SymmetryMode::None);
         let settings = worker_settings(4, 3, 7, 11);
-        let kind = GeneralSelfPlay {
-            general: general.clone(),
-        };
+        let kind = general.clone();
         let quota = AtomicU64::new(5);
         let seen = AtomicUsize::new(0);
         let on_game = |_: &GeneralReplay| {
@@ -964,13 +965,14 @@ mod tests {
         for key in &files {
             let replay = decode_general_game(&replay_folder.read(key).unwrap().unwrap()).unwrap();
             assert_eq!(replay.model_generation, 7);
-            assert_eq!(replay.rules, general.table);
+            assert_eq!(replay.rules, general.starts.rules);
             let first = replay.game.positions[0].position;
             assert!(
                 general
-                    .setups
+                    .starts
+                    .layouts
                     .iter()
-                    .any(|setup| setup.start(&general.rules).unwrap() == first)
+                    .any(|&layout| general.starts.start(layout).unwrap() == first)
             );
             positions += replay.game.positions.len() as u64;
         }
@@ -1001,7 +1003,7 @@ mod tests {
         // Three sides, and four players in two teams (two sides).
         for (layout, sides) in [("three-player", 3), ("four-player", 2)] {
             let general = general_rules(&format!("\"{layout}\""), 12);
-            let start = general.setups[0].start(&general.rules).unwrap();
+            let start = general.starts.start(general.starts.layouts[0]).unwrap();
             let dir = TempDir::new("variant-players");
             let out = ReplayFolder::local(dir.path()).unwrap();
             let evaluator = DirectEvaluator::new(general_net(), SymmetryMode::None);
@@ -1009,9 +1011,7 @@ mod tests {
             let games = Mutex::new(Vec::new());
             let on_game = |replay: &GeneralReplay| games.lock().unwrap().push(replay.game.clone());
             play_games(
-                &GeneralSelfPlay {
-                    general: general.clone(),
-                },
+                &general.clone(),
                 &evaluator,
                 &settings,
                 &out,
@@ -1053,16 +1053,14 @@ mod tests {
         use crate::replay::general_format::decode_general_game;
 
         let general = general_rules("\"three-player\"", 20);
-        let layout = general.setups[0].start(&general.rules).unwrap();
+        let layout = general.starts.start(general.starts.layouts[0]).unwrap();
         let dir = TempDir::new("variant-branching");
         let folder = ReplayFolder::local(dir.path()).unwrap();
         let mut settings = worker_settings(2, 2, 0, 3);
         settings.selfplay.branch_share = 1.0;
         settings.selfplay.branch_random_plies = 3;
         play_games(
-            &GeneralSelfPlay {
-                general: general.clone(),
-            },
+            &general.clone(),
             &UniformEvaluator,
             &settings,
             &folder,

@@ -76,7 +76,7 @@ pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
 
     // Raw forward passes and self-play take turns, so that both see the same
     // machine (the load of a shared machine drifts).
-    let kind = TwoPlayerSelfPlay::of(&config.rules);
+    let kind = TwoPlayerSelfPlay::of(&config.rules)?;
     let settings = WorkerSettings {
         selfplay: config.selfplay.clone(),
         search: config.mcts.clone(),
