@@ -73,7 +73,7 @@ pub mod boards {
 ///   `run_match::<GeneralPosition>(&args, kinds)`;
 /// - `with_board!(kind, B => expression)` evaluates the expression with
 ///   `B` the board type, for what a function call cannot say (`B::Replay`,
-///   `B::self_play(config)`).
+///   `RunStarts::<B>::of(..)`).
 #[macro_export]
 macro_rules! with_board {
     ($kind:expr, $board:ident => $body:expr) => {

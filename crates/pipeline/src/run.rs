@@ -28,7 +28,7 @@ use crate::ratings::model_name;
 use crate::replay::store::RefreshReport;
 use crate::run_board::RunBoard;
 use crate::rundir::{LOOP_STATE, Leases, RunDir, RunDirError};
-use crate::selfplay::{SelfPlayKind, SelfPlayStats, WorkerSettings, play_games};
+use crate::selfplay::{SelfPlayReplay, SelfPlayStats, WorkerSettings, play_games, run_starts};
 use crate::tensorboard::EventWriter;
 use crate::trainer::TrainerRole;
 
@@ -271,13 +271,13 @@ fn play_games_of<B: RunBoard>(
     net: PolicyValueNet,
     settings: &(dyn Fn(usize) -> WorkerSettings + Sync),
 ) -> Result<(SelfPlayStats, Duration)> {
-    let kind = B::self_play(config)?;
+    let starts = run_starts::<B>(&config.rules)?;
     let work: &SelfPlayWork<'_, B::Searched> =
         &|evaluator, worker, out_dir, quota, stop, on_game| {
-            let on_record = |game: &B::Replay| on_game(B::SelfPlay::positions(game).len() as u64);
+            let on_record = |game: &B::Replay| on_game(game.positions().len() as u64);
             let settings = settings(worker);
             play_games(
-                &kind, evaluator, &settings, out_dir, quota, stop, &on_record,
+                &starts, evaluator, &settings, out_dir, quota, stop, &on_record,
             )
             .map_err(PipelineError::from)
         };

@@ -4,8 +4,8 @@
 //! writes each finished game as a replay file at once, so that a killed
 //! worker loses only unfinished games. The starts are every game's
 //! ([`RunStarts`]); what differs between the games (what a position's
-//! record keeps, the replay file) is a [`SelfPlayKind`]:
-//! [`TwoPlayerSelfPlay`] and [`GeneralSelfPlay`].
+//! record keeps, the replay file) is the game's replay's
+//! ([`SelfPlayReplay`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -129,7 +129,8 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for TimedEvaluator<E> {
     }
 }
 
-/// What a worker needs to play (the game's own part is its [`SelfPlayKind`]).
+/// What a worker needs to play (the game's own part is its replay's,
+/// [`SelfPlayReplay`]).
 #[derive(Debug, Clone)]
 pub struct WorkerSettings {
     pub selfplay: SelfPlayConfig,
@@ -151,7 +152,7 @@ pub enum Ended {
 }
 
 /// A finished game's records and resignation bookkeeping, which its
-/// [`SelfPlayKind`] turns into a replay.
+/// [`SelfPlayReplay`] turns into a replay.
 #[derive(Debug)]
 pub struct FinishedGame<R> {
     pub positions: Vec<R>,
@@ -162,62 +163,8 @@ pub struct FinishedGame<R> {
     pub would_concede_to: Option<usize>,
 }
 
-/// One game's part of self-play: where games start, what is kept of each
-/// searched position, and the replay of a finished game.
-pub trait SelfPlayKind: Sync {
-    type Board: Board;
-    /// What is kept of one searched position.
-    type PositionRecord;
-    /// A finished game as it is written and handed on.
-    type Game;
-
-    /// The run's starts and rules.
-    fn starts(&self) -> &RunStarts<Self::Board>;
-
-    /// The record of `position`, where the search `result` chose the move.
-    fn position_record(
-        &self,
-        position: &Self::Board,
-        result: &SearchResult,
-    ) -> Self::PositionRecord;
-
-    /// The position of a record.
-    fn position_of(record: &Self::PositionRecord) -> Self::Board;
-
-    /// The records of a game.
-    fn positions(game: &Self::Game) -> &[Self::PositionRecord];
-
-    /// The replay of a finished game whose last position is `last`.
-    fn finish(
-        &self,
-        game: FinishedGame<Self::PositionRecord>,
-        last: &Self::Board,
-        model_generation: u32,
-    ) -> Self::Game;
-
-    /// Writes the game into `out_dir` (its file's name is the replay's).
-    fn write(&self, out_dir: &ReplayFolder, game: &Self::Game) -> Result<(), StoreError>;
-
-    /// Counts a finished game into `stats`.
-    fn count(stats: &mut SelfPlayStats, game: &Self::Game);
-}
-
-/// The two-player game: compact replay files, resignation.
-#[derive(Debug, Clone)]
-pub struct TwoPlayerSelfPlay {
-    pub starts: RunStarts<Position>,
-}
-
-impl TwoPlayerSelfPlay {
-    /// The self-play of a run under `rules` (validated).
-    pub fn of(rules: &RulesConfig) -> Result<TwoPlayerSelfPlay, ConfigError> {
-        Ok(TwoPlayerSelfPlay {
-            starts: run_starts(rules)?,
-        })
-    }
-}
-
-/// The starts of a run's self-play under `rules`: its `[rules] layouts`.
+/// The starts of a run's self-play under `rules` (validated): its `[rules]
+/// layouts`.
 pub fn run_starts<B: Board>(rules: &RulesConfig) -> Result<RunStarts<B>, ConfigError> {
     RunStarts::of(&rules.table(), &rules.layouts).map_err(|problem| ConfigError::Invalid {
         path: "the run's configuration".into(),
@@ -226,16 +173,47 @@ pub fn run_starts<B: Board>(rules: &RulesConfig) -> Result<RunStarts<B>, ConfigE
     })
 }
 
-impl SelfPlayKind for TwoPlayerSelfPlay {
+/// A game's replay as self-play makes it, the one part of self-play that
+/// differs between the games: what is kept of each searched position, the
+/// replay of a finished game and its file. Implemented by the two-player
+/// [`SelfPlayGame`] (compact files, a quantized policy over the legal
+/// moves) and the general game's [`GeneralReplay`] (the rules table, the
+/// start and the moves, each side's value).
+pub trait SelfPlayReplay: Sized {
+    type Board: Board;
+    /// What is kept of one searched position.
+    type PositionRecord;
+
+    /// The record of `position`, where the search `result` chose the move.
+    fn position_record(position: &Self::Board, result: &SearchResult) -> Self::PositionRecord;
+
+    /// The position of a record.
+    fn position_of(record: &Self::PositionRecord) -> Self::Board;
+
+    /// The records of the game's positions.
+    fn positions(&self) -> &[Self::PositionRecord];
+
+    /// The replay of a finished game under `rules` whose last position is
+    /// `last`.
+    fn finish(
+        game: FinishedGame<Self::PositionRecord>,
+        last: &Self::Board,
+        rules: &<Self::Board as Board>::Rules,
+        model_generation: u32,
+    ) -> Self;
+
+    /// Writes the game into `out_dir` (its file's name is the replay's).
+    fn write(&self, out_dir: &ReplayFolder) -> Result<(), StoreError>;
+
+    /// Counts the game into `stats`.
+    fn count(&self, stats: &mut SelfPlayStats);
+}
+
+impl SelfPlayReplay for SelfPlayGame {
     type Board = Position;
     type PositionRecord = PositionRecord;
-    type Game = SelfPlayGame;
 
-    fn starts(&self) -> &RunStarts<Position> {
-        &self.starts
-    }
-
-    fn position_record(&self, position: &Position, result: &SearchResult) -> PositionRecord {
+    fn position_record(position: &Position, result: &SearchResult) -> PositionRecord {
         let policy = result.full_search.then(|| {
             let moves = position.legal_moves();
             let mut target = vec![0.0f32; moves.len()];
@@ -260,14 +238,15 @@ impl SelfPlayKind for TwoPlayerSelfPlay {
         record.position
     }
 
-    fn positions(game: &SelfPlayGame) -> &[PositionRecord] {
-        &game.positions
+    fn positions(&self) -> &[PositionRecord] {
+        &self.positions
     }
 
+    /// Resignation: with two sides, the other one would have resigned.
     fn finish(
-        &self,
         game: FinishedGame<PositionRecord>,
         last: &Position,
+        rules: &sumito_engine::Rules,
         model_generation: u32,
     ) -> SelfPlayGame {
         let (outcome, end) = match (game.ended, last.outcome()) {
@@ -278,12 +257,11 @@ impl SelfPlayKind for TwoPlayerSelfPlay {
             (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
         };
         SelfPlayGame {
-            rules: self.starts.rules,
+            rules: *rules,
             model_generation,
             outcome,
             end,
             resignation_disabled: game.resignation_disabled,
-            // Two sides: the other one would have resigned.
             would_resign: game
                 .would_concede_to
                 .map(|winner| color_of_seat(winner).opponent()),
@@ -295,38 +273,23 @@ impl SelfPlayKind for TwoPlayerSelfPlay {
         }
     }
 
-    fn write(&self, out_dir: &ReplayFolder, game: &SelfPlayGame) -> Result<(), StoreError> {
-        write_game(out_dir, game).map(drop)
+    fn write(&self, out_dir: &ReplayFolder) -> Result<(), StoreError> {
+        write_game(out_dir, self).map(drop)
     }
 
-    fn count(stats: &mut SelfPlayStats, game: &SelfPlayGame) {
-        stats.count_two_player(game);
+    fn count(&self, stats: &mut SelfPlayStats) {
+        stats.count_two_player(self);
     }
 }
 
-/// The general game (variants, 3 to 6 players): `.vgame` replay files
-/// with each side's value; a game of two
-/// sides resigns as the two-player game does (more sides: refused by the
-/// run's configuration).
-#[derive(Debug, Clone)]
-pub struct GeneralSelfPlay {
-    pub starts: RunStarts<GeneralPosition>,
-}
-
-impl SelfPlayKind for GeneralSelfPlay {
+/// The general game (variants, 3 to 6 players): a game of two sides
+/// resigns as the two-player game does (more sides: refused by the run's
+/// configuration).
+impl SelfPlayReplay for GeneralReplay {
     type Board = GeneralPosition;
     type PositionRecord = GeneralPositionRecord;
-    type Game = GeneralReplay;
 
-    fn starts(&self) -> &RunStarts<GeneralPosition> {
-        &self.starts
-    }
-
-    fn position_record(
-        &self,
-        position: &GeneralPosition,
-        result: &SearchResult,
-    ) -> GeneralPositionRecord {
+    fn position_record(position: &GeneralPosition, result: &SearchResult) -> GeneralPositionRecord {
         let move_of = |action: usize| {
             position
                 .move_of(action)
@@ -350,14 +313,14 @@ impl SelfPlayKind for GeneralSelfPlay {
         record.position
     }
 
-    fn positions(game: &GeneralReplay) -> &[GeneralPositionRecord] {
-        &game.game.positions
+    fn positions(&self) -> &[GeneralPositionRecord] {
+        &self.game.positions
     }
 
     fn finish(
-        &self,
         game: FinishedGame<GeneralPositionRecord>,
         last: &GeneralPosition,
+        rules: &sumito_engine::rules_table::RulesTable,
         model_generation: u32,
     ) -> GeneralReplay {
         let sides = last.sides();
@@ -369,7 +332,7 @@ impl SelfPlayKind for GeneralSelfPlay {
             (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
         };
         GeneralReplay {
-            rules: self.starts.rules.clone(),
+            rules: rules.clone(),
             model_generation,
             game: GeneralGameRecord {
                 outcome,
@@ -383,12 +346,12 @@ impl SelfPlayKind for GeneralSelfPlay {
         }
     }
 
-    fn write(&self, out_dir: &ReplayFolder, game: &GeneralReplay) -> Result<(), StoreError> {
-        write_general_game(out_dir, game).map(drop)
+    fn write(&self, out_dir: &ReplayFolder) -> Result<(), StoreError> {
+        write_general_game(out_dir, self).map(drop)
     }
 
-    fn count(stats: &mut SelfPlayStats, replay: &GeneralReplay) {
-        let game = &replay.game;
+    fn count(&self, stats: &mut SelfPlayStats) {
+        let game = &self.game;
         stats.games += 1;
         stats.positions += game.positions.len() as u64;
         stats.training_positions +=
@@ -426,23 +389,23 @@ impl<R> Default for GameInProgress<R> {
     }
 }
 
-/// Plays self-play games of `kind` with `evaluator`, writing each finished
+/// Plays self-play games from `starts` with `evaluator`, writing each finished
 /// game into `out_dir`, until `quota` (shared by all workers: a game starts
 /// only if it can take one) is used up and every started game has
 /// finished, or `stop()` returns true (checked between rounds; unfinished
 /// games are then dropped). `on_game` runs after each game is on disk.
-pub fn play_games<K, E>(
-    kind: &K,
+pub fn play_games<R, E>(
+    starts: &RunStarts<R::Board>,
     evaluator: &E,
     settings: &WorkerSettings,
     out_dir: &ReplayFolder,
     quota: &AtomicU64,
     stop: &(dyn Fn() -> bool + Sync),
-    on_game: &(dyn Fn(&K::Game) + Sync),
+    on_game: &(dyn Fn(&R) + Sync),
 ) -> Result<SelfPlayStats, SelfPlayError>
 where
-    K: SelfPlayKind,
-    E: Evaluator<<K::Board as Board>::Searched> + ?Sized,
+    R: SelfPlayReplay,
+    E: Evaluator<<R::Board as Board>::Searched> + ?Sized,
 {
     let timed = TimedEvaluator::new(evaluator);
     let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
@@ -453,17 +416,17 @@ where
             })
             .is_ok()
     };
-    type Slot<K> = (
-        Search<<<K as SelfPlayKind>::Board as Board>::Searched>,
-        GameInProgress<<K as SelfPlayKind>::PositionRecord>,
+    type Slot<R> = (
+        Search<<<R as SelfPlayReplay>::Board as Board>::Searched>,
+        GameInProgress<<R as SelfPlayReplay>::PositionRecord>,
     );
     let mut driver = MultiGameDriver::new();
     // games[i] is the game of the driver's search i.
-    let mut games: Vec<GameInProgress<K::PositionRecord>> = Vec::new();
+    let mut games: Vec<GameInProgress<R::PositionRecord>> = Vec::new();
     let mut stats = SelfPlayStats::default();
-    let mut branches = BranchPool::<K::Board>::default();
+    let mut branches = BranchPool::<R::Board>::default();
     let new_game =
-        |rng: &mut ChaCha8Rng, branches: &BranchPool<K::Board>| -> Result<Slot<K>, SelfPlayError> {
+        |rng: &mut ChaCha8Rng, branches: &BranchPool<R::Board>| -> Result<Slot<R>, SelfPlayError> {
             // (No draw at all without branching: seeded games stay as they were.)
             let share = settings.selfplay.branch_share;
             let branched = (share > 0.0 && rng.random_bool(share))
@@ -471,7 +434,7 @@ where
                 .flatten();
             let position = match branched {
                 Some(position) => position,
-                None => kind.starts().draw(rng).map_err(SelfPlayError::Start)?,
+                None => starts.draw(rng).map_err(SelfPlayError::Start)?,
             };
             let search = Search::new(position.searched(), settings.search.clone(), rng.random())?;
             let game = GameInProgress {
@@ -496,10 +459,10 @@ where
         let mut retired = Vec::new();
         for (index, result) in results {
             stats.moves += 1;
-            let position = K::Board::of_searched(driver.search(index).root());
-            let conceded = record_move(kind, &mut games[index], &position, &result, settings);
+            let position = R::Board::of_searched(driver.search(index).root());
+            let conceded = record_move::<R>(&mut games[index], &position, &result, settings);
             driver.search_mut(index).advance(result.action)?;
-            let after = K::Board::of_searched(driver.search(index).root());
+            let after = R::Board::of_searched(driver.search(index).root());
             let ended = match conceded {
                 Some(winner) => Ended::Conceded(winner),
                 None if after.is_over() => Ended::Rules,
@@ -520,7 +483,7 @@ where
                     std::mem::take(&mut games[index])
                 }
             };
-            let game = kind.finish(
+            let game = R::finish(
                 FinishedGame {
                     positions: finished.positions,
                     ended,
@@ -528,17 +491,17 @@ where
                     would_concede_to: finished.would_concede_to,
                 },
                 &after,
+                &starts.rules,
                 settings.model_generation,
             );
             if settings.selfplay.branch_share > 0.0 {
-                branches.add(&mut rng, K::positions(&game), K::position_of);
+                branches.add(&mut rng, game.positions(), R::position_of);
             }
-            kind.write(out_dir, &game)
-                .map_err(|source| SelfPlayError::Write {
-                    dir: out_dir.describe(),
-                    cause: source,
-                })?;
-            K::count(&mut stats, &game);
+            game.write(out_dir).map_err(|source| SelfPlayError::Write {
+                dir: out_dir.describe(),
+                cause: source,
+            })?;
+            game.count(&mut stats);
             on_game(&game);
         }
         // The driver would keep searching a resigned game's position.
@@ -644,14 +607,13 @@ pub(crate) fn drop_retired<G: Game, T>(
 /// two sides, when one has): a side giving up alone would leave the others
 /// playing on, so the losers concede together, as a KataGo game of two
 /// ends when one resigns.
-fn record_move<K: SelfPlayKind>(
-    kind: &K,
-    game: &mut GameInProgress<K::PositionRecord>,
-    position: &K::Board,
+fn record_move<R: SelfPlayReplay>(
+    game: &mut GameInProgress<R::PositionRecord>,
+    position: &R::Board,
     result: &SearchResult,
     settings: &WorkerSettings,
 ) -> Option<usize> {
-    game.positions.push(kind.position_record(position, result));
+    game.positions.push(R::position_record(position, result));
     let threshold = settings.selfplay.resign_threshold?;
     let side = position.mover_side();
     let streak = &mut game.low_streak[side];
@@ -679,8 +641,8 @@ mod tests {
     use sumito_engine::{Layout, Rules};
     use sumito_mcts::UniformEvaluator;
 
-    fn two_player() -> TwoPlayerSelfPlay {
-        TwoPlayerSelfPlay::of(&RulesConfig {
+    fn two_player() -> RunStarts<Position> {
+        run_starts(&RulesConfig {
             max_plies: Some(24),
             layouts: vec!["standard".into()],
             ..RulesConfig::default()
@@ -717,7 +679,7 @@ mod tests {
             &folder,
             &quota,
             &|| false,
-            &|_| {},
+            &|_: &SelfPlayGame| {},
         )
         .unwrap();
         let keys = folder.list(&[EXTENSION]).unwrap();
@@ -734,7 +696,7 @@ mod tests {
 
     #[test]
     fn branching_starts_games_from_earlier_games_positions() {
-        let layout = Position::start(Layout::Standard, two_player().starts.rules);
+        let layout = Position::start(Layout::Standard, two_player().rules);
         // Without branching every game starts from the layout.
         assert!(
             starts("branch-off", &settings(0.0), 6)
@@ -774,7 +736,7 @@ mod tests {
                 policy: None,
             }],
         };
-        pool.add(&mut rng, &game.positions, TwoPlayerSelfPlay::position_of);
+        pool.add(&mut rng, &game.positions, SelfPlayGame::position_of);
         for _ in 0..20 {
             let branched = pool.start(&mut rng, 4).unwrap();
             assert!((1..=4).contains(&branched.ply()), "{branched}");
@@ -794,14 +756,12 @@ mod tests {
 
     /// The general game's self-play of a run config with `layouts` (TOML
     /// strings) and a move limit, as the run reads it.
-    fn general_rules(layouts: &str, max_plies: u32) -> GeneralSelfPlay {
+    fn general_rules(layouts: &str, max_plies: u32) -> RunStarts<GeneralPosition> {
         let text = format!(
             "[rules]\nlayouts = [{layouts}]\nmax_plies = {max_plies}\n[gating]\nmode = \"off\"\n[net.model]\nblocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\nvalue_hidden = 8\n"
         );
         let config = crate::config::Config::parse(&text, std::path::Path::new("run.toml")).unwrap();
-        GeneralSelfPlay {
-            starts: run_starts(&config.rules).unwrap(),
-        }
+        run_starts(&config.rules).unwrap()
     }
 
     fn worker_settings(
@@ -965,14 +925,13 @@ mod tests {
         for key in &files {
             let replay = decode_general_game(&replay_folder.read(key).unwrap().unwrap()).unwrap();
             assert_eq!(replay.model_generation, 7);
-            assert_eq!(replay.rules, general.starts.rules);
+            assert_eq!(replay.rules, general.rules);
             let first = replay.game.positions[0].position;
             assert!(
                 general
-                    .starts
                     .layouts
                     .iter()
-                    .any(|&layout| general.starts.start(layout).unwrap() == first)
+                    .any(|&layout| general.start(layout).unwrap() == first)
             );
             positions += replay.game.positions.len() as u64;
         }
@@ -1003,7 +962,7 @@ mod tests {
         // Three sides, and four players in two teams (two sides).
         for (layout, sides) in [("three-player", 3), ("four-player", 2)] {
             let general = general_rules(&format!("\"{layout}\""), 12);
-            let start = general.starts.start(general.starts.layouts[0]).unwrap();
+            let start = general.start(general.layouts[0]).unwrap();
             let dir = TempDir::new("variant-players");
             let out = ReplayFolder::local(dir.path()).unwrap();
             let evaluator = DirectEvaluator::new(general_net(), SymmetryMode::None);
@@ -1053,7 +1012,7 @@ mod tests {
         use crate::replay::general_format::decode_general_game;
 
         let general = general_rules("\"three-player\"", 20);
-        let layout = general.starts.start(general.starts.layouts[0]).unwrap();
+        let layout = general.start(general.layouts[0]).unwrap();
         let dir = TempDir::new("variant-branching");
         let folder = ReplayFolder::local(dir.path()).unwrap();
         let mut settings = worker_settings(2, 2, 0, 3);
@@ -1066,7 +1025,7 @@ mod tests {
             &folder,
             &AtomicU64::new(10),
             &|| false,
-            &|_| {},
+            &|_: &GeneralReplay| {},
         )
         .unwrap();
         let starts: Vec<GeneralPosition> = folder

@@ -11,7 +11,8 @@ use sumito_net::encoding::{encode_position, input_len};
 use sumito_net::{DirectEvaluator, PolicyValueNet, Precision, configure_threads};
 use sumito_pipeline::config::Config;
 use sumito_pipeline::replay::files::ReplayFolder;
-use sumito_pipeline::selfplay::{SelfPlayStats, TwoPlayerSelfPlay, WorkerSettings, play_games};
+use sumito_pipeline::replay::format::SelfPlayGame;
+use sumito_pipeline::selfplay::{SelfPlayStats, WorkerSettings, play_games, run_starts};
 
 const QUICK: &str = include_str!("../../../../configs/quick.toml");
 /// Rounds of (raw forward passes, then self-play); unfinished games count
@@ -76,7 +77,7 @@ pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
 
     // Raw forward passes and self-play take turns, so that both see the same
     // machine (the load of a shared machine drifts).
-    let kind = TwoPlayerSelfPlay::of(&config.rules)?;
+    let starts = run_starts::<Position>(&config.rules)?;
     let settings = WorkerSettings {
         selfplay: config.selfplay.clone(),
         search: config.mcts.clone(),
@@ -103,8 +104,8 @@ pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
             seed: round,
             ..settings.clone()
         };
-        let round_stats = play_games(
-            &kind,
+        let round_stats = play_games::<SelfPlayGame, _>(
+            &starts,
             &direct,
             &settings,
             &out_folder,
