@@ -321,6 +321,50 @@ fn an_exported_model_plays_hints_and_analyses() {
     assert!(text.contains("wrote models/tiny"), "{text}");
     assert!(text.contains("model tiny: 1 blocks x 8 channels"), "{text}");
     assert!(text.contains("model.pt"), "{text}");
+    // The weight it plays with, asked for at export; a weight outside [0, 1]
+    // is refused, naming it.
+    let weighted = sumito_in(
+        &scratch.0,
+        &[
+            "export",
+            "--run-dir",
+            "run",
+            "--out",
+            "models/weighted",
+            "--score-utility",
+            "0.75",
+        ],
+        "",
+        none,
+        &[],
+    );
+    assert!(weighted.status.success(), "{}", stderr(&weighted));
+    assert!(
+        stdout(&weighted).contains("score utility 0.75"),
+        "{}",
+        stdout(&weighted)
+    );
+    let refused = sumito_in(
+        &scratch.0,
+        &[
+            "export",
+            "--run-dir",
+            "run",
+            "--out",
+            "models/refused",
+            "--score-utility",
+            "2",
+        ],
+        "",
+        none,
+        &[],
+    );
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("2 is not a weight in [0, 1]"),
+        "{}",
+        stderr(&refused)
+    );
 
     // By name, found under ./models.
     let output = play_in(

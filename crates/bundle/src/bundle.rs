@@ -329,6 +329,9 @@ pub struct ExportRequest {
     pub force: bool,
     /// The source commit of the exporting program, if known.
     pub git_commit: Option<String>,
+    /// The score utility the bundle plays with, in place of the run's
+    /// `[selfplay] score_utility` (checked in [0, 1]).
+    pub score_utility: Option<f32>,
 }
 
 /// The run's recorded training time: `loop.json`'s `elapsed_seconds`,
@@ -518,7 +521,18 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
                 generations: newest,
                 hours: training_hours(&run),
             },
-            score_utility: play_score_utility(&config, &run.config_path())?,
+            score_utility: match request.score_utility {
+                Some(weight) if (0.0..=1.0).contains(&weight) => weight,
+                Some(weight) => {
+                    return Err(BundleError::Config {
+                        path: run.config_path(),
+                        problem: format!(
+                            "the score utility asked for, {weight}, is not a weight in [0, 1]"
+                        ),
+                    });
+                }
+                None => play_score_utility(&config, &run.config_path())?,
+            },
             elo: elo_rows(&run, generation)?,
             opponent_scores: opponent_scores(&run, generation)?,
             exported_at: utc_timestamp(),
@@ -1109,6 +1123,7 @@ pub(crate) mod tests {
             out: out.to_owned(),
             force: false,
             git_commit: Some("abc123".into()),
+            score_utility: None,
         }
     }
 
@@ -1272,6 +1287,20 @@ pub(crate) mod tests {
         assert_eq!(meta.score_utility, 0.5);
         let bundle = ModelBundle::open(&out).unwrap();
         assert_eq!(bundle.meta.score_utility, 0.5);
+        // Asked for at export, another weight replaces the run's.
+        let other = scratch.0.join("other");
+        let asked = ExportRequest {
+            score_utility: Some(0.75),
+            ..request(run.root(), &other)
+        };
+        assert_eq!(export_bundle(&asked).unwrap().score_utility, 0.75);
+        assert_eq!(ModelBundle::open(&other).unwrap().meta.score_utility, 0.75);
+        let refused = ExportRequest {
+            score_utility: Some(1.5),
+            ..request(run.root(), &scratch.0.join("refused"))
+        };
+        let err = export_bundle(&refused).unwrap_err().to_string();
+        assert!(err.contains("1.5") && err.contains("[0, 1]"), "{err}");
         assert!(
             bundle.summary().contains("score utility 0.5"),
             "{}",

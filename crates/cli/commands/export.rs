@@ -29,4 +29,18 @@ pub struct Args {
     /// Replace an existing bundle at --out.
     #[arg(long, requires = "run_dir")]
     pub force: bool,
+    /// With --run-dir: the weight of the predicted marble difference the
+    /// bundle plays with (its `score_utility`, in [0, 1]; `score=` in a
+    /// player spec still overrides it); default: the run's `[selfplay]
+    /// score_utility`.
+    #[arg(long, requires = "run_dir", value_parser = score_weight)]
+    pub score_utility: Option<f32>,
+}
+
+/// A weight in [0, 1].
+fn score_weight(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(weight) if (0.0..=1.0).contains(&weight) => Ok(weight),
+        _ => Err(format!("{text} is not a weight in [0, 1]")),
+    }
 }

@@ -62,6 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         out: args.out.clone(),
         force: args.force,
         git_commit: git_commit(),
+        score_utility: args.score_utility,
     };
     export_bundle(&request)
         .with_context(|| format!("exporting {run_dir} to {}", args.out.display()))?;
