@@ -13,6 +13,8 @@
 //!   [`play_out`]: one game between players, of either game.
 //! - [`ladder`]: one player against fixed opponents at fixed settings, as
 //!   Markdown and JSON.
+//! - [`arena_board`]: a game as matches see it ([`arena_board::ArenaBoard`]:
+//!   its classical players and its ladder).
 //! - [`record`]: [`record::GameRecord`], the record of a game of either
 //!   game, and [`record::AnyRecord`], a record of either game decided from
 //!   its rules and start; [`record_format`]: the one plain-text record
@@ -25,6 +27,7 @@
 //!   search of material proves), its generator, and players' solve rates.
 
 pub mod arena;
+pub mod arena_board;
 pub mod elo;
 pub mod eval;
 pub mod ladder;

@@ -49,3 +49,32 @@ impl MatchStart<GeneralPosition> {
         MatchStart::of_table(layout, table)
     }
 }
+
+/// The layouts `model` learned on (its table's `layouts`, empty if it
+/// names none); the error names the model and the layout.
+pub fn learned_layouts(model: &str, table: &RulesTable) -> Result<Vec<GeneralLayout>, String> {
+    table
+        .layouts
+        .iter()
+        .flatten()
+        .map(|name| {
+            GeneralLayout::from_name(name)
+                .map_err(|err| format!("{model}'s layout {name:?}: {err}"))
+        })
+        .collect()
+}
+
+/// The layouts `model` learned on under `table`, or the default one
+/// (Standard) where it names none (a two-player model's rules carry no
+/// layouts): where its games start when no layout is asked for.
+pub fn learned_or_default_layouts(
+    model: &str,
+    table: &RulesTable,
+) -> Result<Vec<GeneralLayout>, String> {
+    let learned = learned_layouts(model, table)?;
+    Ok(if learned.is_empty() {
+        vec![GeneralLayout::default()]
+    } else {
+        learned
+    })
+}

@@ -1,5 +1,5 @@
 //! Not a subcommand: a game as the commands see it (`CommandBoard`: its
-//! players, its ladder, its board in the terminal; the game itself is
+//! players, its board in the terminal; the game itself is
 //! chosen once at the top, `sumito_game::GameKind::of`, and named by
 //! `sumito_game::with_board!`); a `--fen` position of any game; the player
 //! kinds of each game; and the one resolution of a game's rules against the
@@ -7,12 +7,10 @@
 
 use anyhow::{Context, bail};
 use sumito_arena::arena::MatchStart;
-use sumito_arena::ladder::{
-    DEFAULT_OPPONENTS, GENERAL_OPPONENTS, LADDER_MAX_PLIES, Ladder, LadderConfig,
-};
-use sumito_arena::levels::LEVEL_OPPONENTS;
+use sumito_arena::arena_board::ArenaBoard;
+use sumito_arena::ladder::LADDER_MAX_PLIES;
+use sumito_arena::match_start::learned_or_default_layouts;
 use sumito_arena::player::{Entrant, PlayerRegistry};
-use sumito_arena::players::general::general_registry;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Layout, Position, quote_position_text};
@@ -41,27 +39,20 @@ pub struct PlayerKinds {
 /// The classical players of both games, and nothing else.
 pub const CLASSICAL_PLAYERS: PlayerKinds = PlayerKinds {
     general_models: |_| Ok(Vec::new()),
-    two_player: || Ok(PlayerRegistry::builtin()),
-    general: || Ok(general_registry()),
+    two_player: || Ok(Position::classical_players()),
+    general: || Ok(GeneralPosition::classical_players()),
 };
 
 /// The kinds of player that are networks: `sumito-torch` registers them
 /// (`network/arena.rs`), and a command with one of them runs there.
 pub const NETWORK_PLAYER_KINDS: [&str; 2] = ["net", "bundle"];
 
-/// A game as the commands see it: its players, and the rules a model of it
-/// learned as a `[rules]` table, so that one resolution serves both games.
-pub trait CommandBoard: Board {
+/// A game as the commands see it: its players among the kinds a binary
+/// knows (its classical players and ladder are its
+/// [`ArenaBoard`]'s), and its board in the terminal.
+pub trait CommandBoard: ArenaBoard {
     /// The players of this game among `kinds`.
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Self>>;
-
-    /// The default opponents of `sumito ladder`, weakest first (`levels`:
-    /// of a levels ladder).
-    fn ladder_opponents(levels: bool) -> &'static [&'static str];
-
-    /// The ladder `player` climbs with `config`'s games (rounded as the game
-    /// needs).
-    fn ladder(player: &Entrant<Self>, config: &LadderConfig) -> anyhow::Result<Ladder<Self>>;
 
     /// The board as `sumito play` draws it ([`sumito_play::drawing`]).
     const DRAW: DrawBoard<Self>;
@@ -73,20 +64,6 @@ impl CommandBoard for Position {
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Position>> {
         (kinds.two_player)()
     }
-
-    fn ladder_opponents(levels: bool) -> &'static [&'static str] {
-        if levels {
-            &LEVEL_OPPONENTS
-        } else {
-            &DEFAULT_OPPONENTS
-        }
-    }
-
-    /// The two-player ladder: its fixed openings and rules, so that its
-    /// tables compare.
-    fn ladder(player: &Entrant, config: &LadderConfig) -> anyhow::Result<Ladder<Position>> {
-        Ladder::of_player(player, config).map_err(anyhow::Error::msg)
-    }
 }
 
 impl CommandBoard for GeneralPosition {
@@ -94,27 +71,6 @@ impl CommandBoard for GeneralPosition {
 
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<GeneralPosition>> {
         (kinds.general)()
-    }
-
-    fn ladder_opponents(_: bool) -> &'static [&'static str] {
-        &GENERAL_OPPONENTS
-    }
-
-    /// The ladder of a model of the general game: under the rules it
-    /// learned, on every layout it learned, its games rounded up to whole
-    /// rotations of the sides ([`Ladder::general`]).
-    fn ladder(
-        player: &Entrant<GeneralPosition>,
-        config: &LadderConfig,
-    ) -> anyhow::Result<Ladder<GeneralPosition>> {
-        let Some(table) = &player.trained_rules else {
-            bail!(
-                "{}: the ladder of the general game is that of a model of it, whose rules it plays under",
-                player.name
-            );
-        };
-        let layouts = learned_or_default_layouts(&player.name, table)?;
-        Ladder::general(table, &layouts, config).map_err(anyhow::Error::msg)
     }
 }
 
@@ -267,35 +223,14 @@ pub fn model_rules(
 /// The layouts `model` learned on (its table's `layouts`, empty if it
 /// names none).
 pub fn learned_layouts(model: &str, table: &RulesTable) -> anyhow::Result<Vec<GeneralLayout>> {
-    table
-        .layouts
-        .iter()
-        .flatten()
-        .map(|name| {
-            GeneralLayout::from_name(name).with_context(|| format!("{model}'s layout {name:?}"))
-        })
-        .collect()
-}
-
-/// The layouts `model` learned on under `table`, or the default one
-/// (Standard) where it names none (a two-player model's rules carry no
-/// layouts): where its games start when no layout is asked for.
-pub fn learned_or_default_layouts(
-    model: &str,
-    table: &RulesTable,
-) -> anyhow::Result<Vec<GeneralLayout>> {
-    let learned = learned_layouts(model, table)?;
-    Ok(if learned.is_empty() {
-        vec![GeneralLayout::default()]
-    } else {
-        learned
-    })
+    sumito_arena::match_start::learned_layouts(model, table).map_err(anyhow::Error::msg)
 }
 
 /// The first layout `model` learned on under `table`, Standard if it
 /// names none.
 pub fn first_layout(model: &str, table: &RulesTable) -> anyhow::Result<GeneralLayout> {
-    Ok(learned_or_default_layouts(model, table)?[0])
+    let layouts = learned_or_default_layouts(model, table).map_err(anyhow::Error::msg)?;
+    Ok(layouts[0])
 }
 
 /// The start position of `layout` under `table`.
@@ -331,11 +266,14 @@ mod tests {
         };
         let two = prepare_players(&PlayerRegistry::builtin(), &specs).unwrap();
         assert_eq!(names(two), ["random", "random#2", "greedy", "random#3"]);
-        let general = prepare_players(&general_registry(), &specs).unwrap();
+        let general = prepare_players(&GeneralPosition::classical_players(), &specs).unwrap();
         let general: Vec<String> = general.into_iter().map(|e| e.name).collect();
         assert_eq!(general, ["random", "random#2", "greedy", "random#3"]);
-        let err =
-            prepare_players(&general_registry(), &["alphabeta:depht=3".to_owned()]).unwrap_err();
+        let err = prepare_players(
+            &GeneralPosition::classical_players(),
+            &["alphabeta:depht=3".to_owned()],
+        )
+        .unwrap_err();
         assert!(format!("{err:#}").contains("depht"), "{err:#}");
     }
 

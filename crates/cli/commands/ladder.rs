@@ -216,7 +216,7 @@ fn climb<B: CommandBoard>(
         record_dir: Some(out.join("records")),
         time_per_move: args.time_per_move.map(|time| time.as_secs_f64()),
     };
-    let ladder = B::ladder(player_entrant, &config)?;
+    let ladder = B::ladder(player_entrant, &config).map_err(anyhow::Error::msg)?;
     if ladder.games != args.games {
         println!(
             "{} games per opponent rather than {}: a multiple of the {} sides on each of the {} layouts, so that every seat is played equally often",
@@ -306,6 +306,7 @@ pub fn run(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::commands::command_board::CLASSICAL_PLAYERS;
+    use sumito_arena::arena_board::ArenaBoard;
     use sumito_arena::ladder::DEFAULT_OPPONENTS;
     use sumito_engine::Position;
 

@@ -25,6 +25,7 @@ use sumito_mcts::SearchConfig;
 use sumito_net::NetConfig;
 
 use crate::starts::RunStarts;
+use sumito_arena::arena_board::ArenaBoard;
 
 /// Why a configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -537,11 +538,6 @@ impl Config {
                     "the general game's network has no marble-difference head: leave it out".into(),
                 );
             }
-            for (index, spec) in self.evaluation.opponents.iter().enumerate() {
-                if let Err(err) = sumito_arena::players::general::seat_player(spec, 0) {
-                    return invalid(&format!("evaluation.opponents[{index}]"), err.to_string());
-                }
-            }
         }
 
         let selfplay = &self.selfplay;
@@ -767,11 +763,13 @@ impl Config {
             );
         }
         for (index, spec) in evaluation.opponents.iter().enumerate() {
-            if general.is_some() {
-                break; // checked above as players of the general game
-            }
-            if let Err(err) = crate::opponents::check_opponent(spec) {
-                return invalid(&format!("evaluation.opponents[{index}]"), err);
+            // One of the game's classical players.
+            let prepared = with_board!(
+                self.rules.kind(),
+                B => B::classical_players().prepare_str(spec).map(drop)
+            );
+            if let Err(err) = prepared {
+                return invalid(&format!("evaluation.opponents[{index}]"), err.to_string());
             }
         }
 

@@ -1,9 +1,9 @@
 //! The evaluator role, for both games: each new candidate plays the best
 //! model (gating, unless off) and the fixed opponents (rating); the record is
 //! written, the candidate promoted or not, and the Elo table refitted over
-//! every evaluation game of the run. Written once for every game: what
-//! differs (the starts, the classical players) is the game's
-//! [`RunBoard`]'s.
+//! every evaluation game of the run. Written once for every game: its
+//! fixed opponents are the game's classical players
+//! ([`sumito_arena::arena_board::ArenaBoard`]).
 //!
 //! * **Gating** (`gating.mode`): the candidate takes one side and the best
 //!   model every other side, each opening played once with the candidate on
@@ -377,7 +377,9 @@ pub fn evaluate_candidate<B: RunBoard>(
     let first_opponent = contestants.len();
     for spec in &config.evaluation.opponents {
         contestants.push(Contestant::Fixed(
-            B::fixed_player(spec).map_err(PipelineError::Evaluation)?,
+            B::classical_players()
+                .prepare_str(spec)
+                .map_err(|err| PipelineError::Evaluation(err.to_string()))?,
         ));
     }
     let names: Vec<String> = contestants.iter().map(|c| c.name().to_owned()).collect();

@@ -11,7 +11,6 @@ pub mod evaluation;
 pub mod fsutil;
 pub mod matches;
 pub mod models;
-pub mod opponents;
 pub mod players;
 pub mod ratings;
 pub mod replay;
