@@ -399,15 +399,20 @@ fn play_score_utility(config_text: &str, config_path: &Path) -> Result<f32, Bund
     else {
         return Ok(0.0);
     };
-    match value
+    value
         .as_float()
         .or_else(|| value.as_integer().map(|n| n as f64))
-    {
-        Some(weight) if (0.0..=1.0).contains(&weight) => Ok(weight as f32),
-        _ => Err(invalid(format!(
-            "selfplay.score_utility is {value}, must be a weight in [0, 1]"
-        ))),
-    }
+        .and_then(play_weight)
+        .ok_or_else(|| {
+            invalid(format!(
+                "selfplay.score_utility is {value}, must be a weight in [0, 1]"
+            ))
+        })
+}
+
+/// `weight` as a bundle plays with it, if it is a weight in [0, 1].
+fn play_weight(weight: f64) -> Option<f32> {
+    (0.0..=1.0).contains(&weight).then_some(weight as f32)
 }
 
 /// The `[rules]` table of the run's configuration, for a network of the
@@ -522,14 +527,13 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
                 hours: training_hours(&run),
             },
             score_utility: match request.score_utility {
-                Some(weight) if (0.0..=1.0).contains(&weight) => weight,
                 Some(weight) => {
-                    return Err(BundleError::Config {
+                    play_weight(f64::from(weight)).ok_or_else(|| BundleError::Config {
                         path: run.config_path(),
                         problem: format!(
                             "the score utility asked for, {weight}, is not a weight in [0, 1]"
                         ),
-                    });
+                    })?
                 }
                 None => play_score_utility(&config, &run.config_path())?,
             },

@@ -728,7 +728,7 @@ impl Config {
         }
         if !evaluation.openings.is_empty() {
             let table = self.rules.table();
-            let seats = |names: &[String]| with_board!(self.rules.kind(), B => RunStarts::<B>::of(&table, names).map(|starts| starts.seats));
+            let seats = |names: &[String]| with_board!(self.rules.kind(), B => RunStarts::<B>::of(&table, names).map(|starts| starts.seats()));
             let run_seats = seats(&self.rules.layouts).ok();
             match seats(self.evaluation_layouts()) {
                 Err(problem) => return invalid("evaluation.openings", problem),

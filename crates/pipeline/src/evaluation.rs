@@ -211,20 +211,13 @@ fn evaluation_game<B: Board>(game: &MatchGame<B>, names: &[String]) -> Evaluatio
 /// The starts of the evaluation games of the run `config` describes,
 /// taken in turn: [`Config::evaluation_layouts`], each named.
 fn evaluation_starts<B: Board>(config: &Config) -> Result<Vec<NamedStart<B>>> {
-    let invalid =
-        |problem: String| PipelineError::Evaluation(format!("evaluation.openings: {problem}"));
-    let starts =
-        RunStarts::<B>::of(&config.rules.table(), config.evaluation_layouts()).map_err(invalid)?;
-    starts
-        .layouts
-        .iter()
-        .map(|&layout| {
-            Ok(NamedStart {
-                name: B::general_layout(layout).name().to_string(),
-                position: starts.start(layout).map_err(invalid)?,
-            })
-        })
-        .collect()
+    let starts = RunStarts::<B>::of(&config.rules.table(), config.evaluation_layouts())
+        .map_err(|problem| PipelineError::Evaluation(format!("evaluation.openings: {problem}")))?;
+    Ok(starts
+        .starts
+        .into_iter()
+        .map(|(name, position)| NamedStart { name, position })
+        .collect())
 }
 
 /// Said after the verdict in the run's log: the game, unless it is the

@@ -39,8 +39,6 @@ pub enum SelfPlayError {
         dir: String,
         cause: sumito_store::StoreError,
     },
-    #[error("cannot set up a start position: {0}")]
-    Start(String),
 }
 
 /// Counters of finished self-play games.
@@ -434,7 +432,7 @@ where
                 .flatten();
             let position = match branched {
                 Some(position) => position,
-                None => starts.draw(rng).map_err(SelfPlayError::Start)?,
+                None => starts.draw(rng),
             };
             let search = Search::new(position.searched(), settings.search.clone(), rng.random())?;
             let game = GameInProgress {
@@ -927,12 +925,7 @@ mod tests {
             assert_eq!(replay.model_generation, 7);
             assert_eq!(replay.rules, general.rules);
             let first = replay.game.positions[0].position;
-            assert!(
-                general
-                    .layouts
-                    .iter()
-                    .any(|&layout| general.start(layout).unwrap() == first)
-            );
+            assert!(general.starts.iter().any(|(_, start)| *start == first));
             positions += replay.game.positions.len() as u64;
         }
         assert_eq!(stats.positions, positions);
@@ -962,7 +955,7 @@ mod tests {
         // Three sides, and four players in two teams (two sides).
         for (layout, sides) in [("three-player", 3), ("four-player", 2)] {
             let general = general_rules(&format!("\"{layout}\""), 12);
-            let start = general.start(general.layouts[0]).unwrap();
+            let start = general.starts[0].1;
             let dir = TempDir::new("variant-players");
             let out = ReplayFolder::local(dir.path()).unwrap();
             let evaluator = DirectEvaluator::new(general_net(), SymmetryMode::None);
@@ -1012,7 +1005,7 @@ mod tests {
         use crate::replay::general_format::decode_general_game;
 
         let general = general_rules("\"three-player\"", 20);
-        let layout = general.start(general.layouts[0]).unwrap();
+        let layout = general.starts[0].1;
         let dir = TempDir::new("variant-branching");
         let folder = ReplayFolder::local(dir.path()).unwrap();
         let mut settings = worker_settings(2, 2, 0, 3);

@@ -9,15 +9,13 @@ use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::Board;
 
-/// The rules and start layouts of a run's games in game `B`.
+/// The rules and start positions of a run's games in game `B`.
 #[derive(Debug, Clone)]
 pub struct RunStarts<B: Board> {
     /// The rules every game is played under.
     pub rules: B::Rules,
-    /// The start layouts, each known to start a game of `seats` seats.
-    pub layouts: Vec<B::Layout>,
-    /// The seats of every start.
-    pub seats: usize,
+    /// Each layout's name and first position, made once; all seat alike.
+    pub starts: Vec<(String, B)>,
 }
 
 impl<B: Board> RunStarts<B> {
@@ -26,41 +24,37 @@ impl<B: Board> RunStarts<B> {
     /// number of players than the first.
     pub fn of(table: &RulesTable, names: &[String]) -> Result<RunStarts<B>, String> {
         let rules = B::rules_of_table(table)?;
-        let mut layouts = Vec::with_capacity(names.len());
-        let mut seats = None;
+        let mut starts: Vec<(String, B)> = Vec::with_capacity(names.len());
         for name in names {
             let general = GeneralLayout::from_name(name).map_err(|err| err.to_string())?;
             let layout = B::layout_of_general(general)?;
             let start =
                 B::first_position(layout, &rules).map_err(|err| format!("{name}: {err}"))?;
-            match seats {
-                Some(seats) if seats != start.seats() => {
-                    return Err(format!(
-                        "{name} seats {} players, but {} seats {seats}: the games of a run seat alike",
-                        start.seats(),
-                        names[0]
-                    ));
-                }
-                _ => seats = Some(start.seats()),
+            if let Some((first, other)) = starts.first()
+                && other.seats() != start.seats()
+            {
+                return Err(format!(
+                    "{name} seats {} players, but {first} seats {}: the games of a run seat alike",
+                    start.seats(),
+                    other.seats()
+                ));
             }
-            layouts.push(layout);
+            starts.push((general.name().to_string(), start));
         }
-        let seats = seats.ok_or_else(|| "names no layout".to_owned())?;
-        Ok(RunStarts {
-            rules,
-            layouts,
-            seats,
-        })
+        if starts.is_empty() {
+            return Err("names no layout".to_owned());
+        }
+        Ok(RunStarts { rules, starts })
     }
 
-    /// The first position of `layout` (one of [`RunStarts::layouts`]).
-    pub fn start(&self, layout: B::Layout) -> Result<B, String> {
-        B::first_position(layout, &self.rules)
+    /// The seats of every start.
+    pub fn seats(&self) -> usize {
+        self.starts[0].1.seats()
     }
 
     /// The start of a layout drawn uniformly with `rng`.
-    pub fn draw(&self, rng: &mut ChaCha8Rng) -> Result<B, String> {
-        self.start(self.layouts[rng.random_range(0..self.layouts.len())])
+    pub fn draw(&self, rng: &mut ChaCha8Rng) -> B {
+        self.starts[rng.random_range(0..self.starts.len())].1
     }
 }
 
@@ -80,12 +74,13 @@ mod tests {
         let table = RulesTable::default();
         let two =
             RunStarts::<Position>::of(&table, &names(&["standard", "belgian-daisy"])).unwrap();
-        assert_eq!((two.layouts.len(), two.seats), (2, 2));
+        assert_eq!((two.starts.len(), two.seats()), (2, 2));
+        assert_eq!(two.starts[1].0, "belgian-daisy");
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        assert_eq!(two.draw(&mut rng).unwrap().ply(), 0);
+        assert_eq!(two.draw(&mut rng).ply(), 0);
         let three = RunStarts::<GeneralPosition>::of(&table, &names(&["three-player"])).unwrap();
-        assert_eq!(three.seats, 3);
-        assert_eq!(three.draw(&mut rng).unwrap().sides(), 3);
+        assert_eq!(three.seats(), 3);
+        assert_eq!(three.draw(&mut rng).sides(), 3);
     }
 
     #[test]
