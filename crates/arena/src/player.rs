@@ -10,9 +10,9 @@
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use sumito_engine::Position;
+use sumito_engine::{Move, Position};
 use sumito_game::Board;
 use thiserror::Error;
 
@@ -70,9 +70,47 @@ pub enum PlayerError {
     Failed(#[from] Box<dyn std::error::Error + Send + Sync>),
 }
 
+/// Win, draw and loss probabilities for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WinProbability {
+    pub win: f32,
+    pub draw: f32,
+    pub loss: f32,
+}
+
+/// A player's answer for one position (a move `M` of its game), with what
+/// it can say of it: what the terminal shows and the browser's seats use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Thought<M = Move> {
+    pub mv: M,
+    /// The outlook of the side to move, from players that estimate it.
+    pub outlook: Option<WinProbability>,
+    /// The expected line of play, starting with `mv` (may be just `mv`).
+    pub principal_variation: Vec<M>,
+    /// How much it searched, e.g. "800 simulations"; empty if nothing to say.
+    pub effort: String,
+    pub elapsed: Duration,
+}
+
+impl<M: Copy> Thought<M> {
+    /// A move and nothing else said of it, found in `elapsed`.
+    pub fn bare(mv: M, elapsed: Duration) -> Thought<M> {
+        Thought {
+            mv,
+            outlook: None,
+            principal_variation: vec![mv],
+            effort: String::new(),
+            elapsed,
+        }
+    }
+}
+
 /// A player: given a position of the game of the board `B` (the two-player
-/// game by default) and what it may spend, a legal move. The general
-/// game's players (`crate::players::general`) are `Player<GeneralPosition>`.
+/// game by default) and what it may spend, a legal move. The one interface
+/// through which every move is chosen: in matches, the ladder and the
+/// runs' evaluation, at the terminal, and at the browser's seats. The
+/// general game's players (`crate::players::general`) are
+/// `Player<GeneralPosition>`.
 pub trait Player<B: Board = Position>: Send {
     /// A short label for tables and records (normally the spec).
     fn name(&self) -> String;
@@ -80,6 +118,19 @@ pub trait Player<B: Board = Position>: Send {
     /// A legal move in `position`, which is not over. The game's rules
     /// (marbles to win, move limit) are part of the position.
     fn choose_move(&mut self, position: &B, limit: &SearchLimit) -> Result<B::Move, PlayerError>;
+
+    /// [`Player::choose_move`] with what the player can say of it (its
+    /// outlook, its expected line): what the terminal shows and hints
+    /// with. Players that estimate nothing give the move alone.
+    fn think(
+        &mut self,
+        position: &B,
+        limit: &SearchLimit,
+    ) -> Result<Thought<B::Move>, PlayerError> {
+        let start = Instant::now();
+        let mv = self.choose_move(position, limit)?;
+        Ok(Thought::bare(mv, start.elapsed()))
+    }
 
     /// Called before the first move of each game, so that state kept from a
     /// previous game (search trees, tables) can be dropped.
@@ -93,6 +144,37 @@ pub trait Player<B: Board = Position>: Send {
     /// once with the best move found so far (a server's page closed). Players
     /// that do not search answer at once anyway and ignore it.
     fn set_stop(&mut self, _stop: Arc<AtomicBool>) {}
+}
+
+/// A player borrowed for a game (its owner keeps it afterwards).
+impl<B: Board, P: Player<B> + ?Sized> Player<B> for &mut P {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+
+    fn choose_move(&mut self, position: &B, limit: &SearchLimit) -> Result<B::Move, PlayerError> {
+        (**self).choose_move(position, limit)
+    }
+
+    fn think(
+        &mut self,
+        position: &B,
+        limit: &SearchLimit,
+    ) -> Result<Thought<B::Move>, PlayerError> {
+        (**self).think(position, limit)
+    }
+
+    fn new_game(&mut self) {
+        (**self).new_game();
+    }
+
+    fn observe_move(&mut self, before: &B, mv: B::Move) {
+        (**self).observe_move(before, mv);
+    }
+
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        (**self).set_stop(stop);
+    }
 }
 
 /// A prepared player spec of the game of the board `B`: what a match needs
@@ -297,6 +379,30 @@ mod tests {
                 .copied()
                 .ok_or(PlayerError::NoLegalMove)
         }
+    }
+
+    #[test]
+    fn a_player_that_estimates_nothing_thinks_of_its_move_alone() {
+        let entrant = PlayerRegistry::builtin()
+            .prepare_str("alphabeta:depth=2")
+            .unwrap();
+        let mut player = entrant.build(7);
+        let start = Position::start(sumito_engine::Layout::Standard, Default::default());
+        let thought = player
+            .think(&start, &SearchLimit::time(Duration::from_secs(30)))
+            .unwrap();
+        assert!(start.is_legal(thought.mv));
+        assert_eq!(thought.principal_variation, vec![thought.mv]);
+        assert!(thought.outlook.is_none());
+        assert!(thought.effort.is_empty());
+        // Borrowed, it is the same player.
+        let mut first = FirstMove;
+        let mut borrowed: Box<dyn Player + '_> = Box::new(&mut first);
+        assert_eq!(borrowed.name(), "first");
+        assert_eq!(
+            borrowed.think(&start, &SearchLimit::default()).unwrap().mv,
+            start.legal_moves()[0]
+        );
     }
 
     struct FirstMoveFactory;

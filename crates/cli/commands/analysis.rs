@@ -34,9 +34,9 @@ use std::time::Duration;
 
 use clap::Args as ClapArgs;
 use serde_json::{Value, json};
+use sumito_arena::player::Player;
 use sumito_game::Board;
 use sumito_play::network::{Analysis, NetworkSearch, SearchBudget};
-use sumito_play::opponent::Opponent;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {

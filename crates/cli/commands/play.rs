@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
-use sumito_arena::player::Entrant;
+use sumito_arena::player::{Entrant, Player};
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::Level;
@@ -18,9 +18,8 @@ use sumito_game::{GameKind, with_board};
 use sumito_play::board_text::BoardStyle;
 use sumito_play::clock::TimeControl;
 use sumito_play::network::SearchBudget;
-use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::record::{GameRecord, Start};
-use sumito_play::session::{SeatControl, SessionConfig, run_session};
+use sumito_play::session::{SeatControl, SeatedPlayer, SessionConfig, run_session};
 
 use super::command_board::{
     CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, RuleFlags, match_start, model_rules,
@@ -217,7 +216,7 @@ pub fn run_classical(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
 }
 
 /// Makes the search of a model for one seat (its seed).
-pub type ModelSeatMaker<'a, B> = dyn Fn(u64) -> anyhow::Result<Box<dyn Opponent<B>>> + 'a;
+pub type ModelSeatMaker<'a, B> = dyn Fn(u64) -> anyhow::Result<Box<dyn Player<B>>> + 'a;
 
 /// A model as `sumito play` seats it: how records name its seats, the
 /// rules it was trained under, and its search.
@@ -340,7 +339,9 @@ pub fn run_game<B: CommandBoard>(
             match model {
                 // The model's seats: its own search (budget, device, threads).
                 Some(model) if *spec == model.spec => (model.make)(seed)
-                    .map(SeatControl::Engine)
+                    .map(|player| {
+                        SeatControl::Engine(SeatedPlayer::searching(model.label.clone(), player))
+                    })
                     .with_context(|| format!("seating {}", model.label)),
                 _ => {
                     let entrant = engines
@@ -405,11 +406,11 @@ fn seat_control<B: CommandBoard>(
     if let Some(cap) = time_per_move {
         limit.time = Some(limit.time.map_or(cap, |own| own.min(cap)));
     }
-    Ok(SeatControl::Engine(Box::new(ClassicalOpponent::of_player(
+    Ok(SeatControl::Engine(SeatedPlayer::new(
         entrant.name.clone(),
         entrant.build(seed),
         limit,
-    ))))
+    )))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::Context;
+use sumito_arena::player::Player;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::command_board::CommandBoard;
 use sumito_cli::commands::play::{Args, Model, run_classical, run_game};
@@ -11,8 +12,7 @@ use sumito_game::Level;
 use sumito_game::with_board;
 use sumito_net::NetBoard;
 use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
-use sumito_play::network::{NetworkSearch, SearchBudget};
-use sumito_play::opponent::Opponent;
+use sumito_play::network::SearchBudget;
 
 use super::arena::NETWORK_PLAYERS;
 
@@ -68,7 +68,6 @@ fn level_label(model: &str, level: Level) -> String {
 fn run_model<B>(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()>
 where
     B: NetBoard + CommandBoard,
-    NetworkSearch<B>: Opponent<B>,
 {
     let table = B::rules_table(&bundle.trained_rules::<B>()?);
     let budget = args.model_budget();
@@ -83,7 +82,7 @@ where
         None => format!("{} ({effort})", bundle.meta.name),
     };
     let threads = args.threads.unwrap_or(1);
-    let make = |seed: u64| -> anyhow::Result<Box<dyn Opponent<B>>> {
+    let make = |seed: u64| -> anyhow::Result<Box<dyn Player<B>>> {
         let mut search = bundle
             .search::<B>(budget, seed, device, threads)?
             .named(label.clone());

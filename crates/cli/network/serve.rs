@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
+use sumito_arena::player::Player;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::serve::{Args, run as run_classical};
 use sumito_engine::general::GeneralPosition;
@@ -16,7 +17,6 @@ use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
 use sumito_play::analysis::analyse_game;
 use sumito_play::network::{NetworkSearch, SearchBudget};
-use sumito_play::opponent::Opponent;
 use sumito_play::review::{Review, review};
 use sumito_serve::session::{PageAnalysis, ReviewTarget, SeatEngine, page_analysis};
 use sumito_serve::{Engines, ModelGame, Models, serve_blocking};
@@ -53,10 +53,10 @@ impl Engines for ModelEngines {
         seed: u64,
     ) -> Result<SeatEngine, String> {
         Ok(
-            with_board!(self.game.kind(), B => SeatEngine::of::<B>(Box::new(at_level(
+            with_board!(self.game.kind(), B => SeatEngine::searching::<B>(at_level(
                 self.search::<B>(budget, seed),
                 level
-            )))),
+            ))),
         )
     }
 

@@ -13,7 +13,6 @@ pub mod drawing;
 pub mod general_view;
 pub mod motion;
 pub mod network;
-pub mod opponent;
 pub mod review;
 pub mod session;
 pub mod svg;

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::player::PlayerError;
+use sumito_arena::player::{
+    Player, PlayerError, SearchLimit, Thought, WinProbability, tighter_time,
+};
 use sumito_engine::{Move, Position};
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
 use sumito_game::{Board, GameHistory, Level, LevelPlay, choose_move};
@@ -19,9 +21,6 @@ use sumito_mcts::{
     Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, StoppableEvaluator,
     TimePlanner, Wdl, search_within,
 };
-
-use crate::opponent::{Opponent, Thought, WinProbability, debug_opponent};
-use sumito_arena::player::tighter_time;
 
 /// How long the search thinks about a move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,7 +178,7 @@ pub struct NetworkSearch<B: Board = Position> {
     /// cycles unless ahead (`sumito_game::repetition`).
     history: GameHistory,
     /// Once set, a search in progress ends at its next batch
-    /// ([`Opponent::set_stop`]).
+    /// ([`Player::set_stop`]).
     stop: Arc<AtomicBool>,
     /// Its strength level, which may depart from the search's move;
     /// `None`: full strength at its budget.
@@ -188,7 +187,10 @@ pub struct NetworkSearch<B: Board = Position> {
 
 impl<B: Board> fmt::Debug for NetworkSearch<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        debug_opponent(f, "NetworkSearch", &self.name, ("budget", &self.budget))
+        f.debug_struct("NetworkSearch")
+            .field("name", &self.name)
+            .field("budget", &self.budget)
+            .finish_non_exhaustive()
     }
 }
 
@@ -338,19 +340,25 @@ impl<B: Board> NetworkSearch<B> {
     }
 }
 
-impl<B: Board> Opponent<B> for NetworkSearch<B> {
+impl<B: Board> Player<B> for NetworkSearch<B> {
     fn name(&self) -> String {
         self.name.clone()
     }
 
+    fn choose_move(&mut self, position: &B, limit: &SearchLimit) -> Result<B::Move, PlayerError> {
+        self.think(position, limit).map(|thought| thought.mv)
+    }
+
+    /// Searches within its budget, and within the limit's time if given
+    /// (the clock's share, the page's cap).
     fn think(
         &mut self,
         position: &B,
-        cap: Option<Duration>,
+        limit: &SearchLimit,
     ) -> Result<Thought<B::Move>, PlayerError> {
         self.history.record(position);
         let (analysis, result) = self
-            .search_position(position, cap)
+            .search_position(position, limit.time)
             .map_err(|err| PlayerError::Failed(Box::new(err)))?;
         let history = Some(&self.history);
         let mv = match &mut self.level {
@@ -502,7 +510,7 @@ mod tests {
     fn the_tree_is_kept_along_the_game_and_dropped_otherwise() {
         let start = Position::start(Layout::Standard, Rules::default());
         let mut search = uniform(SearchBudget::Simulations(200));
-        let first = search.think(&start, None).unwrap();
+        let first = search.think(&start, &SearchLimit::default()).unwrap();
         search.observe_move(&start, first.mv);
         let after = start.play(first.mv);
         let reply = search.analyse(&after, None).unwrap();
@@ -517,7 +525,7 @@ mod tests {
         search.observe_move(&start, first.mv);
         let fresh = search.analyse(&after, None).unwrap();
         assert_eq!(fresh.visits, fresh.simulations);
-        let thought = search.think(&after, None).unwrap();
+        let thought = search.think(&after, &SearchLimit::default()).unwrap();
         assert!(thought.outlook.is_some());
         assert_eq!(thought.effort, "200 simulations");
     }

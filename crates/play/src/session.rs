@@ -1,4 +1,4 @@
-//! A game at a terminal: people and engines ([`Opponent`]s) at the seats of
+//! A game at a terminal: people and engines ([`SeatedPlayer`]s) at the seats of
 //! either game (the two-player game, or the general game of variants and 3
 //! to 6 players), written once over [`Board`]: a session is given its game's drawing
 //! ([`SessionConfig::draw`]).
@@ -27,13 +27,12 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::time::Instant;
 
-use sumito_arena::player::PlayerError;
+use sumito_arena::player::{Entrant, Player, PlayerError, SearchLimit, Thought, tighter_time};
 use sumito_game::Board;
 
 use crate::board_text::BoardStyle;
 use crate::clock::{Clocks, TimeControl};
 use crate::drawing::{DrawBoard, SeatNotes};
-use crate::opponent::{Opponent, Thought};
 use sumito_arena::record::GameRecord;
 
 /// The commands a person can type instead of a move.
@@ -58,7 +57,64 @@ pub enum SeatControl<'a, B: Board> {
     /// names: "you").
     People(Vec<String>),
     /// An engine.
-    Engine(Box<dyn Opponent<B> + 'a>),
+    Engine(SeatedPlayer<'a, B>),
+}
+
+/// A player at a seat: the player, how the board and records name it (its
+/// spec, or a model's name), and its own limit a move, which a clock's
+/// share, if tighter, overrides.
+pub struct SeatedPlayer<'a, B: Board> {
+    pub name: String,
+    pub player: Box<dyn Player<B> + 'a>,
+    pub limit: SearchLimit,
+}
+
+impl<B: Board> std::fmt::Debug for SeatedPlayer<'_, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SeatedPlayer")
+            .field("name", &self.name)
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, B: Board> SeatedPlayer<'a, B> {
+    /// `player`, named `name`, thinking within `limit`.
+    pub fn new(
+        name: impl Into<String>,
+        player: Box<dyn Player<B> + 'a>,
+        limit: SearchLimit,
+    ) -> Self {
+        SeatedPlayer {
+            name: name.into(),
+            player,
+            limit,
+        }
+    }
+
+    /// A player of `entrant`, seeded with `seed`, named and limited as the
+    /// entrant is.
+    pub fn of_entrant(entrant: &Entrant<B>, seed: u64) -> SeatedPlayer<'static, B> {
+        SeatedPlayer::new(entrant.name.clone(), entrant.build(seed), entrant.limit)
+    }
+
+    /// A player with its own budget (a model's search): named `name`, no
+    /// limit but the clock's.
+    pub fn searching(name: impl Into<String>, player: Box<dyn Player<B> + 'a>) -> Self {
+        SeatedPlayer::new(name, player, SearchLimit::default())
+    }
+
+    /// Its move in `position` (not over), thinking within its limit and at
+    /// most `cap` if given (a clock's share, a page's limit).
+    pub fn think(
+        &mut self,
+        position: &B,
+        cap: Option<std::time::Duration>,
+    ) -> Result<Thought<B::Move>, PlayerError> {
+        let mut limit = self.limit;
+        limit.time = tighter_time(limit.time, cap);
+        self.player.think(position, &limit)
+    }
 }
 
 impl<B: Board> std::fmt::Debug for SeatControl<'_, B> {
@@ -73,7 +129,7 @@ impl<B: Board> SeatControl<'_, B> {
         match self {
             SeatControl::People(names) if names.is_empty() => "you".into(),
             SeatControl::People(names) => names.join("/"),
-            SeatControl::Engine(engine) => engine.name(),
+            SeatControl::Engine(engine) => engine.name.clone(),
         }
     }
 
@@ -407,7 +463,7 @@ impl<'a, B: Board, W: Write> Session<'a, B, W> {
     }
 
     /// Every engine at the board.
-    fn engines(&mut self) -> impl Iterator<Item = &mut Box<dyn Opponent<B> + 'a>> + '_ {
+    fn engines(&mut self) -> impl Iterator<Item = &mut SeatedPlayer<'a, B>> + '_ {
         self.seats.iter_mut().filter_map(|seat| match seat {
             SeatControl::Engine(engine) => Some(engine),
             SeatControl::People(_) => None,
@@ -422,7 +478,7 @@ impl<'a, B: Board, W: Write> Session<'a, B, W> {
             clocks.reward_push_offs(before.seat_to_move(), push_offs);
         }
         for engine in self.engines() {
-            engine.observe_move(&before, mv);
+            engine.player.observe_move(&before, mv);
         }
         self.position = before.play(mv);
         self.history.push(Played {
@@ -438,7 +494,7 @@ impl<'a, B: Board, W: Write> Session<'a, B, W> {
         let SeatControl::Engine(engine) = &mut self.seats[seat] else {
             unreachable!("an engine's seat");
         };
-        let name = engine.name();
+        let name = engine.name.clone();
         let thought =
             engine
                 .think(&self.position, cap)
@@ -537,9 +593,9 @@ impl<'a, B: Board, W: Write> Session<'a, B, W> {
     fn show_engines_the_game(&mut self) {
         let history = std::mem::take(&mut self.history);
         for engine in self.engines() {
-            engine.new_game();
+            engine.player.new_game();
             for played in &history {
-                engine.observe_move(&played.before, played.mv);
+                engine.player.observe_move(&played.before, played.mv);
             }
         }
         self.history = history;
@@ -726,10 +782,9 @@ mod tests {
     use super::*;
     use crate::board_text::{BoardAnnotations, draw_board};
     use crate::drawing::{draw_general, draw_two_player};
-    use crate::opponent::{ClassicalOpponent, WinProbability};
     use crate::record::{GameRecord, Start};
     use std::time::Duration;
-    use sumito_arena::player::{PlayerRegistry, SearchLimit};
+    use sumito_arena::player::{PlayerRegistry, WinProbability};
     use sumito_arena::players::general::seat_player;
     use sumito_engine::general::GeneralLayout;
     use sumito_engine::general::GeneralPosition;
@@ -743,15 +798,18 @@ mod tests {
         games: u32,
     }
 
-    impl Opponent for FirstMove {
+    impl Player for FirstMove {
         fn name(&self) -> String {
             "first-move".into()
         }
-        fn think(
+        fn choose_move(
             &mut self,
             position: &Position,
-            _cap: Option<Duration>,
-        ) -> Result<Thought, PlayerError> {
+            limit: &SearchLimit,
+        ) -> Result<Move, PlayerError> {
+            self.think(position, limit).map(|thought| thought.mv)
+        }
+        fn think(&mut self, position: &Position, _: &SearchLimit) -> Result<Thought, PlayerError> {
             std::thread::sleep(self.delay);
             let mv = position.legal_moves()[0];
             let reply = position.play(mv).legal_moves().first().copied();
@@ -788,10 +846,11 @@ mod tests {
     }
 
     /// The seats of a person at `human` and `opponent` at the other colour.
-    fn seats(human: Color, opponent: &mut dyn Opponent) -> Vec<SeatControl<'_, Position>> {
+    fn seats(human: Color, opponent: &mut dyn Player) -> Vec<SeatControl<'_, Position>> {
+        let name = opponent.name();
         let mut seats = vec![
             SeatControl::People(Vec::new()),
-            SeatControl::Engine(Box::new(opponent)),
+            SeatControl::Engine(SeatedPlayer::searching(name, Box::new(opponent))),
         ];
         if human == Color::White {
             seats.reverse();
@@ -801,7 +860,7 @@ mod tests {
 
     fn play(
         (config, human): (SessionConfig<Position>, Color),
-        opponent: &mut dyn Opponent,
+        opponent: &mut dyn Player,
         input: &str,
     ) -> (SessionEnd, String) {
         let mut out = Vec::new();
@@ -815,15 +874,18 @@ mod tests {
         next: usize,
     }
 
-    impl Opponent for Scripted {
+    impl Player for Scripted {
         fn name(&self) -> String {
             "scripted".into()
         }
-        fn think(
+        fn choose_move(
             &mut self,
             position: &Position,
-            _cap: Option<Duration>,
-        ) -> Result<Thought, PlayerError> {
+            limit: &SearchLimit,
+        ) -> Result<Move, PlayerError> {
+            self.think(position, limit).map(|thought| thought.mv)
+        }
+        fn think(&mut self, position: &Position, _: &SearchLimit) -> Result<Thought, PlayerError> {
             let text = self.script[self.next % self.script.len()];
             self.next += 1;
             Ok(Thought {
@@ -867,22 +929,16 @@ mod tests {
         seen: Vec<(Position, Move)>,
     }
 
-    impl Opponent for Watcher {
+    impl Player for Watcher {
         fn name(&self) -> String {
             "watcher".into()
         }
-        fn think(
+        fn choose_move(
             &mut self,
             position: &Position,
-            _cap: Option<Duration>,
-        ) -> Result<Thought, PlayerError> {
-            Ok(Thought {
-                mv: position.legal_moves()[0],
-                outlook: None,
-                principal_variation: Vec::new(),
-                effort: "no search".into(),
-                elapsed: Duration::ZERO,
-            })
+            _: &SearchLimit,
+        ) -> Result<Move, PlayerError> {
+            Ok(position.legal_moves()[0])
         }
         fn new_game(&mut self) {
             self.seen.clear();
@@ -1161,10 +1217,10 @@ quit
     #[test]
     fn hints_come_from_the_opponent_and_help_lists_the_commands() {
         let entrant = PlayerRegistry::builtin().prepare_str("greedy").unwrap();
-        let mut engine = ClassicalOpponent::new(&entrant, 1);
+        let mut engine = entrant.build(1);
         let (_, out) = play(
             config(Color::Black),
-            &mut engine,
+            engine.as_mut(),
             "help\nhint\nsave\nquit\n",
         );
         assert!(out.contains("undo       take back"), "{out}");
@@ -1188,11 +1244,11 @@ quit
     }
 
     fn engine_seat(spec: &str, seat: usize) -> SeatControl<'static, GeneralPosition> {
-        SeatControl::Engine(Box::new(ClassicalOpponent::of_player(
-            spec.to_string(),
+        SeatControl::Engine(SeatedPlayer::new(
+            spec,
             seat_player(spec, seat as u64).unwrap(),
             SearchLimit::default(),
-        )))
+        ))
     }
 
     fn play_general(

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::player::{PlayerRegistry, SearchLimit};
+use sumito_arena::player::{Player, PlayerRegistry, SearchLimit};
 use sumito_arena::players::general::seat_player;
 use sumito_arena::record::{GameRecord, Start};
 use sumito_arena::record_format::format_of;
@@ -20,8 +20,8 @@ use sumito_engine::{Cell, Position, Rules};
 use sumito_game::{Board, GameKind, LEVELS, Level};
 use sumito_play::analysis::record_under_rules;
 use sumito_play::network::{Analysis, SearchBudget};
-use sumito_play::opponent::{ClassicalOpponent, Opponent};
 use sumito_play::review::Review;
+use sumito_play::session::SeatedPlayer;
 
 use crate::menu::{
     ENGINE_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MODEL_SEARCH_MB, MODEL_THINK_LIMIT,
@@ -315,11 +315,17 @@ pub struct EngineMove {
 }
 
 impl SeatEngine {
-    /// `opponent`, a player of game `B` (the two-player engine's players
+    /// `player`, a player of game `B` (the two-player engine's players
     /// and models for plain two-player games, the general game's for the
     /// others), at a seat of the page.
-    pub fn of<B: Board>(opponent: Box<dyn Opponent<B> + Send>) -> SeatEngine {
-        SeatEngine(Box::new(InGame(opponent)))
+    pub fn of<B: Board>(player: SeatedPlayer<'static, B>) -> SeatEngine {
+        SeatEngine(Box::new(InGame(player)))
+    }
+
+    /// `player`, which searches within its own budget (a model), at a seat
+    /// of the page.
+    pub fn searching<B: Board>(player: impl Player<B> + 'static) -> SeatEngine {
+        SeatEngine::of(SeatedPlayer::searching(player.name(), Box::new(player)))
     }
 
     /// Thinks about `position` (a seat's turn), at most `cap`.
@@ -361,7 +367,7 @@ trait PageSeat {
 }
 
 /// A player of game `B` at a seat of the page.
-struct InGame<B: Board>(Box<dyn Opponent<B> + Send>);
+struct InGame<B: Board>(SeatedPlayer<'static, B>);
 
 impl<B: Board> PageSeat for InGame<B> {
     fn think(
@@ -382,16 +388,16 @@ impl<B: Board> PageSeat for InGame<B> {
 
     fn observe(&mut self, before: &GeneralPosition, mv: GeneralMove) {
         if let (Ok(before), Some(mv)) = (B::of_general(before), B::move_of_general(mv)) {
-            self.0.observe_move(&before, mv);
+            self.0.player.observe_move(&before, mv);
         }
     }
 
     fn new_game(&mut self) {
-        self.0.new_game();
+        self.0.player.new_game();
     }
 
     fn set_stop(&mut self, stop: Arc<AtomicBool>) {
-        self.0.set_stop(stop);
+        self.0.player.set_stop(stop);
     }
 }
 
@@ -683,17 +689,17 @@ impl GameSession {
                         let entrant = registry
                             .prepare_str(&self.policy.two_player_spec(&chosen))
                             .map_err(|err| format!("seat {}: {err}", index + 1))?;
-                        SeatEngine::of::<Position>(Box::new(ClassicalOpponent::new(&entrant, seed)))
+                        SeatEngine::of::<Position>(SeatedPlayer::of_entrant(&entrant, seed))
                     } else {
                         let player = seat_player(&chosen.spec, seed)
                             .map_err(|err| format!("seat {}: {err}", index + 1))?;
                         // Its time limit (the two-player ones get theirs
                         // with each move).
-                        SeatEngine::of::<GeneralPosition>(Box::new(ClassicalOpponent::of_player(
+                        SeatEngine::of::<GeneralPosition>(SeatedPlayer::new(
                             chosen.spec.clone(),
                             player,
                             SearchLimit::time(ENGINE_THINK_LIMIT),
-                        )))
+                        ))
                     };
                     engine.set_stop(self.stop.clone());
                     memory_mb += chosen.memory_mb;
@@ -1805,9 +1811,9 @@ mod tests {
             seed: u64,
         ) -> Result<SeatEngine, String> {
             Ok(
-                sumito_game::with_board!(self.0.kind(), B => SeatEngine::of::<B>(Box::new(
+                sumito_game::with_board!(self.0.kind(), B => SeatEngine::searching::<B>(
                     uniform_search::<B>(budget, level, seed)
-                ))),
+                )),
             )
         }
         fn level_elo(&self, number: u32) -> Option<f64> {
