@@ -38,10 +38,10 @@ use sumito_net::{
 use sumito_pipeline::config::Config;
 use sumito_pipeline::crc::crc32c;
 
+use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_pipeline::fsutil::{utc_timestamp, write_atomic};
 use sumito_pipeline::ratings::{EloEntry, EvaluationRecord, model_name};
 use sumito_pipeline::rundir::{ELO_JSON, LOOP_STATE, Location, RunDir, RunDirError};
-use sumito_play::network::{NetworkSearch, SearchBudget};
 
 /// Names this folder layout in `bundle.json`.
 pub const BUNDLE_FORMAT: &str = "sumito-model-bundle";

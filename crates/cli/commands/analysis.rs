@@ -35,8 +35,8 @@ use std::time::Duration;
 use clap::Args as ClapArgs;
 use serde_json::{Value, json};
 use sumito_arena::player::Player;
+use sumito_arena::players::network::{Analysis, NetworkSearch, SearchBudget};
 use sumito_game::Board;
-use sumito_play::network::{Analysis, NetworkSearch, SearchBudget};
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {

@@ -11,13 +11,13 @@ use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use sumito_arena::PlayerSpec;
 use sumito_arena::player::{Entrant, Player};
+use sumito_arena::players::network::SearchBudget;
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::Level;
 use sumito_game::{GameKind, with_board};
 use sumito_play::board_text::BoardStyle;
 use sumito_play::clock::TimeControl;
-use sumito_play::network::SearchBudget;
 use sumito_play::record::{GameRecord, Start};
 use sumito_play::session::{SeatControl, SeatedPlayer, SessionConfig, run_session};
 

@@ -6,6 +6,7 @@
 use std::io::{BufReader, stdin, stdout};
 
 use anyhow::Context;
+use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analysis::{Args, QueryGame, run_engine};
 use sumito_cli::commands::command_board::{CommandBoard, first_layout, position_given, start_of};
@@ -13,7 +14,6 @@ use sumito_engine::general::GeneralLayout;
 use sumito_game::with_board;
 use sumito_net::NetBoard;
 use sumito_net::{DeviceSpec, InferenceConfig, InferenceService, SymmetryMode};
-use sumito_play::network::{NetworkSearch, SearchBudget};
 
 use super::model_game::model_table;
 use super::play::{open_model, search_device};

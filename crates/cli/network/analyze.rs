@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
+use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::analyze::Args;
 use sumito_cli::commands::command_board::{CommandBoard, first_layout, position_given, start_of};
@@ -18,7 +19,6 @@ use sumito_game::Board;
 use sumito_game::with_board;
 use sumito_net::NetBoard;
 use sumito_play::analysis::{analyse_game, format_game, format_position};
-use sumito_play::network::{NetworkSearch, SearchBudget};
 
 use super::model_game::{model_table, positions_of, record_for_model};
 use super::play::{open_model, search_device};

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use sumito_arena::player::Player;
+use sumito_arena::players::network::SearchBudget;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::command_board::CommandBoard;
 use sumito_cli::commands::play::{Args, Model, run_classical, run_game};
@@ -12,7 +13,6 @@ use sumito_game::Level;
 use sumito_game::with_board;
 use sumito_net::NetBoard;
 use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
-use sumito_play::network::SearchBudget;
 
 use super::arena::NETWORK_PLAYERS;
 

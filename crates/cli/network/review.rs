@@ -6,6 +6,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_arena::record::write_atomic;
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::command_board::CommandBoard;
@@ -14,7 +15,6 @@ use sumito_game::Board;
 use sumito_game::with_board;
 use sumito_net::NetBoard;
 use sumito_play::analysis::analyse_game;
-use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::review::{Review, render_review_svg, review, review_json};
 
 use super::model_game::{model_table, positions_of, record_for_model};

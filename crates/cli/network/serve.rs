@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use sumito_arena::player::Player;
+use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::serve::{Args, run as run_classical};
 use sumito_engine::general::GeneralPosition;
@@ -16,7 +17,6 @@ use sumito_net::NetBoard;
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
 use sumito_play::analysis::analyse_game;
-use sumito_play::network::{NetworkSearch, SearchBudget};
 use sumito_play::review::{Review, review};
 use sumito_serve::session::{PageAnalysis, ReviewTarget, SeatEngine, page_analysis};
 use sumito_serve::{Engines, ModelGame, Models, serve_blocking};

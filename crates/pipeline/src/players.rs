@@ -9,22 +9,16 @@
 
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
-use sumito_arena::player::{
-    Entrant, Player, PlayerError, PlayerFactory, SearchLimit, tighter_time,
-};
+use sumito_arena::player::{Entrant, PlayerFactory, SearchLimit};
+use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
 use sumito_game::GameKind;
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
-use sumito_game::{Board, FULL_STRENGTH, GameHistory, Level, LevelPlay, choose_move};
-use sumito_mcts::{
-    GumbelConfig, Search, SearchConfig, SearchError, StoppableEvaluator, TimePlanner,
-    search_for_time,
-};
+use sumito_game::{FULL_STRENGTH, Level};
+use sumito_mcts::{GumbelConfig, SearchConfig};
 use sumito_net::{
-    InferenceClient, InferenceConfig, InferenceService, NetBoard, NetError, PackedModel,
-    PolicyValueNet, Precision,
+    InferenceConfig, InferenceService, NetBoard, NetError, PackedModel, PolicyValueNet, Precision,
 };
 
 /// Simulations per move when the spec does not say.
@@ -257,18 +251,23 @@ pub fn network_entrant<B: NetBoard, M: PackedModel + 'static>(
         &InferenceConfig::default(),
     )?);
     Ok(Entrant::new(name, settings.limit, move |seed| {
-        let player = NetPlayer::<B>::new(
-            "net".to_owned(),
-            service
-                .client()
-                .with_score_utility(settings.score_utility.unwrap_or(0.0))
-                .with_parallel_requests(settings.search_threads),
-            settings.search.clone(),
+        let client = service
+            .client()
+            .with_score_utility(settings.score_utility.unwrap_or(0.0))
+            .with_parallel_requests(settings.search_threads);
+        let player = NetworkSearch::<B>::new(
+            "net",
+            Box::new(client),
+            SearchBudget::Simulations(settings.search.simulations),
             seed,
-            settings.avoid_repetition,
-            settings.material_plies,
         )
-        .with_level(settings.level);
+        .with_config(settings.search.clone())
+        .avoiding_repetition(settings.avoid_repetition)
+        .with_material_plies(settings.material_plies);
+        let player = match settings.level {
+            Some(level) => player.with_level(level),
+            None => player,
+        };
         // A time limit, from `time=` or `sumito ladder --time-per-move`, is
         // the budget of a network in a match (matches have no clocks).
         Box::new(player.by_time())
@@ -277,185 +276,6 @@ pub fn network_entrant<B: NetBoard, M: PackedModel + 'static>(
 
 /// Leaves gathered per network call by one game's search.
 pub const VIRTUAL_LOSS_BATCH: u32 = 8;
-
-/// One game's network player in the game of the board `B` (two-player or
-/// general): a search tree kept across moves, seen by every player of the
-/// game through [`Player::observe_move`].
-pub struct NetPlayer<B: Board> {
-    name: String,
-    evaluator: InferenceClient,
-    config: SearchConfig,
-    seed: u64,
-    search: Option<Search<B::Searched>>,
-    /// The speed of its searches, which plans those under a time limit.
-    planner: TimePlanner,
-    /// The positions of the game, when it avoids repeating them.
-    history: Option<GameHistory>,
-    /// Plies of the material check of its move choice.
-    material_plies: u32,
-    /// Once set, a search ends at its next batch (a page closed, a stop).
-    stop: Arc<AtomicBool>,
-    /// Whether its own spec searches by time (`time=`): then a move's time
-    /// limit is its budget; otherwise only a ceiling on its simulations
-    /// (a clock's share).
-    by_time: bool,
-    /// Its own time a move (a seat whose spec says `time=` where matches
-    /// pass no limit); a move's limit, if tighter, wins.
-    own_time: Option<std::time::Duration>,
-    /// Its strength level (`level=N`), which may depart from the search's
-    /// move; `None`: the search's move.
-    level: Option<LevelPlay>,
-}
-
-impl<B: Board> std::fmt::Debug for NetPlayer<B> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NetPlayer")
-            .field("name", &self.name)
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<B: Board> NetPlayer<B> {
-    /// A player named `name` searching with `config` on `evaluator`.
-    pub fn new(
-        name: String,
-        evaluator: InferenceClient,
-        config: SearchConfig,
-        seed: u64,
-        avoid_repetition: bool,
-        material_plies: u32,
-    ) -> NetPlayer<B> {
-        NetPlayer {
-            by_time: false,
-            own_time: None,
-            name,
-            evaluator,
-            config,
-            seed,
-            search: None,
-            planner: TimePlanner::new(),
-            history: avoid_repetition.then(GameHistory::new),
-            material_plies,
-            stop: Arc::new(AtomicBool::new(false)),
-            level: None,
-        }
-    }
-}
-
-impl<B: Board> NetPlayer<B> {
-    /// The same player at strength `level` (its simulations are the
-    /// configuration's; the level's move choice is applied here).
-    #[must_use]
-    pub fn with_level(mut self, level: Option<Level>) -> NetPlayer<B> {
-        self.level = level.map(|level| LevelPlay::new(level, self.seed));
-        self
-    }
-
-    /// The same player searching by time: a move's time limit is its budget.
-    #[must_use]
-    pub fn by_time(mut self) -> NetPlayer<B> {
-        self.by_time = true;
-        self
-    }
-
-    /// The same player searching `time` a move (or less, under a tighter
-    /// limit), whatever its simulations.
-    #[must_use]
-    pub fn with_time(mut self, time: std::time::Duration) -> NetPlayer<B> {
-        self.own_time = Some(time);
-        self.by_time()
-    }
-}
-
-impl<B: NetBoard> Player<B> for NetPlayer<B> {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    /// Searches its configured simulations, or under a time limit
-    /// (`alphabeta:time=` style, from `sumito ladder --time-per-move`) as many
-    /// as the measured speed fits in the time, with the same root.
-    fn choose_move(&mut self, position: &B, limit: &SearchLimit) -> Result<B::Move, PlayerError> {
-        if let Some(history) = &mut self.history {
-            history.record(position);
-        }
-        let failed = |err: SearchError| PlayerError::Failed(Box::new(err));
-        let root = position.searched();
-        let reusable = self
-            .search
-            .as_ref()
-            .is_some_and(|search| *search.root() == root);
-        if !reusable {
-            self.seed = self.seed.wrapping_add(1);
-            let search = Search::new(root, self.config.clone(), self.seed).map_err(failed)?;
-            self.search = Some(search);
-        }
-        let search = self.search.as_mut().expect("set above");
-        let evaluator = StoppableEvaluator::new(&self.evaluator, Arc::clone(&self.stop));
-        let result = match tighter_time(limit.time, self.own_time) {
-            None => search.search(&evaluator).map_err(failed)?,
-            Some(time) => {
-                let base = &self.config;
-                let configure = |simulations: u32| SearchConfig {
-                    simulations,
-                    gumbel: base.gumbel.map(|gumbel| GumbelConfig {
-                        considered_actions: gumbel.considered_actions.min(simulations).max(2),
-                        ..gumbel
-                    }),
-                    ..base.clone()
-                };
-                let ceiling = if self.by_time {
-                    u32::MAX
-                } else {
-                    self.config.simulations
-                };
-                let (result, _) = search_for_time(
-                    search,
-                    &evaluator,
-                    &mut self.planner,
-                    time,
-                    ceiling,
-                    configure,
-                )
-                .map_err(failed)?;
-                // The next move starts from the configured search again.
-                search.set_config(self.config.clone()).map_err(failed)?;
-                result
-            }
-        };
-        let history = self.history.as_ref();
-        match &mut self.level {
-            Some(level) => level.choose(position, &result, history, self.material_plies),
-            None => choose_move(position, &result, history, self.material_plies),
-        }
-        .ok_or(PlayerError::NoLegalMove)
-    }
-
-    fn new_game(&mut self) {
-        self.search = None;
-        if let Some(history) = &mut self.history {
-            history.clear();
-        }
-    }
-
-    fn observe_move(&mut self, before: &B, mv: B::Move) {
-        if let Some(history) = &mut self.history {
-            // The position after it is recorded when this player moves there.
-            history.record(before);
-        }
-        if let Some(search) = &mut self.search
-            && (*search.root() != before.searched()
-                || search.advance(before.action_of(mv)).is_err())
-        {
-            self.search = None;
-        }
-    }
-
-    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
-        self.stop = stop;
-    }
-}
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -520,6 +340,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_network_of_the_general_game_keeps_its_tree_along_the_game() {
+        use sumito_arena::player::Player;
         use sumito_engine::general::{
             GeneralLayout, GeneralPosition, GeneralRules, GeneralSetup, Seating,
         };
@@ -536,8 +357,14 @@ pub(crate) mod tests {
             }),
             ..SearchConfig::default()
         };
-        let mut player =
-            NetPlayer::<GeneralPosition>::new("three".into(), service.client(), config, 1, true, 0);
+        let mut player = NetworkSearch::<GeneralPosition>::new(
+            "three",
+            Box::new(service.client()),
+            SearchBudget::Simulations(16),
+            1,
+        )
+        .with_config(config)
+        .with_material_plies(0);
         let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
         let mut position = GeneralSetup::layout(GeneralLayout::from_name("three-player").unwrap())
             .start(&rules)
@@ -551,7 +378,7 @@ pub(crate) mod tests {
             player.observe_move(&position, mv);
             position = position.play(mv);
             // The subtree of the move played is the next search's start.
-            let kept = player.search.as_ref().expect("the tree is kept");
+            let kept = player.tree().expect("the tree is kept");
             assert_eq!(*kept.root(), position.searched());
             assert!(kept.root_visits() > 0);
         }

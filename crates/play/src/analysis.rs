@@ -11,7 +11,7 @@ use sumito_game::Board;
 use sumito_game::board::capitalised;
 use sumito_mcts::{SearchError, Wdl};
 
-use crate::network::{Analysis, NetworkSearch};
+use sumito_arena::players::network::{Analysis, NetworkSearch};
 
 /// `+0.12` style: a value in `[-1, 1]` with its sign.
 fn signed(value: f32) -> String {
@@ -335,7 +335,7 @@ pub fn format_game<B: Board>(start: &B, reports: &[PlyReport<B>], elapsed: Durat
 mod tests {
     use super::*;
 
-    use crate::network::SearchBudget;
+    use sumito_arena::players::network::SearchBudget;
     use sumito_arena::record::Start;
     use sumito_engine::{Color, EndReason, Layout, Outcome, Rules};
     use sumito_mcts::UniformEvaluator;

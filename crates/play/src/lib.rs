@@ -1,6 +1,7 @@
 //! The user-facing layer of Sumito: what a person sees and touches. SVG
 //! pictures of positions and games, the terminal board, clocks, the
-//! interactive play session, the search a network plays with and analysis.
+//! interactive play session and analysis (with the network player of
+//! `sumito_arena::players::network`).
 //!
 //! Nothing here links libtorch: a network reaches this crate only as a
 //! `sumito_mcts::Evaluator`. Model bundles (the torch side) live in
@@ -12,7 +13,6 @@ pub mod clock;
 pub mod drawing;
 pub mod general_view;
 pub mod motion;
-pub mod network;
 pub mod review;
 pub mod session;
 pub mod svg;

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use sumito_arena::player::{Player, PlayerRegistry, SearchLimit};
 use sumito_arena::players::general::seat_player;
+use sumito_arena::players::network::{Analysis, SearchBudget};
 use sumito_arena::record::{GameRecord, Start};
 use sumito_arena::record_format::format_of;
 use sumito_engine::general::{
@@ -19,7 +20,6 @@ use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Cell, Position, Rules};
 use sumito_game::{Board, GameKind, LEVELS, Level};
 use sumito_play::analysis::record_under_rules;
-use sumito_play::network::{Analysis, SearchBudget};
 use sumito_play::review::Review;
 use sumito_play::session::SeatedPlayer;
 
@@ -169,7 +169,7 @@ pub fn page_analysis<B: Board>(analysis: &Analysis<B::Move>) -> PageAnalysis {
         moves: analysis
             .moves
             .iter()
-            .map(|stats| sumito_play::network::MoveStats {
+            .map(|stats| sumito_arena::players::network::MoveStats {
                 mv: B::general_move(stats.mv),
                 visits: stats.visits,
                 q: stats.q,
@@ -1781,8 +1781,8 @@ mod tests {
         budget: SearchBudget,
         level: Option<Level>,
         seed: u64,
-    ) -> sumito_play::network::NetworkSearch<B> {
-        let search = sumito_play::network::NetworkSearch::new(
+    ) -> sumito_arena::players::network::NetworkSearch<B> {
+        let search = sumito_arena::players::network::NetworkSearch::new(
             "uniform",
             Box::new(sumito_mcts::UniformEvaluator),
             budget,

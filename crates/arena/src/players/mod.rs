@@ -1,11 +1,14 @@
 //! The built-in players, from weakest to strongest: `random`, `greedy` and
 //! `alphabeta`, with their factories for the [`PlayerRegistry`]; those of
-//! the general game in [`general`].
+//! the general game in [`general`]; and the one network player of every
+//! game and command, [`network::NetworkSearch`] (a tree search over any
+//! evaluator, which the layers that load networks give it).
 //!
 //! [`PlayerRegistry`]: crate::player::PlayerRegistry
 
 mod alphabeta;
 pub mod general;
+pub mod network;
 mod simple;
 mod table;
 

@@ -11,9 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::player::{
-    Player, PlayerError, SearchLimit, Thought, WinProbability, tighter_time,
-};
+use crate::player::{Player, PlayerError, SearchLimit, Thought, WinProbability, tighter_time};
 use sumito_engine::{Move, Position};
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
 use sumito_game::{Board, GameHistory, Level, LevelPlay, choose_move};
@@ -32,45 +30,44 @@ pub enum SearchBudget {
 /// Moves the Gumbel root considers in play and analysis.
 const CONSIDERED_ACTIONS: u32 = 16;
 
-/// The root of every search of play and analysis: the Gumbel root,
-/// deterministic, whose sequential halving needs the whole budget up front
-/// (a timed search plans it from the measured speed). At the budgets of play
-/// it is much stronger than PUCT with the quick networks: 400 simulations
-/// scored 0.75 against `alphabeta:depth=2` with it and 0.45 with PUCT (20
-/// games each).
-fn gumbel_root(simulations: u32) -> GumbelConfig {
-    GumbelConfig {
-        considered_actions: CONSIDERED_ACTIONS.min(simulations).max(2),
-        gumbel_scale: 0.0,
-        ..GumbelConfig::default()
-    }
-}
-
 /// Leaves a search gathers per network call and evaluating thread: one game
 /// has no other games to batch with.
 pub const LEAVES_PER_THREAD: u32 = 8;
 
 /// The search settings for play and analysis: the defaults of `sumito_mcts`
 /// (no noise), leaves evaluated in batches of [`LEAVES_PER_THREAD`]
-/// ([`NetworkSearch::with_threads`] for more); each search sets the Gumbel
-/// root for its simulations.
+/// ([`NetworkSearch::with_threads`] for more), and the Gumbel root,
+/// deterministic, over [`CONSIDERED_ACTIONS`] moves (fewer in a search of
+/// fewer simulations), whose sequential halving needs the whole budget up
+/// front (a timed search plans it from the measured speed). At the budgets
+/// of play it is much stronger than PUCT with the quick networks: 400
+/// simulations scored 0.75 against `alphabeta:depth=2` with it and 0.45
+/// with PUCT (20 games each).
 pub fn play_search_config() -> SearchConfig {
     SearchConfig {
         temperature: 0.0,
         final_temperature: 0.0,
         virtual_loss_batch: LEAVES_PER_THREAD,
         tree_reuse: true,
+        gumbel: Some(GumbelConfig {
+            considered_actions: CONSIDERED_ACTIONS,
+            gumbel_scale: 0.0,
+            ..GumbelConfig::default()
+        }),
         ..SearchConfig::default()
     }
 }
 
-/// [`play_search_config`] with the Gumbel root for `simulations` (what a
-/// search of play and analysis runs with a budget of simulations).
-pub fn play_search_with(simulations: u32) -> SearchConfig {
+/// `base` for a search of `simulations`: its Gumbel root, if it has one,
+/// considers no more moves than the simulations (and at least two).
+pub fn search_of(base: &SearchConfig, simulations: u32) -> SearchConfig {
     SearchConfig {
         simulations,
-        gumbel: Some(gumbel_root(simulations)),
-        ..play_search_config()
+        gumbel: base.gumbel.map(|gumbel| GumbelConfig {
+            considered_actions: gumbel.considered_actions.min(simulations).max(2),
+            ..gumbel
+        }),
+        ..base.clone()
     }
 }
 
@@ -162,21 +159,38 @@ impl<M: Copy> Analysis<M> {
     }
 }
 
-/// A network-guided search that plays one game at a time, of the board `B`.
+/// The network's player, of every game and command: a tree search guided
+/// by an evaluator (a network, through the layers that load one), playing
+/// one game at a time in the game of the board `B`, its tree kept across
+/// the game's moves (every player of a game sees every move through
+/// [`Player::observe_move`]). The terminal's and the browser's model seats,
+/// `sumito analyze` and review, and the matches' `net:` and `bundle:`
+/// players (all the games of a match share one batching evaluator) are all
+/// this player.
 pub struct NetworkSearch<B: Board = Position> {
     name: String,
     evaluator: Box<dyn Evaluator<B::Searched>>,
+    /// Its search settings; each search sizes them for its simulations
+    /// ([`search_of`]).
     config: SearchConfig,
     budget: SearchBudget,
+    /// Whether a move's time limit is its budget (a match's `time=` and
+    /// `--time-per-move`: as many simulations as fit), rather than only a
+    /// cap on its simulations (a clock's share).
+    time_is_budget: bool,
+    /// Increased for each new tree.
     seed: u64,
     /// The tree of the game in progress, rooted at the last searched or
     /// observed position.
     search: Option<Search<B::Searched>>,
     /// The speed of the searches so far, which plans timed searches.
     planner: TimePlanner,
-    /// The positions of the game played so far: as a player it steps out of
-    /// cycles unless ahead (`sumito_game::repetition`).
-    history: GameHistory,
+    /// The positions of the game played so far, when it steps out of
+    /// cycles unless ahead (`sumito_game::repetition`; the default).
+    history: Option<GameHistory>,
+    /// Plies of the exact material check of its move choice
+    /// (`sumito_game::choice`).
+    material_plies: u32,
     /// Once set, a search in progress ends at its next batch
     /// ([`Player::set_stop`]).
     stop: Arc<AtomicBool>,
@@ -190,12 +204,14 @@ impl<B: Board> fmt::Debug for NetworkSearch<B> {
         f.debug_struct("NetworkSearch")
             .field("name", &self.name)
             .field("budget", &self.budget)
+            .field("config", &self.config)
             .finish_non_exhaustive()
     }
 }
 
 impl<B: Board> NetworkSearch<B> {
-    /// A search named `name` (for boards and records) on `evaluator`.
+    /// A search named `name` (for boards and records) on `evaluator`, with
+    /// the settings of play and analysis ([`play_search_config`]).
     pub fn new(
         name: impl Into<String>,
         evaluator: Box<dyn Evaluator<B::Searched>>,
@@ -207,13 +223,49 @@ impl<B: Board> NetworkSearch<B> {
             evaluator,
             config: play_search_config(),
             budget,
+            time_is_budget: false,
             seed,
             search: None,
             planner: TimePlanner::new(),
-            history: GameHistory::new(),
+            history: Some(GameHistory::new()),
+            material_plies: DEFAULT_MATERIAL_PLIES,
             stop: Arc::new(AtomicBool::new(false)),
             level: None,
         }
+    }
+
+    /// The same search with `config` as its settings (a match's network
+    /// player's, from its spec), searching its simulations a move.
+    #[must_use]
+    pub fn with_config(mut self, config: SearchConfig) -> NetworkSearch<B> {
+        self.budget = SearchBudget::Simulations(config.simulations);
+        self.config = config;
+        self
+    }
+
+    /// The same player, for which a move's time limit is its budget (as
+    /// many simulations as its measured speed fits), not only a cap on its
+    /// simulations: matches have no clocks.
+    #[must_use]
+    pub fn by_time(mut self) -> NetworkSearch<B> {
+        self.time_is_budget = true;
+        self
+    }
+
+    /// The same player, stepping out of cycles unless ahead if `avoid` (the
+    /// default), or playing the best move even into a position of the game.
+    #[must_use]
+    pub fn avoiding_repetition(mut self, avoid: bool) -> NetworkSearch<B> {
+        self.history = avoid.then(GameHistory::new);
+        self
+    }
+
+    /// The same player with `plies` of the move choice's exact material
+    /// check (`sumito_game::choice`; 0: none).
+    #[must_use]
+    pub fn with_material_plies(mut self, plies: u32) -> NetworkSearch<B> {
+        self.material_plies = plies;
+        self
     }
 
     /// The same search playing at strength `level`: the level's
@@ -221,8 +273,15 @@ impl<B: Board> NetworkSearch<B> {
     #[must_use]
     pub fn with_level(mut self, level: Level) -> NetworkSearch<B> {
         self.budget = SearchBudget::Simulations(level.simulations);
+        self.config.simulations = level.simulations;
         self.level = Some(LevelPlay::new(level, self.seed));
         self
+    }
+
+    /// The tree of the game in progress, if it has one: rooted at the last
+    /// position it searched or was shown.
+    pub fn tree(&self) -> Option<&Search<B::Searched>> {
+        self.search.as_ref()
     }
 
     /// The level it plays at, if any.
@@ -315,17 +374,17 @@ impl<B: Board> NetworkSearch<B> {
         let evaluator = StoppableEvaluator::new(self.evaluator.as_ref(), self.stop.clone());
         let mut search = match self.search.take() {
             Some(search) if *search.root() == game => search,
-            _ => Search::new(game, self.config.clone(), self.seed)?,
+            _ => {
+                self.seed = self.seed.wrapping_add(1);
+                Search::new(game, self.config.clone(), self.seed)?
+            }
         };
         let (limit, time) = match self.budget {
+            SearchBudget::Simulations(_) if self.time_is_budget && cap.is_some() => (u32::MAX, cap),
             SearchBudget::Simulations(n) => (n.max(1), cap),
             SearchBudget::Time(time) => (u32::MAX, tighter_time(Some(time), cap)),
         };
-        let configure = |simulations: u32| SearchConfig {
-            simulations,
-            gumbel: Some(gumbel_root(simulations)),
-            ..self.config.clone()
-        };
+        let configure = |simulations: u32| search_of(&self.config, simulations);
         let (result, done) = search_within(
             &mut search,
             &evaluator,
@@ -356,14 +415,16 @@ impl<B: Board> Player<B> for NetworkSearch<B> {
         position: &B,
         limit: &SearchLimit,
     ) -> Result<Thought<B::Move>, PlayerError> {
-        self.history.record(position);
+        if let Some(history) = &mut self.history {
+            history.record(position);
+        }
         let (analysis, result) = self
             .search_position(position, limit.time)
             .map_err(|err| PlayerError::Failed(Box::new(err)))?;
-        let history = Some(&self.history);
+        let history = self.history.as_ref();
         let mv = match &mut self.level {
-            Some(level) => level.choose(position, &result, history, DEFAULT_MATERIAL_PLIES),
-            None => choose_move(position, &result, history, DEFAULT_MATERIAL_PLIES),
+            Some(level) => level.choose(position, &result, history, self.material_plies),
+            None => choose_move(position, &result, history, self.material_plies),
         }
         .ok_or(PlayerError::NoLegalMove)?;
         // A move other than the search's best (a win it missed, a way out
@@ -388,7 +449,9 @@ impl<B: Board> Player<B> for NetworkSearch<B> {
 
     fn new_game(&mut self) {
         self.search = None;
-        self.history.clear();
+        if let Some(history) = &mut self.history {
+            history.clear();
+        }
     }
 
     fn set_stop(&mut self, stop: Arc<AtomicBool>) {
@@ -397,7 +460,9 @@ impl<B: Board> Player<B> for NetworkSearch<B> {
 
     fn observe_move(&mut self, before: &B, mv: B::Move) {
         // The position after it is recorded when this player moves there.
-        self.history.record(before);
+        if let Some(history) = &mut self.history {
+            history.record(before);
+        }
         // Keep the subtree of the move played; anything else starts afresh.
         self.search = self
             .search
@@ -504,6 +569,44 @@ mod tests {
             assert!(analysis.elapsed < Duration::from_secs(30));
             search.new_game();
         }
+    }
+
+    #[test]
+    fn a_time_limit_caps_the_simulations_or_in_a_match_is_the_budget() {
+        let start = Position::start(Layout::Standard, Rules::default());
+        let simulations = |thought: Thought| -> u32 {
+            let count = thought.effort.strip_suffix(" simulations").unwrap();
+            count.parse().unwrap()
+        };
+        let limit = SearchLimit::time(Duration::from_millis(300));
+        // At the terminal a clock's share caps the budget, never raises it.
+        let mut capped = uniform(SearchBudget::Simulations(40));
+        assert_eq!(simulations(capped.think(&start, &limit).unwrap()), 40);
+        // In a match (`by_time`) the time is the budget: the free evaluator
+        // runs far more than 40 simulations in it.
+        let mut timed = uniform(SearchBudget::Simulations(40)).by_time();
+        assert!(simulations(timed.think(&start, &limit).unwrap()) > 40);
+        // Without a time limit both search their simulations.
+        assert_eq!(
+            simulations(timed.think(&start, &SearchLimit::default()).unwrap()),
+            40
+        );
+    }
+
+    #[test]
+    fn a_match_players_settings_are_its_own() {
+        // A PUCT root of 100 simulations, from a spec: every move is tried
+        // (the Gumbel root of play would visit only the considered ones).
+        let start = Position::start(Layout::Standard, Rules::default());
+        let config = SearchConfig {
+            simulations: 100,
+            gumbel: None,
+            ..play_search_config()
+        };
+        let mut puct = uniform(SearchBudget::Simulations(400)).with_config(config);
+        let analysis = puct.analyse(&start, None).unwrap();
+        assert_eq!(analysis.simulations, 100);
+        assert_eq!(analysis.moves.iter().filter(|m| m.visits > 0).count(), 44);
     }
 
     #[test]
