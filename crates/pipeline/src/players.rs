@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use sumito_arena::player::{Entrant, PlayerFactory, SearchLimit};
-use sumito_arena::players::network::{NetworkSearch, SearchBudget};
+use sumito_arena::players::network::{CONSIDERED_ACTIONS, NetworkSearch, search_of};
 use sumito_arena::spec::{PlayerSpec, SpecError, SpecParams};
 use sumito_game::GameKind;
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
@@ -178,12 +178,9 @@ pub fn network_limit(params: &mut SpecParams<'_>) -> Result<SearchLimit, SpecErr
     })
 }
 
-/// Moves the Gumbel root of a network player considers unless told.
-pub const DEFAULT_CONSIDERED_ACTIONS: u32 = 16;
-
 /// The search of a network player from its spec: `simulations` (default
 /// [`DEFAULT_SIMULATIONS`]) with the Gumbel root (sequential halving over
-/// `considered` moves, default [`DEFAULT_CONSIDERED_ACTIONS`], without
+/// `considered` moves, default [`CONSIDERED_ACTIONS`], without
 /// sampling noise), or with `puct=true` a PUCT root. No noise, best move.
 ///
 /// Gumbel is the default because it is much stronger at the few simulations
@@ -217,19 +214,16 @@ fn network_search_at(
         );
     }
     let gumbel = (!puct).then(|| GumbelConfig {
-        considered_actions: considered
-            .unwrap_or(DEFAULT_CONSIDERED_ACTIONS)
-            .min(simulations)
-            .max(2),
+        considered_actions: considered.unwrap_or(CONSIDERED_ACTIONS),
         gumbel_scale: 0.0,
         ..GumbelConfig::default()
     });
-    Ok(SearchConfig {
-        simulations,
+    let config = SearchConfig {
         gumbel,
         virtual_loss_batch: VIRTUAL_LOSS_BATCH,
         ..SearchConfig::default()
-    })
+    };
+    Ok(search_of(&config, simulations))
 }
 
 /// An arena entrant that plays one network with `settings` (see
@@ -255,13 +249,12 @@ pub fn network_entrant<B: NetBoard, M: PackedModel + 'static>(
             .client()
             .with_score_utility(settings.score_utility.unwrap_or(0.0))
             .with_parallel_requests(settings.search_threads);
-        let player = NetworkSearch::<B>::new(
+        let player = NetworkSearch::<B>::with_settings(
             "net",
             Box::new(client),
-            SearchBudget::Simulations(settings.search.simulations),
+            settings.search.clone(),
             seed,
         )
-        .with_config(settings.search.clone())
         .avoiding_repetition(settings.avoid_repetition)
         .with_material_plies(settings.material_plies);
         let player = match settings.level {
@@ -357,13 +350,12 @@ pub(crate) mod tests {
             }),
             ..SearchConfig::default()
         };
-        let mut player = NetworkSearch::<GeneralPosition>::new(
+        let mut player = NetworkSearch::<GeneralPosition>::with_settings(
             "three",
             Box::new(service.client()),
-            SearchBudget::Simulations(16),
+            config,
             1,
         )
-        .with_config(config)
         .with_material_plies(0);
         let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
         let mut position = GeneralSetup::layout(GeneralLayout::from_name("three-player").unwrap())
@@ -415,7 +407,7 @@ pub(crate) mod tests {
         let default = search("net").unwrap();
         assert_eq!(default.simulations, DEFAULT_SIMULATIONS);
         let root = default.gumbel.unwrap();
-        assert_eq!(root.considered_actions, DEFAULT_CONSIDERED_ACTIONS);
+        assert_eq!(root.considered_actions, CONSIDERED_ACTIONS);
         // No sampling noise: the player is deterministic.
         assert_eq!(root.gumbel_scale, 0.0);
         let few = search("net:simulations=12,considered=16").unwrap();

@@ -27,8 +27,9 @@ pub enum SearchBudget {
     Time(Duration),
 }
 
-/// Moves the Gumbel root considers in play and analysis.
-const CONSIDERED_ACTIONS: u32 = 16;
+/// Moves the Gumbel root considers in play and analysis, and in a match
+/// player's unless its spec says (`considered=`).
+pub const CONSIDERED_ACTIONS: u32 = 16;
 
 /// Leaves a search gathers per network call and evaluating thread: one game
 /// has no other games to batch with.
@@ -234,13 +235,20 @@ impl<B: Board> NetworkSearch<B> {
         }
     }
 
-    /// The same search with `config` as its settings (a match's network
-    /// player's, from its spec), searching its simulations a move.
-    #[must_use]
-    pub fn with_config(mut self, config: SearchConfig) -> NetworkSearch<B> {
-        self.budget = SearchBudget::Simulations(config.simulations);
-        self.config = config;
-        self
+    /// A search named `name` on `evaluator` with `config` as its settings
+    /// (a match's network player's, from its spec), searching its
+    /// simulations a move.
+    pub fn with_settings(
+        name: impl Into<String>,
+        evaluator: Box<dyn Evaluator<B::Searched>>,
+        config: SearchConfig,
+        seed: u64,
+    ) -> NetworkSearch<B> {
+        let budget = SearchBudget::Simulations(config.simulations);
+        NetworkSearch {
+            config,
+            ..NetworkSearch::new(name, evaluator, budget, seed)
+        }
     }
 
     /// The same player, for which a move's time limit is its budget (as
@@ -273,7 +281,6 @@ impl<B: Board> NetworkSearch<B> {
     #[must_use]
     pub fn with_level(mut self, level: Level) -> NetworkSearch<B> {
         self.budget = SearchBudget::Simulations(level.simulations);
-        self.config.simulations = level.simulations;
         self.level = Some(LevelPlay::new(level, self.seed));
         self
     }
@@ -603,7 +610,8 @@ mod tests {
             gumbel: None,
             ..play_search_config()
         };
-        let mut puct = uniform(SearchBudget::Simulations(400)).with_config(config);
+        let mut puct: NetworkSearch =
+            NetworkSearch::with_settings("puct", Box::new(UniformEvaluator), config, 1);
         let analysis = puct.analyse(&start, None).unwrap();
         assert_eq!(analysis.simulations, 100);
         assert_eq!(analysis.moves.iter().filter(|m| m.visits > 0).count(), 44);
