@@ -65,7 +65,8 @@ pub struct TrainingProvenance {
     pub training_step: u64,
     /// The newest generation the run had when exported.
     pub generations: u32,
-    /// Wall-clock hours the run's training loop had run, if it recorded them.
+    /// Wall-clock hours the run's training loop had run when the exported
+    /// generation was written, if the run recorded them.
     pub hours: Option<f64>,
 }
 
@@ -334,15 +335,23 @@ pub struct ExportRequest {
     pub score_utility: Option<f32>,
 }
 
-/// The run's recorded training time: `loop.json`'s `elapsed_seconds`,
-/// written by `sumito train`. `None` for runs driven by the separate role
-/// commands, which do not keep it.
-fn training_hours(run: &RunDir) -> Option<f64> {
-    let value: serde_json::Value = run.get_json(LOOP_STATE).ok()??;
-    value
-        .get("elapsed_seconds")?
-        .as_f64()
-        .map(|seconds| seconds / 3600.0)
+/// Hours the run had trained when `generation` was written: its
+/// evaluation record's `run_hours` (every rated generation of `sumito
+/// train` keeps it), or for the run's newest generation `loop.json`'s
+/// `elapsed_seconds`. `None` when neither says: an unrated generation
+/// older than the newest, or a run driven by the separate role commands,
+/// which keep neither.
+fn training_hours(run: &RunDir, generation: u32, newest: u32) -> Result<Option<f64>, BundleError> {
+    let rated = run
+        .get_json::<EvaluationRecord>(&RunDir::evaluation_key(generation))?
+        .and_then(|record| record.run_hours);
+    if rated.is_some() || generation != newest {
+        return Ok(rated);
+    }
+    let loop_state: Option<serde_json::Value> = run.get_json(LOOP_STATE)?;
+    Ok(loop_state
+        .and_then(|value| value.get("elapsed_seconds")?.as_f64())
+        .map(|seconds| seconds / 3600.0))
 }
 
 /// The Elo rows of `generation` and of every fixed opponent (the players
@@ -524,7 +533,7 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
                 generation,
                 training_step: step,
                 generations: newest,
-                hours: training_hours(&run),
+                hours: training_hours(&run, generation, newest)?,
             },
             score_utility: match request.score_utility {
                 Some(weight) => {
@@ -1197,6 +1206,40 @@ pub(crate) mod tests {
             let message = ModelBundle::open(&out).unwrap_err().to_string();
             assert!(message.contains("no general-game rules"), "{message}");
         }
+    }
+
+    #[test]
+    fn a_bundle_gives_the_hours_of_its_own_generation() {
+        let scratch = Scratch::new("hours");
+        let root = scratch.0.join("run");
+        let run = tiny_run(&root);
+        // The run went on to 2 hours after generation 0 was written.
+        run.put_json(
+            LOOP_STATE,
+            &serde_json::json!({ "elapsed_seconds": 7200.0 }),
+        )
+        .unwrap();
+        let hours = |generation: u32, name: &str| {
+            let request = ExportRequest {
+                generation: Some(generation),
+                ..request(&root, &scratch.0.join(name))
+            };
+            export_bundle(&request).unwrap().training.hours
+        };
+        // An unrated older generation: not the run's hours, which are later.
+        assert_eq!(hours(0, "unrated"), None);
+        // The newest: the run's hours.
+        assert_eq!(hours(1, "newest"), Some(2.0));
+        // A rated generation: the hours its evaluation record kept.
+        run.put_json(
+            &RunDir::evaluation_key(0),
+            &serde_json::json!({
+                "generation": 0, "promoted": true, "gating": null,
+                "opponent_scores": {}, "games": [], "run_hours": 0.5
+            }),
+        )
+        .unwrap();
+        assert_eq!(hours(0, "rated"), Some(0.5));
     }
 
     #[test]
