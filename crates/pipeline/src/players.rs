@@ -104,7 +104,7 @@ impl<B: NetBoard> PlayerFactory<B> for NetPlayerFactory<B> {
 }
 
 /// The search parameters of network players, as [`network_search`] reads them.
-pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); material=N (0 to 4, default 0: no check) plies over which the move chosen is checked by an exact count of marbles, and replaced by a move that keeps more of them (solves the tactics suite, plays weaker: docs/tactics.md); score=W (0 to 1; default: a bundle's own weight, else 0) adds W times the predicted marble difference to the search's values, so that it plays for more marbles pushed off; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves); level=N (1 beginner to 10 full strength) a strength level: its simulations, and its moves drawn from the search's policy with a temperature and now and then at random (sumito_game::level; not with simulations= or time=)";
+pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); material=N (0 to 4, default 0: no check) plies over which the move chosen is checked by an exact count of marbles, and replaced by a move that keeps more of them (solves the tactics suite, plays weaker: docs/tactics.md); score=W (0 to 1; default: a bundle's own weight, else 0) adds W times the predicted marble difference to the search's values, so that it plays for more marbles pushed off; material_utility=W (0 to 1, default 0) adds W times the marble difference on the board, as self-play's search does with [selfplay] material_utility; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves); level=N (1 beginner to 10 full strength) a strength level: its simulations, and its moves drawn from the search's policy with a temperature and now and then at random (sumito_game::level; not with simulations= or time=)";
 
 /// How a network player plays, from its spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,6 +120,10 @@ pub struct NetworkPlayerSettings {
     /// (`score=W`, `sumito_net::InferenceClient::with_score_utility`);
     /// `None`: the model's own (a bundle's `score_utility`, else 0).
     pub score_utility: Option<f32>,
+    /// Weight of the marble difference on the board in the search's values
+    /// (`material_utility=W`, `sumito_net::InferenceClient::with_material_utility`):
+    /// the search of self-play's `[selfplay] material_utility`; 0: none.
+    pub material_utility: f32,
     /// Copies of the network evaluating one search's leaves side by side
     /// (`threads=N`): the search gathers [`VIRTUAL_LOSS_BATCH`] leaves per
     /// thread and each copy evaluates one part.
@@ -165,6 +169,7 @@ pub fn network_settings(params: &mut SpecParams<'_>) -> Result<NetworkPlayerSett
         score_utility: params
             .get_f64("score", 0.0, 1.0)?
             .map(|weight| weight as f32),
+        material_utility: params.get_f64("material_utility", 0.0, 1.0)?.unwrap_or(0.0) as f32,
         search_threads: search_threads as usize,
     })
 }
@@ -248,6 +253,7 @@ pub fn network_entrant<B: NetBoard, M: PackedModel + 'static>(
         let client = service
             .client()
             .with_score_utility(settings.score_utility.unwrap_or(0.0))
+            .with_material_utility(settings.material_utility)
             .with_parallel_requests(settings.search_threads);
         let player = NetworkSearch::<B>::with_settings(
             "net",
@@ -464,6 +470,52 @@ pub(crate) mod tests {
             .collect();
         assert!(moves.iter().all(|mv| position.is_legal(*mv)));
         assert!(moves.len() > 1, "{moves:?}");
+    }
+
+    #[test]
+    fn material_utility_makes_the_search_take_the_marble_on_the_board() {
+        let dir = TempDir::new("net-player-material");
+        let path = tiny_checkpoint(&dir);
+        // Positions of the tactics suite where the mover can push a marble off.
+        let positions: Vec<Position> = [
+            "ww3/w1wwww/1ww1w2/1wbwb3/2wbb4/3bbb2/3bbb1/3bbb/5 b 1 1 86 26",
+            "5/2b3/wbbb3/1wwbbb2/4w4/5w2/bbwww2/bbbww1/bb1w1 w 0 3 25 0",
+            "5/2b3/wbbb3/wwbbb3/4w4/5w2/ww1w3/bbbww1/bb1w1 b 2 3 28 0",
+            "3b1/w2bb1/ww1ww2/1w1w1bb1/2bb1bb2/1bbbww2/1bbwww1/4ww/5 b 0 0 20 20",
+            "1ww2/2bb2/3bwbb/1b3bb1/4bwww1/4www1/6w/b5/5 b 4 4 86 15",
+            "www1w/1wwww1/1wwbww1/1wwbb3/3bbb3/2bbb3/3bb2/1bb1b1/5 b 0 0 50 50",
+            "w3w/1wbwwb/1wwbwb1/1wwb2w1/4b4/2b1b3/3bb2/1bbbb1/5 w 0 3 65 8",
+            "1wbb1/www2b/2wb3/w3bb2/9/3bww2/1bbbww1/bbbww1/3w1 w 1 1 15 7",
+        ]
+        .iter()
+        .map(|text| text.parse().unwrap())
+        .collect();
+        let push_offs = |extra: &str| {
+            let spec = format!(
+                "net:model={},simulations=200,considered=200{extra}",
+                path.display()
+            );
+            let entrant = registry().prepare_str(&spec).unwrap();
+            positions
+                .iter()
+                .filter(|position| {
+                    let mut player = entrant.build(1);
+                    player.new_game();
+                    let mv = player.choose_move(position, &entrant.limit).unwrap();
+                    position.is_push_off(mv)
+                })
+                .count()
+        };
+        // The untrained network alone pushes off now and then; weighing the
+        // marbles on the board, the search takes the marble every time.
+        let (alone, weighing) = (push_offs(""), push_offs(",material_utility=1"));
+        assert!(alone < positions.len(), "{alone}");
+        assert_eq!(weighing, positions.len());
+        let err = registry()
+            .prepare_str(&format!("net:model={},material_utility=2", path.display()))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("material_utility"), "{err}");
     }
 
     #[test]
