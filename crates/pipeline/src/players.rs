@@ -474,8 +474,21 @@ pub(crate) mod tests {
 
     #[test]
     fn material_utility_makes_the_search_take_the_marble_on_the_board() {
+        // A network that knows nothing and says so: every weight zero, so
+        // uniform priors and even values, the same on every run.
         let dir = TempDir::new("net-player-material");
-        let path = tiny_checkpoint(&dir);
+        let net = PolicyValueNet::new(
+            &tiny_model(sumito_game::GameKind::TwoPlayer),
+            tch::Device::Cpu,
+        )
+        .unwrap();
+        tch::no_grad(|| {
+            for (_, mut weights) in net.vars().variables() {
+                let _ = weights.zero_();
+            }
+        });
+        let path = dir.path().join("gen-000001");
+        net.save_checkpoint(&path, 0, None).unwrap();
         // Positions of the tactics suite where the mover can push a marble off.
         let positions: Vec<Position> = [
             "ww3/w1wwww/1ww1w2/1wbwb3/2wbb4/3bbb2/3bbb1/3bbb/5 b 1 1 86 26",
@@ -506,8 +519,8 @@ pub(crate) mod tests {
                 })
                 .count()
         };
-        // The untrained network alone pushes off now and then; weighing the
-        // marbles on the board, the search takes the marble every time.
+        // The network alone sees no marble; weighing the marbles on the
+        // board, the search takes it every time.
         let (alone, weighing) = (push_offs(""), push_offs(",material_utility=1"));
         assert!(alone < positions.len(), "{alone}");
         assert_eq!(weighing, positions.len());
