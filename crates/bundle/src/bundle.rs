@@ -336,15 +336,17 @@ pub struct ExportRequest {
 }
 
 /// Hours the run had trained when `generation` was written: its
-/// evaluation record's `run_hours` (every rated generation of `sumito
-/// train` keeps it), or for the run's newest generation `loop.json`'s
-/// `elapsed_seconds`. `None` when neither says: an unrated generation
-/// older than the newest, or a run driven by the separate role commands,
-/// which keep neither.
-fn training_hours(run: &RunDir, generation: u32, newest: u32) -> Result<Option<f64>, BundleError> {
-    let rated = run
-        .get_json::<EvaluationRecord>(&RunDir::evaluation_key(generation))?
-        .and_then(|record| record.run_hours);
+/// evaluation record's `run_hours` (`rated`: every rated generation of
+/// `sumito train` keeps it), or for the run's newest generation
+/// `loop.json`'s `elapsed_seconds`. `None` when neither says: an unrated
+/// generation older than the newest, or a run driven by the separate role
+/// commands, which keep neither.
+fn training_hours(
+    run: &RunDir,
+    rated: Option<f64>,
+    generation: u32,
+    newest: u32,
+) -> Result<Option<f64>, BundleError> {
     if rated.is_some() || generation != newest {
         return Ok(rated);
     }
@@ -372,13 +374,6 @@ fn elo_rows(run: &RunDir, generation: u32) -> Result<Vec<EloRow>, BundleError> {
             games: entry.games,
         })
         .collect())
-}
-
-fn opponent_scores(run: &RunDir, generation: u32) -> Result<BTreeMap<String, f64>, BundleError> {
-    Ok(run
-        .get_json::<EvaluationRecord>(&RunDir::evaluation_key(generation))?
-        .map(|record| record.opponent_scores)
-        .unwrap_or_default())
 }
 
 fn describe_file(dir: &Path, name: &str) -> Result<BundleFile, BundleError> {
@@ -473,6 +468,13 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
     if !generations.contains(&generation) {
         return Err(no_such_generation());
     }
+    // The generation's rating record, if it was rated: its scores against
+    // the fixed opponents and the run's hours when it was written.
+    let evaluation = run.get_json::<EvaluationRecord>(&RunDir::evaluation_key(generation))?;
+    let run_hours = evaluation.as_ref().and_then(|record| record.run_hours);
+    let opponent_scores = evaluation
+        .map(|record| record.opponent_scores)
+        .unwrap_or_default();
     // On an object store: a local copy.
     let checkpoint = run.model_dir(generation)?.ok_or_else(no_such_generation)?;
     let (network, checkpoint_meta) =
@@ -533,7 +535,7 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
                 generation,
                 training_step: step,
                 generations: newest,
-                hours: training_hours(&run, generation, newest)?,
+                hours: training_hours(&run, run_hours, generation, newest)?,
             },
             score_utility: match request.score_utility {
                 Some(weight) => {
@@ -547,7 +549,7 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
                 None => play_score_utility(&config, &run.config_path())?,
             },
             elo: elo_rows(&run, generation)?,
-            opponent_scores: opponent_scores(&run, generation)?,
+            opponent_scores,
             exported_at: utc_timestamp(),
             exported_by: format!("sumito {}", env!("CARGO_PKG_VERSION")),
             git_commit: request.git_commit.clone(),
