@@ -41,7 +41,8 @@ use sumito_pipeline::crc::crc32c;
 use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_pipeline::fsutil::{utc_timestamp, write_atomic};
 use sumito_pipeline::ratings::{EloEntry, EvaluationRecord, model_name};
-use sumito_pipeline::rundir::{ELO_JSON, LOOP_STATE, Location, RunDir, RunDirError};
+use sumito_pipeline::run::loop_hours;
+use sumito_pipeline::rundir::{ELO_JSON, Location, RunDir, RunDirError};
 
 /// Names this folder layout in `bundle.json`.
 pub const BUNDLE_FORMAT: &str = "sumito-model-bundle";
@@ -350,10 +351,7 @@ fn training_hours(
     if rated.is_some() || generation != newest {
         return Ok(rated);
     }
-    let loop_state: Option<serde_json::Value> = run.get_json(LOOP_STATE)?;
-    Ok(loop_state
-        .and_then(|value| value.get("elapsed_seconds")?.as_f64())
-        .map(|seconds| seconds / 3600.0))
+    Ok(loop_hours(run)?)
 }
 
 /// The Elo rows of `generation` and of every fixed opponent (the players
@@ -1064,6 +1062,7 @@ pub(crate) mod tests {
     use sumito_engine::{Layout, Position};
     use sumito_net::ENCODING_VERSION;
     use sumito_net::SymmetryMode;
+    use sumito_pipeline::rundir::LOOP_STATE;
 
     pub(crate) use sumito_fsio::testing::Scratch;
 

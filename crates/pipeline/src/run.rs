@@ -162,6 +162,14 @@ struct LoopState {
     elapsed_seconds: f64,
 }
 
+/// Hours the combined loop (`sumito train`) has run in `run`, across
+/// resumptions (`loop.json`); `None` for a run it never drove (the separate
+/// role commands keep no such time).
+pub fn loop_hours(run: &RunDir) -> std::result::Result<Option<f64>, RunDirError> {
+    let state: Option<LoopState> = run.get_json(LOOP_STATE)?;
+    Ok(state.map(|state| state.elapsed_seconds / 3600.0))
+}
+
 struct Ui {
     bars: MultiProgress,
     options: RunOptions,
