@@ -239,6 +239,10 @@ impl RulesConfig {
 /// The most random moves `[selfplay] branch_random_plies` may ask for.
 pub const MAX_BRANCH_RANDOM_PLIES: u32 = 40;
 
+/// The largest `[training] tactical_weight`: the trainer draws a sample by
+/// rejection, so a weight of `W` costs up to `W` draws a sample.
+pub const MAX_TACTICAL_WEIGHT: f64 = 16.0;
+
 /// `[selfplay]`: how games are generated.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -351,6 +355,15 @@ pub struct TrainingConfig {
     /// few plies ahead does, and `[selfplay] score_utility` makes the search
     /// use it. Two-player game only.
     pub margin_horizon_plies: Option<u32>,
+    /// How many times as often the trainer draws a position in which a
+    /// marble can be pushed off in one move (by either side) as any other
+    /// position, 1 or more. 1 (the default): every position of the window
+    /// alike. Above 1 the network trains more on the positions where a
+    /// marble is at stake: the value and the policy see more of the
+    /// captures, threats and defences that decide games (KataGo weighs its
+    /// samples by how much they teach in the same spirit). Two-player game
+    /// only.
+    pub tactical_weight: f64,
 }
 
 impl Default for TrainingConfig {
@@ -366,6 +379,7 @@ impl Default for TrainingConfig {
             distant_win: 1.0,
             distant_win_plies: 60,
             margin_horizon_plies: None,
+            tactical_weight: 1.0,
         }
     }
 }
@@ -538,6 +552,12 @@ impl Config {
                     "the general game's network has no marble-difference head: leave it out".into(),
                 );
             }
+            if self.training.tactical_weight != 1.0 {
+                return invalid(
+                    "training.tactical_weight",
+                    "applies to two-player games without variants only (these rules train the general game's network)".into(),
+                );
+            }
         }
 
         let selfplay = &self.selfplay;
@@ -663,6 +683,17 @@ impl Config {
         }
         if training.distant_win_plies == 0 {
             return invalid("training.distant_win_plies", "must be at least 1".into());
+        }
+        if !(training.tactical_weight.is_finite()
+            && (1.0..=MAX_TACTICAL_WEIGHT).contains(&training.tactical_weight))
+        {
+            return invalid(
+                "training.tactical_weight",
+                format!(
+                    "is {}, must be from 1 to {MAX_TACTICAL_WEIGHT}",
+                    training.tactical_weight
+                ),
+            );
         }
         for (key, value) in [
             ("training.move_limit_win", training.move_limit_win),
@@ -1019,6 +1050,18 @@ mod tests {
                 "training.move_limit_win",
             ),
             ("[training]\ndistant_win = -0.5\n", "training.distant_win"),
+            (
+                "[training]\ntactical_weight = 0.5\n",
+                "training.tactical_weight",
+            ),
+            (
+                "[training]\ntactical_weight = 17\n",
+                "training.tactical_weight",
+            ),
+            (
+                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\ntactical_weight = 2\n",
+                "training.tactical_weight",
+            ),
             (
                 "[training]\ndistant_win_plies = 0\n",
                 "training.distant_win_plies",

@@ -12,7 +12,7 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
 use rand::Rng;
-use sumito_engine::{EndReason, Move, Position, Symmetry};
+use sumito_engine::{Color, EndReason, Move, Position, Symmetry};
 
 use sumito_engine::general::symmetry::kept_symmetries;
 use sumito_net::GeneralTrainingSample;
@@ -356,6 +356,24 @@ impl ReplayStore<GeneralReplay> {
 }
 
 impl ReplayStore {
+    /// An entry of the window drawn with `[training] tactical_weight`: a
+    /// position where a marble can be pushed off in one move is kept
+    /// whenever drawn, any other with probability `1 / tactical_weight`
+    /// (rejection sampling: each draw is as cheap as two move generations,
+    /// and a sample costs at most `tactical_weight` draws on average).
+    fn draw_weighted<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<(&SelfPlayGame, usize)> {
+        let weight = self.config.tactical_weight;
+        loop {
+            let (game, index) = self.draw(rng)?;
+            if weight <= 1.0
+                || has_push_off(&game.positions[index].position)
+                || rng.random::<f64>() * weight < 1.0
+            {
+                return Some((game, index));
+            }
+        }
+    }
+
     /// A uniformly drawn training position under a uniformly drawn symmetry
     /// among `symmetries` (the ones the position's rules allow); `None` when
     /// the window is empty.
@@ -364,7 +382,7 @@ impl ReplayStore {
         rng: &mut R,
         symmetries: &[Symmetry],
     ) -> Option<ReplaySample> {
-        let (game, index) = self.draw(rng)?;
+        let (game, index) = self.draw_weighted(rng)?;
         let record = &game.positions[index];
         let symmetry = if symmetries.is_empty() {
             Symmetry::IDENTITY
@@ -401,6 +419,13 @@ impl ReplayStore {
             at_move_limit: game.end == GameEnd::Rules(EndReason::MoveLimit),
         })
     }
+}
+
+/// Whether either side could push a marble off with one move.
+fn has_push_off(position: &Position) -> bool {
+    [Color::Black, Color::White]
+        .into_iter()
+        .any(|attacker| position.push_off_targets(attacker).next().is_some())
 }
 
 #[cfg(test)]
@@ -684,5 +709,51 @@ mod tests {
             assert_eq!(sample.policy.len(), sample.position.count_legal_moves());
             assert!((-1..=1).contains(&sample.result));
         }
+    }
+
+    #[test]
+    fn a_tactical_weight_draws_positions_with_a_push_off_that_much_more_often() {
+        let dir = TempDir::new("store-tactical");
+        let replay = ReplayFolder::local(dir.path()).unwrap();
+        for seed in 0..4 {
+            let name = format!("model-00000{seed}");
+            write_game(&replay.join(&name), &random_game(seed, Rules::default())).unwrap();
+        }
+        let share_drawn = |weight: f64| {
+            let config = TrainingConfig {
+                tactical_weight: weight,
+                ..TrainingConfig::default()
+            };
+            let mut store: ReplayStore = ReplayStore::new(replay.clone(), config);
+            store.refresh().unwrap();
+            let in_window = store
+                .window
+                .iter()
+                .filter(|(game, index)| has_push_off(&game.positions[*index as usize].position))
+                .count() as f64
+                / store.window.len() as f64;
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+            let draws = 4000;
+            let tactical = (0..draws)
+                .filter(|_| {
+                    // Symmetries keep whether a marble can fall.
+                    has_push_off(&store.sample(&mut rng, &Symmetry::ALL).unwrap().position)
+                })
+                .count() as f64
+                / draws as f64;
+            (in_window, tactical)
+        };
+        let (share, uniform) = share_drawn(1.0);
+        assert!((0.05..0.6).contains(&share), "share {share}");
+        assert!(
+            (uniform - share).abs() < 0.03,
+            "{uniform} drawn, {share} held"
+        );
+        let (_, weighted) = share_drawn(4.0);
+        let expected = 4.0 * share / (4.0 * share + 1.0 - share);
+        assert!(
+            (weighted - expected).abs() < 0.03,
+            "{weighted} drawn with weight 4, {expected} expected ({share} held)"
+        );
     }
 }
