@@ -686,9 +686,8 @@ impl Config {
         if training.distant_win_plies == 0 {
             return invalid("training.distant_win_plies", "must be at least 1".into());
         }
-        if !(training.tactical_weight.is_finite()
-            && (1.0..=MAX_TACTICAL_WEIGHT).contains(&training.tactical_weight))
-        {
+        // The range refuses NaN and infinities too.
+        if !(1.0..=MAX_TACTICAL_WEIGHT).contains(&training.tactical_weight) {
             return invalid(
                 "training.tactical_weight",
                 format!(
