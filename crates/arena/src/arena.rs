@@ -686,7 +686,7 @@ pub fn play_game<B: Board>(
         .map(|&who| entrants[who].name.clone())
         .collect();
     let record = GameRecord::of_match(
-        start.layout,
+        start.start,
         &config.rules,
         &names,
         opening.moves.len() as u32,
@@ -881,7 +881,7 @@ fn record_game<B: Board>(state: &mut Progress<B>, game: &PlayedGame<B>, config: 
 mod tests {
     use super::*;
     use crate::player::{Player, PlayerRegistry, SearchLimit};
-    use crate::record::GameRecord;
+    use crate::record::{GameRecord, Start};
     use std::sync::Arc;
     use sumito_engine::Move;
     use sumito_engine::general::{GeneralLayout, GeneralPosition};
@@ -936,10 +936,13 @@ mod tests {
         );
         let openings: Vec<Opening<Move>> = (0..6).map(|k| Opening::generate(&config, k)).collect();
         assert_eq!(openings[0], Opening::generate(&config, 0));
-        assert_eq!(config.starts[openings[0].start].layout, Layout::Standard);
         assert_eq!(
-            config.starts[openings[1].start].layout,
-            Layout::BelgianDaisy
+            config.starts[openings[0].start].start,
+            Start::Layout(Layout::Standard)
+        );
+        assert_eq!(
+            config.starts[openings[1].start].start,
+            Start::Layout(Layout::BelgianDaisy)
         );
         for opening in &openings {
             assert_eq!(opening.moves.len(), 4);
@@ -1130,6 +1133,38 @@ mod tests {
         assert!(refuse(&three, sprt_three).contains("exactly two"));
     }
 
+    #[test]
+    fn games_from_a_given_position_start_there_and_their_records_say_so() {
+        let dir = std::env::temp_dir().join(format!("sumito-arena-at-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let rules = quick_config().rules;
+        // Black can push a white marble off at once (F6F5, one of the suite's
+        // captures); ply 28 of a 60-ply game.
+        let position =
+            Position::from_fen("5/2b3/wbbb3/wwbbb3/4w4/5w2/ww1w3/bbbww1/bb1w1 b 2 3 28 0")
+                .unwrap()
+                .with_rules(rules);
+        let config = MatchConfig {
+            games_per_pairing: 2,
+            starts: vec![MatchStart::at(position)],
+            opening_plies: 0,
+            record_dir: Some(dir.clone()),
+            ..quick_config()
+        };
+        let results = play_match(&entrants(&["greedy", "random"]), &config, &Silent).unwrap();
+        assert_eq!(results.games.len(), 2);
+        for game in &results.games {
+            assert_eq!(game.record.start, Start::Position(position));
+            assert_eq!(game.record.start_position().unwrap(), position);
+            let read = GameRecord::<Position>::read(game.record_path.as_ref().unwrap()).unwrap();
+            assert_eq!(read, game.record);
+            // The move limit counts from the position's own ply.
+            assert!(game.plies <= 32, "{} plies", game.plies);
+        }
+        assert_eq!(config.starts[0].to_string(), position.to_string());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// A match of the general game on `layout`, ending at `max_plies`.
     fn general_config(layout: &str, max_plies: u32, games: u32) -> MatchConfig<GeneralPosition> {
         let table = RulesTable::from_toml(&format!("[rules]\nmax_plies = {max_plies}\n")).unwrap();
@@ -1238,7 +1273,7 @@ mod tests {
                 },
                 end,
                 record: GameRecord::of_match(
-                    config.starts[0].layout,
+                    config.starts[0].start,
                     &config.rules,
                     &names,
                     0,

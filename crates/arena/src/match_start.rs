@@ -1,20 +1,36 @@
 //! Where a match's games start: [`MatchStart`], a layout under the match's
-//! rules and its first position, for any game (`sumito_game::Board`).
+//! rules and its first position, or a position given as it is (a suite of
+//! test positions, an opening book), for any game (`sumito_game::Board`).
+
+use std::fmt;
 
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Layout, Position, Rules};
 use sumito_game::Board;
 
-/// Where a match's games start: a layout under the match's rules, and its
-/// first position.
+use crate::record::Start;
+
+/// Where a match's games start: a layout under the match's rules and its
+/// first position, or a position of its own.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchStart<B: Board> {
-    pub layout: B::Layout,
+    /// What the games' records name as their start.
+    pub start: Start<B>,
+    /// The position before the first move.
     pub position: B,
 }
 
 impl<B: Board> MatchStart<B> {
+    /// Games that start at `position` (its ply counters included) under the
+    /// rules it carries.
+    pub fn at(position: B) -> MatchStart<B> {
+        MatchStart {
+            start: Start::Position(position),
+            position,
+        }
+    }
+
     /// The layout of this game that `layout` names, under the rules of
     /// `table`; the error says what does not fit (a layout of more seats
     /// than the game has, a key the game does not know).
@@ -22,10 +38,20 @@ impl<B: Board> MatchStart<B> {
         let rules = B::rules_of_table(table)?;
         let layout = B::layout_of_general(layout)?;
         Ok(MatchStart {
-            layout,
+            start: Start::Layout(layout),
             position: B::first_position(layout, &rules)
                 .map_err(|err| format!("{layout}: {err}"))?,
         })
+    }
+}
+
+/// The layout's name, or the position's text.
+impl<B: Board> fmt::Display for MatchStart<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.start {
+            Start::Layout(layout) => write!(f, "{layout}"),
+            Start::Position(position) => write!(f, "{position}"),
+        }
     }
 }
 
@@ -33,7 +59,7 @@ impl MatchStart<Position> {
     /// `layout` under `rules`.
     pub fn two_player(layout: Layout, rules: Rules) -> MatchStart<Position> {
         MatchStart {
-            layout,
+            start: Start::Layout(layout),
             position: Position::start(layout, rules),
         }
     }

@@ -78,11 +78,11 @@ impl<B: Board> GameRecord<B> {
         }
     }
 
-    /// The record of a match's game from `layout` under `rules` by
+    /// The record of a match's game from `start` under `rules` by
     /// `players` (by side), its first `opening_plies` moves a random
     /// opening, ended at `end`.
     pub fn of_match(
-        layout: B::Layout,
+        start: Start<B>,
         rules: &B::Rules,
         players: &[String],
         opening_plies: u32,
@@ -90,7 +90,7 @@ impl<B: Board> GameRecord<B> {
         end: &B,
     ) -> GameRecord<B> {
         GameRecord {
-            start: Start::Layout(layout),
+            start,
             rules: rules.clone(),
             players: (0..end.seats())
                 .map(|seat| players[end.side_of(seat)].clone())

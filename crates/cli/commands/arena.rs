@@ -4,18 +4,19 @@
 //! of classical players are played here; with a network player,
 //! `sumito-torch` plays it with its own registry (`network/arena.rs`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use sumito_game::Board;
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use sumito_arena::PlayerSpec;
-use sumito_arena::arena::{MatchConfig, check_record_dir, play_match};
+use sumito_arena::arena::{MatchConfig, MatchStart, check_record_dir, play_match};
 use sumito_arena::player::Entrant;
 use sumito_arena::report::{result_line, summary};
 use sumito_arena::sprt::SprtConfig;
 use sumito_engine::Layout;
 use sumito_engine::general::GeneralLayout;
+use sumito_engine::quote_position_text;
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::{GameKind, with_board};
 
@@ -56,14 +57,22 @@ pub struct Args {
     /// standard].
     #[arg(long = "layout", value_delimiter = ',', value_parser = GeneralLayout::from_name)]
     layouts: Vec<GeneralLayout>,
+    /// A file of start positions, in place of layouts: one position a line
+    /// in the text format (as `sumito moves --fen` reads it; blank lines and
+    /// lines starting with `#` are skipped), used in turn by successive
+    /// openings, each with its own ply counters (the move limit counts on
+    /// from them). Give `--opening-plies 0` to start at the positions
+    /// themselves: a suite of test positions, or an opening book.
+    #[arg(long = "start", value_name = "FILE", conflicts_with = "layouts")]
+    start_file: Option<PathBuf>,
     /// A TOML file whose [rules] table gives the rules (holes, obstacles,
     /// neutral marbles, shield and rotation moves, one colour, handicaps,
     /// partners in a row; see `sumito perft --help`). Its max_plies and
     /// marbles_to_win replace --max-plies and --marbles-to-win.
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
-    /// Random plies (no pushes) played from the layout before the players take
-    /// over, the same for both colour assignments, so that deterministic
+    /// Random plies (no pushes) played from the layout (or `--start`
+    /// position) before the players take over, the same for both colour assignments, so that deterministic
     /// players meet varied positions.
     #[arg(long, default_value_t = 4)]
     opening_plies: u32,
@@ -219,16 +228,27 @@ fn run_match<B: CommandBoard>(
     check_record_dir(&out).context("--out")?;
     let entrants = prepare_players(&B::registry(kinds)?, &args.players)?;
     let (table, layouts) = match_rules(args, given, &entrants)?;
-    let starts = layouts
-        .iter()
-        .map(|&layout| match_start::<B>(layout, &table))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (starts, names) = match &args.start_file {
+        Some(path) => {
+            let starts = read_starts::<B>(path, &table)?;
+            let names = format!("{} positions of {}", starts.len(), path.display());
+            (starts, names)
+        }
+        None => {
+            let starts = layouts
+                .iter()
+                .map(|&layout| match_start::<B>(layout, &table))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let names: Vec<String> = layouts.iter().map(ToString::to_string).collect();
+            (starts, names.join(", "))
+        }
+    };
     let sides = starts[0].position.sides();
     if let Some(other) = starts.iter().find(|start| start.position.sides() != sides) {
         bail!(
-            "--layout {} and {} seat different numbers of sides: a match's layouts must seat the same",
-            starts[0].layout,
-            other.layout
+            "the starts {} and {} seat different numbers of sides: a match's starts must seat the same",
+            starts[0],
+            other
         );
     }
     if sides != 2 && args.players.len() != sides {
@@ -253,8 +273,7 @@ fn run_match<B: CommandBoard>(
              played once with each player on each side"
         );
     }
-    let names: Vec<String> = layouts.iter().map(ToString::to_string).collect();
-    println!("{}: {}", names.join(", "), table.describe());
+    println!("{names}: {}", table.describe());
     let config = MatchConfig {
         games_per_pairing: games,
         starts,
@@ -266,6 +285,37 @@ fn run_match<B: CommandBoard>(
         sprt: args.sprt,
     };
     play_and_report(args, &entrants, &config)
+}
+
+/// The start positions of the file `path` under the rules of `table`: one
+/// a line, blank lines and `#` comments skipped; an error names the file,
+/// the line and what is wrong there.
+fn read_starts<B: Board>(path: &Path, table: &RulesTable) -> anyhow::Result<Vec<MatchStart<B>>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the start positions of {}", path.display()))?;
+    let mut starts = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = || format!("{}, line {}", path.display(), index + 1);
+        let position = B::position_from_text(line, table).map_err(|err| {
+            anyhow::anyhow!(
+                "{}: {err} in {}",
+                at(),
+                quote_position_text(line, err.column)
+            )
+        })?;
+        if position.is_over() {
+            bail!("{}: the game is already over in {line:?}", at());
+        }
+        starts.push(MatchStart::at(position));
+    }
+    if starts.is_empty() {
+        bail!("{} holds no start position", path.display());
+    }
+    Ok(starts)
 }
 
 /// Plays the match and prints its tables, where its records went and the
@@ -426,6 +476,81 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("multiple of the 3 sides"), "{err}");
+    }
+
+    #[test]
+    fn a_match_starts_at_the_positions_of_a_file_in_turn() {
+        let dir = std::env::temp_dir().join(format!("sumito-cli-arena-at-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("starts.txt");
+        let first = "5/2b3/wbbb3/wwbbb3/4w4/5w2/ww1w3/bbbww1/bb1w1 b 2 3 28 0";
+        let second = "5/2b3/wbbb3/1wwbbb2/4w4/5w2/bbwww2/bbbww1/bb1w1 w 0 3 25 0";
+        std::fs::write(&file, format!("# two positions\n\n{first}\n  {second}\n")).unwrap();
+        let out = dir.join("games");
+        let line = |file: &Path, out: &Path| {
+            parse(&[
+                "--player",
+                "greedy",
+                "--player",
+                "random",
+                "--start",
+                file.to_str().unwrap(),
+                "--opening-plies",
+                "0",
+                "--games",
+                "4",
+                "--max-plies",
+                "60",
+                "--quiet",
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .unwrap()
+        };
+        run(line(&file, &out), &CLASSICAL_PLAYERS).unwrap();
+        let mut starts: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|entry| {
+                let record =
+                    sumito_arena::record::GameRecord::<Position>::read(&entry.unwrap().path())
+                        .unwrap();
+                assert!(record.result.is_some());
+                match record.start {
+                    sumito_arena::record::Start::Position(position) => position.to_string(),
+                    other => panic!("{other:?}"),
+                }
+            })
+            .collect();
+        starts.sort();
+        let mut expected =
+            [first, first, second, second].map(|fen| Position::from_fen(fen).unwrap().to_string());
+        expected.sort();
+        assert_eq!(starts, expected);
+        // A bad line is named by file and line, and so is a finished game;
+        // --start and --layout exclude each other.
+        let fail = |text: &str| {
+            std::fs::write(&file, text).unwrap();
+            let out = dir.join(format!("bad-{}", text.len()));
+            run(line(&file, &out), &CLASSICAL_PLAYERS)
+                .unwrap_err()
+                .to_string()
+        };
+        let err = fail(&format!("{first}\n# fine\n{first} x\n"));
+        assert!(err.contains("starts.txt, line 3"), "{err}");
+        let err = fail("# nothing\n");
+        assert!(err.contains("holds no start position"), "{err}");
+        let over = "5/6/7/8/6bbw/8/7/6/5 b 0 6 30 0";
+        let err = fail(&format!("{over}\n"));
+        assert!(
+            err.contains("line 1") && err.contains("already over"),
+            "{err}"
+        );
+        let both = parse(&[
+            "--player", "a", "--player", "b", "--start", "f", "--layout", "standard",
+        ]);
+        assert!(both.is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -18,7 +18,7 @@ use sumito_game::Level;
 use sumito_game::{GameKind, with_board};
 use sumito_play::board_text::BoardStyle;
 use sumito_play::clock::TimeControl;
-use sumito_play::record::{GameRecord, Start};
+use sumito_play::record::GameRecord;
 use sumito_play::session::{SeatControl, SeatedPlayer, SessionConfig, run_session};
 
 use super::command_board::{
@@ -361,7 +361,7 @@ pub fn run_game<B: CommandBoard>(
     let config = SessionConfig {
         record: GameRecord {
             players: specs,
-            ..GameRecord::unplayed(Start::Layout(start.layout), rules_of::<B>(&table)?)
+            ..GameRecord::unplayed(start.start, rules_of::<B>(&table)?)
         },
         // A model plays under the rules it was trained with only.
         keep_rules: model.is_some(),
