@@ -497,6 +497,15 @@ fn long_examples_run_with_a_tiny_budget() {
         }
     }
     std::fs::write(dir.join("small-suite.txt"), small).unwrap();
+    // The start positions of `sumito arena --start`: two of the suite's, late
+    // in their games.
+    std::fs::write(
+        dir.join("starts.txt"),
+        "# two start positions\n\
+         ww3/w1wwww/1ww1w2/1wbwb3/2wbb4/3bbb2/3bbb1/3bbb/5 b 1 1 186 26\n\
+         5/w5/1wbbb2/1wbbb3/wwwb1b1w1/1wbbb3/2ww3/2b3/5 b 2 4 190 19\n",
+    )
+    .unwrap();
     let long = ["ladder", "arena", "bench", "review", "analyze"];
     let mut ran = 0;
     let mut seen = std::collections::HashSet::new();
