@@ -72,8 +72,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
     /// Random plies (no pushes) played from the layout (or `--start`
-    /// position) before the players take over, the same for both colour assignments, so that deterministic
-    /// players meet varied positions.
+    /// position) before the players take over, the same for both colour
+    /// assignments, so that deterministic players meet varied positions.
     #[arg(long, default_value_t = 4)]
     opening_plies: u32,
     /// Worker threads (games played at once); 0 means one per core. Network
