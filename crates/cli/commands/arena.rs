@@ -354,6 +354,7 @@ mod tests {
     use crate::commands::command_board::{CLASSICAL_PLAYERS, match_start, rules_of};
     use sumito_arena::ladder::ladder_rules;
     use sumito_arena::player::PlayerRegistry;
+    use sumito_arena::record::{GameRecord, Start};
     use sumito_engine::Position;
     use sumito_engine::Rules;
 
@@ -399,6 +400,18 @@ mod tests {
         parse(&line).unwrap()
     }
 
+    /// Every game record in `dir`, each checked to be of a finished game.
+    fn finished_records<B: Board>(dir: &Path) -> Vec<GameRecord<B>> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| {
+                let record = GameRecord::<B>::read(&entry.unwrap().path()).unwrap();
+                assert!(record.result.is_some());
+                record
+            })
+            .collect()
+    }
+
     #[test]
     fn runs_a_match_and_saves_replayable_records() {
         let dir = std::env::temp_dir().join(format!("sumito-cli-arena-{}", std::process::id()));
@@ -411,16 +424,10 @@ mod tests {
             out,
         );
         run(args, &CLASSICAL_PLAYERS).unwrap();
-        let records: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
+        let records = finished_records::<Position>(&dir);
         assert_eq!(records.len(), 2);
-        for path in records {
-            let record =
-                sumito_arena::record::GameRecord::<sumito_engine::Position>::read(&path).unwrap();
+        for record in records {
             assert_eq!(record.rules.max_plies, Some(80));
-            assert!(record.result.is_some());
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -439,20 +446,14 @@ mod tests {
             &CLASSICAL_PLAYERS,
         )
         .unwrap();
-        let mut layouts: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|entry| {
-                let record = sumito_arena::record::GameRecord::<
-                    sumito_engine::general::GeneralPosition,
-                >::read(&entry.unwrap().path())
-                .unwrap();
-                assert!(record.result.is_some());
-                match record.start {
-                    sumito_arena::record::Start::Layout(layout) => layout.to_string(),
+        let mut layouts: Vec<String> =
+            finished_records::<sumito_engine::general::GeneralPosition>(&dir)
+                .into_iter()
+                .map(|record| match record.start {
+                    Start::Layout(layout) => layout.to_string(),
                     other => panic!("{other:?}"),
-                }
-            })
-            .collect();
+                })
+                .collect();
         layouts.sort();
         assert_eq!(
             layouts,
@@ -509,17 +510,11 @@ mod tests {
             .unwrap()
         };
         run(line(&file, &out), &CLASSICAL_PLAYERS).unwrap();
-        let mut starts: Vec<String> = std::fs::read_dir(&out)
-            .unwrap()
-            .map(|entry| {
-                let record =
-                    sumito_arena::record::GameRecord::<Position>::read(&entry.unwrap().path())
-                        .unwrap();
-                assert!(record.result.is_some());
-                match record.start {
-                    sumito_arena::record::Start::Position(position) => position.to_string(),
-                    other => panic!("{other:?}"),
-                }
+        let mut starts: Vec<String> = finished_records::<Position>(&out)
+            .into_iter()
+            .map(|record| match record.start {
+                Start::Position(position) => position.to_string(),
+                other => panic!("{other:?}"),
             })
             .collect();
         starts.sort();
