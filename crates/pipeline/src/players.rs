@@ -104,7 +104,7 @@ impl<B: NetBoard> PlayerFactory<B> for NetPlayerFactory<B> {
 }
 
 /// The search parameters of network players, as [`network_search`] reads them.
-pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); material=N (0 to 4, default 0: no check) plies over which the move chosen is checked by an exact count of marbles, and replaced by a move that keeps more of them (solves the tactics suite, plays weaker: docs/tactics.md); score=W (0 to 1; default: a bundle's own weight, else 0) adds W times the predicted marble difference to the search's values, so that it plays for more marbles pushed off; material_utility=W (0 to 1, default 0) adds W times the marble difference on the board, as self-play's search does with [selfplay] material_utility; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves); level=N (1 beginner to 10 full strength) a strength level: its simulations, and its moves drawn from the search's policy with a temperature and now and then at random (sumito_game::level; not with simulations= or time=)";
+pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; noise=S (0 to 4, default 0: the best move) the Gumbel root's noise, 1 draws the move from the search's improved policy as self-play does, so that games from one position vary with the seed; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); material=N (0 to 4, default 0: no check) plies over which the move chosen is checked by an exact count of marbles, and replaced by a move that keeps more of them (solves the tactics suite, plays weaker: docs/tactics.md); score=W (0 to 1; default: a bundle's own weight, else 0) adds W times the predicted marble difference to the search's values, so that it plays for more marbles pushed off; material_utility=W (0 to 1, default 0) adds W times the marble difference on the board, as self-play's search does with [selfplay] material_utility; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves); level=N (1 beginner to 10 full strength) a strength level: its simulations, and its moves drawn from the search's policy with a temperature and now and then at random (sumito_game::level; not with simulations= or time=)";
 
 /// How a network player plays, from its spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,6 +136,10 @@ pub struct NetworkPlayerSettings {
 /// The most plies of a network player's material check: 4 already costs
 /// milliseconds in tactical positions.
 pub const MAX_MATERIAL_PLIES: u32 = 4;
+
+/// The largest Gumbel noise scale of a network player (`noise=`): at 1 it
+/// draws from the search's improved policy; more spreads the draws further.
+pub const MAX_NOISE: f64 = 4.0;
 
 /// The most search threads a network player may ask for.
 pub const MAX_SEARCH_THREADS: u32 = 64;
@@ -185,8 +189,14 @@ pub fn network_limit(params: &mut SpecParams<'_>) -> Result<SearchLimit, SpecErr
 
 /// The search of a network player from its spec: `simulations` (default
 /// [`DEFAULT_SIMULATIONS`]) with the Gumbel root (sequential halving over
-/// `considered` moves, default [`CONSIDERED_ACTIONS`], without
-/// sampling noise), or with `puct=true` a PUCT root. No noise, best move.
+/// `considered` moves, default [`CONSIDERED_ACTIONS`], its Gumbel noise
+/// scaled by `noise`, default 0: the best move), or with `puct=true` a PUCT
+/// root (no noise, the most visited move).
+///
+/// `noise=1` is the Gumbel root of self-play: the move is drawn from the
+/// search's improved policy (Danihelka et al. 2022), so that games from one
+/// position differ from seed to seed, and each game's moves still come from
+/// a full search (a strong player that varies, unlike a level's draws).
 ///
 /// Gumbel is the default because it is much stronger at the few simulations
 /// arena matches use. Against `greedy`, 20 games each: checkpoint 13 of a
@@ -212,15 +222,19 @@ fn network_search_at(
         .or(level.map(|level| level.simulations))
         .unwrap_or(DEFAULT_SIMULATIONS);
     let considered = params.get_u32("considered", 2, 1734)?;
+    let noise = params.get_f64("noise", 0.0, MAX_NOISE)?;
     let puct = params.get_bool("puct")?.unwrap_or(false);
     if puct && considered.is_some() {
         return Err(
             params.invalid("considered= is a parameter of the Gumbel root, not of puct=true")
         );
     }
+    if puct && noise.is_some() {
+        return Err(params.invalid("noise= is a parameter of the Gumbel root, not of puct=true"));
+    }
     let gumbel = (!puct).then(|| GumbelConfig {
         considered_actions: considered.unwrap_or(CONSIDERED_ACTIONS),
-        gumbel_scale: 0.0,
+        gumbel_scale: noise.unwrap_or(0.0) as f32,
         ..GumbelConfig::default()
     });
     let config = SearchConfig {
@@ -429,6 +443,47 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("considered"), "{err}");
+        let noisy = search("net:noise=1,simulations=32").unwrap();
+        assert_eq!(noisy.gumbel.unwrap().gumbel_scale, 1.0);
+        for bad in ["net:noise=5", "net:noise=-1", "net:puct=true,noise=1"] {
+            let err = search(bad).unwrap_err().to_string();
+            assert!(err.contains("noise"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn noise_varies_the_move_from_seed_to_seed_and_none_keeps_it() {
+        let dir = TempDir::new("net-player-noise");
+        let path = tiny_checkpoint(&dir);
+        let position = Position::start(Layout::BelgianDaisy, Rules::default());
+        let moves_of = |extra: &str| {
+            let entrant = registry()
+                .prepare_str(&format!(
+                    "net:model={},simulations=16{extra}",
+                    path.display()
+                ))
+                .unwrap();
+            (1..=12)
+                .map(|seed| {
+                    let mut player = entrant.build(seed);
+                    player.new_game();
+                    let mv = player
+                        .choose_move(&position, &SearchLimit::default())
+                        .unwrap();
+                    assert!(position.is_legal(mv));
+                    mv
+                })
+                .collect::<std::collections::HashSet<_>>()
+        };
+        assert_eq!(
+            moves_of("").len(),
+            1,
+            "no noise: one move whatever the seed"
+        );
+        assert!(
+            moves_of(",noise=1").len() > 1,
+            "noise: different seeds choose different moves"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The network as a player and an analyst, in either game (any
-//! [`Board`] board): Monte Carlo tree search (`sumito_mcts`,
-//! without noise, best move) over the board's search game with a network
-//! evaluator with the Gumbel root, searching either a number of
+//! [`Board`] board): Monte Carlo tree search (`sumito_mcts`; by default
+//! without noise, the best move) over the board's search game with a
+//! network evaluator with the Gumbel root, searching either a number of
 //! simulations or for a time (planned from the measured speed,
 //! `sumito_mcts::search_for_time`), and keeping its tree between the moves
 //! of a game.
