@@ -20,7 +20,8 @@
 //! An answer: `id`, `turn`, `position`, `side` (to move), `root` (`win`,
 //! `draw`, `loss` and `value` for the side to move, `visits`,
 //! `simulations`), `values_by_side` (each side's value, -1 to 1), `moves`
-//! (the candidates, most visited first: `move`, `visits`, `prior`, `q`, and
+//! (the candidates: first the move the engine plays, the first of `pv`,
+//! then the most visited: `move`, `visits`, `prior`, `q`, and
 //! `score`, the mover's expected score with it), `pv` (the expected line),
 //! `elapsed_ms`. A query that cannot be answered gets one line
 //! `{"id": ..., "error": "..."}` naming the field and the problem; the

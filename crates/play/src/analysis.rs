@@ -405,7 +405,7 @@ mod tests {
             .take_while(|line| !line.contains("more legal moves"))
             .count();
         assert_eq!(rows, 5, "{report}");
-        // The most visited move is listed first and is the line's first move,
+        // The move the search plays is listed first and is the line's first move,
         // each move of the line legal where it is played.
         let best = analysis.best.to_text();
         let first_row = report

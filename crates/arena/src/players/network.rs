@@ -99,7 +99,8 @@ pub struct Analysis<M = Move> {
     pub visits: u32,
     /// Simulations run for this analysis.
     pub simulations: u32,
-    /// Every legal move, most visited first (ties: higher prior first).
+    /// Every legal move: `best` first, then the most visited first (ties:
+    /// the search's rating first, its policy target).
     pub moves: Vec<MoveStats<M>>,
     /// The expected line, starting with `best`.
     pub principal_variation: Vec<M>,
@@ -131,9 +132,20 @@ impl<M: Copy> Analysis<M> {
         simulations: u32,
         elapsed: Duration,
     ) -> Analysis<M> {
-        let mut moves: Vec<MoveStats<M>> = result
-            .root_actions
-            .iter()
+        // The move the search plays first, though another may have as many
+        // visits (the Gumbel root's last candidates share the budget) or
+        // more (visits kept from earlier moves); then the most visited,
+        // ties broken by the search's own rating (its policy target).
+        let mut ranked: Vec<_> = result.root_actions.iter().collect();
+        ranked.sort_by(|a, b| {
+            (b.action == result.best_action)
+                .cmp(&(a.action == result.best_action))
+                .then(b.visits.cmp(&a.visits))
+                .then(b.policy_target.total_cmp(&a.policy_target))
+                .then(b.prior.total_cmp(&a.prior))
+        });
+        let moves: Vec<MoveStats<M>> = ranked
+            .into_iter()
             .filter_map(|root| {
                 Some(MoveStats {
                     mv: position.move_of(root.action)?,
@@ -143,7 +155,6 @@ impl<M: Copy> Analysis<M> {
                 })
             })
             .collect();
-        moves.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
         Analysis {
             best: position
                 .move_of(result.best_action)
@@ -498,9 +509,9 @@ mod tests {
         assert_eq!(analysis.moves.len(), 44);
         assert!(start.is_legal(analysis.best));
         assert_eq!(analysis.principal_variation[0], analysis.best);
+        assert_eq!(analysis.moves[0].mv, analysis.best);
         assert!(
-            analysis
-                .moves
+            analysis.moves[1..]
                 .windows(2)
                 .all(|w| w[0].visits >= w[1].visits)
         );
@@ -511,6 +522,51 @@ mod tests {
             .unwrap();
         assert!(analysis.simulations < 1_000_000);
         assert!(analysis.simulations >= sumito_mcts::PROBE_SIMULATIONS);
+    }
+
+    #[test]
+    fn the_move_the_search_plays_comes_first_in_the_analysis() {
+        use sumito_mcts::RootAction;
+        let start = Position::start(Layout::Standard, Rules::default());
+        let moves = start.legal_moves();
+        let action = |i: usize| start.action_of(moves[i]);
+        let root = |i: usize, visits: u32, prior: f32, policy_target: f32| RootAction {
+            action: action(i),
+            prior,
+            visits,
+            q: Some(0.0),
+            policy_target,
+        };
+        // Moves 0 and 1 share the most visits of this search, move 2 has
+        // more kept from an earlier move; the search plays move 1, the one
+        // of the lower prior and the higher rating.
+        let result = SearchResult {
+            action: action(1),
+            best_action: action(1),
+            full_search: true,
+            simulations: 200,
+            value: 0.0,
+            wdl: Wdl {
+                win: 0.5,
+                draw: 0.0,
+                loss: 0.5,
+            },
+            side_values: vec![0.0, 0.0],
+            solved: None,
+            root_actions: vec![
+                root(0, 97, 0.3, 0.2),
+                root(1, 97, 0.1, 0.4),
+                root(2, 150, 0.2, 0.1),
+                root(3, 6, 0.2, 0.15),
+                root(4, 6, 0.2, 0.15),
+            ],
+            principal_variation: vec![action(1)],
+        };
+        let analysis = Analysis::from_result(&start, &result, 200, Duration::ZERO);
+        assert_eq!(analysis.best, moves[1]);
+        let order: Vec<_> = analysis.moves.iter().map(|stats| stats.mv).collect();
+        assert_eq!(order[..3], [moves[1], moves[2], moves[0]]);
+        assert_eq!(analysis.principal_variation[0], order[0]);
     }
 
     #[test]
