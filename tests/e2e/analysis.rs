@@ -29,6 +29,10 @@ fn queries_over_a_pipe_get_answers_by_id_and_errors_by_field() {
         r#"{"id": "opening", "layout": "belgian-daisy", "moves": ["A1B2"], "turns": [0, 1], "top": 4}"#,
         r#"{"id": 2, "position": "5/6/7/8/6bbw/8/7/6/5 b 0 5", "visits": 64}"#,
         r#"{"id": "timed", "time_ms": 200}"#,
+        // A capture position of the tactics suite where the shipped model's
+        // last two candidates share the most visits and the one it plays
+        // has the lower prior.
+        r#"{"id": "tie", "position": "w3w/1wbwwb/1wwbwb1/1wwb2w1/4b4/2b1b3/3bb2/1bbbb1/5 w 0 3 65 8", "visits": 400, "top": 3}"#,
         r#"{"id": "bad", "visits": 0}"#,
         r#"{"id": "unknown", "komi": 7.5}"#,
     ];
@@ -72,6 +76,14 @@ fn queries_over_a_pipe_get_answers_by_id_and_errors_by_field() {
     let win = of(2.into());
     assert_eq!(win[0]["pv"][0], "E7E8", "{}", win[0]);
     assert_eq!(win[0]["moves"][0]["move"], "E7E8");
+    // The first candidate is the move the engine plays, the line's first.
+    for answer in answers
+        .iter()
+        .filter(|answer| answer.get("moves").is_some())
+    {
+        assert_eq!(answer["moves"][0]["move"], answer["pv"][0], "{answer}");
+    }
+    assert_eq!(of("tie".into()).len(), 1, "{answers:?}");
     // A search within a time runs more than a handful of simulations.
     let timed = of("timed".into());
     assert!(
