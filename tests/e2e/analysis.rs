@@ -106,5 +106,5 @@ fn queries_over_a_pipe_get_answers_by_id_and_errors_by_field() {
             .starts_with("komi: no such field"),
         "{answers:?}"
     );
-    assert_eq!(answers.len(), 6);
+    assert_eq!(answers.len(), 7);
 }
