@@ -36,11 +36,18 @@ fn check_finished_run(run_dir: &Path, generations: u32) {
         "{} replay files",
         games.len()
     );
+    let mut surprised = 0;
     for path in &games {
         let game = decode_game(&std::fs::read(path).unwrap())
             .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
         assert!(!game.positions.is_empty());
+        // Every full search records how far its target lies from the prior.
+        for record in &game.positions {
+            assert_eq!(record.policy.is_some(), record.policy_surprise.is_some());
+            surprised += usize::from(record.policy_surprise.is_some_and(|s| s > 0.0));
+        }
     }
+    assert!(surprised > 0, "no search moved its target off the prior");
     for generation in 1..=generations {
         let record: serde_json::Value = serde_json::from_slice(
             &std::fs::read(run_dir.join(format!("evaluations/gen-{generation:06}.json"))).unwrap(),

@@ -75,6 +75,28 @@ impl SearchResult {
             .iter()
             .map(|a| (a.action, a.policy_target))
     }
+
+    /// How much the search taught over the evaluator's prior: the
+    /// Kullback-Leibler divergence `KL(target ‖ prior)` in nats, over the
+    /// root's actions. KataGo's "policy surprise": training draws the
+    /// positions where it is high more often. Priors are floored at 1e-6 so
+    /// that a target on an action the prior all but ruled out stays finite.
+    pub fn policy_surprise(&self) -> f32 {
+        let prior_total: f32 = self.root_actions.iter().map(|a| a.prior).sum();
+        if prior_total <= 0.0 {
+            return 0.0;
+        }
+        let divergence: f32 = self
+            .root_actions
+            .iter()
+            .filter(|a| a.policy_target > 0.0)
+            .map(|a| {
+                let prior = (a.prior / prior_total).max(1e-6);
+                a.policy_target * (a.policy_target / prior).ln()
+            })
+            .sum();
+        divergence.max(0.0)
+    }
 }
 
 /// What `gather` left for the caller to do.
@@ -878,4 +900,50 @@ fn argmax(indices: impl Iterator<Item = usize>, score: impl Fn(usize) -> f32) ->
         }
     }
     best.map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result_with(priors: &[f32], targets: &[f32]) -> SearchResult {
+        SearchResult {
+            action: 0,
+            best_action: 0,
+            full_search: true,
+            simulations: 16,
+            value: 0.0,
+            wdl: Wdl::DRAW,
+            side_values: vec![0.0, 0.0],
+            solved: None,
+            root_actions: priors
+                .iter()
+                .zip(targets)
+                .enumerate()
+                .map(|(action, (&prior, &policy_target))| RootAction {
+                    action,
+                    prior,
+                    visits: 0,
+                    q: None,
+                    policy_target,
+                })
+                .collect(),
+            principal_variation: vec![0],
+        }
+    }
+
+    #[test]
+    fn the_policy_surprise_is_the_divergence_of_the_target_from_the_prior() {
+        // The target agrees with the prior: nothing learned.
+        let agreed = result_with(&[0.5, 0.25, 0.25], &[0.5, 0.25, 0.25]);
+        assert!(agreed.policy_surprise().abs() < 1e-6);
+        // All on the action the prior gave a quarter: ln 4.
+        let found = result_with(&[0.5, 0.25, 0.25], &[0.0, 1.0, 0.0]);
+        assert!((found.policy_surprise() - 4f32.ln()).abs() < 1e-5);
+        // Unnormalised priors are normalised first; a zero prior stays finite.
+        let scaled = result_with(&[2.0, 1.0, 1.0], &[0.0, 1.0, 0.0]);
+        assert!((scaled.policy_surprise() - 4f32.ln()).abs() < 1e-5);
+        let unseen = result_with(&[1.0, 0.0], &[0.0, 1.0]);
+        assert!((unseen.policy_surprise() - 1e6f32.ln()).abs() < 1e-3);
+    }
 }

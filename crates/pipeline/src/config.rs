@@ -366,6 +366,18 @@ pub struct TrainingConfig {
     /// side): no more of the tactics suite, no better play, and training a
     /// third slower a generation; off. Two-player game only.
     pub tactical_weight: f64,
+    /// The share of the training weight given to positions in proportion to
+    /// their policy surprise (KataGo's `policySurpriseDataWeight`), from 0
+    /// to 1. Each full search records how far its policy target lies from
+    /// the network's prior (`KL(target ‖ prior)`); within a game, a position
+    /// is drawn `(1 - w) + w × surprise / the game's mean surprise` times as
+    /// often as under uniform sampling, so each game keeps its share of the
+    /// window while its positions where the search found what the network
+    /// missed (a capture, a defence) are trained on more. 0 (the default):
+    /// uniform. Positions from replay files written before the surprise
+    /// was recorded (two-player format 1, general format 2) keep weight 1.
+    /// Both games.
+    pub policy_surprise_weight: f64,
 }
 
 impl Default for TrainingConfig {
@@ -382,6 +394,7 @@ impl Default for TrainingConfig {
             distant_win_plies: 60,
             margin_horizon_plies: None,
             tactical_weight: 1.0,
+            policy_surprise_weight: 0.0,
         }
     }
 }
@@ -693,6 +706,15 @@ impl Config {
                 format!(
                     "is {}, must be from 1 to {MAX_TACTICAL_WEIGHT}",
                     training.tactical_weight
+                ),
+            );
+        }
+        if !(0.0..=1.0).contains(&training.policy_surprise_weight) {
+            return invalid(
+                "training.policy_surprise_weight",
+                format!(
+                    "is {}, must be from 0 to 1",
+                    training.policy_surprise_weight
                 ),
             );
         }
@@ -1058,6 +1080,14 @@ mod tests {
             (
                 "[training]\ntactical_weight = 17\n",
                 "training.tactical_weight",
+            ),
+            (
+                "[training]\npolicy_surprise_weight = 1.5\n",
+                "training.policy_surprise_weight",
+            ),
+            (
+                "[training]\npolicy_surprise_weight = -0.1\n",
+                "training.policy_surprise_weight",
             ),
             (
                 "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\ntactical_weight = 2\n",

@@ -410,6 +410,12 @@ fn selfplay_scalars(stats: &SelfPlayStats, elapsed: Duration) -> Vec<(&'static s
                 / seconds.max(stats.evaluator_time.as_secs_f64()),
         ),
     ];
+    if stats.surprise_positions > 0 {
+        scalars.push((
+            "selfplay/policy_surprise",
+            stats.policy_surprise_sum / stats.surprise_positions as f64,
+        ));
+    }
     if stats.resign_checks > 0 {
         scalars.push((
             "selfplay/false_resignation_share",

@@ -56,6 +56,11 @@ pub struct SelfPlayStats {
     /// have resigned, and those of them that this side did not lose.
     pub resign_checks: u64,
     pub false_resignations: u64,
+    /// Policy surprise (`KL(target ‖ prior)`, nats) summed over the
+    /// training positions that record it, and their count: how much the
+    /// search still teaches the network.
+    pub policy_surprise_sum: f64,
+    pub surprise_positions: u64,
     /// States sent to the evaluator, and time spent inside it.
     pub evaluations: u64,
     pub evaluator_time: Duration,
@@ -71,6 +76,8 @@ impl SelfPlayStats {
         self.resigned += other.resigned;
         self.resign_checks += other.resign_checks;
         self.false_resignations += other.false_resignations;
+        self.policy_surprise_sum += other.policy_surprise_sum;
+        self.surprise_positions += other.surprise_positions;
         self.evaluations += other.evaluations;
         self.evaluator_time += other.evaluator_time;
     }
@@ -86,6 +93,14 @@ impl SelfPlayStats {
         {
             self.resign_checks += 1;
             self.false_resignations += u64::from(game.result_for(side) >= 0);
+        }
+        self.count_surprises(game.positions.iter().map(|p| p.policy_surprise));
+    }
+
+    fn count_surprises(&mut self, surprises: impl Iterator<Item = Option<f32>>) {
+        for surprise in surprises.flatten() {
+            self.policy_surprise_sum += f64::from(surprise);
+            self.surprise_positions += 1;
         }
     }
 }
@@ -228,6 +243,7 @@ impl SelfPlayReplay for SelfPlayGame {
             position: *position,
             played,
             root_value: result.value,
+            policy_surprise: policy.as_ref().map(|_| result.policy_surprise()),
             policy,
         }
     }
@@ -303,6 +319,7 @@ impl SelfPlayReplay for GeneralReplay {
             position: *position,
             played: move_of(result.action),
             side_values: result.side_values.clone(),
+            policy_surprise: policy.as_ref().map(|_| result.policy_surprise()),
             policy,
         }
     }
@@ -362,6 +379,7 @@ impl SelfPlayReplay for GeneralReplay {
                 matches!(game.outcome, sumito_mcts::Ending::Win(winner) if winner.index() == side);
             stats.false_resignations += u64::from(!won);
         }
+        stats.count_surprises(game.positions.iter().map(|p| p.policy_surprise));
     }
 }
 
@@ -732,6 +750,7 @@ mod tests {
                 played: start.legal_moves()[0],
                 root_value: 0.0,
                 policy: None,
+                policy_surprise: None,
             }],
         };
         pool.add(&mut rng, &game.positions, SelfPlayGame::position_of);

@@ -19,7 +19,7 @@
 //! crc32c           4  of every byte before it
 //! ```
 //!
-//! A position record (29 bytes + one per legal move when it has a policy):
+//! A position record (29 bytes; with a policy, 2 more and one per legal move):
 //!
 //! ```text
 //! black, white     8+8  one bit per cell index (0 = A1 … 60 = I9)
@@ -30,9 +30,14 @@
 //! played action    2    the move played from here
 //! root value       2    the search's value for the side to move, × 32767
 //! legal count      2    number of legal moves (checked against the rules at load)
+//! surprise         2    only with a policy target: KL(target ‖ prior) of the
+//!                       search in nats × 1000, saturating at 65534; 65535 for
+//!                       none known (from version 2)
 //! policy           n    only with a policy target: one byte per legal move, in
 //!                       Position::legal_moves() order, probability × 255
 //! ```
+//!
+//! Version 1 is version 2 without the surprise field; both are read.
 
 use sumito_engine::{Color, EndReason, Move, Outcome, Position, Rules};
 
@@ -42,7 +47,14 @@ use crate::crc::crc32c;
 use sumito_game::GameKind;
 
 pub const MAGIC: [u8; 8] = *b"SUMITOG\0";
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
+/// The oldest version still read: the same layout without the policy surprise.
+const FIRST_VERSION: u16 = 1;
+/// Stored policy surprise: nats × this, in a u16.
+const SURPRISE_SCALE: f32 = 1000.0;
+/// The stored policy surprise of a record that has none (one read from a
+/// version 1 file and written again).
+const SURPRISE_UNKNOWN: u16 = u16::MAX;
 const HEADER_LEN: usize = 8 + 2 + 9 + 4 + 3 + 2 + 4 + 4;
 const POSITION_FIXED_LEN: usize = 16 + 1 + 2 + 4 + 4 + 2 + 2 + 2;
 
@@ -67,6 +79,12 @@ pub struct PositionRecord {
     /// quantized to 0..=255; `None` for a cheap search (playout cap
     /// randomization) that is not a training target.
     pub policy: Option<Vec<u8>>,
+    /// With a policy target, how far it lies from the network's prior
+    /// (`KL(target ‖ prior)` in nats, [`sumito_mcts::SearchResult::policy_surprise`]):
+    /// `[training] policy_surprise_weight` draws the surprising positions
+    /// more often. `None` without a policy target, and in a file of format
+    /// version 1.
+    pub policy_surprise: Option<f32>,
 }
 
 /// A finished self-play game.
@@ -220,12 +238,32 @@ pub(crate) fn encode_game_body(game: &SelfPlayGame) -> Vec<u8> {
         out.extend_from_slice(&(legal as u16).to_le_bytes());
         if let Some(policy) = &record.policy {
             debug_assert_eq!(policy.len(), legal, "policy must cover the legal moves");
+            put_surprise(&mut out, record.policy_surprise);
             out.extend_from_slice(policy);
         }
     }
     let crc = crc32c(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
+}
+
+/// Writes a policy surprise as both replay formats store it: nats × 1000
+/// in a u16, saturating, or the mark of none.
+pub(crate) fn put_surprise(out: &mut Vec<u8>, surprise: Option<f32>) {
+    let stored = surprise.map_or(SURPRISE_UNKNOWN, |nats| {
+        (nats * SURPRISE_SCALE)
+            .round()
+            .clamp(0.0, f32::from(SURPRISE_UNKNOWN - 1)) as u16
+    });
+    out.extend_from_slice(&stored.to_le_bytes());
+}
+
+/// Reads what [`put_surprise`] wrote.
+pub(crate) fn read_surprise(cursor: &mut Cursor<'_>) -> Result<Option<f32>, FormatError> {
+    Ok(match cursor.u16()? {
+        SURPRISE_UNKNOWN => None,
+        stored => Some(f32::from(stored) / SURPRISE_SCALE),
+    })
 }
 
 pub(crate) struct Cursor<'a> {
@@ -268,19 +306,19 @@ fn nonzero(value: u32) -> Option<u32> {
 }
 
 /// The header fields every reader needs before the positions: checked
-/// magic and version.
-fn read_header(cursor: &mut Cursor<'_>) -> Result<(), FormatError> {
+/// magic, and the version (one this build reads).
+fn read_header(cursor: &mut Cursor<'_>) -> Result<u16, FormatError> {
     if cursor.take(8).map_err(|_| FormatError::BadMagic)? != MAGIC {
         return Err(FormatError::BadMagic);
     }
     let version = cursor.u16()?;
-    if version != FORMAT_VERSION {
+    if !(FIRST_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(FormatError::UnsupportedVersion {
             found: version,
             supported: FORMAT_VERSION,
         });
     }
-    Ok(())
+    Ok(version)
 }
 
 /// Reads the bytes of a replay file (in the container, or written before
@@ -292,7 +330,7 @@ pub fn decode_game(bytes: &[u8]) -> Result<SelfPlayGame, FormatError> {
 
 fn decode_game_body(bytes: &[u8]) -> Result<SelfPlayGame, FormatError> {
     let mut cursor = Cursor { bytes, at: 0 };
-    read_header(&mut cursor)?;
+    let version = read_header(&mut cursor)?;
     if bytes.len() < HEADER_LEN + 4 {
         return Err(FormatError::Truncated {
             length: bytes.len(),
@@ -388,16 +426,22 @@ fn decode_game_body(bytes: &[u8]) -> Result<SelfPlayGame, FormatError> {
                 "records {legal} legal moves, the rules give {actual}"
             )));
         }
-        let policy = if flags & 2 != 0 {
-            Some(cursor.take(legal)?.to_vec())
+        let (policy, policy_surprise) = if flags & 2 != 0 {
+            let surprise = if version >= 2 {
+                read_surprise(&mut cursor)?
+            } else {
+                None
+            };
+            (Some(cursor.take(legal)?.to_vec()), surprise)
         } else {
-            None
+            (None, None)
         };
         positions.push(PositionRecord {
             position,
             played,
             root_value,
             policy,
+            policy_surprise,
         });
     }
     if cursor.at != body.len() {
@@ -468,11 +512,13 @@ pub(crate) mod tests {
                 let sum: f32 = raw.iter().sum();
                 quantize_policy(raw.iter().map(|p| p / sum))
             });
+            let policy_surprise = policy.is_some().then(|| rng.random_range(0.0..3.0));
             positions.push(PositionRecord {
                 position,
                 played,
                 root_value: rng.random_range(-1.0..1.0),
                 policy,
+                policy_surprise,
             });
             position = position.play(played);
         }
@@ -511,6 +557,10 @@ pub(crate) mod tests {
             assert_eq!(a.played, b.played);
             assert_eq!(a.policy, b.policy);
             assert!((a.root_value - b.root_value).abs() < 1e-4);
+            match (a.policy_surprise, b.policy_surprise) {
+                (Some(read), Some(written)) => assert!((read - written).abs() <= 0.0005),
+                (read, written) => assert_eq!(read, written),
+            }
         }
         assert_eq!(decoded.rules, game.rules);
         assert_eq!(
@@ -586,6 +636,30 @@ pub(crate) mod tests {
             }
             other => panic!("expected a bad position 0, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_version_1_file_reads_without_surprises_and_writes_again_as_it_was() {
+        let old = include_bytes!("../../testdata/before-container/two-player.game");
+        assert_eq!(u16::from_le_bytes([old[8], old[9]]), 1);
+        let game = decode_game(old).unwrap();
+        assert!(game.training_positions() > 0);
+        assert!(game.positions.iter().all(|p| p.policy_surprise.is_none()));
+        let again = encode_game(&game);
+        assert_eq!(decode_game(&again).unwrap(), game);
+    }
+
+    #[test]
+    fn a_surprise_beyond_the_stored_range_saturates() {
+        let mut game = random_game(6, limited_rules());
+        let first = game
+            .positions
+            .iter()
+            .position(|p| p.policy.is_some())
+            .unwrap();
+        game.positions[first].policy_surprise = Some(1e9);
+        let decoded = decode_game(&encode_game(&game)).unwrap();
+        assert_eq!(decoded.positions[first].policy_surprise, Some(65.534));
     }
 
     #[test]

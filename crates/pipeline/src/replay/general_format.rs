@@ -30,9 +30,14 @@
 //! sides            1  number of side values that follow
 //! side values      2 × sides  the search's value for each side, × 32767
 //! legal count      2  number of legal moves (checked at load)
+//! surprise         2  (version 3) only with a policy target: KL(target ‖ prior)
+//!                     of the search, stored as in the two-player file
 //! policy           n  only with a policy target: one byte per legal move,
 //!                     in GeneralPosition::legal_moves() order, probability × 255
 //! ```
+//!
+//! Version 2 (before the policy surprise) has no surprise field; it still
+//! reads, its positions without a surprise.
 
 use super::container;
 use sumito_engine::general::{GeneralMove, GeneralPosition, MAX_SEATS};
@@ -41,7 +46,7 @@ use sumito_game::GameKind;
 use sumito_mcts::{Ending, MAX_SIDES, Side};
 
 use super::error::FormatError;
-use super::format::{Cursor, dequantize_policy, quantize_policy};
+use super::format::{Cursor, dequantize_policy, put_surprise, quantize_policy, read_surprise};
 use crate::crc::crc32c;
 use sumito_net::GeneralTrainingSample;
 
@@ -56,6 +61,10 @@ pub struct GeneralPositionRecord {
     /// The search's policy over legal moves, for a full search (playout cap
     /// randomisation leaves cheap searches without one).
     pub policy: Option<Vec<(GeneralMove, f32)>>,
+    /// With a policy target, how far it lies from the network's prior
+    /// (`KL(target ‖ prior)`, nats); `None` without one, or from a file
+    /// before version 3.
+    pub policy_surprise: Option<f32>,
 }
 
 /// A finished general-game self-play game.
@@ -93,9 +102,11 @@ impl GeneralGameRecord {
 }
 
 pub const GENERAL_MAGIC: [u8; 8] = *b"SUMITOV\0";
-pub const GENERAL_FORMAT_VERSION: u16 = 2;
+pub const GENERAL_FORMAT_VERSION: u16 = 3;
 /// The version before the end byte, still read.
 const GENERAL_FORMAT_VERSION_1: u16 = 1;
+/// The version before the policy surprise, still read.
+const GENERAL_FORMAT_VERSION_2: u16 = 2;
 
 /// A general-game replay file's contents.
 #[derive(Clone, Debug, PartialEq)]
@@ -161,6 +172,7 @@ pub(crate) fn encode_general_body(replay: &GeneralReplay) -> Vec<u8> {
                     .find(|(candidate, _)| candidate == mv)
                     .map_or(0.0, |&(_, p)| p)
             };
+            put_surprise(&mut out, record.policy_surprise);
             out.extend_from_slice(&quantize_policy(legal.iter().map(by_move)));
         }
     }
@@ -191,7 +203,7 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
     let (body, stored) = bytes.split_at(bytes.len() - 4);
     let mut cursor = Cursor { bytes: body, at: 8 };
     let version = cursor.u16()?;
-    if version != GENERAL_FORMAT_VERSION && version != GENERAL_FORMAT_VERSION_1 {
+    if !(GENERAL_FORMAT_VERSION_1..=GENERAL_FORMAT_VERSION).contains(&version) {
         return Err(FormatError::UnsupportedVersion {
             found: version,
             supported: GENERAL_FORMAT_VERSION,
@@ -270,17 +282,26 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
         if !legal.contains(&played) {
             return Err(bad(format!("the played move {played:?} is not legal")));
         }
-        let policy = if has_policy {
+        let (policy, policy_surprise) = if has_policy {
+            let surprise = if version > GENERAL_FORMAT_VERSION_2 {
+                read_surprise(&mut cursor)?
+            } else {
+                None
+            };
             let probabilities = dequantize_policy(cursor.take(legal.len())?);
-            Some(legal.iter().copied().zip(probabilities).collect())
+            (
+                Some(legal.iter().copied().zip(probabilities).collect()),
+                surprise,
+            )
         } else {
-            None
+            (None, None)
         };
         positions.push(GeneralPositionRecord {
             position,
             played,
             side_values,
             policy,
+            policy_surprise,
         });
         position = position.play(played);
     }
@@ -351,11 +372,13 @@ pub(crate) mod tests {
             let legal = position.legal_moves();
             let played = legal[(ply * 7) % legal.len()];
             let policy = (ply % 3 != 2).then(|| vec![(played, 0.75), (legal[0], 0.25)]);
+            let policy_surprise = policy.as_ref().map(|_| (ply % 5) as f32 * 0.25);
             positions.push(GeneralPositionRecord {
                 position,
                 played,
                 side_values: (0..sides).map(|side| side as f32 / 4.0 - 0.25).collect(),
                 policy,
+                policy_surprise,
             });
             position = position.play(played);
             ply += 1;
@@ -495,6 +518,33 @@ pub(crate) mod tests {
         let read = decode_general_game(&std::fs::read(dir.path().join(&key)).unwrap()).unwrap();
         assert_eq!(read.game.positions.len(), replay.game.positions.len());
         assert_eq!(read.game.outcome, replay.game.outcome);
+        for (read, written) in read.game.positions.iter().zip(&replay.game.positions) {
+            assert_eq!(read.policy_surprise, written.policy_surprise);
+        }
+    }
+
+    #[test]
+    fn a_file_of_format_version_2_reads_without_surprises() {
+        let bytes = include_bytes!("../../testdata/before-container/three-player.vgame");
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+        let read = decode_general_game(bytes).unwrap();
+        assert!(read.game.positions.iter().any(|p| p.policy.is_some()));
+        assert!(
+            read.game
+                .positions
+                .iter()
+                .all(|p| p.policy_surprise.is_none())
+        );
+        // Written again (as version 3), it keeps having no surprises.
+        let again = decode_general_game(&encode_general_game(&read)).unwrap();
+        assert_eq!(again.game.positions.len(), read.game.positions.len());
+        assert!(
+            again
+                .game
+                .positions
+                .iter()
+                .all(|p| p.policy_surprise.is_none())
+        );
     }
 
     #[test]
