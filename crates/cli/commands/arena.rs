@@ -43,7 +43,8 @@ pub struct Args {
     /// Games per pairing: a multiple of the sides, since every opening is
     /// played once with each player on each side (with two players: once
     /// as Black) [default: 20, in games of more sides rounded up to a
-    /// multiple of them].
+    /// multiple of them; with --start, every position once with each
+    /// player on each side].
     #[arg(long)]
     games: Option<u32>,
     /// Start layouts (comma-separated or repeated), used in turn by successive
@@ -263,8 +264,11 @@ fn run_match<B: CommandBoard>(
             }
         );
     }
+    // A file's positions are what the match is for: all of them by default.
+    let every_start = starts.len() as u32 * sides as u32;
     let games = match args.games {
         Some(games) => games,
+        None if args.start_file.is_some() => every_start,
         None => DEFAULT_GAMES.div_ceil(sides as u32) * sides as u32,
     };
     if games == 0 || !games.is_multiple_of(sides as u32) {
@@ -274,6 +278,14 @@ fn run_match<B: CommandBoard>(
         );
     }
     println!("{names}: {}", table.describe());
+    if args.start_file.is_some() && games < every_start {
+        println!(
+            "note: --games {games} plays the first {} of the {} start positions (each once with \
+             each player on each side); --games {every_start}, or no --games, plays them all",
+            games / sides as u32,
+            starts.len()
+        );
+    }
     let config = MatchConfig {
         games_per_pairing: games,
         starts,
@@ -510,6 +522,12 @@ mod tests {
             .unwrap()
         };
         run(line(&file, &out), &CLASSICAL_PLAYERS).unwrap();
+        // Without --games, every position is played once from each side.
+        let all = dir.join("all");
+        let mut every = line(&file, &all);
+        every.games = None;
+        run(every, &CLASSICAL_PLAYERS).unwrap();
+        assert_eq!(finished_records::<Position>(&all).len(), 4);
         let mut starts: Vec<String> = finished_records::<Position>(&out)
             .into_iter()
             .map(|record| match record.start {
