@@ -1,6 +1,7 @@
 //! The replay store: a sliding window over the newest training positions,
 //! whose size grows with the total number of positions ever generated
 //! (KataGo's power law), bounded in memory. The trainer samples it uniformly
+//! (or weighted: `[training] tactical_weight`, `policy_surprise_weight`)
 //! and sees each sample under a random symmetry of the hexagon.
 //!
 //! The store follows the replay folder incrementally: [`ReplayStore::refresh`]
@@ -101,9 +102,9 @@ impl ReplayGame for GeneralReplay {
 /// The sampling weight of each training position of one game under
 /// `[training] policy_surprise_weight` `share`: `(1 - share) + share ×
 /// surprise / mean surprise`, a mean of 1 over the game. Every position
-/// keeps weight 1 when `share` is 0, when a surprise is unknown (a file of
-/// format version 1) or when the game's search never differed from the
-/// prior.
+/// keeps weight 1 when `share` is 0, when a surprise is unknown (a file
+/// written before surprises were recorded) or when the game's search never
+/// differed from the prior.
 pub fn surprise_weights(surprises: &[Option<f32>], share: f64) -> Vec<f32> {
     let known: Option<Vec<f32>> = surprises.iter().copied().collect();
     let uniform = vec![1.0; surprises.len()];
