@@ -574,9 +574,63 @@ pub struct SolveReport {
     /// `kind: None` in [`SolveReport::total`]).
     pub kinds: Vec<KindResult>,
     pub total: KindTotal,
+    /// The same, within each of [`PHASES`].
+    pub phases: Vec<PhaseResult>,
     /// The suite's positions the player solved, by index in the suite.
     #[serde(skip)]
     pub solved: Vec<bool>,
+}
+
+/// A part of the game by the plies played: `first_ply` to `last_ply`
+/// (`None`: to the end).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Phase {
+    pub first_ply: u32,
+    pub last_ply: Option<u32>,
+}
+
+impl Phase {
+    pub fn contains(self, ply: u32) -> bool {
+        ply >= self.first_ply && self.last_ply.is_none_or(|last| ply <= last)
+    }
+
+    /// `0–39`, or `80+` for the last.
+    pub fn name(self) -> String {
+        match self.last_ply {
+            Some(last) => format!("{}–{last}", self.first_ply),
+            None => format!("{}+", self.first_ply),
+        }
+    }
+}
+
+/// The phases a solve rate is also reported in. A trained network prices
+/// a marble by how far the game has gone under the move limit, as its own
+/// games do: a marble up before ply 40 predicts nothing of the result, one
+/// from ply 80 on wins four games in five (docs/tactics.md, session 43).
+/// A rate over the whole suite mixes the two; these tell them apart.
+pub const PHASES: [Phase; 3] = [
+    Phase {
+        first_ply: 0,
+        last_ply: Some(39),
+    },
+    Phase {
+        first_ply: 40,
+        last_ply: Some(79),
+    },
+    Phase {
+        first_ply: 80,
+        last_ply: None,
+    },
+];
+
+/// A player's result on the suite's positions of one [`Phase`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PhaseResult {
+    pub phase: Phase,
+    /// One row per kind of the suite (with 0 positions where the phase has
+    /// none of that kind).
+    pub kinds: Vec<KindResult>,
+    pub total: KindTotal,
 }
 
 /// All kinds together.
@@ -642,17 +696,30 @@ pub fn solve(
             solved[index] = ok;
         }
     }
-    let kinds = Kind::ALL
+    Ok(SolveReport::of(entrant.name.clone(), suite, solved))
+}
+
+/// The rows of each kind of `suite` and their total, over the positions
+/// `counted` keeps.
+fn tally(
+    suite: &Suite,
+    solved: &[bool],
+    counted: impl Fn(&Tactic) -> bool,
+) -> (Vec<KindResult>, KindTotal) {
+    let kinds: Vec<KindResult> = Kind::ALL
         .into_iter()
         .filter(|&kind| suite.count(kind) > 0)
         .map(|kind| {
-            let positions = suite.count(kind);
-            let count = suite
-                .tactics
-                .iter()
-                .zip(&solved)
-                .filter(|(tactic, ok)| tactic.kind == kind && **ok)
-                .count();
+            let (positions, count) = suite.tactics.iter().zip(solved).fold(
+                (0, 0),
+                |(positions, count), (tactic, &ok)| {
+                    if tactic.kind == kind && counted(tactic) {
+                        (positions + 1, count + usize::from(ok))
+                    } else {
+                        (positions, count)
+                    }
+                },
+            );
             let (rate, interval) = rate(count, positions);
             KindResult {
                 kind,
@@ -663,23 +730,47 @@ pub fn solve(
             }
         })
         .collect();
-    let count = solved.iter().filter(|ok| **ok).count();
-    let (all_rate, interval) = rate(count, solved.len());
-    Ok(SolveReport {
-        player: entrant.name.clone(),
-        kinds,
-        total: KindTotal {
-            positions: solved.len(),
-            solved: count,
-            rate: all_rate,
-            interval,
-        },
-        solved,
-    })
+    let positions = kinds.iter().map(|kind| kind.positions).sum();
+    let count = kinds.iter().map(|kind| kind.solved).sum();
+    let (all_rate, interval) = rate(count, positions);
+    let total = KindTotal {
+        positions,
+        solved: count,
+        rate: all_rate,
+        interval,
+    };
+    (kinds, total)
 }
 
 impl SolveReport {
-    /// The report as a Markdown table: kind | positions | solved | rate [95 %].
+    /// The report of `player`, which solved the positions of `suite` marked
+    /// in `solved` (one flag per position, in the suite's order).
+    pub fn of(player: String, suite: &Suite, solved: Vec<bool>) -> SolveReport {
+        let (kinds, total) = tally(suite, &solved, |_| true);
+        let phases = PHASES
+            .into_iter()
+            .map(|phase| {
+                let (kinds, total) = tally(suite, &solved, |tactic| {
+                    phase.contains(tactic.position.ply())
+                });
+                PhaseResult {
+                    phase,
+                    kinds,
+                    total,
+                }
+            })
+            .collect();
+        SolveReport {
+            player,
+            kinds,
+            total,
+            phases,
+            solved,
+        }
+    }
+
+    /// The report as Markdown: a table kind | positions | solved | rate
+    /// [95 %], then one of the same rates by phase of the game.
     pub fn markdown(&self) -> String {
         let mut out = format!(
             "player: {}\n\n| kind | positions | solved | rate [95 %] |\n|---|---:|---:|---|\n",
@@ -705,6 +796,29 @@ impl SolveReport {
             total.rate,
             total.interval,
         );
+        out += "\nby the plies played (solved/positions, rate [95 %]):\n\n| plies |";
+        for kind in &self.kinds {
+            out += &format!(" {} |", kind.kind.name());
+        }
+        out += " all |\n|---|";
+        out += &"---|".repeat(self.kinds.len() + 1);
+        out += "\n";
+        let cell = |positions: usize, solved: usize, rate: f64, (lo, hi): (f64, f64)| {
+            if positions == 0 {
+                " – |".to_string()
+            } else {
+                format!(" {solved}/{positions}, {rate:.3} [{lo:.3}, {hi:.3}] |")
+            }
+        };
+        for phase in &self.phases {
+            out += &format!("| {} |", phase.phase.name());
+            for kind in &phase.kinds {
+                out += &cell(kind.positions, kind.solved, kind.rate, kind.interval);
+            }
+            let total = &phase.total;
+            out += &cell(total.positions, total.solved, total.rate, total.interval);
+            out += "\n";
+        }
         out
     }
 }
@@ -889,6 +1003,48 @@ mod tests {
                 meets_its_definition(tactic);
             }
         }
+    }
+
+    #[test]
+    fn the_report_counts_each_phase_of_the_game_apart() {
+        let suite = Suite::parse(
+            "capture | 5/6/7/8/bww6/8/7/6/5 w 0 0 | E3E2\n\
+             capture | 5/6/7/8/bww6/8/7/6/5 w 0 0 39 5 | E3E2\n\
+             capture | 5/6/7/8/bww6/8/7/6/5 w 0 0 40 5 | E3E2\n\
+             capture | 5/6/7/8/bww6/8/7/6/5 w 0 0 85 5 | E3E2\n\
+             defence | 5/6/7/8/bww6/8/7/6/5 b 0 0 150 5 | E1D1",
+        )
+        .unwrap();
+        let report = SolveReport::of("p".into(), &suite, vec![true, false, true, true, false]);
+        let of = |phase: usize| {
+            let phase = &report.phases[phase];
+            let kinds: Vec<(usize, usize)> = phase
+                .kinds
+                .iter()
+                .map(|kind| (kind.solved, kind.positions))
+                .collect();
+            (kinds, phase.total.solved, phase.total.positions)
+        };
+        // Plies 0 and 39 in the first phase, 40 in the second, 85 and 150 in
+        // the last; both kinds listed in every phase.
+        assert_eq!(of(0), (vec![(1, 2), (0, 0)], 1, 2));
+        assert_eq!(of(1), (vec![(1, 1), (0, 0)], 1, 1));
+        assert_eq!(of(2), (vec![(1, 1), (0, 1)], 1, 2));
+        assert_eq!((report.total.solved, report.total.positions), (3, 5));
+        let markdown = report.markdown();
+        assert!(
+            markdown.contains("| plies | capture | defence | all |"),
+            "{markdown}"
+        );
+        assert!(markdown.contains("| 0–39 | 1/2, 0.500 ["), "{markdown}");
+        assert!(markdown.contains("| 40–79 | 1/1, 1.000 ["), "{markdown}");
+        assert!(markdown.contains("[0.207, 1.000] | – | 1/1,"), "{markdown}");
+        assert!(markdown.contains("| 80+ | 1/1, 1.000 ["), "{markdown}");
+        assert!(markdown.contains("| 0/1, 0.000 ["), "{markdown}");
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["phases"][2]["phase"]["first_ply"], 80);
+        assert!(json["phases"][2]["phase"]["last_ply"].is_null());
+        assert_eq!(json["phases"][2]["kinds"][1]["positions"], 1);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `sumito bench tactics`: the solve rate of players on the tactics suite
 //! (`sumito_arena::tactics`: capture, defence, combination), per kind with
-//! 95 % intervals; `--generate` makes a suite. Classical players are measured
+//! 95 % intervals, over the whole suite and by phase of the game
+//! (`sumito_arena::tactics::PHASES`); `--generate` makes a suite. Classical players are measured
 //! here; a network player (`--model`, or a `net:`/`bundle:` spec) by
 //! `sumito-torch` with the same code and its registry, so that a model
 //! chooses its move as in `sumito arena` and `sumito ladder` (the search
