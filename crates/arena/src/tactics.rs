@@ -207,6 +207,32 @@ impl Suite {
     pub fn count(&self, kind: Kind) -> usize {
         self.tactics.iter().filter(|t| t.kind == kind).count()
     }
+
+    /// The same positions as if `ply` plies had been played (the plies
+    /// since a push-off capped at `ply`), boards and solving moves
+    /// unchanged: how a network's price of a marble depends on how near
+    /// the move limit is (docs/tactics.md, session 43). The error names a
+    /// ply at which the game would be over.
+    pub fn at_ply(&self, ply: u32) -> Result<Suite, String> {
+        let limit = suite_rules().max_plies.unwrap_or(u32::MAX);
+        if ply >= limit {
+            return Err(format!(
+                "ply {ply} is at or past the suite's move limit of {limit} plies: the game would be over; give 0 to {}",
+                limit - 1
+            ));
+        }
+        let tactics = self
+            .tactics
+            .iter()
+            .map(|tactic| Tactic {
+                position: tactic
+                    .position
+                    .with_ply_counters(ply, tactic.position.plies_since_push_off().min(ply)),
+                ..tactic.clone()
+            })
+            .collect();
+        Ok(Suite { tactics })
+    }
 }
 
 /// The same position with the other side to move, if it is one.
@@ -1003,6 +1029,33 @@ mod tests {
                 meets_its_definition(tactic);
             }
         }
+    }
+
+    #[test]
+    fn a_suite_moved_to_another_ply_keeps_its_boards_and_refuses_the_limit() {
+        let suite = Suite::parse(
+            "capture | 5/6/7/8/bww6/8/7/6/5 w 0 0 120 100 | E3E2\n\
+             capture | 5/6/7/8/bww6/8/7/6/5 w 0 0 | E3E2",
+        )
+        .unwrap();
+        let moved = suite.at_ply(50).unwrap();
+        let counters: Vec<(u32, u32)> = moved
+            .tactics
+            .iter()
+            .map(|t| (t.position.ply(), t.position.plies_since_push_off()))
+            .collect();
+        assert_eq!(counters, [(50, 50), (50, 0)]);
+        for (before, after) in suite.tactics.iter().zip(&moved.tactics) {
+            assert_eq!(
+                before.position.with_ply_counters(0, 0),
+                after.position.with_ply_counters(0, 0)
+            );
+            assert_eq!(before.solutions, after.solutions);
+            assert_eq!(after.position.rules(), suite_rules());
+        }
+        assert_eq!(suite.at_ply(199).unwrap().tactics[0].position.ply(), 199);
+        let err = suite.at_ply(200).unwrap_err();
+        assert!(err.contains("ply 200") && err.contains("0 to 199"), "{err}");
     }
 
     #[test]

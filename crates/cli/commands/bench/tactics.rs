@@ -46,6 +46,11 @@ pub struct Args {
     /// crates/arena/tactics/suite.txt, built into the binary].
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
+    /// `tactics`: measure every position as if N plies had been played
+    /// (its board and solving moves unchanged; 0 to 199): how a network's
+    /// price of a marble depends on how near the move limit is.
+    #[arg(long, value_name = "N")]
+    pub at_ply: Option<u32>,
     /// `tactics`: print the reports as JSON instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -74,6 +79,7 @@ impl Args {
         !self.players.is_empty()
             || self.simulations.is_some()
             || self.suite.is_some()
+            || self.at_ply.is_some()
             || self.json
             || self.threads.is_some()
             || self.generate
@@ -126,8 +132,8 @@ impl Args {
                     "--generate makes a suite and measures no player: drop --player, --model and --simulations"
                 );
             }
-            if self.suite.is_some() || self.json {
-                bail!("--suite and --json apply to measuring, not to --generate");
+            if self.suite.is_some() || self.json || self.at_ply.is_some() {
+                bail!("--suite, --at-ply and --json apply to measuring, not to --generate");
             }
         } else {
             if self.out.is_some() || self.per_kind.is_some() || self.seed.is_some() {
@@ -170,6 +176,12 @@ pub fn run(
     if suite.tactics.is_empty() {
         bail!("the suite has no positions");
     }
+    let suite = match args.at_ply {
+        Some(ply) => suite
+            .at_ply(ply)
+            .map_err(|err| anyhow::anyhow!("--at-ply {ply}: {err}"))?,
+        None => suite,
+    };
     // A stop (Ctrl-C, SIGTERM) ends the measurement after the positions
     // under way: a partial solve rate is not reported.
     let stop = crate::commands::match_observer::stop_on_signal()?;
@@ -375,6 +387,10 @@ mod tests {
                 "only with --generate",
             ),
             (
+                &["--generate", "--out", "x", "--at-ply", "5"][..],
+                "apply to measuring",
+            ),
+            (
                 &["--player", "greedy", "--simulations", "8"][..],
                 "--simulations applies to --model",
             ),
@@ -434,6 +450,24 @@ mod tests {
             "--json",
         ]);
         run(&args, None, &PlayerRegistry::builtin()).unwrap();
+        // The same positions near the move limit, and past it.
+        let at = |ply: &str| {
+            let (args, _) = parse(&[
+                "--player",
+                "greedy",
+                "--suite",
+                out.to_str().unwrap(),
+                "--at-ply",
+                ply,
+            ]);
+            run(&args, None, &PlayerRegistry::builtin())
+        };
+        at("199").unwrap();
+        let err = format!("{:#}", at("200").unwrap_err());
+        assert!(
+            err.contains("--at-ply 200") && err.contains("move limit"),
+            "{err}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
