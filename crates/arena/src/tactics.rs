@@ -668,6 +668,11 @@ pub struct KindTotal {
     pub interval: (f64, f64),
 }
 
+/// A rate and its interval as the reports print them: `0.640 [0.584, 0.692]`.
+fn rate_text(rate: f64, (lo, hi): (f64, f64)) -> String {
+    format!("{rate:.3} [{lo:.3}, {hi:.3}]")
+}
+
 fn rate(solved: usize, positions: usize) -> (f64, (f64, f64)) {
     let rate = if positions == 0 {
         0.0
@@ -736,16 +741,14 @@ fn tally(
         .into_iter()
         .filter(|&kind| suite.count(kind) > 0)
         .map(|kind| {
-            let (positions, count) = suite.tactics.iter().zip(solved).fold(
-                (0, 0),
-                |(positions, count), (tactic, &ok)| {
-                    if tactic.kind == kind && counted(tactic) {
-                        (positions + 1, count + usize::from(ok))
-                    } else {
-                        (positions, count)
-                    }
-                },
-            );
+            let (positions, count) = suite
+                .tactics
+                .iter()
+                .zip(solved)
+                .filter(|(tactic, _)| tactic.kind == kind && counted(tactic))
+                .fold((0, 0), |(positions, count), (_, &ok)| {
+                    (positions + 1, count + usize::from(ok))
+                });
             let (rate, interval) = rate(count, positions);
             KindResult {
                 kind,
@@ -802,8 +805,11 @@ impl SolveReport {
             "player: {}\n\n| kind | positions | solved | rate [95 %] |\n|---|---:|---:|---|\n",
             self.player
         );
-        let row = |name: &str, positions: usize, solved: usize, rate: f64, (lo, hi): (f64, f64)| {
-            format!("| {name} | {positions} | {solved} | {rate:.3} [{lo:.3}, {hi:.3}] |\n")
+        let row = |name: &str, positions: usize, solved: usize, rate: f64, interval| {
+            format!(
+                "| {name} | {positions} | {solved} | {} |\n",
+                rate_text(rate, interval)
+            )
         };
         for kind in &self.kinds {
             out += &row(
@@ -829,11 +835,11 @@ impl SolveReport {
         out += " all |\n|---|";
         out += &"---|".repeat(self.kinds.len() + 1);
         out += "\n";
-        let cell = |positions: usize, solved: usize, rate: f64, (lo, hi): (f64, f64)| {
+        let cell = |positions: usize, solved: usize, rate: f64, interval| {
             if positions == 0 {
                 " – |".to_string()
             } else {
-                format!(" {solved}/{positions}, {rate:.3} [{lo:.3}, {hi:.3}] |")
+                format!(" {solved}/{positions}, {} |", rate_text(rate, interval))
             }
         };
         for phase in &self.phases {

@@ -441,29 +441,17 @@ mod tests {
         for kind in Kind::ALL {
             assert_eq!(suite.count(kind), 1, "{kind}");
         }
-        // Measuring a player on it.
-        let (args, _) = parse(&[
-            "--player",
-            "greedy",
-            "--suite",
-            out.to_str().unwrap(),
-            "--json",
-        ]);
-        run(&args, None, &PlayerRegistry::builtin()).unwrap();
-        // The same positions near the move limit, and past it.
-        let at = |ply: &str| {
-            let (args, _) = parse(&[
-                "--player",
-                "greedy",
-                "--suite",
-                out.to_str().unwrap(),
-                "--at-ply",
-                ply,
-            ]);
+        // Measuring a player on it, as JSON, then near the move limit and
+        // past it.
+        let measure = |options: &[&str]| {
+            let mut line = vec!["--player", "greedy", "--suite", out.to_str().unwrap()];
+            line.extend_from_slice(options);
+            let (args, _) = parse(&line);
             run(&args, None, &PlayerRegistry::builtin())
         };
-        at("199").unwrap();
-        let err = format!("{:#}", at("200").unwrap_err());
+        measure(&["--json"]).unwrap();
+        measure(&["--at-ply", "199"]).unwrap();
+        let err = format!("{:#}", measure(&["--at-ply", "200"]).unwrap_err());
         assert!(
             err.contains("--at-ply 200") && err.contains("move limit"),
             "{err}"
