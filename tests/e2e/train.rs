@@ -141,6 +141,55 @@ fn a_tiny_run_trains_two_generations_and_resumes_as_finished() {
     let svg = std::fs::read_to_string(run_dir.join("curve.svg")).unwrap();
     assert_eq!(svg.matches(r#"class="generation""#).count(), 2, "{svg}");
     assert!(roxmltree::Document::parse(&svg).is_ok());
+    // The fixed opponents are labelled level lines at their Elo on the one
+    // scale.
+    assert_eq!(svg.matches(r#"class="opponent""#).count(), 2, "{svg}");
+    assert!(
+        svg.contains(">random (0)<") && svg.contains(">greedy (722)<"),
+        "{svg}"
+    );
+    // Along the core-hours the run kept.
+    let out = scratch.0.join("cores.svg");
+    let output = Command::new(env!("CARGO_BIN_EXE_sumito"))
+        .args(["curve", "--axis", "core-hours", "--run-dir"])
+        .arg(&run_dir)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        text(&output).contains("2 generations against core-hours of training"),
+        "{}",
+        text(&output)
+    );
+
+    // Exported, the newest model says it was trained from a random
+    // network, with its hours and core-hours.
+    let bundle = scratch.0.join("models/tiny");
+    let output = Command::new(env!("CARGO_BIN_EXE_sumito"))
+        .args(["export", "--checkpoint", "2", "--run-dir"])
+        .arg(&run_dir)
+        .arg("--out")
+        .arg(&bundle)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(bundle.join("bundle.json")).unwrap())
+            .unwrap();
+    let training = &meta["training"];
+    assert!(
+        training.get("init_model") == Some(&serde_json::Value::Null),
+        "{training}"
+    );
+    assert!(
+        training["core_hours"].as_f64().is_some_and(|h| h > 0.0),
+        "{training}"
+    );
+    assert!(
+        training["hours"].as_f64().is_some_and(|h| h > 0.0),
+        "{training}"
+    );
 }
 
 #[test]
@@ -240,8 +289,18 @@ fn an_interrupted_run_stops_at_a_safe_point_and_resumes() {
         "{}",
         text(&output)
     );
+    // The stop names the command that resumes, on screen and in the log.
+    let resume = format!(
+        "`sumito train --config {} --run-dir {}` resumes the run",
+        endless.display(),
+        run_dir.display()
+    );
+    assert!(text(&output).contains(&resume), "{}", text(&output));
     let log = std::fs::read_to_string(run_dir.join("log.txt")).unwrap();
-    assert!(log.contains("stopped on request"), "{log}");
+    assert!(
+        log.contains("stopped on request") && log.contains(&resume),
+        "{log}"
+    );
     // The trainer's state names a checkpoint that is there.
     let state: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run_dir.join("trainer/state.json")).unwrap())
@@ -503,6 +562,13 @@ fn a_run_starts_from_a_trained_model_with_init_model() {
     assert_eq!(meta(&first)["model"]["push_off_planes"], true);
     let log = std::fs::read_to_string(second_run.join("log.txt")).unwrap();
     assert!(log.contains("generation 0: the network of"), "{log}");
+    // The run keeps what it started from, for its bundles' provenance.
+    let initial: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(second_run.join("initial-model.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(initial["model"], trained.display().to_string());
+    assert_eq!(initial["training_step"], steps);
     assert!(second_run.join("models/gen-000001").is_dir());
     // The trained model's own folder is left as it was.
     assert_eq!(meta(&trained)["encoding_version"], 1);

@@ -34,7 +34,7 @@ use sumito_engine::{EndReason, Layout, Outcome, Position, Rules};
 use sumito_game::Board;
 use thiserror::Error;
 
-use crate::elo::{Anchor, EloError, GameOutcome, GameResult, Ratings, fit_elo};
+use crate::elo::{EloError, GameOutcome, GameResult, Ratings, fit_elo};
 pub use crate::match_start::MatchStart;
 use crate::play_out::{PlayOutError, play_out};
 use crate::player::{Entrant, PlayerError};
@@ -490,14 +490,11 @@ impl<B: Board> MatchResults<B> {
         out
     }
 
-    /// Maximum-likelihood Elo ratings, anchored at the player named
-    /// `random` (0) when it takes part, else at a mean of 0.
+    /// Maximum-likelihood Elo ratings on the one scale (`crate::scale`): the
+    /// classical players that took part held at their ratings, else a mean
+    /// of 0.
     pub fn ratings(&self) -> Result<Ratings, EloError> {
-        let anchor = self
-            .players
-            .iter()
-            .position(|name| name == "random")
-            .map_or(Anchor::Mean, Anchor::Player);
+        let anchor = crate::scale::anchor_of(B::KIND, &self.players);
         fit_elo(self.players.len(), &self.game_results(), anchor)
     }
 }
@@ -1039,7 +1036,12 @@ mod tests {
         assert!(pairings.iter().all(|p| p.tally.games() == 4));
         assert!(results.tallies().iter().all(|t| t.games() == 8));
         let ratings = results.ratings().unwrap();
-        assert_eq!(ratings.anchor, crate::elo::Anchor::Player(0));
+        // All three are classical players of the one scale: held at theirs.
+        assert_eq!(
+            ratings.anchor,
+            crate::scale::anchor_of(sumito_game::GameKind::TwoPlayer, &results.players)
+        );
+        assert_eq!(ratings.elo[1], 722.0);
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //! finds the maximum; the inverse of the negative Hessian at the maximum is
 //! the asymptotic covariance of the estimates, which gives the 95 % intervals.
 //!
-//! Ratings are only defined up to a common shift, so one player (the anchor,
-//! normally `random`) is fixed at 0, or else the mean rating is fixed at 0.
+//! Ratings are only defined up to a common shift, so some players (the
+//! anchors: the fixed opponents of the one Elo scale, `crate::scale`) are
+//! held at given ratings, or else the mean rating is fixed at 0.
 //!
 //! The maximum-likelihood estimate does not exist when some group of players
 //! never scored a point against the others (a 50–0 match puts the winner at
@@ -65,13 +66,26 @@ impl GameResult {
     }
 }
 
-/// Which rating is fixed to remove the common shift.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which ratings are fixed to remove the common shift.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Anchor {
-    /// This player is rated exactly 0 (and has an interval of width 0).
-    Player(usize),
+    /// These players are held at these ratings (each with an interval of
+    /// width 0); the others are fitted around them.
+    Fixed(Vec<(usize, f64)>),
     /// The mean of all ratings is 0.
     Mean,
+}
+
+impl Anchor {
+    /// One player rated exactly 0.
+    pub fn player(player: usize) -> Anchor {
+        Anchor::Fixed(vec![(player, 0.0)])
+    }
+
+    /// Whether `player`'s rating is held fixed.
+    pub fn holds(&self, player: usize) -> bool {
+        matches!(self, Anchor::Fixed(fixed) if fixed.iter().any(|&(i, _)| i == player))
+    }
 }
 
 /// Fitted ratings, in Elo points, for players `0..n`.
@@ -134,9 +148,12 @@ pub fn fit_elo(players: usize, games: &[GameResult], anchor: Anchor) -> Result<R
     if players == 0 {
         return Err(EloError::NoPlayers);
     }
-    if let Anchor::Player(a) = anchor
-        && a >= players
-    {
+    let fixed: Vec<(usize, f64)> = match &anchor {
+        Anchor::Fixed(fixed) => fixed.clone(),
+        // Fitted with player 0 at 0, then shifted.
+        Anchor::Mean => vec![(0, 0.0)],
+    };
+    if let Some(&(a, _)) = fixed.iter().find(|&&(a, _)| a >= players) {
         return Err(EloError::AnchorOutOfRange { anchor: a, players });
     }
     let mut table = PairTable::new(players);
@@ -168,13 +185,15 @@ pub fn fit_elo(players: usize, games: &[GameResult], anchor: Anchor) -> Result<R
         PRIOR_DRAWS
     };
 
-    let fixed = match anchor {
-        Anchor::Player(a) => a,
-        Anchor::Mean => 0,
-    };
-    let theta = newton_maximum(&table, fixed);
-    // Covariance of the free parameters, then embedded with zeros for the fixed one.
-    let free: Vec<usize> = (0..players).filter(|&i| i != fixed).collect();
+    let fixed_nats: Vec<(usize, f64)> = fixed
+        .iter()
+        .map(|&(player, elo)| (player, elo / ELO_PER_NAT))
+        .collect();
+    let theta = newton_maximum(&table, &fixed_nats);
+    // Covariance of the free parameters, then embedded with zeros for the fixed ones.
+    let free: Vec<usize> = (0..players)
+        .filter(|&i| !fixed.iter().any(|&(a, _)| a == i))
+        .collect();
     let information = reduced_information(&table, &theta, &free);
     let free_covariance = invert_symmetric_positive(&information);
     let mut covariance = vec![vec![0.0; players]; players];
@@ -184,6 +203,10 @@ pub fn fit_elo(players: usize, games: &[GameResult], anchor: Anchor) -> Result<R
         }
     }
     let mut elo: Vec<f64> = theta.iter().map(|t| t * ELO_PER_NAT).collect();
+    // Exactly as given, not as they come back through the natural-log units.
+    for &(player, rating) in &fixed {
+        elo[player] = rating;
+    }
     if anchor == Anchor::Mean {
         // r' = A r with A = I - 11ᵀ/n, so Cov' = A Cov Aᵀ.
         let n = players as f64;
@@ -310,11 +333,17 @@ fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// The maximising parameters (natural-log units) with `theta[fixed] = 0`.
-fn newton_maximum(table: &PairTable, fixed: usize) -> Vec<f64> {
+/// The maximising parameters (natural-log units), each `(player, value)` of
+/// `fixed` held at its value.
+fn newton_maximum(table: &PairTable, fixed: &[(usize, f64)]) -> Vec<f64> {
     let n = table.len();
-    let free: Vec<usize> = (0..n).filter(|&i| i != fixed).collect();
+    let free: Vec<usize> = (0..n)
+        .filter(|&i| !fixed.iter().any(|&(a, _)| a == i))
+        .collect();
     let mut theta = vec![0.0; n];
+    for &(player, value) in fixed {
+        theta[player] = value;
+    }
     if free.is_empty() {
         return theta;
     }
@@ -498,7 +527,7 @@ mod tests {
                 outcome,
             }));
         }
-        let ratings = fit_elo(2, &games, Anchor::Player(0)).unwrap();
+        let ratings = fit_elo(2, &games, Anchor::player(0)).unwrap();
         assert_eq!(ratings.elo[0], 0.0);
         assert!((ratings.elo[1] - elo_difference(0.7)).abs() < 1e-6);
         assert_eq!(ratings.interval95[0], 0.0);
@@ -512,7 +541,7 @@ mod tests {
     fn recovers_known_ratings_within_the_interval() {
         let truth = [0.0, 150.0, 300.0, 420.0];
         let games = synthetic_games(&truth, 400, 7);
-        let ratings = fit_elo(truth.len(), &games, Anchor::Player(0)).unwrap();
+        let ratings = fit_elo(truth.len(), &games, Anchor::player(0)).unwrap();
         for (i, &t) in truth.iter().enumerate() {
             let (low, high) = ratings.interval(i);
             assert!(
@@ -529,7 +558,7 @@ mod tests {
         let (mut covered, mut total) = (0, 0);
         for seed in 0..300 {
             let games = synthetic_games(&truth, 60, 1000 + seed);
-            let ratings = fit_elo(truth.len(), &games, Anchor::Player(0)).unwrap();
+            let ratings = fit_elo(truth.len(), &games, Anchor::player(0)).unwrap();
             for (i, &t) in truth.iter().enumerate().skip(1) {
                 let (low, high) = ratings.interval(i);
                 covered += usize::from(low <= t && t <= high);
@@ -544,7 +573,7 @@ mod tests {
     fn mean_anchor_centres_ratings_and_keeps_differences() {
         let truth = [0.0, 200.0, 100.0];
         let games = synthetic_games(&truth, 200, 3);
-        let by_player = fit_elo(3, &games, Anchor::Player(0)).unwrap();
+        let by_player = fit_elo(3, &games, Anchor::player(0)).unwrap();
         let by_mean = fit_elo(3, &games, Anchor::Mean).unwrap();
         assert!(by_mean.elo.iter().sum::<f64>().abs() < 1e-9);
         for i in 0..3 {
@@ -571,10 +600,37 @@ mod tests {
             })
             .collect();
         // Player 1 wins every game.
-        let ratings = fit_elo(2, &games, Anchor::Player(0)).unwrap();
+        let ratings = fit_elo(2, &games, Anchor::player(0)).unwrap();
         assert_eq!(ratings.prior_draws, PRIOR_DRAWS);
         assert!((ratings.elo[1] - elo_difference(50.5 / 51.0)).abs() < 1e-6);
         assert!(ratings.interval95[1].is_finite());
+    }
+
+    #[test]
+    fn fixed_anchors_hold_their_ratings_and_place_the_others_between() {
+        // Player 2 scores 0.5 against both anchors, held 400 apart: it sits
+        // midway, and only the free player has an interval.
+        let mut games = Vec::new();
+        for g in 0..40 {
+            let outcome = match g % 4 {
+                0 => GameOutcome::BlackWin,
+                1 => GameOutcome::WhiteWin,
+                _ => GameOutcome::Draw,
+            };
+            games.push(GameResult {
+                black: 2,
+                white: g % 2,
+                outcome,
+            });
+        }
+        let anchor = Anchor::Fixed(vec![(0, 1000.0), (1, 1400.0)]);
+        let ratings = fit_elo(3, &games, anchor.clone()).unwrap();
+        assert_eq!(&ratings.elo[..2], &[1000.0, 1400.0]);
+        assert!((ratings.elo[2] - 1200.0).abs() < 1.0, "{:?}", ratings.elo);
+        assert_eq!(&ratings.interval95[..2], &[0.0, 0.0]);
+        assert!(ratings.interval95[2] > 50.0);
+        assert!(anchor.holds(1) && !anchor.holds(2));
+        assert!(Anchor::player(0).holds(0) && !Anchor::Mean.holds(0));
     }
 
     #[test]
@@ -602,13 +658,13 @@ mod tests {
             Err(EloError::Disconnected { a: 0, b: 2 })
         );
         assert_eq!(
-            fit_elo(2, &[game(0, 1)], Anchor::Player(5)),
+            fit_elo(2, &[game(0, 1)], Anchor::player(5)),
             Err(EloError::AnchorOutOfRange {
                 anchor: 5,
                 players: 2
             })
         );
-        let single = fit_elo(1, &[], Anchor::Player(0)).unwrap();
+        let single = fit_elo(1, &[], Anchor::player(0)).unwrap();
         assert_eq!(single.elo, vec![0.0]);
     }
 }

@@ -18,7 +18,7 @@ use crate::arena::{
     ArenaError, EndedBy, MatchConfig, MatchObserver, MatchStart, PlayedGame, Tally,
     check_record_dir, play_match,
 };
-use crate::elo::GameResult;
+use crate::elo::{GameResult, fit_elo};
 use crate::player::Entrant;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
@@ -508,7 +508,52 @@ impl LadderReport {
                 row.opponent_ms_per_move
             );
         }
+        if let Some((elo, low, high)) = self.scale_elo() {
+            let _ = writeln!(
+                text,
+                "\nElo on the one scale: **{elo:.0} [{low:.0}, {high:.0}]**, fitted over every \
+                 row with the classical opponents held at theirs ({}).",
+                crate::scale::describe()
+            );
+        }
         text
+    }
+
+    /// The player's Elo on the one Elo scale (`crate::scale`), fitted over
+    /// its rows against the scale's classical players, with its 95 %
+    /// interval; `None` in the general game, or where no such player was
+    /// met.
+    pub fn scale_elo(&self) -> Option<(f64, f64, f64)> {
+        if self.settings.general_rules.is_some() {
+            return None;
+        }
+        // The player is index 0; only the opponents anchor, even when the
+        // player is itself a classical player.
+        let anchored: Vec<(usize, f64)> = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter_map(|(index, row)| {
+                crate::scale::anchor_elo(&row.opponent).map(|elo| (index + 1, elo))
+            })
+            .collect();
+        if anchored.is_empty() {
+            return None;
+        }
+        let games: Vec<GameResult> = self
+            .rows
+            .iter()
+            .enumerate()
+            .flat_map(|(index, row)| crate::levels::row_results(row, 0, index + 1))
+            .collect();
+        let ratings = fit_elo(
+            self.rows.len() + 1,
+            &games,
+            crate::elo::Anchor::Fixed(anchored),
+        )
+        .ok()?;
+        let (low, high) = ratings.interval(0);
+        Some((ratings.elo[0], low, high))
     }
 }
 
@@ -664,6 +709,8 @@ mod tests {
         assert_eq!(seats_of_player, [0, 0, 1, 1, 2, 2]);
         let table_text = report.markdown();
         assert!(table_text.contains("in the general game") && table_text.contains("| `random` |"));
+        // The one scale is the two-player game's.
+        assert!(report.scale_elo().is_none() && !table_text.contains("one scale"));
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(
             json["settings"]["general_rules"],
@@ -712,6 +759,14 @@ mod tests {
             2
         );
         assert!(table.contains("| `random` |") && table.contains("6 games per opponent"));
+        // The player (greedy itself) is rated on the one scale from its
+        // rows, its opponents held at theirs.
+        let (elo, low, high) = report.scale_elo().unwrap();
+        assert!(low < elo && elo < high, "{elo} [{low}, {high}]");
+        assert!(
+            table.contains(&format!("Elo on the one scale: **{elo:.0} [")),
+            "{table}"
+        );
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["rows"][1]["opponent"], "alphabeta:depth=1");
         assert_eq!(json["settings"]["max_plies"], LADDER_MAX_PLIES);

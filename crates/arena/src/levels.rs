@@ -1,7 +1,8 @@
 //! The Elo of a model's strength levels (`sumito_game::level`): every level
 //! plays the same classical players at the ladder's settings, and the level
-//! before it; all levels and players are rated together on one scale
-//! (Bradley–Terry, `random` at 0 as in the training's Elo tables), so that
+//! before it; all levels and players are rated together on the one Elo
+//! scale (Bradley–Terry, the classical players held at their ratings of
+//! `crate::scale`, as in every Elo table of the two-player game), so that
 //! the levels compare with each other and with the classical players. The
 //! games between neighbouring levels tell them apart where the classical
 //! players cannot (two levels that both beat `alphabeta:depth=2` and lose
@@ -11,13 +12,13 @@
 
 use std::fmt::Write as _;
 use std::time::Instant;
-use sumito_game::Board;
+use sumito_game::{Board, GameKind};
 
 use serde::{Deserialize, Serialize};
 use sumito_game::Level;
 
 use crate::arena::ArenaError;
-use crate::elo::{Anchor, EloError, GameResult, fit_elo};
+use crate::elo::{Anchor, EloError, GameOutcome, GameResult, fit_elo};
 use crate::ladder::{LadderConfig, LadderRow, LadderSettings};
 use crate::player::Entrant;
 
@@ -85,7 +86,10 @@ pub struct LevelsReport {
     /// The player spec the levels were made from (without `level=`).
     pub model: String,
     pub settings: LadderSettings,
-    /// The player rated 0 (`random`), or `mean` where none was.
+    /// `scale` where the classical opponents were held at their ratings on
+    /// the one Elo scale (`crate::scale`); `random` where random alone was
+    /// held at 0 (the general game, and two-player reports written before
+    /// the scale); `mean` where none played.
     pub anchor: String,
     /// Virtual draws added to each pairing where some player never scored
     /// (see `elo`); 0 normally.
@@ -171,8 +175,40 @@ pub struct PlayedLevel {
     pub against_previous: Option<(LadderRow, Vec<GameResult>)>,
 }
 
+/// The anchor of a levels table whose `count` levels come first and its
+/// `opponents` after them, and its name in the report: `scale` where the
+/// two-player game's classical players are held on the one Elo scale,
+/// `random` where the general game's random is held at 0, `mean` where
+/// none played.
+fn levels_anchor(
+    settings: &LadderSettings,
+    count: usize,
+    opponents: &[String],
+) -> (Anchor, &'static str) {
+    let game = if settings.general_rules.is_some() {
+        GameKind::General
+    } else {
+        GameKind::TwoPlayer
+    };
+    match crate::scale::anchor_of(game, opponents) {
+        Anchor::Fixed(fixed) => (
+            Anchor::Fixed(
+                fixed
+                    .into_iter()
+                    .map(|(index, elo)| (count + index, elo))
+                    .collect(),
+            ),
+            match game {
+                GameKind::TwoPlayer => "scale",
+                GameKind::General => "random",
+            },
+        ),
+        Anchor::Mean => (Anchor::Mean, "mean"),
+    }
+}
+
 /// Rates `played` levels and `opponents` (by name, in the rungs' order)
-/// together on one scale, `random` at 0 where it played.
+/// together on the one Elo scale (`levels_anchor`).
 pub fn rate_levels(
     model: &str,
     settings: LadderSettings,
@@ -200,8 +236,7 @@ pub fn rate_levels(
             }));
         }
     }
-    let random = opponents.iter().position(|name| name == "random");
-    let anchor = random.map_or(Anchor::Mean, |index| Anchor::Player(count + index));
+    let (anchor, anchor_name) = levels_anchor(&settings, count, opponents);
     let ratings = fit_elo(count + opponents.len(), &games, anchor)?;
     let levels = played
         .into_iter()
@@ -239,7 +274,7 @@ pub fn rate_levels(
     Ok(LevelsReport {
         model: model.to_owned(),
         settings,
-        anchor: random.map_or("mean".to_owned(), |_| "random".to_owned()),
+        anchor: anchor_name.to_owned(),
         prior_draws: ratings.prior_draws,
         levels,
         opponents,
@@ -247,7 +282,67 @@ pub fn rate_levels(
     })
 }
 
+/// The games of `row` as results of `player` against `opponent` (the
+/// Bradley–Terry fit has no colour: wins, draws and losses are all it uses).
+pub(crate) fn row_results(row: &LadderRow, player: usize, opponent: usize) -> Vec<GameResult> {
+    let result = |outcome| GameResult {
+        black: player,
+        white: opponent,
+        outcome,
+    };
+    std::iter::repeat_n(result(GameOutcome::BlackWin), row.wins as usize)
+        .chain(std::iter::repeat_n(
+            result(GameOutcome::Draw),
+            row.draws as usize,
+        ))
+        .chain(std::iter::repeat_n(
+            result(GameOutcome::WhiteWin),
+            row.losses as usize,
+        ))
+        .collect()
+}
+
 impl LevelsReport {
+    /// The same games fitted again on today's one Elo scale
+    /// (`crate::scale`): what a report measured before the scale's anchors
+    /// changed says on it now. The games are the report's rows (each
+    /// level's against every opponent and against the level before it). A
+    /// report of the general game is returned as it is: its scale (random
+    /// at 0) has not changed, and its rows count the player's side's
+    /// results, not the pairwise ones it was fitted on.
+    pub fn rescaled(&self) -> Result<LevelsReport, EloError> {
+        if self.settings.general_rules.is_some() {
+            return Ok(self.clone());
+        }
+        let count = self.levels.len();
+        let names: Vec<String> = self.opponents.iter().map(|o| o.name.clone()).collect();
+        let mut games = Vec::new();
+        for (index, level) in self.levels.iter().enumerate() {
+            for row in &level.rows {
+                if let Some(opponent) = names.iter().position(|name| *name == row.opponent) {
+                    games.extend(row_results(row, index, count + opponent));
+                }
+            }
+            if let (Some(row), true) = (&level.against_previous, index > 0) {
+                games.extend(row_results(row, index, index - 1));
+            }
+        }
+        let (anchor, anchor_name) = levels_anchor(&self.settings, count, &names);
+        let ratings = fit_elo(count + names.len(), &games, anchor)?;
+        let mut report = self.clone();
+        report.anchor = anchor_name.to_owned();
+        report.prior_draws = ratings.prior_draws;
+        for (index, level) in report.levels.iter_mut().enumerate() {
+            level.elo = ratings.elo[index];
+            (level.elo_low, level.elo_high) = ratings.interval(index);
+        }
+        for (index, opponent) in report.opponents.iter_mut().enumerate() {
+            opponent.elo = ratings.elo[count + index];
+            (opponent.elo_low, opponent.elo_high) = ratings.interval(count + index);
+        }
+        Ok(report)
+    }
+
     /// The report as Markdown: a line of settings, the levels with their
     /// Elo and score against each opponent, then the opponents' Elo.
     pub fn markdown(&self) -> String {
@@ -276,7 +371,7 @@ impl LevelsReport {
         };
         let _ = writeln!(
             text,
-            "Levels of `{}`{} {} games with `{}` at 0, 95 % intervals{}; {:.0} s in all.\n",
+            "Levels of `{}`{} {} games, Elo {}, 95 % intervals{}; {:.0} s in all.\n",
             self.model,
             how,
             self.levels
@@ -284,7 +379,11 @@ impl LevelsReport {
                 .flat_map(|level| level.rows.iter().chain(&level.against_previous))
                 .map(|row| row.games)
                 .sum::<u32>(),
-            self.anchor,
+            match self.anchor.as_str() {
+                "scale" => format!("on the one scale ({})", crate::scale::describe()),
+                "mean" => "with the mean at 0".to_owned(),
+                other => format!("with `{other}` at 0"),
+            },
             if self.prior_draws > 0.0 {
                 format!(
                     " (with {} virtual draw per pairing: some player never scored)",
@@ -428,7 +527,13 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(report.anchor, "random");
+        assert_eq!(report.anchor, "scale");
+        // Fitted again from its rows alone, the report says the same.
+        let again = report.rescaled().unwrap();
+        for (refit, level) in again.levels.iter().zip(&report.levels) {
+            assert!((refit.elo - level.elo).abs() < 1e-6, "{refit:?} {level:?}");
+            assert!((refit.elo_high - level.elo_high).abs() < 1e-6);
+        }
         assert_eq!(report.opponents[0].elo, 0.0);
         assert_eq!(report.levels.len(), 2);
         for level in &report.levels {

@@ -20,8 +20,10 @@
 //!   its rules and start; [`record_format`]: the one plain-text record
 //!   format both write, [`record_text`] reads and writes it;
 //!   [`record_v1`]: the older two-player format, still read.
-//! - [`elo`]: maximum-likelihood ratings with 95 % intervals; [`sprt`]: the
-//!   sequential test that can stop a two-player match early.
+//! - [`elo`]: maximum-likelihood ratings with 95 % intervals; [`scale`]:
+//!   the one Elo scale, the classical players' fixed ratings that every
+//!   table holds; [`sprt`]: the sequential test that can stop a two-player
+//!   match early.
 //! - [`report`]: the tables and the machine-readable `result:` line.
 //! - [`tactics`]: the tactics suite (positions whose right moves an exact
 //!   search of material proves), its generator, and players' solve rates.
@@ -41,6 +43,7 @@ pub mod record_format;
 pub mod record_text;
 pub mod record_v1;
 pub mod report;
+pub mod scale;
 pub mod spec;
 pub mod sprt;
 pub mod tactics;

@@ -137,7 +137,7 @@ pub fn summary<B: Board>(results: &MatchResults<B>, ratings: &Result<Ratings, St
     let scores = results.scores();
     for (i, (name, tally)) in results.players.iter().zip(&tallies).enumerate() {
         let (elo, interval) = match ratings {
-            Ok(r) if r.anchor == Anchor::Player(i) => (signed(r.elo[i]), "(anchor)".to_string()),
+            Ok(r) if r.anchor.holds(i) => (signed(r.elo[i]), "(anchor)".to_string()),
             Ok(r) => {
                 let (low, high) = r.interval(i);
                 (
@@ -161,9 +161,18 @@ pub fn summary<B: Board>(results: &MatchResults<B>, ratings: &Result<Ratings, St
     }
     match ratings {
         Ok(r) if r.anchor == Anchor::Mean => {
-            let _ = writeln!(out, "Elo anchored at a mean of 0 (no player named random).");
+            let _ = writeln!(
+                out,
+                "Elo anchored at a mean of 0 (no classical player of the scale took part)."
+            );
         }
-        Ok(_) => {}
+        Ok(_) => {
+            let _ = writeln!(
+                out,
+                "Elo on the one scale, the classical players held at theirs: {}.",
+                crate::scale::describe()
+            );
+        }
         Err(reason) => {
             let _ = writeln!(out, "no Elo ratings: {reason}");
         }

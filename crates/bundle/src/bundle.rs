@@ -40,6 +40,7 @@ use sumito_pipeline::crc::crc32c;
 
 use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_pipeline::fsutil::{utc_timestamp, write_atomic};
+use sumito_pipeline::models::InitialModel;
 use sumito_pipeline::ratings::{EloEntry, EvaluationRecord, model_name};
 use sumito_pipeline::run::loop_hours;
 use sumito_pipeline::rundir::{ELO_JSON, Location, RunDir, RunDirError};
@@ -69,6 +70,15 @@ pub struct TrainingProvenance {
     /// Wall-clock hours the run's training loop had run when the exported
     /// generation was written, if the run recorded them.
     pub hours: Option<f64>,
+    /// The CPU time of the run's training loop by then, in core-hours, if
+    /// the run recorded it (absent from older bundles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_hours: Option<f64>,
+    /// The trained model the run started from (`sumito train
+    /// --init-model`): its folder and steps; `null` for a run from a random
+    /// network. Bundles exported before this was recorded lack the key.
+    #[serde(default)]
+    pub init_model: Option<String>,
 }
 
 /// One row of the run's Elo table.
@@ -470,6 +480,9 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
     // the fixed opponents and the run's hours when it was written.
     let evaluation = run.get_json::<EvaluationRecord>(&RunDir::evaluation_key(generation))?;
     let run_hours = evaluation.as_ref().and_then(|record| record.run_hours);
+    let run_core_hours = evaluation.as_ref().and_then(|record| record.run_core_hours);
+    let init_model = InitialModel::of(&run)?
+        .map(|model| format!("{} (trained {} steps)", model.model, model.training_step));
     let opponent_scores = evaluation
         .map(|record| record.opponent_scores)
         .unwrap_or_default();
@@ -534,6 +547,8 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
                 training_step: step,
                 generations: newest,
                 hours: training_hours(&run, run_hours, generation, newest)?,
+                core_hours: run_core_hours,
+                init_model,
             },
             score_utility: match request.score_utility {
                 Some(weight) => {
@@ -864,7 +879,7 @@ impl ModelBundle {
         })
     }
 
-    /// The measured Elo of strength level `number` (random at 0), if its
+    /// The measured Elo of strength level `number` (on the one Elo scale), if its
     /// levels were measured as they are defined now.
     pub fn level_elo(&self, number: u32) -> Option<f64> {
         // A rating of the level as it was defined before is not its Elo now.
@@ -1038,9 +1053,19 @@ impl ModelBundle {
                 meta.general_layouts().join(", ")
             ));
         }
-        if let Some(row) = meta.own_elo() {
+        // One number for its strength: the full-strength level's where the
+        // levels were measured (the level table's), else its run's rating
+        // with the settings it was measured at. Both are on the one scale.
+        let full = sumito_game::level::level(sumito_game::level::FULL_STRENGTH)
+            .ok()
+            .and_then(|level| Some((level.simulations, self.level_elo(level.number)?)));
+        if let Some((simulations, elo)) = full {
             text.push_str(&format!(
-                ", Elo {:.0} [{:.0}, {:.0}]",
+                ", Elo {elo:.0} at full strength ({simulations} simulations)"
+            ));
+        } else if let Some(row) = meta.own_elo() {
+            text.push_str(&format!(
+                ", Elo {:.0} [{:.0}, {:.0}] in its run's rating games",
                 row.elo, row.low, row.high
             ));
         }
@@ -1085,6 +1110,27 @@ pub(crate) mod tests {
                 );
                 assert_eq!(bundle.level_elo(rating.level), Some(rating.elo));
             }
+            // On today's one Elo scale: fitted again from its games, the
+            // report says what it says (`sumito ladder --rescale FILE`
+            // brings it there after the scale changes).
+            let again = report.rescaled().unwrap();
+            for (refit, rating) in again.levels.iter().zip(&report.levels) {
+                assert!(
+                    (refit.elo - rating.elo).abs() < 0.01,
+                    "{name}: level {} is {} on today's scale, {} in levels.json",
+                    rating.level,
+                    refit.elo,
+                    rating.elo
+                );
+            }
+            // The banner gives the one Elo of the level table, not the run's.
+            let full = bundle.level_elo(10).unwrap();
+            let summary = bundle.summary();
+            assert!(
+                summary.contains(&format!("Elo {full:.0} at full strength"))
+                    && !summary.contains("rating games"),
+                "{summary}"
+            );
         }
     }
 

@@ -20,4 +20,17 @@ pub struct Args {
     /// Its title [default: the run directory's name].
     #[arg(long)]
     pub title: Option<String>,
+    /// The horizontal axis: wall-clock hours of `sumito train`, its CPU time
+    /// in core-hours, or the generation (drawn by generation where the run
+    /// kept no time).
+    #[arg(long, value_enum, default_value_t = CurveAxis::Hours)]
+    pub axis: CurveAxis,
+}
+
+/// `--axis`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CurveAxis {
+    Hours,
+    CoreHours,
+    Generations,
 }

@@ -14,7 +14,7 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use sumito_arena::PlayerSpec;
 use sumito_arena::ladder::LadderConfig;
-use sumito_arena::levels::play_levels;
+use sumito_arena::levels::{LevelsReport, play_levels};
 use sumito_arena::player::{Entrant, PlayerRegistry};
 use sumito_arena::record::write_atomic;
 use sumito_game::{FULL_STRENGTH, GameKind, Level, with_board};
@@ -66,11 +66,16 @@ pub struct Args {
     /// Rate the model's strength levels instead (`level=N`, 1 beginner to 10
     /// full strength; all ten, or those listed, e.g. `--levels 1,5,10`):
     /// each plays the same opponents (default: random, greedy and
-    /// alphabeta at depths 1 to 3), and all are rated on one scale with
-    /// random at 0; writes levels.md and levels.json (copy levels.json into
+    /// alphabeta at depths 1 to 3), and all are rated on the one Elo scale
+    /// (the classical players held at their fixed ratings); writes levels.md and levels.json (copy levels.json into
     /// the model's folder for `sumito serve` to show the levels' Elo).
     #[arg(long, value_delimiter = ',', num_args = 0.., value_name = "LEVELS", conflicts_with_all = ["time_per_move", "simulations"])]
     pub levels: Option<Vec<u32>>,
+    /// Play nothing: fit a levels report (a `levels.json`, e.g. a model's)
+    /// again from its games on today's one Elo scale, and write it back in
+    /// place (after the scale's fixed ratings change).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["levels", "time_per_move", "opponents"])]
+    pub rescale: Option<PathBuf>,
     /// Do not draw progress bars (`--quiet` is the same).
     #[arg(long = "no-progress", alias = "quiet")]
     pub quiet: bool,
@@ -131,8 +136,11 @@ impl Args {
 
     /// Whether the player is a network, so that `sumito-torch` plays the ladder.
     pub fn needs_network(&self) -> bool {
-        self.player_spec()
-            .is_ok_and(|spec| NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()))
+        // --rescale plays nothing.
+        self.rescale.is_none()
+            && self
+                .player_spec()
+                .is_ok_and(|spec| NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()))
     }
 
     /// The opponents' specs: --opponent, else at equal time
@@ -292,9 +300,40 @@ fn write_report(
     Ok(())
 }
 
+/// `--rescale FILE`: the levels report in FILE fitted again on today's
+/// scale, written back atomically, and printed.
+fn rescale(path: &std::path::Path) -> anyhow::Result<()> {
+    // A levels report is tens of kilobytes; refused before reading past this.
+    const MAX_REPORT_BYTES: u64 = 16 << 20;
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .len();
+    anyhow::ensure!(
+        size <= MAX_REPORT_BYTES,
+        "{} is {size} bytes, more than a levels report's limit of {MAX_REPORT_BYTES}",
+        path.display()
+    );
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let report: LevelsReport = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a levels report", path.display()))?;
+    let rescaled = report
+        .rescaled()
+        .with_context(|| format!("rating the games of {}", path.display()))?;
+    let mut json = serde_json::to_string_pretty(&rescaled).context("writing the report as JSON")?;
+    json.push('\n');
+    write_atomic(path, json.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    print!("{}", rescaled.markdown());
+    println!("wrote {} on today's scale", path.display());
+    Ok(())
+}
+
 /// Plays the ladder of `args` with the players `kinds` knows: in the
 /// general game for a model of it, else in the two-player game.
 pub fn run(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
+    if let Some(path) = &args.rescale {
+        return rescale(path);
+    }
     let spec = args.player_spec()?;
     // The ladder's rules and layouts are the model's: only its game counts.
     let general_models = !(kinds.general_models)(&[spec.to_string()])?.is_empty();
@@ -337,6 +376,9 @@ mod tests {
             "net:model=runs/q/models/gen-000003,simulations=8"
         );
         assert_eq!(spec(&["alphabeta:depth=2"]), "alphabeta:depth=2");
+        // Rescaling a report plays nothing, so needs no network.
+        assert!(parse(&[]).needs_network());
+        assert!(!parse(&["--rescale", "models/quick/levels.json"]).needs_network());
         // At equal time the player searches on one core unless its spec
         // says `threads=`, and the games share the cores accordingly.
         assert_eq!(

@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sumito_cli::commands::curve::Args;
-use sumito_pipeline::curve::LearningCurve;
+use sumito_cli::commands::curve::{Args, CurveAxis};
+use sumito_pipeline::config::Config;
+use sumito_pipeline::curve::{Axis, LearningCurve};
 use sumito_pipeline::fsutil::write_atomic;
 use sumito_pipeline::ratings::read_evaluations;
 use sumito_pipeline::rundir::{Location, RunDir};
@@ -13,7 +14,11 @@ use sumito_pipeline::rundir::{Location, RunDir};
 pub fn run(args: Args) -> anyhow::Result<()> {
     let run = RunDir::open_at(&args.run_dir)?;
     let records = read_evaluations(&run)?;
-    let curve = LearningCurve::from_records(&records)
+    // Which game's classical players the opponents are (the one scale is the
+    // two-player game's).
+    let config = Config::parse(&run.config_text()?, &run.config_path())
+        .with_context(|| format!("reading the configuration of {}", args.run_dir))?;
+    let curve = LearningCurve::from_records(config.rules.kind(), &records)
         .map_err(anyhow::Error::msg)
         .with_context(|| format!("fitting the Elo of {}", args.run_dir))?
         .with_context(|| {
@@ -21,7 +26,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "{} has no evaluated generation yet: nothing to draw",
                 args.run_dir
             )
-        })?;
+        })?
+        .along(match args.axis {
+            CurveAxis::Hours => Axis::Hours,
+            CurveAxis::CoreHours => Axis::CoreHours,
+            CurveAxis::Generations => Axis::Generations,
+        });
     let title = args.title.clone().unwrap_or_else(|| {
         let shown = args.run_dir.to_string();
         let name = shown
@@ -42,11 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "wrote {} ({} generations against {}; the last, generation {}, at Elo {:.0} [{:.0}, {:.0}])",
         out.display(),
         curve.points.len(),
-        if curve.by_hours() {
-            "hours of training"
-        } else {
-            "generations"
-        },
+        curve.axis().label(),
         last.generation,
         last.elo,
         last.low,

@@ -20,8 +20,9 @@ pub fn stop_flag_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
         Arc::clone(&stop),
         "stopping at the next safe point (the current training step \
          finishes; evaluation games under way are played again at the \
-         next start; interrupt again to quit at once)",
-        "quitting now (the run resumes from its files)",
+         next start; interrupt again to quit at once); run the same \
+         command again to resume",
+        "quitting now; run the same command again to resume from the run's files",
     )?;
     Ok(stop)
 }

@@ -29,6 +29,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let options = RunOptions {
         progress: !args.no_progress,
         stop: stop_flag_on_signal()?,
+        resume: Some(format!(
+            "sumito train --config {} --run-dir {run_dir}",
+            args.config.display()
+        )),
         ..RunOptions::default()
     };
     // Found (a bundle verified) before the run is created or touched.

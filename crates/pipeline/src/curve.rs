@@ -1,10 +1,13 @@
 //! The learning curve of a run as a picture: the Elo of every generation
-//! (with its 95 % interval) against the hours the run had trained, beside
-//! the fixed opponents' Elo as level lines, fitted over every evaluation game
-//! of the run (`ratings::fit_table`, anchored at `random` = 0). Written as a
+//! (with its 95 % interval) against the hours the run had trained (or its
+//! core-hours, or the generation), beside the fixed opponents' Elo as
+//! labelled level lines, fitted over every evaluation game
+//! of the run (`ratings::fit_table`, on the one Elo scale). Written as a
 //! self-contained SVG by `sumito curve`.
 
 use std::fmt::Write as _;
+
+use sumito_game::GameKind;
 
 use crate::ratings::{EloEntry, EvaluationRecord, fit_table, model_name};
 
@@ -14,11 +17,43 @@ pub struct CurvePoint {
     pub generation: u32,
     /// Hours the run had trained when it was written, if recorded.
     pub hours: Option<f64>,
+    /// Core-hours (CPU time of every thread) by then, if recorded.
+    pub core_hours: Option<f64>,
     pub elo: f64,
     pub low: f64,
     pub high: f64,
     /// Whether it became the best model.
     pub promoted: bool,
+}
+
+/// What the horizontal axis of a curve counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Axis {
+    /// Wall-clock hours of `sumito train`.
+    #[default]
+    Hours,
+    /// CPU time of all its threads, in hours.
+    CoreHours,
+    Generations,
+}
+
+impl Axis {
+    /// The axis's title in the picture.
+    pub fn label(self) -> &'static str {
+        match self {
+            Axis::Hours => "hours of training",
+            Axis::CoreHours => "core-hours of training",
+            Axis::Generations => "generation",
+        }
+    }
+
+    fn value(self, point: &CurvePoint) -> Option<f64> {
+        match self {
+            Axis::Hours => point.hours,
+            Axis::CoreHours => point.core_hours,
+            Axis::Generations => Some(f64::from(point.generation)),
+        }
+    }
 }
 
 /// A run's learning curve.
@@ -28,12 +63,18 @@ pub struct LearningCurve {
     pub points: Vec<CurvePoint>,
     /// The fixed opponents and their Elo.
     pub opponents: Vec<(String, f64)>,
+    /// The axis asked for ([`LearningCurve::axis`] says which is drawn).
+    pub wanted: Axis,
 }
 
 impl LearningCurve {
-    /// The curve of a run's evaluation records; `None` before any game.
-    pub fn from_records(records: &[EvaluationRecord]) -> Result<Option<LearningCurve>, String> {
-        let Some(table) = fit_table(records)? else {
+    /// The curve of the evaluation records of a run of `game`; `None`
+    /// before any game.
+    pub fn from_records(
+        game: GameKind,
+        records: &[EvaluationRecord],
+    ) -> Result<Option<LearningCurve>, String> {
+        let Some(table) = fit_table(game, records)? else {
             return Ok(None);
         };
         let find = |name: &str| table.iter().find(|entry| entry.player == name);
@@ -44,6 +85,7 @@ impl LearningCurve {
                 Some(CurvePoint {
                     generation: record.generation,
                     hours: record.run_hours,
+                    core_hours: record.run_core_hours,
                     elo,
                     low,
                     high,
@@ -57,20 +99,41 @@ impl LearningCurve {
             .filter(|entry| !is_generation(&entry.player))
             .map(|entry| (entry.player.clone(), entry.elo))
             .collect();
-        Ok(Some(LearningCurve { points, opponents }))
+        Ok(Some(LearningCurve {
+            points,
+            opponents,
+            wanted: Axis::default(),
+        }))
     }
 
-    /// Whether the horizontal axis is hours (every point knows its time) or
-    /// generations.
-    pub fn by_hours(&self) -> bool {
-        !self.points.is_empty() && self.points.iter().all(|point| point.hours.is_some())
+    /// The same curve drawn along `axis`.
+    pub fn along(self, axis: Axis) -> LearningCurve {
+        LearningCurve {
+            wanted: axis,
+            ..self
+        }
+    }
+
+    /// The axis drawn: the one asked for where every point knows its value
+    /// (runs of the separate roles, and older runs, keep no time), else the
+    /// generation.
+    pub fn axis(&self) -> Axis {
+        let known = !self.points.is_empty()
+            && self
+                .points
+                .iter()
+                .all(|point| self.wanted.value(point).is_some());
+        if known {
+            self.wanted
+        } else {
+            Axis::Generations
+        }
     }
 
     fn x_of(&self, point: &CurvePoint) -> f64 {
-        match (self.by_hours(), point.hours) {
-            (true, Some(hours)) => hours,
-            _ => f64::from(point.generation),
-        }
+        self.axis()
+            .value(point)
+            .unwrap_or(f64::from(point.generation))
     }
 
     /// The curve as an SVG picture titled `title`.
@@ -143,11 +206,7 @@ impl LearningCurve {
                 tick_label(x, &x_ticks)
             );
         }
-        let x_label = if self.by_hours() {
-            "hours of training"
-        } else {
-            "generation"
-        };
+        let x_label = self.axis().label();
         let _ = writeln!(
             svg,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{x_label}</text>"#,
@@ -156,7 +215,7 @@ impl LearningCurve {
         );
         let _ = writeln!(
             svg,
-            r#"<text x="18" y="{:.1}" text-anchor="middle" transform="rotate(-90 18 {:.1})">Elo (random = 0)</text>"#,
+            r#"<text x="18" y="{:.1}" text-anchor="middle" transform="rotate(-90 18 {:.1})">Elo (one scale: random = 0)</text>"#,
             TOP + plot_h / 2.0,
             TOP + plot_h / 2.0
         );
@@ -293,6 +352,7 @@ mod tests {
             opponent_scores: BTreeMap::new(),
             games,
             run_hours: hours,
+            run_core_hours: hours.map(|h| 2.0 * h),
         }
     }
 
@@ -303,8 +363,10 @@ mod tests {
             record(2, 3, Some(0.5)),
             record(3, 5, Some(0.9)),
         ];
-        let curve = LearningCurve::from_records(&records).unwrap().unwrap();
-        assert!(curve.by_hours());
+        let curve = LearningCurve::from_records(GameKind::TwoPlayer, &records)
+            .unwrap()
+            .unwrap();
+        assert_eq!(curve.axis(), Axis::Hours);
         assert_eq!(curve.points.len(), 3);
         assert!(
             curve.points[0].elo < curve.points[2].elo,
@@ -318,7 +380,15 @@ mod tests {
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert_eq!(svg.matches(r#"class="generation""#).count(), 3);
         assert_eq!(svg.matches(r#"class="opponent""#).count(), 2);
-        assert!(svg.contains("hours of training") && svg.contains("a test run"));
+        assert!(svg.contains(">hours of training<") && svg.contains("a test run"));
+        // Each fixed opponent is a labelled level line at its Elo.
+        for (name, elo) in &curve.opponents {
+            assert!(svg.contains(&format!(">{name} ({elo:.0})<")), "{name}");
+        }
+        // Along the core-hours: the records' CPU time.
+        let cores = curve.clone().along(Axis::CoreHours);
+        assert_eq!(cores.axis(), Axis::CoreHours);
+        assert!(cores.svg("x").contains(">core-hours of training<"));
         assert!(
             svg.contains(r#"width="760""#),
             "short labels: the usual width"
@@ -341,10 +411,15 @@ mod tests {
         );
         // One point without its time: the axis is the generation.
         let mixed = [record(1, 1, None), record(2, 4, Some(1.0))];
-        let curve = LearningCurve::from_records(&mixed).unwrap().unwrap();
-        assert!(!curve.by_hours());
+        let curve = LearningCurve::from_records(GameKind::TwoPlayer, &mixed)
+            .unwrap()
+            .unwrap();
+        assert_eq!(curve.axis(), Axis::Generations);
         assert!(curve.svg("x").contains(">generation<"));
-        assert_eq!(LearningCurve::from_records(&[]).unwrap(), None);
+        assert_eq!(
+            LearningCurve::from_records(GameKind::TwoPlayer, &[]).unwrap(),
+            None
+        );
     }
 
     #[test]

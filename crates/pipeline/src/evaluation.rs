@@ -38,8 +38,8 @@ use crate::matches::{
 };
 use crate::models::{device, load_model};
 use crate::ratings::{
-    EloEntry, EvaluationGame, EvaluationRecord, GatingRecord, model_name, read_evaluations,
-    update_elo_files,
+    EloEntry, EvaluationGame, EvaluationRecord, GatingRecord, RunTime, model_name,
+    read_evaluations, update_elo_files,
 };
 use crate::run_board::RunBoard;
 use crate::rundir::RunDir;
@@ -327,8 +327,8 @@ fn gating_decision(
 /// Evaluates candidate `generation` of a run of `kind`'s game: gating
 /// against the best model (unless gating is off; with SPRT it stops once
 /// the test decides), then the fixed opponents; writes the record, promotes,
-/// refits the Elo table. `run_hours`: the run's training time when the
-/// candidate was written, if known (the learning curve's axis);
+/// refits the Elo table. `run_time`: the run's training time when the
+/// candidate was written, where known (the learning curve's axes);
 /// `before_writing` is called after the games, before anything is written.
 /// Once `stopping()` says yes the games end within a move and the answer is
 /// [`PipelineError::Stopped`], with nothing written.
@@ -337,7 +337,7 @@ pub fn evaluate_candidate<B: RunBoard>(
     run: &RunDir,
     config: &Config,
     generation: u32,
-    run_hours: Option<f64>,
+    run_time: RunTime,
     progress: EvaluationProgress<'_>,
     before_writing: BeforeWriting<'_>,
     stopping: Stopping<'_>,
@@ -499,9 +499,16 @@ pub fn evaluate_candidate<B: RunBoard>(
         gating: gating.map(|(record, _)| record),
         opponent_scores,
         games,
-        run_hours,
+        run_hours: run_time.hours,
+        run_core_hours: run_time.core_hours,
     };
-    conclude(run, record, &game_note(B::KIND, sides), before_writing)
+    conclude(
+        run,
+        B::KIND,
+        record,
+        &game_note(B::KIND, sides),
+        before_writing,
+    )
 }
 
 /// Writes candidate `record.generation`'s record, makes it the best model
@@ -511,6 +518,7 @@ pub fn evaluate_candidate<B: RunBoard>(
 /// Nothing is written unless `before_writing` allows it.
 fn conclude(
     run: &RunDir,
+    game: GameKind,
     record: EvaluationRecord,
     note: &str,
     before_writing: BeforeWriting<'_>,
@@ -521,7 +529,7 @@ fn conclude(
     if record.promoted && run.best()?.is_none_or(|best| best.generation < generation) {
         run.set_best(generation)?;
     }
-    let elo = update_elo_files(run).map_err(PipelineError::Evaluation)?;
+    let elo = update_elo_files(run, game).map_err(PipelineError::Evaluation)?;
     let mut line = format!(
         "gen-{generation} {}{note}",
         if record.promoted {

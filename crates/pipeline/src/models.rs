@@ -10,7 +10,7 @@ use tch::Device;
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
 use crate::fsutil::temporary_path;
-use crate::rundir::{MODEL_MANIFEST, MODEL_PREFIX, Removed, RunDir, RunDirError};
+use crate::rundir::{INITIAL_MODEL, MODEL_MANIFEST, MODEL_PREFIX, Removed, RunDir, RunDirError};
 
 /// The device of the run's network.
 pub fn device(config: &Config) -> Result<Device> {
@@ -166,6 +166,24 @@ pub struct SeededModel {
     pub other_rules: Option<String>,
 }
 
+/// `initial-model.json`: the trained model a run started from, which a
+/// bundle exported from the run names (`training.init_model`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialModel {
+    /// As given to `--init-model`, resolved to its folder.
+    pub model: String,
+    /// The optimiser steps it had trained.
+    pub training_step: u64,
+}
+
+impl InitialModel {
+    /// The model a run started from; `None` for a random network.
+    pub fn of(run: &RunDir) -> std::result::Result<Option<InitialModel>, RunDirError> {
+        run.get_json(INITIAL_MODEL)
+    }
+}
+
 /// Makes the trained network in the checkpoint folder `from` (a model
 /// bundle, or a run's `models/gen-*`) generation 0 and the best model of a
 /// run that has no generation 0 yet, in place of a random network: a run
@@ -212,6 +230,15 @@ pub fn seed_initial_model(run: &RunDir, config: &Config, from: &Path) -> Result<
             .into());
         }
     };
+    // Recorded before generation 0 is written: a run killed in between has
+    // no generation 0, and the next --init-model writes both again.
+    run.put_json(
+        INITIAL_MODEL,
+        &InitialModel {
+            model: from.display().to_string(),
+            training_step: meta.training_step,
+        },
+    )?;
     let run_rules = sumito_net::checkpoint::RulesMeta::from(config.rules.rules());
     let other_rules = meta
         .rules

@@ -27,6 +27,7 @@ fn quiet() -> RunOptions {
         progress: false,
         stop: Arc::new(AtomicBool::new(false)),
         print: false,
+        resume: None,
     }
 }
 

@@ -1,11 +1,13 @@
 //! Evaluation records (one JSON file per candidate in `evaluations/`) and the
 //! Elo table fitted over all of them: every version and every fixed opponent,
-//! by maximum likelihood (`sumito_arena::elo`), anchored at `random`.
+//! by maximum likelihood (`sumito_arena::elo`), on the one Elo scale
+//! (`sumito_arena::scale`: the classical opponents held at their ratings).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use sumito_arena::elo::{Anchor, GameOutcome, GameResult, fit_elo};
+use sumito_arena::elo::{GameOutcome, GameResult, fit_elo};
+use sumito_game::GameKind;
 
 use crate::rundir::{ELO_JSON, ELO_TEXT, RunDir, RunDirError};
 
@@ -210,6 +212,20 @@ pub struct EvaluationRecord {
     /// separate evaluator role and of older runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_hours: Option<f64>,
+    /// The CPU time `sumito train` had spent by then, in core-hours (all its
+    /// threads); absent where `run_hours` is, and in records written before
+    /// it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_core_hours: Option<f64>,
+}
+
+/// How long a run had trained when a candidate was written: wall-clock
+/// hours and core-hours of `sumito train` across its sessions (`None` for
+/// the separate evaluator role, which does not know them).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RunTime {
+    pub hours: Option<f64>,
+    pub core_hours: Option<f64>,
 }
 
 /// [`EvaluationRecord`] as stored: records written before both games shared
@@ -226,6 +242,8 @@ struct StoredEvaluationRecord {
     general_games: Vec<EvaluationGame>,
     #[serde(default)]
     run_hours: Option<f64>,
+    #[serde(default)]
+    run_core_hours: Option<f64>,
 }
 
 impl From<StoredEvaluationRecord> for EvaluationRecord {
@@ -239,6 +257,7 @@ impl From<StoredEvaluationRecord> for EvaluationRecord {
             opponent_scores: stored.opponent_scores,
             games,
             run_hours: stored.run_hours,
+            run_core_hours: stored.run_core_hours,
         }
     }
 }
@@ -266,9 +285,13 @@ pub fn read_evaluations(run: &RunDir) -> Result<Vec<EvaluationRecord>, RunDirErr
     Ok(records)
 }
 
-/// Fits the Elo table over every evaluation game, anchored at `random` when
-/// it played (else at the mean); `None` when there are no games yet.
-pub fn fit_table(records: &[EvaluationRecord]) -> Result<Option<Vec<EloEntry>>, String> {
+/// Fits the Elo table over every evaluation game, on the one Elo scale (the
+/// classical opponents that played held at their ratings; else the mean at
+/// 0); `None` when there are no games yet.
+pub fn fit_table(
+    game: GameKind,
+    records: &[EvaluationRecord],
+) -> Result<Option<Vec<EloEntry>>, String> {
     let mut names: Vec<String> = Vec::new();
     let index_of = |name: &str, names: &mut Vec<String>| match names.iter().position(|n| n == name)
     {
@@ -293,10 +316,7 @@ pub fn fit_table(records: &[EvaluationRecord]) -> Result<Option<Vec<EloEntry>>, 
     if games.is_empty() {
         return Ok(None);
     }
-    let anchor = names
-        .iter()
-        .position(|n| n == "random")
-        .map_or(Anchor::Mean, Anchor::Player);
+    let anchor = sumito_arena::scale::anchor_of(game, &names);
     let ratings = fit_elo(names.len(), &games, anchor).map_err(|err| err.to_string())?;
     let mut table: Vec<EloEntry> = names
         .iter()
@@ -320,10 +340,11 @@ pub fn fit_table(records: &[EvaluationRecord]) -> Result<Option<Vec<EloEntry>>, 
     Ok(Some(table))
 }
 
-/// Refits the table and writes `elo.json` and `elo.txt`; returns it.
-pub fn update_elo_files(run: &RunDir) -> Result<Option<Vec<EloEntry>>, String> {
+/// Refits the table of a run of `game` and writes `elo.json` and
+/// `elo.txt`; returns it.
+pub fn update_elo_files(run: &RunDir, game: GameKind) -> Result<Option<Vec<EloEntry>>, String> {
     let records = read_evaluations(run).map_err(|err| err.to_string())?;
-    let Some(table) = fit_table(&records)? else {
+    let Some(table) = fit_table(game, &records)? else {
         return Ok(None);
     };
     run.put_json(ELO_JSON, &table)
@@ -366,7 +387,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_table_covers_versions_and_opponents_anchored_at_random() {
+    fn the_table_covers_versions_and_opponents_on_the_one_scale() {
         let dir = TempDir::new("elo");
         let run = RunDir::create(dir.path(), "").unwrap();
         let mut games = Vec::new();
@@ -383,12 +404,17 @@ pub(crate) mod tests {
             opponent_scores: BTreeMap::new(),
             games,
             run_hours: None,
+            run_core_hours: None,
         };
         run.put_json(&RunDir::evaluation_key(1), &record).unwrap();
-        let table = update_elo_files(&run).unwrap().unwrap();
+        let table = update_elo_files(&run, GameKind::TwoPlayer)
+            .unwrap()
+            .unwrap();
         let random = table.iter().find(|e| e.player == "random").unwrap();
+        let greedy = table.iter().find(|e| e.player == "greedy").unwrap();
         let gen1 = table.iter().find(|e| e.player == "gen-1").unwrap();
-        assert_eq!(random.elo, 0.0);
+        assert_eq!((random.elo, greedy.elo), (0.0, 722.0));
+        assert_eq!((greedy.low, greedy.high), (722.0, 722.0));
         assert!(
             gen1.elo > 200.0 && gen1.low < gen1.elo && gen1.high > gen1.elo,
             "{gen1:?}"
@@ -453,8 +479,9 @@ pub(crate) mod tests {
             opponent_scores: BTreeMap::new(),
             games,
             run_hours: None,
+            run_core_hours: None,
         };
-        let table = fit_table(&[record]).unwrap().unwrap();
+        let table = fit_table(GameKind::General, &[record]).unwrap().unwrap();
         assert_eq!(table.len(), 2);
         assert_eq!(table[0].player, "gen-1");
         // 9 games, two pairs with gen-1 each.

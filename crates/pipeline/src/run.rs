@@ -24,7 +24,7 @@ use crate::evaluation::{
     EvaluationSummary, evaluate_candidate, pending_candidates, reconcile_best,
 };
 use crate::models::{device, ensure_initial_model, load_model};
-use crate::ratings::model_name;
+use crate::ratings::{RunTime, model_name};
 use crate::replay::store::RefreshReport;
 use crate::run_board::RunBoard;
 use crate::rundir::{LOOP_STATE, Leases, RunDir, RunDirError};
@@ -142,6 +142,8 @@ pub struct RunOptions {
     pub stop: Arc<AtomicBool>,
     /// Print one summary line per generation (and role messages) on stdout.
     pub print: bool,
+    /// The command that resumes the run, named when it stops on request.
+    pub resume: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -150,16 +152,30 @@ impl Default for RunOptions {
             progress: true,
             stop: Arc::new(AtomicBool::new(false)),
             print: true,
+            resume: None,
         }
     }
 }
 
 /// `loop.json`: time the combined loop has run, across resumptions (for
-/// `budget.hours`).
+/// `budget.hours`), and the CPU time it spent (the curve's core-hours).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LoopState {
     elapsed_seconds: f64,
+    /// CPU seconds of every thread of `sumito train`; absent in runs
+    /// started before it was kept (their core-hours then count from the
+    /// first session that kept it).
+    #[serde(default)]
+    cpu_seconds: f64,
+}
+
+/// The CPU time this process has spent so far, in seconds (0 where the
+/// platform does not tell).
+fn process_cpu_seconds() -> f64 {
+    cpu_time::ProcessTime::try_now()
+        .map(|time| time.as_duration().as_secs_f64())
+        .unwrap_or(0.0)
 }
 
 /// Hours the combined loop (`sumito train`) has run in `run`, across
@@ -554,7 +570,7 @@ fn evaluate_and_report(
     run: &RunDir,
     config: &Config,
     generation: u32,
-    run_hours: Option<f64>,
+    run_time: RunTime,
     ui: &Ui,
     events: &mut EventWriter,
     lease_check: &dyn Fn() -> Result<()>,
@@ -572,7 +588,7 @@ fn evaluate_and_report(
             run,
             config,
             generation,
-            run_hours,
+            run_time,
             &progress,
             lease_check,
             &stopping,
@@ -733,6 +749,12 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     let session_start = Instant::now();
     let earlier_seconds = loop_state.elapsed_seconds;
     let elapsed = || earlier_seconds + session_start.elapsed().as_secs_f64();
+    let (earlier_cpu, session_cpu) = (loop_state.cpu_seconds, process_cpu_seconds());
+    let cpu = || earlier_cpu + (process_cpu_seconds() - session_cpu).max(0.0);
+    let run_time = || RunTime {
+        hours: Some(elapsed() / 3600.0),
+        core_hours: Some(cpu() / 3600.0),
+    };
     let mut trainer = TrainerRole::open(run, config, open.upload_guard())?;
     refresh_store(&mut trainer, &ui)?;
     run.log(
@@ -750,12 +772,15 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
         &lease_check,
         &|| ui.stopping(),
         &mut |generation| {
-            let hours = Some(earlier_seconds / 3600.0);
+            let time = RunTime {
+                hours: Some(earlier_seconds / 3600.0),
+                core_hours: Some(earlier_cpu / 3600.0),
+            };
             let summary = evaluate_and_report(
                 run,
                 config,
                 generation,
-                hours,
+                time,
                 &ui,
                 &mut events,
                 &lease_check,
@@ -767,7 +792,12 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     loop {
         lease_check()?;
         if ui.stopping() {
-            run.log("train", "stopped on request")?;
+            let line = match &options.resume {
+                Some(command) => format!("stopped on request; `{command}` resumes the run"),
+                None => "stopped on request; the same command resumes the run".to_owned(),
+            };
+            ui.say(&line);
+            run.log("train", &line)?;
             break;
         }
         let generation = trainer.state().generation;
@@ -816,18 +846,11 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
             trainer.write_candidate(config.gating.mode == GatingMode::Off, &lease_check)?;
         // The evaluation below reads the candidate from the run's storage.
         trainer.finish_uploads()?;
-        let hours = Some(elapsed() / 3600.0);
+        let time = run_time();
         let evaluation_start = Instant::now();
         let summary = if config.evaluation.evaluates(candidate) {
-            match evaluate_and_report(
-                run,
-                config,
-                candidate,
-                hours,
-                &ui,
-                &mut events,
-                &lease_check,
-            ) {
+            match evaluate_and_report(run, config, candidate, time, &ui, &mut events, &lease_check)
+            {
                 Ok(summary) => Some(summary),
                 // Stopped in its games: evaluated first at the next start.
                 Err(PipelineError::Stopped(_)) => continue,
@@ -839,6 +862,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
         times.evaluation = evaluation_start.elapsed();
         log_scalars(&mut events, u64::from(candidate), &times.scalars())?;
         loop_state.elapsed_seconds = elapsed();
+        loop_state.cpu_seconds = cpu();
         run.put_json(LOOP_STATE, &loop_state)?;
         let elapsed_now = loop_state.elapsed_seconds;
         let line = format!(
@@ -862,6 +886,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     trainer.save_checkpoint(&lease_check)?;
     trainer.finish_uploads()?;
     loop_state.elapsed_seconds = elapsed();
+    loop_state.cpu_seconds = cpu();
     run.put_json(LOOP_STATE, &loop_state)?;
     Ok(())
 }
@@ -1057,7 +1082,7 @@ pub fn evaluate(open: &OpenRun, options: &RunOptions) -> Result<()> {
                     run,
                     config,
                     generation,
-                    None,
+                    RunTime::default(),
                     &ui,
                     &mut events,
                     &lease_check,
@@ -1331,6 +1356,7 @@ mod tests {
                 opponent_scores,
                 games: Vec::new(),
                 run_hours: Some(2.0),
+                run_core_hours: None,
             },
             elo: Some(vec![
                 // An earlier generation above every fixed opponent: not a

@@ -93,6 +93,9 @@ pub const ELO_JSON: &str = "elo.json";
 pub const ELO_TEXT: &str = "elo.txt";
 /// The time `sumito train` has spent on the run (for `budget.hours`).
 pub const LOOP_STATE: &str = "loop.json";
+/// The trained model a run started from (`sumito train --init-model`);
+/// absent for a run that started from a random network.
+pub const INITIAL_MODEL: &str = "initial-model.json";
 /// The candidates' evaluation records.
 const EVALUATIONS: &str = "evaluations/";
 /// Where the best model's records are published, one per promotion.

@@ -207,7 +207,7 @@ pub struct LevelView {
     pub number: u32,
     pub name: &'static str,
     pub simulations: u32,
-    /// Its Elo (random at 0), where measured for this model.
+    /// Its Elo on the one Elo scale, where measured for this model.
     pub elo: Option<f64>,
 }
 
