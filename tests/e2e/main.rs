@@ -11,6 +11,7 @@ mod analysis;
 mod docs_commands;
 mod general_train;
 mod inputs;
+mod layering;
 mod object_store;
 mod play;
 mod render;

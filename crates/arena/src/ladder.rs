@@ -18,7 +18,7 @@ use crate::arena::{
     ArenaError, EndedBy, MatchConfig, MatchObserver, MatchStart, PlayedGame, Tally,
     check_record_dir, play_match,
 };
-use crate::elo::{GameResult, fit_elo};
+use crate::elo::{GameOutcome, GameResult, fit_elo};
 use crate::player::Entrant;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
@@ -107,6 +107,29 @@ pub struct LadderRow {
     /// Games that reached the move limit.
     pub move_limit: u32,
     pub average_plies: f64,
+}
+
+impl LadderRow {
+    /// The row's games as results of `player` against `opponent` (indices
+    /// of a table): the Bradley–Terry fit has no colour, so wins, draws and
+    /// losses are all it needs.
+    pub(crate) fn results(&self, player: usize, opponent: usize) -> Vec<GameResult> {
+        let result = |outcome| GameResult {
+            black: player,
+            white: opponent,
+            outcome,
+        };
+        std::iter::repeat_n(result(GameOutcome::BlackWin), self.wins as usize)
+            .chain(std::iter::repeat_n(
+                result(GameOutcome::Draw),
+                self.draws as usize,
+            ))
+            .chain(std::iter::repeat_n(
+                result(GameOutcome::WhiteWin),
+                self.losses as usize,
+            ))
+            .collect()
+    }
 }
 
 /// A whole ladder.
@@ -544,7 +567,7 @@ impl LadderReport {
             .rows
             .iter()
             .enumerate()
-            .flat_map(|(index, row)| crate::levels::row_results(row, 0, index + 1))
+            .flat_map(|(index, row)| row.results(0, index + 1))
             .collect();
         let ratings = fit_elo(
             self.rows.len() + 1,

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use sumito_game::Level;
 
 use crate::arena::ArenaError;
-use crate::elo::{Anchor, EloError, GameOutcome, GameResult, fit_elo};
+use crate::elo::{Anchor, EloError, GameResult, fit_elo};
 use crate::ladder::{LadderConfig, LadderRow, LadderSettings};
 use crate::player::Entrant;
 
@@ -282,26 +282,6 @@ pub fn rate_levels(
     })
 }
 
-/// The games of `row` as results of `player` against `opponent` (the
-/// Bradley–Terry fit has no colour: wins, draws and losses are all it uses).
-pub(crate) fn row_results(row: &LadderRow, player: usize, opponent: usize) -> Vec<GameResult> {
-    let result = |outcome| GameResult {
-        black: player,
-        white: opponent,
-        outcome,
-    };
-    std::iter::repeat_n(result(GameOutcome::BlackWin), row.wins as usize)
-        .chain(std::iter::repeat_n(
-            result(GameOutcome::Draw),
-            row.draws as usize,
-        ))
-        .chain(std::iter::repeat_n(
-            result(GameOutcome::WhiteWin),
-            row.losses as usize,
-        ))
-        .collect()
-}
-
 impl LevelsReport {
     /// The same games fitted again on today's one Elo scale
     /// (`crate::scale`): what a report measured before the scale's anchors
@@ -320,11 +300,11 @@ impl LevelsReport {
         for (index, level) in self.levels.iter().enumerate() {
             for row in &level.rows {
                 if let Some(opponent) = names.iter().position(|name| *name == row.opponent) {
-                    games.extend(row_results(row, index, count + opponent));
+                    games.extend(row.results(index, count + opponent));
                 }
             }
             if let (Some(row), true) = (&level.against_previous, index > 0) {
-                games.extend(row_results(row, index, index - 1));
+                games.extend(row.results(index, index - 1));
             }
         }
         let (anchor, anchor_name) = levels_anchor(&self.settings, count, &names);
