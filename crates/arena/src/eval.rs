@@ -17,11 +17,14 @@
 //! they can be tuned without recompiling.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sumito_engine::bitboard::{DIRECTION_SHIFTS, ON_BOARD, step};
 use sumito_engine::{Color, Direction, Position};
 use thiserror::Error;
+
+use crate::spec::{SpecError, SpecParams};
 
 /// Weights of the evaluation features, in evaluation points (the alpha-beta
 /// scores are these points, rounded to whole numbers).
@@ -324,6 +327,17 @@ pub fn evaluate(position: &Position, weights: &EvalWeights) -> i32 {
         + weights.danger * difference(theirs.danger, mine.danger)
         + weights.sumito * difference(mine.sumito, theirs.sumito);
     score.round() as i32
+}
+
+/// Reads the `weights=PATH` parameter shared by the evaluating players: the
+/// file's weights, or the defaults.
+pub(crate) fn weights_param(params: &mut SpecParams<'_>) -> Result<Arc<EvalWeights>, SpecError> {
+    match params.get_path("weights") {
+        None => Ok(Arc::new(EvalWeights::default())),
+        Some(path) => EvalWeights::from_toml_file(&path)
+            .map(Arc::new)
+            .map_err(|err| params.invalid(err.to_string())),
+    }
 }
 
 #[cfg(test)]

@@ -273,30 +273,6 @@ impl<B: Board> fmt::Debug for PlayerRegistry<B> {
 #[error("player kind {0:?} is registered twice")]
 pub struct DuplicateKind(pub String);
 
-impl Default for PlayerRegistry {
-    fn default() -> PlayerRegistry {
-        PlayerRegistry::builtin()
-    }
-}
-
-impl PlayerRegistry {
-    /// `random`, `greedy` and `alphabeta`.
-    pub fn builtin() -> PlayerRegistry {
-        let mut registry = PlayerRegistry::empty();
-        let kinds: [Box<dyn PlayerFactory>; 3] = [
-            Box::new(crate::players::RandomFactory),
-            Box::new(crate::players::GreedyFactory),
-            Box::new(crate::players::AlphaBetaFactory),
-        ];
-        for factory in kinds {
-            registry
-                .register(factory)
-                .expect("built-in kinds are distinct");
-        }
-        registry
-    }
-}
-
 impl<B: Board> PlayerRegistry<B> {
     /// A registry with no kinds.
     pub fn empty() -> PlayerRegistry<B> {

@@ -15,7 +15,7 @@ use sumito_cli::commands::match_observer::install_stop_handler;
 /// signal during the start is not lost (the pipeline's `RunOptions::stop`
 /// takes the flag).
 pub fn stop_flag_on_signal() -> anyhow::Result<Arc<AtomicBool>> {
-    let stop = sumito_pipeline::run::process_stop_flag();
+    let stop = sumito_pipeline::stop::process_stop_flag();
     install_stop_handler(
         Arc::clone(&stop),
         "stopping at the next safe point (the current training step \

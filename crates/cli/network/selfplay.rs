@@ -4,11 +4,10 @@
 //! command (`sumito_cli::commands::selfplay::Args`).
 
 use anyhow::Context;
-use sumito_pipeline::run::{
-    OpenRun, RunCommand, RunOptions, open_for_role, selfplay, stop_requested,
-};
+use sumito_pipeline::run::{OpenRun, RunCommand, RunOptions, open_for_role, selfplay};
 
 use sumito_cli::commands::selfplay::Args;
+use sumito_pipeline::stop::stop_requested;
 
 use super::interrupt::stop_flag_on_signal;
 

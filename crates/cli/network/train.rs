@@ -4,12 +4,11 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sumito_pipeline::run::{
-    Location, RunCommand, RunOptions, start_or_resume, stop_requested, train,
-};
+use sumito_pipeline::run::{Location, RunCommand, RunOptions, start_or_resume, train};
 
 use sumito_cli::commands::train::Args;
 use sumito_pipeline::models::seed_initial_model;
+use sumito_pipeline::stop::stop_requested;
 
 use super::interrupt::stop_flag_on_signal;
 

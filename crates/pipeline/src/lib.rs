@@ -19,6 +19,7 @@ pub mod run_board;
 pub mod rundir;
 pub mod selfplay;
 pub mod starts;
+pub mod stop;
 pub mod tensorboard;
 pub mod trainer;
 

@@ -120,19 +120,6 @@ fn check(leases: &Mutex<Leases>) -> Result<()> {
     }
 }
 
-/// The process's stop request: set by the commands' signal handler (and
-/// given to their [`RunOptions::stop`]), so that a start still waiting to
-/// take over a role stops too ([`stop_requested`]).
-pub fn process_stop_flag() -> Arc<AtomicBool> {
-    static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
-    Arc::clone(FLAG.get_or_init(|| Arc::new(AtomicBool::new(false))))
-}
-
-/// Whether the process was asked to stop ([`process_stop_flag`]).
-pub fn stop_requested() -> bool {
-    process_stop_flag().load(Ordering::Relaxed)
-}
-
 /// Options of every role.
 #[derive(Debug, Clone)]
 pub struct RunOptions {

@@ -588,7 +588,7 @@ impl PlayerFactory for AlphaBetaFactory {
         let table_megabytes = params
             .get_u64("tt_mb", 1, 65_536)?
             .map_or(defaults.table_megabytes, |mb| mb as usize);
-        let weights = super::weights_param(&mut params)?;
+        let weights = crate::eval::weights_param(&mut params)?;
         params.finish()?;
         let config = AlphaBetaConfig {
             weights,

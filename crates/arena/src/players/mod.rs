@@ -1,10 +1,9 @@
 //! The built-in players, from weakest to strongest: `random`, `greedy` and
-//! `alphabeta`, with their factories for the [`PlayerRegistry`]; those of
+//! `alphabeta`, with their factories and the [`PlayerRegistry`] of them
+//! (`PlayerRegistry::builtin`); those of
 //! the general game in [`general`]; and the one network player of every
 //! game and command, [`network::NetworkSearch`] (a tree search over any
 //! evaluator, which the layers that load networks give it).
-//!
-//! [`PlayerRegistry`]: crate::player::PlayerRegistry
 
 mod alphabeta;
 pub mod general;
@@ -15,18 +14,30 @@ mod table;
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig, AlphaBetaFactory, SearchReport};
 pub use simple::{GreedyFactory, GreedyPlayer, RandomFactory, RandomPlayer};
 
-use std::sync::Arc;
+use crate::player::{PlayerFactory, PlayerRegistry};
 
-use crate::eval::EvalWeights;
-use crate::spec::{SpecError, SpecParams};
+// The registry of the classical players lives beside them, so that the
+// player interface (`crate::player`) names none of its implementations.
+impl Default for PlayerRegistry {
+    fn default() -> PlayerRegistry {
+        PlayerRegistry::builtin()
+    }
+}
 
-/// Reads the `weights=PATH` parameter shared by the evaluating players: the
-/// file's weights, or the defaults.
-fn weights_param(params: &mut SpecParams<'_>) -> Result<Arc<EvalWeights>, SpecError> {
-    match params.get_path("weights") {
-        None => Ok(Arc::new(EvalWeights::default())),
-        Some(path) => EvalWeights::from_toml_file(&path)
-            .map(Arc::new)
-            .map_err(|err| params.invalid(err.to_string())),
+impl PlayerRegistry {
+    /// `random`, `greedy` and `alphabeta`.
+    pub fn builtin() -> PlayerRegistry {
+        let mut registry = PlayerRegistry::empty();
+        let kinds: [Box<dyn PlayerFactory>; 3] = [
+            Box::new(RandomFactory),
+            Box::new(GreedyFactory),
+            Box::new(AlphaBetaFactory),
+        ];
+        for factory in kinds {
+            registry
+                .register(factory)
+                .expect("built-in kinds are distinct");
+        }
+        registry
     }
 }

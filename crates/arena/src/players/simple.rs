@@ -134,7 +134,7 @@ impl PlayerFactory for GreedyFactory {
 
     fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant, SpecError> {
         let mut params = spec.params();
-        let weights = super::weights_param(&mut params)?;
+        let weights = crate::eval::weights_param(&mut params)?;
         params.finish()?;
         let name = spec.to_string();
         Ok(Entrant::new(

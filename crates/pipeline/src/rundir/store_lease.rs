@@ -273,7 +273,7 @@ impl StoreLeases {
                             // A stop asked for while watching (Ctrl-C, or
                             // SIGTERM from an orchestrator) ends the start
                             // before it has taken anything.
-                            if crate::run::stop_requested() {
+                            if crate::stop::stop_requested() {
                                 return Err(RunDirError::StoppedWhileWaiting {
                                     path: self.run.clone(),
                                     role: name.to_owned(),
