@@ -142,15 +142,6 @@ impl From<PositionParseError> for PositionTextError {
     }
 }
 
-impl From<crate::general::GeneralTextError> for PositionTextError {
-    fn from(err: crate::general::GeneralTextError) -> PositionTextError {
-        PositionTextError {
-            message: err.to_string(),
-            column: err.column(),
-        }
-    }
-}
-
 /// How an error message quotes a position text given by the user: whole
 /// (as a Rust string literal) when it is short; otherwise about 40
 /// characters around character `at` (1-based; the start without one), with

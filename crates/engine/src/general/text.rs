@@ -503,3 +503,14 @@ impl fmt::Display for GeneralPosition {
         Ok(())
     }
 }
+
+// Beside the error it converts, so that the two-player text (`crate::fen`)
+// names nothing of the general game's.
+impl From<GeneralTextError> for crate::fen::PositionTextError {
+    fn from(err: GeneralTextError) -> crate::fen::PositionTextError {
+        crate::fen::PositionTextError {
+            message: err.to_string(),
+            column: err.column(),
+        }
+    }
+}
