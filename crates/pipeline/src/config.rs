@@ -269,8 +269,8 @@ pub struct SelfPlayConfig {
     /// margin_horizon_plies` the prediction is of the marbles a few plies
     /// ahead, so the search prefers the move that wins a marble and avoids
     /// the one that loses one even when the winner is already clear. 0 (the
-    /// default): values are the network's win/draw/loss alone. Two-player
-    /// game only.
+    /// default): values are the network's win/draw/loss alone. Both games
+    /// (the general game's: each side's lead over the best other side).
     pub score_utility: f32,
     /// Weight, 0 to 1, of the marble difference on the board in the values
     /// of self-play's search (`sumito_net::Utilities`; one marble is worth
@@ -278,7 +278,8 @@ pub struct SelfPlayConfig {
     /// wins or loses even where the network does not yet, so the move shows
     /// in the policy target the network learns from. Self-play only (the
     /// rating games and the exported model search as the network says).
-    /// 0 (the default): off. Two-player game only.
+    /// 0 (the default): off. Both games (the general game's: each side's
+    /// lead over the best other side).
     pub material_utility: f32,
     /// Share of games, 0 to 1, that start from a position of an earlier game
     /// of the same self-play worker rather than from a layout (KataGo's
@@ -286,7 +287,7 @@ pub struct SelfPlayConfig {
     /// (push-offs included): the network meets broken formations and uneven
     /// material, the positions of tactics, which games from the layouts
     /// rarely reach. 0 (the default): every game starts from a layout.
-    /// Two-player game only.
+    /// Both games; on in `configs/quick.toml` at 0.25.
     pub branch_share: f64,
     /// The most random moves played from a branched position (1 to 40).
     pub branch_random_plies: u32,
