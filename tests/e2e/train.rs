@@ -177,6 +177,18 @@ fn a_tiny_run_trains_two_generations_and_resumes_as_finished() {
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(bundle.join("bundle.json")).unwrap())
             .unwrap();
+    // Its Elo rows are on the one scale: greedy held at 722.
+    let greedy = meta["elo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["player"] == "greedy")
+        .cloned();
+    assert_eq!(
+        greedy.map(|row| row["elo"].clone()),
+        Some(722.0.into()),
+        "{meta}"
+    );
     let training = &meta["training"];
     assert!(
         training.get("init_model") == Some(&serde_json::Value::Null),

@@ -41,9 +41,9 @@ use sumito_pipeline::crc::crc32c;
 use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_pipeline::fsutil::{utc_timestamp, write_atomic};
 use sumito_pipeline::models::InitialModel;
-use sumito_pipeline::ratings::{EloEntry, EvaluationRecord, model_name};
+use sumito_pipeline::ratings::{EvaluationRecord, fit_table, model_name, read_evaluations};
 use sumito_pipeline::run::loop_hours;
-use sumito_pipeline::rundir::{ELO_JSON, Location, RunDir, RunDirError};
+use sumito_pipeline::rundir::{Location, RunDir, RunDirError};
 
 /// Names this folder layout in `bundle.json`.
 pub const BUNDLE_FORMAT: &str = "sumito-model-bundle";
@@ -365,9 +365,16 @@ fn training_hours(
 }
 
 /// The Elo rows of `generation` and of every fixed opponent (the players
-/// that are not generations of the run).
-fn elo_rows(run: &RunDir, generation: u32) -> Result<Vec<EloRow>, BundleError> {
-    let Some(table) = run.get_json::<Vec<EloEntry>>(ELO_JSON)? else {
+/// that are not generations of the run), fitted anew from the run's
+/// evaluation records, so that they are on today's one Elo scale even for
+/// a run rated by an older program.
+fn elo_rows(run: &RunDir, game: GameKind, generation: u32) -> Result<Vec<EloRow>, BundleError> {
+    let records = read_evaluations(run)?;
+    let table = fit_table(game, &records).map_err(|problem| BundleError::Malformed {
+        path: run.root().join("evaluations"),
+        problem: format!("its games cannot be rated: {problem}"),
+    })?;
+    let Some(table) = table else {
         return Ok(Vec::new());
     };
     let own = model_name(generation);
@@ -561,7 +568,7 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
                 }
                 None => play_score_utility(&config, &run.config_path())?,
             },
-            elo: elo_rows(&run, generation)?,
+            elo: elo_rows(&run, network.game(), generation)?,
             opponent_scores,
             exported_at: utc_timestamp(),
             exported_by: format!("sumito {}", env!("CARGO_PKG_VERSION")),
