@@ -41,7 +41,7 @@ mod tests {
         let (model, out) = ladder_of("quick", &["--levels", "1,2"]);
         let json = std::fs::read(out.join("levels.json")).unwrap();
         let report: LevelsReport = serde_json::from_slice(&json).unwrap();
-        assert_eq!(report.anchor, "random");
+        assert_eq!(report.anchor, "scale");
         let numbers: Vec<u32> = report.levels.iter().map(|level| level.level).collect();
         assert_eq!(numbers, [1, 2]);
         assert!(
