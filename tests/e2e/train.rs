@@ -149,14 +149,20 @@ fn a_tiny_run_trains_two_generations_and_resumes_as_finished() {
         "{svg}"
     );
     // Along the core-hours the run kept.
-    let out = scratch.0.join("cores.svg");
-    let output = Command::new(env!("CARGO_BIN_EXE_sumito"))
-        .args(["curve", "--axis", "core-hours", "--run-dir"])
-        .arg(&run_dir)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let sumito_on_run = |args: &[&str], out: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_sumito"))
+            .args(args)
+            .arg("--run-dir")
+            .arg(&run_dir)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let output = sumito_on_run(
+        &["curve", "--axis", "core-hours"],
+        &scratch.0.join("cores.svg"),
+    );
     assert!(
         text(&output).contains("2 generations against core-hours of training"),
         "{}",
@@ -166,13 +172,7 @@ fn a_tiny_run_trains_two_generations_and_resumes_as_finished() {
     // Exported, the newest model says it was trained from a random
     // network, with its hours and core-hours.
     let bundle = scratch.0.join("models/tiny");
-    let output = Command::new(env!("CARGO_BIN_EXE_sumito"))
-        .args(["export", "--checkpoint", "2", "--run-dir"])
-        .arg(&run_dir)
-        .arg("--out")
-        .arg(&bundle)
-        .output()
-        .unwrap();
+    let output = sumito_on_run(&["export", "--checkpoint", "2"], &bundle);
     assert!(output.status.success(), "{}", text(&output));
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(bundle.join("bundle.json")).unwrap())

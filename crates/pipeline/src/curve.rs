@@ -130,10 +130,10 @@ impl LearningCurve {
         }
     }
 
-    fn x_of(&self, point: &CurvePoint) -> f64 {
-        self.axis()
-            .value(point)
-            .unwrap_or(f64::from(point.generation))
+    /// A point's place along `axis` (the curve's [`LearningCurve::axis`],
+    /// found once per picture).
+    fn x_of(axis: Axis, point: &CurvePoint) -> f64 {
+        axis.value(point).unwrap_or(f64::from(point.generation))
     }
 
     /// The curve as an SVG picture titled `title`.
@@ -153,7 +153,8 @@ impl LearningCurve {
         let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
         let right = (16.0 + 7.0 * longest as f64).max(150.0);
         let width = LEFT + PLOT_W + right;
-        let xs: Vec<f64> = self.points.iter().map(|p| self.x_of(p)).collect();
+        let axis = self.axis();
+        let xs: Vec<f64> = self.points.iter().map(|p| Self::x_of(axis, p)).collect();
         let x_max = xs.iter().copied().fold(0.0, f64::max).max(1e-9);
         let ys = self
             .points
@@ -206,7 +207,7 @@ impl LearningCurve {
                 tick_label(x, &x_ticks)
             );
         }
-        let x_label = self.axis().label();
+        let x_label = axis.label();
         let _ = writeln!(
             svg,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{x_label}</text>"#,
@@ -240,12 +241,12 @@ impl LearningCurve {
             let band: Vec<String> = self
                 .points
                 .iter()
-                .map(|p| format!("{:.1},{:.1}", sx(self.x_of(p)), sy(p.high)))
+                .map(|p| format!("{:.1},{:.1}", sx(Self::x_of(axis, p)), sy(p.high)))
                 .chain(
                     self.points
                         .iter()
                         .rev()
-                        .map(|p| format!("{:.1},{:.1}", sx(self.x_of(p)), sy(p.low))),
+                        .map(|p| format!("{:.1},{:.1}", sx(Self::x_of(axis, p)), sy(p.low))),
                 )
                 .collect();
             let _ = writeln!(
@@ -256,7 +257,7 @@ impl LearningCurve {
             let line: Vec<String> = self
                 .points
                 .iter()
-                .map(|p| format!("{:.1},{:.1}", sx(self.x_of(p)), sy(p.elo)))
+                .map(|p| format!("{:.1},{:.1}", sx(Self::x_of(axis, p)), sy(p.elo)))
                 .collect();
             let _ = writeln!(
                 svg,
@@ -267,7 +268,7 @@ impl LearningCurve {
                 let _ = writeln!(
                     svg,
                     r##"<circle class="generation" cx="{:.1}" cy="{:.1}" r="3" fill="{}" stroke="#3060b0"><title>generation {}: Elo {:.0} [{:.0}, {:.0}]{}</title></circle>"##,
-                    sx(self.x_of(p)),
+                    sx(Self::x_of(axis, p)),
                     sy(p.elo),
                     if p.promoted { "#3060b0" } else { "#ffffff" },
                     p.generation,
