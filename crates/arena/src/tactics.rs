@@ -211,7 +211,7 @@ impl Suite {
     /// The same positions as if `ply` plies had been played (the plies
     /// since a push-off capped at `ply`), boards and solving moves
     /// unchanged: how a network's price of a marble depends on how near
-    /// the move limit is (docs/tactics.md, session 43). The error names a
+    /// the move limit is (docs/history.md). The error names a
     /// ply at which the game would be over.
     pub fn at_ply(&self, ply: u32) -> Result<Suite, String> {
         let limit = suite_rules().max_plies.unwrap_or(u32::MAX);
@@ -632,7 +632,7 @@ impl Phase {
 /// The phases a solve rate is also reported in. A trained network prices
 /// a marble by how far the game has gone under the move limit, as its own
 /// games do: a marble up before ply 40 predicts nothing of the result, one
-/// from ply 80 on wins four games in five (docs/tactics.md, session 43).
+/// from ply 80 on wins four games in five (docs/history.md).
 /// A rate over the whole suite mixes the two; these tell them apart.
 pub const PHASES: [Phase; 3] = [
     Phase {

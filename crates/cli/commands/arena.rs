@@ -37,7 +37,7 @@ pub struct Args {
     /// is bf16 where the CPU has it natively); `bundle[:model=NAME_OR_DIR,simulations=N]`
     /// (an exported model; without model=, the shipped one). Network players
     /// search with `simulations=N` (64) per move, with the Gumbel root over
-    /// `considered=M` (16) moves, or with `puct=true` a PUCT root.
+    /// `considered=M` (16) moves (every parameter: docs/strength.md).
     #[arg(long = "player", value_name = "SPEC", required = true)]
     players: Vec<String>,
     /// Games per pairing: a multiple of the sides, since every opening is

@@ -11,7 +11,7 @@
 //!    give one away), the best of those in material is played, the one the
 //!    search rated best among them. Off by default: it solves the tactics
 //!    suite's positions (whose labels are this very count) but made the
-//!    shipped model weaker against alpha-beta (docs/tactics.md).
+//!    shipped model weaker against alpha-beta (docs/levers.md).
 //!    In the general game the count is one side's against all the others
 //!    (`sumito_engine::general::material`, paranoid).
 //! 3. A move after which the opponent wins at once is not played while
@@ -123,7 +123,7 @@ pub fn allows_a_win<P: Board>(position: &P, mv: P::Move) -> bool {
 /// How many plies the material check of network players counts unless told
 /// (`material=N` of a player's spec): none. Against `alphabeta:depth=3` (200
 /// games, 64 simulations) the shipped model scored 0.422 without the check,
-/// 0.360 with 2 plies and 0.260 with 4 (docs/tactics.md).
+/// 0.360 with 2 plies and 0.260 with 4 (docs/levers.md).
 pub const DEFAULT_MATERIAL_PLIES: u32 = 0;
 
 /// The move to play in `position` after a search of it (`result`), with the

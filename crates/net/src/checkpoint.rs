@@ -39,7 +39,8 @@ use crate::train::{Optimizer, Trainer};
 pub const CHECKPOINT_FORMAT: u32 = 1;
 pub const WEIGHTS_FILE: &str = "weights.safetensors";
 pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
-/// The moving average of the weights of a trainer with `ema_decay`.
+/// A moving average of the weights, which trainers with `ema_decay` (a
+/// lever since removed) wrote: loading ignores it, a save removes it.
 pub const AVERAGE_FILE: &str = "average.safetensors";
 pub const META_FILE: &str = "meta.json";
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -165,7 +166,6 @@ fn save(
     dir: &Path,
     net: &PolicyValueNet,
     optimizer: Option<(&Optimizer, &NetTrainingConfig)>,
-    average: Option<&PolicyValueNet>,
     training_step: u64,
     rules: Option<Rules>,
 ) -> Result<(), NetError> {
@@ -190,19 +190,8 @@ fn save(
         &safetensors_bytes(&dir.join(WEIGHTS_FILE), &weights, encoding.clone())?,
     )?];
     let stale_average = dir.join(AVERAGE_FILE);
-    match average {
-        Some(average) => {
-            let values: BTreeMap<String, Tensor> = average.vars().variables().into_iter().collect();
-            files.push(write_file(
-                dir,
-                AVERAGE_FILE,
-                &safetensors_bytes(&stale_average, &values, encoding.clone())?,
-            )?);
-        }
-        None if stale_average.exists() => {
-            std::fs::remove_file(&stale_average).map_err(NetError::io(&stale_average))?;
-        }
-        None => {}
+    if stale_average.exists() {
+        std::fs::remove_file(&stale_average).map_err(NetError::io(&stale_average))?;
     }
     let optimizer_meta = match optimizer {
         Some((optimizer, training)) => {
@@ -247,6 +236,27 @@ fn save(
     let manifest_json = serde_json::to_vec_pretty(&manifest).expect("manifest serialises");
     write_atomically(&manifest_path, &manifest_json)?;
     crate::fsutil::sync_dir(dir)
+}
+
+/// Keys of `meta.json` that older programs wrote for levers since removed:
+/// dropped before parsing, so that their checkpoints still load
+/// (`optimizer.training.ema_decay` was the moving average of the weights,
+/// which training no longer keeps).
+const REMOVED_META_KEYS: [[&str; 3]; 1] = [["optimizer", "training", "ema_decay"]];
+
+/// `meta.json`, with the keys of removed levers dropped.
+fn parse_meta(bytes: &[u8]) -> serde_json::Result<CheckpointMeta> {
+    let mut value: serde_json::Value = serde_json::from_slice(bytes)?;
+    for [section, table, key] in REMOVED_META_KEYS {
+        if let Some(table) = value
+            .get_mut(section)
+            .and_then(|section| section.get_mut(table))
+            .and_then(|table| table.as_object_mut())
+        {
+            table.remove(key);
+        }
+    }
+    serde_json::from_value(value)
 }
 
 /// A checkpoint's files, read and verified against the manifest.
@@ -329,7 +339,7 @@ impl VerifiedFiles {
     }
 
     fn meta(&self) -> Result<CheckpointMeta, NetError> {
-        let meta: CheckpointMeta = serde_json::from_slice(self.get(META_FILE)?).map_err(|err| {
+        let meta = parse_meta(self.get(META_FILE)?).map_err(|err| {
             NetError::checkpoint(&self.dir, format!("{META_FILE} is not valid: {err}"))
         })?;
         if meta.format != CHECKPOINT_FORMAT {
@@ -546,7 +556,7 @@ impl PolicyValueNet {
         training_step: u64,
         rules: Option<Rules>,
     ) -> Result<(), NetError> {
-        save(dir, self, None, None, training_step, rules)
+        save(dir, self, None, training_step, rules)
     }
 
     /// Loads a checkpoint onto `device`, building the network its metadata
@@ -573,7 +583,6 @@ impl Trainer {
             dir,
             self.net(),
             Some((self.optimizer(), self.config())),
-            self.average(),
             self.step(),
             rules,
         )
@@ -603,15 +612,7 @@ impl Trainer {
         {
             files.load_tensors(OPTIMIZER_FILE, &optimizer.named_state())?;
         }
-        // The moving average, where the checkpoint has one and it is wanted.
-        let average = if training.ema_decay.is_some() && files.has(AVERAGE_FILE) {
-            let average = PolicyValueNet::new(&meta.model, device)?;
-            files.load_tensors(AVERAGE_FILE, &named_variables(&average))?;
-            Some(average)
-        } else {
-            None
-        };
-        let trainer = Trainer::from_parts(net, optimizer, training, meta.training_step, average)?;
+        let trainer = Trainer::from_parts(net, optimizer, training, meta.training_step);
         Ok((trainer, meta))
     }
 }
@@ -692,10 +693,7 @@ mod tests {
 
     #[test]
     fn push_off_planes_added_to_a_checkpoint_change_no_output_and_train_on() {
-        let config = NetTrainingConfig {
-            ema_decay: Some(0.9),
-            ..NetTrainingConfig::default()
-        };
+        let config = NetTrainingConfig::default();
         let mut trainer = Trainer::new(
             PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap(),
             &config,
@@ -734,17 +732,12 @@ mod tests {
         let basic = probe();
         let extra = Tensor::rand([4, 2, GRID as i64, GRID as i64], (Kind::Float, Device::Cpu));
         let input = Tensor::cat(&[&basic, &extra], 1);
-        for (old, new) in [
-            (trainer.net(), resumed.net()),
-            (trainer.played_net(), resumed.played_net()),
-        ] {
-            assert!(old.forward_packed(&basic).allclose(
-                &new.forward_packed(&input),
-                1e-6,
-                1e-6,
-                false
-            ));
-        }
+        assert!(trainer.net().forward_packed(&basic).allclose(
+            &resumed.net().forward_packed(&input),
+            1e-6,
+            1e-6,
+            false
+        ));
         // It trains on with the new planes.
         let before = resumed.net().forward_packed(&input);
         resumed.train_step(&samples).unwrap();
@@ -753,68 +746,46 @@ mod tests {
     }
 
     #[test]
-    fn the_moving_average_plays_lags_the_trained_weights_and_resumes_exactly() {
-        let config = NetTrainingConfig {
-            ema_decay: Some(0.9),
-            ..NetTrainingConfig::default()
-        };
-        let net = PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap();
-        let input = probe();
-        let initial = net.forward_packed(&input);
-        let mut trainer = Trainer::new(net, &config).unwrap();
-        let samples = random_samples(8, 23);
-        for _ in 0..4 {
-            trainer.train_step(&samples).unwrap();
-        }
-        let trained = trainer.net().forward_packed(&input);
-        let played = trainer.played_net().forward_packed(&input);
-        assert!(
-            !played.allclose(&trained, 1e-6, 1e-6, false),
-            "the average is not the trained net"
-        );
-        assert!(
-            !played.allclose(&initial, 1e-6, 1e-6, false),
-            "the average moved"
-        );
-        // Saved and resumed, the average is the same and keeps moving alike.
-        let dir = crate::fsutil::fresh_test_path("average");
+    fn a_checkpoint_of_a_trainer_with_a_moving_average_still_loads() {
+        // Older trainers could keep a moving average of the weights
+        // (`ema_decay`): their meta.json names the key and the checkpoint
+        // holds the average's file. Both are ignored, and a save drops the file.
+        let config = NetTrainingConfig::default();
+        let mut trainer = Trainer::new(
+            PolicyValueNet::new(&tiny_config(), Device::Cpu).unwrap(),
+            &config,
+        )
+        .unwrap();
+        trainer.train_step(&random_samples(8, 25)).unwrap();
+        let dir = crate::fsutil::fresh_test_path("moving-average");
         trainer.save_checkpoint(&dir, None).unwrap();
-        assert!(dir.join(AVERAGE_FILE).is_file());
-        let (mut resumed, _) =
+        let weights = std::fs::read(dir.join(WEIGHTS_FILE)).unwrap();
+        let manifest_path = dir.join(MANIFEST_FILE);
+        let mut manifest: Manifest =
+            serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+        manifest
+            .files
+            .push(write_file(&dir, AVERAGE_FILE, &weights).unwrap());
+        std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+        let mut meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join(META_FILE)).unwrap()).unwrap();
+        meta["optimizer"]["training"]["ema_decay"] = serde_json::json!(0.99);
+        rewrite(&dir, META_FILE, &serde_json::to_vec(&meta).unwrap());
+
+        let (resumed, meta) =
             Trainer::load_checkpoint(&dir, &tiny_config(), &config, Device::Cpu).unwrap();
-        assert!(resumed.played_net().forward_packed(&input).equal(&played));
-        trainer.train_step(&samples).unwrap();
-        resumed.train_step(&samples).unwrap();
-        assert!(trainer.played_net().forward_packed(&input).allclose(
-            &resumed.played_net().forward_packed(&input),
-            1e-5,
-            1e-5,
-            false
-        ));
-        // Without ema_decay the trained weights play, and a resumed trainer
-        // drops the average file at its next save.
-        let plain = NetTrainingConfig::default();
-        let (without, _) =
-            Trainer::load_checkpoint(&dir, &tiny_config(), &plain, Device::Cpu).unwrap();
+        assert_eq!(meta.training_step, 1);
+        let input = probe();
         assert!(
-            without
-                .played_net()
+            resumed
+                .net()
                 .forward_packed(&input)
-                .equal(&without.net().forward_packed(&input))
+                .equal(&trainer.net().forward_packed(&input))
         );
-        without.save_checkpoint(&dir, None).unwrap();
+        resumed.save_checkpoint(&dir, None).unwrap();
         assert!(!dir.join(AVERAGE_FILE).exists());
+        read_checkpoint_meta(&dir).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
-        let bad = NetTrainingConfig {
-            ema_decay: Some(1.0),
-            ..NetTrainingConfig::default()
-        };
-        assert!(
-            bad.validate()
-                .unwrap_err()
-                .to_string()
-                .contains("ema_decay")
-        );
     }
 
     #[test]

@@ -231,12 +231,6 @@ pub struct NetTrainingConfig {
     pub value_loss_weight: f64,
     /// Weight of the marble-difference regression.
     pub aux_loss_weight: f64,
-    /// Exponential moving average of the weights (Polyak averaging, as
-    /// KataGo's SWA of the exported model): each step the average moves
-    /// `1 - ema_decay` of the way to the trained weights, and candidates
-    /// (the networks that play) are the average. None: off, the trained
-    /// weights play. 0.99 averages over about the last 100 steps.
-    pub ema_decay: Option<f64>,
 }
 
 impl Default for NetTrainingConfig {
@@ -259,7 +253,6 @@ impl Default for NetTrainingConfig {
             grad_clip_norm: 5.0,
             value_loss_weight: 1.0,
             aux_loss_weight: 0.25,
-            ema_decay: None,
         }
     }
 }
@@ -582,14 +575,6 @@ impl NetTrainingConfig {
         check_non_negative("training.grad_clip_norm", self.grad_clip_norm)?;
         check_non_negative("training.value_loss_weight", self.value_loss_weight)?;
         check_non_negative("training.aux_loss_weight", self.aux_loss_weight)?;
-        if let Some(decay) = self.ema_decay
-            && !(decay > 0.0 && decay < 1.0)
-        {
-            return Err(invalid(
-                "training.ema_decay",
-                format!("is {decay}, must be in (0, 1) (leave it out for no averaging)"),
-            ));
-        }
         if !(0.0..=1.0).contains(&self.final_lr_fraction) {
             return Err(invalid(
                 "training.final_lr_fraction",

@@ -411,22 +411,13 @@ fn losses(net: &PolicyValueNet, batch: &Batch, config: &NetTrainingConfig, train
     }
 }
 
-/// Owns a network being trained and its optimiser (and, with
-/// `ema_decay`, the moving average of its weights).
+/// Owns a network being trained and its optimiser.
 #[derive(Debug)]
 pub struct Trainer {
     net: PolicyValueNet,
     optimizer: Optimizer,
     config: NetTrainingConfig,
     step: u64,
-    average: Option<PolicyValueNet>,
-}
-
-/// A copy of `net` (same architecture and device, same values).
-pub(crate) fn copy_of(net: &PolicyValueNet) -> Result<PolicyValueNet, NetError> {
-    let mut copy = PolicyValueNet::new(net.config(), net.device())?;
-    copy.copy_values_from(net)?;
-    Ok(copy)
 }
 
 impl Trainer {
@@ -437,77 +428,27 @@ impl Trainer {
             return Err(NetError::FoldedNetwork);
         }
         let optimizer = Optimizer::new(&net, config.optimizer);
-        let average = match config.ema_decay {
-            Some(_) => Some(copy_of(&net)?),
-            None => None,
-        };
         Ok(Trainer {
             net,
             optimizer,
             config: config.clone(),
             step: 0,
-            average,
         })
     }
 
-    /// A trainer resumed from its parts; `average` is the saved moving
-    /// average if the checkpoint had one (else it starts from `net`).
+    /// A trainer resumed from its parts.
     pub(crate) fn from_parts(
         net: PolicyValueNet,
         optimizer: Optimizer,
         config: &NetTrainingConfig,
         step: u64,
-        average: Option<PolicyValueNet>,
-    ) -> Result<Trainer, NetError> {
-        let average = match (config.ema_decay, average) {
-            (None, _) => None,
-            (Some(_), Some(average)) => Some(average),
-            (Some(_), None) => Some(copy_of(&net)?),
-        };
-        Ok(Trainer {
+    ) -> Trainer {
+        Trainer {
             net,
             optimizer,
             config: config.clone(),
             step,
-            average,
-        })
-    }
-
-    /// The network that plays: the moving average of the weights with
-    /// `ema_decay`, else the trained weights.
-    pub fn played_net(&self) -> &PolicyValueNet {
-        self.average.as_ref().unwrap_or(&self.net)
-    }
-
-    /// The moving average, if kept.
-    pub(crate) fn average(&self) -> Option<&PolicyValueNet> {
-        self.average.as_ref()
-    }
-
-    /// Moves the average towards the trained weights; batch-norm statistics
-    /// (buffers, not trained) are copied as they are.
-    fn update_average(&mut self) -> Result<(), NetError> {
-        let (Some(average), Some(decay)) = (&self.average, self.config.ema_decay) else {
-            return Ok(());
-        };
-        let live = self.net.vars().variables();
-        tch::no_grad(|| -> Result<(), NetError> {
-            for (name, mut target) in average.vars().variables() {
-                let Some(source) = live.get(&name) else {
-                    return Err(NetError::InvalidSample {
-                        index: 0,
-                        problem: format!("the average has a variable {name} the network lacks"),
-                    });
-                };
-                if source.requires_grad() {
-                    let moved = &target * decay + source * (1.0 - decay);
-                    target.copy_(&moved);
-                } else {
-                    target.copy_(source);
-                }
-            }
-            Ok(())
-        })
+        }
     }
 
     pub(crate) fn optimizer(&self) -> &Optimizer {
@@ -565,7 +506,6 @@ impl Trainer {
             .map_err(NetError::torch("backward pass"))?;
         let grad_norm = self.optimizer.clip_gradients(self.config.grad_clip_norm);
         self.optimizer.update(&self.config, lr, self.step);
-        self.update_average()?;
         let metrics = metrics_of(&losses, self.step, samples.len(), lr, grad_norm);
         self.step += 1;
         Ok(metrics)

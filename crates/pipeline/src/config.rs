@@ -239,10 +239,6 @@ impl RulesConfig {
 /// The most random moves `[selfplay] branch_random_plies` may ask for.
 pub const MAX_BRANCH_RANDOM_PLIES: u32 = 40;
 
-/// The largest `[training] tactical_weight`: the trainer draws a sample by
-/// rejection, so a weight of `W` costs up to `W` draws a sample.
-pub const MAX_TACTICAL_WEIGHT: f64 = 16.0;
-
 /// `[selfplay]`: how games are generated.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -334,20 +330,6 @@ pub struct TrainingConfig {
     /// default): a win like any other. Below 1 the network learns to prefer
     /// pushing off the last marble to holding a lead until the limit.
     pub move_limit_win: f64,
-    /// What a decided two-player game is worth in the value target when its
-    /// end is `distant_win_plies` or more plies away, from 0 to 1: this much
-    /// a win (or loss), the rest a draw; nearer ends count linearly more, up
-    /// to a whole win at the last ply. 1 (the default): every ply alike.
-    /// Below 1 a win that comes sooner is worth more (as Leela Chess Zero's
-    /// moves-left head makes its search prefer a shorter win), so a position
-    /// a marble nearer to six rates higher even when both are won: a winning
-    /// side's value no longer ignores a free marble. Combines with
-    /// `move_limit_win` (the product of the two). Measured at 0.5 over 60
-    /// plies (docs/tactics.md, two runs from the shipped model side by
-    /// side): more of the tactics suite, far weaker play; off.
-    pub distant_win: f64,
-    /// See `distant_win`.
-    pub distant_win_plies: u32,
     /// What the marble-difference head learns: absent (the default), the
     /// difference at the game's end; `N`, the difference `N` plies later (at
     /// the end if the game ends sooner). The final difference hardly depends
@@ -356,17 +338,6 @@ pub struct TrainingConfig {
     /// few plies ahead does, and `[selfplay] score_utility` makes the search
     /// use it. Two-player game only.
     pub margin_horizon_plies: Option<u32>,
-    /// How many times as often the trainer draws a position in which a
-    /// marble can be pushed off in one move (by either side) as any other
-    /// position, 1 or more. 1 (the default): every position of the window
-    /// alike. Above 1 the network trains more on the positions where a
-    /// marble is at stake: the value and the policy see more of the
-    /// captures, threats and defences that decide games (KataGo weighs its
-    /// samples by how much they teach in the same spirit). Measured at 3
-    /// (docs/tactics.md, two 1.7-hour runs from the shipped model side by
-    /// side): no more of the tactics suite, no better play, and training a
-    /// third slower a generation; off. Two-player game only.
-    pub tactical_weight: f64,
     /// The share of the training weight given to positions in proportion to
     /// their policy surprise (KataGo's `policySurpriseDataWeight`), from 0
     /// to 1. Each full search records how far its policy target lies from
@@ -377,7 +348,7 @@ pub struct TrainingConfig {
     /// missed (a capture, a defence) are trained on more. 0 (the default):
     /// uniform. Positions from replay files written before the surprise
     /// was recorded (two-player format 1, general format 2) keep weight 1.
-    /// Both games. Measured at 0.5 (docs/tactics.md, 1.5 hours from the
+    /// Both games. Measured at 0.5 (docs/levers.md, 1.5 hours from the
     /// shipped model beside the same recipe without it): no more tactics,
     /// 0.548 [0.478, 0.615] over 200 games head to head; off.
     pub policy_surprise_weight: f64,
@@ -393,10 +364,7 @@ impl Default for TrainingConfig {
             window_max_positions: 500_000,
             checkpoint_every_steps: 200,
             move_limit_win: 1.0,
-            distant_win: 1.0,
-            distant_win_plies: 60,
             margin_horizon_plies: None,
-            tactical_weight: 1.0,
             policy_surprise_weight: 0.0,
         }
     }
@@ -506,6 +474,21 @@ pub struct BudgetConfig {
     pub games: Option<u64>,
 }
 
+/// Keys of levers that A/B runs measured as not helping, since removed
+/// (docs/levers.md): an old config that sets one is told so.
+const REMOVED_KEYS: [(&str, &str); 4] = [
+    ("training", "distant_win"),
+    ("training", "distant_win_plies"),
+    ("training", "tactical_weight"),
+    ("net.training", "ema_decay"),
+];
+
+/// The removed key that a TOML reader's "unknown field" `message` names.
+fn removed_key(message: &str) -> Option<(&'static str, &'static str)> {
+    let named = message.split("unknown field `").nth(1)?.split('`').next()?;
+    REMOVED_KEYS.into_iter().find(|(_, key)| *key == named)
+}
+
 impl Config {
     /// Reads, parses and validates a configuration file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
@@ -518,9 +501,18 @@ impl Config {
 
     /// Parses and validates configuration text; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let mut config: Config = toml::from_str(text).map_err(|err| ConfigError::Parse {
-            path: path.to_owned(),
-            message: err.to_string().trim_end().to_owned(),
+        let mut config: Config = toml::from_str(text).map_err(|err| {
+            let message = err.to_string().trim_end().to_owned();
+            let message = match removed_key(&message) {
+                Some((section, key)) => format!(
+                    "{message}\n`[{section}] {key}` was a lever that did not help and is no longer a key (docs/levers.md): delete the line"
+                ),
+                None => message,
+            };
+            ConfigError::Parse {
+                path: path.to_owned(),
+                message,
+            }
         })?;
         // The network's game follows from the rules.
         if config.rules.is_general() {
@@ -568,12 +560,6 @@ impl Config {
                 return invalid(
                     "training.margin_horizon_plies",
                     "the general game's network has no marble-difference head: leave it out".into(),
-                );
-            }
-            if self.training.tactical_weight != 1.0 {
-                return invalid(
-                    "training.tactical_weight",
-                    "applies to two-player games without variants only (these rules train the general game's network)".into(),
                 );
             }
         }
@@ -699,19 +685,6 @@ impl Config {
                 "must be at least 1".into(),
             );
         }
-        if training.distant_win_plies == 0 {
-            return invalid("training.distant_win_plies", "must be at least 1".into());
-        }
-        // The range refuses NaN and infinities too.
-        if !(1.0..=MAX_TACTICAL_WEIGHT).contains(&training.tactical_weight) {
-            return invalid(
-                "training.tactical_weight",
-                format!(
-                    "is {}, must be from 1 to {MAX_TACTICAL_WEIGHT}",
-                    training.tactical_weight
-                ),
-            );
-        }
         if !(0.0..=1.0).contains(&training.policy_surprise_weight) {
             return invalid(
                 "training.policy_surprise_weight",
@@ -721,20 +694,19 @@ impl Config {
                 ),
             );
         }
-        for (key, value) in [
-            ("training.move_limit_win", training.move_limit_win),
-            ("training.distant_win", training.distant_win),
-        ] {
-            if !(0.0..=1.0).contains(&value) {
-                return invalid(key, format!("is {value}, must be from 0 to 1"));
-            }
-            // The general game's value targets are its own.
-            if self.rules.is_general() && value != 1.0 {
-                return invalid(
-                    key,
-                    "applies to two-player games without variants only (these rules train the general game's network)".into(),
-                );
-            }
+        let move_limit_win = training.move_limit_win;
+        if !(0.0..=1.0).contains(&move_limit_win) {
+            return invalid(
+                "training.move_limit_win",
+                format!("is {move_limit_win}, must be from 0 to 1"),
+            );
+        }
+        // The general game's value targets are its own.
+        if self.rules.is_general() && move_limit_win != 1.0 {
+            return invalid(
+                "training.move_limit_win",
+                "applies to two-player games without variants only (these rules train the general game's network)".into(),
+            );
         }
 
         let gating = &self.gating;
@@ -1020,6 +992,24 @@ mod tests {
     }
 
     #[test]
+    fn a_removed_lever_is_named_as_removed() {
+        for (table, key) in REMOVED_KEYS {
+            let err = parse(&format!("{MINIMAL}[{table}]\n{key} = 0.5\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("`[{table}] {key}` was a lever that did not help"))
+                    && err.contains("line 8"),
+                "{err}"
+            );
+        }
+        let err = parse(&format!("{MINIMAL}[training]\ndistant_wins = 0.5\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("did not help"), "{err}");
+    }
+
+    #[test]
     fn wrong_types_name_the_key() {
         let err = parse(&format!("{MINIMAL}[budget]\nhours = \"two\"\n"))
             .unwrap_err()
@@ -1075,15 +1065,6 @@ mod tests {
                 "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\nmove_limit_win = 0.5\n",
                 "training.move_limit_win",
             ),
-            ("[training]\ndistant_win = -0.5\n", "training.distant_win"),
-            (
-                "[training]\ntactical_weight = 0.5\n",
-                "training.tactical_weight",
-            ),
-            (
-                "[training]\ntactical_weight = 17\n",
-                "training.tactical_weight",
-            ),
             (
                 "[training]\npolicy_surprise_weight = 1.5\n",
                 "training.policy_surprise_weight",
@@ -1091,18 +1072,6 @@ mod tests {
             (
                 "[training]\npolicy_surprise_weight = -0.1\n",
                 "training.policy_surprise_weight",
-            ),
-            (
-                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\ntactical_weight = 2\n",
-                "training.tactical_weight",
-            ),
-            (
-                "[training]\ndistant_win_plies = 0\n",
-                "training.distant_win_plies",
-            ),
-            (
-                "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\ndistant_win = 0.5\n",
-                "training.distant_win",
             ),
             (
                 "[selfplay]\nscore_utility = 1.5\n",

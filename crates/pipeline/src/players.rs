@@ -104,7 +104,7 @@ impl<B: NetBoard> PlayerFactory<B> for NetPlayerFactory<B> {
 }
 
 /// The search parameters of network players, as [`network_search`] reads them.
-pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves, or puct=true for a PUCT root; noise=S (0 to 4, default 0: the best move) the Gumbel root's noise, 1 draws the move from the search's improved policy as self-play does, so that games from one position vary with the seed; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); material=N (0 to 4, default 0: no check) plies over which the move chosen is checked by an exact count of marbles, and replaced by a move that keeps more of them (solves the tactics suite, plays weaker: docs/tactics.md); score=W (0 to 1; default: a bundle's own weight, else 0) adds W times the predicted marble difference to the search's values, so that it plays for more marbles pushed off; material_utility=W (0 to 1, default 0) adds W times the marble difference on the board, as self-play's search does with [selfplay] material_utility; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves); level=N (1 beginner to 10 full strength) a strength level: its simulations, and its moves drawn from the search's policy with a temperature and now and then at random (sumito_game::level; not with simulations= or time=)";
+pub const SEARCH_PARAMS_HELP: &str = "simulations=N per move (default 64), considered=M (default 16): the Gumbel root's sequential halving over the M most likely moves; noise=S (0 to 4, default 0: the best move) the Gumbel root's noise, 1 draws the move from the search's improved policy as self-play does, so that games from one position vary with the seed; time=DURATION (e.g. 1s) per move instead of simulations, planned from the measured speed; avoid_repetition=false to play the best move even into a position of the game (default: avoid it unless ahead); material=N (0 to 4, default 0: no check) plies over which the move chosen is checked by an exact count of marbles, and replaced by a move that keeps more of them (solves the tactics suite, plays weaker: docs/levers.md); score=W (0 to 1; default: a bundle's own weight, else 0) adds W times the predicted marble difference to the search's values, so that it plays for more marbles pushed off; threads=N (default 1) copies of the network that evaluate the parts of each leaf batch side by side, so that one game uses N cores (each search then gathers N times the leaves); level=N (1 beginner to 10 full strength) a strength level: its simulations, and its moves drawn from the search's policy with a temperature and now and then at random (sumito_game::level; not with simulations= or time=)";
 
 /// How a network player plays, from its spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,10 +120,6 @@ pub struct NetworkPlayerSettings {
     /// (`score=W`, `sumito_net::InferenceClient::with_score_utility`);
     /// `None`: the model's own (a bundle's `score_utility`, else 0).
     pub score_utility: Option<f32>,
-    /// Weight of the marble difference on the board in the search's values
-    /// (`material_utility=W`, `sumito_net::InferenceClient::with_material_utility`):
-    /// the search of self-play's `[selfplay] material_utility`; 0: none.
-    pub material_utility: f32,
     /// Copies of the network evaluating one search's leaves side by side
     /// (`threads=N`): the search gathers [`VIRTUAL_LOSS_BATCH`] leaves per
     /// thread and each copy evaluates one part.
@@ -173,7 +169,6 @@ pub fn network_settings(params: &mut SpecParams<'_>) -> Result<NetworkPlayerSett
         score_utility: params
             .get_f64("score", 0.0, 1.0)?
             .map(|weight| weight as f32),
-        material_utility: params.get_f64("material_utility", 0.0, 1.0)?.unwrap_or(0.0) as f32,
         search_threads: search_threads as usize,
     })
 }
@@ -190,16 +185,15 @@ pub fn network_limit(params: &mut SpecParams<'_>) -> Result<SearchLimit, SpecErr
 /// The search of a network player from its spec: `simulations` (default
 /// [`DEFAULT_SIMULATIONS`]) with the Gumbel root (sequential halving over
 /// `considered` moves, default [`CONSIDERED_ACTIONS`], its Gumbel noise
-/// scaled by `noise`, default 0: the best move), or with `puct=true` a PUCT
-/// root (no noise, the most visited move).
+/// scaled by `noise`, default 0: the best move).
 ///
 /// `noise=1` is the Gumbel root of self-play: the move is drawn from the
 /// search's improved policy (Danihelka et al. 2022), so that games from one
 /// position differ from seed to seed, and each game's moves still come from
 /// a full search (a strong player that varies, unlike a level's draws).
 ///
-/// Gumbel is the default because it is much stronger at the few simulations
-/// arena matches use. Against `greedy`, 20 games each: checkpoint 13 of a
+/// Always the Gumbel root: it is much stronger than a PUCT root at the few
+/// simulations arena matches use. Against `greedy`, 20 games each: checkpoint 13 of a
 /// quick run scored 0.68 with 256 simulations and the Gumbel root, 0.33 with
 /// PUCT; checkpoint 12 scored 0.13 with 64 simulations and the Gumbel root,
 /// 0.00 with PUCT.
@@ -223,22 +217,13 @@ fn network_search_at(
         .unwrap_or(DEFAULT_SIMULATIONS);
     let considered = params.get_u32("considered", 2, 1734)?;
     let noise = params.get_f64("noise", 0.0, MAX_NOISE)?;
-    let puct = params.get_bool("puct")?.unwrap_or(false);
-    if puct && considered.is_some() {
-        return Err(
-            params.invalid("considered= is a parameter of the Gumbel root, not of puct=true")
-        );
-    }
-    if puct && noise.is_some() {
-        return Err(params.invalid("noise= is a parameter of the Gumbel root, not of puct=true"));
-    }
-    let gumbel = (!puct).then(|| GumbelConfig {
+    let gumbel = GumbelConfig {
         considered_actions: considered.unwrap_or(CONSIDERED_ACTIONS),
         gumbel_scale: noise.unwrap_or(0.0) as f32,
         ..GumbelConfig::default()
-    });
+    };
     let config = SearchConfig {
-        gumbel,
+        gumbel: Some(gumbel),
         virtual_loss_batch: VIRTUAL_LOSS_BATCH,
         ..SearchConfig::default()
     };
@@ -267,7 +252,6 @@ pub fn network_entrant<B: NetBoard, M: PackedModel + 'static>(
         let client = service
             .client()
             .with_score_utility(settings.score_utility.unwrap_or(0.0))
-            .with_material_utility(settings.material_utility)
             .with_parallel_requests(settings.search_threads);
         let player = NetworkSearch::<B>::with_settings(
             "net",
@@ -294,7 +278,7 @@ pub const VIRTUAL_LOSS_BATCH: u32 = 8;
 pub(crate) mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
-    use sumito_arena::player::PlayerRegistry;
+    use sumito_arena::player::{Player, PlayerRegistry};
     use sumito_engine::{Layout, Position, Rules};
     use sumito_net::ModelConfig;
 
@@ -434,18 +418,14 @@ pub(crate) mod tests {
         assert_eq!(few.simulations, 12);
         // No more actions considered than simulations.
         assert_eq!(few.gumbel.unwrap().considered_actions, 12);
-        let puct = search("net:puct=true,simulations=100").unwrap();
-        assert!(puct.gumbel.is_none());
-        assert_eq!(puct.simulations, 100);
         let err = search("net:considered=1").unwrap_err().to_string();
         assert!(err.contains("considered"), "{err}");
-        let err = search("net:puct=true,considered=8")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("considered"), "{err}");
+        // The PUCT root lost to the Gumbel root in play: no such parameter.
+        let err = search("net:puct=true").unwrap_err().to_string();
+        assert!(err.contains("puct"), "{err}");
         let noisy = search("net:noise=1,simulations=32").unwrap();
         assert_eq!(noisy.gumbel.unwrap().gumbel_scale, 1.0);
-        for bad in ["net:noise=5", "net:noise=-1", "net:puct=true,noise=1"] {
+        for bad in ["net:noise=5", "net:noise=-1"] {
             let err = search(bad).unwrap_err().to_string();
             assert!(err.contains("noise"), "{bad}: {err}");
         }
@@ -531,7 +511,6 @@ pub(crate) mod tests {
     fn material_utility_makes_the_search_take_the_marble_on_the_board() {
         // A network that knows nothing and says so: every weight zero, so
         // uniform priors and even values, the same on every run.
-        let dir = TempDir::new("net-player-material");
         let net = PolicyValueNet::new(
             &tiny_model(sumito_game::GameKind::TwoPlayer),
             tch::Device::Cpu,
@@ -542,8 +521,6 @@ pub(crate) mod tests {
                 let _ = weights.zero_();
             }
         });
-        let path = dir.path().join("gen-000001");
-        net.save_checkpoint(&path, 0, None).unwrap();
         // Positions of the tactics suite where the mover can push a marble off.
         let positions: Vec<Position> = [
             "ww3/w1wwww/1ww1w2/1wbwb3/2wbb4/3bbb2/3bbb1/3bbb/5 b 1 1 86 26",
@@ -558,32 +535,42 @@ pub(crate) mod tests {
         .iter()
         .map(|text| text.parse().unwrap())
         .collect();
-        let push_offs = |extra: &str| {
-            let spec = format!(
-                "net:model={},simulations=200,considered=200{extra}",
-                path.display()
-            );
-            let entrant = registry().prepare_str(&spec).unwrap();
+        let service = Arc::new(
+            InferenceService::start_replicas(
+                vec![net.for_inference(Precision::F32)],
+                &InferenceConfig::default(),
+            )
+            .unwrap(),
+        );
+        // A network player's settings, as `net:simulations=200,considered=200`.
+        let spec: PlayerSpec = "net:simulations=200,considered=200".parse().unwrap();
+        let settings = network_settings(&mut spec.params()).unwrap();
+        let push_offs = |weight: f32| {
             positions
                 .iter()
                 .filter(|position| {
-                    let mut player = entrant.build(1);
+                    let client = service.client().with_material_utility(weight);
+                    let mut player = NetworkSearch::<Position>::with_settings(
+                        "net",
+                        Box::new(client),
+                        settings.search.clone(),
+                        1,
+                    )
+                    .avoiding_repetition(settings.avoid_repetition)
+                    .with_material_plies(settings.material_plies);
                     player.new_game();
-                    let mv = player.choose_move(position, &entrant.limit).unwrap();
+                    let mv = player
+                        .choose_move(position, &SearchLimit::default())
+                        .unwrap();
                     position.is_push_off(mv)
                 })
                 .count()
         };
         // The network alone sees no marble; weighing the marbles on the
-        // board, the search takes it every time.
-        let (alone, weighing) = (push_offs(""), push_offs(",material_utility=1"));
+        // board (as self-play's search does), the search takes it every time.
+        let (alone, weighing) = (push_offs(0.0), push_offs(1.0));
         assert!(alone < positions.len(), "{alone}");
         assert_eq!(weighing, positions.len());
-        let err = registry()
-            .prepare_str(&format!("net:model={},material_utility=2", path.display()))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("material_utility"), "{err}");
     }
 
     #[test]

@@ -115,7 +115,7 @@ impl TrainingBatches for SelfPlayGame {
         (0..batch_size)
             .map(|_| {
                 let sample = store.sample(rng, symmetries).expect(EMPTY);
-                let wdl = value_target.wdl(sample.result, sample.at_move_limit, sample.plies_left);
+                let wdl = value_target.wdl(sample.result, sample.at_move_limit);
                 TrainingSample {
                     position: sample.position,
                     policy: sample.policy,
@@ -519,11 +519,9 @@ impl TrainerRole {
     }
 
     fn export_candidate(&mut self) -> Result<()> {
-        // The network that plays: the moving average of the weights when
-        // `[net.training] ema_decay` asks for one.
         let generation = self.state.generation;
         save_model(
-            self.trainer.played_net(),
+            self.trainer.net(),
             &self.run.model_path(generation),
             self.trainer.step(),
             &self.config,
@@ -560,36 +558,28 @@ impl TrainerRole {
 }
 
 /// How a two-player game's result becomes the win/draw/loss target of its
-/// positions (`[training] move_limit_win`, `distant_win`,
-/// `distant_win_plies`).
+/// positions (`[training] move_limit_win`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ValueTarget {
     pub move_limit_win: f32,
-    pub distant_win: f32,
-    pub distant_win_plies: u32,
 }
 
 impl ValueTarget {
     pub fn of(config: &TrainingConfig) -> ValueTarget {
         ValueTarget {
             move_limit_win: config.move_limit_win as f32,
-            distant_win: config.distant_win as f32,
-            distant_win_plies: config.distant_win_plies,
         }
     }
 
     /// The target of a position whose side to move got `result` (1, 0,
-    /// -1) `plies_left` plies before the game ended: a decided game counts
-    /// this much of a win (or loss), the rest a draw.
-    pub fn wdl(&self, result: i8, at_move_limit: bool, plies_left: u32) -> [f32; 3] {
-        let at_limit = if at_move_limit {
+    /// -1): a game decided at the move limit counts `move_limit_win` of a
+    /// win (or loss), the rest a draw.
+    pub fn wdl(&self, result: i8, at_move_limit: bool) -> [f32; 3] {
+        let decided = if at_move_limit {
             self.move_limit_win
         } else {
             1.0
         };
-        let distance =
-            plies_left.min(self.distant_win_plies) as f32 / self.distant_win_plies as f32;
-        let decided = at_limit * (1.0 - (1.0 - self.distant_win) * distance);
         match result {
             1 => [decided, 1.0 - decided, 0.0],
             0 => [0.0, 1.0, 0.0],
@@ -855,46 +845,18 @@ mod tests {
     fn a_win_at_the_move_limit_counts_as_configured() {
         let target = ValueTarget {
             move_limit_win: 0.5,
-            distant_win: 1.0,
-            distant_win_plies: 60,
         };
-        assert_eq!(target.wdl(1, false, 100), [1.0, 0.0, 0.0]);
-        assert_eq!(target.wdl(-1, false, 0), [0.0, 0.0, 1.0]);
-        assert_eq!(target.wdl(1, true, 7), [0.5, 0.5, 0.0]);
-        assert_eq!(target.wdl(0, true, 7), [0.0, 1.0, 0.0]);
+        assert_eq!(target.wdl(1, false), [1.0, 0.0, 0.0]);
+        assert_eq!(target.wdl(-1, false), [0.0, 0.0, 1.0]);
+        assert_eq!(target.wdl(1, true), [0.5, 0.5, 0.0]);
+        assert_eq!(target.wdl(0, true), [0.0, 1.0, 0.0]);
         let three_quarters = ValueTarget {
             move_limit_win: 0.75,
-            ..target
         };
-        assert_eq!(three_quarters.wdl(-1, true, 3), [0.0, 0.25, 0.75]);
+        assert_eq!(three_quarters.wdl(-1, true), [0.0, 0.25, 0.75]);
         assert_eq!(
-            ValueTarget::of(&TrainingConfig::default()).wdl(1, true, 150),
+            ValueTarget::of(&TrainingConfig::default()).wdl(1, true),
             [1.0, 0.0, 0.0]
         );
-    }
-
-    #[test]
-    fn a_win_further_away_counts_less_down_to_distant_win() {
-        let target = ValueTarget {
-            move_limit_win: 1.0,
-            distant_win: 0.5,
-            distant_win_plies: 60,
-        };
-        assert_eq!(target.wdl(1, false, 0), [1.0, 0.0, 0.0]);
-        assert_eq!(target.wdl(1, false, 30), [0.75, 0.25, 0.0]);
-        assert_eq!(target.wdl(-1, false, 60), [0.0, 0.5, 0.5]);
-        assert_eq!(target.wdl(-1, false, 190), [0.0, 0.5, 0.5]);
-        assert_eq!(target.wdl(0, false, 10), [0.0, 1.0, 0.0]);
-        // A win nearer is worth more, ply by ply.
-        let wins: Vec<f32> = (0..=70)
-            .map(|plies| target.wdl(1, false, plies)[0])
-            .collect();
-        assert!(wins.windows(2).all(|pair| pair[0] >= pair[1]));
-        // With the move limit's share: the product.
-        let both = ValueTarget {
-            move_limit_win: 0.5,
-            ..target
-        };
-        assert_eq!(both.wdl(1, true, 60), [0.25, 0.75, 0.0]);
     }
 }

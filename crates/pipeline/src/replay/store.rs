@@ -1,7 +1,7 @@
 //! The replay store: a sliding window over the newest training positions,
 //! whose size grows with the total number of positions ever generated
 //! (KataGo's power law), bounded in memory. The trainer samples it uniformly
-//! (or weighted: `[training] tactical_weight`, `policy_surprise_weight`)
+//! (or weighted: `[training] policy_surprise_weight`)
 //! and sees each sample under a random symmetry of the hexagon.
 //!
 //! The store follows the replay folder incrementally: [`ReplayStore::refresh`]
@@ -13,7 +13,7 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
 use rand::Rng;
-use sumito_engine::{Color, EndReason, Move, Position, Symmetry};
+use sumito_engine::{EndReason, Move, Position, Symmetry};
 
 use sumito_engine::general::symmetry::kept_symmetries;
 use sumito_net::GeneralTrainingSample;
@@ -145,8 +145,6 @@ pub struct ReplaySample {
     /// minus own) at the game's end, or `[training] margin_horizon_plies`
     /// later if the game lasts that long.
     pub marble_difference: i32,
-    /// Plies left until the game ended.
-    pub plies_left: u32,
     /// The game was decided at the move limit (on marbles pushed off).
     pub at_move_limit: bool,
 }
@@ -418,24 +416,6 @@ impl ReplayStore<GeneralReplay> {
 }
 
 impl ReplayStore {
-    /// An entry of the window drawn with `[training] tactical_weight`: a
-    /// position where a marble can be pushed off in one move is kept
-    /// whenever drawn, any other with probability `1 / tactical_weight`
-    /// (rejection sampling: each draw is as cheap as two move generations,
-    /// and a sample costs at most `tactical_weight` draws on average).
-    fn draw_weighted<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<(&SelfPlayGame, usize)> {
-        let weight = self.config.tactical_weight;
-        loop {
-            let (game, index) = self.draw(rng)?;
-            if weight <= 1.0
-                || has_push_off(&game.positions[index].position)
-                || rng.random::<f64>() * weight < 1.0
-            {
-                return Some((game, index));
-            }
-        }
-    }
-
     /// A uniformly drawn training position under a uniformly drawn symmetry
     /// among `symmetries` (the ones the position's rules allow); `None` when
     /// the window is empty.
@@ -444,7 +424,7 @@ impl ReplayStore {
         rng: &mut R,
         symmetries: &[Symmetry],
     ) -> Option<ReplaySample> {
-        let (game, index) = self.draw_weighted(rng)?;
+        let (game, index) = self.draw(rng)?;
         let record = &game.positions[index];
         let symmetry = if symmetries.is_empty() {
             Symmetry::IDENTITY
@@ -464,10 +444,6 @@ impl ReplayStore {
             .map(|(mv, p)| (symmetry.apply_move(*mv), p))
             .collect();
         let side = record.position.side_to_move();
-        let final_ply = game
-            .positions
-            .last()
-            .map_or(0, |last| last.position.ply() + 1);
         Some(ReplaySample {
             position: symmetry.apply_position(&record.position),
             policy,
@@ -477,17 +453,9 @@ impl ReplayStore {
                 self.config.margin_horizon_plies,
                 side,
             ),
-            plies_left: final_ply.saturating_sub(record.position.ply()),
             at_move_limit: game.end == GameEnd::Rules(EndReason::MoveLimit),
         })
     }
-}
-
-/// Whether either side could push a marble off with one move.
-fn has_push_off(position: &Position) -> bool {
-    [Color::Black, Color::White]
-        .into_iter()
-        .any(|attacker| position.push_off_targets(attacker).next().is_some())
 }
 
 #[cfg(test)]
@@ -784,52 +752,6 @@ mod tests {
             assert_eq!(sample.policy.len(), sample.position.count_legal_moves());
             assert!((-1..=1).contains(&sample.result));
         }
-    }
-
-    #[test]
-    fn a_tactical_weight_draws_positions_with_a_push_off_that_much_more_often() {
-        let dir = TempDir::new("store-tactical");
-        let replay = ReplayFolder::local(dir.path()).unwrap();
-        for seed in 0..4 {
-            let name = format!("model-00000{seed}");
-            write_game(&replay.join(&name), &random_game(seed, Rules::default())).unwrap();
-        }
-        let share_drawn = |weight: f64| {
-            let config = TrainingConfig {
-                tactical_weight: weight,
-                ..TrainingConfig::default()
-            };
-            let mut store: ReplayStore = ReplayStore::new(replay.clone(), config);
-            store.refresh().unwrap();
-            let in_window = store
-                .window
-                .iter()
-                .filter(|(game, index, _)| has_push_off(&game.positions[*index as usize].position))
-                .count() as f64
-                / store.window.len() as f64;
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-            let draws = 4000;
-            let tactical = (0..draws)
-                .filter(|_| {
-                    // Symmetries keep whether a marble can fall.
-                    has_push_off(&store.sample(&mut rng, &Symmetry::ALL).unwrap().position)
-                })
-                .count() as f64
-                / draws as f64;
-            (in_window, tactical)
-        };
-        let (share, uniform) = share_drawn(1.0);
-        assert!((0.05..0.6).contains(&share), "share {share}");
-        assert!(
-            (uniform - share).abs() < 0.03,
-            "{uniform} drawn, {share} held"
-        );
-        let (_, weighted) = share_drawn(4.0);
-        let expected = 4.0 * share / (4.0 * share + 1.0 - share);
-        assert!(
-            (weighted - expected).abs() < 0.03,
-            "{weighted} drawn with weight 4, {expected} expected ({share} held)"
-        );
     }
 
     #[test]
