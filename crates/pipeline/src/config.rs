@@ -52,7 +52,7 @@ pub enum ConfigError {
 #[serde(deny_unknown_fields)]
 pub struct Config {
     #[serde(default)]
-    pub rules: RulesConfig,
+    pub rules: RunRules,
     #[serde(default)]
     pub selfplay: SelfPlayConfig,
     /// The self-play search. Evaluation games derive theirs from it (see
@@ -70,56 +70,65 @@ pub struct Config {
     pub budget: BudgetConfig,
 }
 
-/// `[rules]`: the game played. The keys are those of a `--rules` file
-/// (`sumito_engine::rules_table`); the two-player engine plays targets and
-/// limits, and anything more (a many-player layout, targets per side,
-/// obstacles, holes, neutral marbles, removed marbles, shield or rotation
-/// moves, one colour, partners in a row) makes the run learn the general
-/// game ([`RulesConfig::general`]).
+/// `[rules]`: the game played. Its keys are those of a `--rules` file,
+/// declared once in [`RulesTable`] (a rule variant touches the engine
+/// alone); a run fills in its defaults for the keys left out: 6 marbles to
+/// win, a move limit of 200 plies, and the Standard and Belgian Daisy
+/// layouts. The two-player engine plays targets and limits, and anything
+/// more (a many-player layout, targets per side, obstacles, holes, neutral
+/// marbles, removed marbles, shield or rotation moves, one colour, partners
+/// in a row) makes the run learn the general game ([`RunRules::general`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RulesConfig {
-    /// One target for every side, or one per side in turn order.
-    pub marbles_to_win: Targets,
-    /// Move limit in plies, decided by marbles pushed off (equal: draw).
-    /// Games between weak players can otherwise last forever.
-    pub max_plies: Option<u32>,
-    /// "No push-off within K plies", decided by row E.
-    pub no_push_off_plies: Option<u32>,
-    /// Start layouts of self-play games, drawn uniformly per game
-    /// (`standard`, `belgian-daisy`, ..., `random:SEED`; for the general
-    /// game also `three-player`, `four-player`, ...: all with the same
-    /// number of players).
-    pub layouts: Vec<String>,
-    pub obstacles: Vec<String>,
-    pub holes: Vec<String>,
-    pub neutral: Vec<String>,
-    /// `opponent-scores` or `pusher-wins`.
-    pub neutral_push_off: Option<String>,
-    pub removed_marbles: Vec<String>,
-    pub shield_moves: bool,
-    pub rotation_moves: bool,
-    pub one_colour: bool,
-    pub partners_in_a_row: Option<bool>,
+#[serde(from = "RulesTable")]
+pub struct RunRules {
+    table: RulesTable,
 }
 
-impl Default for RulesConfig {
-    fn default() -> Self {
-        RulesConfig {
-            marbles_to_win: Targets::All(6),
-            max_plies: Some(200),
-            no_push_off_plies: None,
-            layouts: vec!["standard".into(), "belgian-daisy".into()],
-            obstacles: Vec::new(),
-            holes: Vec::new(),
-            neutral: Vec::new(),
-            neutral_push_off: None,
-            removed_marbles: Vec::new(),
-            shield_moves: false,
-            rotation_moves: false,
-            one_colour: false,
-            partners_in_a_row: None,
+/// A run's target when `[rules]` names none.
+const DEFAULT_MARBLES_TO_WIN: u8 = 6;
+/// A run's move limit when `[rules]` names none: games between weak
+/// players can otherwise last forever.
+const DEFAULT_MAX_PLIES: u32 = 200;
+/// A run's layouts when `[rules]` names none.
+const DEFAULT_LAYOUTS: [&str; 2] = ["standard", "belgian-daisy"];
+
+impl From<RulesTable> for RunRules {
+    fn from(mut table: RulesTable) -> RunRules {
+        table
+            .marbles_to_win
+            .get_or_insert(Targets::All(DEFAULT_MARBLES_TO_WIN));
+        table.max_plies.get_or_insert(DEFAULT_MAX_PLIES);
+        table
+            .layouts
+            .get_or_insert_with(|| DEFAULT_LAYOUTS.map(String::from).to_vec());
+        // An empty list and a switch set to false are the plain rules, as
+        // if left out (so replay files record the table as before).
+        for list in [
+            &mut table.obstacles,
+            &mut table.holes,
+            &mut table.neutral,
+            &mut table.removed_marbles,
+        ] {
+            if list.as_ref().is_some_and(Vec::is_empty) {
+                *list = None;
+            }
         }
+        for switch in [
+            &mut table.shield_moves,
+            &mut table.rotation_moves,
+            &mut table.one_colour,
+        ] {
+            if *switch == Some(false) {
+                *switch = None;
+            }
+        }
+        RunRules { table }
+    }
+}
+
+impl Default for RunRules {
+    fn default() -> Self {
+        RulesTable::default().into()
     }
 }
 
@@ -131,77 +140,62 @@ pub struct GeneralRunRules {
     pub table: RulesTable,
 }
 
-impl RulesConfig {
+impl RunRules {
+    /// The `[rules]` table, with the run's defaults filled in.
+    pub fn table(&self) -> &RulesTable {
+        &self.table
+    }
+
+    /// The start layouts of self-play games, drawn uniformly per game
+    /// (`standard`, `belgian-daisy`, ..., `random:SEED`; for the general
+    /// game also `three-player`, `four-player`, ...: all with the same
+    /// number of players).
+    pub fn layouts(&self) -> &[String] {
+        self.table.layouts.as_deref().unwrap_or_default()
+    }
+
     /// The engine's two-player rules (for the general game: its common
     /// target, 6 with targets per side, and its limits).
     pub fn rules(&self) -> Rules {
         Rules {
-            marbles_to_win: match self.marbles_to_win {
-                Targets::All(n) => n,
-                Targets::PerSide(_) => 6,
+            marbles_to_win: match self.table.marbles_to_win {
+                Some(Targets::All(n)) => n,
+                _ => DEFAULT_MARBLES_TO_WIN,
             },
-            max_plies: self.max_plies,
-            no_push_off_plies: self.no_push_off_plies,
+            max_plies: self.table.max_plies,
+            no_push_off_plies: self.table.no_push_off_plies,
         }
     }
 
     /// The parsed two-player start layouts (valid once the config is
     /// validated; empty for the general game).
     pub fn parsed_layouts(&self) -> Vec<Layout> {
-        self.layouts
+        self.layouts()
             .iter()
             .filter_map(|name| Layout::from_name(name).ok())
             .collect()
     }
 
-    /// The same rules as a `--rules` table.
-    pub fn table(&self) -> RulesTable {
-        let list = |cells: &Vec<String>| (!cells.is_empty()).then(|| cells.clone());
-        RulesTable {
-            marbles_to_win: Some(self.marbles_to_win.clone()),
-            max_plies: self.max_plies,
-            no_push_off_plies: self.no_push_off_plies,
-            layouts: Some(self.layouts.clone()),
-            obstacles: list(&self.obstacles),
-            holes: list(&self.holes),
-            neutral: list(&self.neutral),
-            neutral_push_off: self.neutral_push_off.clone(),
-            removed_marbles: list(&self.removed_marbles),
-            shield_moves: self.shield_moves.then_some(true),
-            rotation_moves: self.rotation_moves.then_some(true),
-            one_colour: self.one_colour.then_some(true),
-            partners_in_a_row: self.partners_in_a_row,
-        }
-    }
-
-    /// Whether these rules need the general game: a variant key, targets
-    /// per side, or a layout for more than two players.
-    pub fn is_general(&self) -> bool {
-        self.table().is_general()
-            || self
-                .layouts
-                .iter()
-                .any(|name| GeneralLayout::from_name(name).is_ok_and(|layout| layout.seats() > 2))
-    }
-
-    /// Which game these rules are.
+    /// Which game these rules are: [`GameKind::of`] the table and the
+    /// layouts, the one place that decides it.
     pub fn kind(&self) -> GameKind {
-        if self.is_general() {
-            GameKind::General
-        } else {
-            GameKind::TwoPlayer
-        }
+        let layouts: Vec<GeneralLayout> = self
+            .layouts()
+            .iter()
+            .filter_map(|name| GeneralLayout::from_name(name).ok())
+            .collect();
+        GameKind::of(&self.table, &layouts, false)
     }
 
     /// The general game's rules and starts, `None` for the two-player game.
     /// Errors name the key at fault (without the `rules.` prefix).
     pub fn general(&self) -> Result<Option<GeneralRunRules>, (String, String)> {
-        if !self.is_general() {
+        if self.kind() != GameKind::General {
             return Ok(None);
         }
-        let table = self.table();
+        let table = self.table().clone();
         let mut resolved: Option<GeneralRules> = None;
-        for (index, name) in self.layouts.iter().enumerate() {
+        for (index, name) in self.layouts().iter().enumerate() {
             let layout = GeneralLayout::from_name(name)
                 .map_err(|err| (format!("layouts[{index}]"), err.to_string()))?;
             let (rules, _) = table.resolve(layout).map_err(|err| match err {
@@ -217,7 +211,7 @@ impl RulesConfig {
                         format!(
                             "{name} seats {} players, but {} seats {}: one run learns one game",
                             layout.seats(),
-                            self.layouts[0],
+                            self.layouts()[0],
                             first.seating.seats()
                         ),
                     ));
@@ -515,7 +509,7 @@ impl Config {
             }
         })?;
         // The network's game follows from the rules.
-        if config.rules.is_general() {
+        if config.rules.kind() == GameKind::General {
             config.net.model.game = GameKind::General;
         }
         config.validate(path)?;
@@ -541,7 +535,7 @@ impl Config {
             Err((key, problem)) => return invalid(&format!("rules.{key}"), problem),
         };
         if general.is_none() {
-            check_layouts("rules.layouts", &rules.layouts, path)?;
+            check_layouts("rules.layouts", rules.layouts(), path)?;
             if self.net.model.game != GameKind::TwoPlayer {
                 return invalid(
                     "net.model.game",
@@ -702,7 +696,7 @@ impl Config {
             );
         }
         // The general game's value targets are its own.
-        if self.rules.is_general() && move_limit_win != 1.0 {
+        if self.rules.kind() == GameKind::General && move_limit_win != 1.0 {
             return invalid(
                 "training.move_limit_win",
                 "applies to two-player games without variants only (these rules train the general game's network)".into(),
@@ -757,8 +751,8 @@ impl Config {
         }
         if !evaluation.openings.is_empty() {
             let table = self.rules.table();
-            let seats = |names: &[String]| with_board!(self.rules.kind(), B => RunStarts::<B>::of(&table, names).map(|starts| starts.seats()));
-            let run_seats = seats(&self.rules.layouts).ok();
+            let seats = |names: &[String]| with_board!(self.rules.kind(), B => RunStarts::<B>::of(table, names).map(|starts| starts.seats()));
+            let run_seats = seats(self.rules.layouts()).ok();
             match seats(self.evaluation_layouts()) {
                 Err(problem) => return invalid("evaluation.openings", problem),
                 Ok(opening_seats) if Some(opening_seats) != run_seats => {
@@ -829,13 +823,13 @@ impl Config {
     /// read as none, so that its run resumes as it was.)
     pub fn evaluation_layouts(&self) -> &[String] {
         let seats = |name: &String| GeneralLayout::from_name(name).map(|l| l.seats()).ok();
-        let run_seats = self.rules.layouts.first().and_then(seats);
+        let run_seats = self.rules.layouts().first().and_then(seats);
         let openings = &self.evaluation.openings;
         let legacy = openings
             .iter()
             .all(|name| seats(name).is_some_and(|seats| Some(seats) != run_seats));
         if openings.is_empty() || legacy {
-            &self.rules.layouts
+            self.rules.layouts()
         } else {
             openings
         }
@@ -989,6 +983,29 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("selfpaly"), "{err}");
+    }
+
+    #[test]
+    fn a_runs_rules_are_the_rules_table_with_the_runs_defaults() {
+        let config = parse(MINIMAL).unwrap();
+        let table = config.rules.table();
+        assert_eq!(table.marbles_to_win, Some(Targets::All(6)));
+        assert_eq!(table.max_plies, Some(200));
+        assert_eq!(config.rules.layouts(), ["standard", "belgian-daisy"]);
+        assert_eq!(config.rules.kind(), GameKind::TwoPlayer);
+        // Empty lists and switches off are the plain rules, as if left out.
+        let plain = parse(&format!(
+            "{MINIMAL}[rules]\nholes = []\nshield_moves = false\nlayouts = [\"standard\", \"belgian-daisy\"]\n"
+        ))
+        .unwrap();
+        assert_eq!(plain.rules, config.rules);
+        // Any variant key makes it the general game, as `GameKind::of` says.
+        let holes = parse(&format!(
+            "[rules]\nlayouts = [\"standard\"]\nholes = [\"E5\"]\n[gating]\nmode = \"off\"\n{MINIMAL}"
+        ))
+        .unwrap();
+        assert_eq!(holes.rules.kind(), GameKind::General);
+        assert_eq!(holes.net.model.game, GameKind::General);
     }
 
     #[test]

@@ -211,7 +211,7 @@ fn evaluation_game<B: Board>(game: &MatchGame<B>, names: &[String]) -> Evaluatio
 /// The starts of the evaluation games of the run `config` describes,
 /// taken in turn: [`Config::evaluation_layouts`], each named.
 fn evaluation_starts<B: Board>(config: &Config) -> Result<Vec<NamedStart<B>>> {
-    let starts = RunStarts::<B>::of(&config.rules.table(), config.evaluation_layouts())
+    let starts = RunStarts::<B>::of(config.rules.table(), config.evaluation_layouts())
         .map_err(|problem| PipelineError::Evaluation(format!("evaluation.openings: {problem}")))?;
     Ok(starts
         .starts

@@ -3,7 +3,7 @@
 //! fixed opponents are its classical players ([`ArenaBoard`]), and where
 //! games start is every game's ([`crate::starts`]). The run's loop ([`crate::run`]) and the trainer
 //! ([`crate::trainer`]) are written once over it; the run's rules pick the
-//! game ([`crate::config::RulesConfig::kind`]) and
+//! game ([`crate::config::RunRules::kind`]) and
 //! [`sumito_game::with_board!`] names its type.
 
 use sumito_engine::Position;

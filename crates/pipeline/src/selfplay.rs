@@ -23,7 +23,7 @@ use sumito_mcts::{
 };
 use sumito_store::StoreError;
 
-use crate::config::{ConfigError, RulesConfig, SelfPlayConfig};
+use crate::config::{ConfigError, RunRules, SelfPlayConfig};
 use crate::replay::files::{ReplayFolder, write_game, write_general_game};
 use crate::replay::format::{GameEnd, PositionRecord, SelfPlayGame, quantize_policy};
 use crate::replay::general_format::{GeneralGameRecord, GeneralPositionRecord, GeneralReplay};
@@ -178,8 +178,8 @@ pub struct FinishedGame<R> {
 
 /// The starts of a run's self-play under `rules` (validated): its `[rules]
 /// layouts`.
-pub fn run_starts<B: Board>(rules: &RulesConfig) -> Result<RunStarts<B>, ConfigError> {
-    RunStarts::of(&rules.table(), &rules.layouts).map_err(|problem| ConfigError::Invalid {
+pub fn run_starts<B: Board>(rules: &RunRules) -> Result<RunStarts<B>, ConfigError> {
+    RunStarts::of(rules.table(), rules.layouts()).map_err(|problem| ConfigError::Invalid {
         path: "the run's configuration".into(),
         key: "rules.layouts".to_owned(),
         problem,
@@ -658,11 +658,11 @@ mod tests {
     use sumito_mcts::UniformEvaluator;
 
     fn two_player() -> RunStarts<Position> {
-        run_starts(&RulesConfig {
+        run_starts(&RunRules::from(sumito_engine::rules_table::RulesTable {
             max_plies: Some(24),
-            layouts: vec!["standard".into()],
-            ..RulesConfig::default()
-        })
+            layouts: Some(vec!["standard".into()]),
+            ..Default::default()
+        }))
         .unwrap()
     }
 
