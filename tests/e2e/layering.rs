@@ -1,9 +1,8 @@
 //! The import graph between source files: within every crate, which file
 //! names which (`use crate::…`, `use super::…` and paths written out in
 //! code), and the circles in it. A circle means no file of it can be read,
-//! tested or moved without the others; the count is to reach 0 and stay
-//! there. Until then the circles found when the count was first taken are
-//! listed below, and a new circle, or one that grew, fails. Test modules
+//! tested or moved without the others; the count is 0 and any circle
+//! fails. Test modules
 //! (`#[cfg(test)]` to the end of a file) are left out: a test may use what
 //! sits above the code it tests.
 //!
@@ -292,23 +291,9 @@ fn crate_roots() -> Vec<PathBuf> {
     roots
 }
 
-/// The circles there were when the count was first taken (2026-12-06), by
-/// crate folder: each is to be broken (issue #64), and none may grow.
-const KNOWN_CIRCLES: [(&str, &[&str]); 1] = [(
-    "pipeline",
-    &[
-        "rundir",
-        "rundir::lease",
-        "rundir::leftovers",
-        "rundir::store_lease",
-        "rundir::work_folder",
-    ],
-)];
-
 #[test]
 fn no_file_imports_a_file_that_imports_it_back() {
     let mut all = Vec::new();
-    let mut new = Vec::new();
     for root in crate_roots() {
         let folder = if root.ends_with("src") {
             root.parent().unwrap()
@@ -317,14 +302,7 @@ fn no_file_imports_a_file_that_imports_it_back() {
         };
         let krate = folder.file_name().unwrap().to_string_lossy().into_owned();
         for circle in circles(&import_graph(&root)) {
-            let line = format!("{krate}: {}", circle.join(" → "));
-            let known = KNOWN_CIRCLES.iter().any(|(name, files)| {
-                *name == krate && circle.iter().all(|file| files.contains(&file.as_str()))
-            });
-            if !known {
-                new.push(line.clone());
-            }
-            all.push(line);
+            all.push(format!("{krate}: {}", circle.join(" → ")));
         }
     }
     println!("{} import circles between files", all.len());
@@ -332,9 +310,9 @@ fn no_file_imports_a_file_that_imports_it_back() {
         println!("  {circle}");
     }
     assert!(
-        new.is_empty(),
-        "import circles between files that were not there before (or grew):\n{}",
-        new.join("\n")
+        all.is_empty(),
+        "files that import a file that imports them back:\n{}",
+        all.join("\n")
     );
 }
 

@@ -17,7 +17,7 @@
 //! models/gen-NNNNNN/        candidate N: a sumito-net checkpoint (weights.safetensors, meta.json, manifest.json last)
 //! models/best/NNNNNN.json   the generations made best, one record each; the newest is used now
 //! trainer/                  the trainer's own checkpoint (weights + optimizer) and state
-//! replay/model-NNNNNN/*.game   self-play games played by generation N's model
+//! replay/model-NNNNNN/*.replay self-play games played by generation N's model
 //! evaluations/gen-NNNNNN.json  gating decision and rating games of candidate N
 //! elo.json, elo.txt         the Elo table over every evaluation game so far
 //! tensorboard/              TensorBoard event files, one per process and role
@@ -43,36 +43,33 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 pub use sumito_store::Location;
-use sumito_store::{Created, Replaced, Store, StoreError, Version};
+use sumito_store::{Created, Replaced, Store, Version};
 
-use crate::fsutil::{hostname, utc_timestamp, write_atomic};
+use crate::fsutil::{hostname, utc_timestamp};
 use crate::replay::files::ReplayFolder;
 use crate::tensorboard::{EventError, EventWriter};
 
+mod error;
+mod holder;
+mod json;
 pub mod lease;
 pub mod leftovers;
 pub mod store_lease;
 pub mod uploader;
 pub mod work_folder;
 
-pub use lease::Holder;
+use error::io_error;
+pub use error::{Result, RunDirError};
+pub use holder::Holder;
+use json::json_bytes;
+pub use json::{read_json, write_json};
 use lease::{HeldLease, LeaseBackend, LocalLeases, Mode, OPEN, process_lease};
+pub use lease::{LEASE_TTL, ROLE_LEASE_TTL};
+use leftovers::remove_local_leftovers;
 use leftovers::{CREATING, DELETING, aside_path, parent_of, remove_tree};
 pub use leftovers::{Removed, finish_interrupted};
 use store_lease::StoreLeases;
 use work_folder::WorkFolder;
-
-/// How long a lease lasts without renewal: a holder on another machine that
-/// has not renewed its lease for this long is presumed dead. (On the same
-/// machine the OS lock tells at once.) On an object store, the lease time of
-/// the shared and per-process leases, which nobody takes over.
-pub const LEASE_TTL: Duration = Duration::from_secs(60);
-
-/// On an object store, the lease time of a role (trainer, evaluator...):
-/// a start that watches the role's lease go unrenewed this long, by its
-/// own clock, takes it over, so a killed role is replaced within seconds.
-/// Its holder renews every third of it (about 54 requests a minute).
-pub const ROLE_LEASE_TTL: Duration = Duration::from_secs(10);
 
 /// The candidates' checkpoint folders.
 pub const MODEL_PREFIX: &str = "models/gen-";
@@ -107,81 +104,6 @@ const LEGACY_BEST: &str = "models/best.json";
 pub const RUN_FORMAT: &str = "sumito-run";
 /// Bumped whenever a file in the run directory changes incompatibly.
 pub const RUN_FORMAT_VERSION: u32 = 1;
-
-/// Errors about the run directory itself.
-#[derive(Debug, thiserror::Error)]
-pub enum RunDirError {
-    #[error("{path}: {cause}")]
-    Io {
-        path: PathBuf,
-        cause: std::io::Error,
-    },
-    #[error("{path} is not a sumito run directory (it has no run.json)")]
-    NotARun { path: PathBuf },
-    #[error(
-        "run directory {path} already holds a run; run the same command without --fresh to resume it, or with --fresh to delete it and start over"
-    )]
-    AlreadyExists { path: PathBuf },
-    #[error("{path} exists and is not a sumito run directory; refusing to delete or use it")]
-    Foreign { path: PathBuf },
-    #[error("run directory {path} cannot be used: {reason}")]
-    Incompatible { path: PathBuf, reason: String },
-    #[error("{path} is malformed: {problem}")]
-    Malformed { path: PathBuf, problem: String },
-    #[error("the {role} role of {path} is held by {}", busy_holder(holder))]
-    Busy {
-        path: PathBuf,
-        role: String,
-        /// `None` while the holder has not yet written who it is. (Boxed:
-        /// every result of the crate carries this error's size.)
-        holder: Option<Box<Holder>>,
-    },
-    #[error("cannot delete {path}: {}", in_use_by(holders))]
-    InUse { path: PathBuf, holders: Vec<Holder> },
-    #[error("{path} is being deleted by another process; run the command again once it is done")]
-    BeingDeleted { path: PathBuf },
-    #[error("{path} names no folder; give the run directory as a path ending in its name")]
-    NoName { path: PathBuf },
-    #[error("stopped on request while waiting to take the {role} role of {path}")]
-    StoppedWhileWaiting { path: PathBuf, role: String },
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-fn busy_holder(holder: &Option<Box<Holder>>) -> String {
-    match holder.as_deref() {
-        // On an object store a start refuses only a holder it saw renew.
-        Some(
-            holder @ Holder {
-                renewed: Some((_, wait)),
-                ..
-            },
-        ) if *wait > 0.0 => format!("{holder}; stop it first, or wait {wait:.0} s if it died"),
-        Some(holder) => format!("{holder}; stop it first"),
-        None => "another process that is starting up; try again in a moment".to_owned(),
-    }
-}
-
-fn in_use_by(holders: &[Holder]) -> String {
-    if holders.is_empty() {
-        return "another process is working on it; stop it first".to_owned();
-    }
-    let names: Vec<String> = holders.iter().map(Holder::to_string).collect();
-    format!(
-        "it is in use by {}; stop {} first",
-        names.join(", "),
-        if holders.len() == 1 { "it" } else { "them" }
-    )
-}
-
-type Result<T> = std::result::Result<T, RunDirError>;
-
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> RunDirError + '_ {
-    move |source| RunDirError::Io {
-        path: path.to_owned(),
-        cause: source,
-    }
-}
 
 #[derive(Debug, Serialize, Deserialize)]
 struct RunMarker {
@@ -237,6 +159,30 @@ fn store_leases(store: &Store, location: &Location) -> StoreLeases {
         ROLE_LEASE_TTL,
         LEASE_TTL,
     )
+}
+
+impl RunDir {
+    /// Removes the temporary files of writers that are gone and the lease
+    /// files of processes that are gone (see [`leftovers`]); returns what
+    /// it removed. Call it holding this process's leases of the run.
+    pub fn remove_leftovers(&self) -> Result<Vec<Removed>> {
+        if !self.is_remote() {
+            return remove_local_leftovers(&self.root);
+        }
+        // Its working folder is this process's own; an object store holds
+        // no temporaries (an upload is whole or absent), and expired role
+        // leases are taken over where they stand. What is left is the
+        // lease of a killed process.
+        let leases = store_leases(self.store(), self.location());
+        Ok(leases
+            .remove_finished_process_leases()?
+            .into_iter()
+            .map(|key| Removed {
+                path: self.object_path(&key),
+                what: "the lease of a process that is gone",
+            })
+            .collect())
+    }
 }
 
 /// Deletes every object of the run in `store` (see [`RunDir::delete_at`]),
@@ -1140,27 +1086,6 @@ impl Leases {
     pub fn holds(&self, name: &str) -> bool {
         self.held.iter().any(|lease| lease.name == name)
     }
-}
-
-/// `value` as pretty JSON, as the run's records are kept.
-fn json_bytes<T: Serialize>(value: &T) -> Vec<u8> {
-    let mut text = serde_json::to_string_pretty(value).expect("run-directory records serialize");
-    text.push('\n');
-    text.into_bytes()
-}
-
-/// Writes `value` as pretty JSON, atomically.
-pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    write_atomic(path, &json_bytes(value)).map_err(io_error(path))
-}
-
-/// Reads a JSON record written by [`write_json`].
-pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T> {
-    let bytes = std::fs::read(path).map_err(io_error(path))?;
-    serde_json::from_slice(&bytes).map_err(|err| RunDirError::Malformed {
-        path: path.to_owned(),
-        problem: err.to_string(),
-    })
 }
 
 #[cfg(test)]

@@ -44,8 +44,22 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Result, RunDirError, io_error, write_json};
+use super::error::{Result, RunDirError, io_error};
+pub use super::holder::Holder;
+use super::json::write_json;
 use crate::fsutil::{hostname, is_temporary, unix_seconds};
+
+/// How long a lease lasts without renewal: a holder on another machine that
+/// has not renewed its lease for this long is presumed dead. (On the same
+/// machine the OS lock tells at once.) On an object store, the lease time of
+/// the shared and per-process leases, which nobody takes over.
+pub const LEASE_TTL: Duration = Duration::from_secs(60);
+
+/// On an object store, the lease time of a role (trainer, evaluator...):
+/// a start that watches the role's lease go unrenewed this long, by its
+/// own clock, takes it over, so a killed role is replaced within seconds.
+/// Its holder renews every third of it (about 54 requests a minute).
+pub const ROLE_LEASE_TTL: Duration = Duration::from_secs(10);
 
 /// The lease every process working on the run holds shared, and deletion
 /// holds exclusively.
@@ -101,45 +115,6 @@ struct LeaseRecord {
     /// The command holding the lease, e.g. `sumito train`.
     #[serde(default)]
     command: String,
-}
-
-/// A process holding a lease, as messages name it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Holder {
-    pub host: String,
-    pub pid: u32,
-    pub command: String,
-    /// The single-writer roles it holds, where known.
-    pub roles: Vec<String>,
-    /// For a holder on another machine, known only by its record: the
-    /// seconds since it renewed its lease, and how many more until it is
-    /// presumed dead.
-    pub renewed: Option<(f64, f64)>,
-}
-
-impl std::fmt::Display for Holder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "process {} on {}", self.pid, self.host)?;
-        let mut about = Vec::new();
-        if !self.command.is_empty() {
-            about.push(self.command.clone());
-        }
-        if !self.roles.is_empty() {
-            let plural = if self.roles.len() == 1 {
-                "role"
-            } else {
-                "roles"
-            };
-            about.push(format!("the {} {plural}", self.roles.join(" and ")));
-        }
-        if !about.is_empty() {
-            write!(f, " ({})", about.join(", "))?;
-        }
-        if let Some((age, _)) = self.renewed {
-            write!(f, ", whose lease was renewed {age:.0} s ago")?;
-        }
-        Ok(())
-    }
 }
 
 /// Whether a process on this machine that held a lease is alive, by its lock.

@@ -17,8 +17,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::error::{Result, RunDirError, io_error};
+use super::lease::LEASE_TTL;
 use super::lease::{Liveness, LocalLeases, OPEN};
-use super::{LEASE_TTL, Result, RunDir, RunDirError, io_error};
 use crate::fsutil::{hostname, is_temporary, temporary_writer};
 
 /// The folder a run is built in before it gets its name.
@@ -152,37 +153,20 @@ fn aside_in_use(path: &Path, host: &str, creation: bool) -> Result<bool> {
     Ok(age < LEASE_TTL)
 }
 
-impl RunDir {
-    /// Removes the temporary files of writers that are gone and the lease
-    /// files of processes that are gone (see the module docs); returns what
-    /// it removed. Call it holding this process's leases of the run.
-    pub fn remove_leftovers(&self) -> Result<Vec<Removed>> {
-        if self.is_remote() {
-            // Its working folder is this process's own; an object store
-            // holds no temporaries (an upload is whole or absent), and
-            // expired role leases are taken over where they stand. What is
-            // left is the lease of a killed process.
-            let leases = super::store_leases(self.store(), self.location());
-            return Ok(leases
-                .remove_finished_process_leases()?
-                .into_iter()
-                .map(|key| Removed {
-                    path: self.object_path(&key),
-                    what: "the lease of a process that is gone",
-                })
-                .collect());
-        }
-        let leases = LocalLeases::new(&self.root, LEASE_TTL);
-        let mut removed = Vec::new();
-        remove_dead_temporaries(&self.root, &leases, &mut removed)?;
-        for path in leases.remove_dead_process_leases()? {
-            removed.push(Removed {
-                path,
-                what: "the lease of a process that is gone",
-            });
-        }
-        Ok(removed)
+/// Removes the temporary files of writers that are gone and the lease
+/// files of processes that are gone from the run folder `root` (see the
+/// module docs); returns what it removed.
+pub fn remove_local_leftovers(root: &Path) -> Result<Vec<Removed>> {
+    let leases = LocalLeases::new(root, LEASE_TTL);
+    let mut removed = Vec::new();
+    remove_dead_temporaries(root, &leases, &mut removed)?;
+    for path in leases.remove_dead_process_leases()? {
+        removed.push(Removed {
+            path,
+            what: "the lease of a process that is gone",
+        });
     }
+    Ok(removed)
 }
 
 fn remove_dead_temporaries(

@@ -43,8 +43,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use sumito_store::{Created, Store, StoreError};
 
+use super::error::{Result, RunDirError};
 use super::lease::{HeldLease, Holder, LeaseBackend, Mode, OPEN, process_lease};
-use super::{Result, RunDirError};
 use crate::fsutil::{hostname, unix_seconds};
 
 /// What a lease object says.

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use crate::fsutil::hostname;
 
-use super::{Result, io_error};
+use super::error::{Result, io_error};
 
 /// This process's working folder for one run; removed when dropped.
 #[derive(Debug)]
@@ -49,10 +49,11 @@ impl WorkFolder {
         let name = format!("{}-{}-{nanos}", hostname(), std::process::id());
         let lock_path = parent.join(format!("{name}.lock"));
         let lock = File::create(&lock_path).map_err(io_error(&lock_path))?;
-        lock.try_lock().map_err(|err| super::RunDirError::Io {
-            path: lock_path.clone(),
-            cause: std::io::Error::other(err.to_string()),
-        })?;
+        lock.try_lock()
+            .map_err(|err| super::error::RunDirError::Io {
+                path: lock_path.clone(),
+                cause: std::io::Error::other(err.to_string()),
+            })?;
         let path = parent.join(name);
         std::fs::create_dir(&path).map_err(io_error(&path))?;
         Ok(WorkFolder { path, _lock: lock })
