@@ -13,7 +13,6 @@ use sumito_arena::arena_board::ArenaBoard;
 
 use crate::replay::format::SelfPlayGame;
 use crate::replay::general_format::GeneralReplay;
-use crate::replay::store::ReplayGame;
 use crate::selfplay::SelfPlayReplay;
 use sumito_net::NetBoard;
 
@@ -22,7 +21,7 @@ pub trait RunBoard: NetBoard + ArenaBoard {
     /// A finished self-play game as self-play makes it
     /// ([`SelfPlayReplay`]: what a searched position keeps, the replay of
     /// a finished game) and the store reads and the trainer trains on.
-    type Replay: ReplayGame + SelfPlayReplay<Board = Self> + std::fmt::Debug + 'static;
+    type Replay: SelfPlayReplay<Board = Self> + std::fmt::Debug + 'static;
 }
 
 impl RunBoard for Position {

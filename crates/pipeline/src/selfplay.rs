@@ -21,12 +21,12 @@ use sumito_mcts::{
     EvalBatch, EvalError, Evaluator, Game, MultiGameDriver, Search, SearchConfig, SearchError,
     SearchResult,
 };
-use sumito_store::StoreError;
 
 use crate::config::{ConfigError, RunRules, SelfPlayConfig};
-use crate::replay::files::{ReplayFolder, write_game, write_general_game};
+use crate::replay::files::{ReplayFolder, write_replay};
 use crate::replay::format::{GameEnd, PositionRecord, SelfPlayGame, quantize_policy};
 use crate::replay::general_format::{GeneralGameRecord, GeneralPositionRecord, GeneralReplay};
+use crate::replay::replay_game::ReplayGame;
 use crate::starts::RunStarts;
 
 /// Why self-play stopped.
@@ -192,7 +192,7 @@ pub fn run_starts<B: Board>(rules: &RunRules) -> Result<RunStarts<B>, ConfigErro
 /// [`SelfPlayGame`] (compact files, a quantized policy over the legal
 /// moves) and the general game's [`GeneralReplay`] (the rules table, the
 /// start and the moves, each side's value).
-pub trait SelfPlayReplay: Sized {
+pub trait SelfPlayReplay: ReplayGame {
     type Board: Board;
     /// What is kept of one searched position.
     type PositionRecord;
@@ -214,9 +214,6 @@ pub trait SelfPlayReplay: Sized {
         rules: &<Self::Board as Board>::Rules,
         model_generation: u32,
     ) -> Self;
-
-    /// Writes the game into `out_dir` (its file's name is the replay's).
-    fn write(&self, out_dir: &ReplayFolder) -> Result<(), StoreError>;
 
     /// Counts the game into `stats`.
     fn count(&self, stats: &mut SelfPlayStats);
@@ -287,10 +284,6 @@ impl SelfPlayReplay for SelfPlayGame {
         }
     }
 
-    fn write(&self, out_dir: &ReplayFolder) -> Result<(), StoreError> {
-        write_game(out_dir, self).map(drop)
-    }
-
     fn count(&self, stats: &mut SelfPlayStats) {
         stats.count_two_player(self);
     }
@@ -359,10 +352,6 @@ impl SelfPlayReplay for GeneralReplay {
                 positions: game.positions,
             },
         }
-    }
-
-    fn write(&self, out_dir: &ReplayFolder) -> Result<(), StoreError> {
-        write_general_game(out_dir, self).map(drop)
     }
 
     fn count(&self, stats: &mut SelfPlayStats) {
@@ -513,7 +502,7 @@ where
             if settings.selfplay.branch_share > 0.0 {
                 branches.add(&mut rng, game.positions(), R::position_of);
             }
-            game.write(out_dir).map_err(|source| SelfPlayError::Write {
+            write_replay(out_dir, &game).map_err(|source| SelfPlayError::Write {
                 dir: out_dir.describe(),
                 cause: source,
             })?;

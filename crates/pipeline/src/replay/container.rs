@@ -171,7 +171,7 @@ mod tests {
 
     #[test]
     fn files_written_before_the_container_still_read_and_the_store_lists_both() {
-        use super::super::files::{ReplayFolder, list_games, write_game, write_general_game};
+        use super::super::files::{ReplayFolder, list_games, write_replay};
         use super::super::format::decode_game;
         use super::super::general_format::decode_general_game;
 
@@ -188,8 +188,8 @@ mod tests {
         let folder = ReplayFolder::local(dir.path()).unwrap();
         std::fs::write(dir.path().join("1-old.game"), two).unwrap();
         std::fs::write(dir.path().join("1-old.vgame"), three).unwrap();
-        let new_two = write_game(&folder, &game).unwrap();
-        let new_three = write_general_game(&folder, &general).unwrap();
+        let new_two = write_replay(&folder, &game).unwrap();
+        let new_three = write_replay(&folder, &general).unwrap();
         for key in [&new_two, &new_three] {
             assert!(key.ends_with(".replay"), "{key}");
             let bytes = folder.read(key).unwrap().unwrap();

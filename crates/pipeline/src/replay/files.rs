@@ -9,8 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use sumito_store::{Location, Store, StoreError};
 
-use super::format::{SelfPlayGame, encode_game};
-use super::general_format::{GeneralReplay, encode_general_game};
+use super::replay_game::ReplayGame;
 use crate::fsutil::hostname;
 use sumito_game::GameKind;
 
@@ -129,17 +128,12 @@ fn file_name(key: &str) -> &str {
     key.rsplit('/').next().unwrap_or(key)
 }
 
-/// Writes `game` into `folder` and returns its key.
-pub fn write_game(folder: &ReplayFolder, game: &SelfPlayGame) -> Result<String, StoreError> {
-    folder.write_unique(EXTENSION, &encode_game(game))
-}
-
-/// Writes a general-game replay into `folder` and returns its key.
-pub fn write_general_game(
+/// Writes `replay` into `folder` and returns its key.
+pub fn write_replay<G: ReplayGame>(
     folder: &ReplayFolder,
-    replay: &GeneralReplay,
+    replay: &G,
 ) -> Result<String, StoreError> {
-    folder.write_unique(EXTENSION, &encode_general_game(replay))
+    folder.write_unique(EXTENSION, &replay.encode())
 }
 
 /// Every replay file of `kind`'s game in `folder` (its `model-*` folders

@@ -43,6 +43,7 @@ use sumito_engine::{Color, EndReason, Move, Outcome, Position, Rules};
 
 use super::container;
 use super::error::FormatError;
+use super::replay_game::ReplayGame;
 use crate::crc::crc32c;
 use sumito_game::GameKind;
 
@@ -491,6 +492,38 @@ pub fn peek_summary(bytes: &[u8]) -> Result<GameSummary, FormatError> {
         positions,
         training_positions: cursor.u32()?,
     })
+}
+
+impl ReplayGame for SelfPlayGame {
+    const KIND: GameKind = GameKind::TwoPlayer;
+
+    fn encode(&self) -> Vec<u8> {
+        encode_game(self)
+    }
+
+    fn peek_training_positions(bytes: &[u8]) -> Result<u64, String> {
+        peek_summary(bytes)
+            .map(|summary| u64::from(summary.training_positions))
+            .map_err(|err| err.to_string())
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
+        decode_game(bytes).map_err(|err| err.to_string())
+    }
+
+    fn training_indices(&self) -> Vec<u32> {
+        (0..self.positions.len() as u32)
+            .filter(|&index| self.positions[index as usize].policy.is_some())
+            .collect()
+    }
+
+    fn policy_surprises(&self) -> Vec<Option<f32>> {
+        self.positions
+            .iter()
+            .filter(|record| record.policy.is_some())
+            .map(|record| record.policy_surprise)
+            .collect()
+    }
 }
 
 #[cfg(test)]

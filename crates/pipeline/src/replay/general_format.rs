@@ -47,6 +47,7 @@ use sumito_mcts::{Ending, MAX_SIDES, Side};
 
 use super::error::FormatError;
 use super::format::{Cursor, dequantize_policy, put_surprise, quantize_policy, read_surprise};
+use super::replay_game::ReplayGame;
 use crate::crc::crc32c;
 use sumito_net::GeneralTrainingSample;
 
@@ -356,6 +357,39 @@ fn start_position(rules: &RulesTable, text: &str) -> Result<GeneralPosition, For
     GeneralPosition::from_text(text, Some(&resolved)).map_err(|err| bad(err.to_string()))
 }
 
+impl ReplayGame for GeneralReplay {
+    const KIND: GameKind = GameKind::General;
+
+    fn encode(&self) -> Vec<u8> {
+        encode_general_game(self)
+    }
+
+    /// The general game's header does not count them: the file is decoded
+    /// (its files are few and small next to the two-player self-play's).
+    fn peek_training_positions(bytes: &[u8]) -> Result<u64, String> {
+        Self::decode(bytes).map(|replay| replay.training_indices().len() as u64)
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
+        decode_general_game(bytes).map_err(|err| err.to_string())
+    }
+
+    fn training_indices(&self) -> Vec<u32> {
+        (0..self.game.positions.len() as u32)
+            .filter(|&index| self.game.positions[index as usize].policy.is_some())
+            .collect()
+    }
+
+    fn policy_surprises(&self) -> Vec<Option<f32>> {
+        self.game
+            .positions
+            .iter()
+            .filter(|record| record.policy.is_some())
+            .map(|record| record.policy_surprise)
+            .collect()
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -513,7 +547,7 @@ pub(crate) mod tests {
             model_generation: 3,
         };
         let folder = super::super::files::ReplayFolder::local(dir.path()).unwrap();
-        let key = super::super::files::write_general_game(&folder, &replay).unwrap();
+        let key = super::super::files::write_replay(&folder, &replay).unwrap();
         assert!(key.ends_with(".replay"), "{key}");
         let read = decode_general_game(&std::fs::read(dir.path().join(&key)).unwrap()).unwrap();
         assert_eq!(read.game.positions.len(), replay.game.positions.len());

@@ -19,85 +19,11 @@ use sumito_engine::general::symmetry::kept_symmetries;
 use sumito_net::GeneralTrainingSample;
 
 use super::files::{ReplayFolder, replay_extensions};
-use super::format::{GameEnd, SelfPlayGame, decode_game, dequantize_policy, peek_summary};
-use super::general_format::{GeneralReplay, decode_general_game};
+use super::format::{GameEnd, SelfPlayGame, dequantize_policy};
+use super::general_format::GeneralReplay;
 use super::reader::{BackgroundReader, Pass, read_unseen};
+use super::replay_game::ReplayGame;
 use crate::config::TrainingConfig;
-use sumito_game::GameKind;
-
-/// A kind of replay file the store can follow: the two-player
-/// [`SelfPlayGame`] or the general game's [`GeneralReplay`].
-pub trait ReplayGame: Sized + Send + Sync {
-    /// Which game its files hold.
-    const KIND: GameKind;
-    /// The training positions of a file, read cheaply where the format
-    /// allows (a file that would fall out of the window at once is only
-    /// counted).
-    fn peek_training_positions(bytes: &[u8]) -> Result<u64, String>;
-    fn decode(bytes: &[u8]) -> Result<Self, String>;
-    /// The indices of its positions that carry a policy target.
-    fn training_indices(&self) -> Vec<u32>;
-    /// The policy surprise of each position of [`ReplayGame::training_indices`],
-    /// in that order, where the file records it.
-    fn policy_surprises(&self) -> Vec<Option<f32>>;
-}
-
-impl ReplayGame for SelfPlayGame {
-    const KIND: GameKind = GameKind::TwoPlayer;
-
-    fn peek_training_positions(bytes: &[u8]) -> Result<u64, String> {
-        peek_summary(bytes)
-            .map(|summary| u64::from(summary.training_positions))
-            .map_err(|err| err.to_string())
-    }
-
-    fn decode(bytes: &[u8]) -> Result<Self, String> {
-        decode_game(bytes).map_err(|err| err.to_string())
-    }
-
-    fn training_indices(&self) -> Vec<u32> {
-        (0..self.positions.len() as u32)
-            .filter(|&index| self.positions[index as usize].policy.is_some())
-            .collect()
-    }
-
-    fn policy_surprises(&self) -> Vec<Option<f32>> {
-        self.positions
-            .iter()
-            .filter(|record| record.policy.is_some())
-            .map(|record| record.policy_surprise)
-            .collect()
-    }
-}
-
-impl ReplayGame for GeneralReplay {
-    const KIND: GameKind = GameKind::General;
-
-    /// The general game's header does not count them: the file is decoded
-    /// (its files are few and small next to the two-player self-play's).
-    fn peek_training_positions(bytes: &[u8]) -> Result<u64, String> {
-        Self::decode(bytes).map(|replay| replay.training_indices().len() as u64)
-    }
-
-    fn decode(bytes: &[u8]) -> Result<Self, String> {
-        decode_general_game(bytes).map_err(|err| err.to_string())
-    }
-
-    fn training_indices(&self) -> Vec<u32> {
-        (0..self.game.positions.len() as u32)
-            .filter(|&index| self.game.positions[index as usize].policy.is_some())
-            .collect()
-    }
-
-    fn policy_surprises(&self) -> Vec<Option<f32>> {
-        self.game
-            .positions
-            .iter()
-            .filter(|record| record.policy.is_some())
-            .map(|record| record.policy_surprise)
-            .collect()
-    }
-}
 
 /// The sampling weight of each training position of one game under
 /// `[training] policy_surprise_weight` `share`: `(1 - share) + share ×
@@ -462,7 +388,7 @@ impl ReplayStore {
 mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
-    use crate::replay::files::write_game;
+    use crate::replay::files::write_replay;
     use crate::replay::format::tests::random_game;
     use rand::SeedableRng;
     use sumito_engine::Rules;
@@ -477,7 +403,6 @@ mod tests {
 
     #[test]
     fn general_game_files_are_followed_and_sampled_under_kept_symmetries() {
-        use crate::replay::files::write_general_game;
         use crate::replay::general_format::tests::scripted_game;
         use sumito_engine::rules_table::RulesTable;
         use sumito_net::Sample as _;
@@ -498,11 +423,11 @@ mod tests {
                 game,
             };
             expected += replay.training_indices().len();
-            write_general_game(&folder, &replay).unwrap();
+            write_replay(&folder, &replay).unwrap();
         }
         // A two-player file beside them is not this store's: skipped, and
         // says why.
-        let two_player = write_game(&folder, &random_game(3, Rules::default())).unwrap();
+        let two_player = write_replay(&folder, &random_game(3, Rules::default())).unwrap();
         std::fs::write(
             dir.path().join("model-000001").join("broken.vgame"),
             b"SUMITOV\0 not a game",
@@ -600,7 +525,7 @@ mod tests {
         for seed in 0..3 {
             let game = random_game(seed, rules);
             expected_positions += game.training_positions() as u64;
-            write_game(&folder, &game).unwrap();
+            write_replay(&folder, &game).unwrap();
         }
         let mut store: ReplayStore = ReplayStore::new(replay, small_window());
         let report = store.refresh().unwrap();
@@ -611,7 +536,7 @@ mod tests {
         assert_eq!(store.len() as u64, expected_positions.min(100));
         assert_eq!(store.refresh().unwrap().new_games, 0);
         for seed in 3..10 {
-            write_game(&folder, &random_game(seed, rules)).unwrap();
+            write_replay(&folder, &random_game(seed, rules)).unwrap();
         }
         let report = store.refresh().unwrap();
         assert_eq!(report.new_games, 7);
@@ -631,9 +556,10 @@ mod tests {
         };
         let replay = ReplayFolder::local(dir.path()).unwrap();
         let folder = replay.join("model-000001");
-        let good = replay.describe_key(&write_game(&folder, &random_game(1, rules)).unwrap());
-        let truncated = replay.describe_key(&write_game(&folder, &random_game(2, rules)).unwrap());
-        let flipped = replay.describe_key(&write_game(&folder, &random_game(3, rules)).unwrap());
+        let good = replay.describe_key(&write_replay(&folder, &random_game(1, rules)).unwrap());
+        let truncated =
+            replay.describe_key(&write_replay(&folder, &random_game(2, rules)).unwrap());
+        let flipped = replay.describe_key(&write_replay(&folder, &random_game(3, rules)).unwrap());
         let bytes = std::fs::read(&truncated).unwrap();
         std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
         let mut bytes = std::fs::read(&flipped).unwrap();
@@ -685,7 +611,7 @@ mod tests {
         let replay = ReplayFolder::local(dir.path()).unwrap();
         let folder = replay.join("model-000000");
         for seed in 0..3 {
-            write_game(&folder, &random_game(seed, rules)).unwrap();
+            write_replay(&folder, &random_game(seed, rules)).unwrap();
         }
         let mut store: ReplayStore = ReplayStore::new(replay.clone(), small_window());
         store.refresh().unwrap();
@@ -694,13 +620,13 @@ mod tests {
         assert_eq!(store.refresh().unwrap().new_games, 0);
         let later = replay.join("model-000001");
         for seed in 3..5 {
-            write_game(&later, &random_game(seed, rules)).unwrap();
+            write_replay(&later, &random_game(seed, rules)).unwrap();
         }
         // Damaged before it comes into the folder (a reader may read a file
         // the moment it is there).
         let staging = TempDir::new("store-background-staging");
         let staged = ReplayFolder::local(staging.path()).unwrap();
-        let staged = staged.describe_key(&write_game(&staged, &random_game(5, rules)).unwrap());
+        let staged = staged.describe_key(&write_replay(&staged, &random_game(5, rules)).unwrap());
         let mut bytes = std::fs::read(&staged).unwrap();
         bytes[40] ^= 0x10;
         std::fs::write(&staged, &bytes).unwrap();
@@ -735,7 +661,7 @@ mod tests {
             ..Rules::default()
         };
         let replay = ReplayFolder::local(dir.path()).unwrap();
-        write_game(&replay.join("model-000000"), &random_game(5, rules)).unwrap();
+        write_replay(&replay.join("model-000000"), &random_game(5, rules)).unwrap();
         let mut store: ReplayStore = ReplayStore::new(replay, small_window());
         store.refresh().unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
@@ -785,7 +711,7 @@ mod tests {
         }
         let surprising = training[training.len() / 2];
         game.positions[surprising].policy_surprise = Some(2.0);
-        write_game(&replay.join("model-000000"), &game).unwrap();
+        write_replay(&replay.join("model-000000"), &game).unwrap();
         let target = game.positions[surprising].position;
         let share_drawn = |weight: f64| {
             let config = TrainingConfig {
