@@ -47,9 +47,13 @@ pub enum Command {
     /// Play a game in the terminal against a model or a classical opponent.
     Play(commands::play::Args),
     /// Show what a model's search thinks of a position or of each move of a game.
-    Analyze(commands::analyze::Args),
+    // `analyze`: the American spelling, accepted but not listed (an alias).
+    #[command(alias = "analyze")]
+    Analyse(commands::analyse::Args),
     /// An analysis engine for programs: JSON queries on standard input, JSON answers on standard output.
-    Analysis(commands::analysis::Args),
+    // `analysis`: its old name, accepted but not listed (an alias).
+    #[command(name = "json-analysis", alias = "analysis")]
+    JsonAnalysis(commands::json_analysis::Args),
     /// Review a game: each move's loss in expected score, its inaccuracies, mistakes and blunders, the better moves.
     Review(commands::review::Args),
     /// Draw a run's learning curve (Elo of every generation against hours) as SVG.
@@ -68,8 +72,8 @@ impl Command {
             | Command::Trainer(_)
             | Command::Evaluate(_)
             | Command::Export(_)
-            | Command::Analyze(_)
-            | Command::Analysis(_)
+            | Command::Analyse(_)
+            | Command::JsonAnalysis(_)
             | Command::Review(_)
             | Command::Curve(_) => true,
             Command::Bench(args) => args.needs_network(),
@@ -169,7 +173,8 @@ mod tests {
             "trainer --run-dir runs/x",
             "evaluate --run-dir runs/x",
             "export --run-dir runs/x --out models/x",
-            "analyze --sims 1",
+            "analyse --sims 1",
+            "json-analysis --sims 1",
             "curve --run-dir runs/x",
             "play",
             "play --model quick",
@@ -241,8 +246,8 @@ mod tests {
         for (new, old) in [
             ("ladder quick --simulations 64", "ladder quick --sims 64"),
             ("review g.txt --simulations 7", "review g.txt --sims 7"),
-            ("analysis --simulations 7", "analysis --sims 7"),
-            ("analyze --simulations 7", "analyze --sims 7"),
+            ("json-analysis --simulations 7", "json-analysis --sims 7"),
+            ("analyse --simulations 7", "analyse --sims 7"),
             (
                 "play --model quick --simulations 7",
                 "play --model quick --sims 7",
@@ -272,6 +277,46 @@ mod tests {
             format!("{:?}", parse("ladder --no-progress")),
             format!("{:?}", parse("ladder"))
         );
+    }
+
+    #[test]
+    fn analyse_and_json_analysis_take_their_old_names_as_hidden_aliases() {
+        for (new, old) in [
+            ("analyse --sims 7 --top 3", "analyze --sims 7 --top 3"),
+            ("json-analysis --sims 7", "analysis --sims 7"),
+        ] {
+            // The old name parses to the very command of the new one, so
+            // `sumito-torch`, which parses the same words again, runs it.
+            assert_eq!(format!("{:?}", parse(new)), format!("{:?}", parse(old)));
+            assert!(parse(old).needs_network(), "{old}");
+        }
+        assert!(matches!(parse("analyse"), Command::Analyse(_)));
+        // The alias `analyze`, the American spelling.
+        assert!(matches!(parse("analyze"), Command::Analyse(_)));
+        assert!(matches!(parse("json-analysis"), Command::JsonAnalysis(_)));
+        assert!(matches!(parse("analysis"), Command::JsonAnalysis(_)));
+        // The spelling with an underscore is no name of it.
+        assert!(Cli::try_parse_from(["sumito", "json_analysis"]).is_err());
+    }
+
+    #[test]
+    fn help_lists_the_new_names_and_not_the_aliases() {
+        use clap::CommandFactory;
+        let help = Cli::command().render_help().to_string();
+        let names: Vec<&str> = help
+            .lines()
+            .filter_map(|line| line.strip_prefix("  "))
+            .filter_map(|line| line.split_whitespace().next())
+            .collect();
+        for listed in ["analyse", "json-analysis"] {
+            assert!(names.contains(&listed), "{listed} missing from:\n{help}");
+        }
+        for hidden in ["analyze", "analysis"] {
+            assert!(!names.contains(&hidden), "{hidden} listed in:\n{help}");
+        }
+        // The alias `analyze` is nowhere in the help.
+        assert!(!help.contains("analyze"), "{help}");
+        assert!(!help.contains("aliases"), "{help}");
     }
 
     #[test]

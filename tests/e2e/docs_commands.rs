@@ -4,7 +4,7 @@
 //! which parses and exits; network commands are parsed by the same
 //! definitions before `sumito` hands them to `sumito-torch`); a few cheap
 //! examples are run in full, as written, and every example of the long
-//! commands (`ladder`, `arena`, `bench tactics`, `review`, `analyze`) is run
+//! commands (`ladder`, `arena`, `bench tactics`, `review`, `analyse`) is run
 //! with a tiny budget (2 games, 2 simulations a move, 2 levels, two
 //! positions of each kind of the tactics suite; [`with_tiny_budget`]),
 //! except those that read a run of their own (`runs/...`) or soak for an
@@ -185,16 +185,16 @@ fn text(output: &Output) -> String {
 #[test]
 fn the_shell_words_are_split_as_sh_would() {
     assert_eq!(
-        shell_words(r#"sumito analyze --fen "a b/c 0" --x 'y,z=1'   # a comment"#),
-        ["sumito", "analyze", "--fen", "a b/c 0", "--x", "y,z=1"]
+        shell_words(r#"sumito analyse --fen "a b/c 0" --x 'y,z=1'   # a comment"#),
+        ["sumito", "analyse", "--fen", "a b/c 0", "--x", "y,z=1"]
     );
     assert_eq!(
         shell_words("sumito review game.txt --json > review.json"),
         ["sumito", "review", "game.txt", "--json"]
     );
     assert_eq!(
-        shell_words("sumito analysis --threads 8 < queries.jsonl"),
-        ["sumito", "analysis", "--threads", "8"]
+        shell_words("sumito json-analysis --threads 8 < queries.jsonl"),
+        ["sumito", "json-analysis", "--threads", "8"]
     );
     assert_eq!(
         strip_comment("sumito x --fen \"a # b\" # note"),
@@ -375,7 +375,7 @@ fn has(words: &[String], flag: &str) -> bool {
 
 /// `args` of a long example with a tiny budget: 2 games (3 for rotations
 /// of three seats), 2 simulations a move (`--simulations`, `--sims`; given
-/// where the example leaves the default of 400 to `ladder`, `analyze` and
+/// where the example leaves the default of 400 to `ladder`, `analyse` and
 /// `review`),
 /// 20 ms a move, levels 1 and 2, 2 positions per kind of a generated suite,
 /// one classical opponent where the ladder would play its five, and its
@@ -417,7 +417,7 @@ fn with_tiny_budget(args: &[String], out: &str) -> Vec<String> {
             tiny.extend(["--opponent".to_owned(), "greedy".to_owned()]);
         }
     }
-    if command == "analyze" && !has(&tiny, "--simulations") && !has(&tiny, "--sims") {
+    if command == "analyse" && !has(&tiny, "--simulations") && !has(&tiny, "--sims") {
         tiny.extend(["--simulations".to_owned(), "2".to_owned()]);
     }
     if command == "review" && !has(&tiny, "--sims") {
@@ -506,7 +506,7 @@ fn long_examples_run_with_a_tiny_budget() {
          5/w5/1wbbb2/1wbbb3/wwwb1b1w1/1wbbb3/2ww3/2b3/5 b 2 4 190 19\n",
     )
     .unwrap();
-    let long = ["ladder", "arena", "bench", "review", "analyze"];
+    let long = ["ladder", "arena", "bench", "review", "analyse"];
     let mut ran = 0;
     let mut seen = std::collections::HashSet::new();
     for (index, example) in all_examples().into_iter().enumerate() {

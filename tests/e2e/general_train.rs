@@ -169,7 +169,7 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
 
     // It analyses the start of its game: a value for each of the three.
     let output = sumito(&[
-        "analyze",
+        "analyse",
         "--model",
         bundle_path,
         "--sims",
@@ -200,7 +200,7 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
     }
     // A position given as the general game's text, under the model's rules.
     let after = "1rrrr/rrr3/rr5/8/9/8/5gg/3ggg/gggg w 0,0,0,0";
-    let output = sumito(&["analyze", "--model", bundle_path, "--fen", after]);
+    let output = sumito(&["analyse", "--model", bundle_path, "--fen", after]);
     assert!(
         !output.status.success(),
         "a four-player text under three-player rules"
@@ -327,7 +327,7 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
     // threads, as the two-player game's analysis does.
     let saved_path = saved.to_str().unwrap();
     let output = sumito(&[
-        "analyze",
+        "analyse",
         "--model",
         bundle_path,
         "--record",
@@ -346,7 +346,7 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
     assert!(out.contains("   Black    White      Red"), "{out}");
     assert!(out.contains("   0  start "), "{out}");
     // A two-player model does not judge it, and says why.
-    let output = sumito(&["analyze", "--model", "quick", "--record", saved_path]);
+    let output = sumito(&["analyse", "--model", "quick", "--record", saved_path]);
     assert!(!output.status.success());
     assert!(
         text(&output).contains("a record of the general game")
@@ -375,7 +375,7 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
     assert!(arena.status.success(), "{}", text(&arena));
     let record = common::first_record(&two);
     let output = sumito(&[
-        "analyze",
+        "analyse",
         "--model",
         bundle_path,
         "--record",

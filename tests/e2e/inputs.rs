@@ -242,7 +242,7 @@ fn a_huge_bad_position_of_the_general_game_gets_a_short_error_pointing_at_the_ch
     let board = format!("5/6/7/8/{}/8/7/6/5 b 0,0,0", "r".repeat(120_000));
     let output = sumito(
         &scratch.0,
-        &["analyze", "--model", model, "--fen", &board],
+        &["analyse", "--model", model, "--fen", &board],
         b"",
     );
     assert_short_error_at_row_e(&output, &board);
@@ -258,7 +258,7 @@ fn a_model_of_three_players_refuses_a_two_player_position() {
     let output = sumito(
         &scratch.0,
         &[
-            "analyze",
+            "analyse",
             "--model",
             model,
             "--fen",

@@ -7,10 +7,10 @@ mod common;
 #[path = "common/training.rs"]
 mod training;
 
-mod analysis;
 mod docs_commands;
 mod general_train;
 mod inputs;
+mod json_analysis;
 mod layering;
 mod object_store;
 mod play;

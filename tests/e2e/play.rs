@@ -2,7 +2,7 @@
 //! a person typing) would: refused and accepted moves, the opponent's
 //! answers, undo, save and load, the clock, and the result line that ends
 //! every game; and of the model bundle: `sumito export` from a run
-//! directory, then play and `sumito analyze` with it, and clear errors for a
+//! directory, then play and `sumito analyse` with it, and clear errors for a
 //! damaged bundle or none at all.
 
 use std::io::{Read, Write};
@@ -394,7 +394,7 @@ fn an_exported_model_plays_hints_and_analyses() {
     let output = sumito_in(
         &scratch.0,
         &[
-            "analyze",
+            "analyse",
             "--model",
             "models/tiny",
             "--sims",
@@ -416,7 +416,7 @@ fn an_exported_model_plays_hints_and_analyses() {
     let output = sumito_in(
         &scratch.0,
         &[
-            "analyze", "--model", "tiny", "--sims", "8", "--record", "game.txt",
+            "analyse", "--model", "tiny", "--sims", "8", "--record", "game.txt",
         ],
         "",
         none,
@@ -440,7 +440,7 @@ fn an_exported_model_plays_hints_and_analyses() {
     let output = sumito_in(
         &scratch.0,
         &[
-            "analyze", "--model", "tiny", "--sims", "8", "--record", "bare.txt",
+            "analyse", "--model", "tiny", "--sims", "8", "--record", "bare.txt",
         ],
         "",
         none,
@@ -557,7 +557,7 @@ fn a_damaged_bundle_or_no_model_gets_a_clear_error() {
     // A bad position is reported before any model is looked for.
     let output = sumito_in(
         &scratch.0,
-        &["analyze", "--model", "no-such-model", "--fen", "9/9 b 0 0"],
+        &["analyse", "--model", "no-such-model", "--fen", "9/9 b 0 0"],
         "",
         none,
         &[],

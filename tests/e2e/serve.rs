@@ -198,7 +198,7 @@ async fn wait_moves(client: &Client, count: usize) {
 async fn analyse_shown(client: &Client, simulations: u32) -> String {
     let script = format!("document.querySelector('#analysis-sims').value = '{simulations}';");
     client.execute(&script, vec![]).await.unwrap();
-    click(client, "[data-testid=analyze]").await;
+    click(client, "[data-testid=analyse]").await;
     let done = format!("({simulations} simulations");
     wait_text(client, "#pv", |t| {
         t.contains(&done) && !t.contains("searching")

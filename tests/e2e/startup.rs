@@ -114,7 +114,7 @@ fn a_network_command_loads_libtorch_once() {
     let output = run_traced(
         Path::new(SUMITO),
         &scratch.0,
-        &["analyze", "--sims", "1", "--top", "1"],
+        &["analyse", "--sims", "1", "--top", "1"],
         "",
     );
     assert!(output.status.success(), "{}", errors(&output));
@@ -147,7 +147,7 @@ fn sumito_alone_plays_classical_games_and_names_what_is_missing_for_networks() {
     assert!(output.status.success(), "{}", errors(&output));
     assert!(String::from_utf8_lossy(&output.stdout).contains("result: unfinished"));
     for network in [
-        &["analyze", "--sims", "1"][..],
+        &["analyse", "--sims", "1"][..],
         &["play"],
         &["arena", "--player", "bundle", "--player", "greedy"],
         &["bench", "net"],

@@ -1,5 +1,5 @@
 //! Model bundles: one self-contained folder per trained model, what
-//! `sumito export` writes and `sumito play` / `sumito analyze` load.
+//! `sumito export` writes and `sumito play` / `sumito analyse` load.
 //!
 //! ```text
 //! models/NAME/
@@ -120,14 +120,14 @@ pub struct BundleMeta {
     pub rules: RulesMeta,
     /// A model of the general game (variants, 3 to 6 players): the `[rules]`
     /// table it was trained under, with the layouts it learned from (the
-    /// first is where `sumito play` and `sumito analyze` start). Absent for
+    /// first is where `sumito play` and `sumito analyse` start). Absent for
     /// two-player models.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub general: Option<RulesTable>,
     pub training: TrainingProvenance,
     /// The weight of the predicted marble difference in the search's values
     /// that the model was trained with (`[selfplay] score_utility` of its
-    /// run) and plays with: `sumito play`, `analyze`, `serve` and `bundle:`
+    /// run) and plays with: `sumito play`, `analyse`, `serve` and `bundle:`
     /// players use it unless told otherwise (`score=`). Absent: 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub score_utility: f32,

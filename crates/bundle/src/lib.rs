@@ -1,6 +1,6 @@
 //! Exported models. A bundle is one self-contained folder per trained model:
 //! what `sumito export` writes from a run and what `sumito play --model`,
-//! `sumito analyze` and `bundle:` arena players load, verified.
+//! `sumito analyse` and `bundle:` arena players load, verified.
 //!
 //! A bundle's network reaches play only through the `mcts::Evaluator` and
 //! arena's `Player`: `sumito-play` (the terminal session and the analysis)

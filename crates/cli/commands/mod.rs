@@ -1,14 +1,14 @@
 //! One module per subcommand, with its arguments. The commands that need no
 //! network run here; the network ones run in `sumito-torch` (`network/`).
 
-pub mod analysis;
-pub mod analyze;
+pub mod analyse;
 pub mod arena;
 pub mod bench;
 /// Not a subcommand: the game a command plays, chosen once, and its rules.
 pub mod command_board;
 pub mod curve;
 pub mod export;
+pub mod json_analysis;
 pub mod ladder;
 /// Not a subcommand: how arena and ladder watch and stop their matches.
 pub mod match_observer;
@@ -19,7 +19,7 @@ pub mod render;
 pub mod review;
 pub mod selfplay;
 pub mod serve;
-/// Not a subcommand: the --fen/--record arguments of analyze and render.
+/// Not a subcommand: the --fen/--record arguments of analyse and render.
 pub mod source;
 pub mod train;
 

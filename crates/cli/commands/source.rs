@@ -1,4 +1,4 @@
-//! The `--fen` / `--record` pair shared by `sumito analyze` and `sumito
+//! The `--fen` / `--record` pair shared by `sumito analyse` and `sumito
 //! render`: what the command works on, one position given as text or every
 //! position of a recorded game, never both. The commands flatten
 //! [`SourceArgs`] into their own arguments and adjust it to their needs:
@@ -66,9 +66,9 @@ mod tests {
     use clap::{CommandFactory, Parser};
 
     #[derive(Debug, Parser)]
-    struct Analyze {
+    struct Analyse {
         #[command(flatten)]
-        args: crate::commands::analyze::Args,
+        args: crate::commands::analyse::Args,
     }
 
     #[derive(Debug, Parser)]
@@ -85,24 +85,24 @@ mod tests {
 
     #[test]
     fn each_command_keeps_its_own_group_rule_and_help() {
-        Analyze::command().debug_assert();
+        Analyse::command().debug_assert();
         Render::command().debug_assert();
-        assert!(Analyze::try_parse_from(["analyze"]).is_ok());
+        assert!(Analyse::try_parse_from(["analyse"]).is_ok());
         let missing = Render::try_parse_from(["render", "--out", "x.svg"]).unwrap_err();
         assert!(missing.to_string().contains("--fen"), "{missing}");
-        for command in ["analyze", "render"] {
+        for command in ["analyse", "render"] {
             let both = [command, "--fen", "9/9 b 0 0", "--record", "game.txt"];
-            let error = if command == "analyze" {
-                Analyze::try_parse_from(both).unwrap_err()
+            let error = if command == "analyse" {
+                Analyse::try_parse_from(both).unwrap_err()
             } else {
                 Render::try_parse_from(both.into_iter().chain(["--out", "x.svg"])).unwrap_err()
             };
             assert!(error.to_string().contains("cannot be used with"), "{error}");
         }
-        let analyze_help = Analyze::command().render_help().to_string();
+        let analyse_help = Analyse::command().render_help().to_string();
         assert!(
-            analyze_help.contains("default: the start of"),
-            "{analyze_help}"
+            analyse_help.contains("default: the start of"),
+            "{analyse_help}"
         );
         let render_help = Render::command().render_help().to_string();
         assert!(render_help.contains("OUT-000.svg"), "{render_help}");

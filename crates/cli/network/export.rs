@@ -1,6 +1,6 @@
 //! `sumito export`: a trained model of a run as a self-contained bundle
 //! (TorchScript, safetensors weights, metadata) that `sumito play` and
-//! `sumito analyze` load (layout: `sumito_bundle::bundle`); or, from any
+//! `sumito analyse` load (layout: `sumito_bundle::bundle`); or, from any
 //! checkpoint folder, just the TorchScript module and its JSON sidecar, for
 //! Python (`torch.jit.load`) or other programs.
 

@@ -4,8 +4,7 @@
 
 use sumito_cli::cli::Command;
 
-pub mod analysis;
-pub mod analyze;
+pub mod analyse;
 pub mod arena;
 pub mod bench;
 pub mod curve;
@@ -13,6 +12,7 @@ pub mod evaluate;
 pub mod export;
 /// Not a command: Ctrl-C handling of the long-running commands.
 pub mod interrupt;
+pub mod json_analysis;
 pub mod ladder;
 /// Not a subcommand: a model's game and rules, and a record taken under them.
 pub mod model_game;
@@ -31,8 +31,8 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Trainer(args) => trainer::run(args),
         Command::Evaluate(args) => evaluate::run(args),
         Command::Export(args) => export::run(args),
-        Command::Analyze(args) => analyze::run(args),
-        Command::Analysis(args) => analysis::run(args),
+        Command::Analyse(args) => analyse::run(args),
+        Command::JsonAnalysis(args) => json_analysis::run(args),
         Command::Review(args) => review::run(args),
         Command::Curve(args) => curve::run(args),
         Command::Play(args) => play::run(args),

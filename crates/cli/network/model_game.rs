@@ -1,5 +1,5 @@
 //! Not a subcommand: what a model judges, in its game and under the rules it
-//! learned, for `analyze`, `review` and `analysis` alike: its rules as a
+//! learned, for `analyse`, `review` and `json-analysis` alike: its rules as a
 //! `[rules]` table, and a saved game taken under them.
 
 use std::path::Path;

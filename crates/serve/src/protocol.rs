@@ -13,7 +13,7 @@
 //! | `undo` | | takes back to the previous turn of a person |
 //! | `resign` | | the person to move resigns |
 //! | `goto` | `ply` | shows the position after `ply` moves (the move list) |
-//! | `analyze` | `simulations` (optional), `position` (optional position text) | searches the shown (or given) position with the model |
+//! | `analyse` (or `analyze`, its old spelling, still read) | `simulations` (optional), `position` (optional position text) | searches the shown (or given) position with the model |
 //! | `load` | `record` (a Sumito record, or Aba-Pro moves one per line or separated by spaces) | replaces the game |
 //! | `save` | | asks for the game as a record |
 //! | `review` | `simulations` (optional, per position) | the model reviews every move of the game |
@@ -90,7 +90,10 @@ pub enum ClientMessage {
     Goto {
         ply: usize,
     },
-    Analyze {
+    // `analyze`: the type's older spelling, still read (an alias),
+    // so that a client written for it keeps working.
+    #[serde(alias = "analyze")]
+    Analyse {
         #[serde(default)]
         simulations: Option<u32>,
         #[serde(default)]
@@ -177,7 +180,7 @@ pub struct StateView {
     /// Whether analysis is available (a model is loaded and the game is
     /// one it plays: a two-player model's plain game, a general model's
     /// game under its rules).
-    pub can_analyze: bool,
+    pub can_analyse: bool,
     /// This game's model (its model seats', or the one that analyses
     /// it), if any.
     pub model: Option<String>,
@@ -297,6 +300,32 @@ mod tests {
         }
     }
 
+    #[test]
+    fn analyse_is_read_in_both_spellings() {
+        let asked = Ok(ClientMessage::Analyse {
+            simulations: Some(8),
+            position: None,
+        });
+        assert_eq!(parse(r#"{"type":"analyse","simulations":8}"#), asked);
+        // The old spelling, an alias kept for clients written for it.
+        assert_eq!(parse(r#"{"type":"analyze","simulations":8}"#), asked);
+        assert_eq!(
+            parse(r#"{"type":"analyze","position":"9/9 b 0 0"}"#),
+            Ok(ClientMessage::Analyse {
+                simulations: None,
+                position: Some("9/9 b 0 0".into()),
+            })
+        );
+        // Under either name the schema is as strict.
+        for bad in [
+            r#"{"type":"analyse","extra":1}"#,
+            r#"{"type":"analyze","extra":1}"#,
+            r#"{"type":"analyze","simulations":-1}"#,
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
     use proptest::prelude::*;
 
     use crate::menu::PagePolicy;
@@ -354,8 +383,8 @@ mod tests {
             ]
         });
         let kind = prop::sample::select(vec![
-            "new_game", "move", "undo", "resign", "goto", "analyze", "load", "save", "review",
-            "other",
+            "new_game", "move", "undo", "resign", "goto", "analyse", "analyze", "load", "save",
+            "review", "other",
         ]);
         let field = prop::sample::select(vec![
             "layout",
@@ -407,7 +436,7 @@ mod tests {
                 let mut session = session.borrow_mut();
                 let reply = match serde_json::from_str::<ClientMessage>(&text) {
                     Err(err) => error(format!("bad message: {err}")),
-                    Ok(ClientMessage::Analyze { simulations, position }) => {
+                    Ok(ClientMessage::Analyse { simulations, position }) => {
                         match session.analysis_target(simulations, position.as_deref()) {
                             Err(message) => error(message),
                             Ok(_) => unreachable!("no model is loaded"),

@@ -463,7 +463,7 @@ async fn play(socket: WebSocket, state: Arc<ServerState>) {
             }
         };
         let reply = match request {
-            ClientMessage::Analyze {
+            ClientMessage::Analyse {
                 simulations,
                 position,
             } => {

@@ -983,7 +983,7 @@ impl GameSession {
                 Ok(None)
             }
             ClientMessage::Save {} => Ok(Some(ServerMessage::Record { text: self.save() })),
-            ClientMessage::Analyze { .. } | ClientMessage::Review { .. } => {
+            ClientMessage::Analyse { .. } | ClientMessage::Review { .. } => {
                 Err("analysis is run by the server, not the session".into())
             }
         }
@@ -1258,7 +1258,7 @@ impl GameSession {
         let last = self.current();
         let rules = last.rules();
         let seating = rules.seating;
-        let (can_analyze, rules_note) = self.analysis_view();
+        let (can_analyse, rules_note) = self.analysis_view();
         let human_to_move =
             !self.is_over() && matches!(self.seats[last.seat_to_move()], Seat::Human(_));
         let running = self.clock.is_some() && !self.is_over();
@@ -1329,7 +1329,7 @@ impl GameSession {
                 })
                 .collect(),
             result: self.ended.clone().or_else(|| last.describe_outcome()),
-            can_analyze,
+            can_analyse,
             model: self.engines().model_name(),
             levels: levels_of(self.engines()),
             models: self
@@ -1440,7 +1440,7 @@ mod tests {
         let state = game.state();
         assert_eq!(state.board.len(), 61);
         assert_eq!(state.legal.len(), 44, "Standard, Black to move");
-        assert!(state.human_to_move && !state.can_analyze);
+        assert!(state.human_to_move && !state.can_analyse);
         let a1b2 = state.legal.iter().find(|m| m.text == "A1B2").unwrap();
         assert_eq!(a1b2.from, ["A1", "B2", "C3"]);
         assert_eq!(a1b2.to, ["B2", "C3", "D4"]);
@@ -2001,7 +2001,7 @@ mod tests {
         // person first and the model at the other seats.
         let state = game.state();
         assert_eq!(state.seats.len(), 3);
-        assert!(state.human_to_move && state.can_analyze);
+        assert!(state.human_to_move && state.can_analyse);
         assert_eq!(game.current().rules().max_plies, Some(240));
         let first = state.legal[0].text.clone();
         game.handle(ClientMessage::Move { text: first }).unwrap();
@@ -2032,7 +2032,7 @@ mod tests {
         // and may: the game is under them.
         let (target, sims) = game.analysis_target(Some(10), None).unwrap();
         assert_eq!((target, sims), (*game.current(), 10));
-        assert!(game.state().can_analyze);
+        assert!(game.state().can_analyse);
     }
 
     #[test]
@@ -2092,7 +2092,7 @@ mod tests {
         let state = game.state();
         assert_eq!(state.model.as_deref(), Some("uniform three"));
         assert_eq!(state.seats[2].player, "uniform three");
-        assert!(state.can_analyze);
+        assert!(state.can_analyse);
         assert_eq!(game.current().rules().max_plies, Some(240));
         // A model named for a game it does not play is refused by name, and
         // so is a name the server does not have.

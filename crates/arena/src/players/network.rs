@@ -176,7 +176,7 @@ impl<M: Copy> Analysis<M> {
 /// one game at a time in the game of the board `B`, its tree kept across
 /// the game's moves (every player of a game sees every move through
 /// [`Player::observe_move`]). The terminal's and the browser's model seats,
-/// `sumito analyze` and review, and the matches' `net:` and `bundle:`
+/// `sumito analyse` and review, and the matches' `net:` and `bundle:`
 /// players (all the games of a match share one batching evaluator) are all
 /// this player.
 pub struct NetworkSearch<B: Board = Position> {

@@ -122,7 +122,7 @@ async fn measure_analysis(url: String) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
     let (mut overheads, mut searches) = (Vec::new(), Vec::new());
     for round in 0..10 {
         let started = Instant::now();
-        let ask = json!({"type": "analyze", "simulations": 400});
+        let ask = json!({"type": "analyse", "simulations": 400});
         socket.send(Message::Text(ask.to_string().into())).await?;
         loop {
             let message = next_message(&mut socket).await?;

@@ -163,7 +163,7 @@ async fn session(
             let simulations = rng.random_range(50..400);
             send(
                 &mut socket,
-                &json!({"type": "analyze", "simulations": simulations}),
+                &json!({"type": "analyse", "simulations": simulations}),
             )
             .await?;
             if rng.random_bool(0.5) {

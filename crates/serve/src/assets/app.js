@@ -134,7 +134,7 @@ function render() {
   $("rules-note").hidden = !state.rules_note;
   $("status").textContent = state.result ? `Game over: ${state.result}`
     : `${state.seats[state.to_move].colour} to move` + (state.human_to_move ? "" : " (thinking…)");
-  $("analyze").disabled = !state.can_analyze;
+  $("analyse").disabled = !state.can_analyse;
   renderEvalBar();
 }
 
@@ -506,11 +506,11 @@ const MAX_DEEPENING = 51200;
 let asked = 0, pending = false;
 function requestAnalysis(simulations, position) {
   asked = simulations; pending = true;
-  send(position ? { type: "analyze", position, simulations } : { type: "analyze", simulations });
+  send(position ? { type: "analyse", position, simulations } : { type: "analyse", simulations });
 }
 function deepen(last) {
   if (last) pending = false;
-  if (pending || !$("continuous").checked || !state || !state.can_analyze || state.result) return;
+  if (pending || !$("continuous").checked || !state || !state.can_analyse || state.result) return;
   if (last && last.position !== state.position) return deepen(null);
   if (last && last.simulations < asked) return;
   const sims = last ? last.simulations * 2 : Number($("analysis-sims").value) || 800;
@@ -530,7 +530,7 @@ $("undo").onclick = () => send({ type: "undo" });
 $("resign").onclick = () => send({ type: "resign" });
 $("flip").onclick = () => { flipped = !flipped; render(); };
 $("show-movable").onchange = () => render();
-$("analyze").onclick = () => requestAnalysis(Number($("analysis-sims").value) || 800);
+$("analyse").onclick = () => requestAnalysis(Number($("analysis-sims").value) || 800);
 $("paste-form").addEventListener("submit", (event) => {
   event.preventDefault();
   requestAnalysis(Number($("analysis-sims").value) || 800, $("paste").value.trim());

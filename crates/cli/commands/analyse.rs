@@ -1,6 +1,6 @@
-//! The arguments of `sumito analyze`: what a model's search thinks of a
+//! The arguments of `sumito analyse`: what a model's search thinks of a
 //! position or of every position of a game. `sumito-torch` runs it
-//! (`network/analyze.rs`).
+//! (`network/analyse.rs`).
 
 use std::path::PathBuf;
 

@@ -1,15 +1,15 @@
-//! `sumito analysis`: the analysis engine of `sumito_cli::commands::analysis`
-//! with a model bundle's network: one inference service, whose batches
-//! gather the leaves of every query being searched, and one search per
-//! thread on it.
+//! `sumito json-analysis`: the analysis engine of
+//! `sumito_cli::commands::json_analysis` with a model bundle's network: one
+//! inference service, whose batches gather the leaves of every query being
+//! searched, and one search per thread on it.
 
 use std::io::{BufReader, stdin, stdout};
 
 use anyhow::Context;
 use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_bundle::bundle::ModelBundle;
-use sumito_cli::commands::analysis::{Args, QueryGame, run_engine};
 use sumito_cli::commands::command_board::{CommandBoard, first_layout, position_given, start_of};
+use sumito_cli::commands::json_analysis::{Args, QueryGame, run_engine};
 use sumito_engine::general::GeneralLayout;
 use sumito_game::with_board;
 use sumito_net::NetBoard;

@@ -1,4 +1,4 @@
-//! `sumito analysis`: an analysis engine for programs, in the manner of
+//! `sumito json-analysis`: an analysis engine for programs, in the manner of
 //! KataGo's JSON analysis engine. One JSON query per line on standard
 //! input; for every position a query asks about, one JSON answer per line
 //! on standard output, as soon as it is ready (answers of different

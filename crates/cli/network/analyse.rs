@@ -1,6 +1,6 @@
-//! `sumito analyze`: what a model's search thinks of a position (its value
+//! `sumito analyse`: what a model's search thinks of a position (its value
 //! and top moves with visits, Q and prior) or of every position of a game
-//! (arguments: `sumito_cli::commands::analyze`), in the model's game: what
+//! (arguments: `sumito_cli::commands::analyse`), in the model's game: what
 //! to analyse is read for the model's game, then analysed by one generic
 //! path ([`analyse_target`]).
 
@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::Context;
 use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_bundle::bundle::ModelBundle;
-use sumito_cli::commands::analyze::Args;
+use sumito_cli::commands::analyse::Args;
 use sumito_cli::commands::command_board::{CommandBoard, first_layout, position_given, start_of};
 use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
@@ -23,7 +23,7 @@ use sumito_play::analysis::{analyse_game, format_game, format_position};
 use super::model_game::{model_table, positions_of, record_for_model};
 use super::play::{open_model, search_device};
 
-/// What `analyze` looks at: one position, or every position of a game.
+/// What `analyse` looks at: one position, or every position of a game.
 enum Target<B: Board> {
     Position(B),
     Game {
@@ -54,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     with_board!(bundle.meta.kind(), analyse(&args, &bundle))
 }
 
-/// `analyze` with the model `bundle` of game `B`, under the rules it
+/// `analyse` with the model `bundle` of game `B`, under the rules it
 /// learned: the position of --fen, every position of --record, or the start
 /// of the first layout it learned.
 fn analyse<B: NetBoard + CommandBoard>(args: &Args, bundle: &ModelBundle) -> anyhow::Result<()> {

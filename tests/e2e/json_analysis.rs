@@ -1,4 +1,4 @@
-//! End-to-end test of `sumito analysis`, the analysis engine for programs:
+//! End-to-end test of `sumito json-analysis`, the analysis engine for programs:
 //! JSON queries written to its standard input through a pipe, JSON answers
 //! read back line by line, with the shipped model.
 
@@ -11,7 +11,7 @@ const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
 fn queries_over_a_pipe_get_answers_by_id_and_errors_by_field() {
     let mut child = Command::new(SUMITO)
         .args([
-            "analysis",
+            "json-analysis",
             "--model",
             "models/quick",
             "--sims",
@@ -107,4 +107,45 @@ fn queries_over_a_pipe_get_answers_by_id_and_errors_by_field() {
         "{answers:?}"
     );
     assert_eq!(answers.len(), 7);
+}
+
+/// The commands' old names, `analysis` and `analyze` (hidden aliases of
+/// `json-analysis` and `analyse`), still reach their commands in
+/// `sumito-torch`, which parses the words `sumito` hands it again.
+#[test]
+fn the_old_names_still_run_their_commands() {
+    let mut child = Command::new(SUMITO)
+        .args(["analysis", "--model", "models/quick", "--sims", "4"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"id": "old", "top": 2}}"#).unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answer: serde_json::Value =
+        serde_json::from_str(String::from_utf8(output.stdout).unwrap().trim()).unwrap();
+    assert_eq!(answer["id"], "old", "{answer}");
+    assert_eq!(answer["root"]["simulations"], 4, "{answer}");
+
+    let output = Command::new(SUMITO)
+        .args(["analyze", "--model", "quick", "--sims", "4", "--top", "1"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("principal variation"), "{stdout}");
 }
