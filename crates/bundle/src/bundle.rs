@@ -904,31 +904,6 @@ impl ModelBundle {
         self.meta.general.is_some()
     }
 
-    /// An error naming the bundle as the general game's, saying `wanted`,
-    /// unless it is a two-player model.
-    pub fn require_two_player(&self, wanted: &'static str) -> Result<(), BundleError> {
-        if self.is_general() {
-            return Err(BundleError::GeneralGame {
-                dir: self.dir.clone(),
-                layouts: self.meta.general_layouts(),
-                wanted,
-            });
-        }
-        Ok(())
-    }
-
-    /// An error naming the bundle as a two-player model, saying `wanted`,
-    /// unless it is a model of the general game.
-    pub fn require_general(&self, wanted: &'static str) -> Result<(), BundleError> {
-        if !self.is_general() {
-            return Err(BundleError::TwoPlayerGame {
-                dir: self.dir.clone(),
-                wanted,
-            });
-        }
-        Ok(())
-    }
-
     /// The TorchScript network, for play and analysis.
     pub fn load_torchscript(&self, device: Device) -> Result<TorchScriptModel, BundleError> {
         let path = self.dir.join(TORCHSCRIPT_FILE);
@@ -962,9 +937,15 @@ impl ModelBundle {
     /// An error naming the bundle's game, saying `wanted`, unless its model
     /// plays `game`.
     pub fn require_game(&self, game: GameKind, wanted: &'static str) -> Result<(), BundleError> {
-        match game {
-            GameKind::TwoPlayer => self.require_two_player(wanted),
-            GameKind::General => self.require_general(wanted),
+        let dir = self.dir.clone();
+        match (self.meta.kind(), game) {
+            (found, game) if found == game => Ok(()),
+            (GameKind::General, _) => Err(BundleError::GeneralGame {
+                dir,
+                layouts: self.meta.general_layouts(),
+                wanted,
+            }),
+            (GameKind::TwoPlayer, _) => Err(BundleError::TwoPlayerGame { dir, wanted }),
         }
     }
 
@@ -1249,7 +1230,7 @@ pub(crate) mod tests {
                 message.contains("general game (three-player)") && message.contains("--model"),
                 "{message}"
             );
-            assert!(bundle.require_general("").is_ok());
+            assert!(bundle.require_game(GameKind::General, "").is_ok());
             // A bundle that says two-player rules for a general network is
             // malformed (its description is checked against the weights).
             let text = std::fs::read_to_string(out.join(BUNDLE_FILE)).unwrap();

@@ -15,7 +15,7 @@ use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Layout, Position, quote_position_text};
 use sumito_game::Board;
-use sumito_play::drawing::{DrawBoard, draw_general, draw_two_player};
+use sumito_play::drawing::DrawBoard;
 
 /// Each model of the general game among some specs, by spec, with the
 /// `[rules]` table it learned under.
@@ -49,26 +49,19 @@ pub const NETWORK_PLAYER_KINDS: [&str; 2] = ["net", "bundle"];
 
 /// A game as the commands see it: its players among the kinds a binary
 /// knows (its classical players and ladder are its
-/// [`ArenaBoard`]'s), and its board in the terminal.
-pub trait CommandBoard: ArenaBoard {
+/// [`ArenaBoard`]'s), and its board in the terminal ([`DrawBoard`]).
+pub trait CommandBoard: ArenaBoard + DrawBoard {
     /// The players of this game among `kinds`.
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Self>>;
-
-    /// The board as `sumito play` draws it ([`sumito_play::drawing`]).
-    const DRAW: DrawBoard<Self>;
 }
 
 impl CommandBoard for Position {
-    const DRAW: DrawBoard<Position> = draw_two_player;
-
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Position>> {
         (kinds.two_player)()
     }
 }
 
 impl CommandBoard for GeneralPosition {
-    const DRAW: DrawBoard<GeneralPosition> = draw_general;
-
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<GeneralPosition>> {
         (kinds.general)()
     }

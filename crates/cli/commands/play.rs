@@ -366,7 +366,6 @@ pub fn run_game<B: CommandBoard>(
         // A model plays under the rules it was trained with only.
         keep_rules: model.is_some(),
         time_control: args.clock,
-        draw: B::DRAW,
         style,
         echo_input: echo,
     };

@@ -9,8 +9,8 @@ use sumito_arena::players::network::SearchBudget;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::command_board::CommandBoard;
 use sumito_cli::commands::play::{Args, Model, run_classical, run_game};
-use sumito_game::Level;
 use sumito_game::with_board;
+use sumito_game::{GameKind, Level};
 use sumito_net::NetBoard;
 use sumito_net::{Device, DeviceSpec, ThreadsConfig, configure_threads};
 
@@ -48,7 +48,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // Variants and more players need a model trained on them.
         let given = args.model.as_deref().unwrap_or(Path::new(""));
         let problem = bundle
-            .require_general("the many-player games and the variants need a model trained on them")
+            .require_game(
+                GameKind::General,
+                "the many-player games and the variants need a model trained on them",
+            )
             .unwrap_err();
         anyhow::bail!("--model {}: {problem}", given.display());
     }

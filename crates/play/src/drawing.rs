@@ -1,6 +1,5 @@
-//! The board drawn for a terminal session, by game: the session is given
-//! its game's drawing ([`DrawBoard`], `SessionConfig::draw`), and the
-//! commands pick [`draw_two_player`] or [`draw_general`] with the game.
+//! The board drawn for a terminal session: [`DrawBoard`], implemented once
+//! per game.
 
 use std::time::Duration;
 
@@ -23,32 +22,31 @@ pub struct SeatNotes<'a, B: Board> {
     pub last_move: Option<(B, B::Move)>,
 }
 
-/// A game's board as text in `style`, with `notes` beside it.
-pub type DrawBoard<B> = fn(&B, BoardStyle, &SeatNotes<'_, B>) -> String;
+/// A game whose board a terminal session draws.
+pub trait DrawBoard: Board {
+    /// The board as text in `style`, with `notes` beside it.
+    fn draw(&self, style: BoardStyle, notes: &SeatNotes<'_, Self>) -> String;
+}
 
 /// The two-player board, with the last move's marbles marked.
-pub fn draw_two_player(
-    position: &Position,
-    style: BoardStyle,
-    notes: &SeatNotes<'_, Position>,
-) -> String {
-    let label = |seat: usize| notes.labels.get(seat).cloned().unwrap_or_default();
-    let annotations = BoardAnnotations {
-        clocks: notes.clocks.map(|clocks| [clocks[0], clocks[1]]),
-        players: [label(0), label(1)],
-        last_move: notes
-            .last_move
-            .map(|(before, mv)| marble_steps(&before, mv))
-            .unwrap_or_default(),
-    };
-    draw_board(position, style, &annotations)
+impl DrawBoard for Position {
+    fn draw(&self, style: BoardStyle, notes: &SeatNotes<'_, Position>) -> String {
+        let label = |seat: usize| notes.labels.get(seat).cloned().unwrap_or_default();
+        let annotations = BoardAnnotations {
+            clocks: notes.clocks.map(|clocks| [clocks[0], clocks[1]]),
+            players: [label(0), label(1)],
+            last_move: notes
+                .last_move
+                .map(|(before, mv)| marble_steps(&before, mv))
+                .unwrap_or_default(),
+        };
+        draw_board(self, style, &annotations)
+    }
 }
 
 /// The general game's board, any layout and number of seats.
-pub fn draw_general(
-    position: &GeneralPosition,
-    style: BoardStyle,
-    notes: &SeatNotes<'_, GeneralPosition>,
-) -> String {
-    draw_general_board(position, style, notes.labels, notes.clocks)
+impl DrawBoard for GeneralPosition {
+    fn draw(&self, style: BoardStyle, notes: &SeatNotes<'_, GeneralPosition>) -> String {
+        draw_general_board(self, style, notes.labels, notes.clocks)
+    }
 }

@@ -153,8 +153,6 @@ pub struct SessionConfig<B: Board> {
     /// goes on under them, whatever its own record says.
     pub keep_rules: bool,
     pub time_control: Option<TimeControl>,
-    /// The game's board as text ([`crate::drawing`]).
-    pub draw: DrawBoard<B>,
     pub style: BoardStyle,
     /// Repeat each input line after the prompt: for transcripts of piped
     /// input, which the terminal does not show.
@@ -232,7 +230,7 @@ struct Session<'a, B: Board, W: Write> {
 
 /// Plays one game; `seats[s]` plays seat `s`. Returns how it ended. All
 /// output, including the final `result:` line, goes to `out`.
-pub fn run_session<B: Board, R: BufRead, W: Write>(
+pub fn run_session<B: DrawBoard, R: BufRead, W: Write>(
     config: SessionConfig<B>,
     seats: Vec<SeatControl<'_, B>>,
     input: R,
@@ -262,7 +260,7 @@ pub fn run_session<B: Board, R: BufRead, W: Write>(
     session.run(input)
 }
 
-impl<'a, B: Board, W: Write> Session<'a, B, W> {
+impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
     fn is_person(&self, seat: usize) -> bool {
         matches!(self.seats[seat], SeatControl::People(_))
     }
@@ -540,7 +538,7 @@ impl<'a, B: Board, W: Write> Session<'a, B, W> {
         write!(
             self.out,
             "{}",
-            (self.config.draw)(&self.position, self.config.style, &notes)
+            self.position.draw(self.config.style, &notes)
         )?;
         if let Some(last) = self.history.last() {
             writeln!(
@@ -781,7 +779,6 @@ pub fn describe<B: Board>(thought: &Thought<B::Move>) -> String {
 mod tests {
     use super::*;
     use crate::board_text::{BoardAnnotations, draw_board};
-    use crate::drawing::{draw_general, draw_two_player};
     use crate::record::{GameRecord, Start};
     use std::time::Duration;
     use sumito_arena::player::{PlayerRegistry, WinProbability};
@@ -838,7 +835,6 @@ mod tests {
             record: GameRecord::unplayed(Start::Layout(Layout::Standard), Rules::default()),
             keep_rules: false,
             time_control: None,
-            draw: draw_two_player,
             style: BoardStyle::Ascii,
             echo_input: true,
         };
@@ -1237,7 +1233,6 @@ quit
             ),
             keep_rules: false,
             time_control: None,
-            draw: draw_general,
             style: BoardStyle::Ascii,
             echo_input: true,
         }
