@@ -45,10 +45,7 @@ use sumito_pipeline::ratings::{EvaluationRecord, fit_table, model_name, read_eva
 use sumito_pipeline::run::loop_hours;
 use sumito_pipeline::rundir::{Location, RunDir, RunDirError};
 
-/// Names this folder layout in `bundle.json`.
-pub const BUNDLE_FORMAT: &str = "sumito-model-bundle";
-/// Bumped whenever the layout changes incompatibly.
-pub const BUNDLE_VERSION: u32 = 1;
+pub use sumito_game::formats::{BUNDLE_FORMAT, BUNDLE_VERSION};
 pub const BUNDLE_FILE: &str = "bundle.json";
 pub const TORCHSCRIPT_FILE: &str = "model.pt";
 pub const TRAINING_CONFIG_FILE: &str = "training-config.toml";

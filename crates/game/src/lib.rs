@@ -28,6 +28,7 @@ use std::fmt;
 
 pub mod board;
 pub mod choice;
+pub mod formats;
 pub mod general;
 pub mod kind;
 pub mod level;

@@ -35,8 +35,7 @@ use crate::fsutil::{fnv1a64, write_atomically};
 use crate::model::PolicyValueNet;
 use crate::train::{Optimizer, Trainer};
 
-/// Version of the checkpoint layout described in the module documentation.
-pub const CHECKPOINT_FORMAT: u32 = 1;
+pub use sumito_game::formats::CHECKPOINT_FORMAT;
 pub const WEIGHTS_FILE: &str = "weights.safetensors";
 pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
 /// A moving average of the weights, which trainers with `ema_decay` (a

@@ -55,15 +55,11 @@ use sumito_engine::{ACTION_COUNT, CELL_COUNT, Cell, Color, Move, Position, Rules
 
 use crate::NetError;
 
-/// Version of the input planes and the policy layout. Bump it whenever they
-/// change.
-pub const ENCODING_VERSION: u32 = 1;
+pub use sumito_game::formats::{ENCODING_VERSION, PUSH_OFF_ENCODING_VERSION};
 /// Side of the square grid holding the hexagon.
 pub const GRID: usize = 9;
 /// Points of the grid.
 pub const GRID_POINTS: usize = GRID * GRID;
-/// Version of the input planes with the push-off planes.
-pub const PUSH_OFF_ENCODING_VERSION: u32 = 2;
 /// Input planes per position.
 pub const INPUT_PLANES: usize = 11;
 /// Floats per encoded position.

@@ -31,8 +31,7 @@ use crate::model::OutputColumns;
 use crate::model::PolicyValueNet;
 use sumito_game::GameKind;
 
-/// Identifies the sidecar of an exported module.
-pub const EXPORT_FORMAT: &str = "sumito-torchscript-1";
+pub use sumito_game::formats::EXPORT_FORMAT;
 
 /// The sidecar `<file>.json` of an exported module.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -55,8 +55,7 @@ use sumito_mcts::{MAX_SIDES, SideShares};
 
 use crate::encoding::{GRID_POINTS, grid_point_of, view_symmetry};
 
-/// Version of the variant input planes, policy layout and value sides.
-pub const GENERAL_ENCODING_VERSION: u32 = 1;
+pub use sumito_game::formats::GENERAL_ENCODING_VERSION;
 
 pub const PLANE_SEAT_MARBLES: usize = 0;
 pub const PLANE_SEAT_RELATION: usize = PLANE_SEAT_MARBLES + MAX_SEATS;

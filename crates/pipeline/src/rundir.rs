@@ -100,10 +100,7 @@ const BEST_PREFIX: &str = "models/best/";
 /// The best model's record of runs made before [`BEST_PREFIX`].
 const LEGACY_BEST: &str = "models/best.json";
 
-/// The marker in `run.json`.
-pub const RUN_FORMAT: &str = "sumito-run";
-/// Bumped whenever a file in the run directory changes incompatibly.
-pub const RUN_FORMAT_VERSION: u32 = 1;
+pub use sumito_game::formats::{RUN_FORMAT, RUN_FORMAT_VERSION};
 
 #[derive(Debug, Serialize, Deserialize)]
 struct RunMarker {

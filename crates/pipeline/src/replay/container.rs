@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! magic        8  b"SUMITOR\0"
-//! version      2  CONTAINER_VERSION
+//! version      2  REPLAY_CONTAINER_VERSION
 //! game         1  0 the two-player game, 1 the general game
 //! length       4  of the game's encoding
 //! game's bytes n  the game's own format, whole (its magic and checksum included)
@@ -29,7 +29,7 @@ use super::error::FormatError;
 /// The extension of replay files.
 pub const EXTENSION: &str = "replay";
 pub const CONTAINER_MAGIC: [u8; 8] = *b"SUMITOR\0";
-pub const CONTAINER_VERSION: u16 = 1;
+pub use sumito_game::formats::REPLAY_CONTAINER_VERSION;
 /// Magic, version, game and length.
 const HEADER_LEN: usize = 8 + 2 + 1 + 4;
 
@@ -53,7 +53,7 @@ pub fn legacy_extension(kind: GameKind) -> &'static str {
 pub fn wrap(kind: GameKind, game: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + game.len() + 4);
     out.extend_from_slice(&CONTAINER_MAGIC);
-    out.extend_from_slice(&CONTAINER_VERSION.to_le_bytes());
+    out.extend_from_slice(&REPLAY_CONTAINER_VERSION.to_le_bytes());
     out.push(code(kind));
     out.extend_from_slice(&(game.len() as u32).to_le_bytes());
     out.extend_from_slice(game);
@@ -99,10 +99,10 @@ fn header(kind: GameKind, bytes: &[u8]) -> Result<Option<&[u8]>, FormatError> {
         });
     }
     let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-    if version != CONTAINER_VERSION {
+    if version != REPLAY_CONTAINER_VERSION {
         return Err(FormatError::BadHeader(format!(
             "replay container version {version} is not supported (this sumito reads version \
-             {CONTAINER_VERSION})"
+             {REPLAY_CONTAINER_VERSION})"
         )));
     }
     let found = bytes[10];

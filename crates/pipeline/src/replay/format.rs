@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! magic            8  b"SUMITOG\0"
-//! version          2  FORMAT_VERSION
+//! version          2  TWO_PLAYER_REPLAY_VERSION
 //! marbles_to_win   1  ┐
 //! max_plies        4  │ the game's Rules (0 = no limit)
 //! no_push_off      4  ┘
@@ -48,9 +48,7 @@ use crate::crc::crc32c;
 use sumito_game::GameKind;
 
 pub const MAGIC: [u8; 8] = *b"SUMITOG\0";
-pub const FORMAT_VERSION: u16 = 2;
-/// The oldest version still read: the same layout without the policy surprise.
-const FIRST_VERSION: u16 = 1;
+pub use sumito_game::formats::{TWO_PLAYER_REPLAY_FIRST_VERSION, TWO_PLAYER_REPLAY_VERSION};
 /// Stored policy surprise: nats × this, in a u16.
 const SURPRISE_SCALE: f32 = 1000.0;
 /// The stored policy surprise of a record that has none (one read from a
@@ -208,7 +206,7 @@ pub(crate) fn encode_game_body(game: &SelfPlayGame) -> Vec<u8> {
         HEADER_LEN + game.positions.len() * POSITION_FIXED_LEN + policy_bytes + 4,
     );
     out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&TWO_PLAYER_REPLAY_VERSION.to_le_bytes());
     encode_rules(&mut out, game.rules);
     out.extend_from_slice(&game.model_generation.to_le_bytes());
     out.push(match game.outcome {
@@ -313,10 +311,10 @@ fn read_header(cursor: &mut Cursor<'_>) -> Result<u16, FormatError> {
         return Err(FormatError::BadMagic);
     }
     let version = cursor.u16()?;
-    if !(FIRST_VERSION..=FORMAT_VERSION).contains(&version) {
+    if !(TWO_PLAYER_REPLAY_FIRST_VERSION..=TWO_PLAYER_REPLAY_VERSION).contains(&version) {
         return Err(FormatError::UnsupportedVersion {
             found: version,
-            supported: FORMAT_VERSION,
+            supported: TWO_PLAYER_REPLAY_VERSION,
         });
     }
     Ok(version)
@@ -709,7 +707,7 @@ pub(crate) mod tests {
             decode_game(&bytes),
             Err(FormatError::UnsupportedVersion {
                 found: 9,
-                supported: FORMAT_VERSION
+                supported: TWO_PLAYER_REPLAY_VERSION
             })
         );
         assert_eq!(

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! magic            8  b"SUMITOV\0"
-//! version          2  GENERAL_FORMAT_VERSION
+//! version          2  GENERAL_REPLAY_VERSION
 //! model generation 4  the model that played it
 //! rules            4 + n  length, then the `[rules]` table as JSON
 //! start            2 + n  length, then the start as a general position text
@@ -103,11 +103,9 @@ impl GeneralGameRecord {
 }
 
 pub const GENERAL_MAGIC: [u8; 8] = *b"SUMITOV\0";
-pub const GENERAL_FORMAT_VERSION: u16 = 3;
-/// The version before the end byte, still read.
-const GENERAL_FORMAT_VERSION_1: u16 = 1;
-/// The version before the policy surprise, still read.
-const GENERAL_FORMAT_VERSION_2: u16 = 2;
+pub use sumito_game::formats::{
+    GENERAL_REPLAY_VERSION, GENERAL_REPLAY_VERSION_1, GENERAL_REPLAY_VERSION_2,
+};
 
 /// A general-game replay file's contents.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,7 +137,7 @@ pub(crate) fn encode_general_body(replay: &GeneralReplay) -> Vec<u8> {
     let game = &replay.game;
     let mut out = Vec::new();
     out.extend_from_slice(&GENERAL_MAGIC);
-    out.extend_from_slice(&GENERAL_FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&GENERAL_REPLAY_VERSION.to_le_bytes());
     out.extend_from_slice(&replay.model_generation.to_le_bytes());
     let rules = serde_json::to_vec(&replay.rules).expect("a rules table serialises");
     out.extend_from_slice(&(rules.len() as u32).to_le_bytes());
@@ -204,10 +202,10 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
     let (body, stored) = bytes.split_at(bytes.len() - 4);
     let mut cursor = Cursor { bytes: body, at: 8 };
     let version = cursor.u16()?;
-    if !(GENERAL_FORMAT_VERSION_1..=GENERAL_FORMAT_VERSION).contains(&version) {
+    if !(GENERAL_REPLAY_VERSION_1..=GENERAL_REPLAY_VERSION).contains(&version) {
         return Err(FormatError::UnsupportedVersion {
             found: version,
-            supported: GENERAL_FORMAT_VERSION,
+            supported: GENERAL_REPLAY_VERSION,
         });
     }
     let stored = u32::from_le_bytes(stored.try_into().expect("4 bytes"));
@@ -236,7 +234,7 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
         }
     };
     let resigned = match version {
-        GENERAL_FORMAT_VERSION_1 => false,
+        GENERAL_REPLAY_VERSION_1 => false,
         _ => match cursor.u8()? {
             0 => false,
             1 if matches!(outcome, Ending::Win(_)) => true,
@@ -284,7 +282,7 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
             return Err(bad(format!("the played move {played:?} is not legal")));
         }
         let (policy, policy_surprise) = if has_policy {
-            let surprise = if version > GENERAL_FORMAT_VERSION_2 {
+            let surprise = if version > GENERAL_REPLAY_VERSION_2 {
                 read_surprise(&mut cursor)?
             } else {
                 None
