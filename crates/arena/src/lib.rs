@@ -30,6 +30,7 @@
 
 pub mod arena;
 pub mod arena_board;
+pub mod chart;
 pub mod elo;
 pub mod eval;
 pub mod ladder;

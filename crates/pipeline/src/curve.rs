@@ -5,7 +5,7 @@
 //! of the run (`ratings::fit_table`, on the one Elo scale). Written as a
 //! self-contained SVG by `sumito curve`.
 
-use std::fmt::Write as _;
+use sumito_arena::chart::{Chart, Frame, escape, tick_label, ticks};
 
 use sumito_game::GameKind;
 
@@ -166,121 +166,78 @@ impl LearningCurve {
         let x_ticks = ticks(0.0, x_max);
         let (y_lo, y_hi) = (y_ticks[0], *y_ticks.last().expect("ticks"));
         let x_hi = *x_ticks.last().expect("ticks");
-        let plot_h = HEIGHT - TOP - BOTTOM;
-        let sx = |x: f64| LEFT + PLOT_W * x / x_hi.max(1e-9);
-        let sy = |y: f64| TOP + plot_h * (1.0 - (y - y_lo) / (y_hi - y_lo).max(1e-9));
-
-        let mut svg = String::new();
-        let _ = writeln!(
-            svg,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{HEIGHT}" viewBox="0 0 {width} {HEIGHT}" font-family="sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(
-            svg,
-            r##"<rect width="100%" height="100%" fill="#ffffff"/>"##
-        );
-        let _ = writeln!(
-            svg,
-            r#"<text x="{}" y="24" font-size="15" text-anchor="middle">{}</text>"#,
-            width / 2.0,
-            escape(title)
-        );
-        // Grid and tick labels.
+        let frame = Frame {
+            width,
+            height: HEIGHT,
+            left: LEFT,
+            top: TOP,
+            plot_width: PLOT_W,
+            plot_height: HEIGHT - TOP - BOTTOM,
+        };
+        let mut chart = Chart::new(frame, (0.0, x_hi), (y_lo, y_hi), title, 24.0);
         for &y in &y_ticks {
-            let _ = writeln!(
-                svg,
-                r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#e0e0e0"/><text x="{2:.1}" y="{3:.1}" text-anchor="end">{4}</text>"##,
-                sy(y),
-                LEFT + PLOT_W,
-                LEFT - 6.0,
-                sy(y) + 4.0,
-                tick_label(y, &y_ticks)
-            );
+            chart.horizontal_line(y, &tick_label(y, &y_ticks), "#e0e0e0");
         }
         for &x in &x_ticks {
-            let _ = writeln!(
-                svg,
-                r##"<line x1="{0:.1}" y1="{TOP}" x2="{0:.1}" y2="{1:.1}" stroke="#e0e0e0"/><text x="{0:.1}" y="{2:.1}" text-anchor="middle">{3}</text>"##,
-                sx(x),
-                TOP + plot_h,
-                TOP + plot_h + 16.0,
-                tick_label(x, &x_ticks)
-            );
+            chart.vertical_line(x, &tick_label(x, &x_ticks), "#e0e0e0");
         }
-        let x_label = axis.label();
-        let _ = writeln!(
-            svg,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{x_label}</text>"#,
-            LEFT + PLOT_W / 2.0,
-            HEIGHT - 18.0
+        chart.axis_titles(
+            axis.label(),
+            HEIGHT - 18.0,
+            "Elo (one scale: random = 0)",
+            18.0,
         );
-        let _ = writeln!(
-            svg,
-            r#"<text x="18" y="{:.1}" text-anchor="middle" transform="rotate(-90 18 {:.1})">Elo (one scale: random = 0)</text>"#,
-            TOP + plot_h / 2.0,
-            TOP + plot_h / 2.0
-        );
-        let _ = writeln!(
-            svg,
-            r##"<rect x="{LEFT}" y="{TOP}" width="{PLOT_W}" height="{plot_h}" fill="none" stroke="#888888"/>"##
-        );
+        chart.border();
         // The fixed opponents as level lines, named at the right.
         for ((_, elo), label) in self.opponents.iter().zip(&labels) {
-            let _ = writeln!(
-                svg,
+            chart.element(&format!(
                 r##"<line class="opponent" x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#b03030" stroke-dasharray="5 4"/><text x="{2:.1}" y="{3:.1}" fill="#b03030">{4}</text>"##,
-                sy(*elo),
+                chart.y(*elo),
                 LEFT + PLOT_W,
                 LEFT + PLOT_W + 6.0,
-                sy(*elo) + 4.0,
+                chart.y(*elo) + 4.0,
                 escape(label),
-            );
+            ));
         }
         if !self.points.is_empty() {
             // The 95 % band: along the highs, back along the lows.
             let band: Vec<String> = self
                 .points
                 .iter()
-                .map(|p| format!("{:.1},{:.1}", sx(Self::x_of(axis, p)), sy(p.high)))
+                .map(|p| (Self::x_of(axis, p), p.high))
                 .chain(
                     self.points
                         .iter()
                         .rev()
-                        .map(|p| format!("{:.1},{:.1}", sx(Self::x_of(axis, p)), sy(p.low))),
+                        .map(|p| (Self::x_of(axis, p), p.low)),
                 )
+                .map(|(x, y)| format!("{:.1},{:.1}", chart.x(x), chart.y(y)))
                 .collect();
-            let _ = writeln!(
-                svg,
+            chart.element(&format!(
                 r##"<polygon class="interval" points="{}" fill="#3060b0" fill-opacity="0.15" stroke="none"/>"##,
                 band.join(" ")
-            );
-            let line: Vec<String> = self
+            ));
+            let line: Vec<(f64, f64)> = self
                 .points
                 .iter()
-                .map(|p| format!("{:.1},{:.1}", sx(Self::x_of(axis, p)), sy(p.elo)))
+                .map(|p| (Self::x_of(axis, p), p.elo))
                 .collect();
-            let _ = writeln!(
-                svg,
-                r##"<polyline class="elo" points="{}" fill="none" stroke="#3060b0" stroke-width="2"/>"##,
-                line.join(" ")
-            );
+            chart.polyline("elo", &line, "#3060b0");
             for p in &self.points {
-                let _ = writeln!(
-                    svg,
+                chart.element(&format!(
                     r##"<circle class="generation" cx="{:.1}" cy="{:.1}" r="3" fill="{}" stroke="#3060b0"><title>generation {}: Elo {:.0} [{:.0}, {:.0}]{}</title></circle>"##,
-                    sx(Self::x_of(axis, p)),
-                    sy(p.elo),
+                    chart.x(Self::x_of(axis, p)),
+                    chart.y(p.elo),
                     if p.promoted { "#3060b0" } else { "#ffffff" },
                     p.generation,
                     p.elo,
                     p.low,
                     p.high,
                     if p.promoted { ", promoted" } else { "" }
-                );
+                ));
             }
         }
-        svg.push_str("</svg>\n");
-        svg
+        chart.finish()
     }
 }
 
@@ -289,44 +246,6 @@ fn is_generation(player: &str) -> bool {
     player
         .strip_prefix("gen-")
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// Round tick values covering `low..=high`: a step of 1, 2 or 5 times a
-/// power of ten, about six ticks.
-fn ticks(low: f64, high: f64) -> Vec<f64> {
-    let span = (high - low).max(1e-9);
-    let raw = span / 6.0;
-    let magnitude = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * magnitude)
-        .find(|step| *step >= raw)
-        .unwrap_or(10.0 * magnitude);
-    let first = (low / step).floor() as i64;
-    let last = (high / step).ceil() as i64;
-    (first..=last.max(first + 1))
-        .map(|i| {
-            let value = i as f64 * step;
-            // Rounded to the step's own precision, so labels print cleanly.
-            (value / step).round() * step
-        })
-        .collect()
-}
-
-/// A tick's label, with as many decimals as the ticks' step needs.
-fn tick_label(value: f64, ticks: &[f64]) -> String {
-    let step = match ticks {
-        [a, b, ..] => (b - a).abs(),
-        _ => 1.0,
-    };
-    let decimals = (-step.log10().floor()).max(0.0) as usize;
-    format!("{value:.decimals$}")
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 #[cfg(test)]

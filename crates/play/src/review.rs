@@ -28,7 +28,7 @@ use sumito_game::Board;
 use sumito_game::board::capitalised;
 
 use crate::analysis::PlyReport;
-use crate::svg::escape;
+use sumito_arena::chart::{Chart, Frame, escape};
 
 /// Points of expected score lost from which a move is an inaccuracy.
 pub const INACCURACY: f32 = 5.0;
@@ -376,112 +376,71 @@ fn report_lines(review: &Review) -> Vec<(Option<Judgement>, String)> {
 /// move marked in its colour with a tooltip, a legend, and below it each
 /// side's summary and every judged move with the better one.
 pub fn render_review_svg(review: &Review, title: &str) -> String {
-    const WIDTH: f32 = 760.0;
+    const WIDTH: f64 = 760.0;
     /// The graph's part of the document.
-    const HEIGHT: f32 = 360.0;
-    const LINE: f32 = 17.0;
-    const LEFT: f32 = 60.0;
-    const RIGHT: f32 = 20.0;
-    const TOP: f32 = 40.0;
-    const BOTTOM: f32 = 60.0;
-    let plot_w = WIDTH - LEFT - RIGHT;
-    let plot_h = HEIGHT - TOP - BOTTOM;
+    const HEIGHT: f64 = 360.0;
+    const LINE: f64 = 17.0;
+    const LEFT: f64 = 60.0;
+    const RIGHT: f64 = 20.0;
+    const TOP: f64 = 40.0;
+    const BOTTOM: f64 = 60.0;
     let last_ply = review.first_score.len().saturating_sub(1).max(1);
-    let x = |ply: usize| LEFT + plot_w * ply as f32 / last_ply as f32;
-    let y = |score: f32| TOP + plot_h * (1.0 - score / 100.0);
     let lines = report_lines(review);
-    let total = HEIGHT + 16.0 + LINE * lines.len() as f32;
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{total}" viewBox="0 0 {WIDTH} {total}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(
-        svg,
-        r##"<rect width="100%" height="100%" fill="#ffffff"/>"##
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{}" y="22" font-size="15" text-anchor="middle">{}</text>"#,
-        WIDTH / 2.0,
-        escape(title)
-    );
+    let frame = Frame {
+        width: WIDTH,
+        height: HEIGHT + 16.0 + LINE * lines.len() as f64,
+        left: LEFT,
+        top: TOP,
+        plot_width: WIDTH - LEFT - RIGHT,
+        plot_height: HEIGHT - TOP - BOTTOM,
+    };
+    let mut chart = Chart::new(frame, (0.0, last_ply as f64), (0.0, 100.0), title, 22.0);
     for score in [0.0, 25.0, 50.0, 75.0, 100.0] {
         let stroke = if score == 50.0 { "#999999" } else { "#e0e0e0" };
-        let _ = writeln!(
-            svg,
-            r#"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="{stroke}"/><text x="{2:.1}" y="{3:.1}" text-anchor="end">{score}%</text>"#,
-            y(score),
-            LEFT + plot_w,
-            LEFT - 6.0,
-            y(score) + 4.0,
-        );
+        chart.horizontal_line(score, &format!("{score}%"), stroke);
     }
     let step = (last_ply / 10)
         .max(1)
         .next_multiple_of(10)
         .min(last_ply.max(1));
-    let mut ply = 0;
-    while ply <= last_ply {
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{0:.1}" y1="{TOP}" x2="{0:.1}" y2="{1:.1}" stroke="#f0f0f0"/><text x="{0:.1}" y="{2:.1}" text-anchor="middle">{ply}</text>"##,
-            x(ply),
-            TOP + plot_h,
-            TOP + plot_h + 16.0,
-        );
-        ply += step;
+    for ply in (0..=last_ply).step_by(step) {
+        chart.vertical_line(ply as f64, &ply.to_string(), "#f0f0f0");
     }
-    let _ = writeln!(
-        svg,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">ply</text>"#,
-        LEFT + plot_w / 2.0,
-        HEIGHT - 22.0
+    let first_side = review
+        .sides
+        .first()
+        .map_or("Black", |side| side.name.as_str());
+    chart.axis_titles(
+        "ply",
+        HEIGHT - 22.0,
+        &format!("{first_side}'s expected score"),
+        16.0,
     );
-    let _ = writeln!(
-        svg,
-        r#"<text x="16" y="{0:.1}" text-anchor="middle" transform="rotate(-90 16 {0:.1})">{1}'s expected score</text>"#,
-        TOP + plot_h / 2.0,
-        escape(
-            review
-                .sides
-                .first()
-                .map_or("Black", |side| side.name.as_str())
-        )
-    );
-    let _ = writeln!(
-        svg,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#888888"/>"##
-    );
-    let points: Vec<String> = review
+    chart.border();
+    let points: Vec<(f64, f64)> = review
         .first_score
         .iter()
         .enumerate()
-        .map(|(ply, &score)| format!("{:.1},{:.1}", x(ply), y(score)))
+        .map(|(ply, &score)| (ply as f64, f64::from(score)))
         .collect();
-    let _ = writeln!(
-        svg,
-        r##"<polyline class="score" points="{}" fill="none" stroke="#3060b0" stroke-width="2"/>"##,
-        points.join(" ")
-    );
+    chart.polyline("score", &points, "#3060b0");
     for mv in &review.moves {
         let Some(judgement) = mv.judgement else {
             continue;
         };
-        let first_after = review.first_score[mv.ply];
-        let _ = writeln!(
-            svg,
+        let first_after = f64::from(review.first_score[mv.ply]);
+        chart.element(&format!(
             r#"<circle class="{}" cx="{:.1}" cy="{:.1}" r="5" fill="{}"><title>{} {} {}: {} ({:.1} points lost)</title></circle>"#,
             judgement.name(),
-            x(mv.ply),
-            y(first_after),
+            chart.x(mv.ply as f64),
+            chart.y(first_after),
             mark_colour(judgement),
             mv.ply,
-            mv.mover,
-            mv.played,
+            escape(&mv.mover.to_string()),
+            escape(&mv.played.to_string()),
             judgement,
             mv.loss
-        );
+        ));
     }
     let mut legend_x = LEFT;
     for judgement in [
@@ -489,8 +448,7 @@ pub fn render_review_svg(review: &Review, title: &str) -> String {
         Judgement::Mistake,
         Judgement::Blunder,
     ] {
-        let _ = writeln!(
-            svg,
+        chart.element(&format!(
             r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
             legend_x + 5.0,
             HEIGHT - 8.0,
@@ -498,20 +456,18 @@ pub fn render_review_svg(review: &Review, title: &str) -> String {
             legend_x + 14.0,
             HEIGHT - 4.0,
             judgement
-        );
+        ));
         legend_x += 110.0;
     }
     for (index, (judgement, line)) in lines.iter().enumerate() {
         let colour = judgement.map_or("#202020", mark_colour);
-        let _ = writeln!(
-            svg,
+        chart.element(&format!(
             r#"<text class="report" x="{LEFT}" y="{:.1}" fill="{colour}">{}</text>"#,
-            HEIGHT + 20.0 + LINE * index as f32,
+            HEIGHT + 20.0 + LINE * index as f64,
             escape(line)
-        );
+        ));
     }
-    svg.push_str("</svg>\n");
-    svg
+    chart.finish()
 }
 
 /// The review as JSON: every move, the first side's (Black's) expected

@@ -62,23 +62,7 @@ pub(crate) fn cell_point(cell: Cell) -> (f64, f64) {
     point(f64::from(cell.row()), f64::from(cell.diag()))
 }
 
-/// Escapes text for use in SVG text content and attribute values.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // XML 1.0 forbids most control characters even when escaped.
-            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub(crate) use sumito_arena::chart::escape;
 
 fn color_class(color: Color) -> &'static str {
     match color {
