@@ -1,7 +1,7 @@
 //! End-to-end tests of `sumito serve` in a real browser: Debian's headless
 //! Chromium driven through chromedriver (WebDriver), both installed by
 //! `scripts/test.sh`. A game is started, moves are made by clicking
-//! marbles and cells, an illegal selection is refused, the engine replies,
+//! marbles and cells, an illegal selection is refused, the player replies,
 //! a move is undone, a short game is played to its end, and a record is
 //! loaded. A screenshot of the page is written to
 //! `target/serve-screenshot.png`.
@@ -246,7 +246,7 @@ async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
     // C3 one step north-west, by clicking the marble and then the cell.
     click(&client, "circle.marble[data-cell=C3]").await;
     click(&client, "circle.cell[data-cell=D3]").await;
-    // The engine replies: two moves in the list.
+    // The opponent replies: two moves in the list.
     wait_moves(&client, 2).await;
     let board = client
         .find(Locator::Css("circle.marble.black[data-cell=D3]"))

@@ -90,7 +90,8 @@ impl Server {
     }
 
     /// A fresh page answers its first state, and a move of `random`,
-    /// within a second.
+    /// within a second. (The seat is asked for by its older kind,
+    /// `engine`, which the server still reads.)
     async fn answers_a_fresh_page(&self) {
         let started = Instant::now();
         let mut page = self.page().await;
@@ -139,13 +140,13 @@ async fn next_of(socket: &mut Socket, kind: &str, wait: Duration) -> Value {
     .unwrap_or_else(|_| panic!("no {kind} message within {wait:?}"))
 }
 
-fn engine_game(spec: &str) -> Value {
+fn classical_game(spec: &str) -> Value {
     json!({"type":"new_game","layout":"standard","seats":[
-        {"kind":"engine","spec":spec},{"kind":"human"}]})
+        {"kind":"classical","spec":spec},{"kind":"human"}]})
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_page_cannot_size_memory_or_read_files_through_an_engine() {
+async fn a_page_cannot_size_memory_or_read_files_through_a_player() {
     let mut server = Server::start(&[]);
     let secret = std::env::temp_dir().join(format!("sumito-secret-{}.toml", std::process::id()));
     std::fs::write(&secret, "SECRET-LINE = \"do not show\"\n").unwrap();
@@ -157,7 +158,7 @@ async fn a_page_cannot_size_memory_or_read_files_through_an_engine() {
         "alphabeta:weights=/dev/zero".to_string(),
         "greedy:weights=/etc/passwd".to_string(),
     ] {
-        send(&mut page, engine_game(&spec)).await;
+        send(&mut page, classical_game(&spec)).await;
         let reply = next_of(&mut page, "error", Duration::from_secs(5)).await;
         let message = reply["message"].as_str().unwrap();
         assert!(
@@ -202,31 +203,31 @@ async fn a_foreign_page_or_name_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deep_searches_are_limited_and_stop_when_their_page_goes() {
     let server = Server::start(&[]);
-    // Two pages ask for the deepest engine: both search slots are taken.
+    // Two pages ask for the deepest search: both search slots are taken.
     let mut deep = Vec::new();
     for _ in 0..2 {
         let mut page = server.page().await;
-        send(&mut page, engine_game("alphabeta:depth=8")).await;
+        send(&mut page, classical_game("alphabeta:depth=8")).await;
         next_of(&mut page, "state", Duration::from_secs(5)).await;
         deep.push(page);
     }
-    // Engines that do not search are answered at once meanwhile.
+    // Players that do not search are answered at once meanwhile.
     server.answers_a_fresh_page().await;
     // Many more pages queue deep searches and leave.
     for _ in 0..10 {
         let mut page = server.page().await;
-        send(&mut page, engine_game("alphabeta:time=10s")).await;
+        send(&mut page, classical_game("alphabeta:time=10s")).await;
         next_of(&mut page, "state", Duration::from_secs(5)).await;
         drop(page);
     }
     drop(deep);
-    // Their searches stop with their pages: a fresh searching engine gets
+    // Their searches stop with their pages: a fresh searching player gets
     // a slot within a couple of seconds (without stopping, 12 searches of
     // 10 s on two slots would hold it for a minute).
     tokio::time::sleep(Duration::from_millis(300)).await;
     let started = Instant::now();
     let mut page = server.page().await;
-    send(&mut page, engine_game("alphabeta:depth=1")).await;
+    send(&mut page, classical_game("alphabeta:depth=1")).await;
     loop {
         let state = next_of(&mut page, "state", Duration::from_secs(30)).await;
         if state["history"].as_array().is_some_and(|h| h.len() == 1) {

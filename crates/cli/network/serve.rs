@@ -18,11 +18,12 @@ use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
 use sumito_play::analysis::analyse_game;
 use sumito_play::review::{Review, review};
-use sumito_serve::session::{PageAnalysis, ReviewTarget, SeatEngine, page_analysis};
-use sumito_serve::{Engines, ModelGame, Models, serve_blocking};
+use sumito_serve::model::{PageAnalysis, ReviewTarget, page_analysis};
+use sumito_serve::seat_player::SeatPlayer;
+use sumito_serve::{Model, ModelGame, Models, serve_blocking};
 
-/// The model's side of the server.
-pub struct ModelEngines {
+/// The model's side of the server: a model bundle's network.
+pub struct BundleModel {
     name: String,
     game: ModelGame,
     evaluator: Arc<DirectEvaluator<TorchScriptModel>>,
@@ -30,7 +31,7 @@ pub struct ModelEngines {
     level_elo: Vec<(u32, f64)>,
 }
 
-impl Engines for ModelEngines {
+impl Model for BundleModel {
     fn model_name(&self) -> Option<String> {
         Some(self.name.clone())
     }
@@ -51,9 +52,9 @@ impl Engines for ModelEngines {
         budget: SearchBudget,
         level: Option<Level>,
         seed: u64,
-    ) -> Result<SeatEngine, String> {
+    ) -> Result<SeatPlayer, String> {
         Ok(
-            with_board!(self.game.kind(), B => SeatEngine::searching::<B>(at_level(
+            with_board!(self.game.kind(), B => SeatPlayer::searching::<B>(at_level(
                 self.search::<B>(budget, seed),
                 level
             ))),
@@ -80,7 +81,7 @@ impl Engines for ModelEngines {
     }
 }
 
-impl ModelEngines {
+impl BundleModel {
     /// The model's search of its game `B`, seeded with `seed`.
     fn search<B: NetBoard>(&self, budget: SearchBudget, seed: u64) -> NetworkSearch<B> {
         NetworkSearch::<B>::new(
@@ -97,7 +98,7 @@ impl ModelEngines {
             .map_err(|err| err.to_string())
     }
 
-    /// [`Engines::review`] in the model's game `B`.
+    /// [`Model::review`] in the model's game `B`.
     fn review_in<B: NetBoard>(
         &self,
         target: &ReviewTarget,
@@ -121,7 +122,7 @@ impl ModelEngines {
         reviewed(&mut search, &positions, &moves, stop, on_progress)
     }
 
-    /// [`Engines::analyse`] in the model's game `B`.
+    /// [`Model::analyse`] in the model's game `B`.
     fn analyse_in<B: NetBoard>(
         &self,
         position: &GeneralPosition,
@@ -143,11 +144,8 @@ impl ModelEngines {
     }
 }
 
-/// Loads the bundle `given` (or the shipped one) as the server's engines.
-pub fn model_engines(
-    given: Option<&std::path::Path>,
-    device: &str,
-) -> anyhow::Result<ModelEngines> {
+/// Loads the bundle `given` (or the shipped one) as a model of the server.
+pub fn bundle_model(given: Option<&std::path::Path>, device: &str) -> anyhow::Result<BundleModel> {
     let device = device
         .parse::<DeviceSpec>()
         .map_err(anyhow::Error::msg)?
@@ -165,7 +163,7 @@ pub fn model_engines(
     let evaluator = bundle.play_evaluator(device)?;
     println!("{}", bundle.summary());
     let game = ModelGame::new(bundle.meta.kind(), bundle.meta.rules_table());
-    Ok(ModelEngines {
+    Ok(BundleModel {
         game,
         name: format!(
             "{} (gen {})",
@@ -222,9 +220,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         [] => vec![None],
         models => models.iter().map(|model| Some(model.as_path())).collect(),
     };
-    let mut models: Vec<Arc<dyn Engines>> = Vec::new();
+    let mut models: Vec<Arc<dyn Model>> = Vec::new();
     for model in given {
-        models.push(Arc::new(model_engines(model, &args.device)?));
+        models.push(Arc::new(bundle_model(model, &args.device)?));
     }
     let models = Models::new(models).map_err(anyhow::Error::msg)?;
     serve_blocking(args.options(), Arc::new(models))?;
@@ -245,18 +243,18 @@ mod tests {
     #[test]
     fn the_page_and_the_terminal_search_the_shipped_model_alike() {
         let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/quick");
-        let engines = model_engines(Some(&shipped), "cpu").unwrap();
+        let model = bundle_model(Some(&shipped), "cpu").unwrap();
         let bundle = ModelBundle::open(&shipped).unwrap();
         assert!(bundle.meta.score_utility > 0.0, "a test of the utility");
         assert_eq!(
-            engines.game,
+            model.game,
             ModelGame::new(bundle.meta.kind(), bundle.meta.rules_table())
         );
         let start = Position::start(Layout::BelgianDaisy, bundle.meta.rules());
         let shown = RulesTable::of_two_player(start.rules())
             .position_from_text(&start.to_string())
             .unwrap();
-        let page = engines
+        let page = model
             .analyse(&shown, 32, Arc::new(AtomicBool::new(false)), &mut |_| true)
             .unwrap();
         let mut terminal = bundle
@@ -273,8 +271,8 @@ mod tests {
     #[test]
     fn a_model_of_the_general_game_reviews_and_analyses_the_pages_game() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/three-player");
-        let engines = model_engines(Some(&dir), "cpu").unwrap();
-        let table = engines.game.table();
+        let model = bundle_model(Some(&dir), "cpu").unwrap();
+        let table = model.game.table();
         let layout = sumito_engine::general::GeneralLayout::from_name("three-player").unwrap();
         let mut positions = vec![table.start(layout).unwrap()];
         let mut moves = Vec::new();
@@ -290,12 +288,12 @@ mod tests {
             simulations: 8,
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let review = engines
+        let review = model
             .review(&target, stop.clone(), &mut |_, _| true)
             .unwrap();
         assert_eq!(review.moves.len(), 3);
         assert_eq!(review.sides.len(), 3);
-        let analysis = engines
+        let analysis = model
             .analyse(&positions[3], 16, stop, &mut |_| true)
             .unwrap();
         assert!(positions[3].is_legal(analysis.best));

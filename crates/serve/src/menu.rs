@@ -1,10 +1,11 @@
 //! What a page may ask the server to run. Any web page the user's browser
 //! shows can reach a local server, so what a page sends is never trusted
-//! with a file name, a memory size or an unbounded search: the engines come
-//! from a fixed menu with bounded parameters, every search has a wall-clock
-//! limit, and the memory the pages' engines hold is one budget for the whole
-//! server. What the person who started the server chose on the command line
-//! (a model, evaluation weights, the budget) is not a page's to change.
+//! with a file name, a memory size or an unbounded search: the classical
+//! players come from a fixed menu with bounded parameters, every search has
+//! a wall-clock limit, and the memory the pages' players hold is one budget
+//! for the whole server. What the person who started the server chose on
+//! the command line (a model, evaluation weights, the budget) is not a
+//! page's to change.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,9 +15,9 @@ use sumito_arena::players::AlphaBetaConfig;
 use sumito_arena::spec::PlayerSpec;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// The longest a classical engine may think about one move.
-pub const ENGINE_THINK_LIMIT: Duration = Duration::from_secs(10);
-/// The deepest search a page may ask of the alpha-beta engines.
+/// The longest a classical player may think about one move.
+pub const CLASSICAL_THINK_LIMIT: Duration = Duration::from_secs(10);
+/// The deepest search a page may ask of the alpha-beta players.
 pub const MAX_PAGE_DEPTH: u32 = 8;
 /// The longest a model may think about one move, and the longest an
 /// analysis runs.
@@ -28,12 +29,12 @@ pub const MAX_SIMULATIONS: u32 = 20_000;
 /// game stays below this (measured in the session's tests).
 pub const MODEL_SEARCH_MB: u32 = 64;
 /// The most moves a page's game may have (a loaded record, or a game of
-/// engines without a move limit): the page's memory is bounded.
+/// players without a move limit): the page's memory is bounded.
 pub const MAX_GAME_PLIES: usize = 5_000;
 
-/// An engine a page asked for, checked against the menu.
+/// A classical player a page asked for, checked against the menu.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PageEngine {
+pub struct PagePlayer {
     /// The spec as the page wrote it, normalised (the seat's label).
     pub spec: String,
     /// Whether it searches (it then waits for one of the server's search
@@ -43,10 +44,11 @@ pub struct PageEngine {
     pub memory_mb: u32,
 }
 
-/// Checks a page's engine spec against the menu: `random`, `greedy`,
+/// Checks a page's player spec against the menu: `random`, `greedy`,
 /// `alphabeta` with `depth=1..8` or `time=` up to 10 s (the two-player
-/// engine for a plain two-player game, the paranoid one otherwise).
-pub fn page_engine(text: &str, two_player: bool) -> Result<PageEngine, String> {
+/// engine's alpha-beta for a plain two-player game, the paranoid one
+/// otherwise).
+pub fn page_player(text: &str, two_player: bool) -> Result<PagePlayer, String> {
     let spec: PlayerSpec = text.parse().map_err(|err| format!("{err}"))?;
     let offered = "random, greedy, alphabeta:depth=1..8, alphabeta:time=DURATION (up to 10s)";
     match spec.kind.as_str() {
@@ -57,7 +59,7 @@ pub fn page_engine(text: &str, two_player: bool) -> Result<PageEngine, String> {
                     spec.kind
                 ));
             }
-            Ok(PageEngine {
+            Ok(PagePlayer {
                 spec: spec.to_string(),
                 searches: false,
                 memory_mb: 0,
@@ -73,10 +75,10 @@ pub fn page_engine(text: &str, two_player: bool) -> Result<PageEngine, String> {
                 return Err("alphabeta: give depth or time, not both".into());
             }
             if let Some(time) = time
-                && (time.is_zero() || time > ENGINE_THINK_LIMIT)
+                && (time.is_zero() || time > CLASSICAL_THINK_LIMIT)
             {
                 return Err(format!(
-                    "alphabeta: time={time:?} is outside what a page may ask (more than 0, at most {ENGINE_THINK_LIMIT:?})"
+                    "alphabeta: time={time:?} is outside what a page may ask (more than 0, at most {CLASSICAL_THINK_LIMIT:?})"
                 ));
             }
             if let Some((key, _)) = spec
@@ -89,7 +91,7 @@ pub fn page_engine(text: &str, two_player: bool) -> Result<PageEngine, String> {
                      are set on the command line); the page may ask for {offered}"
                 ));
             }
-            Ok(PageEngine {
+            Ok(PagePlayer {
                 spec: spec.to_string(),
                 searches: true,
                 memory_mb: if two_player {
@@ -100,13 +102,13 @@ pub fn page_engine(text: &str, two_player: bool) -> Result<PageEngine, String> {
             })
         }
         other => Err(format!(
-            "unknown engine {other:?}; the page may ask for {offered}"
+            "unknown player {other:?}; the page may ask for {offered}"
         )),
     }
 }
 
-/// The memory the pages' engines may hold together, in megabytes. Each
-/// page's game reserves what its engines need when it starts and gives it
+/// The memory the pages' players may hold together, in megabytes. Each
+/// page's game reserves what its players need when it starts and gives it
 /// back when it ends (a new game, the page closed); a game that does not fit
 /// is refused with a message that says so.
 #[derive(Debug)]
@@ -143,8 +145,8 @@ impl MemoryBudget {
                 _permit: Some(permit),
             }),
             Err(_) => Err(format!(
-                "the server's memory budget for engines ({} MB) is in use by other pages \
-                 ({mb} MB needed): close another page, choose lighter engines, or start the \
+                "the server's memory budget for players ({} MB) is in use by other pages \
+                 ({mb} MB needed): close another page, choose lighter players, or start the \
                  server with a larger --memory-mb",
                 self.total_mb
             )),
@@ -156,28 +158,28 @@ impl MemoryBudget {
 #[derive(Debug)]
 pub struct PagePolicy {
     pub memory: MemoryBudget,
-    /// Evaluation weights of the two-player alpha-beta engines, if the
+    /// Evaluation weights of the two-player alpha-beta players, if the
     /// command line named a file (checked at start).
-    pub engine_weights: Option<PathBuf>,
+    pub alphabeta_weights: Option<PathBuf>,
 }
 
 impl PagePolicy {
-    pub fn new(memory_mb: u32, engine_weights: Option<&Path>) -> PagePolicy {
+    pub fn new(memory_mb: u32, alphabeta_weights: Option<&Path>) -> PagePolicy {
         PagePolicy {
             memory: MemoryBudget::new(memory_mb),
-            engine_weights: engine_weights.map(Path::to_path_buf),
+            alphabeta_weights: alphabeta_weights.map(Path::to_path_buf),
         }
     }
 
-    /// The spec a two-player engine is built from: the page's, with the
-    /// command line's weights.
-    pub fn two_player_spec(&self, engine: &PageEngine) -> String {
-        match (&self.engine_weights, engine.searches) {
+    /// The spec a player of the two-player engine is built from: the
+    /// page's, with the command line's weights.
+    pub fn two_player_spec(&self, player: &PagePlayer) -> String {
+        match (&self.alphabeta_weights, player.searches) {
             (Some(path), true) => {
-                let separator = if engine.spec.contains(':') { ',' } else { ':' };
-                format!("{}{separator}weights={}", engine.spec, path.display())
+                let separator = if player.spec.contains(':') { ',' } else { ':' };
+                format!("{}{separator}weights={}", player.spec, path.display())
             }
-            _ => engine.spec.clone(),
+            _ => player.spec.clone(),
         }
     }
 }
@@ -187,13 +189,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_menu_offers_bounded_engines_and_refuses_files_and_sizes() {
-        let ok = page_engine("alphabeta:depth=3", true).unwrap();
+    fn the_menu_offers_bounded_players_and_refuses_files_and_sizes() {
+        let ok = page_player("alphabeta:depth=3", true).unwrap();
         assert!(ok.searches);
         assert_eq!(ok.memory_mb, 16);
-        assert_eq!(page_engine("random", true).unwrap().memory_mb, 0);
-        assert!(!page_engine("greedy", false).unwrap().searches);
-        assert!(page_engine("alphabeta:time=2s", false).is_ok());
+        assert_eq!(page_player("random", true).unwrap().memory_mb, 0);
+        assert!(!page_player("greedy", false).unwrap().searches);
+        assert!(page_player("alphabeta:time=2s", false).is_ok());
         for (bad, says) in [
             ("alphabeta:tt_mb=65536", "tt_mb= is not offered"),
             ("alphabeta:weights=/etc/passwd", "weights= is not offered"),
@@ -203,10 +205,10 @@ mod tests {
             ("alphabeta:time=0s", "duration"),
             ("alphabeta:depth=2,time=1s", "not both"),
             ("greedy:weights=/proc/self/environ", "no parameters"),
-            ("bundle:model=/tmp/x", "unknown engine"),
-            ("net:model=x", "unknown engine"),
+            ("bundle:model=/tmp/x", "unknown player"),
+            ("net:model=x", "unknown player"),
         ] {
-            let err = page_engine(bad, true).unwrap_err();
+            let err = page_player(bad, true).unwrap_err();
             assert!(err.contains(says), "{bad}: {err}");
             assert!(!err.contains("root:"), "{err}");
         }
@@ -229,14 +231,14 @@ mod tests {
     #[test]
     fn command_line_weights_join_the_pages_spec() {
         let policy = PagePolicy::new(100, Some(Path::new("w.toml")));
-        let engine = page_engine("alphabeta:depth=2", true).unwrap();
+        let player = page_player("alphabeta:depth=2", true).unwrap();
         assert_eq!(
-            policy.two_player_spec(&engine),
+            policy.two_player_spec(&player),
             "alphabeta:depth=2,weights=w.toml"
         );
-        let engine = page_engine("alphabeta", true).unwrap();
-        assert_eq!(policy.two_player_spec(&engine), "alphabeta:weights=w.toml");
-        let engine = page_engine("random", true).unwrap();
-        assert_eq!(policy.two_player_spec(&engine), "random");
+        let player = page_player("alphabeta", true).unwrap();
+        assert_eq!(policy.two_player_spec(&player), "alphabeta:weights=w.toml");
+        let player = page_player("random", true).unwrap();
+        assert_eq!(policy.two_player_spec(&player), "random");
     }
 }

@@ -8,7 +8,7 @@
 //!
 //! | `type` | fields | what |
 //! |---|---|---|
-//! | `new_game` | `layout`, `rules` (a `[rules]` table as JSON, optional), `seats` (one per seat: `{"kind":"human"}`, `{"kind":"engine","spec":"alphabeta:depth=2"}`, `{"kind":"model","simulations":400}`, or with `"time_ms"`, or `{"kind":"model","level":3}`; a model seat may name one of the server's models, `"model":"NAME"`, else it is the first that plays the game), `clock` (`{"minutes":10,"increment_seconds":60}`, optional) | starts a game |
+//! | `new_game` | `layout`, `rules` (a `[rules]` table as JSON, optional), `seats` (one per seat: `{"kind":"human"}`, `{"kind":"classical","spec":"alphabeta:depth=2"}` (a classical player; `"engine"`, its older kind, still read), `{"kind":"model","simulations":400}`, or with `"time_ms"`, or `{"kind":"model","level":3}`; a model seat may name one of the server's models, `"model":"NAME"`, else it is the first that plays the game), `clock` (`{"minutes":10,"increment_seconds":60}`, optional) | starts a game |
 //! | `move` | `text` (Aba-Pro or comma form) | plays a move for the person to move |
 //! | `undo` | | takes back to the previous turn of a person |
 //! | `resign` | | the person to move resigns |
@@ -40,9 +40,11 @@ pub enum SeatRequest {
         #[serde(default)]
         name: Option<String>,
     },
-    Engine {
-        spec: String,
-    },
+    /// A classical player from the page's menu (`crate::menu`).
+    // `engine`: the kind's older name, still read (an alias), so that a
+    // client written for it keeps working.
+    #[serde(alias = "engine")]
+    Classical { spec: String },
     Model {
         /// Which of the server's models, by name (default: the first that
         /// plays this game).
@@ -122,7 +124,8 @@ pub struct CellView {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SeatView {
     pub colour: &'static str,
-    /// Who plays it: `you`, a name, or the engine's spec.
+    /// Who plays it: `you`, a name, a classical player's spec, or the
+    /// model's name.
     pub player: String,
     pub human: bool,
     /// Marbles it pushed off.
@@ -152,11 +155,12 @@ pub struct PlyView {
     pub text: String,
     /// The position after it.
     pub position: String,
-    /// The mover's win probability after the search that chose it, if an
-    /// engine that estimates it played it or an analysis ran there.
+    /// The mover's win probability after the search that chose it, if a
+    /// player that estimates it played it or an analysis ran there.
     pub win: Option<f32>,
-    /// How long the engine thought about it (engine moves only), so that
-    /// the page (and `sumito bench serve`) can tell the server's overhead.
+    /// How long the player thought about it (moves of classical players
+    /// and models only), so that the page (and `sumito bench serve`) can
+    /// tell the server's overhead.
     pub think_ms: Option<f64>,
 }
 
@@ -326,10 +330,41 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_classical_seat_is_read_by_its_kind_and_by_its_older_one() {
+        let seat = |kind: &str| {
+            parse(&format!(
+                r#"{{"type":"new_game","layout":"standard","seats":[{{"kind":"{kind}","spec":"random"}},{{"kind":"human"}}]}}"#
+            ))
+        };
+        let asked = Ok(ClientMessage::NewGame {
+            layout: "standard".into(),
+            rules: None,
+            seats: vec![
+                SeatRequest::Classical {
+                    spec: "random".into(),
+                },
+                SeatRequest::Human { name: None },
+            ],
+            clock: None,
+        });
+        assert_eq!(seat("classical"), asked);
+        // The older kind, an alias kept for clients written for it.
+        assert_eq!(seat("engine"), asked);
+        // Under either name the schema is as strict.
+        for bad in [
+            r#"{"type":"new_game","layout":"standard","seats":[{"kind":"classical"}]}"#,
+            r#"{"type":"new_game","layout":"standard","seats":[{"kind":"engine","spec":"random","x":1}]}"#,
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
     use proptest::prelude::*;
 
     use crate::menu::PagePolicy;
-    use crate::session::{GameSession, MAX_ERROR_CHARS, Models, error};
+    use crate::model::Models;
+    use crate::session::{GameSession, MAX_ERROR_CHARS, error};
 
     /// JSON values shaped like the page's messages: a known or unknown
     /// `type`, and fields of known and unknown names with values of any
@@ -348,6 +383,7 @@ mod tests {
                 "six-player",
                 "human",
                 "engine",
+                "classical",
                 "model",
                 "random",
                 "greedy",
@@ -457,7 +493,7 @@ mod tests {
                 if let ServerMessage::Error { message } = &reply {
                     prop_assert!(message.chars().count() <= MAX_ERROR_CHARS);
                 }
-                // The engines' turns are not run here: a searching engine
+                // The players' turns are not run here: a searching player
                 // would make the run slow, not more thorough; the state
                 // must still be drawable.
                 let state = session.state();

@@ -4,12 +4,13 @@
 //! Every page is treated as hostile (see README, "The browser: what a page
 //! may do"): requests must name this server's own host and sockets come from
 //! its own page ([`crate::access`]); connections are bounded and silent ones
-//! closed ([`crate::guard`]); pages are bounded in number; engines come from
-//! a menu and hold memory from one budget ([`crate::menu`]); searches run on
-//! blocking threads, at most `max_searches` at once across all pages, first
-//! come first served with one search per page at a time, each within a
-//! wall-clock limit, and stopped the moment their page closes. A bad message
-//! gets an `error` that quotes at most a short excerpt, never a crash.
+//! closed ([`crate::guard`]); pages are bounded in number; seat players
+//! come from a menu and hold memory from one budget ([`crate::menu`]);
+//! searches run on blocking threads, at most `max_searches` at once across
+//! all pages, first come first served with one search per page at a time,
+//! each within a wall-clock limit, and stopped the moment their page
+//! closes. A bad message gets an `error` that quotes at most a short
+//! excerpt, never a crash.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -30,8 +31,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use crate::access::Access;
 use crate::guard::{GuardedListener, Timeouts};
 use crate::menu::{MODEL_SEARCH_MB, MODEL_THINK_LIMIT, PagePolicy, Reservation};
+use crate::model::Models;
 use crate::protocol::{ClientMessage, ServerMessage};
-use crate::session::{GameSession, Models, error};
+use crate::session::{GameSession, error};
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
@@ -50,18 +52,18 @@ const MAX_QUEUED: usize = 16;
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
     pub address: SocketAddr,
-    /// Searches (engine moves and analyses) running at once, all pages together.
+    /// Searches (players' moves and analyses) running at once, all pages together.
     pub max_searches: usize,
     /// Pages (WebSockets) open at once.
     pub max_pages: usize,
     /// TCP connections open at once (pages, and requests for the page).
     pub max_connections: usize,
-    /// Memory the pages' engines may hold together, in megabytes.
+    /// Memory the pages' players may hold together, in megabytes.
     pub memory_mb: u32,
     /// Origins besides the page's own whose pages may use the server.
     pub allowed_origins: Vec<String>,
-    /// Evaluation weights of the two-player alpha-beta engines.
-    pub engine_weights: Option<PathBuf>,
+    /// Evaluation weights of the two-player alpha-beta players.
+    pub alphabeta_weights: Option<PathBuf>,
     pub seed: u64,
 }
 
@@ -75,7 +77,7 @@ impl ServeOptions {
             max_connections: 128,
             memory_mb: 1024,
             allowed_origins: Vec::new(),
-            engine_weights: None,
+            alphabeta_weights: None,
             seed: 0,
         }
     }
@@ -260,14 +262,14 @@ impl Page {
     }
 }
 
-/// Runs the engines whose turn it is, sending the state after each move;
+/// Runs the players whose turn it is, sending the state after each move;
 /// `false` when the page is gone.
-async fn run_engines(page: &mut Page, session: &mut GameSession, state: &ServerState) -> bool {
-    while let Some(seat) = session.engine_to_move() {
-        let Some(mut turn) = session.take_engine(seat) else {
+async fn run_players(page: &mut Page, session: &mut GameSession, state: &ServerState) -> bool {
+    while let Some(seat) = session.player_to_move() {
+        let Some(mut turn) = session.take_player(seat) else {
             break;
         };
-        // Engines that search take a slot; random and greedy answer at once.
+        // Players that search take a slot; random and greedy answer at once.
         let permit = if turn.searches {
             match page.wait(state.searches.clone().acquire_owned()).await {
                 Some(Ok(permit)) => Some(permit),
@@ -277,7 +279,7 @@ async fn run_engines(page: &mut Page, session: &mut GameSession, state: &ServerS
             None
         };
         let job = tokio::task::spawn_blocking(move || {
-            let answer = turn.engine.think(&turn.position, Some(turn.cap));
+            let answer = turn.player.think(&turn.position, Some(turn.cap));
             drop(permit);
             (turn, answer)
         });
@@ -286,11 +288,11 @@ async fn run_engines(page: &mut Page, session: &mut GameSession, state: &ServerS
             return false;
         };
         let Ok((turn, answer)) = joined else {
-            return page.send(&error("the engine stopped unexpectedly")).await;
+            return page.send(&error("the player stopped unexpectedly")).await;
         };
-        if let Err(message) = session.engine_done(turn.seat, turn.engine, turn.position, answer) {
+        if let Err(message) = session.player_done(turn.seat, turn.player, turn.position, answer) {
             return page
-                .send(&error(format!("the engine could not move: {message}")))
+                .send(&error(format!("the player could not move: {message}")))
                 .await;
         }
         if !page.send(&ServerMessage::State(session.state())).await {
@@ -340,11 +342,11 @@ async fn analyse(
     // through a channel; it ends at its time limit, or at once when the page
     // goes (its stop flag).
     let (updates, mut received) = tokio::sync::mpsc::unbounded_channel();
-    let engines = session.model_engines();
+    let model = session.shared_model();
     let stop = stop.clone();
     let search = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
-        let result = engines.analyse(&target, sims, stop, &mut |analysis| {
+        let result = model.analyse(&target, sims, stop, &mut |analysis| {
             updates.send(analysis.clone()).is_ok() && started.elapsed() < MODEL_THINK_LIMIT
         });
         drop((permit, reservation));
@@ -401,10 +403,10 @@ async fn review(
         Err(message) => return Some(error(message)),
     };
     let (progress, mut received) = tokio::sync::mpsc::unbounded_channel();
-    let engines = session.model_engines();
+    let model = session.shared_model();
     let stop = stop.clone();
     let job = tokio::task::spawn_blocking(move || {
-        let result = engines.review(&target, stop, &mut |done, total| {
+        let result = model.review(&target, stop, &mut |done, total| {
             progress.send((done, total)).is_ok()
         });
         drop((permit, reservation));
@@ -497,7 +499,7 @@ async fn play(socket: WebSocket, state: Arc<ServerState>) {
         if !page.send(&reply).await {
             return;
         }
-        if !run_engines(&mut page, &mut session, &state).await {
+        if !run_players(&mut page, &mut session, &state).await {
             return;
         }
     }
@@ -512,11 +514,11 @@ fn say(line: &str) {
 
 /// Serves until Ctrl-C; prints the address once listening.
 pub async fn serve(options: ServeOptions, models: Arc<Models>) -> std::io::Result<()> {
-    if let Some(path) = &options.engine_weights {
+    if let Some(path) = &options.alphabeta_weights {
         sumito_arena::eval::EvalWeights::from_toml_file(path).map_err(|err| {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
-                format!("--engine-weights: {err}"),
+                format!("--alphabeta-weights: {err}"),
             )
         })?;
     }
@@ -557,7 +559,7 @@ pub async fn serve_on(
         pages: Arc::new(Semaphore::new(options.max_pages.max(1))),
         policy: Arc::new(PagePolicy::new(
             options.memory_mb,
-            options.engine_weights.as_deref(),
+            options.alphabeta_weights.as_deref(),
         )),
         access,
         seed: options.seed,

@@ -1,431 +1,54 @@
 //! One page's game: the positions so far (general engine, so every variant
 //! and 3–6 players), who plays each seat, the clocks, the shown ply, and the
-//! answers to the page's messages. Engines think outside this struct (the
-//! server takes a seat's engine out, runs it on a blocking thread and puts
-//! it back), so nothing here blocks for long.
+//! answers to the page's messages: moves, undo, loading and saving, the
+//! targets of the page's analyses and reviews, and the state the page
+//! shows. Seat players think outside this struct (the server takes a
+//! seat's player out, runs it on a blocking thread and puts it back), so
+//! nothing here blocks for long.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::player::{Player, PlayerRegistry, SearchLimit};
-use sumito_arena::players::general::seat_player;
-use sumito_arena::players::network::{Analysis, SearchBudget};
 use sumito_arena::record::{GameRecord, Start};
 use sumito_arena::record_format::format_of;
 use sumito_engine::general::{
-    CellContent, GeneralLayout, GeneralMove, GeneralPosition, GeneralRules, MoveKind, SEAT_NAMES,
+    CellContent, GeneralLayout, GeneralMove, GeneralPosition, MoveKind, SEAT_NAMES,
 };
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Cell, Position, Rules};
-use sumito_game::{Board, GameKind, LEVELS, Level};
+use sumito_game::LEVELS;
 use sumito_play::analysis::record_under_rules;
-use sumito_play::review::Review;
-use sumito_play::session::SeatedPlayer;
 
 use crate::menu::{
-    ENGINE_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MODEL_SEARCH_MB, MODEL_THINK_LIMIT,
-    PagePolicy, Reservation, page_engine,
+    CLASSICAL_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MODEL_SEARCH_MB, MODEL_THINK_LIMIT,
+    PagePolicy, Reservation, page_player,
+};
+use crate::model::{
+    DEFAULT_ANALYSIS_SIMULATIONS, DEFAULT_REVIEW_SIMULATIONS, DEFAULT_SEAT_SIMULATIONS, Model,
+    ModelGame, Models, NO_MODEL, NoModel, PageAnalysis, ReviewTarget, check_model_rules,
+    seat_budget,
 };
 use crate::protocol::{
     AnalysisMove, CellView, ClientMessage, ClockRequest, LevelView, ModelView, MoveView, PlyView,
     SeatRequest, SeatView, ServerMessage, StateView,
 };
-
-/// Simulations of an analysis that names none.
-pub const DEFAULT_ANALYSIS_SIMULATIONS: u32 = 800;
-
-/// The game a model plays and the rules it learned (its bundle's): which
-/// game, so which network and search, and its `[rules]` table (a
-/// two-player model's holds its two-player rules). Everything the page
-/// does with a model is written over these two, whatever the game.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ModelGame {
-    kind: GameKind,
-    table: RulesTable,
-}
-
-impl ModelGame {
-    pub fn new(kind: GameKind, table: RulesTable) -> ModelGame {
-        ModelGame { kind, table }
-    }
-
-    /// Which game the model plays.
-    pub fn kind(&self) -> GameKind {
-        self.kind
-    }
-
-    /// Its rules as a `[rules]` table.
-    pub fn table(&self) -> &RulesTable {
-        &self.table
-    }
-
-    /// The layouts it plays: those it learned, when its table names them;
-    /// a two-player model every two-player layout (under its rules), a model
-    /// of the general game that names none the Standard layout, where its
-    /// first game starts.
-    pub fn layouts(&self) -> Vec<String> {
-        match (&self.table.layouts, self.kind) {
-            (Some(layouts), _) => layouts.clone(),
-            (None, GameKind::TwoPlayer) => sumito_engine::Layout::NAMED
-                .iter()
-                .map(|layout| layout.to_string())
-                .collect(),
-            (None, GameKind::General) => vec!["standard".to_string()],
-        }
-    }
-
-    /// The rules it plays on `layout`; why not, where it does not play there.
-    pub fn rules_on(&self, layout: GeneralLayout) -> Result<GeneralRules, String> {
-        let layouts = self.layouts();
-        if !layouts.contains(&layout.name()) {
-            return Err(format!(
-                "it plays on {}, not on {layout}",
-                layouts.join(", ")
-            ));
-        }
-        self.table
-            .resolve(layout)
-            .map(|(rules, _)| rules)
-            .map_err(|err| format!("its rules for {layout}: {err}"))
-    }
-}
-
-/// Simulations a position of a review unless the page asks for others.
-pub const DEFAULT_REVIEW_SIMULATIONS: u32 = 200;
-
-/// A game to review: its positions (the start first), the moves between
-/// them, and the simulations of each position's search.
-#[derive(Clone, Debug)]
-pub struct ReviewTarget {
-    pub positions: Vec<GeneralPosition>,
-    pub moves: Vec<GeneralMove>,
-    pub simulations: u32,
-}
-
-/// What a network gives the server (`sumito-torch` provides it from a
-/// model bundle; `sumito` alone has none).
-pub trait Engines: Send + Sync {
-    /// The model's name, if one is loaded.
-    fn model_name(&self) -> Option<String>;
-    /// The game and rules the model was trained under (its bundle's).
-    fn model_game(&self) -> Option<ModelGame>;
-    /// The model at a seat of a game of its rules (plain two-player games
-    /// for a two-player model): within `budget`, or at strength `level` (its
-    /// simulations and move choice).
-    fn model_seat(
-        &self,
-        budget: SearchBudget,
-        level: Option<Level>,
-        seed: u64,
-    ) -> Result<SeatEngine, String>;
-    /// Reviews `target` with the model (each position searched, then each
-    /// move judged: `sumito_play::review`), calling `on_progress(done,
-    /// total)` after each position; it stops when that returns false or
-    /// `stop` is set.
-    fn review(
-        &self,
-        target: &ReviewTarget,
-        stop: Arc<AtomicBool>,
-        on_progress: &mut dyn FnMut(usize, usize) -> bool,
-    ) -> Result<Review, String> {
-        let _ = (target, stop, on_progress);
-        Err(NO_MODEL.into())
-    }
-    /// The measured Elo of the model's strength level `number` (its
-    /// bundle's `levels.json`), if measured.
-    fn level_elo(&self, number: u32) -> Option<f64> {
-        let _ = number;
-        None
-    }
-    /// Searches `position` (of the model's game, under its rules) with the
-    /// model for `simulations`, calling `on_update` with the analysis so far
-    /// several times on the way (the page shows the search as it grows);
-    /// returns the last. The search ends early when `on_update` returns
-    /// `false` (a time limit), and at once, with an error, when `stop` is
-    /// set (the page closed).
-    fn analyse(
-        &self,
-        position: &GeneralPosition,
-        simulations: u32,
-        stop: Arc<AtomicBool>,
-        on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
-    ) -> Result<PageAnalysis, String>;
-}
-
-/// An analysis as the page gets it: moves of the general engine, which
-/// draws both games.
-pub type PageAnalysis = Analysis<GeneralMove>;
-
-/// An analysis of a game `B` in the general engine's moves.
-pub fn page_analysis<B: Board>(analysis: &Analysis<B::Move>) -> PageAnalysis {
-    Analysis {
-        best: B::general_move(analysis.best),
-        wdl: analysis.wdl,
-        side_values: analysis.side_values.clone(),
-        solved: analysis.solved,
-        visits: analysis.visits,
-        simulations: analysis.simulations,
-        moves: analysis
-            .moves
-            .iter()
-            .map(|stats| sumito_arena::players::network::MoveStats {
-                mv: B::general_move(stats.mv),
-                visits: stats.visits,
-                q: stats.q,
-                prior: stats.prior,
-            })
-            .collect(),
-        principal_variation: analysis
-            .principal_variation
-            .iter()
-            .map(|&mv| B::general_move(mv))
-            .collect(),
-        elapsed: analysis.elapsed,
-    }
-}
-
-const NO_MODEL: &str =
-    "no model is loaded: start `sumito serve --model NAME` to play or analyse with one";
-
-/// No model: classical engines only.
-#[derive(Debug)]
-pub struct NoModel;
-
-impl Engines for NoModel {
-    fn model_name(&self) -> Option<String> {
-        None
-    }
-    fn model_game(&self) -> Option<ModelGame> {
-        None
-    }
-    fn model_seat(&self, _: SearchBudget, _: Option<Level>, _: u64) -> Result<SeatEngine, String> {
-        Err(NO_MODEL.into())
-    }
-    fn analyse(
-        &self,
-        _: &GeneralPosition,
-        _: u32,
-        _: Arc<AtomicBool>,
-        _: &mut dyn FnMut(&PageAnalysis) -> bool,
-    ) -> Result<PageAnalysis, String> {
-        Err("no model is loaded: start `sumito serve --model NAME` to analyse".into())
-    }
-}
-
-/// The models a server offers (`sumito serve --model A --model B`), in
-/// the order given: each plays and analyses the games its rules fit; none
-/// when the server runs without a model.
-#[derive(Clone, Default)]
-pub struct Models(Vec<Arc<dyn Engines>>);
-
-impl std::fmt::Debug for Models {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list()
-            .entries(self.0.iter().map(|model| model.model_name()))
-            .finish()
-    }
-}
-
-impl Models {
-    /// These models; their names must differ (the page picks one by name).
-    pub fn new(models: Vec<Arc<dyn Engines>>) -> Result<Models, String> {
-        let names: Vec<String> = models.iter().filter_map(|m| m.model_name()).collect();
-        if let Some(twice) = names
-            .iter()
-            .enumerate()
-            .find_map(|(index, name)| names[..index].contains(name).then_some(name))
-        {
-            return Err(format!(
-                "two models are named {twice:?}: give each model once"
-            ));
-        }
-        Ok(Models(models))
-    }
-
-    /// No model: the classical engines only.
-    pub fn none() -> Models {
-        Models(Vec::new())
-    }
-
-    /// One model, or none for engines without one ([`NoModel`]).
-    pub fn one(model: Arc<dyn Engines>) -> Models {
-        match model.model_name() {
-            Some(_) => Models(vec![model]),
-            None => Models::none(),
-        }
-    }
-
-    pub fn list(&self) -> &[Arc<dyn Engines>] {
-        &self.0
-    }
-
-    /// The model named `name`; the error names the ones there are.
-    fn named(&self, name: &str) -> Result<Arc<dyn Engines>, String> {
-        self.0
-            .iter()
-            .find(|model| model.model_name().as_deref() == Some(name))
-            .cloned()
-            .ok_or_else(|| {
-                let names: Vec<String> = self.0.iter().filter_map(|m| m.model_name()).collect();
-                match names.is_empty() {
-                    true => NO_MODEL.to_string(),
-                    false => format!(
-                        "no model is named {:?}: this server has {}",
-                        sumito_engine::excerpt(name),
-                        names.join(", ")
-                    ),
-                }
-            })
-    }
-
-    /// The model that analyses a game on `layout` under `table`: the first
-    /// whose rules are the game's, else the first that plays on the layout.
-    fn for_game(&self, layout: GeneralLayout, table: &RulesTable) -> Option<Arc<dyn Engines>> {
-        let fits = |model: &&Arc<dyn Engines>, same_rules: bool| {
-            model.model_game().is_some_and(|game| {
-                game.rules_on(layout).is_ok_and(|own| {
-                    !same_rules || table.resolve(layout).is_ok_and(|(asked, _)| asked == own)
-                })
-            })
-        };
-        let same = self.0.iter().find(|model| fits(model, true));
-        same.or_else(|| self.0.iter().find(|model| fits(model, false)))
-            .cloned()
-    }
-}
-
-/// An engine playing a seat: a player of any game, which sees the page's
-/// positions (the general engine's) as positions of its own game.
-pub struct SeatEngine(Box<dyn PageSeat + Send>);
-
-impl std::fmt::Debug for SeatEngine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SeatEngine")
-    }
-}
-
-/// An engine's answer: the move and, if it estimates it, its win probability.
-#[derive(Clone, Copy, Debug)]
-pub struct EngineMove {
-    pub mv: GeneralMove,
-    pub win: Option<f32>,
-    /// Wall-clock time of the thinking.
-    pub think: Duration,
-}
-
-impl SeatEngine {
-    /// `player`, a player of game `B` (the two-player engine's players
-    /// and models for plain two-player games, the general game's for the
-    /// others), at a seat of the page.
-    pub fn of<B: Board>(player: SeatedPlayer<'static, B>) -> SeatEngine {
-        SeatEngine(Box::new(InGame(player)))
-    }
-
-    /// `player`, which searches within its own budget (a model), at a seat
-    /// of the page.
-    pub fn searching<B: Board>(player: impl Player<B> + 'static) -> SeatEngine {
-        SeatEngine::of(SeatedPlayer::searching(player.name(), Box::new(player)))
-    }
-
-    /// Thinks about `position` (a seat's turn), at most `cap`.
-    pub fn think(
-        &mut self,
-        position: &GeneralPosition,
-        cap: Option<Duration>,
-    ) -> Result<EngineMove, String> {
-        let started = Instant::now();
-        let mut answer = self.0.think(position, cap)?;
-        answer.think = started.elapsed();
-        Ok(answer)
-    }
-
-    fn observe(&mut self, before: &GeneralPosition, mv: GeneralMove) {
-        self.0.observe(before, mv);
-    }
-
-    fn new_game(&mut self) {
-        self.0.new_game();
-    }
-
-    /// Ends its searches when `stop` is set.
-    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
-        self.0.set_stop(stop);
-    }
-}
-
-/// A seat's engine as the page drives it, whatever its game.
-trait PageSeat {
-    fn think(
-        &mut self,
-        position: &GeneralPosition,
-        cap: Option<Duration>,
-    ) -> Result<EngineMove, String>;
-    fn observe(&mut self, before: &GeneralPosition, mv: GeneralMove);
-    fn new_game(&mut self);
-    fn set_stop(&mut self, stop: Arc<AtomicBool>);
-}
-
-/// A player of game `B` at a seat of the page.
-struct InGame<B: Board>(SeatedPlayer<'static, B>);
-
-impl<B: Board> PageSeat for InGame<B> {
-    fn think(
-        &mut self,
-        position: &GeneralPosition,
-        cap: Option<Duration>,
-    ) -> Result<EngineMove, String> {
-        let thought = self
-            .0
-            .think(&B::of_general(position)?, cap)
-            .map_err(|err| err.to_string())?;
-        Ok(EngineMove {
-            mv: B::general_move(thought.mv),
-            win: thought.outlook.map(|o| o.win + 0.5 * o.draw),
-            think: Duration::ZERO,
-        })
-    }
-
-    fn observe(&mut self, before: &GeneralPosition, mv: GeneralMove) {
-        if let (Ok(before), Some(mv)) = (B::of_general(before), B::move_of_general(mv)) {
-            self.0.player.observe_move(&before, mv);
-        }
-    }
-
-    fn new_game(&mut self) {
-        self.0.player.new_game();
-    }
-
-    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
-        self.0.player.set_stop(stop);
-    }
-}
+use crate::seat_player::{PlayerMove, PlayerTurn, SeatPlayer};
 
 /// Who plays a seat.
 #[derive(Debug)]
 enum Seat {
     Human(String),
-    /// `engine` is `None` while it thinks on another thread.
-    Engine {
+    /// A program: a classical player or a model; `player` is `None` while
+    /// it thinks on another thread.
+    Player {
         name: String,
-        engine: Option<SeatEngine>,
+        player: Option<SeatPlayer>,
         /// The longest it may think about a move.
         limit: Duration,
         /// Whether it searches (then it waits for a search slot).
         searches: bool,
     },
-}
-
-/// An engine's turn, taken out of the session to think on another thread.
-#[derive(Debug)]
-pub struct EngineTurn {
-    pub seat: usize,
-    pub position: GeneralPosition,
-    pub engine: SeatEngine,
-    /// The longest it may think: its limit, or the clock's share if tighter.
-    pub cap: Duration,
-    /// Whether it needs one of the server's search slots.
-    pub searches: bool,
 }
 
 /// A game and everything the page asked for.
@@ -434,11 +57,11 @@ pub struct GameSession {
     models: Arc<Models>,
     /// The model of this game (its model seats' first, or the one that
     /// analyses its layout and rules): analysis, review and levels.
-    model: Option<Arc<dyn Engines>>,
+    model: Option<Arc<dyn Model>>,
     policy: Arc<PagePolicy>,
     /// Set when the page closes: every search of this page ends at once.
     stop: Arc<AtomicBool>,
-    /// The memory the game's engines hold, given back with the game.
+    /// The memory the game's players hold, given back with the game.
     reservation: Option<Reservation>,
     reserved_mb: u32,
     record: GameRecord<GeneralPosition>,
@@ -544,12 +167,12 @@ impl GameSession {
         let opponent = if let Some(name) = first.as_ref().and_then(|model| model.model_name()) {
             SeatRequest::Model {
                 model: Some(name),
-                simulations: Some(400),
+                simulations: Some(DEFAULT_SEAT_SIMULATIONS),
                 time_ms: None,
                 level: None,
             }
         } else {
-            SeatRequest::Engine {
+            SeatRequest::Classical {
                 spec: "alphabeta:depth=2".into(),
             }
         };
@@ -587,8 +210,8 @@ impl GameSession {
         self.positions.last().expect("a game has its start")
     }
 
-    /// The engines of this game's model (none: [`NoModel`]).
-    fn engines(&self) -> &dyn Engines {
+    /// This game's model (none: [`NoModel`]).
+    fn model(&self) -> &dyn Model {
         match &self.model {
             Some(model) => model.as_ref(),
             None => &NoModel,
@@ -597,10 +220,10 @@ impl GameSession {
 
     /// This game's model, for a search outside the session (analysis,
     /// review).
-    pub fn model_engines(&self) -> Arc<dyn Engines> {
+    pub fn shared_model(&self) -> Arc<dyn Model> {
         self.model
             .clone()
-            .unwrap_or_else(|| Arc::new(NoModel) as Arc<dyn Engines>)
+            .unwrap_or_else(|| Arc::new(NoModel) as Arc<dyn Model>)
     }
 
     /// Starts a game.
@@ -681,32 +304,17 @@ impl GameSession {
                 SeatRequest::Human { name } => {
                     Seat::Human(name.clone().unwrap_or_else(|| "you".into()))
                 }
-                SeatRequest::Engine { spec } => {
-                    let chosen = page_engine(spec, plain)
-                        .map_err(|err| format!("seat {}: {err}", index + 1))?;
-                    let mut engine = if plain {
-                        let registry = PlayerRegistry::builtin();
-                        let entrant = registry
-                            .prepare_str(&self.policy.two_player_spec(&chosen))
-                            .map_err(|err| format!("seat {}: {err}", index + 1))?;
-                        SeatEngine::of::<Position>(SeatedPlayer::of_entrant(&entrant, seed))
-                    } else {
-                        let player = seat_player(&chosen.spec, seed)
-                            .map_err(|err| format!("seat {}: {err}", index + 1))?;
-                        // Its time limit (the two-player ones get theirs
-                        // with each move).
-                        SeatEngine::of::<GeneralPosition>(SeatedPlayer::new(
-                            chosen.spec.clone(),
-                            player,
-                            SearchLimit::time(ENGINE_THINK_LIMIT),
-                        ))
-                    };
-                    engine.set_stop(self.stop.clone());
+                SeatRequest::Classical { spec } => {
+                    let in_seat = |err: String| format!("seat {}: {err}", index + 1);
+                    let chosen = page_player(spec, plain).map_err(in_seat)?;
+                    let mut player = SeatPlayer::classical(&chosen, plain, &self.policy, seed)
+                        .map_err(in_seat)?;
+                    player.set_stop(self.stop.clone());
                     memory_mb += chosen.memory_mb;
-                    Seat::Engine {
+                    Seat::Player {
                         name: chosen.spec,
-                        engine: Some(engine),
-                        limit: ENGINE_THINK_LIMIT,
+                        player: Some(player),
+                        limit: CLASSICAL_THINK_LIMIT,
                         searches: chosen.searches,
                     }
                 }
@@ -721,34 +329,26 @@ impl GameSession {
                         .map(sumito_game::level::level)
                         .transpose()
                         .map_err(|err| format!("seat {}: {err}", index + 1))?;
-                    let budget = match (simulations, time_ms) {
-                        (_, Some(ms)) => SearchBudget::Time(
-                            Duration::from_millis(*ms)
-                                .clamp(Duration::from_millis(1), MODEL_THINK_LIMIT),
-                        ),
-                        (sims, None) => {
-                            SearchBudget::Simulations(sims.unwrap_or(400).clamp(1, MAX_SIMULATIONS))
-                        }
-                    };
-                    let mut engine = model.model_seat(budget, level, seed)?;
-                    engine.set_stop(self.stop.clone());
+                    let budget = seat_budget(*simulations, *time_ms);
+                    let mut player = model.model_seat(budget, level, seed)?;
+                    player.set_stop(self.stop.clone());
                     memory_mb += MODEL_SEARCH_MB;
                     let model = model.model_name().unwrap_or_else(|| "model".into());
-                    Seat::Engine {
+                    Seat::Player {
                         name: match level {
                             Some(level) => {
                                 format!("{model} (level {}, {})", level.number, level.name)
                             }
                             None => model,
                         },
-                        engine: Some(engine),
+                        player: Some(player),
                         limit: MODEL_THINK_LIMIT,
                         searches: true,
                     }
                 }
             });
         }
-        // The new game's engines must fit the server's budget beside the
+        // The new game's players must fit the server's budget beside the
         // other pages'; the old game's share is given back first, and taken
         // again if the new one does not fit (the old game goes on).
         let old_mb = self.reserved_mb;
@@ -770,7 +370,7 @@ impl GameSession {
                 .iter()
                 .map(|seat| match seat {
                     Seat::Human(name) => name.clone(),
-                    Seat::Engine { name, .. } => name.clone(),
+                    Seat::Player { name, .. } => name.clone(),
                 })
                 .collect(),
             opening_plies: 0,
@@ -797,30 +397,31 @@ impl GameSession {
         self.ended.is_some() || self.current().is_game_over()
     }
 
-    /// The seat to move, if an engine plays it and the game goes on.
-    pub fn engine_to_move(&self) -> Option<usize> {
+    /// The seat to move, if a player (a program) plays it and the game
+    /// goes on.
+    pub fn player_to_move(&self) -> Option<usize> {
         if self.is_over() {
             return None;
         }
         let seat = self.current().seat_to_move();
-        matches!(self.seats[seat], Seat::Engine { .. }).then_some(seat)
+        matches!(self.seats[seat], Seat::Player { .. }).then_some(seat)
     }
 
-    /// Takes the engine of `seat` out to think: the position, the engine,
+    /// Takes the player of `seat` out to think: the position, the player,
     /// and the time it may take (its limit, or the clock's share if tighter).
-    pub fn take_engine(&mut self, seat: usize) -> Option<EngineTurn> {
+    pub fn take_player(&mut self, seat: usize) -> Option<PlayerTurn> {
         let position = *self.current();
         let share = self.clock.map(|_| self.clocks[seat] / 20);
         match &mut self.seats[seat] {
-            Seat::Engine {
-                engine,
+            Seat::Player {
+                player,
                 limit,
                 searches,
                 ..
-            } => engine.take().map(|engine| EngineTurn {
+            } => player.take().map(|player| PlayerTurn {
                 seat,
                 position,
-                engine,
+                player,
                 cap: share.map_or(*limit, |share| share.min(*limit)),
                 searches: *searches,
             }),
@@ -828,17 +429,17 @@ impl GameSession {
         }
     }
 
-    /// Puts the engine back with its answer, and plays the move if the game
+    /// Puts the player back with its answer, and plays the move if the game
     /// is still at the position it thought about.
-    pub fn engine_done(
+    pub fn player_done(
         &mut self,
         seat: usize,
-        engine: SeatEngine,
+        player: SeatPlayer,
         thought_about: GeneralPosition,
-        answer: Result<EngineMove, String>,
+        answer: Result<PlayerMove, String>,
     ) -> Result<(), String> {
-        if let Seat::Engine { engine: slot, .. } = &mut self.seats[seat] {
-            *slot = Some(engine);
+        if let Seat::Player { player: slot, .. } = &mut self.seats[seat] {
+            *slot = Some(player);
         }
         let answer = answer?;
         if *self.current() != thought_about || !thought_about.is_legal(answer.mv) {
@@ -876,12 +477,12 @@ impl GameSession {
                 Duration::from_secs_f64(clock.increment_seconds * f64::from(gained));
         }
         for other in &mut self.seats {
-            if let Seat::Engine {
-                engine: Some(engine),
+            if let Seat::Player {
+                player: Some(player),
                 ..
             } = other
             {
-                engine.observe(&before, mv);
+                player.observe(&before, mv);
             }
         }
         self.positions.push(after);
@@ -897,21 +498,21 @@ impl GameSession {
         }
     }
 
-    fn reset_engines(&mut self) {
+    fn reset_players(&mut self) {
         for seat in &mut self.seats {
-            if let Seat::Engine {
-                engine: Some(engine),
+            if let Seat::Player {
+                player: Some(player),
                 ..
             } = seat
             {
-                engine.new_game();
+                player.new_game();
             }
         }
         self.turn_started = Instant::now();
     }
 
-    /// Answers a message; `None` when the answer is the new state. Engines
-    /// to move are then run by the caller ([`GameSession::engine_to_move`]).
+    /// Answers a message; `None` when the answer is the new state. Players
+    /// to move are then run by the caller ([`GameSession::player_to_move`]).
     pub fn handle(&mut self, message: ClientMessage) -> Result<Option<ServerMessage>, String> {
         match message {
             ClientMessage::NewGame {
@@ -929,7 +530,7 @@ impl GameSession {
                 }
                 let position = *self.current();
                 if !matches!(self.seats[position.seat_to_move()], Seat::Human(_)) {
-                    return Err("it is an engine's turn".into());
+                    return Err("it is not a person's turn".into());
                 }
                 let mv = position.parse_move(&text).map_err(|err| err.to_string())?;
                 self.play(mv, None);
@@ -957,7 +558,7 @@ impl GameSession {
                 }
                 self.cursor = self.moves.len();
                 self.ended = None;
-                self.reset_engines();
+                self.reset_players();
                 Ok(None)
             }
             ClientMessage::Resign {} => {
@@ -994,7 +595,7 @@ impl GameSession {
     /// model's rules, the moves between them, and the simulations a
     /// position (default [`DEFAULT_REVIEW_SIMULATIONS`]).
     pub fn review_target(&self, simulations: Option<u32>) -> Result<ReviewTarget, String> {
-        let Some(game) = self.engines().model_game() else {
+        let Some(game) = self.model().model_game() else {
             return Err("no model is loaded: start `sumito serve --model NAME` to review".into());
         };
         // Under the model's rules, as its analysis (and the page's rules
@@ -1023,7 +624,7 @@ impl GameSession {
         simulations: Option<u32>,
         position: Option<&str>,
     ) -> Result<(GeneralPosition, u32), String> {
-        let Some(game) = self.engines().model_game() else {
+        let Some(game) = self.model().model_game() else {
             return Err("no model is loaded: start `sumito serve --model NAME` to analyse".into());
         };
         // The model judges positions under its own rules only: a position
@@ -1090,7 +691,7 @@ impl GameSession {
     /// game under the model's rules for both.
     fn analysis_view(&self) -> (bool, Option<String>) {
         match self
-            .engines()
+            .model()
             .model_game()
             .map(|game| self.under_model(&game))
         {
@@ -1224,7 +825,7 @@ impl GameSession {
             Start::Position(_) => GeneralLayout::Two(sumito_engine::Layout::Standard),
         };
         // A loaded game is for reading and analysis: every seat a person,
-        // and no engine holds memory.
+        // and no player holds memory.
         self.reservation = None;
         self.reserved_mb = 0;
         self.seats = (0..seats)
@@ -1301,7 +902,7 @@ impl GameSession {
                         colour: SEAT_NAMES[seat],
                         player: match &self.seats[seat] {
                             Seat::Human(name) => name.clone(),
-                            Seat::Engine { name, .. } => name.clone(),
+                            Seat::Player { name, .. } => name.clone(),
                         },
                         human: matches!(self.seats[seat], Seat::Human(_)),
                         score: shown.seat_score(seat),
@@ -1330,8 +931,8 @@ impl GameSession {
                 .collect(),
             result: self.ended.clone().or_else(|| last.describe_outcome()),
             can_analyse,
-            model: self.engines().model_name(),
-            levels: levels_of(self.engines()),
+            model: self.model().model_name(),
+            levels: levels_of(self.model()),
             models: self
                 .models
                 .list()
@@ -1350,7 +951,7 @@ impl GameSession {
 }
 
 /// A model's strength levels for the page (none without a model).
-fn levels_of(model: &dyn Engines) -> Vec<LevelView> {
+fn levels_of(model: &dyn Model) -> Vec<LevelView> {
     if model.model_name().is_none() {
         return Vec::new();
     }
@@ -1363,29 +964,6 @@ fn levels_of(model: &dyn Engines) -> Vec<LevelView> {
             elo: model.level_elo(level.number),
         })
         .collect()
-}
-
-/// Refuses a game `model` does not play: a model plays only under the
-/// rules it was trained with (`rules` for this `layout`).
-fn check_model_rules(
-    model: &dyn Engines,
-    layout: GeneralLayout,
-    rules: &GeneralRules,
-) -> Result<(), String> {
-    let Some(game) = model.model_game() else {
-        return Ok(());
-    };
-    let name = model.model_name().unwrap_or_default();
-    let learned = game.rules_on(layout).map_err(|why| {
-        format!("the model {name} does not play this game: {why}; start it without the model")
-    })?;
-    if learned != *rules {
-        return Err(format!(
-            "the model plays only under the rules it was trained with ({learned}); this \
-             game's are {rules}: start it without rules, or without the model {name}"
-        ));
-    }
-    Ok(())
 }
 
 /// The longest error message sent to a page: errors quote what was sent
@@ -1408,7 +986,8 @@ pub fn error(message: impl Into<String>) -> ServerMessage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sumito_engine::rules_table::Targets;
+    use crate::model::testing::{TRAINED, UniformModel, three_player_table};
+    use sumito_game::{Board, GameKind};
 
     fn session() -> GameSession {
         GameSession::new(
@@ -1424,18 +1003,18 @@ mod tests {
         (0..n).map(|_| SeatRequest::Human { name: None }).collect()
     }
 
-    /// Runs the engine to move, as the server does (on this thread).
-    fn engine_turn(session: &mut GameSession) {
-        let seat = session.engine_to_move().expect("an engine's turn");
-        let mut turn = session.take_engine(seat).unwrap();
-        let answer = turn.engine.think(&turn.position, Some(turn.cap));
+    /// Runs the player to move, as the server does (on this thread).
+    fn player_turn(session: &mut GameSession) {
+        let seat = session.player_to_move().expect("a player's turn");
+        let mut turn = session.take_player(seat).unwrap();
+        let answer = turn.player.think(&turn.position, Some(turn.cap));
         session
-            .engine_done(seat, turn.engine, turn.position, answer)
+            .player_done(seat, turn.player, turn.position, answer)
             .unwrap();
     }
 
     #[test]
-    fn a_game_against_an_engine_plays_undoes_and_refuses_illegal_moves() {
+    fn a_game_against_a_player_plays_undoes_and_refuses_illegal_moves() {
         let mut game = session();
         let state = game.state();
         assert_eq!(state.board.len(), 61);
@@ -1454,24 +1033,24 @@ mod tests {
             text: "A1B2".into(),
         })
         .unwrap();
-        assert_eq!(game.engine_to_move(), Some(1));
+        assert_eq!(game.player_to_move(), Some(1));
         assert!(
             game.handle(ClientMessage::Move {
                 text: "B1C2".into()
             })
             .is_err(),
-            "the engine's turn"
+            "the player's turn"
         );
-        engine_turn(&mut game);
+        player_turn(&mut game);
         let state = game.state();
         assert_eq!(state.history.len(), 2);
         assert!(state.human_to_move);
         assert!(state.history[0].think_ms.is_none(), "a person's move");
         assert!(
             state.history[1].think_ms.is_some_and(|ms| ms > 0.0),
-            "the engine's"
+            "the player's"
         );
-        // Undo takes back the engine's reply and the person's move.
+        // Undo takes back the player's reply and the person's move.
         game.handle(ClientMessage::Undo {}).unwrap();
         assert_eq!(game.state().history.len(), 0);
         game.handle(ClientMessage::Resign {}).unwrap();
@@ -1508,7 +1087,7 @@ mod tests {
                 "standard",
                 None,
                 vec![
-                    SeatRequest::Engine {
+                    SeatRequest::Classical {
                         spec: "grandmaster".into(),
                     },
                     SeatRequest::Human { name: None },
@@ -1684,7 +1263,7 @@ mod tests {
     }
 
     #[test]
-    fn the_engines_of_all_pages_share_one_memory_budget() {
+    fn the_players_of_all_pages_share_one_memory_budget() {
         let policy = Arc::new(PagePolicy::new(40, None));
         let page = |policy: &Arc<PagePolicy>| {
             GameSession::new(
@@ -1694,8 +1273,8 @@ mod tests {
                 1,
             )
         };
-        let alphabeta = |spec: &str| SeatRequest::Engine { spec: spec.into() };
-        let two_engines = |game: &mut GameSession| {
+        let alphabeta = |spec: &str| SeatRequest::Classical { spec: spec.into() };
+        let two_players = |game: &mut GameSession| {
             game.handle(ClientMessage::NewGame {
                 layout: "standard".into(),
                 rules: None,
@@ -1707,18 +1286,18 @@ mod tests {
             })
         };
         // The first page's default game holds one table (16 MB); two
-        // engines of a second page's game (32 MB) do not fit beside it.
+        // players of a second page's game (32 MB) do not fit beside it.
         let first = page(&policy).unwrap();
         let mut second = page(&policy).unwrap();
-        let err = two_engines(&mut second).unwrap_err();
+        let err = two_players(&mut second).unwrap_err();
         assert!(err.contains("memory budget"), "{err}");
         // When the first page goes, its share comes back.
         drop(first);
-        two_engines(&mut second).unwrap();
+        two_players(&mut second).unwrap();
         // A loaded game holds none.
         second.load("A1B2 I5H5").unwrap();
         let mut third = page(&policy).unwrap();
-        two_engines(&mut third).unwrap();
+        two_players(&mut third).unwrap();
     }
 
     #[test]
@@ -1743,91 +1322,27 @@ mod tests {
         }
         let err = game.load(&moves.join(" ")).unwrap_err();
         assert!(err.contains("at most"), "{err}");
-        // Engines of a game without a move limit stop at the server's.
+        // Players of a game without a move limit stop at the server's.
         game.handle(ClientMessage::NewGame {
             layout: "standard".into(),
             rules: None,
             seats: vec![
-                SeatRequest::Engine {
+                SeatRequest::Classical {
                     spec: "random".into(),
                 },
-                SeatRequest::Engine {
+                SeatRequest::Classical {
                     spec: "random".into(),
                 },
             ],
             clock: None,
         })
         .unwrap();
-        while game.engine_to_move().is_some() {
-            engine_turn(&mut game);
+        while game.player_to_move().is_some() {
+            player_turn(&mut game);
         }
         let state = game.state();
         assert!(state.history.len() <= MAX_GAME_PLIES);
         assert!(state.result.is_some());
-    }
-
-    /// A model of `game` that plays with a uniform evaluator.
-    #[derive(Debug)]
-    struct UniformModel(ModelGame);
-
-    /// A two-player model's rules (says its bundle): a 200-ply limit.
-    const TRAINED: Rules = Rules {
-        marbles_to_win: 6,
-        max_plies: Some(200),
-        no_push_off_plies: None,
-    };
-
-    fn uniform_search<B: sumito_game::Board>(
-        budget: SearchBudget,
-        level: Option<Level>,
-        seed: u64,
-    ) -> sumito_arena::players::network::NetworkSearch<B> {
-        let search = sumito_arena::players::network::NetworkSearch::new(
-            "uniform",
-            Box::new(sumito_mcts::UniformEvaluator),
-            budget,
-            seed,
-        );
-        match level {
-            Some(level) => search.with_level(level),
-            None => search,
-        }
-    }
-
-    impl Engines for UniformModel {
-        fn model_name(&self) -> Option<String> {
-            Some(match self.0.kind() {
-                GameKind::TwoPlayer => "uniform".into(),
-                GameKind::General => "uniform three".into(),
-            })
-        }
-        fn model_game(&self) -> Option<ModelGame> {
-            Some(self.0.clone())
-        }
-        fn model_seat(
-            &self,
-            budget: SearchBudget,
-            level: Option<Level>,
-            seed: u64,
-        ) -> Result<SeatEngine, String> {
-            Ok(
-                sumito_game::with_board!(self.0.kind(), B => SeatEngine::searching::<B>(
-                    uniform_search::<B>(budget, level, seed)
-                )),
-            )
-        }
-        fn level_elo(&self, number: u32) -> Option<f64> {
-            (number == 3).then_some(412.0)
-        }
-        fn analyse(
-            &self,
-            _: &GeneralPosition,
-            _: u32,
-            _: Arc<AtomicBool>,
-            _: &mut dyn FnMut(&PageAnalysis) -> bool,
-        ) -> Result<PageAnalysis, String> {
-            Err("not needed here".into())
-        }
     }
 
     #[test]
@@ -1958,7 +1473,7 @@ mod tests {
         };
         game.handle(at(3)).unwrap();
         assert_eq!(game.state().seats[0].player, "uniform (level 3, casual)");
-        engine_turn(&mut game);
+        player_turn(&mut game);
         assert_eq!(game.state().history.len(), 1);
         assert!(game.state().human_to_move);
         let err = game.handle(at(11)).unwrap_err();
@@ -1972,17 +1487,6 @@ mod tests {
         )
         .unwrap();
         assert!(plain.state().levels.is_empty());
-    }
-
-    /// A model of the general game's rules: three players with a 240-ply
-    /// limit.
-    fn three_player_table() -> RulesTable {
-        RulesTable {
-            layouts: Some(vec!["three-player".into()]),
-            marbles_to_win: Some(Targets::All(6)),
-            max_plies: Some(240),
-            ..RulesTable::default()
-        }
     }
 
     #[test]
@@ -2007,7 +1511,7 @@ mod tests {
         game.handle(ClientMessage::Move { text: first }).unwrap();
         // Both model seats move, each a legal move of the game.
         for _ in 0..2 {
-            engine_turn(&mut game);
+            player_turn(&mut game);
         }
         assert_eq!(game.state().history.len(), 3);
         assert!(game.state().human_to_move);
@@ -2037,17 +1541,14 @@ mod tests {
 
     #[test]
     fn several_models_are_served_each_on_the_games_of_its_rules() {
-        let two: Arc<dyn Engines> = Arc::new(UniformModel(ModelGame::new(
+        let two: Arc<dyn Model> = Arc::new(UniformModel(ModelGame::new(
             GameKind::TwoPlayer,
             RulesTable::of_two_player(TRAINED),
         )));
-        let three: Arc<dyn Engines> = Arc::new(UniformModel(ModelGame::new(
+        let three: Arc<dyn Model> = Arc::new(UniformModel(ModelGame::new(
             GameKind::General,
             three_player_table(),
         )));
-        // Two models of one name are refused.
-        let err = Models::new(vec![two.clone(), two.clone()]).unwrap_err();
-        assert!(err.contains("two models are named \"uniform\""), "{err}");
         let models = Arc::new(Models::new(vec![two, three]).unwrap());
         let mut game = GameSession::new(
             models,

@@ -54,8 +54,8 @@ pub enum Part {
     /// The network: forward passes per preset and batch size, the inference
     /// service against a raw forward pass, training samples/s (`--device`).
     Net,
-    /// The web server: its time around an engine's reply, beyond the
-    /// engine's own thinking.
+    /// The web server: its time around a seat player's reply, beyond the
+    /// player's own thinking.
     Serve,
     /// Self-play with the quick config: positions/s and network evaluations/s
     /// against the raw forward throughput of the same network and batch.
@@ -108,10 +108,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Part::Mcts => mcts::run(),
         Part::Movegen => movegen::run(),
         Part::Serve => {
-            let engines = std::sync::Arc::new(sumito_serve::NoModel);
+            let model = std::sync::Arc::new(sumito_serve::NoModel);
             match args.soak {
-                Some(minutes) => soak::run(engines, false, minutes, args.pages),
-                None => serve::run(engines, false),
+                Some(minutes) => soak::run(model, false, minutes, args.pages),
+                None => serve::run(model, false),
             }
         }
         Part::Tactics => tactics::run(

@@ -1,12 +1,12 @@
-//! `sumito bench serve`: the server's own time around an engine's reply.
-//! A server runs in this process on a loopback port; a WebSocket client
-//! plays the page's part: it sends a move and waits for the state with the
-//! engine's reply. The engine reports how long it thought (`think_ms`); the
-//! rest of the round trip is the server's overhead (message parsing, the
-//! game state with its legal moves, the blocking thread, two sends). With a
-//! model (`--model`, run by `sumito-torch`) it also asks for analyses and
-//! takes the search's own time (`elapsed_ms`) from the time until the last
-//! update arrives.
+//! `sumito bench serve`: the server's own time around a seat player's
+//! reply. A server runs in this process on a loopback port; a WebSocket
+//! client plays the page's part: it sends a move and waits for the state
+//! with the player's reply. The player reports how long it thought
+//! (`think_ms`); the rest of the round trip is the server's overhead
+//! (message parsing, the game state with its legal moves, the blocking
+//! thread, two sends). With a model (`--model`, run by `sumito-torch`) it
+//! also asks for analyses and takes the search's own time (`elapsed_ms`)
+//! from the time until the last update arrives.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use sumito_serve::{Engines, Models, ServeOptions, serve_on};
+use sumito_serve::{Model, Models, ServeOptions, serve_on};
 use tokio_tungstenite::tungstenite::Message;
 
 /// Games played and moves measured per game.
@@ -65,7 +65,7 @@ async fn measure(url: String) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
         let new_game = json!({
             "type": "new_game",
             "layout": "belgian-daisy",
-            "seats": [{"kind": "human"}, {"kind": "engine", "spec": "alphabeta:depth=2"}],
+            "seats": [{"kind": "human"}, {"kind": "classical", "spec": "alphabeta:depth=2"}],
         });
         socket
             .send(Message::Text(new_game.to_string().into()))
@@ -160,9 +160,9 @@ fn report(name: &str, mut values: Vec<f64>) {
     println!("{name}_max: {:.2} ms", percentile(&values, 1.0));
 }
 
-/// Measures a server with `engines`; `analysis` also measures analyses
-/// (which need a model).
-pub fn run(engines: Arc<dyn Engines>, analysis: bool) -> anyhow::Result<()> {
+/// Measures a server with `model` (or [`sumito_serve::NoModel`]);
+/// `analysis` also measures analyses (which need a model).
+pub fn run(model: Arc<dyn Model>, analysis: bool) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -176,7 +176,7 @@ pub fn run(engines: Arc<dyn Engines>, analysis: bool) -> anyhow::Result<()> {
             ..ServeOptions::local(address)
         };
         let server = tokio::spawn(async move {
-            serve_on(listener, &options, Arc::new(Models::one(engines)), async {
+            serve_on(listener, &options, Arc::new(Models::one(model)), async {
                 let _ = stopped.await;
             })
             .await
@@ -193,10 +193,10 @@ pub fn run(engines: Arc<dyn Engines>, analysis: bool) -> anyhow::Result<()> {
     })?;
     let (overheads, thinks) = replies?;
     if overheads.is_empty() {
-        bail!("no engine reply was measured");
+        bail!("no player reply was measured");
     }
     println!("serve_replies_measured: {} replies", overheads.len());
-    report("serve_engine_think", thinks);
+    report("serve_player_think", thinks);
     report("serve_reply_overhead", overheads);
     if let Some(analyses) = analyses {
         let (overheads, searches) = analyses?;

@@ -3,13 +3,13 @@
 //! `sumito serve`; `--pages` WebSocket clients play the page's part at once
 //! for the whole time, each a random mix of what people do: new games
 //! (against the model at a strength level or by simulations, with
-//! `--model`, or a classical engine), moves and the engine's replies,
+//! `--model`, or a classical player), moves and the player's replies,
 //! undos, analyses (some cut short by a move), hostile messages (not JSON,
 //! unknown, oversized), and connections dropped without a goodbye or closed
 //! and opened again. Every message must be answered within a minute. The
 //! process's resident memory is sampled every 5 s; memory is flat when the
 //! last fifth of the run holds no more than the second fifth (the first is
-//! warm-up: caches, the network, the engines' tables) plus a small margin.
+//! warm-up: caches, the network, the players' tables) plus a small margin.
 //! Prints `name: value unit` lines, and fails if a message went unanswered.
 
 use std::sync::Arc;
@@ -21,7 +21,7 @@ use futures_util::{SinkExt, StreamExt};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
-use sumito_serve::{Engines, Models, ServeOptions, serve_on};
+use sumito_serve::{Model, Models, ServeOptions, serve_on};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::serve::Socket;
@@ -84,9 +84,9 @@ fn plies(state: &Value) -> usize {
 /// black.
 fn new_game(rng: &mut ChaCha8Rng, model: bool) -> Value {
     let opponent = match rng.random_range(0..if model { 5 } else { 3 }) {
-        0 => json!({"kind": "engine", "spec": "alphabeta:depth=1"}),
-        1 => json!({"kind": "engine", "spec": "greedy"}),
-        2 => json!({"kind": "engine", "spec": "random"}),
+        0 => json!({"kind": "classical", "spec": "alphabeta:depth=1"}),
+        1 => json!({"kind": "classical", "spec": "greedy"}),
+        2 => json!({"kind": "classical", "spec": "random"}),
         3 => json!({"kind": "model", "level": rng.random_range(1..=6)}),
         _ => json!({"kind": "model", "simulations": 16}),
     };
@@ -110,7 +110,7 @@ async fn send(socket: &mut Socket, message: &Value) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Plays `move` and waits for the engine's reply (or the game's end).
+/// Plays `move` and waits for the player's reply (or the game's end).
 async fn play(socket: &mut Socket, text: Value, state: &Value) -> anyhow::Result<Value> {
     let before = plies(state);
     send(socket, &json!({"type": "move", "text": text})).await?;
@@ -239,14 +239,10 @@ fn median(values: &mut [f64]) -> f64 {
     values[values.len() / 2]
 }
 
-/// Soaks a server with `engines` for `minutes` with `pages` pages;
-/// `model`: the engines have a model (analyses and model opponents).
-pub fn run(
-    engines: Arc<dyn Engines>,
-    model: bool,
-    minutes: f64,
-    pages: usize,
-) -> anyhow::Result<()> {
+/// Soaks a server with `served` (a model, or [`sumito_serve::NoModel`])
+/// for `minutes` with `pages` pages; `model`: `served` is a model
+/// (analyses and model opponents).
+pub fn run(served: Arc<dyn Model>, model: bool, minutes: f64, pages: usize) -> anyhow::Result<()> {
     if minutes.is_nan() || minutes <= 0.0 || pages == 0 {
         bail!("--soak takes a positive number of minutes and --pages at least 1");
     }
@@ -266,7 +262,7 @@ pub fn run(
             ..ServeOptions::local(address)
         };
         let server = tokio::spawn(async move {
-            serve_on(listener, &options, Arc::new(Models::one(engines)), async {
+            serve_on(listener, &options, Arc::new(Models::one(served)), async {
                 let _ = stopped.await;
             })
             .await
@@ -312,7 +308,7 @@ pub fn run(
         count(&counts.unanswered)
     );
     println!("soak_games: {} games", count(&counts.games));
-    println!("soak_engine_replies: {} moves", count(&counts.replies));
+    println!("soak_player_replies: {} moves", count(&counts.replies));
     println!("soak_analyses: {} analyses", count(&counts.analyses));
     println!("soak_hostile_refused: {} messages", count(&counts.refused));
     if samples.len() >= 5 {
@@ -339,7 +335,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_short_soak_with_classical_engines_runs_and_answers_everything() {
+    fn a_short_soak_with_classical_players_runs_and_answers_everything() {
         run(Arc::new(sumito_serve::NoModel), false, 0.05, 2).unwrap();
         let refused = run(Arc::new(sumito_serve::NoModel), false, 0.0, 2).unwrap_err();
         assert!(refused.to_string().contains("--soak takes"), "{refused}");

@@ -32,13 +32,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         Part::Serve => match &args.model {
             Some(model) => {
-                let engines = crate::network::serve::model_engines(Some(model), "cpu")?;
-                let engines = std::sync::Arc::new(engines);
+                let model = crate::network::serve::bundle_model(Some(model), "cpu")?;
+                let model = std::sync::Arc::new(model);
                 match args.soak {
                     Some(minutes) => {
-                        sumito_cli::commands::bench::soak::run(engines, true, minutes, args.pages)
+                        sumito_cli::commands::bench::soak::run(model, true, minutes, args.pages)
                     }
-                    None => sumito_cli::commands::bench::serve::run(engines, true),
+                    None => sumito_cli::commands::bench::serve::run(model, true),
                 }
             }
             None => sumito_cli::commands::bench::run(args),

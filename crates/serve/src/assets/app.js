@@ -554,7 +554,7 @@ $("new-game-form").addEventListener("submit", (event) => {
         : seconds > 0 ? { kind: "model", model, time_ms: Math.round(1000 * seconds) }
         : { kind: "model", model, simulations: Number($("sims").value) || 400 });
     }
-    else seats.push({ kind: "engine", spec: opponent });
+    else seats.push({ kind: "classical", spec: opponent });
   }
   const message = { type: "new_game", layout, seats };
   const minutes = Number($("minutes").value);
