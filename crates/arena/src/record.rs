@@ -297,7 +297,7 @@ pub fn file_safe(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record_format::{MAGIC, TWO_PLAYER_MAGIC_V1};
+    use crate::record_format::{GAME_RECORD_MAGIC, TWO_PLAYER_RECORD_MAGIC_V1};
     use sumito_engine::{Color, EndReason, Layout, MAX_PLY_COUNTER, Move, Outcome, Rules};
 
     fn sample() -> GameRecord<Position> {
@@ -330,7 +330,7 @@ mod tests {
     fn round_trips_an_unfinished_game() {
         let record = sample();
         let text = record.to_text();
-        assert!(text.starts_with(MAGIC), "{text}");
+        assert!(text.starts_with(GAME_RECORD_MAGIC), "{text}");
         assert!(
             text.contains("seats: alphabeta:depth=3 | random\n"),
             "{text}"
@@ -459,7 +459,7 @@ mod tests {
         let fen = "5/6/7/8/6bbw/8/7/6/5 b 0 5";
         let record = |header: &str| {
             GameRecord::<Position>::parse(&format!(
-                "{TWO_PLAYER_MAGIC_V1}\nstart: {fen}{header}\nmoves:\nresult: *\n"
+                "{TWO_PLAYER_RECORD_MAGIC_V1}\nstart: {fen}{header}\nmoves:\nresult: *\n"
             ))
         };
         let ply = |header: &str| {
@@ -480,7 +480,7 @@ mod tests {
         let err = record("\nstart_ply: 4294967295").unwrap_err();
         assert!(err.problem.contains("from 0 to 1000000000"), "{err}");
         let text = format!(
-            "{TWO_PLAYER_MAGIC_V1}\nstart: {fen}\nstart_ply: {MAX_PLY_COUNTER}\nmoves:\nE7E8\nresult: 1-0\nreason: marbles-off\n"
+            "{TWO_PLAYER_RECORD_MAGIC_V1}\nstart: {fen}\nstart_ply: {MAX_PLY_COUNTER}\nmoves:\nE7E8\nresult: 1-0\nreason: marbles-off\n"
         );
         let last = GameRecord::<Position>::parse(&text)
             .unwrap()
@@ -656,7 +656,7 @@ mod tests {
     fn results_must_match_the_replay() {
         let position = Position::from_fen("5/6/7/8/6bbw/8/7/6/5 b 0 5").unwrap();
         let text = format!(
-            "{TWO_PLAYER_MAGIC_V1}\nstart: {position}\nmoves:\nE7E8\nresult: 0-1\nreason: marbles-off\n"
+            "{TWO_PLAYER_RECORD_MAGIC_V1}\nstart: {position}\nmoves:\nE7E8\nresult: 0-1\nreason: marbles-off\n"
         );
         let err = GameRecord::<Position>::parse(&text).unwrap_err();
         assert_eq!(err.line, 5);

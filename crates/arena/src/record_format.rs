@@ -50,23 +50,21 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-/// The first line of every record written.
-pub const MAGIC: &str = "# sumito game record v2";
-
-/// The first line of a two-player record before the one format (read only).
-pub const TWO_PLAYER_MAGIC_V1: &str = "# sumito game record v1";
-
-/// The first line of a general-game record before the one format (read
-/// only; the rest is the one format's).
-pub const VARIANT_MAGIC_V1: &str = "# sumito variant game record v1";
+pub use sumito_game::formats::{
+    GAME_RECORD_MAGIC, TWO_PLAYER_RECORD_MAGIC_V1, VARIANT_RECORD_MAGIC_V1,
+};
 
 /// Which format a record's text is in, by its first line; `None` for none
 /// of them.
 pub fn format_of(text: &str) -> Option<&'static str> {
     let first = text.lines().next()?.trim();
-    [MAGIC, TWO_PLAYER_MAGIC_V1, VARIANT_MAGIC_V1]
-        .into_iter()
-        .find(|magic| *magic == first)
+    [
+        GAME_RECORD_MAGIC,
+        TWO_PLAYER_RECORD_MAGIC_V1,
+        VARIANT_RECORD_MAGIC_V1,
+    ]
+    .into_iter()
+    .find(|magic| *magic == first)
 }
 
 /// A problem in a record's text, at a line (1-based).
@@ -125,14 +123,17 @@ mod tests {
     #[test]
     fn formats_are_known_by_their_first_line() {
         assert_eq!(
-            format_of(&format!("{MAGIC}\nlayout: standard\n")),
-            Some(MAGIC)
+            format_of(&format!("{GAME_RECORD_MAGIC}\nlayout: standard\n")),
+            Some(GAME_RECORD_MAGIC)
         );
         assert_eq!(
-            format_of(&format!("  {TWO_PLAYER_MAGIC_V1}\n")),
-            Some(TWO_PLAYER_MAGIC_V1)
+            format_of(&format!("  {TWO_PLAYER_RECORD_MAGIC_V1}\n")),
+            Some(TWO_PLAYER_RECORD_MAGIC_V1)
         );
-        assert_eq!(format_of(VARIANT_MAGIC_V1), Some(VARIANT_MAGIC_V1));
+        assert_eq!(
+            format_of(VARIANT_RECORD_MAGIC_V1),
+            Some(VARIANT_RECORD_MAGIC_V1)
+        );
         assert_eq!(format_of("A1B2 I5H5"), None);
         assert_eq!(format_of(""), None);
     }

@@ -15,8 +15,8 @@ use sumito_game::Board;
 
 use crate::record::{GameRecord, NotTwoPlayer, Start};
 use crate::record_format::{
-    MAGIC, RecordError, RecordFileError, TWO_PLAYER_MAGIC_V1, VARIANT_MAGIC_V1, format_of,
-    read_with, write_text,
+    GAME_RECORD_MAGIC, RecordError, RecordFileError, TWO_PLAYER_RECORD_MAGIC_V1,
+    VARIANT_RECORD_MAGIC_V1, format_of, read_with, write_text,
 };
 
 impl<B: Board> GameRecord<B> {
@@ -29,7 +29,7 @@ impl<B: Board> GameRecord<B> {
     /// Reads and replays a record of this game: the one format, or an older
     /// one. A record of another game is refused, saying what makes it one.
     pub fn parse(text: &str) -> Result<GameRecord<B>, RecordError> {
-        let general = if format_of(text) == Some(TWO_PLAYER_MAGIC_V1) {
+        let general = if format_of(text) == Some(TWO_PLAYER_RECORD_MAGIC_V1) {
             crate::record_v1::parse(text)?.to_general()
         } else {
             parse_general(text)?
@@ -62,7 +62,7 @@ impl<B: Board> GameRecord<B> {
 
 /// The record as text in this format.
 pub(crate) fn general_text(record: &GameRecord<GeneralPosition>) -> String {
-    let mut out = format!("{MAGIC}\n");
+    let mut out = format!("{GAME_RECORD_MAGIC}\n");
     match &record.start {
         Start::Layout(layout) => out.push_str(&format!("layout: {layout}\n")),
         Start::Position(position) => out.push_str(&format!("start: {position}\n")),
@@ -136,8 +136,13 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
         .enumerate()
         .map(|(i, line)| (i + 1, line.trim()));
     match lines.next() {
-        Some((_, MAGIC | VARIANT_MAGIC_V1)) => {}
-        _ => return Err(problem(1, format!("the first line must be {MAGIC:?}"))),
+        Some((_, GAME_RECORD_MAGIC | VARIANT_RECORD_MAGIC_V1)) => {}
+        _ => {
+            return Err(problem(
+                1,
+                format!("the first line must be {GAME_RECORD_MAGIC:?}"),
+            ));
+        }
     }
     let mut start = None;
     let mut rules = RulesTable::default();
@@ -349,7 +354,7 @@ mod tests {
     #[test]
     fn keys_given_twice_and_too_many_opening_plies_are_refused() {
         let text = format!(
-            "{MAGIC}\nlayout: three-player\nrules: {{}}\nopening_plies: 1\nmoves:\nA2B2\nresult: *\n"
+            "{GAME_RECORD_MAGIC}\nlayout: three-player\nrules: {{}}\nopening_plies: 1\nmoves:\nA2B2\nresult: *\n"
         );
         let record = parse_general(&text).unwrap();
         assert_eq!(record.moves.len(), 1);
@@ -400,7 +405,7 @@ mod tests {
     #[test]
     fn a_huge_line_is_quoted_back_as_an_excerpt() {
         let huge = "x".repeat(1 << 20);
-        let text = format!("{MAGIC}\nlayout: standard\nmoves:\nresult: *\n");
+        let text = format!("{GAME_RECORD_MAGIC}\nlayout: standard\nmoves:\nresult: *\n");
         for (from, to) in [
             ("layout: standard", format!("layout: {huge}")),
             (

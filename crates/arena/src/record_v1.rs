@@ -43,7 +43,7 @@ use sumito_engine::{
 };
 
 use crate::record::{GameRecord, Start};
-use crate::record_format::{MAGIC, RecordError, TWO_PLAYER_MAGIC_V1};
+use crate::record_format::{GAME_RECORD_MAGIC, RecordError, TWO_PLAYER_RECORD_MAGIC_V1};
 
 /// Reads and replays a record of the older two-player format.
 pub(crate) fn parse(text: &str) -> Result<GameRecord<Position>, RecordError> {
@@ -275,8 +275,13 @@ impl Parser {
     fn parse(mut self, text: &str) -> Result<GameRecord<Position>, RecordError> {
         let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim()));
         match lines.next() {
-            Some((_, first)) if first == TWO_PLAYER_MAGIC_V1 => {}
-            _ => return Err(error(1, format!("the first line must be {MAGIC:?}"))),
+            Some((_, first)) if first == TWO_PLAYER_RECORD_MAGIC_V1 => {}
+            _ => {
+                return Err(error(
+                    1,
+                    format!("the first line must be {GAME_RECORD_MAGIC:?}"),
+                ));
+            }
         }
         let mut section = Section::Header;
         let mut replay: Option<(Start<Position>, Position, Rules)> = None;

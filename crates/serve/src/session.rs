@@ -1147,7 +1147,7 @@ mod tests {
             panic!("a record")
         };
         assert!(
-            text.starts_with(sumito_arena::record_format::MAGIC),
+            text.starts_with(sumito_arena::record_format::GAME_RECORD_MAGIC),
             "{text}"
         );
         assert!(text.contains("seats: "), "{text}");
@@ -1174,7 +1174,7 @@ mod tests {
             .handle(ClientMessage::Load {
                 record: format!(
                     "{}\nlayout: standard\nmoves:\nA1B2\nI5H5\nB1C2\nresult: *\n",
-                    sumito_arena::record_format::TWO_PLAYER_MAGIC_V1
+                    sumito_arena::record_format::TWO_PLAYER_RECORD_MAGIC_V1
                 ),
             })
             .unwrap();
@@ -1196,7 +1196,7 @@ mod tests {
             panic!("a record")
         };
         assert!(
-            text.starts_with(sumito_arena::record_format::MAGIC),
+            text.starts_with(sumito_arena::record_format::GAME_RECORD_MAGIC),
             "{text}"
         );
         other.handle(ClientMessage::Load { record: text }).unwrap();

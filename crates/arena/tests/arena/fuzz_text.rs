@@ -22,7 +22,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::OnceLock;
 use sumito_arena::record::{AnyRecord, GameRecord, Start};
-use sumito_arena::record_format::{MAGIC, TWO_PLAYER_MAGIC_V1, VARIANT_MAGIC_V1};
+use sumito_arena::record_format::{
+    GAME_RECORD_MAGIC, TWO_PLAYER_RECORD_MAGIC_V1, VARIANT_RECORD_MAGIC_V1,
+};
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Cell, Layout, MAX_PLY_COUNTER, Move, Position, Rules};
@@ -407,8 +409,8 @@ proptest! {
         // one), the parser reads on.
         let text = match magic {
             0 => text,
-            1 => format!("{MAGIC}\n{text}"),
-            _ => format!("{TWO_PLAYER_MAGIC_V1}\n{text}"),
+            1 => format!("{GAME_RECORD_MAGIC}\n{text}"),
+            _ => format!("{TWO_PLAYER_RECORD_MAGIC_V1}\n{text}"),
         };
         check_game_record(&text)?;
         // A record of either game: an error, or a record that writes and
@@ -747,8 +749,8 @@ proptest! {
     fn general_record_any_text_never_panics(text in any_text(), magic in 0usize..3) {
         let text = match magic {
             0 => text,
-            1 => format!("{MAGIC}\n{text}"),
-            _ => format!("{VARIANT_MAGIC_V1}\n{text}"),
+            1 => format!("{GAME_RECORD_MAGIC}\n{text}"),
+            _ => format!("{VARIANT_RECORD_MAGIC_V1}\n{text}"),
         };
         check_general_record(&text)?;
     }
