@@ -75,6 +75,11 @@ impl PipelineError {
 
 pub type Result<T> = std::result::Result<T, PipelineError>;
 
+/// Called right before a role writes into the run: an error (the role was
+/// lost while it worked, say after the process was paused and another
+/// took the role over) stops it before it writes.
+pub type BeforeWriting<'a> = &'a dyn Fn() -> Result<()>;
+
 impl From<sumito_store::StoreError> for PipelineError {
     fn from(err: sumito_store::StoreError) -> Self {
         PipelineError::RunDir(err.into())

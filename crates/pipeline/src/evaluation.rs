@@ -32,7 +32,7 @@ use sumito_game::{Board, GameKind};
 use sumito_net::{DirectEvaluator, PolicyValueNet};
 
 use crate::config::{Config, EvaluationConfig, GatingConfig, GatingMode};
-use crate::error::{PipelineError, Result};
+use crate::error::{BeforeWriting, PipelineError, Result};
 use crate::matches::{
     Contestant, MatchError, MatchGame, NamedStart, Pairing, play_evaluation_games, rotated_openings,
 };
@@ -48,11 +48,6 @@ use crate::starts::RunStarts;
 /// Progress of an evaluation, for bars: called after every game with
 /// (games done, games planned at most, candidate's score so far).
 pub type EvaluationProgress<'a> = &'a (dyn Fn(u32, u32, f64) + Sync);
-
-/// Called right before an evaluation writes anything: an error (the
-/// evaluator role was lost while the games were played, say after the
-/// process was paused) stops it before it writes.
-pub type BeforeWriting<'a> = &'a dyn Fn() -> Result<()>;
 
 /// Whether a stop was asked for (Ctrl-C, SIGTERM): long work ends at its
 /// next safe point.

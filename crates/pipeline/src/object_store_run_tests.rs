@@ -132,7 +132,7 @@ fn a_trainer_taken_over_cannot_write_its_state_over_the_new_holders() {
     crate::run::prepare(&run, &config).unwrap();
     // The guard of the leases would stop a holder that knows it lost them;
     // these two never learn it, as a paused process would not.
-    let unaware: crate::rundir::uploader::UploadGuard = Arc::new(|| Ok(()));
+    let unaware: crate::uploader::UploadGuard = Arc::new(|| Ok(()));
     let mut old = TrainerRole::open(&run, &config, Arc::clone(&unaware)).unwrap();
     old.finish_uploads().unwrap();
     let mut new = TrainerRole::open(&run, &config, unaware).unwrap();

@@ -223,7 +223,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
 mod tests {
     use super::*;
     use crate::evaluation::EvaluationSummary;
-    use crate::ratings::{EloEntry, EvaluationRecord, model_name};
+    use crate::ratings::{EloEntry, EvaluationRecord};
     use std::cell::Cell;
     use std::collections::BTreeMap;
     use std::sync::atomic::{AtomicBool, Ordering};

@@ -55,7 +55,6 @@ mod json;
 pub mod lease;
 pub mod leftovers;
 pub mod store_lease;
-pub mod uploader;
 pub mod work_folder;
 
 use error::io_error;

@@ -17,16 +17,16 @@ use sumito_store::{Replaced, Version};
 use tch::Device;
 
 use crate::config::{Config, TrainingConfig};
+use crate::error::BeforeWriting;
 use crate::error::{PipelineError, Result};
-use crate::evaluation::BeforeWriting;
 use crate::models::{device, load_model, save_model};
 use crate::replay::format::SelfPlayGame;
 use crate::replay::general_format::GeneralReplay;
 use crate::replay::replay_game::ReplayGame;
 use crate::replay::store::{RefreshReport, ReplayStore};
 use crate::run_board::RunBoard;
-use crate::rundir::uploader::{UploadGuard, Uploader};
 use crate::rundir::{MODEL_MANIFEST, Removed, RunDir, RunDirError};
+use crate::uploader::{UploadGuard, Uploader};
 
 /// The trainer's objects in the run: its state and its checkpoints.
 const TRAINER: &str = "trainer/";

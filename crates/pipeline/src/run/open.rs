@@ -11,8 +11,8 @@ use crate::config::Config;
 use crate::error::{PipelineError, Result};
 use crate::evaluation::reconcile_best;
 use crate::models::ensure_initial_model;
-use crate::rundir::uploader::UploadGuard;
 use crate::rundir::{Leases, Location, RunDir, RunDirError};
+use crate::uploader::UploadGuard;
 
 /// The command working on a run: which leases it holds, and how the log
 /// and lease records name it.
