@@ -13,7 +13,7 @@ use std::path::Path;
 
 use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
-use sumito_game::Board;
+use sumito_game::{Board, GameKind};
 
 use crate::record_format::read_with;
 pub use crate::record_format::{RecordError, RecordFileError};
@@ -235,6 +235,14 @@ impl AnyRecord {
     /// Reads a record file (see [`AnyRecord::parse`]).
     pub fn read(path: &Path) -> Result<AnyRecord, RecordFileError> {
         read_with(path, AnyRecord::parse)
+    }
+
+    /// Which game it is a record of.
+    pub fn kind(&self) -> GameKind {
+        match self {
+            AnyRecord::TwoPlayer(_) => GameKind::TwoPlayer,
+            AnyRecord::General(_) => GameKind::General,
+        }
     }
 
     /// The game as a record of the general engine (which plays the

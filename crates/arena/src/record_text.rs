@@ -238,11 +238,15 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
     }
     let start = match start.ok_or_else(|| problem(1, "no `layout:` or `start:` line"))? {
         StartText::Layout(layout) => Start::Layout(layout),
-        StartText::Text(text) => Start::Position(
-            rules
-                .position_from_text(&text)
-                .map_err(|err| problem(start_line, err))?,
-        ),
+        StartText::Text(text) => Start::Position(rules.position_from_text(&text).map_err(
+            |err| match err.column {
+                Some(at) => problem(
+                    start_line,
+                    format!("{err} (at character {at} of the start)"),
+                ),
+                None => problem(start_line, err),
+            },
+        )?),
     };
     let mut record = GameRecord {
         start,
@@ -400,6 +404,17 @@ mod tests {
             let err = parse_general(&text.replace(from, to)).unwrap_err();
             assert_eq!((err.line, err.problem.as_str()), (line, what), "{to}");
         }
+    }
+
+    #[test]
+    fn a_start_that_cannot_be_read_names_its_line_its_field_and_its_character() {
+        let text =
+            format!("{GAME_RECORD_MAGIC}\nstart: 5/6/7/8/9/8/7/6/b4 b 0,x,0\nmoves:\nresult: *\n");
+        let err = parse_general(&text).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "line 2: score of seat w \"x\" is not a whole number from 0 to 255 (at character 22 of the start)"
+        );
     }
 
     #[test]

@@ -13,7 +13,8 @@ use sumito_arena::spec::{PlayerSpec, SpecError};
 use sumito_net::{DeviceSpec, NetBoard};
 use sumito_pipeline::players::{SEARCH_PARAMS_HELP, network_entrant, network_settings};
 
-use crate::bundle::{DEFAULT_MODEL, ModelBundle, locate_bundle};
+use crate::load::{ModelBundle, locate_bundle};
+use crate::meta::DEFAULT_MODEL;
 
 /// Makes `bundle` players of game `B`: `bundle[:model=NAME_OR_DIR][,simulations=N]`.
 /// A bare name is looked up in the model folders (as `sumito play --model`
@@ -26,7 +27,7 @@ pub struct BundlePlayerFactory<B> {
 
 impl<B> BundlePlayerFactory<B> {
     /// `folders`: where bare model names are looked up, in order (see
-    /// [`crate::bundle::model_folders`]).
+    /// [`crate::load::model_folders`]).
     pub fn new(folders: Vec<PathBuf>) -> BundlePlayerFactory<B> {
         BundlePlayerFactory {
             folders,
@@ -91,8 +92,8 @@ mod tests {
 
     #[test]
     fn an_exported_bundle_plays_a_match_by_name() {
-        use crate::bundle::export_bundle;
-        use crate::bundle::tests::{Scratch, request, tiny_run};
+        use crate::export::export_bundle;
+        use crate::export::tests::{Scratch, request, tiny_run};
         use sumito_arena::arena::{MatchConfig, Silent, play_match};
         use sumito_engine::{EndReason, Layout, Rules};
 
@@ -147,8 +148,8 @@ mod tests {
 
     #[test]
     fn a_bundle_of_the_general_game_takes_a_seat_of_its_game_under_its_rules() {
-        use crate::bundle::export_bundle;
-        use crate::bundle::tests::{Scratch, request};
+        use crate::export::export_bundle;
+        use crate::export::tests::{Scratch, request};
         use sumito_arena::arena::{MatchConfig, MatchStart, Silent, play_match};
         use sumito_arena::players::general::general_registry;
         use sumito_engine::general::GeneralLayout;

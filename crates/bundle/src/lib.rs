@@ -9,3 +9,7 @@
 
 pub mod arena_player;
 pub mod bundle;
+pub mod error;
+pub mod export;
+pub mod load;
+pub mod meta;

@@ -27,186 +27,41 @@
 //!
 //! The text carries no rules: a position read from text is under the default
 //! [`Rules`] (see [`Position::with_rules`]).
+//!
+//! A text that cannot be read gives a [`PositionTextError`], the one error
+//! of both position texts ([`crate::position_text`]): what is wrong, and the
+//! character where.
 
 use crate::board::{Cell, Color, row_max_diag, row_min_diag};
 use crate::excerpt::excerpt;
-use crate::position::{BoardError, MARBLES_PER_SIDE, Position, Rules, check_marble_total};
+use crate::position::{MARBLES_PER_SIDE, Position, Rules, check_marble_total};
+use crate::position_text::{MAX_PLY_COUNTER, PositionTextError, TextProblem, fields_with_columns};
 use std::fmt;
 use std::str::FromStr;
 
-/// What is wrong with a position text. Where the problem has a place, `at`
-/// is its character in the whole text (1-based; see
-/// [`PositionParseError::column`]); a field quoted back is cut to an
-/// [`excerpt`], so that a huge input does not make a huge message.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum PositionParseError {
-    #[error(
-        "expected 4 fields separated by spaces (board, side to move, black marbles off, white marbles off), or 6 with the ply counters (plies played, plies since a push-off), found {found}"
-    )]
-    FieldCount {
-        found: usize,
-        /// The first field too many, if there are too many.
-        at: Option<usize>,
-    },
-    #[error("the board has {found} rows separated by '/', expected 9 (row I first, row A last)")]
-    RowCount { found: usize, at: usize },
-    #[error("row {row} has {found} cells, expected {expected}")]
-    RowLength {
-        row: char,
-        found: usize,
-        expected: usize,
-        at: usize,
-    },
-    #[error("row {row}, character {column}: unknown {found:?} (expected b, w or a digit 1-9)")]
-    UnknownCharacter {
-        row: char,
-        column: usize,
-        found: char,
-        at: usize,
-    },
-    #[error("side to move {found:?} must be b or w")]
-    BadSide { found: String, at: usize },
-    #[error("{color} marbles off {found:?} is not a whole number 0-14")]
-    BadOffCount {
-        color: Color,
-        found: String,
-        at: usize,
-    },
-    #[error("{counter} {found:?} is not a whole number from 0 to {MAX_PLY_COUNTER}")]
-    BadPlyCounter {
-        counter: &'static str,
-        found: String,
-        at: usize,
-    },
-    #[error("plies since a push-off ({since}) cannot exceed the plies played ({ply})")]
-    PliesSincePushOffExceedPly { since: u32, ply: u32, at: usize },
-    /// Too many marbles of one colour (the other [`BoardError`]s cannot
-    /// arise from a text, which places each marble on one cell).
-    #[error(transparent)]
-    Board(#[from] BoardError),
-}
-
 const ROW_LETTERS: &[u8; 9] = b"ABCDEFGHI";
 
-/// The largest ply counter a position text (and a game record's start) may
-/// give: far beyond any game, and far enough below `u32::MAX` that playing
-/// on, and every `ply + 1` of the code above, cannot overflow (a text at
-/// `u32::MAX` made the next move panic).
-pub const MAX_PLY_COUNTER: u32 = 1_000_000_000;
+/// What this grammar reads, as an error about the number of fields says it.
+const FIELDS: &str = "4 fields separated by spaces (board, side to move, black marbles off, white marbles off), or 6 with the ply counters (plies played, plies since a push-off)";
 
-impl PositionParseError {
-    /// The character of the text (1-based) where the problem is, if it has
-    /// one place.
-    pub fn column(&self) -> Option<usize> {
-        match self {
-            PositionParseError::FieldCount { at, .. } => *at,
-            PositionParseError::RowCount { at, .. }
-            | PositionParseError::RowLength { at, .. }
-            | PositionParseError::UnknownCharacter { at, .. }
-            | PositionParseError::BadSide { at, .. }
-            | PositionParseError::BadOffCount { at, .. }
-            | PositionParseError::BadPlyCounter { at, .. }
-            | PositionParseError::PliesSincePushOffExceedPly { at, .. } => Some(*at),
-            PositionParseError::Board(_) => None,
-        }
-    }
-}
-
-/// A position given as text that could not be read, in either game's
-/// grammar or under the rules asked for: what is wrong, and the character
-/// (1-based) where it is, where known, so that a caller can quote the text
-/// around it ([`quote_position_text`]).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct PositionTextError {
-    pub message: String,
-    pub column: Option<usize>,
-}
-
-impl PositionTextError {
-    /// An error of the whole text (its rules, say), at no one character.
-    pub fn of_text(message: impl Into<String>) -> PositionTextError {
-        PositionTextError {
-            message: message.into(),
-            column: None,
-        }
-    }
-}
-
-impl From<PositionParseError> for PositionTextError {
-    fn from(err: PositionParseError) -> PositionTextError {
-        PositionTextError {
-            message: err.to_string(),
-            column: err.column(),
-        }
-    }
-}
-
-/// How an error message quotes a position text given by the user: whole
-/// (as a Rust string literal) when it is short; otherwise about 40
-/// characters around character `at` (1-based; the start without one), with
-/// `…` where it is cut, and the text's length. `at` is named either way.
-/// Characters that print escaped count as their escapes, as in [`excerpt`].
-pub fn quote_position_text(text: &str, at: Option<usize>) -> String {
-    const SHORT: usize = 80;
-    const HALF: usize = 20;
-    let place = at.map(|at| format!("at character {at}"));
-    let length = text.chars().count();
-    let printed: usize = text.chars().map(|ch| ch.escape_debug().count()).sum();
-    if printed <= SHORT {
-        return match place {
-            Some(place) => format!("{text:?} ({place})"),
-            None => format!("{text:?}"),
-        };
-    }
-    let centre = at.unwrap_or(1).saturating_sub(1).min(length);
-    let start = centre.saturating_sub(HALF);
-    let window: String = text.chars().skip(start).take(2 * HALF).collect();
-    // (The window is cut again if its characters print escaped.)
-    let mut shown = excerpt(&window);
-    if start > 0 {
-        shown.insert(0, '…');
-    }
-    if start + 2 * HALF < length && !shown.ends_with('…') {
-        shown.push('…');
-    }
-    match place {
-        Some(place) => format!("{shown:?} ({length} characters, {place})"),
-        None => format!("{shown:?} ({length} characters)"),
-    }
-}
-
-/// The fields of `text` separated by whitespace, each with the character
-/// (1-based) it starts at.
-pub(crate) fn fields_with_columns(text: &str) -> Vec<(usize, &str)> {
-    let mut fields = Vec::new();
-    let mut start: Option<(usize, usize)> = None;
-    for (column, (byte, ch)) in text.char_indices().enumerate() {
-        if ch.is_whitespace() {
-            if let Some((from, at)) = start.take() {
-                fields.push((at, &text[from..byte]));
-            }
-        } else if start.is_none() {
-            start = Some((byte, column + 1));
-        }
-    }
-    if let Some((from, at)) = start {
-        fields.push((at, &text[from..]));
-    }
-    fields
-}
+/// The characters of a row, as an error about an unknown one says them.
+const ROW_CHARACTERS: &str = "b, w or a digit 1-9";
 
 impl Position {
     /// Reads the position text format (see [`crate::fen`]) under default [`Rules`].
-    pub fn from_fen(text: &str) -> Result<Position, PositionParseError> {
+    pub fn from_fen(text: &str) -> Result<Position, PositionTextError> {
         let fields = fields_with_columns(text);
         let (fields, counters) = match fields.len() {
             4 => (&fields[..], None),
             6 => (&fields[..4], Some((fields[4], fields[5]))),
             found => {
-                return Err(PositionParseError::FieldCount {
-                    found,
-                    at: fields
+                return Err(PositionTextError {
+                    problem: TextProblem::FieldCount {
+                        found,
+                        expected: FIELDS,
+                    },
+                    // The first field too many, if there are too many.
+                    column: fields
                         .get(if found == 5 { 4 } else { 6 })
                         .map(|(at, _)| *at),
                 });
@@ -229,10 +84,10 @@ impl Position {
             row_at += row_text.chars().count() + 1;
         }
         if rows.len() != 9 {
-            return Err(PositionParseError::RowCount {
-                found: rows.len(),
-                at: rows.get(9).map_or(row_at - 1, |(at, _)| *at),
-            });
+            return Err(PositionTextError::at(
+                TextProblem::RowCount { found: rows.len() },
+                rows.get(9).map_or(row_at - 1, |(at, _)| *at),
+            ));
         }
         let mut marbles = [0u128; 2];
         for (text_row, &(row_at, row_text)) in rows.iter().enumerate() {
@@ -248,12 +103,15 @@ impl Position {
                     'w' => Some(Color::White),
                     '1'..='9' => None,
                     _ => {
-                        return Err(PositionParseError::UnknownCharacter {
-                            row: letter,
-                            column: column + 1,
-                            found: ch,
-                            at: row_at + column,
-                        });
+                        return Err(PositionTextError::at(
+                            TextProblem::UnknownCharacter {
+                                row: letter,
+                                column: column + 1,
+                                found: ch,
+                                expected: ROW_CHARACTERS,
+                            },
+                            row_at + column,
+                        ));
                     }
                 };
                 match color {
@@ -271,22 +129,28 @@ impl Position {
                 }
             }
             if filled != expected {
-                return Err(PositionParseError::RowLength {
-                    row: letter,
-                    found: filled,
-                    expected,
-                    at: row_at,
-                });
+                return Err(PositionTextError::at(
+                    TextProblem::RowLength {
+                        row: letter,
+                        found: filled,
+                        expected,
+                    },
+                    row_at,
+                ));
             }
         }
         let side = match side {
             "b" => Color::Black,
             "w" => Color::White,
             _ => {
-                return Err(PositionParseError::BadSide {
-                    found: excerpt(side),
-                    at: side_at,
-                });
+                return Err(PositionTextError::at(
+                    TextProblem::BadSeat {
+                        field: "side to move",
+                        found: excerpt(side),
+                        seats: 2,
+                    },
+                    side_at,
+                ));
             }
         };
         let mut off = [0u8; 2];
@@ -298,10 +162,15 @@ impl Position {
                 .parse::<u8>()
                 .ok()
                 .filter(|&n| n <= MARBLES_PER_SIDE && text.bytes().all(|b| b.is_ascii_digit()))
-                .ok_or_else(|| PositionParseError::BadOffCount {
-                    color,
-                    found: excerpt(text),
-                    at,
+                .ok_or_else(|| {
+                    PositionTextError::at(
+                        TextProblem::BadNumber {
+                            field: format!("{color} marbles off"),
+                            found: excerpt(text),
+                            max: u32::from(MARBLES_PER_SIDE),
+                        },
+                        at,
+                    )
                 })?;
             check_marble_total(color, marbles[color.index()].count_ones(), count)?;
             off[color.index()] = count;
@@ -314,28 +183,32 @@ impl Position {
             text.parse::<u32>()
                 .ok()
                 .filter(|&n| n <= MAX_PLY_COUNTER && text.bytes().all(|b| b.is_ascii_digit()))
-                .ok_or_else(|| PositionParseError::BadPlyCounter {
-                    counter,
-                    found: excerpt(text),
-                    at,
+                .ok_or_else(|| {
+                    PositionTextError::at(
+                        TextProblem::BadNumber {
+                            field: counter.to_owned(),
+                            found: excerpt(text),
+                            max: MAX_PLY_COUNTER,
+                        },
+                        at,
+                    )
                 })
         };
         let ply = number("plies played", ply, ply_at)?;
         let since = number("plies since a push-off", since, since_at)?;
         if since > ply {
-            return Err(PositionParseError::PliesSincePushOffExceedPly {
-                since,
-                ply,
-                at: since_at,
-            });
+            return Err(PositionTextError::at(
+                TextProblem::PliesSincePushOffExceedPly { since, ply },
+                since_at,
+            ));
         }
         Ok(position.with_ply_counters(ply, since))
     }
 }
 
 impl FromStr for Position {
-    type Err = PositionParseError;
-    fn from_str(text: &str) -> Result<Position, PositionParseError> {
+    type Err = PositionTextError;
+    fn from_str(text: &str) -> Result<Position, PositionTextError> {
         Position::from_fen(text)
     }
 }
@@ -381,6 +254,7 @@ impl fmt::Display for Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::position_text::quote_position_text;
 
     const STANDARD: &str = "wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0";
 
@@ -519,24 +393,5 @@ mod tests {
         let board = format!("{}/6/7/8/9/8/7/6/5 b 0 0", "5".repeat(1000));
         let err = Position::from_fen(&board).unwrap_err();
         assert_eq!(err.to_string(), "row I has 5000 cells, expected 5");
-        assert_eq!(
-            quote_position_text(&board, Some(600)),
-            format!(
-                "\"…{}…\" (1022 characters, at character 600)",
-                "5".repeat(40)
-            )
-        );
-        assert_eq!(quote_position_text("9/9 b 0 0", None), "\"9/9 b 0 0\"");
-        // Characters that print escaped count as their escapes: 60 of
-        // U+E0001 would print as 540 characters.
-        let tags = "\u{e0001}".repeat(60);
-        assert_eq!(
-            quote_position_text(&tags, None),
-            format!("\"{}…\" (60 characters)", "\\u{e0001}".repeat(4))
-        );
-        assert_eq!(
-            quote_position_text("9/9 b", Some(1)),
-            "\"9/9 b\" (at character 1)"
-        );
     }
 }

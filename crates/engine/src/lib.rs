@@ -56,13 +56,13 @@ pub mod notation;
 mod perft;
 mod playout;
 mod position;
+pub mod position_text;
 pub mod rules_table;
 mod symmetry;
 
 pub use action::{ACTION_COUNT, MAX_LEGAL_MOVES, Move, MoveList, MoveListIntoIter};
 pub use board::{CELL_COUNT, Cell, CellParseError, Color, Direction};
 pub use excerpt::{EXCERPT_CHARS, MESSAGE_CHARS, excerpt, shorten_quotes};
-pub use fen::{MAX_PLY_COUNTER, PositionParseError, PositionTextError, quote_position_text};
 pub use layout::{Layout, LayoutError};
 pub use notation::MoveParseError;
 pub use perft::{perft, perft_divide};
@@ -71,4 +71,5 @@ pub use position::{
     BoardError, EndReason, IllegalMove, MARBLES_PER_SIDE, Outcome, Position, RuleValueError, Rules,
     check_rule_values,
 };
+pub use position_text::{MAX_PLY_COUNTER, PositionTextError, TextProblem, quote_position_text};
 pub use symmetry::Symmetry;

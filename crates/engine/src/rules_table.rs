@@ -266,7 +266,7 @@ impl RulesTable {
         let rules = self
             .rules_for_text(seats)
             .map_err(|err| PositionTextError::of_text(format!("under these rules: {err}")))?;
-        Ok(GeneralPosition::from_text(text, Some(&rules))?)
+        GeneralPosition::from_text(text, Some(&rules))
     }
 
     /// The rules value for a position given as text, with `seats` players:
@@ -478,14 +478,14 @@ mod tests {
         );
         let err = three_player.position_from_text(&two).unwrap_err();
         assert_eq!(
-            err.message,
+            err.to_string(),
             "the position seats 2 players, but these rules are played by 3 (layouts three-player)"
         );
         let two_player = table("[rules]\nlayouts = [\"standard\", \"belgian-daisy\"]\n");
         assert!(two_player.position_from_text(&two).is_ok());
         let err = two_player.position_from_text(&three).unwrap_err();
         assert!(
-            err.message
+            err.to_string()
                 .contains("played by 2 (layouts standard, belgian-daisy)"),
             "{err:?}"
         );

@@ -38,7 +38,6 @@ pub use rules::{
     GeneralRules, MAX_SEATS, NeutralPushOff, RulesError, SEAT_LETTERS, SEAT_NAMES, Seating,
 };
 pub use setup::{GeneralLayout, GeneralSetup, SetupError};
-pub use text::GeneralTextError;
 
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::board::Cell;
-use crate::{Layout, Position, Rules, random_playout};
+use crate::{Layout, Position, PositionTextError, Rules, TextProblem, random_playout};
 
 fn cell(name: &str) -> Cell {
     name.parse().unwrap()
@@ -376,17 +376,17 @@ fn position_texts_round_trip_and_errors_name_the_field() {
     }
     let err = GeneralPosition::from_text("5/6/7/8/9/8/7/6/4r b 0 0", None).unwrap_err();
     assert!(
-        matches!(err, GeneralTextError::SeatOutOfRange { letter: 'r', .. })
+        matches!(err.problem, TextProblem::SeatOutOfRange { letter: 'r', .. })
             && err.to_string().contains("A5"),
         "{err}"
     );
     let err = GeneralPosition::from_text("5/6/7/8/9/8/7/6/5 r 0 0", None).unwrap_err();
-    assert!(matches!(err, GeneralTextError::BadSeat { .. }), "{err}");
+    assert!(matches!(err.problem, TextProblem::BadSeat { .. }), "{err}");
     let err = GeneralPosition::from_text("5/6/7/8/4z4/8/7/6/5 b 0 0", None).unwrap_err();
     assert!(
         matches!(
-            err,
-            GeneralTextError::UnknownCharacter {
+            err.problem,
+            TextProblem::UnknownCharacter {
                 row: 'E',
                 found: 'z',
                 ..
@@ -401,6 +401,58 @@ fn position_texts_round_trip_and_errors_name_the_field() {
             .contains("E5 is an open cell in the text but a hole"),
         "{err}"
     );
+}
+
+/// Both texts give one error: the same fault in either grammar is the same
+/// problem at the same character, in the same words but for what each
+/// grammar reads.
+#[test]
+fn both_texts_say_what_and_where_alike() {
+    let both = |text: &str| {
+        let two = Position::from_fen(text).unwrap_err();
+        let general = GeneralPosition::from_text(text, None).unwrap_err();
+        assert_eq!(two.column, general.column, "{text}");
+        (two.to_string(), general.to_string(), general.column)
+    };
+    let (two, general, column) = both("5/6/7/8/4z4/8/7/6/5 b 0 0");
+    assert_eq!(
+        two,
+        "row E, character 2: unknown 'z' (expected b, w or a digit 1-9)"
+    );
+    assert_eq!(
+        general,
+        "row E, character 2: unknown 'z' (expected a seat letter b w r g u y, c, n, x, o or a digit 1-9)"
+    );
+    assert_eq!(column, Some(10));
+    let (two, general, column) = both("5/6/7/8/9/8/7/6/5 B 0 0");
+    assert_eq!(two, "side to move \"B\" must be b or w");
+    assert_eq!(general, "seat to move \"B\" must be b or w");
+    assert_eq!(column, Some(19));
+    let (two, general, column) = both("5/6/7/8/9/8/7/6/b4 b 0 0 3 4");
+    assert_eq!(two, general);
+    assert_eq!(
+        general,
+        "plies since a push-off (4) cannot exceed the plies played (3)"
+    );
+    assert_eq!(column, Some(28));
+    let (two, general, _) = both("5/6/7/8/9/8/7/6/b4 b x 0");
+    assert_eq!(
+        two,
+        "black marbles off \"x\" is not a whole number from 0 to 14"
+    );
+    assert_eq!(
+        general,
+        "black marbles off \"x\" is not a whole number from 0 to 255"
+    );
+    // Three players: the seats and scores are named by their letters.
+    let err = GeneralPosition::from_text("5/6/7/8/9/8/7/6/b4 z 0,x,0", None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "score of seat w \"x\" is not a whole number from 0 to 255"
+    );
+    let err = GeneralPosition::from_text("5/6/7/8/9/8/7/6/b4 z 0,0,0", None).unwrap_err();
+    assert_eq!(err.to_string(), "seat to move \"z\" must be b, w or r");
+    assert_eq!(err.column, Some(20));
 }
 
 #[test]
@@ -425,16 +477,21 @@ fn huge_fields_and_moves_are_quoted_back_as_short_excerpts() {
     // overflowed), and no more plies since a push-off than plies.
     let err = GeneralPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0 4294967295 0", None);
     assert!(
-        matches!(err, Err(GeneralTextError::BadCounter { .. })),
+        matches!(
+            err,
+            Err(PositionTextError {
+                problem: TextProblem::BadNumber { .. },
+                ..
+            })
+        ),
         "{err:?}"
     );
     let err = GeneralPosition::from_text("5/6/7/8/9/8/7/6/b4 b 0 0 3 4", None);
     assert!(
         matches!(
             err,
-            Err(GeneralTextError::PliesSincePushOffExceedPly {
-                since: 4,
-                ply: 3,
+            Err(PositionTextError {
+                problem: TextProblem::PliesSincePushOffExceedPly { since: 4, ply: 3 },
                 ..
             })
         ),

@@ -36,106 +36,23 @@
 //! Obstacles and holes are part of the rules: a text read under a rules
 //! value must have exactly its obstacles and holes; read without one, it
 //! gives them (see [`GeneralPosition::from_text`]).
+//!
+//! A text that cannot be read gives a [`PositionTextError`], the one error
+//! of both position texts ([`crate::position_text`]), as the two-player
+//! text does.
 
-use super::position::{CellContent, GeneralBoardError, GeneralPosition};
+use super::position::{CellContent, GeneralPosition};
 use super::rules::{GeneralRules, MAX_SEATS, SEAT_LETTERS, Seating};
 use crate::board::{Cell, row_max_diag, row_min_diag};
 use crate::excerpt::excerpt;
-use crate::fen::{MAX_PLY_COUNTER, fields_with_columns};
+use crate::position_text::{MAX_PLY_COUNTER, PositionTextError, TextProblem, fields_with_columns};
 use std::fmt;
 
-/// What is wrong with a general position text; `at` is the character
-/// (1-based) where the problem is.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum GeneralTextError {
-    #[error(
-        "expected the board, the seat to move and the scores (two numbers for two players, a comma list for more), then optionally the two ply counters; found {found} fields"
-    )]
-    FieldCount { found: usize },
-    #[error("the board has {found} rows separated by '/', expected 9 (row I first, row A last)")]
-    RowCount { found: usize, at: usize },
-    #[error("row {row} has {found} cells, expected {expected}")]
-    RowLength {
-        row: char,
-        found: usize,
-        expected: usize,
-        at: usize,
-    },
-    #[error(
-        "row {row}: unknown {found:?} at character {at} (expected a seat letter b w r g u y, c, n, x, o or a digit 1-9)"
-    )]
-    UnknownCharacter { row: char, found: char, at: usize },
-    #[error(
-        "seat to move {found:?} at character {at} is not a seat letter of these {seats} players"
-    )]
-    BadSeat {
-        found: String,
-        seats: usize,
-        at: usize,
-    },
-    #[error("score {found:?} at character {at} is not a whole number 0-255")]
-    BadScore { found: String, at: usize },
-    #[error("{found} scores at character {at}: 3 to 6 players, or two numbers for two players")]
-    ScoreCount { found: usize, at: usize },
-    #[error(
-        "{counter} {found:?} at character {at} is not a whole number from 0 to {MAX_PLY_COUNTER}"
-    )]
-    BadCounter {
-        counter: &'static str,
-        found: String,
-        at: usize,
-    },
-    #[error(
-        "plies since a push-off ({since}) at character {at} cannot exceed the plies played ({ply})"
-    )]
-    PliesSincePushOffExceedPly { since: u32, ply: u32, at: usize },
-    #[error("a marble of seat {letter:?} on {cell}, but only {seats} players play")]
-    SeatOutOfRange {
-        letter: char,
-        cell: Cell,
-        seats: usize,
-    },
-    #[error("common marbles (c) and seat marbles cannot be mixed: {cell} holds {letter:?}")]
-    MixedColours { letter: char, cell: Cell },
-    #[error("{cell} is {found} in the text but {expected} in the rules")]
-    CellRole {
-        cell: Cell,
-        found: &'static str,
-        expected: &'static str,
-    },
-    #[error("the text has {found} players but the rules are for {expected}")]
-    SeatCount { found: usize, expected: usize },
-    #[error("the text is {found} but the rules are {expected}")]
-    OneColour {
-        found: &'static str,
-        expected: &'static str,
-    },
-    #[error(transparent)]
-    Board(#[from] GeneralBoardError),
-}
+/// What this grammar reads, as an error about the number of fields says it.
+const FIELDS: &str = "the board, the seat to move and the scores (two numbers for two players, a comma list for more), then optionally the two ply counters";
 
-impl GeneralTextError {
-    /// The character (1-based) where the problem is, where it has one.
-    pub fn column(&self) -> Option<usize> {
-        match self {
-            GeneralTextError::RowCount { at, .. }
-            | GeneralTextError::RowLength { at, .. }
-            | GeneralTextError::UnknownCharacter { at, .. }
-            | GeneralTextError::BadSeat { at, .. }
-            | GeneralTextError::BadScore { at, .. }
-            | GeneralTextError::ScoreCount { at, .. }
-            | GeneralTextError::BadCounter { at, .. }
-            | GeneralTextError::PliesSincePushOffExceedPly { at, .. } => Some(*at),
-            GeneralTextError::FieldCount { .. }
-            | GeneralTextError::SeatOutOfRange { .. }
-            | GeneralTextError::MixedColours { .. }
-            | GeneralTextError::CellRole { .. }
-            | GeneralTextError::SeatCount { .. }
-            | GeneralTextError::OneColour { .. }
-            | GeneralTextError::Board(_) => None,
-        }
-    }
-}
+/// The characters of a row, as an error about an unknown one says them.
+const ROW_CHARACTERS: &str = "a seat letter b w r g u y, c, n, x, o or a digit 1-9";
 
 const ROW_LETTERS: &[u8; 9] = b"ABCDEFGHI";
 
@@ -173,22 +90,24 @@ impl GeneralPosition {
     pub fn from_text(
         text: &str,
         rules: Option<&GeneralRules>,
-    ) -> Result<GeneralPosition, GeneralTextError> {
+    ) -> Result<GeneralPosition, PositionTextError> {
         let parsed = parse(text)?;
         let rules = match rules {
             Some(rules) => {
                 if rules.seating.seats() != parsed.seats {
-                    return Err(GeneralTextError::SeatCount {
+                    return Err(TextProblem::SeatCount {
                         found: parsed.seats,
                         expected: rules.seating.seats(),
-                    });
+                    }
+                    .into());
                 }
                 let colours = |common: bool| if common { "one-colour" } else { "coloured" };
                 if parsed.common != rules.one_colour && parsed.marbles[0] != 0 {
-                    return Err(GeneralTextError::OneColour {
+                    return Err(TextProblem::OneColour {
                         found: colours(parsed.common),
                         expected: colours(rules.one_colour),
-                    });
+                    }
+                    .into());
                 }
                 let both = rules.obstacles | rules.holes;
                 let text_both = parsed.obstacles | parsed.holes;
@@ -198,11 +117,12 @@ impl GeneralPosition {
                         role(text_both, cell, parsed.obstacles),
                     );
                     if in_rules != in_text {
-                        return Err(GeneralTextError::CellRole {
+                        return Err(TextProblem::CellRole {
                             cell,
                             found: in_text,
                             expected: in_rules,
-                        });
+                        }
+                        .into());
                     }
                 }
                 *rules
@@ -235,20 +155,39 @@ impl GeneralPosition {
     }
 }
 
-fn parse(text: &str) -> Result<Parsed, GeneralTextError> {
+/// Too few or too many fields (at no one character).
+fn field_count(found: usize) -> PositionTextError {
+    TextProblem::FieldCount {
+        found,
+        expected: FIELDS,
+    }
+    .into()
+}
+
+/// A score `field` whose text `value` (at character `at`) is not a score.
+fn bad_score(field: String, value: &str, at: usize) -> PositionTextError {
+    PositionTextError::at(
+        TextProblem::BadNumber {
+            field,
+            found: excerpt(value),
+            max: u32::from(u8::MAX),
+        },
+        at,
+    )
+}
+
+fn parse(text: &str) -> Result<Parsed, PositionTextError> {
     let fields = fields_with_columns(text);
     if fields.len() < 3 {
-        return Err(GeneralTextError::FieldCount {
-            found: fields.len(),
-        });
+        return Err(field_count(fields.len()));
     }
     let (board_at, board) = fields[0];
     let rows: Vec<&str> = board.split('/').collect();
     if rows.len() != 9 {
-        return Err(GeneralTextError::RowCount {
-            found: rows.len(),
-            at: board_at,
-        });
+        return Err(PositionTextError::at(
+            TextProblem::RowCount { found: rows.len() },
+            board_at,
+        ));
     }
     let mut parsed = Parsed {
         marbles: [0; MAX_SEATS],
@@ -272,7 +211,7 @@ fn parse(text: &str) -> Result<Parsed, GeneralTextError> {
         let row_at = at;
         let mut diag = row_min_diag(row);
         let mut count = 0usize;
-        for ch in row_text.chars() {
+        for (column, ch) in row_text.chars().enumerate() {
             let cell = (count < expected)
                 .then(|| Cell::from_row_diag(row as u8, diag as u8))
                 .flatten();
@@ -284,11 +223,15 @@ fn parse(text: &str) -> Result<Parsed, GeneralTextError> {
                 }
                 _ => {
                     if !"bwrguycnxo".contains(ch) {
-                        return Err(GeneralTextError::UnknownCharacter {
-                            row: row_letter,
-                            found: ch,
+                        return Err(PositionTextError::at(
+                            TextProblem::UnknownCharacter {
+                                row: row_letter,
+                                column: column + 1,
+                                found: ch,
+                                expected: ROW_CHARACTERS,
+                            },
                             at,
-                        });
+                        ));
                     }
                     // Past the end of the row: counted, reported below.
                     if let Some(cell) = cell {
@@ -299,7 +242,7 @@ fn parse(text: &str) -> Result<Parsed, GeneralTextError> {
                             'o' => parsed.holes |= b,
                             'c' => {
                                 if let Some((letter, _)) = coloured {
-                                    return Err(GeneralTextError::MixedColours { letter, cell });
+                                    return Err(TextProblem::MixedColours { letter, cell }.into());
                                 }
                                 parsed.common = true;
                                 parsed.marbles[0] |= b;
@@ -310,7 +253,7 @@ fn parse(text: &str) -> Result<Parsed, GeneralTextError> {
                                     .position(|&l| l == letter)
                                     .expect("checked above");
                                 if parsed.common {
-                                    return Err(GeneralTextError::MixedColours { letter, cell });
+                                    return Err(TextProblem::MixedColours { letter, cell }.into());
                                 }
                                 coloured.get_or_insert((letter, cell));
                                 parsed.marbles[seat] |= b;
@@ -327,12 +270,14 @@ fn parse(text: &str) -> Result<Parsed, GeneralTextError> {
             at += 1;
         }
         if count != expected {
-            return Err(GeneralTextError::RowLength {
-                row: row_letter,
-                found: count,
-                expected,
-                at: row_at,
-            });
+            return Err(PositionTextError::at(
+                TextProblem::RowLength {
+                    row: row_letter,
+                    found: count,
+                    expected,
+                },
+                row_at,
+            ));
         }
         at += 1; // the '/'
     }
@@ -347,36 +292,40 @@ fn parse(text: &str) -> Result<Parsed, GeneralTextError> {
         rest = before;
     }
     if rest.is_empty() {
-        return Err(GeneralTextError::FieldCount {
-            found: fields.len(),
-        });
+        return Err(field_count(fields.len()));
     }
     let (scores_len, counters) = if rest[0].1.contains(',') {
         let (scores_at, list) = rest[0];
         let values: Vec<&str> = list.split(',').collect();
         if !(3..=MAX_SEATS).contains(&values.len()) {
-            return Err(GeneralTextError::ScoreCount {
-                found: values.len(),
-                at: scores_at,
-            });
+            return Err(PositionTextError::at(
+                TextProblem::ScoreCount {
+                    found: values.len(),
+                },
+                scores_at,
+            ));
         }
         for (seat, value) in values.iter().enumerate() {
-            parsed.scores[seat] = value.parse().map_err(|_| GeneralTextError::BadScore {
-                found: excerpt(value),
-                at: scores_at,
+            parsed.scores[seat] = value.parse().map_err(|_| {
+                bad_score(
+                    format!("score of seat {}", SEAT_LETTERS[seat]),
+                    value,
+                    scores_at,
+                )
             })?;
         }
         (values.len(), &rest[1..])
     } else {
         if rest.len() < 2 {
-            return Err(GeneralTextError::FieldCount {
-                found: fields.len(),
-            });
+            return Err(field_count(fields.len()));
         }
         for (i, &(score_at, value)) in rest[..2].iter().enumerate() {
-            let lost: u8 = value.parse().map_err(|_| GeneralTextError::BadScore {
-                found: excerpt(value),
-                at: score_at,
+            let lost: u8 = value.parse().map_err(|_| {
+                bad_score(
+                    format!("{} marbles off", ["black", "white"][i]),
+                    value,
+                    score_at,
+                )
             })?;
             // Black's losses are White's score and the other way round.
             parsed.scores[1 - i] = lost;
@@ -391,47 +340,55 @@ fn parse(text: &str) -> Result<Parsed, GeneralTextError> {
                 text.parse::<u32>()
                     .ok()
                     .filter(|&n| n <= MAX_PLY_COUNTER)
-                    .ok_or_else(|| GeneralTextError::BadCounter {
-                        counter,
-                        found: excerpt(text),
-                        at,
+                    .ok_or_else(|| {
+                        PositionTextError::at(
+                            TextProblem::BadNumber {
+                                field: counter.to_owned(),
+                                found: excerpt(text),
+                                max: MAX_PLY_COUNTER,
+                            },
+                            at,
+                        )
                     })
             };
             let ply = number("plies played", *ply_at, ply)?;
             let since = number("plies since a push-off", *since_at, since)?;
             // As in the two-player text.
             if since > ply {
-                return Err(GeneralTextError::PliesSincePushOffExceedPly {
-                    since,
-                    ply,
-                    at: *since_at,
-                });
+                return Err(PositionTextError::at(
+                    TextProblem::PliesSincePushOffExceedPly { since, ply },
+                    *since_at,
+                ));
             }
             parsed.counters = Some((ply, since));
         }
         _ => {
-            return Err(GeneralTextError::FieldCount {
-                found: fields.len(),
-            });
+            return Err(field_count(fields.len()));
         }
     }
     if let Some((letter, seat, cell)) = highest_seat
         && seat >= parsed.seats
     {
-        return Err(GeneralTextError::SeatOutOfRange {
+        return Err(TextProblem::SeatOutOfRange {
             letter,
             cell,
             seats: parsed.seats,
-        });
+        }
+        .into());
     }
     if let Some((at, letter)) = won {
         let seat = SEAT_LETTERS[..parsed.seats]
             .iter()
             .position(|l| l.to_string() == letter)
-            .ok_or_else(|| GeneralTextError::BadSeat {
-                found: excerpt(letter),
-                seats: parsed.seats,
-                at,
+            .ok_or_else(|| {
+                PositionTextError::at(
+                    TextProblem::BadSeat {
+                        field: "won:",
+                        found: excerpt(letter),
+                        seats: parsed.seats,
+                    },
+                    at,
+                )
             })?;
         parsed.neutral_win = Some(seat);
     }
@@ -442,10 +399,15 @@ fn parse(text: &str) -> Result<Parsed, GeneralTextError> {
             .position(|&l| l == letter),
         _ => None,
     }
-    .ok_or_else(|| GeneralTextError::BadSeat {
-        found: excerpt(side),
-        seats: parsed.seats,
-        at: side_at,
+    .ok_or_else(|| {
+        PositionTextError::at(
+            TextProblem::BadSeat {
+                field: "seat to move",
+                found: excerpt(side),
+                seats: parsed.seats,
+            },
+            side_at,
+        )
     })?;
     Ok(parsed)
 }
@@ -501,16 +463,5 @@ impl fmt::Display for GeneralPosition {
             write!(f, " won:{}", SEAT_LETTERS[seat])?;
         }
         Ok(())
-    }
-}
-
-// Beside the error it converts, so that the two-player text (`crate::fen`)
-// names nothing of the general game's.
-impl From<GeneralTextError> for crate::fen::PositionTextError {
-    fn from(err: GeneralTextError) -> crate::fen::PositionTextError {
-        crate::fen::PositionTextError {
-            message: err.to_string(),
-            column: err.column(),
-        }
     }
 }
