@@ -50,7 +50,7 @@ pub enum Command {
     // `analyze`: the American spelling, accepted but not listed (an alias).
     #[command(alias = "analyze")]
     Analyse(commands::analyse::Args),
-    /// An analysis engine for programs: JSON queries on standard input, JSON answers on standard output.
+    /// Analysis for programs: JSON queries on standard input, JSON answers on standard output.
     // `analysis`: its old name, accepted but not listed (an alias).
     #[command(name = "json-analysis", alias = "analysis")]
     JsonAnalysis(commands::json_analysis::Args),

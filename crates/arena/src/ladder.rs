@@ -38,10 +38,10 @@ pub const DEFAULT_OPPONENTS: [&str; 5] = [
 pub const GENERAL_OPPONENTS: [&str; 4] =
     ["random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2"];
 
-/// The ladder's openings: these layouts in turn, each plus
-/// [`LADDER_OPENING_PLIES`] random plies, each played with both colours.
-pub const LADDER_LAYOUTS: [Layout; 3] =
-    [Layout::Standard, Layout::BelgianDaisy, Layout::GermanDaisy];
+/// The ladder's openings: these layouts in turn (those of any two-player
+/// match that names none), each plus [`LADDER_OPENING_PLIES`] random plies,
+/// each played with both colours.
+pub use crate::match_start::DEFAULT_TWO_PLAYER_LAYOUTS as LADDER_LAYOUTS;
 pub const LADDER_OPENING_PLIES: u32 = 2;
 /// The move limit of ladder games, in plies.
 pub const LADDER_MAX_PLIES: u32 = 200;

@@ -7,7 +7,7 @@ use std::fmt;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Layout, Position, Rules};
-use sumito_game::Board;
+use sumito_game::{Board, GameKind};
 
 use crate::record::Start;
 
@@ -73,6 +73,23 @@ impl MatchStart<GeneralPosition> {
         table: &RulesTable,
     ) -> Result<MatchStart<GeneralPosition>, String> {
         MatchStart::of_table(layout, table)
+    }
+}
+
+/// The openings of a two-player match that names no layout, in turn: the
+/// ladder's (each of its games starts on one of them).
+pub const DEFAULT_TWO_PLAYER_LAYOUTS: [Layout; 3] =
+    [Layout::Standard, Layout::BelgianDaisy, Layout::GermanDaisy];
+
+/// The layouts of a match of `game` that names none, in turn: in the
+/// two-player game the ladder's three openings
+/// ([`DEFAULT_TWO_PLAYER_LAYOUTS`]), in the general game Standard alone (the
+/// variants' cells may not fit the others). `sumito arena` plays them in
+/// turn; `sumito serve` starts a new game on the first.
+pub fn default_layouts(game: GameKind) -> Vec<GeneralLayout> {
+    match game {
+        GameKind::TwoPlayer => DEFAULT_TWO_PLAYER_LAYOUTS.map(GeneralLayout::Two).to_vec(),
+        GameKind::General => vec![GeneralLayout::default()],
     }
 }
 

@@ -11,10 +11,10 @@ use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use sumito_arena::PlayerSpec;
 use sumito_arena::arena::{MatchConfig, MatchStart, check_record_dir, play_match};
+use sumito_arena::match_start::default_layouts;
 use sumito_arena::player::Entrant;
 use sumito_arena::report::{result_line, summary};
 use sumito_arena::sprt::SprtConfig;
-use sumito_engine::Layout;
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::quote_position_text;
 use sumito_engine::rules_table::RulesTable;
@@ -121,13 +121,6 @@ fn parse_sprt(text: &str) -> Result<SprtConfig, String> {
 /// Games per pairing unless `--games` says.
 const DEFAULT_GAMES: u32 = 20;
 
-/// The openings of a two-player match unless `--layout` says: the ladder's.
-const DEFAULT_LAYOUTS: [GeneralLayout; 3] = [
-    GeneralLayout::Two(Layout::Standard),
-    GeneralLayout::Two(Layout::BelgianDaisy),
-    GeneralLayout::Two(Layout::GermanDaisy),
-];
-
 impl Args {
     /// Whether a player is a network (`net:` or `bundle`), so that the match
     /// is played by `sumito-torch`. A spec that does not parse is read here,
@@ -179,13 +172,8 @@ fn match_rules<B: CommandBoard>(
 ) -> anyhow::Result<(RulesTable, Vec<GeneralLayout>)> {
     let trained = trained_tables(entrants);
     let flags = args.rule_flags();
-    let default_layouts = |table: &RulesTable| {
-        if table.is_general() {
-            vec![GeneralLayout::default()]
-        } else {
-            DEFAULT_LAYOUTS.to_vec()
-        }
-    };
+    // Without --layout: the default layouts of the table's game.
+    let default_layouts = |table: &RulesTable| default_layouts(GameKind::of(table, &[], false));
     if let Some((model, own)) = trained.first() {
         let learned = learned_layouts(model, own)?;
         let asked: Vec<Option<GeneralLayout>> = match (args.layouts.is_empty(), learned.is_empty())
@@ -590,13 +578,13 @@ mod tests {
         // No model: the ladder's rules and openings.
         assert_eq!(
             rules(&plain, std::slice::from_ref(&classical)).unwrap(),
-            (ladder_rules(), DEFAULT_LAYOUTS.to_vec())
+            (ladder_rules(), default_layouts(GameKind::TwoPlayer))
         );
         // A model's own rules, whatever the defaults.
         let trained = [model("m", Some(150)), classical.clone()];
         let (own, layouts) = rules(&plain, &trained).unwrap();
         assert_eq!(own.max_plies, Some(150));
-        assert_eq!(layouts, DEFAULT_LAYOUTS);
+        assert_eq!(layouts, default_layouts(GameKind::TwoPlayer));
         // The same rules given: fine; others: refused, naming both.
         let same = parse(&["--player", "a", "--player", "b", "--max-plies", "150"]).unwrap();
         assert_eq!(rules(&same, &trained).unwrap().0, own);

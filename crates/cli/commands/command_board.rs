@@ -16,6 +16,7 @@ use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Layout, Position, quote_position_text};
 use sumito_game::Board;
 use sumito_play::drawing::DrawBoard;
+use sumito_play::svg::SvgBoard;
 
 /// Each model of the general game among some specs, by spec, with the
 /// `[rules]` table it learned under.
@@ -49,21 +50,92 @@ pub const NETWORK_PLAYER_KINDS: [&str; 2] = ["net", "bundle"];
 
 /// A game as the commands see it: its players among the kinds a binary
 /// knows (its classical players and ladder are its
-/// [`ArenaBoard`]'s), and its board in the terminal ([`DrawBoard`]).
-pub trait CommandBoard: ArenaBoard + DrawBoard {
+/// [`ArenaBoard`]'s), its board in the terminal ([`DrawBoard`]) and as a
+/// picture ([`SvgBoard`]), and what `perft`, `moves` and `render` ask of
+/// its positions.
+pub trait CommandBoard: ArenaBoard + DrawBoard + SvgBoard {
     /// The players of this game among `kinds`.
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Self>>;
+
+    /// The position of `text` given by `--fen` to `perft`, `moves` or
+    /// `render`, under `table`; `rules_flag` says in errors where the table
+    /// came from (` under --rules FILE`, or nothing).
+    fn position_of_fen(text: &str, table: &RulesTable, rules_flag: &str) -> anyhow::Result<Self>;
+
+    /// The leaves of the game tree `depth` plies below this position
+    /// (perft), counted by the game's own engine.
+    fn perft(&self, depth: u32) -> u64;
+
+    /// How the game ended, as `sumito moves` says it (`None` while it goes
+    /// on).
+    fn game_over(&self) -> Option<String>;
 }
 
 impl CommandBoard for Position {
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<Position>> {
         (kinds.two_player)()
     }
+
+    fn position_of_fen(text: &str, table: &RulesTable, _: &str) -> anyhow::Result<Position> {
+        position_given(text, table)
+    }
+
+    fn perft(&self, depth: u32) -> u64 {
+        sumito_engine::perft(self, depth)
+    }
+
+    fn game_over(&self) -> Option<String> {
+        let (outcome, reason) = self.outcome()?;
+        Some(format!("{outcome}: {reason}"))
+    }
 }
 
 impl CommandBoard for GeneralPosition {
     fn registry(kinds: &PlayerKinds) -> anyhow::Result<PlayerRegistry<GeneralPosition>> {
         (kinds.general)()
+    }
+
+    /// The text's own players decide the seating, and its cells with a role
+    /// (obstacles, holes) and one colour count where the table sets none.
+    fn position_of_fen(
+        text: &str,
+        table: &RulesTable,
+        rules_flag: &str,
+    ) -> anyhow::Result<GeneralPosition> {
+        let context = || format!("reading the position given by --fen {text:?}{rules_flag}");
+        let plain = match GeneralPosition::from_text(text, None) {
+            Ok(position) => position,
+            // Neither grammar: the two-player error is the one people know.
+            Err(general) => {
+                return match Position::from_fen(text) {
+                    Err(err) => {
+                        let quoted = quote_position_text(text, err.column());
+                        Err(anyhow::Error::new(err)
+                            .context(format!("reading the position given by --fen {quoted}")))
+                    }
+                    Ok(_) => Err(anyhow::Error::new(general).context(context())),
+                };
+            }
+        };
+        let mut rules = table
+            .rules_for_text(plain.rules().seating.seats())
+            .with_context(context)?;
+        if table.obstacles.is_none() && table.holes.is_none() {
+            rules.obstacles = plain.rules().obstacles;
+            rules.holes = plain.rules().holes;
+        }
+        if table.one_colour.is_none() {
+            rules.one_colour = plain.rules().one_colour;
+        }
+        GeneralPosition::from_text(text, Some(&rules)).with_context(context)
+    }
+
+    fn perft(&self, depth: u32) -> u64 {
+        sumito_engine::general::general_perft(self, depth)
+    }
+
+    fn game_over(&self) -> Option<String> {
+        self.describe_outcome()
     }
 }
 

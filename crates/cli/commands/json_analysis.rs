@@ -1,10 +1,10 @@
-//! `sumito json-analysis`: an analysis engine for programs, in the manner of
+//! `sumito json-analysis`: analysis for programs, in the manner of
 //! KataGo's JSON analysis engine. One JSON query per line on standard
 //! input; for every position a query asks about, one JSON answer per line
 //! on standard output, as soon as it is ready (answers of different
 //! queries may interleave: each carries its query's `id`). Several queries
 //! are searched at once (`--threads`), their leaves evaluated together by
-//! one loaded network. The protocol (README, "An analysis engine for
+//! one loaded network. The protocol (docs/playing.md, "Analysis for
 //! programs"):
 //!
 //! A query: `id` (any string or number, copied into the answers),
@@ -20,12 +20,12 @@
 //! An answer: `id`, `turn`, `position`, `side` (to move), `root` (`win`,
 //! `draw`, `loss` and `value` for the side to move, `visits`,
 //! `simulations`), `values_by_side` (each side's value, -1 to 1), `moves`
-//! (the candidates: first the move the engine plays, the first of `pv`,
+//! (the candidates: first the move the search plays, the first of `pv`,
 //! then the most visited: `move`, `visits`, `prior`, `q`, and
 //! `score`, the mover's expected score with it), `pv` (the expected line),
 //! `elapsed_ms`. A query that cannot be answered gets one line
 //! `{"id": ..., "error": "..."}` naming the field and the problem; the
-//! engine goes on with the next.
+//! next query is read all the same.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -64,8 +64,8 @@ const MAX_TIME_MS: u64 = 600_000;
 /// Candidate moves reported unless a query says.
 const DEFAULT_TOP: usize = 10;
 
-/// How the analysis engine reads the positions of the model's game, and
-/// where a query without one starts.
+/// How the queries' positions of the model's game are read, and where a
+/// query without one starts.
 pub struct QueryGame<'a, B> {
     /// The start of the model's first layout.
     pub start: B,
@@ -286,10 +286,10 @@ fn run_job<B: Board>(search: &mut NetworkSearch<B>, job: &Job<B>, send: &dyn Fn(
     }
 }
 
-/// Runs the engine: queries from `input`, answers to `output`, `threads`
+/// Answers the queries of `input` on `output`, `threads`
 /// searches (made by `make_search`) working at once. Ends when the input
 /// ends and every query is answered.
-pub fn run_engine<B: Board>(
+pub fn answer_queries<B: Board>(
     input: impl BufRead + Send,
     mut output: impl Write,
     game: &QueryGame<'_, B>,
@@ -353,7 +353,7 @@ mod tests {
     use sumito_engine::{Layout, Position, Rules};
     use sumito_mcts::UniformEvaluator;
 
-    fn engine(input: &str) -> Vec<Value> {
+    fn answers_to(input: &str) -> Vec<Value> {
         let read_position = |text: &str| Position::from_fen(text).map_err(|err| err.to_string());
         let read_layout = |name: &str| {
             Layout::from_name(name)
@@ -374,7 +374,7 @@ mod tests {
             ))
         };
         let mut out = Vec::new();
-        run_engine(input.as_bytes(), &mut out, &game, 16, 3, &make).unwrap();
+        answer_queries(input.as_bytes(), &mut out, &game, 16, 3, &make).unwrap();
         String::from_utf8(out)
             .unwrap()
             .lines()
@@ -384,7 +384,7 @@ mod tests {
 
     #[test]
     fn every_query_is_answered_by_id_and_every_mistake_named() {
-        let answers = engine(concat!(
+        let answers = answers_to(concat!(
             r#"{"id": "a", "moves": ["A1B2", "I5H5"], "turns": [0, 2], "visits": 32, "top": 3}"#,
             "\n",
             r#"{"id": 7, "layout": "belgian-daisy"}"#,

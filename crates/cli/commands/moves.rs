@@ -1,9 +1,11 @@
 //! `sumito moves`: the legal moves of a position in Aba-Pro notation, one
 //! per line, optionally with the position each one leads to.
 
-use super::perft::{EitherPosition, PositionArgs};
+use super::command_board::CommandBoard;
+use super::perft::{GivenStart, PositionArgs};
 use clap::Args as ClapArgs;
 use std::io::Write;
+use sumito_game::with_board;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -14,32 +16,23 @@ pub struct Args {
     children: bool,
 }
 
+/// `sumito moves` in the game the start chooses.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let given = args.position.given()?;
+    with_board!(given.game(), list(&args, &given))
+}
+
+fn list<B: CommandBoard>(args: &Args, given: &GivenStart<'_>) -> anyhow::Result<()> {
+    let position = given.position::<B>()?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match args.position.start()? {
-        EitherPosition::Two(position) => {
-            if let Some((outcome, reason)) = position.outcome() {
-                eprintln!("the game is over ({outcome}: {reason}); no legal moves");
-            }
-            for mv in position.legal_moves() {
-                if args.children {
-                    writeln!(out, "{mv}\t{}", position.play(mv))?;
-                } else {
-                    writeln!(out, "{mv}")?;
-                }
-            }
-        }
-        EitherPosition::General(position) => {
-            if let Some(result) = position.describe_outcome() {
-                eprintln!("the game is over ({result}); no legal moves");
-            }
-            for mv in position.legal_moves() {
-                if args.children {
-                    writeln!(out, "{}\t{}", mv.to_text(), position.play(mv))?;
-                } else {
-                    writeln!(out, "{}", mv.to_text())?;
-                }
-            }
+    if let Some(result) = position.game_over() {
+        eprintln!("the game is over ({result}); no legal moves");
+    }
+    for mv in position.legal_moves() {
+        if args.children {
+            writeln!(out, "{}\t{}", B::move_text(mv), position.play(mv))?;
+        } else {
+            writeln!(out, "{}", B::move_text(mv))?;
         }
     }
     out.flush()?;

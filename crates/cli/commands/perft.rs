@@ -4,11 +4,13 @@
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use rayon::prelude::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
-use sumito_engine::general::{GeneralLayout, GeneralPosition, general_perft};
+use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::{Layout, Move, Position, perft, quote_position_text};
+use sumito_game::{GameKind, with_board};
+
+use super::command_board::{CommandBoard, rules_of};
 
 /// Where a command starts: a named layout or a position text, under the
 /// rules of a `--rules` file.
@@ -34,97 +36,91 @@ pub struct PositionArgs {
     rules: Option<PathBuf>,
 }
 
-/// A start: a two-player game the two-player engine plays (fast), or a game
-/// of the general engine (variants, 3-6 players).
-#[derive(Debug, Clone)]
-pub enum EitherPosition {
-    Two(Position),
-    General(GeneralPosition),
-}
-
 impl PositionArgs {
-    /// The position asked for: the two-player engine's when the game is a
-    /// plain two-player one, the general engine's otherwise.
-    pub fn start(&self) -> anyhow::Result<EitherPosition> {
-        resolve_start(self.layout, self.fen.as_deref(), self.rules.as_deref())
+    /// The start these flags name, read: its rules table and its layout
+    /// or text.
+    pub fn given(&self) -> anyhow::Result<GivenStart<'_>> {
+        GivenStart::read(self.layout, self.fen.as_deref(), self.rules.as_deref())
     }
 }
 
-/// The start named by `--layout`, `--fen` and `--rules` (any of them may be
-/// absent): the two-player engine's position when the game is a plain
-/// two-player one, the general engine's otherwise.
-pub fn resolve_start(
-    layout: Option<GeneralLayout>,
-    fen: Option<&str>,
-    rules: Option<&std::path::Path>,
-) -> anyhow::Result<EitherPosition> {
-    {
+/// Where `perft`, `moves` and `render` start: the rules table of `--rules`
+/// (the rule sheets' without it), and a position text or a layout. Its
+/// game is chosen once, [`GivenStart::game`]; the position is read in it,
+/// [`GivenStart::position`].
+#[derive(Debug)]
+pub struct GivenStart<'a> {
+    table: RulesTable,
+    rules: Option<&'a Path>,
+    start: StartGiven<'a>,
+}
+
+/// A start as given: a position text (`--fen`), or a layout (`--layout`,
+/// else the one the rules name, else Standard).
+#[derive(Clone, Copy, Debug)]
+enum StartGiven<'a> {
+    Text(&'a str),
+    Layout(GeneralLayout),
+}
+
+impl<'a> GivenStart<'a> {
+    /// The start named by `--layout`, `--fen` and `--rules` (any of them may
+    /// be absent), with the rules file read.
+    pub fn read(
+        layout: Option<GeneralLayout>,
+        fen: Option<&'a str>,
+        rules: Option<&'a Path>,
+    ) -> anyhow::Result<GivenStart<'a>> {
         let table = match rules {
             Some(path) => RulesTable::read(path)?,
             None => RulesTable::default(),
         };
-        let rules_path = rules;
-        let rules_flag = || {
-            rules_path
-                .map(|path| format!(" under --rules {}", path.display()))
-                .unwrap_or_default()
+        let start = match (fen, layout) {
+            (Some(text), _) => StartGiven::Text(text),
+            (None, Some(layout)) => StartGiven::Layout(layout),
+            (None, None) => StartGiven::Layout(table.layout()?.unwrap_or_default()),
         };
-        if let Some(text) = fen {
-            let context = || {
-                format!(
-                    "reading the position given by --fen {text:?}{}",
-                    rules_flag()
-                )
-            };
-            if !table.is_general()
-                && let Ok(position) = Position::from_fen(text)
-            {
-                return Ok(EitherPosition::Two(
-                    position.with_rules(table.two_player_rules()?),
-                ));
-            }
-            // The general text: its players decide the seating.
-            let plain = match GeneralPosition::from_text(text, None) {
-                Ok(position) => position,
-                // Neither grammar: the two-player error is the one people know.
-                Err(general) => {
-                    return match Position::from_fen(text) {
-                        Err(err) => {
-                            let quoted = quote_position_text(text, err.column());
-                            Err(anyhow::Error::new(err)
-                                .context(format!("reading the position given by --fen {quoted}")))
-                        }
-                        Ok(_) => Err(anyhow::Error::new(general).context(context())),
-                    };
-                }
-            };
-            let mut rules = table
-                .rules_for_text(plain.rules().seating.seats())
-                .with_context(context)?;
-            // Cells with a role may come from the text alone.
-            if rules_path.is_none() || (table.obstacles.is_none() && table.holes.is_none()) {
-                rules.obstacles = plain.rules().obstacles;
-                rules.holes = plain.rules().holes;
-            }
-            if table.one_colour.is_none() {
-                rules.one_colour = plain.rules().one_colour;
-            }
-            let position = GeneralPosition::from_text(text, Some(&rules)).with_context(context)?;
-            return Ok(EitherPosition::General(position));
+        Ok(GivenStart {
+            table,
+            rules,
+            start,
+        })
+    }
+
+    /// The game it is ([`GameKind::of`]): the two-player game when the rules
+    /// are a plain two-player game's and the start is a two-player layout
+    /// or position text, the general game otherwise.
+    pub fn game(&self) -> GameKind {
+        match self.start {
+            StartGiven::Text(text) => GameKind::of_text(&self.table, text),
+            StartGiven::Layout(layout) => GameKind::of(&self.table, &[layout], false),
         }
-        let layout = match layout {
-            Some(layout) => layout,
-            None => table
-                .layout()?
-                .unwrap_or(GeneralLayout::Two(Layout::Standard)),
-        };
-        match layout {
-            GeneralLayout::Two(two) if !table.is_general() => Ok(EitherPosition::Two(
-                Position::start(two, table.two_player_rules()?),
-            )),
-            layout => Ok(EitherPosition::General(table.start(layout).with_context(
-                || format!("starting the layout {layout}{}", rules_flag()),
-            )?)),
+    }
+
+    /// The position text given, if one was.
+    pub fn text(&self) -> Option<&'a str> {
+        match self.start {
+            StartGiven::Text(text) => Some(text),
+            StartGiven::Layout(_) => None,
+        }
+    }
+
+    /// The start as a position of game `B` (the one [`GivenStart::game`]
+    /// names); errors name the flag and the rules file.
+    pub fn position<B: CommandBoard>(&self) -> anyhow::Result<B> {
+        let rules_flag = self
+            .rules
+            .map(|path| format!(" under --rules {}", path.display()))
+            .unwrap_or_default();
+        match self.start {
+            StartGiven::Text(text) => B::position_of_fen(text, &self.table, &rules_flag),
+            StartGiven::Layout(layout) => {
+                let rules = rules_of::<B>(&self.table)?;
+                let own = B::layout_of_general(layout).map_err(anyhow::Error::msg)?;
+                B::first_position(own, &rules)
+                    .map_err(anyhow::Error::msg)
+                    .with_context(|| format!("starting the layout {layout}{rules_flag}"))
+            }
         }
     }
 }
@@ -144,35 +140,30 @@ pub struct Args {
     threads: u16,
 }
 
-/// Each root move with the number of leaves `depth` plies deep below it,
-/// counted on `pool`.
-fn divide(pool: &rayon::ThreadPool, position: &Position, depth: u32) -> Vec<(Move, u64)> {
-    let moves: Vec<Move> = position.legal_moves().to_vec();
-    pool.install(|| {
-        moves
-            .par_iter()
-            .map(|&mv| (mv, perft(&position.play(mv), depth - 1)))
-            .collect()
-    })
-}
-
-/// Each root move of a general position (as text) with its leaves.
-fn divide_general(
+/// Each root move (as text) with the number of leaves `depth` plies deep
+/// below it, counted on `pool` by the game's own counter.
+fn divide<B: CommandBoard>(
     pool: &rayon::ThreadPool,
-    position: &GeneralPosition,
+    position: &B,
     depth: u32,
 ) -> Vec<(String, u64)> {
     let moves = position.legal_moves();
     pool.install(|| {
         moves
             .par_iter()
-            .map(|&mv| (mv.to_text(), general_perft(&position.play(mv), depth - 1)))
+            .map(|&mv| (B::move_text(mv), position.play(mv).perft(depth - 1)))
             .collect()
     })
 }
 
+/// `sumito perft` in the game the start chooses.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let start = args.position.start()?;
+    let given = args.position.given()?;
+    with_board!(given.game(), count(&args, &given))
+}
+
+fn count<B: CommandBoard>(args: &Args, given: &GivenStart<'_>) -> anyhow::Result<()> {
+    let start = given.position::<B>()?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(usize::from(args.threads))
         .build()
@@ -180,13 +171,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let mut leaves = 0u64;
     for depth in 1..=args.depth {
-        let counts: Vec<(String, u64)> = match &start {
-            EitherPosition::Two(position) => divide(&pool, position, depth)
-                .into_iter()
-                .map(|(mv, count)| (mv.to_string(), count))
-                .collect(),
-            EitherPosition::General(position) => divide_general(&pool, position, depth),
-        };
+        let counts = divide(&pool, &start, depth);
         if args.divide && depth == args.depth {
             for (mv, count) in &counts {
                 println!("{mv}: {count}");

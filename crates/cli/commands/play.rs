@@ -74,8 +74,8 @@ pub struct Args {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "opponent")]
     pub threads: Option<u32>,
     /// The colour you play in a game of two seats; Black moves first
-    /// [default: black]. (With more seats, or to seat models or engines
-    /// yourself, give --seat for each player.)
+    /// [default: black]. (With more seats, or to seat models or classical
+    /// players yourself, give --seat for each player.)
     #[arg(long, value_enum)]
     color: Option<Side>,
     /// Start layout: standard, belgian-daisy, german-daisy, dutch-daisy,
@@ -93,7 +93,7 @@ pub struct Args {
     rules: Option<std::path::PathBuf>,
     /// Who plays each seat, in turn order (give one per player): `human`,
     /// `human:names=Ann/Cid` (people taking the seat's turns in order, e.g.
-    /// four people at two colours), a classical engine (random, greedy,
+    /// four people at two colours), a classical player (random, greedy,
     /// alphabeta:depth=N, alphabeta:time=DURATION), a network of the game
     /// (net:model=CHECKPOINT_DIR, bundle:model=NAME), or `model` (the
     /// --model, searching --simulations). Without --seat you play the first
@@ -204,7 +204,7 @@ impl Args {
     }
 }
 
-/// `sumito play` without a model: the seats' players (classical engines,
+/// `sumito play` without a model: the seats' players (classical players,
 /// `net:`/`bundle:` networks) in the game the rules, layout and seats
 /// choose ([`GameKind::of`]), under the rules given (by default the rule
 /// sheets', with no move limit) or those a seated model learned.
@@ -313,7 +313,7 @@ pub fn run_game<B: CommandBoard>(
         );
     }
     let is_model = |spec: &String| model.is_some_and(|model| *spec == model.spec);
-    let engines: Vec<String> = specs
+    let players: Vec<String> = specs
         .iter()
         .filter(|spec| {
             !is_model(spec)
@@ -323,9 +323,9 @@ pub fn run_game<B: CommandBoard>(
         })
         .cloned()
         .collect();
-    // Each engine prepared once, as a match prepares its players.
+    // Each player prepared once, as a match prepares them.
     let registry = B::registry(kinds)?;
-    let entrants = prepare_players(&registry, &engines).with_context(|| {
+    let entrants = prepare_players(&registry, &players).with_context(|| {
         format!(
             "--seat or --opponent (human, model, or a player; known players:\n{})",
             registry.help()
@@ -340,13 +340,13 @@ pub fn run_game<B: CommandBoard>(
                 // The model's seats: its own search (budget, device, threads).
                 Some(model) if *spec == model.spec => (model.make)(seed)
                     .map(|player| {
-                        SeatControl::Engine(SeatedPlayer::searching(model.label.clone(), player))
+                        SeatControl::Player(SeatedPlayer::searching(model.label.clone(), player))
                     })
                     .with_context(|| format!("seating {}", model.label)),
                 _ => {
-                    let entrant = engines
+                    let entrant = players
                         .iter()
-                        .position(|engine| engine == spec)
+                        .position(|player| player == spec)
                         .map(|index| &entrants[index]);
                     seat_control(spec, entrant, args.time_per_move, seed)
                 }
@@ -373,7 +373,7 @@ pub fn run_game<B: CommandBoard>(
     Ok(())
 }
 
-/// Who plays a seat, from `--seat SPEC` (`entrant`: its prepared engine,
+/// Who plays a seat, from `--seat SPEC` (`entrant`: its prepared player,
 /// none for people), thinking at most `time_per_move` a move.
 fn seat_control<B: CommandBoard>(
     spec: &str,
@@ -400,12 +400,12 @@ fn seat_control<B: CommandBoard>(
             .unwrap_or_default();
         return Ok(SeatControl::People(names));
     };
-    // --time-per-move caps the engine's own limit.
+    // --time-per-move caps the player's own limit.
     let mut limit = entrant.limit;
     if let Some(cap) = time_per_move {
         limit.time = Some(limit.time.map_or(cap, |own| own.min(cap)));
     }
-    Ok(SeatControl::Engine(SeatedPlayer::new(
+    Ok(SeatControl::Player(SeatedPlayer::new(
         entrant.name.clone(),
         entrant.build(seed),
         limit,

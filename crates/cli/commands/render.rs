@@ -6,16 +6,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
-use sumito_arena::record::AnyRecord;
-use sumito_engine::Position;
+use sumito_arena::record::{AnyRecord, GameRecord};
 use sumito_engine::general::GeneralLayout;
-use sumito_play::general_view::render_general_svg;
+use sumito_game::{GameKind, with_board};
 use sumito_play::record::write_atomic;
 use sumito_play::svg::{render_game, render_svg};
 
-use super::perft::{EitherPosition, resolve_start};
-
-use super::source::{Source, SourceArgs};
+use super::command_board::CommandBoard;
+use super::perft::GivenStart;
+use super::source::SourceArgs;
 
 #[derive(Debug, ClapArgs)]
 #[command(
@@ -76,6 +75,8 @@ fn write(path: &Path, svg: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `sumito render` in the game of the record, or the one the start
+/// chooses.
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.out.extension().is_none_or(|ext| ext != "svg") {
         bail!(
@@ -83,66 +84,46 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.out.display()
         );
     }
-    if args.layout.is_some()
-        || (args.rules.is_some() && args.source.fen.is_some())
-        || args
-            .source
-            .fen
-            .as_deref()
-            .is_some_and(|fen| Position::from_fen(fen).is_err())
-    {
-        let start = resolve_start(
-            args.layout,
-            args.source.fen.as_deref(),
-            args.rules.as_deref(),
-        )?;
-        let svg = match start {
-            EitherPosition::Two(position) => {
-                let title = args.title.clone().unwrap_or_else(|| position.to_string());
-                render_svg(&position, None, &title)
-            }
-            EitherPosition::General(position) => {
-                let title = args.title.clone().unwrap_or_else(|| position.to_string());
-                render_general_svg(&position, &title)
-            }
-        };
-        return write(&args.out, &svg);
+    if let Some(path) = &args.source.record {
+        // A record that does not read is taken as the two-player game's,
+        // whose reading says what is wrong.
+        let game = AnyRecord::read(path).map_or(GameKind::TwoPlayer, |record| record.kind());
+        return with_board!(game, render_record(path, &args.out));
     }
-    // A record of the general game: one picture per position.
-    if let Some(path) = &args.source.record
-        && let Ok(AnyRecord::General(record)) = AnyRecord::read(path)
-    {
-        let positions = record.positions().map_err(|err| anyhow::anyhow!(err))?;
-        for (index, position) in positions.iter().enumerate() {
-            let title = match index {
-                0 => format!("Start. {}", record.players.join(", ")),
-                n => format!("{n}. {}", record.moves[n - 1].to_text()),
-            };
-            write(
-                &numbered(&args.out, index, positions.len()),
-                &render_general_svg(position, &title),
-            )?;
-        }
-        return Ok(());
+    if args.source.fen.is_none() && args.layout.is_none() {
+        // Clap requires one of them; this is for a caller that builds Args by hand.
+        bail!("give the position to draw with --fen or --layout, or a game with --record");
     }
-    match args.source.read()? {
-        Source::Position { position, text } => {
-            let title = args
-                .title
-                .clone()
-                .unwrap_or_else(|| text.trim().to_string());
-            write(&args.out, &render_svg(&position, None, &title))
-        }
-        Source::Record { record, .. } => {
-            let pictures = render_game(&record).map_err(anyhow::Error::msg)?;
-            for (index, svg) in pictures.iter().enumerate() {
-                write(&numbered(&args.out, index, pictures.len()), svg)?;
-            }
-            Ok(())
-        }
-        // Clap requires one of the two; this is for a caller that builds Args by hand.
-        Source::Neither => bail!("give the position to draw with --fen or a game with --record"),
+    let given = GivenStart::read(
+        args.layout,
+        args.source.fen.as_deref(),
+        args.rules.as_deref(),
+    )?;
+    with_board!(given.game(), render_position(&args, &given))
+}
+
+/// One picture of the start given, titled by `--title`, else by the
+/// position text as given, else (a layout's start) by its text.
+fn render_position<B: CommandBoard>(args: &Args, given: &GivenStart<'_>) -> anyhow::Result<()> {
+    let position = given.position::<B>()?;
+    let title = match (&args.title, given.text()) {
+        (Some(title), _) => title.clone(),
+        (None, Some(text)) => text.trim().to_string(),
+        (None, None) => position.to_string(),
+    };
+    write(&args.out, &render_svg(&position, None, &title))
+}
+
+/// One picture per position of the game recorded at `path`: `out`'s name
+/// numbered from 000 (the start).
+fn render_record<B: CommandBoard>(path: &Path, out: &Path) -> anyhow::Result<()> {
+    // The record's own errors name the file and the line.
+    let record = GameRecord::<B>::read(path)?;
+    let pictures = render_game(&record).map_err(anyhow::Error::msg)?;
+    for (index, svg) in pictures.iter().enumerate() {
+        write(&numbered(out, index, pictures.len()), svg)?;
     }
+    Ok(())
 }
 
 #[cfg(test)]

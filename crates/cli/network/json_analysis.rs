@@ -1,4 +1,4 @@
-//! `sumito json-analysis`: the analysis engine of
+//! `sumito json-analysis`: the query loop of
 //! `sumito_cli::commands::json_analysis` with a model bundle's network: one
 //! inference service, whose batches gather the leaves of every query being
 //! searched, and one search per thread on it.
@@ -9,7 +9,7 @@ use anyhow::Context;
 use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::command_board::{CommandBoard, first_layout, position_given, start_of};
-use sumito_cli::commands::json_analysis::{Args, QueryGame, run_engine};
+use sumito_cli::commands::json_analysis::{Args, QueryGame, answer_queries};
 use sumito_engine::general::GeneralLayout;
 use sumito_game::with_board;
 use sumito_net::NetBoard;
@@ -41,7 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )
 }
 
-/// The engine over standard input and output, with `threads` searches of
+/// The queries of standard input answered on standard output, with `threads` searches of
 /// the model's game `B` on `service`, every position under the rules it
 /// learned.
 fn serve_queries<B: NetBoard + CommandBoard>(
@@ -79,7 +79,7 @@ fn serve_queries<B: NetBoard + CommandBoard>(
         ))
     };
     let input = BufReader::new(stdin());
-    run_engine(
+    answer_queries(
         input,
         stdout().lock(),
         &game,

@@ -29,10 +29,7 @@ pub fn record_for_model<B: NetBoard + CommandBoard>(
     table: &RulesTable,
 ) -> anyhow::Result<GameRecord<B>> {
     let any = AnyRecord::read(path)?;
-    let game = match &any {
-        AnyRecord::TwoPlayer(_) => GameKind::TwoPlayer,
-        AnyRecord::General(_) => GameKind::General,
-    };
+    let game = any.kind();
     if game != B::KIND {
         let name = &bundle.meta.name;
         anyhow::bail!(

@@ -10,6 +10,7 @@
 //! (ARCHITECTURE.md, "What a game is made of").
 
 use serde::{Deserialize, Serialize};
+use sumito_engine::Position;
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
 
@@ -55,6 +56,17 @@ impl GameKind {
             GameKind::General
         } else {
             GameKind::TwoPlayer
+        }
+    }
+
+    /// The game of a position given as text under `table`: [`GameKind::of`]
+    /// the table, and the two-player game only when the text is a position
+    /// of it (two colours, no cells with a role); any other text is the
+    /// general game's, whose text reads every game.
+    pub fn of_text(table: &RulesTable, text: &str) -> GameKind {
+        match GameKind::of(table, &[], false) {
+            GameKind::TwoPlayer if Position::from_fen(text).is_ok() => GameKind::TwoPlayer,
+            _ => GameKind::General,
         }
     }
 }
@@ -131,6 +143,14 @@ mod tests {
         // A move limit alone is a rule of both games.
         let limit = RulesTable::from_toml("[rules]\nmax_plies = 80\n").unwrap();
         assert_eq!(GameKind::of(&limit, &standard, false), GameKind::TwoPlayer);
+        // A position given as text: the two-player game's text under its
+        // rules; any other text, or other rules, the general game.
+        let start = "wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0";
+        assert_eq!(GameKind::of_text(&limit, start), GameKind::TwoPlayer);
+        assert_eq!(GameKind::of_text(&holes, start), GameKind::General);
+        let three = "r4/6/7/8/9/8/7/6/b3w w 0,1,0";
+        assert_eq!(GameKind::of_text(&plain, three), GameKind::General);
+        assert_eq!(GameKind::of_text(&plain, "9/9 b 0 0"), GameKind::General);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::motion::marble_steps;
 /// What the board shows beside the marbles.
 #[derive(Clone, Copy, Debug)]
 pub struct SeatNotes<'a, B: Board> {
-    /// Who plays each seat ("you", an engine's name).
+    /// Who plays each seat ("you", a player's name).
     pub labels: &'a [String],
     /// Time left on each seat's clock, in a timed game.
     pub clocks: Option<&'a [Duration]>,

@@ -8,17 +8,16 @@
 //! marbles are coloured discs. A panel below the board lists every seat with
 //! its score and target, and whose turn it is.
 
-use std::fmt::Write as _;
 use std::time::Duration;
 
+use sumito_arena::record::GameRecord;
 use sumito_engine::Cell;
-use sumito_engine::general::{CellContent, GeneralPosition, SEAT_NAMES};
+use sumito_engine::general::{CellContent, GeneralMove, GeneralPosition, SEAT_NAMES};
 use sumito_game::Board;
 
 use crate::board_text::{BoardStyle, format_clock};
-use crate::svg::{
-    HEADER, MARGIN, OFF_PANEL_Y, OFF_RADIUS, WIDTH, escape, open_document, write_board_cells,
-};
+use crate::motion::MarbleStep;
+use crate::svg::{PanelLine, SvgBoard};
 
 const ASCII_SEATS: [&str; 6] = ["@", "O", "R", "G", "U", "Y"];
 const ANSI_SEATS: [&str; 6] = [
@@ -139,47 +138,41 @@ fn svg_class(position: &GeneralPosition, cell: Cell) -> Option<&'static str> {
     }
 }
 
-/// The SVG document of a general position: the board (marbles of every
-/// seat, neutral marbles, obstacles, holes) and one line per seat with its
-/// score, the marbles it pushed off drawn beside it.
-pub fn render_general_svg(position: &GeneralPosition, title: &str) -> String {
-    let seats = position.rules().seating.seats();
-    let height = OFF_PANEL_Y + 30.0 * seats as f64 + MARGIN;
-    let mut svg = String::with_capacity(16 * 1024);
-    open_document(&mut svg, title, height);
-    let status = match position.describe_outcome() {
-        Some(result) => result,
-        None => format!(
-            "{} to move",
-            GeneralPosition::seat_title(position.seat_to_move())
-        ),
-    };
-    let _ = writeln!(
-        svg,
-        r#"<text class="title" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-        WIDTH - MARGIN,
-        HEADER - 14.0,
-        escape(&status)
-    );
-    write_board_cells(&mut svg, &|cell| svg_class(position, cell));
-    for (seat, line) in seat_lines(position, &[], None).into_iter().enumerate() {
-        let y = OFF_PANEL_Y + 30.0 * seat as f64;
-        let _ = writeln!(
-            svg,
-            r#"<text class="label" x="{MARGIN}" y="{y:.1}">{}</text>"#,
-            escape(&line)
-        );
-        for i in 0..position.seat_score(seat) {
-            let x = WIDTH - MARGIN - OFF_RADIUS - f64::from(i) * (2.0 * OFF_RADIUS + 4.0);
-            let _ = writeln!(
-                svg,
-                r#"<circle class="off {}" cx="{x:.1}" cy="{y:.1}" r="{OFF_RADIUS}"/>"#,
-                SEAT_NAMES[seat]
-            );
-        }
+/// The general game's board (marbles of every seat, neutral marbles,
+/// obstacles, holes), and one line per seat with its score, the marbles it
+/// pushed off drawn beside it; no arrows.
+impl SvgBoard for GeneralPosition {
+    fn svg_result(&self) -> Option<String> {
+        self.describe_outcome()
     }
-    svg.push_str("</svg>\n");
-    svg
+
+    fn svg_content(&self, cell: Cell) -> Option<&'static str> {
+        svg_class(self, cell)
+    }
+
+    fn svg_steps(&self, _: GeneralMove) -> Vec<MarbleStep> {
+        Vec::new()
+    }
+
+    fn svg_panel(&self) -> Vec<PanelLine> {
+        seat_lines(self, &[], None)
+            .into_iter()
+            .enumerate()
+            .map(|(seat, text)| PanelLine {
+                text,
+                marbles: u32::from(self.seat_score(seat)),
+                class: SEAT_NAMES[seat],
+            })
+            .collect()
+    }
+
+    fn start_title(record: &GameRecord<GeneralPosition>) -> String {
+        format!("Start. {}", record.players.join(", "))
+    }
+
+    fn move_title(number: usize, _: &GeneralPosition, mv: GeneralMove) -> String {
+        format!("{number}. {}", mv.to_text())
+    }
 }
 
 #[cfg(test)]
@@ -224,7 +217,7 @@ mod tests {
         );
         assert!(text.contains("<- to move"));
         assert!(!text.contains('\x1b'));
-        let svg = render_general_svg(&six, "six");
+        let svg = crate::svg::render_svg(&six, None, "six");
         for name in SEAT_NAMES {
             assert_eq!(
                 svg.matches(&format!(r#"class="marble {name}""#)).count(),

@@ -1,4 +1,4 @@
-//! A game at a terminal: people and engines ([`SeatedPlayer`]s) at the seats of
+//! A game at a terminal: people and players ([`SeatedPlayer`]s) at the seats of
 //! either game (the two-player game, or the general game of variants and 3
 //! to 6 players), written once over [`Board`]: a session is given its game's drawing
 //! ([`SessionConfig::draw`]).
@@ -14,8 +14,8 @@
 //! Time control: the clock of the seat to move runs from the start of its
 //! turn, including time spent on commands and hints; a player whose clock
 //! runs out loses, checked when the person's line arrives or when the
-//! engine's move is back. With an increment, each marble pushed off adds it
-//! to the pusher's clock. An engine thinks at most [`Clocks::move_budget`]
+//! player's move is back. With an increment, each marble pushed off adds it
+//! to the pusher's clock. A player thinks at most [`Clocks::move_budget`]
 //! per move.
 //!
 //! Every game ends with one line starting with `result:`, e.g.
@@ -42,7 +42,7 @@ C3C5D4 moves C3-C5 sideways, C3 going to D4; shield A1A2B2B1 and rotation
 C3D4E5+ where the rules have them) or in the comma form (b2,c2  g5-h6,f4
 g5-h6,g4-h5). Commands:
   undo       take back your last move (and the replies to it)
-  hint       an engine's suggestion for you
+  hint       a player's suggestion for you
   moves      list your legal moves
   board      draw the board again
   save FILE  write the game so far as a game record
@@ -56,8 +56,8 @@ pub enum SeatControl<'a, B: Board> {
     /// People at the keyboard, taking this seat's turns in order (no
     /// names: "you").
     People(Vec<String>),
-    /// An engine.
-    Engine(SeatedPlayer<'a, B>),
+    /// A player (a classical player or a network).
+    Player(SeatedPlayer<'a, B>),
 }
 
 /// A player at a seat: the player, how the board and records name it (its
@@ -129,7 +129,7 @@ impl<B: Board> SeatControl<'_, B> {
         match self {
             SeatControl::People(names) if names.is_empty() => "you".into(),
             SeatControl::People(names) => names.join("/"),
-            SeatControl::Engine(engine) => engine.name.clone(),
+            SeatControl::Player(seated) => seated.name.clone(),
         }
     }
 
@@ -301,7 +301,7 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
     }
 
     fn run<R: BufRead>(&mut self, mut input: R) -> Result<SessionEnd, SessionError> {
-        self.show_engines_the_game();
+        self.show_players_the_game();
         self.introduce()?;
         writeln!(self.out, "Rules: {}.", self.position.rules_text())?;
         if let Some(clocks) = &self.clocks {
@@ -323,8 +323,8 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
             }
             let seat = self.position.seat_to_move();
             let names = match &self.seats[seat] {
-                SeatControl::Engine(_) => {
-                    if let Some(end) = self.engine_move(seat)? {
+                SeatControl::Player(_) => {
+                    if let Some(end) = self.player_move(seat)? {
                         return Ok(end);
                     }
                     redraw = true;
@@ -460,10 +460,10 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
             .position(|position| !seen.insert(position.repetition_hash()))
     }
 
-    /// Every engine at the board.
-    fn engines(&mut self) -> impl Iterator<Item = &mut SeatedPlayer<'a, B>> + '_ {
+    /// Every player at the board.
+    fn players(&mut self) -> impl Iterator<Item = &mut SeatedPlayer<'a, B>> + '_ {
         self.seats.iter_mut().filter_map(|seat| match seat {
-            SeatControl::Engine(engine) => Some(engine),
+            SeatControl::Player(seated) => Some(seated),
             SeatControl::People(_) => None,
         })
     }
@@ -475,8 +475,8 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
         if let Some(clocks) = &mut self.clocks {
             clocks.reward_push_offs(before.seat_to_move(), push_offs);
         }
-        for engine in self.engines() {
-            engine.player.observe_move(&before, mv);
+        for seated in self.players() {
+            seated.player.observe_move(&before, mv);
         }
         self.position = before.play(mv);
         self.history.push(Played {
@@ -487,14 +487,14 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
         self.clock_since = Instant::now();
     }
 
-    fn engine_move(&mut self, seat: usize) -> Result<Option<SessionEnd>, SessionError> {
+    fn player_move(&mut self, seat: usize) -> Result<Option<SessionEnd>, SessionError> {
         let cap = self.clocks.map(|clocks| clocks.move_budget(seat));
-        let SeatControl::Engine(engine) = &mut self.seats[seat] else {
-            unreachable!("an engine's seat");
+        let SeatControl::Player(seated) = &mut self.seats[seat] else {
+            unreachable!("a player's seat");
         };
-        let name = engine.name.clone();
+        let name = seated.name.clone();
         let thought =
-            engine
+            seated
                 .think(&self.position, cap)
                 .map_err(|cause| SessionError::Opponent {
                     name: name.clone(),
@@ -563,7 +563,7 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
     }
 
     /// Takes back moves up to and including the last one people played (the
-    /// engines' replies since go too). Returns whether anything changed.
+    /// players' replies since go too). Returns whether anything changed.
     fn undo(&mut self) -> Result<bool, SessionError> {
         let Some(index) = self
             .history
@@ -579,21 +579,21 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
             }
         }
         self.position = self.history_position(index);
-        self.show_engines_the_game();
+        self.show_players_the_game();
         writeln!(self.out, "undone: back to move {}", self.position.ply() + 1)?;
         Ok(true)
     }
 
-    /// At the start, after an undo or a load: every engine forgets what it
+    /// At the start, after an undo or a load: every player forgets what it
     /// saw and is shown the moves of the game as it now stands, so that its
     /// knowledge of the game's positions (which it uses to step out of
     /// cycles) is that of this game, neither the undone moves nor nothing.
-    fn show_engines_the_game(&mut self) {
+    fn show_players_the_game(&mut self) {
         let history = std::mem::take(&mut self.history);
-        for engine in self.engines() {
-            engine.player.new_game();
+        for seated in self.players() {
+            seated.player.new_game();
             for played in &history {
-                engine.player.observe_move(&played.before, played.mv);
+                seated.player.observe_move(&played.before, played.mv);
             }
         }
         self.history = history;
@@ -611,16 +611,16 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
         }
     }
 
-    /// An engine's suggestion for the people at `seat`, with their clock's
-    /// budget: the first engine at the board gives it.
+    /// A player's suggestion for the people at `seat`, with their clock's
+    /// budget: the first player at the board gives it.
     fn hint(&mut self, seat: usize) -> Result<(), SessionError> {
         let cap = self.clocks.map(|clocks| clocks.move_budget(seat));
         let position = self.position;
-        let Some(engine) = self.engines().next() else {
-            writeln!(self.out, "no hint: no engine plays in this game")?;
+        let Some(seated) = self.players().next() else {
+            writeln!(self.out, "no hint: only people play in this game")?;
             return Ok(());
         };
-        match engine.think(&position, cap) {
+        match seated.think(&position, cap) {
             Ok(thought) => writeln!(
                 self.out,
                 "hint: {}{}",
@@ -713,7 +713,7 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
         self.start = start;
         self.history = history;
         self.position = last;
-        self.show_engines_the_game();
+        self.show_players_the_game();
         writeln!(
             self.out,
             "loaded {} moves from {file}; {} to move",
@@ -846,7 +846,7 @@ mod tests {
         let name = opponent.name();
         let mut seats = vec![
             SeatControl::People(Vec::new()),
-            SeatControl::Engine(SeatedPlayer::searching(name, Box::new(opponent))),
+            SeatControl::Player(SeatedPlayer::searching(name, Box::new(opponent))),
         ];
         if human == Color::White {
             seats.reverse();
@@ -1071,7 +1071,7 @@ quit
     }
 
     #[test]
-    fn the_engine_opens_when_the_person_plays_white() {
+    fn the_opponent_opens_when_the_person_plays_white() {
         let mut engine = opponent();
         let (end, out) = play(config(Color::White), &mut engine, "");
         assert_eq!(end, SessionEnd::Unfinished);
@@ -1084,7 +1084,7 @@ quit
     }
 
     #[test]
-    fn an_engine_that_overruns_its_clock_loses_on_time() {
+    fn a_player_that_overruns_its_clock_loses_on_time() {
         let mut engine = FirstMove {
             delay: Duration::from_millis(150),
             games: 0,
@@ -1238,8 +1238,8 @@ quit
         }
     }
 
-    fn engine_seat(spec: &str, seat: usize) -> SeatControl<'static, GeneralPosition> {
-        SeatControl::Engine(SeatedPlayer::new(
+    fn player_seat(spec: &str, seat: usize) -> SeatControl<'static, GeneralPosition> {
+        SeatControl::Player(SeatedPlayer::new(
             spec,
             seat_player(spec, seat as u64).unwrap(),
             SearchLimit::default(),
@@ -1257,12 +1257,12 @@ quit
     }
 
     #[test]
-    fn people_share_seats_engines_reply_and_undo_goes_back_to_a_person() {
+    fn people_share_seats_players_reply_and_undo_goes_back_to_a_person() {
         let saved =
             std::env::temp_dir().join(format!("sumito-variant-session-{}.txt", std::process::id()));
         let seats = vec![
             SeatControl::People(vec!["Ann".into(), "Cid".into()]),
-            engine_seat("greedy", 1),
+            player_seat("greedy", 1),
         ];
         let script = format!(
             "A1B2\nZ9Z8\nI5H5\nB1C2\nundo\nmoves\nsave {}\nquit\n",
@@ -1291,7 +1291,7 @@ quit
             "I5H5 is White's marble: {text}"
         );
         // Cid: two refused moves, B1C2, then (Ann's turn came and was
-        // undone with the engine's reply) Cid again, after `moves` and
+        // undone with the player's reply) Cid again, after `moves` and
         // after `save`.
         assert_eq!(text.matches("Black (Cid)> ").count(), 6, "{text}");
         assert_eq!(text.matches("Black (Ann)> ").count(), 2, "{text}");
@@ -1311,7 +1311,7 @@ quit
     fn a_line_that_is_not_utf8_is_refused_in_the_general_game_too() {
         let mut seats = vec![SeatControl::People(Vec::new())];
         for seat in 1..3 {
-            seats.push(engine_seat("random", seat));
+            seats.push(player_seat("random", seat));
         }
         let config = general("three-player", RulesTable::default());
         let (end, text) = play_general(config, seats, b"A5B5\n\xff\xfe bad\nmoves\nquit\n");
@@ -1322,12 +1322,12 @@ quit
     }
 
     #[test]
-    fn a_three_player_game_between_engines_runs_to_its_end() {
+    fn a_three_player_game_between_players_runs_to_its_end() {
         let rules = RulesTable {
             max_plies: Some(60),
             ..RulesTable::default()
         };
-        let seats = (0..3).map(|seat| engine_seat("greedy", seat)).collect();
+        let seats = (0..3).map(|seat| player_seat("greedy", seat)).collect();
         let (end, text) = play_general(general("three-player", rules), seats, b"");
         assert!(matches!(end, SessionEnd::Finished(_)), "{end:?}");
         let SessionEnd::Finished(result) = end else {
@@ -1348,7 +1348,7 @@ quit
         let three = || {
             let mut seats = vec![SeatControl::People(Vec::new())];
             for seat in 1..3 {
-                seats.push(engine_seat("greedy", seat));
+                seats.push(player_seat("greedy", seat));
             }
             seats
         };
@@ -1398,9 +1398,9 @@ quit
         // Between two teams, the other team wins a resigned game.
         let teams = vec![
             SeatControl::People(Vec::new()),
-            engine_seat("greedy", 1),
-            engine_seat("greedy", 2),
-            engine_seat("greedy", 3),
+            player_seat("greedy", 1),
+            player_seat("greedy", 2),
+            player_seat("greedy", 3),
         ];
         let (_, text) = play_general(
             general("four-player", RulesTable::default()),
@@ -1422,7 +1422,7 @@ quit
         config.time_control = Some("0.002".parse().unwrap());
         let mut seats = vec![SeatControl::People(Vec::new())];
         for seat in 1..3 {
-            seats.push(engine_seat("random", seat));
+            seats.push(player_seat("random", seat));
         }
         struct Slow<'a>(&'a [u8]);
         impl std::io::Read for Slow<'_> {

@@ -18,9 +18,10 @@ use std::fmt::Write as _;
 
 use sumito_arena::record::{GameRecord, Start};
 use sumito_engine::{Cell, Color, Move, Position};
+use sumito_game::Board;
 
-use crate::motion::marble_steps;
-use crate::{color_title, outcome_title};
+use crate::color_title;
+use crate::motion::{MarbleStep, marble_steps};
 
 /// Distance between the centres of neighbouring cells, in pixels.
 const SPACING: f64 = 44.0;
@@ -39,14 +40,39 @@ const ROW_HEIGHT: f64 = SPACING * 0.866_025_403_784_438_6;
 const ORIGIN_Y: f64 = HEADER + SPACING + 8.0 * ROW_HEIGHT;
 const ORIGIN_X: f64 = MARGIN + LEFT_UNITS * SPACING;
 pub(crate) const OFF_PANEL_Y: f64 = ORIGIN_Y + ROW_HEIGHT + 44.0;
-pub(crate) const HEIGHT: f64 = OFF_PANEL_Y + 2.0 * 30.0 + MARGIN;
 
-/// The last move, to be drawn as arrows on the position after it.
-#[derive(Clone, Copy, Debug)]
-pub struct LastMove {
-    /// The position the move was played in.
-    pub before: Position,
-    pub mv: Move,
+/// What the picture of a position shows of a game, implemented once per
+/// game; the picture itself is drawn once, [`render_svg`], and a recorded
+/// game's pictures once, [`render_game`].
+pub trait SvgBoard: Board {
+    /// How the game ended, as the picture's top right says it (`None`
+    /// while it goes on: then whose turn it is).
+    fn svg_result(&self) -> Option<String>;
+    /// The class of what stands on `cell` (a marble's colour `black`,
+    /// `red`, ..., `common`, `neutral`, `obstacle`, `hole`), `None` where
+    /// it is empty.
+    fn svg_content(&self, cell: Cell) -> Option<&'static str>;
+    /// The marbles that `mv`, played in this position, moves, drawn as
+    /// arrows on the picture after it (none where the game draws no arrows).
+    fn svg_steps(&self, mv: Self::Move) -> Vec<MarbleStep>;
+    /// The lines below the board, one a colour or seat: its text, and how
+    /// many marbles of which class are drawn beside it.
+    fn svg_panel(&self) -> Vec<PanelLine>;
+    /// The title of a recorded game's first picture.
+    fn start_title(record: &GameRecord<Self>) -> String;
+    /// The title of the picture after move `number` (from 1), `mv` played
+    /// in `before`.
+    fn move_title(number: usize, before: &Self, mv: Self::Move) -> String;
+}
+
+/// A line below the board: its text and the marbles drawn beside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PanelLine {
+    pub text: String,
+    /// How many marbles.
+    pub marbles: u32,
+    /// Their class (`black`, `red`, ...).
+    pub class: &'static str,
 }
 
 /// The centre of the point at `row` (0 = A) and `diag` (1..=9), which may
@@ -120,14 +146,20 @@ pub(crate) fn open_document(svg: &mut String, title: &str, height: f64) {
 }
 
 /// The SVG document of `position`, with `title` at the top (typically which
-/// move led here) and `last_move`, if given, drawn as arrows.
-pub fn render_svg(position: &Position, last_move: Option<&LastMove>, title: &str) -> String {
+/// move led here) and `last_move`, if given (the position before it and the
+/// move), drawn as arrows.
+pub fn render_svg<B: SvgBoard>(
+    position: &B,
+    last_move: Option<(B, B::Move)>,
+    title: &str,
+) -> String {
+    let panel = position.svg_panel();
+    let height = OFF_PANEL_Y + 30.0 * panel.len() as f64 + MARGIN;
     let mut svg = String::with_capacity(16 * 1024);
-    open_document(&mut svg, title, HEIGHT);
-    let status = match position.outcome() {
-        Some((outcome, reason)) => format!("{} ({reason})", outcome_title(outcome)),
-        None => format!("{} to move", color_title(position.side_to_move())),
-    };
+    open_document(&mut svg, title, height);
+    let status = position
+        .svg_result()
+        .unwrap_or_else(|| format!("{} to move", B::seat_title(position.seat_to_move())));
     let _ = writeln!(
         svg,
         r#"<text class="title" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
@@ -135,17 +167,13 @@ pub fn render_svg(position: &Position, last_move: Option<&LastMove>, title: &str
         HEADER - 14.0,
         escape(&status)
     );
-    write_board(&mut svg, position);
-    if let Some(last) = last_move {
-        write_arrows(&mut svg, last);
+    write_board_cells(&mut svg, &|cell| position.svg_content(cell));
+    if let Some((before, mv)) = last_move {
+        write_arrows(&mut svg, &before.svg_steps(mv));
     }
-    write_marbles_off(&mut svg, position);
+    write_panel(&mut svg, &panel);
     svg.push_str("</svg>\n");
     svg
-}
-
-fn write_board(svg: &mut String, position: &Position) {
-    write_board_cells(svg, &|cell| position.at(cell).map(color_class));
 }
 
 /// The board, with on each cell what `content` says: the class of a marble
@@ -241,8 +269,8 @@ pub(crate) fn write_board_cells(svg: &mut String, content: &dyn Fn(Cell) -> Opti
     }
 }
 
-fn write_arrows(svg: &mut String, last: &LastMove) {
-    for step in marble_steps(&last.before, last.mv) {
+fn write_arrows(svg: &mut String, steps: &[MarbleStep]) {
+    for step in steps {
         let (x1, y1) = cell_point(step.from);
         let (dr, dd) = step.direction.delta();
         // A marble pushed off still gets its arrow, pointing off the board.
@@ -268,22 +296,28 @@ fn write_arrows(svg: &mut String, last: &LastMove) {
     }
 }
 
-fn write_marbles_off(svg: &mut String, position: &Position) {
-    let to_win = position.rules().marbles_to_win;
-    for (line, color) in Color::ALL.into_iter().enumerate() {
+/// The lines below the board, each with its marbles drawn at the right.
+fn write_panel(svg: &mut String, panel: &[PanelLine]) {
+    for (
+        line,
+        PanelLine {
+            text,
+            marbles,
+            class,
+        },
+    ) in panel.iter().enumerate()
+    {
         let y = OFF_PANEL_Y + 30.0 * line as f64;
-        let off = position.marbles_off(color);
         let _ = writeln!(
             svg,
-            r#"<text class="label" x="{MARGIN}" y="{y:.1}">{} marbles off: {off} (the game ends at {to_win})</text>"#,
-            color_title(color)
+            r#"<text class="label" x="{MARGIN}" y="{y:.1}">{}</text>"#,
+            escape(text)
         );
-        for i in 0..off {
+        for i in 0..*marbles {
             let x = WIDTH - MARGIN - OFF_RADIUS - f64::from(i) * (2.0 * OFF_RADIUS + 4.0);
             let _ = writeln!(
                 svg,
-                r#"<circle class="off {}" cx="{x:.1}" cy="{y:.1}" r="{OFF_RADIUS}"/>"#,
-                color_class(color)
+                r#"<circle class="off {class}" cx="{x:.1}" cy="{y:.1}" r="{OFF_RADIUS}"/>"#
             );
         }
     }
@@ -292,27 +326,60 @@ fn write_marbles_off(svg: &mut String, position: &Position) {
 /// One picture per position of a recorded game: the start, then the
 /// position after each move with that move drawn as arrows.
 /// An error names the first move that does not replay.
-pub fn render_game(record: &GameRecord<Position>) -> Result<Vec<String>, String> {
+pub fn render_game<B: SvgBoard>(record: &GameRecord<B>) -> Result<Vec<String>, String> {
     let positions = record.positions()?;
-    let players = format!("Black: {}, White: {}", record.player(0), record.player(1));
-    let start_title = match record.start {
-        Start::Layout(layout) => format!("Start ({layout}). {players}"),
-        Start::Position(_) => format!("Start. {players}"),
-    };
-    let mut pictures = vec![render_svg(&positions[0], None, &start_title)];
+    let mut pictures = vec![render_svg(&positions[0], None, &B::start_title(record))];
     for (index, (pair, &mv)) in positions.windows(2).zip(&record.moves).enumerate() {
-        let last = LastMove {
-            before: pair[0],
-            mv,
-        };
-        let title = format!(
-            "{}. {} {mv}",
-            index + 1,
-            color_title(pair[0].side_to_move())
-        );
-        pictures.push(render_svg(&pair[1], Some(&last), &title));
+        let title = B::move_title(index + 1, &pair[0], mv);
+        pictures.push(render_svg(&pair[1], Some((pair[0], mv)), &title));
     }
     Ok(pictures)
+}
+
+/// The two-player board: marbles black and white, the last move's arrows,
+/// and the marbles each colour lost.
+impl SvgBoard for Position {
+    fn svg_result(&self) -> Option<String> {
+        self.result_text()
+    }
+
+    fn svg_content(&self, cell: Cell) -> Option<&'static str> {
+        self.at(cell).map(color_class)
+    }
+
+    fn svg_steps(&self, mv: Move) -> Vec<MarbleStep> {
+        marble_steps(self, mv)
+    }
+
+    fn svg_panel(&self) -> Vec<PanelLine> {
+        let to_win = self.rules().marbles_to_win;
+        Color::ALL
+            .into_iter()
+            .map(|color| {
+                let off = self.marbles_off(color);
+                PanelLine {
+                    text: format!(
+                        "{} marbles off: {off} (the game ends at {to_win})",
+                        color_title(color)
+                    ),
+                    marbles: u32::from(off),
+                    class: color_class(color),
+                }
+            })
+            .collect()
+    }
+
+    fn start_title(record: &GameRecord<Position>) -> String {
+        let players = format!("Black: {}, White: {}", record.player(0), record.player(1));
+        match record.start {
+            Start::Layout(layout) => format!("Start ({layout}). {players}"),
+            Start::Position(_) => format!("Start. {players}"),
+        }
+    }
+
+    fn move_title(number: usize, before: &Position, mv: Move) -> String {
+        format!("{number}. {} {mv}", color_title(before.side_to_move()))
+    }
 }
 
 #[cfg(test)]
@@ -341,11 +408,7 @@ mod tests {
         let position = Position::from_fen("5/6/7/8/w8/w7/b6/b5/b4 b 4 1").unwrap();
         let mv = position.parse_move("A1B1").unwrap();
         let after = position.play(mv);
-        let last = LastMove {
-            before: position,
-            mv,
-        };
-        let svg = render_svg(&after, Some(&last), "1. A1B1");
+        let svg = render_svg(&after, Some((position, mv)), "1. A1B1");
         assert_eq!(count(&svg, r#"class="arrow""#), 3);
         assert_eq!(count(&svg, r#"class="arrow pushed""#), 2);
         assert!(svg.contains(r#"data-from="E1" data-to="off""#));
@@ -359,7 +422,7 @@ mod tests {
         let start = Position::start(Layout::Standard, Rules::default());
         let first = start.parse_move("A1B2").unwrap();
         let second = start.play(first).parse_move("I5H5").unwrap();
-        let record = GameRecord {
+        let record = GameRecord::<Position> {
             start: Start::Layout(Layout::Standard),
             rules: Rules::default(),
             players: vec!["you".into(), "random".into()],

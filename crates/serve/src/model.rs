@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use sumito_arena::match_start::default_layouts;
 use sumito_arena::players::network::{Analysis, SearchBudget};
 use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition, GeneralRules};
 use sumito_engine::rules_table::RulesTable;
@@ -57,8 +58,9 @@ impl ModelGame {
 
     /// The layouts it plays: those it learned, when its table names them;
     /// a two-player model every two-player layout (under its rules), a model
-    /// of the general game that names none the Standard layout, where its
-    /// first game starts.
+    /// of the general game that names none the default layout of its
+    /// matches (Standard, `sumito_arena::match_start::default_layouts`),
+    /// where its first game starts.
     pub fn layouts(&self) -> Vec<String> {
         match (&self.table.layouts, self.kind) {
             (Some(layouts), _) => layouts.clone(),
@@ -66,7 +68,10 @@ impl ModelGame {
                 .iter()
                 .map(|layout| layout.to_string())
                 .collect(),
-            (None, GameKind::General) => vec!["standard".to_string()],
+            (None, GameKind::General) => default_layouts(GameKind::General)
+                .iter()
+                .map(GeneralLayout::name)
+                .collect(),
         }
     }
 

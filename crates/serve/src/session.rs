@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use sumito_arena::match_start::default_layouts;
 use sumito_arena::record::{GameRecord, Start};
 use sumito_arena::record_format::format_of;
 use sumito_engine::general::{
@@ -17,7 +18,7 @@ use sumito_engine::general::{
 };
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Cell, Position, Rules};
-use sumito_game::LEVELS;
+use sumito_game::{GameKind, LEVELS};
 use sumito_play::analysis::record_under_rules;
 
 use crate::menu::{
@@ -162,7 +163,10 @@ impl GameSession {
                 let seats = game.rules_on(start).map_err(problem)?.seating.seats();
                 (layout, seats)
             }
-            None => ("standard".to_string(), 2),
+            None => {
+                let layout = default_layouts(GameKind::TwoPlayer)[0];
+                (layout.name(), layout.seats())
+            }
         };
         let opponent = if let Some(name) = first.as_ref().and_then(|model| model.model_name()) {
             SeatRequest::Model {
