@@ -1,6 +1,9 @@
 //! The complete rules of two-player Abalone on bitboards: positions, legal
 //! moves, the fixed action space, notation, start layouts, symmetries, game
-//! end and perft. This crate knows nothing of search or networks.
+//! end and perft. This crate knows nothing of tree search or networks; its
+//! one minimax, [`alphabeta`], is a game-agnostic alpha-beta that the exact
+//! material counts ([`material`], [`general::material`]) and the arena's
+//! alpha-beta players share.
 //!
 //! # Board and bitboards
 //!
@@ -45,6 +48,7 @@
 //! Aba-Pro notation and parse in Aba-Pro or the comma form ([`notation`]).
 
 pub mod action;
+pub mod alphabeta;
 pub mod bitboard;
 mod board;
 mod excerpt;

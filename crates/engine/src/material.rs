@@ -8,6 +8,7 @@
 //! material, so the last ply needs no search beyond "is there a push-off",
 //! and alpha-beta cuts the many equal lines at once.
 
+use crate::alphabeta::{self, GameTree, Node, Visit};
 use crate::{Move, Outcome, Position};
 
 /// A won (or lost) game in material terms: more than all marbles together.
@@ -35,41 +36,59 @@ pub fn material(position: &Position) -> i32 {
 /// The material (for the side to move) after `depth` plies of best play by
 /// both sides, every legal move searched; fail-soft alpha-beta in the window
 /// `(alpha, beta)`: exact inside it, a bound outside.
-pub fn material_search(position: &Position, depth: u32, mut alpha: i32, beta: i32) -> i32 {
-    let base = material(position);
-    if depth == 0 || position.outcome().is_some() {
-        return base;
-    }
-    let moves = position.legal_moves_unordered();
-    if depth == 1 {
-        // One's own move never loses material: the best is a push-off if
-        // there is one (any push-off wins the game if one does).
-        if base >= beta {
-            return base;
+pub fn material_search(position: &Position, depth: u32, alpha: i32, beta: i32) -> i32 {
+    alphabeta::search(&mut MaterialTree, position, depth as i32, alpha, beta, 0)
+        .expect("a material count is never stopped")
+}
+
+/// The two-player game as the material count searches it (see
+/// [`crate::alphabeta`]): scores are [`material`], moves every legal one,
+/// push-offs first.
+struct MaterialTree;
+
+impl GameTree for MaterialTree {
+    type Position = Position;
+    type Move = Move;
+    type Score = i32;
+    type Children = std::vec::IntoIter<Move>;
+
+    fn enter(&mut self, position: &Position, visit: Visit<i32>) -> Node<i32, Self::Children> {
+        let Visit { depth, beta, .. } = visit;
+        let base = material(position);
+        if depth <= 0 || position.outcome().is_some() {
+            return Node::Known(base);
         }
-        return moves
-            .iter()
-            .find(|&&mv| position.is_push_off(mv))
-            .map_or(base, |&mv| -material(&position.play(mv)));
-    }
-    // Push-offs first: they decide most cut-offs.
-    let (mut ordered, quiet): (Vec<Move>, Vec<Move>) =
-        moves.iter().partition(|&&mv| position.is_push_off(mv));
-    ordered.extend(quiet);
-    let mut best = -WIN - 1;
-    for mv in ordered {
-        let value = -material_search(&position.play(mv), depth - 1, -beta, -alpha);
-        if value > best {
-            best = value;
-            if value > alpha {
-                alpha = value;
-                if alpha >= beta {
-                    break;
-                }
+        let moves = position.legal_moves_unordered();
+        if depth == 1 {
+            // One's own move never loses material: the best is a push-off if
+            // there is one (any push-off wins the game if one does).
+            if base >= beta {
+                return Node::Known(base);
             }
+            return Node::Known(
+                moves
+                    .iter()
+                    .find(|&&mv| position.is_push_off(mv))
+                    .map_or(base, |&mv| -material(&position.play(mv))),
+            );
+        }
+        // Push-offs first: they decide most cut-offs.
+        let (mut ordered, quiet): (Vec<Move>, Vec<Move>) =
+            moves.iter().partition(|&&mv| position.is_push_off(mv));
+        ordered.extend(quiet);
+        Node::Search {
+            children: ordered.into_iter(),
+            floor: -WIN - 1,
         }
     }
-    best
+
+    fn next_child(
+        &mut self,
+        position: &Position,
+        children: &mut Self::Children,
+    ) -> Option<(Move, Position)> {
+        children.next().map(|mv| (mv, position.play(mv)))
+    }
 }
 
 /// `v_depth(mv)`: the material after `mv` and `depth - 1` more plies of best

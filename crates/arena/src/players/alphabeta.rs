@@ -12,11 +12,19 @@
 //! Scores are evaluation points from the side to move's point of view. A
 //! finished game scores `±(MATE - plies from the root)`, so the search
 //! prefers the fastest win and the slowest loss; a draw scores 0.
+//!
+//! Below the root the search is the workspace's one alpha-beta
+//! (`sumito_engine::alphabeta::search`) over two trees of this file:
+//! [`FullWidth`] (depth, table, ordering, null windows) and, at the horizon,
+//! [`Quiescence`]. Being generic, it compiles to a search of this player's
+//! own; each node's moves are ordered in place in the player's list for its
+//! ply (`AlphaBeta::orders`), not moved with the node.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use sumito_engine::alphabeta::{self, GameTree, Node, Visit};
 use sumito_engine::{ACTION_COUNT, Color, MAX_LEGAL_MOVES, Move, Outcome, Position};
 
 use super::table::{Bound, TranspositionTable, table_key};
@@ -97,6 +105,9 @@ pub struct AlphaBeta {
     killers: Vec<[Option<Move>; 2]>,
     /// `history[side][action]`: how often the move caused a cut-off, by depth².
     history: Box<[[i32; ACTION_COUNT]; 2]>,
+    /// `orders[ply]`: the moves of the node at `ply` whose children are
+    /// being searched, in search order (built in place, never moved).
+    orders: Box<[Ordered]>,
     nodes: u64,
     deadline: Option<Instant>,
     node_limit: Option<u64>,
@@ -122,7 +133,8 @@ struct Scored {
 }
 
 /// Moves in search order, picked lazily (a cut-off often comes early, so a
-/// full sort would mostly be wasted).
+/// full sort would mostly be wasted). The player keeps one a ply.
+#[derive(Clone)]
 struct Ordered {
     moves: [Scored; MAX_LEGAL_MOVES],
     len: usize,
@@ -197,6 +209,18 @@ impl AlphaBeta {
             config,
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: Box::new([[0; ACTION_COUNT]; 2]),
+            orders: vec![
+                Ordered {
+                    moves: [Scored {
+                        key: 0,
+                        mv: Move::from_action(0).expect("action 0 is a move"),
+                    }; MAX_LEGAL_MOVES],
+                    len: 0,
+                    next: 0,
+                };
+                MAX_PLY + 1
+            ]
+            .into_boxed_slice(),
             nodes: 0,
             deadline: None,
             node_limit: None,
@@ -242,7 +266,8 @@ impl AlphaBeta {
             .iter_mut()
             .for_each(|h| h.iter_mut().for_each(|v| *v /= 8));
 
-        let mut root = self.order(position, &root_moves, 0);
+        self.order(position, &root_moves, 0);
+        let root = &mut self.orders[0];
         let mut order: Vec<Move> = std::iter::from_fn(|| root.next()).collect();
         let mut best = (order[0], 0);
         let mut completed = 0;
@@ -253,16 +278,40 @@ impl AlphaBeta {
                 let child = position.play(mv);
                 let d = depth as i32 - 1;
                 let mut score = if i == 0 {
-                    -self.negamax(&child, d, -INFINITY, -alpha, 1)
+                    alphabeta::search_child(
+                        &mut FullWidth(self),
+                        position,
+                        &child,
+                        d,
+                        alpha,
+                        INFINITY,
+                        1,
+                    )
                 } else {
-                    -self.negamax(&child, d, -alpha - 1, -alpha, 1)
+                    alphabeta::search_child(
+                        &mut FullWidth(self),
+                        position,
+                        &child,
+                        d,
+                        alpha,
+                        alpha + 1,
+                        1,
+                    )
                 };
-                if !self.stopped && i > 0 && score > alpha {
-                    score = -self.negamax(&child, d, -INFINITY, -alpha, 1);
+                if i > 0 && score.is_some_and(|score| score > alpha) {
+                    score = alphabeta::search_child(
+                        &mut FullWidth(self),
+                        position,
+                        &child,
+                        d,
+                        alpha,
+                        INFINITY,
+                        1,
+                    );
                 }
-                if self.stopped {
+                let Some(score) = score else {
                     break;
-                }
+                };
                 if score > alpha {
                     alpha = score;
                     iteration_best = Some((mv, score));
@@ -339,22 +388,19 @@ impl AlphaBeta {
         }
     }
 
-    /// The legal `moves` of `position` with their ordering keys.
-    fn order(&self, position: &Position, moves: &[Move], ply: usize) -> Ordered {
+    /// The legal `moves` of `position` with their ordering keys, as the
+    /// moves of `ply` (`orders[ply]`).
+    fn order(&mut self, position: &Position, moves: &[Move], ply: usize) {
         let table_move = self
             .table
             .probe(table_key(position))
             .and_then(|entry| entry.best_move);
         let killers = self.killers[ply.min(MAX_PLY)];
         let side = position.side_to_move().index();
-        let mut ordered = Ordered {
-            moves: [Scored {
-                key: 0,
-                mv: moves[0],
-            }; MAX_LEGAL_MOVES],
-            len: moves.len(),
-            next: 0,
-        };
+        let history = &self.history[side];
+        let ordered = &mut self.orders[ply];
+        ordered.len = moves.len();
+        ordered.next = 0;
         for (slot, &mv) in ordered.moves.iter_mut().zip(moves) {
             let key = if Some(mv) == table_move {
                 ORDER_TABLE_MOVE
@@ -367,11 +413,10 @@ impl AlphaBeta {
             } else if Some(mv) == killers[1] {
                 ORDER_KILLER
             } else {
-                self.history[side][mv.action()] + mv.group_len() as i32
+                history[mv.action()] + mv.group_len() as i32
             };
             *slot = Scored { key, mv };
         }
-        ordered
     }
 
     fn remember_cutoff(&mut self, position: &Position, mv: Move, depth: i32, ply: usize) {
@@ -392,125 +437,152 @@ impl AlphaBeta {
                 .for_each(|h| h.iter_mut().for_each(|v| *v /= 2));
         }
     }
+}
 
-    fn negamax(
-        &mut self,
-        position: &Position,
-        depth: i32,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
-    ) -> i32 {
+/// The full-width search below the root (see `sumito_engine::alphabeta`):
+/// depth, the table, killers and history, null windows; at the horizon the
+/// [`Quiescence`] search.
+struct FullWidth<'a>(&'a mut AlphaBeta);
+
+impl GameTree for FullWidth<'_> {
+    type Position = Position;
+    type Move = Move;
+    type Score = i32;
+    /// The ply whose moves (`orders[ply]`) are the children.
+    type Children = usize;
+    const NULL_WINDOWS: bool = true;
+
+    #[inline]
+    fn enter(&mut self, position: &Position, visit: Visit<i32>) -> Node<i32, usize> {
+        let Visit {
+            depth,
+            ply,
+            alpha,
+            beta,
+        } = visit;
+        let search = &mut *self.0;
         if depth <= 0 || ply >= MAX_PLY {
-            return self.quiescence(position, alpha, beta, ply, self.config.quiescence_depth);
+            let left = search.config.quiescence_depth as i32;
+            return match alphabeta::search(
+                &mut Quiescence(search),
+                position,
+                left,
+                alpha,
+                beta,
+                ply,
+            ) {
+                Some(score) => Node::Known(score),
+                None => Node::Stopped,
+            };
         }
-        self.count_node();
-        if self.stopped {
-            return 0;
+        search.count_node();
+        if search.stopped {
+            return Node::Stopped;
         }
         let moves = position.legal_moves();
         if moves.is_empty() {
-            return game_end_score(position, ply);
+            return Node::Known(game_end_score(position, ply));
         }
-        let key = table_key(position);
-        if let Some(entry) = self.table.probe(key)
+        if let Some(entry) = search.table.probe(table_key(position))
             && i32::from(entry.depth) >= depth
         {
             let score = from_table(entry.score, ply);
             match entry.bound {
-                Bound::Exact => return score,
-                Bound::Lower if score >= beta => return score,
-                Bound::Upper if score <= alpha => return score,
+                Bound::Exact => return Node::Known(score),
+                Bound::Lower if score >= beta => return Node::Known(score),
+                Bound::Upper if score <= alpha => return Node::Known(score),
                 _ => {}
             }
         }
-        let original_alpha = alpha;
-        let mut best_score = -INFINITY;
-        let mut best_move = None;
-        let mut ordered = self.order(position, &moves, ply);
-        let mut first = true;
-        while let Some(mv) = ordered.next() {
-            let child = position.play(mv);
-            let mut score;
-            if first {
-                score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
-                first = false;
-            } else {
-                score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
-                if score > alpha && score < beta && !self.stopped {
-                    score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
-                }
-            }
-            if self.stopped {
-                return 0;
-            }
-            if score > best_score {
-                best_score = score;
-                best_move = Some(mv);
-                if score > alpha {
-                    alpha = score;
-                    if alpha >= beta {
-                        self.remember_cutoff(position, mv, depth, ply);
-                        break;
-                    }
-                }
-            }
+        search.order(position, &moves, ply);
+        Node::Search {
+            children: ply,
+            floor: -INFINITY,
         }
-        let bound = if best_score <= original_alpha {
+    }
+
+    #[inline]
+    fn next_child(&mut self, position: &Position, ply: &mut usize) -> Option<(Move, Position)> {
+        self.0.orders[*ply].next().map(|mv| (mv, position.play(mv)))
+    }
+
+    #[inline]
+    fn cut_off(&mut self, position: &Position, mv: Move, visit: Visit<i32>) {
+        self.0.remember_cutoff(position, mv, visit.depth, visit.ply);
+    }
+
+    #[inline]
+    fn leave(
+        &mut self,
+        position: &Position,
+        visit: Visit<i32>,
+        best: i32,
+        best_move: Option<Move>,
+    ) {
+        let Visit {
+            depth,
+            ply,
+            alpha,
+            beta,
+        } = visit;
+        let bound = if best <= alpha {
             Bound::Upper
-        } else if best_score >= beta {
+        } else if best >= beta {
             Bound::Lower
         } else {
             Bound::Exact
         };
-        self.table.store(
-            key,
-            to_table(best_score, ply),
+        self.0.table.store(
+            table_key(position),
+            to_table(best, ply),
             best_move,
             depth as i16,
             bound,
         );
-        best_score
     }
+}
 
-    /// Stand pat on the evaluation, or try pushes (push-offs first) for up
-    /// to `left` more plies.
-    fn quiescence(
-        &mut self,
-        position: &Position,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
-        left: u32,
-    ) -> i32 {
-        self.count_node();
-        if self.stopped {
-            return 0;
+/// The quiescence search at the horizon: stand pat on the evaluation, or
+/// try pushes (push-offs first) for up to `left` more plies (its depth).
+struct Quiescence<'a>(&'a mut AlphaBeta);
+
+impl GameTree for Quiescence<'_> {
+    type Position = Position;
+    type Move = Move;
+    type Score = i32;
+    /// The ply whose moves (`orders[ply]`) are the children.
+    type Children = usize;
+
+    #[inline]
+    fn enter(&mut self, position: &Position, visit: Visit<i32>) -> Node<i32, usize> {
+        let Visit {
+            depth: left,
+            ply,
+            beta,
+            ..
+        } = visit;
+        let search = &mut *self.0;
+        search.count_node();
+        if search.stopped {
+            return Node::Stopped;
         }
         if ended_by_rules(position) {
-            return game_end_score(position, ply);
+            return Node::Known(game_end_score(position, ply));
         }
         // Standing pat before generating moves saves the generation at most
         // quiescence nodes. It misjudges only a side without any legal move,
         // which the rules sheets never produce (see `EndReason::NoLegalMoves`).
-        let stand_pat = evaluate(position, &self.config.weights);
-        if stand_pat >= beta || left == 0 || ply >= MAX_PLY {
-            return stand_pat;
+        let stand_pat = evaluate(position, &search.config.weights);
+        if stand_pat >= beta || left <= 0 || ply >= MAX_PLY {
+            return Node::Known(stand_pat);
         }
         let moves = position.legal_moves();
         if moves.is_empty() {
-            return game_end_score(position, ply);
+            return Node::Known(game_end_score(position, ply));
         }
-        alpha = alpha.max(stand_pat);
-        let mut best = stand_pat;
-        let mut pushes = Ordered {
-            moves: [Scored {
-                key: 0,
-                mv: moves[0],
-            }; MAX_LEGAL_MOVES],
-            len: 0,
-            next: 0,
-        };
+        let pushes = &mut search.orders[ply];
+        pushes.len = 0;
+        pushes.next = 0;
         for &mv in moves.iter() {
             if position.is_push(mv) {
                 let key = if position.is_push_off(mv) { 2 } else { 1 };
@@ -518,22 +590,15 @@ impl AlphaBeta {
                 pushes.len += 1;
             }
         }
-        while let Some(mv) = pushes.next() {
-            let score = -self.quiescence(&position.play(mv), -beta, -alpha, ply + 1, left - 1);
-            if self.stopped {
-                return 0;
-            }
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    if alpha >= beta {
-                        break;
-                    }
-                }
-            }
+        Node::Search {
+            children: ply,
+            floor: stand_pat,
         }
-        best
+    }
+
+    #[inline]
+    fn next_child(&mut self, position: &Position, ply: &mut usize) -> Option<(Move, Position)> {
+        self.0.orders[*ply].next().map(|mv| (mv, position.play(mv)))
     }
 }
 
@@ -613,6 +678,62 @@ mod tests {
         AlphaBeta::new("test", AlphaBetaConfig::default())
             .search(&position, &SearchLimit::depth(depth))
             .unwrap()
+    }
+
+    /// A plain negamax of the same scores, no pruning, no table: the
+    /// evaluation at the horizon (no quiescence), game ends by their
+    /// distance from the root.
+    fn negamax(position: &Position, depth: u32, ply: usize, weights: &EvalWeights) -> i32 {
+        if depth == 0 {
+            return if ended_by_rules(position) {
+                game_end_score(position, ply)
+            } else {
+                evaluate(position, weights)
+            };
+        }
+        let moves = position.legal_moves();
+        if moves.is_empty() {
+            return game_end_score(position, ply);
+        }
+        moves
+            .iter()
+            .map(|&mv| -negamax(&position.play(mv), depth - 1, ply + 1, weights))
+            .max()
+            .expect("a move")
+    }
+
+    #[test]
+    fn the_search_scores_what_the_plain_negamax_does() {
+        let config = AlphaBetaConfig {
+            quiescence_depth: 0,
+            ..AlphaBetaConfig::default()
+        };
+        let mut positions: Vec<Position> = [
+            "5/6/7/8/bb4bbw/w7/7/6/5 b 0 5",
+            "5/6/7/8/9/5wwb/7/bb4/5 b 0 0",
+            "5/6/7/2www3/1bbbw4/2bb4/7/6/5 b 0 0",
+            "5/6/7/8/bwwbb4/8/7/6/5 w 0 0",
+        ]
+        .iter()
+        .map(|text| Position::from_fen(text).unwrap())
+        .collect();
+        positions.extend(sumito_engine::midgame_positions().into_iter().take(2));
+        for position in &positions {
+            for depth in 1..=2 {
+                let report = AlphaBeta::new("test", config.clone())
+                    .search(position, &SearchLimit::depth(depth))
+                    .unwrap();
+                let exact = negamax(position, depth, 0, &config.weights);
+                assert_eq!(report.score, exact, "{position} at depth {depth}");
+                let after = position.play(report.best_move);
+                assert_eq!(
+                    -negamax(&after, depth - 1, 1, &config.weights),
+                    exact,
+                    "{position} at depth {depth}: {}",
+                    report.best_move
+                );
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! assumes every other side plays against it, which turns the game into a
 //! two-sided one that alpha-beta can prune (max^n cannot prune beyond the
 //! immediate level; paranoid reaches deeper in the same time). With two
-//! sides it is plain alpha-beta.
+//! sides it is plain alpha-beta. Its search is the workspace's one
+//! alpha-beta (`sumito_engine::alphabeta`) over `Paranoid`.
 //!
 //! **The evaluation** knows every variant: marbles pushed off by each side
 //! (against its target), own marbles next to the edge or a hole (where a
@@ -22,6 +23,7 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sumito_engine::Cell;
+use sumito_engine::alphabeta::{self, GameTree, Node, Visit};
 use sumito_engine::general::{CellContent, GeneralMove, GeneralOutcome, GeneralPosition, MoveKind};
 
 use crate::player::{
@@ -276,42 +278,61 @@ impl Deadline<'_> {
     }
 }
 
-/// Paranoid alpha-beta value of `position` for `root_side`; `None` when the
-/// deadline passed.
-fn paranoid(
-    position: &GeneralPosition,
+/// The general game as the paranoid alpha-beta searches it (see
+/// `sumito_engine::alphabeta`): the seats of the root's side score
+/// [`evaluate`] for it, every other seat the same value negated (they play
+/// against it together).
+struct Paranoid<'a> {
     root_side: usize,
-    depth: u32,
-    mut alpha: f64,
-    mut beta: f64,
-    deadline: &Deadline<'_>,
-) -> Option<f64> {
-    if depth == 0 || position.is_game_over() {
-        return Some(evaluate(position, root_side));
+    deadline: &'a Deadline<'a>,
+}
+
+impl Paranoid<'_> {
+    /// Whether the seat to move in `position` plays for the root's side.
+    fn maximizing(&self, position: &GeneralPosition) -> bool {
+        position.side_to_move() == self.root_side
     }
-    if deadline.passed() {
-        return None;
-    }
-    let maximizing = position.side_to_move() == root_side;
-    let mut best = if maximizing {
-        f64::NEG_INFINITY
-    } else {
-        f64::INFINITY
-    };
-    for (_, child) in ordered(position) {
-        let value = paranoid(&child, root_side, depth - 1, alpha, beta, deadline)?;
-        if maximizing {
-            best = best.max(value);
-            alpha = alpha.max(value);
-        } else {
-            best = best.min(value);
-            beta = beta.min(value);
+}
+
+impl GameTree for Paranoid<'_> {
+    type Position = GeneralPosition;
+    type Move = GeneralMove;
+    type Score = f64;
+    type Children = std::vec::IntoIter<(GeneralMove, GeneralPosition)>;
+
+    fn enter(
+        &mut self,
+        position: &GeneralPosition,
+        visit: Visit<f64>,
+    ) -> Node<f64, Self::Children> {
+        if visit.depth <= 0 || position.is_game_over() {
+            let value = evaluate(position, self.root_side);
+            return Node::Known(if self.maximizing(position) {
+                value
+            } else {
+                -value
+            });
         }
-        if alpha >= beta {
-            break;
+        if self.deadline.passed() {
+            return Node::Stopped;
+        }
+        Node::Search {
+            children: ordered(position).into_iter(),
+            floor: f64::NEG_INFINITY,
         }
     }
-    Some(best)
+
+    fn next_child(
+        &mut self,
+        _position: &GeneralPosition,
+        children: &mut Self::Children,
+    ) -> Option<(GeneralMove, GeneralPosition)> {
+        children.next()
+    }
+
+    fn opposed(&self, position: &GeneralPosition, child: &GeneralPosition) -> bool {
+        self.maximizing(position) != self.maximizing(child)
+    }
 }
 
 impl Player<GeneralPosition> for ParanoidSeat {
@@ -339,6 +360,10 @@ impl Player<GeneralPosition> for ParanoidSeat {
             at: time.map(|t| Instant::now() + t),
             stop: self.stop.as_deref(),
         };
+        let mut tree = Paranoid {
+            root_side: side,
+            deadline: &deadline,
+        };
         let mut chosen = first.0;
         // With a time limit or a stop flag, deepen until it ends; else one
         // search.
@@ -351,8 +376,16 @@ impl Player<GeneralPosition> for ParanoidSeat {
             let mut best = f64::NEG_INFINITY;
             let mut best_move = None;
             for (mv, child) in &children {
-                let Some(value) = paranoid(child, side, depth - 1, best, f64::INFINITY, &deadline)
-                else {
+                let below = depth as i32 - 1;
+                let Some(value) = alphabeta::search_child(
+                    &mut tree,
+                    position,
+                    child,
+                    below,
+                    best,
+                    f64::INFINITY,
+                    1,
+                ) else {
                     best_move = None;
                     break;
                 };
@@ -379,6 +412,61 @@ mod tests {
         let mut rules = GeneralRules::plain(Seating::new(layout.seats(), false).unwrap());
         rules.max_plies = Some(max_plies);
         rules
+    }
+
+    /// A plain paranoid minimax of the same evaluation, no pruning.
+    fn minimax(position: &GeneralPosition, root_side: usize, depth: u32) -> f64 {
+        if depth == 0 || position.is_game_over() {
+            return evaluate(position, root_side);
+        }
+        let values = position
+            .legal_moves()
+            .into_iter()
+            .map(|mv| minimax(&position.play(mv), root_side, depth - 1));
+        if position.side_to_move() == root_side {
+            values.fold(f64::NEG_INFINITY, f64::max)
+        } else {
+            values.fold(f64::INFINITY, f64::min)
+        }
+    }
+
+    #[test]
+    fn the_paranoid_choice_is_the_first_best_move_of_the_plain_minimax() {
+        let three = rules_for(GeneralLayout::from_name("three-player").unwrap(), 200);
+        let texts = [
+            "r4/6/7/8/5bbbw/8/7/6/5 b 0,0,0",
+            "r4/6/7/8/4bbbwr/8/7/rr4/wbbrr b 0,0,0",
+            "r4/6/7/8/bwww5/8/7/6/bb3 b 0,0,0",
+            "r4/6/7/3rr3/bwww1b3/8/7/6/5 w 0,0,0",
+        ];
+        let mut positions: Vec<GeneralPosition> = texts
+            .iter()
+            .map(|text| GeneralPosition::from_text(text, Some(&three)).unwrap())
+            .collect();
+        let two = GeneralRules::plain(Seating::TWO)
+            .with_cells(&[], &["E5".parse().unwrap()])
+            .unwrap();
+        positions
+            .push(GeneralPosition::from_text("5/6/7/8/1bbwo4/8/7/6/4w b 0 0", Some(&two)).unwrap());
+        for position in &positions {
+            let side = position.side_to_move();
+            for depth in 1..=3 {
+                let values: Vec<(GeneralMove, f64)> = ordered(position)
+                    .into_iter()
+                    .map(|(mv, child)| (mv, minimax(&child, side, depth - 1)))
+                    .collect();
+                let best = values
+                    .iter()
+                    .map(|&(_, v)| v)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let first_best = values.iter().find(|&&(_, v)| v == best).unwrap().0;
+                let chosen = seat_player(&format!("alphabeta:depth={depth}"), 1)
+                    .unwrap()
+                    .choose_move(position, &SearchLimit::default())
+                    .unwrap();
+                assert_eq!(chosen, first_best, "{position} at depth {depth}");
+            }
+        }
     }
 
     #[test]

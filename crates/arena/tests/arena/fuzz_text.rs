@@ -8,16 +8,17 @@
 //! texts (records of random games, random valid tables) never panic, and
 //! what still parses writes and reads back to itself; valid values round
 //! trip through their text; and every error message stays short (at most
-//! [`MESSAGE_LIMIT`] characters) even for a megabyte of input.
+//! 340 characters, [`FUZZ`]) even for a megabyte of input.
 //!
-//! The seed is fixed, so CI tries the same inputs every run, and failures
+//! The run, the check of an answer and the edits are the engine's too
+//! (`sumito_textfuzz`); this file holds the arena's texts and tokens. The
+//! seed is fixed, so CI tries the same inputs every run, and failures
 //! are not written to `proptest-regressions/` files (`failure_persistence:
 //! None`): a failure prints its shrunk input, which becomes a unit test
 //! beside the parser. Inputs per run are in each block's comment and in
 //! docs/fuzzing.md.
 
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::OnceLock;
@@ -28,30 +29,7 @@ use sumito_arena::record_format::{
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_engine::{Cell, Layout, MAX_PLY_COUNTER, Move, Position, Rules};
-
-/// The longest error message any parser may give, in characters: 300,
-/// and 40 for the place it names (`line 12: `, `rules.layouts[0]: `).
-const MESSAGE_LIMIT: usize = 340;
-
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        rng_seed: RngSeed::Fixed(0x5u64 << 40 | 0x0031),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-/// Fails unless `message` is at most [`MESSAGE_LIMIT`] characters.
-fn short(message: String, input_chars: usize) -> Result<(), TestCaseError> {
-    let length = message.chars().count();
-    prop_assert!(
-        length <= MESSAGE_LIMIT,
-        "a {length}-character error for {input_chars} characters of input: {}…",
-        message.chars().take(400).collect::<String>()
-    );
-    Ok(())
-}
+use sumito_textfuzz::{EditKind, Grammar, config, with_megabyte};
 
 /// Pieces that the edits insert: the formats' own tokens and lines,
 /// numbers at and past their types' limits, and characters that are not
@@ -126,138 +104,26 @@ const TOKENS: &[&str] = &[
     "\u{fffd}",
 ];
 
-fn piece() -> impl Strategy<Value = String> {
-    prop_oneof![
-        4 => proptest::sample::select(TOKENS).prop_map(str::to_owned),
-        1 => any::<char>().prop_map(String::from),
-        1 => "[ -~]{1,4}",
-    ]
-}
-
-/// One edit of a text. Places are picked modulo the text's length (in
-/// characters or lines), so every edit applies to every text.
-#[derive(Clone, Debug)]
-enum Edit {
-    Delete {
-        at: usize,
-        len: usize,
-    },
-    Insert {
-        at: usize,
-        piece: String,
-    },
-    Replace {
-        at: usize,
-        len: usize,
-        piece: String,
-    },
-    SwapLines {
-        a: usize,
-        b: usize,
-    },
-    DuplicateLine {
-        at: usize,
-    },
-    DeleteLine {
-        at: usize,
-    },
-    /// A piece repeated many times (a huge number, a long name, many lines).
-    Repeat {
-        at: usize,
-        piece: String,
-        times: usize,
-    },
-}
-
-fn edit() -> impl Strategy<Value = Edit> {
-    let at = any::<usize>();
-    prop_oneof![
-        (at, 1..6usize).prop_map(|(at, len)| Edit::Delete { at, len }),
-        (at, piece()).prop_map(|(at, piece)| Edit::Insert { at, piece }),
-        (at, 1..4usize, piece()).prop_map(|(at, len, piece)| Edit::Replace { at, len, piece }),
-        (at, any::<usize>()).prop_map(|(a, b)| Edit::SwapLines { a, b }),
-        at.prop_map(|at| Edit::DuplicateLine { at }),
-        at.prop_map(|at| Edit::DeleteLine { at }),
-        (at, piece(), 2..300usize).prop_map(|(at, piece, times)| Edit::Repeat { at, piece, times }),
-    ]
-}
-
-/// `text` with `edits` applied in turn.
-fn apply(text: &str, edits: &[Edit]) -> String {
-    let mut chars: Vec<char> = text.chars().collect();
-    let place = |at: usize, chars: &Vec<char>| at % (chars.len() + 1);
-    let lines = |chars: &Vec<char>| -> Vec<String> {
-        let text: String = chars.iter().collect();
-        text.split('\n').map(str::to_owned).collect()
-    };
-    for edit in edits {
-        match edit {
-            Edit::Delete { at, len } => {
-                let start = place(*at, &chars);
-                let end = (start + len).min(chars.len());
-                chars.drain(start..end);
-            }
-            Edit::Insert { at, piece } => {
-                let start = place(*at, &chars);
-                chars.splice(start..start, piece.chars());
-            }
-            Edit::Replace { at, len, piece } => {
-                let start = place(*at, &chars);
-                let end = (start + len).min(chars.len());
-                chars.splice(start..end, piece.chars());
-            }
-            Edit::SwapLines { a, b } => {
-                let mut all = lines(&chars);
-                let (a, b) = (a % all.len(), b % all.len());
-                all.swap(a, b);
-                chars = all.join("\n").chars().collect();
-            }
-            Edit::DuplicateLine { at } => {
-                let mut all = lines(&chars);
-                let at = at % all.len();
-                all.insert(at, all[at].clone());
-                chars = all.join("\n").chars().collect();
-            }
-            Edit::DeleteLine { at } => {
-                let mut all = lines(&chars);
-                all.remove(at % all.len());
-                chars = all.join("\n").chars().collect();
-            }
-            Edit::Repeat { at, piece, times } => {
-                let start = place(*at, &chars);
-                let run: Vec<char> = piece.repeat(*times).chars().collect();
-                chars.splice(start..start, run);
-            }
-        }
-    }
-    chars.into_iter().collect()
-}
-
-/// `text` with `piece` repeated to a megabyte inserted before character
-/// `at` (modulo the length).
-fn with_megabyte(text: &str, at: usize, piece: &str) -> String {
-    let at = at % (text.chars().count() + 1);
-    let byte = text
-        .char_indices()
-        .nth(at)
-        .map_or(text.len(), |(byte, _)| byte);
-    let mut huge = String::with_capacity(text.len() + (1 << 20));
-    huge.push_str(&text[..byte]);
-    huge.push_str(&piece.repeat((1 << 20) / piece.len()));
-    huge.push_str(&text[byte..]);
-    huge
-}
-
-/// Arbitrary text: any characters, or any bytes read as UTF-8 the way a
-/// file of unknown encoding is (`from_utf8_lossy`).
-fn any_text() -> impl Strategy<Value = String> {
-    prop_oneof![
-        any::<String>(),
-        "[ -~\n]{0,120}",
-        proptest::collection::vec(any::<u8>(), 0..200)
-            .prop_map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
-    ]
-}
+/// The arena's texts as the fuzzing edits them (`sumito_textfuzz`): lines
+/// swapped, duplicated and deleted, characters deleted, inserted, replaced
+/// and repeated; errors of at most 300 characters, and 40 for the place
+/// they name (`line 12: `, `rules.layouts[0]: `).
+static FUZZ: Grammar = Grammar {
+    message_limit: 340,
+    tokens: TOKENS,
+    separator: '\n',
+    edits: &[
+        EditKind::Delete { len: 1..6 },
+        EditKind::Insert,
+        EditKind::Replace { len: 1..4 },
+        EditKind::SwapParts,
+        EditKind::DuplicatePart,
+        EditKind::DeletePart,
+        EditKind::Repeat,
+    ],
+    printable: "[ -~\n]{0,120}",
+    bytes: 200,
+};
 
 /// Player names as records hold them: trimmed, one line, no `|`.
 const NAMES: &[&str] = &[
@@ -389,14 +255,11 @@ fn game_record() -> impl Strategy<Value = GameRecord<Position>> {
 /// Checks reading `text` as a game record: a short error, or a record that
 /// writes and reads back to itself.
 fn check_game_record(text: &str) -> Result<(), TestCaseError> {
-    match GameRecord::<Position>::parse(text) {
-        Ok(record) => {
-            let again = GameRecord::<Position>::parse(&record.to_text());
-            prop_assert_eq!(again, Ok(record), "{:?}", text);
-        }
-        Err(err) => short(err.to_string(), text.chars().count())?,
-    }
-    Ok(())
+    FUZZ.check(text, GameRecord::<Position>::parse(text), |record| {
+        let again = GameRecord::<Position>::parse(&record.to_text());
+        prop_assert_eq!(again, Ok(record), "{:?}", text);
+        Ok(())
+    })
 }
 
 proptest! {
@@ -404,7 +267,7 @@ proptest! {
     #![proptest_config(config(2_000))]
 
     #[test]
-    fn game_record_any_text_never_panics(text in any_text(), magic in 0usize..3) {
+    fn game_record_any_text_never_panics(text in FUZZ.any_text(), magic in 0usize..3) {
         // After the first line (of the one format or the older two-player
         // one), the parser reads on.
         let text = match magic {
@@ -415,32 +278,31 @@ proptest! {
         check_game_record(&text)?;
         // A record of either game: an error, or a record that writes and
         // reads back as the same game.
-        match AnyRecord::parse(&text) {
-            Ok(AnyRecord::TwoPlayer(record)) => check_game_record(&record.to_text())?,
-            Ok(AnyRecord::General(record)) => check_general_record(&record.to_text())?,
-            Err(err) => short(err.to_string(), text.chars().count())?,
-        }
+        FUZZ.check(&text, AnyRecord::parse(&text), |record| match record {
+            AnyRecord::TwoPlayer(record) => check_game_record(&record.to_text()),
+            AnyRecord::General(record) => check_general_record(&record.to_text()),
+        })?;
     }
 
     #[test]
     fn game_record_edited_older_records_never_panic(
-        edits in proptest::collection::vec(edit(), 1..4),
+        edits in FUZZ.edits(1..4),
     ) {
         // A record of the older two-player format, as written before the
         // one format (still read).
         let text = include_str!("../../testdata/records/two-player-v1.txt");
         prop_assert!(GameRecord::<Position>::parse(text).is_ok());
-        check_game_record(&apply(text, &edits))?;
+        check_game_record(&FUZZ.apply(text, &edits))?;
     }
 
     #[test]
     fn game_record_edited_records_never_panic_and_read_back(
         record in game_record(),
-        edits in proptest::collection::vec(edit(), 1..4),
+        edits in FUZZ.edits(1..4),
     ) {
         let text = record.to_text();
         prop_assert_eq!(GameRecord::<Position>::parse(&text), Ok(record));
-        check_game_record(&apply(&text, &edits))?;
+        check_game_record(&FUZZ.apply(&text, &edits))?;
     }
 }
 
@@ -547,16 +409,15 @@ fn check_resolves(table: &RulesTable) -> Result<(), TestCaseError> {
                 prop_assert!(start.is_ok(), "{:?} with {}: {:?}", table, layout, start);
                 prop_assert_eq!(table.start(layout).ok(), start.ok());
             }
-            Err(err) => short(err.to_string(), 0)?,
+            Err(err) => FUZZ.short(err.to_string(), 0)?,
         }
     }
-    match table.layout() {
-        Ok(_) => {}
-        Err(err) => short(err.to_string(), 0)?,
+    if let Err(err) = table.layout() {
+        FUZZ.short(err.to_string(), 0)?;
     }
     for seats in 2..=6 {
         if let Err(err) = table.rules_for_text(seats) {
-            short(err.to_string(), 0)?;
+            FUZZ.short(err.to_string(), 0)?;
         }
     }
     Ok(())
@@ -573,24 +434,18 @@ fn toml_text(table: &RulesTable) -> String {
 
 /// Checks reading `text` as a `--rules` file and as the page's JSON.
 fn check_rules_text(text: &str) -> Result<(), TestCaseError> {
-    match RulesTable::from_toml(text) {
-        Ok(table) => {
-            prop_assert_eq!(RulesTable::from_toml(&toml_text(&table)), Ok(table.clone()));
-            check_resolves(&table)?;
-        }
-        Err(err) => short(err, text.chars().count())?,
-    }
+    FUZZ.check(text, RulesTable::from_toml(text), |table| {
+        prop_assert_eq!(RulesTable::from_toml(&toml_text(&table)), Ok(table.clone()));
+        check_resolves(&table)
+    })?;
     // (Text that is not JSON at all is refused by the page's message
     // parser before the table is read.)
     if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
-        match RulesTable::from_json(&value) {
-            Ok(table) => {
-                let json = serde_json::to_value(&table).expect("a table serializes");
-                prop_assert_eq!(RulesTable::from_json(&json), Ok(table.clone()));
-                check_resolves(&table)?;
-            }
-            Err(err) => short(err, text.chars().count())?,
-        }
+        FUZZ.check(text, RulesTable::from_json(&value), |table| {
+            let json = serde_json::to_value(&table).expect("a table serializes");
+            prop_assert_eq!(RulesTable::from_json(&json), Ok(table.clone()));
+            check_resolves(&table)
+        })?;
     }
     Ok(())
 }
@@ -611,7 +466,7 @@ proptest! {
     }
 
     #[test]
-    fn rules_table_any_text_never_panics(text in any_text(), header in any::<bool>()) {
+    fn rules_table_any_text_never_panics(text in FUZZ.any_text(), header in any::<bool>()) {
         let text = if header { format!("[rules]\n{text}") } else { text };
         check_rules_text(&text)?;
     }
@@ -620,14 +475,14 @@ proptest! {
     fn rules_table_edited_texts_never_panic(
         table in rules_table(),
         json in any::<bool>(),
-        edits in proptest::collection::vec(edit(), 1..4),
+        edits in FUZZ.edits(1..4),
     ) {
         let text = if json {
             serde_json::to_string_pretty(&table).expect("a table serializes")
         } else {
             toml_text(&table)
         };
-        check_rules_text(&apply(&text, &edits))?;
+        check_rules_text(&FUZZ.apply(&text, &edits))?;
     }
 }
 
@@ -731,14 +586,11 @@ fn general_record() -> impl Strategy<Value = GameRecord<GeneralPosition>> {
 /// Checks reading `text` as a general game record: a short error, or a
 /// record that writes and reads back to itself.
 fn check_general_record(text: &str) -> Result<(), TestCaseError> {
-    match GameRecord::<GeneralPosition>::parse(text) {
-        Ok(record) => {
-            let again = GameRecord::<GeneralPosition>::parse(&record.to_text());
-            prop_assert_eq!(again, Ok(record), "{:?}", text);
-        }
-        Err(err) => short(err.to_string(), text.chars().count())?,
-    }
-    Ok(())
+    FUZZ.check(text, GameRecord::<GeneralPosition>::parse(text), |record| {
+        let again = GameRecord::<GeneralPosition>::parse(&record.to_text());
+        prop_assert_eq!(again, Ok(record), "{:?}", text);
+        Ok(())
+    })
 }
 
 proptest! {
@@ -746,7 +598,7 @@ proptest! {
     #![proptest_config(config(2_000))]
 
     #[test]
-    fn general_record_any_text_never_panics(text in any_text(), magic in 0usize..3) {
+    fn general_record_any_text_never_panics(text in FUZZ.any_text(), magic in 0usize..3) {
         let text = match magic {
             0 => text,
             1 => format!("{GAME_RECORD_MAGIC}\n{text}"),
@@ -758,11 +610,11 @@ proptest! {
     #[test]
     fn general_record_edited_records_never_panic_and_read_back(
         record in general_record(),
-        edits in proptest::collection::vec(edit(), 1..4),
+        edits in FUZZ.edits(1..4),
     ) {
         let text = record.to_text();
         prop_assert_eq!(GameRecord::<GeneralPosition>::parse(&text), Ok(record));
-        check_general_record(&apply(&text, &edits))?;
+        check_general_record(&FUZZ.apply(&text, &edits))?;
     }
 }
 
@@ -781,7 +633,7 @@ proptest! {
         general in general_record(),
         table in rules_table(),
         at in any::<usize>(),
-        piece in piece(),
+        piece in FUZZ.piece(),
     ) {
         check_game_record(&with_megabyte(&record.to_text(), at, &piece))?;
         check_general_record(&with_megabyte(&general.to_text(), at, &piece))?;

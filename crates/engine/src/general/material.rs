@@ -14,6 +14,7 @@
 //! with it (`material=` in a player spec, `sumito_game::choice`).
 
 use super::{GeneralMove, GeneralOutcome, GeneralPosition};
+use crate::alphabeta::{self, GameTree, Node, Visit};
 pub use crate::material::WIN;
 
 /// What material is measured against: the side counted and its standing
@@ -72,69 +73,110 @@ fn ordered_children(
     position: &GeneralPosition,
     counted: Counted,
     maximizing: bool,
-) -> Vec<(i32, GeneralPosition)> {
-    let mut children: Vec<(i32, GeneralPosition)> = position
+) -> Vec<(i32, GeneralMove, GeneralPosition)> {
+    let mut children: Vec<(i32, GeneralMove, GeneralPosition)> = position
         .legal_moves()
         .into_iter()
         .map(|mv| {
             let child = position.play(mv);
-            (counted.material(&child), child)
+            (counted.material(&child), mv, child)
         })
         .collect();
     if maximizing {
-        children.sort_by_key(|&(material, _)| std::cmp::Reverse(material));
+        children.sort_by_key(|&(material, _, _)| std::cmp::Reverse(material));
     } else {
-        children.sort_by_key(|&(material, _)| material);
+        children.sort_by_key(|&(material, _, _)| material);
     }
     children
+}
+
+/// The general game as the material count searches it (see
+/// [`crate::alphabeta`]): the seats of the side counted score its material,
+/// every other seat the material negated (they play against it together).
+struct MaterialTree {
+    counted: Counted,
+}
+
+impl MaterialTree {
+    /// Whether the seat to move in `position` plays for the side counted.
+    fn maximizing(&self, position: &GeneralPosition) -> bool {
+        position.side_to_move() == self.counted.side
+    }
+
+    /// `material` (the side counted's) as the mover of `position` scores it.
+    fn for_mover(&self, position: &GeneralPosition, material: i32) -> i32 {
+        if self.maximizing(position) {
+            material
+        } else {
+            -material
+        }
+    }
+}
+
+impl GameTree for MaterialTree {
+    type Position = GeneralPosition;
+    type Move = GeneralMove;
+    type Score = i32;
+    type Children = std::vec::IntoIter<(i32, GeneralMove, GeneralPosition)>;
+
+    fn enter(
+        &mut self,
+        position: &GeneralPosition,
+        visit: Visit<i32>,
+    ) -> Node<i32, Self::Children> {
+        let (counted, depth) = (self.counted, visit.depth);
+        if depth <= 0 || position.outcome().is_some() {
+            return Node::Known(self.for_mover(position, counted.material(position)));
+        }
+        let maximizing = self.maximizing(position);
+        if depth == 1 {
+            // The last ply needs only the best child for the mover, not an order.
+            let values = position
+                .legal_moves()
+                .into_iter()
+                .map(|mv| counted.material(&position.play(mv)));
+            let best = if maximizing {
+                values.max()
+            } else {
+                values.min()
+            };
+            let best = best.unwrap_or_else(|| counted.material(position));
+            return Node::Known(self.for_mover(position, best));
+        }
+        let children = ordered_children(position, counted, maximizing);
+        if children.is_empty() {
+            return Node::Known(self.for_mover(position, counted.material(position)));
+        }
+        Node::Search {
+            children: children.into_iter(),
+            floor: -WIN - 1,
+        }
+    }
+
+    fn next_child(
+        &mut self,
+        _position: &GeneralPosition,
+        children: &mut Self::Children,
+    ) -> Option<(GeneralMove, GeneralPosition)> {
+        children.next().map(|(_, mv, child)| (mv, child))
+    }
+
+    fn opposed(&self, position: &GeneralPosition, child: &GeneralPosition) -> bool {
+        self.maximizing(position) != self.maximizing(child)
+    }
 }
 
 /// The material of the side counted after `depth` plies of paranoid best
 /// play from `position`; fail-soft alpha-beta in `(alpha, beta)`: exact
 /// inside the window, a bound outside.
-fn search(
-    position: &GeneralPosition,
-    counted: Counted,
-    depth: u32,
-    mut alpha: i32,
-    mut beta: i32,
-) -> i32 {
-    if depth == 0 || position.outcome().is_some() {
-        return counted.material(position);
-    }
-    let maximizing = position.side_to_move() == counted.side;
-    if depth == 1 {
-        // The last ply needs only the best child for the mover, not an order.
-        let values = position
-            .legal_moves()
-            .into_iter()
-            .map(|mv| counted.material(&position.play(mv)));
-        let best = if maximizing {
-            values.max()
-        } else {
-            values.min()
-        };
-        return best.unwrap_or_else(|| counted.material(position));
-    }
-    let children = ordered_children(position, counted, maximizing);
-    if children.is_empty() {
-        return counted.material(position);
-    }
-    let mut best = if maximizing { -WIN - 1 } else { WIN + 1 };
-    for (_, child) in children {
-        let value = search(&child, counted, depth - 1, alpha, beta);
-        if maximizing {
-            best = best.max(value);
-            alpha = alpha.max(value);
-        } else {
-            best = best.min(value);
-            beta = beta.min(value);
-        }
-        if alpha >= beta {
-            break;
-        }
-    }
-    best
+fn search(position: &GeneralPosition, counted: Counted, depth: u32, alpha: i32, beta: i32) -> i32 {
+    let mut tree = MaterialTree { counted };
+    let score = if tree.maximizing(position) {
+        alphabeta::search(&mut tree, position, depth as i32, alpha, beta, 0)
+    } else {
+        alphabeta::search(&mut tree, position, depth as i32, -beta, -alpha, 0).map(|s| -s)
+    };
+    score.expect("a material count is never stopped")
 }
 
 /// The material of the side to move in `position` after `mv` and

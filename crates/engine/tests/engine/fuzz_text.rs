@@ -6,18 +6,19 @@
 //! For each: any text, valid or not, gives `Ok` or `Err` and never panics;
 //! edits of real texts (every layout's start, positions and moves of random
 //! games) that still parse print back to what they parse to; and every error
-//! message stays short (at most [`MESSAGE_LIMIT`] characters) even for a
+//! message stays short (at most 300 characters, [`FUZZ`]) even for a
 //! megabyte of input, because errors quote a person's text only as an
 //! excerpt (`sumito_engine::excerpt`).
 //!
-//! The seed is fixed, so CI tries the same inputs every run, and failures
-//! are not written to `proptest-regressions/` files (`failure_persistence:
+//! The run, the check of an answer and the edits are the arena's too
+//! (`sumito_textfuzz`); this file holds the engine's texts and tokens. The
+//! seed is fixed, so CI tries the same inputs every run, and failures are
+//! not written to `proptest-regressions/` files (`failure_persistence:
 //! None`): a failure prints its shrunk input, which becomes a unit test
 //! beside the parser. Inputs per run, 19,100 in all, are in each block's
 //! comment and in docs/fuzzing.md.
 
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::OnceLock;
@@ -25,29 +26,7 @@ use sumito_engine::general::{
     GeneralLayout, GeneralPosition, GeneralRules, GeneralSetup, NeutralPushOff, Seating,
 };
 use sumito_engine::{Cell, Layout, Position, Rules, random_playout};
-
-/// The longest error message any parser may give, in characters.
-const MESSAGE_LIMIT: usize = 300;
-
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        rng_seed: RngSeed::Fixed(0x5u64 << 40 | 0x0031),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-/// Fails unless `message` is at most [`MESSAGE_LIMIT`] characters.
-fn short(message: String, input_chars: usize) -> Result<(), TestCaseError> {
-    let length = message.chars().count();
-    prop_assert!(
-        length <= MESSAGE_LIMIT,
-        "a {length}-character error for {input_chars} characters of input: {}…",
-        message.chars().take(400).collect::<String>()
-    );
-    Ok(())
-}
+use sumito_textfuzz::{EditKind, Grammar, config, with_megabyte};
 
 /// Pieces that the edits insert: the parsers' own tokens, numbers at and
 /// past their types' limits, separators, and characters that are not ASCII
@@ -109,123 +88,26 @@ const TOKENS: &[&str] = &[
     "\u{fffd}",
 ];
 
-fn piece() -> impl Strategy<Value = String> {
-    prop_oneof![
-        4 => proptest::sample::select(TOKENS).prop_map(str::to_owned),
-        1 => any::<char>().prop_map(String::from),
-        1 => "[ -~]{1,4}",
-    ]
-}
-
-/// One edit of a text. Places are picked modulo the text's length (in
-/// characters or fields), so every edit applies to every text.
-#[derive(Clone, Debug)]
-enum Edit {
-    Delete {
-        at: usize,
-        len: usize,
-    },
-    Insert {
-        at: usize,
-        piece: String,
-    },
-    Replace {
-        at: usize,
-        len: usize,
-        piece: String,
-    },
-    Duplicate {
-        at: usize,
-        len: usize,
-    },
-    SwapFields {
-        a: usize,
-        b: usize,
-    },
-    DuplicateField {
-        at: usize,
-    },
-    /// A piece repeated many times (a huge number, a long row, many fields).
-    Repeat {
-        at: usize,
-        piece: String,
-        times: usize,
-    },
-}
-
-fn edit() -> impl Strategy<Value = Edit> {
-    let at = any::<usize>();
-    prop_oneof![
-        (at, 1..4usize).prop_map(|(at, len)| Edit::Delete { at, len }),
-        (at, piece()).prop_map(|(at, piece)| Edit::Insert { at, piece }),
-        (at, 1..3usize, piece()).prop_map(|(at, len, piece)| Edit::Replace { at, len, piece }),
-        (at, 1..8usize).prop_map(|(at, len)| Edit::Duplicate { at, len }),
-        (at, any::<usize>()).prop_map(|(a, b)| Edit::SwapFields { a, b }),
-        at.prop_map(|at| Edit::DuplicateField { at }),
-        (at, piece(), 2..300usize).prop_map(|(at, piece, times)| Edit::Repeat { at, piece, times }),
-    ]
-}
-
-/// `text` with `edits` applied in turn.
-fn apply(text: &str, edits: &[Edit]) -> String {
-    let mut chars: Vec<char> = text.chars().collect();
-    for edit in edits {
-        let place = |at: usize, chars: &Vec<char>| at % (chars.len() + 1);
-        match edit {
-            Edit::Delete { at, len } => {
-                let start = place(*at, &chars);
-                let end = (start + len).min(chars.len());
-                chars.drain(start..end);
-            }
-            Edit::Insert { at, piece } => {
-                let start = place(*at, &chars);
-                chars.splice(start..start, piece.chars());
-            }
-            Edit::Replace { at, len, piece } => {
-                let start = place(*at, &chars);
-                let end = (start + len).min(chars.len());
-                chars.splice(start..end, piece.chars());
-            }
-            Edit::Duplicate { at, len } => {
-                let start = place(*at, &chars);
-                let end = (start + len).min(chars.len());
-                let copy: Vec<char> = chars[start..end].to_vec();
-                chars.splice(end..end, copy);
-            }
-            Edit::SwapFields { a, b } => {
-                let text: String = chars.iter().collect();
-                let mut fields: Vec<&str> = text.split(' ').collect();
-                let (a, b) = (a % fields.len(), b % fields.len());
-                fields.swap(a, b);
-                chars = fields.join(" ").chars().collect();
-            }
-            Edit::DuplicateField { at } => {
-                let text: String = chars.iter().collect();
-                let mut fields: Vec<&str> = text.split(' ').collect();
-                let at = at % fields.len();
-                fields.insert(at, fields[at]);
-                chars = fields.join(" ").chars().collect();
-            }
-            Edit::Repeat { at, piece, times } => {
-                let start = place(*at, &chars);
-                let run: Vec<char> = piece.repeat(*times).chars().collect();
-                chars.splice(start..start, run);
-            }
-        }
-    }
-    chars.into_iter().collect()
-}
-
-/// Arbitrary text: any characters, or any bytes read as UTF-8 the way a
-/// file of unknown encoding is (`from_utf8_lossy`).
-fn any_text() -> impl Strategy<Value = String> {
-    prop_oneof![
-        any::<String>(),
-        "[ -~]{0,80}",
-        proptest::collection::vec(any::<u8>(), 0..120)
-            .prop_map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
-    ]
-}
+/// The texts of the engine as the fuzzing edits them (`sumito_textfuzz`):
+/// fields (split at spaces) swapped and duplicated, characters deleted,
+/// inserted, replaced, duplicated and repeated; errors of at most 300
+/// characters.
+static FUZZ: Grammar = Grammar {
+    message_limit: 300,
+    tokens: TOKENS,
+    separator: ' ',
+    edits: &[
+        EditKind::Delete { len: 1..4 },
+        EditKind::Insert,
+        EditKind::Replace { len: 1..3 },
+        EditKind::Duplicate { len: 1..8 },
+        EditKind::SwapParts,
+        EditKind::DuplicatePart,
+        EditKind::Repeat,
+    ],
+    printable: "[ -~]{0,80}",
+    bytes: 120,
+};
 
 /// Any two-player layout: the named ones and seeded random ones.
 fn any_layout() -> impl Strategy<Value = Layout> {
@@ -353,14 +235,11 @@ fn general_position() -> impl Strategy<Value = GeneralPosition> {
 /// Checks what reading `text` as a two-player position gives: an error
 /// with a short message, or a position that prints back to itself.
 fn check_fen(text: &str) -> Result<(), TestCaseError> {
-    match Position::from_fen(text) {
-        Ok(position) => {
-            let printed = position.to_string();
-            prop_assert_eq!(Position::from_fen(&printed), Ok(position), "{:?}", text);
-        }
-        Err(err) => short(err.to_string(), text.chars().count())?,
-    }
-    Ok(())
+    FUZZ.check(text, Position::from_fen(text), |position| {
+        let printed = position.to_string();
+        prop_assert_eq!(Position::from_fen(&printed), Ok(position), "{:?}", text);
+        Ok(())
+    })
 }
 
 /// Checks reading `text` as a general position, without rules and under
@@ -368,14 +247,12 @@ fn check_fen(text: &str) -> Result<(), TestCaseError> {
 /// reads back to itself.
 fn check_general_text(text: &str, rules: &GeneralRules) -> Result<(), TestCaseError> {
     for rules in [None, Some(rules)] {
-        match GeneralPosition::from_text(text, rules) {
-            Ok(position) => {
-                let printed = position.to_string();
-                let again = GeneralPosition::from_text(&printed, Some(position.rules()));
-                prop_assert_eq!(again, Ok(position), "{:?}", text);
-            }
-            Err(err) => short(err.to_string(), text.chars().count())?,
-        }
+        FUZZ.check(text, GeneralPosition::from_text(text, rules), |position| {
+            let printed = position.to_string();
+            let again = GeneralPosition::from_text(&printed, Some(position.rules()));
+            prop_assert_eq!(again, Ok(position), "{:?}", text);
+            Ok(())
+        })?;
     }
     Ok(())
 }
@@ -385,12 +262,12 @@ proptest! {
     #![proptest_config(config(3_000))]
 
     #[test]
-    fn fen_any_text_never_panics(text in any_text()) {
+    fn fen_any_text_never_panics(text in FUZZ.any_text()) {
         check_fen(&text)?;
     }
 
     #[test]
-    fn general_text_any_text_never_panics(text in any_text(), position in general_position()) {
+    fn general_text_any_text_never_panics(text in FUZZ.any_text(), position in general_position()) {
         check_general_text(&text, position.rules())?;
     }
 }
@@ -402,11 +279,11 @@ proptest! {
     #[test]
     fn fen_edited_texts_never_panic_and_read_back(
         position in two_player_position(),
-        edits in proptest::collection::vec(edit(), 1..4),
+        edits in FUZZ.edits(1..4),
     ) {
         let text = position.to_string();
         prop_assert_eq!(Position::from_fen(&text), Ok(position));
-        check_fen(&apply(&text, &edits))?;
+        check_fen(&FUZZ.apply(&text, &edits))?;
     }
 }
 
@@ -417,35 +294,33 @@ proptest! {
     #[test]
     fn general_text_edited_texts_never_panic_and_read_back(
         position in general_position(),
-        edits in proptest::collection::vec(edit(), 1..4),
+        edits in FUZZ.edits(1..4),
     ) {
         let text = position.to_string();
         prop_assert_eq!(GeneralPosition::from_text(&text, Some(position.rules())), Ok(position));
-        check_general_text(&apply(&text, &edits), position.rules())?;
+        check_general_text(&FUZZ.apply(&text, &edits), position.rules())?;
     }
 }
 
 /// Checks reading `text` as a move in `position`: a legal move, or an
 /// error with a short message.
 fn check_move(position: &Position, text: &str) -> Result<(), TestCaseError> {
-    match position.parse_move(text) {
-        Ok(mv) => prop_assert!(position.is_legal(mv), "{:?} in {}", text, position),
-        Err(err) => short(err.to_string(), text.chars().count())?,
-    }
-    Ok(())
+    FUZZ.check(text, position.parse_move(text), |mv| {
+        prop_assert!(position.is_legal(mv), "{:?} in {}", text, position);
+        Ok(())
+    })
 }
 
 fn check_general_move(position: &GeneralPosition, text: &str) -> Result<(), TestCaseError> {
-    match position.parse_move(text) {
-        Ok(mv) => prop_assert!(position.is_legal(mv), "{:?} in {}", text, position),
-        Err(err) => short(err.to_string(), text.chars().count())?,
-    }
-    Ok(())
+    FUZZ.check(text, position.parse_move(text), |mv| {
+        prop_assert!(position.is_legal(mv), "{:?} in {}", text, position);
+        Ok(())
+    })
 }
 
 /// Move-like text: cells, separators and the rotation signs.
 fn move_like_text() -> impl Strategy<Value = String> {
-    prop_oneof![any_text(), "[a-jA-J0-9,+\\- ]{0,20}"]
+    prop_oneof![FUZZ.any_text(), "[a-jA-J0-9,+\\- ]{0,20}"]
 }
 
 proptest! {
@@ -468,14 +343,14 @@ proptest! {
     fn move_edited_texts_never_panic_and_read_back(
         position in two_player_position(),
         choice in any::<proptest::sample::Index>(),
-        edits in proptest::collection::vec(edit(), 1..3),
+        edits in FUZZ.edits(1..3),
     ) {
         let moves = position.legal_moves();
         prop_assume!(!moves.is_empty());
         let mv = moves[choice.index(moves.len())];
         for text in [mv.to_string(), mv.to_comma_notation()] {
             prop_assert_eq!(position.parse_move(&text), Ok(mv));
-            check_move(&position, &apply(&text, &edits))?;
+            check_move(&position, &FUZZ.apply(&text, &edits))?;
         }
     }
 
@@ -483,7 +358,7 @@ proptest! {
     fn general_move_edited_texts_never_panic_and_read_back(
         position in general_position(),
         choice in any::<proptest::sample::Index>(),
-        edits in proptest::collection::vec(edit(), 1..3),
+        edits in FUZZ.edits(1..3),
     ) {
         let moves = position.legal_moves();
         prop_assume!(!moves.is_empty());
@@ -493,24 +368,9 @@ proptest! {
             // gives the same position.)
             let read = position.parse_move(&text);
             prop_assert!(read.is_ok(), "{} in {}: {:?}", text, position, read);
-            check_general_move(&position, &apply(&text, &edits))?;
+            check_general_move(&position, &FUZZ.apply(&text, &edits))?;
         }
     }
-}
-
-/// `text` with `piece` repeated to a megabyte inserted before character
-/// `at` (modulo the length).
-fn with_megabyte(text: &str, at: usize, piece: &str) -> String {
-    let at = at % (text.chars().count() + 1);
-    let byte = text
-        .char_indices()
-        .nth(at)
-        .map_or(text.len(), |(byte, _)| byte);
-    let mut huge = String::with_capacity(text.len() + (1 << 20));
-    huge.push_str(&text[..byte]);
-    huge.push_str(&piece.repeat((1 << 20) / piece.len()));
-    huge.push_str(&text[byte..]);
-    huge
 }
 
 proptest! {
@@ -524,7 +384,7 @@ proptest! {
         position in two_player_position(),
         general in general_position(),
         at in any::<usize>(),
-        piece in piece(),
+        piece in FUZZ.piece(),
     ) {
         check_fen(&with_megabyte(&position.to_string(), at, &piece))?;
         check_general_text(&with_megabyte(&general.to_string(), at, &piece), general.rules())?;
