@@ -886,7 +886,7 @@ mod tests {
     use sumito_game::Board;
 
     fn entrants(specs: &[&str]) -> Vec<Entrant> {
-        let registry = PlayerRegistry::builtin();
+        let registry = PlayerRegistry::<Position>::classical();
         specs
             .iter()
             .map(|s| registry.prepare_str(s).unwrap())
@@ -1184,7 +1184,7 @@ mod tests {
     }
 
     fn general_entrants(specs: &[&str]) -> Vec<Entrant<GeneralPosition>> {
-        let registry = crate::players::general::general_registry();
+        let registry = PlayerRegistry::<GeneralPosition>::classical();
         specs
             .iter()
             .map(|spec| registry.prepare_str(spec).unwrap())

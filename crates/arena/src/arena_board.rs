@@ -11,7 +11,7 @@ use crate::ladder::{DEFAULT_OPPONENTS, GENERAL_OPPONENTS, Ladder, LadderConfig};
 use crate::levels::LEVEL_OPPONENTS;
 use crate::match_start::learned_or_default_layouts;
 use crate::player::{Entrant, PlayerRegistry};
-use crate::players::general::general_registry;
+use crate::players::{classical_kinds, general};
 
 /// A game's classical players and its ladder.
 pub trait ArenaBoard: Board {
@@ -30,7 +30,7 @@ pub trait ArenaBoard: Board {
 impl ArenaBoard for Position {
     /// `random`, `greedy` and `alphabeta` with its transposition table.
     fn classical_players() -> PlayerRegistry<Position> {
-        PlayerRegistry::builtin()
+        PlayerRegistry::of(classical_kinds())
     }
 
     fn ladder_opponents(levels: bool) -> &'static [&'static str] {
@@ -52,7 +52,7 @@ impl ArenaBoard for GeneralPosition {
     /// `random`, `greedy` and the paranoid `alphabeta`, each taking any
     /// number of seats.
     fn classical_players() -> PlayerRegistry<GeneralPosition> {
-        general_registry()
+        PlayerRegistry::of(general::classical_kinds())
     }
 
     fn ladder_opponents(_: bool) -> &'static [&'static str] {
@@ -75,5 +75,13 @@ impl ArenaBoard for GeneralPosition {
         };
         let layouts = learned_or_default_layouts(&player.name, table)?;
         Ladder::general(table, &layouts, config)
+    }
+}
+
+impl<B: ArenaBoard> PlayerRegistry<B> {
+    /// The classical players of `B`'s game ([`ArenaBoard::classical_players`]),
+    /// the registry every match starts from.
+    pub fn classical() -> PlayerRegistry<B> {
+        B::classical_players()
     }
 }

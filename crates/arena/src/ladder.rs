@@ -604,7 +604,9 @@ mod tests {
 
     #[test]
     fn the_two_player_ladder_takes_even_games_and_its_own_rules_only() {
-        let player = PlayerRegistry::builtin().prepare_str("greedy").unwrap();
+        let player = PlayerRegistry::<Position>::classical()
+            .prepare_str("greedy")
+            .unwrap();
         let config = |games| LadderConfig {
             games_per_opponent: games,
             threads: 1,
@@ -659,7 +661,7 @@ mod tests {
             toml::from_str("layouts = [\"three-player\"]\nmax_plies = 60\nmarbles_to_win = 6")
                 .unwrap();
         let layouts = [GeneralLayout::from_name("three-player").unwrap()];
-        let registry = crate::players::general::general_registry();
+        let registry = PlayerRegistry::<GeneralPosition>::classical();
         let opponents =
             ["random", "alphabeta:depth=1"].map(|spec| registry.prepare_str(spec).unwrap());
         let player = registry.prepare_str("greedy").unwrap();
@@ -752,7 +754,7 @@ mod tests {
 
     #[test]
     fn a_ladder_plays_every_opponent_and_reports_each() {
-        let registry = PlayerRegistry::builtin();
+        let registry = PlayerRegistry::<Position>::classical();
         let player = registry.prepare_str("greedy").unwrap();
         let opponents =
             ["random", "alphabeta:depth=1"].map(|spec| registry.prepare_str(spec).unwrap());

@@ -477,7 +477,7 @@ mod tests {
     fn levels_are_rated_on_one_scale_with_their_opponents() {
         // Stand-ins for a model's levels: classical players of growing
         // strength, named as levels.
-        let registry = PlayerRegistry::builtin();
+        let registry = PlayerRegistry::<sumito_engine::Position>::classical();
         let levels: Vec<(Level, Entrant)> = ["random", "alphabeta:depth=1"]
             .iter()
             .zip(&sumito_game::LEVELS)

@@ -254,9 +254,9 @@ pub trait PlayerFactory<B: Board = Position>: Send + Sync {
     fn prepare(&self, spec: &PlayerSpec) -> Result<Entrant<B>, SpecError>;
 }
 
-/// The player kinds a program knows, of the game of the board `B`: the
-/// two-player game's ([`PlayerRegistry::builtin`]) or the general game's
-/// (`crate::players::general::general_registry`).
+/// The player kinds a program knows, of the game of the board `B`: its
+/// classical players (`PlayerRegistry::classical`, from its
+/// `crate::arena_board::ArenaBoard`) and what a program adds.
 pub struct PlayerRegistry<B: Board = Position> {
     factories: Vec<Box<dyn PlayerFactory<B>>>,
 }
@@ -279,6 +279,17 @@ impl<B: Board> PlayerRegistry<B> {
         PlayerRegistry {
             factories: Vec::new(),
         }
+    }
+
+    /// A registry of `kinds`, whose names are distinct.
+    pub fn of(kinds: Vec<Box<dyn PlayerFactory<B>>>) -> PlayerRegistry<B> {
+        let mut registry = PlayerRegistry::empty();
+        for factory in kinds {
+            registry
+                .register(factory)
+                .expect("the kinds of one registry are distinct");
+        }
+        registry
     }
 
     /// Adds a kind; its name must be new.
@@ -359,7 +370,7 @@ mod tests {
 
     #[test]
     fn a_player_that_estimates_nothing_thinks_of_its_move_alone() {
-        let entrant = PlayerRegistry::builtin()
+        let entrant = PlayerRegistry::<Position>::classical()
             .prepare_str("alphabeta:depth=2")
             .unwrap();
         let mut player = entrant.build(7);
@@ -402,7 +413,7 @@ mod tests {
 
     #[test]
     fn registry_knows_the_builtin_kinds_and_takes_new_ones() {
-        let mut registry = PlayerRegistry::builtin();
+        let mut registry = PlayerRegistry::<Position>::classical();
         assert_eq!(registry.kinds(), vec!["random", "greedy", "alphabeta"]);
         let err = registry.prepare_str("minimax").unwrap_err();
         assert_eq!(

@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn tables_and_result_line() {
-        let registry = PlayerRegistry::builtin();
+        let registry = PlayerRegistry::<sumito_engine::Position>::classical();
         let entrants = vec![
             registry.prepare_str("greedy").unwrap(),
             registry.prepare_str("random").unwrap(),

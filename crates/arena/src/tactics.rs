@@ -458,7 +458,7 @@ pub fn generate(
     config: &GenerateConfig,
     progress: &(dyn Fn(&Generated) + Sync),
 ) -> Result<Generated, PlayerError> {
-    let registry = PlayerRegistry::builtin();
+    let registry = PlayerRegistry::<Position>::classical();
     let entrants: Vec<Entrant> = GAME_PLAYERS
         .iter()
         .map(|spec| {
@@ -1113,7 +1113,7 @@ mod tests {
              defence | 5/6/7/8/bww6/8/7/6/5 b 0 0 | E1D1",
         );
         let suite = suite.unwrap();
-        let registry = PlayerRegistry::builtin();
+        let registry = PlayerRegistry::<Position>::classical();
         let report = solve(
             &registry.prepare_str("alphabeta:depth=2").unwrap(),
             &suite,

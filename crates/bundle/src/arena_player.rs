@@ -83,7 +83,7 @@ mod tests {
     use sumito_game::GameKind;
 
     fn registry(folders: Vec<PathBuf>) -> PlayerRegistry {
-        let mut registry = PlayerRegistry::builtin();
+        let mut registry = PlayerRegistry::<Position>::classical();
         registry
             .register(Box::new(BundlePlayerFactory::<Position>::new(folders)))
             .unwrap();
@@ -151,7 +151,6 @@ mod tests {
         use crate::export::export_bundle;
         use crate::export::tests::{Scratch, request};
         use sumito_arena::arena::{MatchConfig, MatchStart, Silent, play_match};
-        use sumito_arena::players::general::general_registry;
         use sumito_engine::general::GeneralLayout;
         use sumito_net::{ModelConfig, PolicyValueNet};
         use sumito_pipeline::rundir::RunDir;
@@ -174,7 +173,7 @@ mod tests {
             .unwrap();
         let models = scratch.0.join("models");
         export_bundle(&request(run.root(), &models.join("three"))).unwrap();
-        let mut general = general_registry();
+        let mut general = PlayerRegistry::<GeneralPosition>::classical();
         general
             .register(Box::new(BundlePlayerFactory::<GeneralPosition>::new(vec![
                 models.clone(),

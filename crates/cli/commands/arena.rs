@@ -556,7 +556,7 @@ mod tests {
 
     #[test]
     fn a_model_plays_under_its_training_rules_and_no_others() {
-        let registry = PlayerRegistry::builtin();
+        let registry = PlayerRegistry::<Position>::classical();
         let model = |name: &str, max_plies: Option<u32>| {
             let mut entrant = registry
                 .prepare_str("random")

@@ -86,7 +86,7 @@ impl Args {
     /// of player is a bundle, and a network player gets --simulations unless
     /// its spec sets them.
     pub fn player_spec(&self) -> anyhow::Result<PlayerSpec> {
-        let known = PlayerRegistry::builtin();
+        let known = PlayerRegistry::<sumito_engine::Position>::classical();
         let is_kind =
             |kind: &str| known.kinds().contains(&kind) || NETWORK_PLAYER_KINDS.contains(&kind);
         // A spec has a colon or names a kind; anything else is a bundle's
@@ -484,7 +484,9 @@ mod tests {
             &self,
             _: &sumito_arena::PlayerSpec,
         ) -> Result<sumito_arena::player::Entrant, sumito_arena::spec::SpecError> {
-            let random = PlayerRegistry::builtin().prepare_str("random").unwrap();
+            let random = PlayerRegistry::<Position>::classical()
+                .prepare_str("random")
+                .unwrap();
             Ok(random.with_trained_rules(sumito_engine::Rules {
                 max_plies: Some(100),
                 ..sumito_engine::Rules::default()
@@ -496,7 +498,7 @@ mod tests {
     fn a_model_trained_under_other_rules_is_refused() {
         let kinds = PlayerKinds {
             two_player: || {
-                let mut registry = PlayerRegistry::builtin();
+                let mut registry = PlayerRegistry::<Position>::classical();
                 registry.register(Box::new(Trained))?;
                 Ok(registry)
             },

@@ -7,12 +7,13 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use sumito_arena::player::PlayerRegistry;
-use sumito_arena::players::general::general_registry;
 use sumito_arena::spec::PlayerSpec;
 use sumito_bundle::arena_player::BundlePlayerFactory;
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::arena::Args;
 use sumito_cli::commands::command_board::{PlayerKinds, TrainedTables};
+use sumito_engine::Position;
+use sumito_engine::general::GeneralPosition;
 use sumito_net::NetBoard;
 use sumito_pipeline::players::NetPlayerFactory;
 
@@ -21,12 +22,12 @@ use sumito_pipeline::players::NetPlayerFactory;
 pub(crate) const NETWORK_PLAYERS: PlayerKinds = PlayerKinds {
     general_models,
     two_player: registry,
-    general: || with_networks(general_registry()),
+    general: || with_networks(PlayerRegistry::<GeneralPosition>::classical()),
 };
 
 /// The classical players plus the network players, of the two-player game.
 pub fn registry() -> anyhow::Result<PlayerRegistry> {
-    with_networks(PlayerRegistry::builtin())
+    with_networks(PlayerRegistry::<Position>::classical())
 }
 
 /// `classical` (a game's classical players) with its `net:` checkpoints and
@@ -82,7 +83,7 @@ mod tests {
 
     #[test]
     fn the_network_kinds_are_the_ones_registered_here() {
-        let classical = PlayerRegistry::builtin();
+        let classical = PlayerRegistry::<Position>::classical();
         let full = registry().unwrap();
         for kind in NETWORK_PLAYER_KINDS {
             assert!(!classical.kinds().contains(&kind), "{kind}");

@@ -362,7 +362,6 @@ mod tests {
     /// and the sides rotate as the pairings say.
     #[test]
     fn a_network_plays_three_sided_games_against_a_fixed_player() {
-        use sumito_arena::players::general::general_registry;
         use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
         use sumito_game::GameKind;
         use sumito_net::{DirectEvaluator, PolicyValueNet, SymmetryMode};
@@ -380,7 +379,11 @@ mod tests {
                     ..SearchConfig::default()
                 },
             },
-            Contestant::Fixed(general_registry().prepare_str("greedy").unwrap()),
+            Contestant::Fixed(
+                sumito_arena::player::PlayerRegistry::<sumito_engine::general::GeneralPosition>::classical()
+                    .prepare_str("greedy")
+                    .unwrap(),
+            ),
         ];
         let mut rules = GeneralRules::plain(Seating::new(3, false).unwrap());
         rules.max_plies = Some(24);

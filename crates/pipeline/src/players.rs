@@ -283,7 +283,7 @@ pub(crate) mod tests {
     use sumito_net::ModelConfig;
 
     fn registry() -> PlayerRegistry {
-        let mut registry = PlayerRegistry::builtin();
+        let mut registry = PlayerRegistry::<Position>::classical();
         registry
             .register(Box::new(NetPlayerFactory::<Position>::new()))
             .unwrap();
@@ -657,7 +657,6 @@ mod general_tests {
     use crate::fsutil::testing::TempDir;
     use sumito_arena::arena::{MatchConfig, MatchResults, MatchStart, Silent, play_match};
     use sumito_arena::player::PlayerRegistry;
-    use sumito_arena::players::general::general_registry;
     use sumito_engine::general::{GeneralLayout, GeneralPosition};
     use sumito_engine::rules_table::RulesTable;
 
@@ -673,7 +672,7 @@ mod general_tests {
 
     /// The classical players and `net:` checkpoints.
     fn registry() -> PlayerRegistry<GeneralPosition> {
-        let mut registry = general_registry();
+        let mut registry = PlayerRegistry::<GeneralPosition>::classical();
         registry
             .register(Box::new(NetPlayerFactory::<GeneralPosition>::new()))
             .unwrap();

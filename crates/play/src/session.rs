@@ -1212,7 +1212,9 @@ quit
 
     #[test]
     fn hints_come_from_the_opponent_and_help_lists_the_commands() {
-        let entrant = PlayerRegistry::builtin().prepare_str("greedy").unwrap();
+        let entrant = PlayerRegistry::<Position>::classical()
+            .prepare_str("greedy")
+            .unwrap();
         let mut engine = entrant.build(1);
         let (_, out) = play(
             config(Color::Black),

@@ -62,7 +62,7 @@ impl SeatPlayer {
         seed: u64,
     ) -> Result<SeatPlayer, String> {
         if plain {
-            let registry = PlayerRegistry::builtin();
+            let registry = PlayerRegistry::<Position>::classical();
             let entrant = registry
                 .prepare_str(&policy.two_player_spec(chosen))
                 .map_err(|err| err.to_string())?;

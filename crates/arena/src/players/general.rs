@@ -31,28 +31,23 @@ use crate::player::{
 };
 use crate::spec::{PlayerSpec, SpecError};
 
-/// The classical players of the general game: `random`, `greedy` and
-/// `alphabeta` (paranoid; `depth=N`, or `time=DURATION` for iterative
-/// deepening to the time). Programs that link a network add its kinds.
-pub fn general_registry() -> PlayerRegistry<GeneralPosition> {
-    let mut registry = PlayerRegistry::empty();
-    let kinds: [Box<dyn PlayerFactory<GeneralPosition>>; 3] = [
+/// The general game's classical kinds: `random`, `greedy` and `alphabeta`
+/// (paranoid; `depth=N`, or `time=DURATION` for iterative deepening to the
+/// time). Its registry: `PlayerRegistry::<GeneralPosition>::classical`.
+pub fn classical_kinds() -> Vec<Box<dyn PlayerFactory<GeneralPosition>>> {
+    vec![
         Box::new(RANDOM_SEATS),
         Box::new(GREEDY_SEATS),
         Box::new(ParanoidSeats),
-    ];
-    for factory in kinds {
-        registry
-            .register(factory)
-            .expect("built-in kinds are distinct");
-    }
-    registry
+    ]
 }
 
 /// One player of the general game's classical kinds by its spec (see
-/// [`general_registry`]), with a seed.
+/// [`classical_kinds`]), with a seed.
 pub fn seat_player(spec: &str, seed: u64) -> Result<Box<dyn Player<GeneralPosition>>, SpecError> {
-    Ok(general_registry().prepare_str(spec)?.build(seed))
+    Ok(PlayerRegistry::of(classical_kinds())
+        .prepare_str(spec)?
+        .build(seed))
 }
 
 /// A kind whose players take no parameters, only a seeded random stream.

@@ -7,7 +7,7 @@ use sumito_arena::player::PlayerRegistry;
 use sumito_engine::{Layout, Rules};
 
 fn play(stronger: &str, weaker: &str, max_plies: u32) -> MatchResults {
-    let registry = PlayerRegistry::builtin();
+    let registry = PlayerRegistry::<sumito_engine::Position>::classical();
     let entrants = vec![
         registry.prepare_str(stronger).unwrap(),
         registry.prepare_str(weaker).unwrap(),

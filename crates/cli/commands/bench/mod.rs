@@ -117,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Part::Tactics => tactics::run(
             &args.tactics,
             args.model.as_deref(),
-            &sumito_arena::player::PlayerRegistry::builtin(),
+            &sumito_arena::player::PlayerRegistry::<sumito_engine::Position>::classical(),
         ),
         Part::Net | Part::Selfplay => {
             anyhow::bail!("`sumito bench {:?}` needs sumito-torch", args.part)

@@ -434,7 +434,12 @@ mod tests {
             "--seed",
             "5",
         ]);
-        run(&args, None, &PlayerRegistry::builtin()).unwrap();
+        run(
+            &args,
+            None,
+            &PlayerRegistry::<sumito_engine::Position>::classical(),
+        )
+        .unwrap();
         let text = std::fs::read_to_string(&out).unwrap();
         assert!(text.contains("--per-kind 1 --seed 5"), "{text}");
         let suite = Suite::parse(&text).unwrap();
@@ -447,7 +452,11 @@ mod tests {
             let mut line = vec!["--player", "greedy", "--suite", out.to_str().unwrap()];
             line.extend_from_slice(options);
             let (args, _) = parse(&line);
-            run(&args, None, &PlayerRegistry::builtin())
+            run(
+                &args,
+                None,
+                &PlayerRegistry::<sumito_engine::Position>::classical(),
+            )
         };
         measure(&["--json"]).unwrap();
         measure(&["--at-ply", "199"]).unwrap();
