@@ -109,7 +109,7 @@ impl CommandBoard for GeneralPosition {
             Err(general) => {
                 return match Position::from_fen(text) {
                     Err(err) => {
-                        let quoted = quote_position_text(text, err.column());
+                        let quoted = quote_position_text(text, err.column);
                         Err(anyhow::Error::new(err)
                             .context(format!("reading the position given by --fen {quoted}")))
                     }

@@ -45,7 +45,7 @@ impl SourceArgs {
         if let Some(text) = &self.fen {
             // The text is quoted back cut short: it may be huge.
             let position = Position::from_fen(text).map_err(|err| {
-                let quoted = quote_position_text(text, err.column());
+                let quoted = quote_position_text(text, err.column);
                 anyhow::Error::new(err)
                     .context(format!("reading the position given by --fen {quoted}"))
             })?;

@@ -350,7 +350,7 @@ mod tests {
     }
 
     fn column(text: &str) -> Option<usize> {
-        Position::from_fen(text).unwrap_err().column()
+        Position::from_fen(text).unwrap_err().column
     }
 
     #[test]
@@ -378,7 +378,7 @@ mod tests {
             message.contains(&format!("\"{}…\"", "x".repeat(crate::EXCERPT_CHARS))),
             "{message}"
         );
-        let quoted = quote_position_text(&text, err.column());
+        let quoted = quote_position_text(&text, err.column);
         assert_eq!(
             quoted,
             format!(

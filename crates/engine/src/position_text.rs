@@ -141,12 +141,6 @@ impl PositionTextError {
     pub fn of_text(message: impl Into<String>) -> PositionTextError {
         TextProblem::Other(message.into()).into()
     }
-
-    /// The character of the text (1-based) where the problem is, if it has
-    /// one place (the same as the field `column`).
-    pub fn column(&self) -> Option<usize> {
-        self.column
-    }
 }
 
 /// A problem of the whole text, at no one character.
@@ -243,7 +237,7 @@ mod tests {
             err.to_string(),
             "the board has 8 rows separated by '/', expected 9 (row I first, row A last)"
         );
-        assert_eq!((err.column, err.column()), (Some(16), Some(16)));
+        assert_eq!(err.column, Some(16));
         let err = PositionTextError::of_text("under these rules: no");
         assert_eq!(err.to_string(), "under these rules: no");
         assert_eq!(err.column, None);

@@ -635,10 +635,14 @@ impl GameSession {
         // under others (a record without them, a pasted text) is searched
         // under the model's, and the page says so.
         let target = match position {
-            Some(text) => game
-                .table()
-                .position_from_text(text)
-                .map_err(|err| format!("the model's game: {err}"))?,
+            Some(text) => {
+                game.table()
+                    .position_from_text(text)
+                    .map_err(|err| match err.column {
+                        Some(column) => format!("the model's game: {err} (at character {column})"),
+                        None => format!("the model's game: {err}"),
+                    })?
+            }
             None => {
                 let (positions, _) = self
                     .under_model(&game)
@@ -1404,6 +1408,14 @@ mod tests {
             .analysis_target(Some(10), Some("5/6/7/8/bb4bbw/w7/7/6/5 b 0 5"))
             .unwrap();
         assert_eq!(Position::of_general(&pasted).unwrap().rules(), TRAINED);
+        // A pasted text it cannot read is refused with the character at fault.
+        let refused = game
+            .analysis_target(Some(10), Some("5/6/7/8/bb4bzw/w7/7/6/5 b 0 5"))
+            .unwrap_err();
+        assert!(
+            refused.starts_with("the model's game:") && refused.contains("(at character "),
+            "{refused}"
+        );
     }
 
     #[test]
