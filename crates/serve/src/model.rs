@@ -206,7 +206,7 @@ impl Model for NoModel {
         _: Arc<AtomicBool>,
         _: &mut dyn FnMut(&PageAnalysis) -> bool,
     ) -> Result<PageAnalysis, String> {
-        Err("no model is loaded: start `sumito serve --model NAME` to analyse".into())
+        Err(NO_MODEL.into())
     }
 }
 

@@ -629,7 +629,7 @@ impl GameSession {
         position: Option<&str>,
     ) -> Result<(GeneralPosition, u32), String> {
         let Some(game) = self.model().model_game() else {
-            return Err("no model is loaded: start `sumito serve --model NAME` to analyse".into());
+            return Err(NO_MODEL.into());
         };
         // The model judges positions under its own rules only: a position
         // under others (a record without them, a pasted text) is searched
