@@ -23,7 +23,7 @@ pub use open::{
 };
 pub use roles::{evaluate, selfplay, trainer};
 use scalars::{log_scalars, selfplay_scalars};
-use steps::{budget_spent, evaluate_and_report, evaluate_backlog, refresh_store, train_pending};
+use steps::{budget_spent, evaluate_and_report, evaluate_pending, refresh_store, train_pending};
 use workers::play_with_model;
 
 use crate::config::GatingMode;
@@ -95,28 +95,11 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     )?;
     // A candidate left unevaluated by an interrupted run comes first.
     let pending = pending_candidates(run, &config.evaluation)?;
-    evaluate_backlog(
-        &pending,
-        &lease_check,
-        &|| ui.stopping(),
-        &mut |generation| {
-            let time = RunTime {
-                hours: Some(earlier_seconds / 3600.0),
-                core_hours: Some(earlier_cpu / 3600.0),
-            };
-            let summary = evaluate_and_report(
-                run,
-                config,
-                generation,
-                time,
-                &ui,
-                &mut events,
-                &lease_check,
-            )?;
-            ui.say(&summary_line(generation, None, None, Some(&summary)));
-            Ok(())
-        },
-    )?;
+    let time = RunTime {
+        hours: Some(earlier_seconds / 3600.0),
+        core_hours: Some(earlier_cpu / 3600.0),
+    };
+    evaluate_pending(run, config, &pending, time, &ui, &mut events, &lease_check)?;
     loop {
         lease_check()?;
         if ui.stopping() {
@@ -224,9 +207,7 @@ mod tests {
     use super::*;
     use crate::evaluation::EvaluationSummary;
     use crate::ratings::{EloEntry, EvaluationRecord};
-    use std::cell::Cell;
     use std::collections::BTreeMap;
-    use std::sync::atomic::{AtomicBool, Ordering};
 
     fn entry(player: &str, elo: f64, half_width: f64) -> EloEntry {
         EloEntry {
@@ -236,54 +217,6 @@ mod tests {
             high: elo + half_width,
             games: 30,
         }
-    }
-
-    /// `evaluate_backlog` over candidates 1, 2, 3, where `after_first`
-    /// happens once the first is evaluated; the candidates evaluated and
-    /// the result.
-    fn backlog_with(after_first: &dyn Fn(&Cell<bool>, &AtomicBool)) -> (Vec<u32>, Result<bool>) {
-        let (lost, stop) = (Cell::new(false), AtomicBool::new(false));
-        let lease_check = || {
-            if lost.get() {
-                Err(PipelineError::LeaseLost(EVALUATOR.to_owned()))
-            } else {
-                Ok(())
-            }
-        };
-        let mut evaluated = Vec::new();
-        let result = evaluate_backlog(
-            &[1, 2, 3],
-            &lease_check,
-            &|| stop.load(Ordering::Relaxed),
-            &mut |generation| {
-                evaluated.push(generation);
-                after_first(&lost, &stop);
-                Ok(())
-            },
-        );
-        (evaluated, result)
-    }
-
-    #[test]
-    fn a_backlog_stops_at_the_next_candidate_once_the_role_is_lost() {
-        // Another evaluator took the role over while the first candidate
-        // was evaluated (this process paused past its lease time).
-        let (evaluated, result) = backlog_with(&|lost, _| lost.set(true));
-        assert_eq!(evaluated, [1]);
-        assert!(
-            matches!(&result, Err(PipelineError::LeaseLost(role)) if role == EVALUATOR),
-            "{result:?}"
-        );
-    }
-
-    #[test]
-    fn a_backlog_stops_at_the_next_candidate_on_a_stop_request() {
-        let (evaluated, result) = backlog_with(&|_, stop| stop.store(true, Ordering::Relaxed));
-        assert_eq!(evaluated, [1]);
-        assert!(matches!(result, Ok(false)), "{result:?}");
-        let (evaluated, result) = backlog_with(&|_, _| {});
-        assert_eq!(evaluated, [1, 2, 3]);
-        assert!(matches!(result, Ok(true)), "{result:?}");
     }
 
     #[test]

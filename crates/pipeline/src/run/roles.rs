@@ -6,12 +6,10 @@ use std::time::Duration;
 
 use sumito_net::configure_threads;
 
-use super::display::{Ui, say_skipped, summary_line, trainer_time_line};
+use super::display::{Ui, say_skipped, trainer_time_line};
 use super::open::{OpenRun, RunOptions, prepare};
 use super::scalars::{log_scalars, selfplay_scalars};
-use super::steps::{
-    budget_spent, evaluate_and_report, evaluate_backlog, refresh_store, train_pending,
-};
+use super::steps::{budget_spent, evaluate_pending, refresh_store, train_pending};
 use super::workers::play_with_model;
 use crate::config::GatingMode;
 use crate::error::{PipelineError, Result};
@@ -162,23 +160,14 @@ pub fn evaluate(open: &OpenRun, options: &RunOptions) -> Result<()> {
             continue;
         }
         let lease_check = || open.check_leases();
-        evaluate_backlog(
+        evaluate_pending(
+            run,
+            config,
             &pending,
+            RunTime::default(),
+            &ui,
+            &mut events,
             &lease_check,
-            &|| ui.stopping(),
-            &mut |generation| {
-                let summary = evaluate_and_report(
-                    run,
-                    config,
-                    generation,
-                    RunTime::default(),
-                    &ui,
-                    &mut events,
-                    &lease_check,
-                )?;
-                ui.say(&summary_line(generation, None, None, Some(&summary)));
-                Ok(())
-            },
         )?;
     }
     Ok(())

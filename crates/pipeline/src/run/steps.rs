@@ -4,7 +4,7 @@
 
 use sumito_game::with_board;
 
-use super::display::{Ui, say_skipped};
+use super::display::{Ui, say_skipped, summary_line};
 use super::scalars::{evaluation_scalars, log_scalars};
 use crate::config::Config;
 use crate::error::{PipelineError, Result};
@@ -124,6 +124,26 @@ pub(super) fn evaluate_and_report(
     Ok(summary)
 }
 
+/// Evaluates the candidates `pending` (oldest first) as `evaluate_backlog`
+/// does, each with `evaluate_and_report` and its summary line; `run_time` is
+/// the run's time to record beside each rating.
+pub(super) fn evaluate_pending(
+    run: &RunDir,
+    config: &Config,
+    pending: &[u32],
+    run_time: RunTime,
+    ui: &Ui,
+    events: &mut EventWriter,
+    lease_check: &dyn Fn() -> Result<()>,
+) -> Result<bool> {
+    evaluate_backlog(pending, lease_check, &|| ui.stopping(), &mut |generation| {
+        let summary =
+            evaluate_and_report(run, config, generation, run_time, ui, events, lease_check)?;
+        ui.say(&summary_line(generation, None, None, Some(&summary)));
+        Ok(())
+    })
+}
+
 /// Evaluates the candidates `pending` (oldest first) with `evaluate_one`,
 /// each only once `lease_check` confirms this process still holds its roles
 /// (one paused past its lease time and resumed must not write once another
@@ -148,4 +168,60 @@ pub(super) fn evaluate_backlog(
         }
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::EVALUATOR;
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// `evaluate_backlog` over candidates 1, 2, 3, where `after_first`
+    /// happens once the first is evaluated; the candidates evaluated and
+    /// the result.
+    fn backlog_with(after_first: &dyn Fn(&Cell<bool>, &AtomicBool)) -> (Vec<u32>, Result<bool>) {
+        let (lost, stop) = (Cell::new(false), AtomicBool::new(false));
+        let lease_check = || {
+            if lost.get() {
+                Err(PipelineError::LeaseLost(EVALUATOR.to_owned()))
+            } else {
+                Ok(())
+            }
+        };
+        let mut evaluated = Vec::new();
+        let result = evaluate_backlog(
+            &[1, 2, 3],
+            &lease_check,
+            &|| stop.load(Ordering::Relaxed),
+            &mut |generation| {
+                evaluated.push(generation);
+                after_first(&lost, &stop);
+                Ok(())
+            },
+        );
+        (evaluated, result)
+    }
+
+    #[test]
+    fn a_backlog_stops_at_the_next_candidate_once_the_role_is_lost() {
+        // Another evaluator took the role over while the first candidate
+        // was evaluated (this process paused past its lease time).
+        let (evaluated, result) = backlog_with(&|lost, _| lost.set(true));
+        assert_eq!(evaluated, [1]);
+        assert!(
+            matches!(&result, Err(PipelineError::LeaseLost(role)) if role == EVALUATOR),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn a_backlog_stops_at_the_next_candidate_on_a_stop_request() {
+        let (evaluated, result) = backlog_with(&|_, stop| stop.store(true, Ordering::Relaxed));
+        assert_eq!(evaluated, [1]);
+        assert!(matches!(result, Ok(false)), "{result:?}");
+        let (evaluated, result) = backlog_with(&|_, _| {});
+        assert_eq!(evaluated, [1, 2, 3]);
+        assert!(matches!(result, Ok(true)), "{result:?}");
+    }
 }
