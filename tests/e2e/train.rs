@@ -57,6 +57,17 @@ fn check_finished_run(run_dir: &Path, generations: u32) {
         assert!(record["gating"]["reason"].is_string(), "{record}");
         assert!(!record["games"].as_array().unwrap().is_empty());
         assert!(record["run_hours"].as_f64().unwrap() > 0.0, "{record}");
+        // Two of the three opponents (`opponents_per_candidate`); the first
+        // rating, with no Elo before it, plays the weakest two.
+        let opponents: Vec<&String> = record["opponent_scores"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(opponents.len(), 2, "{record}");
+        if generation == 1 {
+            assert_eq!(opponents, ["greedy", "random"], "{record}");
+        }
     }
     let elo: serde_json::Value =
         serde_json::from_slice(&std::fs::read(run_dir.join("elo.json")).unwrap()).unwrap();

@@ -426,9 +426,15 @@ pub struct EvaluationConfig {
     pub openings: Vec<String>,
     /// ... after this many uniformly random plies, so that games differ.
     pub random_opening_plies: u32,
-    /// Fixed opponents every candidate plays for the Elo table, as arena
-    /// player specs (`random`, `greedy`, `alphabeta:depth=2`).
+    /// Fixed opponents of the rating games, as arena player specs
+    /// (`random`, `greedy`, `alphabeta:depth=2`), weakest first.
     pub opponents: Vec<String>,
+    /// How many of `opponents` each rated candidate plays: the ones nearest
+    /// the previous rated candidate's Elo (one weaker, the rest stronger),
+    /// so that a long list spans a whole run while each rating pays only
+    /// for the games that measure it; the first rating plays the weakest.
+    /// None: every opponent.
+    pub opponents_per_candidate: Option<u32>,
     /// Games against each fixed opponent per candidate (even).
     pub games_per_opponent: u32,
     /// Rate only every Nth candidate (generations N, 2N, ...): with gating
@@ -454,6 +460,7 @@ impl Default for EvaluationConfig {
             random_opening_plies: 2,
             opponents: vec!["random".into(), "greedy".into(), "alphabeta:depth=2".into()],
             games_per_opponent: 20,
+            opponents_per_candidate: None,
             every_generations: 1,
         }
     }
@@ -773,6 +780,17 @@ impl Config {
                 "must be even (both colours)".into(),
             );
         }
+        if let Some(count) = evaluation.opponents_per_candidate
+            && !(1..=evaluation.opponents.len()).contains(&(count as usize))
+        {
+            return invalid(
+                "evaluation.opponents_per_candidate",
+                format!(
+                    "is {count}, but it must be between 1 and the {} opponents listed",
+                    evaluation.opponents.len()
+                ),
+            );
+        }
         if evaluation.every_generations == 0 {
             return invalid("evaluation.every_generations", "must be at least 1".into());
         }
@@ -1067,6 +1085,15 @@ mod tests {
             (
                 "[evaluation]\nevery_generations = 0\n",
                 "evaluation.every_generations",
+            ),
+            // Three opponents by default.
+            (
+                "[evaluation]\nopponents_per_candidate = 4\n",
+                "evaluation.opponents_per_candidate",
+            ),
+            (
+                "[evaluation]\nopponents_per_candidate = 0\n",
+                "evaluation.opponents_per_candidate",
             ),
             // Gating (on by default) must see every candidate.
             (

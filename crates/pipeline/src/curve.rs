@@ -9,7 +9,7 @@ use sumito_arena::chart::{Chart, Frame, escape, tick_label, ticks};
 
 use sumito_game::GameKind;
 
-use crate::ratings::{EloEntry, EvaluationRecord, fit_table, model_name};
+use crate::ratings::{EloEntry, EvaluationRecord, fit_table, generation_of, model_name};
 
 /// One generation on the curve.
 #[derive(Clone, Debug, PartialEq)]
@@ -243,9 +243,7 @@ impl LearningCurve {
 
 /// Whether an Elo table's player is a generation of the run (`gen-N`).
 fn is_generation(player: &str) -> bool {
-    player
-        .strip_prefix("gen-")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    generation_of(player).is_some()
 }
 
 #[cfg(test)]

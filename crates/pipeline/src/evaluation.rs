@@ -38,11 +38,11 @@ use crate::matches::{
 };
 use crate::models::{device, load_model};
 use crate::ratings::{
-    EloEntry, EvaluationGame, EvaluationRecord, GatingRecord, RunTime, model_name,
+    EloEntry, EvaluationGame, EvaluationRecord, GatingRecord, RunTime, generation_of, model_name,
     read_evaluations, update_elo_files,
 };
 use crate::run_board::RunBoard;
-use crate::rundir::RunDir;
+use crate::rundir::{ELO_JSON, RunDir};
 use crate::starts::RunStarts;
 
 /// Progress of an evaluation, for bars: called after every game with
@@ -319,6 +319,60 @@ fn gating_decision(
     (record, promoted)
 }
 
+/// The fixed opponents a candidate plays, as a range of the opponents
+/// listed (weakest first) with their known `ratings`: every one, or the
+/// `count` nearest the `predicted` Elo: the strongest one rated below it
+/// and the next stronger ones (a rising player is measured best by the
+/// opponents it has not yet passed); without a prediction, the weakest.
+fn chosen_opponents(
+    ratings: &[Option<f64>],
+    count: Option<u32>,
+    predicted: Option<f64>,
+) -> std::ops::Range<usize> {
+    let Some(count) = count.map(|count| (count as usize).min(ratings.len())) else {
+        return 0..ratings.len();
+    };
+    let passed = predicted.map_or(0, |elo| {
+        ratings
+            .iter()
+            .filter(|rating| rating.is_some_and(|rating| rating < elo))
+            .count()
+    });
+    let start = passed.saturating_sub(1).min(ratings.len() - count);
+    start..start + count
+}
+
+/// Each opponent's rating: the run's Elo table's, or its place on the one
+/// scale where it has not played yet; `None` where neither knows it.
+fn opponent_ratings(run: &RunDir, game: GameKind, names: &[&str]) -> Result<Vec<Option<f64>>> {
+    let table: Vec<EloEntry> = run.get_json(ELO_JSON)?.unwrap_or_default();
+    Ok(names
+        .iter()
+        .map(|name| {
+            table
+                .iter()
+                .find(|entry| entry.player == *name)
+                .map(|entry| entry.elo)
+                .or_else(|| match game {
+                    GameKind::TwoPlayer => sumito_arena::scale::anchor_elo(name),
+                    GameKind::General => None,
+                })
+        })
+        .collect())
+}
+
+/// The Elo of the latest candidate rated before `generation`, from the
+/// run's Elo table: where this one is expected to stand.
+fn predicted_elo(run: &RunDir, generation: u32) -> Result<Option<f64>> {
+    let table: Vec<EloEntry> = run.get_json(ELO_JSON)?.unwrap_or_default();
+    Ok(table
+        .iter()
+        .filter_map(|entry| Some((generation_of(&entry.player)?, entry.elo)))
+        .filter(|&(rated, _)| rated < generation)
+        .max_by_key(|&(rated, _)| rated)
+        .map(|(_, elo)| elo))
+}
+
 /// Evaluates candidate `generation` of a run of `kind`'s game: gating
 /// against the best model (unless gating is off; with SPRT it stops once
 /// the test decides), then the fixed opponents; writes the record, promotes,
@@ -363,13 +417,27 @@ pub fn evaluate_candidate<B: RunBoard>(
         });
     }
     let first_opponent = contestants.len();
+    let mut opponents = Vec::new();
     for spec in &config.evaluation.opponents {
-        contestants.push(Contestant::Fixed(
+        opponents.push(Contestant::Fixed(
             B::classical_players()
                 .prepare_str(spec)
                 .map_err(|err| PipelineError::Evaluation(err.to_string()))?,
         ));
     }
+    let opponent_names: Vec<&str> = opponents.iter().map(|c| c.name()).collect();
+    let chosen = chosen_opponents(
+        &opponent_ratings(run, B::KIND, &opponent_names)?,
+        config.evaluation.opponents_per_candidate,
+        predicted_elo(run, generation)?,
+    );
+    contestants.extend(
+        opponents
+            .into_iter()
+            .enumerate()
+            .filter(|(index, _)| chosen.contains(index))
+            .map(|(_, opponent)| opponent),
+    );
     let names: Vec<String> = contestants.iter().map(|c| c.name().to_owned()).collect();
     let candidate_name = &names[0];
     let starts = evaluation_starts::<B>(config)?;
@@ -380,7 +448,7 @@ pub fn evaluate_candidate<B: RunBoard>(
     };
     let evaluation = &config.evaluation;
     let planned = if gating_on { config.gating.games } else { 0 }
-        + evaluation.games_per_opponent * evaluation.opponents.len() as u32;
+        + evaluation.games_per_opponent * chosen.len() as u32;
     let seed = u64::from(generation).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut played = 0u32;
     let mut points = 0.0f64;
@@ -549,6 +617,60 @@ fn conclude(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fsutil::testing::TempDir;
+
+    #[test]
+    fn a_candidate_plays_the_opponents_nearest_its_predecessor() {
+        // random, greedy, depths 2..5 on the one scale.
+        let ratings = [0.0, 722.0, 1061.0, 1173.0, 1296.0, 1452.0].map(Some);
+        assert_eq!(chosen_opponents(&ratings, None, Some(900.0)), 0..6);
+        // The first rating: the weakest.
+        assert_eq!(chosen_opponents(&ratings, Some(3), None), 0..3);
+        // One weaker (greedy), two stronger.
+        assert_eq!(chosen_opponents(&ratings, Some(3), Some(900.0)), 1..4);
+        assert_eq!(chosen_opponents(&ratings, Some(3), Some(1100.0)), 2..5);
+        // Past them all: the strongest three.
+        assert_eq!(chosen_opponents(&ratings, Some(3), Some(2000.0)), 3..6);
+        assert_eq!(chosen_opponents(&ratings, Some(3), Some(-50.0)), 0..3);
+        // An opponent nobody has rated yet counts as not passed.
+        let unknown = [Some(0.0), Some(722.0), None, None];
+        assert_eq!(chosen_opponents(&unknown, Some(2), Some(5000.0)), 1..3);
+        assert_eq!(chosen_opponents(&unknown, Some(9), Some(5000.0)), 0..4);
+    }
+
+    #[test]
+    fn the_prediction_is_the_latest_earlier_candidates_elo() {
+        let dir = TempDir::new("predicted-elo");
+        let run = RunDir::create(dir.path(), "").unwrap();
+        assert_eq!(predicted_elo(&run, 8).unwrap(), None);
+        let entry = |player: &str, elo: f64| EloEntry {
+            player: player.to_owned(),
+            elo,
+            low: elo - 50.0,
+            high: elo + 50.0,
+            games: 30,
+        };
+        let table = vec![
+            entry("gen-16", 1300.0),
+            entry("alphabeta:depth=2", 1061.0),
+            entry("gen-8", 900.0),
+            entry("gen-4", 700.0),
+        ];
+        run.put_json(ELO_JSON, &table).unwrap();
+        assert_eq!(predicted_elo(&run, 12).unwrap(), Some(900.0));
+        assert_eq!(predicted_elo(&run, 24).unwrap(), Some(1300.0));
+        assert_eq!(predicted_elo(&run, 4).unwrap(), None);
+        // The table's rating where it has one, else the scale's anchor.
+        let names = ["alphabeta:depth=2", "alphabeta:depth=5", "gen-4x"];
+        assert_eq!(
+            opponent_ratings(&run, GameKind::TwoPlayer, &names).unwrap(),
+            [Some(1061.0), Some(1452.0), None]
+        );
+        assert_eq!(
+            opponent_ratings(&run, GameKind::General, &names).unwrap(),
+            [Some(1061.0), None, None]
+        );
+    }
 
     /// A game of `start`'s first legal moves to its end.
     fn played_out<B: Board>(start: B) -> MatchGame<B> {

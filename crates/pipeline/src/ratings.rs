@@ -16,6 +16,16 @@ pub fn model_name(generation: u32) -> String {
     format!("gen-{generation}")
 }
 
+/// The generation an Elo table's player is (`gen-N`, [`model_name`]'s), or
+/// `None` for any other player.
+pub fn generation_of(player: &str) -> Option<u32> {
+    let digits = player.strip_prefix("gen-")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 /// One evaluation game, of either game: its players by side, who finished
 /// first and each side's marbles pushed off (what the ratings need), and
 /// its opening, length, end and moves (what a person reads).
