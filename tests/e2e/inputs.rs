@@ -2,7 +2,8 @@
 //! destroy data nor flood the terminal: a line of `sumito play` that is not
 //! UTF-8 (two and three players), a `--rules` value out of range (refused by
 //! every command), `sumito arena --out` into a folder that holds records, a
-//! huge bad `--fen`, and an I/O error's cause said once.
+//! huge bad `--fen`, an I/O error's cause said once, and a record cut short
+//! or without end.
 
 use std::io::Write;
 use std::path::Path;
@@ -331,5 +332,49 @@ fn a_reader_that_goes_away_ends_the_command_without_a_panic() {
         output.status.code() == Some(141) || output.status.success(),
         "{:?}: {stderr}",
         output.status
+    );
+}
+
+#[test]
+fn a_record_cut_short_or_endless_is_refused_naming_why() {
+    let scratch = Scratch::new("cut-records");
+    let whole = "# sumito game record v2\nlayout: standard\nmoves:\nA1B2\nI5H5\nB1C2\nresult: *\n";
+    let cut_in_moves = &whole[..whole.find("B1C2").unwrap()];
+    let cut_after_header = "# sumito game record v2\nlayout: standard\n";
+    for (name, record, says) in [
+        ("moves.txt", cut_in_moves, "without a `result:` line"),
+        ("header.txt", cut_after_header, "without a `moves:` line"),
+    ] {
+        std::fs::write(scratch.0.join(name), record).unwrap();
+        let output = sumito(
+            &scratch.0,
+            &["render", "--record", name, "--out", "out.svg"],
+            b"",
+        );
+        assert!(!output.status.success(), "{name}: {}", text(&output));
+        assert!(text(&output).contains(says), "{name}: {}", text(&output));
+    }
+    // A device without end is refused at the cap, not read to the memory's
+    // end (the command is killed if it is still reading after 20 s).
+    let started = std::time::Instant::now();
+    let mut child = Command::new(SUMITO)
+        .args(["render", "--record", "/dev/zero", "--out", "out.svg"])
+        .current_dir(&scratch.0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(!output.status.success());
+    assert!(
+        text(&output).contains("more than 16777216 bytes"),
+        "{}",
+        text(&output)
     );
 }

@@ -10,14 +10,13 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fantoccini::{Client, ClientBuilder, Locator};
+use fantoccini::{Client, Locator};
 
 use crate::common;
+use crate::common::browser::{browser, start_chromedriver};
 use crate::training;
 
 const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// A child process killed when dropped.
 struct Running(Child);
@@ -27,14 +26,6 @@ impl Drop for Running {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// `sumito serve --port 0 EXTRA...` and the address it printed.
@@ -63,47 +54,6 @@ fn start_server(extra: &[&str]) -> (Running, String) {
         }
     };
     (Running(child), url)
-}
-
-fn start_chromedriver() -> (Running, u16) {
-    assert!(
-        std::path::Path::new(CHROMEDRIVER).exists() && std::path::Path::new(CHROMIUM).exists(),
-        "{CHROMEDRIVER} and {CHROMIUM} are needed: `bash scripts/test.sh` installs them (Debian's chromium and chromium-driver)"
-    );
-    let port = free_port();
-    let child = Command::new(CHROMEDRIVER)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "chromedriver did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Running(child), port)
-}
-
-async fn browser(driver_port: u16, profile: &std::path::Path) -> Client {
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        serde_json::json!({
-            "binary": CHROMIUM,
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--window-size=1200,900",
-                format!("--user-data-dir={}", profile.display()),
-            ],
-        }),
-    );
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{driver_port}"))
-        .await
-        .expect("a browser session")
 }
 
 /// Polls `found` every 50 ms until it gives a value, for 30 s at most
@@ -227,9 +177,9 @@ async fn select(client: &Client, selector: &str, value: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
     let (_server, url) = start_server(&["--no-model"]);
-    let (_driver, driver_port) = start_chromedriver();
+    let driver = start_chromedriver();
     let profile = std::env::temp_dir().join(format!("sumito-chromium-{}", std::process::id()));
-    let client = browser(driver_port, &profile).await;
+    let client = browser(&driver, &profile, 1200, 900).await;
     client.goto(&url).await.unwrap();
     wait_text(&client, "#status", |t| t.contains("black to move")).await;
 
@@ -398,10 +348,10 @@ async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
 async fn the_model_plays_and_its_analysis_streams_to_the_page() {
     // The shipped model (models/quick), loaded by sumito-torch.
     let (_server, url) = start_server(&["--model", "quick", "--max-searches", "1"]);
-    let (_driver, driver_port) = start_chromedriver();
+    let driver = start_chromedriver();
     let profile =
         std::env::temp_dir().join(format!("sumito-chromium-model-{}", std::process::id()));
-    let client = browser(driver_port, &profile).await;
+    let client = browser(&driver, &profile, 1200, 900).await;
     client.goto(&url).await.unwrap();
     // The first game is against the model: a move, and its reply.
     wait_text(&client, "#status", |t| t.contains("black to move")).await;
@@ -616,10 +566,10 @@ async fn a_model_of_the_general_game_takes_its_seats_in_the_page() {
     assert!(output.status.success(), "{}", training::text(&output));
     // Two models served at once: the page offers each where its rules fit.
     let (_server, url) = start_server(&["--model", bundle.to_str().unwrap(), "--model", "quick"]);
-    let (_driver, driver_port) = start_chromedriver();
+    let driver = start_chromedriver();
     let profile =
         std::env::temp_dir().join(format!("sumito-chromium-general-{}", std::process::id()));
-    let client = browser(driver_port, &profile).await;
+    let client = browser(&driver, &profile, 1200, 900).await;
     client.goto(&url).await.unwrap();
     // The first game is the model's own: three seats, the person first and
     // the model at the other two, which answer a move with theirs.

@@ -89,10 +89,12 @@ impl EvalWeights {
     /// Reads weights from a TOML file; missing fields keep their defaults,
     /// unknown fields are an error (they are most likely typos).
     pub fn from_toml_file(path: &Path) -> Result<EvalWeights, WeightsError> {
-        let text = std::fs::read_to_string(path).map_err(|source| WeightsError::Read {
-            path: path.to_path_buf(),
-            cause: source,
-        })?;
+        let text = sumito_fsio::read_text_capped(path, sumito_fsio::MAX_TEXT_FILE_BYTES).map_err(
+            |source| WeightsError::Read {
+                path: path.to_path_buf(),
+                cause: source,
+            },
+        )?;
         EvalWeights::from_toml_str(&text, path)
     }
 

@@ -91,15 +91,21 @@ pub enum RecordFileError {
     },
 }
 
-/// Reads a record file and parses it with `parse`, the errors naming the
-/// file.
+/// The most bytes a record file may hold ([`sumito_fsio::MAX_TEXT_FILE_BYTES`]):
+/// a game of the longest a page shows is some 30 kB.
+pub const MAX_RECORD_BYTES: u64 = sumito_fsio::MAX_TEXT_FILE_BYTES;
+
+/// Reads a record file (at most [`MAX_RECORD_BYTES`], refused before
+/// reading more) and parses it with `parse`, the errors naming the file.
 pub fn read_with<T>(
     path: &Path,
     parse: impl FnOnce(&str) -> Result<T, RecordError>,
 ) -> Result<T, RecordFileError> {
-    let text = std::fs::read_to_string(path).map_err(|cause| RecordFileError::Read {
-        path: path.to_path_buf(),
-        cause,
+    let text = sumito_fsio::read_text_capped(path, MAX_RECORD_BYTES).map_err(|cause| {
+        RecordFileError::Read {
+            path: path.to_path_buf(),
+            cause,
+        }
     })?;
     parse(&text).map_err(|cause| RecordFileError::Parse {
         path: path.to_path_buf(),

@@ -156,7 +156,9 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
     // and whether `moves:` was: each may be given once, as in the
     // two-player record (a second one was silently taken instead).
     let mut given: Vec<&str> = Vec::new();
+    let mut last_line = 1;
     for (number, line) in lines {
+        last_line = number;
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -235,6 +237,22 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
             other => return Err(problem(number, format!("unknown key {other:?}"))),
         }
         given.push(slot);
+    }
+    // Every record is written whole, its moves and its result included: one
+    // that ends before them was cut short (a copy or a download stopped), and
+    // would read as a shorter game.
+    if !given.contains(&"moves") {
+        return Err(problem(
+            last_line,
+            "the record ends without a `moves:` line: it is cut short",
+        ));
+    }
+    if result_line.is_none() {
+        return Err(problem(
+            last_line,
+            "the record ends without a `result:` line after its moves: it is cut short \
+             (an unfinished game ends with `result: *`)",
+        ));
     }
     let start = match start.ok_or_else(|| problem(1, "no `layout:` or `start:` line"))? {
         StartText::Layout(layout) => Start::Layout(layout),
@@ -415,6 +433,22 @@ mod tests {
             err.to_string(),
             "line 2: score of seat w \"x\" is not a whole number from 0 to 255 (at character 22 of the start)"
         );
+    }
+
+    #[test]
+    fn a_record_cut_short_is_refused_naming_what_is_missing() {
+        let text =
+            format!("{GAME_RECORD_MAGIC}\nlayout: standard\nmoves:\nA1B2\nI5H5\nresult: *\n");
+        assert_eq!(parse_general(&text).unwrap().moves.len(), 2);
+        // Cut after its header, and in the middle of its moves.
+        let header = format!("{GAME_RECORD_MAGIC}\nlayout: standard\n");
+        let err = parse_general(&header).unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.problem.contains("without a `moves:` line"), "{err}");
+        let middle = &text[..text.find("I5H5").unwrap()];
+        let err = parse_general(middle).unwrap_err();
+        assert_eq!(err.line, 4);
+        assert!(err.problem.contains("without a `result:` line"), "{err}");
     }
 
     #[test]

@@ -291,7 +291,7 @@ fn run_match<B: CommandBoard>(
 /// a line, blank lines and `#` comments skipped; an error names the file,
 /// the line and what is wrong there.
 fn read_starts<B: Board>(path: &Path, table: &RulesTable) -> anyhow::Result<Vec<MatchStart<B>>> {
-    let text = std::fs::read_to_string(path)
+    let text = sumito_fsio::read_text_capped(path, sumito_fsio::MAX_TEXT_FILE_BYTES)
         .with_context(|| format!("reading the start positions of {}", path.display()))?;
     let mut starts = Vec::new();
     for (index, line) in text.lines().enumerate() {

@@ -313,8 +313,8 @@ fn rescale(path: &std::path::Path) -> anyhow::Result<()> {
         "{} is {size} bytes, more than a levels report's limit of {MAX_REPORT_BYTES}",
         path.display()
     );
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = sumito_fsio::read_text_capped(path, sumito_fsio::MAX_TEXT_FILE_BYTES)
+        .with_context(|| format!("reading {}", path.display()))?;
     let report: LevelsReport = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a levels report", path.display()))?;
     let rescaled = report

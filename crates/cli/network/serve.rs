@@ -53,9 +53,11 @@ impl Model for BundleModel {
         level: Option<Level>,
         seed: u64,
     ) -> Result<SeatPlayer, String> {
+        // A seat keeps no tree between its moves: the server reserves a
+        // search's memory only while it searches.
         Ok(
             with_board!(self.game.kind(), B => SeatPlayer::searching::<B>(at_level(
-                self.search::<B>(budget, seed),
+                self.search::<B>(budget, seed).keeping_tree(false),
                 level
             ))),
         )
@@ -67,7 +69,7 @@ impl Model for BundleModel {
         stop: Arc<AtomicBool>,
         on_progress: &mut dyn FnMut(usize, usize) -> bool,
     ) -> Result<Review, String> {
-        with_board!(self.game.kind(), B => self.review_in::<B>(target, &stop, on_progress))
+        with_board!(self.game.kind(), B => self.review_in::<B>(target, stop, on_progress))
     }
 
     fn analyse(
@@ -102,7 +104,7 @@ impl BundleModel {
     fn review_in<B: NetBoard>(
         &self,
         target: &ReviewTarget,
-        stop: &AtomicBool,
+        stop: Arc<AtomicBool>,
         on_progress: &mut dyn FnMut(usize, usize) -> bool,
     ) -> Result<Review, String> {
         let positions = target
@@ -118,7 +120,10 @@ impl BundleModel {
                     .ok_or_else(|| format!("{} is no move of the model's game", mv.to_text()))
             })
             .collect::<Result<Vec<B::Move>, String>>()?;
-        let mut search = self.search::<B>(SearchBudget::Simulations(target.simulations), 0);
+        // Each position a bounded search.
+        let mut search = self
+            .search::<B>(SearchBudget::Simulations(target.simulations), 0)
+            .capped(target.position_limit);
         reviewed(&mut search, &positions, &moves, stop, on_progress)
     }
 
@@ -177,26 +182,29 @@ pub fn bundle_model(given: Option<&std::path::Path>, device: &str) -> anyhow::Re
 }
 
 /// Every position of a game searched by `search`, then each move judged;
-/// stops (an error) once `on_progress` returns false or `page_stop` is set.
+/// stops (an error) once `on_progress` returns false or `stop` is set,
+/// the search in progress at its next batch.
 fn reviewed<B: Board>(
     search: &mut NetworkSearch<B>,
     positions: &[B],
     moves: &[B::Move],
-    page_stop: &AtomicBool,
+    stop: Arc<AtomicBool>,
     on_progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Review, String> {
-    // Its own flag: set when the page goes or moves on, it ends the search
-    // in progress and every later one at once.
-    let cancel = Arc::new(AtomicBool::new(false));
-    search.set_stop(cancel.clone());
+    // The flag ends the search in progress and every later one at once.
+    search.set_stop(stop.clone());
+    let stopped = || "the review was stopped before its end".to_string();
     let reports = analyse_game(search, positions, moves, &mut |done, total| {
-        if page_stop.load(Ordering::Relaxed) || !on_progress(done, total) {
-            cancel.store(true, Ordering::Relaxed);
+        if !on_progress(done, total) {
+            stop.store(true, Ordering::Relaxed);
         }
     })
-    .map_err(|err| err.to_string())?;
-    if cancel.load(Ordering::Relaxed) {
-        return Err("the review was stopped before its end".into());
+    .map_err(|err| match stop.load(Ordering::Relaxed) {
+        true => stopped(),
+        false => err.to_string(),
+    })?;
+    if stop.load(Ordering::Relaxed) {
+        return Err(stopped());
     }
     on_progress(positions.len(), positions.len());
     let start = positions.first().ok_or("a game has a start")?;
@@ -286,6 +294,7 @@ mod tests {
             positions: positions.clone(),
             moves,
             simulations: 8,
+            position_limit: std::time::Duration::from_secs(5),
         };
         let stop = Arc::new(AtomicBool::new(false));
         let review = model

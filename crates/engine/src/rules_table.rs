@@ -130,7 +130,8 @@ impl RulesTable {
             path: path.display().to_string(),
             message,
         };
-        let text = std::fs::read_to_string(path).map_err(|err| file_error(err.to_string()))?;
+        let text = sumito_fsio::read_text_capped(path, sumito_fsio::MAX_TEXT_FILE_BYTES)
+            .map_err(|err| file_error(err.to_string()))?;
         let rules = RulesTable::from_toml(&text).map_err(file_error)?;
         // Refused here, for every command and game, before anything plays.
         rules
@@ -150,7 +151,13 @@ impl RulesTable {
             Some(Targets::PerSide(list)) => list.clone(),
         };
         check_rule_values(&targets, self.max_plies, self.no_push_off_plies)
-            .map_err(|err| key_error(err.key, err.problem()))
+            .map_err(|err| key_error(err.key, err.problem()))?;
+        // Every layout named must be one (a page's table as a file's).
+        for (index, name) in self.layouts.iter().flatten().enumerate() {
+            GeneralLayout::from_name(name)
+                .map_err(|err| key_error(&format!("layouts[{index}]"), err))?;
+        }
+        Ok(())
     }
 
     /// Reads the `[rules]` table from the text of a TOML file, as

@@ -5,10 +5,11 @@
 //! old file or the whole new one. The temporary's name carries the writer's
 //! host and process id, so that a later process can tell the leftover of a
 //! killed writer from a write under way and remove it (the run directory
-//! does, on start).
+//! does, on start). And reads of input files with a stated cap
+//! ([`read_capped`]), refused before they are read whole.
 
 use std::fs::{self, File};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -35,6 +36,40 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = fs::remove_file(&temp);
     }
     result
+}
+
+/// The most bytes an input text file (a game record, a `[rules]` file, a
+/// configuration, evaluation weights, an openings list) may hold: far more
+/// than any real one, and little enough to hold in memory.
+pub const MAX_TEXT_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads the file at `path` whole, refusing one of more than `cap` bytes
+/// before reading more than that: a device (`/dev/zero`) or a huge file
+/// named by mistake ends with an error, not with the memory.
+pub fn read_capped(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
+    let file = File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("it holds more than {cap} bytes, the most read from such a file"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// [`read_capped`] for a text file (UTF-8).
+pub fn read_text_capped(path: &Path, cap: u64) -> std::io::Result<String> {
+    String::from_utf8(read_capped(path, cap)?).map_err(|err| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "it is not UTF-8 text (byte {} is not)",
+                err.utf8_error().valid_up_to() + 1
+            ),
+        )
+    })
 }
 
 /// The folder `path` is in (`.` for a bare name).
@@ -165,6 +200,25 @@ mod tests {
         assert_eq!(temporary_writer(".gen-000001.1234.tmp"), None);
         assert_eq!(temporary_writer("state.json"), None);
         assert_eq!(temporary_writer(".a.b c-1-2.tmp"), None);
+    }
+
+    #[test]
+    fn a_capped_read_refuses_a_larger_file_and_an_endless_device() {
+        let dir = scratch("capped");
+        let path = dir.join("record.txt");
+        fs::write(&path, "0123456789").unwrap();
+        assert_eq!(read_text_capped(&path, 10).unwrap(), "0123456789");
+        let err = read_capped(&path, 9).unwrap_err();
+        assert!(err.to_string().contains("more than 9 bytes"), "{err}");
+        // A device without end is refused after its cap, not read whole.
+        let started = std::time::Instant::now();
+        let err = read_capped(Path::new("/dev/zero"), 1 << 20).unwrap_err();
+        assert!(err.to_string().contains("more than 1048576 bytes"), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        fs::write(&path, b"ok\xff").unwrap();
+        let err = read_text_capped(&path, 10).unwrap_err();
+        assert!(err.to_string().contains("byte 3"), "{err}");
+        fs::remove_dir_all(&dir).unwrap();
     }
 }
 

@@ -173,6 +173,7 @@ mod config;
 mod driver;
 mod error;
 mod eval;
+mod filter;
 mod gumbel;
 mod planner;
 mod sampling;
@@ -187,6 +188,7 @@ pub use config::{
 pub use driver::MultiGameDriver;
 pub use error::{EvalError, SearchError};
 pub use eval::{Estimate, EvalBatch, EvalSlot, Evaluator, StoppableEvaluator, UniformEvaluator};
+pub use filter::{ActionFilter, ActionRule};
 pub use planner::{PROBE_SIMULATIONS, TimePlanner, search_for_time, search_within};
 pub use search::{RootAction, Search, SearchResult};
 pub use values::{MAX_SIDES, SideShares, SideValues, Values, Wdl, ZeroSum};

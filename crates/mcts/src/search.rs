@@ -14,6 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::config::{GumbelConfig, SearchConfig};
 use crate::error::SearchError;
 use crate::eval::{EvalBatch, Evaluator};
+use crate::filter::ActionFilter;
 use crate::gumbel::{
     considered_visit_sequence, improved_policy, interior_choice, sigma_completed_q,
 };
@@ -170,6 +171,11 @@ pub struct Search<G: Game> {
     root_search_visits: Vec<u32>,
     schedule: Vec<u32>,
     own_batch: EvalBatch<G>,
+    /// Moves the search may not explore (an analysis's avoided or allowed
+    /// moves); `None`: every legal move.
+    filter: Option<ActionFilter>,
+    filtered_actions: Vec<usize>,
+    filtered_logits: Vec<f32>,
 }
 
 impl<G: Game> Search<G> {
@@ -203,6 +209,9 @@ impl<G: Game> Search<G> {
             root_search_visits: Vec::new(),
             schedule: Vec::new(),
             own_batch: EvalBatch::new(),
+            filter: None,
+            filtered_actions: Vec::new(),
+            filtered_logits: Vec::new(),
         })
     }
 
@@ -224,6 +233,27 @@ impl<G: Game> Search<G> {
         config.validate()?;
         self.config = config;
         Ok(())
+    }
+
+    /// Leaves out of the search the moves `filter` forbids (`None`: none),
+    /// from the next node evaluated on: set it on a fresh search, before
+    /// its root is evaluated.
+    pub fn set_action_filter(&mut self, filter: Option<ActionFilter>) {
+        self.filter = filter;
+    }
+
+    /// The line that starts with the root's action `action`: the action,
+    /// then the most visited child at each step. `None` if `action` is not
+    /// one of the root's explored moves.
+    pub fn line_after(&self, action: usize) -> Option<Vec<usize>> {
+        let root = self.tree.root();
+        if root.kind != Kind::Expanded {
+            return None;
+        }
+        let child = root
+            .children()
+            .find(|&child| self.tree.nodes[child].action as usize == action)?;
+        Some(self.principal_variation(child as NodeId))
     }
 
     /// Moves played with [`Search::advance`] since the search was created; the
@@ -447,8 +477,24 @@ impl<G: Game> Search<G> {
         if max_logit == f32::NEG_INFINITY {
             return Err(invalid("every legal action has logit -inf".into()));
         }
-        self.tree
-            .add_edges(leaf.node, batch.legal_actions(item), logits)?;
+        match &self.filter {
+            None => self
+                .tree
+                .add_edges(leaf.node, batch.legal_actions(item), logits)?,
+            Some(filter) => {
+                let depth = leaf.path_end - leaf.path_start - 1;
+                filter.keep(
+                    depth,
+                    to_play,
+                    batch.legal_actions(item),
+                    logits,
+                    &mut self.filtered_actions,
+                    &mut self.filtered_logits,
+                );
+                self.tree
+                    .add_edges(leaf.node, &self.filtered_actions, &self.filtered_logits)?;
+            }
+        }
         self.tree.nodes[leaf.node as usize].raw_value = value;
         let path = &self.pending_paths[leaf.path_start as usize..leaf.path_end as usize];
         backup(&mut self.tree.nodes, path, value, draw, true);
@@ -930,6 +976,42 @@ mod tests {
                 .collect(),
             principal_variation: vec![0],
         }
+    }
+
+    #[test]
+    fn a_filter_keeps_moves_out_of_the_search_and_each_root_move_has_its_line() {
+        use crate::eval::UniformEvaluator;
+        use crate::filter::ActionRule;
+        use crate::toy::TicTacToe;
+        let config = SearchConfig {
+            simulations: 200,
+            ..SearchConfig::default()
+        };
+        let mut search = Search::new(TicTacToe::new(), config, 1).unwrap();
+        let first = Side::new(0);
+        search.set_action_filter(Some(ActionFilter {
+            // The first side may not open in the centre, and the reply to
+            // it is one of the corners.
+            rules: vec![
+                ActionRule::new(first, 1, vec![4], false),
+                ActionRule::new(first.opponent(), 2, vec![0, 2, 6, 8], true),
+            ],
+        }));
+        let result = search.search(&UniformEvaluator).unwrap();
+        let actions: Vec<usize> = result.root_actions.iter().map(|a| a.action).collect();
+        assert_eq!(actions, [0, 1, 2, 3, 5, 6, 7, 8]);
+        for root in &result.root_actions {
+            let line = search.line_after(root.action).unwrap();
+            assert_eq!(line[0], root.action);
+            if root.visits > 1 {
+                assert!([0, 2, 6, 8].contains(&line[1]), "{line:?}");
+            }
+        }
+        assert_eq!(
+            search.line_after(result.best_action).unwrap(),
+            result.principal_variation
+        );
+        assert_eq!(search.line_after(4), None);
     }
 
     #[test]

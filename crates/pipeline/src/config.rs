@@ -493,10 +493,12 @@ fn removed_key(message: &str) -> Option<(&'static str, &'static str)> {
 impl Config {
     /// Reads, parses and validates a configuration file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: path.to_owned(),
-            cause: source,
-        })?;
+        let text = sumito_fsio::read_text_capped(path, sumito_fsio::MAX_TEXT_FILE_BYTES).map_err(
+            |source| ConfigError::Io {
+                path: path.to_owned(),
+                cause: source,
+            },
+        )?;
         Config::parse(&text, path)
     }
 

@@ -335,7 +335,7 @@ impl RunDir {
             let _building = match run.lease_backend().acquire(
                 OPEN,
                 Mode::Exclusive,
-                "sumito (creating the run)",
+                store_lease::CREATION_COMMAND,
             ) {
                 Ok(held) => held,
                 Err(refused) => {

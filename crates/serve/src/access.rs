@@ -5,9 +5,11 @@
 //! name that resolves to 127.0.0.1) is stopped by the `Host` header: only
 //! the names this server is reached by are answered.
 //!
-//! - `Host` must name this machine's loopback (`localhost`, `127.x.y.z`,
-//!   `[::1]`), the address the server listens on, or a host of an allowed
-//!   origin; every request, page and socket alike.
+//! - `Host` must be given once and name this machine's loopback
+//!   (`localhost`, `127.x.y.z`, `[::1]`), the address the server listens
+//!   on, or a host of an allowed origin; every request, page and socket
+//!   alike. A request target written out with a host must name one of them
+//!   too.
 //! - A WebSocket upgrade with an `Origin` must come from the page's own
 //!   origin (`http://` one of those hosts, with the server's port) or from
 //!   one allowed with `--allow-origin`. Programs that are not browsers send
@@ -15,8 +17,8 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use axum::http::HeaderMap;
 use axum::http::header::{HOST, ORIGIN};
+use axum::http::{HeaderMap, Uri};
 
 /// The hosts and origins this server answers.
 #[derive(Clone, Debug)]
@@ -93,15 +95,38 @@ impl Access {
         is_loopback(host) || self.hosts.iter().any(|allowed| allowed == host)
     }
 
-    /// Checks the `Host` header of any request.
+    /// Checks the `Host` header of any request: exactly one, naming this
+    /// server (of two, a proxy and the server could each read another).
     pub fn check_host(&self, headers: &HeaderMap) -> Result<(), String> {
-        let Some(text) = headers.get(HOST).and_then(|h| h.to_str().ok()) else {
-            return Err("a request without a Host header".into());
+        let mut given = headers.get_all(HOST).iter();
+        let (Some(value), None) = (given.next(), given.next()) else {
+            return Err(match headers.get(HOST) {
+                None => "a request without a Host header".into(),
+                Some(_) => "a request with more than one Host header".into(),
+            });
         };
+        let text = value
+            .to_str()
+            .map_err(|_| "a Host header that is not text".to_string())?;
+        self.check_named_host(text, "Host")
+    }
+
+    /// Checks a whole request: its `Host` header, and the host its target
+    /// names when it is written out (`GET http://HOST/ HTTP/1.1`), which
+    /// must name this server too.
+    pub fn check_request(&self, headers: &HeaderMap, target: &Uri) -> Result<(), String> {
+        self.check_host(headers)?;
+        match target.authority() {
+            Some(authority) => self.check_named_host(authority.as_str(), "request target"),
+            None => Ok(()),
+        }
+    }
+
+    fn check_named_host(&self, text: &str, what: &str) -> Result<(), String> {
         match split_host(text) {
             Some((host, _)) if self.host_allowed(&host) => Ok(()),
             _ => Err(format!(
-                "this server answers requests to its own address only (Host {:?}); \
+                "this server answers requests to its own address only ({what} {:?}); \
                  start it with --allow-origin to serve another name",
                 text.chars().take(80).collect::<String>()
             )),
@@ -198,6 +223,19 @@ mod tests {
                 .check_host(&headers(Some("127.0.0.1:8080"), None))
                 .is_ok()
         );
+        // Two Host headers: refused, whichever comes first.
+        let mut twice = headers(Some("127.0.0.1:8080"), None);
+        twice.append(HOST, HeaderValue::from_static("evil.example"));
+        let err = access.check_host(&twice).unwrap_err();
+        assert!(err.contains("more than one Host"), "{err}");
+        // A target that names another host.
+        let own = headers(Some("127.0.0.1:8080"), None);
+        let foreign: Uri = "http://evil.example/".parse().unwrap();
+        let err = access.check_request(&own, &foreign).unwrap_err();
+        assert!(err.contains("request target"), "{err}");
+        let local: Uri = "http://127.0.0.1:8080/".parse().unwrap();
+        assert!(access.check_request(&own, &local).is_ok());
+        assert!(access.check_request(&own, &"/".parse().unwrap()).is_ok());
     }
 
     #[test]

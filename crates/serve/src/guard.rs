@@ -2,17 +2,21 @@
 //! once, each closed when it stays silent too long. A connection that has
 //! sent nothing yet is closed after a short wait (a browser sends its
 //! request at once), one that has spoken after a longer one (the page's
-//! socket answers the server's pings, so an open page never goes silent).
-//! When every place is taken, the oldest connection that has not sent a
-//! byte yet makes room for the new one; if all have spoken, the new one is
-//! closed. So a crowd of silent connections cannot keep the page from
-//! loading, and no number of them exhausts the process's descriptors.
+//! socket answers the server's pings, so an open page never goes silent);
+//! the HTTP layer itself closes one whose request headers do not come
+//! whole in time (`server`). When every place is taken, an idle connection
+//! makes room for the new one: the oldest that has not sent a byte yet,
+//! else the oldest that is not in use (neither a request being answered nor
+//! an open page: one sending its headers a byte at a time, or kept alive
+//! between requests); if all are in use, the new one is closed. So a crowd
+//! of silent or slow connections cannot keep the page from loading, and no
+//! number of them exhausts the process's descriptors.
 
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -45,6 +49,8 @@ impl Default for Timeouts {
 struct Shared {
     /// Whether the connection has sent a byte.
     heard: AtomicBool,
+    /// Requests being answered on it, and pages open on it.
+    in_use: AtomicUsize,
     /// Set to close the connection from the listener.
     closed: AtomicBool,
     /// Who to wake when `closed` is set.
@@ -86,10 +92,13 @@ impl GuardedListener {
         if self.open.len() < self.cap {
             return true;
         }
-        let silent = self
-            .open
-            .iter()
-            .position(|c| c.upgrade().is_some_and(|c| !c.heard.load(Ordering::SeqCst)));
+        let first = |idle: fn(&Shared) -> bool| {
+            self.open
+                .iter()
+                .position(|c| c.upgrade().is_some_and(|c| idle(&c)))
+        };
+        let silent = first(|c| !c.heard.load(Ordering::SeqCst))
+            .or_else(|| first(|c| c.in_use.load(Ordering::SeqCst) == 0));
         match silent {
             Some(index) => {
                 if let Some(connection) = self.open.remove(index).and_then(|c| c.upgrade()) {
@@ -149,6 +158,36 @@ pub struct GuardedStream {
     sleep: Pin<Box<Sleep>>,
     idle: Duration,
     shared: Arc<Shared>,
+}
+
+impl GuardedStream {
+    /// The handle by which the server marks the connection in use.
+    pub fn connection(&self) -> Connection {
+        Connection(self.shared.clone())
+    }
+}
+
+/// A connection as the server sees it, to mark it in use (a request being
+/// answered, a page open on it) so that it is not taken for an idle one.
+#[derive(Clone, Debug)]
+pub struct Connection(Arc<Shared>);
+
+impl Connection {
+    /// Marks the connection in use until the guard is dropped.
+    pub fn in_use(&self) -> InUse {
+        self.0.in_use.fetch_add(1, Ordering::SeqCst);
+        InUse(self.0.clone())
+    }
+}
+
+/// A connection marked in use ([`Connection::in_use`]).
+#[derive(Debug)]
+pub struct InUse(Arc<Shared>);
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        self.0.in_use.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl AsyncRead for GuardedStream {
@@ -273,9 +312,28 @@ mod tests {
         serve(stream);
         assert!(closed(&mut silent, Duration::from_secs(5)).await);
         assert!(!closed(&mut talking, Duration::from_millis(500)).await);
+        // Every place taken by connections that spoke: the oldest not in use
+        // (one sending its headers a byte at a time) makes room, not one in
+        // use (a page).
+        let (mut crowded, address) = self::listener(2, timeouts).await;
+        let mut page = TcpStream::connect(address).await.unwrap();
+        page.write_all(b"G").await.unwrap();
+        let (stream, _) = crowded.accept().await;
+        let _page_in_use = stream.connection().in_use();
+        serve(stream);
+        let mut slow = TcpStream::connect(address).await.unwrap();
+        slow.write_all(b"G").await.unwrap();
+        let (stream, _) = crowded.accept().await;
+        serve(stream);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let _fresh = TcpStream::connect(address).await.unwrap();
+        let (stream, _) = crowded.accept().await;
+        serve(stream);
+        assert!(closed(&mut slow, Duration::from_secs(5)).await);
+        assert!(!closed(&mut page, Duration::from_millis(500)).await);
         // A silent connection alone is closed after its first-byte wait.
         let mut alone = TcpStream::connect(address).await.unwrap();
-        let (stream, _) = listener.accept().await;
+        let (stream, _) = crowded.accept().await;
         serve(stream);
         assert!(closed(&mut alone, Duration::from_secs(5)).await);
     }

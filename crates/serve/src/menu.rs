@@ -22,11 +22,23 @@ pub const MAX_PAGE_DEPTH: u32 = 8;
 /// The longest a model may think about one move, and the longest an
 /// analysis runs.
 pub const MODEL_THINK_LIMIT: Duration = Duration::from_secs(30);
+/// The share of its time limit a model's timed move aims at: its search is
+/// planned from its measured speed, which a growing tree slows, and the
+/// limit itself is where the server stops it.
+pub const MODEL_PLANNED_SHARE: f64 = 0.8;
+/// The longest the search of one position of a review may take: a review
+/// is a sequence of such searches, each taking a search slot of its own, so
+/// other pages' searches run between them.
+pub const REVIEW_POSITION_LIMIT: Duration = Duration::from_secs(1);
+/// Where the server stops a review position's search that overran its
+/// limit (its time is planned, not exact), ending the review.
+pub const REVIEW_POSITION_DEADLINE: Duration = Duration::from_secs(3);
 /// The most simulations a model's move or an analysis may ask for.
 pub const MAX_SIMULATIONS: u32 = 20_000;
-/// Memory reserved for a model's search tree (a seat, or an analysis while
-/// it runs): a tree of `MAX_SIMULATIONS` simulations with its reuse along a
-/// game stays below this (measured in the session's tests).
+/// Memory reserved for a model's search tree while it searches (a seat's
+/// move, an analysis, a review): a tree of `MAX_SIMULATIONS` simulations
+/// stays below this (measured in the session's tests). A model seat keeps
+/// no tree between its moves, so nothing is reserved while a game waits.
 pub const MODEL_SEARCH_MB: u32 = 64;
 /// The most moves a page's game may have (a loaded record, or a game of
 /// players without a move limit): the page's memory is bounded.
@@ -107,10 +119,12 @@ pub fn page_player(text: &str, two_player: bool) -> Result<PagePlayer, String> {
     }
 }
 
-/// The memory the pages' players may hold together, in megabytes. Each
-/// page's game reserves what its players need when it starts and gives it
-/// back when it ends (a new game, the page closed); a game that does not fit
-/// is refused with a message that says so.
+/// The memory the pages' players and searches may hold together, in
+/// megabytes. A classical player's table is reserved with its game (it is
+/// allocated with the player) and given back when the game ends (a new
+/// game, the page closed); a model's tree is reserved while it searches. A
+/// game or a search that does not fit is refused with a message that says
+/// so; a page's first game then seats people only.
 #[derive(Debug)]
 pub struct MemoryBudget {
     total_mb: u32,

@@ -92,12 +92,14 @@ impl ModelGame {
 }
 
 /// A game to review: its positions (the start first), the moves between
-/// them, and the simulations of each position's search.
+/// them, and the simulations of each position's search, which ends within
+/// `position_limit` whatever its simulations.
 #[derive(Clone, Debug)]
 pub struct ReviewTarget {
     pub positions: Vec<GeneralPosition>,
     pub moves: Vec<GeneralMove>,
     pub simulations: u32,
+    pub position_limit: Duration,
 }
 
 /// What a model gives the server (`sumito-torch` provides it from a
@@ -109,7 +111,8 @@ pub trait Model: Send + Sync {
     fn model_game(&self) -> Option<ModelGame>;
     /// The model at a seat of a game of its rules (plain two-player games
     /// for a two-player model): within `budget`, or at strength `level` (its
-    /// simulations and move choice).
+    /// simulations and move choice). It keeps no tree between its moves
+    /// (the server reserves its memory only while it searches).
     fn model_seat(
         &self,
         budget: SearchBudget,
@@ -118,8 +121,11 @@ pub trait Model: Send + Sync {
     ) -> Result<SeatPlayer, String>;
     /// Reviews `target` with the model (each position searched, then each
     /// move judged: `sumito_play::review`), calling `on_progress(done,
-    /// total)` after each position; it stops when that returns false or
-    /// `stop` is set.
+    /// total)` before each position's search (`done` positions searched so
+    /// far) and once at the end (`done == total`). `on_progress` may block:
+    /// the server holds the next search there until it has a slot for it.
+    /// The review stops with an error when `on_progress` returns false, and
+    /// the search in progress at its next batch when `stop` is set.
     fn review(
         &self,
         target: &ReviewTarget,
@@ -139,8 +145,8 @@ pub trait Model: Send + Sync {
     /// model for `simulations`, calling `on_update` with the analysis so far
     /// several times on the way (the page shows the search as it grows);
     /// returns the last. The search ends early when `on_update` returns
-    /// `false` (a time limit), and at once, with an error, when `stop` is
-    /// set (the page closed).
+    /// `false`, and at its next batch, with an error, when `stop` is set
+    /// (the page closed or moved on, or the time is up).
     fn analyse(
         &self,
         position: &GeneralPosition,
@@ -373,7 +379,8 @@ pub(crate) mod testing {
             Box::new(sumito_mcts::UniformEvaluator),
             budget,
             seed,
-        );
+        )
+        .keeping_tree(false);
         match level {
             Some(level) => search.with_level(level),
             None => search,

@@ -479,7 +479,7 @@ mod tests {
                         }
                     }
                     Ok(ClientMessage::Review { simulations }) => {
-                        match session.review_target(simulations) {
+                        match session.review_target(simulations, crate::menu::REVIEW_POSITION_LIMIT) {
                             Err(message) => error(message),
                             Ok(_) => unreachable!("no model is loaded"),
                         }

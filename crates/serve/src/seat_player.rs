@@ -164,10 +164,16 @@ pub struct PlayerTurn {
     pub seat: usize,
     pub position: GeneralPosition,
     pub player: SeatPlayer,
-    /// The longest it may think: its limit, or the clock's share if tighter.
+    /// The time it aims at (its `think` cap): the deadline, or a share of
+    /// it for a model.
     pub cap: Duration,
+    /// The longest it may think: its limit, or the clock's share if
+    /// tighter. Its search is stopped there.
+    pub deadline: Duration,
     /// Whether it needs one of the server's search slots.
     pub searches: bool,
+    /// Memory reserved from the server's budget while it searches.
+    pub search_mb: u32,
 }
 
 #[cfg(test)]

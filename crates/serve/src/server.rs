@@ -3,37 +3,40 @@
 //!
 //! Every page is treated as hostile (see README, "The browser: what a page
 //! may do"): requests must name this server's own host and sockets come from
-//! its own page ([`crate::access`]); connections are bounded and silent ones
-//! closed ([`crate::guard`]); pages are bounded in number; seat players
-//! come from a menu and hold memory from one budget ([`crate::menu`]);
-//! searches run on blocking threads, at most `max_searches` at once across
-//! all pages, first come first served with one search per page at a time,
-//! each within a wall-clock limit, and stopped the moment their page
-//! closes. A bad message gets an `error` that quotes at most a short
-//! excerpt, never a crash.
+//! its own page ([`crate::access`]); a request's headers must come whole
+//! within [`HEADER_READ_LIMIT`] (hyper's own limit), connections are bounded
+//! and idle ones make room for new ones ([`crate::guard`]); pages are
+//! bounded in number; seat players come from a menu and hold memory from
+//! one budget ([`crate::menu`]); searches run on blocking threads, at most
+//! `max_searches` at once across all pages, shared fairly between them
+//! ([`crate::slots`]), each within a wall-clock limit and stopped when its
+//! page goes ([`crate::searches`]). A bad message gets an `error` that
+//! quotes at most a short excerpt, never a crash.
 
-use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
-use axum::extract::State;
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{WebSocket, WebSocketUpgrade};
+use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use sumito_play::review::{render_review_svg, review_json};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use axum::serve::Listener;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::sync::{Semaphore, watch};
 
 use crate::access::Access;
-use crate::guard::{GuardedListener, Timeouts};
-use crate::menu::{MODEL_SEARCH_MB, MODEL_THINK_LIMIT, PagePolicy, Reservation};
+use crate::guard::{Connection, GuardedListener, Timeouts};
+use crate::menu::PagePolicy;
 use crate::model::Models;
+use crate::page::Page;
 use crate::protocol::{ClientMessage, ServerMessage};
+use crate::searches::{SearchStop, Shares, analyse, review, run_players};
 use crate::session::{GameSession, error};
+use crate::slots::SearchSlots;
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
@@ -41,12 +44,11 @@ const STYLE_CSS: &str = include_str!("assets/style.css");
 
 /// The largest message a page may send (a pasted record fits easily).
 const MAX_MESSAGE_BYTES: usize = 1 << 20;
-/// How often the server pings a page: a browser answers by itself, which
-/// keeps an open page's connection from counting as silent.
-const PING_EVERY: Duration = Duration::from_secs(20);
-/// Messages a page may send while one of its searches runs; they are
-/// answered in order after it. More are refused.
-const MAX_QUEUED: usize = 16;
+/// The longest a request's headers may take to arrive whole (a browser
+/// sends them at once); the connection is closed after it.
+pub const HEADER_READ_LIMIT: Duration = Duration::from_secs(10);
+/// The largest request head (request line and headers) read.
+const MAX_HEADER_BYTES: usize = 16 * 1024;
 
 /// How the server runs.
 #[derive(Clone, Debug)]
@@ -85,7 +87,7 @@ impl ServeOptions {
 
 struct ServerState {
     models: Arc<Models>,
-    searches: Arc<Semaphore>,
+    slots: SearchSlots,
     pages: Arc<Semaphore>,
     policy: Arc<PagePolicy>,
     access: Access,
@@ -93,7 +95,7 @@ struct ServerState {
 }
 
 /// The app: `/` the page, `/app.js`, `/style.css`, `/ws` the game socket;
-/// every request first has its `Host` checked.
+/// every request first has its `Host` and target checked.
 fn router(state: Arc<ServerState>) -> Router {
     Router::new()
         .route(
@@ -121,7 +123,7 @@ async fn check_host(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    match state.access.check_host(request.headers()) {
+    match state.access.check_request(request.headers(), request.uri()) {
         Ok(()) => next.run(request).await,
         Err(why) => (StatusCode::MISDIRECTED_REQUEST, why).into_response(),
     }
@@ -141,6 +143,7 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
 async fn socket(
     ws: WebSocketUpgrade,
     headers: HeaderMap,
+    Extension(connection): Extension<Connection>,
     State(state): State<Arc<ServerState>>,
 ) -> Response {
     if let Err(why) = state.access.check_upgrade(&headers) {
@@ -155,294 +158,27 @@ async fn socket(
     };
     ws.max_message_size(MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| async move {
+            // An open page is its connection's use: never taken for idle.
+            let _in_use = connection.in_use();
             play(socket, state).await;
             drop(place);
         })
 }
 
-/// Sets its flag when dropped: a page's searches stop when its task ends,
-/// however it ends.
-struct StopOnDrop(Arc<AtomicBool>);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
-/// One page's socket: what it sent but was not answered yet, and its pings.
-struct Page {
-    socket: WebSocket,
-    queued: VecDeque<Utf8Bytes>,
-    /// Messages refused because too many were queued.
-    refused: usize,
-    ping: tokio::time::Interval,
-}
-
-impl Page {
-    fn new(socket: WebSocket) -> Page {
-        let mut ping = tokio::time::interval(PING_EVERY);
-        ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        Page {
-            socket,
-            queued: VecDeque::new(),
-            refused: 0,
-            ping,
-        }
-    }
-
-    async fn send(&mut self, message: &ServerMessage) -> bool {
-        match serde_json::to_string(message) {
-            Ok(text) => self.socket.send(Message::Text(text.into())).await.is_ok(),
-            Err(_) => false,
-        }
-    }
-
-    /// The page's next message; `None` once it is gone.
-    async fn next(&mut self) -> Option<Utf8Bytes> {
-        if self.refused > 0 {
-            let refused = std::mem::take(&mut self.refused);
-            let message = error(format!(
-                "{refused} messages were refused: at most {MAX_QUEUED} may wait while a search runs"
-            ));
-            if !self.send(&message).await {
-                return None;
-            }
-        }
-        if let Some(text) = self.queued.pop_front() {
-            return Some(text);
-        }
-        loop {
-            tokio::select! {
-                incoming = self.socket.recv() => match incoming {
-                    Some(Ok(Message::Text(text))) => return Some(text),
-                    Some(Ok(Message::Close(_)) | Err(_)) | None => return None,
-                    Some(Ok(_)) => {} // pings, pongs, binary
-                },
-                _ = self.ping.tick() => {
-                    if self.socket.send(Message::Ping(Default::default())).await.is_err() {
-                        return None;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Whether messages of the page wait their turn.
-    fn has_queued(&self) -> bool {
-        !self.queued.is_empty()
-    }
-
-    /// Waits for `work` while still reading the page, so that a page that
-    /// goes is noticed at once; its messages meanwhile wait their turn.
-    /// `None` when the page went first.
-    async fn wait<T>(&mut self, work: impl Future<Output = T>) -> Option<T> {
-        tokio::pin!(work);
-        loop {
-            tokio::select! {
-                done = &mut work => return Some(done),
-                incoming = self.socket.recv() => match incoming {
-                    Some(Ok(Message::Text(text))) => {
-                        if self.queued.len() < MAX_QUEUED {
-                            self.queued.push_back(text);
-                        } else {
-                            self.refused += 1;
-                        }
-                    }
-                    Some(Ok(Message::Close(_)) | Err(_)) | None => return None,
-                    Some(Ok(_)) => {}
-                },
-                _ = self.ping.tick() => {
-                    if self.socket.send(Message::Ping(Default::default())).await.is_err() {
-                        return None;
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Runs the players whose turn it is, sending the state after each move;
-/// `false` when the page is gone.
-async fn run_players(page: &mut Page, session: &mut GameSession, state: &ServerState) -> bool {
-    while let Some(seat) = session.player_to_move() {
-        let Some(mut turn) = session.take_player(seat) else {
-            break;
-        };
-        // Players that search take a slot; random and greedy answer at once.
-        let permit = if turn.searches {
-            match page.wait(state.searches.clone().acquire_owned()).await {
-                Some(Ok(permit)) => Some(permit),
-                Some(Err(_)) | None => return false,
-            }
-        } else {
-            None
-        };
-        let job = tokio::task::spawn_blocking(move || {
-            let answer = turn.player.think(&turn.position, Some(turn.cap));
-            drop(permit);
-            (turn, answer)
-        });
-        // A page that goes stops the search through its flag.
-        let Some(joined) = page.wait(job).await else {
-            return false;
-        };
-        let Ok((turn, answer)) = joined else {
-            return page.send(&error("the player stopped unexpectedly")).await;
-        };
-        if let Err(message) = session.player_done(turn.seat, turn.player, turn.position, answer) {
-            return page
-                .send(&error(format!("the player could not move: {message}")))
-                .await;
-        }
-        if !page.send(&ServerMessage::State(session.state())).await {
-            return false;
-        }
-    }
-    true
-}
-
-/// A model search's share of the server: its memory, then its turn among
-/// the searches at once; `None` when the page goes while it waits, the
-/// reason when the memory is not there.
-async fn search_slot(
-    page: &mut Page,
-    state: &ServerState,
-) -> Option<Result<(Reservation, OwnedSemaphorePermit), String>> {
-    let reservation = match state.policy.memory.reserve(MODEL_SEARCH_MB) {
-        Ok(reservation) => reservation,
-        Err(message) => return Some(Err(message)),
-    };
-    let permit = page
-        .wait(state.searches.clone().acquire_owned())
-        .await?
-        .ok()?;
-    Some(Ok((reservation, permit)))
-}
-
-/// Runs an analysis the page asked for, streaming its updates; the reply
-/// to send after it, or `None` when the page is gone.
-async fn analyse(
-    page: &mut Page,
-    session: &mut GameSession,
-    state: &ServerState,
-    stop: &Arc<AtomicBool>,
-    simulations: Option<u32>,
-    position: Option<&str>,
-) -> Option<ServerMessage> {
-    let (target, sims) = match session.analysis_target(simulations, position) {
-        Ok(target) => target,
-        Err(message) => return Some(error(message)),
-    };
-    let (reservation, permit) = match search_slot(page, state).await? {
-        Ok(slot) => slot,
-        Err(message) => return Some(error(message)),
-    };
-    // The search runs on a blocking thread and streams its updates here
-    // through a channel; it ends at its time limit, or at once when the page
-    // goes (its stop flag).
-    let (updates, mut received) = tokio::sync::mpsc::unbounded_channel();
-    let model = session.shared_model();
-    let stop = stop.clone();
-    let search = tokio::task::spawn_blocking(move || {
-        let started = Instant::now();
-        let result = model.analyse(&target, sims, stop, &mut |analysis| {
-            updates.send(analysis.clone()).is_ok() && started.elapsed() < MODEL_THINK_LIMIT
-        });
-        drop((permit, reservation));
-        (target, result)
-    });
-    let mut previous = None;
-    while let Some(analysis) = page.wait(received.recv()).await? {
-        // Every update but the last goes out as it comes.
-        if let Some(earlier) = previous.replace(analysis)
-            && !page
-                .send(&GameSession::analysis_message(&target, &earlier, false))
-                .await
-        {
-            return None;
-        }
-        // A message from the page (a move, most often) ends the analysis:
-        // the page has moved on, and its message is not kept waiting.
-        if page.has_queued() {
-            break;
-        }
-    }
-    // (The search's next update finds nobody to take it, and it ends there.)
-    drop(received);
-    match page.wait(search).await? {
-        Ok((target, Ok(analysis))) => {
-            session.note_analysis(&target, &analysis);
-            let message = GameSession::analysis_message(&target, &analysis, true);
-            if !page.send(&message).await {
-                return None;
-            }
-            Some(ServerMessage::State(session.state()))
-        }
-        Ok((_, Err(message))) => Some(error(message)),
-        Err(_) => Some(error("the analysis stopped unexpectedly")),
-    }
-}
-
-/// Runs a review the page asked for, streaming its progress; the reply to
-/// send after it, or `None` when the page is gone. A message from the page
-/// ends it early (the page has moved on).
-async fn review(
-    page: &mut Page,
-    session: &mut GameSession,
-    state: &ServerState,
-    stop: &Arc<AtomicBool>,
-    simulations: Option<u32>,
-) -> Option<ServerMessage> {
-    let target = match session.review_target(simulations) {
-        Ok(target) => target,
-        Err(message) => return Some(error(message)),
-    };
-    let (reservation, permit) = match search_slot(page, state).await? {
-        Ok(slot) => slot,
-        Err(message) => return Some(error(message)),
-    };
-    let (progress, mut received) = tokio::sync::mpsc::unbounded_channel();
-    let model = session.shared_model();
-    let stop = stop.clone();
-    let job = tokio::task::spawn_blocking(move || {
-        let result = model.review(&target, stop, &mut |done, total| {
-            progress.send((done, total)).is_ok()
-        });
-        drop((permit, reservation));
-        result
-    });
-    while let Some((done, total)) = page.wait(received.recv()).await? {
-        if !page
-            .send(&ServerMessage::ReviewProgress { done, total })
-            .await
-        {
-            return None;
-        }
-        if page.has_queued() {
-            break;
-        }
-    }
-    // (The review's next progress finds nobody to take it, and it ends.)
-    drop(received);
-    match page.wait(job).await? {
-        Ok(Ok(review)) => Some(ServerMessage::Review {
-            review: review_json(&review),
-            svg: render_review_svg(&review, "Review of the game"),
-        }),
-        Ok(Err(message)) => Some(error(message)),
-        Err(_) => Some(error("the review stopped unexpectedly")),
-    }
-}
-
 async fn play(socket: WebSocket, state: Arc<ServerState>) {
     let mut page = Page::new(socket);
-    let stop = Arc::new(AtomicBool::new(false));
-    let _stop_on_drop = StopOnDrop(stop.clone());
+    // Set when the page's task ends, however it ends: the seats' players
+    // stop with it (each search also has a flag of its own).
+    let page_stop = SearchStop::new();
+    let slots = state.slots.user();
+    let shares = Shares {
+        slots: &slots,
+        policy: &state.policy,
+    };
     let mut session = match GameSession::new(
         state.models.clone(),
         state.policy.clone(),
-        stop.clone(),
+        page_stop.flag(),
         state.seed,
     ) {
         Ok(session) => session,
@@ -469,22 +205,20 @@ async fn play(socket: WebSocket, state: Arc<ServerState>) {
                 simulations,
                 position,
             } => {
-                let Some(reply) = analyse(
+                let asked = analyse(
                     &mut page,
                     &mut session,
-                    &state,
-                    &stop,
+                    &shares,
                     simulations,
                     position.as_deref(),
-                )
-                .await
-                else {
+                );
+                let Some(reply) = asked.await else {
                     return;
                 };
                 reply
             }
             ClientMessage::Review { simulations } => {
-                let Some(reply) = review(&mut page, &mut session, &state, &stop, simulations).await
+                let Some(reply) = review(&mut page, &mut session, &shares, simulations).await
                 else {
                     return;
                 };
@@ -499,7 +233,7 @@ async fn play(socket: WebSocket, state: Arc<ServerState>) {
         if !page.send(&reply).await {
             return;
         }
-        if !run_players(&mut page, &mut session, &state).await {
+        if !run_players(&mut page, &mut session, &shares).await {
             return;
         }
     }
@@ -555,7 +289,7 @@ pub async fn serve_on(
         .map_err(|why| std::io::Error::new(std::io::ErrorKind::InvalidInput, why))?;
     let state = Arc::new(ServerState {
         models,
-        searches: Arc::new(Semaphore::new(options.max_searches.max(1))),
+        slots: SearchSlots::new(options.max_searches),
         pages: Arc::new(Semaphore::new(options.max_pages.max(1))),
         policy: Arc::new(PagePolicy::new(
             options.memory_mb,
@@ -564,10 +298,57 @@ pub async fn serve_on(
         access,
         seed: options.seed,
     });
-    let listener = GuardedListener::new(listener, options.max_connections, Timeouts::default());
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(stop)
-        .await
+    let mut listener = GuardedListener::new(listener, options.max_connections, Timeouts::default());
+    let app = router(state);
+    // Each connection's task holds a receiver; once stopping, the server
+    // waits until all are gone (requests answered; pages go on by themselves).
+    let (stop_all, connections) = watch::channel(false);
+    tokio::pin!(stop);
+    loop {
+        let stream = tokio::select! {
+            (stream, _) = listener.accept() => stream,
+            () = &mut stop => break,
+        };
+        let connection = stream.connection();
+        let app = app.clone();
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
+            // Marked in use while its request is answered.
+            let in_use = connection.in_use();
+            request.extensions_mut().insert(connection.clone());
+            let answer = tower_service::Service::call(&mut app.clone(), request);
+            async move {
+                let response = answer.await;
+                drop(in_use);
+                response
+            }
+        });
+        let mut stopped = connections.clone();
+        tokio::spawn(async move {
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_LIMIT)
+                .max_header_size(MAX_HEADER_BYTES);
+            let served = http
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades();
+            tokio::pin!(served);
+            let stopping = async move {
+                let _ = stopped.wait_for(|stop| *stop).await;
+            };
+            tokio::select! {
+                _ = served.as_mut() => {}
+                () = stopping => {
+                    served.as_mut().graceful_shutdown();
+                    let _ = served.await;
+                }
+            }
+        });
+    }
+    drop(listener);
+    let _ = stop_all.send(true);
+    drop(connections);
+    stop_all.closed().await;
+    Ok(())
 }
 
 /// [`serve`] on a runtime of its own, for the command line.

@@ -1,8 +1,8 @@
 //! One page's game: the positions so far (general engine, so every variant
 //! and 3–6 players), who plays each seat, the clocks, the shown ply, and the
 //! answers to the page's messages: moves, undo, loading and saving, the
-//! targets of the page's analyses and reviews, and the state the page
-//! shows. Seat players think outside this struct (the server takes a
+//! targets of the page's analyses and reviews; what the page shows of it is
+//! `session/view.rs`. Seat players think outside this struct (the server takes a
 //! seat's player out, runs it on a blocking thread and puts it back), so
 //! nothing here blocks for long.
 
@@ -13,27 +13,22 @@ use std::time::{Duration, Instant};
 use sumito_arena::match_start::default_layouts;
 use sumito_arena::record::{GameRecord, Start};
 use sumito_arena::record_format::format_of;
-use sumito_engine::general::{
-    CellContent, GeneralLayout, GeneralMove, GeneralPosition, MoveKind, SEAT_NAMES,
-};
+use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition, SEAT_NAMES};
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::{Cell, Position, Rules};
-use sumito_game::{GameKind, LEVELS};
+use sumito_engine::{Position, Rules};
+use sumito_game::GameKind;
 use sumito_play::analysis::record_under_rules;
 
 use crate::menu::{
-    CLASSICAL_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MODEL_SEARCH_MB, MODEL_THINK_LIMIT,
-    PagePolicy, Reservation, page_player,
+    CLASSICAL_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MODEL_PLANNED_SHARE, MODEL_SEARCH_MB,
+    MODEL_THINK_LIMIT, PagePolicy, Reservation, page_player,
 };
 use crate::model::{
     DEFAULT_ANALYSIS_SIMULATIONS, DEFAULT_REVIEW_SIMULATIONS, DEFAULT_SEAT_SIMULATIONS, Model,
     ModelGame, Models, NO_MODEL, NoModel, PageAnalysis, ReviewTarget, check_model_rules,
     seat_budget,
 };
-use crate::protocol::{
-    AnalysisMove, CellView, ClientMessage, ClockRequest, LevelView, ModelView, MoveView, PlyView,
-    SeatRequest, SeatView, ServerMessage, StateView,
-};
+use crate::protocol::{ClientMessage, ClockRequest, SeatRequest, ServerMessage};
 use crate::seat_player::{PlayerMove, PlayerTurn, SeatPlayer};
 
 /// Who plays a seat.
@@ -49,6 +44,12 @@ enum Seat {
         limit: Duration,
         /// Whether it searches (then it waits for a search slot).
         searches: bool,
+        /// Whether it is a model (whose timed search is planned from its
+        /// speed, so it aims below its limit).
+        model: bool,
+        /// Memory reserved while it searches (a model's tree; a classical
+        /// player's table is held with the game).
+        search_mb: u32,
     },
 }
 
@@ -91,54 +92,6 @@ impl std::fmt::Debug for GameSession {
                 .unwrap_or_default()
         )
     }
-}
-
-fn cell_names(cells: &[Cell]) -> Vec<String> {
-    cells.iter().map(Cell::to_string).collect()
-}
-
-/// The cells a move picks up and where each goes, for the page.
-fn move_cells(position: &GeneralPosition, mv: GeneralMove) -> (Vec<String>, Vec<String>) {
-    let _ = position;
-    match mv.kind() {
-        MoveKind::Group(group) => {
-            let from: Vec<Cell> = group.cells().collect();
-            let to: Vec<Cell> = from
-                .iter()
-                .filter_map(|c| c.neighbour(group.direction()))
-                .collect();
-            (cell_names(&from), cell_names(&to))
-        }
-        MoveKind::Shield(shield) => {
-            let to: Vec<Cell> = shield
-                .cells
-                .iter()
-                .filter_map(|c| c.neighbour(shield.dir))
-                .collect();
-            (cell_names(&shield.cells), cell_names(&to))
-        }
-        MoveKind::Rotation(rotation) => (cell_names(&rotation.ends), cell_names(&rotation.to)),
-    }
-}
-
-fn content_name(position: &GeneralPosition, cell: Cell) -> &'static str {
-    match position.at(cell) {
-        CellContent::Empty => "empty",
-        CellContent::Marble(_) if position.rules().one_colour => "common",
-        CellContent::Marble(seat) => SEAT_NAMES[seat],
-        CellContent::Neutral => "neutral",
-        CellContent::Obstacle => "obstacle",
-        CellContent::Hole => "hole",
-    }
-}
-
-fn board_view(position: &GeneralPosition) -> Vec<CellView> {
-    Cell::all()
-        .map(|cell| CellView {
-            cell: cell.to_string(),
-            content: content_name(position, cell),
-        })
-        .collect()
 }
 
 impl GameSession {
@@ -206,7 +159,15 @@ impl GameSession {
         let seat_requests: Vec<SeatRequest> = std::iter::once(SeatRequest::Human { name: None })
             .chain(std::iter::repeat_n(opponent, seats - 1))
             .collect();
-        session.new_game(&layout, None, &seat_requests, None)?;
+        // Every page gets a game: when its opponent's table does not fit
+        // the memory the other pages hold, people play each other.
+        if session
+            .new_game(&layout, None, &seat_requests, None)
+            .is_err()
+        {
+            let people = vec![SeatRequest::Human { name: None }; seats];
+            session.new_game(&layout, None, &people, None)?;
+        }
         Ok(session)
     }
 
@@ -241,8 +202,14 @@ impl GameSession {
         let layout = GeneralLayout::from_name(layout).map_err(|err| err.to_string())?;
         // The model of each model seat: the one it names, else the first
         // that plays on this layout under the rules asked (or its own).
+        // The page's table is checked as a file's is (`RulesTable::read`):
+        // values in range and every layout named a layout.
         let asked_table = rules
-            .map(|value| RulesTable::from_json(value).map_err(|err| format!("rules: {err}")))
+            .map(|value| {
+                let table = RulesTable::from_json(value).map_err(|err| format!("rules: {err}"))?;
+                table.validate().map_err(|err| err.to_string())?;
+                Ok::<_, String>(table)
+            })
             .transpose()?;
         let seat_models = seats
             .iter()
@@ -320,6 +287,8 @@ impl GameSession {
                         player: Some(player),
                         limit: CLASSICAL_THINK_LIMIT,
                         searches: chosen.searches,
+                        model: false,
+                        search_mb: 0,
                     }
                 }
                 SeatRequest::Model {
@@ -336,7 +305,6 @@ impl GameSession {
                     let budget = seat_budget(*simulations, *time_ms);
                     let mut player = model.model_seat(budget, level, seed)?;
                     player.set_stop(self.stop.clone());
-                    memory_mb += MODEL_SEARCH_MB;
                     let model = model.model_name().unwrap_or_else(|| "model".into());
                     Seat::Player {
                         name: match level {
@@ -348,6 +316,10 @@ impl GameSession {
                         player: Some(player),
                         limit: MODEL_THINK_LIMIT,
                         searches: true,
+                        model: true,
+                        // Its tree lives while it searches only (a model
+                        // seat keeps none between moves).
+                        search_mb: MODEL_SEARCH_MB,
                     }
                 }
             });
@@ -412,7 +384,8 @@ impl GameSession {
     }
 
     /// Takes the player of `seat` out to think: the position, the player,
-    /// and the time it may take (its limit, or the clock's share if tighter).
+    /// the time it may take (its limit, or the clock's share if tighter) and
+    /// the time it aims at.
     pub fn take_player(&mut self, seat: usize) -> Option<PlayerTurn> {
         let position = *self.current();
         let share = self.clock.map(|_| self.clocks[seat] / 20);
@@ -421,15 +394,37 @@ impl GameSession {
                 player,
                 limit,
                 searches,
+                model,
+                search_mb,
                 ..
-            } => player.take().map(|player| PlayerTurn {
-                seat,
-                position,
-                player,
-                cap: share.map_or(*limit, |share| share.min(*limit)),
-                searches: *searches,
+            } => player.take().map(|player| {
+                let deadline = share.map_or(*limit, |share| share.min(*limit));
+                PlayerTurn {
+                    seat,
+                    position,
+                    player,
+                    // A model plans its timed search from its measured
+                    // speed, which a growing tree slows: it aims at a share
+                    // of its time, so that the stop at the deadline is a
+                    // last resort.
+                    cap: match model {
+                        true => deadline.mul_f64(MODEL_PLANNED_SHARE),
+                        false => deadline,
+                    },
+                    deadline,
+                    searches: *searches,
+                    search_mb: *search_mb,
+                }
             }),
             Seat::Human(_) => None,
+        }
+    }
+
+    /// Puts the player of `turn` back without a move (its search was not
+    /// run, or stopped).
+    pub fn give_back(&mut self, turn: PlayerTurn) {
+        if let Seat::Player { player: slot, .. } = &mut self.seats[turn.seat] {
+            *slot = Some(turn.player);
         }
     }
 
@@ -596,9 +591,14 @@ impl GameSession {
 
     /// What a review by the model searches: every position of the game
     /// (the start first, to its last move, whatever is shown) under the
-    /// model's rules, the moves between them, and the simulations a
-    /// position (default [`DEFAULT_REVIEW_SIMULATIONS`]).
-    pub fn review_target(&self, simulations: Option<u32>) -> Result<ReviewTarget, String> {
+    /// model's rules, the moves between them, the simulations a position
+    /// (default [`DEFAULT_REVIEW_SIMULATIONS`]) and the longest a
+    /// position's search may take (`position_limit`).
+    pub fn review_target(
+        &self,
+        simulations: Option<u32>,
+        position_limit: Duration,
+    ) -> Result<ReviewTarget, String> {
         let Some(game) = self.model().model_game() else {
             return Err("no model is loaded: start `sumito serve --model NAME` to review".into());
         };
@@ -617,6 +617,7 @@ impl GameSession {
             positions,
             moves: self.moves.clone(),
             simulations,
+            position_limit,
         })
     }
 
@@ -705,58 +706,6 @@ impl GameSession {
         {
             Some(Ok((_, note))) => (true, note),
             _ => (false, None),
-        }
-    }
-
-    /// The analysis message for the page; `done` marks the last of a
-    /// search's updates.
-    pub fn analysis_message(
-        position: &GeneralPosition,
-        analysis: &PageAnalysis,
-        done: bool,
-    ) -> ServerMessage {
-        let moves = analysis
-            .moves
-            .iter()
-            .take(12)
-            .map(|stats| {
-                let (from, to) = move_cells(position, stats.mv);
-                AnalysisMove {
-                    text: stats.mv.to_text(),
-                    from,
-                    to,
-                    visits: stats.visits,
-                    prior: stats.prior,
-                    q: stats.q,
-                }
-            })
-            .collect();
-        let mut pv_boards = Vec::new();
-        let mut line = *position;
-        for &mv in &analysis.principal_variation {
-            if line.is_game_over() || !line.is_legal(mv) {
-                break;
-            }
-            line = line.play(mv);
-            pv_boards.push(board_view(&line));
-        }
-        let seating = position.rules().seating;
-        ServerMessage::Analysis {
-            position: position.to_string(),
-            side: seating.side_name(position.side_to_move()),
-            ply: position.ply(),
-            wdl: [analysis.wdl.win, analysis.wdl.draw, analysis.wdl.loss],
-            values_by_side: analysis.side_values.clone(),
-            moves,
-            pv: analysis
-                .principal_variation
-                .iter()
-                .map(|mv| mv.to_text())
-                .collect(),
-            pv_boards,
-            simulations: analysis.simulations,
-            elapsed_ms: analysis.elapsed.as_millis() as u64,
-            done,
         }
     }
 
@@ -860,118 +809,6 @@ impl GameSession {
         self.record = record;
         Ok(())
     }
-
-    /// Everything the page shows.
-    pub fn state(&self) -> StateView {
-        let shown = &self.positions[self.cursor];
-        let last = self.current();
-        let rules = last.rules();
-        let seating = rules.seating;
-        let (can_analyse, rules_note) = self.analysis_view();
-        let human_to_move =
-            !self.is_over() && matches!(self.seats[last.seat_to_move()], Seat::Human(_));
-        let running = self.clock.is_some() && !self.is_over();
-        let legal = if self.cursor == self.moves.len() && human_to_move {
-            last.legal_moves()
-                .into_iter()
-                .map(|mv| {
-                    let (from, to) = move_cells(last, mv);
-                    MoveView {
-                        text: mv.to_text(),
-                        comma: mv.to_comma(),
-                        from,
-                        to,
-                    }
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        StateView {
-            layout: match &self.record.start {
-                Start::Layout(layout) => layout.name(),
-                Start::Position(_) => "position".into(),
-            },
-            rules: rules.to_string(),
-            position: shown.to_string(),
-            cursor: self.cursor,
-            board: board_view(shown),
-            seats: (0..seating.seats())
-                .map(|seat| {
-                    let side = seating.side_of(seat);
-                    let clock_ms = self.clock.map(|_| {
-                        let mut left = self.clocks[seat];
-                        if running && last.seat_to_move() == seat {
-                            left = left.saturating_sub(self.turn_started.elapsed());
-                        }
-                        left.as_millis() as u64
-                    });
-                    SeatView {
-                        colour: SEAT_NAMES[seat],
-                        player: match &self.seats[seat] {
-                            Seat::Human(name) => name.clone(),
-                            Seat::Player { name, .. } => name.clone(),
-                        },
-                        human: matches!(self.seats[seat], Seat::Human(_)),
-                        score: shown.seat_score(seat),
-                        side_score: shown.side_score(side),
-                        target: rules.target(side),
-                        marbles: shown.marble_count(seat),
-                        clock_ms,
-                    }
-                })
-                .collect(),
-            to_move: shown.seat_to_move(),
-            human_to_move,
-            legal,
-            history: self
-                .moves
-                .iter()
-                .enumerate()
-                .map(|(index, mv)| PlyView {
-                    ply: index + 1,
-                    seat: self.positions[index].seat_to_move(),
-                    text: mv.to_text(),
-                    position: self.positions[index + 1].to_string(),
-                    win: self.wins[index],
-                    think_ms: self.thinks[index].map(|d| d.as_secs_f64() * 1000.0),
-                })
-                .collect(),
-            result: self.ended.clone().or_else(|| last.describe_outcome()),
-            can_analyse,
-            model: self.model().model_name(),
-            levels: levels_of(self.model()),
-            models: self
-                .models
-                .list()
-                .iter()
-                .filter_map(|model| {
-                    Some(ModelView {
-                        name: model.model_name()?,
-                        layouts: model.model_game()?.layouts(),
-                        levels: levels_of(model.as_ref()),
-                    })
-                })
-                .collect(),
-            rules_note,
-        }
-    }
-}
-
-/// A model's strength levels for the page (none without a model).
-fn levels_of(model: &dyn Model) -> Vec<LevelView> {
-    if model.model_name().is_none() {
-        return Vec::new();
-    }
-    LEVELS
-        .iter()
-        .map(|level| LevelView {
-            number: level.number,
-            name: level.name,
-            simulations: level.simulations,
-            elo: model.level_elo(level.number),
-        })
-        .collect()
 }
 
 /// The longest error message sent to a page: errors quote what was sent
@@ -991,674 +828,7 @@ pub fn error(message: impl Into<String>) -> ServerMessage {
     ServerMessage::Error { message }
 }
 
+mod view;
+
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::testing::{TRAINED, UniformModel, three_player_table};
-    use sumito_game::{Board, GameKind};
-
-    fn session() -> GameSession {
-        GameSession::new(
-            Arc::new(Models::none()),
-            Arc::new(PagePolicy::new(1024, None)),
-            Arc::new(AtomicBool::new(false)),
-            1,
-        )
-        .unwrap()
-    }
-
-    fn people(n: usize) -> Vec<SeatRequest> {
-        (0..n).map(|_| SeatRequest::Human { name: None }).collect()
-    }
-
-    /// Runs the player to move, as the server does (on this thread).
-    fn player_turn(session: &mut GameSession) {
-        let seat = session.player_to_move().expect("a player's turn");
-        let mut turn = session.take_player(seat).unwrap();
-        let answer = turn.player.think(&turn.position, Some(turn.cap));
-        session
-            .player_done(seat, turn.player, turn.position, answer)
-            .unwrap();
-    }
-
-    #[test]
-    fn a_game_against_a_player_plays_undoes_and_refuses_illegal_moves() {
-        let mut game = session();
-        let state = game.state();
-        assert_eq!(state.board.len(), 61);
-        assert_eq!(state.legal.len(), 44, "Standard, Black to move");
-        assert!(state.human_to_move && !state.can_analyse);
-        let a1b2 = state.legal.iter().find(|m| m.text == "A1B2").unwrap();
-        assert_eq!(a1b2.from, ["A1", "B2", "C3"]);
-        assert_eq!(a1b2.to, ["B2", "C3", "D4"]);
-        let err = game
-            .handle(ClientMessage::Move {
-                text: "I5H5".into(),
-            })
-            .unwrap_err();
-        assert!(err.contains("not legal"), "{err}");
-        game.handle(ClientMessage::Move {
-            text: "A1B2".into(),
-        })
-        .unwrap();
-        assert_eq!(game.player_to_move(), Some(1));
-        assert!(
-            game.handle(ClientMessage::Move {
-                text: "B1C2".into()
-            })
-            .is_err(),
-            "the player's turn"
-        );
-        player_turn(&mut game);
-        let state = game.state();
-        assert_eq!(state.history.len(), 2);
-        assert!(state.human_to_move);
-        assert!(state.history[0].think_ms.is_none(), "a person's move");
-        assert!(
-            state.history[1].think_ms.is_some_and(|ms| ms > 0.0),
-            "the player's"
-        );
-        // Undo takes back the player's reply and the person's move.
-        game.handle(ClientMessage::Undo {}).unwrap();
-        assert_eq!(game.state().history.len(), 0);
-        game.handle(ClientMessage::Resign {}).unwrap();
-        assert_eq!(game.state().result.as_deref(), Some("black resigned"));
-    }
-
-    #[test]
-    fn every_layout_and_variant_starts_and_bad_requests_are_refused() {
-        let mut game = session();
-        game.handle(ClientMessage::NewGame {
-            layout: "six-player".into(),
-            rules: Some(serde_json::json!({"holes": ["E5"], "partners_in_a_row": true})),
-            seats: people(6),
-            clock: None,
-        })
-        .unwrap();
-        let state = game.state();
-        assert_eq!(state.seats.len(), 6);
-        assert_eq!(
-            state.board.iter().filter(|c| c.content == "hole").count(),
-            1
-        );
-        assert!(!state.legal.is_empty());
-        for (layout, rules, seats, expected) in [
-            ("hexagon", None, people(2), "hexagon"),
-            (
-                "standard",
-                Some(serde_json::json!({"holse": []})),
-                people(2),
-                "holse",
-            ),
-            ("four-player", None, people(2), "seats 4"),
-            (
-                "standard",
-                None,
-                vec![
-                    SeatRequest::Classical {
-                        spec: "grandmaster".into(),
-                    },
-                    SeatRequest::Human { name: None },
-                ],
-                "grandmaster",
-            ),
-            (
-                "three-player",
-                None,
-                vec![
-                    SeatRequest::Model {
-                        model: None,
-                        simulations: None,
-                        time_ms: None,
-                        level: None,
-                    },
-                    SeatRequest::Human { name: None },
-                    SeatRequest::Human { name: None },
-                ],
-                "model",
-            ),
-        ] {
-            let err = game
-                .handle(ClientMessage::NewGame {
-                    layout: layout.into(),
-                    rules,
-                    seats,
-                    clock: None,
-                })
-                .unwrap_err();
-            assert!(err.contains(expected), "{expected}: {err}");
-        }
-        assert!(game.handle(ClientMessage::Goto { ply: 5 }).is_err());
-        assert!(
-            game.analysis_target(None, None)
-                .unwrap_err()
-                .contains("no model")
-        );
-    }
-
-    #[test]
-    fn records_save_and_load_in_both_formats_and_as_aba_pro_lists() {
-        let mut game = session();
-        game.handle(ClientMessage::NewGame {
-            layout: "standard".into(),
-            rules: None,
-            seats: people(2),
-            clock: None,
-        })
-        .unwrap();
-        for mv in ["A1B2", "I5H5", "B1C2"] {
-            game.handle(ClientMessage::Move { text: mv.into() })
-                .unwrap();
-        }
-        let Some(ServerMessage::Record { text }) = game.handle(ClientMessage::Save {}).unwrap()
-        else {
-            panic!("a record")
-        };
-        assert!(
-            text.starts_with(sumito_arena::record_format::GAME_RECORD_MAGIC),
-            "{text}"
-        );
-        assert!(text.contains("seats: "), "{text}");
-        let mut other = session();
-        other.handle(ClientMessage::Load { record: text }).unwrap();
-        assert_eq!(other.state().position, game.state().position);
-        other.handle(ClientMessage::Goto { ply: 1 }).unwrap();
-        assert_eq!(other.state().cursor, 1);
-        // A plain list of Aba-Pro moves, with move numbers.
-        other
-            .handle(ClientMessage::Load {
-                record: "1. A1B2 I5H5\n2. B1C2".into(),
-            })
-            .unwrap();
-        assert_eq!(other.state().position, game.state().position);
-        let err = other
-            .handle(ClientMessage::Load {
-                record: "A1B2 A1B2".into(),
-            })
-            .unwrap_err();
-        assert!(err.contains("move 2"), "{err}");
-        // An older two-player record loads too.
-        other
-            .handle(ClientMessage::Load {
-                record: format!(
-                    "{}\nlayout: standard\nmoves:\nA1B2\nI5H5\nB1C2\nresult: *\n",
-                    sumito_arena::record_format::TWO_PLAYER_RECORD_MAGIC_V1
-                ),
-            })
-            .unwrap();
-        assert_eq!(other.state().position, game.state().position);
-        // A game of the general game saves in the same format.
-        game.handle(ClientMessage::NewGame {
-            layout: "three-player".into(),
-            rules: None,
-            seats: people(3),
-            clock: None,
-        })
-        .unwrap();
-        game.handle(ClientMessage::Move {
-            text: "B1C2".into(),
-        })
-        .unwrap();
-        let Some(ServerMessage::Record { text }) = game.handle(ClientMessage::Save {}).unwrap()
-        else {
-            panic!("a record")
-        };
-        assert!(
-            text.starts_with(sumito_arena::record_format::GAME_RECORD_MAGIC),
-            "{text}"
-        );
-        other.handle(ClientMessage::Load { record: text }).unwrap();
-        assert_eq!(other.state().seats.len(), 3);
-        assert_eq!(other.state().history.len(), 1);
-    }
-
-    #[test]
-    fn clocks_count_down_and_add_the_increment() {
-        let mut game = session();
-        game.handle(ClientMessage::NewGame {
-            layout: "standard".into(),
-            rules: None,
-            seats: people(2),
-            clock: Some(ClockRequest {
-                minutes: 1.0,
-                increment_seconds: 5.0,
-            }),
-        })
-        .unwrap();
-        let before = game.state().seats[0].clock_ms.unwrap();
-        assert!(before <= 60_000 && before > 59_000);
-        game.handle(ClientMessage::Move {
-            text: "A1B2".into(),
-        })
-        .unwrap();
-        assert!(game.state().seats[0].clock_ms.unwrap() <= before);
-        let err = game
-            .handle(ClientMessage::NewGame {
-                layout: "standard".into(),
-                rules: None,
-                seats: people(2),
-                clock: Some(ClockRequest {
-                    minutes: -1.0,
-                    increment_seconds: 0.0,
-                }),
-            })
-            .unwrap_err();
-        assert!(err.contains("clock"), "{err}");
-    }
-
-    #[test]
-    fn errors_quote_a_short_excerpt_of_what_was_sent() {
-        let mut game = session();
-        let huge = "X".repeat(1 << 20);
-        let err = game.handle(ClientMessage::Move { text: huge }).unwrap_err();
-        let ServerMessage::Error { message } = error(err) else {
-            unreachable!()
-        };
-        assert!(
-            message.chars().count() <= MAX_ERROR_CHARS,
-            "{}",
-            message.len()
-        );
-        let ServerMessage::Error { message } = error(format!("bad: {}", "é".repeat(5000))) else {
-            unreachable!()
-        };
-        assert_eq!(message.chars().count(), MAX_ERROR_CHARS);
-        assert!(message.ends_with('…'));
-        let ServerMessage::Error { message } = error("short") else {
-            unreachable!()
-        };
-        assert_eq!(message, "short");
-    }
-
-    #[test]
-    fn the_players_of_all_pages_share_one_memory_budget() {
-        let policy = Arc::new(PagePolicy::new(40, None));
-        let page = |policy: &Arc<PagePolicy>| {
-            GameSession::new(
-                Arc::new(Models::none()),
-                policy.clone(),
-                Arc::new(AtomicBool::new(false)),
-                1,
-            )
-        };
-        let alphabeta = |spec: &str| SeatRequest::Classical { spec: spec.into() };
-        let two_players = |game: &mut GameSession| {
-            game.handle(ClientMessage::NewGame {
-                layout: "standard".into(),
-                rules: None,
-                seats: vec![
-                    alphabeta("alphabeta:depth=1"),
-                    alphabeta("alphabeta:depth=1"),
-                ],
-                clock: None,
-            })
-        };
-        // The first page's default game holds one table (16 MB); two
-        // players of a second page's game (32 MB) do not fit beside it.
-        let first = page(&policy).unwrap();
-        let mut second = page(&policy).unwrap();
-        let err = two_players(&mut second).unwrap_err();
-        assert!(err.contains("memory budget"), "{err}");
-        // When the first page goes, its share comes back.
-        drop(first);
-        two_players(&mut second).unwrap();
-        // A loaded game holds none.
-        second.load("A1B2 I5H5").unwrap();
-        let mut third = page(&policy).unwrap();
-        two_players(&mut third).unwrap();
-    }
-
-    #[test]
-    fn a_game_is_bounded_in_length() {
-        let mut game = session();
-        // A record one move too long, of moves that push nothing off.
-        let mut position = GeneralPosition::from_text(
-            &Position::start(sumito_engine::Layout::Standard, Rules::default()).to_string(),
-            None,
-        )
-        .unwrap();
-        let mut moves = Vec::new();
-        for ply in 0..=MAX_GAME_PLIES {
-            let quiet: Vec<GeneralMove> = position
-                .legal_moves()
-                .into_iter()
-                .filter(|&mv| position.play(mv).scores() == position.scores())
-                .collect();
-            let mv = quiet[ply * 7 % quiet.len()];
-            moves.push(mv.to_text());
-            position = position.play(mv);
-        }
-        let err = game.load(&moves.join(" ")).unwrap_err();
-        assert!(err.contains("at most"), "{err}");
-        // Players of a game without a move limit stop at the server's.
-        game.handle(ClientMessage::NewGame {
-            layout: "standard".into(),
-            rules: None,
-            seats: vec![
-                SeatRequest::Classical {
-                    spec: "random".into(),
-                },
-                SeatRequest::Classical {
-                    spec: "random".into(),
-                },
-            ],
-            clock: None,
-        })
-        .unwrap();
-        while game.player_to_move().is_some() {
-            player_turn(&mut game);
-        }
-        let state = game.state();
-        assert!(state.history.len() <= MAX_GAME_PLIES);
-        assert!(state.result.is_some());
-    }
-
-    #[test]
-    fn the_model_plays_and_analyses_only_under_its_training_rules() {
-        let mut game = GameSession::new(
-            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
-                GameKind::TwoPlayer,
-                RulesTable::of_two_player(TRAINED),
-            ))))),
-            Arc::new(PagePolicy::new(1024, None)),
-            Arc::new(AtomicBool::new(false)),
-            1,
-        )
-        .unwrap();
-        // The first game, and any game with the model that names no rules,
-        // is under the model's rules.
-        let limit = |game: &GameSession| Position::of_general(game.current()).unwrap().rules();
-        assert_eq!(limit(&game), TRAINED);
-        assert!(game.state().rules_note.is_none());
-        let model = SeatRequest::Model {
-            model: None,
-            simulations: Some(8),
-            time_ms: None,
-            level: None,
-        };
-        let with_model = |rules: Option<serde_json::Value>| ClientMessage::NewGame {
-            layout: "belgian-daisy".into(),
-            rules,
-            seats: vec![SeatRequest::Human { name: None }, model.clone()],
-            clock: None,
-        };
-        game.handle(with_model(None)).unwrap();
-        assert_eq!(limit(&game), TRAINED);
-        // Other rules with the model are refused, naming both.
-        let err = game
-            .handle(with_model(Some(serde_json::json!({"max_plies": 400}))))
-            .unwrap_err();
-        assert!(
-            err.contains("200-ply limit") && err.contains("400-ply limit"),
-            "{err}"
-        );
-        game.handle(with_model(Some(serde_json::json!({"max_plies": 200}))))
-            .unwrap();
-        // A record without rules is analysed under the model's, and the
-        // page is told.
-        game.load("A1B2 I5H5").unwrap();
-        let note = game.state().rules_note.expect("a note");
-        assert!(
-            note.contains("200-ply limit") && note.contains("no move limit"),
-            "{note}"
-        );
-        let (target, _) = game.analysis_target(Some(10), None).unwrap();
-        assert_eq!(Position::of_general(&target).unwrap().rules(), TRAINED);
-        let (pasted, _) = game
-            .analysis_target(Some(10), Some("5/6/7/8/bb4bbw/w7/7/6/5 b 0 5"))
-            .unwrap();
-        assert_eq!(Position::of_general(&pasted).unwrap().rules(), TRAINED);
-        // A pasted text it cannot read is refused with the character at fault.
-        let refused = game
-            .analysis_target(Some(10), Some("5/6/7/8/bb4bzw/w7/7/6/5 b 0 5"))
-            .unwrap_err();
-        assert!(
-            refused.starts_with("the model's game:") && refused.contains("(at character "),
-            "{refused}"
-        );
-    }
-
-    #[test]
-    fn a_review_takes_the_whole_game_under_the_models_rules() {
-        let mut game = GameSession::new(
-            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
-                GameKind::TwoPlayer,
-                RulesTable::of_two_player(TRAINED),
-            ))))),
-            Arc::new(PagePolicy::new(1024, None)),
-            Arc::new(AtomicBool::new(false)),
-            1,
-        )
-        .unwrap();
-        let err = game.review_target(None).unwrap_err();
-        assert!(err.contains("no move"), "{err}");
-        game.load("A1B2 I5H5").unwrap();
-        game.handle(ClientMessage::Goto { ply: 1 }).unwrap();
-        // The whole game, whatever is shown, under the model's rules.
-        let target = game.review_target(Some(50_000_000)).unwrap();
-        assert_eq!((target.positions.len(), target.moves.len()), (3, 2));
-        assert_eq!(target.simulations, MAX_SIMULATIONS);
-        for position in &target.positions {
-            assert_eq!(Position::of_general(position).unwrap().rules(), TRAINED);
-        }
-        assert_eq!(
-            game.review_target(None).unwrap().simulations,
-            DEFAULT_REVIEW_SIMULATIONS
-        );
-        let plain = GameSession::new(
-            Arc::new(Models::none()),
-            Arc::new(PagePolicy::new(1024, None)),
-            Arc::new(AtomicBool::new(false)),
-            1,
-        )
-        .unwrap();
-        assert!(plain.review_target(None).unwrap_err().contains("no model"));
-    }
-
-    #[test]
-    fn the_model_plays_at_a_strength_level_the_page_offers() {
-        let mut game = GameSession::new(
-            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
-                GameKind::TwoPlayer,
-                RulesTable::of_two_player(TRAINED),
-            ))))),
-            Arc::new(PagePolicy::new(1024, None)),
-            Arc::new(AtomicBool::new(false)),
-            1,
-        )
-        .unwrap();
-        // The page is offered the ten levels, with the Elo measured.
-        let levels = game.state().levels;
-        assert_eq!(levels.len(), LEVELS.len());
-        assert_eq!((levels[2].number, levels[2].name), (3, "casual"));
-        assert_eq!(levels[2].elo, Some(412.0));
-        assert_eq!(levels[0].elo, None);
-        let at = |level: u32| ClientMessage::NewGame {
-            layout: "standard".into(),
-            rules: None,
-            seats: vec![
-                SeatRequest::Model {
-                    model: None,
-                    simulations: None,
-                    time_ms: None,
-                    level: Some(level),
-                },
-                SeatRequest::Human { name: None },
-            ],
-            clock: None,
-        };
-        game.handle(at(3)).unwrap();
-        assert_eq!(game.state().seats[0].player, "uniform (level 3, casual)");
-        player_turn(&mut game);
-        assert_eq!(game.state().history.len(), 1);
-        assert!(game.state().human_to_move);
-        let err = game.handle(at(11)).unwrap_err();
-        assert!(err.contains("seat 1") && err.contains("level 11"), "{err}");
-        // Without a model, no levels.
-        let plain = GameSession::new(
-            Arc::new(Models::none()),
-            Arc::new(PagePolicy::new(1024, None)),
-            Arc::new(AtomicBool::new(false)),
-            1,
-        )
-        .unwrap();
-        assert!(plain.state().levels.is_empty());
-    }
-
-    #[test]
-    fn a_model_of_the_general_game_takes_the_seats_of_its_game() {
-        let mut game = GameSession::new(
-            Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
-                GameKind::General,
-                three_player_table(),
-            ))))),
-            Arc::new(PagePolicy::new(1024, None)),
-            Arc::new(AtomicBool::new(false)),
-            1,
-        )
-        .unwrap();
-        // The first game is the model's: its first layout, its rules, the
-        // person first and the model at the other seats.
-        let state = game.state();
-        assert_eq!(state.seats.len(), 3);
-        assert!(state.human_to_move && state.can_analyse);
-        assert_eq!(game.current().rules().max_plies, Some(240));
-        let first = state.legal[0].text.clone();
-        game.handle(ClientMessage::Move { text: first }).unwrap();
-        // Both model seats move, each a legal move of the game.
-        for _ in 0..2 {
-            player_turn(&mut game);
-        }
-        assert_eq!(game.state().history.len(), 3);
-        assert!(game.state().human_to_move);
-        // Other rules with the model are refused, naming both.
-        let model = SeatRequest::Model {
-            model: None,
-            simulations: Some(8),
-            time_ms: None,
-            level: None,
-        };
-        let seats = vec![SeatRequest::Human { name: None }, model.clone(), model];
-        let err = game
-            .handle(ClientMessage::NewGame {
-                layout: "three-player".into(),
-                rules: Some(serde_json::json!({"max_plies": 100})),
-                seats: seats.clone(),
-                clock: None,
-            })
-            .unwrap_err();
-        assert!(err.contains("trained with"), "{err}");
-        // The page analyses the game's position under the model's rules,
-        // and may: the game is under them.
-        let (target, sims) = game.analysis_target(Some(10), None).unwrap();
-        assert_eq!((target, sims), (*game.current(), 10));
-        assert!(game.state().can_analyse);
-    }
-
-    #[test]
-    fn several_models_are_served_each_on_the_games_of_its_rules() {
-        let two: Arc<dyn Model> = Arc::new(UniformModel(ModelGame::new(
-            GameKind::TwoPlayer,
-            RulesTable::of_two_player(TRAINED),
-        )));
-        let three: Arc<dyn Model> = Arc::new(UniformModel(ModelGame::new(
-            GameKind::General,
-            three_player_table(),
-        )));
-        let models = Arc::new(Models::new(vec![two, three]).unwrap());
-        let mut game = GameSession::new(
-            models,
-            Arc::new(PagePolicy::new(1024, None)),
-            Arc::new(AtomicBool::new(false)),
-            1,
-        )
-        .unwrap();
-        // The first game is against the first model; the page is told of
-        // both, with the layouts each plays.
-        let state = game.state();
-        assert_eq!(state.model.as_deref(), Some("uniform"));
-        assert_eq!(state.seats[1].player, "uniform");
-        let names: Vec<(&str, bool)> = state
-            .models
-            .iter()
-            .map(|model| {
-                (
-                    model.name.as_str(),
-                    model.layouts.contains(&"three-player".to_string()),
-                )
-            })
-            .collect();
-        assert_eq!(names, [("uniform", false), ("uniform three", true)]);
-        assert_eq!(state.models[1].levels.len(), 10);
-        let model = |name: Option<&str>| SeatRequest::Model {
-            model: name.map(str::to_string),
-            simulations: Some(8),
-            time_ms: None,
-            level: None,
-        };
-        let human = || SeatRequest::Human { name: None };
-        // A three-player game without a name takes the model that plays it,
-        // and that model analyses it.
-        game.handle(ClientMessage::NewGame {
-            layout: "three-player".into(),
-            rules: None,
-            seats: vec![human(), model(None), model(None)],
-            clock: None,
-        })
-        .unwrap();
-        let state = game.state();
-        assert_eq!(state.model.as_deref(), Some("uniform three"));
-        assert_eq!(state.seats[2].player, "uniform three");
-        assert!(state.can_analyse);
-        assert_eq!(game.current().rules().max_plies, Some(240));
-        // A model named for a game it does not play is refused by name, and
-        // so is a name the server does not have.
-        let err = game
-            .handle(ClientMessage::NewGame {
-                layout: "three-player".into(),
-                rules: None,
-                seats: vec![human(), model(Some("uniform")), model(None)],
-                clock: None,
-            })
-            .unwrap_err();
-        assert!(
-            err.contains("the model uniform does not play this game: it plays on standard,")
-                && err.contains("not on three-player"),
-            "{err}"
-        );
-        let err = game
-            .handle(ClientMessage::NewGame {
-                layout: "standard".into(),
-                rules: None,
-                seats: vec![human(), model(Some("other"))],
-                clock: None,
-            })
-            .unwrap_err();
-        assert!(
-            err.contains(
-                "seat 2: no model is named \"other\": this server has uniform, uniform three"
-            ),
-            "{err}"
-        );
-        // Back on a two-player layout: the two-player model, by name.
-        game.handle(ClientMessage::NewGame {
-            layout: "belgian-daisy".into(),
-            rules: None,
-            seats: vec![model(Some("uniform")), human()],
-            clock: None,
-        })
-        .unwrap();
-        assert_eq!(game.state().model.as_deref(), Some("uniform"));
-        assert_eq!(game.current().rules().max_plies, Some(200));
-        // A game of people on the three-player layout is analysed by the
-        // model of that game.
-        game.handle(ClientMessage::NewGame {
-            layout: "three-player".into(),
-            rules: None,
-            seats: vec![human(), human(), human()],
-            clock: None,
-        })
-        .unwrap();
-        assert_eq!(game.state().model.as_deref(), Some("uniform three"));
-    }
-}
+mod tests;

@@ -16,8 +16,8 @@ use sumito_engine::{Move, Position};
 use sumito_game::choice::DEFAULT_MATERIAL_PLIES;
 use sumito_game::{Board, GameHistory, Level, LevelPlay, choose_move};
 use sumito_mcts::{
-    Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult, StoppableEvaluator,
-    TimePlanner, Wdl, search_within,
+    ActionFilter, Evaluator, GumbelConfig, Search, SearchConfig, SearchError, SearchResult,
+    StoppableEvaluator, TimePlanner, Wdl, search_within,
 };
 
 /// How long the search thinks about a move.
@@ -109,7 +109,7 @@ pub struct Analysis<M = Move> {
 
 /// The moves of the search's `actions` from `position` on, each read in the
 /// position it is played in, up to the end of the game.
-fn line_of<B: Board>(position: &B, actions: &[usize]) -> Vec<B::Move> {
+pub fn line_of<B: Board>(position: &B, actions: &[usize]) -> Vec<B::Move> {
     let mut line = Vec::new();
     let mut current = *position;
     for &action in actions {
@@ -209,6 +209,15 @@ pub struct NetworkSearch<B: Board = Position> {
     /// Its strength level, which may depart from the search's move;
     /// `None`: full strength at its budget.
     level: Option<LevelPlay>,
+    /// Moves its searches may not explore (an analysis's avoided or
+    /// allowed moves); `None`: every legal move.
+    action_filter: Option<ActionFilter>,
+    /// The longest any one search may take, whatever its caller asks (a
+    /// server's review: each position a bounded search).
+    time_cap: Option<Duration>,
+    /// Whether it keeps its tree between moves (the default); a server's
+    /// seat does not, so that it holds no memory while a person thinks.
+    keep_tree: bool,
 }
 
 impl<B: Board> fmt::Debug for NetworkSearch<B> {
@@ -243,6 +252,9 @@ impl<B: Board> NetworkSearch<B> {
             material_plies: DEFAULT_MATERIAL_PLIES,
             stop: Arc::new(AtomicBool::new(false)),
             level: None,
+            action_filter: None,
+            time_cap: None,
+            keep_tree: true,
         }
     }
 
@@ -296,6 +308,23 @@ impl<B: Board> NetworkSearch<B> {
         self
     }
 
+    /// The same search, each of whose searches ends within `cap` (planned
+    /// from its measured speed, as a clock's share is) whatever its caller
+    /// asks.
+    #[must_use]
+    pub fn capped(mut self, cap: Duration) -> NetworkSearch<B> {
+        self.time_cap = Some(cap);
+        self
+    }
+
+    /// The same search, which keeps no tree from one move to the next if
+    /// not `keep` (it then holds memory only while it searches).
+    #[must_use]
+    pub fn keeping_tree(mut self, keep: bool) -> NetworkSearch<B> {
+        self.keep_tree = keep;
+        self
+    }
+
     /// The tree of the game in progress, if it has one: rooted at the last
     /// position it searched or was shown.
     pub fn tree(&self) -> Option<&Search<B::Searched>> {
@@ -305,6 +334,16 @@ impl<B: Board> NetworkSearch<B> {
     /// The level it plays at, if any.
     pub fn level(&self) -> Option<Level> {
         self.level.as_ref().map(|play| play.level)
+    }
+
+    /// Searches from now on leave out the moves `filter` forbids (`None`:
+    /// none). The tree kept so far, grown under other restrictions, is
+    /// dropped.
+    pub fn set_action_filter(&mut self, filter: Option<ActionFilter>) {
+        if self.action_filter != filter {
+            self.search = None;
+        }
+        self.action_filter = filter;
     }
 
     /// Searches from now on within `budget`.
@@ -388,13 +427,16 @@ impl<B: Board> NetworkSearch<B> {
         cap: Option<Duration>,
     ) -> Result<(Analysis<B::Move>, SearchResult), SearchError> {
         let start = Instant::now();
+        let cap = tighter_time(cap, self.time_cap);
         let game = position.searched();
         let evaluator = StoppableEvaluator::new(self.evaluator.as_ref(), self.stop.clone());
         let mut search = match self.search.take() {
             Some(search) if *search.root() == game => search,
             _ => {
                 self.seed = self.seed.wrapping_add(1);
-                Search::new(game, self.config.clone(), self.seed)?
+                let mut search = Search::new(game, self.config.clone(), self.seed)?;
+                search.set_action_filter(self.action_filter.clone());
+                search
             }
         };
         let (limit, time) = match self.budget {
@@ -439,6 +481,9 @@ impl<B: Board> Player<B> for NetworkSearch<B> {
         let (analysis, result) = self
             .search_position(position, limit.time)
             .map_err(|err| PlayerError::Failed(Box::new(err)))?;
+        if !self.keep_tree {
+            self.search = None;
+        }
         let history = self.history.as_ref();
         let mv = match &mut self.level {
             Some(level) => level.choose(position, &result, history, self.material_plies),
@@ -695,5 +740,31 @@ mod tests {
         let thought = search.think(&after, &SearchLimit::default()).unwrap();
         assert!(thought.outlook.is_some());
         assert_eq!(thought.effort, "200 simulations");
+        // A search that keeps no tree starts afresh after its own move.
+        let mut forgetting = uniform(SearchBudget::Simulations(200)).keeping_tree(false);
+        let first = forgetting.think(&start, &SearchLimit::default()).unwrap();
+        assert!(forgetting.tree().is_none());
+        forgetting.observe_move(&start, first.mv);
+        let reply = forgetting.analyse(&after, None).unwrap();
+        assert_eq!(reply.visits, reply.simulations);
+    }
+
+    #[test]
+    fn a_capped_search_ends_within_its_cap_whatever_it_is_asked() {
+        let start = Position::start(Layout::Standard, Rules::default());
+        // Without a cap this search would not end. Its time is planned from
+        // its measured speed, which a growing tree slows (most of all the
+        // free evaluator's in a debug build): it ends within a few caps, and
+        // whoever must be exact stops it by its flag.
+        let cap = Duration::from_millis(200);
+        let mut search = uniform(SearchBudget::Simulations(u32::MAX)).capped(cap);
+        for _ in 0..3 {
+            let analysis = search.analyse(&start, None).unwrap();
+            assert!(analysis.elapsed < cap * 15, "{:?}", analysis.elapsed);
+            search.new_game();
+        }
+        // Fewer simulations than fit are searched exactly.
+        let mut small = uniform(SearchBudget::Simulations(30)).capped(Duration::from_secs(5));
+        assert_eq!(small.analyse(&start, None).unwrap().simulations, 30);
     }
 }

@@ -6,7 +6,11 @@
 //! `--model`, or a classical player), moves and the player's replies,
 //! undos, analyses (some cut short by a move), hostile messages (not JSON,
 //! unknown, oversized), and connections dropped without a goodbye or closed
-//! and opened again. Every message must be answered within a minute. The
+//! and opened again. Beside them the soak presses the server
+//! (`super::soak_pressure`): slow clients that send their headers a byte a
+//! second, long reviews (with a model), and a fresh page every few seconds
+//! whose first answers are timed (the latency a newcomer sees). Every
+//! message must be answered within a minute. The
 //! process's resident memory is sampled every 5 s; memory is flat when the
 //! last fifth of the run holds no more than the second fifth (the first is
 //! warm-up: caches, the network, the players' tables) plus a small margin.
@@ -25,6 +29,9 @@ use sumito_serve::{Model, Models, ServeOptions, serve_on};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::serve::Socket;
+use super::soak_pressure::{
+    Pressure, REVIEWERS, SLOW_CLIENTS, fresh_pages, median_and_max, reviewer, slow_client,
+};
 
 /// How long a message may go unanswered.
 const ANSWER_LIMIT: Duration = Duration::from_secs(60);
@@ -251,6 +258,7 @@ pub fn run(served: Arc<dyn Model>, model: bool, minutes: f64, pages: usize) -> a
         .enable_all()
         .build()?;
     let counts = Arc::new(Counts::default());
+    let pressure = Arc::new(Pressure::default());
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(minutes * 60.0);
     let samples = runtime.block_on(async {
@@ -268,9 +276,31 @@ pub fn run(served: Arc<dyn Model>, model: bool, minutes: f64, pages: usize) -> a
             .await
         });
         let url = format!("ws://{address}/ws");
-        let tasks: Vec<_> = (0..pages as u64)
+        let mut tasks: Vec<_> = (0..pages as u64)
             .map(|seed| tokio::spawn(page(url.clone(), seed, model, counts.clone(), deadline)))
             .collect();
+        for _ in 0..SLOW_CLIENTS {
+            tasks.push(tokio::spawn(slow_client(
+                address,
+                pressure.clone(),
+                deadline,
+            )));
+        }
+        if model {
+            for _ in 0..REVIEWERS {
+                tasks.push(tokio::spawn(reviewer(
+                    url.clone(),
+                    pressure.clone(),
+                    deadline,
+                )));
+            }
+        }
+        tasks.push(tokio::spawn(fresh_pages(
+            url.clone(),
+            model,
+            pressure.clone(),
+            deadline,
+        )));
         let mut samples = Vec::new();
         while Instant::now() < deadline {
             samples.extend(resident_mb());
@@ -311,6 +341,24 @@ pub fn run(served: Arc<dyn Model>, model: bool, minutes: f64, pages: usize) -> a
     println!("soak_player_replies: {} moves", count(&counts.replies));
     println!("soak_analyses: {} analyses", count(&counts.analyses));
     println!("soak_hostile_refused: {} messages", count(&counts.refused));
+    println!("soak_slow_clients: {SLOW_CLIENTS} connections");
+    println!(
+        "soak_slow_clients_cut: {} connections",
+        count(&pressure.slow_cut)
+    );
+    println!("soak_long_reviews: {} reviews", count(&pressure.reviews));
+    if let Some((median, max)) = median_and_max(&pressure.fresh_state_ms) {
+        println!("soak_fresh_page_state_median: {median:.0} ms");
+        println!("soak_fresh_page_state_max: {max:.0} ms");
+    }
+    if let Some((median, max)) = median_and_max(&pressure.fresh_analysis_ms) {
+        println!("soak_fresh_page_analysis_median: {median:.0} ms");
+        println!("soak_fresh_page_analysis_max: {max:.0} ms");
+    }
+    println!(
+        "soak_fresh_pages_unanswered: {} pages",
+        count(&pressure.fresh_unanswered)
+    );
     if samples.len() >= 5 {
         let fifth = samples.len() / 5;
         let early = median(&mut samples[fifth..2 * fifth].to_vec());
@@ -326,6 +374,12 @@ pub fn run(served: Arc<dyn Model>, model: bool, minutes: f64, pages: usize) -> a
     }
     if count(&counts.unanswered) > 0 {
         bail!("{} messages went unanswered", count(&counts.unanswered));
+    }
+    if count(&pressure.fresh_unanswered) > 0 {
+        bail!(
+            "{} fresh pages went unanswered",
+            count(&pressure.fresh_unanswered)
+        );
     }
     Ok(())
 }

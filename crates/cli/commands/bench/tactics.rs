@@ -167,7 +167,7 @@ pub fn run(
     }
     let suite = match &args.suite {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
+            let text = sumito_fsio::read_text_capped(path, sumito_fsio::MAX_TEXT_FILE_BYTES)
                 .with_context(|| format!("reading the suite {}", path.display()))?;
             Suite::parse(&text).with_context(|| format!("in the suite {}", path.display()))?
         }

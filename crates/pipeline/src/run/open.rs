@@ -4,6 +4,7 @@
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use sumito_net::configure_threads;
 
@@ -134,12 +135,76 @@ pub(crate) fn prepare(run: &RunDir, config: &Config) -> Result<()> {
     reconcile_best(run)
 }
 
+/// How long a role waits for a run that is not there yet, or is being
+/// created, to be created: roles are started together on a new run (the
+/// deploy examples start all at once), and the one with the configuration
+/// creates it.
+pub const RUN_CREATION_WAIT: Duration = Duration::from_secs(120);
+
+/// How often a role waiting for a run's creation looks again.
+const CREATION_POLL: Duration = Duration::from_millis(250);
+
+/// Opens the run at `location` and takes `command`'s leases, waiting up to
+/// `wait` (saying so once on standard error) while the run is not there
+/// yet or another process is creating it.
+fn open_and_enter(
+    location: &Location,
+    command: RunCommand,
+    wait: Duration,
+) -> Result<(RunDir, Leases)> {
+    let started = Instant::now();
+    let mut said = false;
+    loop {
+        let opened = RunDir::open_at(location)
+            .and_then(|run| Ok((run.enter(&command.label(), command.roles())?, run)));
+        match opened {
+            Ok((leases, run)) => return Ok((run, leases)),
+            Err(RunDirError::NotARun { .. } | RunDirError::BeingCreated { .. })
+                if started.elapsed() < wait && may_be_created(location) =>
+            {
+                if !said {
+                    eprintln!(
+                        "sumito {}: no run at {location} yet: waiting up to {} s for its creation \
+                         (by the role started with --config, or `sumito train`)",
+                        command.name(),
+                        wait.as_secs()
+                    );
+                    said = true;
+                }
+                std::thread::sleep(CREATION_POLL);
+            }
+            Err(err) => return Err(err.into()),
+        }
+    }
+}
+
+/// Whether a run may yet appear at `location`: a folder appears whole (it
+/// is built aside and renamed into place), so one that holds files but no
+/// run is no run being created, and is refused at once; an object store's
+/// run gets its `run.json` last.
+fn may_be_created(location: &Location) -> bool {
+    match location {
+        Location::Local(root) => {
+            std::fs::read_dir(root).map_or(true, |mut entries| entries.next().is_none())
+        }
+        _ => true,
+    }
+}
+
 /// Opens the existing run at `location` (a folder or an object store) for
 /// `command`, with its stored configuration (for the role commands without
-/// `--config`).
+/// `--config`); a run not created yet is waited for ([`RUN_CREATION_WAIT`]).
 pub fn open_run(location: &Location, command: RunCommand) -> Result<OpenRun> {
-    let run = RunDir::open_at(location)?;
-    let leases = run.enter(&command.label(), command.roles())?;
+    open_run_within(location, command, RUN_CREATION_WAIT)
+}
+
+/// [`open_run`], waiting up to `wait` for the run's creation.
+pub fn open_run_within(
+    location: &Location,
+    command: RunCommand,
+    wait: Duration,
+) -> Result<OpenRun> {
+    let (run, leases) = open_and_enter(location, command, wait)?;
     let config = Config::parse(&run.config_text()?, &run.config_path())?;
     let mut open = OpenRun {
         run,
@@ -167,8 +232,8 @@ pub fn start_or_resume(
     fresh: bool,
     command: RunCommand,
 ) -> Result<OpenRun> {
-    let text =
-        std::fs::read_to_string(config_path).map_err(|source| crate::config::ConfigError::Io {
+    let text = sumito_fsio::read_text_capped(config_path, sumito_fsio::MAX_TEXT_FILE_BYTES)
+        .map_err(|source| crate::config::ConfigError::Io {
             path: config_path.to_owned(),
             cause: source,
         })?;
@@ -194,8 +259,8 @@ pub fn start_or_resume(
             Err(RunDirError::AlreadyExists { .. }) => false,
             Err(err) => return Err(err.into()),
         };
-    let run = RunDir::open_at(location)?;
-    let leases = run.enter(&command.label(), command.roles())?;
+    // (Another process's creation on an object store is waited for.)
+    let (run, leases) = open_and_enter(location, command, RUN_CREATION_WAIT)?;
     let mut open = OpenRun {
         run,
         config,
@@ -310,5 +375,60 @@ pub fn open_for_role(
     match config_path {
         Some(path) => start_or_resume(location, path, false, command),
         None => open_run(location, command),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny_config() -> String {
+        let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        std::fs::read_to_string(repo.join("configs/tiny.toml")).unwrap()
+    }
+
+    /// A role started with the run's creator waits for its creation, on a
+    /// folder and on an object store; with nothing created it gives up
+    /// after its wait, naming the run.
+    #[test]
+    fn a_role_started_before_its_run_is_created_waits_for_it() {
+        let folder = std::env::temp_dir().join(format!("sumito-wait-run-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        for location in [
+            Location::Local(folder.join("run")),
+            Location::parse("memory://wait-for-creation").unwrap(),
+        ] {
+            let creator = {
+                let location = location.clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(600));
+                    RunDir::create_at(&location, &tiny_config()).unwrap();
+                })
+            };
+            let started = Instant::now();
+            let open =
+                open_run_within(&location, RunCommand::SelfPlay, Duration::from_secs(20)).unwrap();
+            assert!(started.elapsed() >= Duration::from_millis(500));
+            assert!(open.resumed);
+            creator.join().unwrap();
+        }
+        let never = Location::Local(folder.join("never"));
+        let err =
+            open_run_within(&never, RunCommand::Evaluate, Duration::from_millis(300)).unwrap_err();
+        assert!(err.to_string().contains("no run.json"), "{err}");
+        // A folder of other files is no run being created: refused at once.
+        let foreign = folder.join("foreign");
+        std::fs::create_dir_all(&foreign).unwrap();
+        std::fs::write(foreign.join("notes.txt"), "keep me").unwrap();
+        let started = Instant::now();
+        let err = open_run_within(
+            &Location::Local(foreign),
+            RunCommand::Evaluate,
+            Duration::from_secs(60),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("no run.json"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let _ = std::fs::remove_dir_all(&folder);
     }
 }

@@ -39,6 +39,10 @@ pub enum RunDirError {
     InUse { path: PathBuf, holders: Vec<Holder> },
     #[error("{path} is being deleted by another process; run the command again once it is done")]
     BeingDeleted { path: PathBuf },
+    /// Another process is creating the run (on an object store, it holds
+    /// the run while it writes its first files).
+    #[error("{path} is being created by another process")]
+    BeingCreated { path: PathBuf },
     #[error("{path} names no folder; give the run directory as a path ending in its name")]
     NoName { path: PathBuf },
     #[error("stopped on request while waiting to take the {role} role of {path}")]

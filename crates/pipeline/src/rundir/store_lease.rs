@@ -61,6 +61,11 @@ struct EpochRecord {
     /// Given back: the lease is free whatever the expiry says.
     #[serde(default)]
     released: bool,
+    /// The process-id namespace of its holder (Linux's
+    /// `/proc/self/ns/pid`): on the same host and in the same namespace, a
+    /// holder whose process is gone is known dead at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pid_space: Option<String>,
 }
 
 impl EpochRecord {
@@ -87,6 +92,10 @@ pub struct StoreLeases {
     clock_offset: f64,
 }
 
+/// How the exclusive `open` lease names the creation of a run (not a
+/// deletion), for the processes that find it held.
+pub const CREATION_COMMAND: &str = "sumito (creating the run)";
+
 /// How often a process waiting to take a lease looks at its newest epoch.
 const WATCH_PERIOD: Duration = Duration::from_millis(500);
 
@@ -95,6 +104,20 @@ fn store_error(err: StoreError) -> RunDirError {
         path: PathBuf::new(),
         cause: std::io::Error::other(err.to_string()),
     }
+}
+
+/// This process's process-id namespace, where Linux says.
+fn pid_space() -> Option<String> {
+    std::fs::read_link("/proc/self/ns/pid")
+        .ok()
+        .map(|link| link.to_string_lossy().into_owned())
+}
+
+/// Whether process `pid` of this namespace is running (or a zombie not yet
+/// reaped); true where that cannot be told.
+fn process_running(pid: u32) -> bool {
+    !std::path::Path::new("/proc/self").exists()
+        || std::path::Path::new(&format!("/proc/{pid}")).exists()
 }
 
 fn epoch_key(name: &str, epoch: u64) -> String {
@@ -154,7 +177,25 @@ impl StoreLeases {
             renewed: now,
             expires: now + ttl.as_secs_f64(),
             released: false,
+            pid_space: pid_space(),
         }
+    }
+
+    /// Whether `record`'s holder is known dead now: one of this host and
+    /// process-id namespace whose process is gone (killed). Elsewhere, only
+    /// its expiry tells ([`StoreLeases::long_dead`]).
+    fn gone_here(&self, record: &EpochRecord) -> bool {
+        record.host == hostname()
+            && record.pid != std::process::id()
+            && record.pid_space.is_some()
+            && record.pid_space == pid_space()
+            && !process_running(record.pid)
+    }
+
+    /// Whether `record`'s holder is over: given back, long expired, or
+    /// known dead.
+    fn over(&self, record: &EpochRecord) -> bool {
+        record.released || self.long_dead(record) || self.gone_here(record)
     }
 
     /// Whether `record` expired so long ago (a long lease time past its
@@ -399,8 +440,7 @@ impl StoreLeases {
             let Some(record) = self.read(newest)? else {
                 continue;
             };
-            let over = record.released || self.long_dead(&record);
-            if over {
+            if self.over(&record) {
                 for (_, key) in epochs {
                     self.store.delete(&key).map_err(store_error)?;
                     deleted.push(key);
@@ -422,12 +462,14 @@ impl StoreLeases {
         self.store.put(&key, &bytes).map_err(store_error)?;
         // Written first, then the deletion looked for: one of the two sees
         // the other.
-        if let Some((_, Some(deleting))) = self.newest(OPEN)?
-            && deleting.holds(self.now())
+        if let Some((_, Some(exclusive))) = self.newest(OPEN)?
+            && exclusive.holds(self.now())
         {
             let _ = self.store.delete(&key);
-            return Err(RunDirError::BeingDeleted {
-                path: self.run.clone(),
+            let path = self.run.clone();
+            return Err(match exclusive.command == CREATION_COMMAND {
+                true => RunDirError::BeingCreated { path },
+                false => RunDirError::BeingDeleted { path },
             });
         }
         self.remove_dead_shared_holders(&key);
@@ -435,8 +477,9 @@ impl StoreLeases {
     }
 
     /// Deletes the shared `open` objects of holders that stopped renewing a
-    /// lease time before they expired (killed processes: a live one renews
-    /// every third of the lease time), but `own`. Best effort.
+    /// lease time before they expired or are known dead (killed processes:
+    /// a live one renews every third of the lease time), but `own`. Best
+    /// effort.
     fn remove_dead_shared_holders(&self, own: &str) {
         let prefix = format!("leases/{OPEN}/shared/");
         let Ok(objects) = self.store.list(&prefix) else {
@@ -447,7 +490,8 @@ impl StoreLeases {
                 continue;
             }
             if let Ok(Some(record)) = self.read(&object.key)
-                && self.long_dead(&record)
+                && !record.released
+                && self.over(&record)
             {
                 let _ = self.store.delete(&object.key);
             }
@@ -575,6 +619,11 @@ impl HeldState {
                 if leases.store.put(key, &bytes).is_err() {
                     return self.within_ttl();
                 }
+                // Every process at work sweeps what killed ones left (their
+                // shared objects and their own leases) as they become
+                // over, not only the next start. Best effort.
+                leases.remove_dead_shared_holders(key);
+                let _ = leases.remove_finished_process_leases();
             }
         }
         self.last_renewal
@@ -939,6 +988,102 @@ mod tests {
             .acquire(OPEN, Mode::Shared, "sumito evaluate")
             .unwrap();
         assert_eq!(shared().len(), 3, "{:?}", shared());
+    }
+
+    /// A process that ran on this host and is gone (killed), as its pid.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn a_killed_holder_of_this_host_has_its_objects_removed_at_once_by_the_next_start() {
+        let store = Store::open(&Location::parse("memory://killed-here").unwrap()).unwrap();
+        // Long lease times: only knowing the process gone removes them.
+        let leases = leases(&store, Duration::from_secs(600));
+        let pid = dead_pid();
+        let mut record = leases.record("sumito trainer", 7, Duration::from_secs(600));
+        record.pid = pid;
+        let bytes = serde_json::to_vec(&record).unwrap();
+        let process = format!("process-{}-{pid}", hostname());
+        store.put(&epoch_key(&process, 1), &bytes).unwrap();
+        let shared = shared_key(&format!("{}-{pid}-0000000000000007", hostname()));
+        store.put(&shared, &bytes).unwrap();
+        // A record without its namespace (an older sumito's) is left to
+        // its expiry.
+        let mut older = record.clone();
+        older.pid_space = None;
+        let older_key = epoch_key(&format!("process-{}-{pid}9", hostname()), 1);
+        store
+            .put(&older_key, &serde_json::to_vec(&older).unwrap())
+            .unwrap();
+        let _next = leases
+            .acquire(OPEN, Mode::Shared, "sumito selfplay")
+            .unwrap();
+        assert_eq!(
+            leases.remove_finished_process_leases().unwrap(),
+            vec![epoch_key(&process, 1)]
+        );
+        assert!(store.get(&shared).unwrap().is_none());
+        assert!(store.get(&older_key).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_process_at_work_sweeps_the_objects_of_killed_ones_as_they_expire() {
+        let store = Store::open(&Location::parse("memory://swept").unwrap()).unwrap();
+        let short = Duration::from_millis(300);
+        let leases = leases(&store, short);
+        let _working = leases
+            .acquire(OPEN, Mode::Shared, "sumito trainer")
+            .unwrap();
+        // Another host's holder, killed after this process started.
+        let mut record = leases.record("sumito evaluate", 3, short);
+        record.host = "elsewhere".into();
+        let bytes = serde_json::to_vec(&record).unwrap();
+        let shared = shared_key("elsewhere-12-0000000000000003");
+        store.put(&shared, &bytes).unwrap();
+        store
+            .put(&epoch_key("process-elsewhere-12", 4), &bytes)
+            .unwrap();
+        // Over a lease time past its expiry, the working process's next
+        // renewal removes both.
+        std::thread::sleep(short * 3 + Duration::from_millis(400));
+        assert!(store.get(&shared).unwrap().is_none());
+        assert!(
+            store
+                .get(&epoch_key("process-elsewhere-12", 4))
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_run_being_created_is_told_from_one_being_deleted() {
+        let store = Store::open(&Location::parse("memory://being-created").unwrap()).unwrap();
+        let leases = leases(&store, Duration::from_secs(10));
+        let creating = leases
+            .acquire(OPEN, Mode::Exclusive, CREATION_COMMAND)
+            .unwrap();
+        let err = leases
+            .acquire(OPEN, Mode::Shared, "sumito selfplay")
+            .unwrap_err();
+        assert!(matches!(err, RunDirError::BeingCreated { .. }), "{err}");
+        drop(creating);
+        let deleting = leases
+            .acquire(OPEN, Mode::Exclusive, "sumito train")
+            .unwrap();
+        let err = leases
+            .acquire(OPEN, Mode::Shared, "sumito selfplay")
+            .unwrap_err();
+        assert!(matches!(err, RunDirError::BeingDeleted { .. }), "{err}");
+        drop(deleting);
+        assert!(
+            leases
+                .acquire(OPEN, Mode::Shared, "sumito selfplay")
+                .is_ok()
+        );
     }
 
     #[test]

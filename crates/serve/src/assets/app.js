@@ -286,8 +286,10 @@ function showReview(message) {
   $("review-status").textContent = `reviewed ${review.moves.length} moves: ${judged} marked`;
   const table = $("review-sides");
   table.innerHTML = "<tr><th>side</th><th>accuracy</th><th>?!</th><th>?</th><th>??</th><th>mean loss</th></tr>";
+  // Each side's summary is a top-level entry with an accuracy; the others
+  // (moves, meta, phases, key moments) are not sides.
   for (const [name, side] of Object.entries(review)) {
-    if (name === "moves" || name === "black_expected_score") continue;
+    if (!side || typeof side.accuracy !== "number") continue;
     const row = document.createElement("tr");
     for (const text of [name, `${side.accuracy.toFixed(1)} %`, side.inaccuracies, side.mistakes,
       side.blunders, side.mean_loss.toFixed(1)]) {

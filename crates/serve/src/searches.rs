@@ -1,0 +1,307 @@
+//! A page's searches as the server runs them: its seat players' moves, its
+//! analyses and its reviews. Each runs on a blocking thread with one of the
+//! server's search slots ([`crate::slots`], shared fairly between pages) and,
+//! for a model, memory reserved from the server's budget while it runs
+//! (never while a game merely waits). Each has a time limit, enforced here
+//! by the server's clock, and a stop flag of its own that the search checks
+//! at every batch of its evaluations: it is set when the page goes, when
+//! the page moves on (sends another message), and at the limit, so a search
+//! ends within one batch of any of them. A review is a sequence of bounded
+//! searches, one a position, that gives its slot back between positions.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use sumito_play::review::{render_review_svg, review_json};
+use tokio::time::Instant;
+
+use crate::menu::{
+    MODEL_SEARCH_MB, MODEL_THINK_LIMIT, PagePolicy, REVIEW_POSITION_DEADLINE,
+    REVIEW_POSITION_LIMIT, Reservation,
+};
+use crate::page::Page;
+use crate::protocol::ServerMessage;
+use crate::session::{GameSession, error};
+use crate::slots::SlotUser;
+
+/// A search's stop flag, set when this is dropped: a search stops when the
+/// server stops waiting for it, however that happens (the page went, moved
+/// on, or the time is up).
+#[derive(Debug, Default)]
+pub(crate) struct SearchStop(Arc<AtomicBool>);
+
+impl SearchStop {
+    pub(crate) fn new() -> SearchStop {
+        SearchStop::default()
+    }
+
+    /// The flag the search checks.
+    pub(crate) fn flag(&self) -> Arc<AtomicBool> {
+        self.0.clone()
+    }
+}
+
+impl Drop for SearchStop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// What a page's searches share with the other pages'.
+pub(crate) struct Shares<'a> {
+    pub slots: &'a SlotUser,
+    pub policy: &'a PagePolicy,
+}
+
+impl Shares<'_> {
+    /// `mb` megabytes of the budget, or why not.
+    fn memory(&self, mb: u32) -> Result<Reservation, String> {
+        self.policy.memory.reserve(mb)
+    }
+}
+
+/// Runs the players whose turn it is, sending the state after each move;
+/// `false` when the page is gone.
+pub(crate) async fn run_players(
+    page: &mut Page,
+    session: &mut GameSession,
+    shares: &Shares<'_>,
+) -> bool {
+    while let Some(seat) = session.player_to_move() {
+        let Some(mut turn) = session.take_player(seat) else {
+            break;
+        };
+        // Players that search take a slot; random and greedy answer at once.
+        let slot = match turn.searches {
+            true => match page.wait(shares.slots.acquire()).await {
+                Some(slot) => Some(slot),
+                None => return false,
+            },
+            false => None,
+        };
+        let reservation = match shares.memory(turn.search_mb) {
+            Ok(reservation) => reservation,
+            Err(message) => {
+                session.give_back(turn);
+                return page.send(&error(message)).await;
+            }
+        };
+        let stop = SearchStop::new();
+        turn.player.set_stop(stop.flag());
+        let deadline = turn.deadline;
+        let mut job = tokio::task::spawn_blocking(move || {
+            let answer = turn.player.think(&turn.position, Some(turn.cap));
+            (turn, answer)
+        });
+        let joined = match tokio::time::timeout(deadline, page.wait(&mut job)).await {
+            Ok(Some(joined)) => joined,
+            Ok(None) => return false,
+            // The limit: the search stops within a batch, with no move.
+            Err(_) => {
+                drop(stop);
+                match page.wait(&mut job).await {
+                    Some(Ok((turn, _))) => {
+                        session.give_back(turn);
+                        return page
+                            .send(&error(format!(
+                                "the player could not move within its limit of {deadline:?}"
+                            )))
+                            .await;
+                    }
+                    Some(Err(_)) => {
+                        return page.send(&error("the player stopped unexpectedly")).await;
+                    }
+                    None => return false,
+                }
+            }
+        };
+        drop((slot, reservation));
+        let Ok((turn, answer)) = joined else {
+            return page.send(&error("the player stopped unexpectedly")).await;
+        };
+        if let Err(message) = session.player_done(turn.seat, turn.player, turn.position, answer) {
+            return page
+                .send(&error(format!("the player could not move: {message}")))
+                .await;
+        }
+        if !page.send(&ServerMessage::State(session.state())).await {
+            return false;
+        }
+    }
+    true
+}
+
+/// Runs an analysis the page asked for, streaming its updates; the reply
+/// to send after it, or `None` when the page is gone. It ends at its
+/// limit ([`MODEL_THINK_LIMIT`]) or when the page sends another message
+/// (the page has moved on), its last update then its result.
+pub(crate) async fn analyse(
+    page: &mut Page,
+    session: &mut GameSession,
+    shares: &Shares<'_>,
+    simulations: Option<u32>,
+    position: Option<&str>,
+) -> Option<ServerMessage> {
+    let (target, sims) = match session.analysis_target(simulations, position) {
+        Ok(target) => target,
+        Err(message) => return Some(error(message)),
+    };
+    let slot = page.wait(shares.slots.acquire()).await?;
+    let reservation = match shares.memory(MODEL_SEARCH_MB) {
+        Ok(reservation) => reservation,
+        Err(message) => return Some(error(message)),
+    };
+    // The search runs on a blocking thread and streams its updates here
+    // through a channel.
+    let (updates, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let model = session.shared_model();
+    let stop = SearchStop::new();
+    let flag = stop.flag();
+    let deadline = Instant::now() + MODEL_THINK_LIMIT;
+    let mut job = tokio::task::spawn_blocking(move || {
+        let result = model.analyse(&target, sims, flag, &mut |analysis| {
+            updates.send(analysis.clone()).is_ok()
+        });
+        (target, result)
+    });
+    let mut last = None;
+    let mut timed_out = false;
+    loop {
+        let update = match tokio::time::timeout_at(deadline, page.wait(received.recv())).await {
+            Ok(update) => update?,
+            Err(_) => {
+                timed_out = true;
+                break;
+            }
+        };
+        let Some(analysis) = update else {
+            break; // the search is done
+        };
+        // Every update but the last goes out as it comes.
+        if let Some(earlier) = last.replace(analysis)
+            && !page
+                .send(&GameSession::analysis_message(&target, &earlier, false))
+                .await
+        {
+            return None;
+        }
+        // A message from the page (a move, most often) ends the analysis:
+        // the page has moved on, and its message is not kept waiting.
+        if page.has_queued() {
+            break;
+        }
+    }
+    drop(stop);
+    drop(received);
+    let joined = page.wait(&mut job).await?;
+    drop((slot, reservation));
+    let (target, analysis) = match joined {
+        Ok((target, Ok(analysis))) => (target, analysis),
+        // Stopped: its last update is its result.
+        Ok((target, Err(message))) => match last {
+            Some(analysis) => (target, analysis),
+            None if timed_out => {
+                return Some(error(format!(
+                    "the analysis reached its limit of {MODEL_THINK_LIMIT:?} before its first result"
+                )));
+            }
+            None => return Some(error(message)),
+        },
+        Err(_) => return Some(error("the analysis stopped unexpectedly")),
+    };
+    session.note_analysis(&target, &analysis);
+    let message = GameSession::analysis_message(&target, &analysis, true);
+    if !page.send(&message).await {
+        return None;
+    }
+    Some(ServerMessage::State(session.state()))
+}
+
+/// The model's review thread asks for its next position this way: which
+/// position is next, of how many, and where to say whether to go on.
+type NextPosition = (usize, usize, std::sync::mpsc::SyncSender<bool>);
+
+/// Runs a review the page asked for, streaming its progress; the reply to
+/// send after it, or `None` when the page is gone. Each position is a
+/// search of its own, within [`REVIEW_POSITION_LIMIT`], with a slot taken
+/// for it and given back after it. A message from the page ends the review
+/// (the page has moved on).
+pub(crate) async fn review(
+    page: &mut Page,
+    session: &mut GameSession,
+    shares: &Shares<'_>,
+    simulations: Option<u32>,
+) -> Option<ServerMessage> {
+    let target = match session.review_target(simulations, REVIEW_POSITION_LIMIT) {
+        Ok(target) => target,
+        Err(message) => return Some(error(message)),
+    };
+    let (progress, mut received) = tokio::sync::mpsc::unbounded_channel::<NextPosition>();
+    let model = session.shared_model();
+    let stop = SearchStop::new();
+    let flag = stop.flag();
+    // Before each position the model's thread waits here for the server's
+    // go: a slot of its own.
+    let mut job = tokio::task::spawn_blocking(move || {
+        model.review(&target, flag, &mut |done, total| {
+            let (go, wait) = std::sync::mpsc::sync_channel(1);
+            progress.send((done, total, go)).is_ok() && wait.recv().unwrap_or(false)
+        })
+    });
+    let mut slot = None;
+    let mut reservation = None;
+    let mut overran = false;
+    loop {
+        // A position's search, from its go to the next progress.
+        let next = match tokio::time::timeout(REVIEW_POSITION_DEADLINE, page.wait(received.recv()))
+            .await
+        {
+            Ok(next) => next?,
+            Err(_) => {
+                overran = true;
+                break;
+            }
+        };
+        let Some((done, total, go)) = next else {
+            break; // the review is done
+        };
+        // Given back between positions: others' searches go first if they
+        // searched less.
+        slot = None;
+        if !page
+            .send(&ServerMessage::ReviewProgress { done, total })
+            .await
+        {
+            return None;
+        }
+        if page.has_queued() {
+            break;
+        }
+        if done < total {
+            slot = Some(page.wait(shares.slots.acquire()).await?);
+            if reservation.is_none() {
+                match shares.memory(MODEL_SEARCH_MB) {
+                    Ok(held) => reservation = Some(held),
+                    Err(message) => return Some(error(message)),
+                }
+            }
+        }
+        // (A thread gone already has stopped.)
+        let _ = go.send(true);
+    }
+    // Whatever ended the loop, the review's searches end with it.
+    drop(stop);
+    drop(received);
+    let joined = page.wait(&mut job).await?;
+    drop((slot, reservation));
+    match joined {
+        Ok(Ok(review)) => Some(ServerMessage::Review {
+            review: review_json(&review),
+            svg: render_review_svg(&review, "Review of the game"),
+        }),
+        Ok(Err(_)) if overran => Some(error(format!(
+            "the review stopped: a position's search ran past {REVIEW_POSITION_DEADLINE:?}"
+        ))),
+        Ok(Err(message)) => Some(error(message)),
+        Err(_) => Some(error("the review stopped unexpectedly")),
+    }
+}
