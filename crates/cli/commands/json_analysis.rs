@@ -1,43 +1,49 @@
 //! `sumito json-analysis`: analysis for programs, in the manner of
-//! KataGo's JSON analysis engine. One JSON query per line on standard
-//! input; for every position a query asks about, one JSON answer per line
-//! on standard output, as soon as it is ready (answers of different
-//! queries may interleave: each carries its query's `id`). Several queries
-//! are searched at once (`--threads`), their leaves evaluated together by
-//! one loaded network. The protocol (docs/playing.md, "Analysis for
-//! programs"):
+//! KataGo's JSON analysis engine. One JSON line per query or action on
+//! standard input; for every position a query asks about, JSON answers on
+//! standard output as they are ready (partial ones while it searches, if
+//! asked, then the final one), each carrying its query's `id`. The
+//! protocol, field by field and beside KataGo's, is in
+//! docs/analysis-protocol.md.
 //!
-//! A query: `id` (any string or number, copied into the answers),
-//! `position` (a position text: FEN-like for a two-player model, the
-//! general game's text for a model of the general game; default: the start
-//! of the model's first layout), `layout` (a layout's name instead of
-//! `position`), `moves` (moves played from there, each as a person writes
-//! it), `turns` (which positions to analyse, 0 for the one before the first
-//! move; default: the last), `visits` (simulations per position; default
-//! `--simulations`), `time_ms` (search each position that long instead),
-//! `top` (candidate moves reported; default 10). Any other field is refused.
-//!
-//! An answer: `id`, `turn`, `position`, `side` (to move), `root` (`win`,
-//! `draw`, `loss` and `value` for the side to move, `visits`,
-//! `simulations`), `values_by_side` (each side's value, -1 to 1), `moves`
-//! (the candidates: first the move the search plays, the first of `pv`,
-//! then the most visited: `move`, `visits`, `prior`, `q`, and
-//! `score`, the mover's expected score with it), `pv` (the expected line),
-//! `elapsed_ms`. A query that cannot be answered gets one line
-//! `{"id": ..., "error": "..."}` naming the field and the problem; the
-//! next query is read all the same.
+//! How it runs: a reader thread reads the lines (each under a cap,
+//! [`lines`]), answers actions at once and queues every turn of a query
+//! ([`queue`]: higher `priority` first, then in order of arrival);
+//! `--threads` workers each take the next position and search it, their
+//! leaves evaluated together by the one network; the calling thread writes
+//! the answers, one line each, as they come.
+
+pub mod answer;
+pub mod cache;
+pub mod lines;
+pub mod query;
+pub mod queue;
+pub mod unique_keys;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Args as ClapArgs;
 use serde_json::{Value, json};
 use sumito_arena::player::Player;
 use sumito_arena::players::network::{Analysis, NetworkSearch, SearchBudget};
 use sumito_game::Board;
+use sumito_mcts::{EvalError, Evaluator, Game, SearchError};
+
+use answer::{AnswerParts, RawEvaluation, evaluate_raw};
+use lines::{Lines, MAX_LINE_BYTES};
+pub use query::QueryGame;
+use query::{Action, Problem, Query, Report, Request, read_request};
+use queue::{Selection, Work, WorkQueue};
+
+/// The protocol's version, which `query_version` reports: 2 added partial
+/// answers, every candidate's line, order and bound, avoided and allowed
+/// moves, the raw evaluation and policy, priorities, the actions, warnings
+/// and the `field` of errors.
+pub const PROTOCOL_VERSION: u32 = 2;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -52,291 +58,371 @@ pub struct Args {
     /// Torch device: cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu")]
     pub device: String,
-    /// Queries searched at once, their leaves evaluated together by the one
-    /// network.
+    /// Positions searched at once, their leaves evaluated together by the
+    /// one network.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: u32,
+    /// Network evaluations kept for positions asked about again (up to
+    /// twice this many; 0: none kept). `clear_cache` empties it.
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(0..=10_000_000))]
+    pub cache: u32,
 }
 
-/// The most simulations and time a query may ask for a position.
-const MAX_VISITS: u64 = 10_000_000;
-const MAX_TIME_MS: u64 = 600_000;
-/// Candidate moves reported unless a query says.
-const DEFAULT_TOP: usize = 10;
-
-/// How the queries' positions of the model's game are read, and where a
-/// query without one starts.
-pub struct QueryGame<'a, B> {
-    /// The start of the model's first layout.
-    pub start: B,
-    /// A position text read under the model's rules.
-    pub read_position: &'a (dyn Fn(&str) -> Result<B, String> + Sync),
-    /// A layout's start under the model's rules.
-    pub read_layout: &'a (dyn Fn(&str) -> Result<B, String> + Sync),
+/// One searcher of the engine: a search, and the evaluator of its
+/// network for the root's raw evaluation.
+pub struct Analyst<B: Board> {
+    pub search: NetworkSearch<B>,
+    pub evaluator: Box<dyn Evaluator<B::Searched>>,
 }
 
-impl<B: std::fmt::Debug> std::fmt::Debug for QueryGame<'_, B> {
+impl<B: Board> std::fmt::Debug for Analyst<B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("QueryGame")
-            .field("start", &self.start)
+        f.debug_struct("Analyst")
+            .field("search", &self.search)
             .finish_non_exhaustive()
     }
 }
 
-/// One query, checked: its positions and how to search them.
-struct Job<B: Board> {
-    id: Value,
-    /// Every position of the game, the start first.
-    positions: Vec<B>,
-    turns: Vec<usize>,
+/// What the engine answers with: the model's game, searchers, and the
+/// answers of the actions that are about the model.
+pub struct Engine<'a, B: Board> {
+    pub game: QueryGame<'a, B>,
+    /// Simulations of a query that names no budget.
+    pub default_visits: u32,
+    /// Positions searched at once.
+    pub threads: usize,
+    pub make_analyst: &'a (dyn Fn() -> anyhow::Result<Analyst<B>> + Sync),
+    /// `query_models`' list: the loaded model.
+    pub models: Value,
+    /// Empties the evaluation cache; returns how many evaluations it held.
+    pub clear_cache: &'a (dyn Fn() -> usize + Sync),
+}
+
+impl<B: Board> std::fmt::Debug for Engine<'_, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("game", &self.game)
+            .field("default_visits", &self.default_visits)
+            .field("threads", &self.threads)
+            .field("models", &self.models)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An error answer: `{"id", "error", "field"}`, and the input's line when
+/// the line itself is at fault.
+fn error_answer(id: &Value, problem: &Problem, line: Option<u64>) -> Value {
+    let mut answer = json!({"id": id, "error": problem.message});
+    if let Some(field) = &problem.field {
+        answer["field"] = Value::String(field.clone());
+    }
+    if let Some(line) = line {
+        answer["line"] = Value::from(line);
+    }
+    answer
+}
+
+/// The budget and time cap of the next part of a search that has run
+/// `done` simulations for `elapsed`, and whether it is the last part.
+fn next_part(
     budget: SearchBudget,
-    top: usize,
-}
-
-/// A query's field of `kind`, if present: `Ok(None)` when absent, an error
-/// naming the field when it is of another kind.
-fn field<'a, T>(
-    query: &'a serde_json::Map<String, Value>,
-    name: &str,
-    kind: &str,
-    read: impl Fn(&'a Value) -> Option<T>,
-) -> Result<Option<T>, String> {
-    match query.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(value) => read(value)
-            .map(Some)
-            .ok_or_else(|| format!("{name}: must be {kind}, got {value}")),
+    report: Option<Report>,
+    done: u32,
+    elapsed: Duration,
+) -> (SearchBudget, Option<Duration>) {
+    match (budget, report) {
+        (budget, None) => (budget, None),
+        (SearchBudget::Simulations(total), Some(Report::EveryVisits(every))) => (
+            SearchBudget::Simulations(every.min(total.saturating_sub(done)).max(1)),
+            None,
+        ),
+        (SearchBudget::Simulations(total), Some(Report::Every(every))) => (
+            SearchBudget::Simulations(total.saturating_sub(done).max(1)),
+            Some(every),
+        ),
+        (SearchBudget::Time(time), Some(Report::EveryVisits(every))) => (
+            SearchBudget::Simulations(every),
+            Some(time.saturating_sub(elapsed)),
+        ),
+        (SearchBudget::Time(time), Some(Report::Every(every))) => (
+            SearchBudget::Simulations(u32::MAX),
+            Some(every.min(time.saturating_sub(elapsed))),
+        ),
     }
 }
 
-/// Reads one query line (`default_visits` for a query without `visits`).
-fn read_query<B: Board>(
-    line: &str,
-    game: &QueryGame<'_, B>,
-    default_visits: u32,
-) -> Result<Job<B>, (Value, String)> {
-    let value: Value =
-        serde_json::from_str(line).map_err(|err| (Value::Null, format!("not JSON: {err}")))?;
-    let Value::Object(query) = value else {
-        return Err((Value::Null, "a query is a JSON object".into()));
-    };
-    let id = query.get("id").cloned().unwrap_or(Value::Null);
-    let fail = |problem: String| (id.clone(), problem);
-    const FIELDS: [&str; 8] = [
-        "id", "position", "layout", "moves", "turns", "visits", "time_ms", "top",
-    ];
-    if let Some(unknown) = query.keys().find(|key| !FIELDS.contains(&key.as_str())) {
-        return Err(fail(format!(
-            "{unknown}: no such field (fields: {})",
-            FIELDS.join(", ")
-        )));
+/// Whether a search of `budget` that has run `done` simulations for
+/// `elapsed` has spent it.
+fn spent(budget: SearchBudget, done: u32, elapsed: Duration) -> bool {
+    match budget {
+        SearchBudget::Simulations(total) => done >= total,
+        // (Under a millisecond left is no search worth another answer.)
+        SearchBudget::Time(time) => time.saturating_sub(elapsed) < Duration::from_millis(1),
     }
-    if !matches!(id, Value::Null | Value::String(_) | Value::Number(_)) {
-        return Err(fail("id: must be a string or a number".into()));
-    }
-    let text = field(&query, "position", "a position text", Value::as_str).map_err(&fail)?;
-    let layout = field(&query, "layout", "a layout's name", Value::as_str).map_err(&fail)?;
-    let start = match (text, layout) {
-        (Some(_), Some(_)) => return Err(fail("position, layout: give one of them".into())),
-        (Some(text), None) => {
-            (game.read_position)(text).map_err(|err| fail(format!("position: {err}")))?
-        }
-        (None, Some(name)) => {
-            (game.read_layout)(name).map_err(|err| fail(format!("layout: {err}")))?
-        }
-        (None, None) => game.start,
-    };
-    let moves = field(&query, "moves", "a list of moves", Value::as_array)
-        .map_err(&fail)?
-        .map_or_else(Vec::new, Clone::clone);
-    let mut positions = vec![start];
-    for (index, mv) in moves.iter().enumerate() {
-        let last = positions[positions.len() - 1];
-        let Some(text) = mv.as_str() else {
-            return Err(fail(format!(
-                "moves[{index}]: must be a move as text, got {mv}"
-            )));
-        };
-        if last.is_over() {
-            return Err(fail(format!(
-                "moves[{index}]: {text}: the game is over before it"
-            )));
-        }
-        let mv = last
-            .parse_move(text)
-            .map_err(|err| fail(format!("moves[{index}]: {text}: {err}")))?;
-        positions.push(last.play(mv));
-    }
-    let last = positions.len() - 1;
-    let turns = match field(&query, "turns", "a list of turn numbers", Value::as_array)
-        .map_err(&fail)?
-    {
-        None => vec![last],
-        Some(list) => list
-            .iter()
-            .enumerate()
-            .map(|(index, turn)| {
-                turn.as_u64()
-                    .map(|turn| turn as usize)
-                    .filter(|&turn| turn <= last)
-                    .ok_or_else(|| {
-                        fail(format!(
-                            "turns[{index}]: must be a turn from 0 to {last} (the moves given), got {turn}"
-                        ))
-                    })
-            })
-            .collect::<Result<_, _>>()?,
-    };
-    let visits =
-        field(&query, "visits", "a number of simulations", Value::as_u64).map_err(&fail)?;
-    let time_ms = field(&query, "time_ms", "milliseconds", Value::as_u64).map_err(&fail)?;
-    let budget = match (visits, time_ms) {
-        (Some(_), Some(_)) => return Err(fail("visits, time_ms: give one of them".into())),
-        (Some(visits), None) if (1..=MAX_VISITS).contains(&visits) => {
-            SearchBudget::Simulations(visits as u32)
-        }
-        (Some(visits), None) => {
-            return Err(fail(format!(
-                "visits: must be 1 to {MAX_VISITS}, got {visits}"
-            )));
-        }
-        (None, Some(ms)) if (1..=MAX_TIME_MS).contains(&ms) => {
-            SearchBudget::Time(Duration::from_millis(ms))
-        }
-        (None, Some(ms)) => {
-            return Err(fail(format!(
-                "time_ms: must be 1 to {MAX_TIME_MS}, got {ms}"
-            )));
-        }
-        (None, None) => SearchBudget::Simulations(default_visits),
-    };
-    let top = field(&query, "top", "a number of moves", Value::as_u64)
-        .map_err(&fail)?
-        .map_or(DEFAULT_TOP, |top| top as usize);
-    Ok(Job {
-        id,
-        positions,
-        turns,
-        budget,
-        top,
-    })
 }
 
-/// One position's answer.
-fn answer<B: Board>(
+/// The actions of `position` that the query's restrictions leave to its
+/// mover at the root (all of them when it has none).
+fn root_moves_left<B: Board>(query: &Query<B>, position: &B) -> usize {
+    let state = position.searched();
+    let mut legal = Vec::new();
+    state.legal_actions(&mut legal);
+    match &query.filter {
+        None => legal.len(),
+        Some(filter) => filter.permitted(0, state.to_play(), &legal).len(),
+    }
+}
+
+/// Searches one position of a query, handing `send` its answers: partial
+/// ones as its report asks, then the final one (or an error).
+fn search_work<B: Board>(analyst: &mut Analyst<B>, work: &Work<B>, send: &dyn Fn(Value)) {
+    let query = &work.query;
+    let turn = work.turn;
+    let position = &query.positions[turn];
+    let fail = |problem: Problem| {
+        let mut answer = error_answer(&query.id, &problem, None);
+        answer["turn"] = Value::from(turn);
+        send(answer);
+    };
+    if position.is_over() {
+        return fail(Problem {
+            field: Some("turns".into()),
+            message: format!(
+                "turns: the game is over at turn {turn}: {}",
+                position.result_text().unwrap_or_default()
+            ),
+        });
+    }
+    if root_moves_left(query, position) == 0 {
+        return fail(Problem {
+            field: Some("allow_moves".into()),
+            message: format!(
+                "allow_moves, avoid_moves: they leave {} no legal move at turn {turn}",
+                position.side_name(position.mover_side())
+            ),
+        });
+    }
+    let raw = match evaluate_raw(position, analyst.evaluator.as_ref()) {
+        Ok(raw) => raw,
+        Err(err) => return fail(Problem::whole(err.to_string())),
+    };
+    let search = &mut analyst.search;
+    // Queries are unrelated: each position is searched afresh.
+    search.new_game();
+    search.set_action_filter(query.filter.clone());
+    search.set_stop(work.stop.clone());
+    let parts = |partial: bool, terminated: bool| AnswerParts {
+        id: &query.id,
+        turn,
+        top: query.top,
+        include_policy: query.include_policy,
+        partial,
+        terminated,
+        warnings: &query.warnings,
+    };
+    let answer_of = |search: &NetworkSearch<B>,
+                     analysis: &Analysis<B::Move>,
+                     raw: &RawEvaluation,
+                     partial: bool,
+                     terminated: bool| {
+        answer::answer(
+            &parts(partial, terminated),
+            position,
+            analysis,
+            search.tree(),
+            raw,
+        )
+    };
+    let started = Instant::now();
+    let mut done = 0u32;
+    // The last partial answer: what a search stopped in its next part
+    // answers with (a stopped part leaves no tree to read lines from).
+    let mut last: Option<Value> = None;
+    loop {
+        let (budget, cap) = next_part(query.budget, query.report, done, started.elapsed());
+        search.set_budget(budget);
+        match search.analyse(position, cap) {
+            Ok(mut analysis) => {
+                let ran = analysis.simulations;
+                done = done.saturating_add(ran);
+                analysis.simulations = done;
+                analysis.elapsed = started.elapsed();
+                // A search that could add nothing (every line ends the
+                // game) has said all it can.
+                let finished = query.report.is_none()
+                    || ran == 0
+                    || spent(query.budget, done, analysis.elapsed);
+                let stopped = work.stop.load(Ordering::Relaxed);
+                if finished || stopped {
+                    return send(answer_of(search, &analysis, &raw, false, stopped));
+                }
+                let partial = answer_of(search, &analysis, &raw, true, false);
+                send(partial.clone());
+                last = Some(partial);
+            }
+            Err(SearchError::Eval(EvalError::Stopped)) => {
+                return send(match last {
+                    Some(mut answer) => {
+                        answer["partial"] = Value::Bool(false);
+                        answer["terminated"] = Value::Bool(true);
+                        answer
+                    }
+                    None => answer::no_results(&parts(false, true)),
+                });
+            }
+            Err(err) => return fail(Problem::whole(err.to_string())),
+        }
+    }
+}
+
+/// The answer to an action (the waiting positions a `terminate` takes out
+/// are answered through `send` first).
+fn act<B: Board>(
+    engine: &Engine<'_, B>,
+    queue: &WorkQueue<B>,
     id: &Value,
-    turn: usize,
-    position: &B,
-    analysis: &Analysis<B::Move>,
-    top: usize,
+    action: &Action,
+    send: &dyn Fn(Value),
 ) -> Value {
-    let moves: Vec<Value> = analysis
-        .moves
-        .iter()
-        .take(top)
-        .map(|stats| {
+    let terminate = |selection: Selection<'_>| {
+        let (waiting, running) = queue.terminate(&selection);
+        for work in &waiting {
+            send(answer::no_results(&AnswerParts {
+                id: &work.query.id,
+                turn: work.turn,
+                top: 0,
+                include_policy: false,
+                partial: false,
+                terminated: true,
+                warnings: &work.query.warnings,
+            }));
+        }
+        json!({"waiting": waiting.len(), "running": running})
+    };
+    match action {
+        Action::QueryVersion => json!({
+            "id": id,
+            "action": "query_version",
+            "version": env!("CARGO_PKG_VERSION"),
+            "protocol": PROTOCOL_VERSION,
+        }),
+        Action::ClearCache => json!({
+            "id": id,
+            "action": "clear_cache",
+            "cleared": (engine.clear_cache)(),
+        }),
+        Action::QueryModels => json!({
+            "id": id,
+            "action": "query_models",
+            "models": engine.models,
+        }),
+        Action::Terminate { target, turns } => {
+            let stopped = terminate(Selection {
+                id: Some(target),
+                turns: turns.as_deref(),
+            });
             json!({
-                "move": B::move_text(stats.mv),
-                "visits": stats.visits,
-                "prior": stats.prior,
-                "q": stats.q,
-                "score": stats.q.map(|q| (1.0 + q) / 2.0),
+                "id": id,
+                "action": "terminate",
+                "terminate_id": target,
+                "turns": turns,
+                "terminated": stopped,
             })
-        })
-        .collect();
-    json!({
-        "id": id,
-        "turn": turn,
-        "position": position.to_string(),
-        "side": position.side_name(position.mover_side()),
-        "root": {
-            "win": analysis.wdl.win,
-            "draw": analysis.wdl.draw,
-            "loss": analysis.wdl.loss,
-            "value": analysis.wdl.value(),
-            "visits": analysis.visits,
-            "simulations": analysis.simulations,
-        },
-        "values_by_side": analysis.side_values,
-        "moves": moves,
-        "pv": analysis.principal_variation.iter().map(|&mv| B::move_text(mv)).collect::<Vec<_>>(),
-        "elapsed_ms": analysis.elapsed.as_millis() as u64,
-    })
+        }
+        Action::TerminateAll { turns } => {
+            let stopped = terminate(Selection {
+                id: None,
+                turns: turns.as_deref(),
+            });
+            json!({
+                "id": id,
+                "action": "terminate_all",
+                "turns": turns,
+                "terminated": stopped,
+            })
+        }
+    }
 }
 
-/// Every answer to one job, each handed to `send` as soon as it is ready.
-fn run_job<B: Board>(search: &mut NetworkSearch<B>, job: &Job<B>, send: &dyn Fn(Value)) {
-    search.set_budget(job.budget);
-    for &turn in &job.turns {
-        let position = &job.positions[turn];
-        if position.is_over() {
-            send(json!({
-                "id": job.id,
-                "turn": turn,
-                "error": format!("turns: the game is over at turn {turn}: {}", position.result_text().unwrap_or_default()),
-            }));
+/// Reads the lines of `input`: actions answered at once, queries queued,
+/// mistakes answered by line and field. Closes the queue at the end.
+fn read_input<B: Board>(
+    input: impl BufRead,
+    engine: &Engine<'_, B>,
+    queue: &WorkQueue<B>,
+    send: &dyn Fn(Value),
+) {
+    let mut lines = Lines::new(input, MAX_LINE_BYTES);
+    loop {
+        let (number, line) = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(err) => {
+                send(json!({"id": null, "error": format!("reading the input: {err}")}));
+                break;
+            }
+        };
+        let text = match line {
+            Ok(text) => text,
+            Err(problem) => {
+                let problem = Problem::whole(format!("line {number}: {problem}"));
+                send(error_answer(&Value::Null, &problem, Some(number)));
+                continue;
+            }
+        };
+        if text.trim().is_empty() {
             continue;
         }
-        // Queries are unrelated: each position is searched afresh.
-        search.new_game();
-        match search.analyse(position, None) {
-            Ok(analysis) => send(answer(&job.id, turn, position, &analysis, job.top)),
-            Err(err) => send(json!({"id": job.id, "turn": turn, "error": err.to_string()})),
+        match read_request(&text, &engine.game, engine.default_visits) {
+            Ok(Request::Query(query)) => queue.push(query),
+            Ok(Request::Action {
+                id,
+                action,
+                warnings,
+            }) => {
+                let mut answer = act(engine, queue, &id, &action, send);
+                if !warnings.is_empty() {
+                    answer["warnings"] = Value::Array(warnings);
+                }
+                send(answer);
+            }
+            Err((id, problem)) => send(error_answer(&id, &problem, Some(number))),
         }
     }
+    queue.close();
 }
 
-/// Answers the queries of `input` on `output`, `threads`
-/// searches (made by `make_search`) working at once. Ends when the input
-/// ends and every query is answered.
+/// Answers the queries of `input` on `output` with `engine`. Ends when the
+/// input ends and every queued position is answered.
 pub fn answer_queries<B: Board>(
     input: impl BufRead + Send,
     mut output: impl Write,
-    game: &QueryGame<'_, B>,
-    default_visits: u32,
-    threads: usize,
-    make_search: &(dyn Fn() -> anyhow::Result<NetworkSearch<B>> + Sync),
+    engine: &Engine<'_, B>,
 ) -> anyhow::Result<()> {
-    let (jobs_in, jobs_out) = mpsc::channel::<Job<B>>();
-    let jobs_out = Arc::new(Mutex::new(jobs_out));
+    let queue = WorkQueue::new();
     let (answers_in, answers_out) = mpsc::channel::<Value>();
-    let mut searches = (0..threads.max(1))
-        .map(|_| make_search())
+    let mut analysts = (0..engine.threads.max(1))
+        .map(|_| (engine.make_analyst)())
         .collect::<anyhow::Result<Vec<_>>>()?;
     std::thread::scope(|scope| -> anyhow::Result<()> {
-        for search in &mut searches {
-            let jobs = Arc::clone(&jobs_out);
+        for analyst in &mut analysts {
             let answers = answers_in.clone();
+            let queue = &queue;
             scope.spawn(move || {
-                loop {
-                    // (The lock is held only to take the next job.)
-                    let job = jobs.lock().map(|jobs| jobs.recv());
-                    let Ok(Ok(job)) = job else { break };
-                    run_job(search, &job, &|value| {
+                while let Some(work) = queue.take() {
+                    search_work(analyst, &work, &|value| {
                         let _ = answers.send(value);
                     });
+                    queue.done(&work);
                 }
             });
         }
         let reader_answers = answers_in.clone();
+        let queue = &queue;
         scope.spawn(move || {
-            for line in input.lines() {
-                let Ok(line) = line else { break };
-                if line.trim().is_empty() {
-                    continue;
-                }
-                match read_query(&line, game, default_visits) {
-                    Ok(job) => {
-                        if jobs_in.send(job).is_err() {
-                            break;
-                        }
-                    }
-                    Err((id, error)) => {
-                        let _ = reader_answers.send(json!({"id": id, "error": error}));
-                    }
-                }
-            }
-            // Dropping `jobs_in` here ends the workers once the jobs run out.
+            read_input(input, engine, queue, &|value| {
+                let _ = reader_answers.send(value);
+            });
         });
         drop(answers_in);
         for value in answers_out {
@@ -350,35 +436,101 @@ pub fn answer_queries<B: Board>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
     use sumito_engine::{Layout, Position, Rules};
     use sumito_mcts::UniformEvaluator;
 
-    fn answers_to(input: &str) -> Vec<Value> {
+    use cache::{CachedEvaluator, EvaluationCache};
+
+    /// Input that comes in parts, 200 ms apart: the lines of a part are
+    /// read while the searches of the parts before run.
+    struct Paced {
+        parts: std::collections::VecDeque<&'static [u8]>,
+        /// Whether the next byte starts a part after the first.
+        pause: bool,
+    }
+
+    impl std::io::Read for Paced {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let Some(part) = self.parts.front_mut() else {
+                return Ok(0);
+            };
+            if std::mem::take(&mut self.pause) {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            let n = part.len().min(out.len());
+            out[..n].copy_from_slice(&part[..n]);
+            *part = &part[n..];
+            if part.is_empty() {
+                self.parts.pop_front();
+                self.pause = true;
+            }
+            Ok(n)
+        }
+    }
+
+    fn paced(parts: &[&'static str]) -> std::io::BufReader<Paced> {
+        std::io::BufReader::new(Paced {
+            parts: parts.iter().map(|part| part.as_bytes()).collect(),
+            pause: false,
+        })
+    }
+
+    /// The answers to `input`, by a uniform evaluator's engine of
+    /// `threads` searches.
+    fn answers_with(input: impl BufRead + Send, threads: usize) -> Vec<Value> {
         let read_position = |text: &str| Position::from_fen(text).map_err(|err| err.to_string());
         let read_layout = |name: &str| {
             Layout::from_name(name)
                 .map(|layout| Position::start(layout, Rules::default()))
                 .map_err(|err| err.to_string())
         };
-        let game = QueryGame {
-            start: Position::start(Layout::Standard, Rules::default()),
-            read_position: &read_position,
-            read_layout: &read_layout,
+        let cache = Arc::new(EvaluationCache::new(10_000));
+        let cached = || CachedEvaluator {
+            cache: Arc::clone(&cache),
+            inner: Box::new(UniformEvaluator),
         };
-        let make = || -> anyhow::Result<NetworkSearch> {
-            Ok(NetworkSearch::new(
-                "uniform",
-                Box::new(UniformEvaluator),
-                SearchBudget::Simulations(1),
-                1,
-            ))
+        let make = || -> anyhow::Result<Analyst<Position>> {
+            Ok(Analyst {
+                search: NetworkSearch::new(
+                    "uniform",
+                    Box::new(cached()),
+                    SearchBudget::Simulations(1),
+                    1,
+                ),
+                evaluator: Box::new(cached()),
+            })
+        };
+        let clear = || cache.clear();
+        let engine = Engine {
+            game: QueryGame {
+                start: Position::start(Layout::Standard, Rules::default()),
+                read_position: &read_position,
+                read_layout: &read_layout,
+            },
+            default_visits: 16,
+            threads,
+            make_analyst: &make,
+            models: json!([{"name": "uniform"}]),
+            clear_cache: &clear,
         };
         let mut out = Vec::new();
-        answer_queries(input.as_bytes(), &mut out, &game, 16, 3, &make).unwrap();
+        answer_queries(input, &mut out, &engine).unwrap();
         String::from_utf8(out)
             .unwrap()
             .lines()
             .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    fn answers_to(input: &str) -> Vec<Value> {
+        answers_with(input.as_bytes(), 3)
+    }
+
+    fn by_id<'a>(answers: &'a [Value], id: &Value) -> Vec<&'a Value> {
+        answers
+            .iter()
+            .filter(|answer| answer["id"] == *id)
             .collect()
     }
 
@@ -391,19 +543,17 @@ mod tests {
             "\n\n",
             r#"{"id": "bad-move", "moves": ["A1A9"]}"#,
             "\n",
-            r#"{"id": "unknown", "rules": {}}"#,
+            r#"{"id": "unknown", "komi": 7.5, "visits": 4}"#,
             "\n",
             r#"{"id": "both", "visits": 3, "time_ms": 5}"#,
             "\n",
             r#"{"id": "turn", "turns": [3]}"#,
             "\n",
             "not json\n",
+            r#"{"id": "twice", "visits": 3, "visits": 5000}"#,
+            "\n",
         ));
-        let by_id = |id: Value| -> Vec<&Value> {
-            answers.iter().filter(|answer| answer["id"] == id).collect()
-        };
-        // Two turns of the first query, each its own answer.
-        let a = by_id(json!("a"));
+        let a = by_id(&answers, &json!("a"));
         assert_eq!(a.len(), 2, "{answers:?}");
         let mut turns: Vec<u64> = a
             .iter()
@@ -413,43 +563,240 @@ mod tests {
         assert_eq!(turns, [0, 2]);
         for answer in &a {
             assert_eq!(answer["root"]["simulations"], 32, "{answer}");
-            assert_eq!(answer["moves"].as_array().unwrap().len(), 3);
+            assert_eq!(answer["partial"], false);
             assert_eq!(answer["side"], "black");
-            assert!(answer["pv"].as_array().is_some_and(|pv| !pv.is_empty()));
+            let moves = answer["moves"].as_array().unwrap();
+            assert_eq!(moves.len(), 3);
+            // Every candidate: its order, a line that starts with it, a
+            // bound below its mean.
+            for (order, candidate) in moves.iter().enumerate() {
+                assert_eq!(candidate["order"], order);
+                assert_eq!(candidate["line"][0], candidate["move"]);
+                if let Some(q) = candidate["q"].as_f64() {
+                    assert!(candidate["lcb"].as_f64().unwrap() < q, "{candidate}");
+                }
+            }
+            assert_eq!(moves[0]["line"], answer["pv"]);
+            assert!(
+                answer["raw"]["value"].as_f64().unwrap().abs() < 1e-6,
+                "{answer}"
+            );
+            assert!(answer.get("policy").is_none());
         }
-        // The default budget, a layout's start.
-        let seven = by_id(json!(7));
+        let seven = by_id(&answers, &json!(7));
         assert_eq!(seven[0]["root"]["simulations"], 16);
         assert_eq!(seven[0]["turn"], 0);
-        // Mistakes name the field.
-        let error = |id: &str| by_id(json!(id))[0]["error"].as_str().unwrap().to_owned();
+        // An unknown field is a warning; the query is answered.
+        let unknown = by_id(&answers, &json!("unknown"));
+        assert_eq!(unknown[0]["root"]["simulations"], 4, "{answers:?}");
+        assert_eq!(unknown[0]["warnings"][0]["field"], "komi");
+        // Mistakes name the field, apart and in the message, and the line.
+        let error = |id: &str| by_id(&answers, &json!(id))[0].clone();
+        let cases = [
+            ("bad-move", "moves[0]", "moves[0]: A1A9", 4),
+            ("both", "visits", "visits, time_ms", 6),
+            (
+                "turn",
+                "turns[0]",
+                "turns[0]: must be a turn from 0 to 0",
+                7,
+            ),
+            (
+                "twice",
+                "visits",
+                "visits: the key `visits` is given twice",
+                9,
+            ),
+        ];
+        for (id, field, message, line) in cases {
+            let answer = error(id);
+            assert_eq!(answer["field"], field, "{answer}");
+            assert!(
+                answer["error"].as_str().unwrap().starts_with(message),
+                "{answer}"
+            );
+            assert_eq!(answer["line"], line, "{answer}");
+        }
+        let not_json = by_id(&answers, &Value::Null);
         assert!(
-            error("bad-move").starts_with("moves[0]: A1A9"),
-            "{}",
-            error("bad-move")
-        );
-        assert!(
-            error("unknown").starts_with("rules: no such field"),
-            "{}",
-            error("unknown")
-        );
-        assert!(
-            error("both").starts_with("visits, time_ms"),
-            "{}",
-            error("both")
-        );
-        assert!(
-            error("turn").starts_with("turns[0]: must be a turn from 0 to 0"),
-            "{}",
-            error("turn")
-        );
-        assert!(
-            by_id(Value::Null)[0]["error"]
+            not_json[0]["error"]
                 .as_str()
                 .unwrap()
-                .starts_with("not JSON"),
-            "{answers:?}"
+                .starts_with("not JSON")
         );
-        assert_eq!(answers.len(), 2 + 1 + 5);
+        assert_eq!(not_json[0]["line"], 8);
+        assert_eq!(answers.len(), 2 + 1 + 1 + 5);
+    }
+
+    #[test]
+    fn bad_bytes_and_overlong_lines_are_answered_by_line_and_the_engine_goes_on() {
+        let mut input = b"\xff\xfe{\"id\": 1}\n".to_vec();
+        input.extend(std::iter::repeat_n(b' ', MAX_LINE_BYTES + 10));
+        input.extend(b"{\"id\": 2}\n{\"id\": 3, \"visits\": 2}\n");
+        let answers = answers_with(input.as_slice(), 1);
+        assert_eq!(answers.len(), 3, "{answers:?}");
+        assert_eq!(answers[0]["line"], 1);
+        assert!(
+            answers[0]["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("line 1: not UTF-8")
+        );
+        assert_eq!(answers[1]["line"], 2);
+        assert!(
+            answers[1]["error"].as_str().unwrap().starts_with(&format!(
+                "line 2: longer than the cap of {MAX_LINE_BYTES} bytes"
+            )),
+            "{}",
+            answers[1]
+        );
+        assert_eq!(answers[2]["id"], 3);
+        assert_eq!(answers[2]["root"]["simulations"], 2);
+    }
+
+    #[test]
+    fn partial_answers_come_as_asked_then_the_final_one() {
+        let answers = answers_to(concat!(
+            r#"{"id": "v", "visits": 32, "report_every_visits": 8, "top": 2}"#,
+            "\n",
+            r#"{"id": "t", "time_ms": 1500, "report_every_ms": 100}"#,
+            "\n",
+        ));
+        let visits = by_id(&answers, &json!("v"));
+        let simulations: Vec<u64> = visits
+            .iter()
+            .map(|answer| answer["root"]["simulations"].as_u64().unwrap())
+            .collect();
+        assert_eq!(simulations, [8, 16, 24, 32], "{answers:?}");
+        let partial: Vec<bool> = visits
+            .iter()
+            .map(|answer| answer["partial"].as_bool().unwrap())
+            .collect();
+        assert_eq!(partial, [true, true, true, false]);
+        let timed = by_id(&answers, &json!("t"));
+        assert!(timed.len() >= 3, "{timed:?}");
+        assert_eq!(timed.last().unwrap()["partial"], false);
+        assert!(
+            timed[..timed.len() - 1]
+                .iter()
+                .all(|answer| answer["partial"] == true)
+        );
+    }
+
+    #[test]
+    fn restrictions_keep_moves_out_and_the_policy_covers_every_legal_move() {
+        let start = Position::start(Layout::Standard, Rules::default());
+        let legal = start.legal_moves().len();
+        let answers = answers_to(concat!(
+            r#"{"id": "avoid", "visits": 200, "top": 100, "include_policy": true,"#,
+            r#" "avoid_moves": [{"side": "black", "moves": ["A1B2", "A5B5"]}]}"#,
+            "\n",
+            r#"{"id": "allow", "visits": 50, "allow_moves": [{"side": "black", "moves": ["A1B2", "A5B5"]}]}"#,
+            "\n",
+            r#"{"id": "none", "allow_moves": [{"side": "black", "moves": ["I5H5"]}]}"#,
+            "\n",
+        ));
+        let avoid = by_id(&answers, &json!("avoid"))[0];
+        let moves: Vec<&str> = avoid["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|candidate| candidate["move"].as_str().unwrap())
+            .collect();
+        assert_eq!(moves.len(), legal - 2, "{avoid}");
+        assert!(!moves.contains(&"A1B2") && !moves.contains(&"A5B5"));
+        let policy = avoid["policy"].as_array().unwrap();
+        assert_eq!(policy.len(), legal);
+        let total: f64 = policy
+            .iter()
+            .map(|entry| entry["prior"].as_f64().unwrap())
+            .sum();
+        assert!((total - 1.0).abs() < 1e-3);
+        let allow = by_id(&answers, &json!("allow"))[0];
+        let mut allowed: Vec<&str> = allow["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|candidate| candidate["move"].as_str().unwrap())
+            .collect();
+        allowed.sort_unstable();
+        assert_eq!(allowed, ["A1B2", "A5B5"]);
+        let none = by_id(&answers, &json!("none"))[0];
+        assert_eq!(none["field"], "allow_moves", "{none}");
+    }
+
+    #[test]
+    fn actions_are_answered_at_once_and_terminate_stops_a_search() {
+        let answers = answers_with(
+            paced(&[
+                concat!(
+                    r#"{"id": "long", "visits": 10000000, "report_every_visits": 64}"#,
+                    "\n",
+                    r#"{"id": "queued", "visits": 8}"#,
+                    "\n",
+                ),
+                concat!(
+                    r#"{"id": "v", "action": "query_version"}"#,
+                    "\n",
+                    r#"{"id": "m", "action": "query_models", "extra": 1}"#,
+                    "\n",
+                    r#"{"id": "q", "action": "terminate", "terminate_id": "queued"}"#,
+                    "\n",
+                    r#"{"id": "all", "action": "terminate_all"}"#,
+                    "\n",
+                    r#"{"id": "c", "action": "clear_cache"}"#,
+                    "\n",
+                    r#"{"id": "x", "action": "reboot"}"#,
+                    "\n",
+                ),
+            ]),
+            1,
+        );
+        let one = |id: &str| by_id(&answers, &json!(id)).last().copied().unwrap().clone();
+        assert_eq!(one("v")["protocol"], PROTOCOL_VERSION);
+        assert_eq!(one("v")["version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(one("m")["models"][0]["name"], "uniform");
+        assert_eq!(one("m")["warnings"][0]["field"], "extra");
+        // The queued query is taken out before it starts.
+        let queued = one("queued");
+        assert_eq!(queued["terminated"], true, "{answers:?}");
+        assert_eq!(queued["no_results"], true);
+        assert_eq!(one("q")["terminated"]["waiting"], 1);
+        // The long one stops with what it has (or nothing, if stopped
+        // before its first part).
+        let long = one("long");
+        assert_eq!(long["terminated"], true, "{long}");
+        assert_eq!(long["partial"], false);
+        assert!(
+            long["root"]["simulations"]
+                .as_u64()
+                .is_none_or(|n| n < 10_000_000)
+        );
+        assert_eq!(one("all")["terminated"]["running"], 1);
+        assert!(one("c")["cleared"].as_u64().is_some());
+        assert_eq!(one("x")["field"], "action");
+    }
+
+    #[test]
+    fn the_higher_priority_waits_less() {
+        let answers = answers_with(
+            paced(&[
+                concat!(r#"{"id": "first", "time_ms": 600}"#, "\n"),
+                concat!(
+                    r#"{"id": "low", "visits": 4, "priority": -1}"#,
+                    "\n",
+                    r#"{"id": "middle", "visits": 4}"#,
+                    "\n",
+                    r#"{"id": "high", "visits": 4, "priority": 3}"#,
+                    "\n",
+                ),
+            ]),
+            1,
+        );
+        let order: Vec<&str> = answers
+            .iter()
+            .map(|answer| answer["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(order, ["first", "high", "middle", "low"]);
     }
 }
