@@ -8,6 +8,8 @@
 //!                          the fixed opponents, and the size and CRC-32C of every file below
 //!   model.pt               the network as TorchScript (sumito_net::TorchScriptModel)
 //!   model.pt.json          its description (input/output layout, encoding version)
+//!   model.onnx             the network as ONNX (opset 17), its description in the
+//!                          metadata properties (sumito_net::onnx, docs/onnx.md)
 //!   weights.safetensors    the same weights as safetensors (a sumito-net checkpoint,
 //!   meta.json              with these two files: loadable for further training)
 //!   manifest.json
@@ -36,5 +38,5 @@ pub use crate::export::{ExportRequest, export_bundle};
 pub use crate::load::{ModelBundle, locate_bundle, model_folders};
 pub use crate::meta::{
     BUNDLE_FILE, BUNDLE_FORMAT, BUNDLE_VERSION, BundleFile, BundleMeta, DEFAULT_MODEL, EloRow,
-    LEVELS_FILE, TORCHSCRIPT_FILE, TRAINING_CONFIG_FILE, TrainingProvenance,
+    LEVELS_FILE, ONNX_FILE, TORCHSCRIPT_FILE, TRAINING_CONFIG_FILE, TrainingProvenance,
 };

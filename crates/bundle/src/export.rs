@@ -1,14 +1,16 @@
 //! Exporting a run's model as a bundle (`sumito export`): the weights as
-//! TorchScript and safetensors, the run's configuration, and `bundle.json`
-//! with the model's provenance, ratings and every file's size and
-//! checksum, written into a temporary folder beside the target and renamed
-//! into place, so that a folder named like a bundle is always complete.
+//! TorchScript, ONNX and safetensors, the run's configuration, and
+//! `bundle.json` with the model's provenance, ratings and every file's size
+//! and checksum, written into a temporary folder beside the target and
+//! renamed into place, so that a folder named like a bundle is always
+//! complete.
 
 use std::path::{Path, PathBuf};
 
-use sumito_engine::Rules;
 use sumito_engine::rules_table::RulesTable;
-use sumito_game::GameKind;
+use sumito_engine::{Position, Rules};
+use sumito_game::{Board, GameKind};
+use sumito_net::onnx::OnnxDescription;
 use sumito_net::{Device, PolicyValueNet, RulesMeta};
 use sumito_pipeline::config::Config;
 use sumito_pipeline::fsutil::{utc_timestamp, write_atomic};
@@ -19,8 +21,8 @@ use sumito_pipeline::rundir::{Location, RunDir};
 
 use crate::error::{BundleError, io, net};
 use crate::meta::{
-    BUNDLE_FILE, BUNDLE_FORMAT, BUNDLE_VERSION, BundleFile, BundleMeta, EloRow, TORCHSCRIPT_FILE,
-    TRAINING_CONFIG_FILE, TrainingProvenance,
+    BUNDLE_FILE, BUNDLE_FORMAT, BUNDLE_VERSION, BundleFile, BundleMeta, EloRow, ONNX_FILE,
+    TORCHSCRIPT_FILE, TRAINING_CONFIG_FILE, TrainingProvenance,
 };
 
 /// What `export_bundle` needs besides the run.
@@ -205,13 +207,33 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
     }
     let written = (|| {
         let step = checkpoint_meta.training_step;
+        let config = run.config_text()?;
+        let score_utility = match request.score_utility {
+            Some(weight) => play_weight(f64::from(weight)).ok_or_else(|| BundleError::Config {
+                path: run.config_path(),
+                problem: format!(
+                    "the score utility asked for, {weight}, is not a weight in [0, 1]"
+                ),
+            })?,
+            None => play_score_utility(&config, &run.config_path())?,
+        };
         network
             .save_checkpoint(&staging, step, Some(rules.into()))
             .map_err(net("writing the weights"))?;
         network
             .export_torchscript(&staging.join(TORCHSCRIPT_FILE), step, Some(rules.into()))
             .map_err(net("exporting TorchScript"))?;
-        let config = run.config_text()?;
+        let description = OnnxDescription {
+            name: name.clone(),
+            training_step: step,
+            rules: general
+                .clone()
+                .unwrap_or_else(|| Position::rules_table(&Rules::from(rules))),
+            score_utility,
+        };
+        network
+            .export_onnx(&staging.join(ONNX_FILE), &description)
+            .map_err(net("exporting ONNX"))?;
         let config_path = staging.join(TRAINING_CONFIG_FILE);
         write_atomic(&config_path, config.as_bytes()).map_err(io(&config_path))?;
         let mut names: Vec<String> = std::fs::read_dir(&staging)
@@ -242,17 +264,7 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
                 core_hours: run_core_hours,
                 init_model,
             },
-            score_utility: match request.score_utility {
-                Some(weight) => {
-                    play_weight(f64::from(weight)).ok_or_else(|| BundleError::Config {
-                        path: run.config_path(),
-                        problem: format!(
-                            "the score utility asked for, {weight}, is not a weight in [0, 1]"
-                        ),
-                    })?
-                }
-                None => play_score_utility(&config, &run.config_path())?,
-            },
+            score_utility,
             elo: elo_rows(&run, network.game(), generation)?,
             opponent_scores,
             exported_at: utc_timestamp(),

@@ -1,5 +1,5 @@
 //! `sumito export`: a trained model of a run as a self-contained bundle
-//! (TorchScript, safetensors weights, metadata) that `sumito play` and
+//! (TorchScript, ONNX, safetensors weights, metadata) that `sumito play` and
 //! `sumito analyse` load (layout: `sumito_bundle::bundle`); or, from any
 //! checkpoint folder, just the TorchScript module and its JSON sidecar, for
 //! Python (`torch.jit.load`) or other programs.

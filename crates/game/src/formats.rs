@@ -23,6 +23,10 @@ pub const CHECKPOINT_FORMAT: u32 = 1;
 /// The sidecar of an exported TorchScript module (`sumito_net::export`).
 pub const EXPORT_FORMAT: &str = "sumito-torchscript-1";
 
+/// An exported ONNX model (`sumito_net::onnx`): its metadata properties'
+/// keys and their meaning (`sumito.format` holds this; `docs/onnx.md`).
+pub const ONNX_FORMAT: &str = "sumito-onnx-1";
+
 /// A model bundle's folder (`sumito_bundle::bundle`): `bundle.json` names
 /// the format, and the version is bumped whenever the layout changes
 /// incompatibly.

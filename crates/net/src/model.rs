@@ -254,7 +254,8 @@ fn policy_gather_index() -> &'static [i64] {
     })
 }
 
-fn board_mask() -> Vec<f32> {
+/// `[GRID_POINTS]`: 1 on the hexagon's cells, 0 on the grid points off it.
+pub(crate) fn board_mask() -> Vec<f32> {
     let mut mask = vec![0.0; GRID_POINTS];
     for cell in Cell::all() {
         mask[grid_point_of(cell)] = 1.0;
@@ -263,7 +264,7 @@ fn board_mask() -> Vec<f32> {
 }
 
 /// Batch norm's epsilon, set explicitly so that folding uses the same value.
-const BATCH_NORM_EPS: f64 = 1e-5;
+pub(crate) const BATCH_NORM_EPS: f64 = 1e-5;
 
 #[derive(Debug)]
 struct ConvBn {
