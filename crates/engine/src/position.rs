@@ -440,6 +440,32 @@ fn generate(own: u128, opp: u128, list: &mut MoveList) {
     for_each_broadside!(broadside);
 }
 
+/// The opponent's marbles that the side owning `own` can push off with one
+/// inline move, found by whole-board shifts rather than by listing the moves
+/// (the network encodes these for both sides of every position it
+/// evaluates). A marble falls when the rim is behind it and either two own
+/// marbles stand in line before it (2 push 1, 3 push 1) or one more
+/// opponent's marble and then three own ones (3 push 2). As in
+/// [`inline_sets`], a shifted bit is read only where the cells before it are
+/// on the board, so the padding bits make this exact.
+#[inline]
+fn push_off_target_bits(own: u128, opp: u128) -> u128 {
+    let off = !BOARD_MASK;
+    let mut targets = 0;
+    for &s in &DIR_SHIFT {
+        // Opponent's marbles with the rim right behind them (towards D).
+        let last = opp & step(off, -s);
+        // Cells whose neighbour away from D is own, and whose next one is too.
+        let own_1 = step(own, s);
+        let own_2 = own_1 & step(own, 2 * s);
+        let by_two = last & own_2;
+        let own_3 = own_2 & step(own, 3 * s);
+        let by_three_on_two = last & step(opp, s) & step(own_3, s);
+        targets |= by_two | by_three_on_two;
+    }
+    targets
+}
+
 /// A sum of the popcounts of many bitboards, kept bit-sliced (carry-save
 /// adders) so that only five popcounts are needed at the end. Each bit may be
 /// added at most 31 times.
@@ -876,25 +902,12 @@ impl Position {
     /// reads these as input planes (threats it may take, and threats it must
     /// meet).
     pub fn push_off_targets(&self, attacker: Color) -> impl Iterator<Item = Cell> + use<> {
-        let position = Position {
-            side: attacker,
-            ..*self
+        let targets = if self.outcome_by_rules().is_some() {
+            0
+        } else {
+            let us = attacker.index();
+            push_off_target_bits(self.marbles[us], self.marbles[us ^ 1])
         };
-        let opponent = self.marbles[attacker.index() ^ 1];
-        let mut targets = 0u128;
-        for &mv in position.legal_moves_unordered().iter() {
-            if position.push_destination(mv) == Some(None) {
-                let info = mv.info();
-                // The last marble of the pushed line falls: the first one
-                // when the cell behind it is off the board, else the second.
-                let falling = if opponent >> info.ahead[1] & 1 == 0 {
-                    info.ahead[0]
-                } else {
-                    info.ahead[1]
-                };
-                targets |= 1u128 << falling;
-            }
-        }
         bits(targets).filter_map(Cell::from_bit)
     }
 

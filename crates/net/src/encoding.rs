@@ -175,9 +175,16 @@ pub fn input_len(push_off_planes: bool) -> usize {
 /// Writes the [`input_len`] floats of `position` into `out` (all of it):
 /// the basic planes, then the push-off planes if asked for.
 pub fn encode_position(position: &Position, push_off_planes: bool, out: &mut [f32]) {
+    out.fill(0.0);
+    encode_position_zeroed(position, push_off_planes, out);
+}
+
+/// [`encode_position`] into floats that are all 0 already (a batch's fresh
+/// inputs), which it writes only where they are not 0.
+pub(crate) fn encode_position_zeroed(position: &Position, push_off_planes: bool, out: &mut [f32]) {
     let len = input_len(push_off_planes);
     assert_eq!(out.len(), len, "encode_position needs {len} floats");
-    out.fill(0.0);
+    debug_assert!(out.iter().all(|&value| value == 0.0));
     let tables = tables();
     let me = position.side_to_move();
     let grid = match me {

@@ -11,7 +11,7 @@ use tch::{Device, Kind, Tensor};
 use crate::NetError;
 use crate::config::{NetShape, SymmetryMode};
 use crate::encoding::{
-    GRID, check_evaluable, encode_position, input_len, policy_index, symmetries_for,
+    GRID, check_evaluable, encode_position_zeroed, input_len, policy_index, symmetries_for,
 };
 use crate::model::OutputColumns;
 use crate::model::{PACKED_AUX, PACKED_LEN, PACKED_WDL, PolicyValueNet};
@@ -153,31 +153,34 @@ pub(crate) fn encode_batch(
     push_off_planes: bool,
 ) -> Result<EncodedBatch, NetError> {
     let len = input_len(push_off_planes);
-    let mut batch = EncodedBatch::default();
     let mut rng = rand::rng();
+    let mut rows = Vec::with_capacity(positions.len());
     for (index, position) in positions.iter().enumerate() {
         check_evaluable(index, position)?;
-        let symmetries: &[Symmetry] = match mode {
-            SymmetryMode::None => &[Symmetry::IDENTITY],
+        match mode {
+            SymmetryMode::None => rows.push((index, Symmetry::IDENTITY)),
             SymmetryMode::Random => {
                 let allowed = symmetries_for(position.rules());
-                std::slice::from_ref(&allowed[rng.random_range(0..allowed.len())])
+                rows.push((index, allowed[rng.random_range(0..allowed.len())]));
             }
-            SymmetryMode::All => symmetries_for(position.rules()),
-        };
-        for &symmetry in symmetries {
-            let start = batch.inputs.len();
-            batch.inputs.resize(start + len, 0.0);
-            let image = if symmetry == Symmetry::IDENTITY {
-                *position
-            } else {
-                symmetry.apply_position(position)
-            };
-            encode_position(&image, push_off_planes, &mut batch.inputs[start..]);
-            batch.rows.push((index, symmetry));
+            SymmetryMode::All => rows.extend(
+                symmetries_for(position.rules())
+                    .iter()
+                    .map(|&symmetry| (index, symmetry)),
+            ),
         }
     }
-    Ok(batch)
+    // Zeroed once, in one allocation, and written only where not 0.
+    let mut inputs = vec![0.0; rows.len() * len];
+    for (&(index, symmetry), out) in rows.iter().zip(inputs.chunks_exact_mut(len)) {
+        let position = &positions[index];
+        if symmetry == Symmetry::IDENTITY {
+            encode_position_zeroed(position, push_off_planes, out);
+        } else {
+            encode_position_zeroed(&symmetry.apply_position(position), push_off_planes, out);
+        }
+    }
+    Ok(EncodedBatch { inputs, rows })
 }
 
 /// Reads the outputs of one position from its rows of packed outputs.

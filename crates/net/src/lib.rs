@@ -15,6 +15,10 @@
 //! * [`checkpoint`]: safetensors weights + optimiser state + JSON metadata,
 //!   written atomically, checked on load.
 //! * [`export`]: TorchScript for play ([`TorchScriptModel`]).
+//! * [`onnx`]: the network as an ONNX graph with its metadata, for
+//!   runtimes without libtorch (the protobuf messages in `onnx_proto`).
+//! * [`InstantEvaluator`]: everything of an evaluator but the network, whose
+//!   answer is instant (`sumito bench selfplay`'s CPU side).
 //! * [`bench_support`]: the inputs that the speed measurements feed the
 //!   network (criterion bench and `sumito bench net`), and the plain
 //!   reference ResNet they compare it with.
@@ -38,8 +42,11 @@ pub mod general_encoding;
 pub mod general_search;
 pub mod general_train;
 mod grow;
+mod instant;
 pub mod model;
 mod net_board;
+pub mod onnx;
+mod onnx_proto;
 mod search;
 mod service;
 pub mod train;
@@ -54,6 +61,7 @@ pub use error::NetError;
 pub use evaluate::{DirectEvaluator, NetOutput, PackedModel, PositionEvaluator, run_packed};
 pub use export::{ExportMeta, TorchScriptModel};
 pub use general_train::GeneralTrainingSample;
+pub use instant::InstantEvaluator;
 pub use model::PolicyValueNet;
 pub use net_board::{NetBoard, NetGame, NetworkForward};
 pub use search::ServiceEvaluator;

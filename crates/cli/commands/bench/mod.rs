@@ -9,8 +9,10 @@ use clap::{Args as ClapArgs, ValueEnum};
 mod alphabeta;
 mod mcts;
 mod movegen;
+pub mod selfplay;
 pub mod serve;
 pub mod soak;
+pub mod soak_pressure;
 pub mod tactics;
 
 #[derive(Debug, ClapArgs)]
@@ -40,6 +42,8 @@ pub struct Args {
     pub pages: usize,
     #[command(flatten)]
     pub tactics: tactics::Args,
+    #[command(flatten)]
+    pub selfplay: selfplay::Args,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -57,7 +61,10 @@ pub enum Part {
     /// The web server: its time around a seat player's reply, beyond the
     /// player's own thinking.
     Serve,
-    /// Self-play with the quick config: positions/s and network evaluations/s
+    /// Self-play with the quick config: first its CPU side alone (the network
+    /// replaced by an instant answer): positions/s, the shares of encoding,
+    /// move generation, search and bookkeeping, the scaling from 1 to N
+    /// threads; then with the network: positions/s and evaluations/s
     /// against the raw forward throughput of the same network and batch.
     Selfplay,
     /// The tactics suite: solve rate per kind (capture, defence,
@@ -94,6 +101,16 @@ impl Args {
         if self.precision.is_some() && self.part != Part::Selfplay {
             anyhow::bail!(
                 "--precision applies only to `sumito bench selfplay` (`bench net` measures both)"
+            );
+        }
+        if self.selfplay.any_given() && self.part != Part::Selfplay {
+            anyhow::bail!(
+                "--instant, --scale-to and --games apply only to `sumito bench selfplay`"
+            );
+        }
+        if self.precision.is_some() && self.selfplay.instant {
+            anyhow::bail!(
+                "--precision is the network's, which `sumito bench selfplay --instant` does not measure"
             );
         }
         Ok(())
@@ -139,6 +156,7 @@ mod tests {
             soak: None,
             pages: 8,
             tactics: tactics::Args::default(),
+            selfplay: selfplay::Args::default(),
         };
         let refused = args(Part::Net, None, Some("bf16")).check();
         assert!(
@@ -171,6 +189,26 @@ mod tests {
                 .contains("--soak applies only")
         );
         movegen.soak = None;
+        movegen.selfplay.games = Some(4);
+        assert!(
+            movegen
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("--games apply only to `sumito bench selfplay`")
+        );
+        let mut instant = args(Part::Selfplay, None, None);
+        instant.selfplay.instant = true;
+        assert!(instant.check().is_ok());
+        instant.precision = Some("bf16".into());
+        assert!(
+            instant
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("--precision is the network's")
+        );
+        movegen.selfplay.games = None;
         movegen.model = Some("quick".into());
         assert!(
             movegen

@@ -7,6 +7,7 @@ use sumito_net::{DeviceSpec, Precision};
 
 mod net;
 mod selfplay;
+mod selfplay_instant;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     args.check()?;
@@ -28,6 +29,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ),
                 None => None,
             };
+            selfplay_instant::run(&args.selfplay)?;
+            if args.selfplay.instant {
+                return Ok(());
+            }
             selfplay::run(precision)
         }
         Part::Serve => match &args.model {
