@@ -8,13 +8,14 @@ cd "$(dirname "$0")/.."
 # small machine; tests and tools run many threads of their own.
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
 
-# Chromium and ChromeDriver for the browser tests of `sumito serve`, installed
-# while the lints compile (a fresh machine spends most of that install waiting
-# on the network and the package manager); only the tests need them.
-browser_log=$(mktemp)
-bash scripts/setup-browser.sh > "$browser_log" 2>&1 &
-browser=$!
-trap 'kill "$browser" 2> /dev/null || true; rm -f "$browser_log"' EXIT
+# Chromium, ChromeDriver and tmux for the browser and terminal tests,
+# installed while the lints compile (a fresh machine spends most of that
+# install waiting on the network and the package manager); only the tests
+# need them.
+tools_log=$(mktemp)
+bash scripts/setup-test-tools.sh > "$tools_log" 2>&1 &
+tools=$!
+trap 'kill "$tools" 2> /dev/null || true; rm -f "$tools_log"' EXIT
 
 # The crates the build needs, fetched while libtorch downloads.
 cargo fetch > /dev/null 2>&1 &
@@ -28,12 +29,16 @@ wait "$fetch" || true
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 
-if ! wait "$browser"; then
-    cat "$browser_log" >&2
-    echo "error: scripts/setup-browser.sh failed (its output is above)" >&2
+if ! wait "$tools"; then
+    cat "$tools_log" >&2
+    echo "error: scripts/setup-test-tools.sh failed (its output is above)" >&2
     exit 1
 fi
-cat "$browser_log" >&2
+cat "$tools_log" >&2
+# ONNX Runtime from PyPI in .venv-onnx/, with which the export test loads
+# model.onnx (tests/e2e/onnx.rs).
+SUMITO_ONNX_PYTHON="$(bash scripts/setup-onnx-check.sh)"
+export SUMITO_ONNX_PYTHON
 # Also builds the S3-compatible server the storage tests start on 127.0.0.1
 # (crates/s3-test-server).
 cargo test --workspace

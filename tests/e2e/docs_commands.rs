@@ -339,21 +339,9 @@ fn cheap_examples_run_as_written() {
             .contains("<svg")
     );
 
-    // A game record to draw: a short match of classical players.
-    let arena = Command::new(SUMITO)
-        .args([
-            "arena", "--player", "greedy", "--player", "random", "--games", "2",
-        ])
-        .args(["--max-plies", "6", "--no-progress", "--out", "records"])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(arena.status.success(), "{}", text(&arena));
-    std::fs::copy(
-        common::first_record(&dir.join("records")),
-        dir.join("game.txt"),
-    )
-    .unwrap();
+    // The game record the README's examples read, made as the README
+    // makes it.
+    write_the_readmes_game(dir);
     // `pics/` does not exist: render makes it.
     run_in(
         dir,
@@ -366,6 +354,21 @@ fn cheap_examples_run_as_written() {
                 .contains("<svg")
         );
     }
+}
+
+/// `game.txt` in `dir`, written by the README's own example that makes the
+/// record its analysis, review and render examples read.
+fn write_the_readmes_game(dir: &Path) {
+    let maker = example("sumito play --seat model --seat greedy --level 1 --save game.txt");
+    assert!(maker.place.starts_with("README.md:"), "{}", maker.place);
+    let output = run_in(dir, &maker);
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains(" moves to game.txt"),
+        "{}",
+        text(&output)
+    );
+    let record = std::fs::read_to_string(dir.join("game.txt")).unwrap();
+    assert!(record.contains("moves:\n"), "{record}");
 }
 
 /// Whether `words` hold `flag`.
@@ -440,49 +443,30 @@ fn with_tiny_budget(args: &[String], out: &str) -> Vec<String> {
 fn long_examples_run_with_a_tiny_budget() {
     let scratch = Scratch::new("docs-commands-long");
     let dir = &scratch.0;
-    // The records the examples read: a two-player game under the shipped
-    // model's rules, and a three-player game under the three-player model's.
-    for (args, games, record) in [
-        (
-            &[
-                "--player",
-                "greedy",
-                "--player",
-                "random",
-                "--max-plies",
-                "200",
-            ][..],
-            "2",
-            "game.txt",
-        ),
-        (
-            &[
-                "--layout",
-                "three-player",
-                "--player",
-                "greedy",
-                "--player",
-                "random",
-                "--player",
-                "random",
-                "--max-plies",
-                "240",
-            ][..],
-            "3",
-            "three.txt",
-        ),
-    ] {
-        let folder = format!("records-{record}");
-        let arena = Command::new(SUMITO)
-            .arg("arena")
-            .args(args)
-            .args(["--games", games, "--no-progress", "--out", &folder])
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(arena.status.success(), "{}", text(&arena));
-        std::fs::copy(common::first_record(&dir.join(&folder)), dir.join(record)).unwrap();
-    }
+    // The records the examples read: the README's game (made by its own
+    // example), and a three-player game under the three-player model's
+    // rules.
+    write_the_readmes_game(dir);
+    let arena = Command::new(SUMITO)
+        .args(["arena", "--layout", "three-player", "--player", "greedy"])
+        .args([
+            "--player",
+            "random",
+            "--player",
+            "random",
+            "--max-plies",
+            "240",
+        ])
+        .args(["--games", "3", "--no-progress", "--out", "records-three"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(arena.status.success(), "{}", text(&arena));
+    std::fs::copy(
+        common::first_record(&dir.join("records-three")),
+        dir.join("three.txt"),
+    )
+    .unwrap();
     // The shipped tactics suite's header and first two positions of each kind.
     let suite = std::fs::read_to_string(root().join("crates/arena/tactics/suite.txt")).unwrap();
     let mut small = String::new();

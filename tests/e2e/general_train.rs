@@ -240,12 +240,15 @@ fn a_three_player_run_trains_two_generations_after_a_kill_and_its_model_plays() 
     let output = sumito(&review);
     let out = text(&output);
     assert!(output.status.success(), "{out}");
-    for side in ["Black", "White", "Red"] {
+    // Each seat moved 8 times; the match's 4 random opening plies (Black,
+    // White, Red, Black) are shown but not judged.
+    for (side, judged) in [("Black", 6), ("White", 7), ("Red", 7)] {
         assert!(
-            out.contains(&format!("{side}: 8 moves, accuracy ")),
+            out.contains(&format!("{side}: {judged} moves, accuracy ")),
             "{out}"
         );
     }
+    assert!(out.contains("random opening: moves 1-4"), "{out}");
     let output = sumito(&[&review[..], &["--json"]].concat());
     assert!(output.status.success(), "{}", text(&output));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();

@@ -7,14 +7,17 @@ mod common;
 #[path = "common/training.rs"]
 mod training;
 
+mod bench;
 mod docs_commands;
 mod general_train;
 mod inputs;
 mod json_analysis;
 mod layering;
 mod object_store;
+mod onnx;
 mod play;
 mod render;
+mod review;
 mod run_safety;
 mod serve;
 mod serve_security;

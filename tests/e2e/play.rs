@@ -100,7 +100,8 @@ fn boards(transcript: &str) -> Vec<String> {
         let is_row = line
             .trim_start()
             .starts_with(|c: char| ('A'..='I').contains(&c))
-            && line.trim_start().chars().nth(1) == Some(' ');
+            // (A cell of the last move next to the letter is bracketed.)
+            && matches!(line.trim_start().chars().nth(1), Some(' ' | '('));
         if is_row {
             current.push(line);
         } else if line.trim() == "1 2 3 4 5" && current.len() == 9 {
@@ -150,6 +151,12 @@ fn a_scripted_game_over_a_pipe() {
     assert_eq!(boards.first(), boards.last(), "{text}");
     assert_ne!(boards[0], boards[1]);
     assert!(boards[0].contains("    A @ @ @ @ @ 6"), "{}", boards[0]);
+    // After A1B2 and the reply, the reply's cells are bracketed.
+    assert!(
+        boards[1].contains(")") && !boards[0].contains(")"),
+        "{}",
+        boards[1]
+    );
     // The game ends with a result line.
     assert_eq!(
         text.lines().last(),
@@ -657,6 +664,105 @@ fn the_shipped_model_plays_without_being_named() {
     assert!(!output.status.success());
     assert!(
         stderr(&output).contains("--color: the layout three-player seats 3 players"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// The line numbers of the panels of Black and White on `screen`.
+fn panel_lines(screen: &str) -> (usize, usize) {
+    let line_of = |panel: &str| {
+        screen
+            .lines()
+            .position(|line| line.contains(panel))
+            .unwrap_or_else(|| panic!("no {panel:?} on the screen:\n{screen}"))
+    };
+    (line_of("Black  off"), line_of("White  off"))
+}
+
+#[test]
+fn the_terminal_turns_the_board_for_white_and_marks_the_last_move() {
+    use crate::common::tmux::Tmux;
+    let scratch = Scratch::new("play-terminal");
+    let tmux = Tmux::start(
+        &scratch.0,
+        "sumito-play",
+        &format!("{SUMITO} play --opponent greedy --color white --save game.txt"),
+    );
+    let screen = tmux.wait_for("move 2, White (you)>", 1);
+    // Turned half round: Black's side (row A) on top, yours at the bottom,
+    // the diagonals numbered above.
+    let (black, white) = panel_lines(&screen);
+    assert!(black < white, "{screen}");
+    assert!(screen.contains("     5 4 3 2 1\n"), "{screen}");
+    // Greedy's move is marked on the board (a highlighted cell) and named.
+    assert!(tmux.screen(true).contains("43m"), "no highlighted cell");
+    assert!(screen.contains("last move: Black "), "{screen}");
+    tmux.type_line("quit");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !scratch.0.join("game.txt").exists() {
+        assert!(std::time::Instant::now() < deadline, "game.txt not saved");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let record = std::fs::read_to_string(scratch.0.join("game.txt")).unwrap();
+    assert!(record.contains("seats: greedy | human"), "{record}");
+    drop(tmux);
+
+    // --no-flip keeps Black at the bottom.
+    let tmux = Tmux::start(
+        &scratch.0,
+        "sumito-play-upright",
+        &format!("{SUMITO} play --opponent greedy --color white --no-flip"),
+    );
+    let screen = tmux.wait_for("move 2, White (you)>", 1);
+    let (black, white) = panel_lines(&screen);
+    assert!(white < black, "{screen}");
+    tmux.type_line("quit");
+}
+
+#[test]
+fn a_saved_game_of_two_engines_is_ready_to_review() {
+    // Without a person the game plays itself out; --save writes it however
+    // it ends, and the plain-text board brackets each last move.
+    let scratch = Scratch::new("play-save-engines");
+    let output = sumito_in(
+        &scratch.0,
+        &[
+            "play", "--seat", "model", "--seat", "greedy", "--level", "1", "--save", "game.txt",
+        ],
+        "",
+        Duration::ZERO,
+        &[],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("saved ") && text.contains(" moves to game.txt"),
+        "{text}"
+    );
+    assert!(text.contains(")") && text.contains("("), "{text}");
+    let record = std::fs::read_to_string(scratch.0.join("game.txt")).unwrap();
+    assert!(
+        record.contains("seats: quick (level 1, beginner) | greedy"),
+        "{record}"
+    );
+    // A file that cannot be written is an error naming it.
+    let output = sumito_in(
+        &scratch.0,
+        &[
+            "play",
+            "--opponent",
+            "greedy",
+            "--save",
+            "no/such/folder/game.txt",
+        ],
+        "quit\n",
+        Duration::ZERO,
+        &[],
+    );
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("no/such/folder/game.txt"),
         "{}",
         stderr(&output)
     );

@@ -112,6 +112,38 @@ impl Chart {
         );
     }
 
+    /// A dashed divider across the plot at data `x` in `stroke`, its
+    /// `label` written along its top inside the plot (a phase of a game, an
+    /// event of a run).
+    pub fn divider(&mut self, x: f64, label: &str, stroke: &str) {
+        let Frame {
+            top, plot_height, ..
+        } = self.frame;
+        let page_x = self.x(x);
+        let _ = writeln!(
+            self.svg,
+            r#"<line class="divider" x1="{page_x:.1}" y1="{top}" x2="{page_x:.1}" y2="{:.1}" stroke="{stroke}" stroke-dasharray="5 4"/><text x="{:.1}" y="{:.1}" fill="{stroke}">{}</text>"#,
+            top + plot_height,
+            page_x + 4.0,
+            top + 13.0,
+            escape(label)
+        );
+    }
+
+    /// A shaded band across the plot from data `x` `from` to `to` in
+    /// `fill` (a stretch of the x axis that is set apart).
+    pub fn band(&mut self, from: f64, to: f64, fill: &str) {
+        let Frame {
+            top, plot_height, ..
+        } = self.frame;
+        let (x1, x2) = (self.x(from), self.x(to));
+        let _ = writeln!(
+            self.svg,
+            r#"<rect class="band" x="{x1:.1}" y="{top}" width="{:.1}" height="{plot_height}" fill="{fill}"/>"#,
+            (x2 - x1).max(0.0)
+        );
+    }
+
     /// The axes' titles: `x_title` under the plot at `x_title_y` from the
     /// top, `y_title` turned up its left side at `y_title_x`.
     pub fn axis_titles(&mut self, x_title: &str, x_title_y: f64, y_title: &str, y_title_x: f64) {
@@ -260,11 +292,18 @@ mod tests {
         chart.vertical_line(5.0, "5", "#e0e0e0");
         chart.axis_titles("hours", 190.0, "Elo & more\u{7}", 16.0);
         chart.border();
+        chart.band(0.0, 2.5, "#eeeeee");
+        chart.divider(5.0, "middle <game>", "#777777");
         chart.polyline("elo", &[(0.0, 0.0), (10.0, 1.0)], "#3060b0");
         let svg = chart.finish();
         assert!(svg.starts_with("<svg ") && svg.ends_with("</svg>\n"));
         assert!(svg.contains("a &lt;run&gt;") && svg.contains("Elo &amp; more\u{FFFD}"));
         assert!(svg.contains(r#"points="50.0,120.0 250.0,20.0""#), "{svg}");
         assert!(svg.contains(r#"y1="70.0""#) && svg.contains(r#"x1="150.0""#));
+        assert!(svg.contains(r#"<rect class="band" x="50.0" y="20" width="50.0" height="100""#));
+        assert!(
+            svg.contains(r#"class="divider" x1="150.0""#)
+                && svg.contains(">middle &lt;game&gt;</text>")
+        );
     }
 }

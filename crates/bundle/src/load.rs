@@ -410,7 +410,8 @@ impl ModelBundle {
         }
         // One number for its strength: the full-strength level's where the
         // levels were measured (the level table's), else its run's rating
-        // with the settings it was measured at. Both are on the one scale.
+        // with the settings it was measured at where that run's table is on
+        // the same scale; nothing else.
         let full = sumito_game::level::level(sumito_game::level::FULL_STRENGTH)
             .ok()
             .and_then(|level| Some((level.simulations, self.level_elo(level.number)?)));
@@ -418,7 +419,7 @@ impl ModelBundle {
             text.push_str(&format!(
                 ", Elo {elo:.0} at full strength ({simulations} simulations)"
             ));
-        } else if let Some(row) = meta.own_elo() {
+        } else if let Some(row) = meta.own_elo_on_scale() {
             text.push_str(&format!(
                 ", Elo {:.0} [{:.0}, {:.0}] in its run's rating games",
                 row.elo, row.low, row.high
@@ -488,6 +489,32 @@ mod tests {
         }
     }
 
+    /// Without measured levels the banner shows the run's rating only
+    /// where the run's table is on the one scale: the shipped model's run
+    /// rated it on an older one (greedy 178, not 722), which shows nothing.
+    #[test]
+    fn the_banner_shows_no_elo_of_another_scale() {
+        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+        let mut bundle = ModelBundle::open(&models.join("quick")).unwrap();
+        bundle.levels = None;
+        assert!(bundle.meta.own_elo().is_some());
+        assert_eq!(bundle.meta.own_elo_on_scale(), None);
+        assert!(!bundle.summary().contains("Elo"), "{}", bundle.summary());
+        // The same table moved onto the scale (every classical player at
+        // its fixed rating) is shown.
+        for row in &mut bundle.meta.elo {
+            if let Some(fixed) = sumito_arena::scale::anchor_elo(&row.player) {
+                row.elo = fixed;
+            }
+        }
+        let own = bundle.meta.own_elo_on_scale().unwrap().elo;
+        assert!(
+            bundle.summary().contains(&format!("Elo {own:.0} [")),
+            "{}",
+            bundle.summary()
+        );
+    }
+
     #[test]
     fn an_exported_bundle_plays_the_same_moves_as_its_checkpoint() {
         let scratch = Scratch::new("same-moves");
@@ -504,6 +531,7 @@ mod tests {
         for name in [
             TORCHSCRIPT_FILE,
             "model.pt.json",
+            crate::meta::ONNX_FILE,
             "weights.safetensors",
             "meta.json",
             TRAINING_CONFIG_FILE,

@@ -16,6 +16,9 @@ use sumito_pipeline::ratings::model_name;
 pub use sumito_game::formats::{BUNDLE_FORMAT, BUNDLE_VERSION};
 pub const BUNDLE_FILE: &str = "bundle.json";
 pub const TORCHSCRIPT_FILE: &str = "model.pt";
+/// The network as ONNX, for runtimes without libtorch (`sumito_net::onnx`;
+/// bundles exported before it was written lack it).
+pub const ONNX_FILE: &str = "model.onnx";
 pub const TRAINING_CONFIG_FILE: &str = "training-config.toml";
 /// The shipped model's folder name under `models/`, used when no model is named.
 pub const DEFAULT_MODEL: &str = "quick";
@@ -171,5 +174,28 @@ impl BundleMeta {
     pub fn own_elo(&self) -> Option<&EloRow> {
         let own = model_name(self.training.generation);
         self.elo.iter().find(|row| row.player == own)
+    }
+
+    /// The exported generation's Elo row where its run's table is on the
+    /// one Elo scale (`sumito_arena::scale`), the level table's: every
+    /// classical player of the scale in it at its fixed rating. A table of
+    /// an older scale (a run before the scale, `greedy` not at 722) gives
+    /// none, so that no number of another scale is shown beside the level
+    /// table's.
+    pub fn own_elo_on_scale(&self) -> Option<&EloRow> {
+        let anchor = match self.kind() {
+            GameKind::TwoPlayer => sumito_arena::scale::anchor_elo,
+            GameKind::General => |name: &str| (name == "random").then_some(0.0),
+        };
+        let mut anchors = self
+            .elo
+            .iter()
+            .filter_map(|row| Some((row.elo, anchor(&row.player)?)))
+            .peekable();
+        anchors.peek()?;
+        if anchors.any(|(elo, fixed)| (elo - fixed).abs() > 0.5) {
+            return None;
+        }
+        self.own_elo()
     }
 }

@@ -109,6 +109,14 @@ pub struct Args {
     /// the search's tie-breaks).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Save the game to FILE when it ends, however it ends (finished,
+    /// resigned, quit): the record `sumito review FILE` reads.
+    #[arg(long, value_name = "FILE")]
+    save: Option<std::path::PathBuf>,
+    /// Keep Black at the bottom when you play White (by default the board
+    /// is turned half round so that your marbles are at the bottom).
+    #[arg(long)]
+    no_flip: bool,
 }
 
 fn parse_clock(text: &str) -> Result<TimeControl, String> {
@@ -358,6 +366,12 @@ pub fn run_game<B: CommandBoard>(
     let style = BoardStyle::detect(stdout.is_terminal(), no_color.as_deref());
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();
+    let is_person = |spec: &String| {
+        spec.parse::<PlayerSpec>()
+            .is_ok_and(|spec| spec.kind == "human")
+    };
+    // Your side at the bottom: turned for one person at White's seat.
+    let flipped = !args.no_flip && seats == 2 && is_person(&specs[1]) && !is_person(&specs[0]);
     let config = SessionConfig {
         record: GameRecord {
             players: specs,
@@ -368,6 +382,8 @@ pub fn run_game<B: CommandBoard>(
         time_control: args.clock,
         style,
         echo_input: echo,
+        flipped,
+        save_to: args.save.clone(),
     };
     run_session(config, controls, stdin.lock(), stdout.lock())?;
     Ok(())

@@ -55,16 +55,19 @@ pub struct BoardAnnotations {
     pub clocks: Option<[Duration; 2]>,
     /// Labels such as "you" or "alphabeta:depth=3" (Black, White).
     pub players: [String; 2],
-    /// The last move's marbles, highlighted in colour.
+    /// The last move's marbles: highlighted in colour, bracketed in plain
+    /// text.
     pub last_move: Vec<MarbleStep>,
+    /// Whether the board is turned half round, White's side at the bottom.
+    pub flipped: bool,
 }
 
-const RESET: &str = "\x1b[0m";
+pub(crate) const RESET: &str = "\x1b[0m";
 const BLACK_MARBLE: &str = "\x1b[1;34m●\x1b[0m";
 const WHITE_MARBLE: &str = "\x1b[1;97m○\x1b[0m";
 const EMPTY_CELL: &str = "\x1b[2m·\x1b[0m";
 /// Yellow background for the cells the last move touched.
-const HIGHLIGHT: &str = "\x1b[43m";
+pub(crate) const HIGHLIGHT: &str = "\x1b[43m";
 const DIM: &str = "\x1b[2m";
 
 /// Time on a clock as `m:ss`, with tenths under ten seconds.
@@ -84,8 +87,118 @@ fn column(row: i32, diag: i32) -> usize {
     (2 * diag - row + 4) as usize
 }
 
+/// Columns of a board line: the widest label sits in column 19, so that a
+/// board turned half round (column `c` drawn at `20 - c`) fits the same 21.
+const GRID_WIDTH: usize = 21;
+
+/// The board as a grid of one-character cells (a cell's text may carry ANSI
+/// escapes): rows I to A, then the line of diagonal numbers; each row
+/// begins with its letter, and rows A to D end with their diagonal's
+/// number. With `flipped` the board is turned half round (White's side at
+/// the bottom): the lines in the other order, each read backwards, which
+/// for this layout is exactly the rotation (cell (row, diag) goes to
+/// (8 − row, 10 − diag), column `c` to `20 − c`). Shared by both games'
+/// boards.
+pub(crate) struct BoardGrid {
+    lines: Vec<Vec<String>>,
+    flipped: bool,
+}
+
+impl BoardGrid {
+    /// The grid with `cell_text(cell)` drawn on each cell.
+    pub(crate) fn new(flipped: bool, cell_text: impl Fn(Cell) -> String) -> BoardGrid {
+        let blank = || vec![" ".to_string(); GRID_WIDTH];
+        let mut lines = Vec::with_capacity(10);
+        for row in (0..9i32).rev() {
+            let first = (row - 3).max(1);
+            let last = (row + 5).min(9);
+            let mut line = blank();
+            line[column(row, first) - 2] = char::from(b'A' + row as u8).to_string();
+            for diag in first..=last {
+                let cell = Cell::from_row_diag(row as u8, diag as u8).expect("cell within the row");
+                line[column(row, diag)] = cell_text(cell);
+            }
+            // Diagonals 6..9 are numbered past the right end of rows A..D.
+            if row < 4 {
+                line[column(row, last + 1)] = (row + 6).to_string();
+            }
+            lines.push(line);
+        }
+        let mut numbers = blank();
+        for diag in 1..=5 {
+            numbers[column(-1, diag)] = diag.to_string();
+        }
+        lines.push(numbers);
+        if flipped {
+            lines.reverse();
+            for line in &mut lines {
+                line.reverse();
+            }
+        }
+        BoardGrid { lines, flipped }
+    }
+
+    /// Where `cell` is drawn: its line and column.
+    fn place(&self, cell: Cell) -> (usize, usize) {
+        let (row, diag) = (i32::from(cell.row()), i32::from(cell.diag()));
+        let (line, col) = (8 - row as usize, column(row, diag));
+        if self.flipped {
+            (self.lines.len() - 1 - line, GRID_WIDTH - 1 - col)
+        } else {
+            (line, col)
+        }
+    }
+
+    /// Marks `cells` for a plain-text terminal: each between brackets,
+    /// `(@)`, with `|` between two marked neighbours on a line, `(@|@)`.
+    pub(crate) fn bracket(&mut self, cells: &[Cell]) {
+        for &cell in cells {
+            let (line, col) = self.place(cell);
+            let line = &mut self.lines[line];
+            line[col - 1] = if line[col - 1] == ")" { "|" } else { "(" }.to_string();
+            line[col + 1] = if line[col + 1] == "(" { "|" } else { ")" }.to_string();
+        }
+    }
+
+    /// The line of the board's top row (`true`) or bottom row: where the
+    /// panel of the side sitting there goes.
+    pub(crate) fn edge_line(&self, top: bool) -> usize {
+        match (top, self.flipped) {
+            (true, false) => 0,
+            (false, false) => 8,
+            (true, true) => 1,
+            (false, true) => 9,
+        }
+    }
+
+    /// The lines as text, without trailing spaces; `panel(line)` is written
+    /// from column 24 of the lines it gives text for.
+    pub(crate) fn render(&self, panel: impl Fn(usize) -> Option<String>) -> String {
+        let mut out = String::new();
+        for (index, cells) in self.lines.iter().enumerate() {
+            let mut line = cells.concat();
+            if let Some(text) = panel(index) {
+                let width = cells
+                    .iter()
+                    .rposition(|c| c != " ")
+                    .map_or(0, |last| last + 1);
+                let mut shown = cells[..width].concat();
+                shown.push_str(&" ".repeat(24usize.saturating_sub(width)));
+                shown.push_str(&text);
+                line = shown;
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
 /// Draws the board with the side panel: one line per row and a line of
-/// diagonal numbers, each ending in a newline.
+/// diagonal numbers, each ending in a newline. The last move's cells are
+/// highlighted in colour, or bracketed in plain text; `flipped` turns the
+/// board half round, White's side at the bottom (for a person playing
+/// White).
 pub fn draw_board(position: &Position, style: BoardStyle, notes: &BoardAnnotations) -> String {
     let changed: Vec<Cell> = notes
         .last_move
@@ -93,56 +206,41 @@ pub fn draw_board(position: &Position, style: BoardStyle, notes: &BoardAnnotatio
         .flat_map(|step| [Some(step.from), step.to])
         .flatten()
         .collect();
-    let mut out = String::new();
-    for row in (0..9i32).rev() {
-        let first = (row - 3).max(1);
-        let last = (row + 5).min(9);
-        let mut line = " ".repeat((row - 4).unsigned_abs() as usize);
-        line.push(char::from(b'A' + row as u8));
-        let mut width = line.len();
-        for diag in first..=last {
-            let cell = Cell::from_row_diag(row as u8, diag as u8).expect("cell within the row");
-            line.push(' ');
-            let highlighted = style == BoardStyle::Ansi && changed.contains(&cell);
-            if highlighted {
-                line.push_str(HIGHLIGHT);
-            }
-            line.push_str(match (style, position.at(cell)) {
-                (BoardStyle::Ascii, Some(Color::Black)) => "@",
-                (BoardStyle::Ascii, Some(Color::White)) => "O",
-                (BoardStyle::Ascii, None) => ".",
-                (BoardStyle::Ansi, Some(Color::Black)) => BLACK_MARBLE,
-                (BoardStyle::Ansi, Some(Color::White)) => WHITE_MARBLE,
-                (BoardStyle::Ansi, None) => EMPTY_CELL,
-            });
-            if highlighted {
-                line.push_str(RESET);
-            }
-            width += 2;
-        }
-        debug_assert_eq!(width, column(row, last) + 1);
-        // Diagonals 6..9 are numbered past the right end of rows A..D.
-        if row < 4 {
-            line.push_str(&format!(" {}", row + 6));
-            width += 2;
-        }
-        let panel = match row {
-            8 => Some(Color::White),
-            0 => Some(Color::Black),
-            _ => None,
+    let mut grid = BoardGrid::new(notes.flipped, |cell| {
+        let marble = match (style, position.at(cell)) {
+            (BoardStyle::Ascii, Some(Color::Black)) => "@",
+            (BoardStyle::Ascii, Some(Color::White)) => "O",
+            (BoardStyle::Ascii, None) => ".",
+            (BoardStyle::Ansi, Some(Color::Black)) => BLACK_MARBLE,
+            (BoardStyle::Ansi, Some(Color::White)) => WHITE_MARBLE,
+            (BoardStyle::Ansi, None) => EMPTY_CELL,
         };
-        if let Some(color) = panel {
-            line.push_str(&" ".repeat(24usize.saturating_sub(width)));
-            line.push_str(&side_panel(position, color, style, notes));
+        if style == BoardStyle::Ansi && changed.contains(&cell) {
+            format!("{HIGHLIGHT}{marble}{RESET}")
+        } else {
+            marble.to_string()
         }
-        out.push_str(line.trim_end());
-        out.push('\n');
+    });
+    if style == BoardStyle::Ascii {
+        grid.bracket(&changed);
     }
-    let numbers: Vec<String> = (1..=5).map(|d| d.to_string()).collect();
-    out.push_str(&" ".repeat(column(-1, 1)));
-    out.push_str(&numbers.join(" "));
-    out.push('\n');
-    out
+    // Each side's panel beside its own home rows.
+    let (top, bottom) = if notes.flipped {
+        (Color::Black, Color::White)
+    } else {
+        (Color::White, Color::Black)
+    };
+    let (top_line, bottom_line) = (grid.edge_line(true), grid.edge_line(false));
+    grid.render(|line| {
+        let color = if line == top_line {
+            top
+        } else if line == bottom_line {
+            bottom
+        } else {
+            return None;
+        };
+        Some(side_panel(position, color, style, notes))
+    })
 }
 
 /// "White  off 0/6  9:58  you  <- to move"
@@ -187,6 +285,7 @@ mod tests {
             clocks: Some([Duration::from_secs(600), Duration::from_millis(9_470)]),
             players: ["you".into(), "alphabeta:depth=3".into()],
             last_move: Vec::new(),
+            flipped: false,
         };
         let text = draw_board(&start, BoardStyle::Ascii, &notes);
         let expected = "    I O O O O O         White  off 0/6  0:09.4  alphabeta:depth=3
@@ -220,6 +319,48 @@ E . . . . . . . . .
         let plain = draw_board(&after, BoardStyle::Ascii, &notes);
         assert!(!plain.contains('\x1b'));
         assert_eq!(plain.matches('@').count(), 14);
+    }
+
+    #[test]
+    fn plain_text_brackets_the_last_move() {
+        let start = Position::start(Layout::Standard, Rules::default());
+        let mv = start.parse_move("C3C5D4").unwrap();
+        let after = start.play(mv);
+        let notes = BoardAnnotations {
+            last_move: marble_steps(&start, mv),
+            ..BoardAnnotations::default()
+        };
+        let text = draw_board(&after, BoardStyle::Ascii, &notes);
+        // C3-C5 step to D4-D6: three neighbours left, three reached.
+        assert!(text.contains("\n D . . .(@|@|@). . 9\n"), "{text}");
+        assert!(text.contains("\n  C . .(.|.|.). . 8\n"), "{text}");
+        assert_eq!(text.matches('@').count(), 14);
+    }
+
+    #[test]
+    fn a_flipped_board_is_turned_half_round() {
+        let start = Position::start(Layout::Standard, Rules::default());
+        let mv = start.parse_move("A1B2").unwrap();
+        let after = start.play(mv);
+        let notes = BoardAnnotations {
+            players: ["greedy".into(), "you".into()],
+            last_move: marble_steps(&start, mv),
+            flipped: true,
+            ..BoardAnnotations::default()
+        };
+        let text = draw_board(&after, BoardStyle::Ascii, &notes);
+        let expected = "     5 4 3 2 1
+    6 @ @ @ @(.)A       Black  off 0/6  greedy
+   7 @ @ @ @(@)@ B
+  8 . . @ @(@). . C
+ 9 . . . .(@). . . D
+  . . . . . . . . . E
+   . . . . . . . . F
+    . . O O O . . G
+     O O O O O O H
+      O O O O O I       White  off 0/6  you  <- to move
+";
+        assert_eq!(text, expected, "\n{text}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use sumito_engine::general::GeneralPosition;
 use sumito_game::Board;
 
 use crate::board_text::{BoardAnnotations, BoardStyle, draw_board};
-use crate::general_view::draw_general_board;
+use crate::general_view::{GeneralView, changed_cells, draw_general_board};
 use crate::motion::marble_steps;
 
 /// What the board shows beside the marbles.
@@ -20,6 +20,9 @@ pub struct SeatNotes<'a, B: Board> {
     pub clocks: Option<&'a [Duration]>,
     /// The last move and the position before it.
     pub last_move: Option<(B, B::Move)>,
+    /// Whether the board is turned half round (the second seat's side at
+    /// the bottom), for a person playing it.
+    pub flipped: bool,
 }
 
 /// A game whose board a terminal session draws.
@@ -39,14 +42,27 @@ impl DrawBoard for Position {
                 .last_move
                 .map(|(before, mv)| marble_steps(&before, mv))
                 .unwrap_or_default(),
+            flipped: notes.flipped,
         };
         draw_board(self, style, &annotations)
     }
 }
 
-/// The general game's board, any layout and number of seats.
+/// The general game's board, any layout and number of seats, with the last
+/// move's cells marked.
 impl DrawBoard for GeneralPosition {
     fn draw(&self, style: BoardStyle, notes: &SeatNotes<'_, GeneralPosition>) -> String {
-        draw_general_board(self, style, notes.labels, notes.clocks)
+        let changed = notes
+            .last_move
+            .map(|(before, _)| changed_cells(&before, self))
+            .unwrap_or_default();
+        let view = GeneralView {
+            style,
+            labels: notes.labels,
+            clocks: notes.clocks,
+            changed: &changed,
+            flipped: notes.flipped,
+        };
+        draw_general_board(self, &view)
     }
 }

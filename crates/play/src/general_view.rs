@@ -15,7 +15,7 @@ use sumito_engine::Cell;
 use sumito_engine::general::{CellContent, GeneralMove, GeneralPosition, SEAT_NAMES};
 use sumito_game::Board;
 
-use crate::board_text::{BoardStyle, format_clock};
+use crate::board_text::{BoardGrid, BoardStyle, HIGHLIGHT, RESET, format_clock};
 use crate::motion::MarbleStep;
 use crate::svg::{PanelLine, SvgBoard};
 
@@ -91,35 +91,49 @@ pub fn seat_lines(
         .collect()
 }
 
-/// The board as text, rows I to A, then the seats' panel.
-pub fn draw_general_board(
-    position: &GeneralPosition,
-    style: BoardStyle,
-    labels: &[String],
-    clocks: Option<&[Duration]>,
-) -> String {
-    let mut out = String::new();
-    for row in (0..9i32).rev() {
-        let first = (row - 3).max(1);
-        let last = (row + 5).min(9);
-        let mut line = " ".repeat((row - 4).unsigned_abs() as usize);
-        line.push(char::from(b'A' + row as u8));
-        for diag in first..=last {
-            let cell = Cell::from_row_diag(row as u8, diag as u8).expect("cell within the row");
-            line.push(' ');
-            line.push_str(cell_text(position, cell, style));
+/// How the general board is drawn for a terminal.
+#[derive(Clone, Copy, Debug)]
+pub struct GeneralView<'a> {
+    pub style: BoardStyle,
+    /// Who plays each seat.
+    pub labels: &'a [String],
+    /// Time left on each seat's clock, in a timed game.
+    pub clocks: Option<&'a [Duration]>,
+    /// The cells the last move changed: highlighted in colour, bracketed
+    /// in plain text.
+    pub changed: &'a [Cell],
+    /// Whether the board is turned half round.
+    pub flipped: bool,
+}
+
+/// The cells whose content differs between `before` and `after` (the
+/// position a move led to): what that move changed.
+pub fn changed_cells(before: &GeneralPosition, after: &GeneralPosition) -> Vec<Cell> {
+    Cell::all()
+        .filter(|&cell| before.at(cell) != after.at(cell))
+        .collect()
+}
+
+/// The board as text, rows I to A (turned half round if asked), then the
+/// seats' panel.
+pub fn draw_general_board(position: &GeneralPosition, view: &GeneralView<'_>) -> String {
+    let style = view.style;
+    let mut grid = BoardGrid::new(view.flipped, |cell| {
+        let text = cell_text(position, cell, style);
+        if style == BoardStyle::Ansi && view.changed.contains(&cell) {
+            format!("{HIGHLIGHT}{text}{RESET}")
+        } else {
+            text.to_string()
         }
-        if row < 4 {
-            line.push_str(&format!(" {}", row + 6));
-        }
-        out.push_str(&line);
-        out.push('\n');
+    });
+    if style == BoardStyle::Ascii {
+        grid.bracket(view.changed);
     }
-    out.push_str("       1 2 3 4 5\n");
+    let mut out = grid.render(|_| None);
     if let Some(result) = position.describe_outcome() {
         out.push_str(&format!("Game over: {result}\n"));
     }
-    for line in seat_lines(position, labels, clocks) {
+    for line in seat_lines(position, view.labels, view.clocks) {
         out.push_str(&line);
         out.push('\n');
     }
@@ -199,7 +213,14 @@ mod tests {
     #[test]
     fn every_seat_and_cell_role_is_drawn_in_ascii_and_svg() {
         let six = start("six-player", &["E5"], &["E1"]);
-        let text = draw_general_board(&six, BoardStyle::Ascii, &[], None);
+        let view = |style| GeneralView {
+            style,
+            labels: &[],
+            clocks: None,
+            changed: &[],
+            flipped: false,
+        };
+        let text = draw_general_board(&six, &view(BoardStyle::Ascii));
         let (board, panel) = text.split_once("1 2 3 4 5").unwrap();
         // (The row letter G is not a marble: skip the letters.)
         let cells: String = board
@@ -228,7 +249,7 @@ mod tests {
         assert_eq!(svg.matches(r#"class="marble neutral""#).count(), 1);
         assert_eq!(svg.matches(r#"class="hole""#).count(), 1);
         assert!(roxmltree_like_balanced(&svg));
-        let colour = draw_general_board(&six, BoardStyle::Ansi, &[], None);
+        let colour = draw_general_board(&six, &view(BoardStyle::Ansi));
         assert_eq!(colour.matches('●').count(), 6 * 5);
     }
 

@@ -157,6 +157,11 @@ pub struct SessionConfig<B: Board> {
     /// Repeat each input line after the prompt: for transcripts of piped
     /// input, which the terminal does not show.
     pub echo_input: bool,
+    /// Draw the board turned half round, the second seat's side at the
+    /// bottom (for a person playing White).
+    pub flipped: bool,
+    /// Where the game is saved when the session ends, however it ends.
+    pub save_to: Option<std::path::PathBuf>,
 }
 
 /// How a session ended.
@@ -182,6 +187,8 @@ pub enum SessionError {
     Opponent { name: String, cause: PlayerError },
     #[error("the game cannot start: {0}")]
     Start(String),
+    #[error("the game was not saved to {path}: {cause}")]
+    Save { path: String, cause: String },
 }
 
 /// The next line of `input` without its line ending, as bytes (it need not
@@ -257,7 +264,17 @@ pub fn run_session<B: DrawBoard, R: BufRead, W: Write>(
         position: start,
         clock_since: Instant::now(),
     };
-    session.run(input)
+    let end = session.run(input);
+    if let Some(path) = session.config.save_to.clone() {
+        let moves = session
+            .write_record(&path)
+            .map_err(|err| SessionError::Save {
+                path: path.display().to_string(),
+                cause: err.to_string(),
+            })?;
+        writeln!(session.out, "saved {moves} moves to {}", path.display())?;
+    }
+    end
 }
 
 impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
@@ -533,6 +550,7 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
             labels: &labels,
             clocks: clocks.as_deref(),
             last_move: self.history.last().map(|last| (last.before, last.mv)),
+            flipped: self.config.flipped,
         };
         writeln!(self.out)?;
         write!(
@@ -637,14 +655,20 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
             writeln!(self.out, "save needs a file name: save FILE")?;
             return Ok(());
         }
-        let names: Vec<String> = self.seats.iter().map(SeatControl::record_name).collect();
-        let moves: Vec<B::Move> = self.history.iter().map(|played| played.mv).collect();
-        let record = record_of(&self.record, &names, &moves, &self.position);
-        match record.write(Path::new(file)) {
-            Ok(()) => writeln!(self.out, "saved {} moves to {file}", self.history.len())?,
+        match self.write_record(Path::new(file)) {
+            Ok(moves) => writeln!(self.out, "saved {moves} moves to {file}")?,
             Err(err) => writeln!(self.out, "not saved: {err}")?,
         }
         Ok(())
+    }
+
+    /// Writes the game so far to `path` (atomically); the number of moves.
+    fn write_record(&self, path: &Path) -> Result<usize, crate::record::RecordFileError> {
+        let names: Vec<String> = self.seats.iter().map(SeatControl::record_name).collect();
+        let moves: Vec<B::Move> = self.history.iter().map(|played| played.mv).collect();
+        let record = record_of(&self.record, &names, &moves, &self.position);
+        record.write(path)?;
+        Ok(moves.len())
     }
 
     /// Replaces the game by a saved one. Returns whether it did.
@@ -837,6 +861,8 @@ mod tests {
             time_control: None,
             style: BoardStyle::Ascii,
             echo_input: true,
+            flipped: false,
+            save_to: None,
         };
         (config, human)
     }
@@ -1237,6 +1263,8 @@ quit
             time_control: None,
             style: BoardStyle::Ascii,
             echo_input: true,
+            flipped: false,
+            save_to: None,
         }
     }
 

@@ -2,6 +2,9 @@
 
 pub use sumito_fsio::testing::Scratch;
 
+pub mod browser;
+pub mod tmux;
+
 /// Runs `command` with `input` written to its standard input, to the end;
 /// what it printed. (Not every test crate plays through a pipe.)
 #[allow(dead_code)]
