@@ -877,7 +877,8 @@ fn record_game<B: Board>(state: &mut Progress<B>, game: &PlayedGame<B>, config: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::player::{Player, PlayerRegistry, SearchLimit};
+    use crate::arena_board::ArenaBoard;
+    use crate::player::{Player, SearchLimit};
     use crate::record::{GameRecord, Start};
     use std::sync::Arc;
     use sumito_engine::Move;
@@ -886,7 +887,7 @@ mod tests {
     use sumito_game::Board;
 
     fn entrants(specs: &[&str]) -> Vec<Entrant> {
-        let registry = PlayerRegistry::<Position>::classical();
+        let registry = Position::classical_players();
         specs
             .iter()
             .map(|s| registry.prepare_str(s).unwrap())
@@ -1184,7 +1185,7 @@ mod tests {
     }
 
     fn general_entrants(specs: &[&str]) -> Vec<Entrant<GeneralPosition>> {
-        let registry = PlayerRegistry::<GeneralPosition>::classical();
+        let registry = GeneralPosition::classical_players();
         specs
             .iter()
             .map(|spec| registry.prepare_str(spec).unwrap())

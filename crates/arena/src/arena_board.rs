@@ -77,11 +77,3 @@ impl ArenaBoard for GeneralPosition {
         Ladder::general(table, &layouts, config)
     }
 }
-
-impl<B: ArenaBoard> PlayerRegistry<B> {
-    /// The classical players of `B`'s game ([`ArenaBoard::classical_players`]),
-    /// the registry every match starts from.
-    pub fn classical() -> PlayerRegistry<B> {
-        B::classical_players()
-    }
-}

@@ -600,13 +600,11 @@ fn share(count: u32, games: u32) -> String {
 mod tests {
     use super::*;
     use crate::arena::Silent;
-    use crate::player::PlayerRegistry;
+    use crate::arena_board::ArenaBoard;
 
     #[test]
     fn the_two_player_ladder_takes_even_games_and_its_own_rules_only() {
-        let player = PlayerRegistry::<Position>::classical()
-            .prepare_str("greedy")
-            .unwrap();
+        let player = Position::classical_players().prepare_str("greedy").unwrap();
         let config = |games| LadderConfig {
             games_per_opponent: games,
             threads: 1,
@@ -661,7 +659,7 @@ mod tests {
             toml::from_str("layouts = [\"three-player\"]\nmax_plies = 60\nmarbles_to_win = 6")
                 .unwrap();
         let layouts = [GeneralLayout::from_name("three-player").unwrap()];
-        let registry = PlayerRegistry::<GeneralPosition>::classical();
+        let registry = GeneralPosition::classical_players();
         let opponents =
             ["random", "alphabeta:depth=1"].map(|spec| registry.prepare_str(spec).unwrap());
         let player = registry.prepare_str("greedy").unwrap();
@@ -754,7 +752,7 @@ mod tests {
 
     #[test]
     fn a_ladder_plays_every_opponent_and_reports_each() {
-        let registry = PlayerRegistry::<Position>::classical();
+        let registry = Position::classical_players();
         let player = registry.prepare_str("greedy").unwrap();
         let opponents =
             ["random", "alphabeta:depth=1"].map(|spec| registry.prepare_str(spec).unwrap());

@@ -427,8 +427,8 @@ impl LevelsReport {
 mod tests {
     use super::*;
     use crate::arena::Silent;
+    use crate::arena_board::ArenaBoard;
     use crate::ladder::Ladder;
-    use crate::player::PlayerRegistry;
 
     #[test]
     fn a_rating_of_a_level_defined_otherwise_is_stale() {
@@ -477,7 +477,7 @@ mod tests {
     fn levels_are_rated_on_one_scale_with_their_opponents() {
         // Stand-ins for a model's levels: classical players of growing
         // strength, named as levels.
-        let registry = PlayerRegistry::<sumito_engine::Position>::classical();
+        let registry = sumito_engine::Position::classical_players();
         let levels: Vec<(Level, Entrant)> = ["random", "alphabeta:depth=1"]
             .iter()
             .zip(&sumito_game::LEVELS)

@@ -255,7 +255,7 @@ pub trait PlayerFactory<B: Board = Position>: Send + Sync {
 }
 
 /// The player kinds a program knows, of the game of the board `B`: its
-/// classical players (`PlayerRegistry::classical`, from its
+/// classical players (`ArenaBoard::classical_players` of its game, in
 /// `crate::arena_board::ArenaBoard`) and what a program adds.
 pub struct PlayerRegistry<B: Board = Position> {
     factories: Vec<Box<dyn PlayerFactory<B>>>,
@@ -337,6 +337,7 @@ impl<B: Board> PlayerRegistry<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arena_board::ArenaBoard;
     use sumito_engine::Move;
 
     #[test]
@@ -370,7 +371,7 @@ mod tests {
 
     #[test]
     fn a_player_that_estimates_nothing_thinks_of_its_move_alone() {
-        let entrant = PlayerRegistry::<Position>::classical()
+        let entrant = Position::classical_players()
             .prepare_str("alphabeta:depth=2")
             .unwrap();
         let mut player = entrant.build(7);
@@ -413,7 +414,7 @@ mod tests {
 
     #[test]
     fn registry_knows_the_builtin_kinds_and_takes_new_ones() {
-        let mut registry = PlayerRegistry::<Position>::classical();
+        let mut registry = Position::classical_players();
         assert_eq!(registry.kinds(), vec!["random", "greedy", "alphabeta"]);
         let err = registry.prepare_str("minimax").unwrap_err();
         assert_eq!(

@@ -263,12 +263,12 @@ pub fn result_line<B: Board>(results: &MatchResults<B>) -> String {
 mod tests {
     use super::*;
     use crate::arena::{MatchConfig, Silent, play_match};
-    use crate::player::PlayerRegistry;
+    use crate::arena_board::ArenaBoard;
     use sumito_engine::{EndReason, Rules};
 
     #[test]
     fn tables_and_result_line() {
-        let registry = PlayerRegistry::<sumito_engine::Position>::classical();
+        let registry = sumito_engine::Position::classical_players();
         let entrants = vec![
             registry.prepare_str("greedy").unwrap(),
             registry.prepare_str("random").unwrap(),

@@ -55,8 +55,9 @@ pub use sumito_engine::material::{WIN, material, material_search, move_value};
 use sumito_engine::{Color, Layout, Move, Position, Rules};
 use thiserror::Error;
 
+use crate::arena_board::ArenaBoard;
 use crate::ladder::{LADDER_MAX_PLIES, wilson_interval};
-use crate::player::{Entrant, PlayerError, PlayerRegistry, SearchLimit};
+use crate::player::{Entrant, PlayerError, SearchLimit};
 
 /// The most solving moves a combination or a defence may have: a position
 /// with many right answers tests little.
@@ -458,7 +459,7 @@ pub fn generate(
     config: &GenerateConfig,
     progress: &(dyn Fn(&Generated) + Sync),
 ) -> Result<Generated, PlayerError> {
-    let registry = PlayerRegistry::<Position>::classical();
+    let registry = Position::classical_players();
     let entrants: Vec<Entrant> = GAME_PLAYERS
         .iter()
         .map(|spec| {
@@ -858,6 +859,7 @@ impl SolveReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arena_board::ArenaBoard;
 
     /// The definitions of the module docs, checked from the exact value of
     /// every move at each depth (none of `classify`'s short cuts).
@@ -1113,7 +1115,7 @@ mod tests {
              defence | 5/6/7/8/bww6/8/7/6/5 b 0 0 | E1D1",
         );
         let suite = suite.unwrap();
-        let registry = PlayerRegistry::<Position>::classical();
+        let registry = Position::classical_players();
         let report = solve(
             &registry.prepare_str("alphabeta:depth=2").unwrap(),
             &suite,

@@ -77,13 +77,14 @@ impl<B: NetBoard> PlayerFactory<B> for BundlePlayerFactory<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sumito_arena::arena_board::ArenaBoard;
     use sumito_arena::player::PlayerRegistry;
     use sumito_engine::Position;
     use sumito_engine::general::GeneralPosition;
     use sumito_game::GameKind;
 
     fn registry(folders: Vec<PathBuf>) -> PlayerRegistry {
-        let mut registry = PlayerRegistry::<Position>::classical();
+        let mut registry = Position::classical_players();
         registry
             .register(Box::new(BundlePlayerFactory::<Position>::new(folders)))
             .unwrap();
@@ -173,7 +174,7 @@ mod tests {
             .unwrap();
         let models = scratch.0.join("models");
         export_bundle(&request(run.root(), &models.join("three"))).unwrap();
-        let mut general = PlayerRegistry::<GeneralPosition>::classical();
+        let mut general = GeneralPosition::classical_players();
         general
             .register(Box::new(BundlePlayerFactory::<GeneralPosition>::new(vec![
                 models.clone(),

@@ -352,8 +352,8 @@ pub fn run(args: Args, kinds: &PlayerKinds) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::commands::command_board::{CLASSICAL_PLAYERS, match_start, rules_of};
+    use sumito_arena::arena_board::ArenaBoard;
     use sumito_arena::ladder::ladder_rules;
-    use sumito_arena::player::PlayerRegistry;
     use sumito_arena::record::{GameRecord, Start};
     use sumito_engine::Position;
     use sumito_engine::Rules;
@@ -556,7 +556,7 @@ mod tests {
 
     #[test]
     fn a_model_plays_under_its_training_rules_and_no_others() {
-        let registry = PlayerRegistry::<Position>::classical();
+        let registry = Position::classical_players();
         let model = |name: &str, max_plies: Option<u32>| {
             let mut entrant = registry
                 .prepare_str("random")

@@ -329,7 +329,7 @@ mod tests {
         let names = |entrants: Vec<Entrant<Position>>| -> Vec<String> {
             entrants.into_iter().map(|e| e.name).collect()
         };
-        let two = prepare_players(&PlayerRegistry::<Position>::classical(), &specs).unwrap();
+        let two = prepare_players(&Position::classical_players(), &specs).unwrap();
         assert_eq!(names(two), ["random", "random#2", "greedy", "random#3"]);
         let general = prepare_players(&GeneralPosition::classical_players(), &specs).unwrap();
         let general: Vec<String> = general.into_iter().map(|e| e.name).collect();

@@ -15,7 +15,7 @@ use clap::Args as ClapArgs;
 use sumito_arena::PlayerSpec;
 use sumito_arena::ladder::LadderConfig;
 use sumito_arena::levels::{LevelsReport, play_levels};
-use sumito_arena::player::{Entrant, PlayerRegistry};
+use sumito_arena::player::Entrant;
 use sumito_arena::record::write_atomic;
 use sumito_game::{FULL_STRENGTH, GameKind, Level, with_board};
 
@@ -25,6 +25,7 @@ use super::arena::stamped_dir;
 use super::command_board::{CommandBoard, NETWORK_PLAYER_KINDS, PlayerKinds, prepare_players};
 use super::match_observer::CommandObserver;
 use super::play::parse_seconds;
+use sumito_arena::arena_board::ArenaBoard;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
@@ -86,7 +87,7 @@ impl Args {
     /// of player is a bundle, and a network player gets --simulations unless
     /// its spec sets them.
     pub fn player_spec(&self) -> anyhow::Result<PlayerSpec> {
-        let known = PlayerRegistry::<sumito_engine::Position>::classical();
+        let known = sumito_engine::Position::classical_players();
         let is_kind =
             |kind: &str| known.kinds().contains(&kind) || NETWORK_PLAYER_KINDS.contains(&kind);
         // A spec has a colon or names a kind; anything else is a bundle's
@@ -484,9 +485,7 @@ mod tests {
             &self,
             _: &sumito_arena::PlayerSpec,
         ) -> Result<sumito_arena::player::Entrant, sumito_arena::spec::SpecError> {
-            let random = PlayerRegistry::<Position>::classical()
-                .prepare_str("random")
-                .unwrap();
+            let random = Position::classical_players().prepare_str("random").unwrap();
             Ok(random.with_trained_rules(sumito_engine::Rules {
                 max_plies: Some(100),
                 ..sumito_engine::Rules::default()
@@ -498,7 +497,7 @@ mod tests {
     fn a_model_trained_under_other_rules_is_refused() {
         let kinds = PlayerKinds {
             two_player: || {
-                let mut registry = PlayerRegistry::<Position>::classical();
+                let mut registry = Position::classical_players();
                 registry.register(Box::new(Trained))?;
                 Ok(registry)
             },

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use sumito_arena::arena_board::ArenaBoard;
 use sumito_arena::player::PlayerRegistry;
 use sumito_arena::spec::PlayerSpec;
 use sumito_bundle::arena_player::BundlePlayerFactory;
@@ -22,12 +23,12 @@ use sumito_pipeline::players::NetPlayerFactory;
 pub(crate) const NETWORK_PLAYERS: PlayerKinds = PlayerKinds {
     general_models,
     two_player: registry,
-    general: || with_networks(PlayerRegistry::<GeneralPosition>::classical()),
+    general: || with_networks(GeneralPosition::classical_players()),
 };
 
 /// The classical players plus the network players, of the two-player game.
 pub fn registry() -> anyhow::Result<PlayerRegistry> {
-    with_networks(PlayerRegistry::<Position>::classical())
+    with_networks(Position::classical_players())
 }
 
 /// `classical` (a game's classical players) with its `net:` checkpoints and
@@ -79,11 +80,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sumito_arena::arena_board::ArenaBoard;
     use sumito_cli::commands::command_board::NETWORK_PLAYER_KINDS;
 
     #[test]
     fn the_network_kinds_are_the_ones_registered_here() {
-        let classical = PlayerRegistry::<Position>::classical();
+        let classical = Position::classical_players();
         let full = registry().unwrap();
         for kind in NETWORK_PLAYER_KINDS {
             assert!(!classical.kinds().contains(&kind), "{kind}");

@@ -95,19 +95,8 @@ impl Evaluator<AbaloneGame> for InstantEvaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::tests::batch_of;
     use sumito_engine::{Layout, Position, Rules};
-    use sumito_mcts::Game;
-
-    fn batch_of(positions: &[Position]) -> EvalBatch<AbaloneGame> {
-        let mut batch = EvalBatch::new();
-        let mut actions = Vec::new();
-        for &position in positions {
-            let game = AbaloneGame(position);
-            game.legal_actions(&mut actions);
-            batch.push(game, &actions);
-        }
-        batch
-    }
 
     #[test]
     fn the_answer_is_a_uniform_policy_and_an_even_value() {

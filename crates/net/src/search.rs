@@ -119,7 +119,7 @@ impl ServiceEvaluator {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::DirectEvaluator;
     use crate::config::InferenceConfig;
@@ -133,7 +133,8 @@ mod tests {
     use sumito_mcts::{Game, Search, SearchConfig};
     use tch::Device;
 
-    fn batch_of(positions: &[Position]) -> EvalBatch<AbaloneGame> {
+    /// A batch of `positions`, each with its legal actions in action order.
+    pub(crate) fn batch_of(positions: &[Position]) -> EvalBatch<AbaloneGame> {
         let mut batch = EvalBatch::new();
         let mut actions = Vec::new();
         for &position in positions {

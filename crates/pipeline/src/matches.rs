@@ -380,7 +380,7 @@ mod tests {
                 },
             },
             Contestant::Fixed(
-                sumito_arena::player::PlayerRegistry::<sumito_engine::general::GeneralPosition>::classical()
+                <sumito_engine::general::GeneralPosition as sumito_arena::arena_board::ArenaBoard>::classical_players()
                     .prepare_str("greedy")
                     .unwrap(),
             ),

@@ -278,12 +278,13 @@ pub const VIRTUAL_LOSS_BATCH: u32 = 8;
 pub(crate) mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
+    use sumito_arena::arena_board::ArenaBoard;
     use sumito_arena::player::{Player, PlayerRegistry};
     use sumito_engine::{Layout, Position, Rules};
     use sumito_net::ModelConfig;
 
     fn registry() -> PlayerRegistry {
-        let mut registry = PlayerRegistry::<Position>::classical();
+        let mut registry = Position::classical_players();
         registry
             .register(Box::new(NetPlayerFactory::<Position>::new()))
             .unwrap();
@@ -656,6 +657,7 @@ mod general_tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
     use sumito_arena::arena::{MatchConfig, MatchResults, MatchStart, Silent, play_match};
+    use sumito_arena::arena_board::ArenaBoard;
     use sumito_arena::player::PlayerRegistry;
     use sumito_engine::general::{GeneralLayout, GeneralPosition};
     use sumito_engine::rules_table::RulesTable;
@@ -672,7 +674,7 @@ mod general_tests {
 
     /// The classical players and `net:` checkpoints.
     fn registry() -> PlayerRegistry<GeneralPosition> {
-        let mut registry = PlayerRegistry::<GeneralPosition>::classical();
+        let mut registry = GeneralPosition::classical_players();
         registry
             .register(Box::new(NetPlayerFactory::<GeneralPosition>::new()))
             .unwrap();

@@ -805,7 +805,8 @@ mod tests {
     use crate::board_text::{BoardAnnotations, draw_board};
     use crate::record::{GameRecord, Start};
     use std::time::Duration;
-    use sumito_arena::player::{PlayerRegistry, WinProbability};
+    use sumito_arena::arena_board::ArenaBoard;
+    use sumito_arena::player::WinProbability;
     use sumito_arena::players::general::seat_player;
     use sumito_engine::general::GeneralLayout;
     use sumito_engine::general::GeneralPosition;
@@ -1238,9 +1239,7 @@ quit
 
     #[test]
     fn hints_come_from_the_opponent_and_help_lists_the_commands() {
-        let entrant = PlayerRegistry::<Position>::classical()
-            .prepare_str("greedy")
-            .unwrap();
+        let entrant = Position::classical_players().prepare_str("greedy").unwrap();
         let mut engine = entrant.build(1);
         let (_, out) = play(
             config(Color::Black),

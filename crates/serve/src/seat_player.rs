@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::player::{Player, PlayerRegistry, SearchLimit};
+use sumito_arena::player::{Player, SearchLimit};
 use sumito_arena::players::general::seat_player;
 use sumito_engine::Position;
 use sumito_engine::general::{GeneralMove, GeneralPosition};
@@ -17,6 +17,7 @@ use sumito_game::Board;
 use sumito_play::session::SeatedPlayer;
 
 use crate::menu::{CLASSICAL_THINK_LIMIT, PagePlayer, PagePolicy};
+use sumito_arena::arena_board::ArenaBoard;
 
 /// A player at a seat: a player of any game, which sees the page's
 /// positions (the general engine's) as positions of its own game.
@@ -62,7 +63,7 @@ impl SeatPlayer {
         seed: u64,
     ) -> Result<SeatPlayer, String> {
         if plain {
-            let registry = PlayerRegistry::<Position>::classical();
+            let registry = Position::classical_players();
             let entrant = registry
                 .prepare_str(&policy.two_player_spec(chosen))
                 .map_err(|err| err.to_string())?;

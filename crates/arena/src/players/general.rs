@@ -33,7 +33,7 @@ use crate::spec::{PlayerSpec, SpecError};
 
 /// The general game's classical kinds: `random`, `greedy` and `alphabeta`
 /// (paranoid; `depth=N`, or `time=DURATION` for iterative deepening to the
-/// time). Its registry: `PlayerRegistry::<GeneralPosition>::classical`.
+/// time). Its registry: `GeneralPosition::classical_players` ([`crate::arena_board::ArenaBoard`]).
 pub fn classical_kinds() -> Vec<Box<dyn PlayerFactory<GeneralPosition>>> {
     vec![
         Box::new(RANDOM_SEATS),

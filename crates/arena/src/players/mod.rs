@@ -16,7 +16,7 @@ pub use simple::{GreedyFactory, GreedyPlayer, RandomFactory, RandomPlayer};
 use crate::player::PlayerFactory;
 
 /// The two-player game's classical kinds: `random`, `greedy` and
-/// `alphabeta` (its registry: `PlayerRegistry::<Position>::classical`).
+/// `alphabeta` (its registry: `Position::classical_players`, [`crate::arena_board::ArenaBoard`]).
 pub fn classical_kinds() -> Vec<Box<dyn PlayerFactory>> {
     vec![
         Box::new(RandomFactory),

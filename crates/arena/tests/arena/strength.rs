@@ -3,11 +3,11 @@
 //! colours) against a weaker player. These measure results, not speed.
 
 use sumito_arena::arena::{MatchConfig, MatchResults, Silent, play_match};
-use sumito_arena::player::PlayerRegistry;
+use sumito_arena::arena_board::ArenaBoard;
 use sumito_engine::{Layout, Rules};
 
 fn play(stronger: &str, weaker: &str, max_plies: u32) -> MatchResults {
-    let registry = PlayerRegistry::<sumito_engine::Position>::classical();
+    let registry = sumito_engine::Position::classical_players();
     let entrants = vec![
         registry.prepare_str(stronger).unwrap(),
         registry.prepare_str(weaker).unwrap(),

@@ -134,7 +134,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Part::Tactics => tactics::run(
             &args.tactics,
             args.model.as_deref(),
-            &sumito_arena::player::PlayerRegistry::<sumito_engine::Position>::classical(),
+            &<sumito_engine::Position as sumito_arena::arena_board::ArenaBoard>::classical_players(
+            ),
         ),
         Part::Net | Part::Selfplay => {
             anyhow::bail!("`sumito bench {:?}` needs sumito-torch", args.part)

@@ -349,6 +349,7 @@ fn git_commit() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sumito_arena::arena_board::ArenaBoard;
 
     #[derive(Debug, clap::Parser)]
     struct Cli {
@@ -434,12 +435,7 @@ mod tests {
             "--seed",
             "5",
         ]);
-        run(
-            &args,
-            None,
-            &PlayerRegistry::<sumito_engine::Position>::classical(),
-        )
-        .unwrap();
+        run(&args, None, &sumito_engine::Position::classical_players()).unwrap();
         let text = std::fs::read_to_string(&out).unwrap();
         assert!(text.contains("--per-kind 1 --seed 5"), "{text}");
         let suite = Suite::parse(&text).unwrap();
@@ -452,11 +448,7 @@ mod tests {
             let mut line = vec!["--player", "greedy", "--suite", out.to_str().unwrap()];
             line.extend_from_slice(options);
             let (args, _) = parse(&line);
-            run(
-                &args,
-                None,
-                &PlayerRegistry::<sumito_engine::Position>::classical(),
-            )
+            run(&args, None, &sumito_engine::Position::classical_players())
         };
         measure(&["--json"]).unwrap();
         measure(&["--at-ply", "199"]).unwrap();
