@@ -6,7 +6,9 @@
 //! evaluates real positions (a game of random legal moves from the model's
 //! layout), for a shipped two-player model and a shipped model of the
 //! general game (three players), exported from runs that hold their trained
-//! weights.
+//! weights; for a bundle exported before bundles held ONNX, given its file
+//! by `sumito export --bundle`; and for every shipped bundle's own
+//! `model.onnx`.
 //!
 //! Agreement, position by position, between ONNX Runtime and the
 //! TorchScript module (both float32 on the CPU; they differ only in the
@@ -21,10 +23,10 @@ use std::process::Command;
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use serde_json::Value;
-use sumito_bundle::bundle::{ModelBundle, ONNX_FILE};
+use sumito_bundle::bundle::{BUNDLE_FILE, BundleMeta, ModelBundle, ONNX_FILE};
 use sumito_engine::Position;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
-use sumito_game::Board;
+use sumito_game::{Board, GameKind};
 use sumito_net::encoding::{encode_position, policy_index};
 use sumito_net::general_encoding::{encode_general_position, general_policy_index};
 use sumito_net::model::OutputColumns;
@@ -139,6 +141,36 @@ fn random_game<B: Board>(
     }
     assert!(positions.legal.len() >= PLIES / 2, "the game went on");
     positions
+}
+
+/// The positions of a game of random legal moves from `bundle`'s first
+/// layout (the two-player model's: the standard layout), under the rules it
+/// was trained with, encoded for its network.
+fn game_of(bundle: &ModelBundle) -> Positions {
+    let input_len = bundle.meta.architecture.shape().input_len();
+    if !bundle.is_general() {
+        let push_off_planes = bundle.meta.architecture.push_off_planes;
+        let first = Position::first_position(
+            sumito_engine::Layout::Standard,
+            &bundle.trained_rules::<Position>().unwrap(),
+        )
+        .unwrap();
+        return random_game(
+            first,
+            input_len,
+            |position, out| encode_position(position, push_off_planes, out),
+            |position, mv| policy_index(position, position.action_of(mv)),
+        );
+    }
+    let layout = bundle.meta.general_layouts()[0].clone();
+    let first = GeneralPosition::first_position(
+        GeneralLayout::from_name(&layout).unwrap(),
+        &bundle.trained_rules::<GeneralPosition>().unwrap(),
+    )
+    .unwrap();
+    random_game(first, input_len, encode_general_position, |position, mv| {
+        general_policy_index(position, position.action_of(mv)).unwrap()
+    })
 }
 
 fn softmax(logits: &[f32]) -> Vec<f32> {
@@ -283,20 +315,7 @@ fn the_two_player_model_computes_in_onnx_runtime_what_it_does_in_torchscript() {
     let python = python();
     let scratch = Scratch::new("onnx-two-player");
     let bundle = export(&scratch.0, "quick", "mine");
-    let opened = ModelBundle::open(&bundle).unwrap();
-    let push_off_planes = opened.meta.architecture.push_off_planes;
-    let input_len = opened.meta.architecture.shape().input_len();
-    let first = Position::first_position(
-        sumito_engine::Layout::Standard,
-        &opened.trained_rules::<Position>().unwrap(),
-    )
-    .unwrap();
-    let positions = random_game(
-        first,
-        input_len,
-        |position, out| encode_position(position, push_off_planes, out),
-        |position, mv| policy_index(position, position.action_of(mv)),
-    );
+    let positions = game_of(&ModelBundle::open(&bundle).unwrap());
     let metadata = compare(&bundle, &positions, &scratch.0);
     assert_eq!(metadata["sumito.game"], "two-player");
     assert_eq!(metadata["sumito.input.planes"], "13");
@@ -332,17 +351,108 @@ fn a_three_player_model_computes_in_onnx_runtime_what_it_does_in_torchscript() {
     python();
     let scratch = Scratch::new("onnx-three-player");
     let bundle = export(&scratch.0, "three-player", "three-player");
-    let opened = ModelBundle::open(&bundle).unwrap();
-    let input_len = opened.meta.architecture.shape().input_len();
-    let first = GeneralPosition::first_position(
-        GeneralLayout::from_name("three-player").unwrap(),
-        &opened.trained_rules::<GeneralPosition>().unwrap(),
-    )
-    .unwrap();
-    let positions = random_game(first, input_len, encode_general_position, |position, mv| {
-        general_policy_index(position, position.action_of(mv)).unwrap()
-    });
+    let positions = game_of(&ModelBundle::open(&bundle).unwrap());
     let metadata = compare(&bundle, &positions, &scratch.0);
     assert_eq!(metadata["sumito.game"], "general");
     assert_eq!(metadata["sumito.marbles.range"], "[0, 1]");
+}
+
+/// The shipped bundles: every folder of `models/` with a `bundle.json`.
+fn shipped_bundles() -> Vec<PathBuf> {
+    let mut bundles: Vec<PathBuf> = std::fs::read_dir(repo().join("models"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|dir| dir.join(BUNDLE_FILE).is_file())
+        .collect();
+    bundles.sort();
+    bundles
+}
+
+#[test]
+fn every_shipped_bundle_has_a_model_onnx_that_computes_what_its_torchscript_does() {
+    python();
+    let scratch = Scratch::new("onnx-shipped");
+    let bundles = shipped_bundles();
+    assert!(bundles.len() >= 4, "{bundles:?}");
+    let mut games = Vec::new();
+    for bundle in &bundles {
+        // Opening checks model.onnx against the size and checksum that
+        // bundle.json lists (compare requires it listed).
+        let opened = ModelBundle::open(bundle).unwrap();
+        games.push(opened.meta.kind());
+        compare(bundle, &game_of(&opened), &scratch.0);
+    }
+    assert!(games.contains(&GameKind::TwoPlayer) && games.contains(&GameKind::General));
+}
+
+/// `bundle.json` of `dir` without its line for model.onnx, as an export
+/// before bundles held ONNX wrote it.
+fn description_without_onnx(dir: &Path) -> String {
+    let mut meta: BundleMeta =
+        serde_json::from_slice(&std::fs::read(dir.join(BUNDLE_FILE)).unwrap()).unwrap();
+    meta.files.retain(|file| file.name != ONNX_FILE);
+    let mut json = serde_json::to_string_pretty(&meta).unwrap();
+    json.push('\n');
+    json
+}
+
+#[test]
+fn a_bundle_exported_before_onnx_gets_its_file_from_its_weights() {
+    python();
+    let scratch = Scratch::new("onnx-older-bundle");
+    let shipped = repo().join("models/quick");
+    // The shipped bundle as it was before it had model.onnx.
+    let older = scratch.0.join("models/quick");
+    std::fs::create_dir_all(&older).unwrap();
+    let mut kept = Vec::new();
+    for entry in std::fs::read_dir(&shipped).unwrap() {
+        let name = entry.unwrap().file_name();
+        if name != ONNX_FILE && name != BUNDLE_FILE {
+            std::fs::copy(shipped.join(&name), older.join(&name)).unwrap();
+            kept.push(name);
+        }
+    }
+    let before = description_without_onnx(&shipped);
+    std::fs::write(older.join(BUNDLE_FILE), &before).unwrap();
+    ModelBundle::open(&older).unwrap();
+
+    let run = |force: bool| {
+        let mut command = Command::new(SUMITO);
+        command.args(["export", "--bundle"]).arg(&older);
+        if force {
+            command.arg("--force");
+        }
+        command.env("OMP_WAIT_POLICY", "PASSIVE").output().unwrap()
+    };
+    let output = run(false);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains(ONNX_FILE), "{stdout}");
+    // It computes what the bundle's TorchScript module does.
+    let opened = ModelBundle::open(&older).unwrap();
+    compare(&older, &game_of(&opened), &scratch.0);
+    // No other file changed, and bundle.json only gained model.onnx.
+    for name in &kept {
+        assert_eq!(
+            std::fs::read(older.join(name)).unwrap(),
+            std::fs::read(shipped.join(name)).unwrap(),
+            "{name:?}"
+        );
+    }
+    assert_eq!(description_without_onnx(&older), before);
+
+    // Once listed, it is written again only when asked to.
+    let output = run(false);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("already has model.onnx") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert!(run(true).status.success());
+    ModelBundle::open(&older).unwrap();
 }

@@ -31,7 +31,9 @@
 //!   ([`export_bundle`]);
 //! - [`crate::load`]: a bundle found by name ([`locate_bundle`]), opened
 //!   and verified ([`ModelBundle::open`]), and its networks and searches;
-//! - [`crate::error`]: what can go wrong in either ([`BundleError`]).
+//! - [`crate::onnx`]: the ONNX file of a bundle exported before it was
+//!   written, from the bundle's own weights ([`add_onnx`]);
+//! - [`crate::error`]: what can go wrong in any of them ([`BundleError`]).
 
 pub use crate::error::BundleError;
 pub use crate::export::{ExportRequest, export_bundle};
@@ -40,3 +42,4 @@ pub use crate::meta::{
     BUNDLE_FILE, BUNDLE_FORMAT, BUNDLE_VERSION, BundleFile, BundleMeta, DEFAULT_MODEL, EloRow,
     LEVELS_FILE, ONNX_FILE, TORCHSCRIPT_FILE, TRAINING_CONFIG_FILE, TrainingProvenance,
 };
+pub use crate::onnx::add_onnx;

@@ -80,6 +80,11 @@ pub enum BundleError {
     )]
     Exists { path: PathBuf },
     #[error(
+        "the bundle {} already has model.onnx (its bundle.json lists it); give --force to write it again",
+        dir.display()
+    )]
+    HasOnnx { dir: PathBuf },
+    #[error(
         "{} exists and is not a model bundle; refusing to replace it",
         path.display()
     )]

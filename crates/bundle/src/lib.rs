@@ -13,3 +13,4 @@ pub mod error;
 pub mod export;
 pub mod load;
 pub mod meta;
+pub mod onnx;

@@ -1,6 +1,7 @@
 //! The arguments of `sumito export`: a trained model of a run as a
-//! self-contained bundle, or a checkpoint as TorchScript. `sumito-torch` runs
-//! it (`network/export.rs`).
+//! self-contained bundle, a checkpoint as TorchScript, or the ONNX file of a
+//! bundle exported before it was written. `sumito-torch` runs it
+//! (`network/export.rs`).
 
 use std::path::PathBuf;
 
@@ -22,12 +23,18 @@ pub struct Args {
     /// description next to it (model.pt.json).
     #[arg(long, group = "source")]
     pub checkpoint_dir: Option<PathBuf>,
+    /// A bundle folder exported before bundles held ONNX (e.g. models/NAME):
+    /// writes its model.onnx from the bundle's weights and lists it in its
+    /// bundle.json, leaving every other file as it is.
+    #[arg(long, group = "source")]
+    pub bundle: Option<PathBuf>,
     /// The bundle folder (e.g. models/NAME), or with --checkpoint-dir the
     /// TorchScript file, to write.
-    #[arg(long)]
-    pub out: PathBuf,
-    /// Replace an existing bundle at --out.
-    #[arg(long, requires = "run_dir")]
+    #[arg(long, required_unless_present = "bundle", conflicts_with = "bundle")]
+    pub out: Option<PathBuf>,
+    /// Replace an existing bundle at --out; with --bundle, write model.onnx
+    /// again where bundle.json lists one already.
+    #[arg(long, conflicts_with = "checkpoint_dir")]
     pub force: bool,
     /// With --run-dir: the weight of the predicted marble difference the
     /// bundle plays with (its `score_utility`, in [0, 1]; `score=` in a

@@ -2,12 +2,13 @@
 //! (TorchScript, ONNX, safetensors weights, metadata) that `sumito play` and
 //! `sumito analyse` load (layout: `sumito_bundle::bundle`); or, from any
 //! checkpoint folder, just the TorchScript module and its JSON sidecar, for
-//! Python (`torch.jit.load`) or other programs.
+//! Python (`torch.jit.load`) or other programs; or the ONNX file of a bundle
+//! exported before bundles held one.
 
 use std::process::Command;
 
 use anyhow::Context;
-use sumito_bundle::bundle::{ExportRequest, ModelBundle, export_bundle};
+use sumito_bundle::bundle::{ExportRequest, ModelBundle, ONNX_FILE, add_onnx, export_bundle};
 use sumito_cli::commands::export::Args;
 use sumito_net::{Device, PolicyValueNet, export::sidecar_path};
 
@@ -48,28 +49,46 @@ fn export_torchscript(checkpoint: &std::path::Path, out: &std::path::Path) -> an
     Ok(())
 }
 
+/// The ONNX file of a bundle exported before bundles held one.
+fn export_onnx_of_bundle(dir: &std::path::Path, force: bool) -> anyhow::Result<()> {
+    let file = add_onnx(dir, force)
+        .with_context(|| format!("writing the ONNX file of the bundle {}", dir.display()))?;
+    println!(
+        "wrote {} ({} bytes, from the bundle's weights) and listed it in its bundle.json",
+        dir.join(ONNX_FILE).display(),
+        file.bytes
+    );
+    Ok(())
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(bundle) = &args.bundle {
+        return export_onnx_of_bundle(bundle, args.force);
+    }
+    let out = args
+        .out
+        .as_ref()
+        .expect("clap requires --out without --bundle");
     let Some(run_dir) = &args.run_dir else {
         let checkpoint = args
             .checkpoint_dir
             .as_ref()
-            .expect("clap requires --run-dir or --checkpoint-dir");
-        return export_torchscript(checkpoint, &args.out);
+            .expect("clap requires --run-dir, --checkpoint-dir or --bundle");
+        return export_torchscript(checkpoint, out);
     };
     let request = ExportRequest {
         run_dir: run_dir.clone(),
         generation: args.checkpoint,
-        out: args.out.clone(),
+        out: out.clone(),
         force: args.force,
         git_commit: git_commit(),
         score_utility: args.score_utility,
     };
-    export_bundle(&request)
-        .with_context(|| format!("exporting {run_dir} to {}", args.out.display()))?;
+    export_bundle(&request).with_context(|| format!("exporting {run_dir} to {}", out.display()))?;
     // Read back what was written: the same checks `play` makes.
-    let bundle = ModelBundle::open(&args.out)
-        .with_context(|| format!("checking the bundle {}", args.out.display()))?;
-    println!("wrote {}", args.out.display());
+    let bundle =
+        ModelBundle::open(out).with_context(|| format!("checking the bundle {}", out.display()))?;
+    println!("wrote {}", out.display());
     println!("{}", bundle.summary());
     for file in &bundle.meta.files {
         println!("  {:<24} {:>10} bytes", file.name, file.bytes);
