@@ -1,12 +1,16 @@
 //! The import graph between source files: within every crate, which file
 //! names which (`use crate::…`, `use super::…` and paths written out in
-//! code), and the circles in it. A circle means no file of it can be read,
-//! tested or moved without the others; the count is 0 and any circle
-//! fails. Test modules
-//! (`#[cfg(test)]` to the end of a file) are left out: a test may use what
-//! sits above the code it tests.
+//! code), the circles in it, and its direction. A circle means no file of
+//! it can be read, tested or moved without the others; the count is 0 and
+//! any circle fails. The direction is declared: each crate lists its
+//! top-level modules in layers, from the bottom up ([`LAYERS`]), and a file
+//! may import only files of its own top-level module or of a lower layer,
+//! so that an edge from a lower file to a higher one (or across one layer)
+//! fails, naming both files. Test modules (`#[cfg(test)]` to the end of a
+//! file) are left out: a test may use what sits above the code it tests.
 //!
-//! `cargo test --test e2e layering -- --nocapture` prints every circle.
+//! `cargo test --test e2e layering -- --nocapture` prints every circle and
+//! each crate's layers as the imports order them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -240,29 +244,106 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 /// The import graph of the crate whose sources lie under `root`: an edge
 /// from each file to every other file it names.
 fn import_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let files = module_files(root);
+    graph_of_files(&module_files(root), Some(&root.join("lib.rs")))
+}
+
+/// The files directly below `module` among `files`, by name.
+fn children_of(files: &BTreeMap<String, PathBuf>, module: &str) -> Vec<String> {
+    let prefix = if module.is_empty() {
+        String::new()
+    } else {
+        format!("{module}::")
+    };
+    files
+        .keys()
+        .filter_map(|other| other.strip_prefix(&prefix))
+        .filter(|rest| !rest.is_empty() && !rest.contains("::"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The names each file re-exports (`pub use`), with the paths they stand
+/// for: `crate::Position` is `position::Position` where `lib.rs` (the root,
+/// `lib`, module path "") says `pub use position::Position`.
+fn reexports(files: &BTreeMap<String, PathBuf>, lib: Option<&Path>) -> BTreeMap<String, String> {
+    let root = lib
+        .filter(|lib| lib.is_file())
+        .map(|lib| (String::new(), lib.to_owned()));
+    let mut names = BTreeMap::new();
+    for (module, path) in files
+        .iter()
+        .map(|(m, p)| (m.clone(), p.clone()))
+        .chain(root)
+    {
+        let children = children_of(files, &module);
+        for statement in code_of(&path).split(';') {
+            let statement = statement.trim();
+            let Some(at) = statement.find("use ") else {
+                continue;
+            };
+            let before = statement[..at].trim_end();
+            if !(before.ends_with("pub") || before.ends_with(')')) {
+                continue;
+            }
+            let tree = format!("use {}", &statement[at + 4..]);
+            for path in named_paths(&module, &children, &tree) {
+                let name = path.rsplit("::").next().unwrap_or_default();
+                let key = if module.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{module}::{name}")
+                };
+                if key != path {
+                    names.insert(key, path);
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The file a path names: the longest prefix of it that is a file of the
+/// crate, followed through the re-exports it passes (`crate::Position` to
+/// the position file, not `lib.rs`).
+fn file_named(
+    named: &str,
+    files: &BTreeMap<String, PathBuf>,
+    reexported: &BTreeMap<String, String>,
+) -> Option<String> {
+    let mut path = named.to_owned();
+    for _ in 0..8 {
+        let parts: Vec<&str> = path.split("::").collect();
+        let file = (1..=parts.len())
+            .rev()
+            .find(|&n| files.contains_key(&parts[..n].join("::")))
+            .unwrap_or(0);
+        let through = (file < parts.len())
+            .then(|| reexported.get(&parts[..=file].join("::")))
+            .flatten();
+        match through {
+            Some(source) => {
+                let rest: String = parts[file + 1..].iter().map(|p| format!("::{p}")).collect();
+                path = format!("{source}{rest}");
+            }
+            None => return (file > 0).then(|| parts[..file].join("::")),
+        }
+    }
+    None
+}
+
+/// The import graph of a crate's `files` (module path to file; `lib`: the
+/// crate's root, whose re-exports are followed).
+fn graph_of_files(
+    files: &BTreeMap<String, PathBuf>,
+    lib: Option<&Path>,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let reexported = reexports(files, lib);
     let mut graph = BTreeMap::new();
-    for (module, path) in &files {
-        let prefix = if module.is_empty() {
-            String::new()
-        } else {
-            format!("{module}::")
-        };
-        let children: Vec<String> = files
-            .keys()
-            .filter_map(|other| other.strip_prefix(&prefix))
-            .filter(|rest| !rest.is_empty() && !rest.contains("::"))
-            .map(str::to_owned)
-            .collect();
+    for (module, path) in files {
+        let children = children_of(files, module);
         let mut targets = BTreeSet::new();
         for named in named_paths(module, &children, &code_of(path)) {
-            // The longest prefix of the path that is a file of the crate.
-            let parts: Vec<&str> = named.split("::").collect();
-            let target = (1..=parts.len())
-                .rev()
-                .map(|n| parts[..n].join("::"))
-                .find(|prefix| files.contains_key(prefix));
-            if let Some(target) = target
+            if let Some(target) = file_named(&named, files, &reexported)
                 && target != *module
             {
                 targets.insert(target);
@@ -289,6 +370,355 @@ fn crate_roots() -> Vec<PathBuf> {
         .collect();
     roots.sort();
     roots
+}
+
+/// Each crate's modules in layers, from the bottom up: a top-level module
+/// stands for its files (`rundir` for `rundir.rs` and `rundir/*.rs`) unless
+/// its parts are listed on their own (`general::text`), which the parts of
+/// a module whose files import each other's across layers need. A file
+/// imports files of its own module and of lower layers only; the modules of
+/// one layer are peers and import none of each other. A new module takes
+/// the layer its imports give it (the test prints them); an import that does
+/// not fit says which of the two files is to move.
+const LAYERS: &[(&str, &[&[&str]])] = &[
+    (
+        "arena",
+        &[
+            &["chart", "elo", "record_format", "spec"],
+            &["eval", "player", "record", "scale", "sprt"],
+            &["match_start", "play_out", "players", "record_v1"],
+            &["arena", "record_text"],
+            &["ladder", "report"],
+            &["levels"],
+            &["arena_board"],
+            &["tactics"],
+        ],
+    ),
+    (
+        "bundle",
+        &[
+            &["meta"],
+            &["error"],
+            &["export", "load"],
+            &["arena_player", "onnx"],
+            &["bundle"],
+        ],
+    ),
+    (
+        "cli",
+        &[&["commands", "network", "openmp"], &["cli", "handoff"]],
+    ),
+    (
+        "engine",
+        &[
+            &["alphabeta", "excerpt"],
+            &["board"],
+            &["action", "bitboard", "ending"],
+            &["position"],
+            &[
+                "general::rules",
+                "layout",
+                "material",
+                "notation",
+                "perft",
+                "symmetry",
+            ],
+            &["general::moves", "playout"],
+            &["general::position"],
+            &[
+                "general::notation",
+                "general::setup",
+                "general::symmetry",
+                "position_text",
+            ],
+            &["fen", "general", "general::text"],
+            &["general::material", "general::tests", "rules_table"],
+        ],
+    ),
+    (
+        "game",
+        &[
+            &["formats", "general", "kind"],
+            &["board"],
+            &["choice"],
+            &["level"],
+        ],
+    ),
+    (
+        "mcts",
+        &[
+            &["config", "filter", "sampling", "values"],
+            &["error"],
+            &["eval", "tree"],
+            &["gumbel", "toy"],
+            &["search"],
+            &["driver", "planner"],
+        ],
+    ),
+    (
+        "net",
+        &[
+            &["config", "encoding", "error", "fsutil", "onnx_proto"],
+            &["general_encoding"],
+            &["model"],
+            &["evaluate", "grow", "onnx", "train"],
+            &[
+                "bench_support",
+                "checkpoint",
+                "general_search",
+                "general_train",
+                "service",
+            ],
+            &["cuda_checks", "export", "search"],
+            &["net_board"],
+            &["instant"],
+        ],
+    ),
+    (
+        "pipeline",
+        &[
+            &["fsutil", "matches", "players", "starts", "stop"],
+            &["config", "tensorboard"],
+            &["replay"],
+            &["run_board", "rundir", "selfplay"],
+            &["error", "ratings"],
+            &["curve", "models", "uploader"],
+            &["evaluation", "trainer"],
+            &["run"],
+            &["object_store_run_tests"],
+        ],
+    ),
+    (
+        "play",
+        &[
+            &["analysis", "clock", "motion"],
+            &["board_text", "svg"],
+            &["general_view"],
+            &["drawing"],
+            &["session"],
+            &["review"],
+        ],
+    ),
+    (
+        "serve",
+        &[
+            &["access", "guard", "menu", "protocol", "slots", "threats"],
+            &["seat_player"],
+            &["model"],
+            &["session"],
+            &["page"],
+            &["searches"],
+            &["server"],
+        ],
+    ),
+    (
+        "store",
+        &[&["crc", "outage", "testing"], &["local", "remote"]],
+    ),
+];
+
+/// The module of `module` among `units`: the longest that is `module` or
+/// one it is part of.
+fn unit_of<'a>(module: &str, units: &'a BTreeSet<String>) -> Option<&'a String> {
+    let parts: Vec<&str> = module.split("::").collect();
+    (1..=parts.len())
+        .rev()
+        .find_map(|n| units.get(&parts[..n].join("::")))
+}
+
+/// The imports between `units` (each file's edges as edges of its module).
+fn unit_graph(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    units: &BTreeSet<String>,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let mut between: BTreeMap<String, BTreeSet<String>> = units
+        .iter()
+        .map(|unit| (unit.clone(), BTreeSet::new()))
+        .collect();
+    for (from, targets) in graph {
+        let Some(low) = unit_of(from, units) else {
+            continue;
+        };
+        for target in targets {
+            if let Some(high) = unit_of(target, units)
+                && high != low
+            {
+                between.get_mut(low).unwrap().insert(high.clone());
+            }
+        }
+    }
+    between
+}
+
+/// The modules whose order the imports say: the top-level ones, where
+/// those of a circle are split into their parts (and again) until none is
+/// left, or only a circle between files (which the circle test reports).
+fn units_by_imports(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<String> {
+    let top = |module: &str| module.split("::").next().unwrap_or_default().to_owned();
+    let mut units: BTreeSet<String> = graph.keys().map(|module| top(module)).collect();
+    loop {
+        let mut split = false;
+        for unit in circles(&unit_graph(graph, &units)).into_iter().flatten() {
+            let prefix = format!("{unit}::");
+            let parts: Vec<String> = graph
+                .keys()
+                .filter_map(|module| module.strip_prefix(&prefix))
+                .map(|rest| format!("{prefix}{}", rest.split("::").next().unwrap()))
+                .collect();
+            for part in parts {
+                split |= units.insert(part);
+            }
+        }
+        if !split {
+            return units;
+        }
+    }
+}
+
+/// The layer of each of `units` as the imports order them: 0 for one that
+/// imports no other, else one above the highest it imports (modules of a
+/// circle share the layer above the rest).
+fn layers_by_imports(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    units: &BTreeSet<String>,
+) -> BTreeMap<String, usize> {
+    let between = unit_graph(graph, units);
+    let mut layer: BTreeMap<String, usize> = BTreeMap::new();
+    while layer.len() < between.len() {
+        let before = layer.len();
+        for (unit, targets) in &between {
+            if !layer.contains_key(unit) && targets.iter().all(|t| layer.contains_key(t)) {
+                let above = targets.iter().map(|t| layer[t] + 1).max().unwrap_or(0);
+                layer.insert(unit.clone(), above);
+            }
+        }
+        if layer.len() == before {
+            let top = layer.values().max().map_or(0, |top| top + 1);
+            for unit in between.keys() {
+                layer.entry(unit.clone()).or_insert(top);
+            }
+        }
+    }
+    layer
+}
+
+/// `layers` as [`LAYERS`] writes them.
+fn declaration(krate: &str, layers: &BTreeMap<String, usize>) -> String {
+    let count = layers.values().max().map_or(0, |top| top + 1);
+    let rows: Vec<String> = (0..count)
+        .map(|n| {
+            let names: Vec<String> = layers
+                .iter()
+                .filter(|&(_, &layer)| layer == n)
+                .map(|(module, _)| format!("{module:?}"))
+                .collect();
+            format!("            &[{}],\n", names.join(", "))
+        })
+        .collect();
+    format!(
+        "    (\n        {krate:?},\n        &[\n{}        ],\n    ),",
+        rows.concat()
+    )
+}
+
+/// What breaks the declared order `layers` (bottom first) in a crate's
+/// import `graph`, each naming both files (`files`: module path to file):
+/// an import of a file of a peer or of a higher layer, a file of no
+/// declared module, a declared module without files.
+fn against_layers(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    files: &BTreeMap<String, PathBuf>,
+    layers: &[&[&str]],
+) -> Vec<String> {
+    let layer_of: BTreeMap<String, usize> = layers
+        .iter()
+        .enumerate()
+        .flat_map(|(n, modules)| modules.iter().map(move |&module| (module.to_owned(), n)))
+        .collect();
+    let units: BTreeSet<String> = layer_of.keys().cloned().collect();
+    let file = |module: &str| files[module].display().to_string();
+    let mut problems = Vec::new();
+    for module in graph.keys() {
+        if unit_of(module, &units).is_none() {
+            problems.push(format!("{} is in no module of LAYERS", file(module)));
+        }
+    }
+    for unit in &units {
+        let prefix = format!("{unit}::");
+        if !graph
+            .keys()
+            .any(|module| module == unit || module.starts_with(&prefix))
+        {
+            problems.push(format!("LAYERS names `{unit}`, which has no file"));
+        }
+    }
+    for (from, targets) in graph {
+        for target in targets {
+            let (Some(low), Some(high)) = (unit_of(from, &units), unit_of(target, &units)) else {
+                continue;
+            };
+            let (below, above) = (layer_of[low], layer_of[high]);
+            if low != high && above >= below {
+                let relation = if above == below {
+                    "a peer in its own layer"
+                } else {
+                    "a higher layer"
+                };
+                problems.push(format!(
+                    "{} (layer {below}, `{low}`) imports {} (layer {above}, `{high}`), {relation}",
+                    file(from),
+                    file(target)
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_file_imports_a_file_above_it() {
+    let mut all = Vec::new();
+    let mut suggested = Vec::new();
+    for root in crate_roots() {
+        let folder = if root.ends_with("src") {
+            root.parent().unwrap()
+        } else {
+            &root
+        };
+        let krate = folder.file_name().unwrap().to_string_lossy().into_owned();
+        let files = module_files(&root);
+        let graph = graph_of_files(&files, Some(&root.join("lib.rs")));
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let files: BTreeMap<String, PathBuf> = files
+            .into_iter()
+            .map(|(module, path)| {
+                let relative = path.strip_prefix(workspace).unwrap_or(&path).to_owned();
+                (module, relative)
+            })
+            .collect();
+        let by_imports = layers_by_imports(&graph, &units_by_imports(&graph));
+        println!("{}", declaration(&krate, &by_imports));
+        let declared = LAYERS
+            .iter()
+            .find(|(name, _)| *name == krate)
+            .map_or(&[][..], |(_, layers)| *layers);
+        let problems = against_layers(&graph, &files, declared);
+        if !problems.is_empty() {
+            suggested.push(declaration(&krate, &by_imports));
+        }
+        all.extend(
+            problems
+                .into_iter()
+                .map(|problem| format!("{krate}: {problem}")),
+        );
+    }
+    assert!(
+        all.is_empty(),
+        "files that import a file above them, or modules without a layer:\n{}\n\
+         (the layers as the imports order them, where a crate's declaration fails:\n{})",
+        all.join("\n"),
+        suggested.join("\n")
+    );
 }
 
 #[test]
@@ -333,6 +763,31 @@ fn the_import_graph_sees_use_trees_relative_paths_and_circles() {
     ] {
         assert!(named.contains(&path.to_owned()), "{path}: {named:?}");
     }
+    // A name the crate's root or a parent re-exports is its file's.
+    let files: BTreeMap<String, PathBuf> = ["position", "general", "general::position"]
+        .into_iter()
+        .map(|module| (module.to_owned(), PathBuf::from(module)))
+        .collect();
+    let reexported: BTreeMap<String, String> = [
+        ("Position", "position::Position"),
+        ("General", "general::GeneralPosition"),
+        (
+            "general::GeneralPosition",
+            "general::position::GeneralPosition",
+        ),
+    ]
+    .into_iter()
+    .map(|(name, path)| (name.to_owned(), path.to_owned()))
+    .collect();
+    for (named, file) in [
+        ("Position::start", Some("position")),
+        ("General", Some("general::position")),
+        ("general::rules_of", Some("general")),
+        ("Other", None),
+    ] {
+        let found = file_named(named, &files, &reexported);
+        assert_eq!(found.as_deref(), file, "{named}");
+    }
     // Another crate's module of the same name is not the child.
     assert!(
         named_paths(
@@ -357,4 +812,98 @@ fn the_import_graph_sees_use_trees_relative_paths_and_circles() {
     })
     .collect();
     assert_eq!(circles(&graph), [vec!["a", "b", "c"]]);
+}
+
+#[test]
+fn an_import_against_the_declared_layers_names_both_files() {
+    let edges = [
+        ("stop", vec![]),
+        ("rundir", vec!["stop"]),
+        ("rundir::lease", vec!["rundir", "run"]),
+        ("run", vec!["rundir::lease", "stop"]),
+        ("trainer", vec!["rundir", "evaluation"]),
+        ("evaluation", vec!["rundir"]),
+    ];
+    let graph: BTreeMap<String, BTreeSet<String>> = edges
+        .iter()
+        .map(|(node, targets)| {
+            (
+                node.to_string(),
+                targets.iter().map(|t| t.to_string()).collect(),
+            )
+        })
+        .collect();
+    let files: BTreeMap<String, PathBuf> = graph
+        .keys()
+        .map(|module| {
+            (
+                module.clone(),
+                PathBuf::from(module.replace("::", "/") + ".rs"),
+            )
+        })
+        .collect();
+    let layers: &[&[&str]] = &[&["stop"], &["rundir"], &["evaluation", "trainer", "run"]];
+    let problems = against_layers(&graph, &files, layers);
+    assert_eq!(
+        problems,
+        [
+            "rundir/lease.rs (layer 1, `rundir`) imports run.rs (layer 2, `run`), a higher layer",
+            "trainer.rs (layer 2, `trainer`) imports evaluation.rs (layer 2, `evaluation`), a peer in its own layer",
+        ]
+    );
+    // Without those two edges the order holds; a module left out, or one
+    // named that is not there, is reported.
+    let mut fixed = graph.clone();
+    fixed.get_mut("rundir::lease").unwrap().remove("run");
+    fixed.get_mut("trainer").unwrap().remove("evaluation");
+    assert!(against_layers(&fixed, &files, layers).is_empty());
+    let problems = against_layers(&fixed, &files, &[&["stop", "gone"], &["rundir"], &["run"]]);
+    assert!(
+        problems.contains(&"evaluation.rs is in no module of LAYERS".to_owned()),
+        "{problems:?}"
+    );
+    assert!(
+        problems.contains(&"LAYERS names `gone`, which has no file".to_owned()),
+        "{problems:?}"
+    );
+    // The layers the imports give: each module one above the highest it
+    // imports; `rundir` and `run` import each other's files, so they are
+    // ordered by their parts.
+    let units = units_by_imports(&graph);
+    let expected: BTreeSet<String> = [
+        "evaluation",
+        "run",
+        "rundir",
+        "rundir::lease",
+        "stop",
+        "trainer",
+    ]
+    .map(str::to_owned)
+    .into();
+    assert_eq!(units, expected);
+    let by_imports = layers_by_imports(&fixed, &units);
+    assert_eq!(
+        (
+            by_imports["stop"],
+            by_imports["rundir"],
+            by_imports["rundir::lease"],
+            by_imports["run"]
+        ),
+        (0, 1, 2, 3)
+    );
+    // A part listed on its own is a module of its own layer.
+    let split: &[&[&str]] = &[
+        &["stop"],
+        &["rundir"],
+        &["evaluation", "trainer", "rundir::lease"],
+        &["run"],
+    ];
+    let problems = against_layers(&graph, &files, split);
+    assert_eq!(
+        problems,
+        [
+            "rundir/lease.rs (layer 2, `rundir::lease`) imports run.rs (layer 3, `run`), a higher layer",
+            "trainer.rs (layer 2, `trainer`) imports evaluation.rs (layer 2, `evaluation`), a peer in its own layer",
+        ]
+    );
 }

@@ -30,18 +30,17 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sumito_engine::{EndReason, Layout, Outcome, Position, Rules};
+use sumito_engine::{Ending, Layout, Position, Rules};
 use sumito_game::Board;
 use thiserror::Error;
 
-use crate::elo::{EloError, GameOutcome, GameResult, Ratings, fit_elo};
+use crate::elo::{EloError, PairOutcome, PairResult, Ratings, fit_elo};
 pub use crate::match_start::MatchStart;
 use crate::play_out::{PlayOutError, play_out};
 use crate::player::{Entrant, PlayerError};
 use crate::record::{GameRecord, file_safe};
 use crate::record_format::RecordFileError;
 use crate::sprt::{SprtConfig, SprtStatus, SprtVerdict};
-pub use sumito_game::board::EndedBy;
 
 /// The default move limit of arena games, in plies: weak players can
 /// shuffle forever, so every game must end.
@@ -228,9 +227,9 @@ impl<B: Board> PlayedGame<B> {
         }
     }
 
-    /// How the game ended.
-    pub fn ended_by(&self) -> EndedBy {
-        self.end.ended_by().unwrap_or(EndedBy::Other)
+    /// How the game ended (who, and why); `None` if it did not finish.
+    pub fn ending(&self) -> Option<Ending> {
+        self.end.ending()
     }
 
     /// The finishing rank of each side (0 first; equal ranks are ties):
@@ -255,26 +254,26 @@ impl<B: Board> PlayedGame<B> {
     }
 
     /// The result of every pair of sides by finishing order, the first
-    /// side of each pair as `black`, by entrant: what the match's Elo
+    /// side of each pair as `first`, by entrant: what the match's Elo
     /// fits. With two sides, the game's one result.
-    pub fn side_pairs(&self) -> Vec<GameResult> {
+    pub fn side_pairs(&self) -> Vec<PairResult> {
         let ranks = self.ranks();
         let sides = ranks.len();
         (0..sides)
             .flat_map(|a| (a + 1..sides).map(move |b| (a, b)))
-            .map(|(a, b)| GameResult {
-                black: self.fixture.sides[a],
-                white: self.fixture.sides[b],
+            .map(|(a, b)| PairResult {
+                first: self.fixture.sides[a],
+                second: self.fixture.sides[b],
                 outcome: outcome_by_rank(ranks[a], ranks[b]),
             })
             .collect()
     }
 
     /// Entrant `entrant`'s results against the other entrants' sides by
-    /// finishing order, from its point of view (`BlackWin`: it finished
-    /// ahead, `Draw`: level, `WhiteWin`: behind); empty when it had no
+    /// finishing order, from its point of view (`FirstWins`: it finished
+    /// ahead, `Draw`: level, `SecondWins`: behind); empty when it had no
     /// side.
-    pub fn pair_outcomes_of(&self, entrant: usize) -> Vec<GameOutcome> {
+    pub fn pair_outcomes_of(&self, entrant: usize) -> Vec<PairOutcome> {
         let Some(own) = self.side_of(entrant) else {
             return Vec::new();
         };
@@ -291,11 +290,7 @@ impl<B: Board> PlayedGame<B> {
     /// sides, its points); `None` when it had no side or played alone.
     pub fn pair_score_of(&self, entrant: usize) -> Option<f64> {
         let outcomes = self.pair_outcomes_of(entrant);
-        let points = |outcome: &GameOutcome| match outcome {
-            GameOutcome::BlackWin => 1.0,
-            GameOutcome::Draw => 0.5,
-            GameOutcome::WhiteWin => 0.0,
-        };
+        let points = |outcome: &PairOutcome| outcome.first_score();
         (!outcomes.is_empty())
             .then(|| outcomes.iter().map(points).sum::<f64>() / outcomes.len() as f64)
     }
@@ -303,28 +298,18 @@ impl<B: Board> PlayedGame<B> {
 
 impl PlayedGame<Position> {
     /// The game's one result (Black the first entrant of the fixture).
-    pub fn result(&self) -> GameResult {
+    pub fn result(&self) -> PairResult {
         self.side_pairs()[0]
-    }
-
-    /// Who won, or a draw.
-    pub fn outcome(&self) -> Outcome {
-        self.end.outcome().expect("played to its end").0
-    }
-
-    /// Why the game ended.
-    pub fn reason(&self) -> EndReason {
-        self.end.outcome().expect("played to its end").1
     }
 }
 
 /// One side's result against another from their finishing ranks (0
-/// first): `BlackWin` when the first finished ahead.
-fn outcome_by_rank(first: u32, second: u32) -> GameOutcome {
+/// first): `FirstWins` when the first finished ahead.
+fn outcome_by_rank(first: u32, second: u32) -> PairOutcome {
     match first.cmp(&second) {
-        std::cmp::Ordering::Less => GameOutcome::BlackWin,
-        std::cmp::Ordering::Equal => GameOutcome::Draw,
-        std::cmp::Ordering::Greater => GameOutcome::WhiteWin,
+        std::cmp::Ordering::Less => PairOutcome::FirstWins,
+        std::cmp::Ordering::Equal => PairOutcome::Draw,
+        std::cmp::Ordering::Greater => PairOutcome::SecondWins,
     }
 }
 
@@ -425,7 +410,7 @@ pub struct PairingResult {
 impl<B: Board> MatchResults<B> {
     /// Every pair of sides of every game by finishing order: what the Elo
     /// ratings fit (with two sides, each game's result).
-    pub fn game_results(&self) -> Vec<GameResult> {
+    pub fn game_results(&self) -> Vec<PairResult> {
         self.games.iter().flat_map(PlayedGame::side_pairs).collect()
     }
 
@@ -981,7 +966,7 @@ mod tests {
             let path = game.record_path.as_ref().unwrap();
             let replayed = GameRecord::read(path).unwrap();
             assert_eq!(replayed, game.record);
-            assert_eq!(replayed.result, Some((game.outcome(), game.reason())));
+            assert_eq!(replayed.result, game.ending());
         }
         let tallies = first.tallies();
         assert_eq!(tallies[0].games() + tallies[1].games(), 8);
@@ -1299,7 +1284,10 @@ mod tests {
         assert_eq!(second.points_of(0), 0.0);
         // At the move limit sides 1 and 2 share the lead: a draw they share.
         let shared = game([1, 4, 4], 120);
-        assert_eq!(shared.ended_by(), EndedBy::MoveLimit);
+        assert_eq!(
+            shared.ending().map(|ending| ending.reason),
+            Some(sumito_engine::EndReason::MoveLimit)
+        );
         assert_eq!(shared.pair_score_of(0), Some(0.75));
         assert_eq!(shared.points_of(0), 0.5);
         assert_eq!(shared.points_of(1), 0.0);

@@ -26,40 +26,44 @@ const Z_95: f64 = 1.959_963_984_540_054;
 /// Virtual draws per pairing added when the plain maximum does not exist.
 const PRIOR_DRAWS: f64 = 1.0;
 
-/// How one game between two players ended, seen from the board's colours.
+/// One pairing's result as Elo counts it: which of two players finished
+/// ahead. Not how a game ended (that is the engine's `Ending`): a two-player
+/// game gives one pairing (the first player Black), a game of more sides one
+/// for each pair of sides, by finishing order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameOutcome {
-    BlackWin,
-    WhiteWin,
+pub enum PairOutcome {
+    FirstWins,
+    SecondWins,
     Draw,
 }
 
-impl GameOutcome {
-    /// The score of Black: 1, ½ or 0.
-    pub fn black_score(self) -> f64 {
+impl PairOutcome {
+    /// The score of the first: 1, ½ or 0.
+    pub fn first_score(self) -> f64 {
         match self {
-            GameOutcome::BlackWin => 1.0,
-            GameOutcome::Draw => 0.5,
-            GameOutcome::WhiteWin => 0.0,
+            PairOutcome::FirstWins => 1.0,
+            PairOutcome::Draw => 0.5,
+            PairOutcome::SecondWins => 0.0,
         }
     }
 }
 
-/// One finished game; players are indices into the caller's list of players.
+/// One pairing of a finished game (see [`PairOutcome`]); players are indices
+/// into the caller's list of players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct GameResult {
-    pub black: usize,
-    pub white: usize,
-    pub outcome: GameOutcome,
+pub struct PairResult {
+    pub first: usize,
+    pub second: usize,
+    pub outcome: PairOutcome,
 }
 
-impl GameResult {
+impl PairResult {
     /// The score of `player` in this game, or `None` if it did not play.
     pub fn score_of(&self, player: usize) -> Option<f64> {
-        if player == self.black {
-            Some(self.outcome.black_score())
-        } else if player == self.white {
-            Some(1.0 - self.outcome.black_score())
+        if player == self.first {
+            Some(self.outcome.first_score())
+        } else if player == self.second {
+            Some(1.0 - self.outcome.first_score())
         } else {
             None
         }
@@ -144,7 +148,7 @@ pub fn elo_difference(score: f64) -> f64 {
 }
 
 /// Fits ratings for `players` players to `games`; see the module docs.
-pub fn fit_elo(players: usize, games: &[GameResult], anchor: Anchor) -> Result<Ratings, EloError> {
+pub fn fit_elo(players: usize, games: &[PairResult], anchor: Anchor) -> Result<Ratings, EloError> {
     if players == 0 {
         return Err(EloError::NoPlayers);
     }
@@ -158,7 +162,7 @@ pub fn fit_elo(players: usize, games: &[GameResult], anchor: Anchor) -> Result<R
     }
     let mut table = PairTable::new(players);
     for (index, game) in games.iter().enumerate() {
-        for player in [game.black, game.white] {
+        for player in [game.first, game.second] {
             if player >= players {
                 return Err(EloError::PlayerOutOfRange {
                     game: index,
@@ -167,13 +171,13 @@ pub fn fit_elo(players: usize, games: &[GameResult], anchor: Anchor) -> Result<R
                 });
             }
         }
-        if game.black == game.white {
+        if game.first == game.second {
             return Err(EloError::SelfPlay {
                 game: index,
-                player: game.black,
+                player: game.first,
             });
         }
-        table.add(game.black, game.white, game.outcome.black_score());
+        table.add(game.first, game.second, game.outcome.first_score());
     }
     if let Some((a, b)) = table.disconnected_pair() {
         return Err(EloError::Disconnected { a, b });
@@ -478,7 +482,7 @@ mod tests {
 
     /// Games between every pair, `per_pair` each with colours alternating,
     /// drawn from the Bradley–Terry model with a fixed draw share.
-    fn synthetic_games(truth: &[f64], per_pair: usize, seed: u64) -> Vec<GameResult> {
+    fn synthetic_games(truth: &[f64], per_pair: usize, seed: u64) -> Vec<PairResult> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut games = Vec::new();
         for a in 0..truth.len() {
@@ -495,19 +499,19 @@ mod tests {
                     } else {
                         0.0
                     };
-                    let (black, white, black_score) = if g % 2 == 0 {
+                    let (first, second, first_score) = if g % 2 == 0 {
                         (a, b, a_score)
                     } else {
                         (b, a, 1.0 - a_score)
                     };
-                    let outcome = match black_score {
-                        1.0 => GameOutcome::BlackWin,
-                        0.0 => GameOutcome::WhiteWin,
-                        _ => GameOutcome::Draw,
+                    let outcome = match first_score {
+                        1.0 => PairOutcome::FirstWins,
+                        0.0 => PairOutcome::SecondWins,
+                        _ => PairOutcome::Draw,
                     };
-                    games.push(GameResult {
-                        black,
-                        white,
+                    games.push(PairResult {
+                        first,
+                        second,
                         outcome,
                     });
                 }
@@ -530,13 +534,13 @@ mod tests {
         // 30 wins, 10 draws, 10 losses: score 35/50 = 0.7.
         let mut games = Vec::new();
         for (count, outcome) in [
-            (30, GameOutcome::BlackWin),
-            (10, GameOutcome::Draw),
-            (10, GameOutcome::WhiteWin),
+            (30, PairOutcome::FirstWins),
+            (10, PairOutcome::Draw),
+            (10, PairOutcome::SecondWins),
         ] {
-            games.extend((0..count).map(|_| GameResult {
-                black: 1,
-                white: 0,
+            games.extend((0..count).map(|_| PairResult {
+                first: 1,
+                second: 0,
                 outcome,
             }));
         }
@@ -601,14 +605,14 @@ mod tests {
 
     #[test]
     fn a_clean_sweep_uses_the_prior_and_stays_finite() {
-        let games: Vec<GameResult> = (0..50)
-            .map(|g| GameResult {
-                black: g % 2,
-                white: 1 - g % 2,
+        let games: Vec<PairResult> = (0..50)
+            .map(|g| PairResult {
+                first: g % 2,
+                second: 1 - g % 2,
                 outcome: if g % 2 == 0 {
-                    GameOutcome::WhiteWin
+                    PairOutcome::SecondWins
                 } else {
-                    GameOutcome::BlackWin
+                    PairOutcome::FirstWins
                 },
             })
             .collect();
@@ -626,13 +630,13 @@ mod tests {
         let mut games = Vec::new();
         for g in 0..40 {
             let outcome = match g % 4 {
-                0 => GameOutcome::BlackWin,
-                1 => GameOutcome::WhiteWin,
-                _ => GameOutcome::Draw,
+                0 => PairOutcome::FirstWins,
+                1 => PairOutcome::SecondWins,
+                _ => PairOutcome::Draw,
             };
-            games.push(GameResult {
-                black: 2,
-                white: g % 2,
+            games.push(PairResult {
+                first: 2,
+                second: g % 2,
                 outcome,
             });
         }
@@ -715,13 +719,13 @@ mod tests {
         for (index, rows) in A_RUNS_RATING_GAMES.iter().enumerate() {
             for (anchor, &(wins, draws, losses)) in rows.iter().enumerate() {
                 for (count, outcome) in [
-                    (wins, GameOutcome::BlackWin),
-                    (draws, GameOutcome::Draw),
-                    (losses, GameOutcome::WhiteWin),
+                    (wins, PairOutcome::FirstWins),
+                    (draws, PairOutcome::Draw),
+                    (losses, PairOutcome::SecondWins),
                 ] {
-                    games.extend((0..count).map(|_| GameResult {
-                        black: 5 + index,
-                        white: anchor,
+                    games.extend((0..count).map(|_| PairResult {
+                        first: 5 + index,
+                        second: anchor,
                         outcome,
                     }));
                 }
@@ -741,10 +745,10 @@ mod tests {
 
     #[test]
     fn errors_name_the_problem() {
-        let game = |black, white| GameResult {
-            black,
-            white,
-            outcome: GameOutcome::Draw,
+        let game = |first, second| PairResult {
+            first,
+            second,
+            outcome: PairOutcome::Draw,
         };
         assert_eq!(fit_elo(0, &[], Anchor::Mean), Err(EloError::NoPlayers));
         assert_eq!(

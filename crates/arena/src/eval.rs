@@ -441,7 +441,7 @@ mod tests {
             let position = *sumito_engine::random_playout(&start, plies, seed).last().unwrap();
             let f = features(&position, &EvalWeights::default());
             for p in [position, other_side_to_move(&position)] {
-                if p.outcome().is_some() {
+                if p.ending().is_some() {
                     continue;
                 }
                 let mover = p.side_to_move();

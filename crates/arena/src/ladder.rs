@@ -12,13 +12,13 @@ use std::time::Instant;
 use sumito_game::Board;
 
 use serde::Serialize;
-use sumito_engine::{Layout, Position, Rules};
+use sumito_engine::{EndReason, Layout, Position, Rules};
 
 use crate::arena::{
-    ArenaError, EndedBy, MatchConfig, MatchObserver, MatchStart, PlayedGame, Tally,
-    check_record_dir, play_match,
+    ArenaError, MatchConfig, MatchObserver, MatchStart, PlayedGame, Tally, check_record_dir,
+    play_match,
 };
-use crate::elo::{GameOutcome, GameResult, fit_elo};
+use crate::elo::{PairOutcome, PairResult, fit_elo};
 use crate::player::Entrant;
 use sumito_engine::general::{GeneralLayout, GeneralPosition};
 use sumito_engine::rules_table::{RulesTable, Targets};
@@ -113,19 +113,19 @@ impl LadderRow {
     /// The row's games as results of `player` against `opponent` (indices
     /// of a table): the Bradley–Terry fit has no colour, so wins, draws and
     /// losses are all it needs.
-    pub(crate) fn results(&self, player: usize, opponent: usize) -> Vec<GameResult> {
-        let result = |outcome| GameResult {
-            black: player,
-            white: opponent,
+    pub(crate) fn results(&self, player: usize, opponent: usize) -> Vec<PairResult> {
+        let result = |outcome| PairResult {
+            first: player,
+            second: opponent,
             outcome,
         };
-        std::iter::repeat_n(result(GameOutcome::BlackWin), self.wins as usize)
+        std::iter::repeat_n(result(PairOutcome::FirstWins), self.wins as usize)
             .chain(std::iter::repeat_n(
-                result(GameOutcome::Draw),
+                result(PairOutcome::Draw),
                 self.draws as usize,
             ))
             .chain(std::iter::repeat_n(
-                result(GameOutcome::WhiteWin),
+                result(PairOutcome::SecondWins),
                 self.losses as usize,
             ))
             .collect()
@@ -280,7 +280,7 @@ impl<B: Board> Ladder<B> {
         opponents: &[Entrant<B>],
         config: &LadderConfig,
         observer: &dyn MatchObserver<B>,
-    ) -> Result<Vec<(LadderRow, Vec<GameResult>)>, ArenaError> {
+    ) -> Result<Vec<(LadderRow, Vec<PairResult>)>, ArenaError> {
         // Refuse a folder of earlier records before hours of games, not after.
         for index in 0..opponents.len() {
             if let Some(dir) = rung_record_dir(config, index) {
@@ -306,9 +306,9 @@ impl<B: Board> Ladder<B> {
                 .games
                 .iter()
                 .flat_map(|game| game.pair_outcomes_of(0))
-                .map(|outcome| GameResult {
-                    black: 0,
-                    white: 1,
+                .map(|outcome| PairResult {
+                    first: 0,
+                    second: 1,
                     outcome,
                 })
                 .collect();
@@ -433,8 +433,9 @@ fn row<B: Board>(opponent: &str, games: &[PlayedGame<B>]) -> LadderRow {
             counts.thinking[who].0 += game.thinking[side].moves;
             counts.thinking[who].1 += game.thinking[side].time.as_secs_f64();
         }
-        counts.decisive += u32::from(game.ended_by() == EndedBy::MarblesOff);
-        counts.move_limit += u32::from(game.ended_by() == EndedBy::MoveLimit);
+        let reason = game.ending().map(|ending| ending.reason);
+        counts.decisive += u32::from(reason.is_some_and(EndReason::by_push_off));
+        counts.move_limit += u32::from(reason == Some(EndReason::MoveLimit));
         counts.cycled += u32::from(game.first_repetition.is_some());
         counts.plies += game.plies as u64;
     }
@@ -563,7 +564,7 @@ impl LadderReport {
         if anchored.is_empty() {
             return None;
         }
-        let games: Vec<GameResult> = self
+        let games: Vec<PairResult> = self
             .rows
             .iter()
             .enumerate()

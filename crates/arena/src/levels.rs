@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use sumito_game::Level;
 
 use crate::arena::ArenaError;
-use crate::elo::{Anchor, EloError, GameResult, fit_elo};
+use crate::elo::{Anchor, EloError, PairResult, fit_elo};
 use crate::ladder::{LadderConfig, LadderRow, LadderSettings};
 use crate::player::Entrant;
 
@@ -123,7 +123,7 @@ pub fn play_levels<B: Board, E: From<EloError>>(
         &Entrant<B>,
         &[Entrant<B>],
         &LadderConfig,
-    ) -> Result<Vec<(LadderRow, Vec<GameResult>)>, E>,
+    ) -> Result<Vec<(LadderRow, Vec<PairResult>)>, E>,
 ) -> Result<LevelsReport, E> {
     let started = Instant::now();
     let mut played = Vec::new();
@@ -169,10 +169,10 @@ pub struct PlayedLevel {
     /// The player spec it played as.
     pub player: String,
     /// Each opponent's row, and the results (the level 0, the opponent 1).
-    pub rungs: Vec<(LadderRow, Vec<GameResult>)>,
+    pub rungs: Vec<(LadderRow, Vec<PairResult>)>,
     /// Its games against the level before it in the list (this level 0,
     /// that one 1).
-    pub against_previous: Option<(LadderRow, Vec<GameResult>)>,
+    pub against_previous: Option<(LadderRow, Vec<PairResult>)>,
 }
 
 /// The anchor of a levels table whose `count` levels come first and its
@@ -217,21 +217,21 @@ pub fn rate_levels(
     started: Instant,
 ) -> Result<LevelsReport, EloError> {
     let count = played.len();
-    let mut games: Vec<GameResult> = Vec::new();
+    let mut games: Vec<PairResult> = Vec::new();
     for (index, level) in played.iter().enumerate() {
         for (opponent, (_, results)) in level.rungs.iter().enumerate() {
             let global = |player: usize| if player == 0 { index } else { count + opponent };
-            games.extend(results.iter().map(|game| GameResult {
-                black: global(game.black),
-                white: global(game.white),
+            games.extend(results.iter().map(|game| PairResult {
+                first: global(game.first),
+                second: global(game.second),
                 outcome: game.outcome,
             }));
         }
         if let Some((_, results)) = &level.against_previous {
             let global = |player: usize| if player == 0 { index } else { index - 1 };
-            games.extend(results.iter().map(|game| GameResult {
-                black: global(game.black),
-                white: global(game.white),
+            games.extend(results.iter().map(|game| PairResult {
+                first: global(game.first),
+                second: global(game.second),
                 outcome: game.outcome,
             }));
         }

@@ -50,7 +50,7 @@ pub mod sprt;
 pub mod tactics;
 
 pub use arena::{MatchConfig, MatchObserver, MatchResults, play_match};
-pub use elo::{GameResult, Ratings, fit_elo};
+pub use elo::{PairResult, Ratings, fit_elo};
 pub use player::{Entrant, Player, PlayerError, PlayerFactory, PlayerRegistry, SearchLimit};
 pub use spec::{PlayerSpec, SpecError};
 

@@ -11,8 +11,8 @@
 
 use std::path::Path;
 
-use sumito_engine::Position;
 use sumito_engine::general::GeneralPosition;
+use sumito_engine::{Ending, Position};
 use sumito_game::{Board, GameKind};
 
 use crate::record_format::read_with;
@@ -39,7 +39,7 @@ pub struct GameRecord<B: Board> {
     pub opening_plies: u32,
     pub moves: Vec<B::Move>,
     /// How the game ended; `None` if it is unfinished.
-    pub result: Option<B::Ending>,
+    pub result: Option<Ending>,
 }
 
 /// Why a record of the general engine is not one of a game (the
@@ -124,7 +124,7 @@ impl<B: Board> GameRecord<B> {
         general.result = general
             .positions()
             .ok()
-            .and_then(|positions| positions.last()?.outcome());
+            .and_then(|positions| positions.last()?.ending());
         general
     }
 
@@ -419,7 +419,7 @@ mod tests {
                 players: vec!["random".into(), "random".into()],
                 opening_plies: 0,
                 moves,
-                result: positions.last().unwrap().outcome(),
+                result: positions.last().unwrap().ending(),
             };
             proptest::prop_assert_eq!(GameRecord::<Position>::parse(&record.to_text()).unwrap(), record);
         }
@@ -438,7 +438,10 @@ mod tests {
             players: vec!["a".into(), "b".into()],
             opening_plies: 0,
             moves: vec![mv],
-            result: Some((Outcome::Win(Color::Black), EndReason::MarblesOff)),
+            result: Some(Ending {
+                outcome: Outcome::win_of(Color::Black),
+                reason: EndReason::MarblesOff,
+            }),
         };
         let text = record.to_text();
         assert!(
@@ -529,7 +532,13 @@ mod tests {
             ("alphabeta:depth=1", "greedy")
         );
         assert_eq!((record.opening_plies, record.moves.len()), (4, 60));
-        assert_eq!(record.result, Some((Outcome::Draw, EndReason::MoveLimit)));
+        assert_eq!(
+            record.result,
+            Some(Ending {
+                outcome: Outcome::draw_of_all(2),
+                reason: EndReason::MoveLimit
+            })
+        );
         // Written anew in the one format, it reads back the same.
         assert_eq!(
             GameRecord::<Position>::parse(&record.to_text()).unwrap(),

@@ -308,7 +308,7 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
             ));
         }
     }
-    record.result = position.outcome();
+    record.result = position.ending();
     Ok(record)
 }
 
@@ -346,7 +346,7 @@ mod tests {
             record.moves.push(mv);
             position = position.play(mv);
         }
-        record.result = position.outcome();
+        record.result = position.ending();
         let text = record.to_text();
         let back = parse_general(&text).unwrap();
         assert_eq!(back, record, "{text}");

@@ -39,8 +39,9 @@
 //! Errors name the line and the problem.
 
 use sumito_engine::{
-    Color, EndReason, Layout, MAX_PLY_COUNTER, Outcome, Position, Rules, shorten_quotes,
+    Color, EndReason, Ending, Layout, MAX_PLY_COUNTER, Outcome, Position, Rules, shorten_quotes,
 };
+use sumito_game::board::outcome_title;
 
 use crate::record::{GameRecord, Start};
 use crate::record_format::{GAME_RECORD_MAGIC, RecordError, TWO_PLAYER_RECORD_MAGIC_V1};
@@ -52,9 +53,9 @@ pub(crate) fn parse(text: &str) -> Result<GameRecord<Position>, RecordError> {
 
 fn outcome_token(outcome: Option<Outcome>) -> &'static str {
     match outcome {
-        Some(Outcome::Win(Color::Black)) => "1-0",
-        Some(Outcome::Win(Color::White)) => "0-1",
-        Some(Outcome::Draw) => "1/2-1/2",
+        Some(Outcome::Win(0)) => "1-0",
+        Some(Outcome::Win(_)) => "0-1",
+        Some(Outcome::Draw(_)) => "1/2-1/2",
         None => "*",
     }
 }
@@ -310,9 +311,9 @@ impl Parser {
                     let (_, position, _) = replay.as_mut().expect("set at moves:");
                     if let Some(value) = line.strip_prefix("result:") {
                         let outcome = match value.trim() {
-                            "1-0" => Some(Outcome::Win(Color::Black)),
-                            "0-1" => Some(Outcome::Win(Color::White)),
-                            "1/2-1/2" => Some(Outcome::Draw),
+                            "1-0" => Some(Outcome::win_of(Color::Black)),
+                            "0-1" => Some(Outcome::win_of(Color::White)),
+                            "1/2-1/2" => Some(Outcome::draw_of_all(2)),
                             "*" => None,
                             other => {
                                 return Err(error(
@@ -371,7 +372,7 @@ impl Parser {
         let Some((result_line, stated)) = result else {
             return Err(error(last_line, "the record ends without a result: line"));
         };
-        let actual = position.outcome();
+        let actual = position.ending();
         let result = match (stated, actual) {
             (None, None) => {
                 if let Some((line, _)) = reason {
@@ -379,7 +380,14 @@ impl Parser {
                 }
                 None
             }
-            (None, Some((outcome, why))) => {
+            (
+                None,
+                Some(Ending {
+                    outcome,
+                    reason: why,
+                }),
+            ) => {
+                let outcome = outcome_title(outcome).to_lowercase();
                 return Err(error(
                     result_line,
                     format!("result * but the game is over: {outcome} ({why})"),
@@ -391,14 +399,21 @@ impl Parser {
                     "the game is not over after the last move, so the result must be *",
                 ));
             }
-            (Some(stated), Some((outcome, why))) => {
+            (
+                Some(stated),
+                Some(Ending {
+                    outcome,
+                    reason: why,
+                }),
+            ) => {
                 if stated != outcome {
                     return Err(error(
                         result_line,
                         format!(
-                            "result {} but the replay ends {} ({outcome})",
+                            "result {} but the replay ends {} ({})",
                             outcome_token(Some(stated)),
-                            outcome_token(Some(outcome))
+                            outcome_token(Some(outcome)),
+                            outcome_title(outcome).to_lowercase()
                         ),
                     ));
                 }
@@ -421,7 +436,7 @@ impl Parser {
                     }
                     Some(_) => {}
                 }
-                Some((outcome, why))
+                Some(Ending::new(outcome, why))
             }
         };
         let opening_plies = match self.opening_plies {

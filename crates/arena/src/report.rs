@@ -6,8 +6,9 @@ use sumito_game::Board;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::arena::{EndedBy, MatchObserver, MatchResults, PlayedGame, Standings};
+use crate::arena::{MatchObserver, MatchResults, PlayedGame, Standings};
 use crate::elo::{Anchor, Ratings};
+use sumito_engine::EndReason;
 
 /// `W-D-L` per player, for the progress bar.
 pub fn standings_line(standings: &Standings) -> String {
@@ -222,10 +223,10 @@ pub fn endings_line<B: Board>(games: &[PlayedGame<B>]) -> Option<String> {
     if games.is_empty() {
         return None;
     }
-    let count = |ending: EndedBy| {
+    let count = |counted: fn(EndReason) -> bool| {
         games
             .iter()
-            .filter(|game| game.ended_by() == ending)
+            .filter(|game| game.ending().is_some_and(|ending| counted(ending.reason)))
             .count()
     };
     let mut repeated: Vec<u32> = games
@@ -240,8 +241,8 @@ pub fn endings_line<B: Board>(games: &[PlayedGame<B>]) -> Option<String> {
         });
     Some(format!(
         "games: {} ended by marbles pushed off, {} at the move limit; {} cycled{median}\n",
-        count(EndedBy::MarblesOff),
-        count(EndedBy::MoveLimit),
+        count(EndReason::by_push_off),
+        count(|reason| reason == EndReason::MoveLimit),
         repeated.len()
     ))
 }
@@ -264,7 +265,7 @@ mod tests {
     use super::*;
     use crate::arena::{MatchConfig, Silent, play_match};
     use crate::arena_board::ArenaBoard;
-    use sumito_engine::{EndReason, Rules};
+    use sumito_engine::Rules;
 
     #[test]
     fn tables_and_result_line() {
@@ -291,7 +292,7 @@ mod tests {
             results
                 .games
                 .iter()
-                .filter(|g| g.reason() == reason)
+                .filter(|g| g.ending().map(|ending| ending.reason) == Some(reason))
                 .count()
         };
         let cycled = results

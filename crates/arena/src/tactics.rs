@@ -181,7 +181,7 @@ impl Suite {
             let position = Position::from_fen(position)
                 .map_err(|err| fail(format!("position {position:?}: {err}")))?
                 .with_rules(suite_rules());
-            if position.outcome().is_some() {
+            if position.ending().is_some() {
                 return Err(fail("the game is over in this position".into()));
             }
             let solutions = moves
@@ -267,7 +267,7 @@ fn near_the_end(position: &Position) -> bool {
 /// The kind and solving moves of `position` by the checks of the module
 /// docs, or `None` if it is no clear tactic.
 pub fn classify(position: &Position) -> Option<Tactic> {
-    if position.outcome().is_some() || near_the_end(position) {
+    if position.ending().is_some() || near_the_end(position) {
         return None;
     }
     let moves = position.legal_moves();
@@ -539,7 +539,7 @@ fn game_finds(seed: u64, index: usize, entrants: &[Entrant]) -> Result<GameFinds
     }
     let mut found: Vec<Vec<Tactic>> = vec![Vec::new(); Kind::ALL.len()];
     let mut positions = 0;
-    while position.outcome().is_none() && position.ply() < LAST_PLY {
+    while position.ending().is_none() && position.ply() < LAST_PLY {
         let legal = position.legal_moves();
         let mv = if position.ply() < OPENING_PLIES {
             let quiet: Vec<Move> = legal

@@ -122,7 +122,11 @@ mod tests {
         let results = play_match(&entrants, &config, &Silent).unwrap();
         assert_eq!(results.games.len(), 2);
         for game in &results.games {
-            assert_eq!(game.reason(), EndReason::MoveLimit, "{game:?}");
+            assert_eq!(
+                game.ending().map(|ending| ending.reason),
+                Some(EndReason::MoveLimit),
+                "{game:?}"
+            );
         }
     }
 

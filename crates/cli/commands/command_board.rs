@@ -85,7 +85,8 @@ impl CommandBoard for Position {
     }
 
     fn game_over(&self) -> Option<String> {
-        let (outcome, reason) = self.outcome()?;
+        let sumito_engine::Ending { outcome, reason } = self.ending()?;
+        let outcome = sumito_game::board::outcome_title(outcome).to_lowercase();
         Some(format!("{outcome}: {reason}"))
     }
 }

@@ -39,7 +39,9 @@
 //! `marbles_to_win` marbles pushed off (6 by default), optionally at a move
 //! limit, and optionally after K plies without a push-off (then row E
 //! decides). Both limits count plies, i.e. single turns. A finished position
-//! has no legal moves.
+//! has no legal moves. How a game ended is an [`Ending`] (who: [`Outcome`];
+//! why: [`EndReason`]), one type for both engines and the layers above
+//! ([`ending`]).
 //!
 //! # Text
 //!
@@ -51,6 +53,7 @@ pub mod action;
 pub mod alphabeta;
 pub mod bitboard;
 mod board;
+pub mod ending;
 mod excerpt;
 pub mod fen;
 pub mod general;
@@ -66,14 +69,14 @@ mod symmetry;
 
 pub use action::{ACTION_COUNT, MAX_LEGAL_MOVES, Move, MoveList, MoveListIntoIter};
 pub use board::{CELL_COUNT, Cell, CellParseError, Color, Direction};
+pub use ending::{EndReason, Ending, Outcome};
 pub use excerpt::{EXCERPT_CHARS, MESSAGE_CHARS, excerpt, shorten_quotes};
 pub use layout::{Layout, LayoutError};
 pub use notation::MoveParseError;
 pub use perft::{perft, perft_divide};
 pub use playout::{midgame_positions, random_playout};
 pub use position::{
-    BoardError, EndReason, IllegalMove, MARBLES_PER_SIDE, Outcome, Position, RuleValueError, Rules,
-    check_rule_values,
+    BoardError, IllegalMove, MARBLES_PER_SIDE, Position, RuleValueError, Rules, check_rule_values,
 };
 pub use position_text::{MAX_PLY_COUNTER, PositionTextError, TextProblem, quote_position_text};
 pub use symmetry::Symmetry;

@@ -9,7 +9,7 @@
 //! and alpha-beta cuts the many equal lines at once.
 
 use crate::alphabeta::{self, GameTree, Node, Visit};
-use crate::{Move, Outcome, Position};
+use crate::{Ending, Move, Outcome, Position};
 
 /// A won (or lost) game in material terms: more than all marbles together.
 pub const WIN: i32 = 100;
@@ -18,15 +18,21 @@ pub const WIN: i32 = 100;
 /// minus marbles it lost, or ±[`WIN`] once the game is over (a draw is 0).
 pub fn material(position: &Position) -> i32 {
     let me = position.side_to_move();
-    match position.outcome() {
-        Some((Outcome::Win(winner), _)) => {
-            if winner == me {
+    match position.ending() {
+        Some(Ending {
+            outcome: Outcome::Win(winner),
+            ..
+        }) => {
+            if winner == me.index() {
                 WIN
             } else {
                 -WIN
             }
         }
-        Some((Outcome::Draw, _)) => 0,
+        Some(Ending {
+            outcome: Outcome::Draw(_),
+            ..
+        }) => 0,
         None => {
             i32::from(position.marbles_off(me.opponent())) - i32::from(position.marbles_off(me))
         }
@@ -55,7 +61,7 @@ impl GameTree for MaterialTree {
     fn enter(&mut self, position: &Position, visit: Visit<i32>) -> Node<i32, Self::Children> {
         let Visit { depth, beta, .. } = visit;
         let base = material(position);
-        if depth <= 0 || position.outcome().is_some() {
+        if depth <= 0 || position.ending().is_some() {
             return Node::Known(base);
         }
         let moves = position.legal_moves_unordered();
@@ -109,7 +115,7 @@ mod tests {
 
     /// A plain minimax of the same material over every move, no pruning.
     fn minimax(position: &Position, depth: u32) -> i32 {
-        if depth == 0 || position.outcome().is_some() {
+        if depth == 0 || position.ending().is_some() {
             return material(position);
         }
         position

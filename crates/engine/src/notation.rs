@@ -297,7 +297,7 @@ impl Position {
                 .expect("groups lie on the board");
             cells.push(next);
         }
-        if self.outcome().is_some() {
+        if self.ending().is_some() {
             return IllegalMove::GameOver;
         }
         for &cell in &cells {

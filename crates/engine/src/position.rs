@@ -5,7 +5,7 @@ use crate::action::{
 };
 use crate::bitboard::step;
 use crate::board::{BOARD_MASK, CELL_BIT, CELL_COUNT, Cell, Color, DIR_SHIFT, ROW_E_MASK, bits};
-use std::fmt;
+use crate::ending::{EndReason, Ending, Outcome};
 
 /// Marbles each player starts with.
 pub const MARBLES_PER_SIDE: u8 = 14;
@@ -130,47 +130,6 @@ impl Rules {
             self.max_plies,
             self.no_push_off_plies,
         )
-    }
-}
-
-/// The result of a finished game.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Outcome {
-    Win(Color),
-    Draw,
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Outcome::Win(color) => write!(f, "{color} wins"),
-            Outcome::Draw => f.write_str("draw"),
-        }
-    }
-}
-
-/// Why a game ended.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum EndReason {
-    /// A player pushed off [`Rules::marbles_to_win`] marbles.
-    MarblesOff,
-    /// [`Rules::max_plies`] reached; decided by marbles pushed off.
-    MoveLimit,
-    /// [`Rules::no_push_off_plies`] plies without a push-off; decided by row E.
-    NoPushOff,
-    /// The side to move has no legal move (it loses). The rule sheets do not
-    /// cover this; it can only arise from contrived positions.
-    NoLegalMoves,
-}
-
-impl fmt::Display for EndReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            EndReason::MarblesOff => "enough marbles pushed off",
-            EndReason::MoveLimit => "move limit reached, decided by marbles pushed off",
-            EndReason::NoPushOff => "no marble pushed off for too long, decided by row E",
-            EndReason::NoLegalMoves => "no legal move for the side to move",
-        })
     }
 }
 
@@ -721,20 +680,20 @@ impl Position {
     }
 
     /// The game's end under its rules, not counting a side without moves.
-    fn outcome_by_rules(&self) -> Option<(Outcome, EndReason)> {
+    fn ending_by_rules(&self) -> Option<Ending> {
         let black_off = self.off[Color::Black.index()];
         let white_off = self.off[Color::White.index()];
         // The player who pushed off more (= whose opponent has more off) wins.
         let by_marbles_off = || match black_off.cmp(&white_off) {
-            std::cmp::Ordering::Less => Outcome::Win(Color::Black),
-            std::cmp::Ordering::Greater => Outcome::Win(Color::White),
-            std::cmp::Ordering::Equal => Outcome::Draw,
+            std::cmp::Ordering::Less => Outcome::win_of(Color::Black),
+            std::cmp::Ordering::Greater => Outcome::win_of(Color::White),
+            std::cmp::Ordering::Equal => Outcome::draw_of_all(2),
         };
         if black_off.max(white_off) >= self.rules.marbles_to_win {
-            return Some((by_marbles_off(), EndReason::MarblesOff));
+            return Some(Ending::new(by_marbles_off(), EndReason::MarblesOff));
         }
         if self.rules.max_plies.is_some_and(|limit| self.ply >= limit) {
-            return Some((by_marbles_off(), EndReason::MoveLimit));
+            return Some(Ending::new(by_marbles_off(), EndReason::MoveLimit));
         }
         if self
             .rules
@@ -744,26 +703,30 @@ impl Position {
             let black = self.row_e_count(Color::Black);
             let white = self.row_e_count(Color::White);
             let outcome = match black.cmp(&white) {
-                std::cmp::Ordering::Less => Outcome::Win(Color::White),
-                std::cmp::Ordering::Greater => Outcome::Win(Color::Black),
-                std::cmp::Ordering::Equal => Outcome::Draw,
+                std::cmp::Ordering::Less => Outcome::win_of(Color::White),
+                std::cmp::Ordering::Greater => Outcome::win_of(Color::Black),
+                std::cmp::Ordering::Equal => Outcome::draw_of_all(2),
             };
-            return Some((outcome, EndReason::NoPushOff));
+            return Some(Ending::new(outcome, EndReason::NoPushOff));
         }
         None
     }
 
     /// `Some` once the game is over: who won (or a draw) and why. See [`Rules`].
-    pub fn outcome(&self) -> Option<(Outcome, EndReason)> {
-        self.outcome_by_rules().or_else(|| {
-            (self.count_moves() == 0)
-                .then(|| (Outcome::Win(self.side.opponent()), EndReason::NoLegalMoves))
+    pub fn ending(&self) -> Option<Ending> {
+        self.ending_by_rules().or_else(|| {
+            (self.count_moves() == 0).then(|| {
+                Ending::new(
+                    Outcome::win_of(self.side.opponent()),
+                    EndReason::NoLegalMoves,
+                )
+            })
         })
     }
 
     /// Whether the game is over.
     pub fn is_game_over(&self) -> bool {
-        self.outcome().is_some()
+        self.ending().is_some()
     }
 
     fn count_moves(&self) -> u32 {
@@ -773,7 +736,7 @@ impl Position {
 
     /// Number of legal moves, without listing them (fast; used by perft).
     pub fn count_legal_moves(&self) -> usize {
-        if self.outcome_by_rules().is_some() {
+        if self.ending_by_rules().is_some() {
             0
         } else {
             self.count_moves() as usize
@@ -792,7 +755,7 @@ impl Position {
     /// search, which need no order and save the sort.
     pub fn legal_moves_unordered(&self) -> MoveList {
         let mut list = MoveList::new();
-        if self.outcome_by_rules().is_none() {
+        if self.ending_by_rules().is_none() {
             let us = self.side.index();
             generate(self.marbles[us], self.marbles[us ^ 1], &mut list);
         }
@@ -807,7 +770,7 @@ impl Position {
     /// `Ok` if `mv` is legal here, otherwise why not. Works cell by cell,
     /// independently of the bitboard move generator.
     pub fn check_move(&self, mv: Move) -> Result<(), IllegalMove> {
-        if self.outcome().is_some() {
+        if self.ending().is_some() {
             return Err(IllegalMove::GameOver);
         }
         let mover = self.side;
@@ -902,7 +865,7 @@ impl Position {
     /// reads these as input planes (threats it may take, and threats it must
     /// meet).
     pub fn push_off_targets(&self, attacker: Color) -> impl Iterator<Item = Cell> + use<> {
-        let targets = if self.outcome_by_rules().is_some() {
+        let targets = if self.ending_by_rules().is_some() {
             0
         } else {
             let us = attacker.index();
@@ -1286,31 +1249,40 @@ mod tests {
     fn marbles_off_ends_the_game() {
         let over = Position::from_fen("5/6/7/8/9/8/7/bbbbbb/bbbbb w 0 6").unwrap();
         assert_eq!(
-            over.outcome(),
-            Some((Outcome::Win(Color::Black), EndReason::MarblesOff))
+            over.ending(),
+            Some(Ending {
+                outcome: Outcome::win_of(Color::Black),
+                reason: EndReason::MarblesOff
+            })
         );
         assert!(over.legal_moves().is_empty());
         assert_eq!(over.count_legal_moves(), 0);
         let mv = Move::inline(cell("A1"), Direction::NE, 1).unwrap();
         assert_eq!(over.check_move(mv), Err(IllegalMove::GameOver));
         let close = Position::from_fen("5/6/7/8/4w4/8/7/bbbbbb/bbbbb w 0 5").unwrap();
-        assert_eq!(close.outcome(), None);
+        assert_eq!(close.ending(), None);
         // Handicap: fewer push-offs needed.
         let handicap = close.with_rules(Rules {
             marbles_to_win: 5,
             ..Rules::default()
         });
         assert_eq!(
-            handicap.outcome(),
-            Some((Outcome::Win(Color::Black), EndReason::MarblesOff))
+            handicap.ending(),
+            Some(Ending {
+                outcome: Outcome::win_of(Color::Black),
+                reason: EndReason::MarblesOff
+            })
         );
         // The winning push itself.
         let position = Position::from_fen("5/6/7/8/5bbbw/8/7/6/5 b 0 5").unwrap();
         let next = position.play(position.parse_move("E6E7").unwrap());
         assert_eq!(next.marbles_off(Color::White), 6);
         assert_eq!(
-            next.outcome(),
-            Some((Outcome::Win(Color::Black), EndReason::MarblesOff))
+            next.ending(),
+            Some(Ending {
+                outcome: Outcome::win_of(Color::Black),
+                reason: EndReason::MarblesOff
+            })
         );
     }
 
@@ -1322,12 +1294,15 @@ mod tests {
         };
         let start = Position::start(Layout::Standard, rules);
         let first = start.play(start.legal_moves()[0]);
-        assert_eq!(first.outcome(), None);
+        assert_eq!(first.ending(), None);
         let second = first.play(first.legal_moves()[0]);
         assert_eq!(second.ply(), 2);
         assert_eq!(
-            second.outcome(),
-            Some((Outcome::Draw, EndReason::MoveLimit))
+            second.ending(),
+            Some(Ending {
+                outcome: Outcome::draw_of_all(2),
+                reason: EndReason::MoveLimit
+            })
         );
         assert!(second.legal_moves().is_empty());
         let ahead = Position::from_fen("5/6/7/8/9/8/7/6/bbbbb b 1 3")
@@ -1336,10 +1311,13 @@ mod tests {
                 max_plies: Some(10),
                 ..Rules::default()
             });
-        assert_eq!(ahead.with_ply_counters(9, 0).outcome(), None);
+        assert_eq!(ahead.with_ply_counters(9, 0).ending(), None);
         assert_eq!(
-            ahead.with_ply_counters(10, 0).outcome(),
-            Some((Outcome::Win(Color::Black), EndReason::MoveLimit))
+            ahead.with_ply_counters(10, 0).ending(),
+            Some(Ending {
+                outcome: Outcome::win_of(Color::Black),
+                reason: EndReason::MoveLimit
+            })
         );
     }
 
@@ -1353,16 +1331,25 @@ mod tests {
             .unwrap()
             .with_rules(rules);
         assert_eq!(position.row_e_count(Color::Black), 2);
-        assert_eq!(position.with_ply_counters(30, 14).outcome(), None);
+        assert_eq!(position.with_ply_counters(30, 14).ending(), None);
         assert_eq!(
-            position.with_ply_counters(30, 15).outcome(),
-            Some((Outcome::Win(Color::Black), EndReason::NoPushOff))
+            position.with_ply_counters(30, 15).ending(),
+            Some(Ending {
+                outcome: Outcome::win_of(Color::Black),
+                reason: EndReason::NoPushOff
+            })
         );
         let level = Position::from_fen("5/6/7/8/bw7/8/7/6/5 w 0 0")
             .unwrap()
             .with_rules(rules)
             .with_ply_counters(15, 15);
-        assert_eq!(level.outcome(), Some((Outcome::Draw, EndReason::NoPushOff)));
+        assert_eq!(
+            level.ending(),
+            Some(Ending {
+                outcome: Outcome::draw_of_all(2),
+                reason: EndReason::NoPushOff
+            })
+        );
         assert!(level.legal_moves().is_empty());
         // The counter runs with play and restarts at a push-off.
         let start = Position::start(
@@ -1374,13 +1361,16 @@ mod tests {
         );
         let mut position = start;
         for _ in 0..3 {
-            assert_eq!(position.outcome(), None);
+            assert_eq!(position.ending(), None);
             position = position.play(position.legal_moves()[0]);
         }
         assert_eq!(position.plies_since_push_off(), 3);
         assert_eq!(
-            position.outcome(),
-            Some((Outcome::Draw, EndReason::NoPushOff))
+            position.ending(),
+            Some(Ending {
+                outcome: Outcome::draw_of_all(2),
+                reason: EndReason::NoPushOff
+            })
         );
         // Checked after marbles off and the move limit.
         let both = position.with_rules(Rules {
@@ -1389,7 +1379,7 @@ mod tests {
             ..Rules::default()
         });
         assert_eq!(
-            both.outcome().map(|(_, why)| why),
+            both.ending().map(|ending| ending.reason),
             Some(EndReason::MoveLimit)
         );
     }
@@ -1405,14 +1395,12 @@ mod tests {
             });
         assert!(position.legal_moves().is_empty());
         assert_eq!(
-            position.outcome(),
-            Some((Outcome::Win(Color::White), EndReason::NoLegalMoves))
+            position.ending(),
+            Some(Ending {
+                outcome: Outcome::win_of(Color::White),
+                reason: EndReason::NoLegalMoves
+            })
         );
-        assert_eq!(
-            EndReason::NoLegalMoves.to_string(),
-            "no legal move for the side to move"
-        );
-        assert_eq!(Outcome::Win(Color::White).to_string(), "white wins");
     }
 
     #[test]

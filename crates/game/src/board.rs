@@ -16,7 +16,7 @@ use std::fmt;
 
 use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
-use sumito_engine::{Color, Outcome, Position, PositionTextError};
+use sumito_engine::{Color, Ending, Outcome, Position, PositionTextError};
 use sumito_mcts::Game;
 
 use crate::GameKind;
@@ -90,7 +90,15 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// Once the game is over, its result for `side`: 1 a win, -1 a loss, 0
     /// a draw it shares (with more sides, a draw among some of them is a
     /// loss for the others).
-    fn result_for(&self, side: usize) -> Option<f32>;
+    fn result_for(&self, side: usize) -> Option<f32> {
+        let outcome = self.ending()?.outcome;
+        Some(match outcome {
+            Outcome::Win(winner) if winner == side => 1.0,
+            Outcome::Win(_) => -1.0,
+            Outcome::Draw(_) if outcome.shared_by(side) => 0.0,
+            Outcome::Draw(_) => -1.0,
+        })
+    }
 
     /// The side (a seat, or a team of partners) whose turn it is: the index
     /// of the search's values by side.
@@ -154,18 +162,9 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
 
     // How games end (matches, their reports, records).
 
-    /// How a game ended in the engine's words, as its record keeps it.
-    type Ending: Copy + Eq + fmt::Debug + Send + Sync + 'static;
-
-    /// How the game ended, once it is over.
-    fn ending(&self) -> Option<Self::Ending>;
-
-    /// How the game ended, as match reports count it.
-    fn ended_by(&self) -> Option<EndedBy>;
-
-    /// Why the game ended, in the engine's words (as evaluation records
-    /// write it).
-    fn end_reason(&self) -> Option<String>;
+    /// How the game ended (who, and why), once it is over: the engine's
+    /// one type for both games.
+    fn ending(&self) -> Option<Ending>;
 
     /// Marbles `side` has pushed off: what decides a game at the move limit,
     /// and what orders the sides behind the winner.
@@ -238,18 +237,6 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
     fn action_of(&self, mv: Self::Move) -> usize;
 }
 
-/// How a game ended, as match reports count it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EndedBy {
-    /// Enough marbles pushed off (or, where the rules say so, a neutral
-    /// marble).
-    MarblesOff,
-    /// The move limit: decided by marbles pushed off.
-    MoveLimit,
-    /// Another rule ended it (too long without a push-off, no legal move).
-    Other,
-}
-
 /// `text` with its first letter in upper case.
 pub fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
@@ -271,8 +258,8 @@ pub fn color_of_seat(seat: usize) -> Color {
 /// "Black wins", "White wins" or "Draw".
 pub fn outcome_title(outcome: Outcome) -> String {
     match outcome {
-        Outcome::Win(color) => format!("{} wins", Position::seat_title(color.index())),
-        Outcome::Draw => "Draw".to_string(),
+        Outcome::Win(side) => format!("{} wins", Position::seat_title(side)),
+        Outcome::Draw(_) => "Draw".to_string(),
     }
 }
 

@@ -212,10 +212,9 @@ pub fn choose_move<P: Board>(
 mod tests {
     use super::*;
     use sumito_engine::general::{
-        GeneralLayout, GeneralMove, GeneralOutcome, GeneralPosition, GeneralRules, GeneralSetup,
-        MAX_SEATS, Seating,
+        GeneralLayout, GeneralMove, GeneralPosition, GeneralRules, GeneralSetup, MAX_SEATS, Seating,
     };
-    use sumito_engine::{Layout, Move, Outcome, Position, Rules};
+    use sumito_engine::{Ending, Layout, Move, Outcome, Position, Rules};
     use sumito_mcts::RootAction;
 
     /// A search result that rates `moves` in order (the first best), with
@@ -291,8 +290,11 @@ mod tests {
         let black = Position::from_fen("wwwww/www3/7/8/6bbw/8/b6/bbbbbb/bbbbb b 0 5").unwrap();
         let win = winning_move(&black).expect("a winning push");
         assert!(matches!(
-            black.play(win).outcome(),
-            Some((Outcome::Win(sumito_engine::Color::Black), _))
+            black.play(win).ending(),
+            Some(Ending {
+                outcome: Outcome::Win(0),
+                ..
+            })
         ));
         // The search rated another move best: the win is played all the same.
         let other = black
@@ -517,8 +519,11 @@ mod tests {
         let white = GeneralPosition::from_text("5/6/7/8/bww6/8/7/6/5 w 3 0", Some(&rules)).unwrap();
         let win = winning_move(&white).expect("a winning push");
         assert!(matches!(
-            white.play(win).outcome(),
-            Some((GeneralOutcome::Win(1), _))
+            white.play(win).ending(),
+            Some(Ending {
+                outcome: Outcome::Win(1),
+                ..
+            })
         ));
         let other = white
             .legal_moves()

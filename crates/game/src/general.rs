@@ -10,15 +10,16 @@
 //!   them; [`GENERAL_ACTIONS`] is the largest such space.
 //! * Values: [`SideValues`], one per side (max^n), for every seating, two
 //!   sides included, so that one network head serves every variant.
-//! * Ending: a win by a side, a draw among every side, or a tie among some
-//!   of them (the move limit with equal best counts).
+//! * Terminal: a win by a side, a draw among every side, or a tie among
+//!   some of them (the move limit with equal best counts), from the engine's
+//!   `Outcome` ([`crate::terminal_of`]).
 
 use std::fmt;
 
 use sumito_engine::ACTION_COUNT;
 use sumito_engine::general::moves::{ROTATION_COUNT, SHIELD_COUNT};
-use sumito_engine::general::{GeneralMove, GeneralOutcome, GeneralPosition};
-use sumito_mcts::{Ending, Game, Side, SideValues};
+use sumito_engine::general::{GeneralMove, GeneralPosition};
+use sumito_mcts::{Game, Side, SideValues, Terminal};
 
 /// The largest action space of any rules value: group, shield and rotation moves.
 pub const GENERAL_ACTIONS: usize = ACTION_COUNT + SHIELD_COUNT + ROTATION_COUNT;
@@ -50,16 +51,6 @@ impl fmt::Display for GeneralGame {
     }
 }
 
-/// The search's outcome of the engine's: a draw among every side is a draw,
-/// among some a tie.
-pub fn outcome_of(outcome: GeneralOutcome, sides: usize) -> Ending {
-    match outcome {
-        GeneralOutcome::Win(side) => Ending::Win(Side::new(side)),
-        GeneralOutcome::Draw(mask) if mask.count_ones() as usize == sides => Ending::Draw,
-        GeneralOutcome::Draw(mask) => Ending::Tie(mask),
-    }
-}
-
 impl Game for GeneralGame {
     type Values = SideValues;
     const NUM_ACTIONS: usize = GENERAL_ACTIONS;
@@ -88,9 +79,9 @@ impl Game for GeneralGame {
         self.0 = self.0.play(mv);
     }
 
-    fn outcome(&self) -> Option<Ending> {
-        let (outcome, _) = self.0.outcome()?;
-        Some(outcome_of(outcome, self.sides()))
+    fn terminal(&self) -> Option<Terminal> {
+        let ending = self.0.ending()?;
+        Some(crate::terminal_of(ending.outcome, self.sides()))
     }
 }
 
@@ -147,7 +138,7 @@ mod tests {
             for &action in &actions {
                 let mut next = game;
                 next.apply(action);
-                if next.outcome() == Some(Ending::Win(game.to_play())) {
+                if next.terminal() == Some(Terminal::Win(game.to_play())) {
                     return (game, action);
                 }
             }
@@ -177,8 +168,8 @@ mod tests {
             let mut after = position;
             after.apply(result.best_action);
             assert_eq!(
-                after.outcome(),
-                Some(Ending::Win(position.to_play())),
+                after.terminal(),
+                Some(Terminal::Win(position.to_play())),
                 "seed {seed}: plays {} where {win} wins",
                 result.best_action
             );
@@ -189,14 +180,11 @@ mod tests {
 
     #[test]
     fn draws_among_some_sides_are_ties() {
-        assert_eq!(outcome_of(GeneralOutcome::Draw(0b111), 3), Ending::Draw);
-        assert_eq!(
-            outcome_of(GeneralOutcome::Draw(0b101), 3),
-            Ending::Tie(0b101)
-        );
-        assert_eq!(
-            outcome_of(GeneralOutcome::Win(2), 3),
-            Ending::Win(Side::new(2))
-        );
+        use crate::terminal_of;
+        use sumito_engine::Outcome;
+        assert_eq!(terminal_of(Outcome::Draw(0b111), 3), Terminal::Draw);
+        assert_eq!(terminal_of(Outcome::Draw(0b101), 3), Terminal::Tie(0b101));
+        assert_eq!(terminal_of(Outcome::Win(2), 3), Terminal::Win(Side::new(2)));
+        assert_eq!(terminal_of(Outcome::draw_of_all(2), 2), Terminal::Draw);
     }
 }

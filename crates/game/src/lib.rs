@@ -8,8 +8,9 @@
 //!   [`ACTION_COUNT`] = 1734; an action is [`Move::action`], legal actions come
 //!   in increasing action order (the order of [`Position::legal_moves`]).
 //! * Players: Black is [`Side::FIRST`], White [`Side::SECOND`].
-//! * Ending: [`Position::outcome`], with the winner's colour turned into a
-//!   player; draws (move limit or no-push-off rule with equal counts) are draws.
+//! * Terminal: the outcome of [`Position::ending`] ([`terminal_of`]): the
+//!   winner's side, or a draw (move limit or no-push-off rule with equal
+//!   counts).
 //!
 //! ```
 //! use sumito_engine::{Layout, Position, Rules};
@@ -40,7 +41,7 @@ pub use kind::GameKind;
 pub use level::{FULL_STRENGTH, LEVELS, Level, LevelPlay};
 
 use sumito_engine::{ACTION_COUNT, Color, Move, Outcome, Position};
-use sumito_mcts::{Ending, Game, Side, ZeroSum};
+use sumito_mcts::{Game, Side, Terminal, ZeroSum};
 
 /// An Abalone position that the search can play.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -66,6 +67,16 @@ impl From<Position> for AbaloneGame {
 impl fmt::Display for AbaloneGame {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
+    }
+}
+
+/// The search's value of the engine's `outcome` in a game of `sides` sides:
+/// a draw among every side is a draw, among some a tie.
+pub fn terminal_of(outcome: Outcome, sides: usize) -> Terminal {
+    match outcome {
+        Outcome::Win(side) => Terminal::Win(Side::new(side)),
+        Outcome::Draw(mask) if mask.count_ones() as usize == sides => Terminal::Draw,
+        Outcome::Draw(mask) => Terminal::Tie(mask),
     }
 }
 
@@ -108,11 +119,8 @@ impl Game for AbaloneGame {
         self.0 = self.0.play(mv);
     }
 
-    fn outcome(&self) -> Option<Ending> {
-        self.0.outcome().map(|(outcome, _)| match outcome {
-            Outcome::Win(color) => Ending::Win(player_of(color)),
-            Outcome::Draw => Ending::Draw,
-        })
+    fn terminal(&self) -> Option<Terminal> {
+        self.0.ending().map(|ending| terminal_of(ending.outcome, 2))
     }
 
     /// A push-off may reach the marbles to win; any move may reach the move
@@ -172,10 +180,10 @@ mod tests {
                         let mut after = game;
                         after.apply(action);
                         if game.may_end_game(action) {
-                            ending += usize::from(after.outcome().is_some());
+                            ending += usize::from(after.terminal().is_some());
                         } else {
                             skipped += 1;
-                            assert_eq!(after.outcome(), None, "{rules:?}: {position} {action}");
+                            assert_eq!(after.terminal(), None, "{rules:?}: {position} {action}");
                         }
                     }
                 }
@@ -220,13 +228,16 @@ mod tests {
     fn players_and_outcomes_follow_colours() {
         let start = AbaloneGame(Position::start(Layout::Standard, Rules::default()));
         assert_eq!(start.to_play(), Side::FIRST);
-        assert_eq!(start.outcome(), None);
+        assert_eq!(start.terminal(), None);
         assert_eq!(color_of(player_of(Color::White)), Color::White);
         // White has just pushed the sixth black marble off.
         let won: Position = "w4/1w4/2w4/8/bbbb5/bbbb4/7/wwwwww/wwwww b 6 0"
             .parse()
             .unwrap();
-        assert_eq!(AbaloneGame(won).outcome(), Some(Ending::Win(Side::SECOND)));
+        assert_eq!(
+            AbaloneGame(won).terminal(),
+            Some(Terminal::Win(Side::SECOND))
+        );
         let mut legal = vec![1];
         AbaloneGame(won).legal_actions(&mut legal);
         assert!(legal.is_empty(), "a finished game has no legal actions");

@@ -22,7 +22,7 @@ fn push_off_position() -> Position {
 
 fn is_winning(position: &Position, action: usize) -> bool {
     let next = position.play(Move::from_action(action).unwrap());
-    AbaloneGame(next).outcome() == Some(sumito_mcts::Ending::Win(sumito_mcts::Side::FIRST))
+    AbaloneGame(next).terminal() == Some(sumito_mcts::Terminal::Win(sumito_mcts::Side::FIRST))
 }
 
 /// Asserts that `result` plays a winning move; returns its root statistics.

@@ -21,14 +21,14 @@
 //! * Actions are indices into a fixed action space `0..Game::NUM_ACTIONS`.
 //! * [`Game::legal_actions`] clears its output and fills it with the legal
 //!   actions of the state, in a deterministic order. It is empty exactly when
-//!   the game is over: a state for which [`Game::outcome`] is `None` must have
+//!   the game is over: a state for which [`Game::terminal`] is `None` must have
 //!   at least one legal action. The search asks for the legal actions of a new
-//!   leaf first and calls [`Game::outcome`] only when there are none.
+//!   leaf first and calls [`Game::terminal`] only when there are none.
 //! * [`Game::apply`] is only ever called with an action that
 //!   [`Game::legal_actions`] returned for that state.
-//! * [`Game::outcome`] is `Some` exactly when the game is over, and names the
-//!   winner absolutely ([`Ending::Win`]`(`[`Side`]`)`), a draw of all
-//!   sides, or a tie among some ([`Ending::Tie`]), not relative to the side
+//! * [`Game::terminal`] is `Some` exactly when the game is over, and names the
+//!   winner absolutely ([`Terminal::Win`]`(`[`Side`]`)`), a draw of all
+//!   sides, or a tie among some ([`Terminal::Tie`]), not relative to the side
 //!   to move.
 //! * [`Game::to_play`] may return the same player twice in a row (passes);
 //!   the search never assumes strict alternation.
@@ -226,9 +226,12 @@ impl Side {
     }
 }
 
-/// How a finished game ended, named absolutely (not relative to the side to move).
+/// A finished game as the search values it: which sides share the result,
+/// named absolutely (not relative to the side to move). All the search needs
+/// of how a game ends; why it ended, and in whose words, is the game's own
+/// (for Abalone, the engine's `Ending`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Ending {
+pub enum Terminal {
     Win(Side),
     /// A draw shared by every side.
     Draw,
@@ -237,7 +240,7 @@ pub enum Ending {
     Tie(u8),
 }
 
-impl Ending {
+impl Terminal {
     /// The value of this outcome for `player` in a two-sided game: 1 for a
     /// win, 0 for a draw, -1 for a loss.
     pub fn value_for(self, player: Side) -> f32 {
@@ -249,17 +252,17 @@ impl Ending {
     /// sides a share of `1 / k` each (see [`values`]).
     pub fn value_for_side(self, player: Side, sides: usize) -> f32 {
         let share = match self {
-            Ending::Win(winner) => f32::from(u8::from(winner == player)),
-            Ending::Draw => 1.0 / sides as f32,
-            Ending::Tie(mask) if mask & (1 << player.0) != 0 => 1.0 / mask.count_ones() as f32,
-            Ending::Tie(_) => 0.0,
+            Terminal::Win(winner) => f32::from(u8::from(winner == player)),
+            Terminal::Draw => 1.0 / sides as f32,
+            Terminal::Tie(mask) if mask & (1 << player.0) != 0 => 1.0 / mask.count_ones() as f32,
+            Terminal::Tie(_) => 0.0,
         };
         2.0 * share - 1.0
     }
 
     /// 1 for a draw shared by every side, else 0 (for reporting).
     pub fn draw_share(self) -> f32 {
-        if self == Ending::Draw { 1.0 } else { 0.0 }
+        if self == Terminal::Draw { 1.0 } else { 0.0 }
     }
 }
 
@@ -289,8 +292,9 @@ pub trait Game: Clone + Send + Sync {
     /// Plays `action`, which must be one of [`Game::legal_actions`].
     fn apply(&mut self, action: usize);
 
-    /// `Some` exactly when the game is over.
-    fn outcome(&self) -> Option<Ending>;
+    /// `Some` exactly when the game is over: its result as the search values
+    /// it.
+    fn terminal(&self) -> Option<Terminal>;
 
     /// Whether playing `action` might end the game: `false` only when it
     /// surely does not. Before each search the root's moves that might are

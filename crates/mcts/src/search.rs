@@ -148,7 +148,7 @@ enum Descent<G> {
 pub struct Search<G: Game> {
     config: SearchConfig,
     root_state: G,
-    /// `root_state.outcome().is_some()`, kept because the driver asks every
+    /// `root_state.terminal().is_some()`, kept because the driver asks every
     /// round and an outcome check can cost a move generation.
     game_over: bool,
     tree: Tree<G::Values>,
@@ -191,7 +191,7 @@ impl<G: Game> Search<G> {
         config.validate()?;
         Ok(Search {
             config,
-            game_over: root.outcome().is_some(),
+            game_over: root.terminal().is_some(),
             sides: root.sides(),
             root_state: root,
             tree: Tree::new(),
@@ -335,7 +335,7 @@ impl<G: Game> Search<G> {
             None
         };
         self.root_state.apply(action);
-        self.game_over = self.root_state.outcome().is_some();
+        self.game_over = self.root_state.terminal().is_some();
         match child {
             Some(child)
                 if self.config.tree_reuse
@@ -638,7 +638,7 @@ impl<G: Game> Search<G> {
         state.legal_actions(&mut self.legal);
         let node = &mut self.tree.nodes[node as usize];
         if self.legal.is_empty() {
-            let outcome = state.outcome().ok_or(SearchError::NoLegalActions)?;
+            let outcome = state.terminal().ok_or(SearchError::NoLegalActions)?;
             node.mark_terminal(outcome, self.sides);
             return Ok(true);
         }
@@ -858,7 +858,7 @@ impl<G: Game> Search<G> {
             }
             let mut state = self.root_state.clone();
             state.apply(child.action as usize);
-            if let Some(outcome) = state.outcome() {
+            if let Some(outcome) = state.terminal() {
                 self.tree.nodes[index].mark_terminal(outcome, self.sides);
             }
         }

@@ -13,7 +13,7 @@ use crate::error::EvalError;
 use crate::eval::{EvalBatch, Evaluator};
 use crate::values::Wdl;
 use crate::values::{MAX_SIDES, SideShares, SideValues, Values, ZeroSum};
-use crate::{Ending, Game, Side};
+use crate::{Game, Side, Terminal};
 
 /// A fixed pseudo-random function of the state: logits in `[-1, 1]` and a WDL
 /// that vary from state to state, the same answer for the same state whatever
@@ -155,7 +155,7 @@ impl Game for TicTacToe {
 
     fn legal_actions(&self, out: &mut Vec<usize>) {
         out.clear();
-        if self.outcome().is_none() {
+        if self.terminal().is_none() {
             out.extend((0..9).filter(|&cell| self.occupied() & (1 << cell) == 0));
         }
     }
@@ -168,13 +168,13 @@ impl Game for TicTacToe {
         self.marks[self.to_play().index()] |= 1 << action;
     }
 
-    fn outcome(&self) -> Option<Ending> {
+    fn terminal(&self) -> Option<Terminal> {
         if TicTacToe::has_line(self.marks[0]) {
-            Some(Ending::Win(Side::FIRST))
+            Some(Terminal::Win(Side::FIRST))
         } else if TicTacToe::has_line(self.marks[1]) {
-            Some(Ending::Win(Side::SECOND))
+            Some(Terminal::Win(Side::SECOND))
         } else if self.occupied() == 0x1ff {
-            Some(Ending::Draw)
+            Some(Terminal::Draw)
         } else {
             None
         }
@@ -268,7 +268,7 @@ impl<const W: usize, const H: usize, const K: usize> Game for ConnectK<W, H, K> 
 
     fn legal_actions(&self, out: &mut Vec<usize>) {
         out.clear();
-        if self.outcome().is_none() {
+        if self.terminal().is_none() {
             out.extend((0..W).filter(|&column| (self.heights[column] as usize) < H));
         }
     }
@@ -285,10 +285,10 @@ impl<const W: usize, const H: usize, const K: usize> Game for ConnectK<W, H, K> 
         }
     }
 
-    fn outcome(&self) -> Option<Ending> {
+    fn terminal(&self) -> Option<Terminal> {
         match self.winner {
-            Some(player) => Some(Ending::Win(player)),
-            None if self.moves as usize == W * H => Some(Ending::Draw),
+            Some(player) => Some(Terminal::Win(player)),
+            None if self.moves as usize == W * H => Some(Terminal::Draw),
             None => None,
         }
     }
@@ -401,7 +401,7 @@ impl Game for CoinRow {
         self.ply += 1;
     }
 
-    fn outcome(&self) -> Option<Ending> {
+    fn terminal(&self) -> Option<Terminal> {
         if self.left < self.right {
             return None;
         }
@@ -413,9 +413,9 @@ impl Game for CoinRow {
             .filter(|&(_, &score)| score == best)
             .fold(0u8, |mask, (side, _)| mask | 1 << side);
         Some(match mask.count_ones() {
-            1 => Ending::Win(Side::new(mask.trailing_zeros() as usize)),
-            n if n as usize == scores.len() => Ending::Draw,
-            _ => Ending::Tie(mask),
+            1 => Terminal::Win(Side::new(mask.trailing_zeros() as usize)),
+            n if n as usize == scores.len() => Terminal::Draw,
+            _ => Terminal::Tie(mask),
         })
     }
 }
@@ -427,14 +427,14 @@ mod tests {
     #[test]
     fn tictactoe_rules() {
         let game = TicTacToe::from_actions(&[0, 3, 1, 4, 2]).unwrap();
-        assert_eq!(game.outcome(), Some(Ending::Win(Side::FIRST)));
+        assert_eq!(game.terminal(), Some(Terminal::Win(Side::FIRST)));
         assert_eq!(game.to_string(), "XXX/OO./...");
         let mut legal = vec![42];
         game.legal_actions(&mut legal);
         assert!(legal.is_empty());
         assert!(TicTacToe::from_actions(&[0, 0]).is_none());
         let draw = TicTacToe::from_actions(&[0, 1, 2, 4, 3, 5, 7, 6, 8]).unwrap();
-        assert_eq!(draw.outcome(), Some(Ending::Draw));
+        assert_eq!(draw.terminal(), Some(Terminal::Draw));
         let game = TicTacToe::from_actions(&[4]).unwrap();
         assert_eq!(game.to_play(), Side::SECOND);
         game.legal_actions(&mut legal);
@@ -445,24 +445,24 @@ mod tests {
     fn connect_rules() {
         type C4 = ConnectK<7, 6, 4>;
         assert_eq!(
-            C4::from_actions(&[0, 1, 0, 1, 0, 1, 0]).unwrap().outcome(),
-            Some(Ending::Win(Side::FIRST))
+            C4::from_actions(&[0, 1, 0, 1, 0, 1, 0]).unwrap().terminal(),
+            Some(Terminal::Win(Side::FIRST))
         );
         assert_eq!(
-            C4::from_actions(&[0, 0, 1, 1, 2, 2, 3]).unwrap().outcome(),
-            Some(Ending::Win(Side::FIRST))
+            C4::from_actions(&[0, 0, 1, 1, 2, 2, 3]).unwrap().terminal(),
+            Some(Terminal::Win(Side::FIRST))
         );
         // Diagonal for the second player: O at (1,0) (2,1) (3,2) (4,3).
         let diag = C4::from_actions(&[0, 1, 2, 2, 3, 3, 4, 3, 4, 4, 6, 4]).unwrap();
-        assert_eq!(diag.outcome(), Some(Ending::Win(Side::SECOND)), "{diag}");
+        assert_eq!(diag.terminal(), Some(Terminal::Win(Side::SECOND)), "{diag}");
         assert!(
             C4::from_actions(&[0, 0, 0, 0, 0, 0, 0]).is_none(),
             "column 0 holds six"
         );
         let game = ConnectK::<3, 2, 3>::from_actions(&[0, 0, 1, 1, 2]).unwrap();
-        assert_eq!(game.outcome(), Some(Ending::Win(Side::FIRST)));
+        assert_eq!(game.terminal(), Some(Terminal::Win(Side::FIRST)));
         assert_eq!(game.to_string(), "OO./XXX");
         let full = ConnectK::<2, 2, 3>::from_actions(&[0, 0, 1, 1]).unwrap();
-        assert_eq!(full.outcome(), Some(Ending::Draw));
+        assert_eq!(full.terminal(), Some(Terminal::Draw));
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::error::SearchError;
 use crate::values::Values;
-use crate::{Ending, Side};
+use crate::{Side, Terminal};
 
 /// Index of a node in [`Tree::nodes`].
 pub(crate) type NodeId = u32;
@@ -111,9 +111,9 @@ impl<V: Values> Node<V> {
     }
 
     /// The game is over here, in a game of `sides` sides.
-    pub fn mark_terminal(&mut self, outcome: Ending, sides: usize) {
+    pub fn mark_terminal(&mut self, outcome: Terminal, sides: usize) {
         self.kind = Kind::Terminal;
-        self.raw_value = V::of_outcome(outcome, sides);
+        self.raw_value = V::of_terminal(outcome, sides);
         self.proven = true;
         self.proven_draw = outcome.draw_share() > 0.0;
     }

@@ -17,7 +17,7 @@
 
 use std::fmt::Debug;
 
-use crate::{Ending, Side};
+use crate::{Side, Terminal};
 
 /// Win, draw and loss probabilities from the point of view of the side to move.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -126,7 +126,7 @@ pub trait Values: Copy + Debug + Send + Sync + 'static {
     ) -> Result<(Self, f32), String>;
 
     /// The exact values of a finished game.
-    fn of_outcome(outcome: Ending, sides: usize) -> Self;
+    fn of_terminal(outcome: Terminal, sides: usize) -> Self;
 
     /// The value for `player`'s side, in `[-1, 1]`.
     fn for_player(self, player: Side) -> f32;
@@ -160,7 +160,7 @@ impl Values for ZeroSum {
         Ok((ZeroSum(to_play.sign() * wdl.value()), wdl.draw))
     }
 
-    fn of_outcome(outcome: Ending, _sides: usize) -> Self {
+    fn of_terminal(outcome: Terminal, _sides: usize) -> Self {
         ZeroSum(outcome.value_for(Side::FIRST))
     }
 
@@ -198,16 +198,16 @@ impl SideShares {
     /// The shares of a finished game (a value target): the winner's win
     /// share 1, a draw among every side a draw share of 1, a tie among `k`
     /// sides a win share of `1 / k` for each of them, so that
-    /// [`Self::values`] gives [`Ending::value_for_side`].
-    pub fn of_outcome(outcome: Ending, sides: usize) -> SideShares {
+    /// [`Self::values`] gives [`Terminal::value_for_side`].
+    pub fn of_terminal(outcome: Terminal, sides: usize) -> SideShares {
         let mut shares = SideShares {
             win: [0.0; MAX_SIDES],
             draw: 0.0,
         };
         match outcome {
-            Ending::Win(winner) => shares.win[winner.index()] = 1.0,
-            Ending::Draw => shares.draw = 1.0,
-            Ending::Tie(mask) => {
+            Terminal::Win(winner) => shares.win[winner.index()] = 1.0,
+            Terminal::Draw => shares.draw = 1.0,
+            Terminal::Tie(mask) => {
                 let share = 1.0 / mask.count_ones() as f32;
                 for (side, win) in shares.win.iter_mut().enumerate().take(sides) {
                     if mask & (1 << side) != 0 {
@@ -280,7 +280,7 @@ impl Values for SideValues {
         Ok((SideValues(normalised.values(sides)), normalised.draw))
     }
 
-    fn of_outcome(outcome: Ending, sides: usize) -> Self {
+    fn of_terminal(outcome: Terminal, sides: usize) -> Self {
         let mut values = [0.0; MAX_SIDES];
         for (side, value) in values.iter_mut().enumerate().take(sides) {
             *value = outcome.value_for_side(Side::new(side), sides);
@@ -325,7 +325,7 @@ mod tests {
         assert!((values.for_player(Side::SECOND) - 0.3).abs() < 1e-6);
         assert!((values.for_player(Side::FIRST) + 0.3).abs() < 1e-6);
         assert!((draw - 0.1).abs() < 1e-6);
-        assert_eq!(ZeroSum::of_outcome(Ending::Draw, 2), ZeroSum(0.0));
+        assert_eq!(ZeroSum::of_terminal(Terminal::Draw, 2), ZeroSum(0.0));
         let mut sum = ZeroSum::ZERO_SUM;
         ZeroSum(0.5).add_to(&mut sum);
         ZeroSum(-0.25).add_to(&mut sum);
@@ -335,12 +335,12 @@ mod tests {
     #[test]
     fn shares_of_outcomes_give_the_outcomes_values() {
         for outcome in [
-            Ending::Win(Side::new(2)),
-            Ending::Draw,
-            Ending::Tie(0b101),
-            Ending::Tie(0b011),
+            Terminal::Win(Side::new(2)),
+            Terminal::Draw,
+            Terminal::Tie(0b101),
+            Terminal::Tie(0b011),
         ] {
-            let shares = SideShares::of_outcome(outcome, 3);
+            let shares = SideShares::of_terminal(outcome, 3);
             let total: f32 = shares.win.iter().sum::<f32>() + shares.draw;
             assert!((total - 1.0).abs() < 1e-6, "{outcome:?}");
             let values = shares.values(3);
@@ -353,11 +353,11 @@ mod tests {
 
     #[test]
     fn many_sides_value_shares_and_ties() {
-        let third = SideValues::of_outcome(Ending::Win(Side::new(2)), 3);
+        let third = SideValues::of_terminal(Terminal::Win(Side::new(2)), 3);
         assert_eq!(third.0[..3], [-1.0, -1.0, 1.0]);
-        let tie = SideValues::of_outcome(Ending::Tie(0b011), 3);
+        let tie = SideValues::of_terminal(Terminal::Tie(0b011), 3);
         assert_eq!(tie.0[..3], [0.0, 0.0, -1.0]);
-        let draw = SideValues::of_outcome(Ending::Draw, 3);
+        let draw = SideValues::of_terminal(Terminal::Draw, 3);
         for value in &draw.0[..3] {
             assert!((value - (2.0 / 3.0 - 1.0)).abs() < 1e-6);
         }

@@ -21,7 +21,7 @@ const BATCH: usize = 64;
 fn positions(count: usize) -> Vec<Position> {
     let midgame: Vec<Position> = midgame_positions()
         .into_iter()
-        .filter(|position| position.outcome().is_none())
+        .filter(|position| position.ending().is_none())
         .collect();
     midgame.iter().copied().cycle().take(count).collect()
 }

@@ -32,7 +32,7 @@ pub fn training_samples(positions: &[Position]) -> Vec<TrainingSample> {
                 .take(8)
                 .map(|&mv| (mv, 1.0))
                 .collect();
-            TrainingSample::from_game(position, policy, Outcome::Draw, [0, 0])
+            TrainingSample::from_game(position, policy, Outcome::draw_of_all(2), [0, 0])
         })
         .collect()
 }

@@ -339,13 +339,11 @@ pub fn transform_policy(symmetry: Symmetry, policy: &[f32], out: &mut [f32]) {
 
 /// Checks that `position` can be evaluated: the game is not over.
 pub(crate) fn check_evaluable(index: usize, position: &Position) -> Result<(), NetError> {
-    match position.outcome() {
+    match sumito_game::Board::result_text(position) {
         None => Ok(()),
-        Some((outcome, reason)) => Err(NetError::InvalidPosition {
+        Some(result) => Err(NetError::InvalidPosition {
             index,
-            problem: format!(
-                "the game is over ({outcome:?}, {reason}); there is nothing to evaluate"
-            ),
+            problem: format!("the game is over ({result}); there is nothing to evaluate"),
         }),
     }
 }
@@ -386,7 +384,7 @@ pub(crate) mod tests {
                 }
                 position = position.play(moves[rng.random_range(0..moves.len())]);
             }
-            if position.outcome().is_none() {
+            if position.ending().is_none() {
                 positions.push(position);
             }
         }

@@ -441,7 +441,7 @@ mod tests {
         };
         let start = Position::start(Layout::Standard, rules);
         let over = start.play(start.legal_moves()[0]);
-        assert!(over.outcome().is_some());
+        assert!(over.ending().is_some());
         let message = evaluator(SymmetryMode::None)
             .evaluate_positions(&[start, over])
             .unwrap_err()

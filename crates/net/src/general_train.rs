@@ -9,10 +9,11 @@
 //! and each relative seat's marbles pushed off at the end of the game / 6
 //! (only the seats the game has count).
 
+use sumito_engine::Outcome;
 use sumito_engine::Symmetry;
 use sumito_engine::general::symmetry::{apply_move, apply_position};
 use sumito_engine::general::{GeneralMove, GeneralPosition, MAX_SEATS};
-use sumito_mcts::{Ending, MAX_SIDES, SideShares};
+use sumito_mcts::{MAX_SIDES, SideShares};
 use tch::{Device, Kind, Tensor};
 
 use crate::NetError;
@@ -46,14 +47,14 @@ impl GeneralTrainingSample {
     pub fn from_game(
         position: GeneralPosition,
         policy: Vec<(GeneralMove, f32)>,
-        outcome: Ending,
+        outcome: Outcome,
         final_scores: [u8; MAX_SEATS],
     ) -> GeneralTrainingSample {
         let sides = position.rules().seating.sides();
         GeneralTrainingSample {
             position,
             policy,
-            shares: SideShares::of_outcome(outcome, sides),
+            shares: SideShares::of_terminal(sumito_game::terminal_of(outcome, sides), sides),
             final_scores,
         }
     }
@@ -90,7 +91,7 @@ impl Sample for GeneralTrainingSample {
         for (index, sample) in samples.iter().enumerate() {
             let invalid = |problem: String| NetError::InvalidSample { index, problem };
             let position = &sample.position;
-            if position.outcome().is_some() {
+            if position.ending().is_some() {
                 return Err(invalid("the game is over in this position".to_owned()));
             }
             let rules = position.rules();
@@ -180,7 +181,7 @@ mod tests {
     use sumito_engine::general::symmetry::kept_symmetries;
     use sumito_engine::general::{GeneralLayout, GeneralRules, GeneralSetup, Seating};
     use sumito_game::GeneralGame;
-    use sumito_mcts::{EvalBatch, Evaluator, Game, Side};
+    use sumito_mcts::{EvalBatch, Evaluator, Game};
 
     fn start(layout: &str, seating: Seating) -> GeneralPosition {
         let rules = GeneralRules::plain(seating);
@@ -199,7 +200,7 @@ mod tests {
             out.push(GeneralTrainingSample::from_game(
                 position,
                 vec![(chosen, 1.0)],
-                Ending::Win(Side::new(1)),
+                Outcome::Win(1),
                 [2, 6, 0, 1, 0, 0],
             ));
             position = position.play(chosen);

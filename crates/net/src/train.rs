@@ -54,8 +54,8 @@ impl TrainingSample {
     ) -> TrainingSample {
         let me = position.side_to_move();
         let wdl = match outcome {
-            Outcome::Draw => [0.0, 1.0, 0.0],
-            Outcome::Win(winner) if winner == me => [1.0, 0.0, 0.0],
+            Outcome::Draw(_) => [0.0, 1.0, 0.0],
+            Outcome::Win(winner) if winner == me.index() => [1.0, 0.0, 0.0],
             Outcome::Win(_) => [0.0, 0.0, 1.0],
         };
         let lost = |color: Color| f32::from(final_marbles_off[color.index()]);
@@ -315,7 +315,7 @@ fn build_batch(
     for (index, sample) in samples.iter().enumerate() {
         let invalid = |problem: String| NetError::InvalidSample { index, problem };
         let position = &sample.position;
-        if position.outcome().is_some() {
+        if position.ending().is_some() {
             return Err(invalid("the game is over in this position".to_owned()));
         }
         encode_position(
@@ -569,9 +569,9 @@ pub(crate) mod tests {
                     Color::White
                 };
                 let outcome = if rng.random_bool(0.2) {
-                    Outcome::Draw
+                    Outcome::draw_of_all(2)
                 } else {
-                    Outcome::Win(winner)
+                    Outcome::win_of(winner)
                 };
                 let off = [rng.random_range(0..6), rng.random_range(0..6)];
                 TrainingSample::from_game(position, policy, outcome, off)
@@ -629,10 +629,11 @@ pub(crate) mod tests {
         let mut off = [0u8; 2];
         off[me.index()] = 1;
         off[me.opponent().index()] = 4;
-        let sample = TrainingSample::from_game(position, vec![], Outcome::Win(me), off);
+        let sample = TrainingSample::from_game(position, vec![], Outcome::win_of(me), off);
         assert_eq!(sample.wdl, [1.0, 0.0, 0.0]);
         assert_eq!(sample.marble_diff, 3.0);
-        let sample = TrainingSample::from_game(position, vec![], Outcome::Win(me.opponent()), off);
+        let sample =
+            TrainingSample::from_game(position, vec![], Outcome::win_of(me.opponent()), off);
         assert_eq!(sample.wdl, [0.0, 0.0, 1.0]);
     }
 

@@ -193,7 +193,11 @@ fn evaluation_game<B: Board>(game: &MatchGame<B>, names: &[String]) -> Evaluatio
         scores: (0..sides).map(|side| game.end.side_score(side)).collect(),
         opening: game.opening.clone(),
         plies: game.moves.len() as u32,
-        end: game.end.end_reason().unwrap_or_default(),
+        end: game
+            .end
+            .ending()
+            .map(|ending| ending.reason.to_string())
+            .unwrap_or_default(),
         moves: game
             .moves
             .iter()

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use sumito_arena::elo::{GameOutcome, GameResult, fit_elo};
+use sumito_arena::elo::{PairOutcome, PairResult, fit_elo};
 use sumito_game::GameKind;
 
 use crate::rundir::{ELO_JSON, ELO_TEXT, RunDir, RunDirError};
@@ -165,7 +165,7 @@ impl EvaluationGame {
     /// Every pair of sides played by different players, as two-player
     /// results: (first side's player, second side's player, outcome for the
     /// first as "black"); a game without a result gives none.
-    fn pairwise(&self) -> impl Iterator<Item = (&str, &str, GameOutcome)> + '_ {
+    fn pairwise(&self) -> impl Iterator<Item = (&str, &str, PairOutcome)> + '_ {
         let sides = if self.first.is_empty() {
             0
         } else {
@@ -177,11 +177,11 @@ impl EvaluationGame {
             .map(|(a, b)| {
                 let score = self.pair_score(a, b);
                 let outcome = if score > 0.75 {
-                    GameOutcome::BlackWin
+                    PairOutcome::FirstWins
                 } else if score < 0.25 {
-                    GameOutcome::WhiteWin
+                    PairOutcome::SecondWins
                 } else {
-                    GameOutcome::Draw
+                    PairOutcome::Draw
                 };
                 (self.sides[a].as_str(), self.sides[b].as_str(), outcome)
             })
@@ -314,11 +314,9 @@ pub fn fit_table(
     let mut games = Vec::new();
     for game in records.iter().flat_map(|record| &record.games) {
         for (first, second, outcome) in game.pairwise() {
-            let black = index_of(first, &mut names);
-            let white = index_of(second, &mut names);
-            games.push(GameResult {
-                black,
-                white,
+            games.push(PairResult {
+                first: index_of(first, &mut names),
+                second: index_of(second, &mut names),
                 outcome,
             });
         }
@@ -335,7 +333,7 @@ pub fn fit_table(
             let (low, high) = ratings.interval(i);
             let played = games
                 .iter()
-                .filter(|g| g.black == i || g.white == i)
+                .filter(|g| g.first == i || g.second == i)
                 .count() as u32;
             EloEntry {
                 player: name.clone(),

@@ -13,15 +13,15 @@ use sumito_arena::arena_board::ArenaBoard;
 
 use crate::replay::format::SelfPlayGame;
 use crate::replay::general_format::GeneralReplay;
-use crate::selfplay::SelfPlayReplay;
+use crate::replay::replay_game::ReplayGame;
 use sumito_net::NetBoard;
 
 /// What a run of a game is made of.
 pub trait RunBoard: NetBoard + ArenaBoard {
-    /// A finished self-play game as self-play makes it
-    /// ([`SelfPlayReplay`]: what a searched position keeps, the replay of
-    /// a finished game) and the store reads and the trainer trains on.
-    type Replay: SelfPlayReplay<Board = Self> + std::fmt::Debug + 'static;
+    /// Its replay ([`ReplayGame`]): what self-play keeps of a searched
+    /// position and makes of a finished game, the file the store reads, the
+    /// samples the trainer trains on.
+    type Replay: ReplayGame<Board = Self>;
 }
 
 impl RunBoard for Position {

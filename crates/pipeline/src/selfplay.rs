@@ -6,18 +6,14 @@
 //! still waiting for the disk. The starts are every game's
 //! ([`RunStarts`]); what differs between the games (what a position's
 //! record keeps, the replay file) is the game's replay's
-//! ([`SelfPlayReplay`]).
+//! ([`ReplayGame`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sumito_engine::general::GeneralPosition;
-use sumito_engine::{Outcome, Position};
 use sumito_game::Board;
-use sumito_game::board::color_of_seat;
-use sumito_game::general::outcome_of;
 use sumito_mcts::{
     EvalBatch, EvalError, Evaluator, Game, MultiGameDriver, Search, SearchConfig, SearchError,
     SearchResult,
@@ -25,9 +21,7 @@ use sumito_mcts::{
 
 use crate::config::{ConfigError, RunRules, SelfPlayConfig};
 use crate::replay::files::{ReplayFolder, write_replay};
-use crate::replay::format::{GameEnd, PositionRecord, SelfPlayGame, quantize_policy};
-use crate::replay::general_format::{GeneralGameRecord, GeneralPositionRecord, GeneralReplay};
-use crate::replay::replay_game::ReplayGame;
+use crate::replay::replay_game::{Ended, FinishedGame, ReplayGame};
 use crate::starts::RunStarts;
 
 /// Why self-play stopped.
@@ -88,23 +82,19 @@ impl SelfPlayStats {
         self.search_time += other.search_time;
     }
 
-    fn count_two_player(&mut self, game: &SelfPlayGame) {
+    /// Counts a finished game.
+    fn count<R: ReplayGame>(&mut self, game: &R) {
+        let tally = game.tally();
         self.games += 1;
-        self.positions += game.positions.len() as u64;
-        self.training_positions += game.training_positions() as u64;
-        self.decisive += u64::from(game.outcome != Outcome::Draw);
-        self.resigned += u64::from(game.end == GameEnd::Resignation);
-        if game.resignation_disabled
-            && let Some(side) = game.would_resign
-        {
+        self.positions += tally.positions;
+        self.training_positions += tally.training_positions;
+        self.decisive += u64::from(tally.decisive);
+        self.resigned += u64::from(tally.resigned);
+        if let Some(false_resignation) = tally.resign_check {
             self.resign_checks += 1;
-            self.false_resignations += u64::from(game.result_for(side) >= 0);
+            self.false_resignations += u64::from(false_resignation);
         }
-        self.count_surprises(game.positions.iter().map(|p| p.policy_surprise));
-    }
-
-    fn count_surprises(&mut self, surprises: impl Iterator<Item = Option<f32>>) {
-        for surprise in surprises.flatten() {
+        for surprise in tally.surprises.into_iter().flatten() {
             self.policy_surprise_sum += f64::from(surprise);
             self.surprise_positions += 1;
         }
@@ -149,7 +139,7 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for TimedEvaluator<E> {
 }
 
 /// What a worker needs to play (the game's own part is its replay's,
-/// [`SelfPlayReplay`]).
+/// [`ReplayGame`]).
 #[derive(Debug, Clone)]
 pub struct WorkerSettings {
     pub selfplay: SelfPlayConfig,
@@ -157,29 +147,6 @@ pub struct WorkerSettings {
     /// The generation of the model behind the evaluator (recorded in files).
     pub model_generation: u32,
     pub seed: u64,
-}
-
-/// How a game ended in self-play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ended {
-    /// By its rules (the last position is over).
-    Rules,
-    /// Every side but the one of this number resigned: it won. With two
-    /// sides, the other side resigned; with more, each other side had
-    /// stayed below the threshold for its last moves.
-    Conceded(usize),
-}
-
-/// A finished game's records and resignation bookkeeping, which its
-/// [`SelfPlayReplay`] turns into a replay.
-#[derive(Debug)]
-pub struct FinishedGame<R> {
-    pub positions: Vec<R>,
-    pub ended: Ended,
-    /// Whether resignation was off for this game (to check its threshold).
-    pub resignation_disabled: bool,
-    /// The side the game would have been conceded to first, if any.
-    pub would_concede_to: Option<usize>,
 }
 
 /// The starts of a run's self-play under `rules` (validated): its `[rules]
@@ -190,194 +157,6 @@ pub fn run_starts<B: Board>(rules: &RunRules) -> Result<RunStarts<B>, ConfigErro
         key: "rules.layouts".to_owned(),
         problem,
     })
-}
-
-/// A game's replay as self-play makes it, the one part of self-play that
-/// differs between the games: what is kept of each searched position, the
-/// replay of a finished game and its file. Implemented by the two-player
-/// [`SelfPlayGame`] (compact files, a quantized policy over the legal
-/// moves) and the general game's [`GeneralReplay`] (the rules table, the
-/// start and the moves, each side's value).
-pub trait SelfPlayReplay: ReplayGame {
-    type Board: Board;
-    /// What is kept of one searched position.
-    type PositionRecord;
-
-    /// The record of `position`, where the search `result` chose the move.
-    fn position_record(position: &Self::Board, result: &SearchResult) -> Self::PositionRecord;
-
-    /// The position of a record.
-    fn position_of(record: &Self::PositionRecord) -> Self::Board;
-
-    /// The records of the game's positions.
-    fn positions(&self) -> &[Self::PositionRecord];
-
-    /// The replay of a finished game under `rules` whose last position is
-    /// `last`.
-    fn finish(
-        game: FinishedGame<Self::PositionRecord>,
-        last: &Self::Board,
-        rules: &<Self::Board as Board>::Rules,
-        model_generation: u32,
-    ) -> Self;
-
-    /// Counts the game into `stats`.
-    fn count(&self, stats: &mut SelfPlayStats);
-}
-
-impl SelfPlayReplay for SelfPlayGame {
-    type Board = Position;
-    type PositionRecord = PositionRecord;
-
-    fn position_record(position: &Position, result: &SearchResult) -> PositionRecord {
-        let policy = result.full_search.then(|| {
-            // In increasing action order: found by halving, not by a walk
-            // through every move for each of the root's.
-            let moves = position.legal_moves();
-            let mut target = vec![0.0f32; moves.len()];
-            for root in &result.root_actions {
-                if let Ok(slot) = moves.binary_search_by_key(&root.action, |mv| mv.action()) {
-                    target[slot] = root.policy_target;
-                }
-            }
-            quantize_policy(target)
-        });
-        let played = sumito_engine::Move::from_action(result.action)
-            .expect("the search plays legal actions");
-        PositionRecord {
-            position: *position,
-            played,
-            root_value: result.value,
-            policy_surprise: policy.as_ref().map(|_| result.policy_surprise()),
-            policy,
-        }
-    }
-
-    fn position_of(record: &PositionRecord) -> Position {
-        record.position
-    }
-
-    fn positions(&self) -> &[PositionRecord] {
-        &self.positions
-    }
-
-    /// Resignation: with two sides, the other one would have resigned.
-    fn finish(
-        game: FinishedGame<PositionRecord>,
-        last: &Position,
-        rules: &sumito_engine::Rules,
-        model_generation: u32,
-    ) -> SelfPlayGame {
-        let (outcome, end) = match (game.ended, last.outcome()) {
-            (Ended::Conceded(winner), _) => {
-                (Outcome::Win(color_of_seat(winner)), GameEnd::Resignation)
-            }
-            (Ended::Rules, Some((outcome, reason))) => (outcome, GameEnd::Rules(reason)),
-            (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
-        };
-        SelfPlayGame {
-            rules: *rules,
-            model_generation,
-            outcome,
-            end,
-            resignation_disabled: game.resignation_disabled,
-            would_resign: game
-                .would_concede_to
-                .map(|winner| color_of_seat(winner).opponent()),
-            final_off: [
-                last.marbles_off(sumito_engine::Color::Black),
-                last.marbles_off(sumito_engine::Color::White),
-            ],
-            positions: game.positions,
-        }
-    }
-
-    fn count(&self, stats: &mut SelfPlayStats) {
-        stats.count_two_player(self);
-    }
-}
-
-/// The general game (variants, 3 to 6 players): a game of two sides
-/// resigns as the two-player game does (more sides: refused by the run's
-/// configuration).
-impl SelfPlayReplay for GeneralReplay {
-    type Board = GeneralPosition;
-    type PositionRecord = GeneralPositionRecord;
-
-    fn position_record(position: &GeneralPosition, result: &SearchResult) -> GeneralPositionRecord {
-        let move_of = |action: usize| {
-            position
-                .move_of(action)
-                .expect("the search plays the rules' actions")
-        };
-        let policy = result.full_search.then(|| {
-            result
-                .policy_target()
-                .map(|(action, target)| (move_of(action), target))
-                .collect()
-        });
-        GeneralPositionRecord {
-            position: *position,
-            played: move_of(result.action),
-            side_values: result.side_values.clone(),
-            policy_surprise: policy.as_ref().map(|_| result.policy_surprise()),
-            policy,
-        }
-    }
-
-    fn position_of(record: &GeneralPositionRecord) -> GeneralPosition {
-        record.position
-    }
-
-    fn positions(&self) -> &[GeneralPositionRecord] {
-        &self.game.positions
-    }
-
-    fn finish(
-        game: FinishedGame<GeneralPositionRecord>,
-        last: &GeneralPosition,
-        rules: &sumito_engine::rules_table::RulesTable,
-        model_generation: u32,
-    ) -> GeneralReplay {
-        let sides = last.sides();
-        let outcome = match (game.ended, last.outcome()) {
-            (Ended::Conceded(winner), _) => {
-                sumito_mcts::Ending::Win(sumito_mcts::Side::new(winner))
-            }
-            (Ended::Rules, Some((outcome, _))) => outcome_of(outcome, sides),
-            (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
-        };
-        GeneralReplay {
-            rules: rules.clone(),
-            model_generation,
-            game: GeneralGameRecord {
-                outcome,
-                resigned: matches!(game.ended, Ended::Conceded(_)),
-                would_have_been_conceded_to: game
-                    .would_concede_to
-                    .filter(|_| game.resignation_disabled),
-                final_scores: last.scores(),
-                positions: game.positions,
-            },
-        }
-    }
-
-    fn count(&self, stats: &mut SelfPlayStats) {
-        let game = &self.game;
-        stats.games += 1;
-        stats.positions += game.positions.len() as u64;
-        stats.training_positions +=
-            game.positions.iter().filter(|p| p.policy.is_some()).count() as u64;
-        stats.decisive += u64::from(matches!(game.outcome, sumito_mcts::Ending::Win(_)));
-        stats.resigned += u64::from(game.resigned);
-        if let Some(side) = game.would_have_been_conceded_to {
-            stats.resign_checks += 1;
-            let won =
-                matches!(game.outcome, sumito_mcts::Ending::Win(winner) if winner.index() == side);
-            stats.false_resignations += u64::from(!won);
-        }
-        stats.count_surprises(game.positions.iter().map(|p| p.policy_surprise));
-    }
 }
 
 /// A game in progress: its records so far and resignation bookkeeping.
@@ -424,7 +203,7 @@ pub fn play_games<R, E>(
     on_game: &(dyn Fn(&R) + Sync),
 ) -> Result<SelfPlayStats, SelfPlayError>
 where
-    R: SelfPlayReplay,
+    R: ReplayGame,
     E: Evaluator<<R::Board as Board>::Searched> + ?Sized,
 {
     // The search runs ahead of the disk by at most a round of games: games
@@ -465,7 +244,7 @@ fn play_rounds<R, E>(
     write: &mut dyn FnMut(R) -> bool,
 ) -> Result<SelfPlayStats, SelfPlayError>
 where
-    R: SelfPlayReplay,
+    R: ReplayGame,
     E: Evaluator<<R::Board as Board>::Searched> + ?Sized,
 {
     let timed = TimedEvaluator::new(evaluator);
@@ -478,8 +257,8 @@ where
             .is_ok()
     };
     type Slot<R> = (
-        Search<<<R as SelfPlayReplay>::Board as Board>::Searched>,
-        GameInProgress<<R as SelfPlayReplay>::PositionRecord>,
+        Search<<<R as ReplayGame>::Board as Board>::Searched>,
+        GameInProgress<<R as ReplayGame>::PositionRecord>,
     );
     let mut driver = MultiGameDriver::new();
     // games[i] is the game of the driver's search i.
@@ -560,7 +339,7 @@ where
             if settings.selfplay.branch_share > 0.0 {
                 branches.add(&mut rng, game.positions(), R::position_of);
             }
-            game.count(&mut stats);
+            stats.count(&game);
             if !write(game) {
                 (stats.evaluations, stats.evaluator_time) = timed.totals();
                 return Ok(stats);
@@ -669,7 +448,7 @@ pub(crate) fn drop_retired<G: Game, T>(
 /// two sides, when one has): a side giving up alone would leave the others
 /// playing on, so the losers concede together, as a KataGo game of two
 /// ends when one resigns.
-fn record_move<R: SelfPlayReplay>(
+fn record_move<R: ReplayGame>(
     game: &mut GameInProgress<R::PositionRecord>,
     position: &R::Board,
     result: &SearchResult,
@@ -699,8 +478,10 @@ mod tests {
     use super::*;
     use crate::fsutil::testing::TempDir;
     use crate::replay::files::EXTENSION;
-    use crate::replay::format::decode_game;
-    use sumito_engine::{Layout, Rules};
+    use crate::replay::format::{PositionRecord, SelfPlayGame, decode_game};
+    use crate::replay::general_format::{GeneralGameRecord, GeneralReplay};
+    use sumito_engine::general::GeneralPosition;
+    use sumito_engine::{EndReason, Ending, Layout, Outcome, Position, Rules};
     use sumito_mcts::UniformEvaluator;
 
     fn two_player() -> RunStarts<Position> {
@@ -827,7 +608,7 @@ mod tests {
         let later: Vec<&Position> = branched.iter().filter(|p| **p != layout).collect();
         assert!(!later.is_empty());
         for position in later {
-            assert!(position.ply() >= 1 && position.outcome().is_none());
+            assert!(position.ply() >= 1 && position.ending().is_none());
         }
     }
 
@@ -840,8 +621,7 @@ mod tests {
         let game = SelfPlayGame {
             rules: Rules::default(),
             model_generation: 0,
-            outcome: Outcome::Draw,
-            end: GameEnd::Rules(sumito_engine::EndReason::MoveLimit),
+            ending: Ending::new(Outcome::draw_of_all(2), EndReason::MoveLimit),
             resignation_disabled: false,
             would_resign: None,
             final_off: [0, 0],
@@ -970,10 +750,7 @@ mod tests {
             // The first side to move gave up; the other won.
             assert_eq!(game.positions.len(), 1);
             let loser = game.positions[0].position.mover_side();
-            assert_eq!(
-                game.outcome,
-                sumito_mcts::Ending::Win(sumito_mcts::Side::new(1 - loser))
-            );
+            assert_eq!(game.outcome, Outcome::Win(1 - loser));
         }
     }
 
@@ -996,10 +773,7 @@ mod tests {
                 .find(|side| *side != movers[0] && *side != movers[1])
                 .unwrap();
             assert_eq!(movers[2], winner);
-            assert_eq!(
-                game.outcome,
-                sumito_mcts::Ending::Win(sumito_mcts::Side::new(winner))
-            );
+            assert_eq!(game.outcome, Outcome::Win(winner));
         }
     }
 
@@ -1102,7 +876,7 @@ mod tests {
                     assert_eq!(record.side_values.len(), sides);
                     position = position.play(record.played);
                 }
-                assert!(position.outcome().is_some());
+                assert!(position.ending().is_some());
                 assert_eq!(game.final_scores, position.scores());
             }
             let samples: Vec<_> = games

@@ -337,7 +337,7 @@ mod tests {
 
     use sumito_arena::players::network::SearchBudget;
     use sumito_arena::record::Start;
-    use sumito_engine::{Color, EndReason, Layout, Outcome, Rules};
+    use sumito_engine::{Color, EndReason, Ending, Layout, Outcome, Rules};
     use sumito_mcts::UniformEvaluator;
 
     fn uniform() -> NetworkSearch {
@@ -459,7 +459,10 @@ mod tests {
             players: vec!["b".into(), "w".into()],
             opening_plies: 0,
             moves: vec![push_off],
-            result: Some((Outcome::Win(Color::Black), EndReason::MarblesOff)),
+            result: Some(Ending {
+                outcome: Outcome::win_of(Color::Black),
+                reason: EndReason::MarblesOff,
+            }),
         };
         let reports = analyse_game(
             &mut uniform(),

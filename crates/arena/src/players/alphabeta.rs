@@ -160,10 +160,12 @@ impl Ordered {
 
 /// The score of a finished game for the side to move, `ply` plies from the root.
 fn game_end_score(position: &Position, ply: usize) -> i32 {
-    match position.outcome() {
-        Some((Outcome::Win(winner), _)) if winner == position.side_to_move() => MATE - ply as i32,
-        Some((Outcome::Win(_), _)) => -(MATE - ply as i32),
-        Some((Outcome::Draw, _)) | None => 0,
+    match position.ending().map(|ending| ending.outcome) {
+        Some(Outcome::Win(winner)) if winner == position.side_to_move().index() => {
+            MATE - ply as i32
+        }
+        Some(Outcome::Win(_)) => -(MATE - ply as i32),
+        Some(Outcome::Draw(_)) | None => 0,
     }
 }
 
@@ -746,8 +748,8 @@ mod tests {
             let report = search(fen, depth);
             let after = position.play(report.best_move);
             assert_eq!(
-                after.outcome().map(|o| o.0),
-                Some(Outcome::Win(Color::Black)),
+                after.ending().map(|ending| ending.outcome),
+                Some(Outcome::win_of(Color::Black)),
                 "depth {depth}"
             );
             assert_eq!(report.mate_in(), Some(1));

@@ -23,8 +23,9 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sumito_engine::Cell;
+use sumito_engine::Outcome;
 use sumito_engine::alphabeta::{self, GameTree, Node, Visit};
-use sumito_engine::general::{CellContent, GeneralMove, GeneralOutcome, GeneralPosition, MoveKind};
+use sumito_engine::general::{CellContent, GeneralMove, GeneralPosition, MoveKind};
 
 use crate::player::{
     Entrant, Player, PlayerError, PlayerFactory, PlayerRegistry, SearchLimit, tighter_time,
@@ -189,12 +190,12 @@ const WIN: f64 = 1.0e6;
 pub fn evaluate(position: &GeneralPosition, side: usize) -> f64 {
     let rules = position.rules();
     let seating = rules.seating;
-    if let Some((outcome, _)) = position.outcome() {
-        return match outcome {
-            GeneralOutcome::Win(winner) if winner == side => WIN,
-            GeneralOutcome::Win(_) => -WIN,
-            GeneralOutcome::Draw(mask) if mask >> side & 1 == 1 => 0.0,
-            GeneralOutcome::Draw(_) => -WIN / 2.0,
+    if let Some(ending) = position.ending() {
+        return match ending.outcome {
+            Outcome::Win(winner) if winner == side => WIN,
+            Outcome::Win(_) => -WIN,
+            Outcome::Draw(mask) if mask >> side & 1 == 1 => 0.0,
+            Outcome::Draw(_) => -WIN / 2.0,
         };
     }
     let sides = seating.sides();

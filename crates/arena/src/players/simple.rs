@@ -85,10 +85,10 @@ impl GreedyPlayer {
     /// The score of playing `mv` for the side to move of `position`.
     fn score(&self, position: &Position, mv: Move) -> i32 {
         let child = position.play(mv);
-        match child.outcome() {
-            Some((Outcome::Win(winner), _)) if winner == position.side_to_move() => WIN,
-            Some((Outcome::Win(_), _)) => -WIN,
-            Some((Outcome::Draw, _)) => 0,
+        match child.ending().map(|ending| ending.outcome) {
+            Some(Outcome::Win(winner)) if winner == position.side_to_move().index() => WIN,
+            Some(Outcome::Win(_)) => -WIN,
+            Some(Outcome::Draw(_)) => 0,
             None => -evaluate(&child, &self.weights),
         }
     }

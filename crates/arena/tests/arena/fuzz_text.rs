@@ -246,7 +246,7 @@ fn game_record() -> impl Strategy<Value = GameRecord<Position>> {
                     players: vec![black.to_owned(), white.to_owned()],
                     opening_plies: opening.index(moves.len() + 1) as u32,
                     moves,
-                    result: last.outcome(),
+                    result: last.ending(),
                 }
             },
         )
@@ -571,7 +571,7 @@ fn general_records() -> &'static [GameRecord<GeneralPosition>] {
                     players: seats,
                     opening_plies: rng.random_range(0..=moves.len()) as u32,
                     moves,
-                    result: position.outcome(),
+                    result: position.ending(),
                 });
             }
         }

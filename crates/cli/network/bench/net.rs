@@ -49,7 +49,7 @@ fn sample_positions(count: usize) -> Vec<Position> {
         positions.extend(
             random_playout(&start, 80, seed)
                 .into_iter()
-                .filter(|position| position.outcome().is_none()),
+                .filter(|position| position.ending().is_none()),
         );
         seed += 1;
     }

@@ -13,8 +13,9 @@
 //! with it 0. The network players' move choice checks the search's move
 //! with it (`material=` in a player spec, `sumito_game::choice`).
 
-use super::{GeneralMove, GeneralOutcome, GeneralPosition};
+use super::{GeneralMove, GeneralPosition};
 use crate::alphabeta::{self, GameTree, Node, Visit};
+use crate::ending::{Ending, Outcome};
 pub use crate::material::WIN;
 
 /// What material is measured against: the side counted and its standing
@@ -36,15 +37,21 @@ impl Counted {
 
     /// The material of `position` for the side counted.
     fn material(self, position: &GeneralPosition) -> i32 {
-        match position.outcome() {
-            Some((GeneralOutcome::Win(winner), _)) => {
+        match position.ending() {
+            Some(Ending {
+                outcome: Outcome::Win(winner),
+                ..
+            }) => {
                 if winner == self.side {
                     WIN
                 } else {
                     -WIN
                 }
             }
-            Some((GeneralOutcome::Draw(mask), _)) => {
+            Some(Ending {
+                outcome: Outcome::Draw(mask),
+                ..
+            }) => {
                 if mask >> self.side & 1 == 1 {
                     0
                 } else {
@@ -125,7 +132,7 @@ impl GameTree for MaterialTree {
         visit: Visit<i32>,
     ) -> Node<i32, Self::Children> {
         let (counted, depth) = (self.counted, visit.depth);
-        if depth <= 0 || position.outcome().is_some() {
+        if depth <= 0 || position.ending().is_some() {
             return Node::Known(self.for_mover(position, counted.material(position)));
         }
         let maximizing = self.maximizing(position);
@@ -211,7 +218,7 @@ mod tests {
 
     /// A plain paranoid minimax of the same material, no pruning.
     fn minimax(position: &GeneralPosition, counted: Counted, depth: u32) -> i32 {
-        if depth == 0 || position.outcome().is_some() {
+        if depth == 0 || position.ending().is_some() {
             return counted.material(position);
         }
         let values = position

@@ -31,8 +31,7 @@ pub mod text;
 pub use moves::{GeneralMove, MoveKind, RotationMove, ShieldMove, action_count};
 pub use notation::GeneralMoveError;
 pub use position::{
-    CellContent, GeneralBoardError, GeneralEnd, GeneralOutcome, GeneralPosition, describe_ending,
-    general_perft,
+    CellContent, GeneralBoardError, GeneralPosition, describe_ending, general_perft,
 };
 pub use rules::{
     GeneralRules, MAX_SEATS, NeutralPushOff, RulesError, SEAT_LETTERS, SEAT_NAMES, Seating,

@@ -20,6 +20,7 @@ use super::position::{CellContent, GeneralPosition};
 use super::rules::SEAT_NAMES;
 use crate::action::Move;
 use crate::board::{Cell, Direction};
+use crate::ending::Ending;
 use crate::excerpt::excerpt;
 
 /// Why a move text was not accepted.
@@ -331,8 +332,8 @@ impl GeneralPosition {
     /// Why `mv` is not legal here, or `None` if nothing is wrong with it
     /// (a legal move, or in the one-colour game one that another stands for).
     pub fn why_illegal(&self, mv: GeneralMove) -> Option<String> {
-        if let Some((outcome, end)) = self.outcome() {
-            return Some(format!("the game is over ({outcome:?}: {end})"));
+        if let Some(Ending { outcome, reason }) = self.ending() {
+            return Some(format!("the game is over ({outcome:?}: {reason})"));
         }
         let rules = self.rules();
         let seat = self.seat_to_move();

@@ -5,46 +5,8 @@ use super::moves::{GeneralMove, MoveKind, rotation_moves, shield_moves};
 use super::rules::{GeneralRules, MAX_SEATS, NeutralPushOff, Seating};
 use crate::action::Move;
 use crate::board::{BOARD_MASK, Cell, Direction, ROW_E_MASK, bits};
+use crate::ending::{EndReason, Ending, Outcome};
 use std::collections::HashSet;
-use std::fmt;
-
-/// How a general game ended.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum GeneralOutcome {
-    /// This side (see [`super::Seating`]) won.
-    Win(usize),
-    /// A draw among the sides whose bits are set (every side that shared the
-    /// best count).
-    Draw(u8),
-}
-
-/// Why a general game ended.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum GeneralEnd {
-    /// A side pushed off its marbles to win.
-    MarblesOff,
-    /// A neutral marble was pushed off under `neutral_push_off = "pusher-wins"`.
-    NeutralPushedOff,
-    /// The move limit: decided by marbles pushed off.
-    MoveLimit,
-    /// Too long without a push-off: decided by cells held on row E.
-    NoPushOff,
-    /// The side to move cannot move (two players: it loses), or no player
-    /// can (more players: decided by marbles pushed off).
-    NoLegalMoves,
-}
-
-impl fmt::Display for GeneralEnd {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            GeneralEnd::MarblesOff => "enough marbles pushed off",
-            GeneralEnd::NeutralPushedOff => "a neutral marble pushed off wins",
-            GeneralEnd::MoveLimit => "move limit reached, decided by marbles pushed off",
-            GeneralEnd::NoPushOff => "no marble pushed off for too long, decided by row E",
-            GeneralEnd::NoLegalMoves => "no legal move",
-        })
-    }
-}
 
 /// What stands on a cell.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -85,7 +47,7 @@ pub struct GeneralPosition {
     scores: [u8; MAX_SEATS],
     ply: u32,
     plies_since_push_off: u32,
-    result: Option<(GeneralOutcome, GeneralEnd)>,
+    result: Option<Ending>,
     rules: GeneralRules,
 }
 
@@ -175,7 +137,13 @@ impl GeneralPosition {
         self.plies_since_push_off = plies_since_push_off;
         // A neutral marble pushed off decided the game for good; anything
         // else is worked out again with the new counters.
-        if !matches!(self.result, Some((_, GeneralEnd::NeutralPushedOff))) {
+        if !matches!(
+            self.result,
+            Some(Ending {
+                reason: EndReason::NeutralPushedOff,
+                ..
+            })
+        ) {
             self.result = None;
             self.settle(None, self.seat_to_move(), true);
         }
@@ -185,10 +153,10 @@ impl GeneralPosition {
     /// The same position, won by seat `seat`'s side by a neutral marble
     /// pushed off (`won:X` of the position text).
     pub(crate) fn with_neutral_win(mut self, seat: usize) -> GeneralPosition {
-        self.result = Some((
-            GeneralOutcome::Win(self.rules.seating.side_of(seat)),
-            GeneralEnd::NeutralPushedOff,
-        ));
+        self.result = Some(Ending {
+            outcome: Outcome::Win(self.rules.seating.side_of(seat)),
+            reason: EndReason::NeutralPushedOff,
+        });
         self
     }
 
@@ -267,7 +235,7 @@ impl GeneralPosition {
     }
 
     /// The result, once the game has ended.
-    pub fn outcome(&self) -> Option<(GeneralOutcome, GeneralEnd)> {
+    pub fn ending(&self) -> Option<Ending> {
         self.result
     }
 
@@ -545,10 +513,10 @@ impl GeneralPosition {
                         next.scores[credited] = next.scores[credited].saturating_add(1);
                     }
                     NeutralPushOff::PusherWins => {
-                        next.result = Some((
-                            GeneralOutcome::Win(self.rules.seating.side_of(mover)),
-                            GeneralEnd::NeutralPushedOff,
-                        ));
+                        next.result = Some(Ending {
+                            outcome: Outcome::Win(self.rules.seating.side_of(mover)),
+                            reason: EndReason::NeutralPushedOff,
+                        });
                     }
                 },
                 (CellContent::Marble(_), true) => {
@@ -613,7 +581,7 @@ impl GeneralPosition {
 
     /// Works out the game end after a move by `mover` (or, for a new
     /// position, with `mover`'s turn next when `fresh`), and whose turn it is.
-    fn settle(&mut self, forced: Option<(GeneralOutcome, GeneralEnd)>, mover: usize, fresh: bool) {
+    fn settle(&mut self, forced: Option<Ending>, mover: usize, fresh: bool) {
         let seating = self.rules.seating;
         // A finished game still names the seat whose turn it would be (as
         // the two-player engine does).
@@ -635,13 +603,16 @@ impl GeneralPosition {
             .find(|&&side| side == seating.side_of(mover))
             .or(reached.first())
         {
-            self.result = Some((GeneralOutcome::Win(side), GeneralEnd::MarblesOff));
+            self.result = Some(Ending {
+                outcome: Outcome::Win(side),
+                reason: EndReason::MarblesOff,
+            });
             return;
         }
         if self.rules.max_plies.is_some_and(|limit| self.ply >= limit) {
-            self.result = Some((
+            self.result = Some(Ending::new(
                 self.best_by(|side| self.side_score(side)),
-                GeneralEnd::MoveLimit,
+                EndReason::MoveLimit,
             ));
             return;
         }
@@ -656,7 +627,7 @@ impl GeneralPosition {
                     .map(|seat| (self.marbles[seat] & ROW_E_MASK).count_ones())
                     .sum::<u32>()
             };
-            self.result = Some((self.best_by(row_e), GeneralEnd::NoPushOff));
+            self.result = Some(Ending::new(self.best_by(row_e), EndReason::NoPushOff));
             return;
         }
         // Whose turn: the next seat that can move (two players: the next
@@ -667,7 +638,10 @@ impl GeneralPosition {
             self.to_move = start as u8;
             if !self.can_move(start) {
                 let winner = seating.side_of(seating.next(start));
-                self.result = Some((GeneralOutcome::Win(winner), GeneralEnd::NoLegalMoves));
+                self.result = Some(Ending {
+                    outcome: Outcome::Win(winner),
+                    reason: EndReason::NoLegalMoves,
+                });
             }
             return;
         }
@@ -680,21 +654,21 @@ impl GeneralPosition {
             seat = seating.next(seat);
         }
         self.to_move = start as u8;
-        self.result = Some((
+        self.result = Some(Ending::new(
             self.best_by(|side| self.side_score(side)),
-            GeneralEnd::NoLegalMoves,
+            EndReason::NoLegalMoves,
         ));
     }
 
     /// The side with the highest `value`, or a draw among all that share it.
-    fn best_by(&self, value: impl Fn(usize) -> u32) -> GeneralOutcome {
+    fn best_by(&self, value: impl Fn(usize) -> u32) -> Outcome {
         let sides = self.rules.seating.sides();
         let best = (0..sides).map(&value).max().unwrap_or(0);
         let leaders: Vec<usize> = (0..sides).filter(|&side| value(side) == best).collect();
         if let [winner] = leaders[..] {
-            GeneralOutcome::Win(winner)
+            Outcome::Win(winner)
         } else {
-            GeneralOutcome::Draw(leaders.iter().fold(0, |mask, side| mask | 1 << side))
+            Outcome::Draw(leaders.iter().fold(0, |mask, side| mask | 1 << side))
         }
     }
 }
@@ -740,10 +714,11 @@ fn inline_moves(view: &MoverView, trailing: Cell, dir: Direction, legal: &mut dy
 
 /// A game's result in words for the sides of `seating`, as records and
 /// reports give it ([`GeneralPosition::describe_outcome`]).
-pub fn describe_ending(seating: Seating, (outcome, end): (GeneralOutcome, GeneralEnd)) -> String {
-    match outcome {
-        GeneralOutcome::Win(side) => format!("{} wins ({end})", seating.side_name(side)),
-        GeneralOutcome::Draw(mask) => {
+pub fn describe_ending(seating: Seating, ending: Ending) -> String {
+    let end = ending.reason;
+    match ending.outcome {
+        Outcome::Win(side) => format!("{} wins ({end})", seating.side_name(side)),
+        Outcome::Draw(mask) => {
             let sides: Vec<String> = (0..seating.sides())
                 .filter(|side| mask >> side & 1 == 1)
                 .map(|side| seating.side_name(side))

@@ -3,7 +3,10 @@
 
 use super::*;
 use crate::board::Cell;
-use crate::{Layout, Position, PositionTextError, Rules, TextProblem, random_playout};
+use crate::{
+    EndReason, Ending, Layout, Outcome, Position, PositionTextError, Rules, TextProblem,
+    random_playout,
+};
 
 fn cell(name: &str) -> Cell {
     name.parse().unwrap()
@@ -191,8 +194,11 @@ fn a_neutral_marble_pushed_off_scores_for_the_opponent_or_wins_for_the_pusher() 
     rules.neutral_push_off = NeutralPushOff::PusherWins;
     let after = try_play(&board(rules, &pieces, 0), "E7E8").unwrap();
     assert_eq!(
-        after.outcome(),
-        Some((GeneralOutcome::Win(0), GeneralEnd::NeutralPushedOff))
+        after.ending(),
+        Some(Ending {
+            outcome: Outcome::Win(0),
+            reason: EndReason::NeutralPushedOff
+        })
     );
     // With three players the first opposing seat after the pusher scores.
     let three = GeneralRules::plain(Seating::new(3, false).unwrap());
@@ -344,8 +350,11 @@ fn a_handicap_side_wins_at_its_own_target() {
     assert!(!position.is_game_over());
     let after = try_play(&position, "E3E2").unwrap();
     assert_eq!(
-        after.outcome(),
-        Some((GeneralOutcome::Win(1), GeneralEnd::MarblesOff))
+        after.ending(),
+        Some(Ending {
+            outcome: Outcome::Win(1),
+            reason: EndReason::MarblesOff
+        })
     );
 }
 
@@ -357,8 +366,11 @@ fn the_move_limit_adjudicates_by_marbles_among_all_sides() {
         GeneralPosition::from_text("r4/6/7/8/9/8/7/6/b3w b 1,2,2 9 1", Some(&three)).unwrap();
     let after = position.play(position.legal_moves()[0]);
     assert_eq!(
-        after.outcome(),
-        Some((GeneralOutcome::Draw(0b110), GeneralEnd::MoveLimit))
+        after.ending(),
+        Some(Ending {
+            outcome: Outcome::Draw(0b110),
+            reason: EndReason::MoveLimit
+        })
     );
 }
 
@@ -538,8 +550,11 @@ fn a_stuck_player_is_skipped_and_two_players_lose() {
     // pushed (2 against 1 is not a push the other way round).
     let position = GeneralPosition::from_text("5/6/7/8/9/8/7/ww4/bw3 b 0 0", None).unwrap();
     assert_eq!(
-        position.outcome(),
-        Some((GeneralOutcome::Win(1), GeneralEnd::NoLegalMoves))
+        position.ending(),
+        Some(Ending {
+            outcome: Outcome::Win(1),
+            reason: EndReason::NoLegalMoves
+        })
     );
     let three = GeneralRules::plain(Seating::new(3, false).unwrap());
     let position =

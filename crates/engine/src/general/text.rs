@@ -44,6 +44,7 @@
 use super::position::{CellContent, GeneralPosition};
 use super::rules::{GeneralRules, MAX_SEATS, SEAT_LETTERS, Seating};
 use crate::board::{Cell, row_max_diag, row_min_diag};
+use crate::ending::{EndReason, Ending, Outcome};
 use crate::excerpt::excerpt;
 use crate::position_text::{MAX_PLY_COUNTER, PositionTextError, TextProblem, fields_with_columns};
 use std::fmt;
@@ -454,10 +455,10 @@ impl fmt::Display for GeneralPosition {
         if self.ply() != 0 || self.plies_since_push_off() != 0 {
             write!(f, " {} {}", self.ply(), self.plies_since_push_off())?;
         }
-        if let Some((
-            super::position::GeneralOutcome::Win(side),
-            super::position::GeneralEnd::NeutralPushedOff,
-        )) = self.outcome()
+        if let Some(Ending {
+            outcome: Outcome::Win(side),
+            reason: EndReason::NeutralPushedOff,
+        }) = self.ending()
         {
             let seat = self.rules().seating.seats_of(side).next().unwrap_or(0);
             write!(f, " won:{}", SEAT_LETTERS[seat])?;

@@ -9,10 +9,10 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeSet, HashSet};
 use sumito_engine::general::symmetry::{apply_move, apply_position, kept_symmetries};
 use sumito_engine::general::{
-    CellContent, GeneralEnd, GeneralLayout, GeneralMove, GeneralOutcome, GeneralPosition,
-    GeneralRules, GeneralSetup, NeutralPushOff, Seating,
+    CellContent, GeneralLayout, GeneralMove, GeneralPosition, GeneralRules, GeneralSetup,
+    NeutralPushOff, Seating,
 };
-use sumito_engine::{Cell, Symmetry};
+use sumito_engine::{Cell, EndReason, Ending, Outcome, Symmetry};
 
 fn cells(list: &str) -> Vec<Cell> {
     list.split_whitespace()
@@ -239,7 +239,13 @@ fn score_sum(position: &GeneralPosition) -> u32 {
 /// Marbles that left the board: the scores, and a neutral marble that won
 /// at once under `pusher-wins` (it scores for nobody).
 fn gone(position: &GeneralPosition) -> u32 {
-    let neutral_win = matches!(position.outcome(), Some((_, GeneralEnd::NeutralPushedOff)));
+    let neutral_win = matches!(
+        position.ending(),
+        Some(Ending {
+            reason: EndReason::NeutralPushedOff,
+            ..
+        })
+    );
     score_sum(position) + u32::from(neutral_win)
 }
 
@@ -311,11 +317,11 @@ fn check_conservation(variant: &Variant, start_total: u32, position: &GeneralPos
                 NeutralPushOff::PusherWins => {
                     assert!(rises.is_empty(), "{context}");
                     assert_eq!(
-                        child.outcome(),
-                        Some((
-                            GeneralOutcome::Win(seating.side_of(mover)),
-                            GeneralEnd::NeutralPushedOff
-                        )),
+                        child.ending(),
+                        Some(Ending {
+                            outcome: Outcome::Win(seating.side_of(mover)),
+                            reason: EndReason::NeutralPushedOff
+                        }),
                         "{context}"
                     );
                 }
@@ -350,8 +356,8 @@ fn check_round_trips(variant: &Variant, position: &GeneralPosition) {
     let moves = position.legal_moves();
     assert_eq!(reread.legal_moves(), moves, "{}: {text}", variant.name);
     assert_eq!(
-        reread.outcome(),
-        position.outcome(),
+        reread.ending(),
+        position.ending(),
         "{}: {text}",
         variant.name
     );
@@ -508,11 +514,14 @@ fn a_game_won_by_a_neutral_marble_reads_back_finished() {
         .expect("position text");
     let won = position.play(position.parse_move("E7E8").expect("E7-E8 pushes E9 off"));
     assert_eq!(
-        won.outcome(),
-        Some((GeneralOutcome::Win(0), GeneralEnd::NeutralPushedOff))
+        won.ending(),
+        Some(Ending {
+            outcome: Outcome::Win(0),
+            reason: EndReason::NeutralPushedOff
+        })
     );
     assert!(won.legal_moves().is_empty());
     let reread = GeneralPosition::from_text(&won.to_string(), Some(&rules)).expect("text");
-    assert_eq!(reread.outcome(), won.outcome(), "{won}");
+    assert_eq!(reread.ending(), won.ending(), "{won}");
     assert_eq!(reread.legal_moves(), won.legal_moves());
 }

@@ -20,11 +20,11 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use sumito_engine::Cell;
 use sumito_engine::general::{
-    CellContent, GeneralEnd, GeneralLayout, GeneralOutcome, GeneralPosition, GeneralRules,
-    GeneralSetup, NeutralPushOff, Seating, general_perft,
+    CellContent, GeneralLayout, GeneralPosition, GeneralRules, GeneralSetup, NeutralPushOff,
+    Seating, general_perft,
 };
+use sumito_engine::{Cell, EndReason, Ending};
 
 // ---------------------------------------------------------------------------
 // The board of the rules file.
@@ -710,18 +710,20 @@ impl RefPos {
         position.to_move = engine.seat_to_move();
         position.scores = engine.scores();
         position.ply = engine.ply();
-        position.end = engine.outcome().map(|(result, why)| {
+        position.end = engine.ending().map(|Ending { outcome, reason }| {
             (
-                match result {
-                    GeneralOutcome::Win(side) => Outcome::Win(side),
-                    GeneralOutcome::Draw(mask) => Outcome::Draw(mask),
+                match outcome {
+                    sumito_engine::Outcome::Win(side) => Outcome::Win(side),
+                    sumito_engine::Outcome::Draw(mask) => Outcome::Draw(mask),
                 },
-                match why {
-                    GeneralEnd::MarblesOff => Why::MarblesOff,
-                    GeneralEnd::NeutralPushedOff => Why::NeutralPushedOff,
-                    GeneralEnd::MoveLimit => Why::MoveLimit,
-                    GeneralEnd::NoLegalMoves => Why::NoLegalMoves,
-                    GeneralEnd::NoPushOff => panic!("no-push-off limit is not used here"),
+                match reason {
+                    EndReason::MarblesOff => Why::MarblesOff,
+                    EndReason::NeutralPushedOff => Why::NeutralPushedOff,
+                    EndReason::MoveLimit => Why::MoveLimit,
+                    EndReason::NoLegalMoves => Why::NoLegalMoves,
+                    EndReason::NoPushOff | EndReason::Resignation => {
+                        panic!("the reference plays no such end: {reason:?}")
+                    }
                 },
             )
         });
@@ -1538,7 +1540,7 @@ impl Verdict {
         let reference = RefPos::from_engine(engine);
         let ref_children = reference.children(r);
         let mut problems = Vec::new();
-        if engine.outcome().is_none() && ref_children.is_empty() {
+        if engine.ending().is_none() && ref_children.is_empty() {
             problems.push("the engine's seat to move has no move in the reference".to_string());
         }
         let mut engine_children: BTreeMap<Key, Vec<(String, GeneralPosition)>> = BTreeMap::new();
@@ -1809,7 +1811,7 @@ fn playouts(variants: &[Variant], games: u64, max_plies: usize) -> Verdict {
                     }
                 }
             }
-            if let Some((_, why)) = engine.outcome() {
+            if let Some(Ending { reason: why, .. }) = engine.ending() {
                 *verdict
                     .coverage
                     .ends

@@ -93,7 +93,7 @@ fn check_position(position: &Position) {
     let by_cells: Vec<Move> = Move::all().filter(|&m| position.is_legal(m)).collect();
     assert_eq!(moves.to_vec(), by_cells, "{text}");
     assert_eq!(position.count_legal_moves(), moves.len());
-    if position.outcome().is_some() {
+    if position.ending().is_some() {
         assert!(moves.is_empty());
     }
 

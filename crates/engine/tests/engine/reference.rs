@@ -19,8 +19,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use sumito_engine::{
-    ACTION_COUNT, Cell, Color, Direction, EndReason, Layout, Move, Outcome, Position, Rules, perft,
-    perft_divide,
+    ACTION_COUNT, Cell, Color, Direction, EndReason, Ending, Layout, Move, Outcome, Position,
+    Rules, perft, perft_divide,
 };
 
 const STANDARD_TEXT: &str = "wwwww/wwwwww/2www2/8/9/8/2bbb2/bbbbbb/bbbbb b 0 0";
@@ -454,8 +454,14 @@ fn disagreements(reference: &RefPosition, ref_children: &[RefChild]) -> Vec<Stri
     } else {
         None
     };
-    match (winner, engine.outcome()) {
-        (Some(winner), Some((Outcome::Win(color), EndReason::MarblesOff))) if color == winner => {}
+    match (winner, engine.ending()) {
+        (
+            Some(winner),
+            Some(Ending {
+                outcome: Outcome::Win(side),
+                reason: EndReason::MarblesOff,
+            }),
+        ) if side == winner.index() => {}
         (None, None) if !ref_children.is_empty() => {}
         // Rules file has no word on a side with marbles left but no move.
         (None, _) if ref_children.is_empty() => {}

@@ -1,14 +1,12 @@
 //! [`Board`] for the general game (variants, 3 to 6 players, teams): the
 //! general engine's [`GeneralPosition`].
 
-use sumito_engine::PositionTextError;
 use sumito_engine::general::material;
-use sumito_engine::general::{
-    GeneralEnd, GeneralLayout, GeneralMove, GeneralOutcome, GeneralPosition, MAX_SEATS, SEAT_NAMES,
-};
+use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition, MAX_SEATS, SEAT_NAMES};
 use sumito_engine::rules_table::RulesTable;
+use sumito_engine::{Ending, PositionTextError};
 
-use super::{Board, EndedBy, capitalised};
+use super::{Board, capitalised};
 use crate::{GameKind, GeneralGame};
 
 impl Board for GeneralPosition {
@@ -87,15 +85,6 @@ impl Board for GeneralPosition {
         self.is_game_over()
     }
 
-    fn result_for(&self, side: usize) -> Option<f32> {
-        Some(match self.outcome()?.0 {
-            GeneralOutcome::Win(winner) if winner == side => 1.0,
-            GeneralOutcome::Win(_) => -1.0,
-            GeneralOutcome::Draw(sides) if sides & (1 << side) != 0 => 0.0,
-            GeneralOutcome::Draw(_) => -1.0,
-        })
-    }
-
     fn mover_side(&self) -> usize {
         self.side_to_move()
     }
@@ -162,22 +151,8 @@ impl Board for GeneralPosition {
         table.position_from_text(text)
     }
 
-    type Ending = (GeneralOutcome, GeneralEnd);
-
-    fn ending(&self) -> Option<(GeneralOutcome, GeneralEnd)> {
-        self.outcome()
-    }
-
-    fn ended_by(&self) -> Option<EndedBy> {
-        self.outcome().map(|(_, end)| match end {
-            GeneralEnd::MarblesOff | GeneralEnd::NeutralPushedOff => EndedBy::MarblesOff,
-            GeneralEnd::MoveLimit => EndedBy::MoveLimit,
-            GeneralEnd::NoPushOff | GeneralEnd::NoLegalMoves => EndedBy::Other,
-        })
-    }
-
-    fn end_reason(&self) -> Option<String> {
-        self.outcome().map(|(_, end)| end.to_string())
+    fn ending(&self) -> Option<Ending> {
+        GeneralPosition::ending(self)
     }
 
     fn side_score(&self, side: usize) -> u32 {

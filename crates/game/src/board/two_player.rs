@@ -3,10 +3,10 @@
 use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition};
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{
-    Color, EndReason, Layout, Move, Outcome, Position, PositionTextError, Rules, material,
+    Color, Ending, Layout, Move, Outcome, Position, PositionTextError, Rules, material,
 };
 
-use super::{Board, EndedBy, color_of_seat, outcome_title};
+use super::{Board, color_of_seat, outcome_title};
 use crate::{AbaloneGame, GameKind};
 
 impl Board for Position {
@@ -55,12 +55,14 @@ impl Board for Position {
     }
 
     fn result_text(&self) -> Option<String> {
-        let (outcome, reason) = self.outcome()?;
+        let Ending { outcome, reason } = self.ending()?;
         Some(format!("{} ({reason})", outcome_title(outcome)))
     }
 
     fn winner_after_resigning(&self, seat: usize) -> Option<String> {
-        Some(outcome_title(Outcome::Win(color_of_seat(seat).opponent())))
+        Some(outcome_title(Outcome::win_of(
+            color_of_seat(seat).opponent(),
+        )))
     }
 
     fn repetition_hash(&self) -> u64 {
@@ -81,14 +83,6 @@ impl Board for Position {
 
     fn is_over(&self) -> bool {
         self.is_game_over()
-    }
-
-    fn result_for(&self, side: usize) -> Option<f32> {
-        Some(match self.outcome()?.0 {
-            Outcome::Win(color) if color.index() == side => 1.0,
-            Outcome::Win(_) => -1.0,
-            Outcome::Draw => 0.0,
-        })
     }
 
     fn mover_side(&self) -> usize {
@@ -166,22 +160,8 @@ impl Board for Position {
         Ok(position.with_rules(rules))
     }
 
-    type Ending = (Outcome, EndReason);
-
-    fn ending(&self) -> Option<(Outcome, EndReason)> {
-        self.outcome()
-    }
-
-    fn ended_by(&self) -> Option<EndedBy> {
-        self.outcome().map(|(_, reason)| match reason {
-            EndReason::MarblesOff => EndedBy::MarblesOff,
-            EndReason::MoveLimit => EndedBy::MoveLimit,
-            EndReason::NoPushOff | EndReason::NoLegalMoves => EndedBy::Other,
-        })
-    }
-
-    fn end_reason(&self) -> Option<String> {
-        self.outcome().map(|(_, reason)| reason.to_string())
+    fn ending(&self) -> Option<Ending> {
+        Position::ending(self)
     }
 
     fn side_score(&self, side: usize) -> u32 {

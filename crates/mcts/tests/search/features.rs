@@ -319,7 +319,7 @@ proptest! {
             if legal.contains(&column) {
                 let mut next = state;
                 next.apply(column);
-                if next.outcome().is_some() { break; }
+                if next.terminal().is_some() { break; }
                 state = next;
             }
         }

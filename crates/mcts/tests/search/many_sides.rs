@@ -14,13 +14,13 @@ use crate::common::open_positions;
 
 use sumito_mcts::toy::{CoinRow, HashEvaluator};
 use sumito_mcts::{
-    Ending, Game, GumbelConfig, MultiGameDriver, Search, SearchConfig, Side, UniformEvaluator,
+    Game, GumbelConfig, MultiGameDriver, Search, SearchConfig, Side, Terminal, UniformEvaluator,
 };
 
 /// A value vector in units of 1/60 (every share 1/k for k <= 5 is a whole number of them).
 type Exact = Vec<i32>;
 
-fn exact_outcome(outcome: Ending, sides: usize) -> Exact {
+fn exact_outcome(outcome: Terminal, sides: usize) -> Exact {
     (0..sides)
         .map(|side| (outcome.value_for_side(Side::new(side), sides) * 60.0).round() as i32)
         .collect()
@@ -31,7 +31,7 @@ fn solve(state: &CoinRow, memo: &mut HashMap<CoinRow, BTreeSet<Exact>>) -> BTree
     if let Some(known) = memo.get(state) {
         return known.clone();
     }
-    let result = match state.outcome() {
+    let result = match state.terminal() {
         Some(outcome) => BTreeSet::from([exact_outcome(outcome, state.sides())]),
         None => {
             let mover = state.to_play().index();
@@ -205,14 +205,14 @@ fn terminal_values_and_draw_shares() {
     for _ in 0..3 {
         all_equal.apply(0);
     }
-    assert_eq!(all_equal.outcome(), Some(Ending::Draw));
+    assert_eq!(all_equal.terminal(), Some(Terminal::Draw));
     // Two of three share the best total.
     let mut two = CoinRow::new(&[5, 5, 1], &[0, 1, 2]).unwrap();
     for _ in 0..3 {
         two.apply(0);
     }
-    assert_eq!(two.outcome(), Some(Ending::Tie(0b011)));
-    assert_eq!(exact_outcome(Ending::Tie(0b011), 3), vec![0, 0, -60]);
+    assert_eq!(two.terminal(), Some(Terminal::Tie(0b011)));
+    assert_eq!(exact_outcome(Terminal::Tie(0b011), 3), vec![0, 0, -60]);
     // The search reports the certain draw of the last move.
     let mut last = CoinRow::new(&[2, 2, 2], &[0, 1, 2]).unwrap();
     last.apply(0);

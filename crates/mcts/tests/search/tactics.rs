@@ -126,7 +126,7 @@ fn plays_solved_connect4_positions_correctly() {
             state.apply(legal[rng.random_range(0..legal.len())]);
         }
         state.legal_actions(&mut legal);
-        if state.outcome().is_none() && solver.optimal_actions(&state).len() < legal.len() {
+        if state.terminal().is_none() && solver.optimal_actions(&state).len() < legal.len() {
             positions.push(state);
         }
     }

@@ -39,13 +39,20 @@
 //!
 //! Version 1 is version 2 without the surprise field; both are read.
 
-use sumito_engine::{Color, EndReason, Move, Outcome, Position, Rules};
+use sumito_engine::{Color, EndReason, Ending, Move, Outcome, Position, Rules, Symmetry};
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use sumito_game::GameKind;
+use sumito_game::board::color_of_seat;
+use sumito_mcts::SearchResult;
+use sumito_net::{TrainingSample, symmetries_for};
 
 use super::container;
 use super::error::FormatError;
-use super::replay_game::ReplayGame;
+use super::replay_game::{Ended, FinishedGame, GameTally, ReplayGame};
+use crate::config::{Config, TrainingConfig};
 use crate::crc::crc32c;
-use sumito_game::GameKind;
 
 pub const MAGIC: [u8; 8] = *b"SUMITOG\0";
 pub use sumito_game::formats::{TWO_PLAYER_REPLAY_FIRST_VERSION, TWO_PLAYER_REPLAY_VERSION};
@@ -56,15 +63,6 @@ const SURPRISE_SCALE: f32 = 1000.0;
 const SURPRISE_UNKNOWN: u16 = u16::MAX;
 const HEADER_LEN: usize = 8 + 2 + 9 + 4 + 3 + 2 + 4 + 4;
 const POSITION_FIXED_LEN: usize = 16 + 1 + 2 + 4 + 4 + 2 + 2 + 2;
-
-/// How a recorded game ended.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum GameEnd {
-    /// By the rules (marbles off, move limit, no push-off, no legal move).
-    Rules(EndReason),
-    /// The loser resigned because the search's value stayed below the threshold.
-    Resignation,
-}
 
 /// One position of a recorded game.
 #[derive(Clone, PartialEq, Debug)]
@@ -91,8 +89,10 @@ pub struct PositionRecord {
 pub struct SelfPlayGame {
     pub rules: Rules,
     pub model_generation: u32,
-    pub outcome: Outcome,
-    pub end: GameEnd,
+    /// How the game ended: by the rules (marbles off, move limit, no
+    /// push-off, no legal move), or [`EndReason::Resignation`] when the
+    /// loser resigned because the search's value stayed below the threshold.
+    pub ending: Ending,
     /// Resignation was switched off for this game so that it is played out
     /// and false resignations can be measured.
     pub resignation_disabled: bool,
@@ -127,10 +127,10 @@ impl SelfPlayGame {
 
     /// The result for `color`: 1 win, 0 draw, -1 loss.
     pub fn result_for(&self, color: Color) -> i8 {
-        match self.outcome {
-            Outcome::Win(winner) if winner == color => 1,
+        match self.ending.outcome {
+            Outcome::Win(winner) if winner == color.index() => 1,
             Outcome::Win(_) => -1,
-            Outcome::Draw => 0,
+            Outcome::Draw(_) => 0,
         }
     }
 
@@ -170,13 +170,16 @@ fn encode_rules(out: &mut Vec<u8>, rules: Rules) {
     out.extend_from_slice(&rules.no_push_off_plies.unwrap_or(0).to_le_bytes());
 }
 
-fn end_code(end: GameEnd) -> u8 {
-    match end {
-        GameEnd::Rules(EndReason::MarblesOff) => 0,
-        GameEnd::Rules(EndReason::MoveLimit) => 1,
-        GameEnd::Rules(EndReason::NoPushOff) => 2,
-        GameEnd::Rules(EndReason::NoLegalMoves) => 3,
-        GameEnd::Resignation => 4,
+fn end_code(reason: EndReason) -> u8 {
+    match reason {
+        EndReason::MarblesOff => 0,
+        EndReason::MoveLimit => 1,
+        EndReason::NoPushOff => 2,
+        EndReason::NoLegalMoves => 3,
+        EndReason::Resignation => 4,
+        EndReason::NeutralPushedOff => {
+            unreachable!("the two-player engine has no neutral marbles to end a game")
+        }
     }
 }
 
@@ -209,12 +212,12 @@ pub(crate) fn encode_game_body(game: &SelfPlayGame) -> Vec<u8> {
     out.extend_from_slice(&TWO_PLAYER_REPLAY_VERSION.to_le_bytes());
     encode_rules(&mut out, game.rules);
     out.extend_from_slice(&game.model_generation.to_le_bytes());
-    out.push(match game.outcome {
-        Outcome::Win(Color::Black) => 0,
-        Outcome::Win(Color::White) => 1,
-        Outcome::Draw => 2,
+    out.push(match game.ending.outcome {
+        Outcome::Win(0) => 0,
+        Outcome::Win(_) => 1,
+        Outcome::Draw(_) => 2,
     });
-    out.push(end_code(game.end));
+    out.push(end_code(game.ending.reason));
     out.push(u8::from(game.resignation_disabled) | (color_code(game.would_resign) << 1));
     out.extend_from_slice(&game.final_off);
     out.extend_from_slice(&(game.positions.len() as u32).to_le_bytes());
@@ -359,21 +362,21 @@ fn decode_game_body(bytes: &[u8]) -> Result<SelfPlayGame, FormatError> {
         .map_err(|err| FormatError::BadHeader(format!("rules: {err}")))?;
     let model_generation = cursor.u32()?;
     let outcome = match cursor.u8()? {
-        0 => Outcome::Win(Color::Black),
-        1 => Outcome::Win(Color::White),
-        2 => Outcome::Draw,
+        0 => Outcome::win_of(Color::Black),
+        1 => Outcome::win_of(Color::White),
+        2 => Outcome::draw_of_all(2),
         other => {
             return Err(FormatError::BadHeader(format!(
                 "unknown outcome code {other}"
             )));
         }
     };
-    let end = match cursor.u8()? {
-        0 => GameEnd::Rules(EndReason::MarblesOff),
-        1 => GameEnd::Rules(EndReason::MoveLimit),
-        2 => GameEnd::Rules(EndReason::NoPushOff),
-        3 => GameEnd::Rules(EndReason::NoLegalMoves),
-        4 => GameEnd::Resignation,
+    let reason = match cursor.u8()? {
+        0 => EndReason::MarblesOff,
+        1 => EndReason::MoveLimit,
+        2 => EndReason::NoPushOff,
+        3 => EndReason::NoLegalMoves,
+        4 => EndReason::Resignation,
         other => return Err(FormatError::BadHeader(format!("unknown end code {other}"))),
     };
     let resignation = cursor.u8()?;
@@ -451,8 +454,7 @@ fn decode_game_body(bytes: &[u8]) -> Result<SelfPlayGame, FormatError> {
     let game = SelfPlayGame {
         rules,
         model_generation,
-        outcome,
-        end,
+        ending: Ending::new(outcome, reason),
         resignation_disabled: resignation & 1 == 1,
         would_resign,
         final_off,
@@ -522,6 +524,176 @@ impl ReplayGame for SelfPlayGame {
             .map(|record| record.policy_surprise)
             .collect()
     }
+
+    type Board = Position;
+    type PositionRecord = PositionRecord;
+
+    fn position_record(position: &Position, result: &SearchResult) -> PositionRecord {
+        let policy = result.full_search.then(|| {
+            // In increasing action order: found by halving, not by a walk
+            // through every move for each of the root's.
+            let moves = position.legal_moves();
+            let mut target = vec![0.0f32; moves.len()];
+            for root in &result.root_actions {
+                if let Ok(slot) = moves.binary_search_by_key(&root.action, |mv| mv.action()) {
+                    target[slot] = root.policy_target;
+                }
+            }
+            quantize_policy(target)
+        });
+        let played = Move::from_action(result.action).expect("the search plays legal actions");
+        PositionRecord {
+            position: *position,
+            played,
+            root_value: result.value,
+            policy_surprise: policy.as_ref().map(|_| result.policy_surprise()),
+            policy,
+        }
+    }
+
+    fn position_of(record: &PositionRecord) -> Position {
+        record.position
+    }
+
+    fn positions(&self) -> &[PositionRecord] {
+        &self.positions
+    }
+
+    /// Resignation: with two sides, the other one would have resigned.
+    fn finish(
+        game: FinishedGame<PositionRecord>,
+        last: &Position,
+        rules: &Rules,
+        model_generation: u32,
+    ) -> SelfPlayGame {
+        let ending = match (game.ended, last.ending()) {
+            (Ended::Conceded(winner), _) => Ending::new(
+                Outcome::win_of(color_of_seat(winner)),
+                EndReason::Resignation,
+            ),
+            (Ended::Rules, Some(ending)) => ending,
+            (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
+        };
+        SelfPlayGame {
+            rules: *rules,
+            model_generation,
+            ending,
+            resignation_disabled: game.resignation_disabled,
+            would_resign: game
+                .would_concede_to
+                .map(|winner| color_of_seat(winner).opponent()),
+            final_off: [
+                last.marbles_off(Color::Black),
+                last.marbles_off(Color::White),
+            ],
+            positions: game.positions,
+        }
+    }
+
+    fn tally(&self) -> GameTally {
+        GameTally {
+            positions: self.positions.len() as u64,
+            training_positions: self.training_positions() as u64,
+            decisive: self.ending.outcome.winner().is_some(),
+            resigned: self.ending.reason == EndReason::Resignation,
+            resign_check: self
+                .would_resign
+                .filter(|_| self.resignation_disabled)
+                .map(|side| self.result_for(side) >= 0),
+            surprises: self.positions.iter().map(|p| p.policy_surprise).collect(),
+        }
+    }
+
+    type Sample = TrainingSample;
+
+    /// Each under a symmetry the run's rules allow.
+    fn training_batch<'a>(
+        mut draw: impl FnMut(&mut ChaCha8Rng) -> (&'a Self, usize),
+        rng: &mut ChaCha8Rng,
+        config: &Config,
+        batch_size: usize,
+    ) -> Vec<TrainingSample> {
+        let symmetries = symmetries_for(config.rules.rules());
+        (0..batch_size)
+            .map(|_| {
+                let (game, index) = draw(rng);
+                let symmetry = if symmetries.is_empty() {
+                    Symmetry::IDENTITY
+                } else {
+                    symmetries[rng.random_range(0..symmetries.len())]
+                };
+                game.training_sample(index, symmetry, &config.training)
+            })
+            .collect()
+    }
+}
+
+impl SelfPlayGame {
+    /// The training sample of position `index` (one with a policy target)
+    /// under `symmetry`: its policy target, the game's result as a
+    /// win/draw/loss target ([`ValueTarget`]) and the marble difference
+    /// for the side to move.
+    pub fn training_sample(
+        &self,
+        index: usize,
+        symmetry: Symmetry,
+        config: &TrainingConfig,
+    ) -> TrainingSample {
+        let record = &self.positions[index];
+        let moves = record.position.legal_moves();
+        let probabilities = dequantize_policy(
+            record
+                .policy
+                .as_deref()
+                .expect("training positions have a policy target"),
+        );
+        let policy = moves
+            .iter()
+            .zip(probabilities)
+            .map(|(mv, p)| (symmetry.apply_move(*mv), p))
+            .collect();
+        let side = record.position.side_to_move();
+        let at_move_limit = self.ending.reason == EndReason::MoveLimit;
+        let marble_difference =
+            self.marble_difference_after(index, config.margin_horizon_plies, side);
+        TrainingSample {
+            position: symmetry.apply_position(&record.position),
+            policy,
+            wdl: ValueTarget::of(config).wdl(self.result_for(side), at_move_limit),
+            marble_diff: marble_difference as f32,
+        }
+    }
+}
+
+/// How a two-player game's result becomes the win/draw/loss target of its
+/// positions (`[training] move_limit_win`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValueTarget {
+    pub move_limit_win: f32,
+}
+
+impl ValueTarget {
+    pub fn of(config: &TrainingConfig) -> ValueTarget {
+        ValueTarget {
+            move_limit_win: config.move_limit_win as f32,
+        }
+    }
+
+    /// The target of a position whose side to move got `result` (1, 0,
+    /// -1): a game decided at the move limit counts `move_limit_win` of a
+    /// win (or loss), the rest a draw.
+    pub fn wdl(&self, result: i8, at_move_limit: bool) -> [f32; 3] {
+        let decided = if at_move_limit {
+            self.move_limit_win
+        } else {
+            1.0
+        };
+        match result {
+            1 => [decided, 1.0 - decided, 0.0],
+            0 => [0.0, 1.0, 0.0],
+            _ => [0.0, 1.0 - decided, decided],
+        }
+    }
 }
 
 #[cfg(test)]
@@ -535,7 +707,7 @@ pub(crate) mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut position = Position::start(Layout::BelgianDaisy, rules);
         let mut positions = Vec::new();
-        while position.outcome().is_none() {
+        while position.ending().is_none() {
             let moves = position.legal_moves();
             let played = moves[rng.random_range(0..moves.len())];
             let policy = (positions.len() % 2 == 0).then(|| {
@@ -553,12 +725,10 @@ pub(crate) mod tests {
             });
             position = position.play(played);
         }
-        let (outcome, reason) = position.outcome().unwrap();
         SelfPlayGame {
             rules,
             model_generation: 7,
-            outcome,
-            end: GameEnd::Rules(reason),
+            ending: position.ending().unwrap(),
             resignation_disabled: true,
             would_resign: Some(Color::White),
             final_off: [
@@ -595,8 +765,8 @@ pub(crate) mod tests {
         }
         assert_eq!(decoded.rules, game.rules);
         assert_eq!(
-            (decoded.outcome, decoded.end, decoded.final_off),
-            (game.outcome, game.end, game.final_off)
+            (decoded.ending, decoded.final_off),
+            (game.ending, game.final_off)
         );
         assert_eq!(
             (decoded.resignation_disabled, decoded.would_resign),
@@ -770,5 +940,24 @@ pub(crate) mod tests {
         let back = dequantize_policy(&policy);
         assert!((back.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         assert_eq!(dequantize_policy(&[0, 0]), vec![0.5, 0.5]);
+    }
+
+    #[test]
+    fn a_win_at_the_move_limit_counts_as_configured() {
+        let target = ValueTarget {
+            move_limit_win: 0.5,
+        };
+        assert_eq!(target.wdl(1, false), [1.0, 0.0, 0.0]);
+        assert_eq!(target.wdl(-1, false), [0.0, 0.0, 1.0]);
+        assert_eq!(target.wdl(1, true), [0.5, 0.5, 0.0]);
+        assert_eq!(target.wdl(0, true), [0.0, 1.0, 0.0]);
+        let three_quarters = ValueTarget {
+            move_limit_win: 0.75,
+        };
+        assert_eq!(three_quarters.wdl(-1, true), [0.0, 0.25, 0.75]);
+        assert_eq!(
+            ValueTarget::of(&TrainingConfig::default()).wdl(1, true),
+            [1.0, 0.0, 0.0]
+        );
     }
 }

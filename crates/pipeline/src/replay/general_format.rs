@@ -39,15 +39,23 @@
 //! Version 2 (before the policy surprise) has no surprise field; it still
 //! reads, its positions without a surprise.
 
-use super::container;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use sumito_engine::general::symmetry::kept_symmetries;
 use sumito_engine::general::{GeneralMove, GeneralPosition, MAX_SEATS};
+use sumito_game::Board;
+use sumito_mcts::SearchResult;
+
+use super::container;
+use sumito_engine::Outcome;
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::GameKind;
-use sumito_mcts::{Ending, MAX_SIDES, Side};
+use sumito_mcts::MAX_SIDES;
 
 use super::error::FormatError;
 use super::format::{Cursor, dequantize_policy, put_surprise, quantize_policy, read_surprise};
-use super::replay_game::ReplayGame;
+use super::replay_game::{Ended, FinishedGame, GameTally, ReplayGame};
+use crate::config::Config;
 use crate::crc::crc32c;
 use sumito_net::GeneralTrainingSample;
 
@@ -71,7 +79,9 @@ pub struct GeneralPositionRecord {
 /// A finished general-game self-play game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneralGameRecord {
-    pub outcome: Ending,
+    /// Who the game went to; why is [`Self::resigned`], or else the rules
+    /// (the last position's [`sumito_engine::Ending`]).
+    pub outcome: Outcome,
     /// Every side but the winner resigned: the game ended before its rules
     /// ended it.
     pub resigned: bool,
@@ -116,11 +126,13 @@ pub struct GeneralReplay {
     pub game: GeneralGameRecord,
 }
 
-fn outcome_code(outcome: Ending) -> [u8; 2] {
+/// The stored outcome of a game of `sides` sides: a draw among every side
+/// has a code of its own (1), a draw among some is a tie (2).
+fn outcome_code(outcome: Outcome, sides: usize) -> [u8; 2] {
     match outcome {
-        Ending::Win(side) => [0, side.index() as u8],
-        Ending::Draw => [1, 0],
-        Ending::Tie(mask) => [2, mask],
+        Outcome::Win(side) => [0, side as u8],
+        Outcome::Draw(_) if outcome == Outcome::draw_of_all(sides) => [1, 0],
+        Outcome::Draw(mask) => [2, mask],
     }
 }
 
@@ -149,7 +161,11 @@ pub(crate) fn encode_general_body(replay: &GeneralReplay) -> Vec<u8> {
         .unwrap_or_default();
     out.extend_from_slice(&(start.len() as u16).to_le_bytes());
     out.extend_from_slice(start.as_bytes());
-    out.extend_from_slice(&outcome_code(game.outcome));
+    let sides = game
+        .positions
+        .first()
+        .map_or(0, |record| record.position.rules().seating.sides());
+    out.extend_from_slice(&outcome_code(game.outcome, sides));
     out.push(u8::from(game.resigned));
     out.extend_from_slice(&game.final_scores);
     out.extend_from_slice(&(game.positions.len() as u32).to_le_bytes());
@@ -224,9 +240,9 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
     let sides = start.rules().seating.sides();
     let [kind, detail] = [cursor.u8()?, cursor.u8()?];
     let outcome = match kind {
-        0 if usize::from(detail) < sides => Ending::Win(Side::new(usize::from(detail))),
-        1 => Ending::Draw,
-        2 if detail != 0 && u32::from(detail) < (1 << sides) => Ending::Tie(detail),
+        0 if usize::from(detail) < sides => Outcome::Win(usize::from(detail)),
+        1 => Outcome::draw_of_all(sides),
+        2 if detail != 0 && u32::from(detail) < (1 << sides) => Outcome::Draw(detail),
         _ => {
             return Err(FormatError::BadHeader(format!(
                 "outcome code {kind}/{detail} is not an outcome of {sides} sides"
@@ -237,7 +253,7 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
         GENERAL_REPLAY_VERSION_1 => false,
         _ => match cursor.u8()? {
             0 => false,
-            1 if matches!(outcome, Ending::Win(_)) => true,
+            1 if matches!(outcome, Outcome::Win(_)) => true,
             1 => {
                 return Err(FormatError::BadHeader(format!(
                     "a resigned game is won by the side the others resigned to, not outcome code {kind}/{detail}"
@@ -252,7 +268,7 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
     let mut position = start;
     for index in 0..count {
         let bad = |problem: String| FormatError::BadPosition { index, problem };
-        if position.outcome().is_some() {
+        if position.ending().is_some() {
             return Err(bad("the game was already over here".to_owned()));
         }
         let played = GeneralMove::from_index(usize::from(cursor.u16()?))
@@ -309,7 +325,7 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
             extra: body.len() - cursor.at,
         });
     }
-    match (resigned, count > 0 && position.outcome().is_none()) {
+    match (resigned, count > 0 && position.ending().is_none()) {
         (false, true) => {
             return Err(FormatError::BadHeader(
                 "the game is not over after its last move".to_owned(),
@@ -386,6 +402,120 @@ impl ReplayGame for GeneralReplay {
             .map(|record| record.policy_surprise)
             .collect()
     }
+
+    type Board = GeneralPosition;
+    type PositionRecord = GeneralPositionRecord;
+
+    fn position_record(position: &GeneralPosition, result: &SearchResult) -> GeneralPositionRecord {
+        let move_of = |action: usize| {
+            position
+                .move_of(action)
+                .expect("the search plays the rules' actions")
+        };
+        let policy = result.full_search.then(|| {
+            result
+                .policy_target()
+                .map(|(action, target)| (move_of(action), target))
+                .collect()
+        });
+        GeneralPositionRecord {
+            position: *position,
+            played: move_of(result.action),
+            side_values: result.side_values.clone(),
+            policy_surprise: policy.as_ref().map(|_| result.policy_surprise()),
+            policy,
+        }
+    }
+
+    fn position_of(record: &GeneralPositionRecord) -> GeneralPosition {
+        record.position
+    }
+
+    fn positions(&self) -> &[GeneralPositionRecord] {
+        &self.game.positions
+    }
+
+    /// A game of two sides resigns as the two-player game does (more
+    /// sides: refused by the run's configuration).
+    fn finish(
+        game: FinishedGame<GeneralPositionRecord>,
+        last: &GeneralPosition,
+        rules: &RulesTable,
+        model_generation: u32,
+    ) -> GeneralReplay {
+        let outcome = match (game.ended, last.ending()) {
+            (Ended::Conceded(winner), _) => Outcome::Win(winner),
+            (Ended::Rules, Some(ending)) => ending.outcome,
+            (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
+        };
+        GeneralReplay {
+            rules: rules.clone(),
+            model_generation,
+            game: GeneralGameRecord {
+                outcome,
+                resigned: matches!(game.ended, Ended::Conceded(_)),
+                would_have_been_conceded_to: game
+                    .would_concede_to
+                    .filter(|_| game.resignation_disabled),
+                final_scores: last.scores(),
+                positions: game.positions,
+            },
+        }
+    }
+
+    fn tally(&self) -> GameTally {
+        let game = &self.game;
+        GameTally {
+            positions: game.positions.len() as u64,
+            training_positions: game.positions.iter().filter(|p| p.policy.is_some()).count() as u64,
+            decisive: game.outcome.winner().is_some(),
+            resigned: game.resigned,
+            resign_check: game
+                .would_have_been_conceded_to
+                .map(|side| game.outcome.winner() != Some(side)),
+            surprises: game.positions.iter().map(|p| p.policy_surprise).collect(),
+        }
+    }
+
+    type Sample = GeneralTrainingSample;
+
+    /// Each under a symmetry its position's rules keep.
+    fn training_batch<'a>(
+        mut draw: impl FnMut(&mut ChaCha8Rng) -> (&'a Self, usize),
+        rng: &mut ChaCha8Rng,
+        _: &Config,
+        batch_size: usize,
+    ) -> Vec<GeneralTrainingSample> {
+        (0..batch_size)
+            .map(|_| {
+                let (replay, index) = draw(rng);
+                replay.training_sample(index, rng)
+            })
+            .collect()
+    }
+}
+
+impl GeneralReplay {
+    /// The training sample of position `index` (one with a policy target),
+    /// under a uniformly drawn symmetry among those its rules keep.
+    pub fn training_sample(&self, index: usize, rng: &mut impl Rng) -> GeneralTrainingSample {
+        let game = &self.game;
+        let record = &game.positions[index];
+        let sample = GeneralTrainingSample::from_game(
+            record.position,
+            record
+                .policy
+                .clone()
+                .expect("training positions have a policy target"),
+            game.outcome,
+            game.final_scores,
+        );
+        let symmetries = kept_symmetries(record.position.rules());
+        match symmetries.len() {
+            0 => sample,
+            count => sample.transformed(symmetries[rng.random_range(0..count)]),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -400,7 +530,7 @@ pub(crate) mod tests {
         let sides = position.rules().seating.sides();
         let mut positions = Vec::new();
         let mut ply = 0;
-        while position.outcome().is_none() {
+        while position.ending().is_none() {
             let legal = position.legal_moves();
             let played = legal[(ply * 7) % legal.len()];
             let policy = (ply % 3 != 2).then(|| vec![(played, 0.75), (legal[0], 0.25)]);
@@ -415,9 +545,8 @@ pub(crate) mod tests {
             position = position.play(played);
             ply += 1;
         }
-        let (outcome, _) = position.outcome().unwrap();
         GeneralGameRecord {
-            outcome: sumito_game::general::outcome_of(outcome, sides),
+            outcome: position.ending().unwrap().outcome,
             resigned: false,
             would_have_been_conceded_to: None,
             final_scores: position.scores(),
@@ -478,7 +607,7 @@ pub(crate) mod tests {
         let mut game = scripted_game(&holes, "standard");
         // White resigned after the first ten plies.
         game.positions.truncate(10);
-        game.outcome = Ending::Win(Side::new(0));
+        game.outcome = Outcome::Win(0);
         game.resigned = true;
         let replay = GeneralReplay {
             rules: holes,
@@ -488,7 +617,7 @@ pub(crate) mod tests {
         let bytes = encode_general_game(&replay);
         let read = decode_general_game(&bytes).unwrap();
         assert!(read.game.resigned);
-        assert_eq!(read.game.outcome, Ending::Win(Side::new(0)));
+        assert_eq!(read.game.outcome, Outcome::Win(0));
         assert_eq!(read.game.positions.len(), 10);
         // Not over and not resigned: refused, as before.
         let mut unfinished = replay.clone();
@@ -512,15 +641,49 @@ pub(crate) mod tests {
             model_generation: 1,
         };
         conceded.game.positions.truncate(12);
-        conceded.game.outcome = Ending::Win(Side::new(2));
+        conceded.game.outcome = Outcome::Win(2);
         conceded.game.resigned = true;
         let read = decode_general_game(&encode_general_game(&conceded)).unwrap();
         assert!(read.game.resigned);
-        assert_eq!(read.game.outcome, Ending::Win(Side::new(2)));
+        assert_eq!(read.game.outcome, Outcome::Win(2));
         // A resignation names its winner: a draw is refused.
-        conceded.game.outcome = Ending::Draw;
+        conceded.game.outcome = Outcome::draw_of_all(3);
         let err = decode_general_game(&encode_general_game(&conceded)).unwrap_err();
         assert!(err.to_string().contains("resigned to"), "{err}");
+    }
+
+    #[test]
+    fn outcomes_keep_their_codes() {
+        // The bytes every version wrote: a win names its side, a draw among
+        // every side has code 1, a draw among some (a tie) its mask.
+        assert_eq!(outcome_code(Outcome::Win(2), 3), [0, 2]);
+        assert_eq!(outcome_code(Outcome::draw_of_all(3), 3), [1, 0]);
+        assert_eq!(outcome_code(Outcome::Draw(0b101), 3), [2, 0b101]);
+        assert_eq!(outcome_code(Outcome::draw_of_all(2), 2), [1, 0]);
+        let table3 = table("max_plies = 30");
+        let mut game = GeneralReplay {
+            game: scripted_game(&table3, "three-player"),
+            rules: table3,
+            model_generation: 1,
+        };
+        let start = game.game.positions[0].position.to_string();
+        for (outcome, code) in [
+            (Outcome::draw_of_all(3), [1, 0]),
+            (Outcome::Draw(0b011), [2, 0b011]),
+            (Outcome::Win(1), [0, 1]),
+        ] {
+            game.game.outcome = outcome;
+            let bytes = encode_general_game(&game);
+            // The outcome follows the start text in the header.
+            let at = bytes
+                .windows(start.len())
+                .position(|window| window == start.as_bytes())
+                .unwrap()
+                + start.len();
+            assert_eq!(bytes[at..at + 2], code, "{outcome:?}");
+            let read = decode_general_game(&bytes).unwrap();
+            assert_eq!(read.game.outcome, outcome);
+        }
     }
 
     #[test]
@@ -532,7 +695,7 @@ pub(crate) mod tests {
         assert_eq!(read.model_generation, 43);
         assert!(!read.game.positions.is_empty());
         let last = read.game.positions.last().unwrap();
-        assert!(last.position.play(last.played).outcome().is_some());
+        assert!(last.position.play(last.played).ending().is_some());
     }
 
     #[test]

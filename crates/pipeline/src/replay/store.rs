@@ -13,17 +13,13 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
 use rand::Rng;
-use sumito_engine::{EndReason, Move, Position, Symmetry};
-
-use sumito_engine::general::symmetry::kept_symmetries;
-use sumito_net::GeneralTrainingSample;
+use rand_chacha::ChaCha8Rng;
 
 use super::files::{ReplayFolder, replay_extensions};
-use super::format::{GameEnd, SelfPlayGame, dequantize_policy};
-use super::general_format::GeneralReplay;
+use super::format::SelfPlayGame;
 use super::reader::{BackgroundReader, Pass, read_unseen};
 use super::replay_game::ReplayGame;
-use crate::config::TrainingConfig;
+use crate::config::{Config, TrainingConfig};
 
 /// The sampling weight of each training position of one game under
 /// `[training] policy_surprise_weight` `share`: `(1 - share) + share ×
@@ -57,22 +53,6 @@ pub fn window_size(total: u64, config: &TrainingConfig) -> u64 {
     let alpha = config.window_exponent;
     let grown = min * (1.0 + config.window_scale * ((total_f / min).powf(alpha) - 1.0) / alpha);
     (grown as u64).min(config.window_max_positions).min(total)
-}
-
-/// One training example drawn from the store, already under its symmetry.
-#[derive(Debug, Clone)]
-pub struct ReplaySample {
-    pub position: Position,
-    /// The policy target over legal moves (sums to 1).
-    pub policy: Vec<(Move, f32)>,
-    /// The game's result for the side to move: 1 win, 0 draw, -1 loss.
-    pub result: i8,
-    /// The marble difference for the side to move (opponent's marbles off
-    /// minus own) at the game's end, or `[training] margin_horizon_plies`
-    /// later if the game lasts that long.
-    pub marble_difference: i32,
-    /// The game was decided at the move limit (on marbles pushed off).
-    pub at_move_limit: bool,
 }
 
 /// What one [`ReplayStore::refresh`] found.
@@ -303,7 +283,7 @@ impl<G: ReplayGame> ReplayStore<G> {
     /// rejection: uniform draws kept with probability `weight /
     /// max_weight`): the game and the position's index; `None` when the
     /// window is empty.
-    fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<(&G, usize)> {
+    pub(crate) fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<(&G, usize)> {
         if self.window.is_empty() {
             return None;
         }
@@ -314,73 +294,25 @@ impl<G: ReplayGame> ReplayStore<G> {
             }
         }
     }
-}
 
-impl ReplayStore<GeneralReplay> {
-    /// A uniformly drawn training sample of the general game, under a
-    /// uniformly drawn symmetry among those its rules keep; `None` when the
-    /// window is empty.
-    pub fn sample_general<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<GeneralTrainingSample> {
-        let (replay, index) = self.draw(rng)?;
-        let game = &replay.game;
-        let record = &game.positions[index];
-        let sample = GeneralTrainingSample::from_game(
-            record.position,
-            record
-                .policy
-                .clone()
-                .expect("the window holds policy positions"),
-            game.outcome,
-            game.final_scores,
-        );
-        let symmetries = kept_symmetries(record.position.rules());
-        Some(match symmetries.len() {
-            0 => sample,
-            count => sample.transformed(symmetries[rng.random_range(0..count)]),
-        })
-    }
-}
-
-impl ReplayStore {
-    /// A uniformly drawn training position under a uniformly drawn symmetry
-    /// among `symmetries` (the ones the position's rules allow); `None` when
-    /// the window is empty.
-    pub fn sample<R: Rng + ?Sized>(
+    /// `batch_size` training samples drawn from the window (each position
+    /// in proportion to its weight), each under a random symmetry its rules
+    /// keep ([`ReplayGame::training_batch`]); the window must not be empty.
+    pub fn training_batch(
         &self,
-        rng: &mut R,
-        symmetries: &[Symmetry],
-    ) -> Option<ReplaySample> {
-        let (game, index) = self.draw(rng)?;
-        let record = &game.positions[index];
-        let symmetry = if symmetries.is_empty() {
-            Symmetry::IDENTITY
-        } else {
-            symmetries[rng.random_range(0..symmetries.len())]
-        };
-        let moves = record.position.legal_moves();
-        let probabilities = dequantize_policy(
-            record
-                .policy
-                .as_deref()
-                .expect("window holds policy positions"),
-        );
-        let policy = moves
-            .iter()
-            .zip(probabilities)
-            .map(|(mv, p)| (symmetry.apply_move(*mv), p))
-            .collect();
-        let side = record.position.side_to_move();
-        Some(ReplaySample {
-            position: symmetry.apply_position(&record.position),
-            policy,
-            result: game.result_for(side),
-            marble_difference: game.marble_difference_after(
-                index,
-                self.config.margin_horizon_plies,
-                side,
-            ),
-            at_move_limit: game.end == GameEnd::Rules(EndReason::MoveLimit),
-        })
+        rng: &mut ChaCha8Rng,
+        config: &Config,
+        batch_size: usize,
+    ) -> Vec<G::Sample> {
+        G::training_batch(
+            |rng| {
+                self.draw(rng)
+                    .expect("a training batch needs a non-empty store")
+            },
+            rng,
+            config,
+            batch_size,
+        )
     }
 }
 
@@ -403,9 +335,9 @@ mod tests {
 
     #[test]
     fn general_game_files_are_followed_and_sampled_under_kept_symmetries() {
-        use crate::replay::general_format::tests::scripted_game;
+        use crate::replay::general_format::{GeneralReplay, tests::scripted_game};
         use sumito_engine::rules_table::RulesTable;
-        use sumito_net::Sample as _;
+        use sumito_net::{GeneralTrainingSample, Sample as _};
 
         let dir = TempDir::new("variant-store");
         let replay = ReplayFolder::local(dir.path()).unwrap();
@@ -450,7 +382,10 @@ mod tests {
         assert_eq!(store.len(), expected);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
         let samples: Vec<GeneralTrainingSample> = (0..40)
-            .map(|_| store.sample_general(&mut rng).unwrap())
+            .map(|_| {
+                let (replay, index) = store.draw(&mut rng).unwrap();
+                replay.training_sample(index, &mut rng)
+            })
             .collect();
         // Every sample is a valid training sample (its policy legal in its
         // position under its symmetry).
@@ -666,7 +601,9 @@ mod tests {
         store.refresh().unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         for _ in 0..50 {
-            let sample = store.sample(&mut rng, &Symmetry::ALL).unwrap();
+            let (game, index) = store.draw(&mut rng).unwrap();
+            let symmetry = sumito_engine::Symmetry::ALL[rng.random_range(0..12)];
+            let sample = game.training_sample(index, symmetry, &small_window());
             let total: f32 = sample.policy.iter().map(|(_, p)| p).sum();
             assert!((total - 1.0).abs() < 1e-4);
             assert!(
@@ -676,7 +613,7 @@ mod tests {
                     .all(|(mv, _)| sample.position.is_legal(*mv))
             );
             assert_eq!(sample.policy.len(), sample.position.count_legal_moves());
-            assert!((-1..=1).contains(&sample.result));
+            assert!((sample.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         }
     }
 
@@ -723,7 +660,10 @@ mod tests {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
             let draws = 4000;
             (0..draws)
-                .filter(|_| store.sample(&mut rng, &[]).unwrap().position == target)
+                .filter(|_| {
+                    let (game, index) = store.draw(&mut rng).unwrap();
+                    game.positions[index].position == target
+                })
                 .count() as f64
                 / draws as f64
         };

@@ -24,7 +24,7 @@ impl<G: Game + Hash + Eq> Solver<G> {
     }
 
     pub fn value(&mut self, state: &G) -> i8 {
-        if let Some(outcome) = state.outcome() {
+        if let Some(outcome) = state.terminal() {
             return outcome.value_for(state.to_play()) as i8;
         }
         if let Some(&v) = self.memo.get(state) {
@@ -157,7 +157,7 @@ pub fn open_positions<G: Game + Hash + Eq>(start: G) -> Vec<G> {
         for &action in &actions {
             let mut child = state.clone();
             child.apply(action);
-            if child.outcome().is_none() && seen.insert(child.clone()) {
+            if child.terminal().is_none() && seen.insert(child.clone()) {
                 found.push(child);
             }
         }
