@@ -337,6 +337,111 @@ fn an_interrupted_run_stops_at_a_safe_point_and_resumes() {
     check_finished_run(&run_dir, 2);
 }
 
+/// The tiny config with `generations` generations, self-play and training
+/// overlapped.
+fn overlapped_config(dir: &Path, generations: u32) -> std::path::PathBuf {
+    let tiny = std::fs::read_to_string(tiny_config(dir, generations)).unwrap();
+    let overlapped = tiny.replace("overlap_training = false", "overlap_training = true");
+    assert_ne!(overlapped, tiny);
+    let path = dir.join(format!("overlapped-{generations}.toml"));
+    std::fs::write(&path, overlapped).unwrap();
+    path
+}
+
+/// The replay files of games played by generation `generation`'s model.
+fn games_of_model(run_dir: &Path, generation: u32) -> usize {
+    let folder = format!("model-{generation:06}");
+    replay_files(run_dir)
+        .iter()
+        .filter(|path| path.parent().unwrap().ends_with(&folder))
+        .count()
+}
+
+/// The newest candidate the trainer's state counts.
+fn trainer_generation(run_dir: &Path) -> u32 {
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("trainer/state.json")).unwrap())
+            .unwrap();
+    let checkpoint = state["checkpoint"].as_str().expect("a checkpoint is named");
+    assert!(run_dir.join("trainer").join(checkpoint).is_dir(), "{state}");
+    state["generation"].as_u64().unwrap() as u32
+}
+
+#[test]
+fn overlapped_training_advances_generations_and_resumes_after_kill_9_and_a_stop() {
+    let scratch = Scratch::new("overlapped");
+    let run_dir = scratch.0.join("run");
+    let output = train(&overlapped_config(&scratch.0, 2), &run_dir, &[]);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(
+        out.contains("self-play and training overlapped: each generation's games are played while the trainer trains on the games before them (overlap_training = true)"),
+        "{out}"
+    );
+    check_finished_run(&run_dir, 2);
+    // The second generation's games were played while gen 1 was trained,
+    // so by gen 0 as the first's were; the budget's last candidate was
+    // trained alone: 16 games in all, as in turns.
+    assert_eq!(replay_files(&run_dir).len(), 16);
+    assert_eq!(games_of_model(&run_dir, 0), 16);
+    for generation in 1..=2 {
+        let line = out
+            .lines()
+            .find(|line| line.starts_with(&format!("gen {generation}:")))
+            .unwrap_or_else(|| panic!("no line of gen {generation}: {out}"));
+        assert!(
+            line.contains("% training + ") && line.contains(", overlapped |"),
+            "{line}"
+        );
+    }
+
+    // Killed (SIGKILL) once games of the generation after the next are on
+    // disk: while the trainer trains gen 3 (or evaluates it) beside them.
+    let endless = overlapped_config(&scratch.0, 1000);
+    let mut child = spawn_train(&endless, &run_dir);
+    wait_for_games(&run_dir, 16 + 9, &mut child);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let survivors = replay_files(&run_dir);
+    for path in &survivors {
+        decode_game(&std::fs::read(path).unwrap())
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    }
+
+    // Resumed, and stopped (SIGINT) after a generation's line: at a safe
+    // point, its checkpoint named.
+    let mut child = spawn_train(&endless, &run_dir);
+    let mut lines = training::Lines::of(&mut child);
+    assert!(
+        lines.wait_for(", overlapped |", std::time::Duration::from_secs(300)),
+        "{:?}",
+        lines.seen
+    );
+    let (output, _) = interrupt_and_time(child);
+    assert!(output.status.success(), "{}", text(&output));
+    let log = std::fs::read_to_string(run_dir.join("log.txt")).unwrap();
+    assert!(log.contains("stopped on request"), "{log}");
+    let generation = trainer_generation(&run_dir);
+    assert!(generation >= 3, "gen {generation}");
+
+    // And finished one generation further: every file there and whole.
+    let output = train(
+        &overlapped_config(&scratch.0, generation + 1),
+        &run_dir,
+        &[],
+    );
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(out.contains("resuming"), "{out}");
+    assert!(out.contains(&format!("gen {}:", generation + 1)), "{out}");
+    check_finished_run(&run_dir, generation + 1);
+    assert_eq!(trainer_generation(&run_dir), generation + 1);
+    let after = replay_files(&run_dir);
+    for path in &survivors {
+        assert!(after.contains(path), "lost {}", path.display());
+    }
+}
+
 /// Sends SIGINT to `child` and waits for it to end: its output and the
 /// seconds it took.
 fn interrupt_and_time(child: std::process::Child) -> (std::process::Output, f64) {

@@ -281,6 +281,73 @@ pub struct SelfPlayConfig {
     pub branch_share: f64,
     /// The most random moves played from a branched position (1 to 40).
     pub branch_random_plies: u32,
+    /// Whether `sumito train` plays a generation's games while it trains on
+    /// the games before them (KataGo's and lc0's self-play and training run
+    /// side by side), rather than in turns: `true`, `false`, or `"auto"`
+    /// (the default): on when the threads of both fit in the cores this
+    /// process may run on (self-play's: `workers` drivers, plus on the CPU
+    /// the network's `[net.threads] intra_op` threads, which one driver runs
+    /// itself; the trainer's: `intra_op`; on a GPU one thread drives each),
+    /// so that the 2-core quick config takes turns. Overlapped, the games of
+    /// generation N+1 are played by the model of generation N-1 (one
+    /// generation older than in turns), the trainer trains exactly
+    /// `[training] samples_per_position` as in turns, and the next
+    /// generation's self-play waits for the trainer only when training the
+    /// games before took longer than playing these (docs/training.md,
+    /// "Self-play and training side by side").
+    pub overlap_training: OverlapTraining,
+}
+
+/// `[selfplay] overlap_training`: `true`, `false` or `"auto"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OverlapTraining {
+    /// Overlapped when the threads of both fit in the cores.
+    #[default]
+    Auto,
+    /// Always overlapped.
+    On,
+    /// Always in turns.
+    Off,
+}
+
+impl OverlapTraining {
+    /// As the config writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OverlapTraining::Auto => "\"auto\"",
+            OverlapTraining::On => "true",
+            OverlapTraining::Off => "false",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for OverlapTraining {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = OverlapTraining;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("true, false or \"auto\"")
+            }
+
+            fn visit_bool<E: serde::de::Error>(self, on: bool) -> Result<OverlapTraining, E> {
+                Ok(if on {
+                    OverlapTraining::On
+                } else {
+                    OverlapTraining::Off
+                })
+            }
+
+            fn visit_str<E: serde::de::Error>(self, word: &str) -> Result<OverlapTraining, E> {
+                match word {
+                    "auto" => Ok(OverlapTraining::Auto),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(word), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 impl Default for SelfPlayConfig {
@@ -296,6 +363,7 @@ impl Default for SelfPlayConfig {
             material_utility: 0.0,
             branch_share: 0.0,
             branch_random_plies: 4,
+            overlap_training: OverlapTraining::Auto,
         }
     }
 }
@@ -988,6 +1056,39 @@ mod tests {
         assert_eq!(config.selfplay, SelfPlayConfig::default());
         assert_eq!(config.rules.rules().max_plies, Some(200));
         assert_eq!(config.gating.mode, GatingMode::Sprt);
+    }
+
+    #[test]
+    fn overlap_training_is_true_false_or_auto() {
+        assert_eq!(
+            parse(MINIMAL).unwrap().selfplay.overlap_training,
+            OverlapTraining::Auto
+        );
+        for (value, expected) in [
+            ("true", OverlapTraining::On),
+            ("false", OverlapTraining::Off),
+            ("\"auto\"", OverlapTraining::Auto),
+        ] {
+            let config = parse(&format!(
+                "{MINIMAL}[selfplay]\noverlap_training = {value}\n"
+            ));
+            let overlap = config.unwrap().selfplay.overlap_training;
+            assert_eq!(overlap, expected, "{value}");
+            assert_eq!(overlap.as_str(), value);
+        }
+        for value in ["\"yes\"", "\"true\"", "1"] {
+            let err = parse(&format!(
+                "{MINIMAL}[selfplay]\noverlap_training = {value}\n"
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(
+                err.contains("overlap_training")
+                    && err.contains("line 8")
+                    && err.contains("expected true, false or \"auto\""),
+                "{value}: {err}"
+            );
+        }
     }
 
     #[test]

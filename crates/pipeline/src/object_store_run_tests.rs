@@ -166,3 +166,40 @@ fn a_trainer_taken_over_cannot_write_its_state_over_the_new_holders() {
     drop((old, new, open));
     RunDir::delete_at(&location).unwrap();
 }
+
+/// A candidate decided with no step trained since the trainer's last
+/// checkpoint (its training was done when a stop came before it was
+/// written, and the run resumed) is counted in the trainer's state, so that
+/// the next start neither makes it again nor overwrites it.
+#[test]
+fn a_candidate_without_a_step_since_the_checkpoint_is_counted_in_the_state() {
+    use crate::trainer::{TrainerRole, TrainerState};
+
+    let location = Location::parse("memory://candidate-without-a-step").unwrap();
+    let open = start_or_resume(&location, &tiny_config(1), false, RunCommand::Train).unwrap();
+    let (run, config) = (open.run.clone(), open.config.clone());
+    crate::run::prepare(&run, &config).unwrap();
+    let allowed: crate::uploader::UploadGuard = Arc::new(|| Ok(()));
+    let before = || Ok(());
+    let mut trainer = TrainerRole::open(&run, &config, Arc::clone(&allowed)).unwrap();
+    trainer.save_checkpoint(&before).unwrap();
+    trainer.finish_uploads().unwrap();
+    let checkpoint = trainer.state().checkpoint.clone();
+    assert!(checkpoint.is_some());
+    drop(trainer);
+
+    let mut trainer = TrainerRole::open(&run, &config, Arc::clone(&allowed)).unwrap();
+    assert_eq!(trainer.write_candidate(true, &before).unwrap(), 1);
+    trainer.finish_uploads().unwrap();
+    let state = run
+        .get_json::<TrainerState>("trainer/state.json")
+        .unwrap()
+        .unwrap();
+    assert_eq!((state.generation, &state.checkpoint), (1, &checkpoint));
+    drop(trainer);
+    let trainer = TrainerRole::open(&run, &config, allowed).unwrap();
+    assert_eq!(trainer.state().generation, 1);
+    assert_eq!(run.model_generations().unwrap(), [0, 1]);
+    drop((trainer, open));
+    RunDir::delete_at(&location).unwrap();
+}

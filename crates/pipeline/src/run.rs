@@ -1,33 +1,37 @@
 //! The loop: `train` runs self-play → training → candidate → evaluation →
-//! promotion in one process, and keeps its hours and CPU time (`loop.json`).
+//! promotion in one process, one generation after another ([`generation`]:
+//! in turns, or self-play beside the trainer when [`overlap`] says), and
+//! keeps its hours and CPU time (`loop.json`).
 //! The same steps run as separate long-lived roles ([`roles`]: `selfplay`,
 //! `trainer`, `evaluate`) on one shared run directory; a command opens the
 //! run and holds its leases through [`open`]; what a run shows is
 //! [`display`]'s, its TensorBoard scalars [`scalars`]'.
 
 mod display;
+mod generation;
 mod open;
+mod overlap;
 mod roles;
 mod scalars;
 mod steps;
 mod workers;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use display::{GenerationTimes, Ui, summary_line};
+use display::{Ui, summary_line};
+use generation::{Generation, LoopParts};
 pub(crate) use open::prepare;
 pub use open::{
     EVALUATOR, OpenRun, RunCommand, RunOptions, TRAINER, open_for_role, open_run, start_or_resume,
 };
+use overlap::{Overlap, Round, Standing, next_round};
 pub use roles::{evaluate, selfplay, trainer};
-use scalars::{log_scalars, selfplay_scalars};
-use steps::{budget_spent, evaluate_and_report, evaluate_pending, refresh_store, train_pending};
-use workers::play_with_model;
+use scalars::log_scalars;
+use steps::{budget_spent, evaluate_pending, refresh_store};
 
-use crate::config::GatingMode;
-use crate::error::{PipelineError, Result};
+use crate::error::Result;
 use crate::evaluation::pending_candidates;
 use crate::ratings::RunTime;
 pub use crate::rundir::Location;
@@ -100,6 +104,17 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
         core_hours: Some(earlier_cpu / 3600.0),
     };
     evaluate_pending(run, config, &pending, time, &ui, &mut events, &lease_check)?;
+    // Decided once, for the whole session.
+    let overlap = Overlap::here(config);
+    ui.say(&overlap.describe());
+    run.log("train", &overlap.describe())?;
+    let parts = LoopParts {
+        run,
+        config,
+        ui: &ui,
+        lease_check: &lease_check,
+        run_time: &run_time,
+    };
     loop {
         lease_check()?;
         if ui.stopping() {
@@ -112,65 +127,46 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
             break;
         }
         let generation = trainer.state().generation;
-        if let Some(spent) =
-            budget_spent(config, generation, trainer.store().total_games(), elapsed())
-        {
-            ui.say(&format!("budget spent: {spent}"));
-            run.log("train", &format!("budget spent ({spent}); stopping"))?;
-            break;
-        }
-        let missing = config
-            .selfplay
-            .games_per_generation
-            .saturating_sub(trainer.games_since_candidate());
-        let best = run.best()?.map_or(0, |best| best.generation);
-        let selfplay = if missing > 0 {
-            let result = play_with_model(run, config, best, missing, &ui, false)?;
-            refresh_store(&mut trainer, &ui)?;
-            log_scalars(
-                &mut events,
-                u64::from(generation + 1),
-                &selfplay_scalars(&result.0, result.1)
-                    .into_iter()
-                    .map(|(t, v)| (t.to_owned(), v))
-                    .collect::<Vec<_>>(),
-            )?;
-            Some(result)
-        } else {
-            None
-        };
-        if ui.stopping() {
-            continue;
-        }
-        // No game arrives while this process trains: train all that is owed.
-        let training_start = Instant::now();
-        let training = train_pending(&mut trainer, &mut events, &ui, &lease_check, u64::MAX)?;
-        let mut times = GenerationTimes {
-            selfplay: selfplay.as_ref().map_or(Duration::ZERO, |result| result.1),
-            training: training_start.elapsed(),
-            evaluation: Duration::ZERO,
-        };
-        if ui.stopping() || !trainer.candidate_due() {
-            continue;
-        }
-        let candidate =
-            trainer.write_candidate(config.gating.mode == GatingMode::Off, &lease_check)?;
-        // The evaluation below reads the candidate from the run's storage.
-        trainer.finish_uploads()?;
-        let time = run_time();
-        let evaluation_start = Instant::now();
-        let summary = if config.evaluation.evaluates(candidate) {
-            match evaluate_and_report(run, config, candidate, time, &ui, &mut events, &lease_check)
-            {
-                Ok(summary) => Some(summary),
-                // Stopped in its games: evaluated first at the next start.
-                Err(PipelineError::Stopped(_)) => continue,
-                Err(err) => return Err(err),
+        let spent = budget_spent(config, generation, trainer.store().total_games(), elapsed());
+        let done = if overlap.on {
+            let standing = Standing {
+                generation,
+                games_since_candidate: trainer.games_since_candidate(),
+                games_per_generation: config.selfplay.games_per_generation,
+                generations_limit: config.budget.generations,
+            };
+            match next_round(standing, spent) {
+                Round::Stop(spent) => Err(spent),
+                Round::Play(games) => Ok(generation::overlapped(
+                    &parts,
+                    &mut trainer,
+                    &mut events,
+                    games,
+                )?),
             }
         } else {
-            None
+            match spent {
+                Some(spent) => Err(spent),
+                None => Ok(generation::in_turns(&parts, &mut trainer, &mut events)?),
+            }
         };
-        times.evaluation = evaluation_start.elapsed();
+        let Generation {
+            selfplay,
+            turn,
+            times,
+        } = match done {
+            Ok(done) => done,
+            Err(spent) => {
+                ui.say(&format!("budget spent: {spent}"));
+                run.log("train", &format!("budget spent ({spent}); stopping"))?;
+                break;
+            }
+        };
+        // Stopped in the middle (in the evaluation's games, say): the
+        // candidate, if written, is evaluated first at the next start.
+        let Some(candidate) = turn.candidate.filter(|_| !ui.stopping()) else {
+            continue;
+        };
         log_scalars(&mut events, u64::from(candidate), &times.scalars())?;
         loop_state.elapsed_seconds = elapsed();
         loop_state.cpu_seconds = cpu();
@@ -181,8 +177,8 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
             summary_line(
                 candidate,
                 selfplay.as_ref(),
-                training.as_ref(),
-                summary.as_ref()
+                turn.training.as_ref(),
+                turn.evaluation.as_ref()
             ),
             times.describe(),
             (elapsed_now / 3600.0) as u64,

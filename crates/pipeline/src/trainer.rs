@@ -10,18 +10,14 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sumito_game::with_board;
-use sumito_net::{
-    GeneralTrainingSample, Sample, TrainMetrics, Trainer, TrainingSample, symmetries_for,
-};
+use sumito_net::{TrainMetrics, Trainer};
 use sumito_store::{Replaced, Version};
 use tch::Device;
 
-use crate::config::{Config, TrainingConfig};
+use crate::config::Config;
 use crate::error::BeforeWriting;
 use crate::error::{PipelineError, Result};
 use crate::models::{device, load_model, save_model};
-use crate::replay::format::SelfPlayGame;
-use crate::replay::general_format::GeneralReplay;
 use crate::replay::replay_game::ReplayGame;
 use crate::replay::store::{RefreshReport, ReplayStore};
 use crate::run_board::RunBoard;
@@ -57,7 +53,7 @@ pub struct TrainerState {
 
 /// The replay window the trainer samples, whatever the game: a
 /// [`ReplayStore`] over the run's replay files, which draws its own batches
-/// of training samples ([`TrainingBatches`]). The trainer sees this and the
+/// of training samples ([`ReplayGame::training_batch`]). The trainer sees this and the
 /// network's samples, never the game's types.
 pub trait TrainingData: std::fmt::Debug + Send {
     /// Games ever read into the store.
@@ -90,58 +86,7 @@ pub trait TrainingData: std::fmt::Debug + Send {
     ) -> std::result::Result<TrainMetrics, sumito_net::NetError>;
 }
 
-/// How a game's replay files become training samples.
-pub trait TrainingBatches: ReplayGame {
-    /// `batch_size` samples drawn uniformly from `store`, each under a
-    /// random symmetry its rules keep (the store is not empty).
-    fn training_batch(
-        store: &ReplayStore<Self>,
-        rng: &mut ChaCha8Rng,
-        config: &Config,
-        batch_size: usize,
-    ) -> Vec<impl Sample>;
-}
-
-const EMPTY: &str = "train_step needs a non-empty store";
-
-impl TrainingBatches for SelfPlayGame {
-    fn training_batch(
-        store: &ReplayStore<Self>,
-        rng: &mut ChaCha8Rng,
-        config: &Config,
-        batch_size: usize,
-    ) -> Vec<impl Sample> {
-        let symmetries = symmetries_for(config.rules.rules());
-        let value_target = ValueTarget::of(&config.training);
-        (0..batch_size)
-            .map(|_| {
-                let sample = store.sample(rng, symmetries).expect(EMPTY);
-                let wdl = value_target.wdl(sample.result, sample.at_move_limit);
-                TrainingSample {
-                    position: sample.position,
-                    policy: sample.policy,
-                    wdl,
-                    marble_diff: sample.marble_difference as f32,
-                }
-            })
-            .collect()
-    }
-}
-
-impl TrainingBatches for GeneralReplay {
-    fn training_batch(
-        store: &ReplayStore<Self>,
-        rng: &mut ChaCha8Rng,
-        _: &Config,
-        batch_size: usize,
-    ) -> Vec<impl Sample> {
-        (0..batch_size)
-            .map(|_| store.sample_general(rng).expect(EMPTY))
-            .collect::<Vec<GeneralTrainingSample>>()
-    }
-}
-
-impl<G: TrainingBatches + std::fmt::Debug> TrainingData for ReplayStore<G> {
+impl<G: ReplayGame> TrainingData for ReplayStore<G> {
     fn total_games(&self) -> u64 {
         ReplayStore::total_games(self)
     }
@@ -184,7 +129,7 @@ impl<G: TrainingBatches + std::fmt::Debug> TrainingData for ReplayStore<G> {
         config: &Config,
         batch_size: usize,
     ) -> std::result::Result<TrainMetrics, sumito_net::NetError> {
-        trainer.train_step(&G::training_batch(self, rng, config, batch_size))
+        trainer.train_step(&ReplayStore::training_batch(self, rng, config, batch_size))
     }
 }
 
@@ -222,6 +167,8 @@ pub struct TrainerRole {
     /// The version of `trainer/state.json` this trainer wrote last: each
     /// write is conditional on it (shared with the background uploads).
     state_version: Arc<Mutex<Option<Version>>>,
+    /// The state last written or queued to be written.
+    saved_state: TrainerState,
 }
 
 impl TrainerRole {
@@ -275,6 +222,8 @@ impl TrainerRole {
             device,
             trainer,
             store,
+            // Written below, as this start's own.
+            saved_state: state.clone(),
             state,
             rng,
             generation_boundary: None,
@@ -298,6 +247,7 @@ impl TrainerRole {
             crate::fsutil::utc_timestamp()
         ));
         write_state(run, &role.state, &role.state_version)?;
+        role.saved_state = role.state.clone();
         // A crash between saving the state and exporting the candidate
         // leaves the candidate missing: export it again from the checkpoint.
         if role.state.generation > 0 && !run.has_model(role.state.generation)? {
@@ -444,9 +394,12 @@ impl TrainerRole {
 
     /// Saves weights and optimiser under a new name; then, in the
     /// background, shares it, then the state naming it, then removes the
-    /// previous checkpoint. `before_writing` is called first: its error
-    /// (the trainer role lost, say after the process was paused) stops the
-    /// save before anything is written.
+    /// previous checkpoint. With no step trained since the checkpoint the
+    /// state names, only a changed state is written (a candidate decided
+    /// without a step since: its training was done when a stop came before
+    /// it was written). `before_writing` is called first: its error (the
+    /// trainer role lost, say after the process was paused) stops the save
+    /// before anything is written.
     pub fn save_checkpoint(&mut self, before_writing: BeforeWriting<'_>) -> Result<()> {
         let name = format!("ckpt-{:09}", self.trainer.step());
         let key = format!("{TRAINER}{name}");
@@ -454,6 +407,15 @@ impl TrainerRole {
         // Nothing trained since the checkpoint the state names: it is this
         // one already (and deleting it to rewrite it would risk losing it).
         if self.state.checkpoint.as_deref() == Some(name.as_str()) && path.exists() {
+            if self.state != self.saved_state {
+                before_writing()?;
+                let (run, state) = (self.run.clone(), self.state.clone());
+                let version = Arc::clone(&self.state_version);
+                self.saved_state = state.clone();
+                self.storage += self
+                    .uploader
+                    .submit(move || write_state(&run, &state, &version))?;
+            }
             return Ok(());
         }
         before_writing()?;
@@ -471,6 +433,7 @@ impl TrainerRole {
         let previous = self.state.checkpoint.replace(name.clone());
         let (run, state) = (self.run.clone(), self.state.clone());
         let version = Arc::clone(&self.state_version);
+        self.saved_state = state.clone();
         self.storage += self.uploader.submit(move || {
             run.publish_folder(&key, MODEL_MANIFEST)?;
             write_state(&run, &state, &version)?;
@@ -555,37 +518,6 @@ impl TrainerRole {
 
     pub fn device(&self) -> Device {
         self.device
-    }
-}
-
-/// How a two-player game's result becomes the win/draw/loss target of its
-/// positions (`[training] move_limit_win`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ValueTarget {
-    pub move_limit_win: f32,
-}
-
-impl ValueTarget {
-    pub fn of(config: &TrainingConfig) -> ValueTarget {
-        ValueTarget {
-            move_limit_win: config.move_limit_win as f32,
-        }
-    }
-
-    /// The target of a position whose side to move got `result` (1, 0,
-    /// -1): a game decided at the move limit counts `move_limit_win` of a
-    /// win (or loss), the rest a draw.
-    pub fn wdl(&self, result: i8, at_move_limit: bool) -> [f32; 3] {
-        let decided = if at_move_limit {
-            self.move_limit_win
-        } else {
-            1.0
-        };
-        match result {
-            1 => [decided, 1.0 - decided, 0.0],
-            0 => [0.0, 1.0, 0.0],
-            _ => [0.0, 1.0 - decided, decided],
-        }
     }
 }
 
@@ -839,25 +771,6 @@ mod tests {
                 .unwrap()
                 .trained_samples,
             1_000_000
-        );
-    }
-
-    #[test]
-    fn a_win_at_the_move_limit_counts_as_configured() {
-        let target = ValueTarget {
-            move_limit_win: 0.5,
-        };
-        assert_eq!(target.wdl(1, false), [1.0, 0.0, 0.0]);
-        assert_eq!(target.wdl(-1, false), [0.0, 0.0, 1.0]);
-        assert_eq!(target.wdl(1, true), [0.5, 0.5, 0.0]);
-        assert_eq!(target.wdl(0, true), [0.0, 1.0, 0.0]);
-        let three_quarters = ValueTarget {
-            move_limit_win: 0.75,
-        };
-        assert_eq!(three_quarters.wdl(-1, true), [0.0, 0.25, 0.75]);
-        assert_eq!(
-            ValueTarget::of(&TrainingConfig::default()).wdl(1, true),
-            [1.0, 0.0, 0.0]
         );
     }
 }

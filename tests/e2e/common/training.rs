@@ -162,6 +162,8 @@ max_plies = 24
 workers = 1
 games_in_parallel = 6
 games_per_generation = 6
+# In turns on any machine, as configs/tiny.toml.
+overlap_training = false
 
 [mcts]
 simulations = 4

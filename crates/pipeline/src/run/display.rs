@@ -76,6 +76,10 @@ pub(super) struct GenerationTimes {
     pub(super) selfplay: Duration,
     pub(super) training: Duration,
     pub(super) evaluation: Duration,
+    /// The generation's own time: the parts' sum in turns; overlapped, less
+    /// (self-play beside the trainer's training and evaluation).
+    pub(super) wall: Duration,
+    pub(super) overlapped: bool,
 }
 
 impl GenerationTimes {
@@ -87,9 +91,10 @@ impl GenerationTimes {
         ]
     }
 
+    /// `part`'s share of the generation's time (overlapped, the shares add
+    /// up to more than one).
     pub(super) fn share(&self, part: Duration) -> f64 {
-        let total = self.selfplay + self.training + self.evaluation;
-        part.as_secs_f64() / total.as_secs_f64().max(1e-9)
+        part.as_secs_f64() / self.wall.as_secs_f64().max(1e-9)
     }
 
     pub(super) fn scalars(&self) -> Vec<(String, f64)> {
@@ -98,18 +103,34 @@ impl GenerationTimes {
             scalars.push((format!("time/{name}_seconds"), part.as_secs_f64()));
             scalars.push((format!("time/{name}_share"), self.share(part)));
         }
+        scalars.push((
+            "time/generation_seconds".to_owned(),
+            self.wall.as_secs_f64(),
+        ));
+        scalars.push((
+            "time/overlapped".to_owned(),
+            if self.overlapped { 1.0 } else { 0.0 },
+        ));
         scalars
     }
 
-    /// `time 41s = 58% self-play, 25% training, 17% evaluation`.
+    /// `time 41s = 58% self-play, 25% training, 17% evaluation, alternating`;
+    /// `time 30s = 93% self-play beside 67% training + 10% evaluation, overlapped`.
     pub(super) fn describe(&self) -> String {
-        let total = self.selfplay + self.training + self.evaluation;
+        let percent = |part: Duration| 100.0 * self.share(part);
         format!(
-            "time {:.0}s = {:.0}% self-play, {:.0}% training, {:.0}% evaluation",
-            total.as_secs_f64(),
-            100.0 * self.share(self.selfplay),
-            100.0 * self.share(self.training),
-            100.0 * self.share(self.evaluation)
+            "time {:.0}s = {:.0}% self-play{} {:.0}% training{} {:.0}% evaluation, {}",
+            self.wall.as_secs_f64(),
+            percent(self.selfplay),
+            if self.overlapped { " beside" } else { "," },
+            percent(self.training),
+            if self.overlapped { " +" } else { "," },
+            percent(self.evaluation),
+            if self.overlapped {
+                "overlapped"
+            } else {
+                "alternating"
+            }
         )
     }
 }
@@ -219,4 +240,48 @@ pub(super) fn trainer_time_line(trainer: &TrainerRole) -> String {
         );
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_generations_time_says_whether_self_play_ran_beside_the_training() {
+        let seconds = Duration::from_secs;
+        let in_turns = GenerationTimes {
+            selfplay: seconds(20),
+            training: seconds(16),
+            evaluation: seconds(4),
+            wall: seconds(40),
+            overlapped: false,
+        };
+        assert_eq!(
+            in_turns.describe(),
+            "time 40s = 50% self-play, 40% training, 10% evaluation, alternating"
+        );
+        let overlapped = GenerationTimes {
+            selfplay: seconds(28),
+            training: seconds(20),
+            evaluation: seconds(3),
+            wall: seconds(30),
+            overlapped: true,
+        };
+        assert_eq!(
+            overlapped.describe(),
+            "time 30s = 93% self-play beside 67% training + 10% evaluation, overlapped"
+        );
+        let scalars = overlapped.scalars();
+        for (tag, value) in [
+            ("time/generation_seconds", 30.0),
+            ("time/overlapped", 1.0),
+            ("time/selfplay_seconds", 28.0),
+            ("time/training_share", 20.0 / 30.0),
+        ] {
+            assert!(
+                scalars.contains(&(tag.to_owned(), value)),
+                "{tag} {value}: {scalars:?}"
+            );
+        }
+    }
 }

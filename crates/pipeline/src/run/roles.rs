@@ -48,7 +48,10 @@ pub fn selfplay(open: &OpenRun, options: &RunOptions) -> Result<()> {
             }
         }
         let games = config.selfplay.games_in_parallel as u64 * config.selfplay.workers as u64;
-        let (stats, elapsed) = play_with_model(run, config, best.generation, games, &ui, true)?;
+        let (stats, elapsed) =
+            play_with_model(run, config, best.generation, games, &ui, true, &|| {
+                ui.stopping()
+            })?;
         round += 1;
         let scalars: Vec<(String, f64)> = selfplay_scalars(&stats, elapsed)
             .into_iter()
@@ -112,7 +115,9 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
             waiting_said = false;
             // In chunks, so that new games and due candidates are seen.
             let chunk = config.training.checkpoint_every_steps;
-            train_pending(&mut trainer, &mut events, &ui, &lease_check, chunk)?;
+            train_pending(&mut trainer, &mut events, &ui, &lease_check, chunk, &|| {
+                ui.stopping()
+            })?;
         } else {
             if !waiting_said {
                 ui.say(&format!(

@@ -14,13 +14,15 @@ use crate::rundir::RunDir;
 use crate::tensorboard::EventWriter;
 use crate::trainer::TrainerRole;
 
-/// Trains the steps owed to the store, with a bar; returns the last metrics.
+/// Trains the steps owed to the store, with a bar, until `stop()`; returns
+/// the last metrics.
 pub(super) fn train_pending(
     trainer: &mut TrainerRole,
     events: &mut EventWriter,
     ui: &Ui,
     lease_check: &dyn Fn() -> Result<()>,
     max_steps: u64,
+    stop: &dyn Fn() -> bool,
 ) -> Result<Option<sumito_net::TrainMetrics>> {
     let steps = trainer.pending_steps().min(max_steps);
     if steps == 0 {
@@ -29,7 +31,7 @@ pub(super) fn train_pending(
     let bar = ui.bar(steps, "training", "steps");
     let mut last = None;
     for _ in 0..steps {
-        if ui.stopping() {
+        if stop() {
             break;
         }
         // Every step (cheap while the lease is renewed in time): a step may

@@ -14,9 +14,10 @@ use crate::config::Config;
 use crate::error::{PipelineError, Result};
 use crate::models::{device, load_model};
 use crate::replay::files::ReplayFolder;
+use crate::replay::replay_game::ReplayGame;
 use crate::run_board::RunBoard;
 use crate::rundir::RunDir;
-use crate::selfplay::{SelfPlayReplay, SelfPlayStats, WorkerSettings, play_games, run_starts};
+use crate::selfplay::{SelfPlayStats, WorkerSettings, play_games, run_starts};
 
 /// One self-play worker's work: with its evaluator and number, into the
 /// replay folder, taking games from the quota until it is spent or `stop()`;
@@ -35,7 +36,8 @@ pub(super) type SelfPlayWork<'a, G> = dyn Fn(
 /// Self-play of `games` games with generation `generation`'s model, on
 /// `selfplay.workers` threads sharing one network: two-player games, or
 /// the general game's when the rules say. With `follow_best`, no new game
-/// starts once another model became the best.
+/// starts once another model became the best; once `stop()`, the workers
+/// stop at their next safe point.
 pub(super) fn play_with_model(
     run: &RunDir,
     config: &Config,
@@ -43,6 +45,7 @@ pub(super) fn play_with_model(
     games: u64,
     ui: &Ui,
     follow_best: bool,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<(SelfPlayStats, Duration)> {
     let device = device(config)?;
     let net =
@@ -62,6 +65,7 @@ pub(super) fn play_with_model(
         games,
         ui,
         follow_best,
+        stop,
     };
     with_board!(
         config.rules.kind(),
@@ -97,6 +101,7 @@ pub(super) struct Workers<'a> {
     games: u64,
     ui: &'a Ui,
     follow_best: bool,
+    stop: &'a (dyn Fn() -> bool + Sync),
 }
 
 impl Workers<'_> {
@@ -137,7 +142,7 @@ impl Workers<'_> {
         let positions = AtomicU64::new(0);
         let last_best_check = Mutex::new(Instant::now());
         let out_dir = run.replay_model_folder(self.generation);
-        let stop = || ui.stopping();
+        let stop = self.stop;
         let on_game = |game_positions: u64| {
             bar.inc(1);
             let done = positions.fetch_add(game_positions, Ordering::Relaxed) + game_positions;
@@ -165,7 +170,7 @@ impl Workers<'_> {
                 .iter()
                 .enumerate()
                 .map(|(worker, evaluator)| {
-                    let (quota, out_dir, stop, on_game) = (&quota, &out_dir, &stop, &on_game);
+                    let (quota, out_dir, on_game) = (&quota, &out_dir, &on_game);
                     scope.spawn(move || work(&**evaluator, worker, out_dir, quota, stop, on_game))
                 })
                 .collect();
