@@ -20,6 +20,8 @@ mod render;
 mod review;
 mod run_safety;
 mod serve;
+mod serve_analysis;
+mod serve_review;
 mod serve_security;
 mod startup;
 mod stops;

@@ -19,7 +19,7 @@ use crate::training;
 const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
 
 /// A child process killed when dropped.
-struct Running(Child);
+pub(crate) struct Running(Child);
 
 impl Drop for Running {
     fn drop(&mut self) {
@@ -29,7 +29,7 @@ impl Drop for Running {
 }
 
 /// `sumito serve --port 0 EXTRA...` and the address it printed.
-fn start_server(extra: &[&str]) -> (Running, String) {
+pub(crate) fn start_server(extra: &[&str]) -> (Running, String) {
     let mut child = Command::new(SUMITO)
         .args(["serve", "--port", "0", "--seed", "3"])
         .args(extra)
@@ -58,7 +58,7 @@ fn start_server(extra: &[&str]) -> (Running, String) {
 
 /// Polls `found` every 50 ms until it gives a value, for 30 s at most
 /// (then the test fails, naming `what` it waited for).
-async fn wait_for<T, Found: Future<Output = Option<T>>>(
+pub(crate) async fn wait_for<T, Found: Future<Output = Option<T>>>(
     what: &str,
     mut found: impl FnMut() -> Found,
 ) -> T {
@@ -73,7 +73,11 @@ async fn wait_for<T, Found: Future<Output = Option<T>>>(
 }
 
 /// Waits until `check` on the page's text of `selector` holds.
-async fn wait_text(client: &Client, selector: &str, check: impl Fn(&str) -> bool) -> String {
+pub(crate) async fn wait_text(
+    client: &Client,
+    selector: &str,
+    check: impl Fn(&str) -> bool,
+) -> String {
     let check = &check;
     wait_for(&format!("on {selector}"), || async move {
         let text = client
@@ -91,7 +95,7 @@ async fn wait_text(client: &Client, selector: &str, check: impl Fn(&str) -> bool
 /// Clicks the element `selector` finds. The page redraws the board on every
 /// state it receives, so an element found a moment before may be gone by
 /// the click: it is then found again.
-async fn click(client: &Client, selector: &str) {
+pub(crate) async fn click(client: &Client, selector: &str) {
     wait_for(&format!("to click {selector}"), || async {
         let element = client
             .find(Locator::Css(selector))
@@ -110,7 +114,7 @@ async fn click(client: &Client, selector: &str) {
 /// shows it. The seat lines are drawn anew from every state the server
 /// sends, so a mark put on the old ones is gone once the new game is shown
 /// (the rules line alone cannot tell: it may read the same before and after).
-async fn start_new_game(client: &Client) {
+pub(crate) async fn start_new_game(client: &Client) {
     client
         .execute(
             "document.querySelectorAll('#seats .seat').forEach(s => s.dataset.old = '1');",
@@ -127,7 +131,7 @@ async fn start_new_game(client: &Client) {
 }
 
 /// The number of moves in the page's move list.
-async fn moves_listed(client: &Client) -> usize {
+pub(crate) async fn moves_listed(client: &Client) -> usize {
     client
         .find_all(Locator::Css("#moves span"))
         .await
@@ -136,7 +140,7 @@ async fn moves_listed(client: &Client) -> usize {
         - 1
 }
 
-async fn wait_moves(client: &Client, count: usize) {
+pub(crate) async fn wait_moves(client: &Client, count: usize) {
     wait_for(&format!("for {count} moves"), || async {
         (moves_listed(client).await == count).then_some(())
     })
@@ -157,7 +161,7 @@ async fn analyse_shown(client: &Client, simulations: u32) -> String {
 }
 
 /// Types `text` (a move and a newline) into the move box.
-async fn type_move(client: &Client, text: &str) {
+pub(crate) async fn type_move(client: &Client, text: &str) {
     client
         .find(Locator::Css("#move-input"))
         .await
@@ -402,8 +406,8 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
     assert!(pv.starts_with("PV: 3. "), "{pv}");
     let eval = wait_text(&client, "#eval-bar span", |t| t.starts_with("black ")).await;
     assert!(eval.ends_with('%'), "{eval}");
-    let header = wait_text(&client, "#top-moves tr", |t| t.contains("score")).await;
-    assert!(header.contains("score"), "{header}");
+    let header = wait_text(&client, "#top-moves tr", |t| t.contains("Win %")).await;
+    assert!(header.contains("Visits"), "{header}");
     assert!(
         client
             .find_all(Locator::Css("#graph text.axis"))

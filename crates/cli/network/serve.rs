@@ -17,7 +17,7 @@ use sumito_net::NetBoard;
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
 use sumito_play::analysis::analyse_game;
-use sumito_play::review::{Review, review};
+use sumito_play::review::{Review, review_game};
 use sumito_serve::model::{PageAnalysis, ReviewTarget, page_analysis};
 use sumito_serve::seat_player::SeatPlayer;
 use sumito_serve::{Model, ModelGame, Models, serve_blocking};
@@ -124,7 +124,14 @@ impl BundleModel {
         let mut search = self
             .search::<B>(SearchBudget::Simulations(target.simulations), 0)
             .capped(target.position_limit);
-        reviewed(&mut search, &positions, &moves, stop, on_progress)
+        reviewed(
+            &mut search,
+            &positions,
+            &moves,
+            target.opening_plies,
+            stop,
+            on_progress,
+        )
     }
 
     /// [`Model::analyse`] in the model's game `B`.
@@ -181,13 +188,15 @@ pub fn bundle_model(given: Option<&std::path::Path>, device: &str) -> anyhow::Re
     })
 }
 
-/// Every position of a game searched by `search`, then each move judged;
-/// stops (an error) once `on_progress` returns false or `stop` is set,
-/// the search in progress at its next batch.
+/// Every position of a game searched by `search`, then each move judged
+/// (the first `opening_plies`, a random opening, left unjudged); stops (an
+/// error) once `on_progress` returns false or `stop` is set, the search in
+/// progress at its next batch.
 fn reviewed<B: Board>(
     search: &mut NetworkSearch<B>,
     positions: &[B],
     moves: &[B::Move],
+    opening_plies: usize,
     stop: Arc<AtomicBool>,
     on_progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Review, String> {
@@ -208,7 +217,7 @@ fn reviewed<B: Board>(
     }
     on_progress(positions.len(), positions.len());
     let start = positions.first().ok_or("a game has a start")?;
-    Ok(review(start, &reports))
+    Ok(review_game(start, &reports, opening_plies))
 }
 
 /// `search` at strength `level`, if given.
@@ -293,6 +302,7 @@ mod tests {
         let target = ReviewTarget {
             positions: positions.clone(),
             moves,
+            opening_plies: 1,
             simulations: 8,
             position_limit: std::time::Duration::from_secs(5),
         };
@@ -302,6 +312,9 @@ mod tests {
             .unwrap();
         assert_eq!(review.moves.len(), 3);
         assert_eq!(review.sides.len(), 3);
+        // The random opening's move is shown, not judged.
+        assert!(review.moves[0].random_opening && review.moves[0].judgement.is_none());
+        assert!(!review.moves[1].random_opening);
         let analysis = model
             .analyse(&positions[3], 16, stop, &mut |_| true)
             .unwrap();

@@ -46,7 +46,10 @@ pub use judging::{
     BLUNDER, ENDGAME_MARBLES, ENDGAME_PLY, INACCURACY, Judgement, KEY_MOMENTS, MISTAKE, MoveReview,
     OPENING_PLIES, Phase, Review, ReviewMeta, SideSummary, move_accuracy, review, review_game,
 };
-pub use learn::{LearnOutcome, LearnView, MoveJudge, exercises, learn};
+pub use learn::{
+    Attempt, GAME_MOVE_TRIED, LearnOutcome, LearnView, MoveJudge, attempt, exercises, learn,
+    solution,
+};
 pub use reasons::reason;
 pub use report_html::render_review_html;
 pub use report_svg::render_review_svg;
@@ -367,5 +370,41 @@ mod tests {
         );
         // The board before each exercise, its last move bracketed.
         assert!(text.contains(")"), "{text}");
+    }
+
+    #[test]
+    fn a_move_tried_solves_within_an_inaccuracy_of_the_best() {
+        let review = review(&start(), &reports(&[50.0, 44.0, 30.0, 18.0, 40.0]));
+        let mistake = &review.moves[2];
+        let near = attempt(mistake, "A1B2", mistake.before - INACCURACY + 0.5);
+        assert!(near.solved, "{near:?}");
+        assert!(near.says.starts_with("Good: A1B2 keeps "), "{near:?}");
+        let short = attempt(mistake, "A1B2", mistake.before - INACCURACY);
+        assert!(!short.solved, "{short:?}");
+        assert!(
+            short.says.contains("5.0 points short of the best move"),
+            "{short:?}"
+        );
+        let engine = &mistake.better.as_ref().unwrap().0;
+        let same = attempt(mistake, engine, mistake.before);
+        assert!(same.says.contains("the engine's move too"), "{same:?}");
+        assert!(solution(mistake).starts_with("The engine's move: "));
+    }
+
+    #[test]
+    fn every_sides_expected_score_is_kept_at_every_position() {
+        let review = review(&start(), &reports(&[50.0, 44.0, 30.0, 18.0, 40.0]));
+        assert_eq!(review.side_scores.len(), 5);
+        for (scores, first) in review.side_scores.iter().zip(&review.first_score) {
+            assert_eq!(scores[0], *first);
+            assert!((scores[0] + scores[1] - 100.0).abs() < 1e-3, "{scores:?}");
+        }
+        let json = review_json(&review);
+        assert_eq!(json["sides"], serde_json::json!(["black", "white"]));
+        assert_eq!(json["expected_scores"].as_array().unwrap().len(), 5);
+        assert_eq!(
+            json["expected_scores"][1][0],
+            json["black_expected_score"][1]
+        );
     }
 }

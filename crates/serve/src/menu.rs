@@ -43,6 +43,8 @@ pub const MODEL_SEARCH_MB: u32 = 64;
 /// The most moves a page's game may have (a loaded record, or a game of
 /// players without a move limit): the page's memory is bounded.
 pub const MAX_GAME_PLIES: usize = 5_000;
+/// The most moves of a variation the page may show (its `goto`'s line).
+pub const MAX_VARIATION_PLIES: usize = 500;
 
 /// A classical player a page asked for, checked against the menu.
 #[derive(Clone, Debug, PartialEq, Eq)]

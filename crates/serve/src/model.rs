@@ -92,12 +92,15 @@ impl ModelGame {
 }
 
 /// A game to review: its positions (the start first), the moves between
-/// them, and the simulations of each position's search, which ends within
-/// `position_limit` whatever its simulations.
+/// them, how many of its first moves were a random opening (shown, not
+/// judged: a loaded match record's), and the simulations of each
+/// position's search, which ends within `position_limit` whatever its
+/// simulations.
 #[derive(Clone, Debug)]
 pub struct ReviewTarget {
     pub positions: Vec<GeneralPosition>,
     pub moves: Vec<GeneralMove>,
+    pub opening_plies: usize,
     pub simulations: u32,
     pub position_limit: Duration,
 }
@@ -177,6 +180,8 @@ pub fn page_analysis<B: Board>(analysis: &Analysis<B::Move>) -> PageAnalysis {
                 visits: stats.visits,
                 q: stats.q,
                 prior: stats.prior,
+                rating: stats.rating,
+                line: stats.line.iter().map(|&mv| B::general_move(mv)).collect(),
             })
             .collect(),
         principal_variation: analysis

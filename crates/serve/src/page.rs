@@ -81,6 +81,40 @@ impl Page {
         !self.queued.is_empty()
     }
 
+    /// Waits for `work` until the page sends a message (kept to be
+    /// answered in turn): `Some(Some(done))` when `work` finished first,
+    /// `Some(None)` when a message came first (or waits already), `None`
+    /// when the page went. A search ends this way the moment the page moves
+    /// on or asks it to stop, not at its next update. `work` must be safe to
+    /// drop unfinished (a channel's `recv`).
+    pub(crate) async fn until_message<T>(
+        &mut self,
+        work: impl Future<Output = T>,
+    ) -> Option<Option<T>> {
+        if self.has_queued() {
+            return Some(None);
+        }
+        tokio::pin!(work);
+        loop {
+            tokio::select! {
+                done = &mut work => return Some(Some(done)),
+                incoming = self.socket.recv() => match incoming {
+                    Some(Ok(Message::Text(text))) => {
+                        self.queued.push_back(text);
+                        return Some(None);
+                    }
+                    Some(Ok(Message::Close(_)) | Err(_)) | None => return None,
+                    Some(Ok(_)) => {}
+                },
+                _ = self.ping.tick() => {
+                    if self.socket.send(Message::Ping(Default::default())).await.is_err() {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
     /// Waits for `work` while still reading the page, so that a page that
     /// goes is noticed at once; its messages meanwhile wait their turn.
     /// `None` when the page went first.

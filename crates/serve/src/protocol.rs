@@ -9,21 +9,26 @@
 //! | `type` | fields | what |
 //! |---|---|---|
 //! | `new_game` | `layout`, `rules` (a `[rules]` table as JSON, optional), `seats` (one per seat: `{"kind":"human"}`, `{"kind":"classical","spec":"alphabeta:depth=2"}` (a classical player; `"engine"`, its older kind, still read), `{"kind":"model","simulations":400}`, or with `"time_ms"`, or `{"kind":"model","level":3}`; a model seat may name one of the server's models, `"model":"NAME"`, else it is the first that plays the game), `clock` (`{"minutes":10,"increment_seconds":60}`, optional) | starts a game |
-//! | `move` | `text` (Aba-Pro or comma form) | plays a move for the person to move |
+//! | `move` | `text` (Aba-Pro or comma form) | plays a move for the person to move; shown at an earlier ply or in a variation, the move is checked in the shown position and extends the variation (or follows the game's next move) |
 //! | `undo` | | takes back to the previous turn of a person |
 //! | `resign` | | the person to move resigns |
-//! | `goto` | `ply` | shows the position after `ply` moves (the move list) |
+//! | `goto` | `ply`, `line` (optional: moves, each checked in the position it is played in) | shows the position after `ply` moves of the game, then the variation `line` (the move list's tree is the page's) |
+//! | `stop` | | ends the page's analysis or review in progress at once (its last update is its result) |
 //! | `analyse` (or `analyze`, its old spelling, still read) | `simulations` (optional), `position` (optional position text) | searches the shown (or given) position with the model |
 //! | `load` | `record` (a Sumito record, or Aba-Pro moves one per line or separated by spaces) | replaces the game |
 //! | `save` | | asks for the game as a record |
 //! | `review` | `simulations` (optional, per position) | the model reviews every move of the game |
+//! | `try_move` | `ply`, `text` | learn from your mistakes: the model judges `text` tried in place of move `ply` of the last review |
 //!
 //! From the server: `state` (everything the page shows, among it the
 //! models served with the layouts each plays, and this game's model), `analysis`
 //! (several per request as the search grows, the last with `done: true`),
 //! `review_progress` (`done`, `total` positions searched), `review` (the
-//! review as `sumito review --json` writes it, and its SVG report),
-//! `record` (`text`), `error` (`message`).
+//! review as `sumito review --json` writes it, its SVG report, and the
+//! `lines` of each judged move: the move played, the better line and the
+//! legal moves, as the cells they pick up and where each goes),
+//! `tried` (the verdict on a `try_move`: `ply`, `tried`, `score`,
+//! `solved`, `says`), `record` (`text`), `error` (`message`).
 //!
 //! The schemas are strict: a message with a field its type does not have,
 //! or without one it needs, is refused with an `error` (which quotes at most
@@ -91,7 +96,13 @@ pub enum ClientMessage {
     Resign {},
     Goto {
         ply: usize,
+        /// A variation from that ply: moves in the notation of `move`.
+        #[serde(default)]
+        line: Vec<String>,
     },
+    /// Ends the analysis or review in progress (any message does; this one
+    /// does nothing else).
+    Stop {},
     // `analyze`: the type's older spelling, still read (an alias),
     // so that a client written for it keeps working.
     #[serde(alias = "analyze")]
@@ -108,6 +119,11 @@ pub enum ClientMessage {
     Review {
         #[serde(default)]
         simulations: Option<u32>,
+    },
+    /// A move tried in place of move `ply` of the last review (learn mode).
+    TryMove {
+        ply: usize,
+        text: String,
     },
 }
 
@@ -147,6 +163,18 @@ pub struct MoveView {
     pub to: Vec<String>,
 }
 
+/// A marble that a side could push off with one move if it were its
+/// turn, by the engine's exact rules (whatever the network thinks).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ThreatView {
+    /// The marble's cell.
+    pub cell: String,
+    /// The colour of the seat that could push it off.
+    pub by: &'static str,
+    /// Whether that seat is to move: it can push the marble off now.
+    pub now: bool,
+}
+
 /// One move of the game so far.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PlyView {
@@ -178,8 +206,17 @@ pub struct StateView {
     pub to_move: usize,
     /// Whether a person is to move at the end of the game so far.
     pub human_to_move: bool,
+    /// The legal moves of the shown position where the person may play
+    /// one: at the end of the game on a person's turn (a move of the game),
+    /// or at an earlier ply or in a variation (a move of the variation).
     pub legal: Vec<MoveView>,
     pub history: Vec<PlyView>,
+    /// The variation shown: moves played from the position after `cursor`
+    /// moves of the game (empty on the game's own line); `position`,
+    /// `board`, `legal` and `threats` are of the position after them.
+    pub line: Vec<String>,
+    /// The marbles each side could push off in the shown position.
+    pub threats: Vec<ThreatView>,
     pub result: Option<String>,
     /// Whether analysis is available (a model is loaded and the game is
     /// one it plays: a two-player model's plain game, a general model's
@@ -218,6 +255,17 @@ pub struct LevelView {
     pub elo: Option<f64>,
 }
 
+/// A judged move of a review drawn on the board before it: the move
+/// played, the better move and its line (as far as it stays legal), and
+/// the legal moves there (to try one in learn mode).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReviewLine {
+    pub ply: usize,
+    pub played: MoveView,
+    pub better: Vec<MoveView>,
+    pub legal: Vec<MoveView>,
+}
+
 /// One move of an analysis.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AnalysisMove {
@@ -227,6 +275,11 @@ pub struct AnalysisMove {
     pub visits: u32,
     pub prior: f32,
     pub q: Option<f32>,
+    /// The search's own rating (its policy target): the candidates are in
+    /// its order, after the move the search plays.
+    pub rating: f32,
+    /// The line the search expects after the move, starting with it.
+    pub line: Vec<String>,
 }
 
 /// A message to the page.
@@ -245,6 +298,8 @@ pub enum ServerMessage {
         wdl: [f32; 3],
         /// Each side's value, -1 to 1 (the first side's makes the eval bar).
         values_by_side: Vec<f32>,
+        /// The move the search plays (the first of `moves`).
+        best: String,
         moves: Vec<AnalysisMove>,
         pv: Vec<String>,
         /// The board after each move of `pv`, to step through it.
@@ -268,6 +323,21 @@ pub enum ServerMessage {
     Review {
         review: Value,
         svg: String,
+        /// The moves of each judged move, to draw on the board before it.
+        lines: Vec<ReviewLine>,
+    },
+    /// The verdict on a move tried in place of a reviewed one.
+    Tried {
+        ply: usize,
+        /// The move tried, as the move list writes it.
+        tried: String,
+        /// The expected score (percent) it keeps for its mover; none for
+        /// the game's own move, which is not judged again.
+        score: Option<f32>,
+        /// Within the review's inaccuracy threshold of the best move.
+        solved: bool,
+        /// The verdict in words (the terminal's exercises say the same).
+        says: String,
     },
     Error {
         message: String,
@@ -302,6 +372,38 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_move_tried_names_its_ply_and_its_text() {
+        assert_eq!(
+            parse(r#"{"type":"try_move","ply":7,"text":"A1B2"}"#),
+            Ok(ClientMessage::TryMove {
+                ply: 7,
+                text: "A1B2".into()
+            })
+        );
+        for bad in [
+            r#"{"type":"try_move","ply":7}"#,
+            r#"{"type":"try_move","text":"A1B2"}"#,
+            r#"{"type":"try_move","ply":-1,"text":"A1B2"}"#,
+            r#"{"type":"try_move","ply":7,"text":"A1B2","score":99}"#,
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        // The verdict as the page reads it.
+        let verdict = serde_json::to_value(ServerMessage::Tried {
+            ply: 7,
+            tried: "A1B2".into(),
+            score: Some(48.5),
+            solved: true,
+            says: "Good".into(),
+        })
+        .unwrap();
+        assert_eq!(
+            verdict,
+            serde_json::json!({"type": "tried", "ply": 7, "tried": "A1B2", "score": 48.5, "solved": true, "says": "Good"})
+        );
     }
 
     #[test]
@@ -420,7 +522,7 @@ mod tests {
         });
         let kind = prop::sample::select(vec![
             "new_game", "move", "undo", "resign", "goto", "analyse", "analyze", "load", "save",
-            "review", "other",
+            "review", "try_move", "other",
         ]);
         let field = prop::sample::select(vec![
             "layout",
@@ -478,6 +580,10 @@ mod tests {
                             Ok(_) => unreachable!("no model is loaded"),
                         }
                     }
+                    Ok(ClientMessage::TryMove { ply, text }) => match session.attempt(ply, &text) {
+                        Err(message) => error(message),
+                        Ok(_) => unreachable!("no review was made"),
+                    },
                     Ok(ClientMessage::Review { simulations }) => {
                         match session.review_target(simulations, crate::menu::REVIEW_POSITION_LIMIT) {
                             Err(message) => error(message),

@@ -1,5 +1,5 @@
 //! A page's searches as the server runs them: its seat players' moves, its
-//! analyses and its reviews. Each runs on a blocking thread with one of the
+//! analyses, its reviews and the moves it tries in learn mode. Each runs on a blocking thread with one of the
 //! server's search slots ([`crate::slots`], shared fairly between pages) and,
 //! for a model, memory reserved from the server's budget while it runs
 //! (never while a game merely waits). Each has a time limit, enforced here
@@ -7,7 +7,8 @@
 //! at every batch of its evaluations: it is set when the page goes, when
 //! the page moves on (sends another message), and at the limit, so a search
 //! ends within one batch of any of them. A review is a sequence of bounded
-//! searches, one a position, that gives its slot back between positions.
+//! searches, one a position, that gives its slot back between positions; a
+//! move tried in learn mode one search, bounded as a review's position.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,6 +21,8 @@ use crate::menu::{
 };
 use crate::page::Page;
 use crate::protocol::ServerMessage;
+use crate::seat_player::{PlayerMove, PlayerTurn};
+use crate::session::learn::Attempting;
 use crate::session::{GameSession, error};
 use crate::slots::SlotUser;
 
@@ -59,6 +62,41 @@ impl Shares<'_> {
     }
 }
 
+/// How a seat player's turn ended.
+pub(crate) enum TurnEnd {
+    /// It answered within its deadline: a move, or why it has none.
+    Answered(PlayerTurn, Result<PlayerMove, String>),
+    /// Its deadline passed: its search was stopped, with no move.
+    OverLimit(PlayerTurn),
+    /// Its thread ended without an answer (it panicked).
+    Lost,
+}
+
+/// Plays `turn`: its player thinks on a blocking thread, aiming at the
+/// turn's cap, and is stopped at its deadline by the server's clock (its
+/// search ends within a batch). Dropped before it ends (the page went), it
+/// stops the search too.
+pub(crate) async fn think_within_limit(mut turn: PlayerTurn) -> TurnEnd {
+    let stop = SearchStop::new();
+    turn.player.set_stop(stop.flag());
+    let deadline = turn.deadline;
+    let mut job = tokio::task::spawn_blocking(move || {
+        let answer = turn.player.think(&turn.position, Some(turn.cap));
+        (turn, answer)
+    });
+    match tokio::time::timeout(deadline, &mut job).await {
+        Ok(Ok((turn, answer))) => TurnEnd::Answered(turn, answer),
+        Ok(Err(_)) => TurnEnd::Lost,
+        Err(_) => {
+            drop(stop);
+            match job.await {
+                Ok((turn, _)) => TurnEnd::OverLimit(turn),
+                Err(_) => TurnEnd::Lost,
+            }
+        }
+    }
+}
+
 /// Runs the players whose turn it is, sending the state after each move;
 /// `false` when the page is gone.
 pub(crate) async fn run_players(
@@ -67,7 +105,7 @@ pub(crate) async fn run_players(
     shares: &Shares<'_>,
 ) -> bool {
     while let Some(seat) = session.player_to_move() {
-        let Some(mut turn) = session.take_player(seat) else {
+        let Some(turn) = session.take_player(seat) else {
             break;
         };
         // Players that search take a slot; random and greedy answer at once.
@@ -85,38 +123,23 @@ pub(crate) async fn run_players(
                 return page.send(&error(message)).await;
             }
         };
-        let stop = SearchStop::new();
-        turn.player.set_stop(stop.flag());
-        let deadline = turn.deadline;
-        let mut job = tokio::task::spawn_blocking(move || {
-            let answer = turn.player.think(&turn.position, Some(turn.cap));
-            (turn, answer)
-        });
-        let joined = match tokio::time::timeout(deadline, page.wait(&mut job)).await {
-            Ok(Some(joined)) => joined,
-            Ok(None) => return false,
-            // The limit: the search stops within a batch, with no move.
-            Err(_) => {
-                drop(stop);
-                match page.wait(&mut job).await {
-                    Some(Ok((turn, _))) => {
-                        session.give_back(turn);
-                        return page
-                            .send(&error(format!(
-                                "the player could not move within its limit of {deadline:?}"
-                            )))
-                            .await;
-                    }
-                    Some(Err(_)) => {
-                        return page.send(&error("the player stopped unexpectedly")).await;
-                    }
-                    None => return false,
-                }
-            }
+        // A page that goes drops the turn's thinking, which stops it.
+        let Some(end) = page.wait(think_within_limit(turn)).await else {
+            return false;
         };
         drop((slot, reservation));
-        let Ok((turn, answer)) = joined else {
-            return page.send(&error("the player stopped unexpectedly")).await;
+        let (turn, answer) = match end {
+            TurnEnd::Answered(turn, answer) => (turn, answer),
+            TurnEnd::OverLimit(turn) => {
+                let deadline = turn.deadline;
+                session.give_back(turn);
+                return page
+                    .send(&error(format!(
+                        "the player could not move within its limit of {deadline:?}"
+                    )))
+                    .await;
+            }
+            TurnEnd::Lost => return page.send(&error("the player stopped unexpectedly")).await,
         };
         if let Err(message) = session.player_done(turn.seat, turn.player, turn.position, answer) {
             return page
@@ -165,14 +188,24 @@ pub(crate) async fn analyse(
     });
     let mut last = None;
     let mut timed_out = false;
+    let mut moved_on = false;
     loop {
-        let update = match tokio::time::timeout_at(deadline, page.wait(received.recv())).await {
-            Ok(update) => update?,
-            Err(_) => {
-                timed_out = true;
-                break;
-            }
-        };
+        // A message from the page (a stop, a move, a step to another
+        // position) ends the analysis at once: the page has moved on, and
+        // its message is not kept waiting for the search's next update.
+        let update =
+            match tokio::time::timeout_at(deadline, page.until_message(received.recv())).await {
+                Ok(Some(Some(update))) => update,
+                Ok(Some(None)) => {
+                    moved_on = true;
+                    break;
+                }
+                Ok(None) => return None,
+                Err(_) => {
+                    timed_out = true;
+                    break;
+                }
+            };
         let Some(analysis) = update else {
             break; // the search is done
         };
@@ -183,11 +216,6 @@ pub(crate) async fn analyse(
                 .await
         {
             return None;
-        }
-        // A message from the page (a move, most often) ends the analysis:
-        // the page has moved on, and its message is not kept waiting.
-        if page.has_queued() {
-            break;
         }
     }
     drop(stop);
@@ -203,6 +231,11 @@ pub(crate) async fn analyse(
                 return Some(error(format!(
                     "the analysis reached its limit of {MODEL_THINK_LIMIT:?} before its first result"
                 )));
+            }
+            // Stopped by the page before its first result: the page hears
+            // that it ended (and asks again for its new position).
+            None if moved_on => {
+                return Some(error("the analysis was stopped before its first result"));
             }
             None => return Some(error(message)),
         },
@@ -235,6 +268,8 @@ pub(crate) async fn review(
         Ok(target) => target,
         Err(message) => return Some(error(message)),
     };
+    // Kept with the review for the exercises of learn mode.
+    let judged = target.clone();
     let (progress, mut received) = tokio::sync::mpsc::unbounded_channel::<NextPosition>();
     let model = session.shared_model();
     let stop = SearchStop::new();
@@ -294,10 +329,16 @@ pub(crate) async fn review(
     let joined = page.wait(&mut job).await?;
     drop((slot, reservation));
     match joined {
-        Ok(Ok(review)) => Some(ServerMessage::Review {
-            review: review_json(&review),
-            svg: render_review_svg(&review, "Review of the game"),
-        }),
+        Ok(Ok(mut review)) => {
+            review.meta = session.review_meta(judged.simulations);
+            let message = ServerMessage::Review {
+                review: review_json(&review),
+                svg: render_review_svg(&review, "Review of the game"),
+                lines: GameSession::review_lines(&judged, &review),
+            };
+            session.keep_review(judged, review);
+            Some(message)
+        }
         Ok(Err(_)) if overran => Some(error(format!(
             "the review stopped: a position's search ran past {REVIEW_POSITION_DEADLINE:?}"
         ))),
@@ -305,3 +346,72 @@ pub(crate) async fn review(
         Err(_) => Some(error("the review stopped unexpectedly")),
     }
 }
+
+/// Judges a move the page tried in place of move `ply` of the game's last
+/// review (learn mode): the reply to send, or `None` when the page is gone.
+/// A move that needs a search is searched by the model after it is played,
+/// with a slot of its own and the review's simulations, within
+/// [`REVIEW_POSITION_DEADLINE`] (then its last update, if any, is its
+/// score), as bounded as a review's position.
+pub(crate) async fn try_move(
+    page: &mut Page,
+    session: &mut GameSession,
+    shares: &Shares<'_>,
+    ply: usize,
+    text: &str,
+) -> Option<ServerMessage> {
+    let search = match session.attempt(ply, text) {
+        Ok(Attempting::Answered(message)) => return Some(message),
+        Ok(Attempting::Search(search)) => search,
+        Err(message) => return Some(error(message)),
+    };
+    let slot = page.wait(shares.slots.acquire()).await?;
+    let reservation = match shares.memory(MODEL_SEARCH_MB) {
+        Ok(reservation) => reservation,
+        Err(message) => return Some(error(message)),
+    };
+    let model = session.shared_model();
+    let stop = SearchStop::new();
+    let flag = stop.flag();
+    // The last update, the score of a search stopped at the deadline.
+    let last = Arc::new(std::sync::Mutex::new(None::<f32>));
+    let seen = last.clone();
+    let (after, side, simulations) = (search.after, search.side, search.simulations);
+    let mut job = tokio::task::spawn_blocking(move || {
+        let score = |values: &[f32]| values.get(side).map(|value| 50.0 * (1.0 + value));
+        model
+            .analyse(&after, simulations, flag, &mut |analysis| {
+                if let Ok(mut seen) = seen.lock() {
+                    *seen = score(&analysis.side_values);
+                }
+                true
+            })
+            .map(|analysis| score(&analysis.side_values))
+    });
+    let joined = match tokio::time::timeout(REVIEW_POSITION_DEADLINE, page.wait(&mut job)).await {
+        Ok(joined) => joined?,
+        Err(_) => {
+            drop(stop);
+            page.wait(&mut job).await?
+        }
+    };
+    drop((slot, reservation));
+    let stopped_at = last.lock().ok().and_then(|last| *last);
+    let score = match joined {
+        Ok(Ok(Some(score))) => score,
+        Ok(Ok(None)) => return Some(error("the model gave no value for the mover")),
+        Ok(Err(message)) => match stopped_at {
+            Some(score) => score,
+            None => {
+                return Some(error(format!(
+                    "the model could not judge the move: {message}"
+                )));
+            }
+        },
+        Err(_) => return Some(error("the judgement stopped unexpectedly")),
+    };
+    Some(search.verdict(score))
+}
+
+#[cfg(test)]
+mod tests;

@@ -16,7 +16,7 @@ use sumito_engine::general::{GeneralMove, GeneralPosition};
 use sumito_game::Board;
 use sumito_play::session::SeatedPlayer;
 
-use crate::menu::{CLASSICAL_THINK_LIMIT, PagePlayer, PagePolicy};
+use crate::menu::{CLASSICAL_THINK_LIMIT, MODEL_PLANNED_SHARE, PagePlayer, PagePolicy};
 use sumito_arena::arena_board::ArenaBoard;
 
 /// A player at a seat: a player of any game, which sees the page's
@@ -175,6 +175,36 @@ pub struct PlayerTurn {
     pub searches: bool,
     /// Memory reserved from the server's budget while it searches.
     pub search_mb: u32,
+}
+
+impl PlayerTurn {
+    /// The turn of `player` at `seat` in `position`, which may think
+    /// `deadline` at most. A model plans its timed search from its measured
+    /// speed, which a growing tree slows: it aims at
+    /// [`MODEL_PLANNED_SHARE`] of its deadline, so that the stop at the
+    /// deadline is a last resort. A classical player aims at the deadline.
+    pub fn new(
+        seat: usize,
+        position: GeneralPosition,
+        player: SeatPlayer,
+        deadline: Duration,
+        model: bool,
+        searches: bool,
+        search_mb: u32,
+    ) -> PlayerTurn {
+        PlayerTurn {
+            seat,
+            position,
+            player,
+            cap: match model {
+                true => deadline.mul_f64(MODEL_PLANNED_SHARE),
+                false => deadline,
+            },
+            deadline,
+            searches,
+            search_mb,
+        }
+    }
 }
 
 #[cfg(test)]

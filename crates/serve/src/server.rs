@@ -34,12 +34,14 @@ use crate::menu::PagePolicy;
 use crate::model::Models;
 use crate::page::Page;
 use crate::protocol::{ClientMessage, ServerMessage};
-use crate::searches::{SearchStop, Shares, analyse, review, run_players};
+use crate::searches::{SearchStop, Shares, analyse, review, run_players, try_move};
 use crate::session::{GameSession, error};
 use crate::slots::SearchSlots;
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
+const REVIEW_JS: &str = include_str!("assets/review.js");
+const ANALYSIS_JS: &str = include_str!("assets/analysis.js");
 const STYLE_CSS: &str = include_str!("assets/style.css");
 
 /// The largest message a page may send (a pasted record fits easily).
@@ -94,7 +96,10 @@ struct ServerState {
     seed: u64,
 }
 
-/// The app: `/` the page, `/app.js`, `/style.css`, `/ws` the game socket;
+/// The app: `/` the page, `/app.js`, `/review.js` (the review: graph,
+/// better lines, key moments, learn mode), `/analysis.js` (the analysis
+/// board: candidates, threats, variations), `/style.css`, `/ws` the game
+/// socket;
 /// every request first has its `Host` and target checked.
 fn router(state: Arc<ServerState>) -> Router {
     Router::new()
@@ -105,6 +110,14 @@ fn router(state: Arc<ServerState>) -> Router {
         .route(
             "/app.js",
             get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }),
+        )
+        .route(
+            "/review.js",
+            get(|| async { asset("text/javascript; charset=utf-8", REVIEW_JS) }),
+        )
+        .route(
+            "/analysis.js",
+            get(|| async { asset("text/javascript; charset=utf-8", ANALYSIS_JS) }),
         )
         .route(
             "/style.css",
@@ -219,6 +232,13 @@ async fn play(socket: WebSocket, state: Arc<ServerState>) {
             }
             ClientMessage::Review { simulations } => {
                 let Some(reply) = review(&mut page, &mut session, &shares, simulations).await
+                else {
+                    return;
+                };
+                reply
+            }
+            ClientMessage::TryMove { ply, text } => {
+                let Some(reply) = try_move(&mut page, &mut session, &shares, ply, &text).await
                 else {
                     return;
                 };

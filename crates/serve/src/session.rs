@@ -18,9 +18,10 @@ use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Position, Rules};
 use sumito_game::GameKind;
 use sumito_play::analysis::record_under_rules;
+use sumito_play::review::Review;
 
 use crate::menu::{
-    CLASSICAL_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MODEL_PLANNED_SHARE, MODEL_SEARCH_MB,
+    CLASSICAL_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MAX_VARIATION_PLIES, MODEL_SEARCH_MB,
     MODEL_THINK_LIMIT, PagePolicy, Reservation, page_player,
 };
 use crate::model::{
@@ -53,6 +54,17 @@ enum Seat {
     },
 }
 
+/// The game's last review and what it judged: the positions (under the
+/// model's rules, the start first), the moves between them, and the
+/// simulations of its searches.
+#[derive(Debug)]
+struct Reviewed {
+    positions: Vec<GeneralPosition>,
+    moves: Vec<GeneralMove>,
+    simulations: u32,
+    review: Review,
+}
+
 /// A game and everything the page asked for.
 pub struct GameSession {
     /// Every model the server offers.
@@ -73,11 +85,20 @@ pub struct GameSession {
     thinks: Vec<Option<Duration>>,
     seats: Vec<Seat>,
     cursor: usize,
+    /// The variation shown: moves from the position after `cursor` moves
+    /// of the game, and the position after each (empty on the game's line).
+    /// The page holds the tree of variations; the server checks and shows
+    /// one line of it at a time.
+    line: Vec<GeneralMove>,
+    line_positions: Vec<GeneralPosition>,
     clock: Option<ClockRequest>,
     clocks: Vec<Duration>,
     turn_started: Instant,
     /// Set when a seat ran out of time or resigned.
     ended: Option<String>,
+    /// The game's last review, for the exercises of learn mode; none after
+    /// a new game or a loaded one.
+    reviewed: Option<Reviewed>,
     seed: u64,
 }
 
@@ -150,10 +171,13 @@ impl GameSession {
             thinks: Vec::new(),
             seats: Vec::new(),
             cursor: 0,
+            line: Vec::new(),
+            line_positions: Vec::new(),
             clock: None,
             clocks: Vec::new(),
             turn_started: Instant::now(),
             ended: None,
+            reviewed: None,
             seed,
         };
         let seat_requests: Vec<SeatRequest> = std::iter::once(SeatRequest::Human { name: None })
@@ -173,6 +197,97 @@ impl GameSession {
 
     fn current(&self) -> &GeneralPosition {
         self.positions.last().expect("a game has its start")
+    }
+
+    /// The position the page shows: after `cursor` moves of the game and
+    /// the variation's.
+    fn shown(&self) -> &GeneralPosition {
+        self.line_positions
+            .last()
+            .unwrap_or(&self.positions[self.cursor])
+    }
+
+    /// Whether the page shows the end of the game so far (not an earlier
+    /// ply, not a variation).
+    fn at_end(&self) -> bool {
+        self.cursor == self.moves.len() && self.line.is_empty()
+    }
+
+    /// Shows the game's end (after a move of the game, an undo, a new
+    /// game).
+    fn show_end(&mut self) {
+        self.cursor = self.moves.len();
+        self.line.clear();
+        self.line_positions.clear();
+    }
+
+    /// Shows the position after `ply` moves of the game and the moves of
+    /// `line`, each read and checked in the position it is played in; the
+    /// error names the move that is not legal there.
+    fn show_line(&mut self, ply: usize, line: &[String]) -> Result<(), String> {
+        if ply > self.moves.len() {
+            return Err(format!(
+                "ply {ply}: the game has {} moves",
+                self.moves.len()
+            ));
+        }
+        if line.len() > MAX_VARIATION_PLIES {
+            return Err(format!(
+                "a variation of {} moves: the server shows at most {MAX_VARIATION_PLIES}",
+                line.len()
+            ));
+        }
+        let mut position = self.positions[ply];
+        let mut moves = Vec::with_capacity(line.len());
+        let mut positions = Vec::with_capacity(line.len());
+        for (index, text) in line.iter().enumerate() {
+            let mv = self.variation_move(&position, text).map_err(|why| {
+                format!(
+                    "variation move {} ({}): {why}",
+                    index + 1,
+                    sumito_engine::excerpt(text)
+                )
+            })?;
+            position = position.play(mv);
+            moves.push(mv);
+            positions.push(position);
+        }
+        self.cursor = ply;
+        self.line = moves;
+        self.line_positions = positions;
+        Ok(())
+    }
+
+    /// A move of a variation, checked in `position`.
+    fn variation_move(
+        &self,
+        position: &GeneralPosition,
+        text: &str,
+    ) -> Result<GeneralMove, String> {
+        if position.is_game_over() {
+            return Err("the game is over in that position".into());
+        }
+        position.parse_move(text).map_err(|err| err.to_string())
+    }
+
+    /// Plays the person's move `text` in the shown position, which is not
+    /// the game's end: the game's own next move moves along the game, any
+    /// other extends the variation.
+    fn play_in_variation(&mut self, text: &str) -> Result<(), String> {
+        let position = *self.shown();
+        let mv = self.variation_move(&position, text)?;
+        if self.line.len() >= MAX_VARIATION_PLIES {
+            return Err(format!(
+                "the variation has {MAX_VARIATION_PLIES} moves, the most the server shows"
+            ));
+        }
+        if self.line.is_empty() && self.moves.get(self.cursor) == Some(&mv) {
+            self.cursor += 1;
+            return Ok(());
+        }
+        self.line.push(mv);
+        self.line_positions.push(position.play(mv));
+        Ok(())
     }
 
     /// This game's model (none: [`NoModel`]).
@@ -359,12 +474,13 @@ impl GameSession {
         self.moves.clear();
         self.wins.clear();
         self.thinks.clear();
-        self.cursor = 0;
+        self.show_end();
         self.clock = clock;
         self.clocks =
             vec![Duration::from_secs_f64(clock.map_or(0.0, |c| c.minutes * 60.0)); seat_count];
         self.turn_started = Instant::now();
         self.ended = None;
+        self.reviewed = None;
         Ok(())
     }
 
@@ -399,22 +515,9 @@ impl GameSession {
                 ..
             } => player.take().map(|player| {
                 let deadline = share.map_or(*limit, |share| share.min(*limit));
-                PlayerTurn {
-                    seat,
-                    position,
-                    player,
-                    // A model plans its timed search from its measured
-                    // speed, which a growing tree slows: it aims at a share
-                    // of its time, so that the stop at the deadline is a
-                    // last resort.
-                    cap: match model {
-                        true => deadline.mul_f64(MODEL_PLANNED_SHARE),
-                        false => deadline,
-                    },
-                    deadline,
-                    searches: *searches,
-                    search_mb: *search_mb,
-                }
+                PlayerTurn::new(
+                    seat, position, player, deadline, *model, *searches, *search_mb,
+                )
             }),
             Seat::Human(_) => None,
         }
@@ -488,7 +591,7 @@ impl GameSession {
         self.moves.push(mv);
         self.wins.push(win);
         self.thinks.push(None);
-        self.cursor = self.moves.len();
+        self.show_end();
         self.turn_started = Instant::now();
         if self.moves.len() >= MAX_GAME_PLIES && !after.is_game_over() {
             self.ended = Some(format!(
@@ -524,6 +627,12 @@ impl GameSession {
                 Ok(None)
             }
             ClientMessage::Move { text } => {
+                // At an earlier ply or in a variation: a move of the
+                // variation, checked in the shown position.
+                if !self.at_end() {
+                    self.play_in_variation(&text)?;
+                    return Ok(None);
+                }
                 if self.is_over() {
                     return Err("the game is over".into());
                 }
@@ -555,7 +664,7 @@ impl GameSession {
                     self.wins.pop();
                     self.thinks.pop();
                 }
-                self.cursor = self.moves.len();
+                self.show_end();
                 self.ended = None;
                 self.reset_players();
                 Ok(None)
@@ -568,22 +677,21 @@ impl GameSession {
                 self.ended = Some(format!("{} resigned", SEAT_NAMES[seat]));
                 Ok(None)
             }
-            ClientMessage::Goto { ply } => {
-                if ply > self.moves.len() {
-                    return Err(format!(
-                        "ply {ply}: the game has {} moves",
-                        self.moves.len()
-                    ));
-                }
-                self.cursor = ply;
+            ClientMessage::Goto { ply, line } => {
+                self.show_line(ply, &line)?;
                 Ok(None)
             }
+            // Nothing runs between messages: a stop ends a search in
+            // progress only (the server's search loops).
+            ClientMessage::Stop {} => Ok(None),
             ClientMessage::Load { record } => {
                 self.load(&record)?;
                 Ok(None)
             }
             ClientMessage::Save {} => Ok(Some(ServerMessage::Record { text: self.save() })),
-            ClientMessage::Analyse { .. } | ClientMessage::Review { .. } => {
+            ClientMessage::Analyse { .. }
+            | ClientMessage::Review { .. }
+            | ClientMessage::TryMove { .. } => {
                 Err("analysis is run by the server, not the session".into())
             }
         }
@@ -616,6 +724,7 @@ impl GameSession {
         Ok(ReviewTarget {
             positions,
             moves: self.moves.clone(),
+            opening_plies: self.record.opening_plies as usize,
             simulations,
             position_limit,
         })
@@ -648,7 +757,18 @@ impl GameSession {
                 let (positions, _) = self
                     .under_model(&game)
                     .map_err(|why| format!("the model cannot analyse this game: {why}"))?;
-                positions[self.cursor]
+                // The variation shown, played again under the model's rules.
+                let mut position = positions[self.cursor];
+                for &mv in &self.line {
+                    if position.is_game_over() || !position.is_legal(mv) {
+                        return Err(format!(
+                            "the model cannot analyse this variation: {} is not a move under its rules",
+                            mv.to_text()
+                        ));
+                    }
+                    position = position.play(mv);
+                }
+                position
             }
         };
         if target.is_game_over() {
@@ -713,6 +833,7 @@ impl GameSession {
     /// the expected score of the side that played the last move.
     pub fn note_analysis(&mut self, position: &GeneralPosition, analysis: &PageAnalysis) {
         if self.cursor > 0
+            && self.line.is_empty()
             && self.positions[self.cursor].to_string().split(' ').next()
                 == position.to_string().split(' ').next()
         {
@@ -727,7 +848,7 @@ impl GameSession {
     pub fn save(&self) -> String {
         let mut record = self.record.clone();
         record.moves = self.moves.clone();
-        record.result = self.current().outcome();
+        record.result = self.current().ending();
         record.to_text()
     }
 
@@ -800,10 +921,11 @@ impl GameSession {
         self.wins = vec![None; record.moves.len()];
         self.thinks = vec![None; record.moves.len()];
         self.positions = positions;
-        self.cursor = self.moves.len();
+        self.show_end();
         self.clock = None;
         self.clocks = vec![Duration::ZERO; seats];
         self.ended = None;
+        self.reviewed = None;
         // Analysed by the model of its game, if the server has one.
         self.model = self.models.for_game(layout, &record.rules);
         self.record = record;
@@ -828,7 +950,10 @@ pub fn error(message: impl Into<String>) -> ServerMessage {
     ServerMessage::Error { message }
 }
 
+pub mod learn;
 mod view;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod variation_tests;

@@ -73,13 +73,20 @@ pub fn search_of(base: &SearchConfig, simulations: u32) -> SearchConfig {
 }
 
 /// One legal move's statistics at the root.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MoveStats<M = Move> {
     pub mv: M,
     pub visits: u32,
     /// Mean value for the side to move, `None` if never visited.
     pub q: Option<f32>,
     pub prior: f32,
+    /// The search's own rating of the move, its policy target (the Gumbel
+    /// root's improved policy, which weighs the prior and the value): what
+    /// the search prefers, where the visits kept across steps or moves may
+    /// say otherwise.
+    pub rating: f32,
+    /// The line the search expects after the move, starting with it.
+    pub line: Vec<M>,
 }
 
 /// What the search says about a position (whose moves are `M`).
@@ -147,11 +154,14 @@ impl<M: Copy> Analysis<M> {
         let moves: Vec<MoveStats<M>> = ranked
             .into_iter()
             .filter_map(|root| {
+                let mv = position.move_of(root.action)?;
                 Some(MoveStats {
-                    mv: position.move_of(root.action)?,
+                    mv,
                     visits: root.visits,
                     q: root.q,
                     prior: root.prior,
+                    rating: root.policy_target,
+                    line: vec![mv],
                 })
             })
             .collect();
@@ -453,7 +463,13 @@ impl<B: Board> NetworkSearch<B> {
             limit,
             configure,
         )?;
-        let analysis = Analysis::from_result(position, &result, done, start.elapsed());
+        let mut analysis = Analysis::from_result(position, &result, done, start.elapsed());
+        // Each move's own line, read from the tree while it is at hand.
+        for stats in &mut analysis.moves {
+            if let Some(actions) = search.line_after(position.action_of(stats.mv)) {
+                stats.line = line_of(position, &actions);
+            }
+        }
         self.search = Some(search);
         Ok((analysis, result))
     }
@@ -560,6 +576,13 @@ mod tests {
                 .windows(2)
                 .all(|w| w[0].visits >= w[1].visits)
         );
+        // Each move has its own line, which starts with it (the best's is
+        // the principal variation), and the search's rating of it.
+        assert_eq!(analysis.moves[0].line, analysis.principal_variation);
+        assert!(analysis.moves.iter().all(|stats| stats.line[0] == stats.mv));
+        assert!(analysis.moves.iter().any(|stats| stats.line.len() > 1));
+        let rated: f32 = analysis.moves.iter().map(|stats| stats.rating).sum();
+        assert!((rated - 1.0).abs() < 1e-3, "{rated}");
         // A cap cuts the simulations short but still gives a move.
         let mut capped = uniform(SearchBudget::Simulations(1_000_000));
         let analysis = capped

@@ -10,7 +10,8 @@ use super::judging::{Judgement, Phase, Review};
 /// result, layout, date: what is known), every move (its judgement, loss,
 /// better move and line, push-offs, reason, and whether it was a random
 /// opening move), the first side's (Black's) expected score at every
-/// position, where the middlegame and endgame begin, the key moments (plies
+/// position (and every side's, `expected_scores`, by the names in
+/// `sides`), where the middlegame and endgame begin, the key moments (plies
 /// of the largest losses), and each side's summary under its name
 /// (`black`, `white`, `red`, `black+red`...).
 pub fn review_json(review: &Review) -> serde_json::Value {
@@ -53,6 +54,19 @@ pub fn review_json(review: &Review) -> serde_json::Value {
     );
     answer.insert("moves".into(), moves.into());
     answer.insert("black_expected_score".into(), json!(review.first_score));
+    // Every side's, named in `sides` (the first side's again first): the
+    // page draws a line per side in games of 3-6 players.
+    answer.insert(
+        "sides".into(),
+        json!(
+            review
+                .sides
+                .iter()
+                .map(|side| side.name.to_lowercase())
+                .collect::<Vec<_>>()
+        ),
+    );
+    answer.insert("expected_scores".into(), json!(review.side_scores));
     answer.insert(
         "phases".into(),
         json!({

@@ -190,6 +190,9 @@ pub struct Review {
     /// The first side's (Black's) expected score (percent) at every
     /// position, the start first.
     pub first_score: Vec<f32>,
+    /// Every side's expected score (percent) at every position, the start
+    /// first: one line per side in a graph of a game of 3–6 players.
+    pub side_scores: Vec<Vec<f32>>,
     /// Every side's summary, the first side first.
     pub sides: Vec<SideSummary>,
     /// Moves of the record's random opening (not judged).
@@ -245,6 +248,14 @@ pub fn review<B: Board>(start: &B, reports: &[PlyReport<B>]) -> Review {
 /// judged, and count for no side's accuracy.
 pub fn review_game<B: Board>(start: &B, reports: &[PlyReport<B>], opening_plies: usize) -> Review {
     let first_score: Vec<f32> = reports.iter().map(|r| r.expected_score(0)).collect();
+    let side_scores: Vec<Vec<f32>> = reports
+        .iter()
+        .map(|r| {
+            (0..start.sides())
+                .map(|side| r.expected_score(side))
+                .collect()
+        })
+        .collect();
     // The positions, replayed from the start: the push-offs, the phases and
     // the reasons are read from them.
     let mut positions = vec![*start];
@@ -260,6 +271,7 @@ pub fn review_game<B: Board>(start: &B, reports: &[PlyReport<B>], opening_plies:
     let mut review = Review {
         moves: Vec::new(),
         first_score,
+        side_scores,
         sides: (0..start.sides())
             .map(|side| SideSummary {
                 name: capitalised(&start.side_name(side)),

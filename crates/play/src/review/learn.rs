@@ -146,8 +146,9 @@ pub fn learn<B: DrawBoard, R: BufRead, W: Write>(
                     continue;
                 }
             };
-            if B::move_text(tried) == mv.played {
-                writeln!(out, "That is the move of the game: find a better one.")?;
+            let tried_text = B::move_text(tried);
+            if tried_text == mv.played {
+                writeln!(out, "{GAME_MOVE_TRIED}")?;
                 continue;
             }
             let score = match judge.score_after(&before, tried) {
@@ -157,27 +158,12 @@ pub fn learn<B: DrawBoard, R: BufRead, W: Write>(
                     continue;
                 }
             };
-            let short = mv.before - score;
-            if short < INACCURACY {
+            let verdict = attempt(mv, &tried_text, score);
+            writeln!(out, "{}", verdict.says)?;
+            if verdict.solved {
                 outcome.solved += 1;
-                let tried_text = B::move_text(tried);
-                let engine = match &mv.better {
-                    Some((best, _)) if *best == tried_text => "the engine's move too".to_string(),
-                    Some(_) => format!("the engine's {}: {:.1}%", better_text(mv), mv.before),
-                    None => format!("the best move {:.1}%", mv.before),
-                };
-                writeln!(
-                    out,
-                    "Good: {tried_text} keeps {score:.1}% ({engine}; the game's move {:.1}%).",
-                    mv.after,
-                )?;
                 continue 'exercises;
             }
-            writeln!(
-                out,
-                "{} keeps {score:.1}%, {short:.1} points short of the best move. Try again.",
-                B::move_text(tried)
-            )?;
         }
     }
     writeln!(
@@ -192,8 +178,49 @@ pub fn learn<B: DrawBoard, R: BufRead, W: Write>(
     Ok(outcome)
 }
 
+/// What the learner is told on trying the move of the game itself.
+pub const GAME_MOVE_TRIED: &str = "That is the move of the game: find a better one.";
+
+/// The engine's verdict on a move tried in place of a reviewed move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attempt {
+    /// Within [`INACCURACY`] points of the best move.
+    pub solved: bool,
+    /// The verdict in words, with the scores.
+    pub says: String,
+}
+
+/// The verdict on `tried` (a legal move other than the game's) played in
+/// place of `mv`, keeping `score` (percent) for its mover: solved when it
+/// falls short of the best move's expected score by less than
+/// [`INACCURACY`] points. The terminal's exercises and the page's say the
+/// same.
+pub fn attempt(mv: &MoveReview, tried: &str, score: f32) -> Attempt {
+    let short = mv.before - score;
+    if short < INACCURACY {
+        let engine = match &mv.better {
+            Some((best, _)) if best == tried => "the engine's move too".to_string(),
+            Some(_) => format!("the engine's {}: {:.1}%", better_text(mv), mv.before),
+            None => format!("the best move {:.1}%", mv.before),
+        };
+        return Attempt {
+            solved: true,
+            says: format!(
+                "Good: {tried} keeps {score:.1}% ({engine}; the game's move {:.1}%).",
+                mv.after
+            ),
+        };
+    }
+    Attempt {
+        solved: false,
+        says: format!(
+            "{tried} keeps {score:.1}%, {short:.1} points short of the best move. Try again."
+        ),
+    }
+}
+
 /// The engine's answer: the better move, its line, and the reason.
-fn solution(mv: &MoveReview) -> String {
+pub fn solution(mv: &MoveReview) -> String {
     let mut text = match &mv.better {
         Some(_) => format!("The engine's move: {}.", better_text(mv)),
         None => "The engine had no other move.".to_string(),

@@ -44,7 +44,7 @@ function connect() {
       // game, a model's own), so that Start begins another alike.
       if (!state || (message.history.length === 0 && state.history.length > 0)) syncForm(message);
       const moved = !state || state.position !== message.position;
-      state = message; selection = []; say(""); render();
+      state = message; selection = []; say(""); noteState(message); render();
       // The panel shows only an analysis of the shown position (after a
       // new game or a move, the last one is of another).
       if (!analysis || analysis.position !== state.position) clearAnalysis();
@@ -58,8 +58,9 @@ function connect() {
       $("review-status").textContent = `reviewing: ${message.done} of ${message.total} positions searched…`;
     }
     else if (message.type === "review") { showReview(message); }
+    else if (message.type === "tried") { showTried(message); }
     else if (message.type === "record") { showRecord(message.text); }
-    else if (message.type === "error") { pending = false; say(message.message); }
+    else if (message.type === "error") { pending = false; say(message.message); reviewError(message.message); }
   };
 }
 
@@ -125,53 +126,29 @@ function render() {
     el("text", { class: "coordinate", x, y }, svg).textContent = diag;
   }
   drawLastMove(svg);
+  drawThreats(svg);
   if (analysis && analysis.position === state.position && pvStep < 0) drawArrows(svg);
+  drawReviewLine(svg);
   renderSeats();
   renderMoves();
   renderGraph();
   $("rules-line").textContent = `${state.layout}: ${state.rules}`;
   $("rules-note").textContent = state.rules_note || "";
   $("rules-note").hidden = !state.rules_note;
-  $("status").textContent = state.result ? `Game over: ${state.result}`
-    : `${state.seats[state.to_move].colour} to move` + (state.human_to_move ? "" : " (thinking…)");
+  $("status").textContent = statusLine();
   $("analyse").disabled = !state.can_analyse;
   renderEvalBar();
 }
 
 function drawLastMove(svg) {
-  if (state.cursor === 0) return;
-  const ply = state.history[state.cursor - 1];
-  const mv = ply.text;
+  // The shown position's last move: the variation's, else the game's.
+  if (state.cursor === 0 && !state.line.length) return;
+  const mv = state.line.length ? state.line[state.line.length - 1] : state.history[state.cursor - 1].text;
   const cells = mv.match(/[A-I][1-9]/g) || [];
   for (const cell of cells.slice(0, 2)) {
     const [x, y] = cellPoint(cell);
     el("circle", { class: "last", cx: x, cy: y, r: 22 }, svg);
   }
-}
-
-// The top moves as arrows with heads, as thick as their share of the
-// visits, each labelled with that share on a halo that any marble leaves
-// readable.
-function drawArrows(svg) {
-  const defs = el("defs", {}, svg);
-  for (const kind of ["best", "other"]) {
-    const marker = el("marker", { id: `head-${kind}`, viewBox: "0 0 10 10", refX: 6, refY: 5, markerWidth: 3, markerHeight: 3, orient: "auto" }, defs);
-    el("path", { d: "M0,0L10,5L0,10z", class: `arrow-head ${kind}` }, marker);
-  }
-  const total = analysis.moves.reduce((s, m) => s + m.visits, 0) || 1;
-  analysis.moves.slice(0, 5).forEach((mv, index) => {
-    if (!mv.from.length) return;
-    const share = mv.visits / total;
-    const [x1, y1] = cellPoint(mv.from[0]);
-    const [x2, y2] = cellPoint(mv.to[0]);
-    const kind = index === 0 ? "best" : "other";
-    el("line", {
-      class: "arrow" + (index === 0 ? " best" : ""), "data-move": mv.text, x1, y1, x2, y2,
-      "stroke-width": (3 + 9 * share).toFixed(1), "marker-end": `url(#head-${kind})`,
-    }, svg);
-    el("text", { class: "arrow-label", x: (x1 + x2) / 2, y: (y1 + y2) / 2 }, svg).textContent =
-      `${Math.round(100 * share)}%`;
-  });
 }
 
 // ---- selecting a move ----
@@ -191,8 +168,13 @@ function candidates() {
 }
 
 function clickCell(cell) {
-  if (!state || !state.human_to_move || state.cursor !== state.history.length) {
-    say(state && state.result ? "the game is over" : "not your turn here");
+  // The server sends the moves the person may play in the shown position:
+  // the game's at its end on a person's turn, a variation's anywhere else.
+  if (!state || !state.legal.length) {
+    const atEnd = state && state.cursor === state.history.length && !state.line.length;
+    say(!state ? "" : atEnd && state.result ? "the game is over"
+      : atEnd ? `wait: ${state.seats[state.to_move].colour} is thinking`
+      : "no move can be played here: the game is over in this position");
     return;
   }
   if (selection.includes(cell)) { selection = selection.filter((c) => c !== cell); render(); return; }
@@ -238,161 +220,11 @@ function renderSeats() {
   });
 }
 
-function renderMoves() {
-  const box = $("moves");
-  box.innerHTML = "";
-  const start = document.createElement("span");
-  start.textContent = "start";
-  start.dataset.ply = 0;
-  if (state.cursor === 0) start.className = "current";
-  start.onclick = () => send({ type: "goto", ply: 0 });
-  box.appendChild(start);
-  for (const ply of state.history) {
-    const span = document.createElement("span");
-    span.textContent = `${ply.ply}. ${ply.text}`;
-    const judged = judgementOf(ply);
-    if (judged) {
-      const mark = document.createElement("b");
-      mark.className = `judgement ${judged.judgement}`;
-      mark.textContent = SYMBOLS[judged.judgement];
-      mark.title = `${judged.judgement}: −${judged.loss.toFixed(1)} points` +
-        (judged.better ? `; better ${judged.better.move}` : "");
-      span.append(mark);
-    }
-    span.dataset.ply = ply.ply;
-    if (ply.ply === state.cursor) span.className = "current";
-    span.onclick = () => send({ type: "goto", ply: ply.ply });
-    box.appendChild(span);
-  }
-}
-
-// ---- game review ----
-
-// The last review: every move judged, each side summed up (as `sumito
-// review --json` writes it). Its marks show on the moves it judged, as
-// long as the game still has them.
-let review = null;
-const SYMBOLS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
-
-function judgementOf(ply) {
-  if (!review) return null;
-  const judged = review.moves[ply.ply - 1];
-  return judged && judged.move === ply.text && judged.judgement ? judged : null;
-}
-
-function showReview(message) {
-  review = message.review;
-  const judged = review.moves.filter((mv) => mv.judgement).length;
-  $("review-status").textContent = `reviewed ${review.moves.length} moves: ${judged} marked`;
-  const table = $("review-sides");
-  table.innerHTML = "<tr><th>side</th><th>accuracy</th><th>?!</th><th>?</th><th>??</th><th>mean loss</th></tr>";
-  // Each side's summary is a top-level entry with an accuracy; the others
-  // (moves, meta, phases, key moments) are not sides.
-  for (const [name, side] of Object.entries(review)) {
-    if (!side || typeof side.accuracy !== "number") continue;
-    const row = document.createElement("tr");
-    for (const text of [name, `${side.accuracy.toFixed(1)} %`, side.inaccuracies, side.mistakes,
-      side.blunders, side.mean_loss.toFixed(1)]) {
-      const cell = document.createElement("td");
-      cell.textContent = String(text);
-      row.append(cell);
-    }
-    table.append(row);
-  }
-  $("review-report").href = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(message.svg);
-  $("review-box").hidden = false;
-  render();
-}
-
-$("review").onclick = () => {
-  $("review-status").textContent = "reviewing…";
-  send({ type: "review" });
-};
-
-// The first seat's win probability over the game, with axes; a point
-// shows the position after its move.
-function renderGraph() {
-  const svg = $("graph");
-  svg.innerHTML = "";
-  const [left, right, top, bottom] = [34, 296, 6, 66];
-  const x = (ply) => left + ((right - left) * ply) / Math.max(1, state.history.length);
-  const y = (p) => bottom - (bottom - top) * p;
-  for (const p of [0, 0.5, 1]) {
-    el("line", { class: "grid", x1: left, y1: y(p), x2: right, y2: y(p) }, svg);
-    el("text", { class: "axis", x: left - 4, y: y(p) + 4, "text-anchor": "end" }, svg).textContent = `${100 * p}%`;
-  }
-  const step = Math.max(1, Math.ceil(state.history.length / 6 / 10) * 10);
-  for (let ply = 0; ply <= state.history.length; ply += step) {
-    el("text", { class: "axis", x: x(ply), y: 78, "text-anchor": "middle" }, svg).textContent = ply;
-  }
-  el("text", { class: "axis", x: right, y: top + 8, "text-anchor": "end" }, svg).textContent =
-    `${state.seats[0].colour} wins`;
-  const points = [];
-  state.history.forEach((ply, i) => {
-    if (ply.win === null || ply.win === undefined) return;
-    // (With more than two seats only the first seat's own moves say its
-    // chances.)
-    if (state.seats.length > 2 && ply.seat !== 0) return;
-    const first = ply.seat === 0 ? ply.win : 1 - ply.win;
-    points.push([x(i + 1), y(first), ply.ply]);
-  });
-  if (!points.length) return;
-  el("polyline", { points: points.map(([px, py]) => `${px},${py}`).join(" "), fill: "none", stroke: "#2060d0", "stroke-width": 2, "data-points": points.length }, svg);
-  for (const [px, py, ply] of points) {
-    const dot = el("circle", { class: "graph-point" + (ply === state.cursor ? " current" : ""), cx: px, cy: py, r: 3, "data-ply": ply }, svg);
-    dot.addEventListener("click", () => send({ type: "goto", ply }));
-  }
-}
-
-// The eval bar: the first seat's expected score (win + draw / 2) in the
-// last analysis of the shown position; empty (grey) without one.
-function renderEvalBar() {
-  const bar = $("eval-bar");
-  const shown = analysis && state && analysis.position === state.position;
-  bar.classList.toggle("stale", !shown);
-  if (!shown) { bar.querySelector(".fill").style.height = "50%"; bar.querySelector("span").textContent = ""; return; }
-  // The first side's value, -1 to 1: its expected score is (1 + value) / 2.
-  const first = (1 + analysis.values_by_side[0]) / 2;
-  bar.querySelector(".fill").style.height = `${(100 * first).toFixed(1)}%`;
-  bar.querySelector("span").textContent = `${state.seats[0].colour} ${(100 * first).toFixed(0)}%`;
-}
-
 function clearAnalysis() {
   for (const part of ["w", "d", "l"]) $("wdl").querySelector(`.${part}`).style.width = "0";
   $("wdl-text").textContent = "No analysis of the shown position yet: “Analyse shown position”, or tick continuous.";
   $("top-moves").innerHTML = "";
   $("pv").innerHTML = "";
-}
-
-function renderAnalysis() {
-  const [w, d, l] = analysis.wdl;
-  const bar = $("wdl");
-  bar.querySelector(".w").style.width = `${100 * w}%`;
-  bar.querySelector(".d").style.width = `${100 * d}%`;
-  bar.querySelector(".l").style.width = `${100 * l}%`;
-  const percent = (p) => `${(100 * p).toFixed(0)}%`;
-  $("wdl-text").textContent = `${analysis.side} to move: win ${percent(w)} · draw ${percent(d)} · loss ${percent(l)}`;
-  const table = $("top-moves");
-  table.innerHTML = "<tr><th>move</th><th>visits</th><th>score</th><th>prior</th><th>Q</th></tr>";
-  for (const mv of analysis.moves) {
-    const row = table.insertRow();
-    row.dataset.move = mv.text;
-    // The mover's expected score with this move: (1 + Q) / 2.
-    const score = mv.q === null ? "-" : percent((1 + mv.q) / 2);
-    for (const value of [mv.text, mv.visits, score, mv.prior.toFixed(3), mv.q === null ? "-" : mv.q.toFixed(3)]) row.insertCell().textContent = value;
-  }
-  const pv = $("pv");
-  pv.innerHTML = "PV:";
-  analysis.pv.forEach((text, i) => {
-    const span = document.createElement("span");
-    span.textContent = ` ${analysis.ply + i + 1}. ${text}`;
-    span.className = "pv-move" + (i === pvStep ? " current" : "");
-    span.dataset.step = i;
-    span.onclick = () => { pvStep = pvStep === i ? -1 : i; render(); renderAnalysis(); };
-    pv.appendChild(span);
-  });
-  pv.appendChild(document.createTextNode(
-    ` (${analysis.simulations} simulations, ${analysis.elapsed_ms} ms${analysis.done ? "" : ", searching…"})`));
 }
 
 function showRecord(text) {
@@ -433,16 +265,40 @@ function chosenModel() {
   return served.find((model) => "model:" + model.name === value) || null;
 }
 
-// A model plays only the layouts of its rules: the others are greyed out,
-// and the levels offered are the chosen model's.
+// The form follows the layout: a model plays only the layouts of its rules,
+// so only the models that play the chosen layout are offered (the others
+// hidden and off); a model chosen that does not play it gives way to the
+// first that does, or to a classical player. The seats offered to the
+// person are the layout's, and the levels the chosen model's.
+const SEATS = { "three-player": 3, "three-player-trapezoid": 3, "four-player": 4, "five-player": 5, "six-player": 6 };
+const COLOURS = ["black", "white", "red", "green", "blue", "yellow"];
 function syncModelFit() {
   const layout = $("layout").value;
-  for (const option of $("opponent").options) {
+  const select = $("opponent");
+  for (const option of select.options) {
     const model = served.find((model) => "model:" + model.name === option.value);
     if (model) {
       option.disabled = !model.layouts.includes(layout);
+      option.hidden = option.disabled;
       option.title = option.disabled ? `plays ${model.layouts.join(", ")}` : "";
     }
+  }
+  const chosen = select.options[select.selectedIndex];
+  if (chosen && chosen.disabled) {
+    const fits = [...select.options].find((option) => option.value.startsWith("model:") && !option.disabled);
+    select.value = fits ? fits.value : "alphabeta:depth=2";
+  }
+  const seats = SEATS[layout] || 2;
+  const colour = $("colour");
+  if (colour.dataset.seats !== String(seats)) {
+    const you = colour.value;
+    colour.dataset.seats = String(seats);
+    colour.innerHTML = "";
+    for (let seat = 0; seat < seats; seat++) {
+      colour.add(new Option(seat === 0 ? `${COLOURS[seat]} (first)` : COLOURS[seat], String(seat)));
+    }
+    colour.add(new Option("nobody (opponents only)", "-1"));
+    colour.value = [...colour.options].some((option) => option.value === you) ? you : "0";
   }
   syncLevels(chosenModel());
 }
@@ -512,13 +368,21 @@ function requestAnalysis(simulations, position) {
 }
 function deepen(last) {
   if (last) pending = false;
-  if (pending || !$("continuous").checked || !state || !state.can_analyse || state.result) return;
+  const over = state && state.result && state.cursor === state.history.length && !state.line.length;
+  if (pending || !$("continuous").checked || !state || !state.can_analyse || over) return;
   if (last && last.position !== state.position) return deepen(null);
   if (last && last.simulations < asked) return;
   const sims = last ? last.simulations * 2 : Number($("analysis-sims").value) || 800;
   if (sims <= MAX_DEEPENING) requestAnalysis(sims);
 }
-$("continuous").onchange = () => deepen(null);
+// Stop means stop: the server ends the search in progress at once (its last
+// update comes as its result), and nothing follows it.
+function stopAnalysis() {
+  $("continuous").checked = false;
+  send({ type: "stop" });
+}
+$("continuous").onchange = () => { if ($("continuous").checked) deepen(null); else stopAnalysis(); };
+$("stop").onclick = stopAnalysis;
 
 // ---- controls ----
 
@@ -542,7 +406,7 @@ $("load").onclick = () => send({ type: "load", record: $("record").value });
 $("new-game-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const layout = $("layout").value;
-  const players = { "three-player": 3, "three-player-trapezoid": 3, "four-player": 4, "five-player": 5, "six-player": 6 }[layout] || 2;
+  const players = SEATS[layout] || 2;
   const you = Number($("colour").value);
   const opponent = $("opponent").value;
   const seats = [];

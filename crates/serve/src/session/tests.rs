@@ -1,6 +1,7 @@
 //! The tests of a page's game session.
 
 use super::*;
+use crate::menu::MODEL_PLANNED_SHARE;
 use crate::model::testing::{TRAINED, UniformModel, three_player_table};
 use sumito_game::{Board, GameKind, LEVELS};
 
@@ -135,7 +136,13 @@ fn every_layout_and_variant_starts_and_bad_requests_are_refused() {
             .unwrap_err();
         assert!(err.contains(expected), "{expected}: {err}");
     }
-    assert!(game.handle(ClientMessage::Goto { ply: 5 }).is_err());
+    assert!(
+        game.handle(ClientMessage::Goto {
+            ply: 5,
+            line: Vec::new(),
+        })
+        .is_err()
+    );
     assert!(
         game.analysis_target(None, None)
             .unwrap_err()
@@ -168,7 +175,12 @@ fn records_save_and_load_in_both_formats_and_as_aba_pro_lists() {
     let mut other = session();
     other.handle(ClientMessage::Load { record: text }).unwrap();
     assert_eq!(other.state().position, game.state().position);
-    other.handle(ClientMessage::Goto { ply: 1 }).unwrap();
+    other
+        .handle(ClientMessage::Goto {
+            ply: 1,
+            line: Vec::new(),
+        })
+        .unwrap();
     assert_eq!(other.state().cursor, 1);
     // A plain list of Aba-Pro moves, with move numbers.
     other
@@ -440,7 +452,11 @@ fn a_review_takes_the_whole_game_under_the_models_rules() {
         .unwrap_err();
     assert!(err.contains("no move"), "{err}");
     game.load("A1B2 I5H5").unwrap();
-    game.handle(ClientMessage::Goto { ply: 1 }).unwrap();
+    game.handle(ClientMessage::Goto {
+        ply: 1,
+        line: Vec::new(),
+    })
+    .unwrap();
     // The whole game, whatever is shown, under the model's rules.
     let target = game
         .review_target(Some(50_000_000), Duration::from_secs(1))

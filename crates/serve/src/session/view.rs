@@ -7,20 +7,29 @@ use sumito_arena::record::Start;
 use sumito_engine::Cell;
 use sumito_engine::general::{CellContent, GeneralMove, GeneralPosition, MoveKind, SEAT_NAMES};
 use sumito_game::LEVELS;
+use sumito_play::review::Review;
 
 use super::{GameSession, Seat};
-use crate::model::{Model, PageAnalysis};
+use crate::model::{Model, PageAnalysis, ReviewTarget};
 use crate::protocol::{
-    AnalysisMove, CellView, LevelView, ModelView, MoveView, PlyView, SeatView, ServerMessage,
-    StateView,
+    AnalysisMove, CellView, LevelView, ModelView, MoveView, PlyView, ReviewLine, SeatView,
+    ServerMessage, StateView, ThreatView,
 };
+use crate::threats::push_off_threats;
+
+/// Candidates an analysis sends, and moves of each one's line.
+const ANALYSIS_MOVES: usize = 12;
+const LINE_MOVES: usize = 8;
 
 fn cell_names(cells: &[Cell]) -> Vec<String> {
     cells.iter().map(Cell::to_string).collect()
 }
 
 /// The cells a move picks up and where each goes, for the page.
-fn move_cells(position: &GeneralPosition, mv: GeneralMove) -> (Vec<String>, Vec<String>) {
+pub(super) fn move_cells(
+    position: &GeneralPosition,
+    mv: GeneralMove,
+) -> (Vec<String>, Vec<String>) {
     let _ = position;
     match mv.kind() {
         MoveKind::Group(group) => {
@@ -54,6 +63,17 @@ fn content_name(position: &GeneralPosition, cell: Cell) -> &'static str {
     }
 }
 
+/// A move of `position` as the page draws it.
+fn move_view(position: &GeneralPosition, mv: GeneralMove) -> MoveView {
+    let (from, to) = move_cells(position, mv);
+    MoveView {
+        text: mv.to_text(),
+        comma: mv.to_comma(),
+        from,
+        to,
+    }
+}
+
 fn board_view(position: &GeneralPosition) -> Vec<CellView> {
     Cell::all()
         .map(|cell| CellView {
@@ -64,6 +84,42 @@ fn board_view(position: &GeneralPosition) -> Vec<CellView> {
 }
 
 impl GameSession {
+    /// The lines of the judged moves of `review`, the review of `target`:
+    /// on the position before each, the move played, the better move and
+    /// its line (each move read on the position the line has reached, as
+    /// far as it stays legal), and the legal moves there (learn mode).
+    pub fn review_lines(target: &ReviewTarget, review: &Review) -> Vec<ReviewLine> {
+        review
+            .moves
+            .iter()
+            .filter(|judged| judged.judgement.is_some())
+            .filter_map(|judged| {
+                let before = *target.positions.get(judged.ply - 1)?;
+                let played = *target.moves.get(judged.ply - 1)?;
+                let mut better = Vec::new();
+                let mut line = before;
+                for text in judged.better.iter().flat_map(|(_, line)| line) {
+                    if line.is_game_over() {
+                        break;
+                    }
+                    let Ok(mv) = line.parse_move(text) else { break };
+                    better.push(move_view(&line, mv));
+                    line = line.play(mv);
+                }
+                Some(ReviewLine {
+                    ply: judged.ply,
+                    played: move_view(&before, played),
+                    better,
+                    legal: before
+                        .legal_moves()
+                        .into_iter()
+                        .map(|mv| move_view(&before, mv))
+                        .collect(),
+                })
+            })
+            .collect()
+    }
+
     /// The analysis message for the page; `done` marks the last of a
     /// search's updates.
     pub fn analysis_message(
@@ -71,10 +127,20 @@ impl GameSession {
         analysis: &PageAnalysis,
         done: bool,
     ) -> ServerMessage {
-        let moves = analysis
-            .moves
-            .iter()
-            .take(12)
+        // The move the search plays first, then the others in the search's
+        // own order (its rating, visits breaking ties): the visits alone may
+        // disagree, since an analysis searches in steps that keep the tree
+        // and the Gumbel root's rounds weigh the prior with the value.
+        let mut ranked: Vec<_> = analysis.moves.iter().collect();
+        ranked.sort_by(|a, b| {
+            (b.mv == analysis.best)
+                .cmp(&(a.mv == analysis.best))
+                .then(b.rating.total_cmp(&a.rating))
+                .then(b.visits.cmp(&a.visits))
+        });
+        let moves = ranked
+            .into_iter()
+            .take(ANALYSIS_MOVES)
             .map(|stats| {
                 let (from, to) = move_cells(position, stats.mv);
                 AnalysisMove {
@@ -84,6 +150,13 @@ impl GameSession {
                     visits: stats.visits,
                     prior: stats.prior,
                     q: stats.q,
+                    rating: stats.rating,
+                    line: stats
+                        .line
+                        .iter()
+                        .take(LINE_MOVES)
+                        .map(|mv| mv.to_text())
+                        .collect(),
                 }
             })
             .collect();
@@ -103,6 +176,7 @@ impl GameSession {
             ply: position.ply(),
             wdl: [analysis.wdl.win, analysis.wdl.draw, analysis.wdl.loss],
             values_by_side: analysis.side_values.clone(),
+            best: analysis.best.to_text(),
             moves,
             pv: analysis
                 .principal_variation
@@ -118,7 +192,7 @@ impl GameSession {
 
     /// Everything the page shows.
     pub fn state(&self) -> StateView {
-        let shown = &self.positions[self.cursor];
+        let shown = self.shown();
         let last = self.current();
         let rules = last.rules();
         let seating = rules.seating;
@@ -126,11 +200,19 @@ impl GameSession {
         let human_to_move =
             !self.is_over() && matches!(self.seats[last.seat_to_move()], Seat::Human(_));
         let running = self.clock.is_some() && !self.is_over();
-        let legal = if self.cursor == self.moves.len() && human_to_move {
-            last.legal_moves()
+        // At the end on a person's turn the moves of the game; anywhere
+        // else those of a variation from the shown position.
+        let playable = if self.at_end() {
+            human_to_move
+        } else {
+            !shown.is_game_over()
+        };
+        let legal = if playable {
+            shown
+                .legal_moves()
                 .into_iter()
                 .map(|mv| {
-                    let (from, to) = move_cells(last, mv);
+                    let (from, to) = move_cells(shown, mv);
                     MoveView {
                         text: mv.to_text(),
                         comma: mv.to_comma(),
@@ -190,6 +272,15 @@ impl GameSession {
                     position: self.positions[index + 1].to_string(),
                     win: self.wins[index],
                     think_ms: self.thinks[index].map(|d| d.as_secs_f64() * 1000.0),
+                })
+                .collect(),
+            line: self.line.iter().map(|mv| mv.to_text()).collect(),
+            threats: push_off_threats(shown)
+                .into_iter()
+                .map(|threat| ThreatView {
+                    cell: threat.cell.to_string(),
+                    by: SEAT_NAMES[threat.seat],
+                    now: threat.seat == shown.seat_to_move(),
                 })
                 .collect(),
             result: self.ended.clone().or_else(|| last.describe_outcome()),
