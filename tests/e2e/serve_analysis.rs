@@ -65,6 +65,22 @@ async fn script(client: &Client, code: &str) -> serde_json::Value {
 
 /// A screenshot of the page from its top (the board) into the test's
 /// scratch folder.
+/// Analyses the shown position at `simulations` and waits for the search's
+/// last answer.
+async fn analyse_to_the_end(client: &Client, simulations: u32) {
+    script(
+        client,
+        &format!("document.querySelector('#analysis-sims').value = '{simulations}';"),
+    )
+    .await;
+    click(client, "[data-testid=analyse]").await;
+    let done = format!("({simulations} simulations");
+    wait_text(client, "#pv", |t| {
+        t.contains(&done) && !t.contains("searching")
+    })
+    .await;
+}
+
 async fn screenshot(client: &Client, name: &str) {
     script(client, "window.scrollTo(0, 0);").await;
     std::fs::write(
@@ -241,16 +257,7 @@ async fn stop_ends_the_search_at_once_and_the_form_offers_the_layouts_models() {
 
     // The candidates: the move the search plays first and green, each
     // with its win %, visits and line, the raw numbers on hover.
-    script(
-        &client,
-        "document.querySelector('#analysis-sims').value = '400';",
-    )
-    .await;
-    click(&client, "[data-testid=analyse]").await;
-    wait_text(&client, "#pv", |t| {
-        t.contains("(400 simulations") && !t.contains("searching")
-    })
-    .await;
+    analyse_to_the_end(&client, 400).await;
     let table = script(
         &client,
         "return [[...document.querySelectorAll('#top-moves th')].map(h => h.textContent), \
@@ -384,16 +391,7 @@ async fn stop_ends_the_search_at_once_and_the_form_offers_the_layouts_models() {
     type_move(&client, &format!("{}\n", first.as_str().unwrap())).await;
     wait_moves(&client, 3).await;
     // The three-player board analysed: screenshots at both sizes.
-    script(
-        &client,
-        "document.querySelector('#analysis-sims').value = '200';",
-    )
-    .await;
-    click(&client, "[data-testid=analyse]").await;
-    wait_text(&client, "#pv", |t| {
-        t.contains("(200 simulations") && !t.contains("searching")
-    })
-    .await;
+    analyse_to_the_end(&client, 200).await;
     // Its arrows' badges are apart too, with three players.
     let apart = script(
         &client,

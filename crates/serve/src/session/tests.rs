@@ -5,14 +5,27 @@ use crate::menu::MODEL_PLANNED_SHARE;
 use crate::model::testing::{TRAINED, UniformModel, three_player_table};
 use sumito_game::{Board, GameKind, LEVELS};
 
-fn session() -> GameSession {
+/// A page's session with `models`, a 1,024 MB budget and one search slot.
+pub(super) fn session_with(models: Models) -> GameSession {
     GameSession::new(
-        Arc::new(Models::none()),
+        Arc::new(models),
         Arc::new(PagePolicy::new(1024, None)),
         Arc::new(AtomicBool::new(false)),
         1,
     )
     .unwrap()
+}
+
+pub(super) fn session() -> GameSession {
+    session_with(Models::none())
+}
+
+/// A session with one uniform two-player model trained under `TRAINED`.
+pub(super) fn trained_session() -> GameSession {
+    session_with(Models::one(Arc::new(UniformModel(ModelGame::new(
+        GameKind::TwoPlayer,
+        RulesTable::of_two_player(TRAINED),
+    )))))
 }
 
 fn people(n: usize) -> Vec<SeatRequest> {
@@ -372,16 +385,7 @@ fn a_game_is_bounded_in_length() {
 
 #[test]
 fn the_model_plays_and_analyses_only_under_its_training_rules() {
-    let mut game = GameSession::new(
-        Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
-            GameKind::TwoPlayer,
-            RulesTable::of_two_player(TRAINED),
-        ))))),
-        Arc::new(PagePolicy::new(1024, None)),
-        Arc::new(AtomicBool::new(false)),
-        1,
-    )
-    .unwrap();
+    let mut game = trained_session();
     // The first game, and any game with the model that names no rules,
     // is under the model's rules.
     let limit = |game: &GameSession| Position::of_general(game.current()).unwrap().rules();
@@ -437,16 +441,7 @@ fn the_model_plays_and_analyses_only_under_its_training_rules() {
 
 #[test]
 fn a_review_takes_the_whole_game_under_the_models_rules() {
-    let mut game = GameSession::new(
-        Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
-            GameKind::TwoPlayer,
-            RulesTable::of_two_player(TRAINED),
-        ))))),
-        Arc::new(PagePolicy::new(1024, None)),
-        Arc::new(AtomicBool::new(false)),
-        1,
-    )
-    .unwrap();
+    let mut game = trained_session();
     let err = game
         .review_target(None, Duration::from_secs(1))
         .unwrap_err();
@@ -489,16 +484,7 @@ fn a_review_takes_the_whole_game_under_the_models_rules() {
 
 #[test]
 fn the_model_plays_at_a_strength_level_the_page_offers() {
-    let mut game = GameSession::new(
-        Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
-            GameKind::TwoPlayer,
-            RulesTable::of_two_player(TRAINED),
-        ))))),
-        Arc::new(PagePolicy::new(1024, None)),
-        Arc::new(AtomicBool::new(false)),
-        1,
-    )
-    .unwrap();
+    let mut game = trained_session();
     // The page is offered the ten levels, with the Elo measured.
     let levels = game.state().levels;
     assert_eq!(levels.len(), LEVELS.len());

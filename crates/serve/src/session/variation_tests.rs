@@ -2,19 +2,14 @@
 //! any ply, the threats shown, a stop, and an analysis's candidates.
 
 use super::*;
+use crate::model::testing::TRAINED;
 use crate::protocol::StateView;
 use crate::threats::push_off_threats;
 use sumito_arena::players::network::{Analysis, MoveStats};
 use sumito_mcts::Wdl;
 
 fn people_game(moves: &[&str]) -> GameSession {
-    let mut game = GameSession::new(
-        Arc::new(Models::none()),
-        Arc::new(PagePolicy::new(1024, None)),
-        Arc::new(AtomicBool::new(false)),
-        1,
-    )
-    .unwrap();
+    let mut game = super::tests::session();
     game.handle(ClientMessage::NewGame {
         layout: "standard".into(),
         rules: None,
@@ -255,19 +250,7 @@ fn a_position_loaded_from_a_record_shows_the_push_off_it_allows() {
 
 #[test]
 fn an_analysis_searches_the_variation_shown_under_the_models_rules() {
-    use crate::model::ModelGame;
-    use crate::model::testing::{TRAINED, UniformModel};
-    use sumito_game::GameKind;
-    let mut game = GameSession::new(
-        Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
-            GameKind::TwoPlayer,
-            RulesTable::of_two_player(TRAINED),
-        ))))),
-        Arc::new(PagePolicy::new(1024, None)),
-        Arc::new(AtomicBool::new(false)),
-        1,
-    )
-    .unwrap();
+    let mut game = super::tests::trained_session();
     // A loaded game (no rules: the model's are taken), a variation shown.
     game.load("A1B2 I5H5 B1C2").unwrap();
     let state = goto(&mut game, 1, &["I9H9", "C3D3"]).unwrap();
