@@ -214,9 +214,6 @@ pub struct NetTrainingConfig {
     /// `learning_rate * final_lr_fraction` (and stays).
     pub total_steps: u64,
     pub final_lr_fraction: f64,
-    /// `step`: the rate is multiplied by `step_gamma` every `step_every` steps.
-    pub step_every: u64,
-    pub step_gamma: f64,
     /// Decoupled weight decay (AdamW) or L2 added to the gradient (SGD), on
     /// convolution and linear weights only (not on biases or batch norm).
     pub weight_decay: f64,
@@ -243,8 +240,6 @@ impl Default for NetTrainingConfig {
             warmup_steps: 200,
             total_steps: 100_000,
             final_lr_fraction: 0.05,
-            step_every: 20_000,
-            step_gamma: 0.3,
             weight_decay: 1e-4,
             momentum: 0.9,
             adam_beta1: 0.9,
@@ -284,8 +279,6 @@ pub enum LrSchedule {
     /// Half a cosine from `learning_rate` down to
     /// `learning_rate * final_lr_fraction` at `total_steps`.
     Cosine,
-    /// Multiplied by `step_gamma` every `step_every` steps.
-    Step,
 }
 
 /// libtorch's thread pools. They are process-wide, so the first
@@ -589,11 +582,6 @@ impl NetTrainingConfig {
                     self.total_steps, self.warmup_steps
                 ),
             )),
-            LrSchedule::Step if self.step_every == 0 => Err(invalid(
-                "training.step_every",
-                "is 0, must be >= 1 for the step schedule",
-            )),
-            LrSchedule::Step => check_positive("training.step_gamma", self.step_gamma),
             _ => Ok(()),
         }
     }
@@ -613,10 +601,6 @@ impl NetTrainingConfig {
                     + (self.learning_rate - floor)
                         * 0.5
                         * (1.0 + (std::f64::consts::PI * progress).cos())
-            }
-            LrSchedule::Step => {
-                let drops = (step - self.warmup_steps) / self.step_every.max(1);
-                self.learning_rate * self.step_gamma.powi(drops.min(i32::MAX as u64) as i32)
             }
         }
     }
@@ -771,12 +755,6 @@ mod tests {
         assert!((config.learning_rate_at(10) - 1.0).abs() < 1e-12);
         assert!((config.learning_rate_at(60) - 0.55).abs() < 1e-12);
         assert!((config.learning_rate_at(500) - 0.1).abs() < 1e-12);
-        config.schedule = LrSchedule::Step;
-        config.step_every = 50;
-        config.step_gamma = 0.5;
-        assert!((config.learning_rate_at(59) - 1.0).abs() < 1e-12);
-        assert!((config.learning_rate_at(60) - 0.5).abs() < 1e-12);
-        assert!((config.learning_rate_at(160) - 0.125).abs() < 1e-12);
         config.schedule = LrSchedule::Constant;
         assert!((config.learning_rate_at(1000) - 1.0).abs() < 1e-12);
     }
