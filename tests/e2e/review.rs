@@ -246,13 +246,7 @@ async fn the_html_report_goes_from_mistake_to_mistake_in_a_browser() {
         ],
     );
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let judged: Vec<usize> = json["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|mv| !mv["judgement"].is_null())
-        .map(|mv| mv["ply"].as_u64().unwrap() as usize)
-        .collect();
+    let judged = judged_plies(&json);
     assert!(judged.len() >= 2, "{json}");
     let driver = start_chromedriver();
     // A phone's width: the page must work there too.
@@ -327,4 +321,15 @@ async fn the_html_report_goes_from_mistake_to_mistake_in_a_browser() {
     )
     .unwrap();
     client.close().await.unwrap();
+}
+
+/// The plies of a review JSON's judged moves, in order.
+pub(crate) fn judged_plies(review: &serde_json::Value) -> Vec<usize> {
+    review["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|mv| !mv["judgement"].is_null())
+        .map(|mv| mv["ply"].as_u64().unwrap() as usize)
+        .collect()
 }

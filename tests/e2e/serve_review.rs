@@ -113,13 +113,7 @@ async fn a_review_in_the_browser_shows_the_better_lines_and_sets_the_mistakes_ag
     )
     .await;
     assert_eq!(plies, moves + 1);
-    let judged: Vec<usize> = review["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|mv| !mv["judgement"].is_null())
-        .map(|mv| mv["ply"].as_u64().unwrap() as usize)
-        .collect();
+    let judged = crate::review::judged_plies(&review);
     assert!(judged.len() >= 2, "{review}");
     let marks = js(
         &client,
