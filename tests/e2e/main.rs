@@ -9,6 +9,7 @@ mod training;
 
 mod bench;
 mod docs_commands;
+mod docs_links;
 mod general_train;
 mod inputs;
 mod json_analysis;
