@@ -34,8 +34,7 @@ use sumito_net::{Device, run_packed};
 use sumito_pipeline::rundir::RunDir;
 
 use crate::common::Scratch;
-
-const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
+use crate::training::{SUMITO, failed_saying, repo, succeeded_saying};
 
 /// Largest difference allowed between the two runtimes' logits.
 const LOGIT_TOLERANCE: f32 = 1e-3;
@@ -44,10 +43,6 @@ const LOGIT_TOLERANCE: f32 = 1e-3;
 const PROBABILITY_TOLERANCE: f32 = 1e-4;
 /// Positions compared per model: every ply of a game of random moves.
 const PLIES: usize = 40;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The interpreter of the virtual environment with ONNX Runtime.
 fn python() -> PathBuf {
@@ -91,13 +86,7 @@ fn export(scratch: &Path, model: &str, name: &str) -> PathBuf {
         .env("OMP_WAIT_POLICY", "PASSIVE")
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(stdout.contains(ONNX_FILE), "{stdout}");
+    succeeded_saying(&output, &[ONNX_FILE]);
     out
 }
 
@@ -196,11 +185,12 @@ fn read_floats(path: &Path) -> Vec<f32> {
         .collect()
 }
 
-/// Runs `bundle`'s model.onnx in ONNX Runtime on `positions` and its
-/// TorchScript module in libtorch, compares them, and returns the model's
-/// metadata.
-fn compare(bundle: &Path, positions: &Positions, scratch: &Path) -> Value {
+/// Runs `bundle`'s model.onnx in ONNX Runtime and its TorchScript module
+/// in libtorch on the positions of a game of its own ([`game_of`]),
+/// compares them, and returns the model's metadata.
+fn compare(bundle: &Path, scratch: &Path) -> Value {
     let opened = ModelBundle::open(bundle).unwrap();
+    let positions = game_of(&opened);
     let game = opened.meta.kind();
     let rows = positions.legal.len();
     let torchscript = opened.load_torchscript(Device::Cpu).unwrap();
@@ -221,11 +211,7 @@ fn compare(bundle: &Path, positions: &Positions, scratch: &Path) -> Value {
         .arg(scratch)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    succeeded_saying(&output, &[]);
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let policy = read_floats(&scratch.join("policy.bin"));
     let value = read_floats(&scratch.join("value.bin"));
@@ -315,8 +301,7 @@ fn the_two_player_model_computes_in_onnx_runtime_what_it_does_in_torchscript() {
     let python = python();
     let scratch = Scratch::new("onnx-two-player");
     let bundle = export(&scratch.0, "quick", "mine");
-    let positions = game_of(&ModelBundle::open(&bundle).unwrap());
-    let metadata = compare(&bundle, &positions, &scratch.0);
+    let metadata = compare(&bundle, &scratch.0);
     assert_eq!(metadata["sumito.game"], "two-player");
     assert_eq!(metadata["sumito.input.planes"], "13");
     assert_eq!(metadata["sumito.marbles.range"], "[-1, 1]");
@@ -337,13 +322,7 @@ fn the_two_player_model_computes_in_onnx_runtime_what_it_does_in_torchscript() {
         .current_dir(&scratch.0)
         .output()
         .unwrap();
-    let printed = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{printed}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(printed.contains("sumito-onnx-1"), "{printed}");
+    succeeded_saying(&output, &["sumito-onnx-1"]);
 }
 
 #[test]
@@ -351,8 +330,7 @@ fn a_three_player_model_computes_in_onnx_runtime_what_it_does_in_torchscript() {
     python();
     let scratch = Scratch::new("onnx-three-player");
     let bundle = export(&scratch.0, "three-player", "three-player");
-    let positions = game_of(&ModelBundle::open(&bundle).unwrap());
-    let metadata = compare(&bundle, &positions, &scratch.0);
+    let metadata = compare(&bundle, &scratch.0);
     assert_eq!(metadata["sumito.game"], "general");
     assert_eq!(metadata["sumito.marbles.range"], "[0, 1]");
 }
@@ -378,9 +356,8 @@ fn every_shipped_bundle_has_a_model_onnx_that_computes_what_its_torchscript_does
     for bundle in &bundles {
         // Opening checks model.onnx against the size and checksum that
         // bundle.json lists (compare requires it listed).
-        let opened = ModelBundle::open(bundle).unwrap();
-        games.push(opened.meta.kind());
-        compare(bundle, &game_of(&opened), &scratch.0);
+        games.push(ModelBundle::open(bundle).unwrap().meta.kind());
+        compare(bundle, &scratch.0);
     }
     assert!(games.contains(&GameKind::TwoPlayer) && games.contains(&GameKind::General));
 }
@@ -424,17 +401,9 @@ fn a_bundle_exported_before_onnx_gets_its_file_from_its_weights() {
         }
         command.env("OMP_WAIT_POLICY", "PASSIVE").output().unwrap()
     };
-    let output = run(false);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(stdout.contains(ONNX_FILE), "{stdout}");
+    succeeded_saying(&run(false), &[ONNX_FILE]);
     // It computes what the bundle's TorchScript module does.
-    let opened = ModelBundle::open(&older).unwrap();
-    compare(&older, &game_of(&opened), &scratch.0);
+    compare(&older, &scratch.0);
     // No other file changed, and bundle.json only gained model.onnx.
     for name in &kept {
         assert_eq!(
@@ -446,13 +415,7 @@ fn a_bundle_exported_before_onnx_gets_its_file_from_its_weights() {
     assert_eq!(description_without_onnx(&older), before);
 
     // Once listed, it is written again only when asked to.
-    let output = run(false);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success());
-    assert!(
-        stderr.contains("already has model.onnx") && stderr.contains("--force"),
-        "{stderr}"
-    );
-    assert!(run(true).status.success());
+    failed_saying(&run(false), &["already has model.onnx", "--force"]);
+    succeeded_saying(&run(true), &[]);
     ModelBundle::open(&older).unwrap();
 }

@@ -3,7 +3,8 @@
 //! resumed, runs and the evaluator stopped (SIGINT) mid-work, a corrupted
 //! replay file, and configuration errors.
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -15,8 +16,74 @@ use crate::training;
 
 use common::Scratch;
 use training::{
-    best_generation, replay_files, repo, spawn_train, text, tiny_config, train, wait_for_games,
+    best_generation, failed_saying, json_at, replay_files, repo, spawn_role, spawn_train,
+    succeeded_saying, tiny_config, train, wait_for_games,
 };
+
+/// The scalar tags of every TensorBoard event file of the run.
+fn scalar_tags(run_dir: &Path) -> BTreeSet<String> {
+    let mut tags = BTreeSet::new();
+    for entry in std::fs::read_dir(run_dir.join("tensorboard")).unwrap() {
+        let path = entry.unwrap().path();
+        assert!(
+            path.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("events.out.tfevents.")
+        );
+        for event in read_events(&path).unwrap() {
+            tags.extend(event.scalars.into_iter().map(|(tag, _)| tag));
+        }
+    }
+    tags
+}
+
+/// The run's log.
+fn log_of(run_dir: &Path) -> String {
+    std::fs::read_to_string(run_dir.join("log.txt")).unwrap()
+}
+
+/// The replay files of the run, each read whole (as a run killed at any
+/// moment must leave them).
+fn whole_replay_files(run_dir: &Path) -> Vec<PathBuf> {
+    let files = replay_files(run_dir);
+    for path in &files {
+        decode_game(&std::fs::read(path).unwrap())
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    }
+    files
+}
+
+/// Checks that every one of `survivors` is still among the run's replay
+/// files.
+fn check_kept(run_dir: &Path, survivors: &[PathBuf]) {
+    let after = replay_files(run_dir);
+    for path in survivors {
+        assert!(after.contains(path), "lost {}", path.display());
+    }
+}
+
+/// A checkpoint's or model's `meta.json`.
+fn meta_of(dir: &Path) -> serde_json::Value {
+    json_at(&dir.join("meta.json"))
+}
+
+/// The run `name` in `dir`, trained to the end of `generations`
+/// generations of the tiny config.
+fn tiny_run(dir: &Path, name: &str, generations: u32) -> PathBuf {
+    let run_dir = dir.join(name);
+    let output = train(&tiny_config(dir, generations), &run_dir, &[]);
+    succeeded_saying(&output, &[]);
+    run_dir
+}
+
+/// A config's text with the push-off planes turned on.
+fn with_push_off_planes(config: &str) -> String {
+    config.replace(
+        "value_hidden = 16",
+        "value_hidden = 16\npush_off_planes = true",
+    )
+}
 
 /// Checks the files a finished run of `generations` generations must hold.
 fn check_finished_run(run_dir: &Path, generations: u32) {
@@ -49,10 +116,7 @@ fn check_finished_run(run_dir: &Path, generations: u32) {
     }
     assert!(surprised > 0, "no search moved its target off the prior");
     for generation in 1..=generations {
-        let record: serde_json::Value = serde_json::from_slice(
-            &std::fs::read(run_dir.join(format!("evaluations/gen-{generation:06}.json"))).unwrap(),
-        )
-        .unwrap();
+        let record = json_at(&run_dir.join(format!("evaluations/gen-{generation:06}.json")));
         assert!(record["promoted"].is_boolean());
         assert!(record["gating"]["reason"].is_string(), "{record}");
         assert!(!record["games"].as_array().unwrap().is_empty());
@@ -69,8 +133,7 @@ fn check_finished_run(run_dir: &Path, generations: u32) {
             assert_eq!(opponents, ["greedy", "random"], "{record}");
         }
     }
-    let elo: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(run_dir.join("elo.json")).unwrap()).unwrap();
+    let elo = json_at(&run_dir.join("elo.json"));
     let players: Vec<&str> = elo
         .as_array()
         .unwrap()
@@ -81,19 +144,7 @@ fn check_finished_run(run_dir: &Path, generations: u32) {
         players.contains(&"random") && players.contains(&"gen-1"),
         "{players:?}"
     );
-    let mut tags = std::collections::BTreeSet::new();
-    for entry in std::fs::read_dir(run_dir.join("tensorboard")).unwrap() {
-        let path = entry.unwrap().path();
-        assert!(
-            path.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("events.out.tfevents.")
-        );
-        for event in read_events(&path).unwrap() {
-            tags.extend(event.scalars.into_iter().map(|(tag, _)| tag));
-        }
-    }
+    let tags = scalar_tags(run_dir);
     for tag in [
         "loss/total",
         "loss/policy",
@@ -104,7 +155,7 @@ fn check_finished_run(run_dir: &Path, generations: u32) {
     ] {
         assert!(tags.contains(tag), "no {tag} in {tags:?}");
     }
-    let log = std::fs::read_to_string(run_dir.join("log.txt")).unwrap();
+    let log = log_of(run_dir);
     assert!(
         log.contains("gen 1:") && log.contains(&format!("gen {generations}:")),
         "{log}"
@@ -118,23 +169,17 @@ fn a_tiny_run_trains_two_generations_and_resumes_as_finished() {
     let config = tiny_config(&scratch.0, 2);
     let started = Instant::now();
     let output = train(&config, &run_dir, &[]);
-    assert!(output.status.success(), "{}", text(&output));
+    succeeded_saying(&output, &["gen 2:"]);
     println!(
         "two generations took {:.1} s",
         started.elapsed().as_secs_f64()
     );
     check_finished_run(&run_dir, 2);
-    assert!(text(&output).contains("gen 2:"), "{}", text(&output));
 
     // The same command again: the budget is spent, nothing changes.
     let games_before = replay_files(&run_dir).len();
     let output = train(&config, &run_dir, &[]);
-    assert!(output.status.success(), "{}", text(&output));
-    assert!(
-        text(&output).contains("resuming") && text(&output).contains("budget spent"),
-        "{}",
-        text(&output)
-    );
+    succeeded_saying(&output, &["resuming", "budget spent"]);
     assert_eq!(replay_files(&run_dir).len(), games_before);
 
     // The learning curve of the run: one point per generation, by hours.
@@ -143,12 +188,7 @@ fn a_tiny_run_trains_two_generations_and_resumes_as_finished() {
         .arg(&run_dir)
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", text(&output));
-    assert!(
-        text(&output).contains("2 generations against hours of training"),
-        "{}",
-        text(&output)
-    );
+    succeeded_saying(&output, &["2 generations against hours of training"]);
     let svg = std::fs::read_to_string(run_dir.join("curve.svg")).unwrap();
     assert_eq!(svg.matches(r#"class="generation""#).count(), 2, "{svg}");
     assert!(roxmltree::Document::parse(&svg).is_ok());
@@ -174,20 +214,14 @@ fn a_tiny_run_trains_two_generations_and_resumes_as_finished() {
         &["curve", "--axis", "core-hours"],
         &scratch.0.join("cores.svg"),
     );
-    assert!(
-        text(&output).contains("2 generations against core-hours of training"),
-        "{}",
-        text(&output)
-    );
+    succeeded_saying(&output, &["2 generations against core-hours of training"]);
 
     // Exported, the newest model says it was trained from a random
     // network, with its hours and core-hours.
     let bundle = scratch.0.join("models/tiny");
     let output = sumito_on_run(&["export", "--checkpoint", "2"], &bundle);
-    assert!(output.status.success(), "{}", text(&output));
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(bundle.join("bundle.json")).unwrap())
-            .unwrap();
+    succeeded_saying(&output, &[]);
+    let meta = json_at(&bundle.join("bundle.json"));
     // Its Elo rows are on the one scale: greedy held at 722.
     let greedy = meta["elo"]
         .as_array()
@@ -231,10 +265,7 @@ fn with_gating_off_only_every_nth_candidate_is_rated_and_every_generation_report
     let config = scratch.0.join("every-second.toml");
     std::fs::write(&config, config_text).unwrap();
     let output = train(&config, &run_dir, &[]);
-    assert!(output.status.success(), "{}", text(&output));
-    let out = text(&output);
-    assert!(out.contains("gen 1:") && out.contains("not rated"), "{out}");
-    assert!(out.contains("% self-play,"), "{out}");
+    succeeded_saying(&output, &["gen 1:", "not rated", "% self-play,"]);
     assert!(!run_dir.join("evaluations/gen-000001.json").exists());
     assert!(run_dir.join("evaluations/gen-000002.json").is_file());
     assert_eq!(
@@ -242,12 +273,7 @@ fn with_gating_off_only_every_nth_candidate_is_rated_and_every_generation_report
         2,
         "gating off promotes every candidate"
     );
-    let mut tags = std::collections::BTreeSet::new();
-    for entry in std::fs::read_dir(run_dir.join("tensorboard")).unwrap() {
-        for event in read_events(&entry.unwrap().path()).unwrap() {
-            tags.extend(event.scalars.into_iter().map(|(tag, _)| tag));
-        }
-    }
+    let tags = scalar_tags(&run_dir);
     for tag in [
         "time/selfplay_share",
         "time/training_seconds",
@@ -267,25 +293,19 @@ fn a_run_killed_mid_generation_resumes_without_losing_games() {
     wait_for_games(&run_dir, 10, &mut child);
     child.kill().unwrap();
     child.wait().unwrap();
-    let survivors = replay_files(&run_dir);
-    for path in &survivors {
-        decode_game(&std::fs::read(path).unwrap())
-            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-    }
+    let survivors = whole_replay_files(&run_dir);
 
     let output = train(&config, &run_dir, &[]);
-    assert!(output.status.success(), "{}", text(&output));
-    assert!(text(&output).contains("resuming"), "{}", text(&output));
+    succeeded_saying(&output, &["resuming"]);
     check_finished_run(&run_dir, 2);
-    let after = replay_files(&run_dir);
-    for path in &survivors {
-        assert!(after.contains(path), "lost {}", path.display());
-    }
+    check_kept(&run_dir, &survivors);
     // No temporary file is left behind as a replay file.
     assert!(
-        after
-            .iter()
-            .all(|path| !path.file_name().unwrap().to_string_lossy().starts_with('.'))
+        replay_files(&run_dir).iter().all(|path| !path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with('.'))
     );
 }
 
@@ -300,46 +320,30 @@ fn an_interrupted_run_stops_at_a_safe_point_and_resumes() {
     let mut child = spawn_train(&endless, &run_dir);
     // Interrupt it (SIGINT, as Ctrl-C does) once some games are on disk.
     wait_for_games(&run_dir, 4, &mut child);
-    let signalled = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(signalled.success());
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "{}", text(&output));
-    assert!(
-        text(&output).contains("stopping at the next safe point"),
-        "{}",
-        text(&output)
-    );
+    let (output, _) = interrupt_and_time(child);
     // The stop names the command that resumes, on screen and in the log.
     let resume = format!(
         "`sumito train --config {} --run-dir {}` resumes the run",
         endless.display(),
         run_dir.display()
     );
-    assert!(text(&output).contains(&resume), "{}", text(&output));
-    let log = std::fs::read_to_string(run_dir.join("log.txt")).unwrap();
+    succeeded_saying(&output, &["stopping at the next safe point", &resume]);
+    let log = log_of(&run_dir);
     assert!(
         log.contains("stopped on request") && log.contains(&resume),
         "{log}"
     );
     // The trainer's state names a checkpoint that is there.
-    let state: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run_dir.join("trainer/state.json")).unwrap())
-            .unwrap();
-    let checkpoint = state["checkpoint"].as_str().expect("a checkpoint is named");
-    assert!(run_dir.join("trainer").join(checkpoint).is_dir());
+    trainer_generation(&run_dir);
 
     let output = train(&config, &run_dir, &[]);
-    assert!(output.status.success(), "{}", text(&output));
-    assert!(text(&output).contains("resuming"), "{}", text(&output));
+    succeeded_saying(&output, &["resuming"]);
     check_finished_run(&run_dir, 2);
 }
 
 /// The tiny config with `generations` generations, self-play and training
 /// overlapped.
-fn overlapped_config(dir: &Path, generations: u32) -> std::path::PathBuf {
+fn overlapped_config(dir: &Path, generations: u32) -> PathBuf {
     let tiny = std::fs::read_to_string(tiny_config(dir, generations)).unwrap();
     let overlapped = tiny.replace("overlap_training = false", "overlap_training = true");
     assert_ne!(overlapped, tiny);
@@ -359,9 +363,7 @@ fn games_of_model(run_dir: &Path, generation: u32) -> usize {
 
 /// The newest candidate the trainer's state counts.
 fn trainer_generation(run_dir: &Path) -> u32 {
-    let state: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run_dir.join("trainer/state.json")).unwrap())
-            .unwrap();
+    let state = json_at(&run_dir.join("trainer/state.json"));
     let checkpoint = state["checkpoint"].as_str().expect("a checkpoint is named");
     assert!(run_dir.join("trainer").join(checkpoint).is_dir(), "{state}");
     state["generation"].as_u64().unwrap() as u32
@@ -372,11 +374,11 @@ fn overlapped_training_advances_generations_and_resumes_after_kill_9_and_a_stop(
     let scratch = Scratch::new("overlapped");
     let run_dir = scratch.0.join("run");
     let output = train(&overlapped_config(&scratch.0, 2), &run_dir, &[]);
-    let out = text(&output);
-    assert!(output.status.success(), "{out}");
-    assert!(
-        out.contains("self-play and training overlapped: each generation's games are played while the trainer trains on the games before them (overlap_training = true)"),
-        "{out}"
+    let out = succeeded_saying(
+        &output,
+        &[
+            "self-play and training overlapped: each generation's games are played while the trainer trains on the games before them (overlap_training = true)",
+        ],
     );
     check_finished_run(&run_dir, 2);
     // The second generation's games were played while gen 1 was trained,
@@ -402,11 +404,7 @@ fn overlapped_training_advances_generations_and_resumes_after_kill_9_and_a_stop(
     wait_for_games(&run_dir, 16 + 9, &mut child);
     child.kill().unwrap();
     child.wait().unwrap();
-    let survivors = replay_files(&run_dir);
-    for path in &survivors {
-        decode_game(&std::fs::read(path).unwrap())
-            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-    }
+    let survivors = whole_replay_files(&run_dir);
 
     // Resumed, and stopped (SIGINT) after a generation's line: at a safe
     // point, its checkpoint named.
@@ -418,8 +416,8 @@ fn overlapped_training_advances_generations_and_resumes_after_kill_9_and_a_stop(
         lines.seen
     );
     let (output, _) = interrupt_and_time(child);
-    assert!(output.status.success(), "{}", text(&output));
-    let log = std::fs::read_to_string(run_dir.join("log.txt")).unwrap();
+    succeeded_saying(&output, &[]);
+    let log = log_of(&run_dir);
     assert!(log.contains("stopped on request"), "{log}");
     let generation = trainer_generation(&run_dir);
     assert!(generation >= 3, "gen {generation}");
@@ -430,16 +428,10 @@ fn overlapped_training_advances_generations_and_resumes_after_kill_9_and_a_stop(
         &run_dir,
         &[],
     );
-    let out = text(&output);
-    assert!(output.status.success(), "{out}");
-    assert!(out.contains("resuming"), "{out}");
-    assert!(out.contains(&format!("gen {}:", generation + 1)), "{out}");
+    succeeded_saying(&output, &["resuming", &format!("gen {}:", generation + 1)]);
     check_finished_run(&run_dir, generation + 1);
     assert_eq!(trainer_generation(&run_dir), generation + 1);
-    let after = replay_files(&run_dir);
-    for path in &survivors {
-        assert!(after.contains(path), "lost {}", path.display());
-    }
+    check_kept(&run_dir, &survivors);
 }
 
 /// Sends SIGINT to `child` and waits for it to end: its output and the
@@ -489,48 +481,35 @@ fn a_run_and_the_evaluator_stop_within_seconds_of_a_signal_in_the_middle_of_rati
     }
     std::thread::sleep(std::time::Duration::from_secs(2));
     let (output, seconds) = interrupt_and_time(child);
-    assert!(output.status.success(), "{}", text(&output));
+    succeeded_saying(&output, &[]);
     assert!(seconds < 5.0, "the run took {seconds:.1} s to stop");
-    let log = std::fs::read_to_string(run_dir.join("log.txt")).unwrap();
+    let log = log_of(&run_dir);
     assert!(log.contains("stopped on request"), "{log}");
     // Nothing of the stopped evaluation was written: the candidate waits.
     let record = run_dir.join("evaluations/gen-000001.json");
     assert!(!record.exists());
 
     // The evaluator role takes the waiting candidate up, and stops as fast.
-    let child = training::role_command("evaluate", &config, &run_dir, &[])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_role("evaluate", &config, &run_dir);
     std::thread::sleep(std::time::Duration::from_secs(3));
     let (output, seconds) = interrupt_and_time(child);
-    assert!(output.status.success(), "{}", text(&output));
-    assert!(
-        text(&output).contains("stopping at the next safe point"),
-        "{}",
-        text(&output)
-    );
+    succeeded_saying(&output, &["stopping at the next safe point"]);
     assert!(seconds < 5.0, "the evaluator took {seconds:.1} s to stop");
     assert!(!record.exists());
 
     // The trainer and self-play roles at work stop as fast: the trainer on
     // SIGINT, a self-play worker on SIGTERM.
-    let start = |role: &str| {
-        training::role_command(role, &config, &run_dir, &[])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
-    let (trainer, worker) = (start("trainer"), start("selfplay"));
+    let (trainer, worker) = (
+        spawn_role("trainer", &config, &run_dir),
+        spawn_role("selfplay", &config, &run_dir),
+    );
     std::thread::sleep(std::time::Duration::from_secs(3));
     let terminated = std::thread::spawn(move || signal_and_time(worker, "TERM"));
     let (output, seconds) = interrupt_and_time(trainer);
-    assert!(output.status.success(), "{}", text(&output));
+    succeeded_saying(&output, &[]);
     assert!(seconds < 5.0, "the trainer took {seconds:.1} s to stop");
     let (output, seconds) = terminated.join().unwrap();
-    assert!(output.status.success(), "{}", text(&output));
+    succeeded_saying(&output, &[]);
     assert!(
         seconds < 5.0,
         "the self-play worker took {seconds:.1} s to stop"
@@ -540,30 +519,20 @@ fn a_run_and_the_evaluator_stop_within_seconds_of_a_signal_in_the_middle_of_rati
 #[test]
 fn a_corrupted_replay_file_is_skipped_with_a_warning_naming_it() {
     let scratch = Scratch::new("corrupt");
-    let run_dir = scratch.0.join("run");
-    let output = train(&tiny_config(&scratch.0, 1), &run_dir, &[]);
-    assert!(output.status.success(), "{}", text(&output));
+    let run_dir = tiny_run(&scratch.0, "run", 1);
     let victim = replay_files(&run_dir)[0].clone();
     let bytes = std::fs::read(&victim).unwrap();
     std::fs::write(&victim, &bytes[..bytes.len() - 7]).unwrap();
 
     let output = train(&tiny_config(&scratch.0, 2), &run_dir, &[]);
-    assert!(output.status.success(), "{}", text(&output));
+    let said = succeeded_saying(&output, &[]);
     let name = victim.file_name().unwrap().to_string_lossy().into_owned();
-    let warning = text(&output)
+    let warning = said
         .lines()
         .find(|line| line.contains("warning") && line.contains(&name))
         .map(str::to_owned);
-    assert!(
-        warning.is_some(),
-        "no warning naming {name}:\n{}",
-        text(&output)
-    );
-    assert!(
-        std::fs::read_to_string(run_dir.join("log.txt"))
-            .unwrap()
-            .contains(&name)
-    );
+    assert!(warning.is_some(), "no warning naming {name}:\n{said}");
+    assert!(log_of(&run_dir).contains(&name));
     assert!(run_dir.join("models/gen-000002").is_dir());
 }
 
@@ -576,12 +545,7 @@ fn configuration_errors_name_the_key_and_runs_are_not_overwritten() {
         .replace("games_in_parallel = 8", "games_in_paralel = 8");
     std::fs::write(&typo, text_with_typo).unwrap();
     let output = train(&typo, &scratch.0.join("run"), &[]);
-    assert!(!output.status.success());
-    assert!(
-        text(&output).contains("games_in_paralel"),
-        "{}",
-        text(&output)
-    );
+    failed_saying(&output, &["games_in_paralel"]);
     assert!(!scratch.0.join("run").exists());
 
     let precious = scratch.0.join("precious");
@@ -589,12 +553,7 @@ fn configuration_errors_name_the_key_and_runs_are_not_overwritten() {
     std::fs::write(precious.join("notes.txt"), "keep me").unwrap();
     for extra in [&[][..], &["--fresh"][..]] {
         let output = train(&repo().join("configs/tiny.toml"), &precious, extra);
-        assert!(!output.status.success());
-        assert!(
-            text(&output).contains("not a sumito run directory"),
-            "{}",
-            text(&output)
-        );
+        failed_saying(&output, &["not a sumito run directory"]);
     }
     assert!(precious.join("notes.txt").exists());
 }
@@ -602,15 +561,7 @@ fn configuration_errors_name_the_key_and_runs_are_not_overwritten() {
 #[test]
 fn turning_on_the_push_off_planes_widens_the_runs_networks_and_trains_on() {
     let scratch = Scratch::new("push-off-planes");
-    let run_dir = scratch.0.join("run");
-    let output = train(&tiny_config(&scratch.0, 1), &run_dir, &[]);
-    assert!(output.status.success(), "{}", text(&output));
-    let widened = |text: &str| {
-        text.replace(
-            "value_hidden = 16",
-            "value_hidden = 16\npush_off_planes = true",
-        )
-    };
+    let run_dir = tiny_run(&scratch.0, "run", 1);
     let write = |name: &str, text: String| {
         let path = scratch.0.join(name);
         std::fs::write(&path, text).unwrap();
@@ -620,31 +571,21 @@ fn turning_on_the_push_off_planes_widens_the_runs_networks_and_trains_on() {
     // Any other change of the network is refused, and changes nothing.
     let wider = write(
         "wider.toml",
-        widened(&two).replace("channels = 8", "channels = 12"),
+        with_push_off_planes(&two).replace("channels = 8", "channels = 12"),
     );
     let output = train(&wider, &run_dir, &[]);
-    assert!(!output.status.success());
-    assert!(
-        text(&output).contains("changes [net.model]"),
-        "{}",
-        text(&output)
-    );
-    let meta = |dir: &Path| -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap()
-    };
+    failed_saying(&output, &["changes [net.model]"]);
     let first = run_dir.join("models/gen-000001");
-    assert_eq!(meta(&first)["encoding_version"], 1);
+    assert_eq!(meta_of(&first)["encoding_version"], 1);
 
-    let output = train(&write("push-off.toml", widened(&two)), &run_dir, &[]);
-    assert!(output.status.success(), "{}", text(&output));
-    assert!(
-        text(&output).contains("push_off_planes turned on: 3 checkpoints"),
-        "{}",
-        text(&output)
+    let planes = write("push-off.toml", with_push_off_planes(&two));
+    let output = train(&planes, &run_dir, &[]);
+    succeeded_saying(
+        &output,
+        &["push_off_planes turned on: 3 checkpoints", "gen 2:"],
     );
-    assert!(text(&output).contains("gen 2:"), "{}", text(&output));
     for generation in ["gen-000000", "gen-000001", "gen-000002"] {
-        let meta = meta(&run_dir.join("models").join(generation));
+        let meta = meta_of(&run_dir.join("models").join(generation));
         assert_eq!(meta["encoding_version"], 2, "{generation}");
         assert_eq!(meta["model"]["push_off_planes"], true, "{generation}");
     }
@@ -653,62 +594,40 @@ fn turning_on_the_push_off_planes_widens_the_runs_networks_and_trains_on() {
 #[test]
 fn a_run_starts_from_a_trained_model_with_init_model() {
     let scratch = Scratch::new("init-model");
-    let first_run = scratch.0.join("first");
-    let output = train(&tiny_config(&scratch.0, 1), &first_run, &[]);
-    assert!(output.status.success(), "{}", text(&output));
+    let first_run = tiny_run(&scratch.0, "first", 1);
     let trained = first_run.join("models/gen-000001");
-    let meta = |dir: &Path| -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap()
-    };
-    let steps = meta(&trained)["training_step"].as_u64().unwrap();
+    let steps = meta_of(&trained)["training_step"].as_u64().unwrap();
     assert!(steps > 0);
 
     // The new run's config adds the push-off planes: the model is grown.
     let one = std::fs::read_to_string(tiny_config(&scratch.0, 1)).unwrap();
     let planes = scratch.0.join("planes.toml");
-    std::fs::write(
-        &planes,
-        one.replace(
-            "value_hidden = 16",
-            "value_hidden = 16\npush_off_planes = true",
-        ),
-    )
-    .unwrap();
+    std::fs::write(&planes, with_push_off_planes(&one)).unwrap();
     let second_run = scratch.0.join("second");
     let init = ["--init-model", trained.to_str().unwrap()];
     let output = train(&planes, &second_run, &init);
-    assert!(output.status.success(), "{}", text(&output));
-    assert!(
-        text(&output).contains(&format!(
+    succeeded_saying(
+        &output,
+        &[&format!(
             "generation 0 is the model {} (trained {steps} steps, given the push-off planes)",
             trained.display()
-        )),
-        "{}",
-        text(&output)
+        )],
     );
     let first = second_run.join("models/gen-000000");
-    assert_eq!(meta(&first)["model"]["push_off_planes"], true);
-    let log = std::fs::read_to_string(second_run.join("log.txt")).unwrap();
+    assert_eq!(meta_of(&first)["model"]["push_off_planes"], true);
+    let log = log_of(&second_run);
     assert!(log.contains("generation 0: the network of"), "{log}");
     // The run keeps what it started from, for its bundles' provenance.
-    let initial: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(second_run.join("initial-model.json")).unwrap(),
-    )
-    .unwrap();
+    let initial = json_at(&second_run.join("initial-model.json"));
     assert_eq!(initial["model"], trained.display().to_string());
     assert_eq!(initial["training_step"], steps);
     assert!(second_run.join("models/gen-000001").is_dir());
     // The trained model's own folder is left as it was.
-    assert_eq!(meta(&trained)["encoding_version"], 1);
+    assert_eq!(meta_of(&trained)["encoding_version"], 1);
 
     // A run that has its generation 0 is not started again from a model.
     let output = train(&planes, &second_run, &init);
-    assert!(!output.status.success());
-    assert!(
-        text(&output).contains("already has its generation 0"),
-        "{}",
-        text(&output)
-    );
+    failed_saying(&output, &["already has its generation 0"]);
     // A bigger network (more blocks and channels, the same heads) is
     // grown from it.
     let bigger = scratch.0.join("bigger.toml");
@@ -720,13 +639,11 @@ fn a_run_starts_from_a_trained_model_with_init_model() {
     .unwrap();
     let third = scratch.0.join("third");
     let output = train(&bigger, &third, &init);
-    assert!(output.status.success(), "{}", text(&output));
-    assert!(
-        text(&output).contains("grown from 1 blocks × 8 channels into 2 blocks × 12 channels)"),
-        "{}",
-        text(&output)
+    succeeded_saying(
+        &output,
+        &["grown from 1 blocks × 8 channels into 2 blocks × 12 channels)"],
     );
-    let grown = meta(&third.join("models/gen-000000"));
+    let grown = meta_of(&third.join("models/gen-000000"));
     assert_eq!(
         (
             grown["model"]["blocks"].as_u64(),
@@ -743,11 +660,9 @@ fn a_run_starts_from_a_trained_model_with_init_model() {
     )
     .unwrap();
     let output = train(&other_heads, &scratch.0.join("fifth"), &init);
-    assert!(!output.status.success());
-    assert!(
-        text(&output).contains("value head 4→32), which is not that network grown"),
-        "{}",
-        text(&output)
+    failed_saying(
+        &output,
+        &["value head 4→32), which is not that network grown"],
     );
     // A model that is not there is named, before any run is created.
     let missing = scratch.0.join("no-such-model");
@@ -757,11 +672,9 @@ fn a_run_starts_from_a_trained_model_with_init_model() {
         &fourth,
         &["--init-model", missing.to_str().unwrap()],
     );
-    assert!(!output.status.success());
-    assert!(
-        text(&output).contains(&format!("no model bundle at {}", missing.display())),
-        "{}",
-        text(&output)
+    failed_saying(
+        &output,
+        &[&format!("no model bundle at {}", missing.display())],
     );
     assert!(!fourth.exists());
 }

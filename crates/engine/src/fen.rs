@@ -34,8 +34,9 @@
 
 use crate::board::{Cell, Color, row_max_diag, row_min_diag};
 use crate::excerpt::excerpt;
-use crate::position::{MARBLES_PER_SIDE, Position, Rules, check_marble_total};
+use crate::position::{Position, Rules, check_marble_total};
 use crate::position_text::{MAX_PLY_COUNTER, PositionTextError, TextProblem, fields_with_columns};
+use crate::rule_values::MARBLES_PER_SIDE;
 use std::fmt;
 use std::str::FromStr;
 

@@ -64,6 +64,8 @@ mod perft;
 mod playout;
 mod position;
 pub mod position_text;
+mod push_off;
+mod rule_values;
 pub mod rules_table;
 mod symmetry;
 
@@ -75,8 +77,8 @@ pub use layout::{Layout, LayoutError};
 pub use notation::MoveParseError;
 pub use perft::{perft, perft_divide};
 pub use playout::{midgame_positions, random_playout};
-pub use position::{
-    BoardError, IllegalMove, MARBLES_PER_SIDE, Position, RuleValueError, Rules, check_rule_values,
-};
+pub use position::{BoardError, IllegalMove, Position, Rules};
 pub use position_text::{MAX_PLY_COUNTER, PositionTextError, TextProblem, quote_position_text};
+pub use push_off::PushOffThreat;
+pub use rule_values::{MARBLES_PER_SIDE, RuleValueError, check_rule_values};
 pub use symmetry::Symmetry;

@@ -6,9 +6,8 @@ use crate::action::{
 use crate::bitboard::step;
 use crate::board::{BOARD_MASK, CELL_BIT, CELL_COUNT, Cell, Color, DIR_SHIFT, ROW_E_MASK, bits};
 use crate::ending::{EndReason, Ending, Outcome};
-
-/// Marbles each player starts with.
-pub const MARBLES_PER_SIDE: u8 = 14;
+use crate::push_off::{PushOffThreat, threats_of};
+use crate::rule_values::{MARBLES_PER_SIDE, RuleValueError, check_rule_values};
 
 /// How a game ends. Part of every [`Position`]; small and `Copy`.
 ///
@@ -39,68 +38,6 @@ impl Default for Rules {
             no_push_off_plies: None,
         }
     }
-}
-
-/// A rule's value outside its range (see [`check_rule_values`]).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{key} {}", self.problem())]
-pub struct RuleValueError {
-    /// The key as the `[rules]` table names it, e.g. `max_plies`.
-    pub key: &'static str,
-    pub value: u32,
-    /// The values allowed, e.g. `1 to 14`.
-    pub allowed: &'static str,
-}
-
-impl RuleValueError {
-    /// What is wrong, without the key: `is 0, must be 1 to 14`.
-    pub fn problem(&self) -> String {
-        format!("is {}, must be {}", self.value, self.allowed)
-    }
-}
-
-/// The one check of the values of the rules, for the two-player game and
-/// the general game alike (every `--rules` file, game record, run
-/// configuration and bundle goes through it): `marbles_to_win` (one target,
-/// or one per side) from 1 to [`MARBLES_PER_SIDE`], and the limits at least
-/// 1 when given. A 0 would end every game before its first move, which no
-/// command should play, record or train on.
-pub fn check_rule_values(
-    marbles_to_win: &[u8],
-    max_plies: Option<u32>,
-    no_push_off_plies: Option<u32>,
-) -> Result<(), RuleValueError> {
-    if let Some(&target) = marbles_to_win
-        .iter()
-        .find(|&&target| !(1..=MARBLES_PER_SIDE).contains(&target))
-    {
-        return Err(RuleValueError {
-            key: "marbles_to_win",
-            value: u32::from(target),
-            allowed: "1 to 14",
-        });
-    }
-    for (key, limit, allowed) in [
-        (
-            "max_plies",
-            max_plies,
-            "at least 1 (leave it out for no limit)",
-        ),
-        (
-            "no_push_off_plies",
-            no_push_off_plies,
-            "at least 1 (leave it out for none)",
-        ),
-    ] {
-        if limit == Some(0) {
-            return Err(RuleValueError {
-                key,
-                value: 0,
-                allowed,
-            });
-        }
-    }
-    Ok(())
 }
 
 impl Rules {
@@ -865,13 +802,23 @@ impl Position {
     /// reads these as input planes (threats it may take, and threats it must
     /// meet).
     pub fn push_off_targets(&self, attacker: Color) -> impl Iterator<Item = Cell> + use<> {
-        let targets = if self.ending_by_rules().is_some() {
-            0
-        } else {
-            let us = attacker.index();
-            push_off_target_bits(self.marbles[us], self.marbles[us ^ 1])
-        };
-        bits(targets).filter_map(Cell::from_bit)
+        bits(self.push_off_target_board(attacker)).filter_map(Cell::from_bit)
+    }
+
+    /// The marbles each side could push off with one move if it were its
+    /// turn, Black's first ([`Position::push_off_targets`] of both, in the
+    /// type both engines give: [`PushOffThreat`]).
+    pub fn push_off_threats(&self) -> Vec<PushOffThreat> {
+        threats_of(Color::ALL.map(|attacker| self.push_off_target_board(attacker)))
+    }
+
+    /// [`Position::push_off_targets`] as a bitboard.
+    fn push_off_target_board(&self, attacker: Color) -> u128 {
+        if self.ending_by_rules().is_some() {
+            return 0;
+        }
+        let us = attacker.index();
+        push_off_target_bits(self.marbles[us], self.marbles[us ^ 1])
     }
 
     /// The position after the legal move `mv` (copy-make).

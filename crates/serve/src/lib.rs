@@ -26,7 +26,6 @@ pub mod seat_player;
 pub mod server;
 pub mod session;
 pub mod slots;
-pub mod threats;
 
 pub use model::{Model, ModelGame, Models, NoModel};
 pub use server::{ServeOptions, serve, serve_blocking, serve_on};

@@ -51,7 +51,13 @@ pub fn train(config: &Path, run_dir: &Path, extra: &[&str]) -> Output {
 /// `sumito train` started in the background, its output captured (a few
 /// lines: no progress bars).
 pub fn spawn_train(config: &Path, run_dir: &Path) -> Child {
-    role_command("train", config, run_dir, &[])
+    spawn_role("train", config, run_dir)
+}
+
+/// `sumito ROLE` (`train`, `selfplay`, `trainer`, `evaluate`) started in
+/// the background, its output captured.
+pub fn spawn_role(role: &str, config: &Path, run_dir: &Path) -> Child {
+    role_command(role, config, run_dir, &[])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -64,6 +70,39 @@ pub fn text(output: &Output) -> String {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     )
+}
+
+/// What a command that succeeded and said each of `words` (on either
+/// stream) printed; fails the test with its output otherwise.
+pub fn succeeded_saying(output: &Output, words: &[&str]) -> String {
+    ended_saying(output, true, words)
+}
+
+/// What a command that failed and said each of `words` printed; fails the
+/// test with its output otherwise.
+pub fn failed_saying(output: &Output, words: &[&str]) -> String {
+    ended_saying(output, false, words)
+}
+
+fn ended_saying(output: &Output, success: bool, words: &[&str]) -> String {
+    let said = text(output);
+    let ended = if success { "succeed" } else { "fail" };
+    assert_eq!(
+        output.status.success(),
+        success,
+        "the command was to {ended}:\n{said}"
+    );
+    for word in words {
+        assert!(said.contains(word), "no {word:?} in:\n{said}");
+    }
+    said
+}
+
+/// The JSON file at `path`.
+pub fn json_at(path: &Path) -> serde_json::Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
 
 /// The generation the run in `run_dir` plays with now.

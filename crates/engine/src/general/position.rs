@@ -6,6 +6,7 @@ use super::rules::{GeneralRules, MAX_SEATS, NeutralPushOff, Seating};
 use crate::action::Move;
 use crate::board::{BOARD_MASK, Cell, Direction, ROW_E_MASK, bits};
 use crate::ending::{EndReason, Ending, Outcome};
+use crate::push_off::{PushOffThreat, threats_of};
 use std::collections::HashSet;
 
 /// What stands on a cell.
@@ -449,25 +450,8 @@ impl GeneralPosition {
                 let mut moves = Vec::new();
                 if !group.is_broadside() {
                     // The pushed line, from the far end back, then the group.
-                    let leading = group.cells().last().expect("groups hold a marble");
-                    let mut line = Vec::new();
-                    let mut ahead = leading.neighbour(dir);
-                    while let Some(cell) = ahead {
-                        if view.pushable & bit(cell) == 0 || line.len() == 2 {
-                            break;
-                        }
-                        line.push(cell);
-                        ahead = cell.neighbour(dir);
-                    }
-                    // Only a line the group outnumbers is pushed (in the
-                    // one-colour game the marbles ahead may be more than the
-                    // group can push, when the move is a plain step).
-                    let pushes = !line.is_empty()
-                        && line.len() < group.group_len()
-                        && ahead
-                            .is_none_or(|c| view.empty & bit(c) != 0 || view.holes & bit(c) != 0);
-                    if pushes {
-                        for &cell in line.iter().rev() {
+                    if let Some(push) = pushed_line(&view, group) {
+                        for &cell in push.line.iter().rev() {
                             moves.push((cell, cell.neighbour(dir)));
                         }
                     }
@@ -528,6 +512,44 @@ impl GeneralPosition {
             }
         }
         next
+    }
+
+    /// The marbles seat `seat` could push off the board (over the rim or
+    /// into a hole) with one of its moves if it were its turn (whoever is
+    /// to move), in cell order: other sides' marbles and neutral ones. Empty
+    /// once the game is over, and for a seat that cannot move. The general
+    /// game's [`crate::Position::push_off_targets`].
+    pub fn push_off_targets(&self, seat: usize) -> impl Iterator<Item = Cell> + use<> {
+        cells(self.push_off_target_board(seat))
+    }
+
+    /// The marbles each seat could push off with one move if it were its
+    /// turn, seat 0's first ([`GeneralPosition::push_off_targets`] of every
+    /// seat, in the type both engines give: [`PushOffThreat`]).
+    pub fn push_off_threats(&self) -> Vec<PushOffThreat> {
+        let seats = self.rules.seating.seats();
+        threats_of((0..seats).map(|seat| self.push_off_target_board(seat)))
+    }
+
+    /// [`GeneralPosition::push_off_targets`] as a bitboard.
+    fn push_off_target_board(&self, seat: usize) -> u128 {
+        if self.result.is_some() || seat >= self.rules.seating.seats() {
+            return 0;
+        }
+        let view = self.view(seat);
+        let mut targets = 0;
+        for mv in self.moves_of(seat) {
+            let MoveKind::Group(group) = mv.kind() else {
+                continue; // shields and rotations push nothing
+            };
+            if group.is_broadside() {
+                continue;
+            }
+            if let Some(Push { line, off: true }) = pushed_line(&view, group) {
+                targets |= line.last().map_or(0, |&cell| bit(cell));
+            }
+        }
+        targets
     }
 
     /// The same position with these marbles (for symmetries).
@@ -671,6 +693,37 @@ impl GeneralPosition {
             Outcome::Draw(leaders.iter().fold(0, |mask, side| mask | 1 << side))
         }
     }
+}
+
+/// The marbles an inline move pushes.
+struct Push {
+    /// From the marble ahead of the group's leading one to the far end.
+    line: Vec<Cell>,
+    /// Whether the far one leaves the board (over the rim or into a hole).
+    off: bool,
+}
+
+/// What the inline move of `group` pushes, if anything: only a line the
+/// group outnumbers, with a free cell, a hole or the rim behind it (in the
+/// one-colour game the marbles ahead may be more than the group can push,
+/// when the move is a plain step).
+fn pushed_line(view: &MoverView, group: Move) -> Option<Push> {
+    let dir = group.direction();
+    let leading = group.cells().last().expect("groups hold a marble");
+    let mut line = Vec::new();
+    let mut ahead = leading.neighbour(dir);
+    while let Some(cell) = ahead {
+        if view.pushable & bit(cell) == 0 || line.len() == 2 {
+            break;
+        }
+        line.push(cell);
+        ahead = cell.neighbour(dir);
+    }
+    let off = ahead.is_none_or(|c| view.holes & bit(c) != 0);
+    let pushes = !line.is_empty()
+        && line.len() < group.group_len()
+        && (off || ahead.is_some_and(|c| view.empty & bit(c) != 0));
+    pushes.then_some(Push { line, off })
 }
 
 /// Calls `legal(len)` for each group size `len` of a legal inline move of the

@@ -121,6 +121,91 @@ fn perft_of_the_plain_game_matches_the_two_player_engine() {
 }
 
 #[test]
+fn push_off_threats_of_plain_games_are_the_two_player_engines() {
+    // The general engine finds them from the seat's moves, the two-player
+    // engine by whole-board shifts: on every position of random games they
+    // agree, seat by seat and cell by cell.
+    let mut seen = 0;
+    for seed in 0..6 {
+        let start = Position::start(Layout::NAMED[seed as usize % 3], Rules::default());
+        for classic in random_playout(&start, 400, seed) {
+            let general = GeneralPosition::from_text(&classic.to_string(), None).unwrap();
+            let threats = classic.push_off_threats();
+            assert_eq!(general.push_off_threats(), threats, "{classic}");
+            for seat in 0..2 {
+                assert!(
+                    general
+                        .push_off_targets(seat)
+                        .eq(threats.iter().filter(|t| t.seat == seat).map(|t| t.cell)),
+                    "{classic}"
+                );
+            }
+            seen += threats.len();
+        }
+    }
+    assert!(seen > 50, "only {seen} threats in the games");
+}
+
+#[test]
+fn push_off_targets_follow_holes_neutral_marbles_and_obstacles() {
+    let threats = |position: &GeneralPosition| -> Vec<(usize, String)> {
+        position
+            .push_off_threats()
+            .into_iter()
+            .map(|threat| (threat.seat, threat.cell.to_string()))
+            .collect()
+    };
+    // Three push two into a hole; White, not to move, threatens nothing.
+    let holed = two().with_cells(&[], &[cell("E7")]).unwrap();
+    let position = board(holed, &[("b", "E2 E3 E4"), ("w", "E5 E6")], 0);
+    assert_eq!(threats(&position), [(0, "E6".to_owned())]);
+    // An obstacle behind the line stops the push.
+    let blocked = two().with_cells(&[cell("E7")], &[]).unwrap();
+    let position = board(blocked, &[("b", "E2 E3 E4"), ("w", "E5 E6")], 0);
+    assert_eq!(threats(&position), []);
+    // A neutral marble at the rim is a target, for the seat to move or not.
+    let position = board(two(), &[("b", "E7 E8"), ("n", "E9"), ("w", "A1")], 1);
+    assert_eq!(threats(&position), [(0, "E9".to_owned())]);
+    assert_eq!(position.push_off_targets(1).count(), 0);
+}
+
+#[test]
+fn the_seat_to_move_threatens_a_marble_exactly_when_a_move_of_it_scores() {
+    let layout = GeneralLayout::from_name("three-player").unwrap();
+    let rules = GeneralRules::plain(Seating::new(3, false).unwrap());
+    let mut position = GeneralSetup::layout(layout).start(&rules).unwrap();
+    assert!(position.push_off_threats().is_empty(), "none at the start");
+    // A game that pushes off whenever it can.
+    let mut threatened = 0;
+    for ply in 0..400 {
+        if position.is_game_over() {
+            break;
+        }
+        let mover = position.seat_to_move();
+        let threats = position.push_off_threats();
+        for threat in &threats {
+            assert!(
+                matches!(position.at(threat.cell), CellContent::Marble(seat) if seat != threat.seat),
+                "{position}: {threat:?}"
+            );
+        }
+        let moves = position.legal_moves();
+        let scoring = moves
+            .iter()
+            .copied()
+            .find(|&mv| position.play(mv).seat_score(mover) > position.seat_score(mover));
+        assert_eq!(
+            threats.iter().any(|threat| threat.seat == mover),
+            scoring.is_some(),
+            "{position}"
+        );
+        threatened += threats.len();
+        position = position.play(scoring.unwrap_or(moves[(ply * 7) % moves.len()]));
+    }
+    assert!(threatened > 0, "the game had threats to check");
+}
+
+#[test]
 fn a_hole_behind_a_pushed_line_swallows_the_marble_and_scores() {
     let rules = two().with_cells(&[], &[cell("E7")]).unwrap();
     let position = board(rules, &[("b", "E3 E4"), ("w", "E5 E6")], 0);
