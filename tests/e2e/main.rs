@@ -24,6 +24,7 @@ mod serve;
 mod serve_analysis;
 mod serve_review;
 mod serve_security;
+mod serve_variations;
 mod startup;
 mod stops;
 mod train;

@@ -26,6 +26,75 @@ pub enum Start<B: Board> {
     Position(B),
 }
 
+/// A side line of a game, as PGN's and SGF's: moves played from the position
+/// after `ply` moves of the game, the first of them another than the game's
+/// own next move (or any, after its last move). A variation within a
+/// variation is a line that shares its first moves with another from the
+/// same ply: the lines of a ply are the leaves of its tree, in order, so that
+/// the first line through a move is that move's main continuation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variation<M> {
+    pub ply: usize,
+    pub moves: Vec<M>,
+}
+
+impl<M: Copy + PartialEq> Variation<M> {
+    /// The variation that `line`, played from the position after `ply`
+    /// moves of `game`, makes: its moves along the game's own are the
+    /// game's, so it starts where it leaves the game; `None` when it never
+    /// does (or is empty).
+    pub fn branching(game: &[M], ply: usize, line: &[M]) -> Option<Variation<M>> {
+        let along = line
+            .iter()
+            .zip(game.get(ply..).unwrap_or_default())
+            .take_while(|(a, b)| a == b)
+            .count();
+        (along < line.len()).then(|| Variation {
+            ply: ply + along,
+            moves: line[along..].to_vec(),
+        })
+    }
+
+    /// Adds `line` to the lines of a tree (`lines`): a line that only goes
+    /// as far as one already there adds nothing, one that goes on from the
+    /// end of one takes its place, and any other branches off as a new last
+    /// line (its first moves shared with the lines before it).
+    pub fn add_to(lines: &mut Vec<Variation<M>>, line: Variation<M>) {
+        if lines
+            .iter()
+            .any(|old| old.ply == line.ply && old.moves.starts_with(&line.moves))
+        {
+            return;
+        }
+        match lines
+            .iter()
+            .position(|old| old.ply == line.ply && line.moves.starts_with(&old.moves))
+        {
+            Some(index) => lines[index] = line,
+            None => lines.push(line),
+        }
+    }
+
+    /// The lines of `lines`, variations of the game `old`, that still stand
+    /// when the game's moves are `new` (after an undo, a move, another
+    /// game): those from a ply whose moves before it are the same, their
+    /// moves along the new game's own taken as the game's.
+    pub fn standing(lines: &[Variation<M>], old: &[M], new: &[M]) -> Vec<Variation<M>> {
+        let mut kept = Vec::new();
+        for variation in lines {
+            let ply = variation.ply;
+            if ply <= new.len()
+                && ply <= old.len()
+                && new[..ply] == old[..ply]
+                && let Some(line) = Variation::branching(new, ply, &variation.moves)
+            {
+                Variation::add_to(&mut kept, line);
+            }
+        }
+        kept
+    }
+}
+
 /// A whole game: where it starts, under which rules, who played, its moves
 /// and how it ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,6 +107,9 @@ pub struct GameRecord<B: Board> {
     /// How many of the first `moves` were a random opening.
     pub opening_plies: u32,
     pub moves: Vec<B::Move>,
+    /// Side lines from the game's plies (a page's analysis board), in the
+    /// order they were made.
+    pub variations: Vec<Variation<B::Move>>,
     /// How the game ended; `None` if it is unfinished.
     pub result: Option<Ending>,
 }
@@ -60,8 +132,37 @@ impl<B: Board> GameRecord<B> {
             players: Vec::new(),
             opening_plies: 0,
             moves: Vec::new(),
+            variations: Vec::new(),
             result: None,
         }
+    }
+
+    /// The variations of this record that still stand when the game's
+    /// moves are `moves` ([`Variation::standing`]).
+    pub fn variations_on(&self, moves: &[B::Move]) -> Vec<Variation<B::Move>> {
+        Variation::standing(&self.variations, &self.moves, moves)
+    }
+
+    /// Drops the variations that are not played out under the record's
+    /// rules (a record taken under a model's: a move of a variation that is
+    /// not legal there); the game's own moves are checked by
+    /// [`GameRecord::positions`].
+    pub fn keep_playable_variations(&mut self) {
+        let Ok(positions) = self.positions() else {
+            return;
+        };
+        self.variations.retain(|variation| {
+            let Some(&(mut position)) = positions.get(variation.ply) else {
+                return false;
+            };
+            variation.moves.iter().all(|&mv| {
+                let legal = !position.is_over() && position.is_legal(mv);
+                if legal {
+                    position = position.play(mv);
+                }
+                legal
+            })
+        });
     }
 
     /// Who played `seat` ("" when not named).
@@ -97,6 +198,7 @@ impl<B: Board> GameRecord<B> {
                 .collect(),
             opening_plies,
             moves: moves.to_vec(),
+            variations: Vec::new(),
             result: end.ending(),
         }
     }
@@ -119,6 +221,18 @@ impl<B: Board> GameRecord<B> {
             players: self.players.clone(),
             opening_plies: self.opening_plies,
             moves: self.moves.iter().map(|&mv| B::general_move(mv)).collect(),
+            variations: self
+                .variations
+                .iter()
+                .map(|variation| Variation {
+                    ply: variation.ply,
+                    moves: variation
+                        .moves
+                        .iter()
+                        .map(|&mv| B::general_move(mv))
+                        .collect(),
+                })
+                .collect(),
             result: None,
         };
         general.result = general
@@ -168,12 +282,41 @@ impl<B: Board> GameRecord<B> {
                 })
             })
             .collect::<Result<Vec<B::Move>, NotTwoPlayer>>()?;
+        let variations = record
+            .variations
+            .iter()
+            .map(|variation| {
+                let moves = variation
+                    .moves
+                    .iter()
+                    .enumerate()
+                    .map(|(index, &mv)| {
+                        B::move_of_general(mv).ok_or_else(|| {
+                            not(
+                                &["variation"],
+                                format!(
+                                    "move {} ({}) of the variation after ply {} is not a move of this game",
+                                    index + 1,
+                                    mv.to_text(),
+                                    variation.ply
+                                ),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<B::Move>, NotTwoPlayer>>()?;
+                Ok(Variation {
+                    ply: variation.ply,
+                    moves,
+                })
+            })
+            .collect::<Result<Vec<_>, NotTwoPlayer>>()?;
         let mut game = GameRecord {
             start,
             rules,
             players: record.players,
             opening_plies: record.opening_plies,
             moves,
+            variations,
             result: None,
         };
         game.result = game
@@ -330,6 +473,7 @@ mod tests {
             players: vec!["alphabeta:depth=3".into(), "random".into()],
             opening_plies: 4,
             moves,
+            variations: Vec::new(),
             result: None,
         }
     }
@@ -419,6 +563,7 @@ mod tests {
                 players: vec!["random".into(), "random".into()],
                 opening_plies: 0,
                 moves,
+                variations: Vec::new(),
                 result: positions.last().unwrap().ending(),
             };
             proptest::prop_assert_eq!(GameRecord::<Position>::parse(&record.to_text()).unwrap(), record);
@@ -438,6 +583,7 @@ mod tests {
             players: vec!["a".into(), "b".into()],
             opening_plies: 0,
             moves: vec![mv],
+            variations: Vec::new(),
             result: Some(Ending {
                 outcome: Outcome::win_of(Color::Black),
                 reason: EndReason::MarblesOff,
@@ -708,6 +854,71 @@ mod tests {
         let err = GameRecord::<Position>::read(&dir.join("missing.txt")).unwrap_err();
         assert!(err.to_string().contains("missing.txt"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn variations_join_a_tree_and_stand_while_the_game_leads_to_them() {
+        let line = |ply, moves: &[u8]| Variation {
+            ply,
+            moves: moves.to_vec(),
+        };
+        // Along the game's own moves a line is the game's.
+        let game = [1, 2, 3];
+        assert_eq!(Variation::branching(&game, 1, &[2, 3]), None);
+        assert_eq!(
+            Variation::branching(&game, 1, &[2, 9, 4]),
+            Some(line(2, &[9, 4]))
+        );
+        assert_eq!(Variation::branching(&game, 3, &[7]), Some(line(3, &[7])));
+        // A line within a line adds nothing, one going on from a line takes
+        // its place, one branching off comes last.
+        let mut lines = vec![line(1, &[5, 6])];
+        Variation::add_to(&mut lines, line(1, &[5]));
+        Variation::add_to(&mut lines, line(1, &[5, 6, 7]));
+        Variation::add_to(&mut lines, line(1, &[5, 8]));
+        Variation::add_to(&mut lines, line(0, &[5]));
+        assert_eq!(
+            lines,
+            [line(1, &[5, 6, 7]), line(1, &[5, 8]), line(0, &[5])]
+        );
+        // Another game's moves keep the lines from the plies it shares; a
+        // line the new game's move begins goes on from that move.
+        assert_eq!(
+            Variation::standing(&lines, &game, &[1, 5]),
+            [line(2, &[6, 7]), line(2, &[8]), line(0, &[5])]
+        );
+        assert_eq!(Variation::standing(&lines, &game, &[4]), [line(0, &[5])]);
+        assert_eq!(Variation::standing(&lines, &game, &[]), [line(0, &[5])]);
+    }
+
+    #[test]
+    fn a_record_taken_under_other_rules_keeps_the_variations_it_can_play() {
+        let mut record = sample();
+        let positions = record.positions().unwrap();
+        let other = positions[2]
+            .legal_moves()
+            .into_iter()
+            .find(|&mv| mv != record.moves[2])
+            .unwrap();
+        record.variations = vec![Variation {
+            ply: 2,
+            moves: vec![other],
+        }];
+        assert_eq!(
+            GameRecord::<Position>::parse(&record.to_text()).unwrap(),
+            record
+        );
+        let mut kept = record.clone();
+        kept.keep_playable_variations();
+        assert_eq!(kept.variations, record.variations);
+        // A move that is not legal where it is played is left out.
+        kept.variations[0].moves.push(other);
+        kept.keep_playable_variations();
+        assert!(kept.variations.is_empty());
+        // A game played on from a loaded one keeps the variations it still
+        // leads to.
+        assert_eq!(record.variations_on(&record.moves[..2]), record.variations);
+        assert!(record.variations_on(&record.moves[..1]).is_empty());
     }
 
     #[test]

@@ -12,6 +12,8 @@
 //! A1B2
 //! I5H5
 //! …
+//! variation after 1: G7F7 C3D3
+//! variation after 1: G7F7 C4D4
 //! result: black wins (enough marbles pushed off)
 //! ```
 //!
@@ -28,6 +30,15 @@
 //!   rather than the players' choices.
 //! - After `moves:`, one move per line (Aba-Pro or comma form, shield and
 //!   rotation moves included), each legal where it is played.
+//! - Then the variations (side lines, as PGN's and SGF's), none or more:
+//!   `variation after PLY: MOVES`, the moves separated by spaces, played
+//!   from the position after `PLY` moves of the game (`0` the start; the
+//!   game's length for a line after its last move), each legal where it is
+//!   played, the first another than the game's own next move. A variation
+//!   within a variation is a line sharing its first moves with one before
+//!   it from the same ply: the lines are the leaves of the tree in the
+//!   order they were played (`record::Variation`). Errors name the
+//!   variation's ply, the move's place in it and its ply in the game.
 //! - `result:` is the result as the general engine words it (`black wins
 //!   (enough marbles pushed off)`, `draw between black and white (move
 //!   limit reached, decided by marbles pushed off)`), or `*` for an

@@ -13,7 +13,7 @@ use sumito_engine::shorten_quotes;
 
 use sumito_game::Board;
 
-use crate::record::{GameRecord, NotTwoPlayer, Start};
+use crate::record::{GameRecord, NotTwoPlayer, Start, Variation};
 use crate::record_format::{
     GAME_RECORD_MAGIC, RecordError, RecordFileError, TWO_PLAYER_RECORD_MAGIC_V1,
     VARIANT_RECORD_MAGIC_V1, format_of, read_with, write_text,
@@ -79,6 +79,14 @@ pub(crate) fn general_text(record: &GameRecord<GeneralPosition>) -> String {
         out.push_str(&mv.to_text());
         out.push('\n');
     }
+    for variation in &record.variations {
+        let moves: Vec<String> = variation.moves.iter().map(|mv| mv.to_text()).collect();
+        out.push_str(&format!(
+            "{VARIATION_PREFIX}{}: {}\n",
+            variation.ply,
+            moves.join(" ")
+        ));
+    }
     let seating = record
         .start_position()
         .map(|position| position.rules().seating);
@@ -88,6 +96,99 @@ pub(crate) fn general_text(record: &GameRecord<GeneralPosition>) -> String {
     };
     out.push_str(&format!("result: {result}\n"));
     out
+}
+
+/// How a variation's line starts: `variation after PLY: MOVES`.
+const VARIATION_PREFIX: &str = "variation after ";
+
+/// A variation's line as read: its line number, the ply it starts after
+/// and its moves' texts.
+struct VariationText<'a> {
+    line: usize,
+    ply: usize,
+    moves: Vec<&'a str>,
+}
+
+/// Reads a `variation after PLY: MOVES` line (`line` its number).
+fn variation_text(line: usize, text: &str) -> Result<VariationText<'_>, RecordError> {
+    let form = || {
+        problem(
+            line,
+            format!("expected `variation after PLY: MOVES`, found {text:?}"),
+        )
+    };
+    let (ply, moves) = text
+        .strip_prefix(VARIATION_PREFIX)
+        .and_then(|rest| rest.split_once(':'))
+        .ok_or_else(form)?;
+    let ply = ply.trim().parse().map_err(|_| {
+        problem(
+            line,
+            format!(
+                "variation after {:?}: the ply is not a whole number",
+                ply.trim()
+            ),
+        )
+    })?;
+    let moves: Vec<&str> = moves.split_whitespace().collect();
+    if moves.is_empty() {
+        return Err(problem(
+            line,
+            format!("variation after ply {ply} has no moves"),
+        ));
+    }
+    Ok(VariationText { line, ply, moves })
+}
+
+/// Replays a variation from the game's `positions` (the start first) and
+/// the game's `moves`: each move read and checked in the position it is
+/// played in, the error naming the variation, the move and its ply.
+fn replay_variation(
+    positions: &[GeneralPosition],
+    moves: &[sumito_engine::general::GeneralMove],
+    text: &VariationText<'_>,
+) -> Result<Variation<sumito_engine::general::GeneralMove>, RecordError> {
+    let ply = text.ply;
+    let mut position = *positions.get(ply).ok_or_else(|| {
+        problem(
+            text.line,
+            format!(
+                "variation after ply {ply}: the game has only {} moves",
+                moves.len()
+            ),
+        )
+    })?;
+    let mut variation = Variation {
+        ply,
+        moves: Vec::with_capacity(text.moves.len()),
+    };
+    for (index, mv_text) in text.moves.iter().enumerate() {
+        let at = |why: String| {
+            problem(
+                text.line,
+                format!(
+                    "variation after ply {ply}: its move {} ({mv_text:?}, ply {}) {why}",
+                    index + 1,
+                    ply + index + 1
+                ),
+            )
+        };
+        if position.is_game_over() {
+            return Err(at("comes after the end of the game".into()));
+        }
+        let mv = position
+            .parse_move(mv_text)
+            .map_err(|err| at(format!("is not legal there: {err}")))?;
+        if index == 0 && moves.get(ply) == Some(&mv) {
+            return Err(at(format!(
+                "is the game's own move {}: a variation starts with another move",
+                ply + 1
+            )));
+        }
+        variation.moves.push(mv);
+        position = position.play(mv);
+    }
+    Ok(variation)
 }
 
 /// Where a record starts, as its header gives it (a text is read under the
@@ -151,6 +252,7 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
     let (mut start_line, mut opening_line) = (1, 1);
     let mut in_moves = false;
     let mut move_lines = Vec::new();
+    let mut variation_lines: Vec<VariationText<'_>> = Vec::new();
     let mut result_line = None;
     // The header keys read so far (`start` for both layout: and start:),
     // and whether `moves:` was: each may be given once, as in the
@@ -170,6 +272,15 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
                 given.push("result");
                 result_line = Some((number, result.trim().to_string()));
                 in_moves = false;
+            } else if line.starts_with("variation") {
+                variation_lines.push(variation_text(number, line)?);
+            } else if !variation_lines.is_empty() {
+                return Err(problem(
+                    number,
+                    format!(
+                        "move {line:?} after the variations: the game's moves come first, then its variations"
+                    ),
+                ));
             } else {
                 move_lines.push((number, line));
             }
@@ -272,18 +383,25 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
         players: seats,
         opening_plies,
         moves: Vec::new(),
+        variations: Vec::new(),
         result: None,
     };
     let mut position = record
         .start_position()
         .map_err(|err| problem(start_line, err))?;
+    // Every position of the game where a variation may start from it.
+    let mut positions = Vec::new();
     for (number, text) in move_lines {
         let mv = position
             .parse_move(text)
             .map_err(|err| problem(number, err))?;
         record.moves.push(mv);
+        if !variation_lines.is_empty() {
+            positions.push(position);
+        }
         position = position.play(mv);
     }
+    positions.push(position);
     if record.opening_plies as usize > record.moves.len() {
         return Err(problem(
             opening_line,
@@ -293,6 +411,10 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
                 record.moves.len()
             ),
         ));
+    }
+    for text in &variation_lines {
+        let variation = replay_variation(&positions, &record.moves, text)?;
+        Variation::add_to(&mut record.variations, variation);
     }
     let replayed = position.describe_outcome();
     if let Some((number, result)) = result_line {
@@ -331,6 +453,7 @@ mod tests {
             players: vec!["greedy".into(), "random".into(), "alphabeta:depth=1".into()],
             opening_plies: 0,
             moves: Vec::new(),
+            variations: Vec::new(),
             result: None,
         };
         let mut position = record.start_position().unwrap();
@@ -474,5 +597,130 @@ mod tests {
             assert!(message.chars().count() < 300, "{}", &message[..300]);
             assert!(message.contains(&"x".repeat(40)), "{message}");
         }
+    }
+
+    /// A game of three moves with variations: two from ply 1, one within
+    /// the first of them, one from the start and one after the last move.
+    const WITH_VARIATIONS: &str = "# sumito game record v2
+layout: standard
+rules: { marbles_to_win = 6 }
+seats: you | alphabeta:depth=2
+opening_plies: 0
+moves:
+A1B2
+I5H5
+B1C2
+variation after 1: G7F7 C3D3
+variation after 1: G7F7 C4D4
+variation after 1: G6F6
+variation after 0: C3D3 I5H5
+variation after 3: G7F7
+result: *
+";
+
+    #[test]
+    fn variations_round_trip_in_both_games() {
+        let general = parse_general(WITH_VARIATIONS).unwrap();
+        assert_eq!(general.moves.len(), 3);
+        let lines: Vec<(usize, String)> = general
+            .variations
+            .iter()
+            .map(|variation| {
+                let moves: Vec<String> = variation.moves.iter().map(|mv| mv.to_text()).collect();
+                (variation.ply, moves.join(" "))
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (1, "G7F7 C3D3".to_string()),
+                (1, "G7F7 C4D4".to_string()),
+                (1, "G6F6".to_string()),
+                (0, "C3D3 I5H5".to_string()),
+                (3, "G7F7".to_string()),
+            ]
+        );
+        assert_eq!(general.to_text(), WITH_VARIATIONS);
+        // The two-player game reads and writes the same lines.
+        let two = GameRecord::<sumito_engine::Position>::parse(WITH_VARIATIONS).unwrap();
+        assert_eq!(two.variations.len(), 5);
+        assert_eq!(two.to_text(), WITH_VARIATIONS);
+        assert_eq!(two.to_general(), general);
+        // A line that goes only as far as one before it adds nothing; one
+        // that goes on from one takes its place.
+        let merged = WITH_VARIATIONS.replace(
+            "variation after 1: G6F6\n",
+            "variation after 1: G6F6\nvariation after 1: G7F7\nvariation after 0: C3D3 I5H5 A1B2\n",
+        );
+        let record = parse_general(&merged).unwrap();
+        assert_eq!(record.variations.len(), 5);
+        assert_eq!(record.variations[3].moves.len(), 3);
+        // A record without variations reads and writes as before.
+        let plain: String = WITH_VARIATIONS
+            .lines()
+            .filter(|line| !line.starts_with("variation"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let record = parse_general(&plain).unwrap();
+        assert!(record.variations.is_empty());
+        assert_eq!(record.to_text(), plain);
+    }
+
+    #[test]
+    fn a_bad_variation_names_its_line_its_ply_and_its_move() {
+        let line = WITH_VARIATIONS
+            .lines()
+            .position(|line| line == "variation after 1: G6F6")
+            .unwrap()
+            + 1;
+        for (bad, message) in [
+            (
+                "variation after 1: G7F7 I9H9",
+                "variation after ply 1: its move 2 (\"I9H9\", ply 3) is not legal there",
+            ),
+            (
+                "variation after 9: G7F7",
+                "variation after ply 9: the game has only 3 moves",
+            ),
+            (
+                "variation after 1: I5H5 C3D3",
+                "variation after ply 1: its move 1 (\"I5H5\", ply 2) is the game's own move 2: \
+                 a variation starts with another move",
+            ),
+            (
+                "variation 1: G7F7",
+                "expected `variation after PLY: MOVES`, found \"variation 1: G7F7\"",
+            ),
+            ("variation after 1:", "variation after ply 1 has no moves"),
+            (
+                "variation after one: G7F7",
+                "variation after \"one\": the ply is not a whole number",
+            ),
+            (
+                "variation after 1: G6F6\nC3D3",
+                "move \"C3D3\" after the variations: the game's moves come first, then its variations",
+            ),
+        ] {
+            let text = WITH_VARIATIONS.replace("variation after 1: G6F6", bad);
+            let err = parse_general(&text).unwrap_err();
+            let at = if bad.contains('\n') { line + 1 } else { line };
+            assert_eq!(err.line, at, "{bad}: {err}");
+            assert!(err.problem.starts_with(message), "{bad}: {err}");
+            // The two-player game's reader says the same.
+            let err = GameRecord::<sumito_engine::Position>::parse(&text).unwrap_err();
+            assert_eq!(err.line, at, "{bad}: {err}");
+        }
+        // No variation goes on from a finished position.
+        let finished = format!(
+            "{GAME_RECORD_MAGIC}\nstart: 5/6/7/8/6bbw/8/7/6/5 b 0 5\nmoves:\nE7E8\n\
+             variation after 1: A1A2\nresult: black wins (enough marbles pushed off)\n"
+        );
+        let err = parse_general(&finished).unwrap_err();
+        assert_eq!(err.line, 5, "{err}");
+        assert!(
+            err.problem
+                .contains("its move 1 (\"A1A2\", ply 2) comes after the end of the game"),
+            "{err}"
+        );
     }
 }

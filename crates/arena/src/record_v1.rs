@@ -458,6 +458,8 @@ impl Parser {
             },
             opening_plies,
             moves,
+            // (The older format has none.)
+            variations: Vec::new(),
             result,
         })
     }

@@ -159,7 +159,7 @@ pub fn record_under_rules<B: Board>(
         return Ok((record.clone(), None));
     }
     let describe = |rules: &B::Rules| B::rules_table(rules).describe();
-    let replayed = GameRecord {
+    let mut replayed = GameRecord {
         rules: rules.clone(),
         ..record.clone()
     };
@@ -186,6 +186,8 @@ pub fn record_under_rules<B: Board>(
         }
         position = position.play(mv);
     }
+    // A variation that the model's rules do not allow is left out.
+    replayed.keep_playable_variations();
     let note = format!(
         "the record's rules ({}) are not the model's ({}): the game is taken under the model's",
         describe(&record.rules),
@@ -459,6 +461,7 @@ mod tests {
             players: vec!["b".into(), "w".into()],
             opening_plies: 0,
             moves: vec![push_off],
+            variations: Vec::new(),
             result: Some(Ending {
                 outcome: Outcome::win_of(Color::Black),
                 reason: EndReason::MarblesOff,

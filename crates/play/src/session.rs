@@ -766,6 +766,8 @@ fn record_of<B: Board>(
         players: names.to_vec(),
         opening_plies: 0,
         moves: moves.to_vec(),
+        // (A loaded game's variations, where the game still leads to them.)
+        variations: template.variations_on(moves),
         result: last.ending(),
         ..template.clone()
     }

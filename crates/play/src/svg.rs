@@ -428,6 +428,7 @@ mod tests {
             players: vec!["you".into(), "random".into()],
             opening_plies: 0,
             moves: vec![first, second],
+            variations: Vec::new(),
             result: None,
         };
         let pictures = render_game(&record).unwrap();

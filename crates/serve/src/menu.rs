@@ -24,7 +24,8 @@ pub const MAX_PAGE_DEPTH: u32 = 8;
 pub const MODEL_THINK_LIMIT: Duration = Duration::from_secs(30);
 /// The share of its time limit a model's timed move aims at: its search is
 /// planned from its measured speed, which a growing tree slows, and the
-/// limit itself is where the server stops it.
+/// limit itself is where the server stops it. `sumito json-analysis`'s
+/// timed queries aim at the same share of their `time_ms`.
 pub const MODEL_PLANNED_SHARE: f64 = 0.8;
 /// The longest the search of one position of a review may take: a review
 /// is a sequence of such searches, each taking a search slot of its own, so
@@ -45,6 +46,10 @@ pub const MODEL_SEARCH_MB: u32 = 64;
 pub const MAX_GAME_PLIES: usize = 5_000;
 /// The most moves of a variation the page may show (its `goto`'s line).
 pub const MAX_VARIATION_PLIES: usize = 500;
+/// The most lines of variations a game keeps (the leaves of its tree): a
+/// page that plays one after another cannot grow the server's memory
+/// without end.
+pub const MAX_VARIATIONS: usize = 256;
 
 /// A classical player a page asked for, checked against the menu.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -12,11 +12,11 @@
 //! | `move` | `text` (Aba-Pro or comma form) | plays a move for the person to move; shown at an earlier ply or in a variation, the move is checked in the shown position and extends the variation (or follows the game's next move) |
 //! | `undo` | | takes back to the previous turn of a person |
 //! | `resign` | | the person to move resigns |
-//! | `goto` | `ply`, `line` (optional: moves, each checked in the position it is played in) | shows the position after `ply` moves of the game, then the variation `line` (the move list's tree is the page's) |
+//! | `goto` | `ply`, `line` (optional: moves, each checked in the position it is played in) | shows the position after `ply` moves of the game, then the variation `line`; the line joins the game's tree of variations (the state's `variations`) |
 //! | `stop` | | ends the page's analysis or review in progress at once (its last update is its result) |
 //! | `analyse` (or `analyze`, its old spelling, still read) | `simulations` (optional), `position` (optional position text) | searches the shown (or given) position with the model |
-//! | `load` | `record` (a Sumito record, or Aba-Pro moves one per line or separated by spaces) | replaces the game |
-//! | `save` | | asks for the game as a record |
+//! | `load` | `record` (a Sumito record, or Aba-Pro moves one per line or separated by spaces) | replaces the game, its variations included |
+//! | `save` | | asks for the game as a record, its variations included |
 //! | `review` | `simulations` (optional, per position) | the model reviews every move of the game |
 //! | `try_move` | `ply`, `text` | learn from your mistakes: the model judges `text` tried in place of move `ply` of the last review |
 //!
@@ -175,6 +175,14 @@ pub struct ThreatView {
     pub now: bool,
 }
 
+/// One line of the game's tree of variations: moves from the position
+/// after `ply` moves of the game, the first another than the game's own.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VariationView {
+    pub ply: usize,
+    pub moves: Vec<String>,
+}
+
 /// One move of the game so far.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PlyView {
@@ -215,6 +223,11 @@ pub struct StateView {
     /// moves of the game (empty on the game's own line); `position`,
     /// `board`, `legal` and `threats` are of the position after them.
     pub line: Vec<String>,
+    /// The game's tree of variations, as the lines of its leaves in the
+    /// order they were played (the first line through a move is its main
+    /// continuation): every line shown joins it, a loaded record brings
+    /// its own, and a saved one keeps them.
+    pub variations: Vec<VariationView>,
     /// The marbles each side could push off in the shown position.
     pub threats: Vec<ThreatView>,
     pub result: Option<String>,

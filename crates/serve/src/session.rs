@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sumito_arena::match_start::default_layouts;
-use sumito_arena::record::{GameRecord, Start};
+use sumito_arena::record::{GameRecord, Start, Variation};
 use sumito_arena::record_format::format_of;
 use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition, SEAT_NAMES};
 use sumito_engine::rules_table::RulesTable;
@@ -21,8 +21,8 @@ use sumito_play::analysis::record_under_rules;
 use sumito_play::review::Review;
 
 use crate::menu::{
-    CLASSICAL_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MAX_VARIATION_PLIES, MODEL_SEARCH_MB,
-    MODEL_THINK_LIMIT, PagePolicy, Reservation, page_player,
+    CLASSICAL_THINK_LIMIT, MAX_GAME_PLIES, MAX_SIMULATIONS, MAX_VARIATION_PLIES, MAX_VARIATIONS,
+    MODEL_SEARCH_MB, MODEL_THINK_LIMIT, PagePolicy, Reservation, page_player,
 };
 use crate::model::{
     DEFAULT_ANALYSIS_SIMULATIONS, DEFAULT_REVIEW_SIMULATIONS, DEFAULT_SEAT_SIMULATIONS, Model,
@@ -87,10 +87,12 @@ pub struct GameSession {
     cursor: usize,
     /// The variation shown: moves from the position after `cursor` moves
     /// of the game, and the position after each (empty on the game's line).
-    /// The page holds the tree of variations; the server checks and shows
-    /// one line of it at a time.
     line: Vec<GeneralMove>,
     line_positions: Vec<GeneralPosition>,
+    /// The tree of variations the page has played (every line shown joins
+    /// it), as the lines of its leaves: the page's move list draws it, and
+    /// a saved record keeps it.
+    variations: Vec<Variation<GeneralMove>>,
     clock: Option<ClockRequest>,
     clocks: Vec<Duration>,
     turn_started: Instant,
@@ -173,6 +175,7 @@ impl GameSession {
             cursor: 0,
             line: Vec::new(),
             line_positions: Vec::new(),
+            variations: Vec::new(),
             clock: None,
             clocks: Vec::new(),
             turn_started: Instant::now(),
@@ -252,10 +255,36 @@ impl GameSession {
             moves.push(mv);
             positions.push(position);
         }
+        self.note_variation(ply, &moves)?;
         self.cursor = ply;
         self.line = moves;
         self.line_positions = positions;
         Ok(())
+    }
+
+    /// Adds the line `line`, played from the position after `ply` moves of
+    /// the game, to the tree of variations (nothing where it goes along the
+    /// game or along a line there); refused when it would be a line more
+    /// than [`MAX_VARIATIONS`].
+    fn note_variation(&mut self, ply: usize, line: &[GeneralMove]) -> Result<(), String> {
+        let Some(variation) = Variation::branching(&self.moves, ply, line) else {
+            return Ok(());
+        };
+        let mut lines = self.variations.clone();
+        Variation::add_to(&mut lines, variation);
+        if lines.len() > MAX_VARIATIONS {
+            return Err(format!(
+                "the game has {MAX_VARIATIONS} variations, the most the server keeps"
+            ));
+        }
+        self.variations = lines;
+        Ok(())
+    }
+
+    /// Keeps the variations that still stand after the game's moves
+    /// changed from `old` (an undo, a move of the game).
+    fn keep_variations(&mut self, old: &[GeneralMove]) {
+        self.variations = Variation::standing(&self.variations, old, &self.moves);
     }
 
     /// A move of a variation, checked in `position`.
@@ -285,7 +314,10 @@ impl GameSession {
             self.cursor += 1;
             return Ok(());
         }
-        self.line.push(mv);
+        let mut line = self.line.clone();
+        line.push(mv);
+        self.note_variation(self.cursor, &line)?;
+        self.line = line;
         self.line_positions.push(position.play(mv));
         Ok(())
     }
@@ -466,8 +498,10 @@ impl GameSession {
                 .collect(),
             opening_plies: 0,
             moves: Vec::new(),
+            variations: Vec::new(),
             result: None,
         };
+        self.variations.clear();
         self.seats = made;
         self.model = game_model.or_else(|| self.models.for_game(layout, &self.record.rules));
         self.positions = vec![start];
@@ -571,6 +605,7 @@ impl GameSession {
             self.clocks[seat] -= spent;
         }
         let after = before.play(mv);
+        let old = self.moves.clone();
         if let Some(clock) = self.clock {
             let gained = after
                 .seat_score(seat)
@@ -589,6 +624,7 @@ impl GameSession {
         }
         self.positions.push(after);
         self.moves.push(mv);
+        self.keep_variations(&old);
         self.wins.push(win);
         self.thinks.push(None);
         self.show_end();
@@ -654,6 +690,7 @@ impl GameSession {
                 if self.moves.is_empty() {
                     return Err("nothing to undo".into());
                 }
+                let old = self.moves.clone();
                 self.positions.pop();
                 self.moves.pop();
                 self.wins.pop();
@@ -664,6 +701,7 @@ impl GameSession {
                     self.wins.pop();
                     self.thinks.pop();
                 }
+                self.keep_variations(&old);
                 self.show_end();
                 self.ended = None;
                 self.reset_players();
@@ -844,10 +882,12 @@ impl GameSession {
         }
     }
 
-    /// The game as a Sumito record (the one record format of both games).
+    /// The game as a Sumito record (the one record format of both games),
+    /// its variations included.
     pub fn save(&self) -> String {
         let mut record = self.record.clone();
         record.moves = self.moves.clone();
+        record.variations = self.variations.clone();
         record.result = self.current().ending();
         record.to_text()
     }
@@ -887,6 +927,7 @@ impl GameSession {
                 players: vec!["black".into(), "white".into()],
                 opening_plies: 0,
                 moves,
+                variations: Vec::new(),
                 result: None,
             }
         };
@@ -896,6 +937,24 @@ impl GameSession {
                 record.moves.len()
             ));
         }
+        if record.variations.len() > MAX_VARIATIONS {
+            return Err(format!(
+                "the record has {} variations; the server keeps at most {MAX_VARIATIONS}",
+                record.variations.len()
+            ));
+        }
+        if let Some(long) = record
+            .variations
+            .iter()
+            .find(|variation| variation.moves.len() > MAX_VARIATION_PLIES)
+        {
+            return Err(format!(
+                "the record's variation after ply {} has {} moves; the server shows at most {MAX_VARIATION_PLIES}",
+                long.ply,
+                long.moves.len()
+            ));
+        }
+        let mut record = record;
         let positions = record.positions()?;
         let seats = positions[0].rules().seating.seats();
         let layout = match &record.start {
@@ -918,6 +977,7 @@ impl GameSession {
             })
             .collect();
         self.moves = record.moves.clone();
+        self.variations = std::mem::take(&mut record.variations);
         self.wins = vec![None; record.moves.len()];
         self.thinks = vec![None; record.moves.len()];
         self.positions = positions;

@@ -22,7 +22,7 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::OnceLock;
-use sumito_arena::record::{AnyRecord, GameRecord, Start};
+use sumito_arena::record::{AnyRecord, GameRecord, Start, Variation};
 use sumito_arena::record_format::{
     GAME_RECORD_MAGIC, TWO_PLAYER_RECORD_MAGIC_V1, VARIANT_RECORD_MAGIC_V1,
 };
@@ -68,6 +68,9 @@ const TOKENS: &[&str] = &[
     "E5",
     "Z9",
     "moves:",
+    "variation after 0: A1B2",
+    "variation after 1: I5H5 A1B2",
+    "variation after 99999999999999999999999: A1B2",
     "result: *",
     "result: 1-0",
     "result: 1/2-1/2",
@@ -246,6 +249,7 @@ fn game_record() -> impl Strategy<Value = GameRecord<Position>> {
                     players: vec![black.to_owned(), white.to_owned()],
                     opening_plies: opening.index(moves.len() + 1) as u32,
                     moves,
+                    variations: Vec::new(),
                     result: last.ending(),
                 }
             },
@@ -556,6 +560,7 @@ fn general_records() -> &'static [GameRecord<GeneralPosition>] {
                     .map(|seat| NAMES[(seat + index) % NAMES.len()].to_owned())
                     .collect();
                 let mut moves = Vec::new();
+                let mut positions = vec![position];
                 for _ in 0..rng.random_range(0..40) {
                     let legal = position.legal_moves();
                     if legal.is_empty() {
@@ -564,6 +569,34 @@ fn general_records() -> &'static [GameRecord<GeneralPosition>] {
                     let mv = legal[rng.random_range(0..legal.len())];
                     moves.push(mv);
                     position = position.play(mv);
+                    positions.push(position);
+                }
+                // A few side lines, from random plies, each another move
+                // than the game's there and then random ones.
+                let mut variations = Vec::new();
+                for _ in 0..rng.random_range(0..3) {
+                    let ply = rng.random_range(0..=moves.len());
+                    let mut at = positions[ply];
+                    let mut line = Vec::new();
+                    for _ in 0..rng.random_range(1..6) {
+                        if at.is_game_over() {
+                            break;
+                        }
+                        let legal: Vec<_> = at
+                            .legal_moves()
+                            .into_iter()
+                            .filter(|mv| !(line.is_empty() && moves.get(ply) == Some(mv)))
+                            .collect();
+                        if legal.is_empty() {
+                            break;
+                        }
+                        let mv = legal[rng.random_range(0..legal.len())];
+                        line.push(mv);
+                        at = at.play(mv);
+                    }
+                    if !line.is_empty() {
+                        Variation::add_to(&mut variations, Variation { ply, moves: line });
+                    }
                 }
                 records.push(GameRecord {
                     start,
@@ -571,6 +604,7 @@ fn general_records() -> &'static [GameRecord<GeneralPosition>] {
                     players: seats,
                     opening_plies: rng.random_range(0..=moves.len()) as u32,
                     moves,
+                    variations,
                     result: position.ending(),
                 });
             }

@@ -1,47 +1,37 @@
 // The analysis board: the candidates of an analysis (table and arrows), the
 // marbles each side could push off (threats), and the tree of variations in
-// the move list with the keys that walk it. The tree lives in the page: the
-// server keeps the game and shows one line of the tree at a time (`goto`
-// with `ply` and `line`), checking every move of it in the position it is
-// played in.
+// the move list with the keys that walk it. The tree is the server's (the
+// state's `variations`, which a saved record keeps and a loaded one brings):
+// the page shows one line of it at a time (`goto` with `ply` and `line`),
+// the server checking every move of it in the position it is played in, and
+// every line shown joins the tree.
 "use strict";
 
 // ---- the tree of variations ----
 
-// A node is a move: { text, children: [node] } (the first child of a main
-// line node is the game's next move). Variations hang off the game's plies:
-// `variations[ply]` holds the first moves of the variations played from the
-// position after `ply` moves of the game, in the order they were made.
+// A node is a move: { text, children: [node] } (the first child is the
+// line's own continuation, the others variations within it). Variations
+// hang off the game's plies: `variations[ply]` holds the first moves of the
+// variations played from the position after `ply` moves of the game, in the
+// order they were made.
 let variations = [];
 // Where the shown position is: the game's ply and the variation from it.
 let shownPly = 0, shownLine = [];
 
-// Takes a state: its variation joins the tree, and a game that changed
-// under the tree (undo, a new or loaded game) drops what no longer fits.
-let treeGame = null;
+// Takes a state: the tree is built again from its lines (the leaves of the
+// tree, in order, so that the first line through a move is its main
+// continuation).
 function noteState(message) {
-  // The variations from ply `p` stand while the game's first `p` moves do.
-  const game = { start: `${message.layout} ${message.rules}`, moves: message.history.map((ply) => ply.text) };
-  let kept = 0;
-  if (treeGame && treeGame.start === game.start && game.moves.length) {
-    while (kept < Math.min(treeGame.moves.length, game.moves.length) && treeGame.moves[kept] === game.moves[kept]) kept++;
-    kept += 1;
-  }
-  treeGame = game;
-  variations.length = Math.min(variations.length, kept);
-  // Variations that start with the game's own move are merged into it.
-  for (let ply = 0; ply < variations.length; ply++) {
-    const own = message.history[ply];
-    if (variations[ply] && own) variations[ply] = variations[ply].filter((node) => node.text !== own.text);
+  variations = [];
+  for (const { ply, moves } of message.variations || []) {
+    let siblings = (variations[ply] = variations[ply] || []);
+    for (const text of moves) {
+      let node = siblings.find((child) => child.text === text);
+      if (!node) { node = { text, children: [] }; siblings.push(node); }
+      siblings = node.children;
+    }
   }
   shownPly = message.cursor; shownLine = message.line.slice();
-  if (!shownLine.length) return;
-  let siblings = (variations[shownPly] = variations[shownPly] || []);
-  for (const text of shownLine) {
-    let node = siblings.find((child) => child.text === text);
-    if (!node) { node = { text, children: [] }; siblings.push(node); }
-    siblings = node.children;
-  }
 }
 
 function showLine(ply, line) { send({ type: "goto", ply, line }); }

@@ -48,18 +48,19 @@ function connect() {
       // The panel shows only an analysis of the shown position (after a
       // new game or a move, the last one is of another).
       if (!analysis || analysis.position !== state.position) clearAnalysis();
+      if (!pending) keepGame();
       if (moved) deepen(null);
     }
     else if (message.type === "analysis") {
       analysisUpdates += 1; analysis = message; pvStep = -1; renderAnalysis(); render();
-      if (message.done) deepen(message);
+      if (message.done) { pending = false; keepGame(); deepen(message); }
     }
     else if (message.type === "review_progress") {
       $("review-status").textContent = `reviewing: ${message.done} of ${message.total} positions searched…`;
     }
     else if (message.type === "review") { showReview(message); }
     else if (message.type === "tried") { showTried(message); }
-    else if (message.type === "record") { showRecord(message.text); }
+    else if (message.type === "record") { keptRecord(message.text); }
     else if (message.type === "error") { pending = false; say(message.message); reviewError(message.message); }
   };
 }
@@ -234,6 +235,44 @@ function showRecord(text) {
   link.hidden = false;
 }
 
+// ---- the game kept across a reload ----
+
+// A reload opens a new page, to which the server gives a new game: so the
+// page keeps its game's record, variations included, in the tab's
+// sessionStorage (asked for again whenever the game or its variations
+// change), and loads it back when the server's first state comes. The
+// tab's, not localStorage: another tab, or the page opened on another day,
+// starts a game of its own. A kept game comes back as a loaded record does:
+// its seats are people, for reading, analysis and variations. (Asked for
+// between searches only: any message ends an analysis in progress.)
+const KEPT = "sumito-game";
+let restoring = true, keptKey = null, recordAsked = false;
+function keepGame() {
+  if (restoring) {
+    restoring = false;
+    let kept = null;
+    try { kept = sessionStorage.getItem(KEPT); } catch (err) { /* storage off: nothing kept */ }
+    if (kept) { send({ type: "load", record: kept }); return; }
+  }
+  const key = JSON.stringify([state.layout, state.rules, state.seats.map((seat) => seat.player),
+    state.history.map((ply) => ply.text), state.variations, state.result]);
+  if (key === keptKey) return;
+  keptKey = key;
+  // A game with nothing played yet is not kept: a reload then gets the
+  // server's new game, its players seated.
+  if (!state.history.length && !state.variations.length) {
+    try { sessionStorage.removeItem(KEPT); } catch (err) { /* storage off */ }
+    return;
+  }
+  send({ type: "save" });
+}
+// A record from the server: kept for a reload, and shown when the person
+// asked for it (Save).
+function keptRecord(text) {
+  try { sessionStorage.setItem(KEPT, text); } catch (err) { /* storage full or off: not kept */ }
+  if (recordAsked) { recordAsked = false; showRecord(text); }
+}
+
 // The server's models, by name, as opponents: one option each, offered on
 // the layouts it plays (its rules' own; others are greyed out).
 let served = [];
@@ -401,7 +440,7 @@ $("paste-form").addEventListener("submit", (event) => {
   event.preventDefault();
   requestAnalysis(Number($("analysis-sims").value) || 800, $("paste").value.trim());
 });
-$("save").onclick = () => send({ type: "save" });
+$("save").onclick = () => { recordAsked = true; send({ type: "save" }); };
 $("load").onclick = () => send({ type: "load", record: $("record").value });
 $("new-game-form").addEventListener("submit", (event) => {
   event.preventDefault();

@@ -4,7 +4,6 @@
 use super::*;
 use crate::model::testing::TRAINED;
 use crate::protocol::StateView;
-use crate::threats::push_off_threats;
 use sumito_arena::players::network::{Analysis, MoveStats};
 use sumito_mcts::Wdl;
 
@@ -124,7 +123,8 @@ fn the_state_shows_each_sides_push_off_threats_in_the_shown_position() {
     for ply in 0..300 {
         let state = game.state();
         let shown = *game.shown();
-        let expected: Vec<(String, &str, bool)> = push_off_threats(&shown)
+        let expected: Vec<(String, &str, bool)> = shown
+            .push_off_threats()
             .into_iter()
             .map(|threat| {
                 (
@@ -258,4 +258,148 @@ fn an_analysis_searches_the_variation_shown_under_the_models_rules() {
     let board = |text: &str| text.split(' ').next().unwrap().to_string();
     assert_eq!(board(&target.to_string()), board(&state.position));
     assert_eq!(target.rules().max_plies, TRAINED.max_plies);
+}
+
+/// The state's variations as `ply: moves` lines.
+fn lines_of(state: &StateView) -> Vec<String> {
+    state
+        .variations
+        .iter()
+        .map(|variation| format!("{}: {}", variation.ply, variation.moves.join(" ")))
+        .collect()
+}
+
+#[test]
+fn every_line_shown_joins_the_tree_that_a_saved_record_keeps_and_a_loaded_one_brings() {
+    let mut game = people_game(&["A1B2", "I5H5", "B1C2"]);
+    goto(&mut game, 1, &["G7F7"]).unwrap();
+    play(&mut game, "C3D3").unwrap();
+    goto(&mut game, 1, &["G7F7", "C4D4"]).unwrap();
+    goto(&mut game, 1, &["G6F6"]).unwrap();
+    // Along the game's own moves, and within a line there: nothing new.
+    goto(&mut game, 0, &["A1B2", "G7F7"]).unwrap();
+    let state = goto(&mut game, 0, &["A1B2", "I5H5"]).unwrap();
+    assert_eq!(state.line, ["A1B2", "I5H5"]);
+    goto(&mut game, 0, &["C3D3"]).unwrap();
+    let state = goto(&mut game, 3, &["G7F7"]).unwrap();
+    let lines = [
+        "1: G7F7 C3D3",
+        "1: G7F7 C4D4",
+        "1: G6F6",
+        "0: C3D3",
+        "3: G7F7",
+    ];
+    assert_eq!(lines_of(&state), lines);
+    // Saved, the record has them; loaded in another page, they are back.
+    let text = game.save();
+    assert!(
+        text.contains("B1C2\nvariation after 1: G7F7 C3D3\n")
+            && text.contains("variation after 3: G7F7\nresult: *\n"),
+        "{text}"
+    );
+    let mut other = super::tests::session();
+    other.handle(ClientMessage::Load { record: text }).unwrap();
+    let state = other.state();
+    assert_eq!(lines_of(&state), lines);
+    assert_eq!((state.history.len(), state.cursor), (3, 3));
+    // A bad variation in a loaded record names its line and the game is
+    // kept as it was.
+    let bad = other.save().replace("G7F7 C4D4", "G7F7 I9H9");
+    let err = other
+        .handle(ClientMessage::Load { record: bad })
+        .unwrap_err();
+    assert!(
+        err.starts_with("line 11: variation after ply 1: its move 2 (\"I9H9\", ply 3)"),
+        "{err}"
+    );
+    assert_eq!(lines_of(&other.state()), lines);
+    // A new game has none.
+    other
+        .handle(ClientMessage::NewGame {
+            layout: "standard".into(),
+            rules: None,
+            seats: vec![SeatRequest::Human { name: None }; 2],
+            clock: None,
+        })
+        .unwrap();
+    assert!(other.state().variations.is_empty());
+}
+
+#[test]
+fn the_variations_follow_the_game_through_undo_and_moves() {
+    let mut game = people_game(&["A1B2", "I5H5", "B1C2"]);
+    goto(&mut game, 3, &["G7F7"]).unwrap();
+    goto(&mut game, 2, &["C3D3", "G7F7"]).unwrap();
+    goto(&mut game, 0, &["C3D3"]).unwrap();
+    // An undo drops the variations after the moves taken back.
+    game.handle(ClientMessage::Undo {}).unwrap();
+    assert_eq!(
+        lines_of(&game.state()),
+        ["2: C3D3 G7F7", "0: C3D3"],
+        "ply 3 is gone"
+    );
+    // The game's move that a variation begins with takes the game along
+    // it: the rest of the line goes on from the new move.
+    let state = play(&mut game, "C3D3").unwrap();
+    assert_eq!(lines_of(&state), ["3: G7F7", "0: C3D3"]);
+    // Another move leaves the variation from that ply beside it.
+    game.handle(ClientMessage::Undo {}).unwrap();
+    goto(&mut game, 2, &["C3D3"]).unwrap();
+    goto(&mut game, 2, &[]).unwrap();
+    let state = play(&mut game, "C4D4").unwrap();
+    assert_eq!(lines_of(&state), ["0: C3D3", "2: C3D3"]);
+}
+
+#[test]
+fn a_game_keeps_at_most_max_variations_lines() {
+    let mut game = people_game(&[]);
+    let firsts: Vec<String> = game
+        .state()
+        .legal
+        .iter()
+        .map(|mv| mv.text.clone())
+        .collect();
+    let mut kept = 0;
+    let err = 'adding: {
+        for first in &firsts {
+            let seconds = goto(&mut game, 0, &[first]).unwrap().legal;
+            for second in seconds {
+                match goto(&mut game, 0, &[first, &second.text]) {
+                    Ok(_) => kept = game.state().variations.len(),
+                    Err(err) => break 'adding err,
+                }
+            }
+        }
+        panic!("{kept} lines were all kept");
+    };
+    assert_eq!(kept, MAX_VARIATIONS);
+    assert!(err.contains("256 variations"), "{err}");
+    // A line within one kept is still shown.
+    let first = game.state().variations[0].moves[0].clone();
+    let state = goto(&mut game, 0, &[&first]).unwrap();
+    assert_eq!(state.line, [first]);
+    // A record with a line more is refused on loading, the game kept.
+    let saved = game.save();
+    assert_eq!(
+        saved.matches("\nvariation after 0: ").count(),
+        MAX_VARIATIONS
+    );
+    let mut more = String::new();
+    'lines: for first in &firsts {
+        for second in goto(&mut game, 0, &[first]).unwrap().legal {
+            let line = format!("variation after 0: {first} {}\n", second.text);
+            if !saved.contains(&line) {
+                more = line;
+                break 'lines;
+            }
+        }
+    }
+    let text = saved.replace("result: *", &format!("{more}result: *"));
+    let err = people_game(&[])
+        .handle(ClientMessage::Load { record: text })
+        .unwrap_err();
+    assert!(err.contains("the record has 257 variations"), "{err}");
+    let mut other = people_game(&[]);
+    other.handle(ClientMessage::Load { record: saved }).unwrap();
+    assert_eq!(other.state().variations.len(), MAX_VARIATIONS);
 }

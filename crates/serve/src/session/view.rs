@@ -13,9 +13,8 @@ use super::{GameSession, Seat};
 use crate::model::{Model, PageAnalysis, ReviewTarget};
 use crate::protocol::{
     AnalysisMove, CellView, LevelView, ModelView, MoveView, PlyView, ReviewLine, SeatView,
-    ServerMessage, StateView, ThreatView,
+    ServerMessage, StateView, ThreatView, VariationView,
 };
-use crate::threats::push_off_threats;
 
 /// Candidates an analysis sends, and moves of each one's line.
 const ANALYSIS_MOVES: usize = 12;
@@ -275,7 +274,16 @@ impl GameSession {
                 })
                 .collect(),
             line: self.line.iter().map(|mv| mv.to_text()).collect(),
-            threats: push_off_threats(shown)
+            variations: self
+                .variations
+                .iter()
+                .map(|variation| VariationView {
+                    ply: variation.ply,
+                    moves: variation.moves.iter().map(|mv| mv.to_text()).collect(),
+                })
+                .collect(),
+            threats: shown
+                .push_off_threats()
                 .into_iter()
                 .map(|threat| ThreatView {
                     cell: threat.cell.to_string(),

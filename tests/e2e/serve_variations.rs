@@ -1,0 +1,285 @@
+//! Variations that outlive the page: in a real browser (headless Chromium
+//! through chromedriver, as `serve.rs`), a variation and one within it are
+//! played from an earlier ply, the page is reloaded and shows them again,
+//! and a record saved with them is loaded back into a new game (a new game
+//! with nothing played is not kept: a reload then gets the server's own). The
+//! commands that read records (`sumito review`, `sumito analyse --record`,
+//! `sumito render --record`) take one with variations. A screenshot of the
+//! page after the reload is written to the test's scratch folder
+//! (`CARGO_TARGET_TMPDIR`).
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use fantoccini::Client;
+
+use crate::common::Scratch;
+use crate::common::browser::{open_page, script, select, wait_for};
+use crate::serve::{click, start_server, type_move};
+
+const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
+
+/// A game of three moves with a variation from ply 1, one within it, and
+/// one from the start, as the page saves it.
+const RECORD: &str = "# sumito game record v2
+layout: standard
+rules: {}
+seats: black | white
+opening_plies: 0
+moves:
+A1B2
+I5H5
+B1C2
+variation after 1: G7F7 C3D3
+variation after 1: G7F7 C4D4
+variation after 0: C3D3
+result: *
+";
+
+/// Waits until `code` (a script's `return` expression, run in the page)
+/// gives `wanted`.
+async fn wait_value(client: &Client, code: &str, wanted: serde_json::Value) {
+    let wrapped = format!("try {{ return {code}; }} catch (err) {{ return null; }}");
+    wait_for(&format!("{code} to be {wanted}"), || {
+        let (wrapped, wanted) = (wrapped.clone(), wanted.clone());
+        async move {
+            let value = client.execute(&wrapped, vec![]).await.ok()?;
+            (value == wanted).then_some(())
+        }
+    })
+    .await;
+}
+
+/// The game's variations as the page has them: `ply: moves` lines.
+const LINES: &str = "state.variations.map((v) => `${v.ply}: ${v.moves.join(' ')}`).join(' | ')";
+
+/// Waits until the page shows ply `ply` of the game and the variation `line`.
+async fn wait_shown(client: &Client, ply: u64, line: &str) {
+    wait_value(
+        client,
+        "`${state.cursor}:${state.line.join(' ')}`",
+        format!("{ply}:{line}").into(),
+    )
+    .await;
+}
+
+/// Starts a game of people at one screen, and waits until the page shows it.
+async fn people_game(client: &Client) {
+    select(client, "#opponent", "human").await;
+    click(client, "[data-testid=new-game]").await;
+    wait_value(
+        client,
+        "state.seats.every((seat) => seat.human)",
+        true.into(),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn variations_come_back_after_a_reload_and_travel_in_a_saved_record() {
+    let (_server, url) = start_server(&["--no-model"]);
+    let (client, _chromium) = open_page(&url, 1366, 900, "black to move").await;
+    people_game(&client).await;
+    for (index, mv) in ["A1B2", "I5H5", "B1C2"].iter().enumerate() {
+        type_move(&client, &format!("{mv}\n")).await;
+        wait_value(&client, "state.history.length", (index + 1).into()).await;
+    }
+    // From ply 1, White's G7F7 and Black's C3D3; one step back, C4D4 is a
+    // variation within it; and from the start, C3D3.
+    click(&client, "#moves span[data-ply='1']").await;
+    wait_shown(&client, 1, "").await;
+    type_move(&client, "G7F7\n").await;
+    wait_shown(&client, 1, "G7F7").await;
+    type_move(&client, "C3D3\n").await;
+    wait_shown(&client, 1, "G7F7 C3D3").await;
+    click(&client, "#moves a.var-move[data-line='G7F7']").await;
+    wait_shown(&client, 1, "G7F7").await;
+    type_move(&client, "C4D4\n").await;
+    wait_shown(&client, 1, "G7F7 C4D4").await;
+    click(&client, "#moves span[data-ply='0']").await;
+    wait_shown(&client, 0, "").await;
+    type_move(&client, "C3D3\n").await;
+    wait_shown(&client, 0, "C3D3").await;
+    let lines = "1: G7F7 C3D3 | 1: G7F7 C4D4 | 0: C3D3";
+    wait_value(&client, LINES, lines.into()).await;
+
+    // A reload: the page comes back with the game and its variations (the
+    // game's record kept in the tab), and the move list draws them, the
+    // one within the variation nested under it.
+    client.refresh().await.unwrap();
+    wait_value(&client, LINES, lines.into()).await;
+    wait_value(
+        &client,
+        "state.history.map((p) => p.text).join(' ')",
+        "A1B2 I5H5 B1C2".into(),
+    )
+    .await;
+    let listed = script(
+        &client,
+        "return [...document.querySelectorAll('#moves .variations')].map((e) => e.textContent).join(' | ');",
+    )
+    .await;
+    let listed = listed.as_str().unwrap();
+    assert!(
+        listed.contains("1. C3D3") && listed.contains("1… G7F7") && listed.contains("C4D4"),
+        "{listed}"
+    );
+    let nested = script(
+        &client,
+        "return document.querySelectorAll('#moves .variation.nested a.var-move').length;",
+    )
+    .await;
+    assert_eq!(nested, 1, "C4D4 within G7F7");
+    // The restored variation is walked as before: a click shows it.
+    click(&client, "#moves a.var-move[data-line='G7F7 C3D3']").await;
+    wait_shown(&client, 1, "G7F7 C3D3").await;
+    let status = script(
+        &client,
+        "return document.querySelector('#status').textContent;",
+    )
+    .await;
+    assert!(
+        status
+            .as_str()
+            .unwrap()
+            .contains("Variation after move 1: G7F7 C3D3"),
+        "{status}"
+    );
+    script(
+        &client,
+        "for (const d of document.querySelectorAll('details')) d.open = false; window.scrollTo(0, 0);",
+    )
+    .await;
+    std::fs::write(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("variations-after-reload.png"),
+        client.screenshot().await.unwrap(),
+    )
+    .unwrap();
+
+    // Save writes the variations into the record.
+    script(
+        &client,
+        "for (const d of document.querySelectorAll('details')) d.open = true;",
+    )
+    .await;
+    click(&client, "[data-testid=save]").await;
+    wait_value(
+        &client,
+        "document.querySelector('#record').value.includes('variation after 1: G7F7 C4D4')",
+        true.into(),
+    )
+    .await;
+    let saved = script(&client, "return document.querySelector('#record').value;").await;
+    let saved = saved.as_str().unwrap().to_string();
+    assert!(
+        saved.contains("B1C2\nvariation after 1: G7F7 C3D3\nvariation after 1: G7F7 C4D4\nvariation after 0: C3D3\nresult: *\n"),
+        "{saved}"
+    );
+    // A new game has none; the saved record, loaded, brings them back.
+    people_game(&client).await;
+    wait_value(&client, "state.variations.length", 0.into()).await;
+    wait_value(
+        &client,
+        "document.querySelectorAll('#moves .variation').length",
+        0.into(),
+    )
+    .await;
+    client
+        .execute(
+            "document.querySelector('#record').value = arguments[0];",
+            vec![RECORD.into()],
+        )
+        .await
+        .unwrap();
+    click(&client, "[data-testid=load]").await;
+    wait_value(&client, LINES, lines.into()).await;
+    wait_value(
+        &client,
+        "document.querySelectorAll('#moves .variation').length",
+        3.into(),
+    )
+    .await;
+    // A record with a bad variation is refused, naming its line and move.
+    client
+        .execute(
+            "document.querySelector('#record').value = arguments[0];",
+            vec![RECORD.replace("G7F7 C4D4", "G7F7 I9H9").into()],
+        )
+        .await
+        .unwrap();
+    click(&client, "[data-testid=load]").await;
+    wait_value(
+        &client,
+        "document.querySelector('#message').textContent.startsWith('line 11: variation after ply 1: its move 2 (\"I9H9\", ply 3)')",
+        true.into(),
+    )
+    .await;
+    // A new game with nothing played is not kept: a reload gets the
+    // server's own new game, its opponent seated.
+    people_game(&client).await;
+    wait_value(&client, "state.variations.length", 0.into()).await;
+    client.refresh().await.unwrap();
+    wait_value(
+        &client,
+        "state.seats.some((seat) => !seat.human) && state.history.length === 0",
+        true.into(),
+    )
+    .await;
+    client.close().await.unwrap();
+}
+
+fn output_text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn sumito(dir: &Path, args: &[&str]) -> Output {
+    Command::new(SUMITO)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_commands_that_read_records_take_one_with_variations() {
+    let scratch = Scratch::new("variations-readers");
+    let dir = &scratch.0;
+    std::fs::write(dir.join("game.txt"), RECORD).unwrap();
+    for args in [
+        &["review", "game.txt", "--sims", "4", "--no-progress"][..],
+        &["analyse", "--record", "game.txt", "--sims", "4"],
+        &["render", "--record", "game.txt", "--out", "pics/game.svg"],
+    ] {
+        let output = sumito(dir, args);
+        assert!(
+            output.status.success(),
+            "{args:?}\n{}",
+            output_text(&output)
+        );
+    }
+    // A bad variation is refused by each, naming the file, line and move.
+    std::fs::write(
+        dir.join("bad.txt"),
+        RECORD.replace("G7F7 C4D4", "G7F7 I9H9"),
+    )
+    .unwrap();
+    for args in [
+        &["review", "bad.txt", "--sims", "4", "--no-progress"][..],
+        &["analyse", "--record", "bad.txt", "--sims", "4"],
+        &["render", "--record", "bad.txt", "--out", "pics/bad.svg"],
+    ] {
+        let output = sumito(dir, args);
+        let text = output_text(&output);
+        assert!(!output.status.success(), "{args:?}\n{text}");
+        assert!(
+            text.contains("bad.txt")
+                && text.contains("line 11: variation after ply 1: its move 2 (\"I9H9\", ply 3)"),
+            "{args:?}\n{text}"
+        );
+    }
+}
