@@ -8,12 +8,11 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
 
 use crate::common;
-use crate::common::browser::{browser, start_chromedriver};
+use crate::common::browser::{open_page, select, wait_for, wait_text};
 use crate::training;
 
 const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
@@ -56,51 +55,12 @@ pub(crate) fn start_server(extra: &[&str]) -> (Running, String) {
     (Running(child), url)
 }
 
-/// Polls `found` every 50 ms until it gives a value, for 30 s at most
-/// (then the test fails, naming `what` it waited for).
-pub(crate) async fn wait_for<T, Found: Future<Output = Option<T>>>(
-    what: &str,
-    mut found: impl FnMut() -> Found,
-) -> T {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(value) = found().await {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// Waits until `check` on the page's text of `selector` holds.
-pub(crate) async fn wait_text(
-    client: &Client,
-    selector: &str,
-    check: impl Fn(&str) -> bool,
-) -> String {
-    let check = &check;
-    wait_for(&format!("on {selector}"), || async move {
-        let text = client
-            .find(Locator::Css(selector))
-            .await
-            .ok()?
-            .text()
-            .await
-            .ok()?;
-        check(&text).then_some(text)
-    })
-    .await
-}
-
-/// Clicks the element `selector` finds. The page redraws the board on every
-/// state it receives, so an element found a moment before may be gone by
-/// the click: it is then found again.
+/// Clicks the element `selector` finds, once it is there. The page redraws
+/// the board on every state it receives, so an element found a moment
+/// before may be gone by the click: it is then found again.
 pub(crate) async fn click(client: &Client, selector: &str) {
     wait_for(&format!("to click {selector}"), || async {
-        let element = client
-            .find(Locator::Css(selector))
-            .await
-            .unwrap_or_else(|err| panic!("{selector}: {err}"));
+        let element = client.find(Locator::Css(selector)).await.ok()?;
         match element.click().await {
             Ok(()) => Some(()),
             Err(err) if err.is_stale_element_reference() => None,
@@ -171,21 +131,10 @@ pub(crate) async fn type_move(client: &Client, text: &str) {
         .unwrap();
 }
 
-async fn select(client: &Client, selector: &str, value: &str) {
-    let script = format!(
-        "const s = document.querySelector('{selector}'); s.value = '{value}'; s.dispatchEvent(new Event('change'));"
-    );
-    client.execute(&script, vec![]).await.unwrap();
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
     let (_server, url) = start_server(&["--no-model"]);
-    let driver = start_chromedriver();
-    let profile = std::env::temp_dir().join(format!("sumito-chromium-{}", std::process::id()));
-    let client = browser(&driver, &profile, 1200, 900).await;
-    client.goto(&url).await.unwrap();
-    wait_text(&client, "#status", |t| t.contains("black to move")).await;
+    let (client, _chromium) = open_page(&url, 1200, 900, "black to move").await;
 
     // A new game against `random`.
     select(&client, "#opponent", "random").await;
@@ -345,20 +294,14 @@ async fn a_person_plays_undoes_finishes_and_loads_games_in_a_real_browser() {
     )
     .unwrap();
     client.close().await.unwrap();
-    let _ = std::fs::remove_dir_all(&profile);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_model_plays_and_its_analysis_streams_to_the_page() {
     // The shipped model (models/quick), loaded by sumito-torch.
     let (_server, url) = start_server(&["--model", "quick", "--max-searches", "1"]);
-    let driver = start_chromedriver();
-    let profile =
-        std::env::temp_dir().join(format!("sumito-chromium-model-{}", std::process::id()));
-    let client = browser(&driver, &profile, 1200, 900).await;
-    client.goto(&url).await.unwrap();
     // The first game is against the model: a move, and its reply.
-    wait_text(&client, "#status", |t| t.contains("black to move")).await;
+    let (client, _chromium) = open_page(&url, 1200, 900, "black to move").await;
     type_move(&client, "A1B2\n").await;
     wait_moves(&client, 2).await;
     // Analysis: updates stream in, the last with the top moves drawn as
@@ -550,7 +493,6 @@ async fn the_model_plays_and_its_analysis_streams_to_the_page() {
     .unwrap();
     assert!(order.as_f64().unwrap() < 200.0, "{order}");
     client.close().await.unwrap();
-    let _ = std::fs::remove_dir_all(&profile);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -570,14 +512,9 @@ async fn a_model_of_the_general_game_takes_its_seats_in_the_page() {
     assert!(output.status.success(), "{}", training::text(&output));
     // Two models served at once: the page offers each where its rules fit.
     let (_server, url) = start_server(&["--model", bundle.to_str().unwrap(), "--model", "quick"]);
-    let driver = start_chromedriver();
-    let profile =
-        std::env::temp_dir().join(format!("sumito-chromium-general-{}", std::process::id()));
-    let client = browser(&driver, &profile, 1200, 900).await;
-    client.goto(&url).await.unwrap();
     // The first game is the model's own: three seats, the person first and
     // the model at the other two, which answer a move with theirs.
-    wait_text(&client, "#status", |t| t.contains("black to move")).await;
+    let (client, _chromium) = open_page(&url, 1200, 900, "black to move").await;
     let seats = client.find_all(Locator::Css("#seats .seat")).await.unwrap();
     assert_eq!(seats.len(), 3);
     let first = client
@@ -664,5 +601,4 @@ async fn a_model_of_the_general_game_takes_its_seats_in_the_page() {
     )
     .unwrap();
     client.close().await.unwrap();
-    let _ = std::fs::remove_dir_all(&profile);
 }

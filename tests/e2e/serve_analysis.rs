@@ -11,10 +11,8 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
 
-use crate::common::browser::{browser, start_chromedriver};
-use crate::serve::{
-    click, start_new_game, start_server, type_move, wait_for, wait_moves, wait_text,
-};
+use crate::common::browser::{open_page, script, select, wait_for, wait_text};
+use crate::serve::{click, start_new_game, start_server, type_move, wait_moves};
 
 /// WebDriver's codes of the arrow keys.
 const LEFT: &str = "\u{e012}";
@@ -23,13 +21,6 @@ const RIGHT: &str = "\u{e014}";
 const DOWN: &str = "\u{e015}";
 const END: &str = "\u{e010}";
 const HOME: &str = "\u{e011}";
-
-async fn select(client: &Client, selector: &str, value: &str) {
-    let script = format!(
-        "const s = document.querySelector('{selector}'); s.value = '{value}'; s.dispatchEvent(new Event('change'));"
-    );
-    client.execute(&script, vec![]).await.unwrap();
-}
 
 /// Presses `key` as a person does, on the page (not in a text box).
 async fn press(client: &Client, key: &str) {
@@ -57,10 +48,6 @@ async fn wait_shown(client: &Client, ply: u64, line: &str) {
         }
     })
     .await;
-}
-
-async fn script(client: &Client, code: &str) -> serde_json::Value {
-    client.execute(code, vec![]).await.unwrap()
 }
 
 /// A screenshot of the page from its top (the board) into the test's
@@ -93,12 +80,7 @@ async fn screenshot(client: &Client, name: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_variation_from_an_earlier_ply_is_played_and_walked_with_the_arrow_keys() {
     let (_server, url) = start_server(&["--no-model"]);
-    let driver = start_chromedriver();
-    let profile =
-        std::env::temp_dir().join(format!("sumito-chromium-variation-{}", std::process::id()));
-    let client = browser(&driver, &profile, 1366, 900).await;
-    client.goto(&url).await.unwrap();
-    wait_text(&client, "#status", |t| t.contains("black to move")).await;
+    let (client, _chromium) = open_page(&url, 1366, 900, "black to move").await;
     // People at one screen: three moves of the game.
     select(&client, "#opponent", "human").await;
     start_new_game(&client).await;
@@ -178,18 +160,12 @@ async fn a_variation_from_an_earlier_ply_is_played_and_walked_with_the_arrow_key
     press(&client, END).await;
     wait_shown(&client, 3, "").await;
     client.close().await.unwrap();
-    let _ = std::fs::remove_dir_all(&profile);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_marbles_that_can_be_pushed_off_are_ringed_on_the_board() {
     let (_server, url) = start_server(&["--no-model"]);
-    let driver = start_chromedriver();
-    let profile =
-        std::env::temp_dir().join(format!("sumito-chromium-threats-{}", std::process::id()));
-    let client = browser(&driver, &profile, 1366, 900).await;
-    client.goto(&url).await.unwrap();
-    wait_text(&client, "#status", |t| t.contains("black to move")).await;
+    let (client, _chromium) = open_page(&url, 1366, 900, "black to move").await;
     // Nothing can be pushed off at the start.
     wait_text(&client, "#threats", |t| t.starts_with("No marble")).await;
     // A position where Black's B2-C3 can push White's A1 off the board,
@@ -233,7 +209,6 @@ async fn the_marbles_that_can_be_pushed_off_are_ringed_on_the_board() {
         1
     );
     client.close().await.unwrap();
-    let _ = std::fs::remove_dir_all(&profile);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -247,11 +222,7 @@ async fn stop_ends_the_search_at_once_and_the_form_offers_the_layouts_models() {
         "--max-searches",
         "1",
     ]);
-    let driver = start_chromedriver();
-    let profile = std::env::temp_dir().join(format!("sumito-chromium-stop-{}", std::process::id()));
-    let client = browser(&driver, &profile, 1366, 900).await;
-    client.goto(&url).await.unwrap();
-    wait_text(&client, "#status", |t| t.contains("black to move")).await;
+    let (client, _chromium) = open_page(&url, 1366, 900, "black to move").await;
     type_move(&client, "A1B2\n").await;
     wait_moves(&client, 2).await;
 
@@ -421,5 +392,4 @@ async fn stop_ends_the_search_at_once_and_the_form_offers_the_layouts_models() {
         "{chosen}"
     );
     client.close().await.unwrap();
-    let _ = std::fs::remove_dir_all(&profile);
 }

@@ -5,17 +5,19 @@
 //! before it, with the reason; the previous and next mistake; learning
 //! from a mistake (the game's move refused, the engine's move and a move
 //! picked on the board judged by the server's model, the solution shown);
-//! and a new game clears it all. Screenshots at a desktop's and a phone's
-//! size are written to the tests' target folder.
+//! and a new game clears it all. After a review the graph goes on: the
+//! model's later moves and the later positions analysed are plotted after
+//! the reviewed ones. Screenshots at a desktop's and a phone's size are
+//! written to the tests' target folder.
 
 use std::process::Command;
 
 use fantoccini::{Client, Locator};
 use serde_json::Value;
 
-use crate::common::browser::{browser, start_chromedriver};
+use crate::common::browser::{open_page, wait_for, wait_text};
 use crate::common::{Scratch, first_record};
-use crate::serve::{click, start_new_game, start_server, wait_for, wait_text};
+use crate::serve::{click, start_new_game, start_server, type_move};
 
 const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
 
@@ -69,10 +71,7 @@ async fn a_review_in_the_browser_shows_the_better_lines_and_sets_the_mistakes_ag
     let scratch = Scratch::new("serve-review");
     let record = match_record(&scratch.0);
     let (_server, url) = start_server(&["--model", "quick", "--max-searches", "1"]);
-    let driver = start_chromedriver();
-    let client = browser(&driver, &scratch.0.join("profile"), 1366, 900).await;
-    client.goto(&url).await.unwrap();
-    wait_text(&client, "#status", |t| t.contains("to move")).await;
+    let (client, _chromium) = open_page(&url, 1366, 900, "to move").await;
     // Before any review the graph says what fills it.
     wait_for("the empty graph's note", || async {
         let text = js(&client, "return $('graph').textContent;").await;
@@ -381,15 +380,11 @@ async fn a_review_in_the_browser_shows_the_better_lines_and_sets_the_mistakes_ag
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_graph_of_a_three_player_review_has_a_line_per_side() {
-    let scratch = Scratch::new("serve-review-three");
     // The shipped three-player model takes the other two seats.
     let (_server, url) = start_server(&["--model", "three-player", "--max-searches", "1"]);
-    let driver = start_chromedriver();
-    let client = browser(&driver, &scratch.0.join("profile"), 1366, 900).await;
-    client.goto(&url).await.unwrap();
-    wait_text(&client, "#status", |t| t.contains("black to move")).await;
+    let (client, _chromium) = open_page(&url, 1366, 900, "black to move").await;
     let first = js(&client, "return state.legal[0].text;").await;
-    crate::serve::type_move(&client, &format!("{}\n", first.as_str().unwrap())).await;
+    type_move(&client, &format!("{}\n", first.as_str().unwrap())).await;
     wait_for("the model's two replies", || async {
         let n = js(&client, "return state.history.length;").await.as_u64()?;
         (n == 3).then_some(())
@@ -434,5 +429,102 @@ async fn the_graph_of_a_three_player_review_has_a_line_per_side() {
     assert_eq!(plies, 4);
     js(&client, "$('review-panel').scrollIntoView();").await;
     shot(&client, "serve-review-three.png").await;
+    // The game goes on after the review: the model's two replies to the
+    // next move give each of their sides a point more.
+    let next = js(&client, "return state.legal[0].text;").await;
+    type_move(&client, &format!("{}\n", next.as_str().unwrap())).await;
+    wait_for("the model's replies plotted after the review", || async {
+        let lines = js(
+            &client,
+            "return [...document.querySelectorAll('#graph polyline.graph-line')].map(l => l.dataset.points);",
+        )
+        .await;
+        (lines == serde_json::json!(["4", "5", "5"])).then_some(())
+    })
+    .await;
+    client.close().await.unwrap();
+}
+
+/// The plies of the graph's points, each once, in order.
+async fn graph_plies(client: &Client) -> Vec<u64> {
+    let plies = js(
+        client,
+        "return [...new Set([...document.querySelectorAll('#graph .graph-point')] \
+         .map(p => Number(p.dataset.ply)))].sort((a, b) => a - b);",
+    )
+    .await;
+    plies
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|ply| ply.as_u64().unwrap())
+        .collect()
+}
+
+/// Plays the first legal move `times` times as the person (Black), each
+/// answered by the model.
+async fn play_on(client: &Client, times: usize) {
+    for _ in 0..times {
+        let before = js(client, "return state.history.length;").await;
+        let first = js(client, "return state.legal[0].text;").await;
+        type_move(client, &format!("{}\n", first.as_str().unwrap())).await;
+        let after = before.as_u64().unwrap() + 2;
+        wait_for("the model's reply", || async {
+            let moves = js(client, "return state.history.length;").await.as_u64()?;
+            (moves == after).then_some(())
+        })
+        .await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_review_the_graph_goes_on_with_every_later_evaluation() {
+    // The first game: the person (Black) against the model.
+    let (_server, url) = start_server(&["--model", "quick", "--max-searches", "1"]);
+    let (client, _chromium) = open_page(&url, 1366, 900, "black to move").await;
+    play_on(&client, 3).await;
+    js(&client, "$('review-sims').value = '8';").await;
+    click(&client, "[data-testid=review]").await;
+    let status = wait_text(&client, "#review-status", |t| t.starts_with("reviewed")).await;
+    assert!(status.contains("reviewed 6 moves"), "{status}");
+    assert_eq!(graph_plies(&client).await, (0..=6).collect::<Vec<u64>>());
+    // The game goes on: each reply of the model, which estimates its
+    // chances, is plotted after the reviewed positions.
+    play_on(&client, 3).await;
+    wait_for("the model's later moves plotted", || async {
+        (graph_plies(&client).await == [0, 1, 2, 3, 4, 5, 6, 8, 10, 12]).then_some(())
+    })
+    .await;
+    // An analysed later position (after the person's move 9) too.
+    js(&client, "send({type: 'goto', ply: 9});").await;
+    wait_for("the position after move 9", || async {
+        (cursor(&client).await == 9).then_some(())
+    })
+    .await;
+    js(&client, "requestAnalysis(50);").await;
+    wait_for("the analysed position plotted", || async {
+        graph_plies(&client).await.contains(&9).then_some(())
+    })
+    .await;
+    assert_eq!(
+        graph_plies(&client).await,
+        [0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 12]
+    );
+    // One line through them all, the review's marks kept.
+    let line = js(
+        &client,
+        "return [...document.querySelectorAll('#graph polyline.graph-line')].map(l => l.dataset.points);",
+    )
+    .await;
+    assert_eq!(line, serde_json::json!(["11"]));
+    let review = js(&client, "return review;").await;
+    let marks = js(
+        &client,
+        "return document.querySelectorAll('#graph .graph-judgement').length;",
+    )
+    .await;
+    assert_eq!(marks, crate::review::judged_plies(&review).len());
+    js(&client, "$('review-panel').scrollIntoView();").await;
+    shot(&client, "serve-review-continued.png").await;
     client.close().await.unwrap();
 }

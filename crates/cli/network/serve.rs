@@ -18,7 +18,7 @@ use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
 use sumito_play::analysis::analyse_game;
 use sumito_play::review::{Review, review_game};
-use sumito_serve::model::{PageAnalysis, ReviewTarget, page_analysis};
+use sumito_serve::model::{PageAnalysis, ReviewTarget, analyse_for_page};
 use sumito_serve::seat_player::SeatPlayer;
 use sumito_serve::{Model, ModelGame, Models, serve_blocking};
 
@@ -142,17 +142,9 @@ impl BundleModel {
         stop: Arc<AtomicBool>,
         on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
     ) -> Result<PageAnalysis, String> {
-        // An update about every 100 simulations, at most 10.
-        let steps = (simulations / 100).clamp(1, 10);
         let position = self.in_model_game::<B>(position)?;
         let mut search = self.search::<B>(SearchBudget::Simulations(simulations), 0);
-        search.set_stop(stop);
-        search
-            .analyse_in_steps(&position, simulations, steps, &mut |analysis| {
-                on_update(&page_analysis::<B>(analysis))
-            })
-            .map(|analysis| page_analysis::<B>(&analysis))
-            .map_err(|err| err.to_string())
+        analyse_for_page(&mut search, &position, simulations, stop, on_update)
     }
 }
 
@@ -253,6 +245,7 @@ mod tests {
     use sumito_engine::Layout;
     use sumito_engine::Position;
     use sumito_engine::rules_table::RulesTable;
+    use sumito_serve::model::page_analysis;
 
     /// The page and the terminal play and analyse one model alike: the same
     /// rules and the same values (score utility included), so one search

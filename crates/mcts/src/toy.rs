@@ -2,15 +2,16 @@
 //! are generic over [`Game`]: tic-tac-toe and connect-k on a small board
 //! (both solved by brute force in this crate's tests), [`CoinRow`] for three
 //! to five sides and for partners moving in a row (solved exactly, max^n, in
-//! `tests/many_sides.rs`), and [`HashEvaluator`],
+//! `tests/many_sides.rs`), [`HashEvaluator`],
 //! an evaluator with varied but fixed answers for testing code built on the
-//! search.
+//! search, and [`SlowingEvaluator`], one whose evaluations take time and
+//! slow, for tests of time limits.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use crate::error::EvalError;
-use crate::eval::{EvalBatch, Evaluator};
+use crate::eval::{EvalBatch, Evaluator, UniformEvaluator};
 use crate::values::Wdl;
 use crate::values::{MAX_SIDES, SideShares, SideValues, Values, ZeroSum};
 use crate::{Game, Side, Terminal};
@@ -37,6 +38,45 @@ where
             *slot.value = G::Values::hashed_estimate(hash, slot.state.sides());
         }
         Ok(())
+    }
+}
+
+/// An evaluator for tests of time limits: [`UniformEvaluator`]'s answers,
+/// each position taking `each` (it sleeps rather than computes, so that
+/// its time holds on a busy machine), and `slowdown` times that once
+/// `fast` positions are evaluated, as a real search slows when its tree
+/// grows. With `fast` at [`crate::PROBE_SIMULATIONS`], a timed search
+/// planned from its probe's speed takes `slowdown` times its plan.
+#[derive(Debug)]
+pub struct SlowingEvaluator {
+    pub each: std::time::Duration,
+    pub fast: usize,
+    pub slowdown: f64,
+    evaluated: std::sync::atomic::AtomicUsize,
+}
+
+impl SlowingEvaluator {
+    pub fn new(each: std::time::Duration, fast: usize, slowdown: f64) -> SlowingEvaluator {
+        SlowingEvaluator {
+            each,
+            fast,
+            slowdown,
+            evaluated: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+}
+
+impl<G: Game> Evaluator<G> for SlowingEvaluator {
+    fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
+        let before = self
+            .evaluated
+            .fetch_add(batch.len(), std::sync::atomic::Ordering::Relaxed);
+        let each = match before < self.fast {
+            true => self.each,
+            false => self.each.mul_f64(self.slowdown),
+        };
+        std::thread::sleep(each * batch.len() as u32);
+        UniformEvaluator.evaluate(batch)
     }
 }
 

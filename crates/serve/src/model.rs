@@ -12,7 +12,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use sumito_arena::match_start::default_layouts;
-use sumito_arena::players::network::{Analysis, SearchBudget};
+use sumito_arena::player::Player;
+use sumito_arena::players::network::{Analysis, NetworkSearch, SearchBudget};
 use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition, GeneralRules};
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::{Board, GameKind, Level};
@@ -191,6 +192,27 @@ pub fn page_analysis<B: Board>(analysis: &Analysis<B::Move>) -> PageAnalysis {
             .collect(),
         elapsed: analysis.elapsed,
     }
+}
+
+/// A model's analysis of a page's `position` (of the model's game `B`) by
+/// `search`, as every model makes it: `simulations` in steps of about 100
+/// (at most 10), calling `on_update` after each step; the search ends at
+/// its next batch, with an error, once `stop` is set ([`Model::analyse`]).
+pub fn analyse_for_page<B: Board>(
+    search: &mut NetworkSearch<B>,
+    position: &B,
+    simulations: u32,
+    stop: Arc<AtomicBool>,
+    on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
+) -> Result<PageAnalysis, String> {
+    let steps = (simulations / 100).clamp(1, 10);
+    search.set_stop(stop);
+    search
+        .analyse_in_steps(position, simulations, steps, &mut |analysis| {
+            on_update(&page_analysis::<B>(analysis))
+        })
+        .map(|analysis| page_analysis::<B>(&analysis))
+        .map_err(|err| err.to_string())
 }
 
 pub(crate) const NO_MODEL: &str =

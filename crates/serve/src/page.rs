@@ -18,6 +18,36 @@ const PING_EVERY: Duration = Duration::from_secs(20);
 /// answered in order after it. More are refused.
 const MAX_QUEUED: usize = 16;
 
+/// What a page's analysis needs of the page: to send it a message, and to
+/// wait for work while reading it. [`Page`] is the socket's; a test's page
+/// is silent and answers nothing.
+pub(crate) trait PageLink {
+    /// Sends `message`; `false` once the page is gone.
+    fn send(&mut self, message: &ServerMessage) -> impl Future<Output = bool>;
+    /// [`Page::until_message`].
+    fn until_message<T>(
+        &mut self,
+        work: impl Future<Output = T>,
+    ) -> impl Future<Output = Option<Option<T>>>;
+    /// [`Page::wait`].
+    fn wait<T>(&mut self, work: impl Future<Output = T>) -> impl Future<Output = Option<T>>;
+}
+
+impl PageLink for Page {
+    fn send(&mut self, message: &ServerMessage) -> impl Future<Output = bool> {
+        Page::send(self, message)
+    }
+    fn until_message<T>(
+        &mut self,
+        work: impl Future<Output = T>,
+    ) -> impl Future<Output = Option<Option<T>>> {
+        Page::until_message(self, work)
+    }
+    fn wait<T>(&mut self, work: impl Future<Output = T>) -> impl Future<Output = Option<T>> {
+        Page::wait(self, work)
+    }
+}
+
 /// One page's socket: what it sent but was not answered yet, and its pings.
 pub(crate) struct Page {
     socket: WebSocket,

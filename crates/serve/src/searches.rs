@@ -12,14 +12,14 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 use sumito_play::review::{render_review_svg, review_json};
 use tokio::time::Instant;
 
 use crate::menu::{
-    MODEL_SEARCH_MB, MODEL_THINK_LIMIT, PagePolicy, REVIEW_POSITION_DEADLINE,
-    REVIEW_POSITION_LIMIT, Reservation,
+    MODEL_SEARCH_MB, PagePolicy, REVIEW_POSITION_DEADLINE, REVIEW_POSITION_LIMIT, Reservation,
 };
-use crate::page::Page;
+use crate::page::{Page, PageLink};
 use crate::protocol::ServerMessage;
 use crate::seat_player::{PlayerMove, PlayerTurn};
 use crate::session::learn::Attempting;
@@ -155,14 +155,18 @@ pub(crate) async fn run_players(
 
 /// Runs an analysis the page asked for, streaming its updates; the reply
 /// to send after it, or `None` when the page is gone. It ends at its
-/// limit ([`MODEL_THINK_LIMIT`]) or when the page sends another message
-/// (the page has moved on), its last update then its result.
+/// `limit` (the server's is [`crate::menu::MODEL_THINK_LIMIT`]) or when the
+/// page sends another message (the page has moved on), its last update
+/// then its result. The limit is the server's clock's, not the search's:
+/// at it the stop flag ends the search at its next batch of evaluations,
+/// however long the search's steps between its updates have grown.
 pub(crate) async fn analyse(
-    page: &mut Page,
+    page: &mut impl PageLink,
     session: &mut GameSession,
     shares: &Shares<'_>,
     simulations: Option<u32>,
     position: Option<&str>,
+    limit: Duration,
 ) -> Option<ServerMessage> {
     let (target, sims) = match session.analysis_target(simulations, position) {
         Ok(target) => target,
@@ -179,7 +183,7 @@ pub(crate) async fn analyse(
     let model = session.shared_model();
     let stop = SearchStop::new();
     let flag = stop.flag();
-    let deadline = Instant::now() + MODEL_THINK_LIMIT;
+    let deadline = Instant::now() + limit;
     let mut job = tokio::task::spawn_blocking(move || {
         let result = model.analyse(&target, sims, flag, &mut |analysis| {
             updates.send(analysis.clone()).is_ok()
@@ -229,7 +233,7 @@ pub(crate) async fn analyse(
             Some(analysis) => (target, analysis),
             None if timed_out => {
                 return Some(error(format!(
-                    "the analysis reached its limit of {MODEL_THINK_LIMIT:?} before its first result"
+                    "the analysis reached its limit of {limit:?} before its first result"
                 )));
             }
             // Stopped by the page before its first result: the page hears
@@ -256,8 +260,9 @@ type NextPosition = (usize, usize, std::sync::mpsc::SyncSender<bool>);
 /// Runs a review the page asked for, streaming its progress; the reply to
 /// send after it, or `None` when the page is gone. Each position is a
 /// search of its own, within [`REVIEW_POSITION_LIMIT`], with a slot taken
-/// for it and given back after it. A message from the page ends the review
-/// (the page has moved on).
+/// for it and given back after it. A message from the page (the page has
+/// moved on) ends the review at once, the search in progress within a
+/// batch of its evaluations, as the page going does.
 pub(crate) async fn review(
     page: &mut Page,
     session: &mut GameSession,
@@ -286,11 +291,19 @@ pub(crate) async fn review(
     let mut reservation = None;
     let mut overran = false;
     loop {
-        // A position's search, from its go to the next progress.
-        let next = match tokio::time::timeout(REVIEW_POSITION_DEADLINE, page.wait(received.recv()))
-            .await
+        // A position's search, from its go to the next progress. A message
+        // from the page (a stop, a new game, an undo) ends it at once, as
+        // it ends an analysis: the page has moved on, and neither the rest
+        // of this position's search nor its message waits for it.
+        let next = match tokio::time::timeout(
+            REVIEW_POSITION_DEADLINE,
+            page.until_message(received.recv()),
+        )
+        .await
         {
-            Ok(next) => next?,
+            Ok(Some(Some(next))) => next,
+            Ok(Some(None)) => break,
+            Ok(None) => return None,
             Err(_) => {
                 overran = true;
                 break;
@@ -308,11 +321,12 @@ pub(crate) async fn review(
         {
             return None;
         }
-        if page.has_queued() {
-            break;
-        }
         if done < total {
-            slot = Some(page.wait(shares.slots.acquire()).await?);
+            // Waiting for a slot ends the same way.
+            slot = match page.until_message(shares.slots.acquire()).await? {
+                Some(slot) => Some(slot),
+                None => break,
+            };
             if reservation.is_none() {
                 match shares.memory(MODEL_SEARCH_MB) {
                     Ok(held) => reservation = Some(held),
@@ -351,8 +365,9 @@ pub(crate) async fn review(
 /// review (learn mode): the reply to send, or `None` when the page is gone.
 /// A move that needs a search is searched by the model after it is played,
 /// with a slot of its own and the review's simulations, within
-/// [`REVIEW_POSITION_DEADLINE`] (then its last update, if any, is its
-/// score), as bounded as a review's position.
+/// [`REVIEW_POSITION_DEADLINE`], as bounded as a review's position. A
+/// message from the page ends it at once, as the page going does. Stopped,
+/// its last update, if any, is its score.
 pub(crate) async fn try_move(
     page: &mut Page,
     session: &mut GameSession,
@@ -388,13 +403,23 @@ pub(crate) async fn try_move(
             })
             .map(|analysis| score(&analysis.side_values))
     });
-    let joined = match tokio::time::timeout(REVIEW_POSITION_DEADLINE, page.wait(&mut job)).await {
-        Ok(joined) => joined?,
-        Err(_) => {
-            drop(stop);
-            page.wait(&mut job).await?
-        }
-    };
+    // A message from the page (a stop, another move tried, an undo) ends
+    // the search at once, as it ends an analysis: the page has moved on.
+    let mut moved_on = false;
+    let joined =
+        match tokio::time::timeout(REVIEW_POSITION_DEADLINE, page.until_message(&mut job)).await {
+            Ok(Some(Some(joined))) => joined,
+            Ok(Some(None)) => {
+                moved_on = true;
+                drop(stop);
+                page.wait(&mut job).await?
+            }
+            Ok(None) => return None,
+            Err(_) => {
+                drop(stop);
+                page.wait(&mut job).await?
+            }
+        };
     drop((slot, reservation));
     let stopped_at = last.lock().ok().and_then(|last| *last);
     let score = match joined {
@@ -402,6 +427,11 @@ pub(crate) async fn try_move(
         Ok(Ok(None)) => return Some(error("the model gave no value for the mover")),
         Ok(Err(message)) => match stopped_at {
             Some(score) => score,
+            // Stopped by the page before its first result: the page hears
+            // that it ended.
+            None if moved_on => {
+                return Some(error("the judgement was stopped before its first result"));
+            }
             None => {
                 return Some(error(format!(
                     "the model could not judge the move: {message}"
@@ -413,5 +443,7 @@ pub(crate) async fn try_move(
     Some(search.verdict(score))
 }
 
+#[cfg(test)]
+mod review_tests;
 #[cfg(test)]
 mod tests;

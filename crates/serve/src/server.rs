@@ -30,7 +30,7 @@ use tokio::sync::{Semaphore, watch};
 
 use crate::access::Access;
 use crate::guard::{Connection, GuardedListener, Timeouts};
-use crate::menu::PagePolicy;
+use crate::menu::{MODEL_THINK_LIMIT, PagePolicy};
 use crate::model::Models;
 use crate::page::Page;
 use crate::protocol::{ClientMessage, ServerMessage};
@@ -224,6 +224,7 @@ async fn play(socket: WebSocket, state: Arc<ServerState>) {
                     &shares,
                     simulations,
                     position.as_deref(),
+                    MODEL_THINK_LIMIT,
                 );
                 let Some(reply) = asked.await else {
                     return;

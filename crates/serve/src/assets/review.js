@@ -276,32 +276,41 @@ function drawReviewLine(svg) {
 // ---- the graph ----
 
 // What the graph draws: a line per side with a point per position where
-// its expected score is known. A review gives every position: Black's
-// expected score in a two-player game, each side's in games of 3-6
-// players. Without one, the moves of players that estimate their chances
-// and the analysed positions give a point each: the first seat's chances
-// in a two-player game, each seat's own estimates with more seats.
+// its expected score is known. A review gives every position it judged:
+// Black's expected score in a two-player game, each side's in games of 3-6
+// players. The moves of players that estimate their chances and the
+// analysed positions give a point each, before any review and after the
+// reviewed moves (the game goes on, and the graph with it): the first
+// seat's chances in a two-player game, each seat's own estimate with more
+// seats.
 function graphLines() {
-  if (reviewFits()) {
+  const fits = reviewFits();
+  const estimated = state.history.filter((ply) => typeof ply.win === "number" &&
+    !(fits && ply.ply <= review.moves.length));
+  const colourOf = (ply) => state.seats[ply.seat].colour;
+  if (fits) {
+    const sideOf = (name) => name.split("+");
     if (review.sides.length > 2 && review.expected_scores) {
       return review.sides.map((name, side) => ({
-        name, colour: SEAT_COLOURS[name.split("+")[0]] || "#2060d0",
-        points: review.expected_scores.map((scores, ply) => [ply, scores[side] / 100]),
+        name, colour: SEAT_COLOURS[sideOf(name)[0]] || "#2060d0",
+        points: review.expected_scores.map((scores, ply) => [ply, scores[side] / 100]).concat(
+          estimated.filter((ply) => sideOf(name).includes(colourOf(ply))).map((ply) => [ply.ply, ply.win])),
       }));
     }
+    // The first side's chances: the mover's, or what the mover leaves it.
+    const first = sideOf(review.sides[0]);
     return [{ name: review.sides[0], colour: SEAT_COLOURS.black, area: true,
-      points: review.black_expected_score.map((score, ply) => [ply, score / 100]) }];
+      points: review.black_expected_score.map((score, ply) => [ply, score / 100]).concat(
+        estimated.map((ply) => [ply.ply, first.includes(colourOf(ply)) ? ply.win : 1 - ply.win])) }];
   }
   if (state.seats.length > 2) {
     return state.seats.map((seat, index) => ({
       name: seat.colour, colour: SEAT_COLOURS[seat.colour] || "#2060d0",
-      points: state.history.filter((ply) => ply.seat === index && typeof ply.win === "number")
-        .map((ply) => [ply.ply, ply.win]),
+      points: estimated.filter((ply) => ply.seat === index).map((ply) => [ply.ply, ply.win]),
     }));
   }
   return [{ name: state.seats[0].colour, colour: SEAT_COLOURS.black, area: true,
-    points: state.history.filter((ply) => typeof ply.win === "number")
-      .map((ply) => [ply.ply, ply.seat === 0 ? ply.win : 1 - ply.win]) }];
+    points: estimated.map((ply) => [ply.ply, ply.seat === 0 ? ply.win : 1 - ply.win]) }];
 }
 
 const GRAPH = { width: 360, height: 180, left: 34, right: 352, top: 16, bottom: 154 };
@@ -457,8 +466,10 @@ function tryMove(text) {
 }
 
 // An error while a move tried is judged (not a move there, the search
-// stopped) ends the wait for its verdict.
+// stopped) ends the wait for its verdict; one while the game is reviewed
+// (stopped by the page moving on) ends the review's progress line.
 function reviewError(text) {
+  if ($("review-status").textContent.startsWith("reviewing")) $("review-status").textContent = text;
   if (learning && $("learn-verdict").dataset.judging) {
     delete $("learn-verdict").dataset.judging;
     $("learn-verdict").textContent = text;

@@ -1,42 +1,33 @@
 //! The tests of a page's searches.
 
-use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_engine::Position;
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
-use sumito_mcts::{EvalBatch, EvalError, Evaluator, Game, PROBE_SIMULATIONS, UniformEvaluator};
+use sumito_mcts::PROBE_SIMULATIONS;
+use sumito_mcts::toy::SlowingEvaluator;
 
 use super::*;
+use crate::menu::PagePolicy;
+use crate::model::testing::{TRAINED, UniformModel};
+use crate::model::{Model, ModelGame, Models, PageAnalysis, analyse_for_page};
 use crate::seat_player::SeatPlayer;
+use crate::slots::SearchSlots;
+use sumito_engine::general::GeneralPosition;
+use sumito_game::{Board, GameKind};
 
-/// A position's evaluation while the search is young.
-const EVALUATION: Duration = Duration::from_millis(10);
-/// How much slower each evaluation is once the first
-/// [`PROBE_SIMULATIONS`] are done.
-const SLOWDOWN: f64 = 1.25;
-
-/// An evaluator whose evaluations slow by a quarter after the probe that
-/// measures a first timed search's speed, as a real search slows when its
-/// tree grows: a search planned from that speed takes 1.25 times its plan.
-/// It sleeps rather than computes, so that its time holds on a busy machine.
-#[derive(Default)]
-struct Slowing {
-    evaluated: AtomicUsize,
-}
-
-impl<G: Game> Evaluator<G> for Slowing {
-    fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), EvalError> {
-        let before = self.evaluated.fetch_add(batch.len(), Ordering::Relaxed);
-        let each = match before < PROBE_SIMULATIONS as usize {
-            true => EVALUATION,
-            false => EVALUATION.mul_f64(SLOWDOWN),
-        };
-        std::thread::sleep(each * batch.len() as u32);
-        UniformEvaluator.evaluate(batch)
-    }
+/// An evaluator whose evaluations (10 ms each) slow by a quarter after
+/// the probe that measures a first timed search's speed, as a real search
+/// slows when its tree grows: a search planned from that speed takes 1.25
+/// times its plan.
+fn slowing() -> Box<SlowingEvaluator> {
+    Box::new(SlowingEvaluator::new(
+        Duration::from_millis(10),
+        PROBE_SIMULATIONS as usize,
+        1.25,
+    ))
 }
 
 /// A model's timed move at `simulations=4294967295` (its budget is its
@@ -51,7 +42,7 @@ async fn a_models_timed_move_comes_within_its_limit_though_its_search_slows() {
     let limit = Duration::from_secs(2);
     let search = NetworkSearch::<Position>::new(
         "slowing",
-        Box::new(Slowing::default()),
+        slowing(),
         SearchBudget::Simulations(u32::MAX),
         7,
     )
@@ -91,7 +82,7 @@ async fn a_turn_over_its_limit_is_stopped_there_with_no_move() {
     // deadline, so the cap is the deadline), but stopped at 0.3 s.
     let search = NetworkSearch::<Position>::new(
         "slowing",
-        Box::new(Slowing::default()),
+        slowing(),
         SearchBudget::Simulations(u32::MAX),
         7,
     );
@@ -114,4 +105,115 @@ async fn a_turn_over_its_limit_is_stopped_there_with_no_move() {
     assert!(matches!(end, TurnEnd::OverLimit(_)), "{took:?}");
     // Stopped within a batch of its deadline.
     assert!(took < Duration::from_secs(2), "{took:?}");
+}
+
+/// A two-player model whose analyses search with the [`slowing`]
+/// evaluator (its seats are the uniform model's).
+struct SlowingModel(UniformModel);
+
+impl Model for SlowingModel {
+    fn model_name(&self) -> Option<String> {
+        self.0.model_name()
+    }
+    fn model_game(&self) -> Option<ModelGame> {
+        self.0.model_game()
+    }
+    fn model_seat(
+        &self,
+        budget: SearchBudget,
+        level: Option<sumito_game::Level>,
+        seed: u64,
+    ) -> Result<SeatPlayer, String> {
+        self.0.model_seat(budget, level, seed)
+    }
+    fn analyse(
+        &self,
+        position: &GeneralPosition,
+        simulations: u32,
+        stop: Arc<AtomicBool>,
+        on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
+    ) -> Result<PageAnalysis, String> {
+        let mut search = NetworkSearch::<Position>::new(
+            "slowing",
+            slowing(),
+            SearchBudget::Simulations(simulations),
+            7,
+        );
+        let position = Position::of_general(position)?;
+        analyse_for_page(&mut search, &position, simulations, stop, on_update)
+    }
+}
+
+/// A page that sends nothing while its searches run and keeps what the
+/// server sends it.
+#[derive(Default)]
+struct SilentPage {
+    sent: Vec<ServerMessage>,
+}
+
+impl PageLink for SilentPage {
+    async fn send(&mut self, message: &ServerMessage) -> bool {
+        self.sent.push(message.clone());
+        true
+    }
+    async fn until_message<T>(&mut self, work: impl Future<Output = T>) -> Option<Option<T>> {
+        Some(Some(work.await))
+    }
+    async fn wait<T>(&mut self, work: impl Future<Output = T>) -> Option<T> {
+        Some(work.await)
+    }
+}
+
+/// How much past its limit an analysis may end: its search's next batch
+/// (8 evaluations of 12.5 ms here) and the answer's making, well within
+/// the half second in which a page's search must stop (issue #67).
+const ANALYSIS_MARGIN: Duration = Duration::from_millis(500);
+
+/// A page's analysis ends at its limit, however long its search's steps
+/// between updates have grown: the server's clock stops its search at its
+/// next batch, and its last update is its result. The analysis of 1,000
+/// simulations updates every 100, about 1.25 s a step here; checked only
+/// between steps (as it was when an analysis of a 30 s limit took 34.4 s,
+/// issue #67), the limit of 1.5 s would be noticed only at the second
+/// step's end, 2.5 s.
+#[tokio::test]
+async fn a_page_analysis_ends_at_its_limit_though_its_steps_are_long() {
+    let limit = Duration::from_millis(1500);
+    let model = SlowingModel(UniformModel(ModelGame::new(
+        GameKind::TwoPlayer,
+        RulesTable::of_two_player(TRAINED),
+    )));
+    let mut session = GameSession::new(
+        Arc::new(Models::one(Arc::new(model))),
+        Arc::new(PagePolicy::new(1024, None)),
+        Arc::new(AtomicBool::new(false)),
+        1,
+    )
+    .unwrap();
+    let slots = SearchSlots::new(1);
+    let user = slots.user();
+    let policy = PagePolicy::new(1024, None);
+    let shares = Shares {
+        slots: &user,
+        policy: &policy,
+    };
+    let mut page = SilentPage::default();
+    let started = Instant::now();
+    let reply = analyse(&mut page, &mut session, &shares, Some(1000), None, limit).await;
+    let took = started.elapsed();
+    assert!(
+        took <= limit + ANALYSIS_MARGIN,
+        "the analysis ended {took:?} after it began, past its limit of {limit:?}"
+    );
+    assert!(matches!(reply, Some(ServerMessage::State(_))), "{reply:?}");
+    // Its result is its last update, of the first step.
+    match page.sent.last() {
+        Some(ServerMessage::Analysis {
+            simulations, done, ..
+        }) => {
+            assert!(*done);
+            assert_eq!(*simulations, 100);
+        }
+        other => panic!("no analysis: {other:?}"),
+    }
 }
