@@ -18,6 +18,7 @@ pub mod cache;
 pub mod lines;
 pub mod query;
 pub mod queue;
+pub mod time_limit;
 pub mod unique_keys;
 
 use std::io::{BufRead, Write};
@@ -31,13 +32,15 @@ use serde_json::{Value, json};
 use sumito_arena::player::Player;
 use sumito_arena::players::network::{Analysis, NetworkSearch, SearchBudget};
 use sumito_game::Board;
-use sumito_mcts::{EvalError, Evaluator, Game, SearchError};
+use sumito_mcts::{EvalError, Evaluator, Game, PROBE_SIMULATIONS, SearchError};
+use sumito_serve::menu::MODEL_PLANNED_SHARE;
 
 use answer::{AnswerParts, RawEvaluation, evaluate_raw};
 use lines::{Lines, MAX_LINE_BYTES};
 pub use query::QueryGame;
 use query::{Action, Problem, Query, Report, Request, read_request};
 use queue::{Selection, Work, WorkQueue};
+use time_limit::TimeLimit;
 
 /// The protocol's version, which `query_version` reports: 2 added partial
 /// answers, every candidate's line, order and bound, avoided and allowed
@@ -123,7 +126,11 @@ fn error_answer(id: &Value, problem: &Problem, line: Option<u64>) -> Value {
 }
 
 /// The budget and time cap of the next part of a search that has run
-/// `done` simulations for `elapsed`, and whether it is the last part.
+/// `done` simulations for `elapsed`. A query that asks for partial answers
+/// is searched in parts of its reports; a timed query in parts too, each
+/// as many simulations as those before it (the first a probe's), within
+/// the time left: stopped at its time limit in the middle of a part, it
+/// answers with the parts before, at least half its simulations.
 fn next_part(
     budget: SearchBudget,
     report: Option<Report>,
@@ -131,7 +138,11 @@ fn next_part(
     elapsed: Duration,
 ) -> (SearchBudget, Option<Duration>) {
     match (budget, report) {
-        (budget, None) => (budget, None),
+        (SearchBudget::Simulations(total), None) => (SearchBudget::Simulations(total), None),
+        (SearchBudget::Time(time), None) => (
+            SearchBudget::Simulations(done.max(PROBE_SIMULATIONS)),
+            Some(time.saturating_sub(elapsed)),
+        ),
         (SearchBudget::Simulations(total), Some(Report::EveryVisits(every))) => (
             SearchBudget::Simulations(every.min(total.saturating_sub(done)).max(1)),
             None,
@@ -148,6 +159,17 @@ fn next_part(
             SearchBudget::Simulations(u32::MAX),
             Some(every.min(time.saturating_sub(elapsed))),
         ),
+    }
+}
+
+/// What a query's search of `budget` aims at: its simulations, or a share
+/// of its time ([`MODEL_PLANNED_SHARE`], as a page's timed move): the
+/// search's time is planned from its measured speed, which drops as its
+/// tree grows, and a plan for the whole time overran it.
+fn aimed_at(budget: SearchBudget) -> SearchBudget {
+    match budget {
+        SearchBudget::Time(time) => SearchBudget::Time(time.mul_f64(MODEL_PLANNED_SHARE)),
+        simulations => simulations,
     }
 }
 
@@ -174,7 +196,9 @@ fn root_moves_left<B: Board>(query: &Query<B>, position: &B) -> usize {
 }
 
 /// Searches one position of a query, handing `send` its answers: partial
-/// ones as its report asks, then the final one (or an error).
+/// ones as its report asks, then the final one (or an error). A timed
+/// query's search is stopped at its `time_ms` ([`TimeLimit`]) and answers
+/// with what it has.
 fn search_work<B: Board>(analyst: &mut Analyst<B>, work: &Work<B>, send: &dyn Fn(Value)) {
     let query = &work.query;
     let turn = work.turn;
@@ -183,6 +207,18 @@ fn search_work<B: Board>(analyst: &mut Analyst<B>, work: &Work<B>, send: &dyn Fn
         let mut answer = error_answer(&query.id, &problem, None);
         answer["turn"] = Value::from(turn);
         send(answer);
+    };
+    let started = Instant::now();
+    let time_limit = match query.budget {
+        SearchBudget::Time(time) => match TimeLimit::start(time, work.stop.clone()) {
+            Ok(limit) => Some(limit),
+            Err(err) => {
+                return fail(Problem::whole(format!(
+                    "starting the clock of time_ms: {err}"
+                )));
+            }
+        },
+        SearchBudget::Simulations(_) => None,
     };
     if position.is_over() {
         return fail(Problem {
@@ -211,35 +247,45 @@ fn search_work<B: Board>(analyst: &mut Analyst<B>, work: &Work<B>, send: &dyn Fn
     search.new_game();
     search.set_action_filter(query.filter.clone());
     search.set_stop(work.stop.clone());
-    let parts = |partial: bool, terminated: bool| AnswerParts {
+    // The stop flag is set by a `terminate` or at the time limit: which
+    // (`terminated`, `timed_out`) stopped the search, if either did.
+    let stopped_by = || {
+        // The flag first: the clock marks its limit reached before it sets it.
+        let stopped = work.stop.load(Ordering::SeqCst);
+        let timed_out = time_limit.as_ref().is_some_and(TimeLimit::reached);
+        (stopped && !timed_out, timed_out)
+    };
+    let parts = |partial: bool, (terminated, timed_out): (bool, bool)| AnswerParts {
         id: &query.id,
         turn,
         top: query.top,
         include_policy: query.include_policy,
         partial,
         terminated,
+        timed_out,
         warnings: &query.warnings,
     };
     let answer_of = |search: &NetworkSearch<B>,
                      analysis: &Analysis<B::Move>,
                      raw: &RawEvaluation,
                      partial: bool,
-                     terminated: bool| {
+                     stopped: (bool, bool)| {
         answer::answer(
-            &parts(partial, terminated),
+            &parts(partial, stopped),
             position,
             analysis,
             search.tree(),
             raw,
         )
     };
-    let started = Instant::now();
+    let aimed = aimed_at(query.budget);
+    let in_parts = query.report.is_some() || matches!(query.budget, SearchBudget::Time(_));
     let mut done = 0u32;
-    // The last partial answer: what a search stopped in its next part
-    // answers with (a stopped part leaves no tree to read lines from).
+    // The answer so far: what a search stopped in its next part answers
+    // with (a stopped part leaves no tree to read lines from).
     let mut last: Option<Value> = None;
     loop {
-        let (budget, cap) = next_part(query.budget, query.report, done, started.elapsed());
+        let (budget, cap) = next_part(aimed, query.report, done, started.elapsed());
         search.set_budget(budget);
         match search.analyse(position, cap) {
             Ok(mut analysis) => {
@@ -248,26 +294,42 @@ fn search_work<B: Board>(analyst: &mut Analyst<B>, work: &Work<B>, send: &dyn Fn
                 analysis.simulations = done;
                 analysis.elapsed = started.elapsed();
                 // A search that could add nothing (every line ends the
-                // game) has said all it can.
-                let finished = query.report.is_none()
-                    || ran == 0
-                    || spent(query.budget, done, analysis.elapsed);
-                let stopped = work.stop.load(Ordering::Relaxed);
-                if finished || stopped {
-                    return send(answer_of(search, &analysis, &raw, false, stopped));
+                // game) has said all it can; a timed query's part that ran
+                // short of its simulations was cut by its time.
+                let cut_by_time = query.report.is_none()
+                    && matches!(budget, SearchBudget::Simulations(n) if ran < n);
+                let finished =
+                    !in_parts || ran == 0 || cut_by_time || spent(aimed, done, analysis.elapsed);
+                let (terminated, timed_out) = stopped_by();
+                if finished || terminated || timed_out {
+                    return send(answer_of(
+                        search,
+                        &analysis,
+                        &raw,
+                        false,
+                        (terminated, timed_out),
+                    ));
                 }
-                let partial = answer_of(search, &analysis, &raw, true, false);
-                send(partial.clone());
+                let partial = answer_of(search, &analysis, &raw, true, (false, false));
+                if query.report.is_some() {
+                    send(partial.clone());
+                }
                 last = Some(partial);
             }
             Err(SearchError::Eval(EvalError::Stopped)) => {
+                let (terminated, timed_out) = stopped_by();
                 return send(match last {
                     Some(mut answer) => {
                         answer["partial"] = Value::Bool(false);
-                        answer["terminated"] = Value::Bool(true);
+                        if terminated {
+                            answer["terminated"] = Value::Bool(true);
+                        }
+                        if timed_out {
+                            answer["timed_out"] = Value::Bool(true);
+                        }
                         answer
                     }
-                    None => answer::no_results(&parts(false, true)),
+                    None => answer::no_results(&parts(false, (terminated, timed_out))),
                 });
             }
             Err(err) => return fail(Problem::whole(err.to_string())),
@@ -294,6 +356,7 @@ fn act<B: Board>(
                 include_policy: false,
                 partial: false,
                 terminated: true,
+                timed_out: false,
                 warnings: &work.query.warnings,
             }));
         }
@@ -479,6 +542,17 @@ mod tests {
     /// The answers to `input`, by a uniform evaluator's engine of
     /// `threads` searches.
     fn answers_with(input: impl BufRead + Send, threads: usize) -> Vec<Value> {
+        answers_searched_by(input, threads, &|| Box::new(UniformEvaluator))
+    }
+
+    /// The answers to `input` by an engine of `threads` searches, each on
+    /// an evaluator of `searched_by` behind the cache (the roots' raw
+    /// evaluations are a uniform evaluator's).
+    fn answers_searched_by(
+        input: impl BufRead + Send,
+        threads: usize,
+        searched_by: &(dyn Fn() -> Box<dyn Evaluator<<Position as Board>::Searched>> + Sync),
+    ) -> Vec<Value> {
         let read_position = |text: &str| Position::from_fen(text).map_err(|err| err.to_string());
         let read_layout = |name: &str| {
             Layout::from_name(name)
@@ -486,19 +560,19 @@ mod tests {
                 .map_err(|err| err.to_string())
         };
         let cache = Arc::new(EvaluationCache::new(10_000));
-        let cached = || CachedEvaluator {
+        let cached = |inner: Box<dyn Evaluator<<Position as Board>::Searched>>| CachedEvaluator {
             cache: Arc::clone(&cache),
-            inner: Box::new(UniformEvaluator),
+            inner,
         };
         let make = || -> anyhow::Result<Analyst<Position>> {
             Ok(Analyst {
                 search: NetworkSearch::new(
                     "uniform",
-                    Box::new(cached()),
+                    Box::new(cached(searched_by())),
                     SearchBudget::Simulations(1),
                     1,
                 ),
-                evaluator: Box::new(cached()),
+                evaluator: Box::new(cached(Box::new(UniformEvaluator))),
             })
         };
         let clear = || cache.clear();
@@ -626,6 +700,85 @@ mod tests {
         );
         assert_eq!(not_json[0]["line"], 8);
         assert_eq!(answers.len(), 2 + 1 + 1 + 5);
+    }
+
+    /// A query's `time_ms` is its search's limit, though the search's
+    /// speed, from which its time is planned, drops as its tree grows
+    /// (here by a quarter after its probe, as in the page's timed moves):
+    /// it aims at a share of its time. Planned for the whole time (at most
+    /// its planner's 90 %), the search of 2 s here took 2.23 s.
+    #[test]
+    fn a_timed_query_is_answered_within_its_time_though_its_search_slows() {
+        let time = Duration::from_secs(2);
+        // Its next batch of 8 evaluations and the answer's making.
+        let margin = Duration::from_millis(100);
+        let slowing = || -> Box<dyn Evaluator<<Position as Board>::Searched>> {
+            Box::new(sumito_mcts::toy::SlowingEvaluator::new(
+                Duration::from_millis(10),
+                sumito_mcts::PROBE_SIMULATIONS as usize,
+                1.25,
+            ))
+        };
+        let started = Instant::now();
+        let answers = answers_searched_by(
+            r#"{"id": "timed", "time_ms": 2000}
+"#
+            .as_bytes(),
+            1,
+            &slowing,
+        );
+        let took = started.elapsed();
+        assert_eq!(answers.len(), 1, "{answers:?}");
+        assert_eq!(answers[0]["partial"], false, "{answers:?}");
+        let simulations = answers[0]["root"]["simulations"].as_u64().unwrap();
+        assert!(simulations > 16, "{answers:?}");
+        assert!(
+            took <= time + margin,
+            "the query of {time:?} was answered after {took:?}"
+        );
+    }
+
+    /// A timed query is stopped at its `time_ms` however much its search
+    /// slows. Here each evaluation takes 2 ms, then 5 times that from the
+    /// 200th on: the part of the search under way then was planned at the
+    /// speed before, and without the stop the query of 2 s took 2.89 s.
+    /// Stopped at its next batch, it answers with its parts so far and
+    /// says that its time ran out.
+    #[test]
+    fn a_timed_query_is_stopped_at_its_time_however_much_its_search_slows() {
+        let time = Duration::from_secs(2);
+        // The batch under way at the limit (8 evaluations of 10 ms) and
+        // the answer's making.
+        let margin = Duration::from_millis(150);
+        let slowing = || -> Box<dyn Evaluator<<Position as Board>::Searched>> {
+            Box::new(sumito_mcts::toy::SlowingEvaluator::new(
+                Duration::from_millis(2),
+                200,
+                5.0,
+            ))
+        };
+        let started = Instant::now();
+        let answers = answers_searched_by(
+            r#"{"id": "timed", "time_ms": 2000}
+"#
+            .as_bytes(),
+            1,
+            &slowing,
+        );
+        let took = started.elapsed();
+        eprintln!("the query of {time:?} was answered after {took:?}: {answers:?}");
+        assert_eq!(answers.len(), 1, "{answers:?}");
+        let answer = &answers[0];
+        assert!(
+            took <= time + margin,
+            "the query of {time:?} was answered after {took:?}"
+        );
+        assert_eq!(answer["partial"], false, "{answer}");
+        assert_eq!(answer["timed_out"], true, "{answer}");
+        assert!(answer.get("terminated").is_none(), "{answer}");
+        let simulations = answer["root"]["simulations"].as_u64().unwrap();
+        assert!(simulations >= 100, "{answer}");
+        assert_eq!(answer["moves"][0]["line"], answer["pv"], "{answer}");
     }
 
     #[test]

@@ -85,6 +85,8 @@ pub struct AnswerParts<'a> {
     pub partial: bool,
     /// Its search was stopped by `terminate`.
     pub terminated: bool,
+    /// Its search was stopped at its `time_ms` (its hard stop).
+    pub timed_out: bool,
     pub warnings: &'a [Value],
 }
 
@@ -176,6 +178,9 @@ pub fn no_results(parts: &AnswerParts<'_>) -> Value {
 fn with_notes(answer: &mut Value, parts: &AnswerParts<'_>) {
     if parts.terminated {
         answer["terminated"] = Value::Bool(true);
+    }
+    if parts.timed_out {
+        answer["timed_out"] = Value::Bool(true);
     }
     if !parts.warnings.is_empty() {
         answer["warnings"] = Value::Array(parts.warnings.to_vec());
