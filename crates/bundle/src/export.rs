@@ -272,10 +272,8 @@ pub fn export_bundle(request: &ExportRequest) -> Result<BundleMeta, BundleError>
             git_commit: request.git_commit.clone(),
             files,
         };
-        let mut json = serde_json::to_string_pretty(&meta).expect("bundle metadata serialises");
-        json.push('\n');
-        let meta_path = staging.join(BUNDLE_FILE);
-        write_atomic(&meta_path, json.as_bytes()).map_err(io(&meta_path))?;
+        meta.write_to(&staging)
+            .map_err(io(&staging.join(BUNDLE_FILE)))?;
         Ok(meta)
     })();
     match written {

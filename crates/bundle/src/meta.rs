@@ -11,6 +11,7 @@ use sumito_engine::{Position, Rules};
 use sumito_game::{Board, GameKind};
 use sumito_net::{ModelConfig, RulesMeta};
 use sumito_pipeline::crc::crc32c;
+use sumito_pipeline::fsutil::write_atomic;
 use sumito_pipeline::ratings::model_name;
 
 pub use sumito_game::formats::{BUNDLE_FORMAT, BUNDLE_VERSION};
@@ -133,6 +134,15 @@ fn is_zero(weight: &f32) -> bool {
 }
 
 impl BundleMeta {
+    /// Writes this description as `dir`'s `bundle.json`: pretty JSON,
+    /// atomically (a reader sees the old file or the new one, never a
+    /// part). Export and `sumito export --bundle` both write it so.
+    pub fn write_to(&self, dir: &Path) -> std::io::Result<()> {
+        let mut json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        json.push('\n');
+        write_atomic(&dir.join(BUNDLE_FILE), json.as_bytes())
+    }
+
     pub fn rules(&self) -> Rules {
         self.rules.into()
     }

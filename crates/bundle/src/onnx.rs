@@ -2,14 +2,15 @@
 //! a bundle exported before `model.onnx` was written gets it from its own
 //! weights (`weights.safetensors`, checked against `bundle.json` first), with
 //! the metadata its description gives, and `bundle.json` lists it with its
-//! size and checksum, as an export today does. Every other file is left as
-//! it is, byte for byte, so that the bundle keeps its provenance.
+//! size and checksum, as an export today does: its description is written
+//! anew ([`BundleMeta::write_to`]), every value in it kept. Every other
+//! file is left as it is, byte for byte, so that the bundle keeps its
+//! provenance.
 
 use std::path::Path;
 
 use sumito_net::Device;
 use sumito_net::onnx::OnnxDescription;
-use sumito_pipeline::fsutil::write_atomic;
 
 use crate::error::{BundleError, io, net};
 use crate::load::ModelBundle;
@@ -52,40 +53,8 @@ pub fn add_onnx(dir: &Path, force: bool) -> Result<BundleFile, BundleError> {
     meta.files.retain(|file| file.name != ONNX_FILE);
     meta.files.push(written.clone());
     meta.files.sort_by(|a, b| a.name.cmp(&b.name));
-    let meta_path = dir.join(BUNDLE_FILE);
-    let text = std::fs::read_to_string(&meta_path).map_err(io(&meta_path))?;
-    write_atomic(&meta_path, with_files(&text, &meta).as_bytes()).map_err(io(&meta_path))?;
+    meta.write_to(dir).map_err(io(&dir.join(BUNDLE_FILE)))?;
     Ok(written)
-}
-
-/// The top-level key of the list of files, as an export writes it (last,
-/// indented by two spaces).
-const FILES_KEY: &str = "\n  \"files\": ";
-
-/// The description `text` (a `bundle.json`) with its list of files that of
-/// `meta`, which is `text`'s description but for that list. Where the list
-/// is the last key, as an export writes it, the rest of the text is kept
-/// byte for byte: keys an older sumito did not write stay absent, numbers
-/// keep their digits. Otherwise `meta` is written anew.
-fn with_files(text: &str, meta: &BundleMeta) -> String {
-    let spliced = text.rfind(FILES_KEY).and_then(|start| {
-        let rest = &text[start + FILES_KEY.len()..];
-        let mut old = serde_json::Deserializer::from_str(rest).into_iter::<Vec<BundleFile>>();
-        old.next()?.ok()?;
-        let tail = &rest[old.byte_offset()..];
-        let list = serde_json::to_string_pretty(&meta.files)
-            .expect("a list of files serialises")
-            .replace('\n', "\n  ");
-        let spliced = format!("{}{FILES_KEY}{list}{tail}", &text[..start]);
-        // Only if it reads back as the description meant.
-        let read: BundleMeta = serde_json::from_str(&spliced).ok()?;
-        (read == *meta).then_some(spliced)
-    });
-    spliced.unwrap_or_else(|| {
-        let mut json = serde_json::to_string_pretty(meta).expect("bundle metadata serialises");
-        json.push('\n');
-        json
-    })
 }
 
 #[cfg(test)]
@@ -128,20 +97,20 @@ mod tests {
         let out = scratch.0.join("model");
         export_bundle(&request(run.root(), &out)).unwrap();
         let exported_onnx = std::fs::read(out.join(ONNX_FILE)).unwrap();
-        let exported_meta = std::fs::read(out.join(BUNDLE_FILE)).unwrap();
+        let exported_meta = description(&out);
 
         as_exported_before_onnx(&out);
         let before = files_but_onnx(&out);
         assert!(ModelBundle::open(&out).is_ok());
         let added = add_onnx(&out, false).unwrap();
         // The same file an export writes from the same weights, listed
-        // where an export lists it: bundle.json as the export wrote it.
+        // as an export lists it: the description the export wrote.
         assert_eq!(std::fs::read(out.join(ONNX_FILE)).unwrap(), exported_onnx);
-        assert_eq!(std::fs::read(out.join(BUNDLE_FILE)).unwrap(), exported_meta);
+        assert_eq!(description(&out), exported_meta);
         assert_eq!(added.bytes, exported_onnx.len() as u64);
         let opened = ModelBundle::open(&out).unwrap();
         assert!(opened.meta.files.contains(&added));
-        // Every other file is as it was, but for bundle.json's new line.
+        // Every other file is as it was, byte for byte.
         let after = files_but_onnx(&out);
         for ((name, old), (_, new)) in before.iter().zip(&after) {
             if name != BUNDLE_FILE {
@@ -160,7 +129,7 @@ mod tests {
             "{err}"
         );
         assert_eq!(add_onnx(&out, true).unwrap(), added);
-        assert_eq!(std::fs::read(out.join(BUNDLE_FILE)).unwrap(), exported_meta);
+        assert_eq!(description(&out), exported_meta);
 
         // A model.onnx that bundle.json does not list (an interrupted run)
         // is replaced without force.
@@ -170,40 +139,45 @@ mod tests {
         assert_eq!(std::fs::read(out.join(ONNX_FILE)).unwrap(), exported_onnx);
     }
 
+    /// `dir`'s description as read.
+    fn description(dir: &Path) -> BundleMeta {
+        serde_json::from_slice(&std::fs::read(dir.join(BUNDLE_FILE)).unwrap()).unwrap()
+    }
+
     #[test]
-    fn only_the_list_of_files_changes_in_the_text_of_an_older_description() {
+    fn an_older_description_keeps_every_value_and_gains_only_the_onnx_file() {
         let scratch = Scratch::new("add-onnx-text");
         let run = tiny_run(&scratch.0.join("run"));
         let out = scratch.0.join("model");
         export_bundle(&request(run.root(), &out)).unwrap();
-        as_exported_before_onnx(&out);
-        // As an older sumito wrote it: without a key written today, and a
-        // number with more digits than it is written with today.
         let path = out.join(BUNDLE_FILE);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let older = text
-            .replace(",\n    \"init_model\": null", "")
-            .replace("\"hours\": null", "\"hours\": 0.10000000000000000555");
-        assert!(
-            !older.contains("init_model") && older.contains("0.1000"),
-            "{text}"
-        );
-        std::fs::write(&path, &older).unwrap();
-        ModelBundle::open(&out).unwrap();
-        add_onnx(&out, false).unwrap();
-        let after = std::fs::read_to_string(&path).unwrap();
-        let start = after.find(FILES_KEY).unwrap();
-        assert_eq!(after[..start], older[..older.find(FILES_KEY).unwrap()]);
-        assert!(after[start..].contains(ONNX_FILE));
-        assert!(ModelBundle::open(&out).is_ok());
-        // A description laid out otherwise is written anew.
-        as_exported_before_onnx(&out);
-        let compact: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        std::fs::write(&path, compact.to_string()).unwrap();
-        add_onnx(&out, false).unwrap();
-        let opened = ModelBundle::open(&out).unwrap();
-        assert!(opened.meta.files.iter().any(|file| file.name == ONNX_FILE));
+        // As older sumitos wrote it: without a key written today, with a
+        // number of more digits than it is written with today, and laid
+        // out on one line.
+        for older in [
+            |text: &str| {
+                text.replace(",\n    \"init_model\": null", "")
+                    .replace("\"hours\": null", "\"hours\": 0.10000000000000000555")
+            },
+            |text: &str| {
+                serde_json::from_str::<serde_json::Value>(text)
+                    .unwrap()
+                    .to_string()
+            },
+        ] {
+            as_exported_before_onnx(&out);
+            let today = std::fs::read_to_string(&path).unwrap();
+            let text = older(&today);
+            assert_ne!(text, today);
+            std::fs::write(&path, &text).unwrap();
+            let before = description(&out);
+            let added = add_onnx(&out, false).unwrap();
+            let mut expected = before;
+            expected.files.push(added);
+            expected.files.sort_by(|a, b| a.name.cmp(&b.name));
+            assert_eq!(description(&out), expected, "{text}");
+            assert!(ModelBundle::open(&out).is_ok());
+        }
     }
 
     #[test]
