@@ -4,7 +4,7 @@
 //! here, the network parts (`net`, `selfplay`) in `sumito-torch`
 //! (`network/bench/`).
 
-use clap::{Args as ClapArgs, ValueEnum};
+use clap::{Args as ClapArgs, Subcommand};
 
 mod alphabeta;
 mod mcts;
@@ -17,36 +17,13 @@ pub mod tactics;
 
 #[derive(Debug, ClapArgs)]
 pub struct Args {
-    /// Which part of the system to measure.
-    #[arg(value_enum)]
+    /// Which part of the system to measure, with its own options
+    /// (`sumito bench <part> --help`).
+    #[command(subcommand)]
     pub part: Part,
-    /// Device of the `net` measurements: cpu, cuda or cuda:N.
-    #[arg(long, value_name = "DEVICE")]
-    pub device: Option<String>,
-    /// Number format of the `selfplay` network (auto, f32 or bf16), in place
-    /// of the quick config's (auto).
-    #[arg(long, value_name = "PRECISION")]
-    pub precision: Option<String>,
-    /// `serve` also measures the model's analysis through the server with
-    /// this model bundle (a name under models/ or a folder); `tactics`
-    /// measures this model.
-    #[arg(long, value_name = "MODEL")]
-    pub model: Option<std::path::PathBuf>,
-    /// `serve`: a soak instead: that many minutes of pages playing,
-    /// analysing, sending hostile messages and dropping connections, with
-    /// the server's memory sampled (fails if a message goes unanswered).
-    #[arg(long, value_name = "MINUTES")]
-    pub soak: Option<f64>,
-    /// `serve --soak`: pages at work at once.
-    #[arg(long, value_name = "N", default_value_t = 8, requires = "soak")]
-    pub pages: usize,
-    #[command(flatten)]
-    pub tactics: tactics::Args,
-    #[command(flatten)]
-    pub selfplay: selfplay::Args,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Subcommand)]
 pub enum Part {
     /// The alpha-beta player: nodes per second, time to depth 4 from Belgian Daisy.
     Alphabeta,
@@ -56,167 +33,178 @@ pub enum Part {
     /// Move generation: perft, legal moves, play.
     Movegen,
     /// The network: forward passes per preset and batch size, the inference
-    /// service against a raw forward pass, training samples/s (`--device`).
-    Net,
+    /// service against a raw forward pass, training samples/s.
+    Net(NetArgs),
     /// The web server: its time around a seat player's reply, beyond the
-    /// player's own thinking.
-    Serve,
+    /// player's own thinking; `--soak`: a soak.
+    Serve(ServeArgs),
     /// Self-play with the quick config: first its CPU side alone (the network
     /// replaced by an instant answer): positions/s, the shares of encoding,
     /// move generation, search and bookkeeping, the scaling from 1 to N
     /// threads; then with the network: positions/s and evaluations/s
     /// against the raw forward throughput of the same network and batch.
-    Selfplay,
+    Selfplay(selfplay::Args),
     /// The tactics suite: solve rate per kind (capture, defence,
     /// combination) of `--player`s or `--model`; `--generate` makes a suite.
-    Tactics,
+    Tactics(tactics::Args),
+}
+
+/// The options of `sumito bench net`.
+#[derive(Debug, Default, ClapArgs)]
+pub struct NetArgs {
+    /// Device of the measurements: cpu, cuda or cuda:N.
+    #[arg(long, value_name = "DEVICE")]
+    pub device: Option<String>,
+}
+
+/// The options of `sumito bench serve`.
+#[derive(Debug, Default, ClapArgs)]
+pub struct ServeArgs {
+    /// Also measure the model's analysis through the server, with this
+    /// model bundle (a name under models/ or a folder).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<std::path::PathBuf>,
+    /// A soak instead: that many minutes of pages playing, analysing,
+    /// sending hostile messages and dropping connections, with the server's
+    /// memory sampled (fails if a message goes unanswered).
+    #[arg(long, value_name = "MINUTES", value_parser = soak_minutes)]
+    pub soak: Option<f64>,
+    /// `--soak`: pages at work at once.
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "soak",
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub pages: u64,
+}
+
+/// A soak's length: a positive number of minutes.
+fn soak_minutes(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(minutes) if minutes.is_finite() && minutes > 0.0 => Ok(minutes),
+        _ => Err(format!("{text:?} is no number of minutes above 0")),
+    }
 }
 
 impl Args {
     /// Whether the part measures a network (run by `sumito-torch`).
     pub fn needs_network(&self) -> bool {
-        matches!(self.part, Part::Net | Part::Selfplay)
-            || (self.part == Part::Serve && self.model.is_some())
-            || (self.part == Part::Tactics && self.tactics.needs_network(self.model.as_deref()))
-    }
-
-    /// Refuses the options of one part given to another.
-    pub fn check(&self) -> anyhow::Result<()> {
-        if self.device.is_some() && self.part != Part::Net {
-            anyhow::bail!("--device applies only to `sumito bench net`");
+        match &self.part {
+            Part::Net(_) | Part::Selfplay(_) => true,
+            Part::Serve(serve) => serve.model.is_some(),
+            Part::Tactics(tactics) => tactics.needs_network(),
+            Part::Alphabeta | Part::Mcts | Part::Movegen => false,
         }
-        if self.model.is_some() && !matches!(self.part, Part::Serve | Part::Tactics) {
-            anyhow::bail!(
-                "--model applies only to `sumito bench serve` and `sumito bench tactics`"
-            );
-        }
-        if self.tactics.any_given() && self.part != Part::Tactics {
-            anyhow::bail!(
-                "--player, --suite, --generate and the other tactics options apply only to `sumito bench tactics`"
-            );
-        }
-        if self.soak.is_some() && self.part != Part::Serve {
-            anyhow::bail!("--soak applies only to `sumito bench serve`");
-        }
-        if self.precision.is_some() && self.part != Part::Selfplay {
-            anyhow::bail!(
-                "--precision applies only to `sumito bench selfplay` (`bench net` measures both)"
-            );
-        }
-        if self.selfplay.any_given() && self.part != Part::Selfplay {
-            anyhow::bail!(
-                "--instant, --scale-to and --games apply only to `sumito bench selfplay`"
-            );
-        }
-        if self.precision.is_some() && self.selfplay.instant {
-            anyhow::bail!(
-                "--precision is the network's, which `sumito bench selfplay --instant` does not measure"
-            );
-        }
-        Ok(())
     }
 }
 
 /// Runs a part that needs no network.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    args.check()?;
     match args.part {
         Part::Alphabeta => alphabeta::run(),
         Part::Mcts => mcts::run(),
         Part::Movegen => movegen::run(),
-        Part::Serve => {
+        Part::Serve(serve) => {
             let model = std::sync::Arc::new(sumito_serve::NoModel);
-            match args.soak {
-                Some(minutes) => soak::run(model, false, minutes, args.pages),
+            match serve.soak {
+                Some(minutes) => soak::run(model, false, minutes, serve.pages as usize),
                 None => serve::run(model, false),
             }
         }
-        Part::Tactics => tactics::run(
-            &args.tactics,
-            args.model.as_deref(),
+        Part::Tactics(tactics) => tactics::run(
+            &tactics,
             &<sumito_engine::Position as sumito_arena::arena_board::ArenaBoard>::classical_players(
             ),
         ),
-        Part::Net | Part::Selfplay => {
-            anyhow::bail!("`sumito bench {:?}` needs sumito-torch", args.part)
-        }
+        Part::Net(_) => anyhow::bail!("`sumito bench net` needs sumito-torch"),
+        Part::Selfplay(_) => anyhow::bail!("`sumito bench selfplay` needs sumito-torch"),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Bench {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn parse(line: &str) -> Result<Args, String> {
+        Bench::try_parse_from(std::iter::once("bench").chain(line.split_whitespace()))
+            .map(|bench| bench.args)
+            .map_err(|err| err.to_string())
+    }
 
     #[test]
-    fn options_of_one_part_are_refused_for_another() {
-        let args = |part, device: Option<&str>, precision: Option<&str>| Args {
-            part,
-            device: device.map(String::from),
-            precision: precision.map(String::from),
-            model: None,
-            soak: None,
-            pages: 8,
-            tactics: tactics::Args::default(),
-            selfplay: selfplay::Args::default(),
-        };
-        let refused = args(Part::Net, None, Some("bf16")).check();
-        assert!(
-            refused
-                .unwrap_err()
-                .to_string()
-                .contains("--precision applies only to `sumito bench selfplay`")
-        );
-        let refused = args(Part::Selfplay, Some("cpu"), None).check();
-        assert!(
-            refused
-                .unwrap_err()
-                .to_string()
-                .contains("--device applies only")
-        );
-        assert!(args(Part::Net, Some("cuda"), None).check().is_ok());
-        let mut serve = args(Part::Serve, None, None);
-        assert!(!serve.needs_network(), "replies alone need no network");
-        serve.model = Some("quick".into());
-        assert!(serve.needs_network() && serve.check().is_ok());
-        serve.soak = Some(1.0);
-        assert!(serve.check().is_ok());
-        let mut movegen = args(Part::Movegen, None, None);
-        movegen.soak = Some(1.0);
-        assert!(
-            movegen
-                .check()
-                .unwrap_err()
-                .to_string()
-                .contains("--soak applies only")
-        );
-        movegen.soak = None;
-        movegen.selfplay.games = Some(4);
-        assert!(
-            movegen
-                .check()
-                .unwrap_err()
-                .to_string()
-                .contains("--games apply only to `sumito bench selfplay`")
-        );
-        let mut instant = args(Part::Selfplay, None, None);
-        instant.selfplay.instant = true;
-        assert!(instant.check().is_ok());
-        instant.precision = Some("bf16".into());
-        assert!(
-            instant
-                .check()
-                .unwrap_err()
-                .to_string()
-                .contains("--precision is the network's")
-        );
-        movegen.selfplay.games = None;
-        movegen.model = Some("quick".into());
-        assert!(
-            movegen
-                .check()
-                .unwrap_err()
-                .to_string()
-                .contains("--model applies only")
-        );
+    fn each_part_takes_its_own_options() {
+        assert!(matches!(parse("movegen").unwrap().part, Part::Movegen));
+        match parse("net --device cuda:1").unwrap().part {
+            Part::Net(net) => assert_eq!(net.device.as_deref(), Some("cuda:1")),
+            other => panic!("{other:?}"),
+        }
+        match parse("selfplay --instant --scale-to 4 --games 2")
+            .unwrap()
+            .part
+        {
+            Part::Selfplay(selfplay) => {
+                assert!(selfplay.instant);
+                assert_eq!((selfplay.scale_to, selfplay.games), (Some(4), Some(2)));
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse("serve --model quick --soak 0.5 --pages 3")
+            .unwrap()
+            .part
+        {
+            Part::Serve(serve) => {
+                assert_eq!(serve.model.as_deref(), Some(std::path::Path::new("quick")));
+                assert_eq!((serve.soak, serve.pages), (Some(0.5), 3));
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse("tactics --player greedy --model quick --simulations 8")
+            .unwrap()
+            .part
+        {
+            Part::Tactics(tactics) => {
+                assert_eq!(tactics.players, ["greedy"]);
+                assert_eq!(tactics.simulations, Some(8));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_option_of_another_part_or_out_of_range_is_refused_by_name() {
+        for (line, expected) in [
+            ("net --precision bf16", "unexpected argument '--precision'"),
+            ("selfplay --device cpu", "unexpected argument '--device'"),
+            ("movegen --soak 1", "unexpected argument '--soak'"),
+            ("movegen --games 4", "unexpected argument '--games'"),
+            ("alphabeta --model quick", "unexpected argument '--model'"),
+            ("net --soak 1", "unexpected argument '--soak'"),
+            ("serve --pages 3", "--soak"),
+            ("serve --soak 0", "is no number of minutes above 0"),
+            ("serve --soak 1 --pages 0", "--pages"),
+            ("selfplay --scale-to 0", "--scale-to"),
+            (
+                "selfplay --instant --precision bf16",
+                "'--instant' cannot be used with '--precision <PRECISION>'",
+            ),
+            ("gpu", "unrecognized subcommand 'gpu'"),
+        ] {
+            let err = parse(line).unwrap_err();
+            assert!(err.contains(expected), "{line}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_parts_that_measure_a_network_go_to_sumito_torch() {
+        let needs = |line: &str| parse(line).unwrap().needs_network();
+        assert!(needs("net") && needs("selfplay --instant"));
+        assert!(!needs("serve") && needs("serve --model quick"));
+        assert!(!needs("tactics --player greedy"));
+        assert!(needs("tactics --player bundle:model=quick") && needs("tactics --model quick"));
+        assert!(!needs("mcts") && !needs("alphabeta") && !needs("movegen"));
     }
 }

@@ -29,68 +29,55 @@ const DEFAULT_SIMULATIONS: u32 = 400;
 /// Games the generator gives up after, per position wanted of each kind.
 const GAMES_PER_POSITION: usize = 50;
 
-/// The options of `sumito bench tactics` (flattened into `bench`'s).
+/// The options of `sumito bench tactics`.
 #[derive(Debug, Default, ClapArgs)]
-// (Its own group id: flattened into `bench`'s `Args`, the default id, the
-// struct's name, would clash.)
-#[group(id = "tactics_args")]
 pub struct Args {
-    /// `tactics`: a player to measure (repeat for several), any spec of
-    /// `sumito arena` (`greedy`, `alphabeta:depth=3`, `bundle:model=quick`).
+    /// A player to measure (repeat for several), any spec of `sumito arena`
+    /// (`greedy`, `alphabeta:depth=3`, `bundle:model=quick`).
     #[arg(long = "player", value_name = "SPEC")]
     pub players: Vec<String>,
-    /// `tactics --model`: simulations a move of the model [default: 400].
+    /// A model bundle to measure (a name under models/ or a folder), as a
+    /// `bundle:` player with `--simulations`.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<PathBuf>,
+    /// `--model`: simulations a move of the model [default: 400].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub simulations: Option<u32>,
-    /// `tactics`: the suite to measure on [default: the shipped one,
+    /// The suite to measure on [default: the shipped one,
     /// crates/arena/tactics/suite.txt, built into the binary].
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
-    /// `tactics`: measure every position as if N plies had been played
+    /// Measure every position as if N plies had been played
     /// (its board and solving moves unchanged; 0 to 199): how a network's
     /// price of a marble depends on how near the move limit is.
     #[arg(long, value_name = "N")]
     pub at_ply: Option<u32>,
-    /// `tactics`: print the reports as JSON instead of tables.
+    /// Print the reports as JSON instead of tables.
     #[arg(long)]
     pub json: bool,
-    /// `tactics`: positions searched (or, with --generate, games played) at
+    /// Positions searched (or, with --generate, games played) at
     /// once [default: 16 for a network, which batches them; else one per core].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
-    /// `tactics`: make a suite from games of classical players instead of
+    /// Make a suite from games of classical players instead of
     /// measuring one (with --out, --per-kind, --seed).
     #[arg(long)]
     pub generate: bool,
-    /// `tactics --generate`: the suite file to write.
+    /// `--generate`: the suite file to write.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// `tactics --generate`: positions of each kind [default: 200].
+    /// `--generate`: positions of each kind [default: 200].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub per_kind: Option<u64>,
-    /// `tactics --generate`: the seed of the games [default: 1].
+    /// `--generate`: the seed of the games [default: 1].
     #[arg(long)]
     pub seed: Option<u64>,
 }
 
 impl Args {
-    /// Whether any option of this part is given (they are refused elsewhere).
-    pub fn any_given(&self) -> bool {
-        !self.players.is_empty()
-            || self.simulations.is_some()
-            || self.suite.is_some()
-            || self.at_ply.is_some()
-            || self.json
-            || self.threads.is_some()
-            || self.generate
-            || self.out.is_some()
-            || self.per_kind.is_some()
-            || self.seed.is_some()
-    }
-
     /// The specs of the players to measure: `--player`s, then `--model` as a
     /// `bundle:` player with `--simulations`.
-    pub fn player_specs(&self, model: Option<&std::path::Path>) -> anyhow::Result<Vec<PlayerSpec>> {
+    pub fn player_specs(&self) -> anyhow::Result<Vec<PlayerSpec>> {
         let mut specs = self
             .players
             .iter()
@@ -99,7 +86,7 @@ impl Args {
                     .with_context(|| format!("reading --player {text:?}"))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
-        if let Some(model) = model {
+        if let Some(model) = &self.model {
             let simulations = self.simulations.unwrap_or(DEFAULT_SIMULATIONS);
             specs.push(PlayerSpec {
                 kind: "bundle".to_string(),
@@ -113,8 +100,8 @@ impl Args {
     }
 
     /// Whether a player is a network, so that `sumito-torch` runs the part.
-    pub fn needs_network(&self, model: Option<&std::path::Path>) -> bool {
-        model.is_some()
+    pub fn needs_network(&self) -> bool {
+        self.model.is_some()
             || self.players.iter().any(|text| {
                 text.parse::<PlayerSpec>()
                     .is_ok_and(|spec| NETWORK_PLAYER_KINDS.contains(&spec.kind.as_str()))
@@ -122,12 +109,12 @@ impl Args {
     }
 
     /// Refuses options that do not go together.
-    pub fn check(&self, model: Option<&std::path::Path>) -> anyhow::Result<()> {
+    pub fn check(&self) -> anyhow::Result<()> {
         if self.generate {
             if self.out.is_none() {
                 bail!("`sumito bench tactics --generate` needs --out FILE, the suite to write");
             }
-            if !self.players.is_empty() || model.is_some() || self.simulations.is_some() {
+            if !self.players.is_empty() || self.model.is_some() || self.simulations.is_some() {
                 bail!(
                     "--generate makes a suite and measures no player: drop --player, --model and --simulations"
                 );
@@ -139,12 +126,12 @@ impl Args {
             if self.out.is_some() || self.per_kind.is_some() || self.seed.is_some() {
                 bail!("--out, --per-kind and --seed apply only with --generate");
             }
-            if self.players.is_empty() && model.is_none() {
+            if self.players.is_empty() && self.model.is_none() {
                 bail!(
                     "`sumito bench tactics` needs a player: --player SPEC (e.g. alphabeta:depth=3) or --model MODEL"
                 );
             }
-            if self.simulations.is_some() && model.is_none() {
+            if self.simulations.is_some() && self.model.is_none() {
                 bail!(
                     "--simulations applies to --model; a --player spec sets its own (bundle:simulations=N)"
                 );
@@ -154,14 +141,9 @@ impl Args {
     }
 }
 
-/// Runs the part with the players `registry` knows (`model`: `bench`'s
-/// `--model`).
-pub fn run(
-    args: &Args,
-    model: Option<&std::path::Path>,
-    registry: &PlayerRegistry,
-) -> anyhow::Result<()> {
-    args.check(model)?;
+/// Runs the part with the players `registry` knows.
+pub fn run(args: &Args, registry: &PlayerRegistry) -> anyhow::Result<()> {
+    args.check()?;
     if args.generate {
         return run_generate(args);
     }
@@ -186,7 +168,7 @@ pub fn run(
     // under way: a partial solve rate is not reported.
     let stop = crate::commands::match_observer::stop_on_signal()?;
     let mut reports = Vec::new();
-    for spec in args.player_specs(model)? {
+    for spec in args.player_specs()? {
         let entrant = registry
             .prepare(&spec)
             .with_context(|| format!("preparing the player {spec}"))?;
@@ -355,20 +337,17 @@ mod tests {
     struct Cli {
         #[command(flatten)]
         args: Args,
-        #[arg(long)]
-        model: Option<PathBuf>,
     }
 
-    fn parse(line: &[&str]) -> (Args, Option<PathBuf>) {
+    fn parse(line: &[&str]) -> Args {
         use clap::Parser;
-        let cli =
-            Cli::try_parse_from(std::iter::once("tactics").chain(line.iter().copied())).unwrap();
-        (cli.args, cli.model)
+        Cli::try_parse_from(std::iter::once("tactics").chain(line.iter().copied()))
+            .unwrap()
+            .args
     }
 
     fn check(line: &[&str]) -> Result<(), String> {
-        let (args, model) = parse(line);
-        args.check(model.as_deref()).map_err(|err| err.to_string())
+        parse(line).check().map_err(|err| err.to_string())
     }
 
     #[test]
@@ -403,9 +382,9 @@ mod tests {
 
     #[test]
     fn the_model_is_a_bundle_player_and_networks_go_to_sumito_torch() {
-        let (args, model) = parse(&["--player", "greedy", "--model", "models/quick"]);
+        let args = parse(&["--player", "greedy", "--model", "models/quick"]);
         let specs: Vec<String> = args
-            .player_specs(model.as_deref())
+            .player_specs()
             .unwrap()
             .iter()
             .map(ToString::to_string)
@@ -414,11 +393,9 @@ mod tests {
             specs,
             ["greedy", "bundle:model=models/quick,simulations=400"]
         );
-        assert!(args.needs_network(model.as_deref()));
-        let (args, model) = parse(&["--player", "alphabeta:depth=2"]);
-        assert!(!args.needs_network(model.as_deref()));
-        let (args, model) = parse(&["--player", "bundle:model=quick"]);
-        assert!(args.needs_network(model.as_deref()));
+        assert!(args.needs_network());
+        assert!(!parse(&["--player", "alphabeta:depth=2"]).needs_network());
+        assert!(parse(&["--player", "bundle:model=quick"]).needs_network());
     }
 
     #[test]
@@ -426,7 +403,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("sumito-tactics-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let out = dir.join("suite.txt");
-        let (args, _) = parse(&[
+        let args = parse(&[
             "--generate",
             "--out",
             out.to_str().unwrap(),
@@ -435,7 +412,7 @@ mod tests {
             "--seed",
             "5",
         ]);
-        run(&args, None, &sumito_engine::Position::classical_players()).unwrap();
+        run(&args, &sumito_engine::Position::classical_players()).unwrap();
         let text = std::fs::read_to_string(&out).unwrap();
         assert!(text.contains("--per-kind 1 --seed 5"), "{text}");
         let suite = Suite::parse(&text).unwrap();
@@ -447,8 +424,7 @@ mod tests {
         let measure = |options: &[&str]| {
             let mut line = vec!["--player", "greedy", "--suite", out.to_str().unwrap()];
             line.extend_from_slice(options);
-            let (args, _) = parse(&line);
-            run(&args, None, &sumito_engine::Position::classical_players())
+            run(&parse(&line), &sumito_engine::Position::classical_players())
         };
         measure(&["--json"]).unwrap();
         measure(&["--at-ply", "199"]).unwrap();

@@ -2,7 +2,7 @@
 //! network, and `bench serve` and `bench tactics` with a model (arguments:
 //! `sumito_cli::commands::bench`).
 
-use sumito_cli::commands::bench::{Args, Part};
+use sumito_cli::commands::bench::{Args, Part, ServeArgs};
 use sumito_net::{DeviceSpec, Precision};
 
 mod net;
@@ -10,10 +10,9 @@ mod selfplay;
 mod selfplay_instant;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    args.check()?;
     match args.part {
-        Part::Net => {
-            let device = match &args.device {
+        Part::Net(net) => {
+            let device = match &net.device {
                 Some(text) => text
                     .parse::<DeviceSpec>()
                     .map_err(|err| anyhow::anyhow!("--device {text:?}: {err}"))?,
@@ -21,38 +20,39 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             net::run(device)
         }
-        Part::Selfplay => {
-            let precision = match &args.precision {
+        Part::Selfplay(selfplay) => {
+            let precision = match &selfplay.precision {
                 Some(text) => Some(
                     text.parse::<Precision>()
                         .map_err(|err| anyhow::anyhow!("--precision {text:?}: {err}"))?,
                 ),
                 None => None,
             };
-            selfplay_instant::run(&args.selfplay)?;
-            if args.selfplay.instant {
+            selfplay_instant::run(&selfplay)?;
+            if selfplay.instant {
                 return Ok(());
             }
             selfplay::run(precision)
         }
-        Part::Serve => match &args.model {
-            Some(model) => {
-                let model = crate::network::serve::bundle_model(Some(model), "cpu")?;
-                let model = std::sync::Arc::new(model);
-                match args.soak {
-                    Some(minutes) => {
-                        sumito_cli::commands::bench::soak::run(model, true, minutes, args.pages)
-                    }
-                    None => sumito_cli::commands::bench::serve::run(model, true),
+        Part::Serve(ServeArgs {
+            model: Some(model),
+            soak,
+            pages,
+        }) => {
+            let model = crate::network::serve::bundle_model(Some(&model), "cpu")?;
+            let model = std::sync::Arc::new(model);
+            match soak {
+                Some(minutes) => {
+                    sumito_cli::commands::bench::soak::run(model, true, minutes, pages as usize)
                 }
+                None => sumito_cli::commands::bench::serve::run(model, true),
             }
-            None => sumito_cli::commands::bench::run(args),
-        },
-        Part::Tactics => sumito_cli::commands::bench::tactics::run(
-            &args.tactics,
-            args.model.as_deref(),
-            &crate::network::arena::registry()?,
-        ),
-        Part::Alphabeta | Part::Mcts | Part::Movegen => sumito_cli::commands::bench::run(args),
+        }
+        Part::Tactics(tactics) => {
+            sumito_cli::commands::bench::tactics::run(&tactics, &crate::network::arena::registry()?)
+        }
+        part @ (Part::Alphabeta | Part::Mcts | Part::Movegen | Part::Serve(_)) => {
+            sumito_cli::commands::bench::run(Args { part })
+        }
     }
 }
