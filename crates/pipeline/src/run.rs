@@ -142,6 +142,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
                     &mut trainer,
                     &mut events,
                     games,
+                    overlap.rating_threads,
                 )?),
             }
         } else {

@@ -156,15 +156,28 @@ pub(super) fn in_turns(
 /// An overlapped round: the trainer's turn on a thread of its own, on the
 /// games read before the round, while this thread plays `games` games (the
 /// next generation's) with the best model there is now; the new games are
-/// read once both have finished. A failure of either stops the other at its
-/// next safe point, and is returned (the trainer's, if both failed).
+/// read once both have finished. The trainer's turn runs in a rayon pool of
+/// `rating_threads` (at least one), where its rating's fixed opponents
+/// choose their moves: the cores self-play leaves (`overlap::Overlap`). A
+/// failure of either stops the other at its next safe point, and is
+/// returned (the trainer's, if both failed).
 pub(super) fn overlapped(
     parts: &LoopParts<'_>,
     trainer: &mut TrainerRole,
     events: &mut EventWriter,
     games: u64,
+    rating_threads: usize,
 ) -> Result<Generation> {
     let (run, config, ui) = (parts.run, parts.config, parts.ui);
+    let rating_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(rating_threads.max(1))
+        .thread_name(|index| format!("rating-{index}"))
+        .build()
+        .map_err(|err| {
+            PipelineError::Evaluation(format!(
+                "starting the rating's {rating_threads} threads: {err}"
+            ))
+        })?;
     let best = run.best()?.map_or(0, |best| best.generation);
     let failed = AtomicBool::new(false);
     let stop = || ui.stopping() || failed.load(Ordering::Relaxed);
@@ -172,8 +185,9 @@ pub(super) fn overlapped(
     let (stop, failed) = (&stop, &failed);
     let (lane_trainer, lane_events) = (&mut *trainer, &mut *events);
     let (selfplay, turn) = std::thread::scope(|scope| {
+        let rating_pool = &rating_pool;
         let trainer_lane = scope.spawn(move || {
-            let turn = trainer_turn(parts, lane_trainer, lane_events, stop);
+            let turn = rating_pool.install(|| trainer_turn(parts, lane_trainer, lane_events, stop));
             if turn.is_err() {
                 failed.store(true, Ordering::Relaxed);
             }

@@ -22,6 +22,9 @@ use crate::config::{Config, OverlapTraining};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Overlap {
     pub(super) on: bool,
+    /// The threads an overlapped round's rating gives its fixed opponents
+    /// ([`rating_threads`]); 0 where it rates against none.
+    pub(super) rating_threads: usize,
     why: String,
 }
 
@@ -50,25 +53,52 @@ fn threads(config: &Config, cores: usize) -> (usize, usize) {
     }
 }
 
+/// The threads on which an overlapped round's rating lets its fixed
+/// opponents (`[evaluation] opponents`, classical players) choose their
+/// moves. The rating runs on the trainer's thread after its training,
+/// beside self-play, and its opponents' moves are chosen side by side, a
+/// thread a game played at once (`[evaluation] games_in_parallel`), on a
+/// pool of rayon's: on all the cores, it would take self-play's. So the
+/// pool has the cores self-play leaves (at least one). 0 where the run rates
+/// against no fixed opponent; the rating's network, the candidate's, runs
+/// on the trainer's threads.
+fn rating_threads(config: &Config, cores: usize, selfplay: usize) -> usize {
+    if config.evaluation.opponents.is_empty() {
+        return 0;
+    }
+    let left = cores.saturating_sub(selfplay).max(1);
+    config.evaluation.games_in_parallel.clamp(1, left)
+}
+
 impl Overlap {
     /// The mode of `config` on a machine where this process may run on
-    /// `cores` cores.
+    /// `cores` cores. Beside self-play the trainer's thread trains, then
+    /// rates: its threads are the most of the two.
     pub(super) fn decide(config: &Config, cores: usize) -> Overlap {
         let setting = config.selfplay.overlap_training;
         let (selfplay, trainer) = threads(config, cores);
+        let rating = rating_threads(config, cores, selfplay);
         let on = match setting {
             OverlapTraining::On => true,
             OverlapTraining::Off => false,
-            OverlapTraining::Auto => selfplay + trainer <= cores,
+            OverlapTraining::Auto => selfplay + trainer.max(rating) <= cores,
+        };
+        let rated = match rating {
+            0 => String::new(),
+            rating => format!(" (its rating's opponents then {rating})"),
         };
         let why = match setting {
             OverlapTraining::Auto => format!(
-                "overlap_training = \"auto\": self-play's {selfplay} and the trainer's {trainer} threads {} the {cores} cores here",
+                "overlap_training = \"auto\": self-play's {selfplay} threads and the trainer's {trainer}{rated} {} the {cores} cores here",
                 if on { "fit in" } else { "need more than" }
             ),
             setting => format!("overlap_training = {}", setting.as_str()),
         };
-        Overlap { on, why }
+        Overlap {
+            on,
+            rating_threads: rating,
+            why,
+        }
     }
 
     /// The mode for `config` on the cores this process may run on (its
@@ -179,7 +209,8 @@ mod tests {
         assert!(!two_cores.on);
         assert!(
             two_cores.describe().contains(
-                "self-play's 2 and the trainer's 2 threads need more than the 2 cores here"
+                "self-play's 2 threads and the trainer's 2 (its rating's opponents then 1) need \
+                 more than the 2 cores here"
             ),
             "{}",
             two_cores.describe()
@@ -187,7 +218,11 @@ mod tests {
         assert!(!Overlap::decide(&quick, 3).on);
         let four = Overlap::decide(&quick, 4);
         assert!(four.on, "{four:?}");
-        assert!(four.describe().contains("fit in the 4 cores"), "{four:?}");
+        assert!(
+            four.describe()
+                .contains("the trainer's 2 (its rating's opponents then 2) fit in the 4 cores"),
+            "{four:?}"
+        );
 
         // Several drivers share the inference service, which runs the
         // network on its own threads.
@@ -206,6 +241,34 @@ mod tests {
         assert_eq!(threads(&gpu, 16), (13, 1));
         assert!(Overlap::decide(&gpu, 16).on);
         assert!(!Overlap::decide(&gpu, 8).on);
+    }
+
+    #[test]
+    fn the_ratings_opponents_get_the_cores_self_play_leaves() {
+        // The quick config rates against classical players, 20 games at
+        // once: on the cores self-play's 2 threads leave.
+        let quick = quick();
+        assert_eq!(quick.evaluation.games_in_parallel, 20);
+        assert_eq!(Overlap::decide(&quick, 4).rating_threads, 2);
+        assert_eq!(Overlap::decide(&quick, 64).rating_threads, 20);
+        // Self-play takes every core: one thread still, and the rating's
+        // is counted where the trainer's would fit.
+        let gpu = config(
+            "[selfplay]\nworkers = 12\n[net.inference]\ndevice = \"cuda\"\n[evaluation]\ngames_in_parallel = 4\n",
+        );
+        assert_eq!(threads(&gpu, 14), (13, 1));
+        let fourteen = Overlap::decide(&gpu, 14);
+        assert_eq!(fourteen.rating_threads, 1);
+        assert!(fourteen.on);
+        assert_eq!(Overlap::decide(&gpu, 16).rating_threads, 3);
+        let thirteen = Overlap::decide(&gpu, 13);
+        assert_eq!(thirteen.rating_threads, 1);
+        assert!(!thirteen.on);
+        // No fixed opponents: no threads of theirs, and none said.
+        let unrated = config("[evaluation]\nopponents = []\n");
+        let decided = Overlap::decide(&unrated, 8);
+        assert_eq!(decided.rating_threads, 0);
+        assert!(!decided.describe().contains("rating"), "{decided:?}");
     }
 
     #[test]
