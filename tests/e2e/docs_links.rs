@@ -137,16 +137,11 @@ fn link_targets(line: &str) -> Vec<String> {
         }
     }
     let trimmed = line.trim_start();
-    if let Some(after) = trimmed.strip_prefix('[') {
-        if let Some(close) = after.find("]: ") {
-            targets.push(
-                after[close + 3..]
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or("")
-                    .to_string(),
-            );
-        }
+    if let Some(after) = trimmed.strip_prefix('[')
+        && let Some(close) = after.find("]: ")
+    {
+        let target = after[close + 3..].split_whitespace().next().unwrap_or("");
+        targets.push(target.to_string());
     }
     targets
 }
