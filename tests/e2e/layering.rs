@@ -6,8 +6,14 @@
 //! top-level modules in layers, from the bottom up ([`LAYERS`]), and a file
 //! may import only files of its own top-level module or of a lower layer,
 //! so that an edge from a lower file to a higher one (or across one layer)
-//! fails, naming both files. Test modules (`#[cfg(test)]` to the end of a
-//! file) are left out: a test may use what sits above the code it tests.
+//! fails, naming both files. A crate's root (`lib.rs`) holds only `mod`
+//! lines, re-exports and docs; what it defines otherwise is a node of the
+//! graph ([`ROOT`]), above every file, so that a file importing a name the
+//! root defines while the root re-exports it is a circle, and any such
+//! definition fails the layers where the crate has other files (a crate of
+//! one file, as `fsio`, is all root). Test modules (`#[cfg(test)]` to the end of a
+//! file, and the files a `#[cfg(test)] mod tests;` declares) are left out:
+//! a test may use what sits above the code it tests.
 //!
 //! `cargo test --test e2e layering -- --nocapture` prints every circle and
 //! each crate's layers as the imports order them.
@@ -15,11 +21,30 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+/// The name of the module that a `#[cfg(test)]` line followed by `next`
+/// opens, if `next` declares one (`mod tests;`, a file of its own, or
+/// `mod tests {`).
+fn test_module<'a>(cfg: &str, next: &'a str) -> Option<&'a str> {
+    if cfg.trim() != "#[cfg(test)]" {
+        return None;
+    }
+    let next = next.trim_start();
+    let rest = ["mod ", "pub mod ", "pub(crate) mod "]
+        .iter()
+        .find_map(|start| next.strip_prefix(start))?;
+    rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()
+        .filter(|name| !name.is_empty())
+}
+
 /// The module path (`a::b`) of every source file of the crate whose
 /// sources lie under `root` (`lib.rs`, `main.rs` and the binaries' roots
-/// are the empty path).
+/// are the empty path), but for the files of test modules
+/// (`#[cfg(test)] mod tests;`), which may use what sits above the code
+/// they test.
 fn module_files(root: &Path) -> BTreeMap<String, PathBuf> {
     let mut files = BTreeMap::new();
+    let mut crate_roots = Vec::new();
     let mut stack = vec![root.to_owned()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -41,26 +66,46 @@ fn module_files(root: &Path) -> BTreeMap<String, PathBuf> {
             }
             let roots = ["lib", "main", "sumito_torch", "build"];
             if parts.len() == 1 && roots.contains(&parts[0].as_str()) {
+                crate_roots.push(path);
                 continue;
             }
             files.insert(parts.join("::"), path);
         }
     }
+    let mut tests = Vec::new();
+    let declaring = files
+        .iter()
+        .map(|(module, path)| (module.as_str(), path))
+        .chain(crate_roots.iter().map(|path| ("", path)));
+    for (module, path) in declaring {
+        let text = std::fs::read_to_string(path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for pair in lines.windows(2) {
+            if let Some(name) = test_module(pair[0], pair[1])
+                && pair[1].trim_end().ends_with(';')
+            {
+                let prefix = if module.is_empty() { "" } else { "::" };
+                tests.push(format!("{module}{prefix}{name}"));
+            }
+        }
+    }
+    files.retain(|module, _| {
+        !tests
+            .iter()
+            .any(|test| module == test || module.starts_with(&format!("{test}::")))
+    });
     files
 }
 
-/// The text of a file without its test module.
+/// The text of a file without its test module (an inline one, to the end
+/// of the file; one in a file of its own is left out by [`module_files`]).
 fn code_of(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let end = lines
         .windows(2)
         .position(|pair| {
-            let next = pair[1].trim_start();
-            pair[0].trim() == "#[cfg(test)]"
-                && ["mod ", "pub mod ", "pub(crate) mod "]
-                    .iter()
-                    .any(|start| next.starts_with(start))
+            test_module(pair[0], pair[1]).is_some() && !pair[1].trim_end().ends_with(';')
         })
         .unwrap_or(lines.len());
     lines[..end]
@@ -241,10 +286,26 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     state.found
 }
 
-/// The import graph of the crate whose sources lie under `root`: an edge
-/// from each file to every other file it names.
-fn import_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    graph_of_files(&module_files(root), Some(&root.join("lib.rs")))
+/// The import graph of the crate `krate` whose sources lie under `root`:
+/// an edge from each file to every other file it names.
+fn import_graph(krate: &str, root: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    graph_of_files(
+        &module_files(root),
+        Some(&root.join("lib.rs")),
+        &library_of(krate),
+    )
+}
+
+/// The name the crate in folder `crates/<krate>` has as a library
+/// (`sumito_cli` for `cli`): what its binaries' modules reach it by.
+fn library_of(krate: &str) -> String {
+    format!("sumito_{}", krate.replace('-', "_"))
+}
+
+/// `code` with its crate's `library` named as `crate`: a binary's module
+/// that imports `sumito_cli::cli` imports the file `cli` of its crate.
+fn in_crate(code: &str, library: &str) -> String {
+    code.replace(&format!("{library}::"), "crate::")
 }
 
 /// The files directly below `module` among `files`, by name.
@@ -302,13 +363,64 @@ fn reexports(files: &BTreeMap<String, PathBuf>, lib: Option<&Path>) -> BTreeMap<
     names
 }
 
+/// The node of a crate's root file (`lib.rs`) in its import graph: its own
+/// code (what it defines, and what that imports). No module path can be
+/// this name.
+const ROOT: &str = "lib.rs";
+
+/// What the top-level code of a crate's root defines beyond `mod` lines,
+/// re-exports and docs, each as `fn name`, `struct Name`, `impl …`, and so
+/// on (a test module left out): the names that make the root a file others
+/// may import, and that a root is to move into files of their own.
+fn root_definitions(code: &str) -> Vec<(String, Option<String>)> {
+    let mut found = Vec::new();
+    for line in code.lines() {
+        if line.starts_with(char::is_whitespace) || line.starts_with('#') {
+            continue;
+        }
+        let mut rest = line.trim_end();
+        if let Some(after) = rest.strip_prefix("pub(") {
+            rest = after.split_once(") ").map_or("", |(_, item)| item);
+        } else if let Some(after) = rest.strip_prefix("pub ") {
+            rest = after;
+        }
+        if rest.starts_with("const fn ") {
+            rest = &rest["const ".len()..];
+        }
+        for qualifier in ["unsafe ", "async ", "extern \"C\" "] {
+            rest = rest.strip_prefix(qualifier).unwrap_or(rest);
+        }
+        let (keyword, after) = rest.split_once([' ', '!']).unwrap_or((rest, ""));
+        let name: String = after
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        match keyword {
+            "fn" | "struct" | "enum" | "trait" | "union" | "type" | "static" | "const"
+            | "macro_rules" => found.push((format!("{keyword} {name}"), Some(name))),
+            "mod" if !rest.ends_with(';') => {
+                found.push((format!("mod {name} {{...}}"), Some(name)));
+            }
+            "impl" => {
+                let head = rest.trim_end_matches('{').trim_end();
+                found.push((head.to_owned(), None));
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
 /// The file a path names: the longest prefix of it that is a file of the
 /// crate, followed through the re-exports it passes (`crate::Position` to
-/// the position file, not `lib.rs`).
+/// the position file, not `lib.rs`); [`ROOT`] for a name the crate's root
+/// defines itself (`defined`).
 fn file_named(
     named: &str,
     files: &BTreeMap<String, PathBuf>,
     reexported: &BTreeMap<String, String>,
+    defined: &BTreeSet<String>,
 ) -> Option<String> {
     let mut path = named.to_owned();
     for _ in 0..8 {
@@ -325,47 +437,70 @@ fn file_named(
                 let rest: String = parts[file + 1..].iter().map(|p| format!("::{p}")).collect();
                 path = format!("{source}{rest}");
             }
-            None => return (file > 0).then(|| parts[..file].join("::")),
+            None if file > 0 => return Some(parts[..file].join("::")),
+            None => return defined.contains(parts[0]).then(|| ROOT.to_owned()),
         }
     }
     None
 }
 
 /// The import graph of a crate's `files` (module path to file; `lib`: the
-/// crate's root, whose re-exports are followed).
+/// crate's root, whose re-exports are followed; `library`: the crate's
+/// name as a library).
+///
+/// The root is a node too ([`ROOT`]) where it defines anything: its own
+/// code imports every file it names or re-exports, and a file that names
+/// what it defines (`crate::Side`, `super::Side` from a top-level file)
+/// imports it, so that such a file the root re-exports closes a circle.
 fn graph_of_files(
     files: &BTreeMap<String, PathBuf>,
     lib: Option<&Path>,
+    library: &str,
 ) -> BTreeMap<String, BTreeSet<String>> {
     let reexported = reexports(files, lib);
+    let lib = lib.filter(|lib| lib.is_file());
+    let root_code = lib.map(|lib| in_crate(&code_of(lib), library));
+    let defined: BTreeSet<String> = root_code
+        .iter()
+        .flat_map(|code| root_definitions(code))
+        .filter_map(|(_, name)| name)
+        .collect();
+    let root = root_code
+        .filter(|code| !root_definitions(code).is_empty())
+        .map(|code| (ROOT.to_owned(), String::new(), code));
     let mut graph = BTreeMap::new();
-    for (module, path) in files {
-        let children = children_of(files, module);
+    let nodes = files
+        .iter()
+        .map(|(module, path)| {
+            let code = in_crate(&code_of(path), library);
+            (module.clone(), module.clone(), code)
+        })
+        .chain(root);
+    for (node, module, code) in nodes {
+        let children = children_of(files, &module);
         let mut targets = BTreeSet::new();
-        for named in named_paths(module, &children, &code_of(path)) {
-            if let Some(target) = file_named(&named, files, &reexported)
-                && target != *module
+        for named in named_paths(&module, &children, &code) {
+            if let Some(target) = file_named(&named, files, &reexported, &defined)
+                && target != node
             {
                 targets.insert(target);
             }
         }
-        graph.insert(module.clone(), targets);
+        graph.insert(node, targets);
     }
     graph
 }
 
-/// Every crate's source root.
-fn crate_roots() -> Vec<PathBuf> {
+/// Every crate's folder name (`engine`) and source root, by name.
+fn crate_roots() -> Vec<(String, PathBuf)> {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
-    let mut roots: Vec<PathBuf> = std::fs::read_dir(&crates)
+    let mut roots: Vec<(String, PathBuf)> = std::fs::read_dir(&crates)
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .map(|dir| {
-            if dir.join("src").is_dir() {
-                dir.join("src")
-            } else {
-                dir
-            }
+            let krate = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let src = dir.join("src");
+            (krate, if src.is_dir() { src } else { dir })
         })
         .collect();
     roots.sort();
@@ -384,7 +519,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "arena",
         &[
-            &["chart", "elo", "record_format", "spec"],
+            &["chart", "elo", "record_format", "spec", "splitmix"],
             &["eval", "player", "record", "scale", "sprt"],
             &["match_start", "play_out", "players", "record_v1"],
             &["arena", "record_text"],
@@ -406,39 +541,39 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     ),
     (
         "cli",
-        &[&["commands", "network", "openmp"], &["cli", "handoff"]],
+        &[&["commands", "openmp"], &["cli", "handoff"], &["network"]],
     ),
     (
         "engine",
         &[
-            &["alphabeta", "excerpt"],
+            &["alphabeta", "excerpt", "rule_values"],
             &["board"],
-            &["action", "bitboard", "ending"],
-            &["position"],
+            &["action", "bitboard", "ending", "general::rules", "push_off"],
+            &["general::moves", "position"],
             &[
-                "general::rules",
+                "general::position",
                 "layout",
                 "material",
                 "notation",
                 "perft",
                 "symmetry",
             ],
-            &["general::moves", "playout"],
-            &["general::position"],
             &[
                 "general::notation",
                 "general::setup",
                 "general::symmetry",
+                "playout",
                 "position_text",
             ],
             &["fen", "general", "general::text"],
-            &["general::material", "general::tests", "rules_table"],
+            &["general::material", "rules_table"],
         ],
     ),
     (
         "game",
         &[
-            &["formats", "general", "kind"],
+            &["formats", "kind", "terminal"],
+            &["abalone", "general"],
             &["board"],
             &["choice"],
             &["level"],
@@ -447,18 +582,19 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "mcts",
         &[
-            &["config", "filter", "sampling", "values"],
-            &["error"],
-            &["eval", "tree"],
-            &["gumbel", "toy"],
-            &["search"],
+            &["config", "sampling", "side"],
+            &["error", "filter", "values"],
+            &["game", "tree"],
+            &["eval", "gumbel"],
+            &["search", "toy"],
             &["driver", "planner"],
         ],
     ),
     (
         "net",
         &[
-            &["config", "encoding", "error", "fsutil", "onnx_proto"],
+            &["error", "onnx_proto"],
+            &["config", "encoding", "fsutil"],
             &["general_encoding"],
             &["model"],
             &["evaluate", "grow", "onnx", "train"],
@@ -469,7 +605,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
                 "general_train",
                 "service",
             ],
-            &["cuda_checks", "export", "search"],
+            &["export", "search"],
             &["net_board"],
             &["instant"],
         ],
@@ -485,13 +621,12 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
             &["curve", "models", "uploader"],
             &["evaluation", "trainer"],
             &["run"],
-            &["object_store_run_tests"],
         ],
     ),
     (
         "play",
         &[
-            &["analysis", "clock", "motion"],
+            &["analysis", "clock", "motion", "titles"],
             &["board_text", "svg"],
             &["general_view"],
             &["drawing"],
@@ -502,7 +637,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "serve",
         &[
-            &["access", "guard", "menu", "protocol", "slots", "threats"],
+            &["access", "guard", "menu", "protocol", "slots"],
             &["seat_player"],
             &["model"],
             &["session"],
@@ -513,7 +648,13 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     ),
     (
         "store",
-        &[&["crc", "outage", "testing"], &["local", "remote"]],
+        &[
+            &["backend", "crc"],
+            &["local", "location", "outage"],
+            &["remote"],
+            &["store"],
+            &["testing"],
+        ],
     ),
 ];
 
@@ -638,6 +779,19 @@ fn against_layers(
     let units: BTreeSet<String> = layer_of.keys().cloned().collect();
     let file = |module: &str| files[module].display().to_string();
     let mut problems = Vec::new();
+    for (from, targets) in graph {
+        if from != ROOT && targets.contains(ROOT) {
+            problems.push(format!(
+                "{} imports what the crate's root ({ROOT}) defines, which sits above every file",
+                file(from)
+            ));
+        }
+    }
+    let graph: BTreeMap<String, BTreeSet<String>> = graph
+        .iter()
+        .filter(|&(module, _)| module != ROOT)
+        .map(|(module, targets)| (module.clone(), targets.clone()))
+        .collect();
     for module in graph.keys() {
         if unit_of(module, &units).is_none() {
             problems.push(format!("{} is in no module of LAYERS", file(module)));
@@ -652,7 +806,7 @@ fn against_layers(
             problems.push(format!("LAYERS names `{unit}`, which has no file"));
         }
     }
-    for (from, targets) in graph {
+    for (from, targets) in &graph {
         for target in targets {
             let (Some(low), Some(high)) = (unit_of(from, &units), unit_of(target, &units)) else {
                 continue;
@@ -679,15 +833,9 @@ fn against_layers(
 fn no_file_imports_a_file_above_it() {
     let mut all = Vec::new();
     let mut suggested = Vec::new();
-    for root in crate_roots() {
-        let folder = if root.ends_with("src") {
-            root.parent().unwrap()
-        } else {
-            &root
-        };
-        let krate = folder.file_name().unwrap().to_string_lossy().into_owned();
+    for (krate, root) in crate_roots() {
         let files = module_files(&root);
-        let graph = graph_of_files(&files, Some(&root.join("lib.rs")));
+        let graph = graph_of_files(&files, Some(&root.join("lib.rs")), &library_of(&krate));
         let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
         let files: BTreeMap<String, PathBuf> = files
             .into_iter()
@@ -696,13 +844,33 @@ fn no_file_imports_a_file_above_it() {
                 (module, relative)
             })
             .collect();
-        let by_imports = layers_by_imports(&graph, &units_by_imports(&graph));
+        let mut files_only = graph.clone();
+        files_only.remove(ROOT);
+        for targets in files_only.values_mut() {
+            targets.remove(ROOT);
+        }
+        let by_imports = layers_by_imports(&files_only, &units_by_imports(&files_only));
         println!("{}", declaration(&krate, &by_imports));
         let declared = LAYERS
             .iter()
             .find(|(name, _)| *name == krate)
             .map_or(&[][..], |(_, layers)| *layers);
-        let problems = against_layers(&graph, &files, declared);
+        let mut problems = against_layers(&graph, &files, declared);
+        let lib = root.join("lib.rs");
+        if !files.is_empty() && lib.is_file() {
+            let definitions: Vec<String> = root_definitions(&code_of(&lib))
+                .into_iter()
+                .map(|(item, _)| format!("`{item}`"))
+                .collect();
+            if !definitions.is_empty() {
+                let lib = lib.strip_prefix(workspace).unwrap_or(&lib).display();
+                problems.push(format!(
+                    "{lib} defines {}: a crate's root holds only `mod` lines, re-exports \
+                     and docs (move them into files of their own, re-exported)",
+                    definitions.join(", ")
+                ));
+            }
+        }
         if !problems.is_empty() {
             suggested.push(declaration(&krate, &by_imports));
         }
@@ -724,14 +892,8 @@ fn no_file_imports_a_file_above_it() {
 #[test]
 fn no_file_imports_a_file_that_imports_it_back() {
     let mut all = Vec::new();
-    for root in crate_roots() {
-        let folder = if root.ends_with("src") {
-            root.parent().unwrap()
-        } else {
-            &root
-        };
-        let krate = folder.file_name().unwrap().to_string_lossy().into_owned();
-        for circle in circles(&import_graph(&root)) {
+    for (krate, root) in crate_roots() {
+        for circle in circles(&import_graph(&krate, &root)) {
             all.push(format!("{krate}: {}", circle.join(" → ")));
         }
     }
@@ -746,9 +908,31 @@ fn no_file_imports_a_file_that_imports_it_back() {
     );
 }
 
+/// A graph from each node's edges, written out.
+fn graph_of(edges: &[(&str, &[&str])]) -> BTreeMap<String, BTreeSet<String>> {
+    edges
+        .iter()
+        .map(|&(node, targets)| {
+            let targets = targets.iter().map(|&target| target.to_owned()).collect();
+            (node.to_owned(), targets)
+        })
+        .collect()
+}
+
 #[test]
 fn the_import_graph_sees_use_trees_relative_paths_and_circles() {
     assert_eq!(expand("a::{b, c::{d, e}}"), ["a::b", "a::c::d", "a::c::e"]);
+    assert_eq!(test_module("#[cfg(test)]", "mod tests;"), Some("tests"));
+    assert_eq!(
+        test_module("  #[cfg(test)]", "  pub(crate) mod review_tests {"),
+        Some("review_tests")
+    );
+    assert_eq!(test_module("#[cfg(test)]", "use super::*;"), None);
+    assert_eq!(test_module("#[cfg(feature = \"x\")]", "mod tests;"), None);
+    // A binary's module reaches its crate's library by name.
+    assert_eq!(library_of("s3-test-server"), "sumito_s3_test_server");
+    let code = in_crate("use sumito_cli::cli::Command;", "sumito_cli");
+    assert!(named_paths("network::serve", &[], &code).contains(&"cli::Command".to_owned()));
     let named = named_paths(
         "rundir::lease",
         &["record".to_owned()],
@@ -785,7 +969,7 @@ fn the_import_graph_sees_use_trees_relative_paths_and_circles() {
         ("general::rules_of", Some("general")),
         ("Other", None),
     ] {
-        let found = file_named(named, &files, &reexported);
+        let found = file_named(named, &files, &reexported, &BTreeSet::new());
         assert_eq!(found.as_deref(), file, "{named}");
     }
     // Another crate's module of the same name is not the child.
@@ -797,42 +981,20 @@ fn the_import_graph_sees_use_trees_relative_paths_and_circles() {
         )
         .is_empty()
     );
-    let graph: BTreeMap<String, BTreeSet<String>> = [
-        ("a", vec!["b"]),
-        ("b", vec!["c"]),
-        ("c", vec!["a"]),
-        ("d", vec!["a"]),
-    ]
-    .into_iter()
-    .map(|(node, targets)| {
-        (
-            node.to_owned(),
-            targets.into_iter().map(str::to_owned).collect(),
-        )
-    })
-    .collect();
+    let graph = graph_of(&[("a", &["b"]), ("b", &["c"]), ("c", &["a"]), ("d", &["a"])]);
     assert_eq!(circles(&graph), [vec!["a", "b", "c"]]);
 }
 
 #[test]
 fn an_import_against_the_declared_layers_names_both_files() {
-    let edges = [
-        ("stop", vec![]),
-        ("rundir", vec!["stop"]),
-        ("rundir::lease", vec!["rundir", "run"]),
-        ("run", vec!["rundir::lease", "stop"]),
-        ("trainer", vec!["rundir", "evaluation"]),
-        ("evaluation", vec!["rundir"]),
-    ];
-    let graph: BTreeMap<String, BTreeSet<String>> = edges
-        .iter()
-        .map(|(node, targets)| {
-            (
-                node.to_string(),
-                targets.iter().map(|t| t.to_string()).collect(),
-            )
-        })
-        .collect();
+    let graph = graph_of(&[
+        ("stop", &[]),
+        ("rundir", &["stop"]),
+        ("rundir::lease", &["rundir", "run"]),
+        ("run", &["rundir::lease", "stop"]),
+        ("trainer", &["rundir", "evaluation"]),
+        ("evaluation", &["rundir"]),
+    ]);
     let files: BTreeMap<String, PathBuf> = graph
         .keys()
         .map(|module| {
@@ -906,4 +1068,55 @@ fn an_import_against_the_declared_layers_names_both_files() {
             "trainer.rs (layer 2, `trainer`) imports evaluation.rs (layer 2, `evaluation`), a peer in its own layer",
         ]
     );
+}
+
+#[test]
+fn what_a_crate_root_defines_is_a_node_that_closes_circles() {
+    let code = "//! Docs.\nmod values;\npub mod toy;\npub use values::Values;\n\
+                #[derive(Clone)]\npub struct Side(u8);\n\
+                pub(crate) const fn mix(x: u64) -> u64 {\n    x\n}\n\
+                impl Side {\n    pub fn new() -> Side {\n        Side(0)\n    }\n}\n\
+                pub trait Game {}\n";
+    let definitions: Vec<String> = root_definitions(code)
+        .into_iter()
+        .map(|(item, _)| item)
+        .collect();
+    assert_eq!(
+        definitions,
+        ["struct Side", "fn mix", "impl Side", "trait Game"]
+    );
+    assert!(root_definitions("//! Docs.\nmod a;\npub use a::{B, C};\n").is_empty());
+
+    // A root that defines `Side` and re-exports `values`, which imports
+    // `Side` back: a circle through the root, and an import of the root.
+    let dir = std::env::temp_dir().join(format!("sumito-layering-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("lib.rs"), code).unwrap();
+    std::fs::write(
+        dir.join("values.rs"),
+        "use crate::Side;\npub trait Values {}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("toy.rs"), "use super::Values;\npub struct Toy;\n").unwrap();
+    let files = module_files(&dir);
+    let graph = graph_of_files(&files, Some(&dir.join("lib.rs")), "sumito_x");
+    assert_eq!(circles(&graph), [vec![ROOT, "values"]]);
+    assert!(graph["toy"].contains("values") && !graph["toy"].contains(ROOT));
+    let problems = against_layers(&graph, &files, &[&["values"], &["toy"]]);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("values.rs imports what the crate's root (lib.rs) defines"),
+        "{problems:?}"
+    );
+    // Once the root holds only `mod` lines and re-exports, it is no node.
+    std::fs::write(
+        dir.join("lib.rs"),
+        "mod values;\npub mod toy;\npub use values::Values;\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("values.rs"), "pub trait Values {}\n").unwrap();
+    let graph = graph_of_files(&files, Some(&dir.join("lib.rs")), "sumito_x");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!graph.contains_key(ROOT) && circles(&graph).is_empty());
+    assert!(against_layers(&graph, &files, &[&["values"], &["toy"]]).is_empty());
 }

@@ -46,6 +46,7 @@ pub mod record_v1;
 pub mod report;
 pub mod scale;
 pub mod spec;
+mod splitmix;
 pub mod sprt;
 pub mod tactics;
 
@@ -53,12 +54,4 @@ pub use arena::{MatchConfig, MatchObserver, MatchResults, play_match};
 pub use elo::{PairResult, Ratings, fit_elo};
 pub use player::{Entrant, Player, PlayerError, PlayerFactory, PlayerRegistry, SearchLimit};
 pub use spec::{PlayerSpec, SpecError};
-
-/// One SplitMix64 step: a well-mixed 64-bit function of `x`, for deriving
-/// seeds and keys from small numbers.
-pub(crate) fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+pub(crate) use splitmix::splitmix64;

@@ -17,7 +17,10 @@
 
 use std::fmt::Debug;
 
-use crate::{Side, Terminal};
+/// The most sides a game may have, which sizes [`SideValues`] (defined with
+/// [`Side`], beneath this module).
+pub use crate::side::MAX_SIDES;
+use crate::side::{Side, Terminal};
 
 /// Win, draw and loss probabilities from the point of view of the side to move.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -91,9 +94,6 @@ impl Wdl {
         Ok(Wdl { win, draw, loss })
     }
 }
-
-/// The most sides a game may have (five players, each for themselves).
-pub const MAX_SIDES: usize = 5;
 
 /// How the tree stores values, chosen by the game ([`crate::Game::Values`]):
 /// [`ZeroSum`] for two sides, [`SideValues`] for more. Two-sided games pay

@@ -16,19 +16,11 @@ pub mod motion;
 pub mod review;
 pub mod session;
 pub mod svg;
+mod titles;
 
 /// Game records (the arena's format), which sessions save and load.
 pub use sumito_arena::record;
 
-use sumito_engine::Color;
-
-/// "Black" or "White", as a person writes it at the start of a sentence.
-pub fn color_title(color: Color) -> &'static str {
-    match color {
-        Color::Black => "Black",
-        Color::White => "White",
-    }
-}
-
 /// "Black wins", "White wins" or "Draw".
 pub use sumito_game::board::outcome_title;
+pub use titles::color_title;

@@ -4,7 +4,7 @@
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
-use crate::{Backend, Created, ObjectInfo, Replaced, StoreError, Version};
+use crate::backend::{Backend, Created, ObjectInfo, Replaced, StoreError, Version};
 
 #[derive(Debug)]
 pub(crate) struct LocalBackend {

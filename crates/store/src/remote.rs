@@ -17,10 +17,11 @@ use object_store::{
     PutMultipartOptions, PutOptions, PutPayload, RetryConfig, UpdateVersion, WriteMultipart,
 };
 
-use crate::crc::crc32c;
-use crate::{
-    Backend, Created, Location, MULTIPART_THRESHOLD, ObjectInfo, Replaced, StoreError, Version,
+use crate::backend::{
+    Backend, Created, MULTIPART_THRESHOLD, ObjectInfo, Replaced, StoreError, Version,
 };
+use crate::crc::crc32c;
+use crate::location::Location;
 
 /// User metadata every object carries, checked when it is read.
 const SIZE_METADATA: &str = "sumito-size";
