@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use fantoccini::Client;
+use fantoccini::{Client, Locator};
 
 use crate::common::Scratch;
 use crate::common::browser::{open_page, script, select, wait_for};
@@ -35,6 +35,23 @@ variation after 1: G7F7 C4D4
 variation after 0: C3D3
 result: *
 ";
+
+/// WebDriver's codes of the arrow keys.
+const LEFT: &str = "\u{e012}";
+const UP: &str = "\u{e013}";
+const RIGHT: &str = "\u{e014}";
+const DOWN: &str = "\u{e015}";
+
+/// Presses `key` as a person does, on the page (not in a text box).
+async fn press(client: &Client, key: &str) {
+    client
+        .find(Locator::Css("body"))
+        .await
+        .unwrap()
+        .send_keys(key)
+        .await
+        .unwrap();
+}
 
 /// Waits until `code` (a script's `return` expression, run in the page)
 /// gives `wanted`.
@@ -130,9 +147,41 @@ async fn variations_come_back_after_a_reload_and_travel_in_a_saved_record() {
     )
     .await;
     assert_eq!(nested, 1, "C4D4 within G7F7");
+    // The list reads as lichess writes it: each line's main continuation
+    // first (G7F7's C3D3, played first), the variation within it (C4D4)
+    // after the move it replaces, and the game's next move numbered again
+    // after a block of variations.
+    let order = script(
+        &client,
+        "return [...document.querySelectorAll('#moves span, #moves a.var-move')].map((e) => e.textContent).join(' ');",
+    )
+    .await;
+    assert_eq!(
+        order.as_str().unwrap(),
+        "start 1. A1B2 1. C3D3 1… I5H5 1… G7F7 2. C3D3 2. C4D4 2. B1C2"
+    );
+    let follows = script(
+        &client,
+        "const nested = document.querySelector('#moves .variation.nested'); \
+         return [nested.previousElementSibling.dataset.line, nested.textContent];",
+    )
+    .await;
+    assert_eq!(follows, serde_json::json!(["G7F7 C3D3", "2. C4D4"]));
     // The restored variation is walked as before: a click shows it.
     click(&client, "#moves a.var-move[data-line='G7F7 C3D3']").await;
     wait_shown(&client, 1, "G7F7 C3D3").await;
+    // The keys take the shown order: down to the next alternative (C4D4,
+    // after C3D3 in the list), up back; left to G7F7, and right to its
+    // main reply, the one shown first.
+    for (key, line) in [
+        (DOWN, "G7F7 C4D4"),
+        (UP, "G7F7 C3D3"),
+        (LEFT, "G7F7"),
+        (RIGHT, "G7F7 C3D3"),
+    ] {
+        press(&client, key).await;
+        wait_shown(&client, 1, line).await;
+    }
     let status = script(
         &client,
         "return document.querySelector('#status').textContent;",

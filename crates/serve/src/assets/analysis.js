@@ -133,16 +133,19 @@ function renderMoves() {
   start.onclick = () => showLine(0, []);
   box.appendChild(start);
   const branches = (ply) => {
-    if (!(variations[ply] || []).length) return;
+    if (!(variations[ply] || []).length) return false;
     const block = document.createElement("div");
     block.className = "variations";
     for (const node of variations[ply]) block.appendChild(renderVariation(ply, [], node, seats));
     box.appendChild(block);
+    return true;
   };
+  // A game's move after a block of variations is numbered again ("1… I5H5").
+  let afterBranches = false;
   for (const ply of state.history) {
     const span = document.createElement("span");
     span.className = "move";
-    span.textContent = moveNumber(ply.ply - 1, seats, ply.ply === 1) + ply.text;
+    span.textContent = moveNumber(ply.ply - 1, seats, ply.ply === 1 || afterBranches) + ply.text;
     if (typeof judgementOf === "function") {
       const judged = judgementOf(ply);
       if (judged && typeof SYMBOLS === "object") {
@@ -159,7 +162,7 @@ function renderMoves() {
     span.onclick = () => showLine(ply.ply, []);
     box.appendChild(span);
     // The variations of this move, after it (as lichess writes them).
-    branches(ply.ply - 1);
+    afterBranches = branches(ply.ply - 1);
   }
   branches(state.history.length);
   const current = box.querySelector(".current");
@@ -167,12 +170,17 @@ function renderMoves() {
 }
 
 // One variation, from the position after `ply` moves of the game and the
-// moves `before` it: its moves in a row, and the variations within it
-// nested below the move they branch off.
+// moves `before` it: its moves in a row, each move's main reply right after
+// it and the other replies (variations within this one) after that reply,
+// as lichess writes them: "1… G7F7 2. C3D3 (2. C4D4) 2… …". That is the
+// order the arrow keys take (right: the main reply; down: the next
+// alternative).
 function renderVariation(ply, before, node, seats) {
   const row = document.createElement("div");
   row.className = "variation";
   let line = before.concat([node.text]);
+  // The alternatives to the move just written, shown after it.
+  let alternatives = [];
   let first = true;
   for (;;) {
     const at = ply + line.length - 1;
@@ -186,13 +194,15 @@ function renderVariation(ply, before, node, seats) {
     link.onclick = () => showLine(ply, path);
     row.appendChild(link);
     first = false;
-    if (!node.children.length) break;
-    for (const other of node.children.slice(1)) {
-      const nested = renderVariation(ply, line, other, seats);
+    for (const other of alternatives) {
+      const nested = renderVariation(ply, line.slice(0, -1), other, seats);
       nested.classList.add("nested");
       row.appendChild(nested);
+      // The line goes on after them with its move number again.
       first = true;
     }
+    if (!node.children.length) break;
+    alternatives = node.children.slice(1);
     node = node.children[0];
     line = line.concat([node.text]);
   }
