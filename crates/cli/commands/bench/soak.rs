@@ -119,13 +119,25 @@ async fn send(socket: &mut Socket, message: &Value) -> anyhow::Result<()> {
 
 /// Plays `move` and waits for the player's reply (or the game's end).
 async fn play(socket: &mut Socket, text: Value, state: &Value) -> anyhow::Result<Value> {
-    let before = plies(state);
     send(socket, &json!({"type": "move", "text": text})).await?;
+    reply_to_move(socket, state).await
+}
+
+/// The answer to a move sent from `state`: the state after the player's
+/// reply (or the game's end), or an error.
+async fn reply_to_move(socket: &mut Socket, state: &Value) -> anyhow::Result<Value> {
+    let before = plies(state);
     answer(socket, |m| {
         is_type(m, "error")
             || (is_type(m, "state") && (plies(m) >= before + 2 || !m["result"].is_null()))
     })
     .await
+}
+
+/// Whether `message` ends an analysis: its last answer, or an error (a
+/// stopped analysis with no result yet is answered by one).
+fn ends_analysis(message: &Value) -> bool {
+    is_type(message, "error") || (is_type(message, "analysis") && message["done"] == true)
 }
 
 /// One connection: a random number of actions, then dropped or closed.
@@ -174,20 +186,26 @@ async fn session(
             )
             .await?;
             if rng.random_bool(0.5) {
-                // Cut short by a move, as a person moving on does.
+                // Cut short by a move, as a person moving on does. The
+                // analysis is answered first (its last update, or an error
+                // when it had none yet), then the move: an error taken for
+                // the move's answer would leave its states to be taken for
+                // the answers of later messages.
                 let text = some_move(rng, &state).expect("the game goes on");
-                let reply = play(&mut socket, text, &state)
+                send(&mut socket, &json!({"type": "move", "text": text})).await?;
+                answer(&mut socket, ends_analysis)
+                    .await
+                    .context("an analysis cut short by a move")?;
+                let reply = reply_to_move(&mut socket, &state)
                     .await
                     .context("a move cutting an analysis short")?;
                 if is_type(&reply, "state") {
                     state = reply;
                 }
             } else {
-                let done = answer(&mut socket, |m| {
-                    is_type(m, "error") || (is_type(m, "analysis") && m["done"] == true)
-                })
-                .await
-                .context("an analysis")?;
+                let done = answer(&mut socket, ends_analysis)
+                    .await
+                    .context("an analysis")?;
                 // A finished analysis is followed by the game's state.
                 if is_type(&done, "analysis") {
                     state = answer(&mut socket, |m| is_type(m, "state"))
