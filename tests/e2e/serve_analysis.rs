@@ -11,27 +11,11 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
 
-use crate::common::browser::{open_page, script, select, wait_for, wait_text};
+use crate::common::browser::keys::{DOWN, END, HOME, LEFT, RIGHT, UP};
+use crate::common::browser::{open_page, press, script, select, wait_for, wait_text};
 use crate::serve::{click, start_new_game, start_server, type_move, wait_moves};
 
 /// WebDriver's codes of the arrow keys.
-const LEFT: &str = "\u{e012}";
-const UP: &str = "\u{e013}";
-const RIGHT: &str = "\u{e014}";
-const DOWN: &str = "\u{e015}";
-const END: &str = "\u{e010}";
-const HOME: &str = "\u{e011}";
-
-/// Presses `key` as a person does, on the page (not in a text box).
-async fn press(client: &Client, key: &str) {
-    client
-        .find(Locator::Css("body"))
-        .await
-        .unwrap()
-        .send_keys(key)
-        .await
-        .unwrap();
-}
 
 /// Waits until the page shows ply `ply` of the game and then the variation
 /// `line` (the server's state, which the board and the list draw).

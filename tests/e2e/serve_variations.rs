@@ -11,10 +11,11 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use fantoccini::{Client, Locator};
+use fantoccini::Client;
 
 use crate::common::Scratch;
-use crate::common::browser::{open_page, script, select, wait_for};
+use crate::common::browser::keys::{DOWN, LEFT, RIGHT, UP};
+use crate::common::browser::{open_page, press, script, select, wait_for};
 use crate::serve::{click, start_server, type_move};
 
 const SUMITO: &str = env!("CARGO_BIN_EXE_sumito");
@@ -35,23 +36,6 @@ variation after 1: G7F7 C4D4
 variation after 0: C3D3
 result: *
 ";
-
-/// WebDriver's codes of the arrow keys.
-const LEFT: &str = "\u{e012}";
-const UP: &str = "\u{e013}";
-const RIGHT: &str = "\u{e014}";
-const DOWN: &str = "\u{e015}";
-
-/// Presses `key` as a person does, on the page (not in a text box).
-async fn press(client: &Client, key: &str) {
-    client
-        .find(Locator::Css("body"))
-        .await
-        .unwrap()
-        .send_keys(key)
-        .await
-        .unwrap();
-}
 
 /// Waits until `code` (a script's `return` expression, run in the page)
 /// gives `wanted`.

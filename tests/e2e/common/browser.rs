@@ -156,3 +156,24 @@ pub async fn select(client: &Client, selector: &str, value: &str) {
     );
     script(client, &code).await;
 }
+
+/// WebDriver's codes of the keys the analysis board answers.
+pub mod keys {
+    pub const LEFT: &str = "\u{e012}";
+    pub const UP: &str = "\u{e013}";
+    pub const RIGHT: &str = "\u{e014}";
+    pub const DOWN: &str = "\u{e015}";
+    pub const END: &str = "\u{e010}";
+    pub const HOME: &str = "\u{e011}";
+}
+
+/// Presses `key` as a person does, on the page (not in a text box).
+pub async fn press(client: &Client, key: &str) {
+    client
+        .find(Locator::Css("body"))
+        .await
+        .unwrap()
+        .send_keys(key)
+        .await
+        .unwrap();
+}
