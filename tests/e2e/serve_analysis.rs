@@ -15,8 +15,6 @@ use crate::common::browser::keys::{DOWN, END, HOME, LEFT, RIGHT, UP};
 use crate::common::browser::{open_page, press, script, select, wait_for, wait_text};
 use crate::serve::{click, start_new_game, start_server, type_move, wait_moves};
 
-/// WebDriver's codes of the arrow keys.
-
 /// Waits until the page shows ply `ply` of the game and then the variation
 /// `line` (the server's state, which the board and the list draw).
 async fn wait_shown(client: &Client, ply: u64, line: &str) {
