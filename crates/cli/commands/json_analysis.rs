@@ -702,21 +702,13 @@ mod tests {
         assert_eq!(answers.len(), 2 + 1 + 1 + 5);
     }
 
-    /// A query's `time_ms` is its search's limit, though the search's
-    /// speed, from which its time is planned, drops as its tree grows
-    /// (here by a quarter after its probe, as in the page's timed moves):
-    /// it aims at a share of its time. Planned for the whole time (at most
-    /// its planner's 90 %), the search of 2 s here took 2.23 s.
-    #[test]
-    fn a_timed_query_is_answered_within_its_time_though_its_search_slows() {
-        let time = Duration::from_secs(2);
-        // Its next batch of 8 evaluations and the answer's making.
-        let margin = Duration::from_millis(100);
+    /// One query of `time_ms` 2000 searched by an evaluator that takes
+    /// `each` an evaluation, `slowdown` times that after its first `fast`:
+    /// its answers and how long they took.
+    fn timed_query_slowing(each: Duration, fast: usize, slowdown: f64) -> (Vec<Value>, Duration) {
         let slowing = || -> Box<dyn Evaluator<<Position as Board>::Searched>> {
             Box::new(sumito_mcts::toy::SlowingEvaluator::new(
-                Duration::from_millis(10),
-                sumito_mcts::PROBE_SIMULATIONS as usize,
-                1.25,
+                each, fast, slowdown,
             ))
         };
         let started = Instant::now();
@@ -727,7 +719,24 @@ mod tests {
             1,
             &slowing,
         );
-        let took = started.elapsed();
+        (answers, started.elapsed())
+    }
+
+    /// A query's `time_ms` is its search's limit, though the search's
+    /// speed, from which its time is planned, drops as its tree grows
+    /// (here by a quarter after its probe, as in the page's timed moves):
+    /// it aims at a share of its time. Planned for the whole time (at most
+    /// its planner's 90 %), the search of 2 s here took 2.23 s.
+    #[test]
+    fn a_timed_query_is_answered_within_its_time_though_its_search_slows() {
+        let time = Duration::from_secs(2);
+        // Its next batch of 8 evaluations and the answer's making.
+        let margin = Duration::from_millis(100);
+        let (answers, took) = timed_query_slowing(
+            Duration::from_millis(10),
+            sumito_mcts::PROBE_SIMULATIONS as usize,
+            1.25,
+        );
         assert_eq!(answers.len(), 1, "{answers:?}");
         assert_eq!(answers[0]["partial"], false, "{answers:?}");
         let simulations = answers[0]["root"]["simulations"].as_u64().unwrap();
@@ -750,22 +759,7 @@ mod tests {
         // The batch under way at the limit (8 evaluations of 10 ms) and
         // the answer's making.
         let margin = Duration::from_millis(150);
-        let slowing = || -> Box<dyn Evaluator<<Position as Board>::Searched>> {
-            Box::new(sumito_mcts::toy::SlowingEvaluator::new(
-                Duration::from_millis(2),
-                200,
-                5.0,
-            ))
-        };
-        let started = Instant::now();
-        let answers = answers_searched_by(
-            r#"{"id": "timed", "time_ms": 2000}
-"#
-            .as_bytes(),
-            1,
-            &slowing,
-        );
-        let took = started.elapsed();
+        let (answers, took) = timed_query_slowing(Duration::from_millis(2), 200, 5.0);
         eprintln!("the query of {time:?} was answered after {took:?}: {answers:?}");
         assert_eq!(answers.len(), 1, "{answers:?}");
         let answer = &answers[0];
