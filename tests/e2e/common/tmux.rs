@@ -6,6 +6,11 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// A tmux session in `dir` running `command`, ended when dropped.
+///
+/// Each session has a server of its own (`-L`): when the last session of a
+/// shared server ends, the server exits, and a session started at that
+/// moment fails ("server exited unexpectedly"), which made the tests that
+/// start one terminal after another flaky.
 pub struct Tmux {
     name: String,
 }
@@ -13,7 +18,7 @@ pub struct Tmux {
 impl Tmux {
     pub fn start(dir: &Path, name: &str, command: &str) -> Tmux {
         let name = format!("{name}-{}", std::process::id());
-        let started = Command::new("tmux")
+        let started = tmux(&name)
             .args([
                 "new-session",
                 "-d",
@@ -27,13 +32,17 @@ impl Tmux {
             ])
             .arg(dir)
             .arg(command)
-            .status()
+            .output()
             .unwrap_or_else(|err| {
                 panic!("tmux is needed for this test (apt-get install tmux): {err}")
             });
-        assert!(started.success());
+        assert!(
+            started.status.success(),
+            "tmux new-session failed: {}",
+            String::from_utf8_lossy(&started.stderr)
+        );
         // The pane stays after the command ends, so that its last screen can be read.
-        Command::new("tmux")
+        tmux(&name)
             .args(["set-option", "-t", &name, "remain-on-exit", "on"])
             .status()
             .unwrap();
@@ -46,7 +55,7 @@ impl Tmux {
         if escapes {
             args.push("-e");
         }
-        let output = Command::new("tmux").args(&args).output().unwrap();
+        let output = tmux(&self.name).args(&args).output().unwrap();
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
@@ -81,12 +90,12 @@ impl Tmux {
     }
 
     pub fn type_line(&self, line: &str) {
-        let status = Command::new("tmux")
+        let status = tmux(&self.name)
             .args(["send-keys", "-t", &self.name, "-l", line])
             .status()
             .unwrap();
         assert!(status.success());
-        Command::new("tmux")
+        tmux(&self.name)
             .args(["send-keys", "-t", &self.name, "Enter"])
             .status()
             .unwrap();
@@ -95,8 +104,13 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .status();
+        let _ = tmux(&self.name).arg("kill-server").status();
     }
+}
+
+/// A tmux command on the session's own server.
+fn tmux(name: &str) -> Command {
+    let mut command = Command::new("tmux");
+    command.args(["-L", name]);
+    command
 }
