@@ -11,9 +11,13 @@
 //! graph ([`ROOT`]), above every file, so that a file importing a name the
 //! root defines while the root re-exports it is a circle, and any such
 //! definition fails the layers where the crate has other files (a crate of
-//! one file, as `fsio`, is all root). Test modules (`#[cfg(test)]` to the end of a
-//! file, and the files a `#[cfg(test)] mod tests;` declares) are left out:
-//! a test may use what sits above the code it tests.
+//! one file, as `fsio`, is all root). A binary's root (`main.rs`, the
+//! `[[bin]]` paths of the manifest, the build script) is a node too, always,
+//! above every file: the files it declares with `mod` are its tree, where
+//! `crate::` means that binary, and what they name of the library by name
+//! (`sumito_cli::cli`) is the library's. Test modules (`#[cfg(test)]` to the
+//! end of a file, and the files a `#[cfg(test)] mod tests;` declares) are left
+//! out: a test may use what sits above the code it tests.
 //!
 //! `cargo test --test e2e layering -- --nocapture` prints every circle and
 //! each crate's layers as the imports order them.
@@ -37,14 +41,111 @@ fn test_module<'a>(cfg: &str, next: &'a str) -> Option<&'a str> {
         .filter(|name| !name.is_empty())
 }
 
+/// The manifests that may declare the binaries of the crate whose sources
+/// lie under `root`: its own (beside `src/` or in the folder) and the
+/// workspace's (whose package has its sources in `crates/cli`).
+fn manifests_of(root: &Path) -> Vec<PathBuf> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let own = [root.join("Cargo.toml")]
+        .into_iter()
+        .chain(root.parent().map(|dir| dir.join("Cargo.toml")));
+    let mut manifests: Vec<PathBuf> = own.chain([workspace]).filter(|m| m.is_file()).collect();
+    manifests.dedup();
+    manifests
+}
+
+/// The roots a manifest declares besides its library's: each `[[bin]]`'s
+/// `path`, the package's `build` script, and the `build.rs` beside it that
+/// Cargo takes without being told.
+fn declared_roots(manifest: &Path) -> Vec<PathBuf> {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let dir = manifest.parent().unwrap();
+    let mut section = "";
+    let mut found = vec![dir.join("build.rs")];
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if matches!(
+            (section, key.trim()),
+            ("[[bin]]", "path") | ("[package]", "build")
+        ) {
+            found.push(dir.join(value.trim().trim_matches('"')));
+        }
+    }
+    found
+}
+
+/// The roots of the binaries of the crate whose sources lie under `root`
+/// (a build script is one too): those its manifests declare and those Cargo
+/// finds by itself (`main.rs`, `bin/*.rs`, `bin/*/main.rs`). Each is the
+/// root of a crate of its own, which reaches the library by name.
+fn binary_roots(root: &Path) -> Vec<PathBuf> {
+    let mut found: BTreeSet<PathBuf> = manifests_of(root)
+        .iter()
+        .flat_map(|manifest| declared_roots(manifest))
+        .collect();
+    found.insert(root.join("main.rs"));
+    if let Ok(entries) = std::fs::read_dir(root.join("bin")) {
+        for entry in entries {
+            let path = entry.unwrap().path();
+            found.insert(path.join("main.rs"));
+            found.insert(path);
+        }
+    }
+    found
+        .into_iter()
+        .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "rs"))
+        .filter(|path| path.starts_with(root))
+        .collect()
+}
+
+/// The node of a crate root in the import graph: its path from the
+/// sources' folder (`lib.rs`, `sumito_torch.rs`), which no module path can
+/// be.
+fn root_node(root: &Path, file: &Path) -> String {
+    let relative = file.strip_prefix(root).unwrap_or(file);
+    relative.to_string_lossy().replace('\\', "/")
+}
+
+/// Whether a node of an import graph is a crate root ([`root_node`]).
+fn is_root(node: &str) -> bool {
+    node.ends_with(".rs")
+}
+
+/// The top-level modules that the code of a crate root declares
+/// (`mod network;`): in a binary's root, the files of its own tree.
+fn declared_modules(code: &str) -> BTreeSet<String> {
+    code.lines()
+        .filter(|line| !line.starts_with(char::is_whitespace))
+        .filter_map(|line| {
+            let line = line.trim_end();
+            let item = ["pub(crate) ", "pub "]
+                .iter()
+                .find_map(|visibility| line.strip_prefix(visibility))
+                .unwrap_or(line);
+            item.strip_prefix("mod ")?.strip_suffix(';')
+        })
+        .map(|name| name.trim().to_owned())
+        .collect()
+}
+
 /// The module path (`a::b`) of every source file of the crate whose
-/// sources lie under `root` (`lib.rs`, `main.rs` and the binaries' roots
-/// are the empty path), but for the files of test modules
+/// sources lie under `root` (the roots of its library and binaries are
+/// nodes of their own, [`root_node`]), but for the files of test modules
 /// (`#[cfg(test)] mod tests;`), which may use what sits above the code
 /// they test.
 fn module_files(root: &Path) -> BTreeMap<String, PathBuf> {
     let mut files = BTreeMap::new();
-    let mut crate_roots = Vec::new();
+    let crate_roots: Vec<PathBuf> = Some(root.join("lib.rs"))
+        .filter(|lib| lib.is_file())
+        .into_iter()
+        .chain(binary_roots(root))
+        .collect();
     let mut stack = vec![root.to_owned()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -53,7 +154,7 @@ fn module_files(root: &Path) -> BTreeMap<String, PathBuf> {
                 stack.push(path);
                 continue;
             }
-            if path.extension().is_none_or(|ext| ext != "rs") {
+            if path.extension().is_none_or(|ext| ext != "rs") || crate_roots.contains(&path) {
                 continue;
             }
             let relative = path.strip_prefix(root).unwrap().with_extension("");
@@ -63,11 +164,6 @@ fn module_files(root: &Path) -> BTreeMap<String, PathBuf> {
                 .collect();
             if parts.last().is_some_and(|last| last == "mod") {
                 parts.pop();
-            }
-            let roots = ["lib", "main", "sumito_torch", "build"];
-            if parts.len() == 1 && roots.contains(&parts[0].as_str()) {
-                crate_roots.push(path);
-                continue;
             }
             files.insert(parts.join("::"), path);
         }
@@ -289,11 +385,7 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 /// The import graph of the crate `krate` whose sources lie under `root`:
 /// an edge from each file to every other file it names.
 fn import_graph(krate: &str, root: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    graph_of_files(
-        &module_files(root),
-        Some(&root.join("lib.rs")),
-        &library_of(krate),
-    )
+    graph_of_files(root, &module_files(root), &library_of(krate))
 }
 
 /// The name the crate in folder `crates/<krate>` has as a library
@@ -302,10 +394,17 @@ fn library_of(krate: &str) -> String {
     format!("sumito_{}", krate.replace('-', "_"))
 }
 
-/// `code` with its crate's `library` named as `crate`: a binary's module
-/// that imports `sumito_cli::cli` imports the file `cli` of its crate.
-fn in_crate(code: &str, library: &str) -> String {
-    code.replace(&format!("{library}::"), "crate::")
+/// The paths `code` names through its crate's `library` by name, from the
+/// library's root: a binary's module that imports `sumito_cli::cli`
+/// imports the library's file `cli`. Its own `crate::`, `super::` and
+/// `self::` paths are left out (they are its own tree's).
+fn library_paths(code: &str, library: &str) -> Vec<String> {
+    let code = code
+        .replace("crate::", "crate_::")
+        .replace("super::", "super_::")
+        .replace("self::", "self_::")
+        .replace(&format!("{library}::"), "crate::");
+    named_paths("", &[], &code)
 }
 
 /// The files directly below `module` among `files`, by name.
@@ -414,13 +513,14 @@ fn root_definitions(code: &str) -> Vec<(String, Option<String>)> {
 
 /// The file a path names: the longest prefix of it that is a file of the
 /// crate, followed through the re-exports it passes (`crate::Position` to
-/// the position file, not `lib.rs`); [`ROOT`] for a name the crate's root
-/// defines itself (`defined`).
+/// the position file, not `lib.rs`); the node `root` for a name the crate's
+/// root defines itself (`defined`).
 fn file_named(
     named: &str,
     files: &BTreeMap<String, PathBuf>,
     reexported: &BTreeMap<String, String>,
     defined: &BTreeSet<String>,
+    root: &str,
 ) -> Option<String> {
     let mut path = named.to_owned();
     for _ in 0..8 {
@@ -438,54 +538,130 @@ fn file_named(
                 path = format!("{source}{rest}");
             }
             None if file > 0 => return Some(parts[..file].join("::")),
-            None => return defined.contains(parts[0]).then(|| ROOT.to_owned()),
+            None => return defined.contains(parts[0]).then(|| root.to_owned()),
         }
     }
     None
 }
 
-/// The import graph of a crate's `files` (module path to file; `lib`: the
-/// crate's root, whose re-exports are followed; `library`: the crate's
-/// name as a library).
+/// One crate root's tree: what `crate::` means in its files.
+struct Tree {
+    /// The root's node ([`root_node`]).
+    node: String,
+    /// The root's code, where it is a node: a binary's always, the
+    /// library's where it defines anything.
+    code: Option<String>,
+    /// Its top-level modules.
+    modules: Vec<String>,
+    /// The names its root defines.
+    defined: BTreeSet<String>,
+    /// The names its files and root re-export, with the paths they stand for.
+    reexported: BTreeMap<String, String>,
+}
+
+impl Tree {
+    /// The tree of the root `file` (under the sources' folder `root`) with
+    /// the top-level `modules`.
+    fn new(
+        root: &Path,
+        file: Option<&Path>,
+        files: &BTreeMap<String, PathBuf>,
+        modules: Vec<String>,
+        binary: bool,
+    ) -> Tree {
+        let code = file.map(code_of);
+        let definitions: Vec<(String, Option<String>)> = code
+            .iter()
+            .flat_map(|code| root_definitions(code))
+            .collect();
+        Tree {
+            node: file.map_or(ROOT.to_owned(), |file| root_node(root, file)),
+            defined: definitions
+                .iter()
+                .filter_map(|(_, name)| name.clone())
+                .collect(),
+            code: code.filter(|_| binary || !definitions.is_empty()),
+            modules,
+            reexported: reexports(files, file),
+        }
+    }
+
+    /// The file or root a path of this tree names.
+    fn file_named(&self, named: &str, files: &BTreeMap<String, PathBuf>) -> Option<String> {
+        file_named(named, files, &self.reexported, &self.defined, &self.node)
+    }
+}
+
+/// The import graph of a crate's `files` (module path to file) whose
+/// sources lie under `root` (`library`: the crate's name as a library).
 ///
-/// The root is a node too ([`ROOT`]) where it defines anything: its own
-/// code imports every file it names or re-exports, and a file that names
-/// what it defines (`crate::Side`, `super::Side` from a top-level file)
-/// imports it, so that such a file the root re-exports closes a circle.
+/// The library's root is a node too ([`ROOT`]) where it defines anything:
+/// its own code imports every file it names or re-exports, and a file that
+/// names what it defines (`crate::Side`, `super::Side` from a top-level
+/// file) imports it, so that such a file the root re-exports closes a
+/// circle. Each binary's root is a node always ([`binary_roots`]), over the
+/// files it declares with `mod`, whose `crate::` is that binary and which
+/// reach the library's files by its name.
 fn graph_of_files(
+    root: &Path,
     files: &BTreeMap<String, PathBuf>,
-    lib: Option<&Path>,
     library: &str,
 ) -> BTreeMap<String, BTreeSet<String>> {
-    let reexported = reexports(files, lib);
-    let lib = lib.filter(|lib| lib.is_file());
-    let root_code = lib.map(|lib| in_crate(&code_of(lib), library));
-    let defined: BTreeSet<String> = root_code
+    let top = |module: &str| module.split("::").next().unwrap_or_default().to_owned();
+    let tops: BTreeSet<String> = files.keys().map(|module| top(module)).collect();
+    let binaries: Vec<Tree> = binary_roots(root)
         .iter()
-        .flat_map(|code| root_definitions(code))
-        .filter_map(|(_, name)| name)
-        .collect();
-    let root = root_code
-        .filter(|code| !root_definitions(code).is_empty())
-        .map(|code| (ROOT.to_owned(), String::new(), code));
-    let mut graph = BTreeMap::new();
-    let nodes = files
-        .iter()
-        .map(|(module, path)| {
-            let code = in_crate(&code_of(path), library);
-            (module.clone(), module.clone(), code)
+        .map(|file| {
+            let modules = declared_modules(&code_of(file));
+            let modules = modules.intersection(&tops).cloned().collect();
+            Tree::new(root, Some(file), files, modules, true)
         })
-        .chain(root);
-    for (node, module, code) in nodes {
-        let children = children_of(files, &module);
-        let mut targets = BTreeSet::new();
-        for named in named_paths(&module, &children, &code) {
-            if let Some(target) = file_named(&named, files, &reexported, &defined)
-                && target != node
-            {
-                targets.insert(target);
-            }
-        }
+        .collect();
+    let lib = Some(root.join("lib.rs")).filter(|lib| lib.is_file());
+    let library_modules = tops
+        .iter()
+        .filter(|&module| !binaries.iter().any(|tree| tree.modules.contains(module)))
+        .cloned()
+        .collect();
+    let library_tree = Tree::new(root, lib.as_deref(), files, library_modules, false);
+    let trees: Vec<&Tree> = std::iter::once(&library_tree).chain(&binaries).collect();
+    let mut graph = BTreeMap::new();
+    let file_nodes = files.iter().map(|(module, path)| {
+        let tree = trees
+            .iter()
+            .rev()
+            .find(|tree| tree.modules.contains(&top(module)))
+            .unwrap_or(&trees[0]);
+        let children = children_of(files, module);
+        (
+            module.clone(),
+            module.clone(),
+            children,
+            code_of(path),
+            *tree,
+        )
+    });
+    let root_nodes = trees.iter().filter_map(|tree| {
+        let code = tree.code.clone()?;
+        Some((
+            tree.node.clone(),
+            String::new(),
+            tree.modules.clone(),
+            code,
+            *tree,
+        ))
+    });
+    for (node, module, children, code, tree) in file_nodes.chain(root_nodes) {
+        let own = named_paths(&module, &children, &code)
+            .into_iter()
+            .filter_map(|named| tree.file_named(&named, files));
+        let of_library = library_paths(&code, library)
+            .into_iter()
+            .filter_map(|named| library_tree.file_named(&named, files));
+        let targets = own
+            .chain(of_library)
+            .filter(|target| *target != node)
+            .collect();
         graph.insert(node, targets);
     }
     graph
@@ -614,9 +790,10 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
         "pipeline",
         &[
             &["fsutil", "matches", "players", "starts", "stop"],
-            &["config", "tensorboard"],
+            &["config", "rundir"],
+            &["tensorboard", "value_target"],
             &["replay"],
-            &["run_board", "rundir", "selfplay"],
+            &["run_board", "selfplay"],
             &["error", "ratings"],
             &["curve", "models", "uploader"],
             &["evaluation", "trainer"],
@@ -762,6 +939,19 @@ fn declaration(krate: &str, layers: &BTreeMap<String, usize>) -> String {
     )
 }
 
+/// A crate's import graph without the nodes of its roots and the edges to
+/// them: its files alone.
+fn without_roots(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, BTreeSet<String>> {
+    graph
+        .iter()
+        .filter(|&(module, _)| !is_root(module))
+        .map(|(module, targets)| {
+            let targets = targets.iter().filter(|t| !is_root(t)).cloned().collect();
+            (module.clone(), targets)
+        })
+        .collect()
+}
+
 /// What breaks the declared order `layers` (bottom first) in a crate's
 /// import `graph`, each naming both files (`files`: module path to file):
 /// an import of a file of a peer or of a higher layer, a file of no
@@ -779,19 +969,15 @@ fn against_layers(
     let units: BTreeSet<String> = layer_of.keys().cloned().collect();
     let file = |module: &str| files[module].display().to_string();
     let mut problems = Vec::new();
-    for (from, targets) in graph {
-        if from != ROOT && targets.contains(ROOT) {
+    for (from, targets) in graph.iter().filter(|&(from, _)| !is_root(from)) {
+        for root in targets.iter().filter(|target| is_root(target)) {
             problems.push(format!(
-                "{} imports what the crate's root ({ROOT}) defines, which sits above every file",
+                "{} imports what the crate's root ({root}) defines, which sits above every file",
                 file(from)
             ));
         }
     }
-    let graph: BTreeMap<String, BTreeSet<String>> = graph
-        .iter()
-        .filter(|&(module, _)| module != ROOT)
-        .map(|(module, targets)| (module.clone(), targets.clone()))
-        .collect();
+    let graph = without_roots(graph);
     for module in graph.keys() {
         if unit_of(module, &units).is_none() {
             problems.push(format!("{} is in no module of LAYERS", file(module)));
@@ -835,7 +1021,7 @@ fn no_file_imports_a_file_above_it() {
     let mut suggested = Vec::new();
     for (krate, root) in crate_roots() {
         let files = module_files(&root);
-        let graph = graph_of_files(&files, Some(&root.join("lib.rs")), &library_of(&krate));
+        let graph = graph_of_files(&root, &files, &library_of(&krate));
         let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
         let files: BTreeMap<String, PathBuf> = files
             .into_iter()
@@ -844,11 +1030,7 @@ fn no_file_imports_a_file_above_it() {
                 (module, relative)
             })
             .collect();
-        let mut files_only = graph.clone();
-        files_only.remove(ROOT);
-        for targets in files_only.values_mut() {
-            targets.remove(ROOT);
-        }
+        let files_only = without_roots(&graph);
         let by_imports = layers_by_imports(&files_only, &units_by_imports(&files_only));
         println!("{}", declaration(&krate, &by_imports));
         let declared = LAYERS
@@ -931,8 +1113,23 @@ fn the_import_graph_sees_use_trees_relative_paths_and_circles() {
     assert_eq!(test_module("#[cfg(feature = \"x\")]", "mod tests;"), None);
     // A binary's module reaches its crate's library by name.
     assert_eq!(library_of("s3-test-server"), "sumito_s3_test_server");
-    let code = in_crate("use sumito_cli::cli::Command;", "sumito_cli");
-    assert!(named_paths("network::serve", &[], &code).contains(&"cli::Command".to_owned()));
+    let code = "use sumito_cli::cli::Command;\nuse crate::network::play;\nuse super::x;\n\
+                let h = sumito_cli::handoff::check();";
+    let set = |paths: Vec<String>| paths.into_iter().collect::<BTreeSet<String>>();
+    assert_eq!(
+        set(library_paths(code, "sumito_cli")),
+        set(vec!["cli::Command".into(), "handoff::check".into()])
+    );
+    assert_eq!(
+        set(named_paths("network::serve", &[], code)),
+        set(vec!["network::play".into(), "network::x".into()])
+    );
+    assert_eq!(
+        declared_modules(
+            "//! Docs.\nmod network;\npub mod tools;\nfn main() {\n    mod inner;\n}\n"
+        ),
+        BTreeSet::from(["network".to_owned(), "tools".to_owned()])
+    );
     let named = named_paths(
         "rundir::lease",
         &["record".to_owned()],
@@ -969,7 +1166,7 @@ fn the_import_graph_sees_use_trees_relative_paths_and_circles() {
         ("general::rules_of", Some("general")),
         ("Other", None),
     ] {
-        let found = file_named(named, &files, &reexported, &BTreeSet::new());
+        let found = file_named(named, &files, &reexported, &BTreeSet::new(), ROOT);
         assert_eq!(found.as_deref(), file, "{named}");
     }
     // Another crate's module of the same name is not the child.
@@ -1099,7 +1296,7 @@ fn what_a_crate_root_defines_is_a_node_that_closes_circles() {
     .unwrap();
     std::fs::write(dir.join("toy.rs"), "use super::Values;\npub struct Toy;\n").unwrap();
     let files = module_files(&dir);
-    let graph = graph_of_files(&files, Some(&dir.join("lib.rs")), "sumito_x");
+    let graph = graph_of_files(&dir, &files, "sumito_x");
     assert_eq!(circles(&graph), [vec![ROOT, "values"]]);
     assert!(graph["toy"].contains("values") && !graph["toy"].contains(ROOT));
     let problems = against_layers(&graph, &files, &[&["values"], &["toy"]]);
@@ -1115,8 +1312,84 @@ fn what_a_crate_root_defines_is_a_node_that_closes_circles() {
     )
     .unwrap();
     std::fs::write(dir.join("values.rs"), "pub trait Values {}\n").unwrap();
-    let graph = graph_of_files(&files, Some(&dir.join("lib.rs")), "sumito_x");
+    let graph = graph_of_files(&dir, &files, "sumito_x");
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(!graph.contains_key(ROOT) && circles(&graph).is_empty());
     assert!(against_layers(&graph, &files, &[&["values"], &["toy"]]).is_empty());
+}
+
+#[test]
+fn a_binary_root_is_a_node_over_the_files_it_declares() {
+    // A binary whose module names what the binary's root defines: a circle
+    // through the root, and an import of what sits above every file. Its
+    // `crate::` is the binary's own; the library is reached by name.
+    let dir = std::env::temp_dir().join(format!("sumito-layering-bin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("lib.rs"), "pub mod util;\n").unwrap();
+    std::fs::write(dir.join("util.rs"), "pub fn helpful() {}\n").unwrap();
+    std::fs::write(
+        dir.join("main.rs"),
+        "//! A binary.\nuse sumito_x::util::helpful;\nmod app;\n\
+         fn banner() -> &'static str {\n    \"x\"\n}\n\
+         fn main() {\n    helpful();\n    app::run();\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("app.rs"),
+        "use crate::banner;\nuse sumito_x::util;\npub fn run() {\n    util::helpful();\n    banner();\n}\n",
+    )
+    .unwrap();
+    assert_eq!(binary_roots(&dir), [dir.join("main.rs")]);
+    let files = module_files(&dir);
+    assert_eq!(files.keys().collect::<Vec<_>>(), ["app", "util"]);
+    let graph = graph_of_files(&dir, &files, "sumito_x");
+    assert_eq!(circles(&graph), [vec!["app", "main.rs"]]);
+    assert_eq!(
+        graph["main.rs"],
+        BTreeSet::from(["app".to_owned(), "util".to_owned()])
+    );
+    assert_eq!(
+        graph["app"],
+        BTreeSet::from(["main.rs".to_owned(), "util".to_owned()])
+    );
+    let layers: &[&[&str]] = &[&["util"], &["app"]];
+    let problems = against_layers(&graph, &files, layers);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("app.rs imports what the crate's root (main.rs) defines"),
+        "{problems:?}"
+    );
+    // With what the module needs in the module, the root only imports.
+    std::fs::write(
+        dir.join("app.rs"),
+        "use sumito_x::util;\npub fn run() {\n    util::helpful();\n}\n",
+    )
+    .unwrap();
+    let graph = graph_of_files(&dir, &files, "sumito_x");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(circles(&graph).is_empty());
+    assert!(against_layers(&graph, &files, layers).is_empty());
+    assert_eq!(
+        graph["main.rs"],
+        BTreeSet::from(["app".to_owned(), "util".to_owned()])
+    );
+}
+
+#[test]
+fn the_binaries_of_the_command_line_are_nodes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/cli");
+    let nodes: Vec<String> = binary_roots(&root)
+        .iter()
+        .map(|file| root_node(&root, file))
+        .collect();
+    assert_eq!(nodes, ["build.rs", "main.rs", "sumito_torch.rs"]);
+    let graph = import_graph("cli", &root);
+    for (binary, imports) in [("main.rs", "handoff"), ("sumito_torch.rs", "network")] {
+        assert!(
+            graph[binary].contains(imports),
+            "{binary}: {:?}",
+            graph[binary]
+        );
+    }
+    assert!(!module_files(&root).contains_key("main"));
 }

@@ -23,6 +23,7 @@ pub mod stop;
 pub mod tensorboard;
 pub mod trainer;
 pub mod uploader;
+pub mod value_target;
 
 /// A whole run on an object store (in the library's tests, so that it runs
 /// beside the other tests of the crate instead of alone in a binary of its

@@ -36,6 +36,7 @@ use crate::evaluation::pending_candidates;
 use crate::ratings::RunTime;
 pub use crate::rundir::Location;
 use crate::rundir::{LOOP_STATE, RunDir, RunDirError};
+use crate::tensorboard::EventWriter;
 use crate::trainer::TrainerRole;
 
 /// `loop.json`: time the combined loop has run, across resumptions (for
@@ -74,7 +75,7 @@ pub fn train(open: &OpenRun, options: &RunOptions) -> Result<()> {
     let lease_check = || open.check_leases();
     prepare(run, config)?;
     let ui = Ui::new(options);
-    let mut events = run.event_writer("train")?;
+    let mut events = EventWriter::for_run(run, "train")?;
     let mut loop_state: LoopState = run.get_json(LOOP_STATE)?.unwrap_or_default();
     // Time spent by earlier sessions of this run, plus this session's: the
     // base is read once, so storing the total back does not count it twice.

@@ -46,8 +46,6 @@ pub use sumito_store::Location;
 use sumito_store::{Created, Replaced, Store, Version};
 
 use crate::fsutil::{hostname, utc_timestamp};
-use crate::replay::files::ReplayFolder;
-use crate::tensorboard::{EventError, EventWriter};
 
 mod error;
 mod holder;
@@ -74,8 +72,11 @@ use work_folder::WorkFolder;
 pub const MODEL_PREFIX: &str = "models/gen-";
 /// The file a checkpoint folder writes last (see `sumito_net::checkpoint`).
 pub const MODEL_MANIFEST: &str = sumito_net::checkpoint::MANIFEST_FILE;
+/// The run's self-play games, a folder per model that played them
+/// ([`model_folder`]).
+pub const REPLAY: &str = "replay";
 /// The run's TensorBoard event files.
-const TENSORBOARD: &str = "tensorboard";
+pub const TENSORBOARD: &str = "tensorboard";
 /// The per-process logs of a run on an object store.
 const LOGS: &str = "logs/";
 /// Marks a run on an object store whose deletion is under way.
@@ -732,19 +733,11 @@ impl RunDir {
         self.root.join("trainer")
     }
     pub fn replay_dir(&self) -> PathBuf {
-        self.root.join("replay")
+        self.root.join(REPLAY)
     }
     /// Where games played by generation `generation`'s model go.
     pub fn replay_model_dir(&self, generation: u32) -> PathBuf {
         self.replay_dir().join(model_folder(generation))
-    }
-    /// Every replay file of the run.
-    pub fn replay_folder(&self) -> ReplayFolder {
-        ReplayFolder::new(self.store.clone(), "replay")
-    }
-    /// The replay files of games played by generation `generation`'s model.
-    pub fn replay_model_folder(&self, generation: u32) -> ReplayFolder {
-        self.replay_folder().join(&model_folder(generation))
     }
     pub fn evaluations_dir(&self) -> PathBuf {
         self.root.join("evaluations")
@@ -781,7 +774,7 @@ impl RunDir {
         Ok(keys)
     }
     pub fn tensorboard_dir(&self) -> PathBuf {
-        self.root.join("tensorboard")
+        self.root.join(TENSORBOARD)
     }
     pub fn leases_dir(&self) -> PathBuf {
         self.root.join("leases")
@@ -985,18 +978,6 @@ impl RunDir {
         Ok(lines.iter().map(|line| format!("{line}\n")).collect())
     }
 
-    /// A new TensorBoard event file of this process for `tag` (its role) in
-    /// the run's `tensorboard/`: on an object store written in the working
-    /// folder and uploaded whole after every flush (each process writes its
-    /// own file, so uploads never clash).
-    pub fn event_writer(&self, tag: &str) -> std::result::Result<EventWriter, EventError> {
-        let mut events = EventWriter::create(&self.tensorboard_dir(), tag)?;
-        if self.is_remote() {
-            events.mirror_to(self.store.clone(), TENSORBOARD)?;
-        }
-        Ok(events)
-    }
-
     /// Takes the single-writer lease of `role` (e.g. "trainer") for
     /// `command`, until the returned lease is dropped; refuses while another
     /// process holds it, naming that process. A lease of a dead process on
@@ -1010,7 +991,9 @@ impl RunDir {
     }
 }
 
-fn model_folder(generation: u32) -> String {
+/// The folder of [`REPLAY`] that holds the games played by generation
+/// `generation`'s model (`model-000003`).
+pub fn model_folder(generation: u32) -> String {
     format!("model-{generation:06}")
 }
 

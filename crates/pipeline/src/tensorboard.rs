@@ -14,6 +14,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::crc::masked_crc32c;
 use crate::fsutil::hostname;
+use crate::rundir::{RunDir, TENSORBOARD};
 
 /// Errors while writing or reading event files.
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +85,18 @@ impl EventWriter {
         writer.write_record(&event)?;
         writer.flush()?;
         Ok(writer)
+    }
+
+    /// A new event file of this process for `tag` (its role) in the run
+    /// `run`'s `tensorboard/`: on an object store written in the working
+    /// folder and uploaded whole after every flush (each process writes its
+    /// own file, so uploads never clash).
+    pub fn for_run(run: &RunDir, tag: &str) -> Result<EventWriter, EventError> {
+        let mut events = EventWriter::create(&run.tensorboard_dir(), tag)?;
+        if run.is_remote() {
+            events.mirror_to(run.store().clone(), TENSORBOARD)?;
+        }
+        Ok(events)
     }
 
     /// The file being written.

@@ -18,6 +18,7 @@ use crate::config::Config;
 use crate::error::BeforeWriting;
 use crate::error::{PipelineError, Result};
 use crate::models::{device, load_model, save_model};
+use crate::replay::files::ReplayFolder;
 use crate::replay::replay_game::ReplayGame;
 use crate::replay::store::{RefreshReport, ReplayStore};
 use crate::run_board::RunBoard;
@@ -136,7 +137,7 @@ impl<G: ReplayGame> TrainingData for ReplayStore<G> {
 /// The replay window of the run's game, as its rules say: the replay
 /// files of that game (and the older `.game` or `.vgame` ones).
 fn training_data(run: &RunDir, config: &Config) -> Box<dyn TrainingData> {
-    let (folder, training) = (run.replay_folder(), config.training.clone());
+    let (folder, training) = (ReplayFolder::of_run(run), config.training.clone());
     with_board!(
         config.rules.kind(),
         B => Box::new(ReplayStore::<<B as RunBoard>::Replay>::new(folder, training))

@@ -11,6 +11,7 @@ use sumito_store::{Location, Store, StoreError};
 
 use super::replay_game::ReplayGame;
 use crate::fsutil::hostname;
+use crate::rundir::{REPLAY, RunDir, model_folder};
 use sumito_game::GameKind;
 
 pub use super::container::EXTENSION;
@@ -37,6 +38,17 @@ impl ReplayFolder {
                 format!("{prefix}/")
             },
         }
+    }
+
+    /// Every replay file of the run `run`.
+    pub fn of_run(run: &RunDir) -> ReplayFolder {
+        ReplayFolder::new(run.store().clone(), REPLAY)
+    }
+
+    /// The replay files of the games that generation `generation`'s model
+    /// played in the run `run`.
+    pub fn of_model(run: &RunDir, generation: u32) -> ReplayFolder {
+        ReplayFolder::of_run(run).join(&model_folder(generation))
     }
 
     /// The files of the local folder `dir` (tests and tools).

@@ -15,8 +15,9 @@ use crate::config::GatingMode;
 use crate::error::{PipelineError, Result};
 use crate::evaluation::{pending_candidates, reconcile_best};
 use crate::ratings::RunTime;
-use crate::replay::files::list_games;
+use crate::replay::files::{ReplayFolder, list_games};
 use crate::rundir::RunDirError;
+use crate::tensorboard::EventWriter;
 use crate::trainer::TrainerRole;
 
 /// `sumito selfplay`: plays games with the newest best model, forever (or
@@ -27,7 +28,7 @@ pub fn selfplay(open: &OpenRun, options: &RunOptions) -> Result<()> {
     configure_threads(&config.net.threads)
         .map_err(PipelineError::net("configuring libtorch threads"))?;
     let ui = Ui::new(options);
-    let mut events = run.event_writer("selfplay")?;
+    let mut events = EventWriter::for_run(run, "selfplay")?;
     let mut round = 0u64;
     while !ui.stopping() {
         // A process that lost the run's `open` lease (unrenewed past the
@@ -39,7 +40,7 @@ pub fn selfplay(open: &OpenRun, options: &RunOptions) -> Result<()> {
             continue;
         };
         if let Some(limit) = config.budget.games {
-            let played = list_games(&run.replay_folder(), config.rules.kind())
+            let played = list_games(&ReplayFolder::of_run(run), config.rules.kind())
                 .map_err(RunDirError::from)?
                 .len() as u64;
             if played >= limit {
@@ -77,7 +78,7 @@ pub fn trainer(open: &OpenRun, options: &RunOptions) -> Result<()> {
     let lease_check = || open.check_leases();
     prepare(run, config)?;
     let ui = Ui::new(options);
-    let mut events = run.event_writer("trainer")?;
+    let mut events = EventWriter::for_run(run, "trainer")?;
     let mut trainer = TrainerRole::open(run, config, open.upload_guard())?;
     let report = trainer.read_in_background()?;
     say_skipped(&report, &ui);
@@ -145,7 +146,7 @@ pub fn evaluate(open: &OpenRun, options: &RunOptions) -> Result<()> {
     configure_threads(&config.net.threads)
         .map_err(PipelineError::net("configuring libtorch threads"))?;
     let ui = Ui::new(options);
-    let mut events = run.event_writer("evaluate")?;
+    let mut events = EventWriter::for_run(run, "evaluate")?;
     while !ui.stopping() {
         open.check_leases()?;
         reconcile_best(run)?;

@@ -141,7 +141,7 @@ impl Workers<'_> {
         let started = Instant::now();
         let positions = AtomicU64::new(0);
         let last_best_check = Mutex::new(Instant::now());
-        let out_dir = run.replay_model_folder(self.generation);
+        let out_dir = ReplayFolder::of_model(run, self.generation);
         let stop = self.stop;
         let on_game = |game_positions: u64| {
             bar.inc(1);
