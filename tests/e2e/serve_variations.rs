@@ -2,14 +2,16 @@
 //! through chromedriver, as `serve.rs`), a variation and one within it are
 //! played from an earlier ply, the page is reloaded and shows them again,
 //! and a record saved with them is loaded back into a new game (a new game
-//! with nothing played is not kept: a reload then gets the server's own). The
-//! commands that read records (`sumito review`, `sumito analyse --record`,
+//! with nothing played is not kept: a reload then gets the server's own). A
+//! reload also seats the same players again and goes on with the clocks'
+//! time left. The commands that read records (`sumito review`, `sumito analyse --record`,
 //! `sumito render --record`) take one with variations. A screenshot of the
 //! page after the reload is written to the test's scratch folder
 //! (`CARGO_TARGET_TMPDIR`).
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 use fantoccini::Client;
 
@@ -258,6 +260,83 @@ async fn variations_come_back_after_a_reload_and_travel_in_a_saved_record() {
         true.into(),
     )
     .await;
+    client.close().await.unwrap();
+}
+
+/// The time left on each seat's clock as the page shows it now, in ms.
+async fn clocks_shown(client: &Client) -> Vec<f64> {
+    let left = script(
+        client,
+        "return state.seats.map((seat, index) => clockLeft(index));",
+    )
+    .await;
+    left.as_array()
+        .unwrap()
+        .iter()
+        .map(|ms| ms.as_f64().expect("a timed game"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_seats_the_same_players_and_goes_on_with_the_clocks() {
+    let (_server, url) = start_server(&["--no-model"]);
+    let (client, _chromium) = open_page(&url, 1366, 900, "black to move").await;
+    // The person as Black against greedy (the server's own game is against
+    // alphabeta:depth=2, untimed), five minutes and 2 s a push-off.
+    select(&client, "#opponent", "greedy").await;
+    script(
+        &client,
+        "document.querySelector('#minutes').value = '5'; document.querySelector('#increment').value = '2';",
+    )
+    .await;
+    click(&client, "[data-testid=new-game]").await;
+    let seated = "JSON.stringify([state.seats.map((seat) => seat.request), state.clock])";
+    let asked = r#"[[{"kind":"human","name":"you"},{"kind":"classical","spec":"greedy"}],{"minutes":5,"increment_seconds":2}]"#;
+    wait_value(&client, seated, asked.into()).await;
+    type_move(&client, "A1B2\n").await;
+    wait_value(&client, "state.history.length", 2.into()).await;
+    // Black's clock runs three seconds down before the reload.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let before = clocks_shown(&client).await;
+    assert!(before[0] < 298_000.0, "Black's clock runs: {before:?}");
+
+    client.refresh().await.unwrap();
+    wait_value(
+        &client,
+        "state.history.length === 2 && state.history[0].text",
+        "A1B2".into(),
+    )
+    .await;
+    wait_value(&client, seated, asked.into()).await;
+    let players = script(&client, "return state.seats.map((seat) => seat.player);").await;
+    assert_eq!(players, serde_json::json!(["you", "greedy"]));
+    // Each clock goes on from the time it had (Black's, which runs, from
+    // the moment the page went), not from a fresh five minutes.
+    let after = clocks_shown(&client).await;
+    for (seat, (before, after)) in before.iter().zip(&after).enumerate() {
+        assert!(
+            (before - after).abs() < 1_500.0,
+            "seat {seat}: {before} ms left before the reload, {after} after"
+        );
+    }
+    // The form follows the game back, so that Start begins another alike.
+    let form = script(
+        &client,
+        "return ['opponent', 'minutes', 'increment'].map((id) => document.getElementById(id).value);",
+    )
+    .await;
+    assert_eq!(form, serde_json::json!(["greedy", "5", "2"]));
+    // Greedy is seated, not a name: it answers the next move, and the
+    // server's clock kept the time Black spent before the reload.
+    type_move(&client, "B1C2\n").await;
+    wait_value(&client, "state.history.length", 4.into()).await;
+    let black = script(&client, "return state.seats[0].clock_ms;").await;
+    let black = black.as_f64().unwrap();
+    assert!(
+        black < before[0],
+        "{black} ms left after the move, {} before the reload",
+        before[0]
+    );
     client.close().await.unwrap();
 }
 

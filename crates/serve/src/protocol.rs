@@ -15,7 +15,7 @@
 //! | `goto` | `ply`, `line` (optional: moves, each checked in the position it is played in) | shows the position after `ply` moves of the game, then the variation `line`; the line joins the game's tree of variations (the state's `variations`) |
 //! | `stop` | | ends the page's analysis or review in progress at once (its last update is its result) |
 //! | `analyse` (or `analyze`, its old spelling, still read) | `simulations` (optional), `position` (optional position text) | searches the shown (or given) position with the model |
-//! | `load` | `record` (a Sumito record, or Aba-Pro moves one per line or separated by spaces) | replaces the game, its variations included |
+//! | `load` | `record` (a Sumito record, or Aba-Pro moves one per line or separated by spaces); `seats` and `clock` as `new_game`'s and `clock_ms` (milliseconds left on each seat's clock), all optional | replaces the game, its variations included; every seat a person, unless `seats` seats the players again (a reload restores its game so) |
 //! | `save` | | asks for the game as a record, its variations included |
 //! | `review` | `simulations` (optional, per position) | the model reviews every move of the game |
 //! | `try_move` | `ply`, `text` | learn from your mistakes: the model judges `text` tried in place of move `ply` of the last review |
@@ -37,12 +37,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Who plays a seat, as the page asks for it.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+/// Who plays a seat, as the page asks for it (and as the state gives it
+/// back, for the page to seat the same players after a reload).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SeatRequest {
     Human {
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
     },
     /// A classical player from the page's menu (`crate::menu`).
@@ -53,15 +54,15 @@ pub enum SeatRequest {
     Model {
         /// Which of the server's models, by name (default: the first that
         /// plays this game).
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         simulations: Option<u32>,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         time_ms: Option<u64>,
         /// A strength level, 1 to 10: its simulations and move choice
         /// (`sumito_game::level`), in place of `simulations` and `time_ms`.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         level: Option<u32>,
     },
 }
@@ -114,6 +115,17 @@ pub enum ClientMessage {
     },
     Load {
         record: String,
+        /// The players of the record's seats, as `new_game` asks for
+        /// them; without them every seat is a person.
+        #[serde(default)]
+        seats: Option<Vec<SeatRequest>>,
+        /// The time control, as `new_game`'s.
+        #[serde(default)]
+        clock: Option<ClockRequest>,
+        /// Milliseconds left on each seat's clock (with `clock`; without,
+        /// each seat has the time control's full time).
+        #[serde(default)]
+        clock_ms: Option<Vec<u64>>,
     },
     Save {},
     Review {
@@ -125,6 +137,19 @@ pub enum ClientMessage {
         ply: usize,
         text: String,
     },
+}
+
+#[cfg(test)]
+impl ClientMessage {
+    /// `load` of `record` alone: every seat a person, no clock.
+    pub(crate) fn load(record: String) -> ClientMessage {
+        ClientMessage::Load {
+            record,
+            seats: None,
+            clock: None,
+            clock_ms: None,
+        }
+    }
 }
 
 /// What stands on one cell.
@@ -152,6 +177,9 @@ pub struct SeatView {
     pub marbles: u32,
     /// Milliseconds left on its clock, if the game is timed.
     pub clock_ms: Option<u64>,
+    /// The seat as `new_game` asks for it: the page keeps it, and a
+    /// reload's `load` sends it back to seat the same player.
+    pub request: SeatRequest,
 }
 
 /// One legal move: its text, the cells it picks up and where each goes.
@@ -211,6 +239,10 @@ pub struct StateView {
     pub cursor: usize,
     pub board: Vec<CellView>,
     pub seats: Vec<SeatView>,
+    /// The game's time control, if it is timed (a reload's `load` sends
+    /// it back, with the time left on each clock). Boxed, as the state is
+    /// the largest message and an untimed game's is one word the larger.
+    pub clock: Option<Box<ClockRequest>>,
     pub to_move: usize,
     /// Whether a person is to move at the end of the game so far.
     pub human_to_move: bool,
@@ -547,6 +579,7 @@ mod tests {
             "simulations",
             "position",
             "record",
+            "clock_ms",
             "extra",
         ]);
         (kind, prop::collection::vec((field, value), 0..4)).prop_map(|(kind, fields)| {

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use sumito_arena::match_start::default_layouts;
 use sumito_arena::record::{GameRecord, Start, Variation};
 use sumito_arena::record_format::format_of;
-use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition, SEAT_NAMES};
+use sumito_engine::general::{
+    GeneralLayout, GeneralMove, GeneralPosition, GeneralRules, SEAT_NAMES,
+};
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::{Position, Rules};
 use sumito_game::GameKind;
@@ -40,6 +42,9 @@ enum Seat {
     /// it thinks on another thread.
     Player {
         name: String,
+        /// The seat as `new_game` asks for it (its model named), for the
+        /// page to seat the same player after a reload.
+        request: SeatRequest,
         player: Option<SeatPlayer>,
         /// The longest it may think about a move.
         limit: Duration,
@@ -52,6 +57,79 @@ enum Seat {
         /// player's table is held with the game).
         search_mb: u32,
     },
+}
+
+impl Seat {
+    /// Who plays it, as the page and the record name the player.
+    fn name(&self) -> String {
+        match self {
+            Seat::Human(name) | Seat::Player { name, .. } => name.clone(),
+        }
+    }
+
+    /// The seat as `new_game` asks for it.
+    fn request(&self) -> SeatRequest {
+        match self {
+            Seat::Human(name) => SeatRequest::Human {
+                name: Some(name.clone()),
+            },
+            Seat::Player { request, .. } => request.clone(),
+        }
+    }
+}
+
+/// Each seat's time on `clock` in a game at `position`: the time control's
+/// full time, or the milliseconds `left` that the page kept (a reload),
+/// each at most what the clock can hold there (its full time and the
+/// increments of the seat's push-offs). Refused where the time control is
+/// out of range, or `left` is given without one, for another number of
+/// seats, or above what a clock can hold.
+fn clocks_left(
+    clock: Option<ClockRequest>,
+    left: Option<&[u64]>,
+    position: &GeneralPosition,
+    seats: usize,
+) -> Result<Vec<Duration>, String> {
+    let Some(clock) = clock else {
+        return match left {
+            Some(_) => Err("clock_ms: the time left is given without a clock".into()),
+            None => Ok(vec![Duration::ZERO; seats]),
+        };
+    };
+    if !(clock.minutes > 0.0
+        && clock.minutes <= 600.0
+        && (0.0..=3600.0).contains(&clock.increment_seconds))
+    {
+        return Err("clock: minutes must be in (0, 600] and increment_seconds in [0, 3600]".into());
+    }
+    let full = Duration::from_secs_f64(clock.minutes * 60.0);
+    let Some(left) = left else {
+        return Ok(vec![full; seats]);
+    };
+    if left.len() != seats {
+        return Err(format!(
+            "clock_ms: {} clocks given, the game seats {seats} players",
+            left.len()
+        ));
+    }
+    left.iter()
+        .enumerate()
+        .map(|(seat, &ms)| {
+            let most = full
+                + Duration::from_secs_f64(
+                    clock.increment_seconds * f64::from(position.seat_score(seat)),
+                );
+            let time = Duration::from_millis(ms);
+            if time > most {
+                return Err(format!(
+                    "clock_ms: seat {} has {ms} ms left, more than its clock holds ({} ms)",
+                    seat + 1,
+                    most.as_millis()
+                ));
+            }
+            Ok(time)
+        })
+        .collect()
 }
 
 /// The game's last review and what it judged: the positions (under the
@@ -358,29 +436,11 @@ impl GameSession {
                 Ok::<_, String>(table)
             })
             .transpose()?;
-        let seat_models = seats
-            .iter()
-            .enumerate()
-            .map(|(index, seat)| match seat {
-                SeatRequest::Model {
-                    model: Some(name), ..
-                } => self
-                    .models
-                    .named(name)
-                    .map(Some)
-                    .map_err(|err| format!("seat {}: {err}", index + 1)),
-                SeatRequest::Model { model: None, .. } => self
-                    .models
-                    .for_game(
-                        layout,
-                        asked_table.as_ref().unwrap_or(&RulesTable::default()),
-                    )
-                    .or_else(|| self.models.list().first().cloned())
-                    .map(Some)
-                    .ok_or_else(|| NO_MODEL.to_string()),
-                _ => Ok(None),
-            })
-            .collect::<Result<Vec<_>, String>>()?;
+        let seat_models = self.seat_models(
+            layout,
+            asked_table.as_ref().unwrap_or(&RulesTable::default()),
+            seats,
+        )?;
         let game_model = seat_models.iter().flatten().next().cloned();
         let model_game = game_model.as_ref().and_then(|model| model.model_game());
         let table: RulesTable = match (asked_table, &model_game) {
@@ -394,27 +454,96 @@ impl GameSession {
         let (rules, setup) = table.resolve(layout).map_err(|err| err.to_string())?;
         let start = setup.start(&rules).map_err(|err| err.to_string())?;
         let seat_count = rules.seating.seats();
+        let plain = !table.is_general() && matches!(layout, GeneralLayout::Two(_));
+        let clocks = clocks_left(clock, None, &start, seat_count)?;
+        let (made, memory_mb) = self.seat_players(layout, &rules, plain, seats, &seat_models)?;
+        self.reserve(memory_mb)?;
+        self.record = GameRecord {
+            start: Start::Layout(layout),
+            rules: table,
+            players: made.iter().map(Seat::name).collect(),
+            opening_plies: 0,
+            moves: Vec::new(),
+            variations: Vec::new(),
+            result: None,
+        };
+        self.variations.clear();
+        self.seats = made;
+        self.model = game_model.or_else(|| self.models.for_game(layout, &self.record.rules));
+        self.positions = vec![start];
+        self.moves.clear();
+        self.wins.clear();
+        self.thinks.clear();
+        self.show_end();
+        self.start_clocks(clock, clocks);
+        Ok(())
+    }
+
+    /// Sets the time control and each seat's time on it, running from now,
+    /// for a game starting or loaded: not over, and not reviewed yet.
+    fn start_clocks(&mut self, clock: Option<ClockRequest>, clocks: Vec<Duration>) {
+        self.clock = clock;
+        self.clocks = clocks;
+        self.turn_started = Instant::now();
+        self.ended = None;
+        self.reviewed = None;
+    }
+
+    /// The model of each model seat of `seats`: the one it names, else the
+    /// first that plays on `layout` under `table` (else the server's first).
+    fn seat_models(
+        &self,
+        layout: GeneralLayout,
+        table: &RulesTable,
+        seats: &[SeatRequest],
+    ) -> Result<Vec<Option<Arc<dyn Model>>>, String> {
+        seats
+            .iter()
+            .enumerate()
+            .map(|(index, seat)| match seat {
+                SeatRequest::Model {
+                    model: Some(name), ..
+                } => self
+                    .models
+                    .named(name)
+                    .map(Some)
+                    .map_err(|err| format!("seat {}: {err}", index + 1)),
+                SeatRequest::Model { model: None, .. } => self
+                    .models
+                    .for_game(layout, table)
+                    .or_else(|| self.models.list().first().cloned())
+                    .map(Some)
+                    .ok_or_else(|| NO_MODEL.to_string()),
+                _ => Ok(None),
+            })
+            .collect()
+    }
+
+    /// The players of `seats` in a game on `layout` under `rules` (`plain`:
+    /// the plain two-player game), each model seat's model taken from
+    /// `seat_models`, and the memory their tables hold. Refused, naming the
+    /// seat, where the seats are not the layout's number, a model does not
+    /// play under `rules`, or a seat asks for what a page may not.
+    fn seat_players(
+        &self,
+        layout: GeneralLayout,
+        rules: &GeneralRules,
+        plain: bool,
+        seats: &[SeatRequest],
+        seat_models: &[Option<Arc<dyn Model>>],
+    ) -> Result<(Vec<Seat>, u32), String> {
+        let seat_count = rules.seating.seats();
         if seats.len() != seat_count {
             return Err(format!(
                 "{} seats given, the layout {layout} seats {seat_count} players",
                 seats.len()
             ));
         }
-        let plain = !table.is_general() && matches!(layout, GeneralLayout::Two(_));
         // Every model seated plays under its own rules: the game's.
         for model in seat_models.iter().flatten() {
-            check_model_rules(model.as_ref(), layout, &rules)?;
+            check_model_rules(model.as_ref(), layout, rules)?;
         }
         let mut made = Vec::new();
-        if let Some(clock) = clock
-            && !(clock.minutes > 0.0
-                && clock.minutes <= 600.0
-                && (0.0..=3600.0).contains(&clock.increment_seconds))
-        {
-            return Err(
-                "clock: minutes must be in (0, 600] and increment_seconds in [0, 3600]".into(),
-            );
-        }
         let mut memory_mb = 0;
         for (index, request) in seats.iter().enumerate() {
             let seed = self.seed ^ index as u64;
@@ -431,6 +560,7 @@ impl GameSession {
                     memory_mb += chosen.memory_mb;
                     Seat::Player {
                         name: chosen.spec,
+                        request: request.clone(),
                         player: Some(player),
                         limit: CLASSICAL_THINK_LIMIT,
                         searches: chosen.searches,
@@ -444,7 +574,7 @@ impl GameSession {
                     level,
                     ..
                 } => {
-                    let model = seat_models[index].clone().ok_or(NO_MODEL)?;
+                    let model = seat_models.get(index).cloned().flatten().ok_or(NO_MODEL)?;
                     let level = level
                         .map(sumito_game::level::level)
                         .transpose()
@@ -452,13 +582,21 @@ impl GameSession {
                     let budget = seat_budget(*simulations, *time_ms);
                     let mut player = model.model_seat(budget, level, seed)?;
                     player.set_stop(self.stop.clone());
-                    let model = model.model_name().unwrap_or_else(|| "model".into());
+                    let name = model.model_name();
+                    let shown = name.clone().unwrap_or_else(|| "model".into());
                     Seat::Player {
                         name: match level {
                             Some(level) => {
-                                format!("{model} (level {}, {})", level.number, level.name)
+                                format!("{shown} (level {}, {})", level.number, level.name)
                             }
-                            None => model,
+                            None => shown,
+                        },
+                        // The model named: a reload seats the same one.
+                        request: SeatRequest::Model {
+                            model: name,
+                            simulations: *simulations,
+                            time_ms: *time_ms,
+                            level: level.map(|level| level.number),
                         },
                         player: Some(player),
                         limit: MODEL_THINK_LIMIT,
@@ -471,51 +609,26 @@ impl GameSession {
                 }
             });
         }
-        // The new game's players must fit the server's budget beside the
-        // other pages'; the old game's share is given back first, and taken
-        // again if the new one does not fit (the old game goes on).
+        Ok((made, memory_mb))
+    }
+
+    /// Holds `memory_mb` for the game's players beside the other pages':
+    /// the old game's share is given back first, and taken again if the
+    /// new one does not fit (the old game goes on).
+    fn reserve(&mut self, memory_mb: u32) -> Result<(), String> {
         let old_mb = self.reserved_mb;
         self.reservation = None;
         match self.policy.memory.reserve(memory_mb) {
             Ok(reservation) => {
                 self.reservation = Some(reservation);
                 self.reserved_mb = memory_mb;
+                Ok(())
             }
             Err(message) => {
                 self.reservation = self.policy.memory.reserve(old_mb).ok();
-                return Err(message);
+                Err(message)
             }
         }
-        self.record = GameRecord {
-            start: Start::Layout(layout),
-            rules: table,
-            players: made
-                .iter()
-                .map(|seat| match seat {
-                    Seat::Human(name) => name.clone(),
-                    Seat::Player { name, .. } => name.clone(),
-                })
-                .collect(),
-            opening_plies: 0,
-            moves: Vec::new(),
-            variations: Vec::new(),
-            result: None,
-        };
-        self.variations.clear();
-        self.seats = made;
-        self.model = game_model.or_else(|| self.models.for_game(layout, &self.record.rules));
-        self.positions = vec![start];
-        self.moves.clear();
-        self.wins.clear();
-        self.thinks.clear();
-        self.show_end();
-        self.clock = clock;
-        self.clocks =
-            vec![Duration::from_secs_f64(clock.map_or(0.0, |c| c.minutes * 60.0)); seat_count];
-        self.turn_started = Instant::now();
-        self.ended = None;
-        self.reviewed = None;
-        Ok(())
     }
 
     /// Whether the game (so far) is over.
@@ -722,8 +835,13 @@ impl GameSession {
             // Nothing runs between messages: a stop ends a search in
             // progress only (the server's search loops).
             ClientMessage::Stop {} => Ok(None),
-            ClientMessage::Load { record } => {
-                self.load(&record)?;
+            ClientMessage::Load {
+                record,
+                seats,
+                clock,
+                clock_ms,
+            } => {
+                self.load_seated(&record, seats.as_deref(), clock, clock_ms.as_deref())?;
                 Ok(None)
             }
             ClientMessage::Save {} => Ok(Some(ServerMessage::Record { text: self.save() })),
@@ -893,8 +1011,25 @@ impl GameSession {
     }
 
     /// Replaces the game with a record: Sumito's record format (or an
-    /// older one), or plain Aba-Pro moves from the Standard start.
+    /// older one), or plain Aba-Pro moves from the Standard start. A loaded
+    /// game is for reading and analysis: every seat a person, no clock.
     pub fn load(&mut self, text: &str) -> Result<(), String> {
+        self.load_seated(text, None, None, None)
+    }
+
+    /// Replaces the game with a record (as [`GameSession::load`]), its
+    /// seats played by `seats` (as `new_game` asks for them; every seat a
+    /// person without them) on the time control `clock`, with the time
+    /// `clock_ms` left on each seat's clock: how a reload restores its
+    /// game. Everything is checked as `new_game` checks it, and nothing
+    /// changes where anything is refused.
+    pub fn load_seated(
+        &mut self,
+        text: &str,
+        seats: Option<&[SeatRequest]>,
+        clock: Option<ClockRequest>,
+        clock_ms: Option<&[u64]>,
+    ) -> Result<(), String> {
         let text = text.trim_start();
         let record = if format_of(text).is_some() {
             GameRecord::<GeneralPosition>::parse(text).map_err(|err| err.to_string())?
@@ -956,38 +1091,68 @@ impl GameSession {
         }
         let mut record = record;
         let positions = record.positions()?;
-        let seats = positions[0].rules().seating.seats();
+        let rules = *positions[0].rules();
+        let seat_count = rules.seating.seats();
         let layout = match &record.start {
             Start::Layout(layout) => *layout,
             Start::Position(_) => GeneralLayout::Two(sumito_engine::Layout::Standard),
         };
-        // A loaded game is for reading and analysis: every seat a person,
-        // and no player holds memory.
-        self.reservation = None;
-        self.reserved_mb = 0;
-        self.seats = (0..seats)
-            .map(|s| {
-                Seat::Human(
-                    record
-                        .players
-                        .get(s)
-                        .cloned()
-                        .unwrap_or_else(|| SEAT_NAMES[s].into()),
-                )
-            })
-            .collect();
+        let last = *positions.last().expect("a game has its start");
+        let clocks = clocks_left(clock, clock_ms, &last, seat_count)?;
+        let (made, memory_mb, seat_model) = match seats {
+            // Without players every seat is a person, holding no memory.
+            None => (
+                (0..seat_count)
+                    .map(|s| {
+                        Seat::Human(
+                            record
+                                .players
+                                .get(s)
+                                .cloned()
+                                .unwrap_or_else(|| SEAT_NAMES[s].into()),
+                        )
+                    })
+                    .collect(),
+                0,
+                None,
+            ),
+            Some(seats) => {
+                let seat_models = self.seat_models(layout, &record.rules, seats)?;
+                let plain = !record.rules.is_general() && matches!(layout, GeneralLayout::Two(_));
+                let (made, memory_mb) =
+                    self.seat_players(layout, &rules, plain, seats, &seat_models)?;
+                let seat_model = seat_models.into_iter().flatten().next();
+                (made, memory_mb, seat_model)
+            }
+        };
+        self.reserve(memory_mb)?;
+        if seats.is_some() {
+            record.players = made.iter().map(Seat::name).collect();
+        }
+        self.seats = made;
+        // The players seated again have seen the game's moves, as players
+        // seated from its start would have.
+        for (before, &mv) in positions.iter().zip(&record.moves) {
+            for seat in &mut self.seats {
+                if let Seat::Player {
+                    player: Some(player),
+                    ..
+                } = seat
+                {
+                    player.observe(before, mv);
+                }
+            }
+        }
         self.moves = record.moves.clone();
         self.variations = std::mem::take(&mut record.variations);
         self.wins = vec![None; record.moves.len()];
         self.thinks = vec![None; record.moves.len()];
         self.positions = positions;
         self.show_end();
-        self.clock = None;
-        self.clocks = vec![Duration::ZERO; seats];
-        self.ended = None;
-        self.reviewed = None;
-        // Analysed by the model of its game, if the server has one.
-        self.model = self.models.for_game(layout, &record.rules);
+        self.start_clocks(clock, clocks);
+        // Analysed by its seats' model, else the model of its game, if the
+        // server has one.
+        self.model = seat_model.or_else(|| self.models.for_game(layout, &record.rules));
         self.record = record;
         Ok(())
     }

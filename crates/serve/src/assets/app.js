@@ -7,6 +7,8 @@ const SPACING = 44, ROW_H = SPACING * 0.8660254, MARGIN = 20;
 const ORIGIN_X = MARGIN + 2.5 * SPACING, ORIGIN_Y = 20 + SPACING + 8 * ROW_H;
 const NS = "http://www.w3.org/2000/svg";
 let socket, state = null, selection = [], flipped = false, analysis = null, pvStep = -1;
+// When the last state came (the clock that runs counts from it).
+let stateAt = 0;
 // Analysis messages received (they stream while a search grows).
 let analysisUpdates = 0;
 
@@ -41,10 +43,12 @@ function connect() {
     const message = JSON.parse(event.data);
     if (message.type === "state") {
       // A game's settings fill the form when it starts (the server's first
-      // game, a model's own), so that Start begins another alike.
-      if (!state || (message.history.length === 0 && state.history.length > 0)) syncForm(message);
+      // game, a model's own) or comes back after a reload, so that Start
+      // begins another alike.
+      if (!state || restoreAsked || (message.history.length === 0 && state.history.length > 0)) syncForm(message);
+      restoreAsked = null;
       const moved = !state || state.position !== message.position;
-      state = message; selection = []; say(""); noteState(message); render();
+      state = message; stateAt = performance.now(); selection = []; say(""); noteState(message); render();
       // The panel shows only an analysis of the shown position (after a
       // new game or a move, the last one is of another).
       if (!analysis || analysis.position !== state.position) clearAnalysis();
@@ -61,7 +65,12 @@ function connect() {
     else if (message.type === "review") { showReview(message); }
     else if (message.type === "tried") { showTried(message); }
     else if (message.type === "record") { keptRecord(message.text); }
-    else if (message.type === "error") { pending = false; say(message.message); reviewError(message.message); }
+    else if (message.type === "error") {
+      pending = false; say(message.message); reviewError(message.message);
+      // The kept players refused (a model the server no longer has): the
+      // game comes back with every seat a person.
+      if (restoreAsked) { send({ type: "load", record: restoreAsked }); restoreAsked = null; }
+    }
   };
 }
 
@@ -210,13 +219,22 @@ function clock(ms) {
   return s < 10 ? s.toFixed(1) : `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
 }
 
+// The time left on seat `index`'s clock now (none in an untimed game): the
+// server's figure, less the time since it came for the seat whose clock runs.
+function clockLeft(index) {
+  const ms = state.seats[index].clock_ms;
+  if (ms === null || ms === undefined) return null;
+  const runs = !state.result && index === state.to_move;
+  return runs ? Math.max(0, ms - (performance.now() - stateAt)) : ms;
+}
+
 function renderSeats() {
   $("seats").innerHTML = "";
   state.seats.forEach((seat, index) => {
     const div = document.createElement("div");
     div.className = "seat" + (index === state.to_move && !state.result ? " to-move" : "");
     div.dataset.seat = index;
-    div.textContent = `${seat.colour}: ${seat.player} — off ${seat.side_score}/${seat.target}, ${seat.marbles} marbles ${clock(seat.clock_ms)}`;
+    div.textContent = `${seat.colour}: ${seat.player} — off ${seat.side_score}/${seat.target}, ${seat.marbles} marbles ${clock(clockLeft(index))}`;
     $("seats").appendChild(div);
   });
 }
@@ -238,22 +256,41 @@ function showRecord(text) {
 // ---- the game kept across a reload ----
 
 // A reload opens a new page, to which the server gives a new game: so the
-// page keeps its game's record, variations included, in the tab's
-// sessionStorage (asked for again whenever the game or its variations
-// change), and loads it back when the server's first state comes. The
-// tab's, not localStorage: another tab, or the page opened on another day,
-// starts a game of its own. A kept game comes back as a loaded record does:
-// its seats are people, for reading, analysis and variations. (Asked for
-// between searches only: any message ends an analysis in progress.)
-const KEPT = "sumito-game";
+// page keeps its game in the tab's sessionStorage and loads it back when
+// the server's first state comes: its record, variations included (asked
+// for again whenever the game or its variations change), and beside it
+// the seats as `new_game` asks for them, the time control and the time
+// left on each clock (with every state, and as the page goes). The load
+// seats the same players again, and the clocks go on from the time kept;
+// the server checks them as it checks a new game. The tab's storage, not
+// localStorage: another tab, or the page opened on another day, starts a
+// game of its own. (Asked for between searches only: any message ends an
+// analysis in progress.)
+const KEPT = "sumito-game", KEPT_SEATS = "sumito-seats";
 let restoring = true, keptKey = null, recordAsked = false;
+// The record of a restore that seats players, until the server answers
+// it (refused, the record is loaded again with every seat a person).
+let restoreAsked = null;
 function keepGame() {
   if (restoring) {
     restoring = false;
-    let kept = null;
-    try { kept = sessionStorage.getItem(KEPT); } catch (err) { /* storage off: nothing kept */ }
-    if (kept) { send({ type: "load", record: kept }); return; }
+    let kept = null, seated = null;
+    try {
+      kept = sessionStorage.getItem(KEPT);
+      seated = JSON.parse(sessionStorage.getItem(KEPT_SEATS));
+    } catch (err) { /* storage off or spoilt: the record alone, if any */ }
+    if (kept) {
+      const message = { type: "load", record: kept };
+      if (seated && Array.isArray(seated.seats)) {
+        message.seats = seated.seats;
+        if (seated.clock) { message.clock = seated.clock; message.clock_ms = seated.clock_ms; }
+        restoreAsked = kept;
+      }
+      send(message);
+      return;
+    }
   }
+  keepSeats();
   const key = JSON.stringify([state.layout, state.rules, state.seats.map((seat) => seat.player),
     state.history.map((ply) => ply.text), state.variations, state.result]);
   if (key === keptKey) return;
@@ -261,11 +298,19 @@ function keepGame() {
   // A game with nothing played yet is not kept: a reload then gets the
   // server's new game, its players seated.
   if (!state.history.length && !state.variations.length) {
-    try { sessionStorage.removeItem(KEPT); } catch (err) { /* storage off */ }
+    try { sessionStorage.removeItem(KEPT); sessionStorage.removeItem(KEPT_SEATS); } catch (err) { /* storage off */ }
     return;
   }
   send({ type: "save" });
 }
+// The seats and the clocks as they are now (the running clock as it reads).
+function keepSeats() {
+  if (!state || restoring || restoreAsked) return;
+  const kept = { seats: state.seats.map((seat) => seat.request), clock: state.clock };
+  if (state.clock) kept.clock_ms = state.seats.map((seat, index) => Math.round(clockLeft(index)));
+  try { sessionStorage.setItem(KEPT_SEATS, JSON.stringify(kept)); } catch (err) { /* storage full or off */ }
+}
+window.addEventListener("pagehide", keepSeats);
 // A record from the server: kept for a reload, and shown when the person
 // asked for it (Save).
 function keptRecord(text) {
@@ -387,6 +432,14 @@ function syncForm(game) {
   } else {
     syncModelFit();
   }
+  // A classical opponent by its spec, where the menu offers it.
+  const classical = game.seats.map((seat) => seat.request).find((request) => request.kind === "classical");
+  if (!seat && classical && [...$("opponent").options].some((option) => option.value === classical.spec)) {
+    $("opponent").value = classical.spec;
+    syncModelFit();
+  }
+  $("minutes").value = game.clock ? String(game.clock.minutes) : "0";
+  $("increment").value = game.clock ? String(game.clock.increment_seconds) : "0";
   const you = String(game.seats.findIndex((seat) => seat.human));
   if (game.seats.every((seat) => seat.human)) $("opponent").value = "human";
   else if ([...$("colour").options].some((option) => option.value === you)) $("colour").value = you;
@@ -472,10 +525,6 @@ $("new-game-form").addEventListener("submit", (event) => {
   send(message);
 });
 // The clocks tick between the server's states.
-setInterval(() => {
-  if (!state || state.result) return;
-  const seat = state.seats[state.to_move];
-  if (seat && seat.clock_ms !== null && seat.clock_ms !== undefined) { seat.clock_ms -= 200; renderSeats(); }
-}, 200);
+setInterval(() => { if (state && state.clock && !state.result) renderSeats(); }, 200);
 
 connect();

@@ -28,6 +28,16 @@ pub(super) fn trained_session() -> GameSession {
     )))))
 }
 
+/// A seat of the first model that plays the game, at strength `level`.
+fn model_at(level: u32) -> SeatRequest {
+    SeatRequest::Model {
+        model: None,
+        simulations: None,
+        time_ms: None,
+        level: Some(level),
+    }
+}
+
 fn people(n: usize) -> Vec<SeatRequest> {
     (0..n).map(|_| SeatRequest::Human { name: None }).collect()
 }
@@ -186,7 +196,7 @@ fn records_save_and_load_in_both_formats_and_as_aba_pro_lists() {
     );
     assert!(text.contains("seats: "), "{text}");
     let mut other = session();
-    other.handle(ClientMessage::Load { record: text }).unwrap();
+    other.handle(ClientMessage::load(text)).unwrap();
     assert_eq!(other.state().position, game.state().position);
     other
         .handle(ClientMessage::Goto {
@@ -197,25 +207,19 @@ fn records_save_and_load_in_both_formats_and_as_aba_pro_lists() {
     assert_eq!(other.state().cursor, 1);
     // A plain list of Aba-Pro moves, with move numbers.
     other
-        .handle(ClientMessage::Load {
-            record: "1. A1B2 I5H5\n2. B1C2".into(),
-        })
+        .handle(ClientMessage::load("1. A1B2 I5H5\n2. B1C2".into()))
         .unwrap();
     assert_eq!(other.state().position, game.state().position);
     let err = other
-        .handle(ClientMessage::Load {
-            record: "A1B2 A1B2".into(),
-        })
+        .handle(ClientMessage::load("A1B2 A1B2".into()))
         .unwrap_err();
     assert!(err.contains("move 2"), "{err}");
     // An older two-player record loads too.
     other
-        .handle(ClientMessage::Load {
-            record: format!(
-                "{}\nlayout: standard\nmoves:\nA1B2\nI5H5\nB1C2\nresult: *\n",
-                sumito_arena::record_format::TWO_PLAYER_RECORD_MAGIC_V1
-            ),
-        })
+        .handle(ClientMessage::load(format!(
+            "{}\nlayout: standard\nmoves:\nA1B2\nI5H5\nB1C2\nresult: *\n",
+            sumito_arena::record_format::TWO_PLAYER_RECORD_MAGIC_V1
+        )))
         .unwrap();
     assert_eq!(other.state().position, game.state().position);
     // A game of the general game saves in the same format.
@@ -237,7 +241,7 @@ fn records_save_and_load_in_both_formats_and_as_aba_pro_lists() {
         text.starts_with(sumito_arena::record_format::GAME_RECORD_MAGIC),
         "{text}"
     );
-    other.handle(ClientMessage::Load { record: text }).unwrap();
+    other.handle(ClientMessage::load(text)).unwrap();
     assert_eq!(other.state().seats.len(), 3);
     assert_eq!(other.state().history.len(), 1);
 }
@@ -274,6 +278,145 @@ fn clocks_count_down_and_add_the_increment() {
         })
         .unwrap_err();
     assert!(err.contains("clock"), "{err}");
+}
+
+#[test]
+fn a_record_loaded_with_its_seats_and_clocks_goes_on_as_it_was_and_bad_ones_change_nothing() {
+    // A game as a page plays it: the model at level 3 against the person,
+    // one minute and 5 s a push-off.
+    let mut game = trained_session();
+    let clock = ClockRequest {
+        minutes: 1.0,
+        increment_seconds: 5.0,
+    };
+    game.handle(ClientMessage::NewGame {
+        layout: "standard".into(),
+        rules: None,
+        seats: vec![model_at(3), SeatRequest::Human { name: None }],
+        clock: Some(clock),
+    })
+    .unwrap();
+    player_turn(&mut game);
+    game.handle(ClientMessage::Move {
+        text: "I5H5".into(),
+    })
+    .unwrap();
+    // The state gives each seat back as `new_game` asks for it (the model
+    // named), and the time control, for the page to keep.
+    let state = game.state();
+    let seats: Vec<SeatRequest> = state.seats.iter().map(|s| s.request.clone()).collect();
+    assert_eq!(
+        seats,
+        [
+            SeatRequest::Model {
+                model: Some("uniform".into()),
+                simulations: None,
+                time_ms: None,
+                level: Some(3),
+            },
+            SeatRequest::Human {
+                name: Some("you".into())
+            },
+        ]
+    );
+    assert_eq!(state.clock, Some(Box::new(clock)));
+    let record = game.save();
+    let restore = |seats: Vec<SeatRequest>, clock: Option<ClockRequest>, left: Option<Vec<u64>>| {
+        ClientMessage::Load {
+            record: record.clone(),
+            seats: Some(seats),
+            clock,
+            clock_ms: left,
+        }
+    };
+    let mut other = trained_session();
+    other
+        .handle(restore(
+            seats.clone(),
+            Some(clock),
+            Some(vec![40_000, 50_000]),
+        ))
+        .unwrap();
+    let state = other.state();
+    assert_eq!(state.history.len(), 2);
+    let players: Vec<&str> = state.seats.iter().map(|s| s.player.as_str()).collect();
+    assert_eq!(players, ["uniform (level 3, casual)", "you"]);
+    assert_eq!(state.clock, Some(Box::new(clock)));
+    // Black's clock runs from the time kept; White's waits.
+    let black = state.seats[0].clock_ms.unwrap();
+    assert!((39_000..=40_000).contains(&black), "{black}");
+    assert_eq!(state.seats[1].clock_ms, Some(50_000));
+    // The model is seated again: it plays Black's move.
+    player_turn(&mut other);
+    assert_eq!(other.state().history.len(), 3);
+    assert!(other.state().human_to_move);
+
+    // Whatever the page sends is checked as a new game's is, and a refused
+    // load leaves the game as it was.
+    // (The clock that runs reads a little less at every look.)
+    let seen = |game: &GameSession| {
+        let state = game.state();
+        let seats: Vec<_> = state
+            .seats
+            .iter()
+            .map(|seat| (seat.player.clone(), seat.request.clone()))
+            .collect();
+        (state.position, state.history.len(), seats, state.clock)
+    };
+    let before = seen(&other);
+    let classical = |spec: &str| SeatRequest::Classical { spec: spec.into() };
+    let model = |name: &str| SeatRequest::Model {
+        model: Some(name.into()),
+        simulations: Some(100),
+        time_ms: None,
+        level: None,
+    };
+    for (message, says) in [
+        (
+            restore(seats.clone(), Some(clock), Some(vec![60_001, 0])),
+            "seat 1 has 60001 ms",
+        ),
+        (
+            restore(seats.clone(), Some(clock), Some(vec![1, 2, 3])),
+            "3 clocks given",
+        ),
+        (
+            restore(seats.clone(), None, Some(vec![1, 2])),
+            "without a clock",
+        ),
+        (
+            restore(
+                seats.clone(),
+                Some(ClockRequest {
+                    minutes: 1e9,
+                    increment_seconds: 0.0,
+                }),
+                None,
+            ),
+            "clock: minutes",
+        ),
+        (
+            restore(
+                vec![classical("alphabeta:depth=99"), classical("greedy")],
+                None,
+                None,
+            ),
+            "seat 1",
+        ),
+        (
+            restore(vec![model("nobody"), classical("greedy")], None, None),
+            "seat 1",
+        ),
+        (restore(people(3), None, None), "3 seats given"),
+    ] {
+        let err = other.handle(message).unwrap_err();
+        assert!(err.contains(says), "{says}: {err}");
+        assert_eq!(seen(&other), before, "{says}");
+    }
+    // Without seats the record loads as before: every seat a person.
+    other.handle(ClientMessage::load(record.clone())).unwrap();
+    assert!(other.state().seats.iter().all(|seat| seat.human));
+    assert_eq!(other.state().clock, None);
 }
 
 #[test]
@@ -494,15 +637,7 @@ fn the_model_plays_at_a_strength_level_the_page_offers() {
     let at = |level: u32| ClientMessage::NewGame {
         layout: "standard".into(),
         rules: None,
-        seats: vec![
-            SeatRequest::Model {
-                model: None,
-                simulations: None,
-                time_ms: None,
-                level: Some(level),
-            },
-            SeatRequest::Human { name: None },
-        ],
+        seats: vec![model_at(level), SeatRequest::Human { name: None }],
         clock: None,
     };
     game.handle(at(3)).unwrap();

@@ -231,10 +231,10 @@ fn the_candidates_put_the_move_the_search_plays_first_then_its_rating() {
 #[test]
 fn a_position_loaded_from_a_record_shows_the_push_off_it_allows() {
     let mut game = people_game(&[]);
-    game.handle(ClientMessage::Load {
-        record: "# sumito game record v2\nstart: wwwww/6/7/8/4b4/8/2b4/1b4/w4 b 0 0\nmoves:\nresult: *\n"
+    game.handle(ClientMessage::load(
+        "# sumito game record v2\nstart: wwwww/6/7/8/4b4/8/2b4/1b4/w4 b 0 0\nmoves:\nresult: *\n"
             .into(),
-    })
+    ))
     .unwrap();
     let state = game.state();
     let threats: Vec<(&str, &str, bool)> = state
@@ -298,16 +298,14 @@ fn every_line_shown_joins_the_tree_that_a_saved_record_keeps_and_a_loaded_one_br
         "{text}"
     );
     let mut other = super::tests::session();
-    other.handle(ClientMessage::Load { record: text }).unwrap();
+    other.handle(ClientMessage::load(text)).unwrap();
     let state = other.state();
     assert_eq!(lines_of(&state), lines);
     assert_eq!((state.history.len(), state.cursor), (3, 3));
     // A bad variation in a loaded record names its line and the game is
     // kept as it was.
     let bad = other.save().replace("G7F7 C4D4", "G7F7 I9H9");
-    let err = other
-        .handle(ClientMessage::Load { record: bad })
-        .unwrap_err();
+    let err = other.handle(ClientMessage::load(bad)).unwrap_err();
     assert!(
         err.starts_with("line 11: variation after ply 1: its move 2 (\"I9H9\", ply 3)"),
         "{err}"
@@ -396,10 +394,10 @@ fn a_game_keeps_at_most_max_variations_lines() {
     }
     let text = saved.replace("result: *", &format!("{more}result: *"));
     let err = people_game(&[])
-        .handle(ClientMessage::Load { record: text })
+        .handle(ClientMessage::load(text))
         .unwrap_err();
     assert!(err.contains("the record has 257 variations"), "{err}");
     let mut other = people_game(&[]);
-    other.handle(ClientMessage::Load { record: saved }).unwrap();
+    other.handle(ClientMessage::load(saved)).unwrap();
     assert_eq!(other.state().variations.len(), MAX_VARIATIONS);
 }

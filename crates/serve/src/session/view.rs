@@ -244,19 +244,18 @@ impl GameSession {
                     });
                     SeatView {
                         colour: SEAT_NAMES[seat],
-                        player: match &self.seats[seat] {
-                            Seat::Human(name) => name.clone(),
-                            Seat::Player { name, .. } => name.clone(),
-                        },
+                        player: self.seats[seat].name(),
                         human: matches!(self.seats[seat], Seat::Human(_)),
                         score: shown.seat_score(seat),
                         side_score: shown.side_score(side),
                         target: rules.target(side),
                         marbles: shown.marble_count(seat),
                         clock_ms,
+                        request: self.seats[seat].request(),
                     }
                 })
                 .collect(),
+            clock: self.clock.map(Box::new),
             to_move: shown.seat_to_move(),
             human_to_move,
             legal,
