@@ -1,11 +1,19 @@
 //! The server's search slots, shared fairly between pages. At most a number
 //! of searches run at once (`--max-searches`); when a slot frees, it goes to
-//! the waiting page that has searched least so far (its searches' time
-//! added up), not to the one that asked first. A review takes a slot for
-//! each position and gives it back between positions, so a page that asks
-//! for a short analysis while others review long games waits for one
-//! position's search at most, and two long reviews take turns.
-
+//! the waiting page whose search time is least, not to the one that asked
+//! first. A review takes a slot for each position and gives it back between
+//! positions, so a page that asks for a short analysis while others review
+//! long games waits for one position's search at most, and two long reviews
+//! take turns.
+//!
+//! A page's search time is not a plain sum: it fades (halved every
+//! [`USAGE_HALF_LIFE`]), and every second a page waits counts as a second
+//! less. Under a plain sum, a page that once played a long game against the
+//! model ranked behind every page that had searched less, and pages that
+//! came and went (each new one at zero) kept it waiting past a minute while
+//! all the slots stayed busy (seen in `sumito bench serve --soak`). Now a
+//! page's wait is bounded by its recent search time: it outranks a newcomer
+//! once it has waited as long as it recently searched.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -23,15 +31,46 @@ struct SlotsState {
     free: usize,
     /// The pages waiting, in the order they asked (ties go to the first).
     waiting: Vec<Waiter>,
-    /// The search time each page used so far.
-    used: HashMap<u64, Duration>,
+    /// The search time each page used, as it fades.
+    used: HashMap<u64, Usage>,
     next_page: u64,
 }
 
 #[derive(Debug)]
 struct Waiter {
     page: u64,
+    since: Instant,
     grant: oneshot::Sender<SlotPermit>,
+}
+
+/// How long it takes a page's counted search time to halve.
+pub const USAGE_HALF_LIFE: Duration = Duration::from_secs(20);
+
+/// A page's search time, fading from `at` on.
+#[derive(Debug, Clone, Copy)]
+struct Usage {
+    seconds: f64,
+    at: Instant,
+}
+
+impl Usage {
+    fn new(now: Instant) -> Usage {
+        Usage {
+            seconds: 0.0,
+            at: now,
+        }
+    }
+
+    /// The seconds still counted at `now`.
+    fn at(&self, now: Instant) -> f64 {
+        let faded = now.saturating_duration_since(self.at).as_secs_f64();
+        self.seconds * 0.5f64.powf(faded / USAGE_HALF_LIFE.as_secs_f64())
+    }
+
+    fn add(&mut self, searched: Duration, now: Instant) {
+        self.seconds = self.at(now) + searched.as_secs_f64();
+        self.at = now;
+    }
 }
 
 /// A page's place in the queue: its searches' time is counted under it, and
@@ -68,7 +107,7 @@ impl SearchSlots {
         let mut state = lock(&self.state);
         let page = state.next_page;
         state.next_page += 1;
-        state.used.insert(page, Duration::ZERO);
+        state.used.insert(page, Usage::new(Instant::now()));
         SlotUser {
             page,
             state: self.state.clone(),
@@ -85,14 +124,26 @@ fn lock(state: &Mutex<SlotsState>) -> std::sync::MutexGuard<'_, SlotsState> {
 }
 
 impl SlotsState {
-    /// Gives free slots to the waiting pages, the one that searched least
-    /// first. A grant whose page stopped waiting goes to the next.
+    /// A waiting page's rank (the least goes first): its faded search time
+    /// less the time it has waited.
+    fn rank(&self, waiter: &Waiter, now: Instant) -> f64 {
+        let used = self.used.get(&waiter.page).map_or(0.0, |used| used.at(now));
+        used - now.saturating_duration_since(waiter.since).as_secs_f64()
+    }
+
+    /// Gives free slots to the waiting pages, the least ranked first (ties
+    /// to the first that asked). A grant whose page stopped waiting goes to
+    /// the next.
     fn dispatch(&mut self, shared: &Arc<Mutex<SlotsState>>) {
+        let now = Instant::now();
         while self.free > 0 && !self.waiting.is_empty() {
             let next = (0..self.waiting.len())
-                .min_by_key(|&index| {
-                    let page = self.waiting[index].page;
-                    (self.used.get(&page).copied().unwrap_or_default(), index)
+                .min_by(|&a, &b| {
+                    let (a_rank, b_rank) = (
+                        self.rank(&self.waiting[a], now),
+                        self.rank(&self.waiting[b], now),
+                    );
+                    a_rank.total_cmp(&b_rank).then(a.cmp(&b))
                 })
                 .expect("a waiter");
             let waiter = self.waiting.remove(next);
@@ -120,6 +171,7 @@ impl SlotUser {
             let (grant, receiver) = oneshot::channel();
             state.waiting.push(Waiter {
                 page: self.page,
+                since: Instant::now(),
                 grant,
             });
             state.dispatch(&self.state);
@@ -133,13 +185,13 @@ impl SlotUser {
         }
     }
 
-    /// The search time this page used so far.
+    /// The search time this page used, as it counts now (faded).
     pub fn used(&self) -> Duration {
-        lock(&self.state)
+        let used = lock(&self.state)
             .used
             .get(&self.page)
-            .copied()
-            .unwrap_or_default()
+            .map_or(0.0, |used| used.at(Instant::now()));
+        Duration::from_secs_f64(used)
     }
 }
 
@@ -155,8 +207,9 @@ impl Drop for SlotPermit {
             return;
         };
         let mut state = lock(&shared);
+        let now = Instant::now();
         if let Some(used) = state.used.get_mut(&self.page) {
-            *used += self.granted.elapsed();
+            used.add(now.saturating_duration_since(self.granted), now);
         }
         state.free += 1;
         state.dispatch(&shared);
@@ -173,9 +226,9 @@ mod tests {
         let (reviewer, fresh) = (Arc::new(slots.user()), slots.user());
         // The reviewer searched for a while.
         let permit = reviewer.acquire().await;
-        tokio::time::sleep(Duration::from_millis(30)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
         drop(permit);
-        assert!(reviewer.used() >= Duration::from_millis(30));
+        assert!(reviewer.used() >= Duration::from_millis(95));
         // It holds the slot again; then it asks first for the next one, the
         // fresh page after it.
         let holding = reviewer.acquire().await;
@@ -203,6 +256,49 @@ mod tests {
             .expect("then the reviewer")
             .unwrap();
         drop(permit);
+    }
+
+    #[tokio::test]
+    async fn a_page_that_searched_long_is_not_kept_waiting_by_pages_that_come_and_go() {
+        let slots = Arc::new(SearchSlots::new(1));
+        let heavy = slots.user();
+        let permit = heavy.acquire().await;
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        drop(permit);
+        // Pages that come and go (each new, having searched nothing) keep
+        // the slot busy with short searches, one always waiting.
+        let churn = |slots: Arc<SearchSlots>| async move {
+            loop {
+                let page = slots.user();
+                let permit = page.acquire().await;
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                drop(permit);
+            }
+        };
+        let churning = [
+            tokio::spawn(churn(slots.clone())),
+            tokio::spawn(churn(slots.clone())),
+        ];
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        // The page that searched 150 ms outranks them once it has waited
+        // about as long, whatever they do.
+        let got = tokio::time::timeout(Duration::from_secs(2), heavy.acquire()).await;
+        for task in churning {
+            task.abort();
+        }
+        assert!(got.is_ok(), "the page that searched long never got a slot");
+    }
+
+    #[test]
+    fn search_time_fades_by_half_every_half_life() {
+        let start = Instant::now();
+        let mut used = Usage::new(start);
+        used.add(Duration::from_secs(8), start);
+        assert!((used.at(start) - 8.0).abs() < 1e-9);
+        assert!((used.at(start + USAGE_HALF_LIFE) - 4.0).abs() < 1e-9);
+        assert!((used.at(start + 2 * USAGE_HALF_LIFE) - 2.0).abs() < 1e-9);
+        used.add(Duration::from_secs(1), start + USAGE_HALF_LIFE);
+        assert!((used.at(start + USAGE_HALF_LIFE) - 5.0).abs() < 1e-9);
     }
 
     #[tokio::test]

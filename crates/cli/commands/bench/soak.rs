@@ -64,8 +64,8 @@ async fn answer(socket: &mut Socket, done: impl Fn(&Value) -> bool) -> anyhow::R
     let mut last = String::new();
     loop {
         let Ok(next) = tokio::time::timeout_at(deadline, socket.next()).await else {
-            let mut last = last;
-            last.truncate(300);
+            // Cut at a character, not a byte: a cut inside one would panic.
+            let last: String = last.chars().take(300).collect();
             bail!("no answer within a minute (the last message: {last})");
         };
         if let Message::Text(text) = next.context("the server closed the socket")?? {
@@ -151,6 +151,8 @@ async fn session(
     let (mut socket, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
     Counts::add(&counts.connections);
     let mut state = answer(&mut socket, |m| is_type(m, "state")).await?;
+    // Named in errors: which player kept a page waiting.
+    let mut opponent = "the first game's opponent".to_owned();
     for _ in 0..rng.random_range(5..40) {
         if Instant::now() > deadline {
             break;
@@ -158,14 +160,18 @@ async fn session(
         let roll = rng.random_range(0..100);
         let over = some_move(rng, &state).is_none();
         if over || roll < 12 {
-            send(&mut socket, &new_game(rng, model)).await?;
+            let game = new_game(rng, model);
+            opponent = game["seats"][1].to_string();
+            send(&mut socket, &game).await?;
             state = answer(&mut socket, |m| is_type(m, "state") || is_type(m, "error"))
                 .await
                 .context("a new game")?;
             Counts::add(&counts.games);
         } else if roll < 62 {
             let text = some_move(rng, &state).expect("the game goes on");
-            let reply = play(&mut socket, text, &state).await.context("a move")?;
+            let reply = play(&mut socket, text, &state)
+                .await
+                .with_context(|| format!("a move against {opponent}"))?;
             if is_type(&reply, "state") {
                 state = reply;
                 Counts::add(&counts.replies);
@@ -196,9 +202,9 @@ async fn session(
                 answer(&mut socket, ends_analysis)
                     .await
                     .context("an analysis cut short by a move")?;
-                let reply = reply_to_move(&mut socket, &state)
-                    .await
-                    .context("a move cutting an analysis short")?;
+                let reply = reply_to_move(&mut socket, &state).await.with_context(|| {
+                    format!("a move against {opponent} cutting an analysis short")
+                })?;
                 if is_type(&reply, "state") {
                     state = reply;
                 }
@@ -320,10 +326,20 @@ pub fn run(served: Arc<dyn Model>, model: bool, minutes: f64, pages: usize) -> a
             deadline,
         )));
         let mut samples = Vec::new();
+        // Ctrl-C ends the soak early, with the figures so far.
+        let interrupted = tokio::signal::ctrl_c();
+        tokio::pin!(interrupted);
         while Instant::now() < deadline {
             samples.extend(resident_mb());
             let left = deadline.saturating_duration_since(Instant::now());
-            tokio::time::sleep(SAMPLE_EVERY.min(left)).await;
+            tokio::select! {
+                _ = tokio::time::sleep(SAMPLE_EVERY.min(left)) => {}
+                _ = &mut interrupted => {
+                    eprintln!("soak: stopped early on a signal; the figures so far follow");
+                    tasks.iter().for_each(tokio::task::JoinHandle::abort);
+                    break;
+                }
+            }
         }
         for task in tasks {
             let _ = task.await;
