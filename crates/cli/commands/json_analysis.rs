@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use sumito_arena::player::Player;
 use sumito_arena::players::network::{Analysis, NetworkSearch, SearchBudget};
 use sumito_game::Board;
-use sumito_mcts::{EvalError, Evaluator, Game, PROBE_SIMULATIONS, SearchError};
+use sumito_mcts::{EvalError, Evaluator, Game, SearchError};
 use sumito_serve::menu::MODEL_PLANNED_SHARE;
 
 use answer::{AnswerParts, RawEvaluation, evaluate_raw};
@@ -126,11 +126,14 @@ fn error_answer(id: &Value, problem: &Problem, line: Option<u64>) -> Value {
 }
 
 /// The budget and time cap of the next part of a search that has run
-/// `done` simulations for `elapsed`. A query that asks for partial answers
-/// is searched in parts of its reports; a timed query in parts too, each
-/// as many simulations as those before it (the first a probe's), within
-/// the time left: stopped at its time limit in the middle of a part, it
-/// answers with the parts before, at least half its simulations.
+/// `done` simulations for `elapsed`. A query without partial answers is
+/// one search of its whole budget: timed, it is planned from the search's
+/// measured speed, and the time limit that stops it in the middle leaves
+/// it with all it searched. A query that asks for partial answers is
+/// searched in parts of its reports, the tree kept from each to the next:
+/// the Gumbel root divides a part's budget among its candidates up front,
+/// so a part of the reports' size is what a report can read a finished
+/// root from.
 fn next_part(
     budget: SearchBudget,
     report: Option<Report>,
@@ -138,11 +141,7 @@ fn next_part(
     elapsed: Duration,
 ) -> (SearchBudget, Option<Duration>) {
     match (budget, report) {
-        (SearchBudget::Simulations(total), None) => (SearchBudget::Simulations(total), None),
-        (SearchBudget::Time(time), None) => (
-            SearchBudget::Simulations(done.max(PROBE_SIMULATIONS)),
-            Some(time.saturating_sub(elapsed)),
-        ),
+        (budget, None) => (budget, None),
         (SearchBudget::Simulations(total), Some(Report::EveryVisits(every))) => (
             SearchBudget::Simulations(every.min(total.saturating_sub(done)).max(1)),
             None,
@@ -165,7 +164,9 @@ fn next_part(
 /// What a query's search of `budget` aims at: its simulations, or a share
 /// of its time ([`MODEL_PLANNED_SHARE`], as a page's timed move): the
 /// search's time is planned from its measured speed, which drops as its
-/// tree grows, and a plan for the whole time overran it.
+/// tree grows. Planned for the whole time, it overran it, and the time
+/// limit would then often cut its Gumbel root's sequential halving short
+/// (the answer is sound then, but from a halving unfinished).
 fn aimed_at(budget: SearchBudget) -> SearchBudget {
     match budget {
         SearchBudget::Time(time) => SearchBudget::Time(time.mul_f64(MODEL_PLANNED_SHARE)),
@@ -198,7 +199,7 @@ fn root_moves_left<B: Board>(query: &Query<B>, position: &B) -> usize {
 /// Searches one position of a query, handing `send` its answers: partial
 /// ones as its report asks, then the final one (or an error). A timed
 /// query's search is stopped at its `time_ms` ([`TimeLimit`]) and answers
-/// with what it has.
+/// with every simulation it completed.
 fn search_work<B: Board>(analyst: &mut Analyst<B>, work: &Work<B>, send: &dyn Fn(Value)) {
     let query = &work.query;
     let turn = work.turn;
@@ -279,14 +280,12 @@ fn search_work<B: Board>(analyst: &mut Analyst<B>, work: &Work<B>, send: &dyn Fn
         )
     };
     let aimed = aimed_at(query.budget);
-    let in_parts = query.report.is_some() || matches!(query.budget, SearchBudget::Time(_));
     let mut done = 0u32;
-    // The answer so far: what a search stopped in its next part answers
-    // with (a stopped part leaves no tree to read lines from).
-    let mut last: Option<Value> = None;
     loop {
         let (budget, cap) = next_part(aimed, query.report, done, started.elapsed());
         search.set_budget(budget);
+        // Stopped (at the time limit, or by a `terminate`), a search
+        // answers with all it searched, its tree kept for the lines.
         match search.analyse(position, cap) {
             Ok(mut analysis) => {
                 let ran = analysis.simulations;
@@ -294,12 +293,9 @@ fn search_work<B: Board>(analyst: &mut Analyst<B>, work: &Work<B>, send: &dyn Fn
                 analysis.simulations = done;
                 analysis.elapsed = started.elapsed();
                 // A search that could add nothing (every line ends the
-                // game) has said all it can; a timed query's part that ran
-                // short of its simulations was cut by its time.
-                let cut_by_time = query.report.is_none()
-                    && matches!(budget, SearchBudget::Simulations(n) if ran < n);
+                // game) has said all it can.
                 let finished =
-                    !in_parts || ran == 0 || cut_by_time || spent(aimed, done, analysis.elapsed);
+                    query.report.is_none() || ran == 0 || spent(aimed, done, analysis.elapsed);
                 let (terminated, timed_out) = stopped_by();
                 if finished || terminated || timed_out {
                     return send(answer_of(
@@ -310,27 +306,11 @@ fn search_work<B: Board>(analyst: &mut Analyst<B>, work: &Work<B>, send: &dyn Fn
                         (terminated, timed_out),
                     ));
                 }
-                let partial = answer_of(search, &analysis, &raw, true, (false, false));
-                if query.report.is_some() {
-                    send(partial.clone());
-                }
-                last = Some(partial);
+                send(answer_of(search, &analysis, &raw, true, (false, false)));
             }
+            // Stopped before its root was evaluated: nothing to say.
             Err(SearchError::Eval(EvalError::Stopped)) => {
-                let (terminated, timed_out) = stopped_by();
-                return send(match last {
-                    Some(mut answer) => {
-                        answer["partial"] = Value::Bool(false);
-                        if terminated {
-                            answer["terminated"] = Value::Bool(true);
-                        }
-                        if timed_out {
-                            answer["timed_out"] = Value::Bool(true);
-                        }
-                        answer
-                    }
-                    None => answer::no_results(&parts(false, (terminated, timed_out))),
-                });
+                return send(answer::no_results(&parts(false, stopped_by())));
             }
             Err(err) => return fail(Problem::whole(err.to_string())),
         }
@@ -704,12 +684,18 @@ mod tests {
 
     /// One query of `time_ms` 2000 searched by an evaluator that takes
     /// `each` an evaluation, `slowdown` times that after its first `fast`:
-    /// its answers and how long they took.
-    fn timed_query_slowing(each: Duration, fast: usize, slowdown: f64) -> (Vec<Value>, Duration) {
+    /// its answers, how long they took, and how many positions the
+    /// evaluator evaluated.
+    fn timed_query_slowing(
+        each: Duration,
+        fast: usize,
+        slowdown: f64,
+    ) -> (Vec<Value>, Duration, usize) {
+        let evaluator = Arc::new(sumito_mcts::toy::SlowingEvaluator::new(
+            each, fast, slowdown,
+        ));
         let slowing = || -> Box<dyn Evaluator<<Position as Board>::Searched>> {
-            Box::new(sumito_mcts::toy::SlowingEvaluator::new(
-                each, fast, slowdown,
-            ))
+            Box::new(Arc::clone(&evaluator))
         };
         let started = Instant::now();
         let answers = answers_searched_by(
@@ -719,7 +705,20 @@ mod tests {
             1,
             &slowing,
         );
-        (answers, started.elapsed())
+        (answers, started.elapsed(), evaluator.evaluated())
+    }
+
+    /// The simulations `answer` reports, checked to count every position
+    /// that `evaluated` says its search evaluated (but the root, which the
+    /// raw evaluation may have left in the cache): a search stopped by its
+    /// time limit keeps all it searched.
+    fn all_simulations(answer: &Value, evaluated: usize) -> u64 {
+        let simulations = answer["root"]["simulations"].as_u64().unwrap();
+        assert!(
+            simulations + 1 >= evaluated as u64,
+            "{evaluated} positions evaluated, {simulations} simulations answered: {answer}"
+        );
+        simulations
     }
 
     /// A query's `time_ms` is its search's limit, though the search's
@@ -732,14 +731,14 @@ mod tests {
         let time = Duration::from_secs(2);
         // Its next batch of 8 evaluations and the answer's making.
         let margin = Duration::from_millis(100);
-        let (answers, took) = timed_query_slowing(
+        let (answers, took, evaluated) = timed_query_slowing(
             Duration::from_millis(10),
             sumito_mcts::PROBE_SIMULATIONS as usize,
             1.25,
         );
         assert_eq!(answers.len(), 1, "{answers:?}");
         assert_eq!(answers[0]["partial"], false, "{answers:?}");
-        let simulations = answers[0]["root"]["simulations"].as_u64().unwrap();
+        let simulations = all_simulations(&answers[0], evaluated);
         assert!(simulations > 16, "{answers:?}");
         assert!(
             took <= time + margin,
@@ -749,17 +748,17 @@ mod tests {
 
     /// A timed query is stopped at its `time_ms` however much its search
     /// slows. Here each evaluation takes 2 ms, then 5 times that from the
-    /// 200th on: the part of the search under way then was planned at the
-    /// speed before, and without the stop the query of 2 s took 2.89 s.
-    /// Stopped at its next batch, it answers with its parts so far and
-    /// says that its time ran out.
+    /// 200th on: its search was planned at the speed before, and without
+    /// the stop the query of 2 s took 2.89 s. Stopped at its next batch,
+    /// it answers with every simulation it completed, and says that its
+    /// time ran out.
     #[test]
     fn a_timed_query_is_stopped_at_its_time_however_much_its_search_slows() {
         let time = Duration::from_secs(2);
         // The batch under way at the limit (8 evaluations of 10 ms) and
         // the answer's making.
         let margin = Duration::from_millis(150);
-        let (answers, took) = timed_query_slowing(Duration::from_millis(2), 200, 5.0);
+        let (answers, took, evaluated) = timed_query_slowing(Duration::from_millis(2), 200, 5.0);
         eprintln!("the query of {time:?} was answered after {took:?}: {answers:?}");
         assert_eq!(answers.len(), 1, "{answers:?}");
         let answer = &answers[0];
@@ -770,8 +769,9 @@ mod tests {
         assert_eq!(answer["partial"], false, "{answer}");
         assert_eq!(answer["timed_out"], true, "{answer}");
         assert!(answer.get("terminated").is_none(), "{answer}");
-        let simulations = answer["root"]["simulations"].as_u64().unwrap();
-        assert!(simulations >= 100, "{answer}");
+        // Evaluated at 2 ms for 200, then at 10 ms: about 360 in 2 s.
+        let simulations = all_simulations(answer, evaluated);
+        assert!(simulations >= 250, "{answer}");
         assert_eq!(answer["moves"][0]["line"], answer["pv"], "{answer}");
     }
 

@@ -243,6 +243,7 @@ mod tests {
             best_action: actions[0],
             full_search: true,
             simulations: 100,
+            stopped: false,
             value: q[0],
             wdl: sumito_mcts::Wdl {
                 win: 0.5,

@@ -96,7 +96,10 @@ impl<G: Game> MultiGameDriver<G> {
     /// round, or they search the same position again.
     ///
     /// On error every search drops its move search in progress (completed
-    /// simulations stay in the trees) and the error is returned.
+    /// simulations stay in the trees) and the error is returned. A stop
+    /// ([`crate::EvalError::Stopped`]) is such an error here, unlike in
+    /// [`Search::search`]: a driver plays games whose searches are moves
+    /// and training targets, and a stopped round of them is not played.
     pub fn step<E: Evaluator<G> + ?Sized>(
         &mut self,
         evaluator: &E,

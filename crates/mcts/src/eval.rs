@@ -138,9 +138,12 @@ pub trait Evaluator<G: Game>: Send + Sync {
 }
 
 /// An evaluator that refuses every batch once its flag is set, so that a
-/// search over it ends at its next batch with [`EvalError::Stopped`] (a
-/// server stops the search of a page that closed). The flag is checked once
-/// a batch: a search stops within one batch's evaluation.
+/// search over it ends at its next batch (a server stops the search of a
+/// page that closed, an analysis its search at its time limit): with the
+/// result of its completed simulations from [`crate::Search::search`], with
+/// [`EvalError::Stopped`] from a driver or before the root is evaluated.
+/// The flag is checked once a batch: a search stops within one batch's
+/// evaluation.
 #[derive(Debug)]
 pub struct StoppableEvaluator<E> {
     inner: E,

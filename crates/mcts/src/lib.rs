@@ -55,7 +55,11 @@
 //! with [`SearchError::InvalidEvaluation`] rather than search on garbage.
 //! Evaluator failures are returned as [`EvalError`] and propagate out of
 //! [`Search::search`] and [`MultiGameDriver::step`] unchanged; the searches
-//! involved drop their unfinished simulation round and stay usable.
+//! involved drop their unfinished simulation round and stay usable. The one
+//! exception is a stop ([`EvalError::Stopped`], see [`StoppableEvaluator`]):
+//! [`Search::search`] then answers with the simulations it completed
+//! ([`SearchResult::stopped`]), as an analysis stopped at its time limit
+//! should.
 //!
 //! Writing into reused buffers instead of returning fresh vectors keeps the
 //! search free of allocation per simulation, which matters at hundreds of

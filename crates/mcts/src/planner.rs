@@ -70,7 +70,8 @@ impl TimePlanner {
 /// time) and then the planned rest; never more than `limit` simulations in
 /// all. `configure(n)` gives the configuration of a search of `n`
 /// simulations (the Gumbel root sized for `n`). Returns the last search's
-/// result and the simulations run in all.
+/// result and the simulations run in all; a search stopped from outside
+/// ([`SearchResult::stopped`]) ends it there, with its result so far.
 pub fn search_for_time<G: Game, E: Evaluator<G> + ?Sized>(
     search: &mut Search<G>,
     evaluator: &E,
@@ -98,8 +99,9 @@ pub fn search_for_time<G: Game, E: Evaluator<G> + ?Sized>(
         planner.observe(result.simulations, started.elapsed());
         done += result.simulations;
         // A planned search spends the whole budget; a search that could add
-        // nothing (every line ends the game) cannot do better with more.
-        if planned.is_some() || result.simulations == 0 {
+        // nothing (every line ends the game) cannot do better with more; a
+        // stopped one ends the whole search with what it has.
+        if planned.is_some() || result.simulations == 0 || result.stopped {
             return Ok((result, done));
         }
         // A probe too quick to time: a larger one.

@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::{GumbelConfig, SearchConfig};
-use crate::error::SearchError;
+use crate::error::{EvalError, SearchError};
 use crate::eval::{EvalBatch, Evaluator};
 use crate::filter::ActionFilter;
 use crate::gumbel::{
@@ -37,6 +37,10 @@ pub struct SearchResult {
     pub full_search: bool,
     /// Simulations run by this search (not counting visits kept by tree reuse).
     pub simulations: u32,
+    /// Whether the search was stopped before it ran all its simulations
+    /// (its evaluator refused a batch with [`crate::EvalError::Stopped`]):
+    /// the result is then that of the `simulations` it completed.
+    pub stopped: bool,
     /// The root's mean value in `[-1, 1]` for the side to move.
     pub value: f32,
     /// The root's win/draw/loss estimate for the side to move (with more
@@ -79,9 +83,9 @@ impl SearchResult {
 
     /// How much the search taught over the evaluator's prior: the
     /// Kullback-Leibler divergence `KL(target ‖ prior)` in nats, over the
-    /// root's actions. KataGo's "policy surprise": training draws the
-    /// positions where it is high more often. Priors are floored at 1e-6 so
-    /// that a target on an action the prior all but ruled out stays finite.
+    /// root's actions (KataGo's "policy surprise"); self-play reports its
+    /// mean. Priors are floored at 1e-6 so that a target on an action the
+    /// prior all but ruled out stays finite.
     pub fn policy_surprise(&self) -> f32 {
         let prior_total: f32 = self.root_actions.iter().map(|a| a.prior).sum();
         if prior_total <= 0.0 {
@@ -280,7 +284,13 @@ impl<G: Game> Search<G> {
     /// `evaluator` with batches of up to `virtual_loss_batch` states. Runs
     /// `simulations` new simulations; searching the same position again
     /// continues the same tree (deeper analysis), and the reported visits
-    /// include the earlier ones.
+    /// include the earlier ones. Stopped (the evaluator refuses a batch with
+    /// [`EvalError::Stopped`], as [`crate::StoppableEvaluator`] does once its
+    /// flag is set), it drops the leaves of the refused batch and returns
+    /// the result of the simulations it completed, marked
+    /// [`SearchResult::stopped`], as KataGo's search answers with what it
+    /// has at its time limit; only a search stopped before its root was
+    /// evaluated has nothing to report and returns the error.
     pub fn search<E: Evaluator<G> + ?Sized>(
         &mut self,
         evaluator: &E,
@@ -302,6 +312,13 @@ impl<G: Game> Search<G> {
                 return Ok(self.finish());
             }
             if let Err(err) = evaluator.evaluate(batch) {
+                // Stopped once the root is ready: what the completed
+                // simulations found is the result. Stopped before, there
+                // is no root to report on.
+                if matches!(err, EvalError::Stopped) && self.run.is_some_and(|run| run.root_ready) {
+                    self.drop_pending();
+                    return Ok(self.finish_stopped());
+                }
                 self.abort();
                 return Err(err.into());
             }
@@ -508,16 +525,33 @@ impl<G: Game> Search<G> {
     /// still waiting, forgets them, and restores clean root priors. Completed
     /// simulations stay in the tree.
     pub(crate) fn abort(&mut self) {
+        self.drop_pending();
+        self.end_run();
+    }
+
+    /// Forgets the leaves waiting for their evaluation, as if their walks
+    /// had never begun: releases their virtual losses and takes them out of
+    /// the simulations begun (and of the Gumbel root's visits per child).
+    fn drop_pending(&mut self) {
+        let first_child = self.tree.root().first_child as usize;
         for leaf in self.pending.drain(..) {
             let path = &self.pending_paths[leaf.path_start as usize..leaf.path_end as usize];
             for &id in path {
                 self.tree.nodes[id as usize].in_flight -= 1;
             }
-            let node = &mut self.tree.nodes[leaf.node as usize];
-            node.kind = Kind::Unvisited;
+            self.tree.nodes[leaf.node as usize].kind = Kind::Unvisited;
+            // The root's own evaluation is not a simulation.
+            if leaf.node == ROOT {
+                continue;
+            }
+            if let Some(run) = &mut self.run {
+                run.started -= 1;
+                if self.config.gumbel.is_some() && run.root_ready {
+                    self.root_search_visits[path[1] as usize - first_child] -= 1;
+                }
+            }
         }
         self.pending_paths.clear();
-        self.end_run();
     }
 
     fn end_run(&mut self) {
@@ -773,6 +807,19 @@ impl<G: Game> Search<G> {
     pub(crate) fn finish(&mut self) -> SearchResult {
         let run = self.run.expect("finish follows a complete run");
         debug_assert!(run.completed == run.simulations && self.pending.is_empty());
+        self.result_of(run, false)
+    }
+
+    /// Turns the move search stopped after `run.completed` simulations
+    /// (its waiting leaves dropped) into its result and ends it.
+    fn finish_stopped(&mut self) -> SearchResult {
+        let run = self.run.expect("a stopped search was under way");
+        debug_assert!(run.started == run.completed && self.pending.is_empty());
+        self.result_of(run, true)
+    }
+
+    /// The result of `run`, complete or `stopped`; ends it.
+    fn result_of(&mut self, run: Run, stopped: bool) -> SearchResult {
         self.end_run(); // restores clean priors for the report
         let root = *self.tree.root();
         let player = root.to_play;
@@ -781,11 +828,39 @@ impl<G: Game> Search<G> {
             Some(config) => {
                 self.sigma_of_children(ROOT, &config);
                 let children = &self.tree.nodes[root.children()];
-                let most = *self.root_search_visits.iter().max().expect("children");
-                let best = argmax(
-                    (0..children.len()).filter(|&i| self.root_search_visits[i] == most),
-                    |i| self.root_noise[i] + children[i].log_prior + self.scores[i],
-                )
+                let score = |i: usize| self.root_noise[i] + children[i].log_prior + self.scores[i];
+                let best = match stopped {
+                    // Sequential halving's winner: the best score among the
+                    // last candidates, which share the most visits.
+                    false => {
+                        let most = *self.root_search_visits.iter().max().expect("children");
+                        argmax(
+                            (0..children.len()).filter(|&i| self.root_search_visits[i] == most),
+                            score,
+                        )
+                    }
+                    // Stopped in the middle of the halving: the actions
+                    // still in it are those with at least the visits the
+                    // schedule asks for next (each one with fewer was
+                    // dropped by a halving against them on the same score),
+                    // and the best score among those of them visited is the
+                    // halving's choice so far. The most visited alone would
+                    // be wrong: within a phase the candidates are visited
+                    // in turn, so which of them has one visit more says
+                    // only where the stop fell. Nothing visited yet (stopped
+                    // at its first batch): the best score over all, the
+                    // action its first simulation would have taken.
+                    true => {
+                        let done: u32 = self.root_search_visits.iter().sum();
+                        let level = self.schedule.get(done as usize).copied().unwrap_or(0);
+                        argmax(
+                            (0..children.len())
+                                .filter(|&i| self.root_search_visits[i] >= level.max(1)),
+                            score,
+                        )
+                        .or_else(|| argmax(0..children.len(), score))
+                    }
+                }
                 .expect("children");
                 improved_policy(children, &mut self.scores);
                 best
@@ -794,10 +869,16 @@ impl<G: Game> Search<G> {
                 let children = &self.tree.nodes[root.children()];
                 let total: u32 = children.iter().map(|c| c.visits).sum();
                 self.scores.clear();
-                self.scores
-                    .extend(children.iter().map(|c| c.visits as f32 / total as f32));
+                if total == 0 {
+                    // Stopped before any visit: the prior is all it knows.
+                    self.scores.extend(children.iter().map(|c| c.prior));
+                } else {
+                    self.scores
+                        .extend(children.iter().map(|c| c.visits as f32 / total as f32));
+                }
                 most_visited(children, player)
-                    .expect("a finished search visited the root's children")
+                    .or_else(|| argmax(0..children.len(), |i| children[i].prior))
+                    .expect("children")
             }
         };
         let (best, proven_win) = self.solved_choice(best);
@@ -835,7 +916,8 @@ impl<G: Game> Search<G> {
             action: children[chosen].action as usize,
             best_action: children[best].action as usize,
             full_search: run.full_search,
-            simulations: run.simulations,
+            simulations: run.completed,
+            stopped,
             value,
             wdl,
             side_values,
@@ -958,6 +1040,7 @@ mod tests {
             best_action: 0,
             full_search: true,
             simulations: 16,
+            stopped: false,
             value: 0.0,
             wdl: Wdl::DRAW,
             side_values: vec![0.0, 0.0],
@@ -1012,6 +1095,199 @@ mod tests {
             result.principal_variation
         );
         assert_eq!(search.line_after(4), None);
+    }
+
+    /// Evaluates like its inner evaluator, and sets the stop flag once it
+    /// has evaluated `batches` batches (the root's first): a search over it
+    /// behind a [`crate::StoppableEvaluator`] is stopped at its next batch.
+    struct StopAfter<E> {
+        inner: E,
+        batches: std::sync::atomic::AtomicUsize,
+        stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    impl<G: Game, E: Evaluator<G>> Evaluator<G> for StopAfter<E> {
+        fn evaluate(&self, batch: &mut EvalBatch<G>) -> Result<(), crate::EvalError> {
+            use std::sync::atomic::Ordering;
+            self.inner.evaluate(batch)?;
+            if self.batches.fetch_sub(1, Ordering::Relaxed) == 1 {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+            Ok(())
+        }
+    }
+
+    /// `search`'s result when it is stopped after `batches` batches of
+    /// evaluations by `inner`.
+    fn stopped_after<G: Game, E: Evaluator<G>>(
+        search: &mut Search<G>,
+        inner: E,
+        batches: usize,
+    ) -> Result<SearchResult, SearchError> {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(batches == 0));
+        let counting = StopAfter {
+            inner,
+            batches: batches.into(),
+            stop: stop.clone(),
+        };
+        search.search(&crate::StoppableEvaluator::new(counting, stop))
+    }
+
+    type Connect4 = crate::toy::ConnectK<7, 6, 4>;
+
+    fn visits_of(result: &SearchResult) -> u32 {
+        result.root_actions.iter().map(|a| a.visits).sum()
+    }
+
+    #[test]
+    fn a_stopped_search_answers_with_the_simulations_it_completed() {
+        use crate::eval::UniformEvaluator;
+        let config = SearchConfig {
+            simulations: 1000,
+            ..SearchConfig::default()
+        };
+        // One leaf a batch: the root's evaluation, then 40 simulations.
+        let mut search = Search::new(Connect4::new(), config.clone(), 1).unwrap();
+        let result = stopped_after(&mut search, UniformEvaluator, 41).unwrap();
+        assert!(result.stopped);
+        assert_eq!(result.simulations, 40);
+        assert_eq!(visits_of(&result), 40);
+        assert_eq!(search.root_visits(), 41);
+        let most = result.root_actions.iter().map(|a| a.visits).max().unwrap();
+        let best = result
+            .root_actions
+            .iter()
+            .find(|a| a.action == result.best_action);
+        assert_eq!(best.unwrap().visits, most, "{result:?}");
+        assert_eq!(result.principal_variation[0], result.best_action);
+        let target: f32 = result.root_actions.iter().map(|a| a.policy_target).sum();
+        assert!((target - 1.0).abs() < 1e-5, "{target}");
+        // The search goes on from its tree, with nothing left in flight.
+        search
+            .set_config(SearchConfig {
+                simulations: 10,
+                ..config.clone()
+            })
+            .unwrap();
+        let more = search.search(&UniformEvaluator).unwrap();
+        assert!(!more.stopped);
+        assert_eq!(visits_of(&more), 50);
+
+        // Eight leaves a batch: the refused batch's leaves are dropped, and
+        // every completed simulation counts.
+        let batched = SearchConfig {
+            virtual_loss_batch: 8,
+            ..config.clone()
+        };
+        let mut search = Search::new(Connect4::new(), batched, 1).unwrap();
+        let result = stopped_after(&mut search, UniformEvaluator, 6).unwrap();
+        assert!(result.stopped);
+        assert!((5..=40).contains(&result.simulations), "{result:?}");
+        assert_eq!(visits_of(&result), result.simulations);
+        assert_eq!(search.root_visits(), result.simulations + 1);
+        search
+            .set_config(SearchConfig {
+                simulations: 16,
+                ..config.clone()
+            })
+            .unwrap();
+        let more = search.search(&UniformEvaluator).unwrap();
+        assert_eq!(visits_of(&more), result.simulations + 16);
+
+        // Stopped before its root is evaluated, it has nothing to say.
+        let mut search = Search::new(Connect4::new(), config, 1).unwrap();
+        assert!(matches!(
+            stopped_after(&mut search, UniformEvaluator, 0),
+            Err(SearchError::Eval(crate::EvalError::Stopped))
+        ));
+    }
+
+    #[test]
+    fn a_stopped_gumbel_search_picks_among_the_actions_still_in_its_halving() {
+        use crate::toy::HashEvaluator;
+        // Four considered actions and 64 simulations: eight visits each in
+        // the first phase (simulations 0..32), then the better two share
+        // the rest, sixteen each.
+        let config = SearchConfig {
+            simulations: 64,
+            gumbel: Some(GumbelConfig {
+                considered_actions: 4,
+                gumbel_scale: 0.0,
+                ..GumbelConfig::default()
+            }),
+            ..SearchConfig::default()
+        };
+        let search_stopped_after = |simulations: usize| {
+            let mut search = Search::new(Connect4::new(), config.clone(), 1).unwrap();
+            stopped_after(&mut search, HashEvaluator, simulations + 1).unwrap()
+        };
+        let visits = |result: &SearchResult, action: usize| {
+            result
+                .root_actions
+                .iter()
+                .find(|a| a.action == action)
+                .unwrap()
+                .visits
+        };
+        // With Gumbel noise, over many seeds: an action dropped by the
+        // first halving may score above the two left by the time of the
+        // stop (their values moved with their visits), but is never chosen.
+        let noisy = SearchConfig {
+            gumbel: config.gumbel.map(|gumbel| GumbelConfig {
+                gumbel_scale: 1.0,
+                ..gumbel
+            }),
+            ..config.clone()
+        };
+        // In the middle of a round, the one visited last is chosen only
+        // when it scores best after its visit.
+        let mut visited_last = 0;
+        for seed in 0..200 {
+            let noisy_stopped_after = |simulations: usize| {
+                let mut search = Search::new(Connect4::new(), noisy.clone(), seed).unwrap();
+                stopped_after(&mut search, HashEvaluator, simulations + 1).unwrap()
+            };
+            let result = noisy_stopped_after(40);
+            assert_eq!(
+                visits(&result, result.best_action),
+                12,
+                "seed {seed}: {result:?}"
+            );
+            let result = noisy_stopped_after(35);
+            assert!(
+                visits(&result, result.best_action) >= 9,
+                "seed {seed}: {result:?}"
+            );
+            visited_last += usize::from(visits(&result, result.best_action) == 10);
+        }
+        assert!((1..200).contains(&visited_last), "{visited_last}");
+
+        let counts = |result: &SearchResult| {
+            let mut counts: Vec<u32> = result.root_actions.iter().map(|a| a.visits).collect();
+            counts.sort_unstable_by(|a, b| b.cmp(a));
+            counts
+        };
+        // Stopped at the end of the second phase's fourth round: the two
+        // actions still in the halving have 12 visits, the two dropped 8.
+        let result = search_stopped_after(40);
+        assert!(result.stopped);
+        assert_eq!(result.simulations, 40);
+        assert_eq!(counts(&result)[..5], [12, 12, 8, 8, 0], "{result:?}");
+        assert_eq!(visits(&result, result.best_action), 12, "{result:?}");
+        // In the middle of a round, one of the two has a visit more; the
+        // choice is between both, on their scores, not on that visit.
+        let result = search_stopped_after(35);
+        assert_eq!(counts(&result)[..4], [10, 9, 8, 8], "{result:?}");
+        assert!(visits(&result, result.best_action) >= 9, "{result:?}");
+        // In the first round, among the actions visited.
+        let result = search_stopped_after(2);
+        assert_eq!(counts(&result)[..3], [1, 1, 0], "{result:?}");
+        assert_eq!(visits(&result, result.best_action), 1, "{result:?}");
+        // A search that ran all its simulations is not marked.
+        let mut search = Search::new(Connect4::new(), config.clone(), 1).unwrap();
+        let whole = search.search(&HashEvaluator).unwrap();
+        assert!(!whole.stopped);
+        assert_eq!(whole.simulations, 64);
     }
 
     #[test]

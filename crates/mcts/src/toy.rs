@@ -64,6 +64,11 @@ impl SlowingEvaluator {
             evaluated: std::sync::atomic::AtomicUsize::new(0),
         }
     }
+
+    /// Positions evaluated so far.
+    pub fn evaluated(&self) -> usize {
+        self.evaluated.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl<G: Game> Evaluator<G> for SlowingEvaluator {

@@ -149,8 +149,9 @@ pub trait Model: Send + Sync {
     /// model for `simulations`, calling `on_update` with the analysis so far
     /// several times on the way (the page shows the search as it grows);
     /// returns the last. The search ends early when `on_update` returns
-    /// `false`, and at its next batch, with an error, when `stop` is set
-    /// (the page closed or moved on, or the time is up).
+    /// `false`, and at its next batch when `stop` is set (the page closed
+    /// or moved on, or the time is up), with all it searched (an error if
+    /// it had nothing yet).
     fn analyse(
         &self,
         position: &GeneralPosition,
@@ -197,7 +198,8 @@ pub fn page_analysis<B: Board>(analysis: &Analysis<B::Move>) -> PageAnalysis {
 /// A model's analysis of a page's `position` (of the model's game `B`) by
 /// `search`, as every model makes it: `simulations` in steps of about 100
 /// (at most 10), calling `on_update` after each step; the search ends at
-/// its next batch, with an error, once `stop` is set ([`Model::analyse`]).
+/// its next batch once `stop` is set, with all it searched
+/// ([`Model::analyse`]; an error if stopped before anything).
 pub fn analyse_for_page<B: Board>(
     search: &mut NetworkSearch<B>,
     position: &B,

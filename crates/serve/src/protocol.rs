@@ -13,7 +13,7 @@
 //! | `undo` | | takes back to the previous turn of a person |
 //! | `resign` | | the person to move resigns |
 //! | `goto` | `ply`, `line` (optional: moves, each checked in the position it is played in) | shows the position after `ply` moves of the game, then the variation `line`; the line joins the game's tree of variations (the state's `variations`) |
-//! | `stop` | | ends the page's analysis or review in progress at once (its last update is its result) |
+//! | `stop` | | ends the page's analysis or review in progress at once (its result is everything it searched, the step under way included) |
 //! | `analyse` (or `analyze`, its old spelling, still read) | `simulations` (optional), `position` (optional position text) | searches the shown (or given) position with the model |
 //! | `load` | `record` (a Sumito record, or Aba-Pro moves one per line or separated by spaces); `seats` and `clock` as `new_game`'s and `clock_ms` (milliseconds left on each seat's clock), all optional | replaces the game, its variations included; every seat a person, unless `seats` seats the players again (a reload restores its game so) |
 //! | `save` | | asks for the game as a record, its variations included |

@@ -156,8 +156,9 @@ pub(crate) async fn run_players(
 /// Runs an analysis the page asked for, streaming its updates; the reply
 /// to send after it, or `None` when the page is gone. It ends at its
 /// `limit` (the server's is [`crate::menu::MODEL_THINK_LIMIT`]) or when the
-/// page sends another message (the page has moved on), its last update
-/// then its result. The limit is the server's clock's, not the search's:
+/// page sends another message (the page has moved on), with all it
+/// searched as its result (a stopped search answers with the simulations
+/// it completed). The limit is the server's clock's, not the search's:
 /// at it the stop flag ends the search at its next batch of evaluations,
 /// however long the search's steps between its updates have grown.
 pub(crate) async fn analyse(
@@ -228,7 +229,8 @@ pub(crate) async fn analyse(
     drop((slot, reservation));
     let (target, analysis) = match joined {
         Ok((target, Ok(analysis))) => (target, analysis),
-        // Stopped: its last update is its result.
+        // Failed, or stopped before its root was evaluated: its last
+        // update, if any, is its result.
         Ok((target, Err(message))) => match last {
             Some(analysis) => (target, analysis),
             None if timed_out => {
@@ -367,7 +369,8 @@ pub(crate) async fn review(
 /// with a slot of its own and the review's simulations, within
 /// [`REVIEW_POSITION_DEADLINE`], as bounded as a review's position. A
 /// message from the page ends it at once, as the page going does. Stopped,
-/// its last update, if any, is its score.
+/// it is scored on all it searched (stopped before anything, on its last
+/// update, if any).
 pub(crate) async fn try_move(
     page: &mut Page,
     session: &mut GameSession,

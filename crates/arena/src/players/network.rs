@@ -378,7 +378,11 @@ impl<B: Board> NetworkSearch<B> {
     }
 
     /// Searches `position` within the budget, and within `cap` if given
-    /// (the clock's share). `position` must not be over.
+    /// (the clock's share). `position` must not be over. Stopped
+    /// ([`Player::set_stop`]), it answers with the simulations it
+    /// completed (`sumito_mcts::Search::search`); only a search stopped
+    /// before its root was evaluated fails, with
+    /// `SearchError::Eval(EvalError::Stopped)`.
     pub fn analyse(
         &mut self,
         position: &B,
@@ -393,7 +397,9 @@ impl<B: Board> NetworkSearch<B> {
     /// between the parts, so each refines the last): a page can show the
     /// search as it grows. The analyses report the simulations so far.
     /// `on_step` returns whether to go on: `false` ends the analysis there
-    /// (a time limit), with that step's analysis as the last.
+    /// (a time limit), with that step's analysis as the last. A stop
+    /// ([`Player::set_stop`]) ends it in the step under way, with all it
+    /// searched ([`NetworkSearch::analyse`]).
     pub fn analyse_in_steps(
         &mut self,
         position: &B,
@@ -420,6 +426,10 @@ impl<B: Board> NetworkSearch<B> {
             done += analysis.simulations;
             analysis.simulations = done;
             analysis.elapsed = started.elapsed();
+            if self.stop.load(std::sync::atomic::Ordering::SeqCst) {
+                last = Some(analysis);
+                break;
+            }
             let go_on = on_step(&analysis);
             last = Some(analysis);
             if !go_on {
@@ -497,6 +507,14 @@ impl<B: Board> Player<B> for NetworkSearch<B> {
         let (analysis, result) = self
             .search_position(position, limit.time)
             .map_err(|err| PlayerError::Failed(Box::new(err)))?;
+        // A stopped search answers an analysis with what it has, but a
+        // player stopped (its game abandoned, its deadline passed) plays no
+        // move: the move of a search cut short is not its move.
+        if result.stopped {
+            return Err(PlayerError::Failed(Box::new(SearchError::Eval(
+                sumito_mcts::EvalError::Stopped,
+            ))));
+        }
         if !self.keep_tree {
             self.search = None;
         }
@@ -613,6 +631,7 @@ mod tests {
             best_action: action(1),
             full_search: true,
             simulations: 200,
+            stopped: false,
             value: 0.0,
             wdl: Wdl {
                 win: 0.5,
@@ -637,25 +656,65 @@ mod tests {
         assert_eq!(analysis.principal_variation[0], order[0]);
     }
 
+    /// Uniform answers; sets its stop flag once it has evaluated `items`
+    /// positions, so that a search over it stops at its next batch.
+    struct StopAfter {
+        items: usize,
+        evaluated: std::sync::atomic::AtomicUsize,
+        stop: Arc<AtomicBool>,
+    }
+
+    impl<G: sumito_mcts::Game> Evaluator<G> for StopAfter {
+        fn evaluate(
+            &self,
+            batch: &mut sumito_mcts::EvalBatch<G>,
+        ) -> Result<(), sumito_mcts::EvalError> {
+            use std::sync::atomic::Ordering;
+            UniformEvaluator.evaluate(batch)?;
+            if self.evaluated.fetch_add(batch.len(), Ordering::Relaxed) + batch.len() >= self.items
+            {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+            Ok(())
+        }
+    }
+
+    /// A search of `budget` whose stop flag is set once it has evaluated
+    /// `items` positions.
+    fn stopped_after(items: usize, budget: SearchBudget) -> NetworkSearch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let evaluator = StopAfter {
+            items,
+            evaluated: 0.into(),
+            stop: stop.clone(),
+        };
+        let mut search = NetworkSearch::new("stopped", Box::new(evaluator), budget, 1);
+        search.set_stop(stop);
+        search
+    }
+
     #[test]
     fn a_stop_flag_ends_a_search_and_a_step_callback_ends_an_analysis() {
         let start = Position::start(Layout::Standard, Rules::default());
-        let mut search = uniform(SearchBudget::Simulations(50_000_000));
-        let stop = Arc::new(AtomicBool::new(false));
-        search.set_stop(stop.clone());
-        let setter = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(100));
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        });
-        let result = search.analyse(&start, None);
-        setter.join().unwrap();
-        assert!(
-            matches!(
-                result,
-                Err(SearchError::Eval(sumito_mcts::EvalError::Stopped))
-            ),
-            "{result:?}"
-        );
+        // Stopped after the root and 100 simulations (in batches of 8), a
+        // search answers with what it searched.
+        let analysis = stopped_after(101, SearchBudget::Simulations(1_000_000))
+            .analyse(&start, None)
+            .unwrap();
+        assert!((100..=108).contains(&analysis.simulations), "{analysis:?}");
+        assert_eq!(analysis.visits, analysis.simulations);
+        assert_eq!(analysis.moves[0].line, analysis.principal_variation);
+        // A player stopped plays no move.
+        let thought = stopped_after(101, SearchBudget::Simulations(1_000_000))
+            .think(&start, &SearchLimit::default());
+        assert!(thought.is_err());
+        // Stopped before its root is evaluated, it has nothing to say.
+        let mut fresh = uniform(SearchBudget::Simulations(100));
+        fresh.set_stop(Arc::new(AtomicBool::new(true)));
+        assert!(matches!(
+            fresh.analyse(&start, None),
+            Err(SearchError::Eval(sumito_mcts::EvalError::Stopped))
+        ));
         // An analysis in steps ends when its callback says so.
         let mut steps = 0;
         let analysis = uniform(SearchBudget::Simulations(100))
@@ -666,6 +725,16 @@ mod tests {
             .unwrap();
         assert_eq!(steps, 3);
         assert_eq!(analysis.simulations, 300);
+        // Stopped in its third step, it ends with all it searched.
+        let mut steps = 0;
+        let analysis = stopped_after(251, SearchBudget::Simulations(100))
+            .analyse_in_steps(&start, 1000, 10, &mut |_| {
+                steps += 1;
+                true
+            })
+            .unwrap();
+        assert_eq!(steps, 2);
+        assert!((250..=258).contains(&analysis.simulations), "{analysis:?}");
     }
 
     #[test]

@@ -171,14 +171,14 @@ const ANALYSIS_MARGIN: Duration = Duration::from_millis(500);
 
 /// A page's analysis ends at its limit, however long its search's steps
 /// between updates have grown: the server's clock stops its search at its
-/// next batch, and its last update is its result. The analysis of 1,000
-/// simulations updates every 100, about 1.25 s a step here; checked only
-/// between steps (as it was when an analysis of a 30 s limit took 34.4 s,
-/// issue #67), the limit of 1.5 s would be noticed only at the second
-/// step's end, 2.5 s.
+/// next batch, and its result holds all it searched, the step under way
+/// included. The analysis of 1,000 simulations updates every 100, about
+/// 1.3 s a step here; checked only between steps (as it was when an
+/// analysis of a 30 s limit took 34.4 s, issue #67), the limit of 1.8 s
+/// would be noticed only at the second step's end, 2.6 s.
 #[tokio::test]
 async fn a_page_analysis_ends_at_its_limit_though_its_steps_are_long() {
-    let limit = Duration::from_millis(1500);
+    let limit = Duration::from_millis(1800);
     let model = SlowingModel(UniformModel(ModelGame::new(
         GameKind::TwoPlayer,
         RulesTable::of_two_player(TRAINED),
@@ -206,13 +206,14 @@ async fn a_page_analysis_ends_at_its_limit_though_its_steps_are_long() {
         "the analysis ended {took:?} after it began, past its limit of {limit:?}"
     );
     assert!(matches!(reply, Some(ServerMessage::State(_))), "{reply:?}");
-    // Its result is its last update, of the first step.
+    // Its result: the first step's 100 simulations and those the second
+    // had completed at the limit (its batches of 8 take 0.1 s).
     match page.sent.last() {
         Some(ServerMessage::Analysis {
             simulations, done, ..
         }) => {
             assert!(*done);
-            assert_eq!(*simulations, 100);
+            assert!((101..200).contains(simulations), "{simulations}");
         }
         other => panic!("no analysis: {other:?}"),
     }
