@@ -43,16 +43,21 @@ pub const RUN_FORMAT_VERSION: u32 = 1;
 /// magic, version, the game's byte, the length of the game's encoding.
 pub const REPLAY_CONTAINER_VERSION: u16 = 1;
 /// A two-player replay (`sumito_pipeline::replay::format`). Version 2 added
-/// each policy target's surprise; version 1 is still read.
-pub const TWO_PLAYER_REPLAY_VERSION: u16 = 2;
+/// each policy target's surprise, version 3 dropped it again (the layout of
+/// version 1); versions 1 and 2 are still read, a surprise skipped.
+pub const TWO_PLAYER_REPLAY_VERSION: u16 = 3;
 /// The oldest two-player replay still read: no policy surprise.
 pub const TWO_PLAYER_REPLAY_FIRST_VERSION: u16 = 1;
+/// The two-player replay that stores each policy target's surprise.
+pub const TWO_PLAYER_REPLAY_SURPRISE_VERSION: u16 = 2;
 /// A general-game replay (`sumito_pipeline::replay::general_format`).
 /// Version 2 added the byte of how the game ended, version 3 each policy
-/// target's surprise; versions 1 and 2 are still read.
-pub const GENERAL_REPLAY_VERSION: u16 = 3;
+/// target's surprise, version 4 dropped the surprise again; versions 1 to
+/// 3 are still read, a surprise skipped.
+pub const GENERAL_REPLAY_VERSION: u16 = 4;
 pub const GENERAL_REPLAY_VERSION_1: u16 = 1;
 pub const GENERAL_REPLAY_VERSION_2: u16 = 2;
+pub const GENERAL_REPLAY_VERSION_3: u16 = 3;
 
 /// A game record's first line (`sumito_arena::record_format`): version 2
 /// is one format for both games; the two-player and variant records of

@@ -400,20 +400,6 @@ pub struct TrainingConfig {
     /// few plies ahead does, and `[selfplay] score_utility` makes the search
     /// use it. Two-player game only.
     pub margin_horizon_plies: Option<u32>,
-    /// The share of the training weight given to positions in proportion to
-    /// their policy surprise (KataGo's `policySurpriseDataWeight`), from 0
-    /// to 1. Each full search records how far its policy target lies from
-    /// the network's prior (`KL(target ‖ prior)`); within a game, a position
-    /// is drawn `(1 - w) + w × surprise / the game's mean surprise` times as
-    /// often as under uniform sampling, so each game keeps its share of the
-    /// window while its positions where the search found what the network
-    /// missed (a capture, a defence) are trained on more. 0 (the default):
-    /// uniform. Positions from replay files written before the surprise
-    /// was recorded (two-player format 1, general format 2) keep weight 1.
-    /// Both games. Measured at 0.5 (docs/levers.md, 1.5 hours from the
-    /// shipped model beside the same recipe without it): no more tactics,
-    /// 0.548 [0.478, 0.615] over 200 games head to head; off.
-    pub policy_surprise_weight: f64,
 }
 
 impl Default for TrainingConfig {
@@ -427,7 +413,6 @@ impl Default for TrainingConfig {
             checkpoint_every_steps: 200,
             move_limit_win: 1.0,
             margin_horizon_plies: None,
-            policy_surprise_weight: 0.0,
         }
     }
 }
@@ -545,10 +530,11 @@ pub struct BudgetConfig {
 
 /// Keys of levers that A/B runs measured as not helping, since removed
 /// (docs/levers.md): an old config that sets one is told so.
-const REMOVED_KEYS: [(&str, &str); 4] = [
+const REMOVED_KEYS: [(&str, &str); 5] = [
     ("training", "distant_win"),
     ("training", "distant_win_plies"),
     ("training", "tactical_weight"),
+    ("training", "policy_surprise_weight"),
     ("net.training", "ema_decay"),
 ];
 
@@ -754,15 +740,6 @@ impl Config {
             return invalid(
                 "training.checkpoint_every_steps",
                 "must be at least 1".into(),
-            );
-        }
-        if !(0.0..=1.0).contains(&training.policy_surprise_weight) {
-            return invalid(
-                "training.policy_surprise_weight",
-                format!(
-                    "is {}, must be from 0 to 1",
-                    training.policy_surprise_weight
-                ),
             );
         }
         let move_limit_win = training.move_limit_win;
@@ -1211,14 +1188,6 @@ mod tests {
             (
                 "[rules]\nlayouts = [\"three-player\"]\n[gating]\nmode = \"off\"\n[training]\nmove_limit_win = 0.5\n",
                 "training.move_limit_win",
-            ),
-            (
-                "[training]\npolicy_surprise_weight = 1.5\n",
-                "training.policy_surprise_weight",
-            ),
-            (
-                "[training]\npolicy_surprise_weight = -0.1\n",
-                "training.policy_surprise_weight",
             ),
             (
                 "[selfplay]\nscore_utility = 1.5\n",

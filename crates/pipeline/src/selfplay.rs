@@ -51,8 +51,9 @@ pub struct SelfPlayStats {
     /// have resigned, and those of them that this side did not lose.
     pub resign_checks: u64,
     pub false_resignations: u64,
-    /// Policy surprise (`KL(target ‖ prior)`, nats) summed over the
-    /// training positions that record it, and their count: how much the
+    /// Policy surprise (`KL(target ‖ prior)`, nats,
+    /// [`SearchResult::policy_surprise`]) summed over the full searches
+    /// (those that give a policy target), and their count: how much the
     /// search still teaches the network.
     pub policy_surprise_sum: f64,
     pub surprise_positions: u64,
@@ -93,10 +94,6 @@ impl SelfPlayStats {
         if let Some(false_resignation) = tally.resign_check {
             self.resign_checks += 1;
             self.false_resignations += u64::from(false_resignation);
-        }
-        for surprise in tally.surprises.into_iter().flatten() {
-            self.policy_surprise_sum += f64::from(surprise);
-            self.surprise_positions += 1;
         }
     }
 }
@@ -301,6 +298,10 @@ where
         let mut retired = Vec::new();
         for (index, result) in results {
             stats.moves += 1;
+            if result.full_search {
+                stats.policy_surprise_sum += f64::from(result.policy_surprise());
+                stats.surprise_positions += 1;
+            }
             let position = R::Board::of_searched(driver.search(index).root());
             let conceded = record_move::<R>(&mut games[index], &position, &result, settings);
             driver.search_mut(index).advance(result.action)?;
@@ -630,7 +631,6 @@ mod tests {
                 played: start.legal_moves()[0],
                 root_value: 0.0,
                 policy: None,
-                policy_surprise: None,
             }],
         };
         pool.add(&mut rng, &game.positions, SelfPlayGame::position_of);

@@ -236,8 +236,6 @@ samples_per_position = 1.0
 window_min_positions = 500
 window_max_positions = 2000
 checkpoint_every_steps = 2
-# The general game draws by policy surprise too.
-policy_surprise_weight = 0.5
 
 [gating]
 {gating}

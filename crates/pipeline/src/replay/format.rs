@@ -30,14 +30,14 @@
 //! played action    2    the move played from here
 //! root value       2    the search's value for the side to move, × 32767
 //! legal count      2    number of legal moves (checked against the rules at load)
-//! surprise         2    only with a policy target: KL(target ‖ prior) of the
-//!                       search in nats × 1000, saturating at 65534; 65535 for
-//!                       none known (from version 2)
 //! policy           n    only with a policy target: one byte per legal move, in
 //!                       Position::legal_moves() order, probability × 255
 //! ```
 //!
-//! Version 1 is version 2 without the surprise field; both are read.
+//! Version 1 has the same layout. Version 2 stored before the policy the
+//! search's policy surprise (2 bytes, `KL(target ‖ prior)`), which weighed
+//! the trainer's draws under the since removed `[training]
+//! policy_surprise_weight`; it still reads, the field skipped.
 
 use sumito_engine::{Color, EndReason, Ending, Move, Outcome, Position, Rules, Symmetry};
 
@@ -56,12 +56,12 @@ use crate::crc::crc32c;
 use crate::value_target::ValueTarget;
 
 pub const MAGIC: [u8; 8] = *b"SUMITOG\0";
-pub use sumito_game::formats::{TWO_PLAYER_REPLAY_FIRST_VERSION, TWO_PLAYER_REPLAY_VERSION};
-/// Stored policy surprise: nats × this, in a u16.
-const SURPRISE_SCALE: f32 = 1000.0;
-/// The stored policy surprise of a record that has none (one read from a
-/// version 1 file and written again).
-const SURPRISE_UNKNOWN: u16 = u16::MAX;
+pub use sumito_game::formats::{
+    TWO_PLAYER_REPLAY_FIRST_VERSION, TWO_PLAYER_REPLAY_SURPRISE_VERSION, TWO_PLAYER_REPLAY_VERSION,
+};
+/// The bytes of the policy surprise that a version 2 file stores before
+/// each policy (and the general game's version 3 file), skipped on reading.
+pub(crate) const SURPRISE_LEN: usize = 2;
 const HEADER_LEN: usize = 8 + 2 + 9 + 4 + 3 + 2 + 4 + 4;
 const POSITION_FIXED_LEN: usize = 16 + 1 + 2 + 4 + 4 + 2 + 2 + 2;
 
@@ -77,12 +77,6 @@ pub struct PositionRecord {
     /// quantized to 0..=255; `None` for a cheap search (playout cap
     /// randomization) that is not a training target.
     pub policy: Option<Vec<u8>>,
-    /// With a policy target, how far it lies from the network's prior
-    /// (`KL(target ‖ prior)` in nats, [`sumito_mcts::SearchResult::policy_surprise`]):
-    /// `[training] policy_surprise_weight` draws the surprising positions
-    /// more often. `None` without a policy target, and in a file of format
-    /// version 1.
-    pub policy_surprise: Option<f32>,
 }
 
 /// A finished self-play game.
@@ -241,32 +235,12 @@ pub(crate) fn encode_game_body(game: &SelfPlayGame) -> Vec<u8> {
         out.extend_from_slice(&(legal as u16).to_le_bytes());
         if let Some(policy) = &record.policy {
             debug_assert_eq!(policy.len(), legal, "policy must cover the legal moves");
-            put_surprise(&mut out, record.policy_surprise);
             out.extend_from_slice(policy);
         }
     }
     let crc = crc32c(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
-}
-
-/// Writes a policy surprise as both replay formats store it: nats × 1000
-/// in a u16, saturating, or the mark of none.
-pub(crate) fn put_surprise(out: &mut Vec<u8>, surprise: Option<f32>) {
-    let stored = surprise.map_or(SURPRISE_UNKNOWN, |nats| {
-        (nats * SURPRISE_SCALE)
-            .round()
-            .clamp(0.0, f32::from(SURPRISE_UNKNOWN - 1)) as u16
-    });
-    out.extend_from_slice(&stored.to_le_bytes());
-}
-
-/// Reads what [`put_surprise`] wrote.
-pub(crate) fn read_surprise(cursor: &mut Cursor<'_>) -> Result<Option<f32>, FormatError> {
-    Ok(match cursor.u16()? {
-        SURPRISE_UNKNOWN => None,
-        stored => Some(f32::from(stored) / SURPRISE_SCALE),
-    })
 }
 
 pub(crate) struct Cursor<'a> {
@@ -429,22 +403,19 @@ fn decode_game_body(bytes: &[u8]) -> Result<SelfPlayGame, FormatError> {
                 "records {legal} legal moves, the rules give {actual}"
             )));
         }
-        let (policy, policy_surprise) = if flags & 2 != 0 {
-            let surprise = if version >= 2 {
-                read_surprise(&mut cursor)?
-            } else {
-                None
-            };
-            (Some(cursor.take(legal)?.to_vec()), surprise)
+        let policy = if flags & 2 != 0 {
+            if version == TWO_PLAYER_REPLAY_SURPRISE_VERSION {
+                cursor.take(SURPRISE_LEN)?;
+            }
+            Some(cursor.take(legal)?.to_vec())
         } else {
-            (None, None)
+            None
         };
         positions.push(PositionRecord {
             position,
             played,
             root_value,
             policy,
-            policy_surprise,
         });
     }
     if cursor.at != body.len() {
@@ -518,14 +489,6 @@ impl ReplayGame for SelfPlayGame {
             .collect()
     }
 
-    fn policy_surprises(&self) -> Vec<Option<f32>> {
-        self.positions
-            .iter()
-            .filter(|record| record.policy.is_some())
-            .map(|record| record.policy_surprise)
-            .collect()
-    }
-
     type Board = Position;
     type PositionRecord = PositionRecord;
 
@@ -547,7 +510,6 @@ impl ReplayGame for SelfPlayGame {
             position: *position,
             played,
             root_value: result.value,
-            policy_surprise: policy.as_ref().map(|_| result.policy_surprise()),
             policy,
         }
     }
@@ -601,7 +563,6 @@ impl ReplayGame for SelfPlayGame {
                 .would_resign
                 .filter(|_| self.resignation_disabled)
                 .map(|side| self.result_for(side) >= 0),
-            surprises: self.positions.iter().map(|p| p.policy_surprise).collect(),
         }
     }
 
@@ -685,13 +646,11 @@ pub(crate) mod tests {
                 let sum: f32 = raw.iter().sum();
                 quantize_policy(raw.iter().map(|p| p / sum))
             });
-            let policy_surprise = policy.is_some().then(|| rng.random_range(0.0..3.0));
             positions.push(PositionRecord {
                 position,
                 played,
                 root_value: rng.random_range(-1.0..1.0),
                 policy,
-                policy_surprise,
             });
             position = position.play(played);
         }
@@ -707,6 +666,13 @@ pub(crate) mod tests {
             ],
             positions,
         }
+    }
+
+    /// The version and the length of the game's encoding in a replay file
+    /// of `kind`.
+    pub(crate) fn version_and_length(kind: GameKind, bytes: &[u8]) -> (u16, usize) {
+        let body = container::unwrap(kind, bytes).unwrap();
+        (u16::from_le_bytes([body[8], body[9]]), body.len())
     }
 
     fn limited_rules() -> Rules {
@@ -728,10 +694,6 @@ pub(crate) mod tests {
             assert_eq!(a.played, b.played);
             assert_eq!(a.policy, b.policy);
             assert!((a.root_value - b.root_value).abs() < 1e-4);
-            match (a.policy_surprise, b.policy_surprise) {
-                (Some(read), Some(written)) => assert!((read - written).abs() <= 0.0005),
-                (read, written) => assert_eq!(read, written),
-            }
         }
         assert_eq!(decoded.rules, game.rules);
         assert_eq!(
@@ -810,27 +772,38 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_version_1_file_reads_without_surprises_and_writes_again_as_it_was() {
+    fn a_version_1_file_reads_and_writes_again_as_it_was() {
         let old = include_bytes!("../../testdata/before-container/two-player.game");
         assert_eq!(u16::from_le_bytes([old[8], old[9]]), 1);
         let game = decode_game(old).unwrap();
         assert!(game.training_positions() > 0);
-        assert!(game.positions.iter().all(|p| p.policy_surprise.is_none()));
         let again = encode_game(&game);
         assert_eq!(decode_game(&again).unwrap(), game);
     }
 
     #[test]
-    fn a_surprise_beyond_the_stored_range_saturates() {
-        let mut game = random_game(6, limited_rules());
-        let first = game
-            .positions
-            .iter()
-            .position(|p| p.policy.is_some())
-            .unwrap();
-        game.positions[first].policy_surprise = Some(1e9);
-        let decoded = decode_game(&encode_game(&game)).unwrap();
-        assert_eq!(decoded.positions[first].policy_surprise, Some(65.534));
+    fn a_version_2_file_reads_its_policies_past_the_surprises_it_stores() {
+        let old = include_bytes!("../../testdata/policy-surprise/two-player-v2.replay");
+        let (version, length) = version_and_length(GameKind::TwoPlayer, old);
+        assert_eq!(version, TWO_PLAYER_REPLAY_SURPRISE_VERSION);
+        // Every position, move and policy length is checked against the
+        // rules as it is read: a surprise not skipped would misalign them.
+        let game = decode_game(old).unwrap();
+        assert_eq!((game.positions.len(), game.training_positions()), (16, 8));
+        assert_eq!(game.rules.max_plies, Some(16));
+        for (ply, record) in game.positions.iter().enumerate() {
+            assert_eq!(record.position.ply() as usize, ply);
+            assert_eq!(record.policy.is_some(), ply % 2 == 0);
+        }
+        // Written again, it is of the current version, two bytes shorter a
+        // policy target, and reads back the same.
+        let again = encode_game(&game);
+        let (again_version, again_length) = version_and_length(GameKind::TwoPlayer, &again);
+        assert_eq!(
+            (again_version, again_length + SURPRISE_LEN * 8),
+            (TWO_PLAYER_REPLAY_VERSION, length)
+        );
+        assert_eq!(decode_game(&again).unwrap(), game);
     }
 
     #[test]

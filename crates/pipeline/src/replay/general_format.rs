@@ -30,14 +30,13 @@
 //! sides            1  number of side values that follow
 //! side values      2 × sides  the search's value for each side, × 32767
 //! legal count      2  number of legal moves (checked at load)
-//! surprise         2  (version 3) only with a policy target: KL(target ‖ prior)
-//!                     of the search, stored as in the two-player file
 //! policy           n  only with a policy target: one byte per legal move,
 //!                     in GeneralPosition::legal_moves() order, probability × 255
 //! ```
 //!
-//! Version 2 (before the policy surprise) has no surprise field; it still
-//! reads, its positions without a surprise.
+//! Version 3 stored before the policy the search's policy surprise (2
+//! bytes, as the two-player file of version 2) for the since removed
+//! `[training] policy_surprise_weight`; it still reads, the field skipped.
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -53,7 +52,7 @@ use sumito_game::GameKind;
 use sumito_mcts::MAX_SIDES;
 
 use super::error::FormatError;
-use super::format::{Cursor, dequantize_policy, put_surprise, quantize_policy, read_surprise};
+use super::format::{Cursor, SURPRISE_LEN, dequantize_policy, quantize_policy};
 use super::replay_game::{Ended, FinishedGame, GameTally, ReplayGame};
 use crate::config::Config;
 use crate::crc::crc32c;
@@ -70,10 +69,6 @@ pub struct GeneralPositionRecord {
     /// The search's policy over legal moves, for a full search (playout cap
     /// randomisation leaves cheap searches without one).
     pub policy: Option<Vec<(GeneralMove, f32)>>,
-    /// With a policy target, how far it lies from the network's prior
-    /// (`KL(target ‖ prior)`, nats); `None` without one, or from a file
-    /// before version 3.
-    pub policy_surprise: Option<f32>,
 }
 
 /// A finished general-game self-play game.
@@ -115,6 +110,7 @@ impl GeneralGameRecord {
 pub const GENERAL_MAGIC: [u8; 8] = *b"SUMITOV\0";
 pub use sumito_game::formats::{
     GENERAL_REPLAY_VERSION, GENERAL_REPLAY_VERSION_1, GENERAL_REPLAY_VERSION_2,
+    GENERAL_REPLAY_VERSION_3,
 };
 
 /// A general-game replay file's contents.
@@ -187,7 +183,6 @@ pub(crate) fn encode_general_body(replay: &GeneralReplay) -> Vec<u8> {
                     .find(|(candidate, _)| candidate == mv)
                     .map_or(0.0, |&(_, p)| p)
             };
-            put_surprise(&mut out, record.policy_surprise);
             out.extend_from_slice(&quantize_policy(legal.iter().map(by_move)));
         }
     }
@@ -297,26 +292,20 @@ fn decode_general_body(bytes: &[u8]) -> Result<GeneralReplay, FormatError> {
         if !legal.contains(&played) {
             return Err(bad(format!("the played move {played:?} is not legal")));
         }
-        let (policy, policy_surprise) = if has_policy {
-            let surprise = if version > GENERAL_REPLAY_VERSION_2 {
-                read_surprise(&mut cursor)?
-            } else {
-                None
-            };
+        let policy = if has_policy {
+            if version == GENERAL_REPLAY_VERSION_3 {
+                cursor.take(SURPRISE_LEN)?;
+            }
             let probabilities = dequantize_policy(cursor.take(legal.len())?);
-            (
-                Some(legal.iter().copied().zip(probabilities).collect()),
-                surprise,
-            )
+            Some(legal.iter().copied().zip(probabilities).collect())
         } else {
-            (None, None)
+            None
         };
         positions.push(GeneralPositionRecord {
             position,
             played,
             side_values,
             policy,
-            policy_surprise,
         });
         position = position.play(played);
     }
@@ -394,15 +383,6 @@ impl ReplayGame for GeneralReplay {
             .collect()
     }
 
-    fn policy_surprises(&self) -> Vec<Option<f32>> {
-        self.game
-            .positions
-            .iter()
-            .filter(|record| record.policy.is_some())
-            .map(|record| record.policy_surprise)
-            .collect()
-    }
-
     type Board = GeneralPosition;
     type PositionRecord = GeneralPositionRecord;
 
@@ -422,7 +402,6 @@ impl ReplayGame for GeneralReplay {
             position: *position,
             played: move_of(result.action),
             side_values: result.side_values.clone(),
-            policy_surprise: policy.as_ref().map(|_| result.policy_surprise()),
             policy,
         }
     }
@@ -473,7 +452,6 @@ impl ReplayGame for GeneralReplay {
             resign_check: game
                 .would_have_been_conceded_to
                 .map(|side| game.outcome.winner() != Some(side)),
-            surprises: game.positions.iter().map(|p| p.policy_surprise).collect(),
         }
     }
 
@@ -520,6 +498,7 @@ impl GeneralReplay {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use super::super::format::tests::version_and_length;
     use super::*;
     use sumito_engine::general::GeneralLayout;
 
@@ -534,13 +513,11 @@ pub(crate) mod tests {
             let legal = position.legal_moves();
             let played = legal[(ply * 7) % legal.len()];
             let policy = (ply % 3 != 2).then(|| vec![(played, 0.75), (legal[0], 0.25)]);
-            let policy_surprise = policy.as_ref().map(|_| (ply % 5) as f32 * 0.25);
             positions.push(GeneralPositionRecord {
                 position,
                 played,
                 side_values: (0..sides).map(|side| side as f32 / 4.0 - 0.25).collect(),
                 policy,
-                policy_surprise,
             });
             position = position.play(played);
             ply += 1;
@@ -713,33 +690,46 @@ pub(crate) mod tests {
         let read = decode_general_game(&std::fs::read(dir.path().join(&key)).unwrap()).unwrap();
         assert_eq!(read.game.positions.len(), replay.game.positions.len());
         assert_eq!(read.game.outcome, replay.game.outcome);
-        for (read, written) in read.game.positions.iter().zip(&replay.game.positions) {
-            assert_eq!(read.policy_surprise, written.policy_surprise);
-        }
     }
 
     #[test]
-    fn a_file_of_format_version_2_reads_without_surprises() {
+    fn a_file_of_format_version_2_still_reads() {
         let bytes = include_bytes!("../../testdata/before-container/three-player.vgame");
         assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
         let read = decode_general_game(bytes).unwrap();
         assert!(read.game.positions.iter().any(|p| p.policy.is_some()));
-        assert!(
-            read.game
-                .positions
-                .iter()
-                .all(|p| p.policy_surprise.is_none())
-        );
-        // Written again (as version 3), it keeps having no surprises.
         let again = decode_general_game(&encode_general_game(&read)).unwrap();
         assert_eq!(again.game.positions.len(), read.game.positions.len());
-        assert!(
-            again
-                .game
-                .positions
-                .iter()
-                .all(|p| p.policy_surprise.is_none())
+    }
+
+    #[test]
+    fn a_file_of_format_version_3_reads_its_policies_past_the_surprises_it_stores() {
+        let old = include_bytes!("../../testdata/policy-surprise/three-player-v3.replay");
+        let (version, length) = version_and_length(GameKind::General, old);
+        assert_eq!(version, GENERAL_REPLAY_VERSION_3);
+        // The game the file was written from, as the current format keeps
+        // it: a surprise not skipped would misalign every record after it.
+        let table = table("max_plies = 24");
+        let written = GeneralReplay {
+            game: scripted_game(&table, "three-player"),
+            rules: table,
+            model_generation: 5,
+        };
+        let read = decode_general_game(old).unwrap();
+        assert_eq!(
+            read,
+            decode_general_game(&encode_general_game(&written)).unwrap()
         );
+        // Written again, it is of the current version, two bytes shorter a
+        // policy target, and reads back the same.
+        let again = encode_general_game(&read);
+        let (again_version, again_length) = version_and_length(GameKind::General, &again);
+        let targets = read.training_indices().len();
+        assert_eq!(
+            (again_version, again_length + SURPRISE_LEN * targets),
+            (GENERAL_REPLAY_VERSION, length)
+        );
+        assert_eq!(decode_general_game(&again).unwrap(), read);
     }
 
     #[test]

@@ -47,8 +47,6 @@ pub struct GameTally {
     /// whether that resignation would have been false (the side did not
     /// lose).
     pub resign_check: Option<bool>,
-    /// The policy surprise of each position, where recorded.
-    pub surprises: Vec<Option<f32>>,
 }
 
 /// A game's replay: what self-play keeps of each searched position and
@@ -68,9 +66,6 @@ pub trait ReplayGame: Sized + Send + Sync + std::fmt::Debug + 'static {
     fn decode(bytes: &[u8]) -> Result<Self, String>;
     /// The indices of its positions that carry a policy target.
     fn training_indices(&self) -> Vec<u32>;
-    /// The policy surprise of each position of [`ReplayGame::training_indices`],
-    /// in that order, where the file records it.
-    fn policy_surprises(&self) -> Vec<Option<f32>>;
 
     // Self-play.
 

@@ -1,7 +1,6 @@
 //! The replay store: a sliding window over the newest training positions,
 //! whose size grows with the total number of positions ever generated
 //! (KataGo's power law), bounded in memory. The trainer samples it uniformly
-//! (or weighted: `[training] policy_surprise_weight`)
 //! and sees each sample under a random symmetry of the hexagon.
 //!
 //! The store follows the replay folder incrementally: [`ReplayStore::refresh`]
@@ -20,28 +19,6 @@ use super::format::SelfPlayGame;
 use super::reader::{BackgroundReader, Pass, read_unseen};
 use super::replay_game::ReplayGame;
 use crate::config::{Config, TrainingConfig};
-
-/// The sampling weight of each training position of one game under
-/// `[training] policy_surprise_weight` `share`: `(1 - share) + share ×
-/// surprise / mean surprise`, a mean of 1 over the game. Every position
-/// keeps weight 1 when `share` is 0, when a surprise is unknown (a file
-/// written before surprises were recorded) or when the game's search never
-/// differed from the prior.
-pub fn surprise_weights(surprises: &[Option<f32>], share: f64) -> Vec<f32> {
-    let known: Option<Vec<f32>> = surprises.iter().copied().collect();
-    let uniform = vec![1.0; surprises.len()];
-    let Some(known) = known else {
-        return uniform;
-    };
-    let mean = known.iter().map(|&s| f64::from(s)).sum::<f64>() / known.len().max(1) as f64;
-    if share <= 0.0 || mean <= 0.0 {
-        return uniform;
-    }
-    known
-        .iter()
-        .map(|&s| ((1.0 - share) + share * f64::from(s) / mean) as f32)
-        .collect()
-}
 
 /// The window size for `total` positions generated so far.
 pub fn window_size(total: u64, config: &TrainingConfig) -> u64 {
@@ -77,13 +54,9 @@ pub struct ReplayStore<G = SelfPlayGame> {
     /// reader follows the folder (it keeps them then).
     seen: HashSet<String>,
     reader: Option<BackgroundReader>,
-    /// (game, position index, sampling weight) of each training position in
-    /// the window, oldest first. The weight is 1 unless `[training]
-    /// policy_surprise_weight` is set ([`surprise_weights`]).
-    window: VecDeque<(Arc<G>, u32, f32)>,
-    /// The largest weight in the window: a draw keeps an entry with
-    /// probability `weight / max_weight`.
-    max_weight: f32,
+    /// (game, position index) of each training position in the window,
+    /// oldest first.
+    window: VecDeque<(Arc<G>, u32)>,
     total_games: u64,
     total_positions: u64,
 }
@@ -97,7 +70,6 @@ impl<G: ReplayGame> ReplayStore<G> {
             seen: HashSet::new(),
             reader: None,
             window: VecDeque::new(),
-            max_weight: 1.0,
             total_games: 0,
             total_positions: 0,
         }
@@ -256,13 +228,11 @@ impl<G: ReplayGame> ReplayStore<G> {
         // Oldest first, so that the front of the window stays the oldest.
         for game in decoded.into_iter().rev() {
             let indices = game.training_indices();
-            let weights =
-                surprise_weights(&game.policy_surprises(), self.config.policy_surprise_weight);
             report.new_games += 1;
             report.new_positions += indices.len() as u64;
             let game = Arc::new(game);
-            for (index, weight) in indices.into_iter().zip(weights) {
-                self.window.push_back((Arc::clone(&game), index, weight));
+            for index in indices {
+                self.window.push_back((Arc::clone(&game), index));
             }
         }
         self.total_games += report.new_games;
@@ -271,33 +241,22 @@ impl<G: ReplayGame> ReplayStore<G> {
         while self.window.len() > target {
             self.window.pop_front();
         }
-        self.max_weight = self
-            .window
-            .iter()
-            .map(|&(_, _, weight)| weight)
-            .fold(1.0, f32::max);
         Ok(report)
     }
 
-    /// An entry of the window drawn in proportion to its weight (by
-    /// rejection: uniform draws kept with probability `weight /
-    /// max_weight`): the game and the position's index; `None` when the
-    /// window is empty.
+    /// A uniformly drawn entry of the window: the game and the position's
+    /// index; `None` when the window is empty.
     pub(crate) fn draw<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<(&G, usize)> {
         if self.window.is_empty() {
             return None;
         }
-        loop {
-            let (game, index, weight) = &self.window[rng.random_range(0..self.window.len())];
-            if *weight >= self.max_weight || rng.random::<f32>() * self.max_weight < *weight {
-                return Some((game, *index as usize));
-            }
-        }
+        let (game, index) = &self.window[rng.random_range(0..self.window.len())];
+        Some((game, *index as usize))
     }
 
-    /// `batch_size` training samples drawn from the window (each position
-    /// in proportion to its weight), each under a random symmetry its rules
-    /// keep ([`ReplayGame::training_batch`]); the window must not be empty.
+    /// `batch_size` training samples drawn uniformly from the window, each
+    /// under a random symmetry its rules keep
+    /// ([`ReplayGame::training_batch`]); the window must not be empty.
     pub fn training_batch(
         &self,
         rng: &mut ChaCha8Rng,
@@ -413,19 +372,6 @@ mod tests {
             let marbles = position.bitboard(0) | position.bitboard(1);
             assert_eq!(marbles & holes, 0, "a marble on a hole: {position}");
         }
-        // The surprises the files record weigh the general game's window
-        // too: a mean of one a game, more where the search surprised.
-        let config = TrainingConfig {
-            policy_surprise_weight: 0.5,
-            ..small_window()
-        };
-        let mut weighted: ReplayStore<GeneralReplay> = ReplayStore::new(folder, config);
-        weighted.refresh().unwrap();
-        let weights: Vec<f32> = weighted.window.iter().map(|entry| entry.2).collect();
-        assert_eq!(weights.len(), expected);
-        assert!(weights.iter().any(|&w| w > 1.0) && weights.iter().any(|&w| w < 1.0));
-        let mean = weights.iter().sum::<f32>() / weights.len() as f32;
-        assert!((mean - 1.0).abs() < 1e-4, "{mean}");
     }
 
     #[test]
@@ -615,67 +561,5 @@ mod tests {
             assert_eq!(sample.policy.len(), sample.position.count_legal_moves());
             assert!((sample.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         }
-    }
-
-    #[test]
-    fn surprise_weights_average_one_a_game_and_fall_back_to_uniform() {
-        let weights = surprise_weights(&[Some(0.0), Some(1.0), Some(3.0)], 0.5);
-        let expected = [
-            0.5,
-            0.5 + 0.5 * 1.0 / (4.0 / 3.0),
-            0.5 + 0.5 * 3.0 / (4.0 / 3.0),
-        ];
-        for (weight, expected) in weights.iter().zip(expected) {
-            assert!((weight - expected).abs() < 1e-6, "{weights:?}");
-        }
-        assert!((weights.iter().sum::<f32>() - 3.0).abs() < 1e-5);
-        assert_eq!(surprise_weights(&[Some(0.0), None], 0.5), [1.0, 1.0]);
-        assert_eq!(surprise_weights(&[Some(0.0), Some(0.0)], 0.5), [1.0, 1.0]);
-        assert_eq!(surprise_weights(&[Some(0.0), Some(2.0)], 0.0), [1.0, 1.0]);
-        assert!(surprise_weights(&[], 0.5).is_empty());
-    }
-
-    #[test]
-    fn a_policy_surprise_weight_draws_the_surprising_position_that_much_more_often() {
-        let dir = TempDir::new("store-surprise");
-        let replay = ReplayFolder::local(dir.path()).unwrap();
-        let mut game = random_game(3, Rules::default());
-        let training: Vec<usize> = (0..game.positions.len())
-            .filter(|&index| game.positions[index].policy.is_some())
-            .collect();
-        for &index in &training {
-            game.positions[index].policy_surprise = Some(0.0);
-        }
-        let surprising = training[training.len() / 2];
-        game.positions[surprising].policy_surprise = Some(2.0);
-        write_replay(&replay.join("model-000000"), &game).unwrap();
-        let target = game.positions[surprising].position;
-        let share_drawn = |weight: f64| {
-            let config = TrainingConfig {
-                policy_surprise_weight: weight,
-                ..TrainingConfig::default()
-            };
-            let mut store: ReplayStore = ReplayStore::new(replay.clone(), config);
-            store.refresh().unwrap();
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
-            let draws = 4000;
-            (0..draws)
-                .filter(|_| {
-                    let (game, index) = store.draw(&mut rng).unwrap();
-                    game.positions[index].position == target
-                })
-                .count() as f64
-                / draws as f64
-        };
-        let n = training.len() as f64;
-        let uniform = share_drawn(0.0);
-        assert!((uniform - 1.0 / n).abs() < 0.01, "{uniform} drawn, 1/{n}");
-        // Weight 0.5 + 0.5 n out of n in all.
-        let weighted = share_drawn(0.5);
-        let expected = (1.0 + n) / (2.0 * n);
-        assert!(
-            (weighted - expected).abs() < 0.03,
-            "{weighted} drawn, {expected} expected of {n} positions"
-        );
     }
 }
