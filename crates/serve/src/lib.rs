@@ -26,6 +26,8 @@ pub mod seat_player;
 pub mod server;
 pub mod session;
 pub mod slots;
+#[cfg(test)]
+pub(crate) mod test_model;
 
 pub use model::{Model, ModelGame, Models, NoModel};
 pub use server::{ServeOptions, serve, serve_blocking, serve_on};

@@ -369,104 +369,20 @@ pub(crate) fn check_model_rules(
     Ok(())
 }
 
-/// Models for the tests of the crate.
-#[cfg(test)]
-pub(crate) mod testing {
-    use super::*;
-    use sumito_engine::Rules;
-    use sumito_engine::rules_table::Targets;
-
-    /// A model of `game` that plays with a uniform evaluator.
-    #[derive(Debug)]
-    pub(crate) struct UniformModel(pub(crate) ModelGame);
-
-    /// A two-player model's rules (says its bundle): a 200-ply limit.
-    pub(crate) const TRAINED: Rules = Rules {
-        marbles_to_win: 6,
-        max_plies: Some(200),
-        no_push_off_plies: None,
-    };
-
-    /// A model of the general game's rules: three players with a 240-ply
-    /// limit.
-    pub(crate) fn three_player_table() -> RulesTable {
-        RulesTable {
-            layouts: Some(vec!["three-player".into()]),
-            marbles_to_win: Some(Targets::All(6)),
-            max_plies: Some(240),
-            ..RulesTable::default()
-        }
-    }
-
-    fn uniform_search<B: sumito_game::Board>(
-        budget: SearchBudget,
-        level: Option<Level>,
-        seed: u64,
-    ) -> sumito_arena::players::network::NetworkSearch<B> {
-        let search = sumito_arena::players::network::NetworkSearch::new(
-            "uniform",
-            Box::new(sumito_mcts::UniformEvaluator),
-            budget,
-            seed,
-        )
-        .keeping_tree(false);
-        match level {
-            Some(level) => search.with_level(level),
-            None => search,
-        }
-    }
-
-    impl Model for UniformModel {
-        fn model_name(&self) -> Option<String> {
-            Some(match self.0.kind() {
-                GameKind::TwoPlayer => "uniform".into(),
-                GameKind::General => "uniform three".into(),
-            })
-        }
-        fn model_game(&self) -> Option<ModelGame> {
-            Some(self.0.clone())
-        }
-        fn model_seat(
-            &self,
-            budget: SearchBudget,
-            level: Option<Level>,
-            seed: u64,
-        ) -> Result<SeatPlayer, String> {
-            Ok(
-                sumito_game::with_board!(self.0.kind(), B => SeatPlayer::searching::<B>(
-                    uniform_search::<B>(budget, level, seed)
-                )),
-            )
-        }
-        fn level_elo(&self, number: u32) -> Option<f64> {
-            (number == 3).then_some(412.0)
-        }
-        fn analyse(
-            &self,
-            _: &GeneralPosition,
-            _: u32,
-            _: Arc<AtomicBool>,
-            _: &mut dyn FnMut(&PageAnalysis) -> bool,
-        ) -> Result<PageAnalysis, String> {
-            Err("not needed here".into())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::testing::{TRAINED, UniformModel, three_player_table};
     use super::*;
+    use crate::test_model::{TRAINED, TestModel, three_player_table};
 
     fn two_player() -> Arc<dyn Model> {
-        Arc::new(UniformModel(ModelGame::new(
+        Arc::new(TestModel::uniform(ModelGame::new(
             GameKind::TwoPlayer,
             RulesTable::of_two_player(TRAINED),
         )))
     }
 
     fn three_player() -> Arc<dyn Model> {
-        Arc::new(UniformModel(ModelGame::new(
+        Arc::new(TestModel::uniform(ModelGame::new(
             GameKind::General,
             three_player_table(),
         )))

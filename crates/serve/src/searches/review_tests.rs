@@ -3,143 +3,32 @@
 //! of the position it is searching.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use sumito_arena::player::Player;
-use sumito_arena::players::network::{NetworkSearch, SearchBudget};
-use sumito_engine::Position;
-use sumito_engine::general::GeneralPosition;
-use sumito_engine::rules_table::RulesTable;
-use sumito_game::{GameKind, Level};
-use sumito_mcts::toy::SlowingEvaluator;
-use sumito_play::analysis::analyse_game;
-use sumito_play::review::{Review, review_game};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::menu::MAX_SIMULATIONS;
-use crate::model::testing::TRAINED;
-use crate::model::{Model, ModelGame, Models, PageAnalysis, ReviewTarget, analyse_for_page};
-use crate::seat_player::SeatPlayer;
+use crate::model::{Model, Models};
 use crate::server::{ServeOptions, serve_on};
+use crate::test_model::{Evaluations, TestModel};
 
 /// One position's evaluation: it sleeps rather than computes, so that its
 /// time holds on a busy machine. A search's batch (8 evaluations) takes
 /// 80 ms, and a review's position its whole limit whatever its simulations.
 const EVALUATION: Duration = Duration::from_millis(10);
 
-/// An evaluator of [`EVALUATION`] a position, always (it never slows).
-fn slow() -> Box<SlowingEvaluator> {
-    Box::new(SlowingEvaluator::new(EVALUATION, usize::MAX, 1.0))
-}
-
-/// A two-player model whose review searches each position as the served
-/// model's does (its simulations, capped at the position's limit, stopped
-/// by its flag at every batch), and whose analysis searches as the served
-/// model's does (its simulations in steps, stopped by its flag at every
-/// batch), on the [`slow`] evaluator. It counts its reviews and analyses
-/// whose thread still runs.
-#[derive(Default)]
-struct SlowReviewer {
-    running: Arc<AtomicUsize>,
-    /// A limit of its own on each reviewed position's search, below the
-    /// server's, for tests of what comes after a review.
-    position_limit: Option<Duration>,
-}
-
-/// A stopped review's error (the served model's words).
-const STOPPED: &str = "the review was stopped before its end";
-
-/// Counts a review's thread while it lives.
-struct Running(Arc<AtomicUsize>);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-impl Model for SlowReviewer {
-    fn model_name(&self) -> Option<String> {
-        Some("slow".into())
-    }
-    fn model_game(&self) -> Option<ModelGame> {
-        Some(ModelGame::new(
-            GameKind::TwoPlayer,
-            RulesTable::of_two_player(TRAINED),
-        ))
-    }
-    fn model_seat(
-        &self,
-        budget: SearchBudget,
-        _: Option<Level>,
-        seed: u64,
-    ) -> Result<SeatPlayer, String> {
-        Ok(SeatPlayer::searching(
-            NetworkSearch::<Position>::new("slow", slow(), budget, seed).keeping_tree(false),
-        ))
-    }
-    fn review(
-        &self,
-        target: &ReviewTarget,
-        stop: Arc<AtomicBool>,
-        on_progress: &mut dyn FnMut(usize, usize) -> bool,
-    ) -> Result<Review, String> {
-        self.running.fetch_add(1, Ordering::SeqCst);
-        let _running = Running(self.running.clone());
-        let mut search = NetworkSearch::<GeneralPosition>::new(
-            "slow",
-            slow(),
-            SearchBudget::Simulations(target.simulations),
-            0,
-        )
-        .keeping_tree(false)
-        .capped(
-            self.position_limit
-                .map_or(target.position_limit, |own| own.min(target.position_limit)),
-        );
-        search.set_stop(stop.clone());
-        let reports = analyse_game(
-            &mut search,
-            &target.positions,
-            &target.moves,
-            &mut |done, total| {
-                if !on_progress(done, total) {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            },
-        )
-        .map_err(|err| match stop.load(Ordering::Relaxed) {
-            true => STOPPED.to_string(),
-            false => err.to_string(),
-        })?;
-        if stop.load(Ordering::Relaxed) {
-            return Err(STOPPED.into());
-        }
-        on_progress(target.positions.len(), target.positions.len());
-        Ok(review_game(
-            &target.positions[0],
-            &reports,
-            target.opening_plies,
-        ))
-    }
-    fn analyse(
-        &self,
-        position: &GeneralPosition,
-        simulations: u32,
-        stop: Arc<AtomicBool>,
-        on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
-    ) -> Result<PageAnalysis, String> {
-        self.running.fetch_add(1, Ordering::SeqCst);
-        let _running = Running(self.running.clone());
-        let mut search = NetworkSearch::<GeneralPosition>::new(
-            "slow",
-            slow(),
-            SearchBudget::Simulations(simulations),
-            0,
-        );
-        analyse_for_page(&mut search, position, simulations, stop, on_update)
-    }
+/// A two-player model that plays, reviews and analyses with an evaluator
+/// of [`EVALUATION`] a position, always (it never slows).
+fn slow_model() -> TestModel {
+    TestModel::two_player(
+        "slow",
+        Evaluations::Slowing {
+            each: EVALUATION,
+            fast: usize::MAX,
+            slowdown: 1.0,
+        },
+    )
 }
 
 type Socket =
@@ -216,7 +105,7 @@ async fn reviewing(url: &str) -> Socket {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_review_stops_within_half_a_second_of_a_message_or_its_page_going() {
     let within = Duration::from_millis(500);
-    let model = Arc::new(SlowReviewer::default());
+    let model = Arc::new(slow_model());
     let running = model.running.clone();
     let url = serve_model(model).await;
     for message in [
@@ -275,10 +164,7 @@ async fn a_review_stops_within_half_a_second_of_a_message_or_its_page_going() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tried_move_stops_within_half_a_second_of_a_message() {
     let within = Duration::from_millis(500);
-    let model = Arc::new(SlowReviewer {
-        position_limit: Some(Duration::from_millis(200)),
-        ..SlowReviewer::default()
-    });
+    let model = Arc::new(slow_model().with_position_limit(Duration::from_millis(200)));
     let running = model.running.clone();
     let url = serve_model(model).await;
     let (mut page, _) = tokio_tungstenite::connect_async(&url).await.unwrap();

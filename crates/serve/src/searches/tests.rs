@@ -7,28 +7,24 @@ use sumito_engine::Position;
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
 use sumito_mcts::PROBE_SIMULATIONS;
-use sumito_mcts::toy::SlowingEvaluator;
 
 use super::*;
 use crate::menu::PagePolicy;
-use crate::model::testing::{TRAINED, UniformModel};
-use crate::model::{Model, ModelGame, Models, PageAnalysis, analyse_for_page};
+use crate::model::{ModelGame, Models};
 use crate::seat_player::SeatPlayer;
 use crate::slots::SearchSlots;
-use sumito_engine::general::GeneralPosition;
-use sumito_game::{Board, GameKind};
+use crate::test_model::{Evaluations, TRAINED, TestModel};
+use sumito_game::GameKind;
 
 /// An evaluator whose evaluations (10 ms each) slow by a quarter after
 /// the probe that measures a first timed search's speed, as a real search
 /// slows when its tree grows: a search planned from that speed takes 1.25
 /// times its plan.
-fn slowing() -> Box<SlowingEvaluator> {
-    Box::new(SlowingEvaluator::new(
-        Duration::from_millis(10),
-        PROBE_SIMULATIONS as usize,
-        1.25,
-    ))
-}
+const SLOWING: Evaluations = Evaluations::Slowing {
+    each: Duration::from_millis(10),
+    fast: PROBE_SIMULATIONS as usize,
+    slowdown: 1.25,
+};
 
 /// A model's timed move at `simulations=4294967295` (its budget is its
 /// time) plans its search from the speed its probe measured. Its search
@@ -42,7 +38,7 @@ async fn a_models_timed_move_comes_within_its_limit_though_its_search_slows() {
     let limit = Duration::from_secs(2);
     let search = NetworkSearch::<Position>::new(
         "slowing",
-        slowing(),
+        SLOWING.evaluator(),
         SearchBudget::Simulations(u32::MAX),
         7,
     )
@@ -82,7 +78,7 @@ async fn a_turn_over_its_limit_is_stopped_there_with_no_move() {
     // deadline, so the cap is the deadline), but stopped at 0.3 s.
     let search = NetworkSearch::<Position>::new(
         "slowing",
-        slowing(),
+        SLOWING.evaluator(),
         SearchBudget::Simulations(u32::MAX),
         7,
     );
@@ -105,43 +101,6 @@ async fn a_turn_over_its_limit_is_stopped_there_with_no_move() {
     assert!(matches!(end, TurnEnd::OverLimit(_)), "{took:?}");
     // Stopped within a batch of its deadline.
     assert!(took < Duration::from_secs(2), "{took:?}");
-}
-
-/// A two-player model whose analyses search with the [`slowing`]
-/// evaluator (its seats are the uniform model's).
-struct SlowingModel(UniformModel);
-
-impl Model for SlowingModel {
-    fn model_name(&self) -> Option<String> {
-        self.0.model_name()
-    }
-    fn model_game(&self) -> Option<ModelGame> {
-        self.0.model_game()
-    }
-    fn model_seat(
-        &self,
-        budget: SearchBudget,
-        level: Option<sumito_game::Level>,
-        seed: u64,
-    ) -> Result<SeatPlayer, String> {
-        self.0.model_seat(budget, level, seed)
-    }
-    fn analyse(
-        &self,
-        position: &GeneralPosition,
-        simulations: u32,
-        stop: Arc<AtomicBool>,
-        on_update: &mut dyn FnMut(&PageAnalysis) -> bool,
-    ) -> Result<PageAnalysis, String> {
-        let mut search = NetworkSearch::<Position>::new(
-            "slowing",
-            slowing(),
-            SearchBudget::Simulations(simulations),
-            7,
-        );
-        let position = Position::of_general(position)?;
-        analyse_for_page(&mut search, &position, simulations, stop, on_update)
-    }
 }
 
 /// A page that sends nothing while its searches run and keeps what the
@@ -179,10 +138,13 @@ const ANALYSIS_MARGIN: Duration = Duration::from_millis(500);
 #[tokio::test]
 async fn a_page_analysis_ends_at_its_limit_though_its_steps_are_long() {
     let limit = Duration::from_millis(1800);
-    let model = SlowingModel(UniformModel(ModelGame::new(
+    // Its seats are the uniform model's; its analyses search with the
+    // slowing evaluator.
+    let model = TestModel::uniform(ModelGame::new(
         GameKind::TwoPlayer,
         RulesTable::of_two_player(TRAINED),
-    )));
+    ))
+    .searching_with(SLOWING);
     let mut session = GameSession::new(
         Arc::new(Models::one(Arc::new(model))),
         Arc::new(PagePolicy::new(1024, None)),

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::menu::MODEL_PLANNED_SHARE;
-use crate::model::testing::{TRAINED, UniformModel, three_player_table};
+use crate::test_model::{TRAINED, TestModel, three_player_table};
 use sumito_game::{Board, GameKind, LEVELS};
 
 /// A page's session with `models`, a 1,024 MB budget and one search slot.
@@ -22,7 +22,7 @@ pub(super) fn session() -> GameSession {
 
 /// A session with one uniform two-player model trained under `TRAINED`.
 pub(super) fn trained_session() -> GameSession {
-    session_with(Models::one(Arc::new(UniformModel(ModelGame::new(
+    session_with(Models::one(Arc::new(TestModel::uniform(ModelGame::new(
         GameKind::TwoPlayer,
         RulesTable::of_two_player(TRAINED),
     )))))
@@ -661,7 +661,7 @@ fn the_model_plays_at_a_strength_level_the_page_offers() {
 #[test]
 fn a_model_of_the_general_game_takes_the_seats_of_its_game() {
     let mut game = GameSession::new(
-        Arc::new(Models::one(Arc::new(UniformModel(ModelGame::new(
+        Arc::new(Models::one(Arc::new(TestModel::uniform(ModelGame::new(
             GameKind::General,
             three_player_table(),
         ))))),
@@ -710,11 +710,11 @@ fn a_model_of_the_general_game_takes_the_seats_of_its_game() {
 
 #[test]
 fn several_models_are_served_each_on_the_games_of_its_rules() {
-    let two: Arc<dyn Model> = Arc::new(UniformModel(ModelGame::new(
+    let two: Arc<dyn Model> = Arc::new(TestModel::uniform(ModelGame::new(
         GameKind::TwoPlayer,
         RulesTable::of_two_player(TRAINED),
     )));
-    let three: Arc<dyn Model> = Arc::new(UniformModel(ModelGame::new(
+    let three: Arc<dyn Model> = Arc::new(TestModel::uniform(ModelGame::new(
         GameKind::General,
         three_player_table(),
     )));
@@ -836,7 +836,7 @@ fn every_page_gets_a_game_and_a_model_reserves_memory_only_while_it_searches() {
     );
     // Games against a model reserve nothing while they wait: the whole
     // budget stays free however many there are.
-    let model: Arc<dyn Model> = Arc::new(UniformModel(ModelGame::new(
+    let model: Arc<dyn Model> = Arc::new(TestModel::uniform(ModelGame::new(
         GameKind::TwoPlayer,
         RulesTable::of_two_player(TRAINED),
     )));

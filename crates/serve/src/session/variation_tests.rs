@@ -2,8 +2,8 @@
 //! any ply, the threats shown, a stop, and an analysis's candidates.
 
 use super::*;
-use crate::model::testing::TRAINED;
 use crate::protocol::StateView;
+use crate::test_model::TRAINED;
 use sumito_arena::players::network::{Analysis, MoveStats};
 use sumito_mcts::Wdl;
 
