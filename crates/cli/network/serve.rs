@@ -4,10 +4,9 @@
 //! network is shared by every search (`Arc` of the evaluator).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
-use sumito_arena::player::Player;
 use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_bundle::bundle::{ModelBundle, locate_bundle, model_folders};
 use sumito_cli::commands::serve::{Args, run as run_classical};
@@ -16,9 +15,8 @@ use sumito_game::{Board, FULL_STRENGTH, Level, with_board};
 use sumito_net::NetBoard;
 use sumito_net::{DeviceSpec, ThreadsConfig, configure_threads};
 use sumito_net::{DirectEvaluator, TorchScriptModel};
-use sumito_play::analysis::analyse_game;
-use sumito_play::review::{Review, review_game};
-use sumito_serve::model::{PageAnalysis, ReviewTarget, analyse_for_page};
+use sumito_play::review::Review;
+use sumito_serve::model::{PageAnalysis, ReviewTarget, analyse_for_page, reviewed};
 use sumito_serve::seat_player::SeatPlayer;
 use sumito_serve::{Model, ModelGame, Models, serve_blocking};
 
@@ -178,38 +176,6 @@ pub fn bundle_model(given: Option<&std::path::Path>, device: &str) -> anyhow::Re
             .filter_map(|number| Some((number, bundle.level_elo(number)?)))
             .collect(),
     })
-}
-
-/// Every position of a game searched by `search`, then each move judged
-/// (the first `opening_plies`, a random opening, left unjudged); stops (an
-/// error) once `on_progress` returns false or `stop` is set, the search in
-/// progress at its next batch.
-fn reviewed<B: Board>(
-    search: &mut NetworkSearch<B>,
-    positions: &[B],
-    moves: &[B::Move],
-    opening_plies: usize,
-    stop: Arc<AtomicBool>,
-    on_progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> Result<Review, String> {
-    // The flag ends the search in progress and every later one at once.
-    search.set_stop(stop.clone());
-    let stopped = || "the review was stopped before its end".to_string();
-    let reports = analyse_game(search, positions, moves, &mut |done, total| {
-        if !on_progress(done, total) {
-            stop.store(true, Ordering::Relaxed);
-        }
-    })
-    .map_err(|err| match stop.load(Ordering::Relaxed) {
-        true => stopped(),
-        false => err.to_string(),
-    })?;
-    if stop.load(Ordering::Relaxed) {
-        return Err(stopped());
-    }
-    on_progress(positions.len(), positions.len());
-    let start = positions.first().ok_or("a game has a start")?;
-    Ok(review_game(start, &reports, opening_plies))
 }
 
 /// `search` at strength `level`, if given.

@@ -8,7 +8,7 @@
 //! [`NoModel`] is the server without one.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use sumito_arena::match_start::default_layouts;
@@ -17,7 +17,8 @@ use sumito_arena::players::network::{Analysis, NetworkSearch, SearchBudget};
 use sumito_engine::general::{GeneralLayout, GeneralMove, GeneralPosition, GeneralRules};
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::{Board, GameKind, Level};
-use sumito_play::review::Review;
+use sumito_play::analysis::analyse_game;
+use sumito_play::review::{Review, review_game};
 
 use crate::menu::{MAX_SIMULATIONS, MODEL_THINK_LIMIT};
 use crate::seat_player::SeatPlayer;
@@ -193,6 +194,38 @@ pub fn page_analysis<B: Board>(analysis: &Analysis<B::Move>) -> PageAnalysis {
             .collect(),
         elapsed: analysis.elapsed,
     }
+}
+
+/// Every position of a game searched by `search`, then each move judged
+/// (the first `opening_plies`, a random opening, left unjudged); stops (an
+/// error) once `on_progress` returns false or `stop` is set, the search in
+/// progress at its next batch.
+pub fn reviewed<B: Board>(
+    search: &mut NetworkSearch<B>,
+    positions: &[B],
+    moves: &[B::Move],
+    opening_plies: usize,
+    stop: Arc<AtomicBool>,
+    on_progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<Review, String> {
+    // The flag ends the search in progress and every later one at once.
+    search.set_stop(stop.clone());
+    let stopped = || "the review was stopped before its end".to_string();
+    let reports = analyse_game(search, positions, moves, &mut |done, total| {
+        if !on_progress(done, total) {
+            stop.store(true, Ordering::Relaxed);
+        }
+    })
+    .map_err(|err| match stop.load(Ordering::Relaxed) {
+        true => stopped(),
+        false => err.to_string(),
+    })?;
+    if stop.load(Ordering::Relaxed) {
+        return Err(stopped());
+    }
+    on_progress(positions.len(), positions.len());
+    let start = positions.first().ok_or("a game has a start")?;
+    Ok(review_game(start, &reports, opening_plies))
 }
 
 /// A model's analysis of a page's `position` (of the model's game `B`) by

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use sumito_arena::player::Player;
 use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_engine::Rules;
 use sumito_engine::general::GeneralPosition;
@@ -15,10 +14,11 @@ use sumito_engine::rules_table::{RulesTable, Targets};
 use sumito_game::{Board, GameKind, Level};
 use sumito_mcts::toy::SlowingEvaluator;
 use sumito_mcts::{Evaluator, Game, UniformEvaluator};
-use sumito_play::analysis::analyse_game;
-use sumito_play::review::{Review, review_game};
+use sumito_play::review::Review;
 
-use crate::model::{Model, ModelGame, NO_MODEL, PageAnalysis, ReviewTarget, analyse_for_page};
+use crate::model::{
+    Model, ModelGame, NO_MODEL, PageAnalysis, ReviewTarget, analyse_for_page, reviewed,
+};
 use crate::seat_player::SeatPlayer;
 
 /// A two-player model's rules (says its bundle): a 200-ply limit.
@@ -66,9 +66,6 @@ impl Evaluations {
         }
     }
 }
-
-/// A review's error when it was stopped (the served model's words).
-const STOPPED: &str = "the review was stopped before its end";
 
 /// A model of its game whose seats search with one evaluator and whose
 /// reviews and analyses with another (none: it refuses them). A review
@@ -222,30 +219,14 @@ impl Model for TestModel {
                 self.position_limit
                     .map_or(target.position_limit, |own| own.min(target.position_limit)),
             );
-        search.set_stop(stop.clone());
-        let reports = analyse_game(
+        reviewed(
             &mut search,
             &target.positions,
             &target.moves,
-            &mut |done, total| {
-                if !on_progress(done, total) {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            },
-        )
-        .map_err(|err| match stop.load(Ordering::Relaxed) {
-            true => STOPPED.to_string(),
-            false => err.to_string(),
-        })?;
-        if stop.load(Ordering::Relaxed) {
-            return Err(STOPPED.into());
-        }
-        on_progress(target.positions.len(), target.positions.len());
-        Ok(review_game(
-            &target.positions[0],
-            &reports,
             target.opening_plies,
-        ))
+            stop,
+            on_progress,
+        )
     }
     fn analyse(
         &self,
