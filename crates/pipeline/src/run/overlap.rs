@@ -70,6 +70,15 @@ fn rating_threads(config: &Config, cores: usize, selfplay: usize) -> usize {
     config.evaluation.games_in_parallel.clamp(1, left)
 }
 
+/// `n` and `noun`, plural unless `n` is 1.
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 impl Overlap {
     /// The mode of `config` on a machine where this process may run on
     /// `cores` cores. Beside self-play the trainer's thread trains, then
@@ -89,8 +98,10 @@ impl Overlap {
         };
         let why = match setting {
             OverlapTraining::Auto => format!(
-                "overlap_training = \"auto\": self-play's {selfplay} threads and the trainer's {trainer}{rated} {} the {cores} cores here",
-                if on { "fit in" } else { "need more than" }
+                "overlap_training = \"auto\": self-play's {} and the trainer's {trainer}{rated} {} the {} here",
+                counted(selfplay, "thread"),
+                if on { "fit in" } else { "need more than" },
+                counted(cores, "core"),
             ),
             setting => format!("overlap_training = {}", setting.as_str()),
         };
@@ -222,6 +233,22 @@ mod tests {
             four.describe()
                 .contains("the trainer's 2 (its rating's opponents then 2) fit in the 4 cores"),
             "{four:?}"
+        );
+
+        // One thread each fits in two cores, and the counts read as words.
+        let single = config("[net.threads]\nintra_op = 1\n");
+        let two = Overlap::decide(&single, 2);
+        assert!(two.on);
+        assert!(
+            two.describe()
+                .contains("self-play's 1 thread and the trainer's 1"),
+            "{two:?}"
+        );
+        let one = Overlap::decide(&single, 1);
+        assert!(!one.on);
+        assert!(
+            one.describe().contains("need more than the 1 core here"),
+            "{one:?}"
         );
 
         // Several drivers share the inference service, which runs the
