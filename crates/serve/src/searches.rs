@@ -66,7 +66,9 @@ impl Shares<'_> {
 pub(crate) enum TurnEnd {
     /// It answered within its deadline: a move, or why it has none.
     Answered(PlayerTurn, Result<PlayerMove, String>),
-    /// Its deadline passed: its search was stopped, with no move.
+    /// Its deadline passed and its search, stopped there, had no move (it
+    /// was stopped before it searched at all). Stopped later, it answers
+    /// with the move of what it searched ([`TurnEnd::Answered`]).
     OverLimit(PlayerTurn),
     /// Its thread ended without an answer (it panicked).
     Lost,
@@ -90,7 +92,8 @@ pub(crate) async fn think_within_limit(mut turn: PlayerTurn) -> TurnEnd {
         Err(_) => {
             drop(stop);
             match job.await {
-                Ok((turn, _)) => TurnEnd::OverLimit(turn),
+                Ok((turn, answer @ Ok(_))) => TurnEnd::Answered(turn, answer),
+                Ok((turn, Err(_))) => TurnEnd::OverLimit(turn),
                 Err(_) => TurnEnd::Lost,
             }
         }

@@ -507,10 +507,10 @@ impl<B: Board> Player<B> for NetworkSearch<B> {
         let (analysis, result) = self
             .search_position(position, limit.time)
             .map_err(|err| PlayerError::Failed(Box::new(err)))?;
-        // A stopped search answers an analysis with what it has, but a
-        // player stopped (its game abandoned, its deadline passed) plays no
-        // move: the move of a search cut short is not its move.
-        if result.stopped {
+        // A player stopped (its deadline passed) plays the move of what it
+        // searched, as a classical player plays the best move found so far;
+        // with no simulation completed it has none.
+        if result.stopped && result.simulations == 0 {
             return Err(PlayerError::Failed(Box::new(SearchError::Eval(
                 sumito_mcts::EvalError::Stopped,
             ))));
@@ -704,10 +704,11 @@ mod tests {
         assert!((100..=108).contains(&analysis.simulations), "{analysis:?}");
         assert_eq!(analysis.visits, analysis.simulations);
         assert_eq!(analysis.moves[0].line, analysis.principal_variation);
-        // A player stopped plays no move.
+        // A player stopped plays the move of what it searched.
         let thought = stopped_after(101, SearchBudget::Simulations(1_000_000))
-            .think(&start, &SearchLimit::default());
-        assert!(thought.is_err());
+            .think(&start, &SearchLimit::default())
+            .unwrap();
+        assert!(start.is_legal(thought.mv), "{thought:?}");
         // Stopped before its root is evaluated, it has nothing to say.
         let mut fresh = uniform(SearchBudget::Simulations(100));
         fresh.set_stop(Arc::new(AtomicBool::new(true)));
@@ -715,6 +716,7 @@ mod tests {
             fresh.analyse(&start, None),
             Err(SearchError::Eval(sumito_mcts::EvalError::Stopped))
         ));
+        assert!(fresh.think(&start, &SearchLimit::default()).is_err());
         // An analysis in steps ends when its callback says so.
         let mut steps = 0;
         let analysis = uniform(SearchBudget::Simulations(100))

@@ -73,7 +73,7 @@ async fn a_models_timed_move_comes_within_its_limit_though_its_search_slows() {
 }
 
 #[tokio::test]
-async fn a_turn_over_its_limit_is_stopped_there_with_no_move() {
+async fn a_turn_over_its_limit_is_stopped_there_and_plays_what_it_searched() {
     // Its search is planned for 10 s (a classical player aims at its
     // deadline, so the cap is the deadline), but stopped at 0.3 s.
     let search = NetworkSearch::<Position>::new(
@@ -98,9 +98,15 @@ async fn a_turn_over_its_limit_is_stopped_there_with_no_move() {
     let started = Instant::now();
     let end = think_within_limit(turn).await;
     let took = started.elapsed();
-    assert!(matches!(end, TurnEnd::OverLimit(_)), "{took:?}");
-    // Stopped within a batch of its deadline.
+    // Stopped within a batch of its deadline, with the move of the
+    // simulations it completed.
     assert!(took < Duration::from_secs(2), "{took:?}");
+    match end {
+        TurnEnd::Answered(turn, Ok(answer)) => assert!(turn.position.is_legal(answer.mv)),
+        TurnEnd::Answered(_, Err(message)) => panic!("no move: {message}"),
+        TurnEnd::OverLimit(_) => panic!("stopped after {took:?} with no move"),
+        TurnEnd::Lost => panic!("the player's thread ended without an answer"),
+    }
 }
 
 /// A page that sends nothing while its searches run and keeps what the
