@@ -278,7 +278,7 @@ async fn clocks_shown(client: &Client) -> Vec<f64> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reload_seats_the_same_players_and_goes_on_with_the_clocks() {
+async fn a_reload_seats_the_same_players_goes_on_with_the_clocks_and_keeps_a_resignation() {
     let (_server, url) = start_server(&["--no-model"]);
     let (client, _chromium) = open_page(&url, 1366, 900, "black to move").await;
     // The person as Black against greedy (the server's own game is against
@@ -337,6 +337,22 @@ async fn a_reload_seats_the_same_players_and_goes_on_with_the_clocks() {
         "{black} ms left after the move, {} before the reload",
         before[0]
     );
+    // A resigned game comes back resigned, not as a game going on.
+    click(&client, "#resign").await;
+    wait_value(&client, "state.result", "black resigned".into()).await;
+    wait_value(
+        &client,
+        "(sessionStorage.getItem('sumito-game') || '').includes('\\nforfeit: black resigned\\n')",
+        true.into(),
+    )
+    .await;
+    client.refresh().await.unwrap();
+    wait_value(
+        &client,
+        "state.history.length === 4 && state.result",
+        "black resigned".into(),
+    )
+    .await;
     client.close().await.unwrap();
 }
 

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use sumito_engine::general::GeneralPosition;
+use sumito_engine::general::{GeneralPosition, SEAT_NAMES};
 use sumito_engine::{Ending, Position};
 use sumito_game::{Board, GameKind};
 
@@ -95,6 +95,59 @@ impl<M: Copy + PartialEq> Variation<M> {
     }
 }
 
+/// A game that a seat gave up before the board ended it: by resigning, or
+/// by running out of time on its clock. The seat is the one to move when
+/// it happened (a page's resignation and a clock's flag both fall on the
+/// seat whose turn it is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Forfeit {
+    pub seat: usize,
+    pub by: ForfeitBy,
+}
+
+/// How a seat gave a game up ([`Forfeit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForfeitBy {
+    Resignation,
+    Time,
+}
+
+impl Forfeit {
+    /// The words a record's `forfeit:` line and a page say: "black
+    /// resigned", "white ran out of time".
+    pub fn describe(&self) -> String {
+        let seat = SEAT_NAMES[self.seat];
+        match self.by {
+            ForfeitBy::Resignation => format!("{seat} resigned"),
+            ForfeitBy::Time => format!("{seat} ran out of time"),
+        }
+    }
+
+    /// Reads [`Forfeit::describe`]'s words for a game of `seats` seats.
+    pub fn parse(text: &str, seats: usize) -> Result<Forfeit, String> {
+        let (name, by) = if let Some(name) = text.strip_suffix(" resigned") {
+            (name, ForfeitBy::Resignation)
+        } else if let Some(name) = text.strip_suffix(" ran out of time") {
+            (name, ForfeitBy::Time)
+        } else {
+            return Err(format!(
+                "{text:?} is not a forfeit: write \"SEAT resigned\" or \"SEAT ran out of time\""
+            ));
+        };
+        let seat = SEAT_NAMES[..seats]
+            .iter()
+            .position(|seat| *seat == name.trim())
+            .ok_or_else(|| {
+                format!(
+                    "{:?} is not a seat of this game (its seats: {})",
+                    name.trim(),
+                    SEAT_NAMES[..seats].join(", ")
+                )
+            })?;
+        Ok(Forfeit { seat, by })
+    }
+}
+
 /// A whole game: where it starts, under which rules, who played, its moves
 /// and how it ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,8 +163,10 @@ pub struct GameRecord<B: Board> {
     /// Side lines from the game's plies (a page's analysis board), in the
     /// order they were made.
     pub variations: Vec<Variation<B::Move>>,
-    /// How the game ended; `None` if it is unfinished.
+    /// How the board ended the game; `None` if it did not.
     pub result: Option<Ending>,
+    /// The seat that gave the game up before the board ended it, if one did.
+    pub forfeit: Option<Forfeit>,
 }
 
 /// Why a record of the general engine is not one of a game (the
@@ -134,6 +189,7 @@ impl<B: Board> GameRecord<B> {
             moves: Vec::new(),
             variations: Vec::new(),
             result: None,
+            forfeit: None,
         }
     }
 
@@ -200,6 +256,7 @@ impl<B: Board> GameRecord<B> {
             moves: moves.to_vec(),
             variations: Vec::new(),
             result: end.ending(),
+            forfeit: None,
         }
     }
 
@@ -234,6 +291,7 @@ impl<B: Board> GameRecord<B> {
                 })
                 .collect(),
             result: None,
+            forfeit: self.forfeit,
         };
         general.result = general
             .positions()
@@ -318,6 +376,7 @@ impl<B: Board> GameRecord<B> {
             moves,
             variations,
             result: None,
+            forfeit: record.forfeit,
         };
         game.result = game
             .positions()
@@ -475,6 +534,7 @@ mod tests {
             moves,
             variations: Vec::new(),
             result: None,
+            forfeit: None,
         }
     }
 
@@ -565,6 +625,7 @@ mod tests {
                 moves,
                 variations: Vec::new(),
                 result: positions.last().unwrap().ending(),
+                forfeit: None,
             };
             proptest::prop_assert_eq!(GameRecord::<Position>::parse(&record.to_text()).unwrap(), record);
         }
@@ -588,6 +649,7 @@ mod tests {
                 outcome: Outcome::win_of(Color::Black),
                 reason: EndReason::MarblesOff,
             }),
+            forfeit: None,
         };
         let text = record.to_text();
         assert!(

@@ -27,7 +27,10 @@
 //!   configurations; `{}` or absent for the plain rules). `seats:` names
 //!   who played each seat, in turn order (Black first), separated by ` | `.
 //!   `opening_plies:` counts the first moves that were a random opening
-//!   rather than the players' choices.
+//!   rather than the players' choices. `forfeit:` (absent in most records)
+//!   says that the seat to move after the moves gave the game up before
+//!   the board ended it: `white resigned`, `black ran out of time`
+//!   (`record::Forfeit`).
 //! - After `moves:`, one move per line (Aba-Pro or comma form, shield and
 //!   rotation moves included), each legal where it is played.
 //! - Then the variations (side lines, as PGN's and SGF's), none or more:

@@ -7,13 +7,13 @@
 use std::path::Path;
 
 use serde::Deserialize;
-use sumito_engine::general::{GeneralLayout, GeneralPosition, describe_ending};
+use sumito_engine::general::{GeneralLayout, GeneralPosition, SEAT_NAMES, describe_ending};
 use sumito_engine::rules_table::RulesTable;
 use sumito_engine::shorten_quotes;
 
 use sumito_game::Board;
 
-use crate::record::{GameRecord, NotTwoPlayer, Start, Variation};
+use crate::record::{Forfeit, GameRecord, NotTwoPlayer, Start, Variation};
 use crate::record_format::{
     GAME_RECORD_MAGIC, RecordError, RecordFileError, TWO_PLAYER_RECORD_MAGIC_V1,
     VARIANT_RECORD_MAGIC_V1, format_of, read_with, write_text,
@@ -70,6 +70,9 @@ pub(crate) fn general_text(record: &GameRecord<GeneralPosition>) -> String {
     out.push_str(&format!("rules: {}\n", inline_rules(&record.rules)));
     if !record.players.is_empty() {
         out.push_str(&format!("seats: {}\n", record.players.join(" | ")));
+    }
+    if let Some(forfeit) = &record.forfeit {
+        out.push_str(&format!("forfeit: {}\n", forfeit.describe()));
     }
     out.push_str(&format!(
         "opening_plies: {}\nmoves:\n",
@@ -254,6 +257,7 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
     let mut move_lines = Vec::new();
     let mut variation_lines: Vec<VariationText<'_>> = Vec::new();
     let mut result_line = None;
+    let mut forfeit_line = None;
     // The header keys read so far (`start` for both layout: and start:),
     // and whether `moves:` was: each may be given once, as in the
     // two-player record (a second one was silently taken instead).
@@ -345,6 +349,7 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
                 })?;
             }
             "result" => result_line = Some((number, value.to_string())),
+            "forfeit" => forfeit_line = Some((number, value.to_string())),
             other => return Err(problem(number, format!("unknown key {other:?}"))),
         }
         given.push(slot);
@@ -385,6 +390,7 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
         moves: Vec::new(),
         variations: Vec::new(),
         result: None,
+        forfeit: None,
     };
     let mut position = record
         .start_position()
@@ -431,6 +437,27 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
         }
     }
     record.result = position.ending();
+    if let Some((number, text)) = forfeit_line {
+        let seats = position.rules().seating.seats();
+        let forfeit = Forfeit::parse(&text, seats).map_err(|err| problem(number, err))?;
+        if let Some(result) = position.describe_outcome() {
+            return Err(problem(
+                number,
+                format!("the game was not forfeited: its moves end it ({result})"),
+            ));
+        }
+        let to_move = position.seat_to_move();
+        if forfeit.seat != to_move {
+            return Err(problem(
+                number,
+                format!(
+                    "{} is not the seat to move after the moves ({} is): only the seat to move can resign or run out of time",
+                    SEAT_NAMES[forfeit.seat], SEAT_NAMES[to_move]
+                ),
+            ));
+        }
+        record.forfeit = Some(forfeit);
+    }
     Ok(record)
 }
 
@@ -455,6 +482,7 @@ mod tests {
             moves: Vec::new(),
             variations: Vec::new(),
             result: None,
+            forfeit: None,
         };
         let mut position = record.start_position().unwrap();
         let mut players: Vec<_> = record
@@ -720,6 +748,82 @@ result: *
         assert!(
             err.problem
                 .contains("its move 1 (\"A1A2\", ply 2) comes after the end of the game"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_forfeit_is_kept_and_checked_against_the_board() {
+        use crate::record::{Forfeit, ForfeitBy};
+        use sumito_engine::Position;
+        // White, to move after Black's first move, resigns.
+        let resigned = format!(
+            "{GAME_RECORD_MAGIC}\nlayout: standard\nforfeit: white resigned\nmoves:\nA1B2\nresult: *\n"
+        );
+        let record = GameRecord::<Position>::parse(&resigned).unwrap();
+        assert_eq!(
+            record.forfeit,
+            Some(Forfeit {
+                seat: 1,
+                by: ForfeitBy::Resignation
+            })
+        );
+        assert_eq!(record.result, None);
+        assert!(record.to_text().contains("\nforfeit: white resigned\n"));
+        assert_eq!(
+            GameRecord::<Position>::parse(&record.to_text()).unwrap(),
+            record
+        );
+        // On time, in a three-player game: red is to move after two moves.
+        let layout = GeneralLayout::from_name("three-player").unwrap();
+        let mut record: GameRecord<GeneralPosition> =
+            GameRecord::unplayed(Start::Layout(layout), RulesTable::default());
+        let mut position = record.start_position().unwrap();
+        for _ in 0..2 {
+            let mv = position.legal_moves()[0];
+            record.moves.push(mv);
+            position = position.play(mv);
+        }
+        record.forfeit = Some(Forfeit {
+            seat: 2,
+            by: ForfeitBy::Time,
+        });
+        let text = record.to_text();
+        assert!(text.contains("\nforfeit: red ran out of time\n"), "{text}");
+        assert_eq!(parse_general(&text).unwrap(), record);
+
+        for (bad, message) in [
+            ("white gave up", "\"white gave up\" is not a forfeit"),
+            (
+                "red resigned",
+                "\"red\" is not a seat of this game (its seats: black, white)",
+            ),
+            (
+                "black resigned",
+                "black is not the seat to move after the moves (white is)",
+            ),
+        ] {
+            let text = resigned.replace("white resigned", bad);
+            let err = GameRecord::<Position>::parse(&text).unwrap_err();
+            assert_eq!(err.line, 3, "{bad}: {err}");
+            assert!(err.problem.contains(message), "{bad}: {err}");
+        }
+        let twice = resigned.replace(
+            "forfeit: white resigned",
+            "forfeit: white resigned\nforfeit: white resigned",
+        );
+        let err = parse_general(&twice).unwrap_err();
+        assert!(err.problem.contains("\"forfeit\" is given twice"), "{err}");
+        // A game the board ended was not forfeited.
+        let finished = format!(
+            "{GAME_RECORD_MAGIC}\nstart: 5/6/7/8/6bbw/8/7/6/5 b 0 5\nforfeit: white resigned\nmoves:\nE7E8\n\
+             result: black wins (enough marbles pushed off)\n"
+        );
+        let err = parse_general(&finished).unwrap_err();
+        assert_eq!(err.line, 3, "{err}");
+        assert!(
+            err.problem
+                .contains("the game was not forfeited: its moves end it (black wins"),
             "{err}"
         );
     }

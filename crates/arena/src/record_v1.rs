@@ -461,6 +461,7 @@ impl Parser {
             // (The older format has none.)
             variations: Vec::new(),
             result,
+            forfeit: None,
         })
     }
 }

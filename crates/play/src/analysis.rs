@@ -466,6 +466,7 @@ mod tests {
                 outcome: Outcome::win_of(Color::Black),
                 reason: EndReason::MarblesOff,
             }),
+            forfeit: None,
         };
         let reports = analyse_game(
             &mut uniform(),

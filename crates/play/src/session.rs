@@ -769,6 +769,8 @@ fn record_of<B: Board>(
         // (A loaded game's variations, where the game still leads to them.)
         variations: template.variations_on(moves),
         result: last.ending(),
+        // (A loaded game that a seat gave up goes on here.)
+        forfeit: None,
         ..template.clone()
     }
 }

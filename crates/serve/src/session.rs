@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sumito_arena::match_start::default_layouts;
-use sumito_arena::record::{GameRecord, Start, Variation};
+use sumito_arena::record::{Forfeit, ForfeitBy, GameRecord, Start, Variation};
 use sumito_arena::record_format::format_of;
 use sumito_engine::general::{
     GeneralLayout, GeneralMove, GeneralPosition, GeneralRules, SEAT_NAMES,
@@ -174,8 +174,8 @@ pub struct GameSession {
     clock: Option<ClockRequest>,
     clocks: Vec<Duration>,
     turn_started: Instant,
-    /// Set when a seat ran out of time or resigned.
-    ended: Option<String>,
+    /// The seat that gave the game up (resigned, or ran out of time).
+    forfeit: Option<Forfeit>,
     /// The game's last review, for the exercises of learn mode; none after
     /// a new game or a loaded one.
     reviewed: Option<Reviewed>,
@@ -257,7 +257,7 @@ impl GameSession {
             clock: None,
             clocks: Vec::new(),
             turn_started: Instant::now(),
-            ended: None,
+            forfeit: None,
             reviewed: None,
             seed,
         };
@@ -466,6 +466,7 @@ impl GameSession {
             moves: Vec::new(),
             variations: Vec::new(),
             result: None,
+            forfeit: None,
         };
         self.variations.clear();
         self.seats = made;
@@ -485,7 +486,7 @@ impl GameSession {
         self.clock = clock;
         self.clocks = clocks;
         self.turn_started = Instant::now();
-        self.ended = None;
+        self.forfeit = None;
         self.reviewed = None;
     }
 
@@ -631,9 +632,25 @@ impl GameSession {
         }
     }
 
+    /// The result in words: the board's, or why the game is over where
+    /// the board did not end it (a seat gave it up, or it reached the
+    /// server's limit of moves); `None` while it goes on.
+    fn result_words(&self) -> Option<String> {
+        if let Some(forfeit) = self.forfeit {
+            return Some(forfeit.describe());
+        }
+        let last = self.current();
+        last.describe_outcome().or_else(|| {
+            (self.moves.len() >= MAX_GAME_PLIES)
+                .then(|| format!("the game reached the server's limit of {MAX_GAME_PLIES} moves"))
+        })
+    }
+
     /// Whether the game (so far) is over.
     pub fn is_over(&self) -> bool {
-        self.ended.is_some() || self.current().is_game_over()
+        self.forfeit.is_some()
+            || self.current().is_game_over()
+            || self.moves.len() >= MAX_GAME_PLIES
     }
 
     /// The seat to move, if a player (a program) plays it and the game
@@ -712,7 +729,10 @@ impl GameSession {
             let spent = self.turn_started.elapsed();
             if spent >= self.clocks[seat] {
                 self.clocks[seat] = Duration::ZERO;
-                self.ended = Some(format!("{} ran out of time", SEAT_NAMES[seat]));
+                self.forfeit = Some(Forfeit {
+                    seat,
+                    by: ForfeitBy::Time,
+                });
                 return;
             }
             self.clocks[seat] -= spent;
@@ -742,11 +762,6 @@ impl GameSession {
         self.thinks.push(None);
         self.show_end();
         self.turn_started = Instant::now();
-        if self.moves.len() >= MAX_GAME_PLIES && !after.is_game_over() {
-            self.ended = Some(format!(
-                "the game reached the server's limit of {MAX_GAME_PLIES} moves"
-            ));
-        }
     }
 
     fn reset_players(&mut self) {
@@ -816,7 +831,7 @@ impl GameSession {
                 }
                 self.keep_variations(&old);
                 self.show_end();
-                self.ended = None;
+                self.forfeit = None;
                 self.reset_players();
                 Ok(None)
             }
@@ -825,7 +840,10 @@ impl GameSession {
                     return Err("the game is over".into());
                 }
                 let seat = self.current().seat_to_move();
-                self.ended = Some(format!("{} resigned", SEAT_NAMES[seat]));
+                self.forfeit = Some(Forfeit {
+                    seat,
+                    by: ForfeitBy::Resignation,
+                });
                 Ok(None)
             }
             ClientMessage::Goto { ply, line } => {
@@ -1007,6 +1025,7 @@ impl GameSession {
         record.moves = self.moves.clone();
         record.variations = self.variations.clone();
         record.result = self.current().ending();
+        record.forfeit = self.forfeit;
         record.to_text()
     }
 
@@ -1064,6 +1083,7 @@ impl GameSession {
                 moves,
                 variations: Vec::new(),
                 result: None,
+                forfeit: None,
             }
         };
         if record.moves.len() > MAX_GAME_PLIES {
@@ -1150,6 +1170,8 @@ impl GameSession {
         self.positions = positions;
         self.show_end();
         self.start_clocks(clock, clocks);
+        // A game a seat gave up stays over.
+        self.forfeit = record.forfeit.take();
         // Analysed by its seats' model, else the model of its game, if the
         // server has one.
         self.model = seat_model.or_else(|| self.models.for_game(layout, &record.rules));

@@ -251,6 +251,7 @@ fn game_record() -> impl Strategy<Value = GameRecord<Position>> {
                     moves,
                     variations: Vec::new(),
                     result: last.ending(),
+                    forfeit: None,
                 }
             },
         )
@@ -606,6 +607,7 @@ fn general_records() -> &'static [GameRecord<GeneralPosition>] {
                     moves,
                     variations,
                     result: position.ending(),
+                    forfeit: None,
                 });
             }
         }

@@ -88,10 +88,7 @@ impl GameSession {
             model: self.model().model_name(),
             simulations: Some(simulations),
             players: self.record.players.clone(),
-            result: self
-                .ended
-                .clone()
-                .or_else(|| self.current().describe_outcome()),
+            result: self.result_words(),
             layout: Some(self.layout().name()),
             date: None,
         }

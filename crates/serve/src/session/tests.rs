@@ -97,6 +97,68 @@ fn a_game_against_a_player_plays_undoes_and_refuses_illegal_moves() {
 }
 
 #[test]
+fn a_game_given_up_comes_back_over_from_its_record() {
+    // Resigned: the record says so, and the game loaded from it is over.
+    let mut game = session();
+    game.handle(ClientMessage::Move {
+        text: "A1B2".into(),
+    })
+    .unwrap();
+    player_turn(&mut game);
+    game.handle(ClientMessage::Resign {}).unwrap();
+    let saved = game.save();
+    assert!(saved.contains("\nforfeit: black resigned\n"), "{saved}");
+    let mut again = session();
+    again.load(&saved).unwrap();
+    assert!(again.is_over());
+    assert_eq!(again.state().result.as_deref(), Some("black resigned"));
+    let err = again
+        .handle(ClientMessage::Move {
+            text: "B1C2".into(),
+        })
+        .unwrap_err();
+    assert!(err.contains("over"), "{err}");
+    assert_eq!(again.save(), saved);
+    // Undone, it goes on, and its record no longer says it was given up.
+    again.handle(ClientMessage::Undo {}).unwrap();
+    assert!(!again.is_over());
+    assert!(!again.save().contains("forfeit"));
+
+    // On time: a clock of 60 ms, spent before the first move.
+    let mut flagged = session();
+    flagged
+        .handle(ClientMessage::NewGame {
+            layout: "standard".into(),
+            rules: None,
+            seats: people(2),
+            clock: Some(ClockRequest {
+                minutes: 0.001,
+                increment_seconds: 0.0,
+            }),
+        })
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let _ = flagged.handle(ClientMessage::Move {
+        text: "A1B2".into(),
+    });
+    assert_eq!(
+        flagged.state().result.as_deref(),
+        Some("black ran out of time")
+    );
+    let saved = flagged.save();
+    assert!(
+        saved.contains("\nforfeit: black ran out of time\n"),
+        "{saved}"
+    );
+    let mut again = session();
+    again.load(&saved).unwrap();
+    assert_eq!(
+        again.state().result.as_deref(),
+        Some("black ran out of time")
+    );
+}
+
+#[test]
 fn every_layout_and_variant_starts_and_bad_requests_are_refused() {
     let mut game = session();
     game.handle(ClientMessage::NewGame {

@@ -290,7 +290,7 @@ impl GameSession {
                     now: threat.seat == shown.seat_to_move(),
                 })
                 .collect(),
-            result: self.ended.clone().or_else(|| last.describe_outcome()),
+            result: self.result_words(),
             can_analyse,
             model: self.model().model_name(),
             levels: levels_of(self.model()),
