@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use sumito_engine::general::{GeneralPosition, SEAT_NAMES};
+use sumito_engine::general::{GeneralPosition, MAX_SEATS, SEAT_NAMES};
 use sumito_engine::{Ending, Position};
 use sumito_game::{Board, GameKind};
 
@@ -101,7 +101,9 @@ impl<M: Copy + PartialEq> Variation<M> {
 /// seat whose turn it is).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Forfeit {
-    pub seat: usize,
+    /// The seat, in a byte: a record of the two-player game stays small
+    /// enough to sit unboxed beside a boxed general one in [`AnyRecord`].
+    seat: u8,
     pub by: ForfeitBy,
 }
 
@@ -113,10 +115,24 @@ pub enum ForfeitBy {
 }
 
 impl Forfeit {
+    /// `seat` (one of a game's, below [`MAX_SEATS`]) gave the game up `by`.
+    pub fn new(seat: usize, by: ForfeitBy) -> Forfeit {
+        assert!(seat < MAX_SEATS, "seat {seat} of at most {MAX_SEATS}");
+        Forfeit {
+            seat: seat as u8,
+            by,
+        }
+    }
+
+    /// The seat that gave the game up.
+    pub fn seat(&self) -> usize {
+        usize::from(self.seat)
+    }
+
     /// The words a record's `forfeit:` line and a page say: "black
     /// resigned", "white ran out of time".
     pub fn describe(&self) -> String {
-        let seat = SEAT_NAMES[self.seat];
+        let seat = SEAT_NAMES[self.seat()];
         match self.by {
             ForfeitBy::Resignation => format!("{seat} resigned"),
             ForfeitBy::Time => format!("{seat} ran out of time"),
@@ -144,7 +160,7 @@ impl Forfeit {
                     SEAT_NAMES[..seats].join(", ")
                 )
             })?;
-        Ok(Forfeit { seat, by })
+        Ok(Forfeit::new(seat, by))
     }
 }
 

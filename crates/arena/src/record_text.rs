@@ -447,12 +447,13 @@ pub(crate) fn parse_general(text: &str) -> Result<GameRecord<GeneralPosition>, R
             ));
         }
         let to_move = position.seat_to_move();
-        if forfeit.seat != to_move {
+        if forfeit.seat() != to_move {
             return Err(problem(
                 number,
                 format!(
                     "{} is not the seat to move after the moves ({} is): only the seat to move can resign or run out of time",
-                    SEAT_NAMES[forfeit.seat], SEAT_NAMES[to_move]
+                    SEAT_NAMES[forfeit.seat()],
+                    SEAT_NAMES[to_move]
                 ),
             ));
         }
@@ -763,10 +764,7 @@ result: *
         let record = GameRecord::<Position>::parse(&resigned).unwrap();
         assert_eq!(
             record.forfeit,
-            Some(Forfeit {
-                seat: 1,
-                by: ForfeitBy::Resignation
-            })
+            Some(Forfeit::new(1, ForfeitBy::Resignation))
         );
         assert_eq!(record.result, None);
         assert!(record.to_text().contains("\nforfeit: white resigned\n"));
@@ -784,10 +782,7 @@ result: *
             record.moves.push(mv);
             position = position.play(mv);
         }
-        record.forfeit = Some(Forfeit {
-            seat: 2,
-            by: ForfeitBy::Time,
-        });
+        record.forfeit = Some(Forfeit::new(2, ForfeitBy::Time));
         let text = record.to_text();
         assert!(text.contains("\nforfeit: red ran out of time\n"), "{text}");
         assert_eq!(parse_general(&text).unwrap(), record);

@@ -430,6 +430,7 @@ mod tests {
             moves: vec![first, second],
             variations: Vec::new(),
             result: None,
+            forfeit: None,
         };
         let pictures = render_game(&record).unwrap();
         assert_eq!(pictures.len(), 3);

@@ -729,10 +729,7 @@ impl GameSession {
             let spent = self.turn_started.elapsed();
             if spent >= self.clocks[seat] {
                 self.clocks[seat] = Duration::ZERO;
-                self.forfeit = Some(Forfeit {
-                    seat,
-                    by: ForfeitBy::Time,
-                });
+                self.forfeit = Some(Forfeit::new(seat, ForfeitBy::Time));
                 return;
             }
             self.clocks[seat] -= spent;
@@ -840,10 +837,7 @@ impl GameSession {
                     return Err("the game is over".into());
                 }
                 let seat = self.current().seat_to_move();
-                self.forfeit = Some(Forfeit {
-                    seat,
-                    by: ForfeitBy::Resignation,
-                });
+                self.forfeit = Some(Forfeit::new(seat, ForfeitBy::Resignation));
                 Ok(None)
             }
             ClientMessage::Goto { ply, line } => {
