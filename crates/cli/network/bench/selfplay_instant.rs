@@ -5,7 +5,11 @@
 //! network replaced by an instant answer (`sumito_net::InstantEvaluator`).
 //! It reports one thread's positions per second, where its time goes, and
 //! the scaling from 1 to N threads, the rounds of one thread and of N
-//! taking turns so that both see the same machine.
+//! taking turns so that both see the same machine. Each thread is pinned to
+//! a core of its own, and the replay writer it starts inherits that core:
+//! one thread is then one core's work, as in a run with a worker on every
+//! core. (Unpinned, one thread's writer ran on an idle core for free, a
+//! third of a core at these rates, and the scaling understated the cores'.)
 
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
@@ -109,6 +113,9 @@ struct Bench {
     config: Config,
     starts: RunStarts<Position>,
     folder: ReplayFolder,
+    /// The cores the threads are pinned to, thread `k` to the `k`-th (in
+    /// turn when there are more threads); none: unpinned.
+    cores: Vec<core_affinity::CoreId>,
 }
 
 impl Bench {
@@ -123,6 +130,11 @@ impl Bench {
                 .map(|worker| {
                     let stop = &stop;
                     scope.spawn(move || -> anyhow::Result<Round> {
+                        // (Before its writer starts, which inherits it.)
+                        if !self.cores.is_empty() {
+                            let core = self.cores[worker as usize % self.cores.len()];
+                            core_affinity::set_for_current(core);
+                        }
                         let evaluator = InstantEvaluator::new(
                             config.net.model.push_off_planes,
                             config.net.inference.symmetry,
@@ -252,10 +264,19 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         "sumito-bench-selfplay-instant-{}",
         std::process::id()
     ));
+    let cores = core_affinity::get_core_ids().unwrap_or_default();
+    match cores.len() {
+        0 => println!("instant_pinning: none (this system does not say its cores)"),
+        _ => println!(
+            "instant_pinning: each thread and its replay writer on a core of its own ({} cores)",
+            cores.len()
+        ),
+    }
     let bench = Bench {
         starts: run_starts::<Position>(&config.rules)?,
         folder: ReplayFolder::local(&out_dir).context("the benchmark's game folder")?,
         config,
+        cores,
     };
     let measured = measure(&bench, threads, work, rounds);
     let _ = std::fs::remove_dir_all(&out_dir);
@@ -363,6 +384,7 @@ mod tests {
             starts: run_starts::<Position>(&config.rules).unwrap(),
             folder: ReplayFolder::local(&dir).unwrap(),
             config,
+            cores: core_affinity::get_core_ids().unwrap_or_default(),
         };
         let (one, many) = measure(&bench, 2, Work::Games(3), 1).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
