@@ -353,6 +353,12 @@ async fn a_reload_seats_the_same_players_goes_on_with_the_clocks_and_keeps_a_res
         "black resigned".into(),
     )
     .await;
+    script(&client, "window.scrollTo(0, 0);").await;
+    std::fs::write(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("resigned-after-reload.png"),
+        client.screenshot().await.unwrap(),
+    )
+    .unwrap();
     client.close().await.unwrap();
 }
 
