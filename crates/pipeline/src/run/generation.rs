@@ -136,7 +136,20 @@ pub(super) fn in_turns(
     let turn = if ui.stopping() {
         TrainerTurn::default()
     } else {
-        trainer_turn(parts, trainer, events, &stop)?
+        // On a thread that ends with the turn: libtorch's OpenMP keeps a
+        // team of threads for each thread that ran a parallel operation, and
+        // once there are more of them than cores, libgomp's idle threads
+        // stop spinning (GOMP_SPINCOUNT) and sleep at once. A trainer's team
+        // kept on this thread did that to every later self-play's network
+        // on 2 cores (about 700 positions/s from the second generation on,
+        // against 1,340 in the first); self-play's own threads already end
+        // with each generation.
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| trainer_turn(parts, trainer, events, &stop))
+                .join()
+                .expect("the trainer's thread panicked")
+        })?
     };
     let selfplay_time = selfplay.as_ref().map_or(Duration::ZERO, |played| played.1);
     let times = GenerationTimes {
