@@ -74,7 +74,7 @@ pub use board::{CELL_COUNT, Cell, CellParseError, Color, Direction};
 pub use ending::{EndReason, Ending, Outcome};
 pub use excerpt::{EXCERPT_CHARS, MESSAGE_CHARS, excerpt, shorten_quotes};
 pub use layout::{Layout, LayoutError};
-pub use notation::MoveParseError;
+pub use notation::{MoveProblem, MoveTextError};
 pub use perft::{perft, perft_divide};
 pub use playout::{midgame_positions, random_playout};
 pub use position::{BoardError, IllegalMove, Position, Rules};

@@ -23,6 +23,9 @@
 //!
 //! A destination along the group's line makes an inline move, any other a
 //! broadside. Both forms are case-insensitive and ignore spaces between cells.
+//!
+//! A move text that is not read, or not legal, gives [`MoveTextError`] (the
+//! text and a [`MoveProblem`]), the one error of both games' move parsers.
 
 use crate::action::Move;
 use crate::board::{Cell, CellParseError, Direction};
@@ -77,29 +80,87 @@ impl Move {
     }
 }
 
-/// Why a text is not a legal move in a position.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MoveParseError {
-    #[error(
-        "cannot read {text:?} as a move: expected Aba-Pro (A1B2, C3C5D4) or the comma form (b2,c2 / g5-h6,f4 / g5-h6,g4-h5)"
-    )]
-    Syntax { text: String },
-    #[error("in move {text:?}: {problem}")]
-    BadCell {
-        text: String,
-        problem: CellParseError,
-    },
-    #[error("move {text:?}: {from} and {to} are not on one line")]
-    NotInLine { text: String, from: Cell, to: Cell },
-    #[error("move {text:?}: {from} to {to} spans more than three marbles")]
-    TooManyMarbles { text: String, from: Cell, to: Cell },
-    #[error("move {text:?}: {dest} is not next to the group")]
-    NotAdjacent { text: String, dest: Cell },
-    #[error("move {text:?}: the destination is not the group moved one step")]
-    DestinationMismatch { text: String },
-    #[error("move {text:?} is illegal: {reason}")]
-    Illegal { text: String, reason: IllegalMove },
+/// A move given as text that could not be read, or is not legal in the
+/// position, in either game's grammar: the text (cut to an [`excerpt`], so
+/// that a huge input does not make a huge message) and what is wrong with
+/// it (`problem`). Both parsers give it, [`Position::parse_move`] and
+/// [`crate::general::GeneralPosition::parse_move`], as both position texts
+/// give one [`crate::PositionTextError`]. The message quotes the text where
+/// the problem's wording puts it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveTextError {
+    pub text: String,
+    pub problem: MoveProblem,
 }
+
+/// What is wrong with a move text: the two-player grammar's problems first,
+/// then the general game's (`General…`), whose parser says why in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MoveProblem {
+    /// Neither Aba-Pro nor the comma form.
+    Syntax,
+    /// A cell name that is no cell.
+    BadCell(CellParseError),
+    /// The group's two ends are not on one line.
+    NotInLine { from: Cell, to: Cell },
+    /// The group's two ends span more than three marbles.
+    TooManyMarbles { from: Cell, to: Cell },
+    /// The destination is not next to the group.
+    NotAdjacent { dest: Cell },
+    /// Two destination cells that are not the group moved one step.
+    DestinationMismatch,
+    /// A move read, but not legal here.
+    Illegal(IllegalMove),
+    /// The general game's text is not a move; `why` in words.
+    GeneralSyntax { why: String },
+    /// The general game's move is not legal here; `reason` in words.
+    GeneralIllegal { reason: String },
+}
+
+impl MoveTextError {
+    pub(crate) fn new(text: &str, problem: MoveProblem) -> Self {
+        MoveTextError {
+            text: excerpt(text),
+            problem,
+        }
+    }
+}
+
+impl fmt::Display for MoveTextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = &self.text;
+        match &self.problem {
+            MoveProblem::Syntax => write!(
+                f,
+                "cannot read {text:?} as a move: expected Aba-Pro (A1B2, C3C5D4) or the comma form (b2,c2 / g5-h6,f4 / g5-h6,g4-h5)"
+            ),
+            MoveProblem::BadCell(problem) => write!(f, "in move {text:?}: {problem}"),
+            MoveProblem::NotInLine { from, to } => {
+                write!(f, "move {text:?}: {from} and {to} are not on one line")
+            }
+            MoveProblem::TooManyMarbles { from, to } => {
+                write!(
+                    f,
+                    "move {text:?}: {from} to {to} spans more than three marbles"
+                )
+            }
+            MoveProblem::NotAdjacent { dest } => {
+                write!(f, "move {text:?}: {dest} is not next to the group")
+            }
+            MoveProblem::DestinationMismatch => write!(
+                f,
+                "move {text:?}: the destination is not the group moved one step"
+            ),
+            MoveProblem::Illegal(reason) => write!(f, "move {text:?} is illegal: {reason}"),
+            MoveProblem::GeneralSyntax { why } => write!(f, "{text:?} is not a move: {why}"),
+            MoveProblem::GeneralIllegal { reason } => {
+                write!(f, "{text} is not legal here: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MoveTextError {}
 
 /// A group named by its two end cells: the first end, the direction towards
 /// the other end (`None` for a single marble), and its length.
@@ -126,19 +187,16 @@ impl Group {
     }
 }
 
-fn parse_cell(text: &str, token: &str) -> Result<Cell, MoveParseError> {
-    token.parse().map_err(|source| MoveParseError::BadCell {
-        text: excerpt(text),
-        problem: source,
-    })
+fn parse_cell(text: &str, token: &str) -> Result<Cell, MoveTextError> {
+    token
+        .parse()
+        .map_err(|source| MoveTextError::new(text, MoveProblem::BadCell(source)))
 }
 
 /// Splits concatenated two-character cell names (`A1B2` → A1, B2).
-fn split_cells(text: &str, joined: &str) -> Result<Vec<Cell>, MoveParseError> {
+fn split_cells(text: &str, joined: &str) -> Result<Vec<Cell>, MoveTextError> {
     if !joined.is_ascii() || !joined.len().is_multiple_of(2) {
-        return Err(MoveParseError::Syntax {
-            text: excerpt(text),
-        });
+        return Err(MoveTextError::new(text, MoveProblem::Syntax));
     }
     (0..joined.len())
         .step_by(2)
@@ -146,7 +204,7 @@ fn split_cells(text: &str, joined: &str) -> Result<Vec<Cell>, MoveParseError> {
         .collect()
 }
 
-fn group(text: &str, first: Cell, last: Cell) -> Result<Group, MoveParseError> {
+fn group(text: &str, first: Cell, last: Cell) -> Result<Group, MoveTextError> {
     if first == last {
         return Ok(Group {
             first,
@@ -162,11 +220,13 @@ fn group(text: &str, first: Cell, last: Cell) -> Result<Group, MoveParseError> {
             len += 1;
             if next == last {
                 if len > 3 {
-                    return Err(MoveParseError::TooManyMarbles {
-                        text: excerpt(text),
-                        from: first,
-                        to: last,
-                    });
+                    return Err(MoveTextError::new(
+                        text,
+                        MoveProblem::TooManyMarbles {
+                            from: first,
+                            to: last,
+                        },
+                    ));
                 }
                 return Ok(Group {
                     first,
@@ -178,21 +238,21 @@ fn group(text: &str, first: Cell, last: Cell) -> Result<Group, MoveParseError> {
             current = next;
         }
     }
-    Err(MoveParseError::NotInLine {
-        text: excerpt(text),
-        from: first,
-        to: last,
-    })
+    Err(MoveTextError::new(
+        text,
+        MoveProblem::NotInLine {
+            from: first,
+            to: last,
+        },
+    ))
 }
 
 impl Position {
     /// Reads a move in Aba-Pro or comma form (see [`crate::notation`]) and
     /// checks that it is legal here; the error says what is wrong.
-    pub fn parse_move(&self, text: &str) -> Result<Move, MoveParseError> {
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveTextError> {
         let trimmed = text.trim();
-        let syntax = || MoveParseError::Syntax {
-            text: excerpt(text),
-        };
+        let syntax = || MoveTextError::new(text, MoveProblem::Syntax);
         let (group, direction) = if let Some((group_text, dest_text)) = trimmed.split_once(',') {
             let ends: Vec<&str> = group_text.trim().split('-').map(str::trim).collect();
             let dests: Vec<&str> = dest_text.trim().split('-').map(str::trim).collect();
@@ -216,9 +276,7 @@ impl Position {
                         moved == [Some(dests[0]), Some(dests[1])]
                             || moved == [Some(dests[1]), Some(dests[0])]
                     })
-                    .ok_or_else(|| MoveParseError::DestinationMismatch {
-                        text: excerpt(text),
-                    })?
+                    .ok_or_else(|| MoveTextError::new(text, MoveProblem::DestinationMismatch))?
             };
             (group, direction)
         } else {
@@ -226,13 +284,9 @@ impl Position {
             let cells = split_cells(text, &compact)?;
             match cells[..] {
                 [trailing, dest] => {
-                    let direction =
-                        trailing
-                            .direction_to(dest)
-                            .ok_or_else(|| MoveParseError::NotAdjacent {
-                                text: excerpt(text),
-                                dest,
-                            })?;
+                    let direction = trailing.direction_to(dest).ok_or_else(|| {
+                        MoveTextError::new(text, MoveProblem::NotAdjacent { dest })
+                    })?;
                     (self.aba_pro_inline_group(trailing, direction), direction)
                 }
                 [first, last, dest] => {
@@ -245,10 +299,7 @@ impl Position {
         };
         let axis = group.axis.unwrap_or(direction);
         let mv = Move::from_group(group.first, axis, group.len, direction);
-        let illegal = |reason| MoveParseError::Illegal {
-            text: excerpt(text),
-            reason,
-        };
+        let illegal = |reason| MoveTextError::new(text, MoveProblem::Illegal(reason));
         // Every move whose marbles and destinations are on the board is in
         // the action space, so a missing one means a marble would fall off.
         let Some(mv) = mv else {
@@ -321,15 +372,12 @@ impl Position {
 
 /// The direction given by one destination cell: where the first named end
 /// goes, or else where the second named end goes.
-fn single_destination(text: &str, group: &Group, dest: Cell) -> Result<Direction, MoveParseError> {
+fn single_destination(text: &str, group: &Group, dest: Cell) -> Result<Direction, MoveTextError> {
     [group.first, group.last]
         .into_iter()
         .filter(|_| !group.contains(dest))
         .find_map(|end| end.direction_to(dest))
-        .ok_or_else(|| MoveParseError::NotAdjacent {
-            text: excerpt(text),
-            dest,
-        })
+        .ok_or_else(|| MoveTextError::new(text, MoveProblem::NotAdjacent { dest }))
 }
 
 #[cfg(test)]

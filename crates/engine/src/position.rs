@@ -1007,7 +1007,10 @@ mod tests {
     fn check(position: &Position, text: &str) -> Result<Position, IllegalMove> {
         match position.parse_move(text) {
             Ok(mv) => Ok(position.play(mv)),
-            Err(crate::MoveParseError::Illegal { reason, .. }) => Err(reason),
+            Err(crate::MoveTextError {
+                problem: crate::MoveProblem::Illegal(reason),
+                ..
+            }) => Err(reason),
             Err(other) => panic!("{text}: {other}"),
         }
     }

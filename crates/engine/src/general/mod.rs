@@ -29,7 +29,6 @@ pub mod symmetry;
 pub mod text;
 
 pub use moves::{GeneralMove, MoveKind, RotationMove, ShieldMove, action_count};
-pub use notation::GeneralMoveError;
 pub use position::{
     CellContent, GeneralBoardError, GeneralPosition, describe_ending, general_perft,
 };

@@ -21,16 +21,7 @@ use super::rules::SEAT_NAMES;
 use crate::action::Move;
 use crate::board::{Cell, Direction};
 use crate::ending::Ending;
-use crate::excerpt::excerpt;
-
-/// Why a move text was not accepted.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum GeneralMoveError {
-    #[error("{text:?} is not a move: {why}")]
-    Syntax { text: String, why: String },
-    #[error("{text} is not legal here: {reason}")]
-    Illegal { text: String, reason: String },
-}
+use crate::notation::{MoveProblem, MoveTextError};
 
 impl GeneralMove {
     /// Aba-Pro form (see [`crate::general::notation`]).
@@ -267,11 +258,8 @@ fn parse_shape(text: &str) -> Result<Shape, String> {
 impl GeneralPosition {
     /// Reads a move in either form (see [`crate::general::notation`]) and
     /// checks it is legal here; an illegal move gets the reason.
-    pub fn parse_move(&self, text: &str) -> Result<GeneralMove, GeneralMoveError> {
-        let syntax = |why: String| GeneralMoveError::Syntax {
-            text: excerpt(text),
-            why,
-        };
+    pub fn parse_move(&self, text: &str) -> Result<GeneralMove, MoveTextError> {
+        let syntax = |why: String| MoveTextError::new(text, MoveProblem::GeneralSyntax { why });
         let shape = parse_shape(text).map_err(syntax)?;
         let mv = match shape {
             Shape::Move(mv) => mv,
@@ -313,19 +301,23 @@ impl GeneralPosition {
             return Ok(mv);
         }
         if let Some(reason) = self.why_illegal(mv) {
-            return Err(GeneralMoveError::Illegal {
-                text: excerpt(text.trim()),
-                reason,
-            });
+            return Err(MoveTextError::new(
+                text.trim(),
+                MoveProblem::GeneralIllegal { reason },
+            ));
         }
         // One colour: a move whose position a legal move already gives.
         let after = self.apply_unchecked(mv);
         legal
             .into_iter()
             .find(|&other| self.apply_unchecked(other).same_board(&after))
-            .ok_or_else(|| GeneralMoveError::Illegal {
-                text: excerpt(text.trim()),
-                reason: "it is not a legal move here".into(),
+            .ok_or_else(|| {
+                MoveTextError::new(
+                    text.trim(),
+                    MoveProblem::GeneralIllegal {
+                        reason: "it is not a legal move here".into(),
+                    },
+                )
             })
     }
 

@@ -4,8 +4,8 @@
 use super::*;
 use crate::board::Cell;
 use crate::{
-    EndReason, Ending, Layout, Outcome, Position, PositionTextError, Rules, TextProblem,
-    random_playout,
+    EndReason, Ending, Layout, MoveProblem, MoveTextError, Outcome, Position, PositionTextError,
+    Rules, TextProblem, random_playout,
 };
 
 fn cell(name: &str) -> Cell {
@@ -44,7 +44,10 @@ fn two() -> GeneralRules {
 fn try_play(position: &GeneralPosition, text: &str) -> Result<GeneralPosition, String> {
     match position.parse_move(text) {
         Ok(mv) => Ok(position.play(mv)),
-        Err(GeneralMoveError::Illegal { reason, .. }) => Err(reason),
+        Err(MoveTextError {
+            problem: MoveProblem::GeneralIllegal { reason },
+            ..
+        }) => Err(reason),
         Err(err) => panic!("{text}: {err}"),
     }
 }
