@@ -137,7 +137,7 @@ fn random_game<B: Board>(
 /// was trained with, encoded for its network.
 fn game_of(bundle: &ModelBundle) -> Positions {
     let input_len = bundle.meta.architecture.shape().input_len();
-    if !bundle.is_general() {
+    if bundle.meta.kind().is_two_player() {
         let push_off_planes = bundle.meta.architecture.push_off_planes;
         let first = Position::first_position(
             sumito_engine::Layout::Standard,

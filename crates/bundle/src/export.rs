@@ -454,7 +454,7 @@ pub(crate) mod tests {
             assert_eq!(meta.general_layouts(), ["three-player"]);
             assert_eq!(meta.general().unwrap().max_plies, Some(240));
             let bundle = ModelBundle::open(&out).unwrap();
-            assert!(bundle.is_general());
+            assert_eq!(bundle.meta.kind(), GameKind::General);
             assert!(bundle.summary().contains("learned on three-player"));
             // The two-player search refuses it by name, and says where it plays.
             let message = bundle

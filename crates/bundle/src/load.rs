@@ -266,11 +266,6 @@ impl ModelBundle {
             .map(|rating| rating.elo)
     }
 
-    /// Whether the model plays the general game (variants, 3 to 6 players).
-    pub fn is_general(&self) -> bool {
-        self.meta.general.is_some()
-    }
-
     /// The TorchScript network, for play and analysis.
     pub fn load_torchscript(&self, device: Device) -> Result<TorchScriptModel, BundleError> {
         let path = self.dir.join(TORCHSCRIPT_FILE);
@@ -402,7 +397,7 @@ impl ModelBundle {
                 meta.score_utility
             ));
         }
-        if self.is_general() {
+        if meta.kind() == GameKind::General {
             text.push_str(&format!(
                 "; the general game, learned on {}",
                 meta.general_layouts().join(", ")

@@ -28,10 +28,9 @@ pub struct PositionArgs {
     /// text is read too: neutral n, obstacle x, hole o, up to six colours).
     #[arg(long)]
     fen: Option<String>,
-    /// A TOML file whose [rules] table gives the rules (the keys of a run
-    /// configuration's [rules]: marbles_to_win, max_plies, obstacles, holes,
-    /// neutral, neutral_push_off, removed_marbles, shield_moves,
-    /// rotation_moves, one_colour, partners_in_a_row).
+    /// A TOML file whose [rules] table gives the rules: the keys of a run
+    /// configuration's [rules], the engine's one rules table (listed in
+    /// docs/variants.md).
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
 }

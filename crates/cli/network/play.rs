@@ -44,7 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let bundle = open_model(args.model.as_deref()).context("loading the model")?;
     println!("{}", bundle.summary());
-    if !bundle.is_general() && args.wants_general_game() {
+    if bundle.meta.kind().is_two_player() && args.wants_general_game() {
         // Variants and more players need a model trained on them.
         let given = args.model.as_deref().unwrap_or(Path::new(""));
         let problem = bundle

@@ -276,13 +276,62 @@ impl RulesTable {
         GeneralPosition::from_text(text, Some(&rules))
     }
 
+    /// The keys that describe a start layout (`neutral`, `removed_marbles`),
+    /// each by its name: a position given as text holds its own marbles.
+    fn start_keys(&mut self) -> [(&'static str, &mut Option<Vec<String>>); 2] {
+        [
+            ("neutral", &mut self.neutral),
+            ("removed_marbles", &mut self.removed_marbles),
+        ]
+    }
+
+    /// This table without the keys that describe a start layout (`neutral`,
+    /// `removed_marbles`): the rules of a game recorded from its position
+    /// as text, whose marbles the text holds ([`RulesTable::rules_for_text`]
+    /// refuses those keys).
+    pub fn without_start_keys(&self) -> RulesTable {
+        let mut table = self.clone();
+        for (_, list) in table.start_keys() {
+            *list = None;
+        }
+        table
+    }
+
+    /// This table with every key whose value means the plain rules left
+    /// out, as if not given: an empty list of cells (`obstacles`, `holes`,
+    /// `neutral`, `removed_marbles`) and a move switched off
+    /// (`shield_moves`, `rotation_moves`, `one_colour` set to false). A run
+    /// reads its `[rules]` so, and its replay files record the table as
+    /// before. `partners_in_a_row = false` stays: it is refused on layouts
+    /// without teams, where leaving it out is not.
+    pub fn without_unset_values(mut self) -> RulesTable {
+        for list in [
+            &mut self.obstacles,
+            &mut self.holes,
+            &mut self.neutral,
+            &mut self.removed_marbles,
+        ] {
+            if list.as_ref().is_some_and(Vec::is_empty) {
+                *list = None;
+            }
+        }
+        for switch in [
+            &mut self.shield_moves,
+            &mut self.rotation_moves,
+            &mut self.one_colour,
+        ] {
+            if *switch == Some(false) {
+                *switch = None;
+            }
+        }
+        self
+    }
+
     /// The rules value for a position given as text, with `seats` players:
     /// the keys of the start (`neutral`, `removed_marbles`) do not apply.
     pub fn rules_for_text(&self, seats: usize) -> Result<GeneralRules, RulesTableError> {
-        for (key, list) in [
-            ("neutral", &self.neutral),
-            ("removed_marbles", &self.removed_marbles),
-        ] {
+        let mut table = self.clone();
+        for (key, list) in table.start_keys() {
             if list.as_ref().is_some_and(|l| !l.is_empty()) {
                 return Err(key_error(
                     key,
@@ -290,7 +339,6 @@ impl RulesTable {
                 ));
             }
         }
-        let mut table = self.clone();
         table.neutral_push_off = None;
         let seats_layout = match seats {
             2 => GeneralLayout::Two(crate::Layout::Standard),
@@ -446,6 +494,103 @@ mod tests {
 
     fn table(text: &str) -> RulesTable {
         toml::from_str::<RulesFile>(text).unwrap().rules
+    }
+
+    /// A table that sets every key to a value that is a rule (four
+    /// players' rules). Every key is named: a key added to the table and
+    /// not here does not compile.
+    fn every_key_set() -> RulesTable {
+        let cells = |names: &[&str]| Some(names.iter().map(|n| n.to_string()).collect());
+        RulesTable {
+            marbles_to_win: Some(Targets::PerSide(vec![6, 4])),
+            max_plies: Some(100),
+            no_push_off_plies: Some(50),
+            layouts: cells(&["four-player"]),
+            obstacles: cells(&["E5"]),
+            holes: cells(&["C3"]),
+            neutral: cells(&["D4"]),
+            neutral_push_off: Some("pusher-wins".into()),
+            removed_marbles: cells(&["A1"]),
+            shield_moves: Some(true),
+            rotation_moves: Some(true),
+            one_colour: Some(true),
+            partners_in_a_row: Some(true),
+        }
+    }
+
+    /// The keys a table sets, each alone in a table of its own.
+    fn each_key_alone(table: &RulesTable) -> Vec<(String, RulesTable)> {
+        let Ok(toml::Value::Table(keys)) = toml::Value::try_from(table) else {
+            panic!("a table is a TOML table");
+        };
+        keys.into_iter()
+            .map(|(key, value)| {
+                let alone = toml::Table::from_iter([(key.clone(), value)]);
+                (key, toml::Value::Table(alone).try_into().unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn values_that_mean_the_plain_rules_are_left_out() {
+        // Every key named (a key added and not named here does not
+        // compile), each at the value that means the plain rules where it
+        // has one, else left out.
+        let plain = RulesTable {
+            marbles_to_win: None,
+            max_plies: None,
+            no_push_off_plies: None,
+            layouts: None,
+            obstacles: Some(Vec::new()),
+            holes: Some(Vec::new()),
+            neutral: Some(Vec::new()),
+            neutral_push_off: None,
+            removed_marbles: Some(Vec::new()),
+            shield_moves: Some(false),
+            rotation_moves: Some(false),
+            one_colour: Some(false),
+            // False is refused on layouts without teams: not the plain
+            // rules, so it stays (below).
+            partners_in_a_row: None,
+        };
+        assert_eq!(plain.without_unset_values(), RulesTable::default());
+        // A value that is a rule stays, for every key.
+        let every = every_key_set();
+        assert_eq!(every.clone().without_unset_values(), every);
+        assert_eq!(each_key_alone(&every).len(), 13, "every key is set");
+        let partners = RulesTable {
+            partners_in_a_row: Some(false),
+            ..RulesTable::default()
+        };
+        assert_eq!(partners.clone().without_unset_values(), partners);
+    }
+
+    #[test]
+    fn the_start_keys_are_those_a_position_text_refuses() {
+        let every = every_key_set();
+        let kept: Vec<String> = each_key_alone(&every.without_start_keys())
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect();
+        let mut dropped = Vec::new();
+        for (key, alone) in each_key_alone(&every) {
+            let refused = matches!(
+                alone.rules_for_text(4),
+                Err(RulesTableError::Key { key: found, message })
+                    if found == key && message.contains("start layout")
+            );
+            assert_eq!(refused, !kept.contains(&key), "{key}");
+            // Without its start keys, every table reads a position text.
+            assert!(
+                alone.without_start_keys().rules_for_text(4).is_ok(),
+                "{key}"
+            );
+            if refused {
+                dropped.push(key);
+            }
+        }
+        dropped.sort();
+        assert_eq!(dropped, ["neutral", "removed_marbles"]);
     }
 
     #[test]

@@ -75,9 +75,10 @@ pub struct Config {
 /// alone); a run fills in its defaults for the keys left out: 6 marbles to
 /// win, a move limit of 200 plies, and the Standard and Belgian Daisy
 /// layouts. The two-player engine plays targets and limits, and anything
-/// more (a many-player layout, targets per side, obstacles, holes, neutral
-/// marbles, removed marbles, shield or rotation moves, one colour, partners
-/// in a row) makes the run learn the general game ([`RunRules::general`]).
+/// more (a many-player layout, or a key that [`RulesTable::is_general`]
+/// counts) makes the run learn the general game ([`RunRules::general`]).
+/// A key at a value that means the plain rules (an empty list, a move
+/// switched off) is read as left out ([`RulesTable::without_unset_values`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(from = "RulesTable")]
 pub struct RunRules {
@@ -103,26 +104,9 @@ impl From<RulesTable> for RunRules {
             .get_or_insert_with(|| DEFAULT_LAYOUTS.map(String::from).to_vec());
         // An empty list and a switch set to false are the plain rules, as
         // if left out (so replay files record the table as before).
-        for list in [
-            &mut table.obstacles,
-            &mut table.holes,
-            &mut table.neutral,
-            &mut table.removed_marbles,
-        ] {
-            if list.as_ref().is_some_and(Vec::is_empty) {
-                *list = None;
-            }
+        RunRules {
+            table: table.without_unset_values(),
         }
-        for switch in [
-            &mut table.shield_moves,
-            &mut table.rotation_moves,
-            &mut table.one_colour,
-        ] {
-            if *switch == Some(false) {
-                *switch = None;
-            }
-        }
-        RunRules { table }
     }
 }
 

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use sumito_engine::{EndReason, Ending, Outcome};
 use sumito_game::Board;
 use sumito_mcts::{
     EvalBatch, EvalError, Evaluator, Game, MultiGameDriver, Search, SearchConfig, SearchError,
@@ -21,7 +22,7 @@ use sumito_mcts::{
 
 use crate::config::{ConfigError, RunRules, SelfPlayConfig};
 use crate::replay::files::{ReplayFolder, write_replay};
-use crate::replay::replay_game::{Ended, FinishedGame, ReplayGame};
+use crate::replay::replay_game::{FinishedGame, ReplayGame};
 use crate::starts::RunStarts;
 
 /// Why self-play stopped.
@@ -306,9 +307,9 @@ where
             let conceded = record_move::<R>(&mut games[index], &position, &result, settings);
             driver.search_mut(index).advance(result.action)?;
             let after = R::Board::of_searched(driver.search(index).root());
-            let ended = match conceded {
-                Some(winner) => Ended::Conceded(winner),
-                None if after.is_over() => Ended::Rules,
+            let ending = match conceded {
+                Some(winner) => Ending::new(Outcome::Win(winner), EndReason::Resignation),
+                None if after.is_over() => after.ending().expect("a game over has an ending"),
                 None => continue,
             };
             let replacement = if !stop() && take_quota() {
@@ -329,7 +330,7 @@ where
             let game = R::finish(
                 FinishedGame {
                     positions: finished.positions,
-                    ended,
+                    ending,
                     resignation_disabled: finished.resignation_disabled,
                     would_concede_to: finished.would_concede_to,
                 },

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use sumito_arena::players::AlphaBetaConfig;
 use sumito_arena::spec::PlayerSpec;
+use sumito_game::GameKind;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The longest a classical player may think about one move.
@@ -192,11 +193,12 @@ impl PagePolicy {
         }
     }
 
-    /// The spec a player of the two-player engine is built from: the
-    /// page's, with the command line's weights.
-    pub fn two_player_spec(&self, player: &PagePlayer) -> String {
-        match (&self.alphabeta_weights, player.searches) {
-            (Some(path), true) => {
+    /// The spec a classical player of `game` is built from: the page's,
+    /// with the command line's weights for the two-player engine's
+    /// alpha-beta (the only one whose evaluation reads them).
+    pub fn player_spec(&self, player: &PagePlayer, game: GameKind) -> String {
+        match (&self.alphabeta_weights, player.searches, game) {
+            (Some(path), true, GameKind::TwoPlayer) => {
                 let separator = if player.spec.contains(':') { ',' } else { ':' };
                 format!("{}{separator}weights={}", player.spec, path.display())
             }
@@ -252,14 +254,21 @@ mod tests {
     #[test]
     fn command_line_weights_join_the_pages_spec() {
         let policy = PagePolicy::new(100, Some(Path::new("w.toml")));
+        let two = GameKind::TwoPlayer;
         let player = page_player("alphabeta:depth=2", true).unwrap();
         assert_eq!(
-            policy.two_player_spec(&player),
+            policy.player_spec(&player, two),
             "alphabeta:depth=2,weights=w.toml"
         );
         let player = page_player("alphabeta", true).unwrap();
-        assert_eq!(policy.two_player_spec(&player), "alphabeta:weights=w.toml");
+        assert_eq!(policy.player_spec(&player, two), "alphabeta:weights=w.toml");
         let player = page_player("random", true).unwrap();
-        assert_eq!(policy.two_player_spec(&player), "random");
+        assert_eq!(policy.player_spec(&player, two), "random");
+        // The general game's alpha-beta takes no weights.
+        let player = page_player("alphabeta:depth=2", false).unwrap();
+        assert_eq!(
+            policy.player_spec(&player, GameKind::General),
+            "alphabeta:depth=2"
+        );
     }
 }

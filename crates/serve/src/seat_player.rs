@@ -9,11 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sumito_arena::player::{Player, SearchLimit};
-use sumito_arena::players::general::seat_player;
-use sumito_engine::Position;
+use sumito_arena::player::{Player, tighter_time};
 use sumito_engine::general::{GeneralMove, GeneralPosition};
-use sumito_game::Board;
+use sumito_game::{Board, GameKind, with_board};
 use sumito_play::session::SeatedPlayer;
 
 use crate::menu::{CLASSICAL_THINK_LIMIT, MODEL_PLANNED_SHARE, PagePlayer, PagePolicy};
@@ -52,34 +50,25 @@ impl SeatPlayer {
         SeatPlayer::of(SeatedPlayer::searching(player.name(), Box::new(player)))
     }
 
-    /// The classical player `chosen` from the page's menu, seeded with
-    /// `seed`: the two-player engine's (with the command line's weights,
-    /// `policy`) in a `plain` two-player game, the general game's otherwise;
-    /// either thinks at most [`CLASSICAL_THINK_LIMIT`] a move.
+    /// The classical player `chosen` from the page's menu, one of `game`'s
+    /// classical players (the two-player engine's, with the command line's
+    /// weights from `policy`, in a plain two-player game; the general
+    /// game's otherwise), seeded with `seed`; it thinks at most
+    /// [`CLASSICAL_THINK_LIMIT`] a move.
     pub fn classical(
         chosen: &PagePlayer,
-        plain: bool,
+        game: GameKind,
         policy: &PagePolicy,
         seed: u64,
     ) -> Result<SeatPlayer, String> {
-        if plain {
-            let registry = Position::classical_players();
-            let entrant = registry
-                .prepare_str(&policy.two_player_spec(chosen))
+        with_board!(game, B => {
+            let entrant = B::classical_players()
+                .prepare_str(&policy.player_spec(chosen, game))
                 .map_err(|err| err.to_string())?;
-            Ok(SeatPlayer::of::<Position>(SeatedPlayer::of_entrant(
-                &entrant, seed,
-            )))
-        } else {
-            let player = seat_player(&chosen.spec, seed).map_err(|err| err.to_string())?;
-            // Its time limit (the two-player ones get theirs with each
-            // move).
-            Ok(SeatPlayer::of::<GeneralPosition>(SeatedPlayer::new(
-                chosen.spec.clone(),
-                player,
-                SearchLimit::time(CLASSICAL_THINK_LIMIT),
-            )))
-        }
+            let mut seated = SeatedPlayer::of_entrant(&entrant, seed);
+            seated.limit.time = tighter_time(seated.limit.time, Some(CLASSICAL_THINK_LIMIT));
+            Ok(SeatPlayer::of::<B>(seated))
+        })
     }
 
     /// Thinks about `position` (a seat's turn), at most `cap`.
@@ -216,12 +205,15 @@ mod tests {
     #[test]
     fn a_classical_player_of_either_game_answers_a_legal_move_and_times_it() {
         let policy = PagePolicy::new(1024, None);
-        for (layout, plain) in [("standard", true), ("three-player", false)] {
+        for (layout, game) in [
+            ("standard", GameKind::TwoPlayer),
+            ("three-player", GameKind::General),
+        ] {
             let layout = sumito_engine::general::GeneralLayout::from_name(layout).unwrap();
             let position = RulesTable::default().start(layout).unwrap();
             for spec in ["random", "greedy", "alphabeta:depth=1"] {
-                let chosen = page_player(spec, plain).unwrap();
-                let mut player = SeatPlayer::classical(&chosen, plain, &policy, 1).unwrap();
+                let chosen = page_player(spec, game.is_two_player()).unwrap();
+                let mut player = SeatPlayer::classical(&chosen, game, &policy, 1).unwrap();
                 let answer = player
                     .think(&position, Some(Duration::from_secs(5)))
                     .unwrap();

@@ -454,9 +454,9 @@ impl GameSession {
         let (rules, setup) = table.resolve(layout).map_err(|err| err.to_string())?;
         let start = setup.start(&rules).map_err(|err| err.to_string())?;
         let seat_count = rules.seating.seats();
-        let plain = !table.is_general() && matches!(layout, GeneralLayout::Two(_));
+        let game = GameKind::of(&table, &[layout], false);
         let clocks = clocks_left(clock, None, &start, seat_count)?;
-        let (made, memory_mb) = self.seat_players(layout, &rules, plain, seats, &seat_models)?;
+        let (made, memory_mb) = self.seat_players(layout, &rules, game, seats, &seat_models)?;
         self.reserve(memory_mb)?;
         self.record = GameRecord {
             start: Start::Layout(layout),
@@ -520,16 +520,16 @@ impl GameSession {
             .collect()
     }
 
-    /// The players of `seats` in a game on `layout` under `rules` (`plain`:
-    /// the plain two-player game), each model seat's model taken from
-    /// `seat_models`, and the memory their tables hold. Refused, naming the
+    /// The players of `seats` in a game on `layout` under `rules` (`game`:
+    /// the game its classical players play), each model seat's model taken
+    /// from `seat_models`, and the memory their tables hold. Refused, naming the
     /// seat, where the seats are not the layout's number, a model does not
     /// play under `rules`, or a seat asks for what a page may not.
     fn seat_players(
         &self,
         layout: GeneralLayout,
         rules: &GeneralRules,
-        plain: bool,
+        game: GameKind,
         seats: &[SeatRequest],
         seat_models: &[Option<Arc<dyn Model>>],
     ) -> Result<(Vec<Seat>, u32), String> {
@@ -554,8 +554,8 @@ impl GameSession {
                 }
                 SeatRequest::Classical { spec } => {
                     let in_seat = |err: String| format!("seat {}: {err}", index + 1);
-                    let chosen = page_player(spec, plain).map_err(in_seat)?;
-                    let mut player = SeatPlayer::classical(&chosen, plain, &self.policy, seed)
+                    let chosen = page_player(spec, game.is_two_player()).map_err(in_seat)?;
+                    let mut player = SeatPlayer::classical(&chosen, game, &self.policy, seed)
                         .map_err(in_seat)?;
                     player.set_stop(self.stop.clone());
                     memory_mb += chosen.memory_mb;
@@ -1132,9 +1132,9 @@ impl GameSession {
             ),
             Some(seats) => {
                 let seat_models = self.seat_models(layout, &record.rules, seats)?;
-                let plain = !record.rules.is_general() && matches!(layout, GeneralLayout::Two(_));
+                let game = GameKind::of(&record.rules, &[layout], false);
                 let (made, memory_mb) =
-                    self.seat_players(layout, &rules, plain, seats, &seat_models)?;
+                    self.seat_players(layout, &rules, game, seats, &seat_models)?;
                 let seat_model = seat_models.into_iter().flatten().next();
                 (made, memory_mb, seat_model)
             }

@@ -50,7 +50,7 @@ use sumito_net::{TrainingSample, symmetries_for};
 
 use super::container;
 use super::error::FormatError;
-use super::replay_game::{Ended, FinishedGame, GameTally, ReplayGame};
+use super::replay_game::{FinishedGame, GameTally, ReplayGame};
 use crate::config::{Config, TrainingConfig};
 use crate::crc::crc32c;
 use crate::value_target::ValueTarget;
@@ -529,14 +529,7 @@ impl ReplayGame for SelfPlayGame {
         rules: &Rules,
         model_generation: u32,
     ) -> SelfPlayGame {
-        let ending = match (game.ended, last.ending()) {
-            (Ended::Conceded(winner), _) => Ending::new(
-                Outcome::win_of(color_of_seat(winner)),
-                EndReason::Resignation,
-            ),
-            (Ended::Rules, Some(ending)) => ending,
-            (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
-        };
+        let ending = game.ending;
         SelfPlayGame {
             rules: *rules,
             model_generation,

@@ -46,14 +46,14 @@ use sumito_game::Board;
 use sumito_mcts::SearchResult;
 
 use super::container;
-use sumito_engine::Outcome;
 use sumito_engine::rules_table::RulesTable;
+use sumito_engine::{EndReason, Outcome};
 use sumito_game::GameKind;
 use sumito_mcts::MAX_SIDES;
 
 use super::error::FormatError;
 use super::format::{Cursor, SURPRISE_LEN, dequantize_policy, quantize_policy};
-use super::replay_game::{Ended, FinishedGame, GameTally, ReplayGame};
+use super::replay_game::{FinishedGame, GameTally, ReplayGame};
 use crate::config::Config;
 use crate::crc::crc32c;
 use sumito_net::GeneralTrainingSample;
@@ -349,12 +349,8 @@ fn start_position(rules: &RulesTable, text: &str) -> Result<GeneralPosition, For
         .rules()
         .seating
         .seats();
-    let table = RulesTable {
-        neutral: None,
-        removed_marbles: None,
-        ..rules.clone()
-    };
-    let resolved = table
+    let resolved = rules
+        .without_start_keys()
         .rules_for_text(seats)
         .map_err(|err| bad(err.to_string()))?;
     GeneralPosition::from_text(text, Some(&resolved)).map_err(|err| bad(err.to_string()))
@@ -422,17 +418,13 @@ impl ReplayGame for GeneralReplay {
         rules: &RulesTable,
         model_generation: u32,
     ) -> GeneralReplay {
-        let outcome = match (game.ended, last.ending()) {
-            (Ended::Conceded(winner), _) => Outcome::Win(winner),
-            (Ended::Rules, Some(ending)) => ending.outcome,
-            (Ended::Rules, None) => unreachable!("a game ended by its rules is over"),
-        };
+        let outcome = game.ending.outcome;
         GeneralReplay {
             rules: rules.clone(),
             model_generation,
             game: GeneralGameRecord {
                 outcome,
-                resigned: matches!(game.ended, Ended::Conceded(_)),
+                resigned: game.ending.reason == EndReason::Resignation,
                 would_have_been_conceded_to: game
                     .would_concede_to
                     .filter(|_| game.resignation_disabled),

@@ -6,29 +6,23 @@
 //! each of them asks only this trait, never the game's types.
 
 use rand_chacha::ChaCha8Rng;
+use sumito_engine::Ending;
 use sumito_game::{Board, GameKind};
 use sumito_mcts::SearchResult;
 use sumito_net::Sample;
 
 use crate::config::Config;
 
-/// How a game ended in self-play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ended {
-    /// By its rules (the last position is over).
-    Rules,
-    /// Every side but the one of this number resigned: it won. With two
-    /// sides, the other side resigned; with more, each other side had
-    /// stayed below the threshold for its last moves.
-    Conceded(usize),
-}
-
 /// A finished game's records and resignation bookkeeping, which its
 /// [`ReplayGame::finish`] turns into a replay.
 #[derive(Debug)]
 pub struct FinishedGame<R> {
     pub positions: Vec<R>,
-    pub ended: Ended,
+    /// How it ended: by its rules (the last position's ending), or with
+    /// every side but the winner resigned (`EndReason::Resignation`: with
+    /// two sides, the other side resigned; with more, each other side had
+    /// stayed below the threshold for its last moves).
+    pub ending: Ending,
     /// Whether resignation was off for this game (to check its threshold).
     pub resignation_disabled: bool,
     /// The side the game would have been conceded to first, if any.
