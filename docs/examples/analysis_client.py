@@ -2,12 +2,12 @@
 """A small client of `sumito json-analysis`, with Python's standard library only.
 
     python3 docs/examples/analysis_client.py                    # sumito on the PATH
-    python3 docs/examples/analysis_client.py --engine target/debug/sumito \\
+    python3 docs/examples/analysis_client.py --program target/debug/sumito \\
         --position "5/6/7/8/6bbw/8/7/6/5 b 0 5" -- --model models/quick
 
-It starts the engine, asks its version and its model, analyses one
+It starts the analysis program, asks its version and its model, analyses one
 position with partial answers as the search grows, and prints the final
-candidates with their lines. `AnalysisEngine` is the part to reuse: one
+candidates with their lines. `AnalysisProgram` is the part to reuse: one
 process, any number of queries in flight, answers routed by `id`.
 The protocol: docs/analysis-protocol.md.
 """
@@ -21,7 +21,7 @@ import sys
 import threading
 
 
-class EngineError(Exception):
+class AnalysisError(Exception):
     """An error answer: the message, and the field at fault if any."""
 
     def __init__(self, answer):
@@ -29,7 +29,7 @@ class EngineError(Exception):
         self.field = answer.get("field")
 
 
-class AnalysisEngine:
+class AnalysisProgram:
     """One `sumito json-analysis` process; thread-safe."""
 
     def __init__(self, command):
@@ -69,9 +69,9 @@ class AnalysisEngine:
     def _next(self, answers):
         answer = answers.get(timeout=600)
         if answer is None:
-            raise EngineError({"error": "the engine ended"})
+            raise AnalysisError({"error": "the analysis program ended"})
         if "error" in answer:
-            raise EngineError(answer)
+            raise AnalysisError(answer)
         return answer
 
     def action(self, name, **fields):
@@ -112,18 +112,20 @@ class AnalysisEngine:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engine", default="sumito", help="the sumito binary")
+    parser.add_argument("--program", default="sumito", help="the sumito binary")
+    # `--engine`: the option's older name, still read (hidden).
+    parser.add_argument("--engine", dest="program", help=argparse.SUPPRESS)
     parser.add_argument("--position", help="a position text (default: the model's start)")
     parser.add_argument("--visits", type=int, default=200)
     parser.add_argument("--report-every", type=int, default=50, help="visits between partial answers")
-    parser.add_argument("engine_args", nargs="*", help="more arguments of json-analysis (after --)")
+    parser.add_argument("program_args", nargs="*", help="more arguments of json-analysis (after --)")
     args = parser.parse_args()
 
-    engine = AnalysisEngine([args.engine, "json-analysis", *args.engine_args])
+    program = AnalysisProgram([args.program, "json-analysis", *args.program_args])
     try:
-        version = engine.action("query_version")
-        print("engine %s, protocol %d" % (version["version"], version["protocol"]))
-        for model in engine.action("query_models")["models"]:
+        version = program.action("query_version")
+        print("sumito %s, protocol %d" % (version["version"], version["protocol"]))
+        for model in program.action("query_models")["models"]:
             print("model %s, generation %d, %s" % (model["name"], model["generation"], model["rules_text"]))
         query = {"visits": args.visits, "report_every_visits": args.report_every, "top": 3}
         if args.position:
@@ -133,7 +135,7 @@ def main():
             best = answer["moves"][0]
             print("  ... %d simulations: %s (%+.3f)" % (answer["root"]["simulations"], best["move"], answer["root"]["value"]))
 
-        (answer,) = engine.analyse(query, on_partial=show)
+        (answer,) = program.analyse(query, on_partial=show)
         print("%s to move, value %+.3f after %d simulations (network alone: %+.3f)" % (
             answer["side"], answer["root"]["value"], answer["root"]["simulations"], answer["raw"]["value"]))
         for candidate in answer["moves"]:
@@ -147,11 +149,11 @@ def main():
                 " ".join(candidate["line"]),
             ))
         try:
-            engine.analyse({"visits": 0})
-        except EngineError as error:
+            program.analyse({"visits": 0})
+        except AnalysisError as error:
             print("refused as expected: field %s: %s" % (error.field, error))
     finally:
-        code = engine.close()
+        code = program.close()
     return code
 
 

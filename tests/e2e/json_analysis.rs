@@ -1,4 +1,4 @@
-//! End-to-end test of `sumito json-analysis`, the analysis engine for programs:
+//! End-to-end test of `sumito json-analysis`, the analysis program:
 //! JSON queries written to its standard input through a pipe, JSON answers
 //! read back line by line, with the shipped model; every field and action
 //! of docs/analysis-protocol.md, and its example client in Python.
@@ -81,7 +81,7 @@ fn queries_over_a_pipe_get_answers_by_id_and_errors_by_field() {
     let win = of(2.into());
     assert_eq!(win[0]["pv"][0], "E7E8", "{}", win[0]);
     assert_eq!(win[0]["moves"][0]["move"], "E7E8");
-    // The first candidate is the move the engine plays, the line's first.
+    // The first candidate is the move the program plays, the line's first.
     for answer in answers
         .iter()
         .filter(|answer| answer.get("moves").is_some())
@@ -96,7 +96,7 @@ fn queries_over_a_pipe_get_answers_by_id_and_errors_by_field() {
         "{}",
         timed[0]
     );
-    // Mistakes are answered by field, and the engine goes on.
+    // Mistakes are answered by field, and the program goes on.
     let bad = of("bad".into());
     assert!(
         bad[0]["error"]
@@ -154,18 +154,18 @@ fn the_old_names_still_run_their_commands() {
     assert!(stdout.contains("principal variation"), "{stdout}");
 }
 
-/// A running engine: lines written to it, answers read back within a
+/// A running analysis program: lines written to it, answers read back within a
 /// minute each (a reader thread), and its memory's high-water mark.
-struct Engine {
+struct AnalysisProcess {
     child: Child,
     stdin: Option<ChildStdin>,
     answers: mpsc::Receiver<Value>,
-    /// Lines written so far (the engine numbers them from 1).
+    /// Lines written so far (the program numbers them from 1).
     lines: u64,
 }
 
-impl Engine {
-    fn start(args: &[&str]) -> Engine {
+impl AnalysisProcess {
+    fn start(args: &[&str]) -> AnalysisProcess {
         let mut child = Command::new(SUMITO)
             .arg("json-analysis")
             .args(["--model", "models/quick"])
@@ -188,7 +188,7 @@ impl Engine {
                 }
             }
         });
-        Engine {
+        AnalysisProcess {
             stdin: child.stdin.take(),
             child,
             answers,
@@ -263,17 +263,17 @@ fn moves_of(answer: &Value) -> Vec<String> {
 }
 
 /// Every field and action of the protocol, one at a time over one pipe to
-/// one engine searching one position at a time.
+/// one analysis program searching one position at a time.
 #[test]
 fn every_field_and_action_answers_over_a_pipe() {
-    let mut engine = Engine::start(&["--threads", "1", "--sims", "32"]);
+    let mut process = AnalysisProcess::start(&["--threads", "1", "--sims", "32"]);
 
-    engine.send(json!({"id": "v", "action": "query_version"}));
-    let version = engine.next_of("v");
+    process.send(json!({"id": "v", "action": "query_version"}));
+    let version = process.next_of("v");
     assert_eq!(version["protocol"], 2, "{version}");
     assert!(version["version"].is_string());
-    engine.send(json!({"id": "m", "action": "query_models"}));
-    let model = &engine.next_of("m")["models"][0];
+    process.send(json!({"id": "m", "action": "query_models"}));
+    let model = &process.next_of("m")["models"][0];
     assert_eq!(model["name"], "quick", "{model}");
     assert_eq!(model["game"], "two-player");
     assert!(model["generation"].as_u64().is_some());
@@ -286,12 +286,12 @@ fn every_field_and_action_answers_over_a_pipe() {
         sumito_engine::Rules::default(),
     );
     let legal = start.legal_moves().len();
-    engine.send(json!({
+    process.send(json!({
         "id": "grow", "visits": 64, "report_every_visits": 16, "top": 5,
         "include_policy": true,
         "avoid_moves": [{"side": "black", "moves": ["A1B2", "A5B5"], "until_depth": 1}],
     }));
-    let grow = engine.until_final("grow");
+    let grow = process.until_final("grow");
     let simulations: Vec<u64> = grow
         .iter()
         .map(|answer| answer["root"]["simulations"].as_u64().unwrap())
@@ -331,21 +331,21 @@ fn every_field_and_action_answers_over_a_pipe() {
         .map(|entry| entry["move"].as_str().unwrap())
         .collect();
     assert!(policy_moves.contains(&"A1B2"));
-    engine.send(json!({"id": "every", "visits": 64, "top": 100,
+    process.send(json!({"id": "every", "visits": 64, "top": 100,
         "avoid_moves": [{"side": "black", "moves": ["A1B2", "A5B5"]}]}));
-    let every = moves_of(&engine.next_of("every"));
+    let every = moves_of(&process.next_of("every"));
     assert_eq!(every.len(), legal - 2);
     assert!(!every.contains(&"A1B2".to_owned()) && !every.contains(&"A5B5".to_owned()));
-    engine.send(json!({"id": "only", "visits": 32,
+    process.send(json!({"id": "only", "visits": 32,
         "allow_moves": [{"side": "black", "moves": ["A1B2", "A5B5"]}]}));
-    let mut only = moves_of(&engine.next_of("only"));
+    let mut only = moves_of(&process.next_of("only"));
     only.sort();
     assert_eq!(only, ["A1B2", "A5B5"]);
     // A restriction on the other side's replies, two plies deep: each
     // candidate's line answers with an allowed move.
-    engine.send(json!({"id": "reply", "visits": 200, "top": 100,
+    process.send(json!({"id": "reply", "visits": 200, "top": 100,
         "allow_moves": [{"side": "white", "moves": ["I5H5", "I9H9"], "until_depth": 2}]}));
-    let reply = engine.next_of("reply");
+    let reply = process.next_of("reply");
     for candidate in reply["moves"].as_array().unwrap() {
         if let Some(answer) = candidate["line"].get(1) {
             assert!(answer == "I5H5" || answer == "I9H9", "{candidate}");
@@ -353,20 +353,20 @@ fn every_field_and_action_answers_over_a_pipe() {
     }
 
     // The cache holds what was evaluated, and clearing empties it.
-    engine.send(json!({"id": "c1", "action": "clear_cache"}));
-    assert!(engine.next_of("c1")["cleared"].as_u64().unwrap() > 0);
-    engine.send(json!({"id": "c2", "action": "clear_cache"}));
-    assert_eq!(engine.next_of("c2")["cleared"], 0);
+    process.send(json!({"id": "c1", "action": "clear_cache"}));
+    assert!(process.next_of("c1")["cleared"].as_u64().unwrap() > 0);
+    process.send(json!({"id": "c2", "action": "clear_cache"}));
+    assert_eq!(process.next_of("c2")["cleared"], 0);
 
     // Priority: while one search runs, the later query of the higher
     // priority is searched first.
-    engine.send(json!({"id": "long", "time_ms": 1500, "report_every_ms": 100}));
-    assert_eq!(engine.next_of("long")["partial"], true);
-    engine.send(json!({"id": "low", "visits": 8, "priority": -1}));
-    engine.send(json!({"id": "high", "visits": 8, "priority": 2}));
+    process.send(json!({"id": "long", "time_ms": 1500, "report_every_ms": 100}));
+    assert_eq!(process.next_of("long")["partial"], true);
+    process.send(json!({"id": "low", "visits": 8, "priority": -1}));
+    process.send(json!({"id": "high", "visits": 8, "priority": 2}));
     let mut order = Vec::new();
     while order.len() < 3 {
-        let answer = engine.next();
+        let answer = process.next();
         if answer["partial"] == false {
             order.push(answer["id"].clone());
         }
@@ -374,13 +374,13 @@ fn every_field_and_action_answers_over_a_pipe() {
     assert_eq!(order, ["long", "high", "low"]);
 
     // terminate: a search under way stops with what it has.
-    engine.send(json!({"id": "endless", "visits": 10_000_000, "report_every_ms": 100}));
-    let first = engine.next_of("endless");
+    process.send(json!({"id": "endless", "visits": 10_000_000, "report_every_ms": 100}));
+    let first = process.next_of("endless");
     assert_eq!(first["partial"], true, "{first}");
-    engine.send(json!({"id": "t", "action": "terminate", "terminate_id": "endless"}));
+    process.send(json!({"id": "t", "action": "terminate", "terminate_id": "endless"}));
     let mut acknowledged = false;
     loop {
-        let answer = engine.next();
+        let answer = process.next();
         if answer["id"] == "t" {
             assert_eq!(answer["terminated"]["running"], 1, "{answer}");
             acknowledged = true;
@@ -392,17 +392,17 @@ fn every_field_and_action_answers_over_a_pipe() {
         }
     }
     if !acknowledged {
-        assert_eq!(engine.next_of("t")["terminated"]["running"], 1);
+        assert_eq!(process.next_of("t")["terminated"]["running"], 1);
     }
     // terminate_all: the waiting one gets no results, the running one
     // stops.
-    engine.send(json!({"id": "run", "visits": 10_000_000, "report_every_ms": 100}));
-    assert_eq!(engine.next_of("run")["partial"], true);
-    engine.send(json!({"id": "wait", "visits": 10_000_000}));
-    engine.send(json!({"id": "all", "action": "terminate_all"}));
+    process.send(json!({"id": "run", "visits": 10_000_000, "report_every_ms": 100}));
+    assert_eq!(process.next_of("run")["partial"], true);
+    process.send(json!({"id": "wait", "visits": 10_000_000}));
+    process.send(json!({"id": "all", "action": "terminate_all"}));
     let mut seen = std::collections::BTreeMap::new();
     while seen.len() < 3 {
-        let answer = engine.next();
+        let answer = process.next();
         if answer["partial"] != true {
             seen.insert(answer["id"].as_str().unwrap().to_owned(), answer);
         }
@@ -415,31 +415,31 @@ fn every_field_and_action_answers_over_a_pipe() {
     );
 
     // A key given twice is refused by name.
-    engine.send_bytes(br#"{"id": "dup", "visits": 3, "visits": 5000}"#);
-    let dup = engine.next_of("dup");
+    process.send_bytes(br#"{"id": "dup", "visits": 3, "visits": 5000}"#);
+    let dup = process.next_of("dup");
     assert_eq!(dup["field"], "visits", "{dup}");
-    assert_eq!(dup["line"], engine.lines);
+    assert_eq!(dup["line"], process.lines);
 
-    // Bytes that are no UTF-8: refused by line number, and the engine goes on.
-    engine.send_bytes(b"{\"id\": \"\xff\xfe\"}");
-    let bad_line = engine.lines;
-    let bad = engine.next();
+    // Bytes that are no UTF-8: refused by line number, and the program goes on.
+    process.send_bytes(b"{\"id\": \"\xff\xfe\"}");
+    let bad_line = process.lines;
+    let bad = process.next();
     assert_eq!(bad["line"], bad_line, "{bad}");
     assert!(
         bad["error"].as_str().unwrap().contains("not UTF-8"),
         "{bad}"
     );
-    engine.send(json!({"id": "after-bad", "visits": 8}));
-    assert_eq!(engine.next_of("after-bad")["root"]["simulations"], 8);
+    process.send(json!({"id": "after-bad", "visits": 8}));
+    assert_eq!(process.next_of("after-bad")["root"]["simulations"], 8);
 
     // A 50 MB line: refused by line number as it streams past, never held
     // whole (the peak memory grows by far less than the line), and the
-    // engine goes on.
-    let before = engine.peak_memory_kb();
+    // program goes on.
+    let before = process.peak_memory_kb();
     let long = vec![b'x'; 50 << 20];
-    engine.send_bytes(&long);
-    let long_line = engine.lines;
-    let refused = engine.next();
+    process.send_bytes(&long);
+    let long_line = process.lines;
+    let refused = process.next();
     assert_eq!(refused["line"], long_line, "{refused}");
     assert!(
         refused["error"]
@@ -447,21 +447,21 @@ fn every_field_and_action_answers_over_a_pipe() {
             .unwrap()
             .contains("longer than the cap of 1048576 bytes")
     );
-    engine.send(json!({"id": "after-long", "visits": 8}));
-    assert_eq!(engine.next_of("after-long")["root"]["simulations"], 8);
-    let grown = engine.peak_memory_kb().saturating_sub(before);
+    process.send(json!({"id": "after-long", "visits": 8}));
+    assert_eq!(process.next_of("after-long")["root"]["simulations"], 8);
+    let grown = process.peak_memory_kb().saturating_sub(before);
     assert!(grown < 16 << 10, "the peak memory grew by {grown} kB");
-    engine.finish();
+    process.finish();
 }
 
 /// The example client of docs/analysis-protocol.md, run as written (Python
-/// 3, standard library only) against the real engine.
+/// 3, standard library only) against the real program.
 #[test]
-fn the_python_example_client_talks_to_the_engine() {
+fn the_python_example_client_talks_to_the_program() {
     let output = Command::new("python3")
         .args([
             "docs/examples/analysis_client.py",
-            "--engine",
+            "--program",
             SUMITO,
             "--position",
             "5/6/7/8/6bbw/8/7/6/5 b 0 5",

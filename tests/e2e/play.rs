@@ -721,10 +721,10 @@ fn the_terminal_turns_the_board_for_white_and_marks_the_last_move() {
 }
 
 #[test]
-fn a_saved_game_of_two_engines_is_ready_to_review() {
+fn a_saved_game_without_a_person_is_ready_to_review() {
     // Without a person the game plays itself out; --save writes it however
     // it ends, and the plain-text board brackets each last move.
-    let scratch = Scratch::new("play-save-engines");
+    let scratch = Scratch::new("play-save-unattended");
     let output = sumito_in(
         &scratch.0,
         &[

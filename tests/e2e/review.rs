@@ -145,7 +145,7 @@ fn learning_from_the_mistakes_in_a_terminal() {
     let dir = &scratch.0;
     match_game(dir, "random", "greedy", "2");
     // The review first, as JSON: Black's (random's) first mistake and the
-    // engine's move there. The search is the same in both runs (one
+    // model's move there. The search is the same in both runs (one
     // thread, one seed).
     let output = sumito(
         dir,

@@ -3,7 +3,7 @@
 //! a point per position, its phases and judged moves; a judged move
 //! clicked shows the better move and its line as arrows on the board
 //! before it, with the reason; the previous and next mistake; learning
-//! from a mistake (the game's move refused, the engine's move and a move
+//! from a mistake (the game's move refused, the model's move and a move
 //! picked on the board judged by the server's model, the solution shown);
 //! and a new game clears it all. After a review the graph goes on: the
 //! model's later moves and the later positions analysed are plotted after
@@ -295,7 +295,7 @@ async fn a_review_in_the_browser_shows_the_better_lines_and_sets_the_mistakes_ag
     })
     .await;
     // A move picked on the board (the last legal one that is neither the
-    // game's nor the engine's) is searched by the model and judged.
+    // game's nor the model's) is searched by the model and judged.
     let picked = js(
         &client,
         &format!(
@@ -327,7 +327,7 @@ async fn a_review_in_the_browser_shows_the_better_lines_and_sets_the_mistakes_ag
     assert_eq!(cursor(&client).await, exercise as i64 - 1);
     js(&client, "window.scrollTo(0, 0);").await;
     shot(&client, "serve-learn-desktop.png").await;
-    // The engine's move solves it.
+    // The model's move solves it.
     let better = mv["better"]["move"].as_str().unwrap();
     if !verdict.starts_with("Good: ") {
         input.send_keys(&format!("{better}\n")).await.unwrap();
@@ -354,7 +354,7 @@ async fn a_review_in_the_browser_shows_the_better_lines_and_sets_the_mistakes_ag
             break;
         }
         click(&client, "[data-testid=learn-solution]").await;
-        wait_text(&client, "#learn-verdict", |t| t.starts_with("The engine")).await;
+        wait_text(&client, "#learn-verdict", |t| t.starts_with("The model")).await;
         click(&client, "[data-testid=learn-next]").await;
     }
     let summary = wait_text(&client, "#learn-prompt", |t| t.starts_with("Solved ")).await;

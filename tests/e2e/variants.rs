@@ -257,7 +257,7 @@ fn arena_seats_a_network_of_the_general_game() {
 }
 
 #[test]
-fn four_people_play_at_two_colours_and_engines_fill_the_other_seats() {
+fn four_people_play_at_two_colours_and_fixed_players_fill_the_other_seats() {
     let output = run_with_input(
         SUMITO,
         &[

@@ -71,7 +71,7 @@ pub struct Args {
     pub cache: u32,
 }
 
-/// One searcher of the engine: a search, and the evaluator of its
+/// One searcher of the query server: a search, and the evaluator of its
 /// network for the root's raw evaluation.
 pub struct Analyst<B: Board> {
     pub search: NetworkSearch<B>,
@@ -86,9 +86,10 @@ impl<B: Board> std::fmt::Debug for Analyst<B> {
     }
 }
 
-/// What the engine answers with: the model's game, searchers, and the
-/// answers of the actions that are about the model.
-pub struct Engine<'a, B: Board> {
+/// The analysis program's query server: what it answers with (the
+/// model's game, searchers, and the answers of the actions that are about
+/// the model).
+pub struct QueryServer<'a, B: Board> {
     pub game: QueryGame<'a, B>,
     /// Simulations of a query that names no budget.
     pub default_visits: u32,
@@ -101,9 +102,9 @@ pub struct Engine<'a, B: Board> {
     pub clear_cache: &'a (dyn Fn() -> usize + Sync),
 }
 
-impl<B: Board> std::fmt::Debug for Engine<'_, B> {
+impl<B: Board> std::fmt::Debug for QueryServer<'_, B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Engine")
+        f.debug_struct("QueryServer")
             .field("game", &self.game)
             .field("default_visits", &self.default_visits)
             .field("threads", &self.threads)
@@ -320,7 +321,7 @@ fn search_work<B: Board>(analyst: &mut Analyst<B>, work: &Work<B>, send: &dyn Fn
 /// The answer to an action (the waiting positions a `terminate` takes out
 /// are answered through `send` first).
 fn act<B: Board>(
-    engine: &Engine<'_, B>,
+    server: &QueryServer<'_, B>,
     queue: &WorkQueue<B>,
     id: &Value,
     action: &Action,
@@ -352,12 +353,12 @@ fn act<B: Board>(
         Action::ClearCache => json!({
             "id": id,
             "action": "clear_cache",
-            "cleared": (engine.clear_cache)(),
+            "cleared": (server.clear_cache)(),
         }),
         Action::QueryModels => json!({
             "id": id,
             "action": "query_models",
-            "models": engine.models,
+            "models": server.models,
         }),
         Action::Terminate { target, turns } => {
             let stopped = terminate(Selection {
@@ -391,7 +392,7 @@ fn act<B: Board>(
 /// mistakes answered by line and field. Closes the queue at the end.
 fn read_input<B: Board>(
     input: impl BufRead,
-    engine: &Engine<'_, B>,
+    server: &QueryServer<'_, B>,
     queue: &WorkQueue<B>,
     send: &dyn Fn(Value),
 ) {
@@ -416,14 +417,14 @@ fn read_input<B: Board>(
         if text.trim().is_empty() {
             continue;
         }
-        match read_request(&text, &engine.game, engine.default_visits) {
+        match read_request(&text, &server.game, server.default_visits) {
             Ok(Request::Query(query)) => queue.push(query),
             Ok(Request::Action {
                 id,
                 action,
                 warnings,
             }) => {
-                let mut answer = act(engine, queue, &id, &action, send);
+                let mut answer = act(server, queue, &id, &action, send);
                 if !warnings.is_empty() {
                     answer["warnings"] = Value::Array(warnings);
                 }
@@ -435,17 +436,17 @@ fn read_input<B: Board>(
     queue.close();
 }
 
-/// Answers the queries of `input` on `output` with `engine`. Ends when the
+/// Answers the queries of `input` on `output` with `server`. Ends when the
 /// input ends and every queued position is answered.
 pub fn answer_queries<B: Board>(
     input: impl BufRead + Send,
     mut output: impl Write,
-    engine: &Engine<'_, B>,
+    server: &QueryServer<'_, B>,
 ) -> anyhow::Result<()> {
     let queue = WorkQueue::new();
     let (answers_in, answers_out) = mpsc::channel::<Value>();
-    let mut analysts = (0..engine.threads.max(1))
-        .map(|_| (engine.make_analyst)())
+    let mut analysts = (0..server.threads.max(1))
+        .map(|_| (server.make_analyst)())
         .collect::<anyhow::Result<Vec<_>>>()?;
     std::thread::scope(|scope| -> anyhow::Result<()> {
         for analyst in &mut analysts {
@@ -463,7 +464,7 @@ pub fn answer_queries<B: Board>(
         let reader_answers = answers_in.clone();
         let queue = &queue;
         scope.spawn(move || {
-            read_input(input, engine, queue, &|value| {
+            read_input(input, server, queue, &|value| {
                 let _ = reader_answers.send(value);
             });
         });
@@ -519,13 +520,13 @@ mod tests {
         })
     }
 
-    /// The answers to `input`, by a uniform evaluator's engine of
-    /// `threads` searches.
+    /// The answers to `input`, by a query server of a uniform evaluator
+    /// and `threads` searches.
     fn answers_with(input: impl BufRead + Send, threads: usize) -> Vec<Value> {
         answers_searched_by(input, threads, &|| Box::new(UniformEvaluator))
     }
 
-    /// The answers to `input` by an engine of `threads` searches, each on
+    /// The answers to `input` by a query server of `threads` searches, each on
     /// an evaluator of `searched_by` behind the cache (the roots' raw
     /// evaluations are a uniform evaluator's).
     fn answers_searched_by(
@@ -556,7 +557,7 @@ mod tests {
             })
         };
         let clear = || cache.clear();
-        let engine = Engine {
+        let server = QueryServer {
             game: QueryGame {
                 start: Position::start(Layout::Standard, Rules::default()),
                 read_position: &read_position,
@@ -569,7 +570,7 @@ mod tests {
             clear_cache: &clear,
         };
         let mut out = Vec::new();
-        answer_queries(input, &mut out, &engine).unwrap();
+        answer_queries(input, &mut out, &server).unwrap();
         String::from_utf8(out)
             .unwrap()
             .lines()
@@ -776,7 +777,7 @@ mod tests {
     }
 
     #[test]
-    fn bad_bytes_and_overlong_lines_are_answered_by_line_and_the_engine_goes_on() {
+    fn bad_bytes_and_overlong_lines_are_answered_by_line_and_the_server_goes_on() {
         let mut input = b"\xff\xfe{\"id\": 1}\n".to_vec();
         input.extend(std::iter::repeat_n(b' ', MAX_LINE_BYTES + 10));
         input.extend(b"{\"id\": 2}\n{\"id\": 3, \"visits\": 2}\n");

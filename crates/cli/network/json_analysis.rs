@@ -1,4 +1,4 @@
-//! `sumito json-analysis`: the engine of
+//! `sumito json-analysis`: the query server of
 //! `sumito_cli::commands::json_analysis` with a model bundle's network: one
 //! inference service, whose batches gather the leaves of every position
 //! being searched, one search per thread on it, and one cache of its
@@ -14,7 +14,7 @@ use sumito_arena::players::network::{NetworkSearch, SearchBudget};
 use sumito_bundle::bundle::ModelBundle;
 use sumito_cli::commands::command_board::{CommandBoard, first_layout, position_given, start_of};
 use sumito_cli::commands::json_analysis::cache::{CachedEvaluator, EvaluationCache};
-use sumito_cli::commands::json_analysis::{Analyst, Args, Engine, QueryGame, answer_queries};
+use sumito_cli::commands::json_analysis::{Analyst, Args, QueryGame, QueryServer, answer_queries};
 use sumito_engine::general::GeneralLayout;
 use sumito_engine::rules_table::RulesTable;
 use sumito_game::{GameKind, with_board};
@@ -116,7 +116,7 @@ where
         })
     };
     let clear_cache = || cache.as_ref().map_or(0, |cache| cache.clear());
-    let engine = Engine {
+    let server = QueryServer {
         game,
         default_visits: args.simulations,
         threads: args.threads as usize,
@@ -124,5 +124,5 @@ where
         models: model_description(bundle, &table)?,
         clear_cache: &clear_cache,
     };
-    answer_queries(BufReader::new(stdin()), stdout().lock(), &engine)
+    answer_queries(BufReader::new(stdin()), stdout().lock(), &server)
 }

@@ -37,7 +37,7 @@ pub trait Board: Copy + Eq + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// Which of the two games this is.
     const KIND: GameKind;
 
-    /// Seats at the board, each played by people or an engine in turn.
+    /// Seats at the board, each played by people or a program in turn.
     fn seats(&self) -> usize;
 
     /// The seat whose turn it is.

@@ -26,7 +26,7 @@
 //!    off, does not walk back into one of them when it has a move nearly as
 //!    good; a player that is ahead may repeat, since a cycle then ends the
 //!    game at the move limit, which it wins on marbles. This is the contempt
-//!    of chess engines, who avoid a draw by repetition when they think
+//!    of chess programs, which avoid a draw by repetition when they think
 //!    themselves stronger.
 //!
 //! The same checks serve the general game (variants, 3 to 6 players, teams;

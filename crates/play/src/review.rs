@@ -363,7 +363,7 @@ mod tests {
         );
         assert!(text.contains(&format!("Good: {best} keeps")), "{text}");
         assert!(text.contains("2 of 2: move 4, White to play."), "{text}");
-        assert!(text.contains("The engine's move: "), "{text}");
+        assert!(text.contains("The model's move: "), "{text}");
         assert!(
             text.contains("Solved 1 of 2 (1 solution shown, 0 skipped)."),
             "{text}"
@@ -385,10 +385,10 @@ mod tests {
             short.says.contains("5.0 points short of the best move"),
             "{short:?}"
         );
-        let engine = &mistake.better.as_ref().unwrap().0;
-        let same = attempt(mistake, engine, mistake.before);
-        assert!(same.says.contains("the engine's move too"), "{same:?}");
-        assert!(solution(mistake).starts_with("The engine's move: "));
+        let better = &mistake.better.as_ref().unwrap().0;
+        let same = attempt(mistake, better, mistake.before);
+        assert!(same.says.contains("the model's move too"), "{same:?}");
+        assert!(solution(mistake).starts_with("The model's move: "));
     }
 
     #[test]

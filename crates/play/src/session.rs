@@ -33,7 +33,7 @@ use sumito_game::Board;
 use crate::board_text::BoardStyle;
 use crate::clock::{Clocks, TimeControl};
 use crate::drawing::{DrawBoard, SeatNotes};
-use sumito_arena::record::GameRecord;
+use sumito_arena::record::{Forfeit, ForfeitBy, GameRecord};
 
 /// The commands a person can type instead of a move.
 pub const HELP: &str = "\
@@ -170,10 +170,8 @@ pub enum SessionEnd {
     /// The rules ended the game (the last position is over): its result
     /// in words.
     Finished(String),
-    /// The people at this seat resigned.
-    Resigned(usize),
-    /// This seat's clock ran out.
-    OutOfTime(usize),
+    /// A seat gave the game up: its people resigned, or its clock ran out.
+    Forfeit(Forfeit),
     /// Quit, or the input ended, before the game was over.
     Unfinished,
 }
@@ -412,7 +410,10 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
                 "resign" => {
                     let why = format!("{} resigned", B::seat_title(seat));
                     self.lost(seat, &why)?;
-                    return Ok(SessionEnd::Resigned(seat));
+                    return Ok(SessionEnd::Forfeit(Forfeit::new(
+                        seat,
+                        ForfeitBy::Resignation,
+                    )));
                 }
                 "quit" | "exit" => return self.unfinished("quit"),
                 _ => match self.position.parse_move(line) {
@@ -463,7 +464,10 @@ impl<'a, B: DrawBoard, W: Write> Session<'a, B, W> {
         self.draw()?;
         let why = format!("{}'s time ran out", B::seat_title(seat));
         self.lost(seat, &why)?;
-        Ok(Some(SessionEnd::OutOfTime(seat)))
+        Ok(Some(SessionEnd::Forfeit(Forfeit::new(
+            seat,
+            ForfeitBy::Time,
+        ))))
     }
 
     /// The number of moves after which the game first stood in a position it
@@ -930,7 +934,7 @@ mod tests {
     #[test]
     fn a_game_that_cycles_says_when_it_first_repeated() {
         // Both sides move one marble out and back until the move limit.
-        let mut engine = Scripted {
+        let mut player = Scripted {
             script: vec!["G5F4", "F4G5"],
             next: 0,
         };
@@ -940,7 +944,7 @@ mod tests {
             ..Rules::default()
         };
         let limited = (limited, human);
-        let (_, out) = play(limited, &mut engine, "C3D3\nD3C3\nC3D3\nD3C3\n");
+        let (_, out) = play(limited, &mut player, "C3D3\nD3C3\nC3D3\nD3C3\n");
         assert!(
             out.contains("The game first returned to an earlier position after move 4."),
             "{out}"
@@ -1005,13 +1009,16 @@ quit
 
     #[test]
     fn illegal_moves_are_refused_with_the_reason_and_legal_ones_answered() {
-        let mut engine = opponent();
+        let mut player = opponent();
         let (end, out) = play(
             config(Color::Black),
-            &mut engine,
+            &mut player,
             "A1A2\nI5H5\nA1B2\nresign\n",
         );
-        assert_eq!(end, SessionEnd::Resigned(0));
+        assert_eq!(
+            end,
+            SessionEnd::Forfeit(Forfeit::new(0, ForfeitBy::Resignation))
+        );
         assert!(
             out.contains("move \"A1A2\" is illegal: blocked by own marble on A4"),
             "{out}"
@@ -1036,12 +1043,12 @@ quit
 
     #[test]
     fn a_line_that_is_not_utf8_is_refused_and_the_game_goes_on() {
-        let mut engine = opponent();
+        let mut player = opponent();
         let mut out = Vec::new();
         let input: &[u8] = b"\xff\xfe A1B2\r\nA1B2\r\nquit\n";
         let end = run_session(
             config(Color::Black).0,
-            seats(Color::Black, &mut engine),
+            seats(Color::Black, &mut player),
             input,
             &mut out,
         )
@@ -1063,10 +1070,10 @@ quit
 
     #[test]
     fn undo_takes_back_the_move_and_its_reply() {
-        let mut engine = opponent();
+        let mut player = opponent();
         let (end, out) = play(
             config(Color::Black),
-            &mut engine,
+            &mut player,
             "undo\nA1B2\nundo\nboard\nquit\n",
         );
         assert_eq!(end, SessionEnd::Unfinished);
@@ -1098,13 +1105,13 @@ quit
             Some("result: unfinished (quit after 0 moves)")
         );
         // new_game at the start and after the undo.
-        assert_eq!(engine.games, 2);
+        assert_eq!(player.games, 2);
     }
 
     #[test]
     fn the_opponent_opens_when_the_person_plays_white() {
-        let mut engine = opponent();
-        let (end, out) = play(config(Color::White), &mut engine, "");
+        let mut player = opponent();
+        let (end, out) = play(config(Color::White), &mut player, "");
         assert_eq!(end, SessionEnd::Unfinished);
         assert!(out.contains("Black (first-move) plays"), "{out}");
         assert!(out.contains("move 2, White (you)> "), "{out}");
@@ -1116,15 +1123,15 @@ quit
 
     #[test]
     fn a_player_that_overruns_its_clock_loses_on_time() {
-        let mut engine = FirstMove {
+        let mut player = FirstMove {
             delay: Duration::from_millis(150),
             games: 0,
         };
         let mut setup = config(Color::White);
         // 0.002 minutes = 120 ms for the whole game.
         setup.0.time_control = Some("0.002".parse().unwrap());
-        let (end, out) = play(setup, &mut engine, "");
-        assert_eq!(end, SessionEnd::OutOfTime(0));
+        let (end, out) = play(setup, &mut player, "");
+        assert_eq!(end, SessionEnd::Forfeit(Forfeit::new(0, ForfeitBy::Time)));
         assert_eq!(
             out.lines().last(),
             Some("result: White wins (Black's time ran out)")
@@ -1137,9 +1144,9 @@ quit
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("game.txt");
         let file = file.to_str().unwrap();
-        let mut engine = opponent();
+        let mut player = opponent();
         let script = format!("A1B2\nsave {file}\nquit\n");
-        let (_, out) = play(config(Color::Black), &mut engine, &script);
+        let (_, out) = play(config(Color::Black), &mut player, &script);
         assert!(out.contains(&format!("saved 2 moves to {file}")), "{out}");
         let record = GameRecord::<Position>::read(Path::new(file)).unwrap();
         assert_eq!(record.player(0), "human");
@@ -1150,7 +1157,7 @@ quit
             "load {dir}/missing.txt\nload {file}\nmoves\nquit\n",
             dir = dir.display()
         );
-        let (_, out) = play(config(Color::Black), &mut engine, &script);
+        let (_, out) = play(config(Color::Black), &mut player, &script);
         assert!(out.contains("not loaded: cannot read game record"), "{out}");
         assert!(
             out.contains(&format!("loaded 2 moves from {file}; Black to move")),
@@ -1171,10 +1178,10 @@ quit
         let file = dir.join("game.txt");
         let file = file.to_str().unwrap();
         // Saved by a classical game without a move limit.
-        let mut engine = opponent();
+        let mut player = opponent();
         let (_, out) = play(
             config(Color::Black),
-            &mut engine,
+            &mut player,
             &format!("A1B2\nsave {file}\nquit\n"),
         );
         assert!(out.contains("saved 2 moves"), "{out}");
@@ -1192,7 +1199,7 @@ quit
             model.keep_rules = true;
             (model, human)
         };
-        let (_, out) = play(model(200), &mut engine, &format!("load {file}\nquit\n"));
+        let (_, out) = play(model(200), &mut player, &format!("load {file}\nquit\n"));
         assert!(
             out.contains("note: ") && out.contains("are not the model's"),
             "{out}"
@@ -1205,7 +1212,7 @@ quit
         .unwrap();
         assert_eq!(saved.positions().unwrap()[2].rules(), model_rules);
         // Under a limit the record passes, it is refused.
-        let (_, out) = play(model(1), &mut engine, &format!("load {file}\nquit\n"));
+        let (_, out) = play(model(1), &mut player, &format!("load {file}\nquit\n"));
         assert!(
             out.contains("not loaded") && out.contains("ends after move 1"),
             "{out}"
@@ -1213,7 +1220,7 @@ quit
         // A classical session takes the record's rules, as before.
         let (_, out) = play(
             config(Color::Black),
-            &mut engine,
+            &mut player,
             &format!("load {file}\nquit\n"),
         );
         assert!(!out.contains("note: "), "{out}");
@@ -1227,8 +1234,8 @@ quit
         let mut setup = config(Color::Black);
         setup.0.record.start = Start::Position(position);
         setup.0.time_control = Some("1+30".parse().unwrap());
-        let mut engine = opponent();
-        let (end, out) = play(setup, &mut engine, "E7E8\n");
+        let mut player = opponent();
+        let (end, out) = play(setup, &mut player, "E7E8\n");
         assert_eq!(
             end,
             SessionEnd::Finished("Black wins (enough marbles pushed off)".into())
@@ -1244,10 +1251,10 @@ quit
     #[test]
     fn hints_come_from_the_opponent_and_help_lists_the_commands() {
         let entrant = Position::classical_players().prepare_str("greedy").unwrap();
-        let mut engine = entrant.build(1);
+        let mut player = entrant.build(1);
         let (_, out) = play(
             config(Color::Black),
-            engine.as_mut(),
+            player.as_mut(),
             "help\nhint\nsave\nquit\n",
         );
         assert!(out.contains("undo       take back"), "{out}");
@@ -1409,7 +1416,10 @@ quit
         );
         assert!(text.contains("loaded 3 moves from"), "{text}");
         assert!(text.contains("move 4, Black (you)> "), "{text}");
-        assert_eq!(end, SessionEnd::Resigned(0));
+        assert_eq!(
+            end,
+            SessionEnd::Forfeit(Forfeit::new(0, ForfeitBy::Resignation))
+        );
         assert_eq!(
             text.lines().last(),
             Some("result: unfinished (Black resigned after 3 moves)")
@@ -1470,7 +1480,11 @@ quit
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("Time control: "), "{text}");
         assert!(text.contains("0:00.1") || text.contains("0:00.0"), "{text}");
-        assert_eq!(end, SessionEnd::OutOfTime(0), "{text}");
+        assert_eq!(
+            end,
+            SessionEnd::Forfeit(Forfeit::new(0, ForfeitBy::Time)),
+            "{text}"
+        );
         assert_eq!(
             text.lines().last(),
             Some("result: unfinished (Black's time ran out after 0 moves)")

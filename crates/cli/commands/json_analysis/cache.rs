@@ -1,4 +1,4 @@
-//! The engine's cache of network evaluations, shared by all its searches:
+//! The analysis program's cache of network evaluations, shared by all its searches:
 //! a program that asks about the same positions again (a game analysed
 //! after each new move, a position searched deeper) gets their
 //! evaluations without the network. Exact: the key is the whole state the

@@ -1,4 +1,4 @@
-//! The engine's input, line by line, each under a cap: a line longer than
+//! The analysis program's input, line by line, each under a cap: a line longer than
 //! the cap is skipped as it streams past (never held whole), a line that
 //! is not UTF-8 is reported, and either way the next line is read as usual.
 
@@ -141,7 +141,7 @@ mod tests {
     }
 
     /// A 50 MB line is refused once it has streamed past, and the line
-    /// after it is read as usual (the engine's end-to-end test measures
+    /// after it is read as usual (the program's end-to-end test measures
     /// that the process's memory stays flat meanwhile).
     #[test]
     fn a_long_line_is_never_held_whole() {

@@ -1,9 +1,9 @@
 //! One line of the protocol read and checked: a query (the positions to
 //! analyse and how) or an action (`query_version`, `clear_cache`,
 //! `terminate`, `terminate_all`, `query_models`). Every mistake is a
-//! [`Problem`] naming its field; a field the engine does not know is a
+//! [`Problem`] naming its field; a field the program does not know is a
 //! warning, not a mistake (a newer client keeps working with an older
-//! engine). docs/analysis-protocol.md is the reference.
+//! program). docs/analysis-protocol.md is the reference.
 
 use std::collections::HashMap;
 use std::time::Duration;

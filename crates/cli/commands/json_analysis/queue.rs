@@ -72,7 +72,7 @@ struct State<B: Board> {
     closed: bool,
 }
 
-/// The queue of the engine's positions.
+/// The queue of the analysis program's positions.
 #[derive(Debug)]
 pub struct WorkQueue<B: Board> {
     state: Mutex<State<B>>,

@@ -1,6 +1,6 @@
 //! Learn from your mistakes, as lichess offers it: each mistake and blunder
 //! of the learner's sides is set again, the board as it stood before it,
-//! and the learner types a move; the engine judges it by the expected
+//! and the learner types a move; the model judges it by the expected
 //! score it keeps. A move within [`INACCURACY`] points of the best solves
 //! the exercise; another says how far short it falls, and the learner tries
 //! again, asks for the `solution`, `skip`s, or `quit`s.
@@ -154,7 +154,7 @@ pub fn learn<B: DrawBoard, R: BufRead, W: Write>(
             let score = match judge.score_after(&before, tried) {
                 Ok(score) => score,
                 Err(err) => {
-                    writeln!(out, "the engine could not judge it: {err}")?;
+                    writeln!(out, "the model could not judge it: {err}")?;
                     continue;
                 }
             };
@@ -181,7 +181,7 @@ pub fn learn<B: DrawBoard, R: BufRead, W: Write>(
 /// What the learner is told on trying the move of the game itself.
 pub const GAME_MOVE_TRIED: &str = "That is the move of the game: find a better one.";
 
-/// The engine's verdict on a move tried in place of a reviewed move.
+/// The model's verdict on a move tried in place of a reviewed move.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attempt {
     /// Within [`INACCURACY`] points of the best move.
@@ -198,15 +198,15 @@ pub struct Attempt {
 pub fn attempt(mv: &MoveReview, tried: &str, score: f32) -> Attempt {
     let short = mv.before - score;
     if short < INACCURACY {
-        let engine = match &mv.better {
-            Some((best, _)) if best == tried => "the engine's move too".to_string(),
-            Some(_) => format!("the engine's {}: {:.1}%", better_text(mv), mv.before),
+        let compared = match &mv.better {
+            Some((best, _)) if best == tried => "the model's move too".to_string(),
+            Some(_) => format!("the model's {}: {:.1}%", better_text(mv), mv.before),
             None => format!("the best move {:.1}%", mv.before),
         };
         return Attempt {
             solved: true,
             says: format!(
-                "Good: {tried} keeps {score:.1}% ({engine}; the game's move {:.1}%).",
+                "Good: {tried} keeps {score:.1}% ({compared}; the game's move {:.1}%).",
                 mv.after
             ),
         };
@@ -219,11 +219,11 @@ pub fn attempt(mv: &MoveReview, tried: &str, score: f32) -> Attempt {
     }
 }
 
-/// The engine's answer: the better move, its line, and the reason.
+/// The model's answer: the better move, its line, and the reason.
 pub fn solution(mv: &MoveReview) -> String {
     let mut text = match &mv.better {
-        Some(_) => format!("The engine's move: {}.", better_text(mv)),
-        None => "The engine had no other move.".to_string(),
+        Some(_) => format!("The model's move: {}.", better_text(mv)),
+        None => "The model had no other move.".to_string(),
     };
     if let Some(why) = &mv.reason {
         text.push_str(&format!(" The game's move {} {why}.", mv.played));

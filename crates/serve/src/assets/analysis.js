@@ -217,7 +217,7 @@ function statusLine() {
   const colour = seat ? seat.colour : "";
   if (analysis && pvStep >= 0 && analysis.pv[pvStep] !== undefined) {
     const moves = analysis.pv.slice(0, pvStep + 1).map((text, i) => `${analysis.ply + i + 1}. ${text}`).join(" ");
-    return `Preview of the engine's line after ${moves} (Esc or a click on the move goes back)`;
+    return `Preview of the model's line after ${moves} (Esc or a click on the move goes back)`;
   }
   const atEnd = state.cursor === state.history.length && !state.line.length;
   if (atEnd) {

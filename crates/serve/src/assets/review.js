@@ -177,9 +177,9 @@ function lineText(mv) {
   return mv.better.line.slice(0, 8).map((text, i) => `${mv.ply + i}. ${text}`).join(" ");
 }
 
-// The engine's answer, as the terminal's exercises give it.
+// The model's answer, as the terminal's exercises give it.
 function solutionText(mv) {
-  let text = mv.better ? `The engine's move: ${mv.better.move} (line ${lineText(mv)}).` : "The engine had no other move.";
+  let text = mv.better ? `The model's move: ${mv.better.move} (line ${lineText(mv)}).` : "The model had no other move.";
   if (mv.reason) text += ` The game's move ${mv.move} ${mv.reason}.`;
   return text;
 }
@@ -459,7 +459,7 @@ function showExercise() {
 
 function tryMove(text) {
   if (!learning || learning.phase === "shown") return;
-  $("learn-verdict").textContent = "the engine is judging it…";
+  $("learn-verdict").textContent = "the model is judging it…";
   $("learn-verdict").className = "";
   $("learn-verdict").dataset.judging = "1";
   send({ type: "try_move", ply: learning.plies[learning.index], text });

@@ -2,7 +2,7 @@
 //! in the terminal: the game's last review is kept with the positions it
 //! judged, and a move the person tries in place of a reviewed one is judged
 //! against the review's best move with the terminal's own verdict
-//! (`sumito_play::review::attempt`). The engine's own move keeps the
+//! (`sumito_play::review::attempt`). The model's own move keeps the
 //! review's score for it, a move that ends the game its exact result;
 //! any other is searched by the model after it is played (one bounded
 //! search, run by the server like an analysis, `crate::searches`).
@@ -42,7 +42,7 @@ impl AttemptSearch {
 /// How a move tried in place of a reviewed one is judged.
 #[derive(Clone, Debug)]
 pub enum Attempting {
-    /// At once: the game's own move, the engine's move (the review's search
+    /// At once: the game's own move, the model's move (the review's search
     /// scored it), or a move that ends the game.
     Answered(ServerMessage),
     /// By a search of the position after it.
@@ -268,10 +268,10 @@ mod tests {
             (score, solved, says.as_str()),
             (None, false, GAME_MOVE_TRIED)
         );
-        // The engine's move keeps the review's score for it.
+        // The model's move keeps the review's score for it.
         let (score, solved, says) = verdict(game.attempt(1, &best));
         assert_eq!(score, Some(60.0));
-        assert!(solved && says.contains("the engine's move too"), "{says}");
+        assert!(solved && says.contains("the model's move too"), "{says}");
         // Any other move is searched after it is played, for its mover.
         let Ok(Attempting::Search(search)) = game.attempt(1, &other) else {
             panic!("a search")
