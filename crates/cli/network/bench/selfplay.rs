@@ -30,6 +30,16 @@ const SELFPLAY_FOR: Duration = Duration::from_secs(4);
 const LAYOUT_ROUNDS: u64 = 3;
 const LAYOUT_FOR: Duration = Duration::from_secs(6);
 
+/// A self-play worker's settings under `config`, for a random network.
+fn worker_settings(config: &Config) -> WorkerSettings {
+    WorkerSettings {
+        selfplay: config.selfplay.clone(),
+        search: config.mcts.clone(),
+        model_generation: 0,
+        seed: 1,
+    }
+}
+
 /// `batch` positions a few random plies into games from the config's layouts.
 fn sample_positions(config: &Config, batch: usize) -> Vec<Position> {
     let layouts = config.rules.parsed_layouts();
@@ -77,12 +87,7 @@ pub fn run(precision: Option<Precision>) -> anyhow::Result<()> {
     );
 
     let starts = run_starts::<Position>(&config.rules)?;
-    let settings = WorkerSettings {
-        selfplay: config.selfplay.clone(),
-        search: config.mcts.clone(),
-        model_generation: 0,
-        seed: 1,
-    };
+    let settings = worker_settings(&config);
     let out_dir =
         std::env::temp_dir().join(format!("sumito-bench-selfplay-{}", std::process::id()));
     let out_folder = ReplayFolder::local(&out_dir).context("the benchmark's game folder")?;
@@ -284,12 +289,7 @@ mod tests {
         config.selfplay.games_in_parallel = 4;
         config.net.inference.precision = Precision::F32;
         let starts = run_starts::<Position>(&config.rules).unwrap();
-        let settings = WorkerSettings {
-            selfplay: config.selfplay.clone(),
-            search: config.mcts.clone(),
-            model_generation: 0,
-            seed: 1,
-        };
+        let settings = worker_settings(&config);
         let dir =
             std::env::temp_dir().join(format!("sumito-bench-layouts-test-{}", std::process::id()));
         let out = ReplayFolder::local(&dir).unwrap();
